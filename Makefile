@@ -1,0 +1,97 @@
+# fabcheck build.  `make` builds ./fabcheck; `make check` builds a sanitizer
+# variant and runs every test (unit, fuzz, CLI, rack).
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := libibverbs librdmacm ncursesw sqlite3 jansson
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-format-nonliteral
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -MMD -MP \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson) -ldl -lm -lpthread
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Every C file of these folders is part of the program; src/main.c holds main().
+SRC_DIRS := core verbs gdr checks tui src
+SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+
+OBJ := build/obj
+SOBJ := build/san
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
+SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
+UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
+
+.PHONY: all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
+	deps clean valgrind
+all: fabcheck
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(SOBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
+
+build/libfabcheck.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+build/libfabcheck-san.a: $(SLIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+fabcheck: $(OBJ)/src/main.o build/libfabcheck.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+build/fabcheck-san: $(SOBJ)/src/main.o build/libfabcheck-san.a
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIBS)
+
+build/tests/%: tests/unit/%.c build/libfabcheck-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
+
+deps:
+	@scripts/deps.sh test
+
+# The whole suite: unit tests under ASan+UBSan, the CLI tests, the fuzzers
+# for a bounded time, and the rack tests on real Soft-RoCE in QEMU guests.
+check: deps
+	@$(MAKE) --no-print-directory fabcheck build/fabcheck-san $(UNIT_BINS)
+	@tests/run-all.sh
+
+unit-tests: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+cli-tests: fabcheck build/fabcheck-san
+	@tests/cli/run.sh
+
+rack-tests: fabcheck
+	@tests/rack/run.sh
+
+valgrind: fabcheck $(UNIT_BINS)
+	@tests/run-valgrind.sh
+
+demo:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory fabcheck
+	@scripts/demo.sh
+
+bench:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory fabcheck
+	@scripts/bench.sh
+
+install: fabcheck
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 fabcheck $(DESTDIR)$(PREFIX)/bin/fabcheck
+	install -m 644 lab/*.sh $(DESTDIR)$(PREFIX)/lib/fabcheck/lab/
+	install -m 644 doc/fabcheck.1 $(DESTDIR)$(PREFIX)/share/man/man1/fabcheck.1
+	install -m 644 doc/fabcheck.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabcheck
+
+clean:
+	rm -rf build fabcheck
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,47 @@
+/* fabcheck: shared definitions (exit codes, context, command tables). */
+#ifndef FC_FC_H
+#define FC_FC_H
+
+#include <stddef.h>
+
+#define FC_VERSION "0.1.0"
+/* Version of the controller-worker wire protocol. */
+#define FC_WIRE_VERSION 1
+
+enum fc_exit {
+	FC_EXIT_PASS = 0,  /* all checks passed (warnings allowed) */
+	FC_EXIT_FAIL = 1,  /* a check failed */
+	FC_EXIT_USAGE = 2, /* usage error */
+	FC_EXIT_CANT = 3,  /* could not run: no device, unreachable, no permission */
+};
+
+struct fc_ctx {
+	int json;	      /* --json: one JSON document on stdout */
+	int verbose;	      /* -v count */
+	const char *prog;     /* argv[0] of the process */
+	const char *cmd_path; /* "fabcheck lab", for messages */
+};
+
+struct fc_cmd {
+	const char *name;
+	int (*run)(struct fc_ctx *ctx, int argc, char **argv);
+	const char *summary; /* one line for `fabcheck help` */
+	const char *usage;   /* full text for `fabcheck CMD --help` */
+	int hidden;	     /* not listed by `help` (internal commands) */
+};
+
+/*
+ * Runs the entry of @table named by argv[0]; "help", "-h" and "--help" list
+ * the table. @path is the command path used in messages ("fabcheck lab").
+ */
+int fc_dispatch(struct fc_ctx *ctx, const char *path, const struct fc_cmd *table,
+		int argc, char **argv);
+/* Prints the table's summaries to stdout. */
+void fc_print_table(const char *path, const struct fc_cmd *table);
+
+/* True when argv holds -h or --help before any "--". */
+int fc_wants_help(int argc, char **argv);
+
+#define FC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,27 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int fc_log_level = FC_LOG_WARN;
+const char *fc_log_prefix = "fabcheck";
+
+static const char *const level_names[] = {
+	[FC_LOG_ERR] = "error",
+	[FC_LOG_WARN] = "warning",
+	[FC_LOG_INFO] = "info",
+	[FC_LOG_DEBUG] = "debug",
+};
+
+void fc_log(enum fc_log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((int)lvl > fc_log_level)
+		return;
+	fprintf(stderr, "%s: %s: ", fc_log_prefix, level_names[lvl]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

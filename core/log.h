@@ -1,0 +1,20 @@
+/* Levelled logging to stderr. Messages are lowercase and name the object. */
+#ifndef FC_LOG_H
+#define FC_LOG_H
+
+enum fc_log_level { FC_LOG_ERR, FC_LOG_WARN, FC_LOG_INFO, FC_LOG_DEBUG };
+
+/* Messages above this level are dropped (default FC_LOG_WARN; -v raises it). */
+extern int fc_log_level;
+/* Prefix put before every message ("fabcheck" or "fabcheck worker@nodeA"). */
+extern const char *fc_log_prefix;
+
+void fc_log(enum fc_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define fc_err(...) fc_log(FC_LOG_ERR, __VA_ARGS__)
+#define fc_warn(...) fc_log(FC_LOG_WARN, __VA_ARGS__)
+#define fc_info(...) fc_log(FC_LOG_INFO, __VA_ARGS__)
+#define fc_dbg(...) fc_log(FC_LOG_DEBUG, __VA_ARGS__)
+
+#endif

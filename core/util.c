@@ -1,0 +1,205 @@
+#include "util.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int fc_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
+		 uint64_t *out_p)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!text || !*text || !isdigit((unsigned char)text[0])) {
+		fc_err("%s: '%s' is not a number; expected an integer from %llu to %llu",
+		       opt, text ? text : "", (unsigned long long)min,
+		       (unsigned long long)max);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		fc_err("%s: '%s' is out of range or not a number; expected an integer from %llu to %llu",
+		       opt, text, (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out_p = v;
+	return 0;
+}
+
+int fc_parse_int(const char *opt, const char *text, long min, long max, int *out_p)
+{
+	char *end;
+	long v;
+
+	if (!text || !*text) {
+		fc_err("%s: empty value; expected an integer from %ld to %ld", opt, min, max);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || *end || end == text || v < min || v > max) {
+		fc_err("%s: '%s' is out of range or not a number; expected an integer from %ld to %ld",
+		       opt, text, min, max);
+		return -EINVAL;
+	}
+	*out_p = (int)v;
+	return 0;
+}
+
+int fc_parse_double(const char *opt, const char *text, double min, double max,
+		    double *out_p)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text) {
+		fc_err("%s: empty value; expected a number from %g to %g", opt, min, max);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || *end || end == text || !isfinite(v) || v < min || v > max) {
+		fc_err("%s: '%s' is out of range or not a number; expected a number from %g to %g",
+		       opt, text, min, max);
+		return -EINVAL;
+	}
+	*out_p = v;
+	return 0;
+}
+
+int fc_parse_size(const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *out_p)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+	char minb[32], maxb[32];
+
+	fc_fmt_size(min, minb, sizeof(minb));
+	fc_fmt_size(max, maxb, sizeof(maxb));
+	if (!text || !isdigit((unsigned char)text[0]))
+		goto bad;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		goto bad;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': mult = 1ULL << 10; break;
+		case 'M': mult = 1ULL << 20; break;
+		case 'G': mult = 1ULL << 30; break;
+		default: goto bad;
+		}
+		end++;
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			goto bad;
+	}
+	if (v > max / mult || v * mult < min || v * mult > max) {
+		fc_err("%s: '%s' is out of range; expected a size from %s to %s",
+		       opt, text, minb, maxb);
+		return -EINVAL;
+	}
+	*out_p = v * mult;
+	return 0;
+bad:
+	fc_err("%s: '%s' is not a size; expected bytes or a number with K, M or G (e.g. 64K, 1M), from %s to %s",
+	       opt, text ? text : "", minb, maxb);
+	return -EINVAL;
+}
+
+int fc_parse_duration(const char *opt, const char *text, double min, double max,
+		      double *out_p)
+{
+	char *end;
+	double v, mult = 1;
+
+	if (!text || !*text)
+		goto bad;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || !isfinite(v))
+		goto bad;
+	if (!strcmp(end, "ms"))
+		mult = 1e-3;
+	else if (!strcmp(end, "m"))
+		mult = 60;
+	else if (!strcmp(end, "h"))
+		mult = 3600;
+	else if (*end && strcmp(end, "s"))
+		goto bad;
+	v *= mult;
+	if (v < min || v > max) {
+		fc_err("%s: '%s' is out of range; expected from %gs to %gs", opt, text,
+		       min, max);
+		return -EINVAL;
+	}
+	*out_p = v;
+	return 0;
+bad:
+	fc_err("%s: '%s' is not a duration; expected seconds, or a number with ms, s, m or h (e.g. 30s, 5m)",
+	       opt, text ? text : "");
+	return -EINVAL;
+}
+
+const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes >= 1024 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+int fc_read_file(const char *path, char *buf, size_t len)
+{
+	int fd, n, err;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = (int)read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+double fc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int fc_valid_node_name(const char *name)
+{
+	if (!name || !*name || name[0] == '-' || strlen(name) > 253)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.@:[]", *p))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,37 @@
+/* Parsing of user input with errors that name the input and the fix. */
+#ifndef FC_UTIL_H
+#define FC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Each parser returns 0 and sets *out_p, or returns -EINVAL after logging
+ * "OPT: 'TEXT' is not ...; expected ..." where OPT names the option.
+ */
+int fc_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
+		 uint64_t *out_p);
+int fc_parse_int(const char *opt, const char *text, long min, long max, int *out_p);
+int fc_parse_double(const char *opt, const char *text, double min, double max,
+		    double *out_p);
+/* Sizes: plain bytes or with K/M/G (powers of 1024), e.g. "64K", "1M". */
+int fc_parse_size(const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *out_p);
+/* Durations: seconds, or with ms/s/m/h suffix; result in seconds. */
+int fc_parse_duration(const char *opt, const char *text, double min, double max,
+		      double *out_p);
+
+/* Formats a byte count as "64 KiB", "1 MiB", "2 B" into buf. */
+const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* Reads a whole small file (sysfs) into buf, strips the trailing newline.
+ * Returns the length or a negative errno. */
+int fc_read_file(const char *path, char *buf, size_t len);
+
+/* Monotonic time in seconds. */
+double fc_now(void);
+
+/* Node names: letters, digits, '-', '_', '.', '@', ':' only (passed to ssh). */
+int fc_valid_node_name(const char *name);
+
+#endif

@@ -1,0 +1,13 @@
+/* Entry points of the top-level commands. */
+#ifndef FC_CMDS_H
+#define FC_CMDS_H
+
+#include "../core/fc.h"
+
+int cmd_devices(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_lab(struct fc_ctx *ctx, int argc, char **argv);
+
+extern const char usage_devices[];
+extern const char usage_lab[];
+
+#endif

@@ -1,0 +1,50 @@
+/* fabcheck: validates the RDMA fabric of GPU clusters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/fc.h"
+#include "../core/log.h"
+#include "cmds.h"
+
+static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	printf("fabcheck %s (wire protocol %d)\n", FC_VERSION, FC_WIRE_VERSION);
+	return FC_EXIT_PASS;
+}
+
+static const struct fc_cmd commands[] = {
+	{ .name = "devices", .run = cmd_devices, .usage = usage_devices,
+	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
+	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
+	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
+	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
+	  .summary = "print the version" },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	struct fc_ctx ctx = { .prog = argv[0] };
+	int i = 1;
+
+	/* Options that come before the command. */
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V"))
+			return cmd_version(&ctx, 0, NULL);
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			fc_log_level = fc_log_level < FC_LOG_DEBUG ? fc_log_level + 1 :
+								     FC_LOG_DEBUG;
+			ctx.verbose++;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fc_print_table("fabcheck", commands);
+			return FC_EXIT_PASS;
+		} else {
+			fc_err("unknown option '%s'; run 'fabcheck help'", argv[i]);
+			return FC_EXIT_USAGE;
+		}
+	}
+	return fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# CLI tests on this host (no RDMA, no GPU): exit codes, messages, JSON.
+# Each case runs the sanitizer build. Prints "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+FC=${FC:-build/fabcheck-san}
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
+export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
+pass=0 fail=0
+# expect NAME RC PATTERN -- CMD...: runs CMD, checks its exit code and that
+# stdout+stderr match the extended regex PATTERN.
+expect() {
+	local name=$1 want=$2 pat=$3; shift 4
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$want" ] && grep -Eq -- "$pat" <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name: exit $rc (want $want), output:"
+		sed 's/^/    /' <<<"$out" | head -20
+	fi
+}
+for f in tests/cli/cases_*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

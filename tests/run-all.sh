@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole suite, in the order that fails fastest: unit, CLI, fuzz, rack.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+pass=0 fail=0
+step() {
+	local name=$1; shift
+	echo "==== $name"
+	if "$@"; then pass=$((pass + 1)); echo "==== $name: ok"
+	else fail=$((fail + 1)); echo "==== $name: FAILED"; fi
+}
+step unit tests/run-unit.sh build/tests/test_*
+step cli tests/cli/run.sh
+[ -x tests/fuzz/run.sh ] && step fuzz tests/fuzz/run.sh
+step rack tests/rack/run.sh
+echo
+echo "suites: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,190 @@
+#include "dev.h"
+
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "../core/util.h"
+
+const char *vb_port_state_name(int state)
+{
+	switch (state) {
+	case IBV_PORT_DOWN: return "DOWN";
+	case IBV_PORT_INIT: return "INIT";
+	case IBV_PORT_ARMED: return "ARMED";
+	case IBV_PORT_ACTIVE: return "ACTIVE";
+	case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
+	default: return "NOP";
+	}
+}
+
+static void port_gids(struct ibv_context *ctx, struct vb_port_info *pi, int tbl_len)
+{
+	struct ibv_gid_entry e;
+
+	pi->ngids = 0;
+	for (int i = 0; i < tbl_len && pi->ngids < VB_MAX_GIDS; i++) {
+		struct fc_gid *g = &pi->gids[pi->ngids];
+
+		if (ibv_query_gid_ex(ctx, (uint32_t)pi->port, (uint32_t)i, &e, 0))
+			continue; /* empty slot */
+		memset(g, 0, sizeof(*g));
+		g->index = i;
+		memcpy(g->raw, e.gid.raw, 16);
+		if (fc_gid_is_zero(g->raw))
+			continue;
+		g->type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? FC_GID_ROCE_V2 :
+			  e.gid_type == IBV_GID_TYPE_ROCE_V1 ? FC_GID_ROCE_V1 :
+							      FC_GID_IB;
+		if (e.ndev_ifindex)
+			if_indextoname(e.ndev_ifindex, g->netdev);
+		if (g->netdev[0] && !pi->netdev[0])
+			snprintf(pi->netdev, sizeof(pi->netdev), "%s", g->netdev);
+		pi->ngids++;
+	}
+	pi->chosen_gid = fc_gid_choose(pi->gids, pi->ngids, pi->is_ethernet, pi->netdev);
+}
+
+static int port_fill(struct ibv_context *ctx, const char *dev, int port,
+		     struct vb_port_info *pi)
+{
+	struct ibv_port_attr pa;
+	int err;
+
+	memset(pi, 0, sizeof(*pi));
+	snprintf(pi->dev, sizeof(pi->dev), "%s", dev);
+	pi->port = port;
+	err = ibv_query_port(ctx, (uint8_t)port, &pa);
+	if (err) {
+		fc_err("%s port %d: ibv_query_port failed: %s", dev, port, strerror(err));
+		return -err;
+	}
+	pi->state = pa.state;
+	pi->is_ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	pi->active_mtu = fc_mtu_bytes(pa.active_mtu);
+	pi->max_mtu = fc_mtu_bytes(pa.max_mtu);
+	pi->width = pa.active_width;
+	pi->speed = pa.active_speed;
+	pi->rate_gbps = fc_port_rate_gbps(pa.active_width, pa.active_speed, 0);
+	pi->lid = pa.lid;
+	port_gids(ctx, pi, pa.gid_tbl_len);
+	return 0;
+}
+
+int vb_port_query(const char *dev, int port, struct vb_port_info *pi)
+{
+	struct ibv_device **list;
+	int n, err = -ENODEV;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		fc_err("cannot list RDMA devices: %s", strerror(errno));
+		return -errno;
+	}
+	for (int i = 0; i < n; i++) {
+		struct ibv_context *ctx;
+
+		if (strcmp(ibv_get_device_name(list[i]), dev))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			err = -errno;
+			fc_err("%s: cannot open device: %s", dev, strerror(errno));
+			break;
+		}
+		err = port_fill(ctx, dev, port, pi);
+		ibv_close_device(ctx);
+		break;
+	}
+	ibv_free_device_list(list);
+	return err;
+}
+
+json_t *vb_port_json(const struct vb_port_info *pi)
+{
+	json_t *gids = json_array();
+	char buf[64];
+	json_t *o;
+
+	for (int i = 0; i < pi->ngids; i++) {
+		const struct fc_gid *g = &pi->gids[i];
+
+		json_array_append_new(gids, json_pack("{s:i, s:s, s:s, s:s}", "index",
+						      g->index, "gid",
+						      fc_gid_fmt(g->raw, buf, sizeof(buf)),
+						      "type", fc_gid_type_name(g->type),
+						      "netdev", g->netdev));
+	}
+	o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:i, s:s, s:o}",
+		      "device", pi->dev, "port", pi->port, "state",
+		      vb_port_state_name(pi->state), "link_layer",
+		      pi->is_ethernet ? "Ethernet" : "InfiniBand", "active_mtu",
+		      pi->active_mtu, "max_mtu", pi->max_mtu, "width",
+		      fc_port_width_name(pi->width), "speed",
+		      fc_port_speed_name(pi->speed, 0), "rate_gbps", pi->rate_gbps,
+		      "lid", pi->lid, "netdev", pi->netdev, "gids", gids);
+	if (pi->chosen_gid >= 0) {
+		const struct fc_gid *g = &pi->gids[pi->chosen_gid];
+
+		json_object_set_new(o, "gid_index", json_integer(g->index));
+		json_object_set_new(o, "gid", json_string(fc_gid_fmt(g->raw, buf, sizeof(buf))));
+		json_object_set_new(o, "gid_type", json_string(fc_gid_type_name(g->type)));
+	} else {
+		json_object_set_new(o, "gid_index", json_null());
+	}
+	return o;
+}
+
+json_t *vb_devices_json(const char **why_p)
+{
+	struct ibv_device **list;
+	json_t *devs;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		*why_p = errno == ENOSYS ? "the kernel has no RDMA support (no ib_uverbs)" :
+					   "libibverbs could not list devices";
+		return NULL;
+	}
+	if (n == 0) {
+		ibv_free_device_list(list);
+		*why_p = "no RDMA devices found";
+		return NULL;
+	}
+	devs = json_array();
+	for (int i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		json_t *d, *ports;
+
+		if (!ctx) {
+			fc_warn("%s: cannot open device: %s", name, strerror(errno));
+			continue;
+		}
+		if (ibv_query_device(ctx, &da)) {
+			fc_warn("%s: ibv_query_device failed", name);
+			ibv_close_device(ctx);
+			continue;
+		}
+		ports = json_array();
+		for (int p = 1; p <= da.phys_port_cnt; p++) {
+			static struct vb_port_info pi; /* large: keep off the stack */
+
+			if (port_fill(ctx, name, p, &pi) == 0)
+				json_array_append_new(ports, vb_port_json(&pi));
+		}
+		d = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "fw_ver", da.fw_ver,
+			      "transport",
+			      list[i]->transport_type == IBV_TRANSPORT_IB ? "IB" : "other",
+			      "ports", ports);
+		json_array_append_new(devs, d);
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	return devs;
+}

@@ -1,0 +1,42 @@
+/* RDMA device and port discovery through libibverbs. */
+#ifndef FC_VERBS_DEV_H
+#define FC_VERBS_DEV_H
+
+#include <jansson.h>
+
+#include "../core/gid.h"
+
+#define VB_MAX_GIDS 256
+
+struct vb_port_info {
+	char dev[64];
+	int port;
+	int state;	  /* enum ibv_port_state */
+	int is_ethernet;  /* link layer */
+	int active_mtu;	  /* bytes */
+	int max_mtu;	  /* bytes */
+	unsigned width, speed;
+	double rate_gbps;
+	int lid;
+	char netdev[32];  /* fabric interface of a RoCE port, "" if none */
+	int ngids;
+	struct fc_gid gids[VB_MAX_GIDS];
+	int chosen_gid;	  /* position in gids[], -1 when none is usable */
+};
+
+const char *vb_port_state_name(int state);
+
+/*
+ * Describes every port of every RDMA device on this host as a JSON list
+ * ("devices"). Returns NULL with *why_p set to a message when there are none
+ * or libibverbs cannot list them.
+ */
+json_t *vb_devices_json(const char **why_p);
+
+/* Fills @pi for DEV:PORT. Returns 0 or a negative errno (logged). */
+int vb_port_query(const char *dev, int port, struct vb_port_info *pi);
+
+/* JSON object for one port (shared by `devices` and `pair`). */
+json_t *vb_port_json(const struct vb_port_info *pi);
+
+#endif
