@@ -193,3 +193,20 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 	check_counters(doc, json_object_get(doc, "counters"), a, b);
 	json_object_set_new(doc, "thresholds", thr);
 }
+
+json_t *fc_counters_delta(const json_t *before, const json_t *after)
+{
+	json_t *out = json_object(), *v;
+	const char *name;
+
+	json_object_foreach((json_t *)after, name, v) {
+		const json_t *b = json_object_get(before, name);
+
+		if (json_is_integer(v) && json_is_integer(b) &&
+		    json_integer_value(v) != json_integer_value(b))
+			json_object_set_new(out, name,
+					    json_integer(json_integer_value(v) -
+							 json_integer_value(b)));
+	}
+	return out;
+}

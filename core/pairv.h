@@ -25,4 +25,8 @@ int fc_counter_is_error(const char *name);
  */
 void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim);
 
+
+
+/* Non-zero differences after - before of counters present in both. */
+json_t *fc_counters_delta(const json_t *before, const json_t *after);
 #endif

@@ -247,6 +247,18 @@ int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *c
 	return 0;
 }
 
+void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia)
+{
+	*ia = (struct ibv_qp_init_attr){
+		.send_cq = r->scq,
+		.recv_cq = r->rcq,
+		.cap = { .max_send_wr = (uint32_t)r->tx_depth + 1,
+			 .max_recv_wr = (uint32_t)r->rx_depth,
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = 220 },
+		.qp_type = IBV_QPT_RC,
+	};
+}
+
 static struct ibv_qp *qp_create(struct vb_res *r)
 {
 	struct ibv_qp_init_attr ia = {
@@ -308,9 +320,11 @@ int vb_res_create_qps(struct vb_res *r)
 
 void vb_res_close(struct vb_res *r)
 {
-	for (int q = 0; q < VB_MAX_QPS; q++)
-		if (r->qp[q] && !r->cm_id[q])
+	for (int q = 0; q < VB_MAX_QPS; q++) {
+		if (r->qp[q] && !r->cm)
 			ibv_destroy_qp(r->qp[q]);
+		r->qp[q] = NULL;
+	}
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
 	free(r->buf);
@@ -320,10 +334,9 @@ void vb_res_close(struct vb_res *r)
 		ibv_destroy_cq(r->scq);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
-	if (r->ctx && !r->ec)
+	if (r->ctx && !r->cm)
 		ibv_close_device(r->ctx);
 	free(r->pi);
-	r->qp[0] = NULL;
 	r->mr = NULL;
 	r->buf = NULL;
 	r->rcq = r->scq = NULL;

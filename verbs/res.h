@@ -66,7 +66,8 @@ struct vb_res {
 	int path_mtu;		     /* bytes, after connect */
 	double timeout;
 	struct vb_peer peer;
-	/* rdma_cm (--cm) */
+	/* rdma_cm (--cm): the device context and the QPs belong to rdma_cm */
+	int cm;
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *listen_id;
 	struct rdma_cm_id *cm_id[VB_MAX_QPS];
@@ -115,6 +116,8 @@ static inline uint64_t vb_peer_rx(const struct vb_res *r, uint64_t i)
 /* Slot layout for a run whose largest message is @max_size. */
 void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p);
 
+/* The QP attributes every RC QP of the test gets (inline asked for 220 B). */
+void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia);
 /* Posts receives on QP @q until rx_depth are outstanding. */
 int vb_post_recvs(struct vb_res *r, int q);
 /* Index of the QP with number @qpn, or -1. */
