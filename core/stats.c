@@ -19,7 +19,7 @@ double fc_percentile_sorted(const double *sorted, size_t n, double p)
 
 	if (!n)
 		return 0;
-	rank = ceil(p / 100.0 * (double)n);
+	rank = ceil(p / 100.0 * (double)n - 1e-9); /* 99.9% of 1000 is 999, not 1000 */
 	k = rank < 1 ? 1 : (size_t)rank;
 	if (k > n)
 		k = n;

@@ -28,7 +28,11 @@ struct pair_run {
 static int run_fail(struct pair_run *p, int code, const char *fmt, const char *a,
 		    const char *b)
 {
-	fc_finding(p->doc, FC_FAIL, fmt, a, b);
+	char msg[1500];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fc_err("%s", msg);
+	fc_finding(p->doc, FC_FAIL, "%s", msg);
 	if (code > p->exit)
 		p->exit = code;
 	return -EIO;
@@ -39,9 +43,8 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 	json_t *m;
 	int failed, err;
 
-	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 5, &m, &failed);
+	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
 	if (err) {
-		fc_err("%s", p->chans[failed]->why);
 		return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[failed]->why, "");
 	}
 	if (!strcmp(fc_wire_type(m), "error")) {
@@ -49,17 +52,18 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 		char msg[1200];
 
 		snprintf(msg, sizeof(msg), "%s: %s", p->cfg->label[side], fc_jstr(m, "msg", "?"));
-		fc_err("%s", msg);
 		run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 		json_decref(m);
 		return -EIO;
 	}
 	if (strcmp(fc_wire_type(m), type)) {
-		fc_err("%s: the worker sent '%s' where '%s' was due", p->cfg->label[side],
-		       fc_wire_type(m), type);
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "the worker answered '%s' where '%s' was due",
+			 fc_wire_type(m), type);
 		run_fail(p, FC_EXIT_CANT,
-			 "%s: protocol error: the worker answered '%s' out of turn; install the same fabcheck on every node",
-			 p->cfg->label[side], fc_wire_type(m));
+			 "%s: protocol error: %s; install the same fabcheck on every node",
+			 p->cfg->label[side], msg);
 		json_decref(m);
 		return -EPROTO;
 	}
@@ -76,7 +80,6 @@ static int send_both(struct pair_run *p, const char *type, json_t *body0, json_t
 
 	for (int i = 0; i < 2 && !err; i++)
 		if (fc_chan_send(p->chans[i], type, i ? body1 : body0)) {
-			fc_err("%s", p->chans[i]->why);
 			err = run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
 		}
 	json_decref(body0);
