@@ -287,6 +287,7 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("pair: -D with -a would run every size for the whole duration; give -n instead");
 		return FC_EXIT_USAGE;
 	}
+	cfg.launch.verbose = ctx->verbose;
 	if (check_file("--ssh-config", cfg.launch.ssh_config))
 		return FC_EXIT_USAGE;
 	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)
