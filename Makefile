@@ -26,7 +26,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind
+	deps clean valgrind bench-matrix
 all: fabcheck
 
 $(OBJ)/%.o: %.c
@@ -80,6 +80,13 @@ bench:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
+
+# The matrix's schedule and analysis at 512 nodes (issue 6).
+build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a
+	$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS)
+bench-matrix: build/bench_matrix
+	@build/bench_matrix 512
+	@build/bench_matrix 512 both
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \
