@@ -51,22 +51,6 @@ int fc_lat_stats(double *samples, size_t n, struct fc_lat_stats *out)
 	return 0;
 }
 
-double fc_median(const double *v, size_t n)
-{
-	double *c, m;
-
-	if (!n)
-		return 0;
-	c = malloc(n * sizeof(*c));
-	if (!c)
-		return 0;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
-	return m;
-}
-
 double fc_gbps(uint64_t bytes, double seconds)
 {
 	return seconds > 0 ? (double)bytes * 8.0 / seconds / 1e9 : 0;

@@ -146,4 +146,8 @@ void pair_render(FILE *f, const json_t *doc)
 	render_bw(f, results);
 	render_lat(f, results);
 	render_counters(f, doc);
+	if (json_object_get(doc, "store"))
+		fprintf(f, "\nkept as run %d in %s\n",
+			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
+			fc_jstr(json_object_get(doc, "store"), "path", "?"));
 }

@@ -12,6 +12,7 @@
 #include "../core/log.h"
 #include "../core/out.h"
 #include "../core/util.h"
+#include "../store/store.h"
 #include "../verbs/test.h"
 #include "pair.h"
 
@@ -364,6 +365,29 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 	return doc;
 }
 
+/* Keeps the run in the SQLite store; a store that fails is a warning only. */
+static void store_run(const struct pair_cfg *cfg, json_t *doc)
+{
+	struct fc_store *st;
+	int64_t run;
+
+	if (cfg->no_db)
+		return;
+	st = fc_store_open(cfg->db);
+	if (!st) {
+		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
+		return;
+	}
+	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
+	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
+	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
+		json_object_set_new(doc, "store",
+				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
+	else
+		fc_warn("the result could not be kept in %s", cfg->db);
+	fc_store_close(st);
+}
+
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct pair_run p = { .cfg = cfg };
@@ -392,6 +416,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		fc_pair_verdict(p.doc, &cfg->lim);
 	else
 		json_object_set_new(p.doc, "thresholds", json_object());
+	store_run(cfg, p.doc);
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;
 }

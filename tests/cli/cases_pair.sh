@@ -3,7 +3,7 @@
 # (tests/rack/cases_pair.sh); here: options, errors that name the node and
 # the fix, and the wire protocol against a worker that misbehaves.
 FAKE=tests/cli/fake-worker.sh
-LOCAL=(--launcher local --timeout 3)
+LOCAL=(--launcher local --timeout 3 --no-db)
 expect "pair help" 0 'usage: fabcheck pair NODE_A NODE_B' -- $FC pair --help
 expect "pair listed" 0 'pair +RDMA bandwidth' -- $FC help
 expect "worker hidden" 0 '^$' -- bash -c "! $FC help | grep -w worker"
@@ -66,3 +66,9 @@ expect "worker no device" 3 '"kind":"cant","msg":"no RDMA device.*"seq":2,"type"
 expect "worker stdin closed" 3 '^$' -- bash -c "$FC worker </dev/null 2>/dev/null"
 expect "worker stdin closed after hello" 3 '"type":"hello"' -- \
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' | $FC worker 2>/dev/null"
+# Every run is kept in the store, failed ones too (--db FILE).
+pair_db=$(mktemp -d)
+expect "pair stores the run" 0 '^1\|pair\|fail\|a\|b$' -- bash -c "$FC pair --launcher local --timeout 3 --db $pair_db/r.db a b >/dev/null 2>&1; sqlite3 $pair_db/r.db 'select r.id, r.kind, r.verdict, p.a, p.b from runs r join pairs p on p.run = r.id'"
+expect "pair store in text" 3 "kept as run 2 in $pair_db/r.db" -- $FC pair --launcher local --timeout 3 --db $pair_db/r.db a b
+expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --launcher local --timeout 3 --db /nonexistent/dir/x.db a b
+rm -rf "$pair_db"
