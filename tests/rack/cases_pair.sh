@@ -89,11 +89,11 @@ fi
 
 # ---- wrong choices and names ----------------------------------------------------
 expect "pair -d: no such device names the node and the devices" 3 \
-	"nodeA: no RDMA device 'mlx5_9' here \(devices: rxe0\): pass one of them with -d" \
+	"node[AB]: no RDMA device 'mlx5_9' here \(devices: rxe0\): pass one of them with -d" \
 	-- "${P[@]}" -d mlx5_9 -n 5
-expect "pair -d DEV:PORT: port 2 of rxe0" 3 'nodeA: rxe0 port 2 is not active \(or does not exist\)' \
+expect "pair -d DEV:PORT: port 2 of rxe0" 3 'node[AB]: rxe0 port 2 is not active \(or does not exist\)' \
 	-- "${P[@]}" -d rxe0:2 -n 5
-expect "pair -x: no GID at that index" 3 'nodeA: rxe0 port 1 has no GID at index 9 \(-x\)' \
+expect "pair -x: no GID at that index" 3 'node[AB]: rxe0 port 1 has no GID at index 9 \(-x\)' \
 	-- "${P[@]}" -x 9 -n 5
 expect "pair: unknown node" 3 "nodeZ: cannot reach the node over ssh \(exit 255" \
 	-- "$FC" pair nodeA nodeZ --ssh-config "$SSH_CFG" --no-db --timeout 10
