@@ -20,6 +20,8 @@ static const struct fc_cmd commands[] = {
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
 	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
+	{ .name = "nccl", .run = cmd_nccl, .usage = usage_nccl,
+	  .summary = "NCCL checks: check-log analyses NCCL_DEBUG=INFO output" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },
