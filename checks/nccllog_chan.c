@@ -223,6 +223,8 @@ int ncl_on_comm(struct ncl_log *lg, const struct ncl_rec *r, int h)
 		lg->nranks_max = nranks;
 	if (nnodes > lg->nnodes_max)
 		lg->nnodes_max = (int)(nnodes > 1 << 20 ? 1 << 20 : nnodes);
+	if (cuda < 0)
+		cuda = r->dev; /* the [dev] of the thread is the rank's device */
 	note_rank(lg, (int)rank, r->host[0] ? h : -1, cuda >= 0 ? (int)cuda : -1, bus,
 		  nvml >= 0 ? (int)nvml : -1);
 	rk = ncl_rank(lg, (int)rank);

@@ -61,7 +61,7 @@ void ncl_fmt_version(int v, char *buf, size_t len)
 {
 	if (v >= NCL_V_MAX)
 		snprintf(buf, len, "today");
-	else if (v % 100 == 99)
+	else if (v % 100 == 99 || v % 100 == 0)
 		snprintf(buf, len, "%d.%d", v / 10000, v / 100 % 100);
 	else
 		snprintf(buf, len, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);

@@ -34,7 +34,9 @@ static void summary(FILE *f, const json_t *doc)
 		json_array_size(files) == 1 ? "" : "s", fc_jnum(doc, "lines", 0),
 		fc_jnum(doc, "nccl_lines", 0));
 	fprintf(f, "  version     %s", str_or(doc, "nccl_version", "not printed"));
-	if (json_is_object(era))
+	if (json_is_object(era) && !strcmp(fc_jstr(era, "from", ""), fc_jstr(era, "to", "")))
+		fprintf(f, " (wording of NCCL %s)", fc_jstr(era, "from", "?"));
+	else if (json_is_object(era))
 		fprintf(f, " (wording of NCCL %s - %s)", fc_jstr(era, "from", "?"),
 			fc_jstr(era, "to", "?"));
 	fprintf(f, "\n  network     %s", str_or(doc, "network", "not shown"));

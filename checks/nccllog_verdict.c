@@ -74,6 +74,11 @@ static void socket_reason(const struct ncl_log *lg, const struct ncl_facts *f, c
 		snprintf(buf, len, "libibverbs could not be loaded or the IB transport failed to "
 				   "initialise: install rdma-core/libibverbs1 where NCCL runs "
 				   "(inside the container too)");
+	else if (lg->p2p_plugin[0] || lg->plugin[0])
+		snprintf(buf, len, "the %.40s net plugin was loaded but NCCL did not use it: its "
+				   "devices were unusable; check the port state (ibv_devinfo), "
+				   "NCCL_IB_HCA and the plugin's libibverbs",
+			 lg->p2p_plugin[0] ? lg->p2p_plugin : lg->plugin);
 	else if (lg->ib_none)
 		snprintf(buf, len, "NET/IB found no usable device: check that the HCA ports are "
 				   "ACTIVE (ibv_devinfo), that /dev/infiniband is visible in the "
@@ -350,21 +355,67 @@ static void find_spread(const struct ncl_log *lg, const struct ncl_facts *f, jso
 	}
 }
 
+/* 2.4.x distance lines, one finding per host and distance class. */
 static void find_distance(const struct ncl_log *lg, json_t *doc)
 {
-	for (int i = 0; i < lg->ndist; i++) {
-		const struct ncl_dist *d = &lg->dist[i];
+	static const char *const far[] = { "SYS", "NODE", "PHB" };
 
-		if (strcmp(d->type, "SYS") && strcmp(d->type, "PHB") && strcmp(d->type, "NODE"))
-			continue;
-		fc_finding(doc, FC_WARN,
-			   "GPU %d on %s is at distance %s from the IB HCA (%s): GPUDirect RDMA is "
-			   "off at this distance by default and traffic crosses the CPU; put a HCA "
-			   "under the GPU's PCIe switch or accept host-staged transfers",
-			   d->cuda_dev, host_name(lg, d->host), d->type,
-			   !strcmp(d->type, "SYS") ? "across the CPU interconnect" :
-						   "through the CPU root complex");
+	for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++) {
+		for (int h = -1; h < lg->nhosts; h++) {
+			char gpus[128] = "";
+			size_t used = 0;
+			int n = 0;
+
+			for (int i = 0; i < lg->ndist; i++) {
+				const struct ncl_dist *d = &lg->dist[i];
+
+				if (d->host != h || strcmp(d->type, far[k]) || used >= sizeof(gpus))
+					continue;
+				used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%s%d",
+							 n++ ? "," : "", d->cuda_dev);
+			}
+			if (!n)
+				continue;
+			fc_finding(doc, FC_WARN,
+				   "GPU%s %s on %s %s at distance %s from the IB HCA (%s): GPUDirect "
+				   "RDMA is off at this distance by default and traffic crosses the "
+				   "CPU; put a HCA under the GPU's PCIe switch or accept host-staged "
+				   "transfers",
+				   n > 1 ? "s" : "", gpus, host_name(lg, h), n > 1 ? "are" : "is",
+				   far[k], k == 0 ? "across the CPU interconnect" :
+					   "through the CPU root complex");
+		}
 	}
+}
+
+/* What to do about a NCCL WARN, from words it contains. */
+static const char *warn_advice(const char *msg)
+{
+	static const struct {
+		const char *word, *advice;
+	} rules[] = {
+		{ "nvml", "NVML cannot see this GPU: run the container with the NVIDIA runtime "
+			  "and matching NVIDIA_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES" },
+		{ "lib wrapper not initialized", "libibverbs is missing: install rdma-core "
+						 "(libibverbs1) where NCCL runs" },
+		{ "libibverbs", "install rdma-core (libibverbs1) where NCCL runs" },
+		{ "NET/OFI", "check the EFA/libfabric provider (fi_info -p efa) and the devices "
+			     "visible in the container" },
+		{ "Got completion from peer", "a transfer failed on the fabric: check port "
+					      "errors (fabcheck pair), the GID index, ACS and "
+					      "the IOMMU" },
+		{ "AF_INET", "the bootstrap address is unusable: set NCCL_SOCKET_IFNAME to an "
+			     "interface with an IPv4/IPv6 address" },
+		{ "ibv_", "a verbs call failed: check the HCA port state (ibv_devinfo) and "
+			  "NCCL_IB_GID_INDEX on RoCE" },
+		{ "Cuda failure", "a CUDA call failed: check the driver and GPU state "
+				  "(nvidia-smi)" },
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (strstr(msg, rules[i].word))
+			return rules[i].advice;
+	return "NCCL went on, but check the cause it names";
 }
 
 static void find_warns(const struct ncl_log *lg, json_t *doc)
@@ -382,9 +433,9 @@ static void find_warns(const struct ncl_log *lg, json_t *doc)
 				   lg->nwarns - i);
 			break;
 		}
-		fc_finding(doc, FC_WARN, "NCCL WARN on %s%s%s%s (%ld time%s): %s; see what it names",
-			   host_name(lg, w->host), w->extra[0] ? " at " : "", w->extra, "",
-			   w->count, w->count == 1 ? "" : "s", w->text);
+		fc_finding(doc, FC_WARN, "NCCL WARN on %s%s%s (%ld time%s): \"%s\"; %s",
+			   host_name(lg, w->host), w->extra[0] ? " at " : "", w->extra,
+			   w->count, w->count == 1 ? "" : "s", w->text, warn_advice(w->text));
 	}
 }
 
