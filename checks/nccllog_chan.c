@@ -80,7 +80,7 @@ static void parse_via(struct ncl_chan *c, const char *via)
 				used = sizeof(c->net) - 1;
 			continue;
 		}
-		if (ncl_starts(tok, "GDRDMA"))
+		if (ncl_starts(tok, "GDR")) /* GDRDMA, possibly cut */
 			c->gdr = 1;
 		else if (ncl_starts(tok, "Shared"))
 			c->shared = 1;
@@ -153,6 +153,8 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	c.to = (int)to;
 	c.host = hostidx;
 	parse_via(&c, p);
+	if (c.t == NCL_T_NET && c.net_dev < 0)
+		return 1; /* cut before the device index */
 	if (fb || tb)
 		lg->bus_brackets = 1;
 	local_is_to = c.dir == 2;

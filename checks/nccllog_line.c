@@ -232,7 +232,29 @@ static int is_src(const char *t, const char *e)
  * @m to @s: fills @r and returns where the prefix starts (where the text of
  * the previous record ends).
  */
-static char *parse_prefix(char *s, char *m, struct ncl_rec *r, int write)
+/*
+ * Where the host starts in [t, e) when the token is glued to text of another
+ * record ("...GDRDMAnodeA"): a known host that ends the token, else after the
+ * last character that no host name has.
+ */
+static char *host_start(const struct ncl_log *lg, char *t, char *e)
+{
+	char *p;
+
+	for (int i = 0; i < lg->nhosts; i++) {
+		size_t n = strlen(lg->hosts[i].name);
+
+		if (n && (size_t)(e - t) > n && !strncmp(e - n, lg->hosts[i].name, n))
+			return e - n;
+	}
+	for (p = e; p > t; p--)
+		if (strchr("/()=,;'\"", p[-1]))
+			return p;
+	return t;
+}
+
+static char *parse_prefix(const struct ncl_log *lg, char *s, char *m, struct ncl_rec *r,
+			  int write)
 {
 	char *e = m, *t, *c1, *c2;
 
@@ -283,6 +305,7 @@ static char *parse_prefix(char *s, char *m, struct ncl_rec *r, int write)
 		return t < e ? e : t;
 	r->pid = strtol(c1 + 1, NULL, 10);
 	r->tid = strtol(c2 + 1, NULL, 10);
+	t = host_start(lg, t, c1);
 	if (!write)
 		return t;
 	*c1 = '\0';
@@ -301,7 +324,7 @@ static void record(struct ncl_log *lg, char *s, char *m, enum ncl_level lvl)
 	while (*msg == ' ')
 		msg++;
 	r.msg = msg;
-	parse_prefix(s, m, &r, 1);
+	parse_prefix(lg, s, m, &r, 1);
 	lg->nccl_lines++;
 	lg->file_nccl_lines++;
 	ncl_dispatch(lg, &r);
@@ -333,7 +356,7 @@ void ncl_line(struct ncl_log *lg, char *s)
 		if (next) {
 			/* another record starts on this line: cut before its prefix */
 			tmp.level = next_lvl;
-			cut = parse_prefix(m + 9, next, &tmp, 0);
+			cut = parse_prefix(lg, m + 9, next, &tmp, 0);
 			if (cut > m + 9) {
 				char save = *cut;
 

@@ -323,7 +323,8 @@ static int on_error(struct ncl_log *lg, int hi, const char *msg)
 static void on_warn(struct ncl_log *lg, int hi, const struct ncl_rec *r)
 {
 	lg->warn_lines++;
-	ncl_item_add(lg->warns, &lg->nwarns, r->msg, r->src, hi);
+	ncl_item_add(lg->warns, &lg->nwarns, r->msg[0] ? r->msg : "(message cut off)", r->src,
+		     hi);
 	if (strstr(r->msg, "NET/OFI") &&
 	    (strstr(r->msg, "initialization failed") || strstr(r->msg, "Initializing plugin failed")))
 		lg->fabric_plugin_fail = 1;
