@@ -7,7 +7,10 @@
  * fuzz-sources: checks/nccllog_*.c core/log.c core/util.c core/out.c
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *          tests/fuzz/fuzz_nccllog.c checks/nccllog_*.c core/log.c core/util.c \
- *          core/out.c -ljansson
+ *          core/out.c -ljansson -o /tmp/fuzz_nccllog
+ * Run with a scratch corpus first: libFuzzer writes new inputs into the first
+ * folder, so never name the shared fixtures first:
+ *   /tmp/fuzz_nccllog -max_total_time=20 /tmp/corpus $FABCHECK_SHARED/fixtures/nccl-logs
  */
 #include <stddef.h>
 #include <stdint.h>
