@@ -310,14 +310,14 @@ static void render_matrix(FILE *f, const json_t *doc)
 			cols[ncols++] = fc_jstr(d, "label", "?");
 	fprintf(f, "\nmatrix (PIX < PXB < PHB < NODE < SYS; NV# = NVLink):\n  %-8s", "");
 	for (int c = 0; c < ncols; c++)
-		fprintf(f, "%-8s", cols[c]);
+		fprintf(f, c + 1 < ncols ? "%-8s" : "%s", cols[c]);
 	fputc('\n', f);
 	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
 		const json_t *row = json_object_get(matrix, fc_jstr(d, "name", ""));
 
 		fprintf(f, "  %-8s", fc_jstr(d, "name", "?"));
 		for (int c = 0; c < ncols; c++)
-			fprintf(f, "%-8s", fc_jstr(row, cols[c], "?"));
+			fprintf(f, c + 1 < ncols ? "%-8s" : "%s", fc_jstr(row, cols[c], "?"));
 		fputc('\n', f);
 	}
 }
