@@ -20,6 +20,8 @@ static const struct fc_cmd commands[] = {
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
 	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
+	{ .name = "topo", .run = cmd_topo, .usage = usage_topo,
+	  .summary = "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },
