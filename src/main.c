@@ -5,6 +5,7 @@
 #include "../core/fc.h"
 #include "../core/log.h"
 #include "cmds.h"
+#include "../checks/ncclenv.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {
@@ -20,6 +21,9 @@ static const struct fc_cmd commands[] = {
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
 	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
+	/* Moves under `fabcheck nccl env` when the nccl table lands. */
+	{ .name = "nccl-env", .run = cmd_nccl_env, .usage = usage_nccl_env, .hidden = 1,
+	  .summary = "check NCCL_* settings against NCCL and this node" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },
