@@ -24,6 +24,8 @@ static const struct fc_cmd commands[] = {
 	/* Moves under `fabcheck nccl env` when the nccl table lands. */
 	{ .name = "nccl-env", .run = cmd_nccl_env, .usage = usage_nccl_env, .hidden = 1,
 	  .summary = "check NCCL_* settings against NCCL and this node" },
+	{ .name = "plan", .run = cmd_plan, .usage = usage_plan,
+	  .summary = "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },
