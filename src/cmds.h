@@ -11,5 +11,7 @@ int cmd_topo(struct fc_ctx *ctx, int argc, char **argv);
 extern const char usage_devices[];
 extern const char usage_lab[];
 extern const char usage_topo[];
+int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
+extern const char usage_plan[];
 
 #endif
