@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../checks/ncclenv.h"
 #include "../checks/nccllog.h"
 #include "../core/log.h"
 #include "../core/out.h"
@@ -50,6 +51,7 @@ const char usage_nccl[] =
 	"\n"
 	"commands:\n"
 	"  check-log    analyse NCCL_DEBUG=INFO output: network, HCAs, GPUDirect, findings\n"
+	"  env          check NCCL_* settings against the installed NCCL and this node\n"
 	"\n"
 	"Run 'fabcheck nccl help <command>' for a command's options.\n"
 	"\n" USAGE_CHECK_LOG;
@@ -59,6 +61,8 @@ static int check_log(struct fc_ctx *ctx, int argc, char **argv);
 static const struct fc_cmd nccl_cmds[] = {
 	{ .name = "check-log", .run = check_log, .usage = usage_check_log,
 	  .summary = "analyse NCCL_DEBUG=INFO output: network, HCAs, GPUDirect, findings" },
+	{ .name = "env", .run = cmd_nccl_env, .usage = usage_nccl_env,
+	  .summary = "check NCCL_* settings against the installed NCCL and this node" },
 	{ 0 },
 };
 

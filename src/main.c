@@ -5,6 +5,7 @@
 #include "../core/fc.h"
 #include "../core/log.h"
 #include "cmds.h"
+#include "../checks/ncclenv.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {
@@ -22,6 +23,13 @@ static const struct fc_cmd commands[] = {
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
 	{ .name = "nccl", .run = cmd_nccl, .usage = usage_nccl,
 	  .summary = "NCCL checks: check-log analyses NCCL_DEBUG=INFO output" },
+	{ .name = "topo", .run = cmd_topo, .usage = usage_topo,
+	  .summary = "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings" },
+	/* Old spelling of `fabcheck nccl env`, kept for scripts and tests. */
+	{ .name = "nccl-env", .run = cmd_nccl_env, .usage = usage_nccl_env, .hidden = 1,
+	  .summary = "check NCCL_* settings against NCCL and this node" },
+	{ .name = "plan", .run = cmd_plan, .usage = usage_plan,
+	  .summary = "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },

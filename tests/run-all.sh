@@ -12,6 +12,8 @@ step() {
 step unit tests/run-unit.sh build/tests/test_*
 step cli tests/cli/run.sh
 [ -x tests/fuzz/run.sh ] && step fuzz tests/fuzz/run.sh
+step install tests/test-install.sh
+step valgrind tests/run-valgrind.sh
 step rack tests/rack/run.sh
 echo
 echo "suites: $pass passed, $fail failed"
