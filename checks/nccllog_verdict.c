@@ -318,41 +318,55 @@ static void find_gdr(const struct ncl_log *lg, const struct ncl_facts *f,
 }
 
 /* One HCA for several GPUs of a host while several HCAs are listed. */
+struct spread {
+	int first_rank, first_dev;
+	int ranks, devs; /* 0 none, 1 one, 2 several */
+};
+
 static void find_spread(const struct ncl_log *lg, const struct ncl_facts *f, json_t *doc)
 {
-	if (f->list_host < 0 || lg->hosts[f->list_host].nhcas < 2)
+	struct spread *sp;
+	char hca[NCL_TEXT];
+
+	if (f->list_host < 0 || lg->hosts[f->list_host].nhcas < 2 || !lg->nhosts)
 		return;
-	for (int h = 0; h < lg->nhosts; h++) {
-		int ranks = 0, devs = 0, first_rank = -1, first_dev = -1;
+	sp = calloc((size_t)lg->nhosts, sizeof(*sp));
+	if (!sp)
+		return;
+	for (size_t i = 0; i < lg->nchans; i++) {
+		const struct ncl_chan *c = &lg->chans[i];
+		int local = c->dir == 2 ? c->to : c->from;
+		struct spread *s;
 
-		for (size_t i = 0; i < lg->nchans; i++) {
-			const struct ncl_chan *c = &lg->chans[i];
-			int local = c->dir == 2 ? c->to : c->from;
-
-			if (c->t != NCL_T_NET || c->host != h || c->proxy >= 0)
-				continue;
-			if (first_rank < 0)
-				first_rank = local, ranks = 1;
-			else if (local != first_rank)
-				ranks = 2;
-			if (first_dev < 0)
-				first_dev = c->net_dev, devs = 1;
-			else if (c->net_dev != first_dev)
-				devs = 2;
+		if (c->t != NCL_T_NET || c->host < 0 || c->proxy >= 0)
+			continue;
+		s = &sp[c->host];
+		if (!s->ranks) {
+			s->ranks = 1;
+			s->first_rank = local;
+		} else if (local != s->first_rank) {
+			s->ranks = 2;
 		}
-		if (ranks > 1 && devs == 1) {
-			char hca[NCL_TEXT];
-
-			fc_finding(doc, FC_WARN,
-				   "on %s every GPU's NET channels use one device (NET dev %d %s) "
-				   "while %d HCAs are listed: the other HCAs carry nothing; check their "
-				   "port state and NCCL_IB_HCA",
-				   host_name(lg, h), first_dev,
-				   ncl_hca_of(lg, h, first_dev, hca, sizeof(hca)),
-				   lg->hosts[f->list_host].nhcas);
-			return;
+		if (!s->devs) {
+			s->devs = 1;
+			s->first_dev = c->net_dev;
+		} else if (c->net_dev != s->first_dev) {
+			s->devs = 2;
 		}
 	}
+	for (int h = 0; h < lg->nhosts; h++) {
+		if (sp[h].ranks != 2 || sp[h].devs != 1)
+			continue;
+		fc_finding(doc, FC_WARN,
+			   "on %s every GPU's NET channels use one device (NET dev %d %s) while %d "
+			   "HCAs are listed: the other HCAs carry nothing; check their port state "
+			   "and NCCL_IB_HCA",
+			   host_name(lg, h), sp[h].first_dev,
+			   ncl_hca_of(lg, h, sp[h].first_dev, hca, sizeof(hca)),
+			   lg->hosts[f->list_host].nhcas);
+		break;
+	}
+	free(sp);
 }
 
 /* 2.4.x distance lines, one finding per host and distance class. */
