@@ -114,7 +114,7 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	const char *p = r->msg;
 	struct ncl_chan c = { .conn = -1, .host = -1 };
 	int64_t fbus, tbus;
-	int fdev, tdev, fb, tb;
+	int fdev, tdev, fb, tb; /* fb/tb: the bracket held a bus id */
 	long ch, conn, from, to;
 	int local_is_to, hostidx = r->host[0] ? h : -1;
 
@@ -155,8 +155,6 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	parse_via(&c, p);
 	if (c.t == NCL_T_NET && c.net_dev < 0)
 		return 1; /* cut before the device index */
-	if (fb || tb)
-		lg->bus_brackets = 1;
 	local_is_to = c.dir == 2;
 	note_rank(lg, c.from, local_is_to ? -1 : hostidx, local_is_to ? -1 : r->dev, fbus,
 		  fdev);

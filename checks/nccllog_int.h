@@ -134,7 +134,6 @@ struct ncl_log {
 	size_t nchans, chans_cap;
 	uint32_t *chan_hash; /* open addressing on key: index+1, 0 empty */
 	size_t hash_cap;
-	int bus_brackets;    /* channel brackets hold bus ids (not device indexes) */
 
 	/* versions and selection */
 	struct ncl_item versions[NCL_MAX_LIST];
