@@ -1,5 +1,4 @@
-# Cases for `fabcheck nccl env` (sourced by tests/cli/run.sh). The command
-# `nccl` subcommand table lands; then these become `$FC nccl env`.
+# Cases for `fabcheck nccl env` (sourced by tests/cli/run.sh).
 NE=tests/data/ncclenv
 netmp=$(mktemp -d /tmp/fc-cli-ncclenv-XXXXXX)
 # A recorded /sys: two interfaces, one HCA, no peermem, no nvidia driver.
