@@ -42,7 +42,7 @@ const char usage_pair[] =
 	"\n"
 	"verdict:\n"
 	"  --min-gbps X        fail bandwidth below X Gb/s at the largest size\n"
-	"  --min-link-pct P    without --min-gbps: fail bandwidth below P%% of the\n"
+	"  --min-link-pct P    without --min-gbps: fail bandwidth below P% of the\n"
 	"                      slower port's rate, at sizes of 1 MiB and more (default 90)\n"
 	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
 	"  Error counters that rise during the test are warnings.\n"
