@@ -319,7 +319,9 @@ static void test_sizes_and_slots(void **state)
 	assert_int_equal(nslots, 2);
 	assert_int_equal(fc_launcher_parse("local", &l), 0);
 	assert_int_equal(l, FC_LAUNCH_LOCAL);
-	assert_int_not_equal(fc_launcher_parse("slurm", &l), 0);
+	assert_int_equal(fc_launcher_parse("slurm", &l), 0);
+	assert_string_equal(fc_launcher_name(l), "slurm");
+	assert_int_not_equal(fc_launcher_parse("pbs", &l), 0);
 }
 
 int main(void)
