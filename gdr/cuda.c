@@ -192,7 +192,8 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 }
 
 /* Fills dev->gpus with what the driver says about each GPU. */
-static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const char *hca_bus)
+static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct topo *topo,
+		     const char *hca)
 {
 	const struct cuda_api *api = &st->api;
 	char e[96];
@@ -219,9 +220,8 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const char *hca
 			g->dmabuf = 0;
 		if (api->device_attr(&g->gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, d))
 			g->gdr = 0;
-		g->dist = hca_bus ? gdr_path_between(gdr_sysfs_root(), g->bus_id, hca_bus) :
-				    GDR_PATH_UNKNOWN;
 	}
+	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
 	return 0;
 }
 
@@ -254,7 +254,8 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 	return 0;
 }
 
-static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req, const char *hca_bus)
+static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
+		     const struct topo *topo, const char *hca)
 {
 	struct cuda_state *st = calloc(1, sizeof(*st));
 	int ret;
@@ -266,7 +267,7 @@ static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req, const c
 		goto out_free;
 	ret = cuda_start(dev, st);
 	if (!ret)
-		ret = cuda_list(dev, st, hca_bus);
+		ret = cuda_list(dev, st, topo, hca);
 	if (!ret)
 		ret = cuda_select(dev, st, req);
 	if (ret)

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../checks/pcitopo.h"
+
 struct ibv_pd;
 struct ibv_mr;
 
@@ -31,20 +33,9 @@ enum gdr_mode { GDR_MODE_AUTO, GDR_MODE_DMABUF, GDR_MODE_PEERMEM };
 /* How a region was (or will be) registered. */
 enum gdr_reg_method { GDR_REG_NONE, GDR_REG_HOST, GDR_REG_DMABUF, GDR_REG_PEERMEM };
 
-/* PCIe distance classes, named as NCCL and nvidia-smi name them. */
-enum gdr_path {
-	GDR_PATH_PIX,	  /* at most one PCIe bridge (same switch) */
-	GDR_PATH_PXB,	  /* several bridges, not the host bridge */
-	GDR_PATH_PHB,	  /* through the PCIe host bridge (same root complex) */
-	GDR_PATH_NODE,	  /* between host bridges of one NUMA node */
-	GDR_PATH_SYS,	  /* across the inter-socket link */
-	GDR_PATH_UNKNOWN, /* topology not readable */
-};
-
 const char *gdr_kind_name(enum gdr_kind k);
 const char *gdr_mode_name(enum gdr_mode m);
 const char *gdr_method_name(enum gdr_reg_method m);
-const char *gdr_path_name(enum gdr_path p);
 /* Parses "auto", "dmabuf" (or "dma-buf"), "peermem"; logs and returns
  * -EINVAL otherwise. */
 int gdr_parse_mode(const char *opt, const char *text, enum gdr_mode *out_p);
@@ -76,7 +67,7 @@ struct gdr_gpu_info {
 	char bus_id[32];   /* as the driver prints it */
 	int dmabuf;	   /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
 	int gdr;	   /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
-	enum gdr_path dist; /* to the chosen HCA, GDR_PATH_UNKNOWN if none */
+	enum topo_dist dist; /* to the chosen HCA, TOPO_UNKNOWN if none */
 };
 
 /*
@@ -88,19 +79,18 @@ struct gdr_gpu_info {
 int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_req *req,
 		 char *err, size_t errlen);
 
-/* ---- PCIe distance (pure, until the shared topology code lands) ---- */
+/* ---- Topology glue (shared PCIe distance code in checks/pcitopo) ---- */
 
-/*
- * Classifies the path between two PCI devices from their resolved sysfs
- * paths ("/sys/devices/pci0000:00/0000:00:01.0/.../0000:05:00.0") and
- * NUMA nodes (-1 unknown).
- */
-enum gdr_path gdr_path_classify(const char *path_a, int numa_a, const char *path_b,
-				int numa_b);
-/* Resolves @bdf under @sysfs ("/sys") and classifies; UNKNOWN if unreadable. */
-enum gdr_path gdr_path_between(const char *sysfs, const char *bdf_a, const char *bdf_b);
-/* The PCI address of RDMA device @dev ("mlx5_0"), from @sysfs; 0 or -errno. */
-int gdr_hca_bus_id(const char *sysfs, const char *dev, char *buf, size_t len);
+/* Sets gpus[i].dist to the distance to HCA @hca (name or bus id) in @topo;
+ * TOPO_UNKNOWN without a topology or HCA (a software HCA has no PCI). */
+void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		       const char *hca);
+/* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
+ * -ENOENT when the topology has no HCA or no such GPU. */
+int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
+/* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
+ * NULL (and nothing logged) when it has none. */
+struct topo *gdr_topo_load(void);
 
 /* ---- Registration decision (pure) ---- */
 
@@ -138,8 +128,9 @@ struct gdr_mem;
 
 struct gdr_ops {
 	const char *name;
-	/* Opens the backend and selects a GPU (CUDA). @hca_bus may be NULL. */
-	int (*init)(struct gdr_dev *dev, const struct gdr_gpu_req *req, const char *hca_bus);
+	/* Opens the backend and selects a GPU (CUDA). @topo, @hca may be NULL. */
+	int (*init)(struct gdr_dev *dev, const struct gdr_gpu_req *req,
+		    const struct topo *topo, const char *hca);
 	int (*alloc)(struct gdr_dev *dev, struct gdr_mem *m, size_t len);
 	void (*free)(struct gdr_mem *m);
 	int (*copy_from_host)(struct gdr_mem *m, uint64_t off, const void *src, size_t len);
@@ -181,12 +172,12 @@ struct gdr_mem {
 
 /*
  * Opens memory of @kind. For GDR_CUDA loads the driver, lists the GPUs,
- * computes their distance to @hca_bus (may be NULL) and selects one by
- * @req. Returns 0 or a negative errno after logging what to do:
+ * computes their distance in @topo to HCA @hca (name or bus id; both may be
+ * NULL) and selects one by @req. Returns 0 or a negative errno after logging what to do:
  * -ENOENT no libcuda, -ENODEV no GPU, -ENXIO no such GPU.
  */
 int gdr_dev_open(struct gdr_dev *dev, enum gdr_kind kind, enum gdr_mode mode,
-		 const struct gdr_gpu_req *req, const char *hca_bus);
+		 const struct gdr_gpu_req *req, const struct topo *topo, const char *hca);
 void gdr_dev_close(struct gdr_dev *dev);
 
 /* Allocates @len bytes (page aligned, many pages for large @len). */

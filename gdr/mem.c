@@ -17,10 +17,12 @@
 
 /* ---- host backend ---- */
 
-static int host_init(struct gdr_dev *dev, const struct gdr_gpu_req *req, const char *hca_bus)
+static int host_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
+		     const struct topo *topo, const char *hca)
 {
 	(void)req;
-	(void)hca_bus;
+	(void)topo;
+	(void)hca;
 	dev->lib = "";
 	return 0;
 }
@@ -102,7 +104,7 @@ const struct gdr_ops gdr_host_ops = {
 /* ---- dispatch ---- */
 
 int gdr_dev_open(struct gdr_dev *dev, enum gdr_kind kind, enum gdr_mode mode,
-		 const struct gdr_gpu_req *req, const char *hca_bus)
+		 const struct gdr_gpu_req *req, const struct topo *topo, const char *hca)
 {
 	struct gdr_gpu_req nearest = { .how = GDR_GPU_NEAREST };
 	int ret;
@@ -112,7 +114,7 @@ int gdr_dev_open(struct gdr_dev *dev, enum gdr_kind kind, enum gdr_mode mode,
 	dev->mode = mode;
 	dev->ops = kind == GDR_CUDA ? &gdr_cuda_ops : &gdr_host_ops;
 	dev->gpu.index = -1;
-	ret = dev->ops->init(dev, req ? req : &nearest, hca_bus);
+	ret = dev->ops->init(dev, req ? req : &nearest, topo, hca);
 	if (ret) {
 		/* init logs; keep the message for JSON reports. */
 		dev->ops = NULL;

@@ -39,16 +39,6 @@ const char *gdr_method_name(enum gdr_reg_method m)
 	return (unsigned)m < FC_ARRAY_SIZE(names) ? names[m] : "?";
 }
 
-const char *gdr_path_name(enum gdr_path p)
-{
-	static const char *const names[] = {
-		[GDR_PATH_PIX] = "PIX", [GDR_PATH_PXB] = "PXB", [GDR_PATH_PHB] = "PHB",
-		[GDR_PATH_NODE] = "NODE", [GDR_PATH_SYS] = "SYS",
-		[GDR_PATH_UNKNOWN] = "unknown",
-	};
-	return (unsigned)p < FC_ARRAY_SIZE(names) ? names[p] : "?";
-}
-
 int gdr_parse_mode(const char *opt, const char *text, enum gdr_mode *out_p)
 {
 	if (!strcmp(text, "auto"))

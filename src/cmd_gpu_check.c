@@ -131,7 +131,7 @@ static json_t *gpus_json(const struct gdr_dev *dev)
 		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:b, s:b, s:s}", "index",
 						     g->index, "name", g->name, "bus_id", g->bus_id,
 						     "dma_buf", g->dmabuf, "gdr_rdma", g->gdr,
-						     "distance", gdr_path_name(g->dist)));
+						     "distance", topo_dist_name(g->dist)));
 	}
 	return arr;
 }
@@ -229,7 +229,7 @@ static void dmabuf_export(json_t *doc, struct gdr_mem *m)
 }
 
 static void registration(json_t *doc, struct gdr_mem *m, const struct gc_opts *o,
-			 const char *node)
+			 const char *want, const char *node)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	struct gdr_reg_inputs in = {
@@ -243,20 +243,21 @@ static void registration(json_t *doc, struct gdr_mem *m, const struct gc_opts *o
 	char hca[64], desc[64];
 	json_t *reg;
 
-	ibctx = open_hca(o->hca, hca, sizeof(hca));
+	ibctx = open_hca(want, hca, sizeof(hca));
 	if (!ibctx) {
 		int ok = gdr_reg_decide(&in, &plan) == 0;
 
 		json_object_set_new(doc, "registration",
-				    json_pack("{s:n, s:s, s:s}", "device", "plan",
-					      ok ? gdr_method_name(plan.first) : "none", "why",
-					      plan.msg));
+				    json_pack("{s:n, s:s?, s:s, s:s}", "device", "wanted", want,
+					      "plan", ok ? gdr_method_name(plan.first) : "none",
+					      "why", plan.msg));
 		if (!ok)
 			fc_finding(doc, FC_FAIL, "%s", plan.msg);
 		else
 			fc_finding(doc, FC_WARN,
-				   "%s on %s: registration with an HCA not tried; it would use %s",
-				   o->hca ? "no such RDMA device" : "no RDMA device", node, plan.msg);
+				   "%s%s on %s: registration with an HCA not tried; it would use %s",
+				   want ? "cannot open RDMA device " : "no RDMA device", want ? want : "",
+				   node, plan.msg);
 		return;
 	}
 	pd = ibv_alloc_pd(ibctx);
@@ -319,8 +320,9 @@ static void render(FILE *f, const json_t *doc)
 		fprintf(f, "  registration       %s on %s\n", fc_jstr(reg, "method", "refused"),
 			fc_jstr(reg, "device", "?"));
 	else if (reg)
-		fprintf(f, "  registration       not tried (no RDMA device); plan: %s\n",
-			fc_jstr(reg, "plan", "none"));
+		fprintf(f, "  registration       not tried (%s%s); plan: %s\n",
+			json_object_get(reg, "wanted") ? "cannot open " : "no RDMA device",
+			fc_jstr(reg, "wanted", ""), fc_jstr(reg, "plan", "none"));
 	fputc('\n', f);
 }
 
@@ -334,7 +336,7 @@ static int cant_run(struct fc_ctx *ctx, json_t *doc, const struct gdr_dev *dev)
 	return FC_EXIT_CANT;
 }
 
-static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca_bus)
+static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca)
 {
 	json_object_set_new(doc, "driver_version",
 			    json_sprintf("%d.%d", dev->driver_version / 1000,
@@ -342,20 +344,74 @@ static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca
 	json_object_set_new(doc, "gpus", gpus_json(dev));
 	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?}", "index",
 						  dev->gpu.index, "bus_id", dev->gpu.bus_id,
-						  "distance", gdr_path_name(dev->gpu.dist),
-						  "hca_bus_id", hca_bus));
-	if (dev->gpu.dist != GDR_PATH_UNKNOWN && dev->gpu.dist > GDR_PATH_PXB)
+						  "distance", topo_dist_name(dev->gpu.dist),
+						  "hca", hca));
+	if (dev->gpu.dist != TOPO_UNKNOWN && dev->gpu.dist > TOPO_PXB)
 		fc_finding(doc, FC_WARN,
-			   "GPU %d (%s) is %s from the HCA, worse than PXB: GPUDirect RDMA through the CPU is slow and NCCL will not use it; pick a GPU behind the HCA's PCIe switch",
-			   dev->gpu.index, dev->gpu.bus_id, gdr_path_name(dev->gpu.dist));
+			   "GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use a GPU behind the HCA's PCIe switch (--gpu) or the HCA nearest the GPU (-d)",
+			   dev->gpu.index, dev->gpu.bus_id, topo_dist_name(dev->gpu.dist), hca);
+}
+
+/* The HCA to measure against: -d, else for --gpu the HCA nearest that GPU
+ * (after the GPU is known), else the first HCA of the topology or verbs. */
+static const char *first_hca(const struct topo *topo, char *buf, size_t len)
+{
+	struct ibv_context *probe;
+
+	if (topo && topo_nic(topo, 0)) {
+		snprintf(buf, len, "%s", topo_nic(topo, 0)->name);
+		return buf;
+	}
+	probe = open_hca(NULL, buf, len);
+	if (!probe)
+		return NULL;
+	ibv_close_device(probe);
+	return buf;
+}
+
+static const char *hca_for_gpu(struct gdr_dev *dev, const struct topo *topo, char *buf,
+			       size_t len)
+{
+	if (gdr_nearest_hca(topo, dev->gpu.bus_id, buf, len))
+		return NULL;
+	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, buf);
+	dev->gpu.dist = dev->gpus[dev->gpu.index].dist;
+	return buf;
+}
+
+static void run_checks(json_t *doc, struct gdr_dev *dev, const struct gc_opts *o,
+		       const char *hca, const char *node)
+{
+	char seen[256] = "";
+	struct gdr_mem m;
+
+	json_object_set_new(doc, "size_bytes", json_integer((json_int_t)o->size));
+	json_object_set_new(doc, "iters", json_integer(o->iters));
+	json_object_set_new(doc, "peermem",
+			    json_boolean(gdr_peermem_loaded(gdr_sysfs_root(), seen, sizeof(seen))));
+	if (seen[0])
+		json_object_set_new(doc, "peermem_path", json_string(seen));
+	if (gdr_mem_alloc(dev, &m, o->size)) {
+		fc_finding(doc, FC_FAIL, "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",
+			   (unsigned long long)o->size, dev->gpu.index);
+		return;
+	}
+	if (timed_copies(doc, &m, o) || validate_helpers(doc, &m)) {
+		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
+			   dev->gpu.index);
+	} else {
+		dmabuf_export(doc, &m);
+		registration(doc, &m, o, hca, node);
+	}
+	gdr_mem_free(&m);
 }
 
 int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 {
-	char node[256] = "?", hca_bus[32] = "", hca_name[64], seen[256] = "";
-	struct ibv_context *probe;
+	char node[256] = "?", hbuf[64];
+	const char *hca = NULL;
+	struct topo *topo;
 	struct gdr_dev dev;
-	struct gdr_mem m;
 	struct gc_opts o;
 	json_t *doc;
 	int ret;
@@ -363,43 +419,23 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	if (parse_opts(ctx, argc, argv, &o))
 		return FC_EXIT_USAGE;
 	gethostname(node, sizeof(node) - 1);
-	/* The HCA's PCI address, for the distance and the nearest GPU. */
-	probe = open_hca(o.hca, hca_name, sizeof(hca_name));
-	if (probe) {
-		gdr_hca_bus_id(gdr_sysfs_root(), hca_name, hca_bus, sizeof(hca_bus));
-		ibv_close_device(probe);
-	}
+	topo = gdr_topo_load();
+	hca = o.hca;
+	if (!hca && o.req.how == GDR_GPU_NEAREST)
+		hca = first_hca(topo, hbuf, sizeof(hbuf));
 	doc = fc_doc_new();
 	json_object_set_new(doc, "node", json_string(node));
-	ret = gdr_dev_open(&dev, GDR_CUDA, o.mode, &o.req, hca_bus[0] ? hca_bus : NULL);
+	ret = gdr_dev_open(&dev, GDR_CUDA, o.mode, &o.req, topo, hca);
 	json_object_set_new(doc, "library", json_string(dev.lib ? dev.lib : "libcuda.so.1"));
-	if (ret)
-		return cant_run(ctx, doc, &dev);
-	describe_gpu(doc, &dev, hca_bus[0] ? hca_bus : NULL);
-	json_object_set_new(doc, "size_bytes", json_integer((json_int_t)o.size));
-	json_object_set_new(doc, "iters", json_integer(o.iters));
-	json_object_set_new(doc, "peermem",
-			    json_boolean(gdr_peermem_loaded(gdr_sysfs_root(), seen, sizeof(seen))));
-	if (seen[0])
-		json_object_set_new(doc, "peermem_path", json_string(seen));
-	ret = gdr_mem_alloc(&dev, &m, o.size);
 	if (ret) {
-		snprintf(dev.err, sizeof(dev.err), "cannot allocate %llu bytes on GPU %d",
-			 (unsigned long long)o.size, dev.gpu.index);
-		gdr_dev_close(&dev);
+		topo_free(topo);
 		return cant_run(ctx, doc, &dev);
 	}
-	ret = timed_copies(doc, &m, &o);
-	if (!ret)
-		ret = validate_helpers(doc, &m);
-	if (!ret) {
-		dmabuf_export(doc, &m);
-		registration(doc, &m, &o, node);
-	} else {
-		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
-			   dev.gpu.index);
-	}
-	gdr_mem_free(&m);
+	if (!hca)
+		hca = hca_for_gpu(&dev, topo, hbuf, sizeof(hbuf));
+	describe_gpu(doc, &dev, hca);
+	run_checks(doc, &dev, &o, hca, node);
 	gdr_dev_close(&dev);
+	topo_free(topo);
 	return fc_emit(ctx, doc, render);
 }
