@@ -379,11 +379,10 @@ static const char *hca_for_gpu(struct gdr_dev *dev, const struct topo *topo, cha
 	return buf;
 }
 
-static void run_checks(json_t *doc, struct gdr_dev *dev, const struct gc_opts *o,
+static void run_checks(json_t *doc, struct gdr_mem *m, const struct gc_opts *o,
 		       const char *hca, const char *node)
 {
 	char seen[256] = "";
-	struct gdr_mem m;
 
 	json_object_set_new(doc, "size_bytes", json_integer((json_int_t)o->size));
 	json_object_set_new(doc, "iters", json_integer(o->iters));
@@ -391,19 +390,13 @@ static void run_checks(json_t *doc, struct gdr_dev *dev, const struct gc_opts *o
 			    json_boolean(gdr_peermem_loaded(gdr_sysfs_root(), seen, sizeof(seen))));
 	if (seen[0])
 		json_object_set_new(doc, "peermem_path", json_string(seen));
-	if (gdr_mem_alloc(dev, &m, o->size)) {
-		fc_finding(doc, FC_FAIL, "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",
-			   (unsigned long long)o->size, dev->gpu.index);
+	if (timed_copies(doc, m, o) || validate_helpers(doc, m)) {
+		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
+			   m->dev->gpu.index);
 		return;
 	}
-	if (timed_copies(doc, &m, o) || validate_helpers(doc, &m)) {
-		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
-			   dev->gpu.index);
-	} else {
-		dmabuf_export(doc, &m);
-		registration(doc, &m, o, hca, node);
-	}
-	gdr_mem_free(&m);
+	dmabuf_export(doc, m);
+	registration(doc, m, o, hca, node);
 }
 
 int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
@@ -412,6 +405,7 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	const char *hca = NULL;
 	struct topo *topo;
 	struct gdr_dev dev;
+	struct gdr_mem m;
 	struct gc_opts o;
 	json_t *doc;
 	int ret;
@@ -434,7 +428,16 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	if (!hca)
 		hca = hca_for_gpu(&dev, topo, hbuf, sizeof(hbuf));
 	describe_gpu(doc, &dev, hca);
-	run_checks(doc, &dev, &o, hca, node);
+	if (gdr_mem_alloc(&dev, &m, o.size)) {
+		snprintf(dev.err, sizeof(dev.err),
+			 "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",
+			 (unsigned long long)o.size, dev.gpu.index);
+		gdr_dev_close(&dev);
+		topo_free(topo);
+		return cant_run(ctx, doc, &dev);
+	}
+	run_checks(doc, &m, &o, hca, node);
+	gdr_mem_free(&m);
 	gdr_dev_close(&dev);
 	topo_free(topo);
 	return fc_emit(ctx, doc, render);

@@ -1,0 +1,324 @@
+/*
+ * Unit tests of the gdr module's pure parts and the host backend: GPU spec
+ * parsing, GPU choice on recorded sysfs trees (tests/data/gdr, written by
+ * tests/gdr/mksysfs.sh), the registration decision on recorded inputs,
+ * the --validate pattern, and fill / verify on host memory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/pcitopo.h"
+#include "core/log.h"
+#include "gdr/gdr.h"
+
+#define TREE_2S "tests/data/gdr/two-socket"
+#define TREE_NP "tests/data/gdr/no-peermem"
+
+static void test_gpu_spec(void **state)
+{
+	struct gdr_gpu_req r;
+	uint64_t a, b;
+
+	(void)state;
+	assert_int_equal(gdr_parse_gpu_spec("--use-cuda", NULL, &r), 0);
+	assert_int_equal(r.how, GDR_GPU_NEAREST);
+	assert_int_equal(gdr_parse_gpu_spec("--use-cuda", "", &r), 0);
+	assert_int_equal(r.how, GDR_GPU_NEAREST);
+	assert_int_equal(gdr_parse_gpu_spec("--use-cuda", "3", &r), 0);
+	assert_int_equal(r.how, GDR_GPU_INDEX);
+	assert_int_equal(r.index, 3);
+	assert_int_equal(gdr_parse_gpu_spec("--use-cuda", "0000:3b:00.0", &r), 0);
+	assert_int_equal(r.how, GDR_GPU_BUS);
+	assert_string_equal(r.bus_id, "0000:3b:00.0");
+	assert_int_equal(gdr_parse_gpu_spec("--use-cuda", "3B:00.0", &r), 0);
+	assert_int_equal(r.how, GDR_GPU_BUS);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "abc", &r), 0);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "-1", &r), 0);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "1x", &r), 0);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "0000:zz:00.0", &r), 0);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "0000:3b:00.8", &r), 0);
+	assert_int_not_equal(gdr_parse_gpu_spec("--use-cuda", "0000:3b:20.0", &r), 0);
+	/* One GPU, three spellings (cuDeviceGetPCIBusId, NVML, lspci). */
+	assert_int_equal(gdr_bdf_parse("0000:3B:00.0", &a), 0);
+	assert_int_equal(gdr_bdf_parse("00000000:3b:00.0", &b), 0);
+	assert_true(a == b);
+	assert_int_equal(gdr_bdf_parse("3b:00.0", &b), 0);
+	assert_true(a == b);
+	assert_int_equal(gdr_bdf_parse("0000:3b:00.1", &b), 0);
+	assert_true(a != b);
+}
+
+static void test_gdr_mode(void **state)
+{
+	enum gdr_mode m;
+
+	(void)state;
+	assert_int_equal(gdr_parse_mode("--gdr", "dma-buf", &m), 0);
+	assert_int_equal(m, GDR_MODE_DMABUF);
+	assert_int_equal(gdr_parse_mode("--gdr", "peermem", &m), 0);
+	assert_int_equal(m, GDR_MODE_PEERMEM);
+	assert_int_equal(gdr_parse_mode("--gdr", "auto", &m), 0);
+	assert_int_equal(m, GDR_MODE_AUTO);
+	assert_int_equal(gdr_parse_mode("--gdr", "host", &m), -EINVAL);
+}
+
+static void mkgpu(struct gdr_gpu_info *g, int index, const char *bus)
+{
+	memset(g, 0, sizeof(*g));
+	g->index = index;
+	snprintf(g->bus_id, sizeof(g->bus_id), "%s", bus);
+	g->dist = TOPO_UNKNOWN;
+}
+
+static void test_gpu_pick(void **state)
+{
+	struct gdr_gpu_info g[3];
+	struct gdr_gpu_req r = { 0 };
+	char err[256];
+
+	(void)state;
+	mkgpu(&g[0], 0, "0000:3B:00.0");
+	mkgpu(&g[1], 1, "0000:86:00.0");
+	mkgpu(&g[2], 2, "0000:3D:00.0");
+	r.how = GDR_GPU_INDEX;
+	r.index = 2;
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), 2);
+	r.index = 7;
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "GPU 7 not found"));
+	assert_non_null(strstr(err, "1 (0000:86:00.0)"));
+	r.how = GDR_GPU_BUS;
+	snprintf(r.bus_id, sizeof(r.bus_id), "86:00.0");
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), 1);
+	snprintf(r.bus_id, sizeof(r.bus_id), "0000:af:00.0");
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no GPU at bus id 0000:af:00.0"));
+	/* Nearest without any distance known: the first GPU. */
+	r.how = GDR_GPU_NEAREST;
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), 0);
+	g[1].dist = TOPO_PXB;
+	g[2].dist = TOPO_PHB;
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), 1);
+	g[2].dist = TOPO_PXB; /* a tie goes to the lower index */
+	assert_int_equal(gdr_gpu_pick(g, 3, &r, err, sizeof(err)), 1);
+	assert_int_equal(gdr_gpu_pick(g, 0, &r, err, sizeof(err)), -ENODEV);
+}
+
+/* The GPUs of the two-socket tree in CUDA index order 0..2. */
+static void tree_gpus(struct gdr_gpu_info g[3])
+{
+	mkgpu(&g[0], 0, "0000:3B:00.0"); /* socket 0, under mlx5_0's switch */
+	mkgpu(&g[1], 1, "0000:86:00.0"); /* socket 1, two switches from mlx5_1 */
+	mkgpu(&g[2], 2, "0000:3D:00.0"); /* socket 0, under mlx5_0's switch */
+}
+
+static int pick_near(struct gdr_gpu_info *g, const struct topo *t, const char *hca)
+{
+	struct gdr_gpu_req r = { .how = GDR_GPU_NEAREST };
+	char err[128];
+
+	gdr_gpu_distances(g, 3, t, hca);
+	return gdr_gpu_pick(g, 3, &r, err, sizeof(err));
+}
+
+static void test_choice_on_tree(void **state)
+{
+	struct gdr_gpu_info g[3];
+	struct topo *t = NULL;
+	char hca[32];
+
+	(void)state;
+	assert_int_equal(topo_load(TREE_2S, &t), 0);
+	tree_gpus(g);
+	/* Shared switch: both socket-0 GPUs are PIX; the lower index wins. */
+	assert_int_equal(pick_near(g, t, "mlx5_0"), 0);
+	assert_int_equal(g[0].dist, TOPO_PIX);
+	assert_int_equal(g[2].dist, TOPO_PIX);
+	assert_int_equal(g[1].dist, TOPO_SYS);
+	/* Nested switches on socket 1: PXB beats the other socket. */
+	assert_int_equal(pick_near(g, t, "mlx5_1"), 1);
+	assert_int_equal(g[1].dist, TOPO_PXB);
+	assert_int_equal(g[0].dist, TOPO_SYS);
+	/* An HCA on its own root port: PHB at best (worse than PXB). */
+	assert_int_equal(pick_near(g, t, "mlx5_2"), 1);
+	assert_int_equal(g[1].dist, TOPO_PHB);
+	/* Another host bridge of socket 0: NODE. */
+	assert_int_equal(pick_near(g, t, "mlx5_3"), 0);
+	assert_int_equal(g[0].dist, TOPO_NODE);
+	/* An HCA the tree does not have (rxe): distance unknown, GPU 0. */
+	assert_int_equal(pick_near(g, t, "rxe0"), 0);
+	assert_int_equal(g[0].dist, TOPO_UNKNOWN);
+	/* The HCA nearest a chosen GPU. */
+	assert_int_equal(gdr_nearest_hca(t, "0000:86:00.0", hca, sizeof(hca)), 0);
+	assert_string_equal(hca, "mlx5_1");
+	assert_int_equal(gdr_nearest_hca(t, "0000:3d:00.0", hca, sizeof(hca)), 0);
+	assert_string_equal(hca, "mlx5_0");
+	assert_int_equal(gdr_nearest_hca(t, "0000:af:00.0", hca, sizeof(hca)), -ENOENT);
+	assert_int_equal(gdr_nearest_hca(NULL, "0000:86:00.0", hca, sizeof(hca)), -ENOENT);
+	topo_free(t);
+
+	assert_int_equal(topo_load(TREE_NP, &t), 0);
+	tree_gpus(g);
+	assert_int_equal(pick_near(g, t, "mlx5_0"), 0);
+	assert_int_equal(g[0].dist, TOPO_PHB);
+	assert_int_equal(g[1].dist, TOPO_UNKNOWN); /* not in this tree */
+	topo_free(t);
+}
+
+static void test_peermem_probe(void **state)
+{
+	char seen[256] = "";
+
+	(void)state;
+	assert_int_equal(gdr_peermem_loaded(TREE_2S, seen, sizeof(seen)), 1);
+	assert_non_null(strstr(seen, "module/nvidia_peermem"));
+	seen[0] = 0;
+	assert_int_equal(gdr_peermem_loaded(TREE_NP, seen, sizeof(seen)), 0);
+	assert_string_equal(seen, "");
+}
+
+struct reg_case {
+	const char *name;
+	struct gdr_reg_inputs in;
+	int ret;
+	enum gdr_reg_method first, second;
+	const char *msg; /* must appear in plan.msg */
+};
+
+static void test_reg_decide(void **state)
+{
+	/* Inputs as recorded on: an H100 node with open modules and
+	 * mlx5 (driver 12.4), an A100 with proprietary modules (no dma-buf
+	 * attribute), an old 11.4 driver, a kernel without dma-buf MRs. */
+	static const struct reg_case cases[] = {
+		{ "h100 open modules, peermem too",
+		  { GDR_MODE_AUTO, 12040, 1, 1, 1, 1 }, 0, GDR_REG_DMABUF, GDR_REG_PEERMEM,
+		  "dma-buf" },
+		{ "h100 open modules, no peermem",
+		  { GDR_MODE_AUTO, 12040, 1, 1, 1, 0 }, 0, GDR_REG_DMABUF, GDR_REG_NONE,
+		  "dma-buf" },
+		{ "verbs not probed yet",
+		  { GDR_MODE_AUTO, 12040, 1, 1, -1, 0 }, 0, GDR_REG_DMABUF, GDR_REG_NONE,
+		  "dma-buf" },
+		{ "a100 proprietary modules, peermem",
+		  { GDR_MODE_AUTO, 12020, 1, 0, 1, 1 }, 0, GDR_REG_PEERMEM, GDR_REG_NONE,
+		  "does not report dma-buf" },
+		{ "driver 11.4, peermem",
+		  { GDR_MODE_AUTO, 11040, 0, 0, 1, 1 }, 0, GDR_REG_PEERMEM, GDR_REG_NONE,
+		  "(11.4) has no cuMemGetHandleForAddressRange" },
+		{ "kernel without dma-buf, no peermem",
+		  { GDR_MODE_AUTO, 12040, 1, 1, 0, 0 }, -EOPNOTSUPP, GDR_REG_NONE,
+		  GDR_REG_NONE, "modprobe nvidia-peermem" },
+		{ "proprietary modules, no peermem",
+		  { GDR_MODE_AUTO, 12020, 1, 0, 1, 0 }, -EOPNOTSUPP, GDR_REG_NONE,
+		  GDR_REG_NONE, "neither dma-buf nor peermem" },
+		{ "--gdr dmabuf on a kernel without it",
+		  { GDR_MODE_DMABUF, 12040, 1, 1, 0, 1 }, -EOPNOTSUPP, GDR_REG_NONE,
+		  GDR_REG_NONE, "or --gdr peermem (nvidia_peermem is loaded)" },
+		{ "--gdr dmabuf where it works: no fallback",
+		  { GDR_MODE_DMABUF, 12040, 1, 1, 1, 1 }, 0, GDR_REG_DMABUF, GDR_REG_NONE,
+		  "--gdr dmabuf" },
+		{ "--gdr peermem without the module",
+		  { GDR_MODE_PEERMEM, 12040, 1, 1, 1, 0 }, -EOPNOTSUPP, GDR_REG_NONE,
+		  GDR_REG_NONE, "modprobe nvidia-peermem, or use --gdr dmabuf" },
+		{ "--gdr peermem with the module",
+		  { GDR_MODE_PEERMEM, 12040, 1, 1, 1, 1 }, 0, GDR_REG_PEERMEM, GDR_REG_NONE,
+		  "--gdr peermem" },
+	};
+	struct gdr_reg_plan plan;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct reg_case *c = &cases[i];
+		int ret = gdr_reg_decide(&c->in, &plan);
+
+		if (ret != c->ret || plan.first != c->first || plan.second != c->second ||
+		    !strstr(plan.msg, c->msg))
+			fail_msg("case '%s': ret %d first %s second %s msg '%s'", c->name, ret,
+				 gdr_method_name(plan.first), gdr_method_name(plan.second),
+				 plan.msg);
+	}
+}
+
+static void test_pattern(void **state)
+{
+	uint8_t a[10000], b[10000];
+
+	(void)state;
+	gdr_pattern_fill(a, 0, sizeof(a), 42);
+	assert_int_equal(gdr_pattern_check(a, 0, sizeof(a), 42), -1);
+	/* A slice filled at its own offset equals the slice of the whole. */
+	gdr_pattern_fill(b, 1237, 5003, 42);
+	assert_memory_equal(b, a + 1237, 5003);
+	assert_int_equal(gdr_pattern_check(a + 1237, 1237, 5003, 42), -1);
+	/* Data at the wrong offset is caught (a shifted buffer). */
+	assert_int_not_equal(gdr_pattern_check(a + 8, 0, 4096, 42), -1);
+	/* Another seed, another pattern. */
+	assert_int_equal(gdr_pattern_check(a, 0, sizeof(a), 43), 0);
+	a[9001] ^= 1;
+	assert_int_equal(gdr_pattern_check(a, 0, sizeof(a), 42), 9001);
+	assert_int_equal(gdr_pattern_check(a + 5000, 5000, 5000, 42), 9001);
+	/* Not a constant or a repeating byte. */
+	assert_true(a[0] != a[1] || a[1] != a[2] || a[2] != a[3]);
+}
+
+static void test_host_backend(void **state)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct gdr_dev dev;
+	struct gdr_mem m;
+	uint64_t bad = 0;
+	char desc[32];
+	int lvl = fc_log_level;
+
+	(void)state;
+	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
+	assert_int_equal(gdr_mem_alloc(&dev, &m, (1 << 20) + 3), 0);
+	assert_int_equal((uintptr_t)m.base % pg, 0);
+	assert_int_equal(m.alloc_len % pg, 0);
+	assert_true(m.alloc_len >= m.len && m.alloc_len / pg > 256);
+	assert_true(m.iova == (uint64_t)(uintptr_t)m.base);
+	assert_string_equal(gdr_mem_describe(&m, desc, sizeof(desc)), "host");
+	assert_int_equal(gdr_mem_fill(&m, 100, 500000, 7), 0);
+	assert_int_equal(gdr_mem_verify(&m, 100, 500000, 7, &bad), 0);
+	assert_int_equal(gdr_mem_verify(&m, 100, 500000, 8, &bad), 1);
+	((uint8_t *)m.base)[123457] ^= 0xff;
+	assert_int_equal(gdr_mem_verify(&m, 100, 500000, 7, &bad), 1);
+	assert_int_equal(bad, 123457);
+	/* The end of the buffer, then past it. */
+	assert_int_equal(gdr_mem_fill(&m, m.len - 10, 10, 1), 0);
+	assert_int_equal(gdr_mem_verify(&m, m.len - 10, 10, 1, &bad), 0);
+	fc_log_level = -1;
+	assert_int_equal(gdr_mem_fill(&m, m.len - 10, 11, 1), -ERANGE);
+	assert_int_equal(gdr_mem_verify(&m, m.len + 1, 1, 1, &bad), -ERANGE);
+	fc_log_level = lvl;
+	gdr_mem_free(&m);
+	assert_int_equal(gdr_mem_alloc(&dev, &m, 1), 0);
+	assert_int_equal(m.alloc_len, pg);
+	gdr_mem_free(&m);
+	gdr_dev_close(&dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpu_spec),
+		cmocka_unit_test(test_gdr_mode),
+		cmocka_unit_test(test_gpu_pick),
+		cmocka_unit_test(test_choice_on_tree),
+		cmocka_unit_test(test_peermem_probe),
+		cmocka_unit_test(test_reg_decide),
+		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_host_backend),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
