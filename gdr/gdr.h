@@ -191,6 +191,11 @@ void gdr_mem_free(struct gdr_mem *m);
  */
 int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *node,
 		const char *devname);
+/* Registers by @plan (first, then second), as gdr_mem_reg does once it
+ * has decided; logs a refused registration naming @node, @devname, the
+ * call, errno and the fix. */
+int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		     const struct gdr_reg_plan *plan, const char *node, const char *devname);
 void gdr_mem_dereg(struct gdr_mem *m);
 uint32_t gdr_mem_lkey(const struct gdr_mem *m);
 uint32_t gdr_mem_rkey(const struct gdr_mem *m);

@@ -205,20 +205,15 @@ static int plan_cuda_reg(struct gdr_mem *m, struct ibv_pd *pd, const char *node)
 	return ret;
 }
 
-int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *node,
-		const char *devname)
+int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		     const struct gdr_reg_plan *plan, const char *node, const char *devname)
 {
-	enum gdr_reg_method tries[2] = { GDR_REG_HOST, GDR_REG_NONE };
+	enum gdr_reg_method tries[2] = { plan->first, plan->second };
 	char why[384];
 	int ret = -EINVAL;
 
-	if (m->dev->kind == GDR_CUDA) {
-		ret = plan_cuda_reg(m, pd, node);
-		if (ret)
-			return ret;
-		tries[0] = m->plan.first;
-		tries[1] = m->plan.second;
-	}
+	if (plan != &m->plan)
+		m->plan = *plan;
 	for (int i = 0; i < 2 && tries[i] != GDR_REG_NONE; i++) {
 		why[0] = 0;
 		ret = m->dev->ops->reg(m, pd, access, tries[i], why, sizeof(why));
@@ -236,6 +231,18 @@ int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *no
 		       devname, why, -ret, reg_fix(tries[i], -ret));
 	}
 	return ret;
+}
+
+int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *node,
+		const char *devname)
+{
+	struct gdr_reg_plan host = { .first = GDR_REG_HOST, .second = GDR_REG_NONE };
+	int ret;
+
+	if (m->dev->kind == GDR_HOST)
+		return gdr_mem_reg_plan(m, pd, access, &host, node, devname);
+	ret = plan_cuda_reg(m, pd, node);
+	return ret ? ret : gdr_mem_reg_plan(m, pd, access, &m->plan, node, devname);
 }
 
 void gdr_mem_dereg(struct gdr_mem *m)

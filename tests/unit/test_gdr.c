@@ -307,6 +307,74 @@ static void test_host_backend(void **state)
 	gdr_dev_close(&dev);
 }
 
+/* A backend whose registrations fail as an HCA refuses them, to check
+ * what is reported (no verbs call is made). */
+static int refuse_mask; /* bit per method that is refused */
+
+static int refusing_reg(struct gdr_mem *m, struct ibv_pd *pd, int access,
+			enum gdr_reg_method method, char *why, size_t whylen)
+{
+	(void)m;
+	(void)pd;
+	(void)access;
+	if (!(refuse_mask & (1 << method)))
+		return 0;
+	snprintf(why, whylen, "ibv_reg_%s of 4096 bytes: Bad address",
+		 method == GDR_REG_DMABUF ? "dmabuf_mr" : "mr");
+	return -EFAULT;
+}
+
+/* Runs gdr_mem_reg_plan with stderr captured into @out. */
+static int reg_captured(struct gdr_mem *m, const struct gdr_reg_plan *plan, char *out,
+			size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	ret = gdr_mem_reg_plan(m, NULL, 0, plan, "nodeB", "mlx5_1");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, len - 1, tmp);
+	out[n] = 0;
+	fclose(tmp);
+	return ret;
+}
+
+static void test_reg_refused(void **state)
+{
+	struct gdr_ops ops = gdr_host_ops;
+	struct gdr_reg_plan plan = { .first = GDR_REG_DMABUF, .second = GDR_REG_PEERMEM };
+	struct gdr_dev dev = { .kind = GDR_CUDA, .ops = &ops, .gpu = { .index = 1 } };
+	struct gdr_mem m = { .dev = &dev, .len = 4096, .dmabuf_fd = -1 };
+	char log[2048];
+
+	(void)state;
+	ops.reg = refusing_reg;
+	/* dma-buf refused, peermem works: a warning, then peermem. */
+	refuse_mask = 1 << GDR_REG_DMABUF;
+	assert_int_equal(reg_captured(&m, &plan, log, sizeof(log)), 0);
+	assert_int_equal(m.method, GDR_REG_PEERMEM);
+	assert_non_null(strstr(log, "node nodeB, device mlx5_1: dmabuf registration refused"));
+	assert_non_null(strstr(log, "trying peermem"));
+	/* Both refused: one error naming node, device, call, errno and fix. */
+	refuse_mask = (1 << GDR_REG_DMABUF) | (1 << GDR_REG_PEERMEM);
+	m.method = GDR_REG_NONE;
+	assert_int_equal(reg_captured(&m, &plan, log, sizeof(log)), -EFAULT);
+	assert_int_equal(m.method, GDR_REG_NONE);
+	assert_non_null(strstr(log, "error: node nodeB, device mlx5_1: registration refused: ibv_reg_mr of 4096 bytes: Bad address (errno 14); fix: check that nvidia_peermem matches"));
+	/* --gdr dmabuf: no second try. */
+	plan.second = GDR_REG_NONE;
+	assert_int_equal(reg_captured(&m, &plan, log, sizeof(log)), -EFAULT);
+	assert_null(strstr(log, "trying"));
+	assert_non_null(strstr(log, "ibv_reg_dmabuf_mr of 4096 bytes: Bad address (errno 14); fix: check that the HCA driver takes dma-buf"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_reg_decide),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_host_backend),
+		cmocka_unit_test(test_reg_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
