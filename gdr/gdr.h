@@ -17,6 +17,7 @@
 #ifndef FC_GDR_H
 #define FC_GDR_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -215,6 +216,53 @@ int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
  * the driver for CUDA (*pinned_p = 1), page aligned otherwise. */
 void *gdr_staging_alloc(struct gdr_dev *dev, size_t len, int *pinned_p);
 void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned);
+
+/*
+ * --validate across the slots a test cycles through: slot i is the @len
+ * bytes at @base + i * @stride, and holds the pattern of offsets
+ * [i * @stride, i * @stride + len) whatever @base is, so that the sender's
+ * tx half and the receiver's rx half compare equal. Verify returns 0, or 1
+ * with the first bad slot and the offset within that message, or -errno.
+ */
+int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+		       size_t len, uint64_t seed);
+int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+			 size_t len, uint64_t seed, uint32_t *slot_p, uint64_t *off_p);
+
+/*
+ * True when the CPU may read and write the memory. GPU memory is not: the
+ * data path must not use IBV_SEND_INLINE on it, nor poll it or memset it
+ * from the CPU (use completions, and gdr_mem_fill to set it).
+ */
+int gdr_mem_host_accessible(const struct gdr_mem *m);
+
+/* ---- Test options and reports (pure) ---- */
+
+/* What a test asks of the memory on each node. Zeroed = host memory. */
+struct gdr_opts {
+	enum gdr_kind kind; /* GDR_CUDA when --use-cuda was given */
+	struct gdr_gpu_req req;
+	enum gdr_mode mode;
+	int validate;	    /* --validate: fill, transfer, verify */
+};
+
+/* --use-cuda[=SPEC]: sets kind and the GPU request (NULL SPEC: nearest). */
+int gdr_opts_use_cuda(struct gdr_opts *o, const char *spec);
+/* The options as the controller sends them to a worker:
+ * {"memory": "host"|"cuda", "gpu": null|N|"BUS"|"nearest", "gdr": MODE,
+ *  "validate": bool} */
+json_t *gdr_opts_json(const struct gdr_opts *o);
+/* Reads them back; -EPROTO with @why on anything else. */
+int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t len);
+/* Adds "memory" ("host", "cuda:0 (dmabuf)") and, for GPU memory, "gpu",
+ * "gpu_name", "gpu_bus_id", "gpu_distance", "gpu_hca" to a side's report. */
+void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca);
+/* A warning when the GPU is farther than PXB from the HCA, or the path is
+ * unknown while an HCA is named. */
+void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *g,
+		      const char *hca);
+void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m,
+		      const char *hca);
 
 /* ---- Probes of this host ---- */
 

@@ -288,7 +288,8 @@ static int check_range(const struct gdr_mem *m, uint64_t off, size_t len)
 	return 0;
 }
 
-int gdr_mem_fill(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed)
+/* Fills [off, off + len) with the pattern bytes of offsets [pat, pat + len). */
+static int fill_as(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed, uint64_t pat)
 {
 	size_t chunk = len < STAGE_CHUNK ? len : STAGE_CHUNK;
 	void *stage;
@@ -297,7 +298,7 @@ int gdr_mem_fill(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed)
 	if (ret || !len)
 		return ret;
 	if (m->dev->kind == GDR_HOST) {
-		gdr_pattern_fill((char *)m->base + off, off, len, seed);
+		gdr_pattern_fill((char *)m->base + off, pat, len, seed);
 		return 0;
 	}
 	stage = malloc(chunk);
@@ -306,15 +307,16 @@ int gdr_mem_fill(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed)
 	for (size_t done = 0; done < len && !ret; done += chunk) {
 		size_t n = len - done < chunk ? len - done : chunk;
 
-		gdr_pattern_fill(stage, off + done, n, seed);
+		gdr_pattern_fill(stage, pat + done, n, seed);
 		ret = m->dev->ops->copy_from_host(m, off + done, stage, n);
 	}
 	free(stage);
 	return ret;
 }
 
-int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
-		   uint64_t *bad_off_p)
+/* 0 match, 1 mismatch (*bad_p = first bad pattern offset), or -errno. */
+static int verify_as(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed, uint64_t pat,
+		     uint64_t *bad_p)
 {
 	size_t chunk = len < STAGE_CHUNK ? len : STAGE_CHUNK;
 	int64_t bad = -1;
@@ -324,7 +326,7 @@ int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
 	if (ret || !len)
 		return ret;
 	if (m->dev->kind == GDR_HOST) {
-		bad = gdr_pattern_check((char *)m->base + off, off, len, seed);
+		bad = gdr_pattern_check((char *)m->base + off, pat, len, seed);
 		goto out;
 	}
 	stage = malloc(chunk);
@@ -336,7 +338,7 @@ int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
 		ret = m->dev->ops->copy_to_host(m, stage, off + done, n);
 		if (ret)
 			break;
-		bad = gdr_pattern_check(stage, off + done, n, seed);
+		bad = gdr_pattern_check(stage, pat + done, n, seed);
 	}
 	free(stage);
 	if (ret)
@@ -344,6 +346,52 @@ int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
 out:
 	if (bad < 0)
 		return 0;
-	*bad_off_p = (uint64_t)bad;
+	*bad_p = (uint64_t)bad;
 	return 1;
+}
+
+int gdr_mem_fill(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed)
+{
+	return fill_as(m, off, len, seed, off);
+}
+
+int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
+		   uint64_t *bad_off_p)
+{
+	return verify_as(m, off, len, seed, off, bad_off_p);
+}
+
+int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+		       size_t len, uint64_t seed)
+{
+	int ret = 0;
+
+	if (len > stride)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nslots && !ret; i++)
+		ret = fill_as(m, base + i * stride, len, seed, i * stride);
+	return ret;
+}
+
+int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+			 size_t len, uint64_t seed, uint32_t *slot_p, uint64_t *off_p)
+{
+	uint64_t bad = 0;
+	int ret = 0;
+
+	if (len > stride)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nslots && !ret; i++) {
+		ret = verify_as(m, base + i * stride, len, seed, i * stride, &bad);
+		if (ret == 1) {
+			*slot_p = i;
+			*off_p = bad - i * stride;
+		}
+	}
+	return ret;
+}
+
+int gdr_mem_host_accessible(const struct gdr_mem *m)
+{
+	return m->dev && m->dev->kind == GDR_HOST;
 }

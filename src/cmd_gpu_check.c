@@ -336,7 +336,8 @@ static int cant_run(struct fc_ctx *ctx, json_t *doc, const struct gdr_dev *dev)
 	return FC_EXIT_CANT;
 }
 
-static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca)
+static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca,
+			 const char *node)
 {
 	json_object_set_new(doc, "driver_version",
 			    json_sprintf("%d.%d", dev->driver_version / 1000,
@@ -346,10 +347,7 @@ static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca
 						  dev->gpu.index, "bus_id", dev->gpu.bus_id,
 						  "distance", topo_dist_name(dev->gpu.dist),
 						  "hca", hca));
-	if (dev->gpu.dist != TOPO_UNKNOWN && dev->gpu.dist > TOPO_PXB)
-		fc_finding(doc, FC_WARN,
-			   "GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use a GPU behind the HCA's PCIe switch (--gpu) or the HCA nearest the GPU (-d)",
-			   dev->gpu.index, dev->gpu.bus_id, topo_dist_name(dev->gpu.dist), hca);
+	gdr_gpu_findings(doc, node, &dev->gpu, hca);
 }
 
 /* The HCA to measure against: -d, else for --gpu the HCA nearest that GPU
@@ -427,7 +425,7 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (!hca)
 		hca = hca_for_gpu(&dev, topo, hbuf, sizeof(hbuf));
-	describe_gpu(doc, &dev, hca);
+	describe_gpu(doc, &dev, hca, node);
 	if (gdr_mem_alloc(&dev, &m, o.size)) {
 		snprintf(dev.err, sizeof(dev.err),
 			 "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",

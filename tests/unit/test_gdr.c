@@ -307,6 +307,131 @@ static void test_host_backend(void **state)
 	gdr_dev_close(&dev);
 }
 
+static void test_slots(void **state)
+{
+	const uint64_t stride = 8192, half = 8 * stride;
+	struct gdr_dev dev;
+	struct gdr_mem m;
+	uint64_t off = 0;
+	uint32_t slot = 0;
+
+	(void)state;
+	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
+	assert_int_equal(gdr_mem_alloc(&dev, &m, 2 * half), 0);
+	/* The sender's tx half, then a faithful transfer into the rx half. */
+	assert_int_equal(gdr_mem_fill_slots(&m, 0, stride, 8, 5000, 99), 0);
+	for (int i = 0; i < 8; i++)
+		memcpy((char *)m.base + half + i * stride, (char *)m.base + i * stride, 5000);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 0);
+	/* A message that landed in the wrong slot. */
+	memcpy((char *)m.base + half + 3 * stride, (char *)m.base + 2 * stride, 5000);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 1);
+	assert_int_equal(slot, 3);
+	assert_int_equal(off, 0);
+	/* One corrupt byte inside slot 6. */
+	memcpy((char *)m.base + half + 3 * stride, (char *)m.base + 3 * stride, 5000);
+	((uint8_t *)m.base)[half + 6 * stride + 4321] ^= 0x10;
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 1);
+	assert_int_equal(slot, 6);
+	assert_int_equal(off, 4321);
+	/* Only the bytes of the message are compared, not the slot tail. */
+	((uint8_t *)m.base)[half + 6 * stride + 4321] ^= 0x10;
+	((uint8_t *)m.base)[half + 6 * stride + 6000] ^= 0x10;
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 0);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 9000, 99, &slot, &off),
+			 -EINVAL);
+	assert_true(gdr_mem_host_accessible(&m));
+	gdr_mem_free(&m);
+	gdr_dev_close(&dev);
+}
+
+static void test_opts_wire(void **state)
+{
+	struct gdr_opts o = { 0 }, back;
+	char why[128];
+	json_t *j;
+
+	(void)state;
+	/* Host memory by default. */
+	j = gdr_opts_json(&o);
+	assert_string_equal(json_string_value(json_object_get(j, "memory")), "host");
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.kind, GDR_HOST);
+	json_decref(j);
+	/* --use-cuda=0000:86:00.0 --gdr peermem --validate */
+	assert_int_equal(gdr_opts_use_cuda(&o, "0000:86:00.0"), 0);
+	o.mode = GDR_MODE_PEERMEM;
+	o.validate = 1;
+	j = gdr_opts_json(&o);
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.kind, GDR_CUDA);
+	assert_int_equal(back.req.how, GDR_GPU_BUS);
+	assert_string_equal(back.req.bus_id, "0000:86:00.0");
+	assert_int_equal(back.mode, GDR_MODE_PEERMEM);
+	assert_int_equal(back.validate, 1);
+	json_decref(j);
+	/* --use-cuda=2 and --use-cuda alone. */
+	assert_int_equal(gdr_opts_use_cuda(&o, "2"), 0);
+	j = gdr_opts_json(&o);
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.req.how, GDR_GPU_INDEX);
+	assert_int_equal(back.req.index, 2);
+	json_decref(j);
+	assert_int_equal(gdr_opts_use_cuda(&o, NULL), 0);
+	j = gdr_opts_json(&o);
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.req.how, GDR_GPU_NEAREST);
+	json_decref(j);
+	/* What a worker must refuse. */
+	j = json_pack("{s:s}", "memory", "rocm");
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "\"memory\""));
+	json_decref(j);
+	j = json_pack("{s:s, s:s}", "memory", "cuda", "gpu", "0000:zz:00.0");
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	json_decref(j);
+	j = json_pack("{s:s, s:i}", "memory", "cuda", "gpu", -1);
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	json_decref(j);
+	j = json_pack("{s:s, s:s}", "memory", "host", "gdr", "magic");
+	assert_int_equal(gdr_opts_from_json(j, &back, why, sizeof(why)), -EPROTO);
+	json_decref(j);
+}
+
+static void test_report(void **state)
+{
+	struct gdr_dev dev = { .kind = GDR_CUDA, .gpu = { .index = 1, .name = "H100",
+							   .bus_id = "0000:86:00.0",
+							   .dist = TOPO_PHB } };
+	struct gdr_mem m = { .dev = &dev, .method = GDR_REG_DMABUF };
+	json_t *side = json_object(), *doc = json_pack("{s:s, s:[]}", "verdict", "pass",
+						       "findings");
+
+	(void)state;
+	gdr_mem_report(side, &m, "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(side, "memory")),
+			    "cuda:1 (dmabuf)");
+	assert_string_equal(json_string_value(json_object_get(side, "gpu_bus_id")),
+			    "0000:86:00.0");
+	assert_string_equal(json_string_value(json_object_get(side, "gpu_distance")), "PHB");
+	gdr_mem_findings(doc, "nodeB", &m, "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			       "nodeB: GPU 1 (0000:86:00.0) is PHB from mlx5_2, worse than PXB"));
+	/* PXB and better: no finding. */
+	json_array_clear(json_object_get(doc, "findings"));
+	dev.gpu.dist = TOPO_PXB;
+	gdr_mem_findings(doc, "nodeB", &m, "mlx5_2");
+	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 0);
+	m.method = GDR_REG_PEERMEM;
+	json_object_clear(side);
+	gdr_mem_report(side, &m, NULL);
+	assert_string_equal(json_string_value(json_object_get(side, "memory")),
+			    "cuda:1 (peermem)");
+	json_decref(side);
+	json_decref(doc);
+}
+
 /* A backend whose registrations fail as an HCA refuses them, to check
  * what is reported (no verbs call is made). */
 static int refuse_mask; /* bit per method that is refused */
@@ -387,6 +512,9 @@ int main(void)
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_host_backend),
 		cmocka_unit_test(test_reg_refused),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_opts_wire),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
