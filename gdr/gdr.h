@@ -219,15 +219,25 @@ void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned);
 
 /*
  * --validate across the slots a test cycles through: slot i is the @len
- * bytes at @base + i * @stride, and holds the pattern of offsets
- * [i * @stride, i * @stride + len) whatever @base is, so that the sender's
- * tx half and the receiver's rx half compare equal. Verify returns 0, or 1
- * with the first bad slot and the offset within that message, or -errno.
+ * bytes at @base + i * @stride. Every slot of the source holds the same
+ * pattern (so a message may land in any slot of the sink); the sink's
+ * slots are first filled with a @poison pattern over the whole stride.
+ * Afterwards each slot must hold the data or still the poison: a slot with
+ * anything else is a corruption, reported with its first bad offset.
  */
+struct gdr_slot_check {
+	uint32_t matched;   /* slots that hold the data */
+	uint32_t untouched; /* slots nothing was written to */
+	uint32_t bad_slot;  /* on mismatch: the slot */
+	uint64_t bad_off;   /* on mismatch: first bad offset in the message */
+};
+
 int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
 		       size_t len, uint64_t seed);
+/* 0 when every slot holds the data or the poison, 1 on a corrupt slot,
+ * -errno when the memory could not be read back. */
 int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
-			 size_t len, uint64_t seed, uint32_t *slot_p, uint64_t *off_p);
+			 size_t len, uint64_t seed, uint64_t poison, struct gdr_slot_check *c);
 
 /*
  * True when the CPU may read and write the memory. GPU memory is not: the
@@ -235,6 +245,9 @@ int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint
  * from the CPU (use completions, and gdr_mem_fill to set it).
  */
 int gdr_mem_host_accessible(const struct gdr_mem *m);
+
+/* Recomputes the distances of @dev's GPUs to HCA @hca once it is chosen. */
+void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *hca);
 
 /* ---- Test options and reports (pure) ---- */
 

@@ -72,3 +72,13 @@ int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len)
 	}
 	return 0;
 }
+
+void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *hca)
+{
+	if (!dev->gpus)
+		return;
+	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
+	for (int i = 0; i < dev->ngpus; i++)
+		if (dev->gpus[i].index == dev->gpu.index)
+			dev->gpu.dist = dev->gpus[i].dist;
+}

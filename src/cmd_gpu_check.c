@@ -372,8 +372,7 @@ static const char *hca_for_gpu(struct gdr_dev *dev, const struct topo *topo, cha
 {
 	if (gdr_nearest_hca(topo, dev->gpu.bus_id, buf, len))
 		return NULL;
-	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, buf);
-	dev->gpu.dist = dev->gpus[dev->gpu.index].dist;
+	gdr_dev_set_hca(dev, topo, buf);
 	return buf;
 }
 

@@ -310,36 +310,44 @@ static void test_host_backend(void **state)
 static void test_slots(void **state)
 {
 	const uint64_t stride = 8192, half = 8 * stride;
+	struct gdr_slot_check c;
 	struct gdr_dev dev;
 	struct gdr_mem m;
-	uint64_t off = 0;
-	uint32_t slot = 0;
+	uint8_t *rx;
 
 	(void)state;
 	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
 	assert_int_equal(gdr_mem_alloc(&dev, &m, 2 * half), 0);
-	/* The sender's tx half, then a faithful transfer into the rx half. */
+	rx = (uint8_t *)m.base + half;
+	/* Source: the tx half; sink: the rx half, poisoned first. */
 	assert_int_equal(gdr_mem_fill_slots(&m, 0, stride, 8, 5000, 99), 0);
-	for (int i = 0; i < 8; i++)
-		memcpy((char *)m.base + half + i * stride, (char *)m.base + i * stride, 5000);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 0);
-	/* A message that landed in the wrong slot. */
-	memcpy((char *)m.base + half + 3 * stride, (char *)m.base + 2 * stride, 5000);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 1);
-	assert_int_equal(slot, 3);
-	assert_int_equal(off, 0);
+	assert_int_equal(gdr_mem_fill_slots(&m, half, stride, 8, stride, 1234), 0);
+	/* Nothing arrived yet: all untouched, none matched. */
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
+	assert_int_equal(c.matched, 0);
+	assert_int_equal(c.untouched, 8);
+	/* Five messages arrive, in any slots. */
+	for (int i = 0; i < 5; i++)
+		memcpy(rx + ((i * 3) % 8) * stride, (uint8_t *)m.base + i * stride, 5000);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
+	assert_int_equal(c.matched, 5);
+	assert_int_equal(c.untouched, 3);
 	/* One corrupt byte inside slot 6. */
-	memcpy((char *)m.base + half + 3 * stride, (char *)m.base + 3 * stride, 5000);
-	((uint8_t *)m.base)[half + 6 * stride + 4321] ^= 0x10;
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 1);
-	assert_int_equal(slot, 6);
-	assert_int_equal(off, 4321);
+	rx[6 * stride + 4321] ^= 0x10;
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 1);
+	assert_int_equal(c.bad_slot, 6);
+	assert_int_equal(c.bad_off, 4321);
+	rx[6 * stride + 4321] ^= 0x10;
+	/* A message cut short: the rest of its slot still holds the poison. */
+	gdr_pattern_fill(rx + 3 * stride + 1000, 1000, 4000, 1234);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 1);
+	assert_int_equal(c.bad_slot, 3);
+	assert_int_equal(c.bad_off, 1000);
+	memcpy(rx + 3 * stride, m.base, 5000);
 	/* Only the bytes of the message are compared, not the slot tail. */
-	((uint8_t *)m.base)[half + 6 * stride + 4321] ^= 0x10;
-	((uint8_t *)m.base)[half + 6 * stride + 6000] ^= 0x10;
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, &slot, &off), 0);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 9000, 99, &slot, &off),
-			 -EINVAL);
+	rx[6 * stride + 6000] ^= 0x10;
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
+	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 9000, 99, 1234, &c), -EINVAL);
 	assert_true(gdr_mem_host_accessible(&m));
 	gdr_mem_free(&m);
 	gdr_dev_close(&dev);
