@@ -277,6 +277,14 @@ void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *
 void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m,
 		      const char *hca);
 
+/* The distance warning from a side of a pair report ("node", "device",
+ * "gpu", "gpu_bus_id", "gpu_distance"); nothing for host memory. */
+void gdr_side_findings(json_t *doc, const json_t *side);
+/* Failures from a sink's "validate" result: {"memory", "slots", "matched",
+ * "untouched"[, "bad_slot", "bad_offset"]}. */
+void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint64_t size,
+			   const json_t *v);
+
 /* ---- Probes of this host ---- */
 
 /* True when nvidia_peermem / nv_peer_mem is loaded under @sysfs; names

@@ -111,3 +111,37 @@ void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m, co
 	if (m->dev && m->dev->kind == GDR_CUDA)
 		gdr_gpu_findings(doc, node, &m->dev->gpu, hca);
 }
+
+void gdr_side_findings(json_t *doc, const json_t *side)
+{
+	struct gdr_gpu_info g = { .dist = TOPO_UNKNOWN };
+	const char *dist = fc_jstr(side, "gpu_distance", NULL);
+	enum topo_dist d;
+
+	if (!dist || !json_is_integer(json_object_get(side, "gpu")))
+		return;
+	g.index = (int)json_integer_value(json_object_get(side, "gpu"));
+	snprintf(g.bus_id, sizeof(g.bus_id), "%s", fc_jstr(side, "gpu_bus_id", "?"));
+	if (topo_dist_parse(dist, &d) == 0)
+		g.dist = d;
+	gdr_gpu_findings(doc, fc_jstr(side, "node", "?"), &g, fc_jstr(side, "device", NULL));
+}
+
+void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint64_t size,
+			   const json_t *v)
+{
+	const char *mem = fc_jstr(v, "memory", "host");
+
+	if (!json_is_object(v))
+		return;
+	if (json_is_integer(json_object_get(v, "bad_slot")))
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: a received message differs from what was sent, first at byte %lld (slot %lld, %s memory): the data path corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
+			   node, test, (unsigned long long)size,
+			   (long long)fc_jnum(v, "bad_offset", -1), (long long)fc_jnum(v, "bad_slot", -1),
+			   mem, strncmp(mem, "cuda", 4) ? "" : " and the GPUDirect setup (ACS on the switch, driver and peermem versions)");
+	else if (fc_jnum(v, "matched", 0) < 1)
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: no message arrived in the receive buffer (%s memory) although the test completed: the HCA reported success for data it did not deliver",
+			   node, test, (unsigned long long)size, mem);
+}
