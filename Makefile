@@ -14,7 +14,7 @@ LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().
-SRC_DIRS := core verbs gdr checks tui ctl src
+SRC_DIRS := core verbs gdr checks tui store ctl src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -26,7 +26,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind
+	deps clean valgrind bench-matrix
 all: fabcheck
 
 $(OBJ)/%.o: %.c
@@ -80,6 +80,13 @@ bench:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
+
+# The matrix's schedule and analysis at 512 nodes (issue 6).
+build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a
+	$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS)
+bench-matrix: build/bench_matrix
+	@build/bench_matrix 512
+	@build/bench_matrix 512 both
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mxan.h" /* fc_median */
 #include "out.h"
 #include "stats.h"
 #include "util.h"

@@ -19,7 +19,7 @@ double fc_percentile_sorted(const double *sorted, size_t n, double p)
 
 	if (!n)
 		return 0;
-	rank = ceil(p / 100.0 * (double)n);
+	rank = ceil(p / 100.0 * (double)n - 1e-9); /* 99.9% of 1000 is 999, not 1000 */
 	k = rank < 1 ? 1 : (size_t)rank;
 	if (k > n)
 		k = n;
@@ -49,22 +49,6 @@ int fc_lat_stats(double *samples, size_t n, struct fc_lat_stats *out)
 	out->p99 = fc_percentile_sorted(samples, n, 99);
 	out->p999 = fc_percentile_sorted(samples, n, 99.9);
 	return 0;
-}
-
-double fc_median(const double *v, size_t n)
-{
-	double *c, m;
-
-	if (!n)
-		return 0;
-	c = malloc(n * sizeof(*c));
-	if (!c)
-		return 0;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
-	return m;
 }
 
 double fc_gbps(uint64_t bytes, double seconds)

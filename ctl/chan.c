@@ -106,6 +106,8 @@ fail:
 	return -errno;
 }
 
+static void explain_exit(struct fc_chan *c);
+
 int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body)
 {
 	char *line;
@@ -126,10 +128,8 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			snprintf(c->why, sizeof(c->why),
-				 "%s: lost the worker (cannot send '%s': %s)", c->node, type,
-				 strerror(errno));
 			free(line);
+			explain_exit(c);
 			return -EPIPE;
 		}
 		off += (size_t)w;

@@ -62,6 +62,8 @@ const char usage_pair[] =
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
 	"                      $FABCHECK_WORKER_CMD)\n"
 	"  --timeout T         deadline of every wait (default 30s)\n"
+	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
+	"  --no-db             keep nothing\n"
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 could not run\n"
@@ -88,6 +90,7 @@ static const struct option pair_opts[] = {
 	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
 	{ .name = "interval", .has_arg = required_argument, .val = OPT_INTERVAL },
 	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
+	{ .name = "device", .has_arg = required_argument, .val = 'd' },
 	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
 	{ .name = "cm", .has_arg = no_argument, .val = OPT_CM },
 	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_MIN_GBPS },
@@ -310,6 +313,7 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("pair: --gdr chooses how GPU memory is registered; add --use-cuda");
 		return FC_EXIT_USAGE;
 	}
+	cfg.launch.verbose = ctx->verbose;
 	if (check_file("--ssh-config", cfg.launch.ssh_config))
 		return FC_EXIT_USAGE;
 	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)

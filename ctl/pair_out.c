@@ -37,11 +37,15 @@ static void render_sides(FILE *f, const json_t *doc)
 			      fc_jstr(s, "width", "?"), fc_jstr(s, "rate", "?"));
 		fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
 	}
-	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n\n",
+	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n",
 		fc_jstr(json_object_get(doc, "a"), "node", "?"),
 		fc_jstr(json_object_get(doc, "b"), "node", "?"), fc_jstr(opt, "launcher", "?"),
 		fc_jstr(opt, "exchange", "?"));
-	fc_table_print(t, f, "  ");
+	if (json_object_get(json_object_get(doc, "a"), "device") ||
+	    json_object_get(json_object_get(doc, "b"), "device")) {
+		fputc('\n', f);
+		fc_table_print(t, f, "  ");
+	}
 	fc_table_free(t);
 	if (json_object_get(doc, "path_mtu"))
 		fprintf(f, "\n  path MTU %d B, %d QP%s for bandwidth, tx depth %d, inline up to %d B\n",
@@ -142,4 +146,8 @@ void pair_render(FILE *f, const json_t *doc)
 	render_bw(f, results);
 	render_lat(f, results);
 	render_counters(f, doc);
+	if (json_object_get(doc, "store"))
+		fprintf(f, "\nkept as run %d in %s\n",
+			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
+			fc_jstr(json_object_get(doc, "store"), "path", "?"));
 }

@@ -12,6 +12,7 @@
 #include "../core/log.h"
 #include "../core/out.h"
 #include "../core/util.h"
+#include "../store/store.h"
 #include "../verbs/test.h"
 #include "pair.h"
 
@@ -28,7 +29,11 @@ struct pair_run {
 static int run_fail(struct pair_run *p, int code, const char *fmt, const char *a,
 		    const char *b)
 {
-	fc_finding(p->doc, FC_FAIL, fmt, a, b);
+	char msg[1500];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fc_err("%s", msg);
+	fc_finding(p->doc, FC_FAIL, "%s", msg);
 	if (code > p->exit)
 		p->exit = code;
 	return -EIO;
@@ -39,9 +44,8 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 	json_t *m;
 	int failed, err;
 
-	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 5, &m, &failed);
+	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
 	if (err) {
-		fc_err("%s", p->chans[failed]->why);
 		return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[failed]->why, "");
 	}
 	if (!strcmp(fc_wire_type(m), "error")) {
@@ -49,17 +53,18 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 		char msg[1200];
 
 		snprintf(msg, sizeof(msg), "%s: %s", p->cfg->label[side], fc_jstr(m, "msg", "?"));
-		fc_err("%s", msg);
 		run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 		json_decref(m);
 		return -EIO;
 	}
 	if (strcmp(fc_wire_type(m), type)) {
-		fc_err("%s: the worker sent '%s' where '%s' was due", p->cfg->label[side],
-		       fc_wire_type(m), type);
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "the worker answered '%s' where '%s' was due",
+			 fc_wire_type(m), type);
 		run_fail(p, FC_EXIT_CANT,
-			 "%s: protocol error: the worker answered '%s' out of turn; install the same fabcheck on every node",
-			 p->cfg->label[side], fc_wire_type(m));
+			 "%s: protocol error: %s; install the same fabcheck on every node",
+			 p->cfg->label[side], msg);
 		json_decref(m);
 		return -EPROTO;
 	}
@@ -76,7 +81,6 @@ static int send_both(struct pair_run *p, const char *type, json_t *body0, json_t
 
 	for (int i = 0; i < 2 && !err; i++)
 		if (fc_chan_send(p->chans[i], type, i ? body1 : body0)) {
-			fc_err("%s", p->chans[i]->why);
 			err = run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
 		}
 	json_decref(body0);
@@ -378,6 +382,29 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 	return doc;
 }
 
+/* Keeps the run in the SQLite store; a store that fails is a warning only. */
+static void store_run(const struct pair_cfg *cfg, json_t *doc)
+{
+	struct fc_store *st;
+	int64_t run;
+
+	if (cfg->no_db)
+		return;
+	st = fc_store_open(cfg->db);
+	if (!st) {
+		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
+		return;
+	}
+	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
+	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
+	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
+		json_object_set_new(doc, "store",
+				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
+	else
+		fc_warn("the result could not be kept in %s", cfg->db);
+	fc_store_close(st);
+}
+
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct pair_run p = { .cfg = cfg };
@@ -406,6 +433,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		fc_pair_verdict(p.doc, &cfg->lim);
 	else
 		json_object_set_new(p.doc, "thresholds", json_object());
+	store_run(cfg, p.doc);
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;
 }

@@ -38,7 +38,7 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint64_t slot = b->slot++;
-	int sig = last || ++b->since_sig[q] >= (uint32_t)b->cq_mod;
+	int sig = ++b->since_sig[q] >= (uint32_t)b->cq_mod || last;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, slot) : vb_tx(r, slot)),
 		.length = (uint32_t)t->size,
@@ -47,8 +47,6 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	int err;
 
-	if (last && !b->since_sig[q])
-		b->since_sig[q] = 1;
 	switch (t->op) {
 	case VB_WRITE:
 		wr.opcode = IBV_WR_RDMA_WRITE;

@@ -1,0 +1,16 @@
+/* Report writers over a matrix model: HTML, CSV, Prometheus text. */
+#ifndef FC_REPORT_H
+#define FC_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct mx_model;
+
+/* @doc is mx_model_doc(m). Each returns 0 or -1 when the stream failed. */
+int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc);
+int rp_write_csv(FILE *f, const struct mx_model *m);
+int rp_write_prom(FILE *f, const struct mx_model *m);
+void rp_html_escape(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,61 @@
+/* The headline figures of a `fabcheck pair --json` document (pure). */
+#include <math.h>
+#include <string.h>
+
+#include "../core/out.h"
+#include "store.h"
+
+/* The bw result of @test (any test when NULL) at the largest size. */
+static const json_t *largest_bw(const json_t *results, const char *test)
+{
+	const json_t *best = NULL, *r;
+	size_t i;
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), "bw") ||
+		    (test && strcmp(fc_jstr(r, "test", ""), test)) ||
+		    !json_is_number(json_object_get(r, "gbps")))
+			continue;
+		if (!best || fc_jnum(r, "size_bytes", 0) > fc_jnum(best, "size_bytes", 0))
+			best = r;
+	}
+	return best;
+}
+
+double fc_pair_doc_gbps(const json_t *doc, double *size_bytes_p)
+{
+	const json_t *results = json_object_get(doc, "results");
+	const json_t *r = largest_bw(results, "write");
+
+	if (!r)
+		r = largest_bw(results, NULL);
+	if (size_bytes_p)
+		*size_bytes_p = r ? fc_jnum(r, "size_bytes", 0) : 0;
+	return r ? fc_jnum(r, "gbps", NAN) : NAN;
+}
+
+/* The p50 of the first latency result of @test (any when NULL) at the
+ * smallest size. */
+static double smallest_lat(const json_t *results, const char *test)
+{
+	const json_t *best = NULL, *r;
+	size_t i;
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), "lat") ||
+		    (test && strcmp(fc_jstr(r, "test", ""), test)) ||
+		    !json_is_number(json_object_get(r, "p50_us")))
+			continue;
+		if (!best || fc_jnum(r, "size_bytes", 0) < fc_jnum(best, "size_bytes", 0))
+			best = r;
+	}
+	return best ? fc_jnum(best, "p50_us", NAN) : NAN;
+}
+
+double fc_pair_doc_lat_us(const json_t *doc)
+{
+	const json_t *results = json_object_get(doc, "results");
+	double v = smallest_lat(results, "read");
+
+	return isnan(v) ? smallest_lat(results, NULL) : v;
+}

@@ -1,0 +1,307 @@
+/* The SQLite result store (see store.h). */
+#include "store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/log.h"
+#include "store_int.h"
+
+/* How long a writer waits for another process holding the lock. */
+#define STORE_BUSY_MS 10000
+
+
+static const char schema_v1[] =
+	"CREATE TABLE runs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" kind TEXT NOT NULL,"
+	" params TEXT,"
+	" started REAL NOT NULL,"
+	" ended REAL,"
+	" verdict TEXT);"
+	"CREATE TABLE pairs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" run INTEGER NOT NULL REFERENCES runs(id),"
+	" a TEXT NOT NULL,"
+	" b TEXT NOT NULL,"
+	" verdict TEXT NOT NULL,"
+	" gbps REAL,"
+	" size_bytes REAL,"
+	" lat_us REAL,"
+	" time REAL NOT NULL,"
+	" doc TEXT NOT NULL);"
+	"CREATE INDEX pairs_run ON pairs(run, id);"
+	"CREATE INDEX pairs_ab ON pairs(a, b, time);"
+	"PRAGMA user_version = 1;";
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Logs the database's last error for @what and returns -EIO. */
+static int store_fail(struct fc_store *st, const char *what)
+{
+	fc_err("store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+	return -EIO;
+}
+
+static int store_exec(struct fc_store *st, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fc_err("store %s: %s: %s", st->path, what, msg ? msg : "unknown error");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int store_prepare(struct fc_store *st, const char *sql, sqlite3_stmt **stmt_p)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt_p, NULL) != SQLITE_OK)
+		return store_fail(st, "cannot prepare a query");
+	return 0;
+}
+
+static int store_user_version(struct fc_store *st, int *ver_p)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = store_prepare(st, "PRAGMA user_version", &s);
+	if (rc)
+		return rc;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		rc = store_fail(st, "cannot read the schema version");
+	} else {
+		*ver_p = sqlite3_column_int(s, 0);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Counts the tables of a version-0 file: a non-empty one is not ours. */
+static int store_table_count(struct fc_store *st, int *n_p)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = store_prepare(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &s);
+	if (rc)
+		return rc;
+	if (sqlite3_step(s) != SQLITE_ROW)
+		rc = store_fail(st, "cannot read the file; is it a SQLite database?");
+	else
+		*n_p = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int store_setup_schema(struct fc_store *st)
+{
+	int ver = 0, ntables = 0, rc;
+
+	rc = store_exec(st, "BEGIN IMMEDIATE", "cannot lock the file to set it up");
+	if (rc)
+		return rc;
+	rc = store_user_version(st, &ver);
+	if (rc)
+		goto out_rollback;
+	if (ver == FC_STORE_SCHEMA)
+		return store_exec(st, "COMMIT", "cannot commit");
+	if (ver > FC_STORE_SCHEMA) {
+		fc_err("store %s: written by a newer fabcheck (schema %d, this one knows %d); "
+		       "upgrade fabcheck or pass --db with another file",
+		       st->path, ver, FC_STORE_SCHEMA);
+		rc = -EPROTO;
+		goto out_rollback;
+	}
+	rc = store_table_count(st, &ntables);
+	if (rc)
+		goto out_rollback;
+	if (ntables) {
+		fc_err("store %s: is a SQLite file that fabcheck did not write; "
+		       "pass --db with another file", st->path);
+		rc = -EPROTO;
+		goto out_rollback;
+	}
+	rc = store_exec(st, schema_v1, "cannot create the tables");
+	if (rc)
+		goto out_rollback;
+	return store_exec(st, "COMMIT", "cannot commit the new tables");
+
+out_rollback:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+struct fc_store *fc_store_open(const char *path)
+{
+	struct fc_store *st;
+	int rc;
+
+	if (!path || !*path)
+		path = FC_STORE_DEFAULT;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->path = strdup(path);
+	if (!st->path)
+		goto out_free;
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		fc_err("store %s: cannot open: %s; check that the folder exists and is "
+		       "writable, or pass --db FILE", path,
+		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		goto out_close;
+	}
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	/* WAL: readers (the TUI) never block the writer; FULL sync: a pair is on
+	 * disk once its commit returns, even across a power loss. */
+	if (store_exec(st, "PRAGMA journal_mode = WAL",
+		       "cannot switch to WAL mode (is the file on a network filesystem? "
+		       "pass --db with a local file)") ||
+	    store_exec(st, "PRAGMA synchronous = FULL", "cannot set synchronous mode") ||
+	    store_exec(st, "PRAGMA foreign_keys = ON", "cannot enable foreign keys"))
+		goto out_close;
+	if (store_setup_schema(st))
+		goto out_close;
+	return st;
+
+out_close:
+	sqlite3_close(st->db);
+	free(st->path);
+out_free:
+	free(st);
+	errno = EIO;
+	return NULL;
+}
+
+void fc_store_close(struct fc_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+const char *fc_store_path(const struct fc_store *st)
+{
+	return st->path;
+}
+
+/* Binds @params as JSON text (or NULL) to parameter @idx of @s. */
+static int bind_json(sqlite3_stmt *s, int idx, const json_t *params)
+{
+	char *text;
+
+	if (!params)
+		return sqlite3_bind_null(s, idx);
+	text = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	if (!text)
+		return SQLITE_NOMEM;
+	return sqlite3_bind_text(s, idx, text, -1, free);
+}
+
+int64_t fc_store_run_begin(struct fc_store *st, const char *kind, const json_t *params)
+{
+	sqlite3_stmt *s;
+	int64_t id = -EIO;
+
+	if (store_prepare(st, "INSERT INTO runs (kind, params, started) VALUES (?, ?, ?)", &s))
+		return -EIO;
+	if (sqlite3_bind_text(s, 1, kind, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    bind_json(s, 2, params) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 3, wall_now()) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_DONE)
+		store_fail(st, "cannot record a new run");
+	else
+		id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return id;
+}
+
+int fc_store_run_set_params(struct fc_store *st, int64_t run, const json_t *params)
+{
+	sqlite3_stmt *s;
+	int rc = 0;
+
+	if (store_prepare(st, "UPDATE runs SET params = ? WHERE id = ?", &s))
+		return -EIO;
+	if (bind_json(s, 1, params) != SQLITE_OK || sqlite3_bind_int64(s, 2, run) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_DONE)
+		rc = store_fail(st, "cannot update a run's parameters");
+	else if (sqlite3_changes(st->db) != 1) {
+		fc_err("store %s: no run %lld", st->path, (long long)run);
+		rc = -ENOENT;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int fc_store_run_end(struct fc_store *st, int64_t run, const char *verdict)
+{
+	sqlite3_stmt *s;
+	int rc = 0;
+
+	if (store_prepare(st, "UPDATE runs SET ended = ?, verdict = ? WHERE id = ?", &s))
+		return -EIO;
+	if (sqlite3_bind_double(s, 1, wall_now()) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, verdict, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 3, run) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+		rc = store_fail(st, "cannot record the end of a run");
+	else if (sqlite3_changes(st->db) != 1) {
+		fc_err("store %s: no run %lld", st->path, (long long)run);
+		rc = -ENOENT;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int bind_num(sqlite3_stmt *s, int idx, double v)
+{
+	return isfinite(v) ? sqlite3_bind_double(s, idx, v) : sqlite3_bind_null(s, idx);
+}
+
+int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const char *b,
+		      const json_t *pair_doc)
+{
+	static const char sql[] =
+		"INSERT INTO pairs (run, a, b, verdict, gbps, size_bytes, lat_us, time, doc)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	const char *verdict = json_string_value(json_object_get(pair_doc, "verdict"));
+	double size = 0, gbps = fc_pair_doc_gbps(pair_doc, &size);
+	sqlite3_stmt *s;
+	int rc = 0;
+
+	if (!json_is_object(pair_doc)) {
+		fc_err("store %s: pair %s-%s has no result document", st->path, a, b);
+		return -EINVAL;
+	}
+	if (store_prepare(st, sql, &s))
+		return -EIO;
+	/* A single statement outside a transaction commits on its own. */
+	if (sqlite3_bind_int64(s, 1, run) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, a, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, b, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 4, verdict ? verdict : "error", -1, SQLITE_TRANSIENT) !=
+		    SQLITE_OK ||
+	    bind_num(s, 5, gbps) != SQLITE_OK ||
+	    bind_num(s, 6, isfinite(gbps) ? size : NAN) != SQLITE_OK ||
+	    bind_num(s, 7, fc_pair_doc_lat_us(pair_doc)) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 8, wall_now()) != SQLITE_OK ||
+	    bind_json(s, 9, pair_doc) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+		rc = store_fail(st, "cannot record a pair result");
+	sqlite3_finalize(s);
+	return rc;
+}

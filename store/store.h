@@ -1,0 +1,98 @@
+/*
+ * The result store: one SQLite file (default fabcheck.db) that keeps every
+ * run and every pair result, read by the TUI, the reports and --resume.
+ *
+ * A run is one command invocation (kind "pair", "matrix" or "soak") with its
+ * parameters; a pair row is one finished `fabcheck pair --json` document of
+ * that run, kept whole, plus indexed columns for the common questions.
+ * Each pair is committed on its own, so a crash loses no finished pair.
+ * WAL mode lets a reader (the TUI) follow a run that another process writes.
+ */
+#ifndef FC_STORE_H
+#define FC_STORE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define FC_STORE_DEFAULT "fabcheck.db"
+/* Schema version kept in PRAGMA user_version. */
+#define FC_STORE_SCHEMA 1
+
+struct fc_store;
+
+/* Opens (creating when missing) the store at @path. Returns NULL after
+ * logging an error naming the file and the fix. */
+struct fc_store *fc_store_open(const char *path);
+void fc_store_close(struct fc_store *st);
+/* The path the store was opened with. */
+const char *fc_store_path(const struct fc_store *st);
+
+/* Starts a run of @kind ("pair", "matrix", "soak") with @params (any JSON,
+ * may be NULL; not stolen). Returns the run id (> 0) or a negative errno. */
+int64_t fc_store_run_begin(struct fc_store *st, const char *kind, const json_t *params);
+/* Adds the finished pair @a -> @b of @run: @pair_doc is the document of
+ * `fabcheck pair --json` (not stolen). Committed before it returns.
+ * Returns 0 or a negative errno. */
+int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const char *b,
+		      const json_t *pair_doc);
+/* Marks @run finished with @verdict ("pass", "warn", "fail", ...). */
+int fc_store_run_end(struct fc_store *st, int64_t run, const char *verdict);
+/* Replaces the parameters of @run (for example the schedule's progress). */
+int fc_store_run_set_params(struct fc_store *st, int64_t run, const json_t *params);
+
+/* One run as read back. */
+struct fc_store_run {
+	int64_t id;
+	char kind[16];
+	char verdict[16]; /* "" while the run has not ended */
+	double started;	  /* unix time, seconds */
+	double ended;	  /* 0 while running */
+	int64_t npairs;	  /* pair rows stored so far */
+	json_t *params;	  /* owned; NULL when none; free with fc_store_run_release */
+};
+void fc_store_run_release(struct fc_store_run *r);
+
+/* Reads run @id into *out_p. Returns 0, -ENOENT (logged) or another
+ * negative errno. */
+int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p);
+/* The id of the newest run of @kind (any kind when NULL), 0 when none, or a
+ * negative errno. */
+int64_t fc_store_run_latest(struct fc_store *st, const char *kind);
+
+typedef int (*fc_store_run_cb)(const struct fc_store_run *r, void *arg);
+/* Calls @cb for the newest @limit runs (all when <= 0), newest first; a
+ * non-zero return from @cb stops and is returned. */
+int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *arg);
+
+/* One pair row as read back; the strings live until the callback returns. */
+struct fc_store_pair {
+	int64_t id;	/* row id: grows with each added pair */
+	int64_t run;
+	const char *a, *b;
+	const char *verdict;
+	double gbps;	/* write bandwidth at the largest size, NAN when none */
+	double size_bytes; /* the size of that bandwidth figure, 0 when none */
+	double lat_us;	/* read latency p50, NAN when none */
+	double time;	/* unix time it was stored */
+	const char *doc; /* the whole pair document as JSON text */
+};
+typedef int (*fc_store_pair_cb)(const struct fc_store_pair *p, void *arg);
+
+/* Calls @cb for each pair of @run with row id > @after_id, in row order
+ * (pass 0 for all; the TUI passes the last id it saw to read only what is
+ * new). A non-zero return from @cb stops and is returned. */
+int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_pair_cb cb,
+		   void *arg);
+/* Calls @cb for the newest @limit results (all when <= 0) of the pair @a,
+ * @b in either direction across all runs, newest first. */
+int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int limit,
+			  fc_store_pair_cb cb, void *arg);
+
+/* Pure helpers (no database): the figures the indexed columns hold, taken
+ * from a pair document. Bandwidth: write bw at the largest size (any bw
+ * test when there is no write); latency: read p50 (any latency test when
+ * there is no read). Return NAN when the document has none. */
+double fc_pair_doc_gbps(const json_t *doc, double *size_bytes_p);
+double fc_pair_doc_lat_us(const json_t *doc);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * The TUI's view: draws a matrix model (src/mx_model.h) with ncurses. It
+ * holds no data of its own beyond what the screen needs: the model comes
+ * from the store, the controller (src/cmd_tui.c) owns the loop and keys.
+ */
+#ifndef FC_TUI_H
+#define FC_TUI_H
+
+#include <jansson.h>
+
+#include "../src/mx_model.h"
+
+enum tui_metric {
+	TUI_BW_BEST, /* bandwidth as a share of the best pair */
+	TUI_BW_LINK, /* bandwidth as a share of the slower port's link rate */
+	TUI_LAT,     /* latency p50, as the rack median over the pair's */
+	TUI_NMETRICS,
+};
+
+struct tui_view {
+	int cur_a, cur_b;  /* the cursor: row (from), column (to) */
+	int top, left;	   /* first row and column shown */
+	enum tui_metric metric;
+	int colors;	   /* has_colors() and started */
+	int running;	   /* this process runs the matrix */
+	char active[256];  /* pairs running now, for the status line */
+	char message[256]; /* the last action's result */
+	json_t *detail;	   /* the cursor pair's newest document in the run */
+	json_t *history;   /* [ {run, time, gbps, lat_us, verdict} ] newest first */
+};
+
+/* One key binding: the key table the footer and the loop both read. */
+struct tui_binding {
+	int key;
+	const char *label; /* "q"; NULL: not in the footer (another key of an action) */
+	const char *help;  /* "quit" */
+	int action;
+};
+
+/* Starts ncurses (colours when the terminal has them) and hooks the
+ * terminal's restoration to exit. */
+int tui_start(struct tui_view *v);
+/* Restores the terminal; safe to call twice, and from atexit. */
+void tui_stop(void);
+/* Draws the whole screen from @m. */
+void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_binding *keys);
+/* Keeps the cursor on the matrix and in view. */
+void tui_clamp(struct tui_view *v, const struct mx_model *m);
+/* Link rate of a node from its pair documents (Gb/s; NAN unknown). */
+double tui_node_rate(const struct mx_model *m, int node);
+
+#endif

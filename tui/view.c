@@ -1,0 +1,532 @@
+/* The TUI's view: header, heat map, cursor detail, findings, key footer. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/out.h"
+#include "../core/sched.h"
+#include "../core/util.h"
+#include "tui.h"
+
+#define MIN_COLS 80
+#define MIN_LINES 24
+#define DETAIL_LINES 5
+#define LABEL_MAX 14
+
+enum { C_GOOD = 1, C_MID, C_BAD, C_ERROR, C_SUSPECT, C_TITLE };
+
+static int started;
+
+int tui_start(struct tui_view *v)
+{
+	if (!initscr())
+		return -1;
+	started = 1;
+	atexit(tui_stop);
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	v->colors = has_colors() && start_color() == OK;
+	if (v->colors) {
+		use_default_colors();
+		init_pair(C_GOOD, COLOR_BLACK, COLOR_GREEN);
+		init_pair(C_MID, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(C_BAD, COLOR_WHITE, COLOR_RED);
+		init_pair(C_ERROR, COLOR_WHITE, COLOR_MAGENTA);
+		init_pair(C_SUSPECT, COLOR_RED, -1);
+		init_pair(C_TITLE, COLOR_CYAN, -1);
+	}
+	return 0;
+}
+
+void tui_stop(void)
+{
+	if (!started)
+		return;
+	started = 0;
+	curs_set(1);
+	endwin();
+}
+
+double tui_node_rate(const struct mx_model *m, int node)
+{
+	return node >= 0 && node < m->n ? m->rate_gbps[node] : NAN;
+}
+
+/* Length of the prefix all names share (kept short names readable). */
+static size_t common_prefix(const struct mx_model *m)
+{
+	size_t len;
+
+	if (m->n < 2)
+		return 0;
+	len = strlen(m->names[0]);
+	for (int i = 1; i < m->n; i++) {
+		size_t k = 0;
+
+		while (k < len && m->names[i][k] == m->names[0][k])
+			k++;
+		len = k;
+	}
+	/* Leave each label at least one character. */
+	for (int i = 0; i < m->n; i++)
+		if (strlen(m->names[i]) <= len)
+			len = strlen(m->names[i]) ? strlen(m->names[i]) - 1 : 0;
+	return len;
+}
+
+/* A label of at most @w characters: the common prefix dropped, then the
+ * tail kept (node0127 -> 127). */
+static const char *label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
+			 size_t len)
+{
+	const char *s = m->names[i] + prefix;
+	size_t l = strlen(s);
+
+	if ((int)l <= w)
+		return s;
+	snprintf(buf, len, "~%s", s + l - (size_t)(w - 1));
+	return buf;
+}
+
+struct layout {
+	int lw, cw;	  /* label and cell widths */
+	int y0, rows;	  /* first matrix line (the column header), rows of cells */
+	int vc;		  /* columns of cells visible */
+	int detail_y, find_y, find_h;
+	size_t prefix;
+};
+
+static void compute_layout(const struct mx_model *m, struct layout *l)
+{
+	int maxlab = 1;
+
+	l->prefix = common_prefix(m);
+	for (int i = 0; i < m->n; i++) {
+		int len = (int)(strlen(m->names[i]) - l->prefix);
+
+		if (len > maxlab)
+			maxlab = len;
+	}
+	l->lw = (maxlab < LABEL_MAX ? maxlab : LABEL_MAX) + 2;
+	l->cw = l->lw + m->n * 4 <= COLS ? 4 : l->lw + m->n * 3 <= COLS ? 3 : 1;
+	l->vc = (COLS - l->lw) / l->cw;
+	if (l->vc > m->n)
+		l->vc = m->n;
+	l->y0 = 2;
+	l->find_h = 3;
+	l->rows = LINES - l->y0 - 1 - DETAIL_LINES - l->find_h - 1;
+	if (l->rows > m->n)
+		l->rows = m->n;
+	/* Room left over goes to the findings. */
+	l->detail_y = l->y0 + 1 + l->rows;
+	l->find_y = l->detail_y + DETAIL_LINES;
+	l->find_h = LINES - 1 - l->find_y;
+}
+
+void tui_clamp(struct tui_view *v, const struct mx_model *m)
+{
+	struct layout l;
+
+	if (m->n < 1)
+		return;
+	compute_layout(m, &l);
+	if (v->cur_a >= m->n)
+		v->cur_a = m->n - 1;
+	if (v->cur_b >= m->n)
+		v->cur_b = m->n - 1;
+	if (v->cur_a < 0)
+		v->cur_a = 0;
+	if (v->cur_b < 0)
+		v->cur_b = 0;
+	if (l.rows > 0) {
+		if (v->cur_a < v->top)
+			v->top = v->cur_a;
+		if (v->cur_a >= v->top + l.rows)
+			v->top = v->cur_a - l.rows + 1;
+	}
+	if (l.vc > 0) {
+		if (v->cur_b < v->left)
+			v->left = v->cur_b;
+		if (v->cur_b >= v->left + l.vc)
+			v->left = v->cur_b - l.vc + 1;
+	}
+}
+
+static const char *const metric_names[] = {
+	[TUI_BW_BEST] = "bandwidth, % of the best pair",
+	[TUI_BW_LINK] = "bandwidth, % of link rate",
+	[TUI_LAT] = "latency p50, us",
+};
+
+/* The share (0..1, higher is better) a cell shows under the metric. */
+static double cell_share(const struct tui_view *v, const struct mx_model *m,
+			 const struct fc_mx_cell *c, int a, int b)
+{
+	double rate;
+
+	switch (v->metric) {
+	case TUI_BW_LINK:
+		rate = fmin(tui_node_rate(m, a), tui_node_rate(m, b));
+		if (isfinite(rate) && rate > 0 && isfinite(c->gbps))
+			return fmin(1, c->gbps / rate);
+		return mx_model_share(m, c);
+	case TUI_LAT:
+		if (!isfinite(c->lat_us) || c->lat_us <= 0 || !isfinite(m->an.rack_median_lat_us))
+			return NAN;
+		return fmin(1, m->an.rack_median_lat_us / c->lat_us);
+	default:
+		return mx_model_share(m, c);
+	}
+}
+
+static int running_pair(const struct tui_view *v, const struct mx_model *m, int a, int b)
+{
+	char key[512];
+
+	if (!v->active[0])
+		return 0;
+	snprintf(key, sizeof(key), " %s-%s ", m->names[a], m->names[b]);
+	return strstr(v->active, key) != NULL;
+}
+
+static void draw_cell(const struct tui_view *v, const struct mx_model *m, const struct layout *l,
+		      int a, int b, int y, int x)
+{
+	int mirrored, pair = 0, attr = 0;
+	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
+	char txt[16] = "", mark = ' ';
+	double share;
+
+	if (a == b) {
+		if (l->cw == 1)
+			snprintf(txt, sizeof(txt), "\\");
+		else
+			snprintf(txt, sizeof(txt), "%*s ", l->cw - 1, "-");
+		mvaddnstr(y, x, txt, l->cw);
+		return;
+	}
+	if (running_pair(v, m, a, b) || running_pair(v, m, b, a))
+		mark = '*';
+	if (!c) {
+		if (l->cw == 1)
+			snprintf(txt, sizeof(txt), "%c", mark == '*' ? '*' : '.');
+		else
+			snprintf(txt, sizeof(txt), "%*s%c", l->cw - 1, ".", mark);
+	} else if (c->state == FC_MX_ERROR) {
+		pair = C_ERROR;
+		if (l->cw == 1)
+			snprintf(txt, sizeof(txt), "x");
+		else
+			snprintf(txt, sizeof(txt), "%*s ", l->cw - 1, l->cw == 4 ? "err" : "er");
+	} else {
+		share = cell_share(v, m, c, a, b);
+		if (c->bad)
+			mark = '!';
+		else if (c->retest && mark == ' ')
+			mark = 'r';
+		pair = c->bad ? C_BAD : isfinite(share) && share >= 0.9 ? C_GOOD : C_MID;
+		if (l->cw == 1) {
+			txt[0] = c->bad ? '!' : isfinite(share) && share >= 0.9 ? '#' : '+';
+			txt[1] = 0;
+		} else if (v->metric == TUI_LAT) {
+			if (!isfinite(c->lat_us))
+				snprintf(txt, sizeof(txt), "%*s%c", l->cw - 1, "?", mark);
+			else if (c->lat_us < (l->cw == 4 ? 999.5 : 99.5))
+				snprintf(txt, sizeof(txt), "%*.0f%c", l->cw - 1, c->lat_us, mark);
+			else
+				snprintf(txt, sizeof(txt), "%*.0fk%c", l->cw - 2, c->lat_us / 1000,
+					 mark);
+		} else {
+			int pct = isfinite(share) ? (int)lround(share * 100) : -1;
+
+			if (l->cw == 3 && pct > 99)
+				pct = 99;
+			if (pct < 0)
+				snprintf(txt, sizeof(txt), "%*s%c", l->cw - 1, "?", mark);
+			else
+				snprintf(txt, sizeof(txt), "%*d%c", l->cw - 1, pct, mark);
+		}
+	}
+	if (v->colors && pair)
+		attr |= COLOR_PAIR(pair);
+	if (!v->colors && c && c->bad)
+		attr |= A_BOLD;
+	if (a == v->cur_a && b == v->cur_b)
+		attr |= A_REVERSE;
+	attron(attr);
+	mvaddnstr(y, x, txt, l->cw);
+	attroff(attr);
+}
+
+static int node_attr(const struct tui_view *v, const struct mx_model *m, int i)
+{
+	if (m->an.nodes[i].state != FC_MX_NODE_SUSPECT)
+		return 0;
+	return A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : A_UNDERLINE);
+}
+
+static void draw_matrix(const struct tui_view *v, const struct mx_model *m, const struct layout *l)
+{
+	char buf[64];
+	int y = l->y0, a, b;
+
+	move(y, 0);
+	clrtoeol();
+	mvaddnstr(y, 0, m->n > l->vc || m->n > l->rows ? "from\\to>" : "from\\to", l->lw - 1);
+	for (b = v->left; b < v->left + l->vc && b < m->n; b++) {
+		int w = l->cw == 1 ? 1 : l->cw - 1;
+		int attr = node_attr(v, m, b) | (b == v->cur_b ? A_REVERSE : 0);
+
+		attron(attr);
+		mvprintw(y, l->lw + (b - v->left) * l->cw, "%*s", w,
+			 label(m, b, l->prefix, w, buf, sizeof(buf)));
+		attroff(attr);
+	}
+	for (a = v->top; a < v->top + l->rows && a < m->n; a++) {
+		int attr = node_attr(v, m, a) | (a == v->cur_a ? A_REVERSE : 0);
+
+		y = l->y0 + 1 + (a - v->top);
+		move(y, 0);
+		clrtoeol();
+		attron(attr);
+		mvprintw(y, 0, "%c%-*s", m->an.nodes[a].state == FC_MX_NODE_SUSPECT ? '*' : ' ',
+			 l->lw - 1, label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
+		attroff(attr);
+		for (b = v->left; b < v->left + l->vc && b < m->n; b++)
+			draw_cell(v, m, l, a, b, y, l->lw + (b - v->left) * l->cw);
+	}
+}
+
+static void fmt_dur(double s, char *buf, size_t len)
+{
+	long t = isfinite(s) && s > 0 ? lround(s) : 0;
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else
+		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+}
+
+static void draw_header(const struct tui_view *v, const struct mx_model *m)
+{
+	struct mx_progress p;
+	char el[32], left[32], line[512];
+	const char *state;
+
+	mx_model_progress(m, (double)time(NULL), &p);
+	move(0, 0);
+	clrtoeol();
+	attron(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
+	mvprintw(0, 0, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
+		 m->info.kind, m->n, metric_names[v->metric]);
+	attroff(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
+	fmt_dur(p.elapsed_s, el, sizeof(el));
+	if (isfinite(p.left_s))
+		fmt_dur(p.left_s, left, sizeof(left));
+	else
+		snprintf(left, sizeof(left), "?");
+	if (m->info.verdict[0])
+		state = m->info.verdict;
+	else
+		state = v->running || m->info.ended == 0 ? "running" : "stopped";
+	snprintf(line, sizeof(line), "round %d/%d  pairs %d/%d  %s elapsed  %s left  %s%s%s",
+		 p.round < p.rounds ? p.round + 1 : p.rounds, p.rounds, p.done, p.total, el,
+		 p.done >= p.total ? "0m00s" : left, state, v->active[0] ? "  now:" : "",
+		 v->active);
+	move(1, 0);
+	clrtoeol();
+	mvaddnstr(1, 0, line, COLS);
+}
+
+/* Appends "label size value unit" items of the cursor pair's results. */
+static void detail_results(const struct tui_view *v, const char *metric, char *buf, size_t len)
+{
+	const json_t *results = json_object_get(v->detail, "results");
+	size_t off = 0, i;
+	json_t *r;
+	char sz[32];
+	int w;
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), metric) || off >= len)
+			continue;
+		fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz));
+		if (!strcmp(metric, "bw"))
+			w = snprintf(buf + off, len - off, "%s %s %.3g Gb/s  ", fc_jstr(r, "test", "?"),
+				     sz, fc_jnum(r, "gbps", NAN));
+		else
+			w = snprintf(buf + off, len - off,
+				     "%s %s p50 %.3g p99 %.3g p99.9 %.3g max %.3g us  ",
+				     fc_jstr(r, "test", "?"), sz, fc_jnum(r, "p50_us", NAN),
+				     fc_jnum(r, "p99_us", NAN), fc_jnum(r, "p999_us", NAN),
+				     fc_jnum(r, "max_us", NAN));
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+static void detail_counters(const struct tui_view *v, char *buf, size_t len)
+{
+	const json_t *ctr = json_object_get(v->detail, "counters"), *vals;
+	const char *node, *name;
+	size_t off = 0;
+	json_t *val;
+	int w;
+
+	buf[0] = 0;
+	json_object_foreach((json_t *)ctr, node, vals) {
+		json_object_foreach((json_t *)vals, name, val) {
+			if (!json_is_number(val) || json_number_value(val) == 0 || off >= len)
+				continue;
+			w = snprintf(buf + off, len - off, "%s %s %+.0f  ", node, name,
+				     json_number_value(val));
+			if (w > 0)
+				off += (size_t)w;
+		}
+	}
+	if (!off)
+		snprintf(buf, len, "no change");
+}
+
+static void draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
+{
+	int mirrored, a = v->cur_a, b = v->cur_b;
+	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
+	char line[1024], why[256] = "";
+	size_t i, off = 0;
+	json_t *h;
+
+	for (int k = 0; k < DETAIL_LINES; k++) {
+		move(y + k, 0);
+		clrtoeol();
+	}
+	if (a == b || m->n < 2) {
+		mvaddnstr(y, 0, "(the diagonal: move the cursor onto a pair)", COLS);
+		return;
+	}
+	if (mirrored) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	if (c && c->bad)
+		fc_mx_bad_text(&m->an, c, why, sizeof(why));
+	snprintf(line, sizeof(line), "%s -> %s: %s%s%s%s", m->names[a], m->names[b],
+		 !c ? "not measured yet" : c->state == FC_MX_ERROR ? "could not run" :
+		 c->bad ? "BAD" : "pass", why[0] ? " (" : "", why, why[0] ? ")" : "");
+	if (c && c->state == FC_MX_ERROR)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ": %s",
+			 fc_jstr(v->detail, "error", "?"));
+	attron(A_BOLD);
+	mvaddnstr(y, 0, line, COLS);
+	attroff(A_BOLD);
+	snprintf(line, sizeof(line), "  bandwidth: ");
+	detail_results(v, "bw", line + strlen(line), sizeof(line) - strlen(line));
+	mvaddnstr(y + 1, 0, line, COLS);
+	snprintf(line, sizeof(line), "  latency:   ");
+	detail_results(v, "lat", line + strlen(line), sizeof(line) - strlen(line));
+	mvaddnstr(y + 2, 0, line, COLS);
+	snprintf(line, sizeof(line), "  counters:  ");
+	detail_counters(v, line + strlen(line), sizeof(line) - strlen(line));
+	mvaddnstr(y + 3, 0, line, COLS);
+	off = (size_t)snprintf(line, sizeof(line), "  history:   ");
+	json_array_foreach(v->history, i, h) {
+		int w = snprintf(line + off, sizeof(line) - off, "run %lld %.3g Gb/s %s  ",
+				 (long long)fc_jnum(h, "run", 0), fc_jnum(h, "gbps", NAN),
+				 fc_jstr(h, "verdict", "?"));
+
+		if (w < 0 || (size_t)w >= sizeof(line) - off)
+			break;
+		off += (size_t)w;
+	}
+	if (!json_array_size(v->history))
+		snprintf(line + off, sizeof(line) - off, "none in the store");
+	mvaddnstr(y + 4, 0, line, COLS);
+}
+
+static void draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h)
+{
+	char text[768];
+	int shown = 0;
+
+	for (int k = 0; k < h; k++) {
+		move(y + k, 0);
+		clrtoeol();
+	}
+	if (h <= 0)
+		return;
+	if (!m->an.nfindings) {
+		mvaddnstr(y, 0, m->nres ? "no findings so far: every measured pair is within the "
+					  "thresholds" : "waiting for the first result...", COLS);
+		return;
+	}
+	for (int i = 0; i < m->an.nfindings && shown < h; i++, shown++) {
+		const struct fc_mx_finding *f = &m->an.findings[i];
+		int attr = f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK ?
+			A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0;
+
+		if (shown == h - 1 && i < m->an.nfindings - 1) {
+			snprintf(text, sizeof(text), "... %d more findings: 'fabcheck report'",
+				 m->an.nfindings - i);
+			mvaddnstr(y + shown, 0, text, COLS);
+			break;
+		}
+		fc_mx_finding_text(&m->an, f, (const char *const *)m->names, text, sizeof(text));
+		attron(attr);
+		mvaddnstr(y + shown, 0, text, COLS);
+		attroff(attr);
+	}
+}
+
+static void draw_footer(const struct tui_view *v, const struct tui_binding *keys)
+{
+	char line[512];
+	size_t off = 0;
+
+	for (const struct tui_binding *k = keys; k->key && off < sizeof(line); k++) {
+		int w;
+
+		if (!k->label)
+			continue; /* a second key for an action already listed */
+		w = snprintf(line + off, sizeof(line) - off, "%s %s  ", k->label, k->help);
+		if (w > 0)
+			off += (size_t)w;
+	}
+	if (v->message[0] && off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, "| %s", v->message);
+	move(LINES - 1, 0);
+	clrtoeol();
+	attron(A_REVERSE);
+	mvaddnstr(LINES - 1, 0, line, COLS);
+	attroff(A_REVERSE);
+}
+
+void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_binding *keys)
+{
+	struct layout l;
+
+	erase();
+	if (COLS < MIN_COLS || LINES < MIN_LINES) {
+		mvprintw(0, 0, "fabcheck tui needs %dx%d; this terminal is %dx%d: enlarge it "
+			       "(q quits)", MIN_COLS, MIN_LINES, COLS, LINES);
+		refresh();
+		return;
+	}
+	tui_clamp(v, m);
+	compute_layout(m, &l);
+	draw_header(v, m);
+	draw_matrix(v, m, &l);
+	draw_detail(v, m, l.detail_y);
+	draw_findings(v, m, l.find_y, l.find_h);
+	draw_footer(v, keys);
+	refresh();
+}
