@@ -247,10 +247,32 @@ static void lat_entry(json_t *e, const json_t *res)
 	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
 }
 
+/* --validate: each side data went to checks what it holds against the
+ * pattern, once both sides have finished. */
+static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t size,
+		       const int *sink)
+{
+	json_t *m;
+
+	for (int i = 0; i < 2; i++) {
+		if (!sink[i])
+			continue;
+		if (fc_chan_send(p->chans[i], "check", NULL))
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
+		if (expect(p, i, "checked", &m))
+			return -EIO;
+		gdr_validate_findings(p->doc, p->cfg->label[i], vb_op_name(op), size,
+				      json_object_get(m, "validate"));
+		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
+		json_decref(m);
+	}
+	return 0;
+}
+
 static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 {
 	struct pair_cfg *cfg = p->cfg;
-	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 };
+	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 }, sink[2];
 	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
 	int err = 0;
 
@@ -266,14 +288,12 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	}
 	for (int i = 0; i < 2; i++) {
 		/* --validate: the side data flows to checks it (bandwidth tests). */
-		int sink = cfg->bidir || (op == VB_READ ? active[i] : !active[i]);
-
-		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f, s:b}", "op",
-				   vb_op_name(op), "metric", lat ? "lat" : "bw", "size",
-				   (json_int_t)size, "iters", (json_int_t)cfg->iters, "duration",
-				   cfg->duration, "active", active[i], "passive", passive[i],
-				   "interval", cfg->interval, "validate_sink",
-				   cfg->mem.validate && !lat && sink);
+		sink[i] = cfg->mem.validate && !lat &&
+			  (cfg->bidir || (op == VB_READ ? active[i] : !active[i]));
+		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f}", "op", vb_op_name(op),
+				   "metric", lat ? "lat" : "bw", "size", (json_int_t)size, "iters",
+				   (json_int_t)cfg->iters, "duration", cfg->duration, "active",
+				   active[i], "passive", passive[i], "interval", cfg->interval);
 	}
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
 	    expect(p, 1, "ready", NULL) || send_both(p, "go", NULL, NULL))
@@ -293,9 +313,8 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
 		json_array_append_new(json_object_get(p->doc, "results"), e);
-		for (int i = 0; i < 2; i++)
-			gdr_validate_findings(p->doc, cfg->label[i], vb_op_name(op), size,
-					      json_object_get(res[i], "validate"));
+		/* Both sides are done: every byte has landed. */
+		err = check_sinks(p, e, op, size, sink);
 	}
 	json_decref(res[0]);
 	json_decref(res[1]);

@@ -27,7 +27,7 @@ static int mem_alloc(struct vb_res *r, int access)
 	}
 	err = gdr_mem_alloc(&wm->dev, &wm->mem, r->buf_len);
 	if (!err)
-		err = gdr_mem_reg(&wm->mem, r->pd, access, wm->node, wm->hca);
+		err = gdr_mem_reg(&wm->mem, r->pd, access, NULL, wm->hca);
 	if (err)
 		return err;
 	r->buf = wm->mem.base;
@@ -103,6 +103,7 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 		}
 	}
 	wm->ntests++;
+	wm->last = *t;
 	if (!wm->opts.validate || t->lat)
 		return 0;
 	wm->seed = 0x76616c6964617465ULL ^ (wm->ntests << 20) ^ t->size;
@@ -117,15 +118,19 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 	return err;
 }
 
-int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t,
-		  json_t *result)
+int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 {
 	uint64_t half = (uint64_t)r->stride * r->nslots;
+	const struct vb_test *t = &wm->last;
 	struct gdr_slot_check c;
 	char desc[64];
 	json_t *v;
 	int err;
 
+	if (!wm->opts.validate || !wm->ntests || t->lat) {
+		fc_err("the controller asked to check data of a test that was not validated");
+		return -EPROTO;
+	}
 	err = gdr_mem_verify_slots(&wm->mem, half, r->stride, r->nslots, (size_t)t->size,
 				   wm->seed, wm->poison, &c);
 	if (err < 0) {

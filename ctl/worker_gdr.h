@@ -21,6 +21,7 @@ struct wk_mem {
 	char hca[64];
 	uint64_t ntests; /* both workers count the same tests: seeds agree */
 	uint64_t seed, poison;
+	struct vb_test last; /* the test prepared last */
 };
 
 /*
@@ -35,10 +36,10 @@ void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep);
 /* Before a test: refuses what GPU memory cannot do; with --validate fills
  * the tx half and poisons the rx half. 0 or -errno (logged). */
 int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t);
-/* After a test, on the side data went to: checks the rx half into
- * @result's "validate". 0, or -errno when the memory cannot be read. */
-int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t,
-		  json_t *result);
+/* After the last test, on the side data went to (once the controller has
+ * both results): checks the rx half into @result's "validate". 0, or
+ * -errno when there is nothing to check or the memory cannot be read. */
+int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result);
 void wk_mem_close(struct wk_mem *wm);
 
 #endif

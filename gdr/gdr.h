@@ -188,7 +188,8 @@ void gdr_mem_free(struct gdr_mem *m);
 /*
  * Registers @m with @pd: host memory with ibv_reg_mr; GPU memory by the
  * plan from gdr_reg_decide (dma-buf, then peermem in auto mode). @node and
- * @devname name this node and the HCA in messages. 0 or -errno (logged).
+ * @devname name this node and the HCA in messages (@node NULL where the log
+ * prefix names the node already, as in a worker). 0 or -errno (logged).
  */
 int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *node,
 		const char *devname);

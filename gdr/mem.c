@@ -200,8 +200,10 @@ static int plan_cuda_reg(struct gdr_mem *m, struct ibv_pd *pd, const char *node)
 	};
 	int ret = gdr_reg_decide(&in, &m->plan);
 
-	if (ret)
+	if (ret && node)
 		fc_err("node %s: %s", node, m->plan.msg);
+	else if (ret)
+		fc_err("%s", m->plan.msg);
 	return ret;
 }
 
@@ -222,13 +224,14 @@ int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
 			return 0;
 		}
 		if (i == 0 && tries[1] != GDR_REG_NONE) {
-			fc_warn("node %s, device %s: %s registration refused (%s); trying %s",
-				node, devname, gdr_method_name(tries[0]), why,
-				gdr_method_name(tries[1]));
+			fc_warn("%s%s%sdevice %s: %s registration refused (%s); trying %s",
+				node ? "node " : "", node ? node : "", node ? ", " : "", devname,
+				gdr_method_name(tries[0]), why, gdr_method_name(tries[1]));
 			continue;
 		}
-		fc_err("node %s, device %s: registration refused: %s (errno %d); fix: %s", node,
-		       devname, why, -ret, reg_fix(tries[i], -ret));
+		fc_err("%s%s%sdevice %s: registration refused: %s (errno %d); fix: %s",
+		       node ? "node " : "", node ? node : "", node ? ", " : "", devname, why, -ret,
+		       reg_fix(tries[i], -ret));
 	}
 	return ret;
 }

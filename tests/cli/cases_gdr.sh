@@ -83,3 +83,12 @@ expect "other socket: warn" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1, worse 
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1 --gpu 0
 expect "hca nearest the gpu" 0 '"hca": "mlx5_1"' -- fake $T2S $FC gpu-check -s 1M -n 1 --gpu 1 --json
 rm -rf "$EMPTY"
+
+# pair: the memory options are checked before any node is contacted.
+expect "pair --gdr without --use-cuda" 2 '--gdr chooses how GPU memory is registered; add --use-cuda' \
+	-- $FC pair nodeA nodeB --gdr dmabuf
+expect "pair bad --use-cuda" 2 "--use-cuda: 'gpu0' is not a GPU" -- $FC pair nodeA nodeB --use-cuda=gpu0
+expect "pair bad --gdr" 2 "--gdr: 'host' is not a registration method" -- $FC pair nodeA nodeB --use-cuda --gdr host
+expect "pair write latency on GPU" 2 'write latency polls memory with the CPU.*--test read or send' \
+	-- $FC pair nodeA nodeB --use-cuda --test write --lat
+expect "pair usage names --use-cuda" 0 '--use-cuda\[=N\|BUS_ID\]' -- $FC pair --help
