@@ -1,5 +1,9 @@
 /* libFuzzer target: the `nvidia-smi topo -m` text parser and what reads its
- * result (cells, nearest NICs, islands, the JSON summary). */
+ * result (cells, nearest NICs, islands, the JSON summary).
+ * Run with a scratch corpus folder FIRST: libFuzzer writes new inputs into the
+ * first folder it is given, so never make that the shared fixtures:
+ *   ./fuzz_topo -max_total_time=20 "$(mktemp -d)" "$FABCHECK_SHARED/fixtures/topo"
+ */
 #include <stdint.h>
 #include <stdlib.h>
 
