@@ -52,7 +52,10 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 		const char *kind = fc_jstr(m, "kind", "cant");
 		char msg[1200];
 
-		snprintf(msg, sizeof(msg), "%s: %s", p->cfg->label[side], fc_jstr(m, "msg", "?"));
+		/* A data-path failure seen on one node may be the other's fault. */
+		snprintf(msg, sizeof(msg), "%s: %s%s%s", p->cfg->label[side], fc_jstr(m, "msg", "?"),
+			 strcmp(kind, "fail") ? "" : "; the peer in this test was ",
+			 strcmp(kind, "fail") ? "" : p->cfg->label[1 - side]);
 		run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 		json_decref(m);
 		return -EIO;
