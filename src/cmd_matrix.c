@@ -307,6 +307,9 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 	fprintf(stderr, "matrix run %lld in %s: importing %zu results of %zu nodes from %s\n",
 		(long long)s.run, fc_store_path(s.st), json_array_size(results), n, c->import);
 	catch_signals();
+	/* Without a pace, one transaction: a replay needs no per-pair sync. */
+	if (!(c->pace_s > 0) && fc_store_begin(s.st))
+		goto out_close;
 	json_array_foreach(results, i, d) {
 		if (stop_flag)
 			break;
@@ -316,6 +319,8 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		if (c->pace_s > 0)
 			usleep((useconds_t)(c->pace_s * 1e6));
 	}
+	if (!(c->pace_s > 0) && fc_store_commit(s.st))
+		goto out_close;
 	if (stop_flag) {
 		fc_store_run_end(s.st, s.run, "interrupted");
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);

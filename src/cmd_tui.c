@@ -338,6 +338,20 @@ static int open_model(struct tui *t)
 	}
 	if (mx_model_load(&t->m, t->st, run))
 		return FC_EXIT_CANT;
+	/* The cursor starts on the first suspect's first bad pair, if any. */
+	t->v.cur_a = 0;
+	t->v.cur_b = 1;
+	if (!mx_model_analyze(&t->m)) {
+		for (int i = 0; i < t->m.an.nfindings; i++) {
+			const struct fc_mx_finding *f = &t->m.an.findings[i];
+
+			if (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK) {
+				t->v.cur_a = f->a;
+				t->v.cur_b = f->b >= 0 ? f->b : f->a ? 0 : 1;
+				break;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -305,3 +305,13 @@ int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const cha
 	sqlite3_finalize(s);
 	return rc;
 }
+
+int fc_store_begin(struct fc_store *st)
+{
+	return store_exec(st, "BEGIN IMMEDIATE", "cannot start a transaction");
+}
+
+int fc_store_commit(struct fc_store *st)
+{
+	return store_exec(st, "COMMIT", "cannot commit");
+}
