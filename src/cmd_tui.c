@@ -138,7 +138,7 @@ static void load_detail(struct tui *t)
 	json_decref(t->v.history);
 	t->v.detail = NULL;
 	t->v.history = json_array();
-	if (a == b || a >= t->m.n || b >= t->m.n)
+	if (a == b || a < 0 || b < 0 || a >= t->m.n || b >= t->m.n)
 		return;
 	if (mx_model_show(&t->m, a, b, &mirrored) && mirrored) {
 		h.a = t->m.names[b];
@@ -239,6 +239,7 @@ static int handle_key(struct tui *t, int ch)
 	case ACT_REDRAW: clearok(stdscr, TRUE); break;
 	default: return 0;
 	}
+	tui_clamp(&t->v, &t->m);
 	t->dirty = 1;
 	return 0;
 }
