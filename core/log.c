@@ -5,6 +5,7 @@
 
 int fc_log_level = FC_LOG_WARN;
 const char *fc_log_prefix = "fabcheck";
+void (*fc_log_hook)(enum fc_log_level lvl, const char *msg);
 
 static const char *const level_names[] = {
 	[FC_LOG_ERR] = "error",
@@ -24,4 +25,12 @@ void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (fc_log_hook) {
+		char buf[1024];
+
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		fc_log_hook(lvl, buf);
+	}
 }

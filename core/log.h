@@ -9,6 +9,10 @@ extern int fc_log_level;
 /* Prefix put before every message ("fabcheck" or "fabcheck worker@nodeA"). */
 extern const char *fc_log_prefix;
 
+/* When set, also receives each message that passes the level (the worker
+ * forwards its errors to the controller through it). */
+extern void (*fc_log_hook)(enum fc_log_level lvl, const char *msg);
+
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -19,17 +19,21 @@ const char usage_lab[] =
 	"A virtual rack: QEMU guests running Debian's kernel with Soft-RoCE (rxe0)\n"
 	"on one shared virtual Ethernet segment, reachable by ssh as nodeA, nodeB...\n"
 	"\n"
-	"  up [--nodes N] [--name NAME] [--mtu N]  boot N guests (default 2, at most 8)\n"
+	"  up [--nodes N] [--name NAME] [--mtu N] [--timeout SEC]\n"
+	"                                         boot N guests (default 2, at most 8;\n"
+	"                                         fabric MTU 576-9000, default 9000)\n"
 	"  status [--name NAME] [--json]          the rack's nodes and their state\n"
 	"  ssh-config [--name NAME]               print the path of the rack's ssh_config\n"
-	"  exec [--name NAME] NODE CMD...         run a command on a node\n"
+	"  exec [--name NAME] NODE CMD...         run CMD on a node (by its shell, as ssh)\n"
 	"  fault [--name NAME] NODE loss PCT | rate MBIT | mtu N | down | clear\n"
-	"                                         change a node's fabric link\n"
+	"                                         change a node's fabric link (eth0)\n"
 	"  down [--name NAME]                     stop the rack's guests\n"
-	"  kernel                                 build the guest kernel and initramfs\n"
+	"  kernel [--rebuild]                     build the guest kernel and initramfs\n"
 	"\n"
 	"The rack's files live in $FABCHECK_LAB_HOME (default ~/.cache/fabcheck/lab)\n"
-	"under NAME (default 'lab'). Two racks with different names can run at once.\n";
+	"under NAME (default $FABCHECK_LAB_NAME, else 'lab'). Two racks with different\n"
+	"names can run at once. The guests run this fabcheck binary (or $FABCHECK_BIN):\n"
+	"  ssh -F $(fabcheck lab ssh-config) nodeA fabcheck devices\n";
 
 static int script_path(char *buf, size_t len)
 {
@@ -58,6 +62,19 @@ static int script_path(char *buf, size_t len)
 	return -ENOENT;
 }
 
+/* The rack's guests run the binary that started it (FABCHECK_SELF). */
+static void export_self(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	if (setenv("FABCHECK_SELF", exe, 1))
+		fc_warn("lab: cannot export FABCHECK_SELF: %s", strerror(errno));
+}
+
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 {
 	char path[PATH_MAX + 64];
@@ -84,6 +101,7 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 	args[1] = path;
 	for (int i = 1; i < argc; i++)
 		args[i + 1] = argv[i];
+	export_self();
 	fflush(NULL);
 	execvp("bash", args);
 	fc_err("lab: cannot run bash: %s", strerror(errno));

@@ -6,12 +6,16 @@
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_pair(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_worker(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_tui(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_report(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
+extern const char usage_pair[];
+extern const char usage_worker[];
 extern const char usage_matrix[];
 extern const char usage_tui[];
 extern const char usage_report[];

@@ -1,0 +1,213 @@
+#include "pairv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mxan.h" /* fc_median */
+#include "out.h"
+#include "stats.h"
+#include "util.h"
+
+int fc_counter_is_error(const char *name)
+{
+	static const char *const bad[] = {
+		"err", "discard", "drop", "seq", "retry", "retrans", "timeout",
+		"duplicate", "downed", "out_of_buffer", "recovery", "nak", "lifespan",
+		"cnp", "ecn", "dup",
+	};
+	static const char *const fine[] = { "rdma_sends", "rdma_recvs", "ack_deferred" };
+
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
+		if (!strcmp(name, fine[i]))
+			return 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strstr(name, bad[i]))
+			return 1;
+	return 0;
+}
+
+static void check_mtu(json_t *doc, const json_t *a, const json_t *b)
+{
+	int ma = (int)fc_jnum(a, "mtu", 0), mb = (int)fc_jnum(b, "mtu", 0);
+
+	if (ma && mb && ma != mb)
+		fc_finding(doc, FC_WARN,
+			   "active MTU differs: %s %s %d B, %s %s %d B, so the path runs at %d B: set the same MTU on both fabric interfaces (e.g. ip link set DEV mtu 9000 on RoCE, or the subnet manager's MTU on InfiniBand)",
+			   fc_jstr(a, "node", "A"), fc_jstr(a, "device", "?"), ma,
+			   fc_jstr(b, "node", "B"), fc_jstr(b, "device", "?"), mb,
+			   ma < mb ? ma : mb);
+}
+
+/* Largest size among bandwidth results, smallest among latency ones. */
+static void size_range(const json_t *results, double *bw_max, double *lat_min)
+{
+	size_t i;
+	json_t *r;
+
+	*bw_max = 0;
+	*lat_min = 0;
+	json_array_foreach(results, i, r) {
+		double s = fc_jnum(r, "size_bytes", 0);
+
+		if (!strcmp(fc_jstr(r, "metric", ""), "bw")) {
+			if (s > *bw_max)
+				*bw_max = s;
+		} else if (!*lat_min || s < *lat_min) {
+			*lat_min = s;
+		}
+	}
+}
+
+static void check_bw_value(json_t *doc, const json_t *r, const char *dir, double gbps,
+			   double floor, const char *why)
+{
+	char sz[32];
+
+	if (gbps >= floor)
+		return;
+	fc_finding(doc, FC_FAIL,
+		   "%s bandwidth at %s %s: %.3f Gb/s is below %.3f Gb/s (%s): check the cables and port speed (ibstat), the PCIe link of the HCA, and the error counters; or give the fabric's expected figure with --min-gbps",
+		   fc_jstr(r, "test", "?"), fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)),
+		   dir, gbps, floor, why);
+}
+
+static void check_dips(json_t *doc, const json_t *r, const char *key, const char *dir)
+{
+	const json_t *s = json_object_get(r, key);
+	double v[1024], med, lo = 0;
+	size_t n = 0, i;
+	json_t *x;
+
+	json_array_foreach(s, i, x) {
+		if (n == sizeof(v) / sizeof(v[0]))
+			break;
+		v[n] = json_number_value(x);
+		if (!n || v[n] < lo)
+			lo = v[n];
+		n++;
+	}
+	if (n < 5)
+		return;
+	med = fc_median(v, n);
+	if (med > 0 && lo < 0.5 * med)
+		fc_finding(doc, FC_WARN,
+			   "%s bandwidth %s dipped to %.3f Gb/s in one %.0f ms interval against a median of %.3f Gb/s: a flapping link or congestion; check link_downed and the switch logs, then rerun with -D for longer",
+			   fc_jstr(r, "test", "?"), dir, lo, fc_jnum(r, "interval_s", 0) * 1e3, med);
+}
+
+static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t *b,
+		     const struct fc_pair_limits *lim, json_t *thr)
+{
+	double size = fc_jnum(r, "size_bytes", 0);
+	double ra = fc_jnum(a, "rate_gbps", 0), rb = fc_jnum(b, "rate_gbps", 0);
+	double rate = ra < rb ? ra : rb, floor = 0;
+	char why[128];
+	const char *dirs[] = { "a_to_b_gbps", "b_to_a_gbps" };
+	char dir[160];
+
+	if (lim->min_gbps > 0) {
+		floor = lim->min_gbps;
+		snprintf(why, sizeof(why), "--min-gbps");
+	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE && rate > 0) {
+		floor = lim->min_link_pct / 100.0 * rate;
+		snprintf(why, sizeof(why), "%g%% of the slower port's %g Gb/s", lim->min_link_pct,
+			 rate);
+	}
+	if (floor <= 0)
+		return;
+	json_object_set_new(thr, "min_gbps", json_real(floor));
+	json_object_set_new(thr, "min_gbps_from", json_string(why));
+	for (int d = 0; d < 2; d++) {
+		const json_t *v = json_object_get(r, dirs[d]);
+		const json_t *from = d ? b : a, *to = d ? a : b;
+
+		if (!json_is_number(v))
+			continue;
+		snprintf(dir, sizeof(dir), "%s->%s", fc_jstr(from, "node", "A"),
+			 fc_jstr(to, "node", "B"));
+		check_bw_value(doc, r, dir, json_number_value(v), floor, why);
+	}
+}
+
+static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
+			   const json_t *b)
+{
+	const char *node;
+	json_t *set, *v;
+	const char *name;
+
+	json_object_foreach((json_t *)counters, node, set) {
+		const json_t *side = !strcmp(node, fc_jstr(b, "node", "")) ? b : a;
+
+		json_object_foreach(set, name, v) {
+			if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+			    !fc_counter_is_error(name))
+				continue;
+			fc_finding(doc, FC_WARN,
+				   "%s %s port %d: error counter %s rose by %lld during the test: packet loss or corruption on the link; check the cable, the switch port and PFC/ECN settings",
+				   node, fc_jstr(side, "device", "?"), (int)fc_jnum(side, "port", 0),
+				   name, (long long)json_integer_value(v));
+		}
+	}
+}
+
+void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
+{
+	const json_t *a = json_object_get(doc, "a"), *b = json_object_get(doc, "b");
+	const json_t *results = json_object_get(doc, "results");
+	json_t *thr = json_object(), *r;
+	double bw_max, lat_min;
+	size_t i;
+
+	check_mtu(doc, a, b);
+	size_range(results, &bw_max, &lat_min);
+	json_array_foreach(results, i, r) {
+		const char *metric = fc_jstr(r, "metric", "");
+		double size = fc_jnum(r, "size_bytes", 0);
+
+		if (!strcmp(metric, "bw")) {
+			char dir[160];
+
+			snprintf(dir, sizeof(dir), "%s->%s", fc_jstr(a, "node", "A"),
+				 fc_jstr(b, "node", "B"));
+			if (json_is_number(json_object_get(r, "a_to_b_gbps")))
+				check_dips(doc, r, "samples_a_to_b_gbps", dir);
+			snprintf(dir, sizeof(dir), "%s->%s", fc_jstr(b, "node", "B"),
+				 fc_jstr(a, "node", "A"));
+			if (json_is_number(json_object_get(r, "b_to_a_gbps")))
+				check_dips(doc, r, "samples_b_to_a_gbps", dir);
+			if (size == bw_max)
+				check_bw(doc, r, a, b, lim, thr);
+		} else if (!strcmp(metric, "lat") && size == lat_min && lim->max_lat_us > 0) {
+			double p50 = fc_jnum(r, "p50_us", 0);
+			char sz[32];
+
+			json_object_set_new(thr, "max_lat_us", json_real(lim->max_lat_us));
+			if (p50 > lim->max_lat_us)
+				fc_finding(doc, FC_FAIL,
+					   "%s latency at %s: p50 %.2f us is above --max-lat-us %.2f us: check for congestion, a far NUMA node (taskset), or power saving on the HCA's PCIe link",
+					   fc_jstr(r, "test", "?"),
+					   fc_fmt_size((uint64_t)size, sz, sizeof(sz)), p50,
+					   lim->max_lat_us);
+		}
+	}
+	check_counters(doc, json_object_get(doc, "counters"), a, b);
+	json_object_set_new(doc, "thresholds", thr);
+}
+
+json_t *fc_counters_delta(const json_t *before, const json_t *after)
+{
+	json_t *out = json_object(), *v;
+	const char *name;
+
+	json_object_foreach((json_t *)after, name, v) {
+		const json_t *b = json_object_get(before, name);
+
+		if (json_is_integer(v) && json_is_integer(b) &&
+		    json_integer_value(v) != json_integer_value(b))
+			json_object_set_new(out, name,
+					    json_integer(json_integer_value(v) -
+							 json_integer_value(b)));
+	}
+	return out;
+}

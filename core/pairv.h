@@ -1,0 +1,32 @@
+/*
+ * The verdict of a pair test, from its finished JSON document (the shape of
+ * architecture.md "fabcheck pair A B --json"): thresholds, MTU agreement,
+ * bandwidth dips and error counters become findings. Pure code.
+ */
+#ifndef FC_PAIRV_H
+#define FC_PAIRV_H
+
+#include <jansson.h>
+
+struct fc_pair_limits {
+	double min_gbps;     /* > 0: bandwidth floor, overrides min_link_pct */
+	double min_link_pct; /* share of the slower port's rate, for bw >= 1 MiB */
+	double max_lat_us;   /* > 0: ceiling of p50 latency at the smallest size */
+};
+
+#define FC_LINK_PCT_MIN_SIZE (1u << 20)
+
+/* True for counters that count errors, drops, retries or loss. */
+int fc_counter_is_error(const char *name);
+
+/*
+ * Adds findings (and raises "verdict") for @doc, which holds "a", "b",
+ * "results" and "counters". Also sets "thresholds" to what was applied.
+ */
+void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim);
+
+
+
+/* Non-zero differences after - before of counters present in both. */
+json_t *fc_counters_delta(const json_t *before, const json_t *after);
+#endif

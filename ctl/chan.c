@@ -1,0 +1,374 @@
+#include "chan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/fc.h"
+#include "../core/log.h"
+#include "../core/util.h"
+
+int fc_launcher_parse(const char *s, enum fc_launcher *out_p)
+{
+	if (!strcmp(s, "ssh"))
+		*out_p = FC_LAUNCH_SSH;
+	else if (!strcmp(s, "local"))
+		*out_p = FC_LAUNCH_LOCAL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void child_exec(const char *node, const struct fc_launch *l)
+{
+	const char *cmd = l->worker_cmd;
+	char remote[1024], cto[64];
+	const char *argv[24];
+	int n = 0;
+
+	if (l->kind == FC_LAUNCH_LOCAL) {
+		argv[n++] = cmd ? cmd : "/proc/self/exe";
+		if (l->verbose)
+			argv[n++] = "-v";
+		argv[n++] = "worker";
+		argv[n] = NULL;
+		execv(argv[0], (char **)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	snprintf(remote, sizeof(remote), "%s%s worker", cmd ? cmd : "fabcheck",
+		 l->verbose ? " -v" : "");
+	snprintf(cto, sizeof(cto), "ConnectTimeout=%d", l->connect_timeout);
+	argv[n++] = "ssh";
+	argv[n++] = "-T";
+	argv[n++] = "-o";
+	argv[n++] = "BatchMode=yes";
+	argv[n++] = "-o";
+	argv[n++] = cto;
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveInterval=5";
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveCountMax=3";
+	if (l->ssh_config) {
+		argv[n++] = "-F";
+		argv[n++] = l->ssh_config;
+	}
+	argv[n++] = "--";
+	argv[n++] = node;
+	argv[n++] = remote;
+	argv[n] = NULL;
+	execvp("ssh", (char **)argv);
+	fprintf(stderr, "cannot run ssh: %s\n", strerror(errno));
+	_exit(126);
+}
+
+int fc_chan_start(struct fc_chan *c, const char *node, const struct fc_launch *l)
+{
+	int in[2], out[2], err[2];
+
+	memset(c, 0, sizeof(*c));
+	c->to_fd = c->from_fd = c->err_fd = -1;
+	snprintf(c->node, sizeof(c->node), "%s", node);
+	c->kind = l->kind;
+	c->verbose = l->verbose;
+	fc_linebuf_init(&c->lb, FC_WIRE_MAX_LINE);
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		goto fail;
+	if (pipe2(err, O_CLOEXEC))
+		goto fail;
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0)
+		goto fail;
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		child_exec(node, l);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	c->to_fd = in[1];
+	c->from_fd = out[0];
+	c->err_fd = err[0];
+	return 0;
+fail:
+	snprintf(c->why, sizeof(c->why), "%s: cannot start the worker: %s", node, strerror(errno));
+	fc_err("%s", c->why);
+	c->dead = 1;
+	return -errno;
+}
+
+static void explain_exit(struct fc_chan *c);
+
+int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body)
+{
+	char *line;
+	size_t len, off = 0;
+
+	if (c->dead)
+		return -EPIPE;
+	line = fc_wire_format(FC_WIRE_VERSION, ++c->tx_seq, type, body);
+	if (!line) {
+		snprintf(c->why, sizeof(c->why), "%s: cannot format a '%s' message: %s", c->node,
+			 type, strerror(errno));
+		return -errno;
+	}
+	len = strlen(line);
+	while (off < len) {
+		ssize_t w = write(c->to_fd, line + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			free(line);
+			explain_exit(c);
+			return -EPIPE;
+		}
+		off += (size_t)w;
+	}
+	free(line);
+	return 0;
+}
+
+/* Keeps the last lines of the worker's stderr; prints them with -v. */
+static void drain_stderr(struct fc_chan *c)
+{
+	char buf[4096];
+	ssize_t n = read(c->err_fd, buf, sizeof(buf));
+
+	if (n <= 0) {
+		close(c->err_fd);
+		c->err_fd = -1;
+		return;
+	}
+	if (c->verbose)
+		fprintf(stderr, "[%s] %.*s", c->node, (int)n, buf);
+	if ((size_t)n >= sizeof(c->err_tail)) {
+		memcpy(c->err_tail, buf + n - (ssize_t)sizeof(c->err_tail) + 1,
+		       sizeof(c->err_tail) - 1);
+		c->err_len = sizeof(c->err_tail) - 1;
+	} else {
+		if (c->err_len + (size_t)n >= sizeof(c->err_tail)) {
+			size_t drop = c->err_len + (size_t)n - sizeof(c->err_tail) + 1;
+
+			memmove(c->err_tail, c->err_tail + drop, c->err_len - drop);
+			c->err_len -= drop;
+		}
+		memcpy(c->err_tail + c->err_len, buf, (size_t)n);
+		c->err_len += (size_t)n;
+	}
+	c->err_tail[c->err_len] = '\0';
+}
+
+/* The last non-empty line the worker wrote to stderr. */
+static const char *last_err_line(struct fc_chan *c, char *buf, size_t len)
+{
+	char *end = c->err_tail + c->err_len, *s;
+
+	while (end > c->err_tail && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	s = end;
+	while (s > c->err_tail && s[-1] != '\n')
+		s--;
+	snprintf(buf, len, "%.*s", (int)(end - s), s);
+	return buf;
+}
+
+static void explain_exit(struct fc_chan *c)
+{
+	char last[512];
+	int status = 0;
+	double end = fc_now() + 3;
+	pid_t p;
+
+	while ((p = waitpid(c->pid, &status, WNOHANG)) == 0 && fc_now() < end)
+		usleep(10000);
+	if (c->err_fd >= 0)
+		while (c->err_fd >= 0)
+			drain_stderr(c);
+	last_err_line(c, last, sizeof(last));
+	if (p == c->pid)
+		c->pid = 0;
+	if (p <= 0) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: lost the worker (its output closed)%s%s", c->node,
+			 *last ? "; it said: " : "", last);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 255 && c->kind == FC_LAUNCH_SSH) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config, and that 'ssh %s true' works",
+			 c->node, *last ? ": " : "", last, c->node);
+	} else if (WIFEXITED(status) && (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: fabcheck is not installed or not runnable there (exit %d%s%s): install it on the node or give its path with --worker-cmd",
+			 c->node, WEXITSTATUS(status), *last ? ": " : "", last);
+	} else if (WIFEXITED(status)) {
+		snprintf(c->why, sizeof(c->why), "%s: the worker exited with status %d%s%s",
+			 c->node, WEXITSTATUS(status), *last ? "; it said: " : "", last);
+	} else {
+		snprintf(c->why, sizeof(c->why), "%s: the worker was killed by signal %d%s%s",
+			 c->node, WTERMSIG(status), *last ? "; it said: " : "", last);
+	}
+	c->dead = 1;
+}
+
+/* Reads what the worker wrote to stdout. 0, or -EPIPE when it closed. */
+static int drain_stdout(struct fc_chan *c)
+{
+	char buf[8192];
+	ssize_t n = read(c->from_fd, buf, sizeof(buf));
+	int err;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		explain_exit(c);
+		return -EPIPE;
+	}
+	err = fc_linebuf_feed(&c->lb, buf, (size_t)n);
+	if (err) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: refused the worker's output: a line over %d bytes without a newline",
+			 c->node, FC_WIRE_MAX_LINE);
+		c->dead = 1;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Takes the next complete message of @c, if any: 1, 0 none, or -errno. */
+static int next_msg(struct fc_chan *c, json_t **msg_p)
+{
+	char *line, why[512];
+	size_t len;
+	int err;
+
+	if (!fc_linebuf_next(&c->lb, &line, &len))
+		return 0;
+	err = fc_wire_parse(line, len, FC_WIRE_VERSION, c->rx_seq + 1, msg_p, NULL, why,
+			    sizeof(why));
+	if (err) {
+		snprintf(c->why, sizeof(c->why), "%s: refused a message from the worker: %s",
+			 c->node, why);
+		c->dead = 1;
+		return err;
+	}
+	c->rx_seq++;
+	return 1;
+}
+
+static void ping_all(struct fc_chan **chans, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!chans[i]->dead)
+			fc_chan_send(chans[i], "ping", NULL);
+}
+
+int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
+		 int *failed_p)
+{
+	struct fc_chan *c = chans[which];
+	double deadline = fc_now() + timeout, next_ping = fc_now() + 1;
+	int err;
+
+	*failed_p = which;
+	for (;;) {
+		struct pollfd pfd[8];
+		int np = 0, map[8], ms;
+		double now;
+
+		/* Lines read before the worker closed are still delivered. */
+		while ((err = next_msg(c, msg_p)) == 1) {
+			if (strcmp(fc_wire_type(*msg_p), "progress"))
+				return 0;
+			json_decref(*msg_p);
+			deadline = fc_now() + timeout;
+		}
+		if (err < 0 || c->dead)
+			return err < 0 ? err : -EPIPE;
+		now = fc_now();
+		if (now >= deadline) {
+			snprintf(c->why, sizeof(c->why),
+				 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log",
+				 c->node, timeout);
+			return -ETIMEDOUT;
+		}
+		if (now >= next_ping) {
+			ping_all(chans, n);
+			next_ping = now + 1;
+		}
+		for (int i = 0; i < n && np < 7; i++) {
+			if (chans[i]->dead)
+				continue;
+			pfd[np] = (struct pollfd){ .fd = chans[i]->from_fd, .events = POLLIN };
+			map[np++] = i;
+			if (chans[i]->err_fd >= 0) {
+				pfd[np] = (struct pollfd){ .fd = chans[i]->err_fd, .events = POLLIN };
+				map[np++] = -1 - i;
+			}
+		}
+		ms = (int)(((deadline < next_ping ? deadline : next_ping) - now) * 1000) + 5;
+		if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR) {
+			snprintf(c->why, sizeof(c->why), "%s: poll failed: %s", c->node, strerror(errno));
+			return -errno;
+		}
+		for (int k = 0; k < np; k++) {
+			struct fc_chan *o = chans[map[k] < 0 ? -1 - map[k] : map[k]];
+
+			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (map[k] < 0) {
+				if (o->err_fd >= 0)
+					drain_stderr(o);
+			} else if (!o->dead) {
+				/* Another channel that fails is seen when it is waited for. */
+				drain_stdout(o);
+			}
+		}
+	}
+}
+
+void fc_chan_close(struct fc_chan *c, double grace)
+{
+	double end = fc_now() + grace;
+	int status;
+
+	if (c->to_fd >= 0)
+		close(c->to_fd);
+	c->to_fd = -1;
+	if (c->pid > 0) {
+		while (waitpid(c->pid, &status, WNOHANG) == 0) {
+			if (fc_now() >= end) {
+				kill(c->pid, SIGTERM);
+				usleep(200000);
+				if (waitpid(c->pid, &status, WNOHANG) == 0) {
+					kill(c->pid, SIGKILL);
+					waitpid(c->pid, &status, 0);
+				}
+				break;
+			}
+			if (c->err_fd >= 0) {
+				struct pollfd p = { .fd = c->err_fd, .events = POLLIN };
+
+				if (poll(&p, 1, 20) > 0)
+					drain_stderr(c);
+			} else {
+				usleep(20000);
+			}
+		}
+		c->pid = 0;
+	}
+	if (c->from_fd >= 0)
+		close(c->from_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->from_fd = c->err_fd = -1;
+	fc_linebuf_release(&c->lb);
+}

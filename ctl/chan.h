@@ -1,0 +1,58 @@
+/*
+ * The controller's channel to one worker: `ssh NODE fabcheck worker` (or a
+ * local child) with its stdin and stdout as pipes carrying wire messages.
+ * The worker's stderr is never parsed: shown with -v, else its last lines
+ * are kept to explain a worker that died.
+ */
+#ifndef FC_CTL_CHAN_H
+#define FC_CTL_CHAN_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/wire.h"
+
+enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL };
+
+struct fc_launch {
+	enum fc_launcher kind;
+	const char *ssh_config; /* -F FILE, or NULL */
+	const char *worker_cmd; /* remote command, default "fabcheck" */
+	int verbose;
+	int connect_timeout;	/* seconds, ssh ConnectTimeout */
+};
+
+struct fc_chan {
+	char node[128];
+	enum fc_launcher kind;
+	pid_t pid;
+	int to_fd, from_fd, err_fd;
+	struct fc_linebuf lb;
+	uint64_t tx_seq, rx_seq;
+	char err_tail[2048];
+	size_t err_len;
+	int verbose;
+	int dead;
+	char why[1024]; /* what went wrong, naming the node */
+};
+
+/* Parses "ssh" or "local". */
+int fc_launcher_parse(const char *s, enum fc_launcher *out_p);
+
+int fc_chan_start(struct fc_chan *c, const char *node, const struct fc_launch *l);
+/* Sends a message (body not consumed; NULL for none). 0 or -errno (why set). */
+int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
+/*
+ * Waits for the next message of chans[which] other than "progress", at most
+ * @timeout seconds without any message from it, while reading the others'
+ * output and pinging every channel now and then so that idle workers keep
+ * waiting. Returns 0 with *msg_p, or -errno with chans[which]->why set (or
+ * another channel's why when that one died: *failed_p says which).
+ */
+int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
+		 int *failed_p);
+/* Closes the worker's stdin, waits up to @grace seconds, then kills it. */
+void fc_chan_close(struct fc_chan *c, double grace);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * fabcheck worker: one side of a pair test, driven by the controller over
+ * stdin/stdout (one wire message a line). Logs go to stderr, which the
+ * controller never parses. When stdin closes the worker frees what it holds
+ * and exits.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/fc.h"
+#include "../core/log.h"
+#include "../core/out.h"
+#include "../core/pairv.h"
+#include "../core/stats.h"
+#include "../core/util.h"
+#include "../core/wire.h"
+#include "../src/cmds.h"
+#include "../verbs/cm.h"
+#include "../verbs/counters.h"
+#include "../verbs/test.h"
+
+const char usage_worker[] =
+	"usage: fabcheck worker\n"
+	"\n"
+	"Internal: one side of 'fabcheck pair', started by the controller through ssh\n"
+	"(or --launcher local). It reads wire messages on stdin and answers on stdout.\n";
+
+struct worker {
+	struct fc_linebuf lb;
+	uint64_t rx_seq, tx_seq;
+	int eof;
+	int proto_err;
+	double idle;
+	char node[128];
+	char prefix[192];
+	struct vb_res r;
+	json_t *before;
+};
+
+static char last_error[1024];
+
+static void keep_error(enum fc_log_level lvl, const char *msg)
+{
+	if (lvl == FC_LOG_ERR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+static int wk_send(struct worker *w, const char *type, json_t *body)
+{
+	char *line = fc_wire_format(FC_WIRE_VERSION, ++w->tx_seq, type, body);
+	size_t len, off = 0;
+
+	json_decref(body);
+	if (!line)
+		return -errno;
+	len = strlen(line);
+	while (off < len) {
+		ssize_t n = write(1, line + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(line);
+			return -EPIPE;
+		}
+		off += (size_t)n;
+	}
+	free(line);
+	return 0;
+}
+
+static int wk_error(struct worker *w, const char *kind, const char *fallback)
+{
+	return wk_send(w, "error", json_pack("{s:s, s:s}", "kind", kind, "msg",
+					     last_error[0] ? last_error : fallback));
+}
+
+/* Reads what stdin has; 0, or -EPIPE at end of file. */
+static int wk_fill(struct worker *w)
+{
+	char buf[8192];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		w->eof = 1;
+		return -EPIPE;
+	}
+	if (fc_linebuf_feed(&w->lb, buf, (size_t)n)) {
+		fc_err("refused the controller's input: a line over %d bytes", FC_WIRE_MAX_LINE);
+		w->proto_err = 1;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The next complete message other than "ping": 1, 0 none yet, or -errno. */
+static int wk_next(struct worker *w, json_t **msg_p)
+{
+	char *line, why[512];
+	size_t len;
+
+	while (fc_linebuf_next(&w->lb, &line, &len)) {
+		if (fc_wire_parse(line, len, FC_WIRE_VERSION, w->rx_seq + 1, msg_p, NULL, why,
+				  sizeof(why))) {
+			fc_err("refused a message from the controller: %s", why);
+			w->proto_err = 1;
+			return -EPROTO;
+		}
+		w->rx_seq++;
+		if (strcmp(fc_wire_type(*msg_p), "ping"))
+			return 1;
+		json_decref(*msg_p);
+	}
+	return 0;
+}
+
+/* Waits for a message of type @want (idle deadline applies). */
+static int wk_recv(struct worker *w, const char *want, json_t **msg_p)
+{
+	double deadline = fc_now() + w->idle;
+	int err;
+
+	for (;;) {
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+		double left;
+
+		err = wk_next(w, msg_p);
+		if (err < 0)
+			return err;
+		if (err == 1)
+			break;
+		left = deadline - fc_now();
+		if (left <= 0) {
+			fc_err("no message from the controller for %.0f s: giving up", w->idle);
+			return -ETIMEDOUT;
+		}
+		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = wk_fill(w)))
+			return err;
+	}
+	if (want && strcmp(fc_wire_type(*msg_p), want)) {
+		fc_err("expected a '%s' message from the controller, got '%s'", want,
+		       fc_wire_type(*msg_p));
+		json_decref(*msg_p);
+		w->proto_err = 1;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* During a test: stop when stdin closed or something other than a ping came. */
+static int wk_abort(void *arg)
+{
+	struct worker *w = arg;
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	json_t *msg;
+	int err;
+
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (wk_fill(w))
+		return 1;
+	err = wk_next(w, &msg);
+	if (err == 1) {
+		fc_err("the controller sent '%s' during a test", fc_wire_type(msg));
+		json_decref(msg);
+		return 1;
+	}
+	return err < 0;
+}
+
+static void wk_progress(void *arg, uint64_t done)
+{
+	wk_send(arg, "progress", json_pack("{s:I}", "done", (json_int_t)done));
+}
+
+static int opts_from(const json_t *m, struct vb_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->dev, sizeof(o->dev), "%s", fc_jstr(m, "dev", ""));
+	o->port = (int)fc_jnum(m, "port", 0);
+	o->gid_index = (int)fc_jnum(m, "gid_index", -1);
+	o->nqps = (int)fc_jnum(m, "qps", 1);
+	o->max_size = (uint64_t)fc_jnum(m, "max_size", 65536);
+	o->tx_depth = (int)fc_jnum(m, "tx_depth", 128);
+	o->timeout = fc_jnum(m, "timeout", 30);
+	if (o->nqps < 1 || o->nqps > VB_MAX_QPS || o->max_size < 2 ||
+	    o->max_size > (1ULL << 30) || o->tx_depth < 1 || o->tx_depth > 8192 ||
+	    o->timeout <= 0 || o->port < 0 || o->port > 255 || o->gid_index < -1) {
+		fc_err("the controller's setup message is out of range");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int wk_setup(struct worker *w, const json_t *m)
+{
+	const char *cm = fc_jstr(m, "cm", "");
+	struct vb_opts o;
+	json_t *rep;
+	int err;
+
+	if ((err = opts_from(m, &o)))
+		return err;
+	if (!strcmp(cm, "server"))
+		err = vb_cm_listen(&w->r, &o);
+	else if (!strcmp(cm, "client"))
+		err = vb_cm_client(&w->r, &o, fc_jstr(m, "server_addr", ""),
+				   (int)fc_jnum(m, "server_port", 0));
+	else if (!(err = vb_res_pick(&w->r, &o)))
+		err = vb_res_open(&w->r, &o, NULL);
+	if (err)
+		return err;
+	w->r.abort_cb = wk_abort;
+	w->r.progress_cb = wk_progress;
+	w->r.cb_arg = w;
+	w->before = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
+	rep = vb_res_json(&w->r);
+	vb_cm_json(&w->r, rep);
+	return wk_send(w, "setup", rep);
+}
+
+static int wk_connect(struct worker *w, const json_t *m)
+{
+	struct vb_peer peer;
+	char why[256];
+	int err;
+
+	if (vb_peer_from_json(json_object_get(m, "peer"), &peer, why, sizeof(why))) {
+		fc_err("the peer's %s", why);
+		return -EPROTO;
+	}
+	if (w->r.ec)
+		err = vb_cm_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
+	else
+		err = vb_res_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
+	if (err)
+		return err;
+	return wk_send(w, "connected", json_pack("{s:i}", "path_mtu", w->r.path_mtu));
+}
+
+static int test_from(const json_t *m, struct vb_test *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (vb_op_parse(fc_jstr(m, "op", ""), &t->op)) {
+		fc_err("the controller asked for an unknown test '%s'", fc_jstr(m, "op", ""));
+		return -EPROTO;
+	}
+	t->lat = !strcmp(fc_jstr(m, "metric", ""), "lat");
+	t->size = (uint64_t)fc_jnum(m, "size", 0);
+	t->iters = (uint64_t)fc_jnum(m, "iters", 0);
+	t->duration = fc_jnum(m, "duration", 0);
+	t->active = json_is_true(json_object_get(m, "active"));
+	t->passive = json_is_true(json_object_get(m, "passive"));
+	t->interval = fc_jnum(m, "interval", 0.1);
+	if (t->size < 2 || t->size > (1ULL << 30) || (!t->iters && t->duration <= 0) ||
+	    t->interval <= 0) {
+		fc_err("the controller's test message is out of range");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static json_t *result_json(const struct vb_test *t, struct vb_result *res)
+{
+	json_t *o = json_pack("{s:f, s:I, s:I}", "seconds", res->seconds, "bytes",
+			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs);
+	struct fc_lat_stats st;
+
+	if (t->lat && t->active && !fc_lat_stats(res->samples, res->nsamples, &st)) {
+		fc_lat_stats_json(o, &st);
+	} else if (!t->lat && t->active) {
+		json_t *s = json_array();
+
+		for (size_t i = 0; i < res->nsamples && i < 1000; i++)
+			json_array_append_new(s, json_real(res->samples[i]));
+		json_object_set_new(o, "samples_gbps", s);
+		json_object_set_new(o, "gbps", json_real(fc_gbps(res->bytes, res->seconds)));
+	}
+	return o;
+}
+
+static int wk_test(struct worker *w, const json_t *m)
+{
+	struct vb_result res;
+	struct vb_test t;
+	json_t *go;
+	int err;
+
+	if ((err = test_from(m, &t)))
+		return err;
+	if ((err = vb_test_prepare(&w->r, &t)))
+		return err;
+	if ((err = wk_send(w, "ready", NULL)) || (err = wk_recv(w, "go", &go)))
+		return err;
+	json_decref(go);
+	err = vb_test_run(&w->r, &t, &res);
+	if (!err)
+		err = wk_send(w, "result", result_json(&t, &res));
+	else
+		err = -EIO;
+	vb_result_release(&res);
+	return err;
+}
+
+static int wk_finish(struct worker *w)
+{
+	json_t *after = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
+	json_t *delta = fc_counters_delta(w->before, after);
+
+	json_decref(after);
+	return wk_send(w, "finish", json_pack("{s:o}", "counters", delta));
+}
+
+static int wk_hello(struct worker *w)
+{
+	char host[256] = "?";
+	json_t *m;
+	int err = wk_recv(w, "hello", &m);
+
+	if (err)
+		return err;
+	snprintf(w->node, sizeof(w->node), "%s", fc_jstr(m, "node", "?"));
+	w->idle = fc_jnum(m, "timeout", 30) * 3 + 10;
+	json_decref(m);
+	snprintf(w->prefix, sizeof(w->prefix), "fabcheck worker@%s", w->node);
+	fc_log_prefix = w->prefix;
+	gethostname(host, sizeof(host) - 1);
+	return wk_send(w, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION, "host",
+					     host, "pid", (int)getpid()));
+}
+
+/* Runs the conversation; returns 0 after "finish", or -errno. */
+static int wk_run(struct worker *w)
+{
+	json_t *m;
+	int err;
+
+	if ((err = wk_hello(w)))
+		return err;
+	if ((err = wk_recv(w, "setup", &m)))
+		return err;
+	err = wk_setup(w, m);
+	json_decref(m);
+	if (err)
+		return err;
+	if ((err = wk_recv(w, "connect", &m)))
+		return err;
+	err = wk_connect(w, m);
+	json_decref(m);
+	while (!err) {
+		if ((err = wk_recv(w, NULL, &m)))
+			break;
+		if (!strcmp(fc_wire_type(m), "test")) {
+			err = wk_test(w, m);
+		} else if (!strcmp(fc_wire_type(m), "finish")) {
+			json_decref(m);
+			return wk_finish(w);
+		} else {
+			fc_err("unexpected '%s' message from the controller", fc_wire_type(m));
+			w->proto_err = 1;
+			err = -EPROTO;
+		}
+		json_decref(m);
+	}
+	return err;
+}
+
+int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct worker w = { .idle = 60 };
+	int err;
+
+	(void)ctx;
+	if (argc > 1) {
+		fc_err("worker: unexpected argument '%s'; the worker takes none", argv[1]);
+		return FC_EXIT_USAGE;
+	}
+	fc_log_prefix = "fabcheck worker";
+	fc_log_hook = keep_error;
+	fc_linebuf_init(&w.lb, FC_WIRE_MAX_LINE);
+	srand48((long)getpid() ^ (long)(fc_now() * 1e6));
+	err = wk_run(&w);
+	if (err && !w.eof)
+		wk_error(&w, w.proto_err ? "protocol" : err == -EIO || err == -ETIMEDOUT ? "fail" : "cant",
+			 strerror(-err));
+	if (w.r.pi || w.r.ec)
+		vb_cm_close(&w.r);
+	vb_res_close(&w.r);
+	json_decref(w.before);
+	fc_linebuf_release(&w.lb);
+	fc_log_hook = NULL;
+	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
+}

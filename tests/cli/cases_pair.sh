@@ -1,0 +1,74 @@
+# Cases for `fabcheck pair` and `fabcheck worker` on this host, which has no
+# RDMA device (sourced by tests/cli/run.sh). The verbs path runs on the rack
+# (tests/rack/cases_pair.sh); here: options, errors that name the node and
+# the fix, and the wire protocol against a worker that misbehaves.
+FAKE=tests/cli/fake-worker.sh
+LOCAL=(--launcher local --timeout 3 --no-db)
+expect "pair help" 0 'usage: fabcheck pair NODE_A NODE_B' -- $FC pair --help
+expect "pair listed" 0 'pair +RDMA bandwidth' -- $FC help
+expect "worker hidden" 0 '^$' -- bash -c "! $FC help | grep -w worker"
+expect "pair one node" 2 'expected two nodes' -- $FC pair nodeA
+expect "pair bad node name" 2 "'node;rm' is not a node name" -- $FC pair 'node;rm' nodeB
+expect "pair bad test" 2 "--test: 'atomic' is not a test" -- $FC pair a b --test write,atomic
+expect "pair bad size" 2 "-s: '3X' is not a size" -- $FC pair a b -s 3X
+expect "pair size too small" 2 "-s: '1' is out of range" -- $FC pair a b -s 1
+expect "pair bad qps" 2 "-q: '0' is out of range" -- $FC pair a b -q 0
+expect "pair bad dev" 2 "-d: 'mlx5_0:x' |-d PORT: 'x'" -- $FC pair a b -d mlx5_0:x
+expect "pair bad dev name" 2 "is not a device name" -- $FC pair a b -d 'a b'
+expect "pair bad gid" 2 "-x: '300' is out of range" -- $FC pair a b -x 300
+expect "pair -s with -a" 2 '-s and -a exclude' -- $FC pair a b -s 64K -a
+expect "pair bad launcher" 2 "'pbs' is not a launcher" -- $FC pair a b --launcher pbs
+expect "pair missing ssh config" 2 "--ssh-config: cannot read '/nonexistent'" -- \
+	$FC pair a b --ssh-config /nonexistent
+expect "pair bad timeout" 2 "--timeout: 'soon' is not" -- $FC pair a b --timeout soon
+expect "pair unknown option" 2 "run 'fabcheck pair --help'" -- $FC pair a b --frob
+# No RDMA device here: exit 3, names the node and the fix.
+expect "pair local no device" 3 'a: no RDMA device found: .*rdma link add' -- \
+	$FC pair "${LOCAL[@]}" a b
+expect "pair local no device json" 3 '"verdict": "fail"' -- $FC pair "${LOCAL[@]}" a b --json
+expect "pair json keeps nodes" 3 '"node": "b"' -- $FC pair "${LOCAL[@]}" a b --json
+# Unreachable node, fabcheck missing there.
+expect "pair unreachable" 3 'nosuch.invalid: cannot reach the node over ssh \(exit 255.*--ssh-config' -- \
+	$FC pair nosuch.invalid b --timeout 3
+expect "pair worker missing" 3 'a: fabcheck is not installed .*exit 127.*--worker-cmd' -- \
+	$FC pair "${LOCAL[@]}" --worker-cmd /nonexistent/fabcheck a b
+# The wire: each misbehaviour refused with a reason naming the node.
+expect "wire garbage" 3 'a: refused a message from the worker: message is not JSON' -- \
+	env FAKE_MODE=garbage $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire version" 3 'a: refused .*speaks wire protocol 99, this fabcheck speaks 1: install the same' -- \
+	env FAKE_MODE=version $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire order" 3 'a: refused .*message 4 is out of order: expected 1' -- \
+	env FAKE_MODE=order $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire oversized" 3 "a: refused .*(a line over 65536 bytes|message of 70000 bytes is over the 65536-byte limit)" -- \
+	env FAKE_MODE=big $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire out of turn" 3 "a: protocol error: the worker answered 'result' where 'hello' was due" -- \
+	env FAKE_MODE=type $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire worker dies" 3 'a: the worker exited with status 5; it said: worker: something broke' -- \
+	env FAKE_MODE=die $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire worker hangs" 3 'a: no message from the worker for 5 s \(--timeout\)' -- \
+	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire stderr noise ignored" 3 'a: no RDMA device found: fake' -- \
+	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+expect "wire stderr hidden" 0 '^$' -- \
+	bash -c "! FAKE_MODE=noise $FC pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1 | grep setlocale"
+expect "wire stderr with -v" 0 '\[a\] bash: warning: setlocale' -- \
+	bash -c "FAKE_MODE=noise $FC -v pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1; true"
+# The worker side: refuses bad input with an error message on stdout.
+expect "worker garbage" 3 '"kind":"protocol".*not JSON.*"seq":1,"type":"error"' -- bash -c "echo hi | $FC worker 2>/dev/null"
+expect "worker version" 3 'wire protocol 7, this fabcheck speaks 1' -- \
+	bash -c "echo '{\"v\":7,\"seq\":1,\"type\":\"hello\"}' | $FC worker 2>/dev/null"
+expect "worker out of order" 3 'message 2 is out of order: expected 1' -- \
+	bash -c "echo '{\"v\":1,\"seq\":2,\"type\":\"hello\"}' | $FC worker 2>/dev/null"
+expect "worker wrong type" 3 "expected a 'hello' message from the controller, got 'setup'" -- \
+	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
+expect "worker no device" 3 '"kind":"cant","msg":"no RDMA device.*"seq":2,"type":"error"' -- \
+	bash -c "printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' '{\"v\":1,\"seq\":2,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
+expect "worker stdin closed" 3 '^$' -- bash -c "$FC worker </dev/null 2>/dev/null"
+expect "worker stdin closed after hello" 3 '"type":"hello"' -- \
+	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' | $FC worker 2>/dev/null"
+# Every run is kept in the store, failed ones too (--db FILE).
+pair_db=$(mktemp -d)
+expect "pair stores the run" 0 '^1\|pair\|fail\|a\|b$' -- bash -c "$FC pair --launcher local --timeout 3 --db $pair_db/r.db a b >/dev/null 2>&1; sqlite3 $pair_db/r.db 'select r.id, r.kind, r.verdict, p.a, p.b from runs r join pairs p on p.run = r.id'"
+expect "pair store in text" 3 "kept as run 2 in $pair_db/r.db" -- $FC pair --launcher local --timeout 3 --db $pair_db/r.db a b
+expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --launcher local --timeout 3 --db /nonexistent/dir/x.db a b
+rm -rf "$pair_db"

@@ -1,0 +1,292 @@
+/* Unit tests of the pair core: wire messages, statistics, verdict, counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fc.h"
+#include "core/out.h"
+#include "core/pairv.h"
+#include "core/stats.h"
+#include "core/wire.h"
+
+static void test_wire_roundtrip(void **state)
+{
+	json_t *body = json_pack("{s:s, s:i}", "dev", "rxe0", "qps", 4), *msg = NULL;
+	char *line, why[256];
+
+	(void)state;
+	line = fc_wire_format(FC_WIRE_VERSION, 7, "setup", body);
+	assert_non_null(line);
+	assert_int_equal(line[strlen(line) - 1], '\n');
+	assert_null(strchr(line, '\n') + 1 == line + strlen(line) ? NULL : "two lines");
+	assert_int_equal(fc_wire_parse(line, strlen(line) - 1, FC_WIRE_VERSION, 7, &msg, NULL,
+				       why, sizeof(why)), 0);
+	assert_string_equal(fc_wire_type(msg), "setup");
+	assert_string_equal(fc_jstr(msg, "dev", ""), "rxe0");
+	assert_int_equal((int)fc_jnum(msg, "qps", 0), 4);
+	/* The body is not changed. */
+	assert_null(json_object_get(body, "seq"));
+	json_decref(msg);
+	json_decref(body);
+	free(line);
+}
+
+static void test_wire_refusals(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *why;
+	} cases[] = {
+		{ "not json", "not JSON" },
+		{ "[1,2]", "not a JSON object" },
+		{ "{\"seq\":1,\"type\":\"hello\"}", "no protocol version" },
+		{ "{\"v\":2,\"seq\":1,\"type\":\"hello\"}", "wire protocol 2" },
+		{ "{\"v\":1,\"type\":\"hello\"}", "no sequence number" },
+		{ "{\"v\":1,\"seq\":3,\"type\":\"hello\"}", "out of order: expected 1" },
+		{ "{\"v\":1,\"seq\":1}", "no valid \"type\"" },
+		{ "{\"v\":1,\"seq\":1,\"type\":\"Hello!\"}", "no valid \"type\"" },
+		{ "{\"v\":1,\"seq\":1,\"type\":\"a\",\"type\":\"b\"}", "not JSON" },
+		{ "{\"v\":1,\"seq\":-1,\"type\":\"hello\"}", "no sequence number" },
+	};
+	char why[256];
+	json_t *msg;
+	int peer = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		msg = NULL;
+		why[0] = '\0';
+		assert_int_equal(fc_wire_parse(cases[i].line, strlen(cases[i].line), 1, 1, &msg,
+					       &peer, why, sizeof(why)), -EPROTO);
+		assert_null(msg);
+		if (!strstr(why, cases[i].why))
+			fail_msg("case %zu: '%s' does not say '%s'", i, why, cases[i].why);
+	}
+	assert_int_equal(peer, 2);
+}
+
+static void test_wire_size_limit(void **state)
+{
+	size_t n = FC_WIRE_MAX_LINE + 10;
+	char *big = malloc(n), why[256];
+	json_t *msg = NULL, *body;
+	char *line;
+
+	(void)state;
+	memset(big, 'x', n);
+	assert_int_equal(fc_wire_parse(big, n, 1, 1, &msg, NULL, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "limit"));
+	/* A message that would be too long is not formatted. */
+	big[n - 1] = '\0';
+	body = json_pack("{s:s}", "pad", big);
+	line = fc_wire_format(1, 1, "hello", body);
+	assert_null(line);
+	assert_int_equal(errno, E2BIG);
+	json_decref(body);
+	free(big);
+}
+
+static void test_linebuf(void **state)
+{
+	struct fc_linebuf lb;
+	char *line, big[300];
+	size_t len;
+
+	(void)state;
+	fc_linebuf_init(&lb, 100);
+	assert_int_equal(fc_linebuf_feed(&lb, "ab", 2), 0);
+	assert_int_equal(fc_linebuf_next(&lb, &line, &len), 0);
+	assert_int_equal(fc_linebuf_feed(&lb, "c\nde\n\nf", 7), 0);
+	assert_int_equal(fc_linebuf_next(&lb, &line, &len), 1);
+	assert_string_equal(line, "abc");
+	assert_int_equal(len, 3);
+	assert_int_equal(fc_linebuf_next(&lb, &line, &len), 1);
+	assert_string_equal(line, "de");
+	assert_int_equal(fc_linebuf_next(&lb, &line, &len), 1);
+	assert_int_equal(len, 0);
+	assert_int_equal(fc_linebuf_next(&lb, &line, &len), 0);
+	assert_int_equal(fc_linebuf_pending(&lb), 1);
+	/* An unterminated line past the limit is refused... */
+	memset(big, 'y', sizeof(big));
+	assert_int_equal(fc_linebuf_feed(&lb, big, sizeof(big)), -E2BIG);
+	fc_linebuf_release(&lb);
+	/* ...and so is a long complete line inside one chunk. */
+	fc_linebuf_init(&lb, 100);
+	big[200] = '\n';
+	assert_int_equal(fc_linebuf_feed(&lb, big, 201), -E2BIG);
+	fc_linebuf_release(&lb);
+}
+
+static void test_stats(void **state)
+{
+	double s[1000];
+	struct fc_lat_stats st;
+
+	(void)state;
+	/* 1..1000 shuffled: nearest-rank percentiles are exact. */
+	for (int i = 0; i < 1000; i++)
+		s[i] = (double)((i * 379) % 1000 + 1);
+	assert_int_equal(fc_lat_stats(s, 1000, &st), 0);
+	assert_true(st.min == 1 && st.max == 1000);
+	assert_true(st.p50 == 500 && st.p90 == 900 && st.p99 == 990 && st.p999 == 999);
+	assert_true(fabs(st.avg - 500.5) < 1e-9);
+	/* Sample stdev of 1..n is sqrt(n(n+1)/12). */
+	assert_true(fabs(st.stdev - sqrt(1000.0 * 1001.0 / 12.0)) < 1e-6);
+	assert_int_equal(fc_lat_stats(s, 0, &st), -EINVAL);
+	/* One sample: no spread; tiny values keep their precision (no int). */
+	s[0] = 1.5e-6;
+	assert_int_equal(fc_lat_stats(s, 1, &st), 0);
+	assert_true(st.p999 == 1.5e-6 && st.stdev == 0);
+	/* Large equal values: no cancellation. */
+	for (int i = 0; i < 10; i++)
+		s[i] = 1e9 + (i % 2);
+	assert_int_equal(fc_lat_stats(s, 10, &st), 0);
+	assert_true(fabs(st.stdev - sqrt(10 * 0.25 / 9)) < 1e-6);
+	assert_true(fabs(fc_gbps(125000000, 1.0) - 1.0) < 1e-12);
+	assert_true(fc_gbps(1, 0) == 0);
+}
+
+static void test_counter_names(void **state)
+{
+	(void)state;
+	assert_true(fc_counter_is_error("rcvd_seq_err"));
+	assert_true(fc_counter_is_error("out_of_seq_request"));
+	assert_true(fc_counter_is_error("duplicate_request"));
+	assert_true(fc_counter_is_error("retry_exceeded_err"));
+	assert_true(fc_counter_is_error("link_downed"));
+	assert_true(fc_counter_is_error("symbol_error"));
+	assert_true(fc_counter_is_error("port_xmit_discards"));
+	assert_true(fc_counter_is_error("local_ack_timeout_err"));
+	assert_true(fc_counter_is_error("out_of_buffer"));
+	assert_false(fc_counter_is_error("sent_pkts"));
+	assert_false(fc_counter_is_error("rcvd_pkts"));
+	assert_false(fc_counter_is_error("rdma_sends"));
+	assert_false(fc_counter_is_error("port_xmit_data"));
+	assert_false(fc_counter_is_error("ack_deferred"));
+}
+
+static void test_counters_delta(void **state)
+{
+	json_t *b = json_pack("{s:I, s:I, s:I}", "sent_pkts", (json_int_t)100, "rcvd_seq_err",
+			      (json_int_t)3, "gone", (json_int_t)1);
+	json_t *a = json_pack("{s:I, s:I, s:I}", "sent_pkts", (json_int_t)250, "rcvd_seq_err",
+			      (json_int_t)3, "new", (json_int_t)9);
+	json_t *d = fc_counters_delta(b, a);
+
+	(void)state;
+	assert_int_equal(json_object_size(d), 1);
+	assert_int_equal(json_integer_value(json_object_get(d, "sent_pkts")), 150);
+	json_decref(a);
+	json_decref(b);
+	json_decref(d);
+}
+
+/* A recorded rack run (rxe: 2.5 Gb/s reported, ~0.16 Gb/s real). */
+static json_t *rack_doc(double gbps, int mtu_b, json_int_t seq_err)
+{
+	json_t *doc = fc_doc_new();
+
+	json_object_set_new(doc, "a", json_pack("{s:s, s:s, s:i, s:i, s:f}", "node", "nodeA",
+						"device", "rxe0", "port", 1, "mtu", 4096,
+						"rate_gbps", 2.5));
+	json_object_set_new(doc, "b", json_pack("{s:s, s:s, s:i, s:i, s:f}", "node", "nodeB",
+						"device", "rxe0", "port", 1, "mtu", mtu_b,
+						"rate_gbps", 2.5));
+	json_object_set_new(doc, "results",
+			    json_pack("[{s:s, s:s, s:i, s:f, s:f, s:[f,f,f,f,f], s:f},"
+				      " {s:s, s:s, s:i, s:f, s:f, s:[f,f,f,f,f], s:f},"
+				      " {s:s, s:s, s:i, s:f}]",
+				      "test", "write", "metric", "bw", "size_bytes", 65536, "gbps",
+				      gbps, "a_to_b_gbps", gbps, "samples_a_to_b_gbps", gbps,
+				      gbps, gbps, gbps, gbps, "interval_s", 0.1,
+				      "test", "write", "metric", "bw", "size_bytes", 1 << 20, "gbps",
+				      gbps, "a_to_b_gbps", gbps, "samples_a_to_b_gbps", gbps,
+				      gbps, 0.01, gbps, gbps, "interval_s", 0.1,
+				      "test", "read", "metric", "lat", "size_bytes", 2, "p50_us",
+				      300.0));
+	json_object_set_new(doc, "counters",
+			    json_pack("{s:{s:I}, s:{s:I, s:I}}", "nodeA", "sent_pkts",
+				      (json_int_t)10, "nodeB", "rcvd_seq_err", seq_err,
+				      "rcvd_pkts", (json_int_t)10));
+	return doc;
+}
+
+static int has_finding(const json_t *doc, const char *needle)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		if (strstr(json_string_value(f), needle))
+			return 1;
+	return 0;
+}
+
+static void test_verdict(void **state)
+{
+	struct fc_pair_limits lim = { .min_link_pct = 90 };
+	json_t *doc;
+
+	(void)state;
+	/* Default: 90% of 2.5 Gb/s at 1 MiB fails the rack's 0.16 Gb/s. */
+	doc = rack_doc(0.16, 4096, 0);
+	fc_pair_verdict(doc, &lim);
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	assert_true(has_finding(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
+	assert_true(has_finding(doc, "nodeA->nodeB"));
+	/* The dip in one interval is a warning of its own. */
+	assert_true(has_finding(doc, "dipped to 0.010 Gb/s"));
+	assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) - 2.25) < 1e-9);
+	json_decref(doc);
+
+	/* The rack's own figure passes; only the largest size is judged. */
+	lim.min_gbps = 0.1;
+	doc = rack_doc(0.16, 4096, 0);
+	fc_pair_verdict(doc, &lim);
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "warn"); /* the dip */
+	assert_false(has_finding(doc, "below"));
+	json_decref(doc);
+
+	/* Counters, MTU mismatch, latency ceiling. */
+	lim.max_lat_us = 100;
+	doc = rack_doc(0.16, 1024, 12);
+	fc_pair_verdict(doc, &lim);
+	assert_true(has_finding(doc, "nodeB rxe0 port 1: error counter rcvd_seq_err rose by 12"));
+	assert_false(has_finding(doc, "rcvd_pkts"));
+	assert_true(has_finding(doc, "active MTU differs: nodeA rxe0 4096 B, nodeB rxe0 1024 B"));
+	assert_true(has_finding(doc, "p50 300.00 us is above --max-lat-us 100.00 us"));
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	json_decref(doc);
+
+	/* Below 1 MiB the link share is not applied. */
+	lim = (struct fc_pair_limits){ .min_link_pct = 90 };
+	doc = rack_doc(0.16, 4096, 0);
+	json_array_remove(json_object_get(doc, "results"), 1);
+	fc_pair_verdict(doc, &lim);
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "pass");
+	assert_null(json_object_get(json_object_get(doc, "thresholds"), "min_gbps"));
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wire_roundtrip),
+		cmocka_unit_test(test_wire_refusals),
+		cmocka_unit_test(test_wire_size_limit),
+		cmocka_unit_test(test_linebuf),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_counter_names),
+		cmocka_unit_test(test_counters_delta),
+		cmocka_unit_test(test_verdict),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,260 @@
+/*
+ * Bandwidth: keep tx_depth work requests in flight on every QP, signalling
+ * one in cq_mod, cycling through the buffer's slots. A warm-up pass fills
+ * the pipeline first; the timed pass runs from its first post to its last
+ * completion and records Gb/s per interval. A send test ends with a send
+ * with immediate data, so the receiver knows when to stop.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "../core/stats.h"
+#include "../core/util.h"
+#include "test.h"
+
+#define BW_WC_BATCH 32
+
+struct bw_run {
+	struct vb_res *r;
+	const struct vb_test *t;
+	struct vb_result *res;
+	uint64_t posted[VB_MAX_QPS], done[VB_MAX_QPS];
+	uint32_t since_sig[VB_MAX_QPS];
+	int last_posted[VB_MAX_QPS];
+	uint64_t slot;
+	int cq_mod;
+	int fins;
+	int timed;
+	double t_first, t_last, t_sample;
+	uint64_t bytes, sample_bytes;
+	struct vb_clock clk;
+};
+
+static int bw_post(struct bw_run *b, int q, int last, int fin)
+{
+	struct vb_res *r = b->r;
+	const struct vb_test *t = b->t;
+	uint64_t slot = b->slot++;
+	int sig = ++b->since_sig[q] >= (uint32_t)b->cq_mod || last;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, slot) : vb_tx(r, slot)),
+		.length = (uint32_t)t->size,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int err;
+
+	switch (t->op) {
+	case VB_WRITE:
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = vb_peer_rx(r, slot);
+		wr.wr.rdma.rkey = r->peer.rkey;
+		break;
+	case VB_READ:
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = vb_peer_tx(r, slot);
+		wr.wr.rdma.rkey = r->peer.rkey;
+		break;
+	case VB_SEND:
+		wr.opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		wr.imm_data = htonl(1);
+		break;
+	}
+	if (sig) {
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr_id = ((uint64_t)q << 32) | b->since_sig[q];
+		b->since_sig[q] = 0;
+	}
+	if (t->op != VB_READ && t->size <= (uint64_t)r->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	err = ibv_post_send(r->qp[q], &wr, &bad);
+	if (err) {
+		fc_err("%s qp 0x%x: cannot post a %s of %llu bytes: %s", r->pi->dev,
+		       r->qp[q]->qp_num, vb_op_name(t->op), (unsigned long long)t->size,
+		       strerror(err));
+		return -err;
+	}
+	b->posted[q]++;
+	if (last)
+		b->last_posted[q] = 1;
+	return 0;
+}
+
+/* Posts what the window allows on every QP. */
+static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
+{
+	struct vb_res *r = b->r;
+
+	for (int q = 0; q < r->nqps; q++) {
+		while (!b->last_posted[q] && b->posted[q] - b->done[q] < (uint64_t)r->tx_depth) {
+			int last = stopping || b->posted[q] + 1 >= target;
+			int err;
+
+			if (!b->t_first)
+				b->t_first = fc_now();
+			err = bw_post(b, q, last, fin && last);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void bw_sample(struct bw_run *b, double now)
+{
+	if (!b->timed || now - b->t_sample < b->t->interval)
+		return;
+	vb_result_push(b->res, fc_gbps(b->bytes - b->sample_bytes, now - b->t_sample));
+	b->t_sample = now;
+	b->sample_bytes = b->bytes;
+}
+
+static int bw_poll_send(struct bw_run *b)
+{
+	struct ibv_wc wc[BW_WC_BATCH];
+	int n = ibv_poll_cq(b->r->scq, BW_WC_BATCH, wc);
+	double now;
+
+	if (n < 0) {
+		fc_err("%s: polling the send completion queue failed", b->r->pi->dev);
+		return -EIO;
+	}
+	if (!n)
+		return 0;
+	now = fc_now();
+	for (int i = 0; i < n; i++) {
+		int q = (int)(wc[i].wr_id >> 32);
+		uint64_t cnt = wc[i].wr_id & 0xffffffffu;
+
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			vb_wc_error(b->r, &wc[i]);
+			return -EIO;
+		}
+		if (q < 0 || q >= b->r->nqps)
+			continue;
+		b->done[q] += cnt;
+		b->clk.done += cnt;
+		if (b->timed) {
+			b->bytes += cnt * b->t->size;
+			b->res->msgs += cnt;
+		}
+	}
+	b->t_last = now;
+	b->clk.last_progress = now;
+	if (b->timed && !b->t_sample) {
+		b->t_sample = b->t_first;
+	}
+	bw_sample(b, now);
+	return 0;
+}
+
+static int bw_poll_recv(struct bw_run *b)
+{
+	struct ibv_wc wc[BW_WC_BATCH];
+	int n = ibv_poll_cq(b->r->rcq, BW_WC_BATCH, wc);
+
+	if (n < 0) {
+		fc_err("%s: polling the receive completion queue failed", b->r->pi->dev);
+		return -EIO;
+	}
+	for (int i = 0; i < n; i++) {
+		int q = (int)wc[i].wr_id;
+
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			vb_wc_error(b->r, &wc[i]);
+			return -EIO;
+		}
+		if (q < 0 || q >= b->r->nqps)
+			continue;
+		b->r->rq_posted[q]--;
+		b->clk.done++;
+		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+			b->fins++;
+		if (vb_post_recvs(b->r, q))
+			return -EIO;
+	}
+	if (n)
+		b->clk.last_progress = fc_now();
+	return 0;
+}
+
+static int bw_sends_done(const struct bw_run *b)
+{
+	for (int q = 0; q < b->r->nqps; q++)
+		if (!b->last_posted[q] || b->done[q] != b->posted[q])
+			return 0;
+	return 1;
+}
+
+/* One pass: @per_qp requests on every QP (or @duration seconds). */
+static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed)
+{
+	const struct vb_test *t = b->t;
+	int fin = timed && t->op == VB_SEND;
+	double end = 0;
+	int stopping = 0, err = 0;
+
+	memset(b->posted, 0, sizeof(b->posted));
+	memset(b->done, 0, sizeof(b->done));
+	memset(b->since_sig, 0, sizeof(b->since_sig));
+	memset(b->last_posted, 0, sizeof(b->last_posted));
+	b->timed = timed;
+	b->t_first = 0;
+	if (duration > 0) {
+		end = fc_now() + duration;
+		per_qp = UINT64_MAX;
+	}
+	for (;;) {
+		double now = fc_now();
+		int sends_done = !t->active || bw_sends_done(b);
+
+		if (sends_done && (!timed || !t->passive || b->fins >= b->r->nqps))
+			break;
+		if (end && now >= end)
+			stopping = 1;
+		if (t->active && (err = bw_fill(b, per_qp, stopping, fin)))
+			break;
+		if (t->active && (err = bw_poll_send(b)))
+			break;
+		if (t->passive && (err = bw_poll_recv(b)))
+			break;
+		if ((err = vb_clock_tick(b->r, &b->clk, now)))
+			break;
+	}
+	return err;
+}
+
+int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
+{
+	struct bw_run *b = calloc(1, sizeof(*b));
+	uint64_t warm;
+	int err = 0;
+
+	if (!b)
+		return -ENOMEM;
+	b->r = r;
+	b->t = t;
+	b->res = res;
+	b->cq_mod = r->tx_depth >= 2 ? r->tx_depth / 2 : 1;
+	if (b->cq_mod > 64)
+		b->cq_mod = 64;
+	vb_clock_start(&b->clk, t->active ? "sending" : "receiving");
+	if (t->active) {
+		/* Warm-up: one window per QP, untimed. */
+		warm = (uint64_t)r->tx_depth;
+		if (!t->duration && warm > t->iters)
+			warm = t->iters;
+		err = bw_pass(b, warm, 0, 0);
+	}
+	if (!err)
+		err = bw_pass(b, t->iters, t->duration, 1);
+	if (!err && t->active) {
+		res->seconds = b->t_last - b->t_first;
+		res->bytes = b->bytes;
+	}
+	free(b);
+	return err;
+}

@@ -1,0 +1,114 @@
+/* RC QP bring-up toward the peer: INIT->RTR->RTS, RoCE (GRH) or IB (LID). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/gid.h"
+#include "../core/log.h"
+#include "res.h"
+
+static void mask_names(int mask, char *buf, size_t len)
+{
+	static const struct { int bit; const char *name; } bits[] = {
+		{ IBV_QP_STATE, "STATE" }, { IBV_QP_AV, "AV" }, { IBV_QP_PATH_MTU, "PATH_MTU" },
+		{ IBV_QP_DEST_QPN, "DEST_QPN" }, { IBV_QP_RQ_PSN, "RQ_PSN" },
+		{ IBV_QP_MAX_DEST_RD_ATOMIC, "MAX_DEST_RD_ATOMIC" },
+		{ IBV_QP_MIN_RNR_TIMER, "MIN_RNR_TIMER" }, { IBV_QP_TIMEOUT, "TIMEOUT" },
+		{ IBV_QP_RETRY_CNT, "RETRY_CNT" }, { IBV_QP_RNR_RETRY, "RNR_RETRY" },
+		{ IBV_QP_SQ_PSN, "SQ_PSN" }, { IBV_QP_MAX_QP_RD_ATOMIC, "MAX_QP_RD_ATOMIC" },
+	};
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (mask & bits[i].bit) {
+			if (buf[0])
+				strncat(buf, "|", len - strlen(buf) - 1);
+			strncat(buf, bits[i].name, len - strlen(buf) - 1);
+		}
+}
+
+static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = (enum ibv_mtu)mtu_enum,
+		.dest_qp_num = p->qpn[q],
+		.rq_psn = p->psn[q],
+		.max_dest_rd_atomic = (uint8_t)r->rd_atom,
+		.min_rnr_timer = 12,
+		.ah_attr = { .port_num = (uint8_t)r->pi->port, .sl = 0, .src_path_bits = 0 },
+	};
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	char names[256], gid[64];
+	int err;
+
+	if (r->pi->is_ethernet) {
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid.raw, p->gid, 16);
+		a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+	} else {
+		a.ah_attr.dlid = (uint16_t)p->lid;
+	}
+	err = ibv_modify_qp(r->qp[q], &a, mask);
+	if (err) {
+		mask_names(mask, names, sizeof(names));
+		fc_err("%s qp 0x%x: INIT->RTR refused: %s (attribute mask 0x%x: %s; peer qp 0x%x, %s %s, path MTU %d B, GID index %d): check -x and that both ports share a subnet or VLAN",
+		       r->pi->dev, r->qp[q]->qp_num, strerror(err), mask, names, p->qpn[q],
+		       r->pi->is_ethernet ? "GID" : "LID",
+		       r->pi->is_ethernet ? fc_gid_fmt(p->gid, gid, sizeof(gid)) :
+					    (snprintf(gid, sizeof(gid), "%d", p->lid), gid),
+		       fc_mtu_bytes(mtu_enum), r->gid_index);
+		return -err;
+	}
+	return 0;
+}
+
+static int qp_rts(struct vb_res *r, int q)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 14,	 /* 4.096 us * 2^14 = 67 ms per try */
+		.retry_cnt = 7,
+		.rnr_retry = 7, /* receiver not ready: retry without limit */
+		.sq_psn = r->psn[q],
+		.max_rd_atomic = (uint8_t)r->rd_atomic,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+	char names[256];
+	int err = ibv_modify_qp(r->qp[q], &a, mask);
+
+	if (err) {
+		mask_names(mask, names, sizeof(names));
+		fc_err("%s qp 0x%x: RTR->RTS refused: %s (attribute mask 0x%x: %s, max_rd_atomic %d)",
+		       r->pi->dev, r->qp[q]->qp_num, strerror(err), mask, names, r->rd_atomic);
+	}
+	return -err;
+}
+
+int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu)
+{
+	int mtu_enum = fc_mtu_enum(path_mtu), err;
+
+	if (!mtu_enum) {
+		fc_err("%s: path MTU %d B is not one of 256..4096", r->pi->dev, path_mtu);
+		return -EINVAL;
+	}
+	if (p->nqps != r->nqps) {
+		fc_err("%s: the peer has %d QPs, this side %d", r->pi->dev, p->nqps, r->nqps);
+		return -EPROTO;
+	}
+	r->peer = *p;
+	r->path_mtu = path_mtu;
+	r->rd_atomic = r->init_rd_atom < p->rd_atom ? r->init_rd_atom : p->rd_atom;
+	for (int q = 0; q < r->nqps; q++) {
+		err = qp_rtr(r, q, p, mtu_enum);
+		if (!err)
+			err = qp_rts(r, q);
+		if (err)
+			return err;
+	}
+	return 0;
+}

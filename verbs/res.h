@@ -1,0 +1,128 @@
+/*
+ * The resources of one side of a pair test: device context, PD, CQs, one
+ * registered buffer and RC QPs, plus what the peer told us. The buffer has
+ * two halves (tx then rx) of nslots slots of stride bytes each; tests cycle
+ * through the slots so that they span many pages.
+ */
+#ifndef FC_VERBS_RES_H
+#define FC_VERBS_RES_H
+
+#include <infiniband/verbs.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#include "dev.h"
+
+#define VB_MAX_QPS 64
+#define VB_BUF_TARGET (16u << 20) /* bytes per half for small messages */
+
+struct rdma_cm_id;
+struct rdma_event_channel;
+
+struct vb_opts {
+	char dev[64];	  /* "" = first active port */
+	int port;	  /* 0 = first active port of dev */
+	int gid_index;	  /* -1 = scored choice */
+	int nqps;
+	uint64_t max_size; /* largest message of the run */
+	int tx_depth;
+	double timeout;	  /* seconds without progress before giving up */
+};
+
+struct vb_peer {
+	int nqps;
+	uint32_t qpn[VB_MAX_QPS];
+	uint32_t psn[VB_MAX_QPS];
+	int lid;
+	uint8_t gid[16];
+	int mtu; /* active MTU in bytes */
+	uint32_t rkey;
+	uint64_t addr;
+	uint64_t stride;
+	uint32_t nslots;
+	int rd_atom; /* how many reads it accepts at once (max_dest_rd_atomic) */
+};
+
+struct vb_res {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t buf_len;
+	uint64_t stride;
+	uint32_t nslots;
+	int nqps;
+	struct ibv_qp *qp[VB_MAX_QPS];
+	uint32_t psn[VB_MAX_QPS];
+	int rq_posted[VB_MAX_QPS];   /* receives outstanding per QP */
+	struct vb_port_info *pi;
+	int gid_index;		     /* -1 on InfiniBand without a GID */
+	int tx_depth, rx_depth;
+	int max_inline;
+	int rd_atom;		     /* reads this side accepts at once */
+	int init_rd_atom;	     /* reads this side issues at once */
+	int rd_atomic;		     /* agreed with the peer */
+	int path_mtu;		     /* bytes, after connect */
+	double timeout;
+	struct vb_peer peer;
+	/* rdma_cm (--cm): the device context and the QPs belong to rdma_cm */
+	int cm;
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listen_id;
+	struct rdma_cm_id *cm_id[VB_MAX_QPS];
+	/* Called often in data loops: non-zero stops the test (controller gone). */
+	int (*abort_cb)(void *arg);
+	/* Called about once a second in data loops. */
+	void (*progress_cb)(void *arg, uint64_t done);
+	void *cb_arg;
+};
+
+/* Chooses device, port and GID (logged errors say which and what to do). */
+int vb_res_pick(struct vb_res *r, const struct vb_opts *o);
+/* Opens the device and creates PD, CQs, MR and QPs (in INIT). When @ctx is
+ * given (rdma_cm), uses it and creates no QPs. */
+int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *ctx);
+int vb_res_create_qps(struct vb_res *r);
+void vb_res_close(struct vb_res *r);
+
+/* The setup report: device, port, link layer, GID, LID, MTU, rate, QPNs... */
+json_t *vb_res_json(const struct vb_res *r);
+/* Reads the peer's setup report. Returns 0 or -EPROTO with @why set. */
+int vb_peer_from_json(const json_t *j, struct vb_peer *p, char *why, size_t len);
+
+/* INIT->RTR->RTS of every QP toward the peer, at @path_mtu bytes. */
+int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu);
+
+/* Buffer helpers: slot @i of the tx or rx half. */
+static inline uint8_t *vb_tx(const struct vb_res *r, uint64_t i)
+{
+	return r->buf + (i % r->nslots) * r->stride;
+}
+static inline uint8_t *vb_rx(const struct vb_res *r, uint64_t i)
+{
+	return r->buf + (uint64_t)r->nslots * r->stride + (i % r->nslots) * r->stride;
+}
+static inline uint64_t vb_peer_tx(const struct vb_res *r, uint64_t i)
+{
+	return r->peer.addr + (i % r->peer.nslots) * r->peer.stride;
+}
+static inline uint64_t vb_peer_rx(const struct vb_res *r, uint64_t i)
+{
+	return r->peer.addr + (uint64_t)r->peer.nslots * r->peer.stride +
+	       (i % r->peer.nslots) * r->peer.stride;
+}
+
+/* Slot layout for a run whose largest message is @max_size. */
+void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p);
+
+/* The QP attributes every RC QP of the test gets (inline asked for 220 B). */
+void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia);
+/* Posts receives on QP @q until rx_depth are outstanding. */
+int vb_post_recvs(struct vb_res *r, int q);
+/* Index of the QP with number @qpn, or -1. */
+int vb_qp_index(const struct vb_res *r, uint32_t qpn);
+/* Logs a failed work completion: status, vendor error, opcode, QP. */
+void vb_wc_error(const struct vb_res *r, const struct ibv_wc *wc);
+
+#endif
