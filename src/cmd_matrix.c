@@ -151,27 +151,38 @@ static void render_grid(FILE *f, const json_t *doc)
 	fc_table_free(t);
 }
 
+/* "0.16 Gb/s", or "-" when there is no figure. */
+static const char *num(double v, const char *unit, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.3g %s", v, unit);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 static void render_matrix(FILE *f, const json_t *doc)
 {
 	const json_t *per = json_object_get(doc, "per_node");
 	struct fc_table *t;
+	char b1[32], b2[32];
 	size_t i;
 	json_t *nd;
 
-	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median "
-		   "%.3g Gb/s, %.3g us\n\n",
+	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s, %s\n\n",
 		(long long)fc_jnum(doc, "run", 0), (int)json_array_size(json_object_get(doc, "nodes")),
 		(long long)fc_jnum(doc, "pairs_done", 0), (long long)fc_jnum(doc, "pairs_total", 0),
-		(int)fc_jnum(doc, "rounds", 0), fc_jnum(doc, "rack_median_gbps", NAN),
-		fc_jnum(doc, "rack_median_lat_us", NAN));
+		(int)fc_jnum(doc, "rounds", 0),
+		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
+		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
 	render_grid(f, doc);
 	fprintf(f, "\n");
 	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");
 	json_array_foreach(per, i, nd) {
 		fc_table_row(t);
 		fc_table_addf(t, 0, "%s", fc_jstr(nd, "node", "?"));
-		fc_table_addf(t, 1, "%.3g Gb/s", fc_jnum(nd, "median_gbps", NAN));
-		fc_table_addf(t, 2, "%.3g us", fc_jnum(nd, "median_lat_us", NAN));
+		fc_table_addf(t, 1, "%s", num(fc_jnum(nd, "median_gbps", NAN), "Gb/s", b1, sizeof(b1)));
+		fc_table_addf(t, 2, "%s", num(fc_jnum(nd, "median_lat_us", NAN), "us", b2, sizeof(b2)));
 		fc_table_addf(t, 3, "%d of %d", (int)fc_jnum(nd, "bad_peers", 0),
 			      (int)fc_jnum(nd, "peers", 0));
 		fc_table_addf(t, 4, "%s", fc_jstr(nd, "state", "?"));

@@ -125,7 +125,7 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	int out[2], err[2];
 	pid_t pid;
 
-	argv = calloc(nargs + 7, sizeof(*argv));
+	argv = calloc(nargs + 8, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -133,8 +133,9 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[2] = r->names[job->a];
 	argv[3] = r->names[job->b];
 	argv[4] = "--json";
+	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
 	for (i = 0; i < nargs; i++)
-		argv[5 + i] = json_string_value(json_array_get(r->pair_args, i));
+		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
 	if (pipe2(out, O_CLOEXEC)) {
 		fc_err("cannot create a pipe for pair %s-%s: %m", argv[2], argv[3]);
 		free(argv);
@@ -286,6 +287,8 @@ static json_t *kid_doc(struct mx_runner *r, struct mx_kid *k)
 		snprintf(why, sizeof(why), "no result within %.0f s; killed", r->deadline_s);
 	else if (code < 0)
 		snprintf(why, sizeof(why), "pair died on signal %d", WTERMSIG(k->status));
+	else if (!strncmp(last_err_line(k), "fabcheck: error: ", 17))
+		snprintf(why, sizeof(why), "%s", last_err_line(k) + 17);
 	else
 		snprintf(why, sizeof(why), "%s", *last_err_line(k) ? last_err_line(k) :
 					   "pair gave no result");
@@ -315,11 +318,8 @@ static int kid_finish(struct mx_runner *r, int idx)
 	rc = fc_store_pair_add(r->st, r->run, r->names[k->job.a], r->names[k->job.b], doc);
 	if (!rc) {
 		r->stored++;
-		if (!strcmp(fc_jstr(doc, "verdict", ""), "error")) {
+		if (!strcmp(fc_jstr(doc, "verdict", ""), "error"))
 			r->errors++;
-			fc_warn("pair %s -> %s could not run: %s", r->names[k->job.a],
-				r->names[k->job.b], fc_jstr(doc, "error", "?"));
-		}
 		r->done[k->job.a * r->n + k->job.b] =
 			strcmp(fc_jstr(doc, "verdict", ""), "error") != 0;
 		if (r->on_result)

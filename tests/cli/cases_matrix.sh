@@ -78,6 +78,43 @@ ok = all(re.match(r"^(# (HELP|TYPE) \w+ .+|\w+\{(\w+=\"[^\"]*\",?)+\} -?[0-9.e+-
          for l in open(sys.argv[1]).read().splitlines())
 print("ok" if ok else "bad line")' $MXT/r.prom
 expect "report html svg cells and colours" 0 '^ok$' -- python3 tests/cli/check_html.py $MXT/r.html 4 nodeC
+# The runner for real: `pair` children of this binary with the local
+# launcher. This host has no RDMA, so every pair fails to run: exit 3, each
+# node named with pair's own reason, every result kept.
+expect "runner on a host without RDMA" 3 'node nodeB: none of its 2 pairs could run: nodeB: no RDMA device found' -- \
+	$FC matrix nodeA nodeB nodeC --launcher local --timeout 5 --db $MXT/run.db
+expect "runner stored each result" 0 '^ +1  matrix .* 3 pairs  fail +3 nodes' -- \
+	$FC report --list --db $MXT/run.db
+expect "runner json" 3 '"state": "unreachable"' -- \
+	$FC matrix nodeA nodeB --launcher local --timeout 5 --db $MXT/run.db --json
+expect "runner: pair refuses an option" 2 'pair refused the options' -- \
+	$FC matrix nodeA nodeB --pair-opt --frob --db $MXT/run.db
+# Ctrl-C in the middle of a round: the finished pair is kept, the hung one is
+# ended and dropped; --resume runs what is missing (errors again) and ends.
+W=$(pwd)/tests/cli/mx-worker.sh
+# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds.
+interrupt_after() {
+	local t=$1 pid
+	shift
+	"$@" & pid=$!
+	sleep "$t"
+	kill -INT $pid
+	wait $pid
+}
+MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
+	interrupt_after 2 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
+	--timeout 20 --db $MXT/int.db
+expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
+	$FC report --list --db $MXT/int.db
+expect "resume finishes the run" 3 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
+	$FC matrix --resume 1 --db $MXT/int.db
+expect "resume re-ran the error and the missing pairs" 0 '^ +1  matrix .* 7 pairs  fail +4 nodes' -- \
+	$FC report --list --db $MXT/int.db
+# A pair past the matrix's own deadline is ended and reported as could not run.
+MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 'nodeA->nodeB could not run: no result within 2 s; killed|none of its 1 pairs could run: no result within 2 s' -- \
+	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \
+	--db $MXT/dl.db
+
 # The page in a real browser: headless Chromium's screenshot shows the heat
 # map (6 red cells of nodeC's pairs, 6 green ones: about 730 px each).
 shot() {
