@@ -65,14 +65,23 @@ rack_paths() {
 rack_qemu_pids() {
 	local p cmd
 	for p in /proc/[0-9]*; do
-		cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
 		case $cmd in
 		*qemu-system*"-name fabcheck/$RACK/node"*"path=$SHARE,"*) echo "${p#/proc/}" ;;
 		esac
 	done
 }
 
-pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# pid_alive PID: PID runs and is not a zombie (a QEMU that exited after its
+# parent did may linger as one where PID 1 does not reap).
+pid_alive() {
+	local st
+	[[ ${1:-} =~ ^[0-9]+$ ]] || return 1
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	st=${st%% *}
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
 
 # rack_kill: stops every QEMU process of the rack and checks that none is
 # left. Prints how many it stopped; returns 1 if one survives SIGKILL.

@@ -279,8 +279,8 @@ lab_fault() {
 lab_down() {
 	parse_name down "$@"
 	no_operands down
-	if [ ! -d "$RACK_LOCK" ] && [ ! -d "$RACK_DIR" ]; then
-		say "rack '$RACK' is not up (nothing in $LAB_HOME/racks)"
+	if [ ! -d "$RACK_LOCK" ] && [ -z "$(rack_qemu_pids)" ]; then
+		say "rack '$RACK' is not up in $LAB_HOME"
 		return 0
 	fi
 	if ! rack_kill; then

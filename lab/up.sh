@@ -11,7 +11,7 @@
 #                        ssh/ (host key, authorized_keys), bin/fabcheck, state/X
 
 UP_TOOLS=(qemu-system-x86_64 ssh ssh-keygen sshd rdma tc ip ss flock setsid cpio depmod dpkg-deb)
-SLOTS_LOCK=/tmp/fabcheck-lab-slots.lock
+SLOTS_LOCK=/tmp/fabcheck-lab-ports.lock
 
 up_check_tools() {
 	local t missing=()
@@ -68,9 +68,9 @@ up_interrupted() {
 	exit 130
 }
 
-# up_bin: the fabcheck the guests run, linked (or copied when it lives where
-# the guests see a tmpfs) into the share's bin/, first on their PATH.
-up_bin() {
+# up_resolve_bin: the fabcheck the guests run (FABCHECK_BIN, else the one
+# that runs 'lab', which cmd_lab.c exports as FABCHECK_SELF).
+up_resolve_bin() {
 	local bin=${FABCHECK_BIN:-${FABCHECK_SELF:-}}
 	[ -n "$bin" ] || bin=$(command -v fabcheck) ||
 		die_usage "cannot tell which fabcheck the guests should run; set FABCHECK_BIN=/path/to/fabcheck"
@@ -78,6 +78,11 @@ up_bin() {
 	if [ -z "$RACK_BIN" ] || [ ! -f "$RACK_BIN" ] || [ ! -x "$RACK_BIN" ]; then
 		die_usage "FABCHECK_BIN: '$bin' is not an executable file; point it at a built fabcheck"
 	fi
+}
+
+# up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH; a
+# copy where the guests would not see it (their /tmp, /run are their own).
+up_bin() {
 	case $RACK_BIN in
 	/tmp/* | /run/* | /var/tmp/* | /dev/*) cp "$RACK_BIN" "$SHARE/bin/fabcheck" ;;
 	*) ln -s "$RACK_BIN" "$SHARE/bin/fabcheck" ;;
@@ -204,7 +209,7 @@ up_launch_node() {
 		-netdev "user,id=mgmt,hostfwd=tcp:127.0.0.1:${SSH_PORTS[i]}-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x5" \
 		-device virtio-rng-pci \
-		</dev/null >"$RACK_DIR/nodes/$n.qemu.log" 2>&1 &
+		</dev/null >"$RACK_DIR/nodes/$n.qemu.log" 2>&1 6<&- 7<&- 8<&- &
 	echo $! >"$RACK_DIR/nodes/$n.pid"
 	NODE_PID[i]=$!
 }
@@ -212,9 +217,12 @@ up_launch_node() {
 # up_launch: all nodes, then wait until QEMU holds their ports.
 up_launch() {
 	local i t0 ok
-	: >>"$SLOTS_LOCK" 2>/dev/null
-	exec 6<"$SLOTS_LOCK" || die_cant "cannot open $SLOTS_LOCK"
-	flock -w 60 6 || die_cant "another rack held the port lock ($SLOTS_LOCK) for 60 s; retry"
+	(umask 0; : >>"$SLOTS_LOCK") 2>/dev/null
+	# Held for a few seconds by a rack being launched; if it is held longer,
+	# its holder is stuck: go on, the ports are still checked with ss.
+	if exec 6<"$SLOTS_LOCK" && ! flock -w 20 6; then
+		warn "the port lock $SLOTS_LOCK is held for 20 s by another process; choosing ports without it"
+	fi
 	up_pick_ports
 	up_write_env
 	up_write_ssh_config
@@ -327,8 +335,8 @@ up_parse() {
 		--name=*) name=${1#*=}; shift ;;
 		--mtu) need_value "$1" $#; check_int --mtu "$2" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#$2)); shift 2 ;;
 		--mtu=*) check_int --mtu "${1#*=}" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#${1#*=})); shift ;;
-		--timeout) need_value "$1" $#; check_int --timeout "$2" 10 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
-		--timeout=*) check_int --timeout "${1#*=}" 10 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
+		--timeout) need_value "$1" $#; check_int --timeout "$2" 1 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
+		--timeout=*) check_int --timeout "${1#*=}" 1 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
 		-*) die_usage "lab up: unknown option '$1'; $(lab_usage_hint)" ;;
 		*) die_usage "lab up: unexpected argument '$1'; $(lab_usage_hint)" ;;
 		esac
@@ -337,6 +345,7 @@ up_parse() {
 	RACK_MEM=${FABCHECK_LAB_MEM:-512}
 	check_int FABCHECK_LAB_MEM "$RACK_MEM" 256 8192
 	RACK=$name
+	up_resolve_bin
 }
 
 lab_up() {

@@ -1,3 +1,149 @@
 #!/usr/bin/env bash
-# Rack tests: placeholder until the virtual rack lands (fabcheck lab).
-echo "rack: 0 passed, 0 failed"
+# Rack tests: real Soft-RoCE between QEMU guests, driven through the real CLI.
+#   1. one 2-node rack (ci-<pid>) for every tests/rack/cases_*.sh, then down
+#   2. a 4-node rack boots, every node has rxe0 ACTIVE, then down
+#   3. Ctrl-C (SIGINT) during 'lab up', a guest that dies during boot, and a
+#      boot past its deadline all leave no QEMU process and no lock
+# Prints "rack: N passed, N failed"; exits 1 if any failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$PWD
+export FC=${FC:-$ROOT/fabcheck}
+export FABCHECK_LAB_HOME=${FABCHECK_LAB_HOME:-$ROOT/lab-home}
+export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
+export RACK_LOG=${RACK_LOG:-$FABCHECK_LAB_HOME/rack-tests.stderr.log}
+unset FABCHECK_LAB_NAME
+# shellcheck source=tests/rack/lib.sh
+. tests/rack/lib.sh
+T0=$SECONDS
+
+if [ ! -x "$FC" ]; then
+	echo "FAIL: $FC is not built; run 'make' first"
+	echo "rack: 0 passed, 1 failed"
+	exit 1
+fi
+mkdir -p "$FABCHECK_LAB_HOME" && : >"$RACK_LOG"
+
+# The kernel and initramfs first (cached), so boot times are boot times.
+expect "lab kernel" 0 'initramfs: .*initrd.img' -- "$FC" lab kernel
+
+# Every rack this run boots is stopped on the way out, whatever happens.
+RACKS=()
+teardown() {
+	local r
+	for r in "${RACKS[@]}"; do
+		"$FC" lab down --name "$r" >/dev/null 2>&1
+		rack_qemu_left "$r" | xargs -r kill -KILL 2>/dev/null
+	done
+}
+trap teardown EXIT
+trap 'echo "rack tests interrupted"; exit 130' INT TERM
+
+# ---- 1. the 2-node rack and the case files ---------------------------------
+RACK_NAME=ci-$$
+RACKS+=("$RACK_NAME")
+if rack_up "$RACK_NAME" --nodes 2; then
+	SSH_CFG=$("$FC" lab ssh-config --name "$RACK_NAME")
+	export RACK_NAME SSH_CFG
+	for f in tests/rack/cases_*.sh; do
+		echo "== $f"
+		# shellcheck source=/dev/null
+		. "$f"
+	done
+fi
+expect "lab down $RACK_NAME" 0 "rack '$RACK_NAME' is down" -- "$FC" lab down --name "$RACK_NAME"
+expect_rack_gone "$RACK_NAME"
+expect "status after down" 3 "no rack named '$RACK_NAME' is up" -- "$FC" lab status --name "$RACK_NAME"
+expect "down again is harmless" 0 "is not up" -- "$FC" lab down --name "$RACK_NAME"
+
+# ---- 2. four nodes ------------------------------------------------------------
+R4=ci4-$$
+RACKS+=("$R4")
+if rack_up "$R4" --nodes 4; then
+	SSH_CFG=$("$FC" lab ssh-config --name "$R4")
+	net=$("$FC" lab status --name "$R4" --json | python3 -c \
+		'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])')
+	i=1
+	for n in nodeA nodeB nodeC nodeD; do
+		expect_json "4 nodes: $n has rxe0 ACTIVE with GID ::ffff:$net.$i" \
+			"d['host'] == '$n' and any(p['state'] == 'ACTIVE' and p['gid'] == '::ffff:$net.$i' for dev in d['devices'] for p in dev['ports'])" \
+			-- rexec "$n" fabcheck devices --json
+		i=$((i + 1))
+	done
+	expect_json "4 nodes: status lists 4 ready nodes" \
+		"[n['name'] for n in d['nodes']] == ['nodeA','nodeB','nodeC','nodeD'] and all(n['state'] == 'ready' for n in d['nodes'])" \
+		-- "$FC" lab status --name "$R4" --json
+fi
+expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
+expect_rack_gone "$R4"
+
+# ---- 3. interrupted and failed boots ----------------------------------------
+# wait_qemu NAME N: until N QEMU processes of rack NAME run (30 s at most).
+wait_qemu() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(rack_qemu_left "$1" | wc -l)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Ctrl-C: SIGINT to the process group of 'lab up', as a terminal sends it.
+RI=ciint-$$
+RACKS+=("$RI")
+set -m
+"$FC" lab up --name "$RI" >"$FABCHECK_LAB_HOME/int.out" 2>&1 &
+UPPID=$!
+set +m
+if wait_qemu "$RI" 2; then
+	sleep 2
+	kill -INT -- -"$UPPID"
+	wait "$UPPID"
+	rc=$?
+	out=$(cat "$FABCHECK_LAB_HOME/int.out")
+	if [ $rc -eq 130 ] && grep -q "interrupted by SIGINT" <<<"$out"; then
+		ok "Ctrl-C during up exits 130"
+	else
+		not_ok "Ctrl-C during up exits 130" "exit $rc:" "$out"
+	fi
+else
+	not_ok "Ctrl-C during up" "no QEMU of $RI appeared in 30 s" "$(cat "$FABCHECK_LAB_HOME/int.out")"
+	kill -INT -- -"$UPPID" 2>/dev/null
+	wait "$UPPID"
+fi
+expect_rack_gone "$RI"
+expect "status after Ctrl-C" 3 "no rack named '$RI' is up" -- "$FC" lab status --name "$RI"
+
+# A guest that dies during boot: up names it, shows its serial log, cleans up.
+RK=cikill-$$
+RACKS+=("$RK")
+"$FC" lab up --name "$RK" >"$FABCHECK_LAB_HOME/kill.out" 2>&1 &
+UPPID=$!
+if wait_qemu "$RK" 2; then
+	sleep 1
+	pid=$(cat "$FABCHECK_LAB_HOME/racks/$RK/nodes/nodeB.pid" 2>/dev/null)
+	[ -n "$pid" ] && kill -KILL "$pid"
+fi
+wait "$UPPID"
+rc=$?
+out=$(cat "$FABCHECK_LAB_HOME/kill.out")
+if [ $rc -eq 3 ] && grep -q "nodeB of rack '$RK' did not come up: QEMU exited" <<<"$out" &&
+   grep -q "end of nodeB's serial console" <<<"$out"; then
+	ok "a guest dying during up is reported with its serial log (exit 3)"
+else
+	not_ok "a guest dying during up is reported with its serial log (exit 3)" "exit $rc:" "$out"
+fi
+expect_rack_gone "$RK"
+
+# A boot that misses its deadline.
+RT=citime-$$
+RACKS+=("$RT")
+expect "up past --timeout fails with the serial log" 3 \
+	"nodeA of rack '$RT' did not come up: not ready after 3 s" -- "$FC" lab up --name "$RT" --timeout 3
+expect_rack_gone "$RT"
+expect "serial logs stay after a failed boot" 0 "serial.log" -- \
+	ls "$FABCHECK_LAB_HOME/racks/$RT/nodes/nodeA.serial.log"
+
+echo "rack tests took $((SECONDS - T0)) s; ssh stderr of the nodes in $RACK_LOG"
+echo "rack: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

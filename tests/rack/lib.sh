@@ -1,0 +1,132 @@
+# tests/rack/lib.sh: helpers for the rack tests (sourced by tests/rack/run.sh;
+# every tests/rack/cases_*.sh may use them). Set by run.sh for the cases:
+#   FC         the fabcheck binary under test (host side)
+#   RACK_NAME  the name of the running 2-node rack (nodeA, nodeB)
+#   SSH_CFG    its ssh_config: ssh -F "$SSH_CFG" nodeA ...
+# Case files count results with the helpers below and never exit.
+
+pass=${pass:-0} fail=${fail:-0}
+
+ok() {
+	pass=$((pass + 1))
+	[ -n "${RACK_VERBOSE:-}" ] && echo "ok: $1"
+	return 0
+}
+
+not_ok() { # not_ok NAME WHY [OUTPUT]
+	fail=$((fail + 1))
+	echo "FAIL: $1: $2"
+	[ -n "${3:-}" ] && sed 's/^/    /' <<<"$3" | head -n 25
+	return 0
+}
+
+# rexec NODE CMD...: runs CMD (one shell command line, as ssh does) on a node
+# of the rack; its stdout is ours, its exit code is returned. Its stderr goes
+# to $RACK_LOG: the nodes run the host's shell start-up files, whose noise
+# must never be parsed.
+rexec() {
+	local node=$1
+	shift
+	ssh -F "$SSH_CFG" "$node" -- "$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null
+}
+
+# expect NAME RC PATTERN -- CMD...: runs CMD, checks its exit code and that its
+# stdout+stderr match the extended regex PATTERN.
+expect() {
+	local name=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$("$@" 2>&1 </dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -Eq -- "$pat" <<<"$out"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want $want), want /$pat/ in:" "$out"
+	fi
+}
+
+# expect_out NAME PATTERN -- CMD...: CMD exits 0 and its stdout (only)
+# matches PATTERN. For commands run on nodes through rexec.
+expect_out() {
+	local name=$1 pat=$2 out rc
+	shift 3
+	out=$("$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null)
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -Eq -- "$pat" <<<"$out"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, want /$pat/ in stdout:" "$out"
+	fi
+}
+
+# expect_no NAME PATTERN -- CMD...: CMD exits 0 and no line of its stdout
+# matches PATTERN.
+expect_no() {
+	local name=$1 pat=$2 out rc
+	shift 3
+	out=$("$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null)
+	rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -Eq -- "$pat" <<<"$out"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, want no /$pat/ in stdout:" "$out"
+	fi
+}
+
+# expect_json NAME PYEXPR -- CMD...: CMD's stdout is one JSON document, bound
+# to `d`; PYEXPR (python3) must be true. Exit codes are not checked here.
+expect_json() {
+	local name=$1 expr=$2 out res
+	shift 3
+	out=$("$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null)
+	if res=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$expr" <<<"$out" 2>&1); then
+		ok "$name"
+	else
+		not_ok "$name" "want ($expr) of:" "$out${res:+
+$res}"
+	fi
+}
+
+# rack_qemu_left NAME: pids of QEMU processes of rack NAME still running
+# (zombies, which have no command line, do not count).
+rack_qemu_left() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "-name fabcheck/$1/node" && echo "${p#/proc/}"
+	done
+}
+
+# expect_rack_gone NAME: no QEMU process of the rack and no lock are left.
+expect_rack_gone() {
+	local left
+	left=$(rack_qemu_left "$1" | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		not_ok "rack $1 leaves no QEMU" "process(es) $left still run"
+		kill -KILL $left 2>/dev/null
+	else
+		ok "rack $1 leaves no QEMU"
+	fi
+	if [ -e "$FABCHECK_LAB_HOME/racks/$1.lock" ]; then
+		not_ok "rack $1 leaves no lock" "$FABCHECK_LAB_HOME/racks/$1.lock is still there"
+	else
+		ok "rack $1 leaves no lock"
+	fi
+}
+
+# rack_up NAME ARGS...: boots a rack for a phase of the tests, recording the
+# time it took; returns up's exit code.
+rack_up() {
+	local name=$1 out rc
+	shift
+	out=$("$FC" lab up --name "$name" "$@" 2>&1 </dev/null)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "lab up $name $*"
+		grep -Eo 'ready in [0-9.]+ s' <<<"$out" | sed "s/^/    rack $name ($*): /"
+	else
+		not_ok "lab up $name $*" "exit $rc:" "$out"
+	fi
+	return $rc
+}
