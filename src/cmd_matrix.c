@@ -140,6 +140,9 @@ static void render_grid(FILE *f, const json_t *doc)
 					continue;
 				if (!strcmp(v, "error"))
 					fc_table_addf(t, (int)j + 1, "!");
+				else if (!json_is_number(json_object_get(p, "gbps")))
+					fc_table_addf(t, (int)j + 1, "-%s",
+						      strcmp(v, "fail") ? "" : "*");
 				else
 					fc_table_addf(t, (int)j + 1, "%.3g%s",
 						      fc_jnum(p, "gbps", NAN),
@@ -205,6 +208,9 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, int *retest_queued)
 		return FC_EXIT_CANT;
 	}
 	if (retest_queued) {
+		/* A resumed run that was retested already is not retested again. */
+		for (size_t i = 0; i < m.nres; i++)
+			s->retested |= m.res[i].retest;
 		*retest_queued = mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
 			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);

@@ -3,12 +3,15 @@
 cell per ordered pair, cells of the suspect's pairs are bad and red, the
 others green, the suspect's labels are marked, the findings name it, and the
 page loads nothing from elsewhere. Usage: check_html.py FILE NODES SUSPECT
-(SUSPECT "-" for none). Prints "ok" or what is wrong."""
+(SUSPECT "-" for none) [--relative]. With --relative (measured figures that
+vary, as on the virtual rack) the colours are checked against each other:
+every bad cell is redder than every good one. Prints "ok" or what is wrong."""
 import re
 import sys
 import xml.etree.ElementTree as ET
 
 path, nodes, suspect = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+relative = "--relative" in sys.argv[4:]
 html = open(path, encoding="utf-8").read()
 errors = []
 if re.search(r'(src|href)\s*=\s*"(https?:)?//', html) or "<script" in html:
@@ -30,12 +33,18 @@ for c in cells:
     r, g = int(fill[1:3], 16), int(fill[3:5], 16)
     involved = suspect in (c.get("data-a"), c.get("data-b"))
     cls = c.get("class").split()
-    if involved and not ("bad" in cls and r > g + 40):
+    c.set("redness", str(r - g))
+    if involved and not ("bad" in cls and (relative or r > g + 40)):
         errors.append("%s-%s should be bad and red: %s %s" % (c.get("data-a"), c.get("data-b"), cls, fill))
-    if not involved and not ("ok" in cls and g > r):
+    if not involved and not ("ok" in cls and (relative or g > r)):
         errors.append("%s-%s should be ok and green: %s %s" % (c.get("data-a"), c.get("data-b"), cls, fill))
     if c.find(ns + "title") is None:
         errors.append("cell without a title")
+if relative:
+    bad = [int(c.get("redness")) for c in cells if "bad" in c.get("class")]
+    good = [int(c.get("redness")) for c in cells if "ok" in c.get("class")]
+    if bad and good and min(bad) <= max(good):
+        errors.append("a bad cell is not redder than every good one (%d <= %d)" % (min(bad), max(good)))
 marked = sorted({t.text for t in svg.iter(ns + "text") if "suspect" in t.get("class", "")})
 want = [] if suspect == "-" else [suspect]
 if marked != want:
