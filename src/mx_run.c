@@ -57,8 +57,18 @@ int mx_run_init(struct mx_runner *r)
 	r->done = calloc((size_t)r->n * (size_t)r->n, 1);
 	r->busy = calloc((size_t)r->n, sizeof(*r->busy));
 	r->kids = calloc((size_t)r->n / 2 + 1, sizeof(*r->kids));
-	if (!r->exe)
-		r->exe = "/proc/self/exe";
+	if (!r->exe) {
+		/* This binary's path (under valgrind, the program's, not the
+		 * tool's, which exec of /proc/self/exe would start). */
+		ssize_t len = readlink("/proc/self/exe", r->exe_buf, sizeof(r->exe_buf) - 1);
+
+		if (len > 0) {
+			r->exe_buf[len] = 0;
+			r->exe = r->exe_buf;
+		} else {
+			r->exe = "/proc/self/exe";
+		}
+	}
 	if (!r->done || !r->busy || !r->kids) {
 		mx_run_release(r);
 		return -ENOMEM;
@@ -276,15 +286,21 @@ static json_t *kid_doc(struct mx_runner *r, struct mx_kid *k)
 	json_t *doc = k->out ? json_loadb(k->out, k->olen, 0, NULL) : NULL;
 	char why[512];
 
-	if (!json_is_object(doc)) {
+	if (!json_is_object(doc) || !json_is_array(json_object_get(doc, "results"))) {
+		/* No document: whatever the exit code, the pair did not run. */
 		json_decref(doc);
 		doc = fc_doc_new();
 		json_object_set_new(doc, "a", json_pack("{s:s}", "node", a));
 		json_object_set_new(doc, "b", json_pack("{s:s}", "node", b));
 		json_object_set_new(doc, "results", json_array());
+		if (code == 0 || code == 1)
+			code = -2;
 	}
 	if (k->term_at > 0)
 		snprintf(why, sizeof(why), "no result within %.0f s; killed", r->deadline_s);
+	else if (code == -2)
+		snprintf(why, sizeof(why), "pair exited %d without a JSON document%s%s",
+			 WEXITSTATUS(k->status), *last_err_line(k) ? ": " : "", last_err_line(k));
 	else if (code < 0)
 		snprintf(why, sizeof(why), "pair died on signal %d", WTERMSIG(k->status));
 	else if (!strncmp(last_err_line(k), "fabcheck: error: ", 17))

@@ -165,6 +165,11 @@ struct fc_store *fc_store_open(const char *path)
 		goto out_close;
 	}
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	if (sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) ==
+	    SQLITE_NOTADB) {
+		fc_err("store %s: is not a SQLite database; pass --db with another file", path);
+		goto out_close;
+	}
 	/* WAL: readers (the TUI) never block the writer; FULL sync: a pair is on
 	 * disk once its commit returns, even across a power loss. */
 	if (store_exec(st, "PRAGMA journal_mode = WAL",

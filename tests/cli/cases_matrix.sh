@@ -25,7 +25,7 @@ expect "matrix hostfile and nodes" 2 'not both' -- $FC matrix --hostfile $MXT/ho
 expect "matrix db folder missing" 3 'store /nonexistent-fc/x.db: cannot open.*folder exists' -- \
 	$FC matrix --db /nonexistent-fc/x.db nodeA nodeB
 echo 'not a database, some text that is long enough to be read' > $MXT/text.db
-expect "matrix db not sqlite" 3 'text.db' -- $FC matrix --db $MXT/text.db nodeA nodeB
+expect "matrix db not sqlite" 3 'store .*text.db: is not a SQLite database' -- $FC matrix --db $MXT/text.db nodeA nodeB
 
 # Recorded results: one node slowed (rate-limited to 0.02 Gb/s in a rack at 0.16).
 expect "import slow node: named, exit 1" 1 'suspect node nodeC: bad with 3 of 3 peers' -- \

@@ -111,6 +111,16 @@ tmux kill-session -t "fctui-$$-sig" 2>/dev/null
 expect "tui on SIGTERM restores the terminal" 0 '^restored$' -- \
 	sh -c "[ -s $TUT/sig.rc ] && cmp -s $TUT/sig.before $TUT/sig.after && echo restored"
 
+# r reruns the cursor pair with the run's own pair options, into the run.
+$FC matrix nodeA nodeB --launcher local --worker-cmd "$(pwd)/tests/cli/mx-worker.sh" \
+	--timeout 5 --db $TUT/rr.db >/dev/null 2>&1
+tui_run rerun 100x30 r 2 -- --db $TUT/rr.db --max-iterations 25
+expect "tui r queues a rerun" 0 'rerun of nodeA -> nodeB queued' -- cat $TUT/out-rerun.txt
+expect "tui rerun is stored in the run" 0 '^ +1  matrix .* 2 pairs' -- $FC report --list --db $TUT/rr.db
+# (--worker-cmd of the run: the test worker's own message, and the retest mark)
+expect "tui rerun carries the run's pair options" 0 '^ok$' -- sh -c \
+	"sqlite3 $TUT/rr.db \"select doc from pairs where id = 2\" | grep '\"retest\": *true' | grep -q 'test worker' && echo ok"
+
 expect "tui no run in the store" 3 'no matrix run in' -- $FC tui --db $TUT/empty.db --once
 expect "tui one node" 2 'at least two nodes' -- $FC tui nodeA --db $TUT/empty.db
 expect "tui nodes and --run" 2 'not both' -- $FC tui nodeA nodeB --run 1 --db $TUT/empty.db
