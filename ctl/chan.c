@@ -201,6 +201,11 @@ static void explain_exit(struct fc_chan *c)
 		snprintf(c->why, sizeof(c->why),
 			 "%s: lost the worker (its output closed)%s%s", c->node,
 			 *last ? "; it said: " : "", last);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 255 && c->kind == FC_LAUNCH_SSH &&
+		   c->rx_seq > 0) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: lost the worker: its ssh session ended (exit 255%s%s): the worker died or the management network dropped; check the node (dmesg, its load) and rerun with -v",
+			 c->node, *last ? ": " : "", last);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 255 && c->kind == FC_LAUNCH_SSH) {
 		snprintf(c->why, sizeof(c->why),
 			 "%s: cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config, and that 'ssh %s true' works",
@@ -327,9 +332,9 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			if (map[k] < 0) {
 				if (o->err_fd >= 0)
 					drain_stderr(o);
-			} else if (!o->dead) {
-				/* Another channel that fails is seen when it is waited for. */
-				drain_stdout(o);
+			} else if (!o->dead && drain_stdout(o) && o != c && !o->expect_eof) {
+				*failed_p = map[k];
+				return -EPIPE;
 			}
 		}
 	}

@@ -34,6 +34,7 @@ struct fc_chan {
 	size_t err_len;
 	int verbose;
 	int dead;
+	int expect_eof; /* its worker is told to finish: its exit is no failure */
 	char why[1024]; /* what went wrong, naming the node */
 };
 
@@ -47,8 +48,9 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  * Waits for the next message of chans[which] other than "progress", at most
  * @timeout seconds without any message from it, while reading the others'
  * output and pinging every channel now and then so that idle workers keep
- * waiting. Returns 0 with *msg_p, or -errno with chans[which]->why set (or
- * another channel's why when that one died: *failed_p says which).
+ * waiting. Returns 0 with *msg_p, or -errno with chans[which]->why set, or
+ * -EPIPE when another channel's worker went away first (*failed_p says
+ * which; its buffered messages, an "error" perhaps, can still be read).
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);

@@ -39,24 +39,47 @@ static int run_fail(struct pair_run *p, int code, const char *fmt, const char *a
 	return -EIO;
 }
 
+/* Turns a worker's "error" message into a finding; takes @m. */
+static int worker_error(struct pair_run *p, int side, json_t *m)
+{
+	const char *kind = fc_jstr(m, "kind", "cant");
+	char msg[1200];
+
+	/* A data-path failure seen on one node may be the other's fault. */
+	snprintf(msg, sizeof(msg), "%s: %s%s%s", p->cfg->label[side], fc_jstr(m, "msg", "?"),
+		 strcmp(kind, "fail") ? "" : "; the peer in this test was ",
+		 strcmp(kind, "fail") ? "" : p->cfg->label[1 - side]);
+	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
+	json_decref(m);
+	return -EIO;
+}
+
+/* The other worker went away while we waited: its last words, or its exit. */
+static int report_gone(struct pair_run *p, int idx)
+{
+	json_t *m;
+	int failed;
+
+	while (!fc_chan_recv(p->chans, 2, idx, 1, &m, &failed)) {
+		if (!strcmp(fc_wire_type(m), "error"))
+			return worker_error(p, idx, m);
+		json_decref(m);
+	}
+	return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[idx]->why, "");
+}
+
 static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p)
 {
 	json_t *m;
 	int failed, err;
 
 	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
-	if (err) {
+	if (err && failed != side)
+		return report_gone(p, failed);
+	if (err)
 		return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[failed]->why, "");
-	}
-	if (!strcmp(fc_wire_type(m), "error")) {
-		const char *kind = fc_jstr(m, "kind", "cant");
-		char msg[1200];
-
-		snprintf(msg, sizeof(msg), "%s: %s", p->cfg->label[side], fc_jstr(m, "msg", "?"));
-		run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
-		json_decref(m);
-		return -EIO;
-	}
+	if (!strcmp(fc_wire_type(m), "error"))
+		return worker_error(p, side, m);
 	if (strcmp(fc_wire_type(m), type)) {
 		char msg[300];
 
@@ -315,6 +338,8 @@ static int finish(struct pair_run *p)
 {
 	json_t *counters = json_object_get(p->doc, "counters"), *m;
 
+	/* After "finish" a worker exits: that is no failure any more. */
+	p->ch[0].expect_eof = p->ch[1].expect_eof = 1;
 	if (send_both(p, "finish", NULL, NULL))
 		return -EIO;
 	for (int i = 0; i < 2; i++) {

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #include "test.h"
 
 #define BW_WC_BATCH 32
+/* Empty polls in a row before the loop yields the CPU. */
+#define BW_IDLE_SPINS 64
 
 struct bw_run {
 	struct vb_res *r;
@@ -195,7 +198,8 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	const struct vb_test *t = b->t;
 	int fin = timed && t->op == VB_SEND;
 	double end = 0;
-	int stopping = 0, err = 0;
+	int stopping = 0, err = 0, idle = 0;
+	uint64_t seen;
 
 	memset(b->posted, 0, sizeof(b->posted));
 	memset(b->done, 0, sizeof(b->done));
@@ -215,12 +219,20 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 			break;
 		if (end && now >= end)
 			stopping = 1;
+		seen = b->clk.done;
 		if (t->active && (err = bw_fill(b, per_qp, stopping, fin)))
 			break;
 		if (t->active && (err = bw_poll_send(b)))
 			break;
 		if (t->passive && (err = bw_poll_recv(b)))
 			break;
+		/* Nothing completed for a while: let the kernel run (on Soft-RoCE
+		 * the data path is kernel threads on the same CPUs). */
+		idle = b->clk.done == seen ? idle + 1 : 0;
+		if (idle >= BW_IDLE_SPINS) {
+			sched_yield();
+			idle = 0;
+		}
 		if ((err = vb_clock_tick(b->r, &b->clk, now)))
 			break;
 	}

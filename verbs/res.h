@@ -14,7 +14,7 @@
 #include "dev.h"
 
 #define VB_MAX_QPS 64
-#define VB_BUF_TARGET (16u << 20) /* bytes per half for small messages */
+#define VB_BUF_TARGET (4u << 20) /* bytes per half: 1024 pages, cycled through */
 
 struct rdma_cm_id;
 struct rdma_event_channel;

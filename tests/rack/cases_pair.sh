@@ -1,0 +1,116 @@
+# Cases for 'fabcheck pair' on the 2-node rack $RACK_NAME: real rdma_rxe
+# between two QEMU kernels (sourced by tests/rack/run.sh; helpers in
+# tests/rack/lib.sh).
+#
+# Thresholds: rxe reports its port as 2.5 Gb/s (1X SDR) whatever the real
+# speed, and under TCG the rack moves about 0.16 Gb/s at best, much less while
+# other guests share the CPUs. The default verdict (90% of the port's rate at
+# 1 MiB and more) can never pass here, so every case that wants a pass gives
+# the rack's own floor explicitly: --min-gbps 0.0001 (traffic moved at all).
+# Iteration counts are small: the whole file runs in about 2-3 minutes.
+read -r PNET < <("$FC" lab status --name "$RACK_NAME" --json | python3 -c \
+	'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])')
+P=("$FC" pair nodeA nodeB --ssh-config "$SSH_CFG" --no-db --timeout 15)
+FLOOR=(--min-gbps 0.0001)
+
+# ---- every test and metric, relayed exchange, host memory ------------------
+expect_json "pair: write/read/send bw+lat, relayed, host memory" \
+	"d['verdict'] in ('pass', 'warn') and
+	 [(r['test'], r['metric']) for r in d['results']] == [(t, m) for t in ('write', 'read', 'send') for m in ('bw', 'lat')] and
+	 all(r['gbps'] > 0 and r['size_bytes'] == 16384 and r['iters'] == 20 and r['msg_rate_mpps'] > 0 for r in d['results'] if r['metric'] == 'bw') and
+	 all(0 < r['min_us'] <= r['p50_us'] <= r['p90_us'] <= r['p99_us'] <= r['p999_us'] <= r['max_us'] and r['stdev_us'] >= 0 for r in d['results'] if r['metric'] == 'lat') and
+	 [(s['node'], s['device'], s['port'], s['link_layer'], s['gid_index'], s['gid'], s['mtu'], s['rate_gbps'], s['memory']) for s in (d['a'], d['b'])]
+	 == [('nodeA', 'rxe0', 1, 'Ethernet', 1, '::ffff:$PNET.1', 4096, 2.5, 'host'), ('nodeB', 'rxe0', 1, 'Ethernet', 1, '::ffff:$PNET.2', 4096, 2.5, 'host')] and
+	 d['path_mtu'] == 4096 and d['options']['exchange'] == 'relayed' and
+	 d['counters']['nodeA'].get('sent_pkts', 0) > 0 and d['counters']['nodeB'].get('rcvd_pkts', 0) > 0" \
+	-- "${P[@]}" "${FLOOR[@]}" --test write,read,send -s 16K -n 20 --json
+expect "pair: text report names the choices and the tables" 0 \
+	"rxe0 +1 +Ethernet +1 +::ffff:$PNET\.1 \(RoCE v2\).*4096 B +2\.5 Gb/s \(1X SDR\) +host.*path MTU 4096 B.*TEST +SIZE +ITERS +BW .*write +4 KiB +10 +[0-9.]+ Gb/s.*P99\.9.*write +4 KiB +10 +[0-9.]+ us" \
+	-- bash -c "$(printf '%q ' "${P[@]}" "${FLOOR[@]}") --test write -s 4K -n 10 | tr '\n' ' '"
+
+# ---- rdma_cm instead of the relayed exchange --------------------------------
+expect_json "pair --cm: write, send, 2 QPs, connected by rdma_cm" \
+	"d['verdict'] in ('pass', 'warn') and d['options']['exchange'] == 'rdma_cm' and
+	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('write', 'lat'), ('send', 'bw'), ('send', 'lat')] and
+	 all(r.get('gbps', 1) > 0 and r.get('p50_us', 1) > 0 for r in d['results']) and d['path_mtu'] == 4096" \
+	-- "${P[@]}" "${FLOOR[@]}" --cm --test write,send -q 2 -s 8K -n 20 --json
+
+# ---- several QPs, both directions, reverse, all sizes -----------------------
+expect_json "pair -q 4 -b: both directions measured" \
+	"d['verdict'] in ('pass', 'warn') and len(d['results']) == 1 and
+	 d['results'][0]['qps'] == 4 and d['results'][0]['bidir'] and
+	 d['results'][0]['a_to_b_gbps'] > 0 and d['results'][0]['b_to_a_gbps'] > 0 and
+	 abs(d['results'][0]['gbps'] - d['results'][0]['a_to_b_gbps'] - d['results'][0]['b_to_a_gbps']) < 1e-9" \
+	-- "${P[@]}" "${FLOOR[@]}" --test write --bw -q 4 -b -s 8K -n 20 --json
+expect_json "pair --reverse: nodeB sends" \
+	"len(d['results']) == 1 and 'b_to_a_gbps' in d['results'][0] and 'a_to_b_gbps' not in d['results'][0]" \
+	-- "${P[@]}" "${FLOOR[@]}" --test send --bw --reverse -s 8K -n 20 --json
+expect_json "pair -a --max-size 4K: read latency at every size from 2 B" \
+	"d['verdict'] in ('pass', 'warn') and [r['size_bytes'] for r in d['results']] == [2 ** k for k in range(1, 13)] and
+	 all(r['metric'] == 'lat' and r['p50_us'] > 0 for r in d['results'])" \
+	-- "${P[@]}" "${FLOOR[@]}" --test read --lat -a --max-size 4K -n 10 --json
+expect_json "pair -D: a duration instead of a count" \
+	"d['results'][0]['seconds'] >= 0.9 and d['results'][0]['iters'] > 0 and len(d['results'][0]['samples_a_to_b_gbps']) >= 5" \
+	-- "${P[@]}" "${FLOOR[@]}" --test write --bw -s 8K -D 1 --json
+expect_json "pair --launcher local in one guest: rxe loopback" \
+	"d['verdict'] in ('pass', 'warn') and d['options']['launcher'] == 'local' and d['results'][0]['gbps'] > 0" \
+	-- rexec nodeA fabcheck pair x y --launcher local --no-db "${FLOOR[@]}" --test write --bw -s 4K -n 20 --json
+
+# ---- verdicts -----------------------------------------------------------------
+expect "pair default verdict: 90% of rxe's 2.5 Gb/s fails at 1 MiB" 1 \
+	'write bandwidth at 1 MiB nodeA->nodeB: [0-9.]+ Gb/s is below 2\.250 Gb/s \(90% of the slower port.s 2\.5 Gb/s\)' \
+	-- "${P[@]}" --test write --bw -s 1M -n 4
+expect "pair --max-lat-us: a ceiling below rxe's latency fails" 1 \
+	'read latency at 2 B: p50 [0-9.]+ us is above --max-lat-us 1\.00 us' \
+	-- "${P[@]}" "${FLOOR[@]}" --test read --lat -n 20 --max-lat-us 1
+
+# ---- faults -------------------------------------------------------------------
+"$FC" lab fault --name "$RACK_NAME" nodeB loss 5 >/dev/null 2>&1
+t0=$SECONDS
+expect_json "pair with 5% loss on nodeB: pass or warn, counters move, no hang" \
+	"d['verdict'] in ('pass', 'warn') and len(d['results']) == 4 and
+	 any('error counter' in f for f in d['findings'])" \
+	-- "${P[@]}" "${FLOOR[@]}" --test write,read -s 16K -n 30 --json
+[ $((SECONDS - t0)) -lt 60 ] && ok "loss: finished in $((SECONDS - t0)) s" || not_ok "loss: no hang" "took $((SECONDS - t0)) s"
+"$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null 2>&1
+
+"$FC" lab fault --name "$RACK_NAME" nodeB down >/dev/null 2>&1
+t0=$SECONDS
+out=$("${P[@]}" "${FLOOR[@]}" --timeout 8 --test write -s 4K -n 20 2>&1 </dev/null)
+rc=$?
+if { [ $rc -eq 1 ] || [ $rc -eq 3 ]; } && grep -Eq -- '^  - nodeB: .*(no active port|port)' <<<"$out"; then
+	ok "pair with nodeB's link down: exit $rc, a finding about nodeB"
+else
+	not_ok "pair with nodeB's link down" "exit $rc (want 1 or 3) and a finding about nodeB:" "$out"
+fi
+[ $((SECONDS - t0)) -le 30 ] && ok "link down: answered in $((SECONDS - t0)) s" ||
+	not_ok "link down: within the deadline" "took $((SECONDS - t0)) s"
+"$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null 2>&1
+
+# ---- wrong choices and names ----------------------------------------------------
+expect "pair -d: no such device names the node and the devices" 3 \
+	"node[AB]: no RDMA device 'mlx5_9' here \(devices: rxe0\): pass one of them with -d" \
+	-- "${P[@]}" -d mlx5_9 -n 5
+expect "pair -d DEV:PORT: port 2 of rxe0" 3 'node[AB]: rxe0 port 2 is not active \(or does not exist\)' \
+	-- "${P[@]}" -d rxe0:2 -n 5
+expect "pair -x: no GID at that index" 3 'node[AB]: rxe0 port 1 has no GID at index 9 \(-x\)' \
+	-- "${P[@]}" -x 9 -n 5
+expect "pair: unknown node" 3 "nodeZ: cannot reach the node over ssh \(exit 255" \
+	-- "$FC" pair nodeA nodeZ --ssh-config "$SSH_CFG" --no-db --timeout 10
+
+# ---- the controller vanishes: the workers clean up and exit -------------------
+"${P[@]}" "${FLOOR[@]}" --test write --bw -s 4K -D 60 >/dev/null 2>&1 </dev/null &
+ctl=$!
+sleep 4
+kill -KILL "$ctl" 2>/dev/null
+wait "$ctl" 2>/dev/null
+left=x
+for _ in $(seq 10); do
+	# -x: the process name, not the command line of the shell running pgrep
+	left=$(rexec nodeA 'pgrep -x fabcheck' | tr '\n' ' ')
+	rexec nodeB 'pgrep -x fabcheck' | grep -q . && left+=" nodeB"
+	[ -z "${left// /}" ] && break
+	sleep 1
+done
+[ -z "${left// /}" ] && ok "controller killed: both workers exit" ||
+	not_ok "controller killed: both workers exit" "still running: $left"
