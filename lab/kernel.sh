@@ -162,6 +162,8 @@ kernel_ensure() {
 	mkdir -p "$kdir"
 	exec 8>"$LAB_HOME/kernel/.lock"
 	flock -w 600 8 || die_cant "another fabcheck is building the kernel in $LAB_HOME for over 10 minutes; retry later"
+	# Leftovers of a build that was interrupted (the lock is ours now).
+	rm -rf "$kdir"/.fetch.* "$kdir"/.initrd.* "$kdir/initrd.img.new"
 	kernel_fetch "$kdir"
 	stamp=$(initrd_stamp)
 	if [ ! -f "$kdir/initrd.img" ] || [ "$(cat "$kdir/initrd.stamp" 2>/dev/null)" != "$stamp" ]; then

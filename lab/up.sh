@@ -177,7 +177,9 @@ up_pick_ports() {
 	RACK_PORT=$((LAB_MCAST_BASE + RACK_SLOT))
 	RACK_NET=10.77.$RACK_SLOT
 	SSH_PORTS=()
-	p=$((20000 + RANDOM % 20000))
+	# Below the kernel's ephemeral range (32768-), so no outgoing
+	# connection takes the port between this check and QEMU's bind.
+	p=$((20000 + RANDOM % 12000))
 	for ((i = 0; i < RACK_NODES; i++)); do
 		while grep -q ":$p\$" <<<"$tcp"; do p=$((p + 1)); done
 		SSH_PORTS+=("$p")
@@ -298,10 +300,12 @@ up_wait() {
 		done_n=0
 		for ((i = 0; i < RACK_NODES; i++)); do
 			n=node${LAB_NODE_LETTERS[i]}
-			pid_alive "${NODE_PID[i]}" || up_fail_node "$i" "QEMU exited (the guest powered off or crashed)"
 			st=$(cat "$SHARE/state/$n" 2>/dev/null)
 			case $st in
 			failed:*) up_fail_node "$i" "${st#failed: }" ;;
+			esac
+			pid_alive "${NODE_PID[i]}" || up_fail_node "$i" "QEMU exited (the guest powered off or crashed)"
+			case $st in
 			rdma) what="booting, RDMA up (rxe0 on $RACK_NET.$((i + 1)))" ;;
 			ready) what="booting, RDMA up, sshd started" ;;
 			*) what="booting" ;;
@@ -362,12 +366,12 @@ up_parse() {
 	*) die_usage "FABCHECK_LAB_9P_CACHE: '$RACK_9P_CACHE' is not a 9p cache mode; expected none, loose, mmap or fscache" ;;
 	esac
 	RACK=$name
-	up_resolve_bin
 }
 
 lab_up() {
 	up_parse "$@"
 	up_check_tools
+	up_resolve_bin
 	lab_home_init
 	rack_paths "$RACK"
 	UP_START=$(now)

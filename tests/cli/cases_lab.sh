@@ -18,3 +18,9 @@ expect "lab script missing" 3 'cannot find lab/rack.sh|FABCHECK_LAB_SCRIPT' -- \
 	env FABCHECK_LAB_SCRIPT=/nonexistent/rack.sh $FC lab status
 rm -rf "$FABCHECK_LAB_HOME"
 unset FABCHECK_LAB_HOME
+# No QEMU (nor ssh...) on PATH: lab up cannot run, says what to install.
+nopath=${TMPDIR:-/tmp}/fabcheck-cli-nopath-$$
+mkdir -p "$nopath" && ln -sf "$(command -v bash)" "$nopath/bash"
+expect "lab up without qemu" 3 'the rack needs qemu-system-x86_64.*scripts/deps.sh demo' -- \
+	env PATH="$nopath" $FC lab up --name nopath
+rm -rf "$nopath"
