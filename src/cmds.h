@@ -6,8 +6,14 @@
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_nccl(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_topo(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
+extern const char usage_nccl[];
+extern const char usage_topo[];
+extern const char usage_plan[];
 
 #endif

@@ -5,6 +5,7 @@
 #include "../core/fc.h"
 #include "../core/log.h"
 #include "cmds.h"
+#include "../checks/ncclenv.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {
@@ -18,8 +19,14 @@ static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 static const struct fc_cmd commands[] = {
 	{ .name = "devices", .run = cmd_devices, .usage = usage_devices,
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
-	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
+	{ .name = "lab", .run = cmd_lab, .usage = usage_lab, .own_help = 1,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
+	{ .name = "nccl", .run = cmd_nccl, .usage = usage_nccl, .own_help = 1,
+	  .summary = "NCCL checks: check-log (NCCL_DEBUG=INFO output), env (NCCL_* settings)" },
+	{ .name = "topo", .run = cmd_topo, .usage = usage_topo,
+	  .summary = "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings" },
+	{ .name = "plan", .run = cmd_plan, .usage = usage_plan,
+	  .summary = "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },
