@@ -39,6 +39,9 @@ wait_for() {
 port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
 
 hostname "$node" || failed "cannot set the hostname"
+# The nodes know each other by name, on their fabric addresses.
+{ cat /etc/hosts; cat "$share/hosts"; } >/run/hosts 2>/dev/null &&
+	mount --bind /run/hosts /etc/hosts || failed "cannot add the rack's nodes to /etc/hosts"
 ip link set lo up
 
 # The fabric NIC is the first NIC (PCI slot 0x10, eth1 is 0x11); check its MAC.

@@ -240,6 +240,9 @@ up_launch() {
 	up_pick_ports
 	up_write_env
 	up_write_ssh_config
+	for ((i = 0; i < RACK_NODES; i++)); do
+		echo "$RACK_NET.$((i + 1)) node${LAB_NODE_LETTERS[i]}"
+	done >"$SHARE/hosts"
 	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $RACK_NET.0/24 MTU $RACK_MTU"
 	for ((i = 0; i < RACK_NODES; i++)); do
 		up_launch_node "$i"
