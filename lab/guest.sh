@@ -62,7 +62,10 @@ mkdir -p /run/sshd /run/home && chmod 755 /run/sshd
 # resets PATH, so put the rack's bin/ (fabcheck) back in front.
 printf 'PATH=%s/bin:$PATH\nexport PATH\n' "$share" >/run/home/.bash_profile
 cp /run/home/.bash_profile /run/home/.profile
-/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
+# -r: no re-exec of sshd for each connection (seconds under emulation);
+# an OpenSSH that no longer knows it gets the plain command.
+/usr/sbin/sshd -r -f "$share/sshd_config" -E /tmp/sshd.log ||
+	/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
 	failed "sshd did not start: $(tail -n 3 /tmp/sshd.log 2>/dev/null)"
 state ready
 
