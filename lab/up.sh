@@ -86,8 +86,8 @@ up_resolve_bin() {
 
 # up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH.
 # The guests see the host's root through a cached (loose) 9p mount, which
-# would not notice a rebuilt binary: so RACK_BIN's folder gets a mount of its
-# own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
+# would not notice a rebuilt binary: so RACK_BIN's folder (or the git checkout
+# it is in) gets a mount of its own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
 # /run are their own) or QEMU cannot name it, they get a copy instead.
 up_bin() {
 	RACK_BINDIR=${RACK_BIN%/*}
@@ -95,6 +95,16 @@ up_bin() {
 	/tmp/* | /run/* | /var/tmp/* | /dev/*) RACK_BINDIR= ;;
 	esac
 	[[ -z $RACK_BINDIR || $RACK_BINDIR =~ [[:space:],] ]] && RACK_BINDIR=
+	# A binary of a checkout (./fabcheck, build/fabcheck-san): the whole
+	# checkout, so scripts and data that tests write there are seen at once.
+	local d=$RACK_BINDIR
+	while [ -n "$d" ]; do
+		if [ -e "$d/.git" ]; then
+			RACK_BINDIR=$d
+			break
+		fi
+		d=${d%/*}
+	done
 	if [ -n "$RACK_BINDIR" ]; then
 		ln -s "$RACK_BIN" "$SHARE/bin/fabcheck"
 	else
