@@ -120,7 +120,7 @@ modules_closure() {
 
 # initrd_build KDIR: the initramfs: busybox, the modules, and lab/initramfs-init.sh as /init.
 initrd_build() {
-	local kdir=$1 tmp mods ko base missing
+	local kdir=$1 tmp mods ko base
 	note "building the guest initramfs for $KERNEL_VER (once)"
 	tmp=$(mktemp -d "$kdir/.initrd.XXXXXX")
 	mkdir -p "$tmp/x" "$tmp/i/bin" "$tmp/i/lib/mod" "$tmp/i/etc" "$tmp/i/dev" \
