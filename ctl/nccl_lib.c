@@ -34,7 +34,8 @@ static void *sym(void *h, const char *const *names, const char **missing)
 		if (p)
 			return p;
 	}
-	*missing = names[-1];
+	if (!*missing)
+		*missing = names[-1];
 	return NULL;
 }
 

@@ -281,13 +281,15 @@ static int take_log(struct ncr_state *s, int i)
 		}
 		json_decref(m);
 	}
-	r->ch.expect_eof = 1;
 	json_decref(m);
 	return 0;
 }
 
 static int finish(struct ncr_state *s)
 {
+	/* Each rank exits once its log is sent, maybe while another's is read. */
+	for (int i = 0; i < s->n; i++)
+		s->r[i].ch.expect_eof = 1;
 	if (send_all(s, "finish", NULL))
 		return -EIO;
 	for (int i = 0; i < s->n; i++)

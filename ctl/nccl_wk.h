@@ -40,8 +40,9 @@ int ncw_poll_abort(struct ncw_io *io);
 void ncw_guard_start(struct ncw_io *io);
 void ncw_guard_on(double seconds, const char *what);
 void ncw_guard_off(void);
-/* Appended to the watchdog's message (the NCCL log's last warnings). */
-void ncw_guard_set_hint(const char *(*hint)(char *buf, size_t len));
+/* @hint is appended to the watchdog's message (the NCCL log's last
+ * warnings); @cleanup runs before it exits (both may be NULL). */
+void ncw_guard_set_hooks(const char *(*hint)(char *buf, size_t len), void (*cleanup)(void));
 
 /* The node's topology as `fabcheck topo --json` reports it from sysfs
  * ($FABCHECK_SYSFS or /sys), or JSON null when it has no GPU and no HCA. */

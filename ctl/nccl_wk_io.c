@@ -161,6 +161,7 @@ static struct {
 	double deadline; /* 0: off */
 	char what[256];
 	const char *(*hint)(char *buf, size_t len);
+	void (*cleanup)(void);
 } guard = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void guard_expired(void)
@@ -176,6 +177,8 @@ static void guard_expired(void)
 		 guard.what, *hint ? "; NCCL said: " : "", hint);
 	fc_err("%s", msg);
 	ncw_send(guard.io, "error", json_pack("{s:s, s:s}", "kind", "fail", "msg", msg));
+	if (guard.cleanup)
+		guard.cleanup();
 	_exit(FC_EXIT_CANT);
 }
 
@@ -196,6 +199,8 @@ static void *guard_main(void *arg)
 		/* A controller that is gone cannot be told anything. */
 		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
 			fc_err("the controller went away during %s: exiting", guard.what);
+			if (guard.cleanup)
+				guard.cleanup();
 			_exit(FC_EXIT_CANT);
 		}
 		if (fc_now() > dl)
@@ -230,7 +235,8 @@ void ncw_guard_off(void)
 	pthread_mutex_unlock(&guard.lock);
 }
 
-void ncw_guard_set_hint(const char *(*hint)(char *buf, size_t len))
+void ncw_guard_set_hooks(const char *(*hint)(char *buf, size_t len), void (*cleanup)(void))
 {
 	guard.hint = hint;
+	guard.cleanup = cleanup;
 }

@@ -49,7 +49,16 @@ struct ncw {
 };
 
 static char last_error[1024];
-static char log_path[128]; /* for the watchdog's hint */
+static char log_path[128], log_dir[64]; /* for the watchdog */
+static int node_fault; /* an NCCL failure that is this node's, not the fabric's */
+
+static void remove_log(void)
+{
+	if (*log_path)
+		unlink(log_path);
+	if (*log_dir)
+		rmdir(log_dir);
+}
 
 static void keep_error(enum fc_log_level lvl, const char *msg)
 {
@@ -77,6 +86,8 @@ static const char *log_warnings(char *buf, size_t len)
 		snprintf(keep[1], sizeof(keep[1]), "%s", w);
 	}
 	fclose(f);
+	if (!strcmp(keep[0], keep[1]))
+		keep[0][0] = '\0';
 	snprintf(buf, len, "%s%s%s", keep[0], *keep[0] ? "; " : "", keep[1]);
 	return buf;
 }
@@ -87,8 +98,13 @@ static int nccl_fail(struct ncw *w, const char *what, int r)
 	char warn[1024];
 
 	log_warnings(warn, sizeof(warn));
-	fc_err("%s failed: %s (NCCL error %d)%s%s", what, w->nc.error_string(r), r,
-	       *warn ? "; NCCL said: " : "", warn);
+	/* ncclUnhandledCudaError: the CUDA driver and NCCL do not get along here. */
+	node_fault = r == 1;
+	fc_err("%s failed: %s (NCCL error %d)%s%s%s", what, w->nc.error_string(r), r,
+	       *warn ? "; NCCL said: " : "", warn,
+	       r == 1 ? "; NCCL cannot use the CUDA driver on this node: install a driver as "
+			"new as the CUDA that NCCL was built for (see 'NCCL version ...+cudaX.Y' "
+			"in its log), or an NCCL built for this driver" : "");
 	return -EIO;
 }
 
@@ -133,6 +149,7 @@ static int set_env(struct ncw *w, const json_t *env)
 	}
 	snprintf(w->logpath, sizeof(w->logpath), "%s/rank%d.log", w->logdir, w->p.rank);
 	snprintf(log_path, sizeof(log_path), "%s", w->logpath);
+	snprintf(log_dir, sizeof(log_dir), "%s", w->logdir);
 	setenv("NCCL_DEBUG", "INFO", 1);
 	setenv("NCCL_DEBUG_FILE", w->logpath, 1);
 	setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,NET", 0);
@@ -480,10 +497,7 @@ static void release(struct ncw *w)
 		w->cu.stream_destroy(w->stream);
 	if (w->have_ctx)
 		w->cu.ctx_release(w->cu_dev);
-	if (*w->logpath)
-		unlink(w->logpath);
-	if (*w->logdir)
-		rmdir(w->logdir);
+	remove_log();
 	/* The libraries stay loaded: NCCL may keep threads until exit. */
 }
 
@@ -501,7 +515,7 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	ncw_io_init(&w.io);
 	fc_log_prefix = "fabcheck nccl-worker";
 	fc_log_hook = keep_error;
-	ncw_guard_set_hint(log_warnings);
+	ncw_guard_set_hooks(log_warnings, remove_log);
 	ncw_guard_start(&w.io);
 	err = ws_hello(&w);
 	if (!err)
@@ -517,7 +531,8 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 		ncw_send(&w.io, "error",
 			 json_pack("{s:s, s:s}", "kind",
 				   w.io.proto_err ? "protocol" :
-				   w.ran && (err == -EIO || err == -ETIMEDOUT) ? "fail" : "cant",
+				   w.ran && !node_fault && (err == -EIO || err == -ETIMEDOUT) ?
+				   "fail" : "cant",
 				   "msg", last_error[0] ? last_error : strerror(-err)));
 	release(&w);
 	ncw_io_release(&w.io);

@@ -116,10 +116,19 @@ static int count_ranks(const char *dir)
 	return n;
 }
 
+extern char **environ;
+
 static void log_init(int rank, int nranks)
 {
 	if (rank == 0)
 		nlog(0, "INFO NCCL version 2.28.9+cuda13.0");
+	/* NCCL echoes the settings it reads (as integer parameters do). */
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+
+		if (!strncmp(*e, "NCCL_", 5) && strncmp(*e, "NCCL_DEBUG", 10) && eq)
+			nlog(0, "INFO %.*s set by environment to %s.", (int)(eq - *e), *e, eq + 1);
+	}
 	nlog(0, "INFO cudaDriverVersion 12040");
 	if (mode("ib")) {
 		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.2.15<0>");
