@@ -18,6 +18,7 @@ struct ncw_io {
 	int eof;
 	int proto_err;
 	double idle;	 /* seconds to wait for the controller */
+	uint64_t pings;	 /* pings seen: the controller is alive */
 	pthread_mutex_t lock; /* one writer of stdout at a time */
 };
 

@@ -93,6 +93,7 @@ static int io_next(struct ncw_io *io, json_t **msg_p)
 		io->rx_seq++;
 		if (strcmp(fc_wire_type(*msg_p), "ping"))
 			return 1;
+		io->pings++;
 		json_decref(*msg_p);
 	}
 	return 0;
@@ -101,6 +102,7 @@ static int io_next(struct ncw_io *io, json_t **msg_p)
 int ncw_recv(struct ncw_io *io, const char *want, json_t **msg_p)
 {
 	double deadline = fc_now() + io->idle;
+	uint64_t pings = io->pings;
 	int err;
 
 	for (;;) {
@@ -112,6 +114,11 @@ int ncw_recv(struct ncw_io *io, const char *want, json_t **msg_p)
 			return err;
 		if (err == 1)
 			break;
+		if (io->pings != pings) {
+			/* the controller waits on other ranks: keep waiting */
+			pings = io->pings;
+			deadline = fc_now() + io->idle;
+		}
 		left = deadline - fc_now();
 		if (left <= 0) {
 			fc_err("no message from the controller for %.0f s: giving up", io->idle);
