@@ -26,6 +26,8 @@ struct ncr_rank {
 	const char *node;
 	int gpu;
 	int failed;
+	char fail_what[1200]; /* the failure without the rank's label */
+	char fail_msg[1400];  /* as reported */
 	json_t *setup;
 	struct ncr_rank_result res;
 	char *log;

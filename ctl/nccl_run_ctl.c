@@ -19,22 +19,38 @@
 
 extern char **environ;
 
-/* Records a failure of rank @i once per node and @what (the message
- * without the rank's label, NULL: @msg); sets the exit code. */
+/* Records the first failure of rank @i (@what: the message without the
+ * rank's label, NULL: @msg) and raises the exit code. Findings are made in
+ * rank order by report_failures(). */
 static void rank_fail_once(struct ncr_state *s, int i, int code, const char *what,
 			   const char *msg)
 {
-	char key[1400];
+	struct ncr_rank *r = &s->r[i];
 
-	s->r[i].failed = 1;
 	if (code > s->exit)
 		s->exit = code;
-	snprintf(key, sizeof(key), "%s\n%s", s->r[i].node, what ? what : msg);
-	if (json_object_get(s->seen, key))
+	if (r->failed)
 		return;
-	json_object_set_new(s->seen, key, json_true());
-	fc_err("%s", msg);
-	fc_finding(s->doc, FC_FAIL, "%s", msg);
+	r->failed = 1;
+	snprintf(r->fail_what, sizeof(r->fail_what), "%s", what ? what : msg);
+	snprintf(r->fail_msg, sizeof(r->fail_msg), "%s", msg);
+}
+
+/* One finding per node and failure, in rank order. */
+static void report_failures(struct ncr_state *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		char key[1400];
+
+		if (!s->r[i].failed)
+			continue;
+		snprintf(key, sizeof(key), "%s\n%s", s->r[i].node, s->r[i].fail_what);
+		if (json_object_get(s->seen, key))
+			continue;
+		json_object_set_new(s->seen, key, json_true());
+		fc_err("%s", s->r[i].fail_msg);
+		fc_finding(s->doc, FC_FAIL, "%s", s->r[i].fail_msg);
+	}
 }
 
 static void rank_fail(struct ncr_state *s, int i, int code, const char *msg)
@@ -331,6 +347,7 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 		cfg->nnodes == 1 ? "" : "s", ncr_op_name(cfg->p.op));
 	if (!run_all(&s))
 		ncr_report(&s);
+	report_failures(&s);
 	for (int i = 0; i < s.n; i++)
 		if (s.r[i].ch.pid > 0 || s.r[i].ch.to_fd >= 0)
 			fc_chan_close(&s.r[i].ch, s.exit ? 1 : 5);

@@ -7,7 +7,7 @@ NR=("$FC" nccl run nodeA nodeB --ssh-config "$SSH_CFG" --timeout 20)
 t0=$SECONDS
 expect "nccl run: no driver on either node, both named" 3 \
 	'nodeA: no CUDA driver: cannot load libcuda\.so\.1.*install the NVIDIA driver.*nodeB: no CUDA driver: cannot load libcuda\.so\.1' \
-	-- bash -c "$(printf '%q ' "${NR[@]}") | tr '\n' ' '"
+	-- bash -c "set -o pipefail; $(printf '%q ' "${NR[@]}") | tr '\n' ' '"
 if [ $((SECONDS - t0)) -le 30 ]; then
 	ok "nccl run: no driver reported within the deadline"
 else
@@ -20,6 +20,6 @@ expect_json "nccl run --json: one failing finding per node, no results" \
 	-- "${NR[@]}" --json
 expect "nccl run: 2 GPUs per node, still one finding per node" 3 \
 	'nodeA \(GPU 0\): no CUDA driver.*nodeB \(GPU 0\): no CUDA driver' \
-	-- bash -c "$(printf '%q ' "${NR[@]}") -g 2 | tr '\n' ' '"
+	-- bash -c "set -o pipefail; $(printf '%q ' "${NR[@]}") -g 2 | tr '\n' ' '"
 expect "nccl run: an unreachable node is named" 3 'nodeZ: cannot reach the node over ssh' \
 	-- "$FC" nccl run nodeA nodeZ --ssh-config "$SSH_CFG" --timeout 10
