@@ -207,7 +207,7 @@ static int setup(struct ncr_state *s)
 
 		p.rank = i;
 		p.gpu = s->r[i].gpu;
-		p.want_topo = i == 0;
+		p.want_topo = s->r[i].gpu == 0; /* one per node */
 		m = ncr_params_json(&p);
 		json_object_set(m, "env", env);
 		if (!s->r[i].failed && fc_chan_send(&s->r[i].ch, "setup", m))

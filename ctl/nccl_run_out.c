@@ -91,6 +91,48 @@ static const json_t *expect_topo(const struct ncr_state *s)
 	return json_is_object(t) && !ncl_topo_check(t, &why) ? t : NULL;
 }
 
+/* "GPU0:mlx5_0,mlx5_1;GPU1:..." for comparing nodes. */
+static void topo_sig(const json_t *topo, char *buf, size_t len)
+{
+	size_t i, k, o = 0;
+	json_t *g, *n;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(topo, "gpus"), i, g) {
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s:", fc_jstr(g, "name", "?"));
+		json_array_foreach(json_object_get(g, "nearest_nics"), k, n)
+			if (o < len)
+				o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? "," : "",
+						      json_string_value(n) ? json_string_value(n) : "?");
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, ";");
+	}
+}
+
+/* The nearest-HCA check uses rank 0's node: say so when another differs. */
+static void topo_findings(struct ncr_state *s, const json_t *t0)
+{
+	char a[2048], b[2048];
+
+	topo_sig(t0, a, sizeof(a));
+	for (int i = 1; i < s->n; i++) {
+		const json_t *t = json_object_get(s->r[i].setup, "topo");
+
+		if (s->r[i].gpu || !t)
+			continue;
+		topo_sig(json_is_object(t) ? t : NULL, b, sizeof(b));
+		if (strcmp(a, b)) {
+			fc_finding(s->doc, FC_WARN,
+				   "%s's GPUs have other nearest HCAs than %s's (fabcheck topo on "
+				   "each): the nearest-HCA check of the log used %s's; run "
+				   "'fabcheck topo' on both and make the nodes alike",
+				   s->r[i].node, s->r[0].node, s->r[0].node);
+			return;
+		}
+	}
+}
+
 static void analyse_logs(struct ncr_state *s)
 {
 	struct ncl_expect exp = { .net = s->cfg->expect_net, .gdr = s->cfg->expect_gdr };
@@ -102,6 +144,8 @@ static void analyse_logs(struct ncr_state *s)
 	if (!lg)
 		return;
 	exp.topo = expect_topo(s);
+	if (exp.topo)
+		topo_findings(s, exp.topo);
 	for (int k = 0; k < s->n; k++) {
 		if (s->cfg->log_dir)
 			keep_log(s, k);

@@ -77,6 +77,13 @@ expect "nccl run 1 rank busbw 0" 0 '^0$' -- bash -c \
 	"$FAKES $RUN -e 4K --json localhost | jq '[.results[].busbw_gbytes_s] | add'"
 expect "nccl run json shape" 0 '^2 2 "pass|warn" 0000:3C:00.0 Socket$' -- bash -c \
 	"$FAKES $RUN -g 2 -e 4K --json localhost | jq -r '[.nranks, (.ranks|length), (.verdict|test(\"pass|warn\")|tostring|\"\\\"pass|warn\\\"\"), .ranks[1].gpu_bus_id, .nccl_log.network] | join(\" \")'"
+NRSYS=$(mktemp -d)
+bash tests/topo/mksysfs.sh "$NRSYS" dgx
+expect "nccl run: nearest HCA judged with the node's topology" 0 'topo_node=localhost .*GPU0\).*moves data on mlx5_1' -- bash -c \
+	"FAKENCCL=ib,far FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r '\"topo_node=\\(.topo_node) \\(.findings|join(\" \"))\"'"
+expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
+	"FAKENCCL=ib FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r .verdict"
+rm -rf "$NRSYS"
 expect "nccl run wrong sums fail" 1 'all_reduce of 1024 bytes gave 2 wrong sums' -- \
 	env FAKENCCL=badsum $FAKES $RUN -g 2 -e 4K localhost
 expect "nccl run init fails" 1 'ncclCommInitRank \(rank 1 of 2\) failed: internal error.*NCCL said: fake: bootstrap' -- \

@@ -13,6 +13,7 @@
  *   badsum    all_reduce leaves element 0 wrong
  *   nolog     writes no log
  *   ib        the log shows IB with GPUDirect instead of sockets
+ *   far       with ib: two HCAs, and the channels use the second (mlx5_1)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -131,7 +132,8 @@ static void log_init(int rank, int nranks)
 	}
 	nlog(0, "INFO cudaDriverVersion 12040");
 	if (mode("ib")) {
-		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.2.15<0>");
+		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB %s[RO]; OOB eth0:10.0.2.15<0>",
+		     mode("far") ? "[1]mlx5_1:1/IB " : "");
 		nlog(0, "INFO Using network IB");
 	} else {
 		nlog(0, "INFO NET/IB : No device found.");
@@ -142,7 +144,8 @@ static void log_init(int rank, int nranks)
 	     "commId 0x1234 - Init START", rank, rank, nranks);
 	for (int c = 0; c < 2 && nranks > 1; c++) {
 		int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-		const char *via = mode("ib") ? "NET/IB/0/GDRDMA" : "NET/Socket/0";
+		const char *via = !mode("ib") ? "NET/Socket/0" :
+				  mode("far") ? "NET/IB/1/GDRDMA" : "NET/IB/0/GDRDMA";
 
 		nlog(0, "INFO Channel %02d/0 : %d[0] -> %d[0] [send] via %s", c, rank, next, via);
 		nlog(0, "INFO Channel %02d/0 : %d[0] -> %d[0] [receive] via %s", c, prev, rank, via);
