@@ -20,9 +20,40 @@ int fc_launcher_parse(const char *s, enum fc_launcher *out_p)
 		*out_p = FC_LAUNCH_SSH;
 	else if (!strcmp(s, "local"))
 		*out_p = FC_LAUNCH_LOCAL;
+	else if (!strcmp(s, "slurm"))
+		*out_p = FC_LAUNCH_SLURM;
 	else
 		return -EINVAL;
 	return 0;
+}
+
+const char *fc_launcher_name(enum fc_launcher kind)
+{
+	return kind == FC_LAUNCH_LOCAL ? "local" : kind == FC_LAUNCH_SLURM ? "slurm" : "ssh";
+}
+
+/* srun --nodelist=NODE -N1 -n1: a worker as a one-task job step (its stdin
+ * is forwarded to the task, its stdout comes back line by line). */
+static void child_exec_slurm(const char *node, const struct fc_launch *l)
+{
+	const char *argv[12];
+	char nodelist[200];
+	int n = 0;
+
+	snprintf(nodelist, sizeof(nodelist), "--nodelist=%s", node);
+	argv[n++] = "srun";
+	argv[n++] = nodelist;
+	argv[n++] = "-N1";
+	argv[n++] = "-n1";
+	argv[n++] = "--quiet";
+	argv[n++] = l->worker_cmd ? l->worker_cmd : "fabcheck";
+	if (l->verbose)
+		argv[n++] = "-v";
+	argv[n++] = "worker";
+	argv[n] = NULL;
+	execvp("srun", (char **)argv);
+	fprintf(stderr, "cannot run srun: %s\n", strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
 }
 
 static void child_exec(const char *node, const struct fc_launch *l)
@@ -33,6 +64,8 @@ static void child_exec(const char *node, const struct fc_launch *l)
 	const char *argv[24];
 	int n = 0;
 
+	if (l->kind == FC_LAUNCH_SLURM)
+		child_exec_slurm(node, l);
 	if (l->kind == FC_LAUNCH_LOCAL) {
 		argv[n++] = cmd ? cmd : "/proc/self/exe";
 		if (l->verbose)
@@ -211,6 +244,11 @@ static void explain_exit(struct fc_chan *c)
 		snprintf(c->why, sizeof(c->why),
 			 "%s: cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config, and that 'ssh %s true' works",
 			 c->node, *last ? ": " : "", last, c->node);
+	} else if (WIFEXITED(status) && c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0 &&
+		   WEXITSTATUS(status) != 127 && WEXITSTATUS(status) != 126) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: srun could not start the worker (exit %d%s%s): check the node's name and state (sinfo -n %s), the partition, and that fabcheck is installed there",
+			 c->node, WEXITSTATUS(status), *last ? ": " : "", last, c->node);
 	} else if (WIFEXITED(status) && (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
 		snprintf(c->why, sizeof(c->why),
 			 "%s: fabcheck is not installed or not runnable there (exit %d%s%s): install it on the node or give its path with --worker-cmd",

@@ -13,7 +13,7 @@
 
 #include "../core/wire.h"
 
-enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL };
+enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL, FC_LAUNCH_SLURM };
 
 /* The most channels one fc_chan_recv watches. */
 #define FC_CHAN_MAX 256
@@ -42,8 +42,9 @@ struct fc_chan {
 	char why[1024]; /* what went wrong, naming the node */
 };
 
-/* Parses "ssh" or "local". */
+/* Parses "ssh", "local" or "slurm"; fc_launcher_name is the reverse. */
 int fc_launcher_parse(const char *s, enum fc_launcher *out_p);
+const char *fc_launcher_name(enum fc_launcher kind);
 
 int fc_chan_start(struct fc_chan *c, const char *node, const struct fc_launch *l);
 /* Sends a message (body not consumed; NULL for none). 0 or -errno (why set). */
