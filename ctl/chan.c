@@ -49,7 +49,7 @@ static void child_exec_slurm(const char *node, const struct fc_launch *l)
 	argv[n++] = l->worker_cmd ? l->worker_cmd : "fabcheck";
 	if (l->verbose)
 		argv[n++] = "-v";
-	argv[n++] = "worker";
+	argv[n++] = l->worker_sub ? l->worker_sub : "worker";
 	argv[n] = NULL;
 	execvp("srun", (char **)argv);
 	fprintf(stderr, "cannot run srun: %s\n", strerror(errno));

@@ -33,7 +33,9 @@
 	"      --expect-net NET   the network NCCL must use: IB, Socket or a plugin\n" \
 	"      --expect-gdr       GPUDirect RDMA must be on for every NET channel\n" \
 	"      --log-dir DIR      keep each rank's NCCL log there (NODE-rankR.log)\n" \
-	"      --launcher ssh|local  ssh (default) or every rank on this host\n" \
+	"      --launcher ssh|local|slurm  ssh (default), every rank on this host, or\n" \
+	"                         srun --nodelist=NODE -N1 -n1 (the job's GPUs must be\n" \
+	"                         visible to its steps)\n" \
 	"      --ssh-config FILE  ssh -F FILE\n" \
 	"      --worker-cmd PATH  fabcheck's path on the nodes (default 'fabcheck',\n" \
 	"                         or $FABCHECK_WORKER_CMD)\n" \
@@ -123,7 +125,7 @@ static int parse_opt(int c, const char *arg, struct ncr_cfg *cfg, struct fc_ctx 
 		return 0;
 	case OPT_LAUNCHER:
 		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh or local", arg);
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, local or slurm", arg);
 			return -EINVAL;
 		}
 		return 0;

@@ -84,6 +84,13 @@ expect "nccl run: nearest HCA judged with the node's topology" 0 'topo_node=loca
 expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
 	"FAKENCCL=ib FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r .verdict"
 rm -rf "$NRSYS"
+# the slurm launcher starts 'nccl-worker' steps: an srun stand-in that runs them here
+NRSRUN=$(mktemp -d)
+printf '#!/bin/sh\n# srun stand-in: drops --nodelist -N1 -n1 --quiet, runs the step here\nshift 4\nexec "$@"\n' >"$NRSRUN/srun"
+chmod +x "$NRSRUN/srun"
+expect "nccl run --launcher slurm starts nccl-worker steps" 0 'all_reduce over 2 ranks' -- \
+	env PATH="$NRSRUN:$PATH" $FAKES $FC nccl run --launcher slurm --worker-cmd "$(realpath "$FC")" -e 4K a b
+rm -rf "$NRSRUN"
 expect "nccl run wrong sums fail" 1 'all_reduce of 1024 bytes gave 2 wrong sums' -- \
 	env FAKENCCL=badsum $FAKES $RUN -g 2 -e 4K localhost
 expect "nccl run init fails" 1 'ncclCommInitRank \(rank 1 of 2\) failed: internal error.*NCCL said: fake: bootstrap' -- \
