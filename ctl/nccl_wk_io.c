@@ -205,9 +205,9 @@ static void *guard_main(void *arg)
 			continue;
 		/* A controller that is gone cannot be told anything. */
 		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
-			fc_err("the controller went away during %s: exiting", guard.what);
 			if (guard.cleanup)
 				guard.cleanup();
+			fc_err("the controller went away during %s: exiting", guard.what);
 			_exit(FC_EXIT_CANT);
 		}
 		if (fc_now() > dl)

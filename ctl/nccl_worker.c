@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +45,12 @@ struct ncw {
 	ncr_custream stream;
 	ncr_devptr sbuf, rbuf;
 	ncr_comm comm;
-	char logdir[64], logpath[128];
+	char logdir[256], logpath[300];
 	char node[128], prefix[192];
 };
 
 static char last_error[1024];
-static char log_path[128], log_dir[64]; /* for the watchdog */
+static char log_path[300], log_dir[256]; /* for the watchdog */
 static int node_fault; /* an NCCL failure that is this node's, not the fabric's */
 
 static void remove_log(void)
@@ -132,7 +133,7 @@ static int valid_env_name(const char *s)
 /* NCCL_* settings relayed from the controller, then the log settings. */
 static int set_env(struct ncw *w, const json_t *env)
 {
-	const char *k;
+	const char *k, *tmp;
 	json_t *v;
 
 	json_object_foreach((json_t *)env, k, v) {
@@ -141,9 +142,13 @@ static int set_env(struct ncw *w, const json_t *env)
 			continue;
 		setenv(k, json_string_value(v), 1);
 	}
-	snprintf(w->logdir, sizeof(w->logdir), "/tmp/fabcheck-nccl-XXXXXX");
+	tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(w->logdir) - 24)
+		tmp = "/tmp";
+	snprintf(w->logdir, sizeof(w->logdir), "%s/fabcheck-nccl-XXXXXX", tmp);
 	if (!mkdtemp(w->logdir)) {
-		fc_err("cannot create a folder for the NCCL log under /tmp: %s", strerror(errno));
+		fc_err("cannot create a folder for the NCCL log under %s: %s; set TMPDIR to a "
+		       "writable folder", tmp, strerror(errno));
 		w->logdir[0] = '\0';
 		return -errno;
 	}
@@ -512,6 +517,9 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 		return FC_EXIT_USAGE;
 	}
 	memset(&w, 0, sizeof(w));
+	/* A controller gone is seen as EPIPE / end of input, never a signal that
+	 * would skip the cleanup. */
+	signal(SIGPIPE, SIG_IGN);
 	ncw_io_init(&w.io);
 	fc_log_prefix = "fabcheck nccl-worker";
 	fc_log_hook = keep_error;

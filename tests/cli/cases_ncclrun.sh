@@ -10,8 +10,9 @@ ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/ncclrun/fakecuda.c
 	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRN" tests/ncclrun/fakenccl.c ||
 	echo "FAIL: cannot build the libcuda / libnccl stand-ins"
 export FAKENCCL_DIR=$(mktemp -d)
+NRTMP=$(mktemp -d) # the ranks' TMPDIR: their NCCL logs go there, and must not stay
 RUN="$FC nccl run --launcher local"
-FAKES="env FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
+FAKES="env TMPDIR=$NRTMP FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
 REAL_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 /{print $NF; exit}')
 [ -n "$REAL_NCCL" ] || REAL_NCCL=$(ls /usr/local/cuda*/lib*/libnccl.so.2 2>/dev/null | head -1)
 
@@ -104,5 +105,14 @@ expect "nccl run log-dir" 0 'Init COMPLETE' -- bash -c \
 	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG localhost >/dev/null && cat $NRLOG/localhost-rank1.log"
 expect "nccl run NCCL_* relayed to the ranks" 0 '^3$' -- bash -c \
 	"NCCL_IB_GID_INDEX=3 $FAKES $RUN -e 4K --json localhost | jq -r '.nccl_log.env.NCCL_IB_GID_INDEX'"
-expect "nccl run leaves no temp files" 0 '^0$' -- bash -c "ls -d /tmp/fabcheck-nccl-* 2>/dev/null | wc -l"
-rm -rf "$NRLOG" "$FAKENCCL_DIR"
+expect "nccl run: a stalled stream hits its deadline" 1 \
+	'all_reduce of 1024 bytes did not complete within 1 s on rank 1: a peer rank stalled' -- \
+	env FAKECUDA=stall $FAKES timeout 30 $RUN -g 2 -e 4K --timeout 1 localhost
+# a controller killed while NCCL init hangs: its ranks notice and exit, cleaning up
+expect "nccl run: ranks exit when the controller dies" 0 '^ranks 2, left 0$' -- bash -c "
+	FAKENCCL=hang $FAKES $RUN -g 2 -e 4K --timeout 60 localhost >/dev/null 2>&1 & c=\$!
+	sleep 2; ranks=\$(pgrep -P \$c); kill -9 \$c; sleep 2
+	left=0; for p in \$ranks; do kill -0 \$p 2>/dev/null && left=\$((left + 1)); done
+	echo \"ranks \$(echo \$ranks | wc -w), left \$left\""
+expect "nccl run leaves no temp files" 0 '^0$' -- bash -c "ls -A $NRTMP | wc -l"
+rm -rf "$NRLOG" "$FAKENCCL_DIR" "$NRTMP"

@@ -8,6 +8,7 @@
  * FAKECUDA selects the behaviour (comma separated):
  *   nodev  cuInit -> CUDA_ERROR_NO_DEVICE (100)   stub  cuInit -> 34
  *   zero   no device                               oom   cuMemAlloc -> 2
+ *   stall  streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  * FAKECUDA_GPUS sets the device count (default 2).
  * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old).
  */
@@ -129,7 +130,7 @@ EXPORT CUresult cuStreamQuery(void *s);
 EXPORT CUresult cuStreamQuery(void *s)
 {
 	(void)s;
-	return 0;
+	return mode("stall") ? 600 : 0;
 }
 
 EXPORT CUresult cuStreamSynchronize(void *s);
