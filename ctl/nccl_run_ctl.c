@@ -7,6 +7,7 @@
  * run on nodes without GPUs names every such node.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,8 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 		rc = FC_EXIT_CANT;
 		goto out_free;
 	}
+	/* A rank that exits is seen as EPIPE on its channel, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
 	fc_info("nccl run: %d rank%s on %d node%s, %s", s.n, s.n == 1 ? "" : "s", cfg->nnodes,
 		cfg->nnodes == 1 ? "" : "s", ncr_op_name(cfg->p.op));
 	if (!run_all(&s))
