@@ -111,8 +111,16 @@ expect "nccl run: a stalled stream hits its deadline" 1 \
 # a controller killed while NCCL init hangs: its ranks notice and exit, cleaning up
 expect "nccl run: ranks exit when the controller dies" 0 '^ranks 2, left 0$' -- bash -c "
 	FAKENCCL=hang $FAKES $RUN -g 2 -e 4K --timeout 60 localhost >/dev/null 2>&1 & c=\$!
-	sleep 2; ranks=\$(pgrep -P \$c); kill -9 \$c; sleep 2
-	left=0; for p in \$ranks; do kill -0 \$p 2>/dev/null && left=\$((left + 1)); done
-	echo \"ranks \$(echo \$ranks | wc -w), left \$left\""
+	sleep 2; ranks=\$(pgrep -P \$c); kill -9 \$c
+	for t in \$(seq 50); do # up to 10 s on a loaded machine; zombies count as gone
+		left=0
+		for p in \$ranks; do
+			st=\$(ps -o stat= -p \$p 2>/dev/null)
+			[ -n \"\$st\" ] && [ \"\${st#Z}\" = \"\$st\" ] && left=\$((left + 1))
+		done
+		[ \$left -eq 0 ] && break; sleep 0.2
+	done
+	echo \"ranks \$(echo \$ranks | wc -w), left \$left\"
+	[ \$left -eq 0 ] || kill -9 \$ranks 2>/dev/null"
 expect "nccl run leaves no temp files" 0 '^0$' -- bash -c "ls -A $NRTMP | wc -l"
 rm -rf "$NRLOG" "$FAKENCCL_DIR" "$NRTMP"
