@@ -29,12 +29,21 @@ UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 	deps clean valgrind bench-matrix
 all: fabcheck
 
+# `make V=1` shows the full compiler lines.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(SOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
+	@$(if $(Q),echo "  CC san  $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
 
 build/libfabcheck.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -63,7 +72,7 @@ deps:
 # The whole suite: unit tests under ASan+UBSan, the CLI tests, the fuzzers
 # for a bounded time, and the rack tests on real Soft-RoCE in QEMU guests.
 check: deps
-	@$(MAKE) --no-print-directory fabcheck build/fabcheck-san $(UNIT_BINS) build/vg-tests
+	@$(MAKE) -j$(shell nproc 2>/dev/null || echo 2) --no-print-directory fabcheck build/fabcheck-san $(UNIT_BINS) build/vg-tests
 	@tests/run-all.sh
 
 unit-tests: $(UNIT_BINS)
