@@ -46,24 +46,30 @@ $(SOBJ)/%.o: %.c
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
 
 build/libfabcheck.a: $(LIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 build/libfabcheck-san.a: $(SLIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 fabcheck: $(OBJ)/src/main.o build/libfabcheck.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 build/fabcheck-san: $(SOBJ)/src/main.o build/libfabcheck-san.a
-	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIBS)
 
 build/tests/%: tests/unit/%.c build/libfabcheck-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
 
 # Unit tests without sanitizers, for valgrind.
 VG_BINS := $(TEST_SRCS:tests/unit/%.c=build/vg/%)
 build/vg/%: tests/unit/%.c build/libfabcheck.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS) -lcmocka
+	@$(if $(Q),echo "  TEST vg $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS) -lcmocka
 build/vg-tests: $(VG_BINS)
 
 deps:
@@ -99,7 +105,8 @@ bench:
 
 # The matrix's schedule and analysis at 512 nodes (issue 6).
 build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a
-	$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS)
+	@$(if $(Q),echo "  TEST vg $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS)
 bench-matrix: build/bench_matrix
 	@build/bench_matrix 512
 	@build/bench_matrix 512 both
