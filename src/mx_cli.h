@@ -44,7 +44,8 @@ void mx_cli_release(struct mx_cli *c);
 #define MX_CLI_PAIR_HELP                                                            \
 	"pair options, passed to each pair (see 'fabcheck pair --help'):\n"           \
 	"  --test T, --bw, --lat, -s SIZE, -a, -n N, -D SEC, -q N, -t N, -b,\n"        \
-	"  --reverse, -d DEV[:PORT], -x IDX, --cm, --use-cuda[=GPU],\n"               \
+	"  --reverse, -d DEV[:PORT], -x IDX, --cm, --tclass N, --sl N,\n"             \
+	"  --use-cuda[=GPU],\n"                                                       \
 	"  --ssh-config FILE, --launcher ssh|slurm|local, --timeout SEC,\n"           \
 	"  --min-link-pct P, --pair-opt ARG (any other, repeatable)\n"                \
 	"  default: write bandwidth at 1 MiB and read latency\n"
