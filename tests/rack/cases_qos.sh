@@ -51,23 +51,23 @@ $out"
 
 read -r QNET < <("$FC" lab status --name "$RACK_NAME" --json | python3 -c \
 	'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])')
-BOTH="len(pk) >= 8 and {s for s, t in pk} == {'$QNET.1', '$QNET.2'}"
+QBOTH="len(pk) >= 8 and {s for s, t in pk} == {'$QNET.1', '$QNET.2'}"
 
 # ---- --tclass 106 (DSCP 26, ECT(0)): on the wire both ways -------------------
 qos_wire "pair --tclass 106: every RoCEv2 packet both ways has ToS 0x6a" \
-	"$BOTH and all(t == 0x6a for s, t in pk)" \
+	"$QBOTH and all(t == 0x6a for s, t in pk)" \
 	-- "${QP[@]}" --tclass 106 --test write --lat -s 64 -n 10
 qos_wire "pair without --tclass: DSCP 0 on the wire (ECN bits at most)" \
-	"$BOTH and all(t & 0xfc == 0 for s, t in pk)" \
+	"$QBOTH and all(t & 0xfc == 0 for s, t in pk)" \
 	-- "${QP[@]}" --test write --lat -s 64 -n 10
 qos_wire "pair --cm --tclass 106: rdma_cm's ToS lands, both ways" \
-	"$BOTH and all(t == 0x6a for s, t in pk)" \
+	"$QBOTH and all(t == 0x6a for s, t in pk)" \
 	-- "${QP[@]}" --cm --tclass 106 --test write --lat -s 64 -n 10
 qos_wire "pair --cm without --tclass: DSCP 0" \
-	"$BOTH and all(t & 0xfc == 0 for s, t in pk)" \
+	"$QBOTH and all(t & 0xfc == 0 for s, t in pk)" \
 	-- "${QP[@]}" --cm --test write --lat -s 64 -n 10
 qos_wire "matrix --tclass 184 passes it to pair: ToS 0xb8 (DSCP 46) on the wire" \
-	"$BOTH and all(t == 0xb8 for s, t in pk)" \
+	"$QBOTH and all(t == 0xb8 for s, t in pk)" \
 	-- "$FC" matrix nodeA nodeB --ssh-config "$SSH_CFG" --db "$FABCHECK_LAB_HOME/qos-$$.db" \
 	--timeout 15 --min-gbps 0.0001 --tclass 184 --test write --lat -s 64 -n 10
 rm -f "$FABCHECK_LAB_HOME/qos-$$.db"
