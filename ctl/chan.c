@@ -49,7 +49,7 @@ static void child_exec_slurm(const char *node, const struct fc_launch *l)
 	argv[n++] = l->worker_cmd ? l->worker_cmd : "fabcheck";
 	if (l->verbose)
 		argv[n++] = "-v";
-	argv[n++] = "worker";
+	argv[n++] = l->worker_sub ? l->worker_sub : "worker";
 	argv[n] = NULL;
 	execvp("srun", (char **)argv);
 	fprintf(stderr, "cannot run srun: %s\n", strerror(errno));
@@ -59,6 +59,7 @@ static void child_exec_slurm(const char *node, const struct fc_launch *l)
 static void child_exec(const char *node, const struct fc_launch *l)
 {
 	const char *cmd = l->worker_cmd;
+	const char *sub = l->worker_sub ? l->worker_sub : "worker";
 	char remote[1024], cto[64];
 	const char *argv[24];
 	int n = 0;
@@ -69,14 +70,14 @@ static void child_exec(const char *node, const struct fc_launch *l)
 		argv[n++] = cmd ? cmd : "/proc/self/exe";
 		if (l->verbose)
 			argv[n++] = "-v";
-		argv[n++] = "worker";
+		argv[n++] = sub;
 		argv[n] = NULL;
 		execv(argv[0], (char **)argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	snprintf(remote, sizeof(remote), "%s%s worker", cmd ? cmd : "fabcheck",
-		 l->verbose ? " -v" : "");
+	snprintf(remote, sizeof(remote), "%s%s %s", cmd ? cmd : "fabcheck",
+		 l->verbose ? " -v" : "", sub);
 	snprintf(cto, sizeof(cto), "ConnectTimeout=%d", l->connect_timeout);
 	argv[n++] = "ssh";
 	argv[n++] = "-T";
@@ -323,8 +324,8 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 
 	*failed_p = which;
 	for (;;) {
-		struct pollfd pfd[8];
-		int np = 0, map[8], ms;
+		struct pollfd pfd[2 * FC_CHAN_MAX];
+		int np = 0, map[2 * FC_CHAN_MAX], ms;
 		double now;
 
 		/* Lines read before the worker closed are still delivered. */
@@ -347,7 +348,7 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			ping_all(chans, n);
 			next_ping = now + 1;
 		}
-		for (int i = 0; i < n && np < 7; i++) {
+		for (int i = 0; i < n && np < 2 * FC_CHAN_MAX - 1; i++) {
 			if (chans[i]->dead)
 				continue;
 			pfd[np] = (struct pollfd){ .fd = chans[i]->from_fd, .events = POLLIN };

@@ -16,7 +16,7 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 
-say() { echo "fabcheck-guest: $node: $*" >/dev/console; }
+say() { echo "fabcheck-guest: $node: [$(cut -d' ' -f1 /proc/uptime) s] $*" >/dev/console; }
 state() {
 	echo "$1" >"$share/state/$node.new" && mv -f "$share/state/$node.new" "$share/state/$node"
 	say "$1"
@@ -39,9 +39,12 @@ wait_for() {
 port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
 
 hostname "$node" || failed "cannot set the hostname"
+# The nodes know each other by name, on their fabric addresses.
+{ cat /etc/hosts; cat "$share/hosts"; } >/run/hosts 2>/dev/null &&
+	mount --bind /run/hosts /etc/hosts || failed "cannot add the rack's nodes to /etc/hosts"
 ip link set lo up
 
-# The fabric NIC is the first virtio NIC (PCI slot 4); check it by its MAC.
+# The fabric NIC is the first NIC (PCI slot 0x10, eth1 is 0x11); check its MAC.
 [ "$(cat /sys/class/net/eth0/address 2>/dev/null)" = "$mac" ] ||
 	failed "eth0 is not the fabric NIC (expected MAC $mac, found $(cat /sys/class/net/eth0/address 2>/dev/null))"
 ip link set eth0 mtu "$mtu" || failed "cannot set MTU $mtu on eth0"
@@ -59,7 +62,10 @@ mkdir -p /run/sshd /run/home && chmod 755 /run/sshd
 # resets PATH, so put the rack's bin/ (fabcheck) back in front.
 printf 'PATH=%s/bin:$PATH\nexport PATH\n' "$share" >/run/home/.bash_profile
 cp /run/home/.bash_profile /run/home/.profile
-/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
+# -r: no re-exec of sshd for each connection (seconds under emulation);
+# an OpenSSH that no longer knows it gets the plain command.
+/usr/sbin/sshd -r -f "$share/sshd_config" -E /tmp/sshd.log ||
+	/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
 	failed "sshd did not start: $(tail -n 3 /tmp/sshd.log 2>/dev/null)"
 state ready
 

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 FC=${FC:-$PWD/fabcheck}
 RACK=${DEMO_RACK:-demo}
-NODES=(nodeA nodeB)
+NODES=(nodeA nodeB nodeC nodeD)
 STARTED=
 
 banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -40,7 +40,7 @@ fabcheck demo: a virtual rack with real RDMA, on this machine.
 It boots ${#NODES[@]} QEMU guests running Debian's kernel with Soft-RoCE (rxe0, RoCE v2)
 on one shared virtual Ethernet segment (MTU 9000), each reachable by ssh as
 ${NODES[*]}, and runs fabcheck on them exactly as on a real rack.
-It takes about a minute (the first run also downloads a 70 MB Debian kernel),
+It takes a few minutes (the first run also downloads a 70 MB Debian kernel),
 and stops the guests at the end (or on Ctrl-C).
 EOF
 }
@@ -82,6 +82,37 @@ EOF
 	[ $rc -le 1 ] || { echo "demo: fabcheck pair could not run (exit $rc); the findings above say why" >&2; exit 3; }
 }
 
+step_matrix() {
+	local rc out=${DEMO_OUT:-${TMPDIR:-/tmp}/fabcheck-demo}
+	banner "Every pair of the rack, nodeC slowed on purpose (fabcheck matrix)"
+	cat <<EOF
+Now nodeC's port is limited to 20 Mbit/s both ways, as a bad cable or a port
+that trained down would be. fabcheck matrix tests every pair of the ${#NODES[@]} nodes in
+rounds where each node is in one test at a time (here both directions), keeps
+each result in a SQLite store as it finishes, and names the node that is bad
+with most of its peers. The rack's floor is relative: a pair below 40% of the
+rack's median is bad (on real HCAs, give --min-gbps or keep pair's link-rate
+floor). This takes about two minutes.
+
+EOF
+	mkdir -p "$out" && rm -f "$out"/matrix.db*
+	show "$FC" lab fault --name "$RACK" nodeC rate 20
+	show "$FC" matrix "${NODES[@]}" --ssh-config "$SSH_CFG" --db "$out/matrix.db" \
+		--test write --bw -s 64K -n 100 --min-gbps 0.001 --min-rack-pct 40 --asym-pct 30 \
+		--both-directions
+	rc=$?
+	[ $rc -le 1 ] || { echo "demo: fabcheck matrix could not run (exit $rc); the findings above say why" >&2; exit 3; }
+	"$FC" lab fault --name "$RACK" nodeC clear >/dev/null
+	if [ -t 0 ] && [ -t 1 ]; then
+		echo "The same run in the dashboard for a few seconds (q quits):"
+		sleep 2
+		show "$FC" tui --db "$out/matrix.db" --max-iterations 40
+	fi
+	show "$FC" report --db "$out/matrix.db" --html "$out/matrix.html" --csv "$out/matrix.csv" \
+		--prom "$out/matrix.prom"
+	echo "Open $out/matrix.html in a browser: the heat map and the findings."
+}
+
 step_outro() {
 	local have_pair=0
 	"$FC" help pair >/dev/null 2>&1 && have_pair=1
@@ -89,6 +120,8 @@ step_outro() {
 	echo "The same commands run on your nodes through your own ssh config:"
 	echo "  ssh <node> fabcheck devices             # ports, rates, the GID each would use"
 	[ $have_pair = 1 ] && echo "  fabcheck pair <nodeA> <nodeB>           # RDMA bandwidth and latency between two nodes"
+	echo "  fabcheck matrix --hostfile <hosts>      # every pair in rounds; names the bad node or link"
+	echo "  fabcheck tui --hostfile <hosts>         # the same, live; then fabcheck report --html FILE"
 	echo "And on the virtual rack again, to explore:"
 	echo "  $FC lab up"
 	echo "  ssh -F \$($FC lab ssh-config) nodeA"
@@ -96,7 +129,7 @@ step_outro() {
 	echo "  $FC lab down"
 }
 
-STEPS=(step_intro step_boot step_devices step_pair teardown step_outro)
+STEPS=(step_intro step_boot step_devices step_pair step_matrix teardown step_outro)
 for s in "${STEPS[@]}"; do
 	"$s"
 done

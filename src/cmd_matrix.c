@@ -140,6 +140,9 @@ static void render_grid(FILE *f, const json_t *doc)
 					continue;
 				if (!strcmp(v, "error"))
 					fc_table_addf(t, (int)j + 1, "!");
+				else if (!json_is_number(json_object_get(p, "gbps")))
+					fc_table_addf(t, (int)j + 1, "-%s",
+						      strcmp(v, "fail") ? "" : "*");
 				else
 					fc_table_addf(t, (int)j + 1, "%.3g%s",
 						      fc_jnum(p, "gbps", NAN),
@@ -151,27 +154,38 @@ static void render_grid(FILE *f, const json_t *doc)
 	fc_table_free(t);
 }
 
+/* "0.16 Gb/s", or "-" when there is no figure. */
+static const char *num(double v, const char *unit, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.3g %s", v, unit);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 static void render_matrix(FILE *f, const json_t *doc)
 {
 	const json_t *per = json_object_get(doc, "per_node");
 	struct fc_table *t;
+	char b1[32], b2[32];
 	size_t i;
 	json_t *nd;
 
-	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median "
-		   "%.3g Gb/s, %.3g us\n\n",
+	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s, %s\n\n",
 		(long long)fc_jnum(doc, "run", 0), (int)json_array_size(json_object_get(doc, "nodes")),
 		(long long)fc_jnum(doc, "pairs_done", 0), (long long)fc_jnum(doc, "pairs_total", 0),
-		(int)fc_jnum(doc, "rounds", 0), fc_jnum(doc, "rack_median_gbps", NAN),
-		fc_jnum(doc, "rack_median_lat_us", NAN));
+		(int)fc_jnum(doc, "rounds", 0),
+		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
+		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
 	render_grid(f, doc);
 	fprintf(f, "\n");
 	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");
 	json_array_foreach(per, i, nd) {
 		fc_table_row(t);
 		fc_table_addf(t, 0, "%s", fc_jstr(nd, "node", "?"));
-		fc_table_addf(t, 1, "%.3g Gb/s", fc_jnum(nd, "median_gbps", NAN));
-		fc_table_addf(t, 2, "%.3g us", fc_jnum(nd, "median_lat_us", NAN));
+		fc_table_addf(t, 1, "%s", num(fc_jnum(nd, "median_gbps", NAN), "Gb/s", b1, sizeof(b1)));
+		fc_table_addf(t, 2, "%s", num(fc_jnum(nd, "median_lat_us", NAN), "us", b2, sizeof(b2)));
 		fc_table_addf(t, 3, "%d of %d", (int)fc_jnum(nd, "bad_peers", 0),
 			      (int)fc_jnum(nd, "peers", 0));
 		fc_table_addf(t, 4, "%s", fc_jstr(nd, "state", "?"));
@@ -194,6 +208,9 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, int *retest_queued)
 		return FC_EXIT_CANT;
 	}
 	if (retest_queued) {
+		/* A resumed run that was retested already is not retested again. */
+		for (size_t i = 0; i < m.nres; i++)
+			s->retested |= m.res[i].retest;
 		*retest_queued = mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
 			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
@@ -307,6 +324,9 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 	fprintf(stderr, "matrix run %lld in %s: importing %zu results of %zu nodes from %s\n",
 		(long long)s.run, fc_store_path(s.st), json_array_size(results), n, c->import);
 	catch_signals();
+	/* Without a pace, one transaction: a replay needs no per-pair sync. */
+	if (!(c->pace_s > 0) && fc_store_begin(s.st))
+		goto out_close;
 	json_array_foreach(results, i, d) {
 		if (stop_flag)
 			break;
@@ -316,6 +336,8 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		if (c->pace_s > 0)
 			usleep((useconds_t)(c->pace_s * 1e6));
 	}
+	if (!(c->pace_s > 0) && fc_store_commit(s.st))
+		goto out_close;
 	if (stop_flag) {
 		fc_store_run_end(s.st, s.run, "interrupted");
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);

@@ -138,7 +138,7 @@ static void load_detail(struct tui *t)
 	json_decref(t->v.history);
 	t->v.detail = NULL;
 	t->v.history = json_array();
-	if (a == b || a >= t->m.n || b >= t->m.n)
+	if (a == b || a < 0 || b < 0 || a >= t->m.n || b >= t->m.n)
 		return;
 	if (mx_model_show(&t->m, a, b, &mirrored) && mirrored) {
 		h.a = t->m.names[b];
@@ -173,7 +173,6 @@ static int attach_for_rerun(struct tui *t)
 
 	if (t->have_session)
 		return 0;
-	fc_log_level = -1; /* errors would scribble on the screen */
 	if (mx_session_open(&t->s, &c, &stop_flag)) {
 		snprintf(t->v.message, sizeof(t->v.message),
 			 "cannot rerun: run %lld is not a matrix run", (long long)t->m.run);
@@ -239,6 +238,7 @@ static int handle_key(struct tui *t, int ch)
 	case ACT_REDRAW: clearok(stdscr, TRUE); break;
 	default: return 0;
 	}
+	tui_clamp(&t->v, &t->m);
 	t->dirty = 1;
 	return 0;
 }
@@ -277,13 +277,17 @@ static void step_runner(struct tui *t)
 
 static int tui_loop(struct tui *t)
 {
-	int iter = 0, ch;
+	int iter = 0, ch, saved_level;
 
 	if (tui_start(&t->v)) {
 		fc_err("tui: cannot start the terminal; is TERM set (TERM=%s)?",
 		       getenv("TERM") ? getenv("TERM") : "");
 		return FC_EXIT_CANT;
 	}
+	/* Log lines would scribble on the screen: quiet while it is drawn
+	 * (what goes wrong shows in the message line and the store). */
+	saved_level = fc_log_level;
+	fc_log_level = -1;
 	timeout(t->have_session ? 50 : 200);
 	t->dirty = 1;
 	t->detail_a = -1;
@@ -310,6 +314,7 @@ static int tui_loop(struct tui *t)
 			load_detail(t);
 	}
 	tui_stop();
+	fc_log_level = saved_level;
 	return 0;
 }
 
@@ -338,6 +343,20 @@ static int open_model(struct tui *t)
 	}
 	if (mx_model_load(&t->m, t->st, run))
 		return FC_EXIT_CANT;
+	/* The cursor starts on the first suspect's first bad pair, if any. */
+	t->v.cur_a = 0;
+	t->v.cur_b = 1;
+	if (!mx_model_analyze(&t->m)) {
+		for (int i = 0; i < t->m.an.nfindings; i++) {
+			const struct fc_mx_finding *f = &t->m.an.findings[i];
+
+			if (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK) {
+				t->v.cur_a = f->a;
+				t->v.cur_b = f->b >= 0 ? f->b : f->a ? 0 : 1;
+				break;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -39,6 +39,9 @@ enum {
 	OPT_P_LAUNCHER,
 	OPT_P_TIMEOUT,
 	OPT_P_LINK_PCT,
+	OPT_P_WORKER_CMD,
+	OPT_P_INTERVAL,
+	OPT_P_MAX_SIZE,
 	OPT_P_TCLASS,
 	OPT_P_SL,
 };
@@ -82,6 +85,10 @@ static const struct option long_opts[] = {
 	{ .name = "launcher", .has_arg = required_argument, .val = OPT_P_LAUNCHER },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_P_TIMEOUT },
 	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_P_LINK_PCT },
+	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_P_WORKER_CMD },
+	{ .name = "interval", .has_arg = required_argument, .val = OPT_P_INTERVAL },
+	{ .name = "max-size", .has_arg = required_argument, .val = OPT_P_MAX_SIZE },
+	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
 	{ 0 },
 };
 
@@ -105,8 +112,9 @@ static int pass_through(struct mx_cli *c, int opt, const char *arg)
 		{ 'b', "-b" },		      { OPT_P_REVERSE, "--reverse" }, { 'd', "-d" },
 		{ 'x', "-x" },		      { OPT_P_CM, "--cm" },	     { OPT_P_SSH, "--ssh-config" },
 		{ OPT_P_LAUNCHER, "--launcher" }, { OPT_P_TIMEOUT, "--timeout" },
-		{ OPT_P_LINK_PCT, "--min-link-pct" }, { OPT_P_TCLASS, "--tclass" },
-		{ OPT_P_SL, "--sl" },
+		{ OPT_P_LINK_PCT, "--min-link-pct" }, { OPT_P_WORKER_CMD, "--worker-cmd" },
+		{ OPT_P_INTERVAL, "--interval" }, { OPT_P_MAX_SIZE, "--max-size" },
+		{ OPT_P_TCLASS, "--tclass" }, { OPT_P_SL, "--sl" },
 	};
 	char buf[256];
 	int v;

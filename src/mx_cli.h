@@ -43,12 +43,13 @@ void mx_cli_release(struct mx_cli *c);
 /* The pair options' help text, shared by both usages. */
 #define MX_CLI_PAIR_HELP                                                            \
 	"pair options, passed to each pair (see 'fabcheck pair --help'):\n"           \
-	"  --test T, --bw, --lat, -s SIZE, -a, -n N, -D SEC, -q N, -t N, -b,\n"        \
-	"  --reverse, -d DEV[:PORT], -x IDX, --cm, --tclass N, --sl N,\n"             \
-	"  --use-cuda[=GPU],\n"                                                       \
-	"  --ssh-config FILE, --launcher ssh|slurm|local, --timeout SEC,\n"           \
-	"  --min-link-pct P, --pair-opt ARG (any other, repeatable)\n"                \
-	"  default: write bandwidth at 1 MiB and read latency\n"
+	"  --test LIST, --bw, --lat, -s SIZE, -a, --max-size SIZE, -n N, -D T,\n"     \
+	"  -q N, -t N, -b, --reverse, --interval T, -d DEV[:PORT], -x IDX, --cm,\n"   \
+	"  --tclass N, --sl N,\n"                                                    \
+	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
+	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
+	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \
+	"  default: pair's (write and read; bandwidth at 1 MiB, latency at 2 B)\n"
 
 /* Reads a host file: one node a line (the first word), '#' comments. */
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);

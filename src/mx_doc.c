@@ -1,5 +1,6 @@
 /* The `fabcheck matrix --json` document of a model (architecture.md). */
 #include <math.h>
+#include <string.h>
 
 #include "../core/out.h"
 #include "../core/sched.h"
@@ -77,6 +78,41 @@ static json_t *nodes_detail(const struct mx_model *m)
 	return list;
 }
 
+/* What the pair itself said, for an error finding: for a node, an error
+ * that names it when one does. */
+static const char *error_of(const struct mx_model *m, const struct fc_mx_finding *f)
+{
+	const char *why = NULL, *e;
+
+	if (f->kind == FC_MX_PAIR_ERROR)
+		return mx_model_error(m, f->a, f->b);
+	for (int j = 0; j < m->n; j++) {
+		if (j == f->a)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			e = d ? mx_model_error(m, j, f->a) : mx_model_error(m, f->a, j);
+			if (e && (!why || (strstr(e, m->names[f->a]) && !strstr(why, m->names[f->a]))))
+				why = e;
+		}
+	}
+	return why;
+}
+
+static void error_text(const struct mx_model *m, const struct fc_mx_finding *f, char *text,
+		       size_t len)
+{
+	const char *why = error_of(m, f);
+
+	if (f->kind == FC_MX_UNREACHABLE)
+		snprintf(text, len, "node %s: none of its %d pairs could run: %s; fix that, then "
+			 "'fabcheck matrix --resume %lld'", m->names[f->a], (int)f->v1,
+			 why ? why : "no result", (long long)m->run);
+	else
+		snprintf(text, len, "pair %s->%s could not run: %s; fix that, then 'fabcheck "
+			 "matrix --resume %lld'", m->names[f->a], m->names[f->b],
+			 why ? why : "no result", (long long)m->run);
+}
+
 static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects)
 {
 	const struct fc_mx_analysis *an = &m->an;
@@ -85,7 +121,11 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 	for (int i = 0; i < an->nfindings; i++) {
 		const struct fc_mx_finding *f = &an->findings[i];
 
-		fc_mx_finding_text(an, f, (const char *const *)m->names, text, sizeof(text));
+		if (f->kind == FC_MX_PAIR_ERROR || f->kind == FC_MX_UNREACHABLE)
+			error_text(m, f, text, sizeof(text));
+		else
+			fc_mx_finding_text(an, f, (const char *const *)m->names, text,
+					   sizeof(text));
 		fc_finding(doc, f->fail ? FC_FAIL : FC_WARN, "%s", text);
 		if (f->kind == FC_MX_SUSPECT_NODE)
 			json_array_append_new(suspects, json_pack("{s:s, s:s}", "node",

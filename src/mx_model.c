@@ -83,6 +83,7 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 	struct mx_model *m = arg;
 	struct fc_mx_result *r;
 	int a = mx_model_node(m, p->a), b = mx_model_node(m, p->b);
+	char **ne;
 	json_t *doc;
 
 	if (a < 0)
@@ -103,6 +104,10 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 		if (!ni)
 			return -ENOMEM;
 		m->res_id = ni;
+		ne = realloc(m->res_err, cap * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		m->res_err = ne;
 		m->cap = cap;
 	}
 	r = &m->res[m->nres];
@@ -122,6 +127,20 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 			m->rate_gbps[a] = fc_jnum(json_object_get(doc, "a"), "rate_gbps", NAN);
 		if (isnan(m->rate_gbps[b]))
 			m->rate_gbps[b] = fc_jnum(json_object_get(doc, "b"), "rate_gbps", NAN);
+		json_decref(doc);
+	}
+	m->res_err[m->nres] = NULL;
+	if (r->state == FC_MX_ERROR) {
+		const char *why;
+
+		doc = json_loads(p->doc, 0, NULL);
+		why = fc_jstr(doc, "error", NULL);
+		if (!why && json_array_size(json_object_get(doc, "findings")))
+			why = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
+		/* The child's log prefix says nothing here. */
+		if (why && !strncmp(why, "fabcheck: error: ", 17))
+			why += 17;
+		m->res_err[m->nres] = strdup(why ? why : "no result");
 		json_decref(doc);
 	}
 	m->res_id[m->nres++] = p->id;
@@ -199,6 +218,9 @@ void mx_model_release(struct mx_model *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->rate_gbps);
+	for (size_t i = 0; i < m->nres; i++)
+		free(m->res_err[i]);
+	free(m->res_err);
 	free(m->res);
 	free(m->res_id);
 	fc_mx_release(&m->an);
@@ -288,4 +310,12 @@ void mx_heat_rgb(double share, unsigned char rgb[3])
 
 	for (int i = 0; i < 3; i++)
 		rgb[i] = (unsigned char)lround(stops[lo][i] + (stops[lo + 1][i] - stops[lo][i]) * u);
+}
+
+const char *mx_model_error(const struct mx_model *m, int a, int b)
+{
+	for (size_t i = m->nres; i-- > 0;)
+		if (m->res[i].a == a && m->res[i].b == b)
+			return m->res_err[i];
+	return NULL;
 }

@@ -23,6 +23,7 @@ struct mx_model {
 	struct fc_mx_opts opts;
 	struct fc_mx_result *res; /* every stored row, in row order */
 	int64_t *res_id;	  /* the store's row id of each */
+	char **res_err;		  /* why a result could not run (NULL otherwise) */
 	size_t nres, cap;
 	int64_t last_id; /* newest row read */
 	double last_time; /* unix time of the newest row */
@@ -68,6 +69,9 @@ const struct fc_mx_cell *mx_model_show(const struct mx_model *m, int a, int b, i
 double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c);
 /* Heat colour of a share: red (0) through yellow (0.5) to green (1). */
 void mx_heat_rgb(double share, unsigned char rgb[3]);
+
+/* Why a -> b could not run (its latest result), or NULL. */
+const char *mx_model_error(const struct mx_model *m, int a, int b);
 
 /* State of a stored row from its verdict column. */
 enum fc_mx_state mx_state_of(const char *verdict);

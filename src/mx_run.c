@@ -57,8 +57,18 @@ int mx_run_init(struct mx_runner *r)
 	r->done = calloc((size_t)r->n * (size_t)r->n, 1);
 	r->busy = calloc((size_t)r->n, sizeof(*r->busy));
 	r->kids = calloc((size_t)r->n / 2 + 1, sizeof(*r->kids));
-	if (!r->exe)
-		r->exe = "/proc/self/exe";
+	if (!r->exe) {
+		/* This binary's path (under valgrind, the program's, not the
+		 * tool's, which exec of /proc/self/exe would start). */
+		ssize_t len = readlink("/proc/self/exe", r->exe_buf, sizeof(r->exe_buf) - 1);
+
+		if (len > 0) {
+			r->exe_buf[len] = 0;
+			r->exe = r->exe_buf;
+		} else {
+			r->exe = "/proc/self/exe";
+		}
+	}
 	if (!r->done || !r->busy || !r->kids) {
 		mx_run_release(r);
 		return -ENOMEM;
@@ -125,7 +135,7 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	int out[2], err[2];
 	pid_t pid;
 
-	argv = calloc(nargs + 7, sizeof(*argv));
+	argv = calloc(nargs + 8, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -133,8 +143,9 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[2] = r->names[job->a];
 	argv[3] = r->names[job->b];
 	argv[4] = "--json";
+	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
 	for (i = 0; i < nargs; i++)
-		argv[5 + i] = json_string_value(json_array_get(r->pair_args, i));
+		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
 	if (pipe2(out, O_CLOEXEC)) {
 		fc_err("cannot create a pipe for pair %s-%s: %m", argv[2], argv[3]);
 		free(argv);
@@ -275,17 +286,25 @@ static json_t *kid_doc(struct mx_runner *r, struct mx_kid *k)
 	json_t *doc = k->out ? json_loadb(k->out, k->olen, 0, NULL) : NULL;
 	char why[512];
 
-	if (!json_is_object(doc)) {
+	if (!json_is_object(doc) || !json_is_array(json_object_get(doc, "results"))) {
+		/* No document: whatever the exit code, the pair did not run. */
 		json_decref(doc);
 		doc = fc_doc_new();
 		json_object_set_new(doc, "a", json_pack("{s:s}", "node", a));
 		json_object_set_new(doc, "b", json_pack("{s:s}", "node", b));
 		json_object_set_new(doc, "results", json_array());
+		if (code == 0 || code == 1)
+			code = -2;
 	}
 	if (k->term_at > 0)
 		snprintf(why, sizeof(why), "no result within %.0f s; killed", r->deadline_s);
+	else if (code == -2)
+		snprintf(why, sizeof(why), "pair exited %d without a JSON document%s%s",
+			 WEXITSTATUS(k->status), *last_err_line(k) ? ": " : "", last_err_line(k));
 	else if (code < 0)
 		snprintf(why, sizeof(why), "pair died on signal %d", WTERMSIG(k->status));
+	else if (!strncmp(last_err_line(k), "fabcheck: error: ", 17))
+		snprintf(why, sizeof(why), "%s", last_err_line(k) + 17);
 	else
 		snprintf(why, sizeof(why), "%s", *last_err_line(k) ? last_err_line(k) :
 					   "pair gave no result");
@@ -315,11 +334,8 @@ static int kid_finish(struct mx_runner *r, int idx)
 	rc = fc_store_pair_add(r->st, r->run, r->names[k->job.a], r->names[k->job.b], doc);
 	if (!rc) {
 		r->stored++;
-		if (!strcmp(fc_jstr(doc, "verdict", ""), "error")) {
+		if (!strcmp(fc_jstr(doc, "verdict", ""), "error"))
 			r->errors++;
-			fc_warn("pair %s -> %s could not run: %s", r->names[k->job.a],
-				r->names[k->job.b], fc_jstr(doc, "error", "?"));
-		}
 		r->done[k->job.a * r->n + k->job.b] =
 			strcmp(fc_jstr(doc, "verdict", ""), "error") != 0;
 		if (r->on_result)

@@ -74,6 +74,10 @@ static void svg_cell(FILE *f, const struct mx_model *m, int a, int b, int x, int
 static void svg_heatmap(FILE *f, const struct mx_model *m)
 {
 	int n = m->n, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
+
+	/* Room for the legend's text under a small matrix. */
+	if (w < LABEL + 11 * 18 + 300)
+		w = LABEL + 11 * 18 + 300;
 	char buf[32];
 
 	fprintf(f, "<svg id=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -104,7 +108,8 @@ static void svg_heatmap(FILE *f, const struct mx_model *m)
 		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"%d\" width=\"18\" height=\"12\" "
 			   "fill=\"#%02x%02x%02x\"/>\n", LABEL + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%.3g Gb/s)</text>\n",
+	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%.3g Gb/s); "
+		   "black border: bad</text>\n",
 		LABEL + 11 * 18 + 6, h - 18, m->an.best_gbps);
 	fputs("</svg>\n", f);
 }

@@ -165,6 +165,11 @@ struct fc_store *fc_store_open(const char *path)
 		goto out_close;
 	}
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	if (sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) ==
+	    SQLITE_NOTADB) {
+		fc_err("store %s: is not a SQLite database; pass --db with another file", path);
+		goto out_close;
+	}
 	/* WAL: readers (the TUI) never block the writer; FULL sync: a pair is on
 	 * disk once its commit returns, even across a power loss. */
 	if (store_exec(st, "PRAGMA journal_mode = WAL",
@@ -304,4 +309,14 @@ int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const cha
 		rc = store_fail(st, "cannot record a pair result");
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int fc_store_begin(struct fc_store *st)
+{
+	return store_exec(st, "BEGIN IMMEDIATE", "cannot start a transaction");
+}
+
+int fc_store_commit(struct fc_store *st)
+{
+	return store_exec(st, "COMMIT", "cannot commit");
 }

@@ -35,6 +35,11 @@ int64_t fc_store_run_begin(struct fc_store *st, const char *kind, const json_t *
  * Returns 0 or a negative errno. */
 int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const char *b,
 		      const json_t *pair_doc);
+/* Groups the writes until fc_store_commit into one transaction (a bulk
+ * import: one sync instead of one per pair; a crash loses the group). */
+int fc_store_begin(struct fc_store *st);
+int fc_store_commit(struct fc_store *st);
+
 /* Marks @run finished with @verdict ("pass", "warn", "fail", ...). */
 int fc_store_run_end(struct fc_store *st, int64_t run, const char *verdict);
 /* Replaces the parameters of @run (for example the schedule's progress). */

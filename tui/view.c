@@ -89,7 +89,10 @@ static const char *label(const struct mx_model *m, int i, size_t prefix, int w, 
 
 	if ((int)l <= w)
 		return s;
-	snprintf(buf, len, "~%s", s + l - (size_t)(w - 1));
+	if (w <= 1) /* one character per column: the last one of the name */
+		snprintf(buf, len, "%s", s + l - 1);
+	else
+		snprintf(buf, len, "~%s", s + l - (size_t)(w - 1));
 	return buf;
 }
 
@@ -113,7 +116,9 @@ static void compute_layout(const struct mx_model *m, struct layout *l)
 			maxlab = len;
 	}
 	l->lw = (maxlab < LABEL_MAX ? maxlab : LABEL_MAX) + 2;
-	l->cw = l->lw + m->n * 4 <= COLS ? 4 : l->lw + m->n * 3 <= COLS ? 3 : 1;
+	/* 5: " 100!" with a space between cells; 3: "99!" (99 = 99-100%); 1: a
+	 * glyph per pair, for racks wider than the terminal. */
+	l->cw = l->lw + m->n * 5 <= COLS ? 5 : l->lw + m->n * 3 <= COLS ? 3 : 1;
 	l->vc = (COLS - l->lw) / l->cw;
 	if (l->vc > m->n)
 		l->vc = m->n;
@@ -222,7 +227,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 		if (l->cw == 1)
 			snprintf(txt, sizeof(txt), "x");
 		else
-			snprintf(txt, sizeof(txt), "%*s ", l->cw - 1, l->cw == 4 ? "err" : "er");
+			snprintf(txt, sizeof(txt), "%*s ", l->cw - 1, l->cw == 5 ? "err" : "er");
 	} else {
 		share = cell_share(v, m, c, a, b);
 		if (c->bad)
@@ -236,7 +241,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 		} else if (v->metric == TUI_LAT) {
 			if (!isfinite(c->lat_us))
 				snprintf(txt, sizeof(txt), "%*s%c", l->cw - 1, "?", mark);
-			else if (c->lat_us < (l->cw == 4 ? 999.5 : 99.5))
+			else if (c->lat_us < (l->cw == 5 ? 999.5 : 99.5))
 				snprintf(txt, sizeof(txt), "%*.0f%c", l->cw - 1, c->lat_us, mark);
 			else
 				snprintf(txt, sizeof(txt), "%*.0fk%c", l->cw - 2, c->lat_us / 1000,
@@ -277,7 +282,7 @@ static void draw_matrix(const struct tui_view *v, const struct mx_model *m, cons
 
 	move(y, 0);
 	clrtoeol();
-	mvaddnstr(y, 0, m->n > l->vc || m->n > l->rows ? "from\\to>" : "from\\to", l->lw - 1);
+	mvaddnstr(y, 0, l->lw > 8 ? "from\\to" : "\\", l->lw - 1);
 	for (b = v->left; b < v->left + l->vc && b < m->n; b++) {
 		int w = l->cw == 1 ? 1 : l->cw - 1;
 		int attr = node_attr(v, m, b) | (b == v->cur_b ? A_REVERSE : 0);

@@ -1,0 +1,127 @@
+# Cases for `matrix` and `report` on this host (sourced by tests/cli/run.sh):
+# options and errors, and the analysis of recorded results (--import).
+MXT=$(mktemp -d /tmp/fc-matrix-XXXXXX)
+MXD=tests/data/matrix
+# json_check FILE PYTHON-EXPR: prints "ok" when the expression over the
+# document d holds (python3 is in the test dependencies).
+json_check() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("ok" if eval(sys.argv[2]) else "no: " + json.dumps(d)[:300])' "$1" "$2"
+}
+
+expect "matrix help" 0 'usage: fabcheck matrix' -- $FC matrix --help
+expect "matrix no nodes" 2 'at least two nodes' -- $FC matrix --db $MXT/a.db
+expect "matrix one node" 2 'at least two nodes' -- $FC matrix nodeA --db $MXT/a.db
+expect "matrix node twice" 2 "node 'nodeA' is given twice" -- $FC matrix nodeA nodeB nodeA
+expect "matrix bad node name" 2 "'no;de' is not a node name" -- $FC matrix nodeA 'no;de'
+expect "matrix bad option" 2 'usage: fabcheck matrix' -- $FC matrix --frob nodeA nodeB
+expect "matrix bad rack pct" 2 "min-rack-pct: '150'" -- $FC matrix --min-rack-pct 150 a b
+expect "matrix tui-only option" 2 "not one of this command's" -- $FC matrix --once a b
+expect "matrix hostfile missing" 2 'hostfile /nonexistent-fc: No such file' -- \
+	$FC matrix --hostfile /nonexistent-fc
+printf 'nodeA # the first\n\n# a comment\nnodeB slots=8\nbad!name\n' > $MXT/hosts
+expect "matrix hostfile bad line" 2 "hosts line 5: 'bad!name' is not a node name" -- \
+	$FC matrix --hostfile $MXT/hosts
+expect "matrix hostfile and nodes" 2 'not both' -- $FC matrix --hostfile $MXT/hosts nodeC
+expect "matrix db folder missing" 3 'store /nonexistent-fc/x.db: cannot open.*folder exists' -- \
+	$FC matrix --db /nonexistent-fc/x.db nodeA nodeB
+echo 'not a database, some text that is long enough to be read' > $MXT/text.db
+expect "matrix db not sqlite" 3 'store .*text.db: is not a SQLite database' -- $FC matrix --db $MXT/text.db nodeA nodeB
+
+# Recorded results: one node slowed (rate-limited to 0.02 Gb/s in a rack at 0.16).
+expect "import slow node: named, exit 1" 1 'suspect node nodeC: bad with 3 of 3 peers' -- \
+	$FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db
+$FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db --json > $MXT/slow.json 2>/dev/null
+expect "import slow node json: only nodeC is suspect" 0 '^ok$' -- json_check $MXT/slow.json \
+	'd["verdict"] == "fail" and [s["node"] for s in d["suspects"]] == ["nodeC"] and len(d["pairs"]) == 6 and d["rounds"] == 3 and all((p["verdict"] == "fail") == ("nodeC" in (p["a"], p["b"])) for p in d["pairs"])'
+expect "import slow node json: per-node medians" 0 '^ok$' -- json_check $MXT/slow.json \
+	'[n["state"] for n in d["per_node"]] == ["pass", "pass", "suspect", "pass"] and abs(d["rack_median_gbps"] - 0.16) < 0.01'
+expect "import healthy: pass" 0 'verdict: pass' -- \
+	$FC matrix --import $MXD/rack4-healthy.json --db $MXT/m.db
+expect "import healthy, absolute threshold above the rack" 1 'below 1 Gb/s' -- \
+	$FC matrix --import $MXD/rack4-healthy.json --db $MXT/m.db --min-gbps 1
+expect "import, relaxed rack share" 0 'verdict: pass' -- \
+	$FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db --min-rack-pct 10
+echo '{"results": [{"verdict": "pass", "a": {"node": "x"}}]}' > $MXT/bad.json
+expect "import without b.node" 2 'result 1 has no valid b.node' -- \
+	$FC matrix --import $MXT/bad.json --db $MXT/m.db
+echo '{ nope' > $MXT/bad.json
+expect "import not json" 2 'import .*bad.json: line 1' -- $FC matrix --import $MXT/bad.json
+expect "import with nodes" 2 'drop the node names' -- \
+	$FC matrix --import $MXD/rack4-slowC.json nodeA nodeB --db $MXT/m.db
+# A finished run resumed: nothing to run again, the same verdict.
+expect "resume a finished run" 1 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
+	$FC matrix --resume 1 --db $MXT/m.db
+expect "resume a finished run: same finding" 1 'suspect node nodeC' -- \
+	$FC matrix --resume 1 --db $MXT/m.db
+expect "resume unknown run" 2 'no run 99' -- $FC matrix --resume 99 --db $MXT/m.db
+expect "resume with nodes" 2 'drop the node names' -- $FC matrix --resume 1 a b --db $MXT/m.db
+
+# report
+expect "report help" 0 'usage: fabcheck report' -- $FC report --help
+expect "report no output" 2 'give at least one of --html' -- $FC report --db $MXT/m.db
+expect "report empty store" 3 'no matrix run in' -- $FC report --db $MXT/empty.db --csv $MXT/x.csv
+expect "report unknown run" 3 'no run 42' -- $FC report --db $MXT/m.db --run 42 --csv $MXT/x.csv
+expect "report list" 0 '^ +1  matrix .* 6 pairs  fail +4 nodes' -- $FC report --list --db $MXT/m.db
+expect "report unwritable" 3 'cannot write /nonexistent-fc/r.html' -- \
+	$FC report --db $MXT/m.db --run 1 --html /nonexistent-fc/r.html
+expect "report all three" 0 'wrote .*r.prom \(run 1, 4 nodes, verdict fail\)' -- \
+	$FC report --db $MXT/m.db --run 1 --html $MXT/r.html --csv $MXT/r.csv --prom $MXT/r.prom
+expect "report csv rows" 0 '^7 ' -- wc -l $MXT/r.csv
+expect "report csv nodeC pairs fail" 0 '1,nodeB,nodeC,0.02,[0-9.]+,fail,0' -- cat $MXT/r.csv
+expect "report prom node verdicts" 0 'fabcheck_node_suspect\{node="nodeC",run="1"\} 1' -- \
+	cat $MXT/r.prom
+expect "report prom gauges typed" 0 '# TYPE fabcheck_pair_bandwidth_gbps gauge' -- cat $MXT/r.prom
+# The textfile collector's format, line by line.
+expect "report prom syntax" 0 '^ok$' -- python3 -c '
+import re,sys
+ok = all(re.match(r"^(# (HELP|TYPE) \w+ .+|\w+\{(\w+=\"[^\"]*\",?)+\} -?[0-9.e+-]+)$", l)
+         for l in open(sys.argv[1]).read().splitlines())
+print("ok" if ok else "bad line")' $MXT/r.prom
+expect "report html svg cells and colours" 0 '^ok$' -- python3 tests/cli/check_html.py $MXT/r.html 4 nodeC
+# The runner for real: `pair` children of this binary with the local
+# launcher. This host has no RDMA, so every pair fails to run: exit 3, each
+# node named with pair's own reason, every result kept.
+expect "runner on a host without RDMA" 3 'node nodeB: none of its 2 pairs could run: nodeB: no RDMA device found' -- \
+	$FC matrix nodeA nodeB nodeC --launcher local --timeout 5 --db $MXT/run.db
+expect "runner stored each result" 0 '^ +1  matrix .* 3 pairs  fail +3 nodes' -- \
+	$FC report --list --db $MXT/run.db
+expect "runner json" 3 '"state": "unreachable"' -- \
+	$FC matrix nodeA nodeB --launcher local --timeout 5 --db $MXT/run.db --json
+expect "runner: pair refuses an option" 2 'pair refused the options' -- \
+	$FC matrix nodeA nodeB --pair-opt --frob --db $MXT/run.db
+# Ctrl-C in the middle of a round: the finished pair is kept, the hung one is
+# ended and dropped; --resume runs what is missing (errors again) and ends.
+W=$(pwd)/tests/cli/mx-worker.sh
+# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds.
+interrupt_after() {
+	local t=$1 pid
+	shift
+	"$@" & pid=$!
+	sleep "$t"
+	kill -INT $pid
+	wait $pid
+}
+MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
+	interrupt_after 2 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
+	--timeout 20 --db $MXT/int.db
+expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
+	$FC report --list --db $MXT/int.db
+expect "resume finishes the run" 3 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
+	$FC matrix --resume 1 --db $MXT/int.db
+expect "resume re-ran the error and the missing pairs" 0 '^ +1  matrix .* 7 pairs  fail +4 nodes' -- \
+	$FC report --list --db $MXT/int.db
+# A pair past the matrix's own deadline is ended and reported as could not run.
+MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 'nodeA->nodeB could not run: no result within 2 s; killed|none of its 1 pairs could run: no result within 2 s' -- \
+	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \
+	--db $MXT/dl.db
+
+# The page in a real browser: headless Chromium's screenshot shows the heat
+# map (6 red cells of nodeC's pairs, 6 green ones: about 730 px each).
+shot() {
+	(cd "$MXT" && timeout 60 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --no-first-run --user-data-dir="$MXT/chrome" \
+		--window-size=1000,900 --screenshot="$MXT/shot.png" "file://$1" >/dev/null 2>&1)
+	python3 tests/cli/check_png.py "$MXT/shot.png" 3000 3000
+}
+expect "report html in chromium shows the heat map" 0 '^ok 1000x900' -- shot "$MXT/r.html"
+rm -rf "$MXT"

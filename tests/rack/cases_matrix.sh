@@ -1,0 +1,98 @@
+# Cases for `matrix`, `tui` and `report` on real Soft-RoCE (sourced by
+# tests/rack/run.sh; helpers in tests/rack/lib.sh):
+#   1. on the 2-node rack $RACK_NAME: one pair through the matrix, and the
+#      TUI running the matrix itself, in tmux;
+#   2. on a 4-node rack of its own: healthy, the matrix passes; with nodeC
+#      rate-limited to 20 Mbit/s both ways, it names nodeC and no other and
+#      exits 1; the TUI marks it; the HTML report's SVG and a headless
+#      Chromium screenshot show it.
+# The rack runs about 0.01-0.2 Gb/s under TCG, and rxe reports a 2.5 Gb/s rate
+# that means nothing here, so the thresholds are explicit and relative:
+# --min-gbps 0.001 (turns off pair's share of link rate) and --min-rack-pct 40.
+MXR=$(mktemp -d /tmp/fc-rack-matrix-XXXXXX)
+PAIR_OPTS=(--test write --bw -n 100 -s 64K --min-gbps 0.001 --timeout 60)
+MX_OPTS=(--min-rack-pct 40 --asym-pct 30 --retest)
+
+# ---- 1. the 2-node rack -------------------------------------------------------
+expect "matrix on 2 nodes passes" 0 'verdict: pass' -- \
+	"$FC" matrix nodeA nodeB --ssh-config "$SSH_CFG" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
+	--db "$MXR/two.db"
+expect_json "matrix on 2 nodes: one measured pair" \
+	"d['verdict'] == 'pass' and len(d['pairs']) == 1 and d['pairs'][0]['gbps'] > 0.001 and d['suspects'] == []" \
+	-- "$FC" matrix --resume 1 --db "$MXR/two.db" --json
+
+# The TUI running the matrix itself: watch it until the pair is in.
+TFC=$FC
+tmux new-session -d -s "fcmx-$$" -x 100 -y 30 \
+	"$(printf '%q ' "$TFC" tui nodeA nodeB --ssh-config "$SSH_CFG" "${PAIR_OPTS[@]}" --db "$MXR/tui.db" --max-iterations 400) 2>$MXR/tui.err; echo \$? >$MXR/tui.rc; sleep 60"
+for i in $(seq 120); do
+	tmux capture-pane -p -t "fcmx-$$" >"$MXR/tui.txt" 2>/dev/null
+	grep -q 'pairs 1/1' "$MXR/tui.txt" && grep -q 'matrix done' "$MXR/tui.txt" && break
+	sleep 0.5
+done
+tmux send-keys -t "fcmx-$$" q
+for i in $(seq 50); do [ -s "$MXR/tui.rc" ] && break; sleep 0.2; done
+tmux kill-session -t "fcmx-$$" 2>/dev/null
+expect "tui ran the matrix on the rack" 0 'pairs 1/1 .* pass' -- cat "$MXR/tui.txt"
+expect "tui shows the pair's bandwidth" 0 'bandwidth: write 64 KiB [0-9.]+ Gb/s' -- cat "$MXR/tui.txt"
+expect "tui exits 0 on q after the run" 0 '^0$' -- cat "$MXR/tui.rc"
+expect "tui's run is in the store" 0 '^ +1  matrix .* 1 pairs  pass +2 nodes' -- \
+	"$FC" report --list --db "$MXR/tui.db"
+
+# ---- 2. a 4-node rack -----------------------------------------------------------
+RMX=cimx-$$
+RACKS+=("$RMX")
+if rack_up "$RMX" --nodes 4; then
+	S4=$("$FC" lab ssh-config --name "$RMX")
+	NODES=(nodeA nodeB nodeC nodeD)
+	T0M=$SECONDS
+	expect "matrix on a healthy 4-node rack passes" 0 'verdict: pass' -- \
+		"$FC" matrix "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
+		--db "$MXR/four.db"
+	echo "    healthy 4-node matrix: $((SECONDS - T0M)) s"
+	expect_json "healthy: 6 pairs, no suspect" \
+		"d['verdict'] == 'pass' and len(d['pairs']) == 6 and d['suspects'] == [] and d['rounds'] == 3" \
+		-- "$FC" matrix --resume 1 --db "$MXR/four.db" --json
+
+	expect "fault nodeC rate 20" 0 'nodeC: eth0 limited to 20 Mbit/s' -- \
+		"$FC" lab fault --name "$RMX" nodeC rate 20
+	T0M=$SECONDS
+	expect "matrix names the slowed node and exits 1" 1 'suspect node nodeC: bad with [23] of 3 peers' -- \
+		"$FC" matrix "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
+		--both-directions --db "$MXR/four.db"
+	echo "    faulted 4-node matrix (both directions, retest): $((SECONDS - T0M)) s"
+	expect_json "faulted: nodeC and no other is suspect" \
+		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
+		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
+		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --json
+	"$FC" lab fault --name "$RMX" nodeC clear >/dev/null 2>&1
+
+	# The TUI over the stored run: the matrix and the suspect's mark.
+	tmux new-session -d -s "fcmx4-$$" -x 100 -y 30 \
+		"$(printf '%q ' "$TFC" tui --db "$MXR/four.db" --run 2 --max-iterations 20) 2>$MXR/tui4.err; sleep 30"
+	sleep 2
+	tmux capture-pane -p -t "fcmx4-$$" >"$MXR/tui4.txt"
+	tmux kill-session -t "fcmx4-$$" 2>/dev/null
+	expect "tui draws the rack's matrix" 0 '^\\ +A +B +C +D' -- cat "$MXR/tui4.txt"
+	expect "tui marks nodeC" 0 '^\*C ' -- cat "$MXR/tui4.txt"
+	expect "tui marks no other node" 0 '^1$' -- grep -c '^\*' "$MXR/tui4.txt"
+	expect "tui shows the finding" 0 'suspect node nodeC' -- cat "$MXR/tui4.txt"
+
+	# The HTML report: its SVG, and what Chromium draws of it.
+	expect "report html of the faulted run" 0 'wrote .*four.html \(run 2, 4 nodes, verdict fail\)' -- \
+		"$FC" report --db "$MXR/four.db" --run 2 --html "$MXR/four.html" --prom "$MXR/four.prom"
+	expect "html: the SVG's bad cells are nodeC's, redder than all away from it" 0 '^ok$' -- \
+		python3 tests/cli/check_html.py "$MXR/four.html" 4 nodeC --relative
+	(cd "$MXR" && timeout 60 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --no-first-run --user-data-dir="$MXR/chrome" \
+		--window-size=1000,900 --screenshot="$MXR/four.png" "file://$MXR/four.html" \
+		>/dev/null 2>&1)
+	# (at least the two bad cells of a suspect bad with 2 of its 3 peers)
+	expect "html in chromium: the heat map's red cells" 0 '^ok 1000x900' -- \
+		python3 tests/cli/check_png.py "$MXR/four.png" 1400 0
+	expect "prom: nodeC suspect" 0 'fabcheck_node_suspect\{node="nodeC",run="2"\} 1' -- \
+		cat "$MXR/four.prom"
+fi
+expect "lab down $RMX" 0 "is down" -- "$FC" lab down --name "$RMX"
+expect_rack_gone "$RMX"
+rm -rf "$MXR"
