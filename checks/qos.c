@@ -182,24 +182,93 @@ static int pause_prio(const char *name)
 	return -1;
 }
 
+int qos_is_cc_counter(const char *name)
+{
+	static const char *const cc[] = {
+		"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled",
+		"rp_cnp_ignored", "out_of_buffer", "out_of_sequence", "packet_seq_err",
+		"implied_nak_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
+	};
+
+	for (size_t i = 0; i < sizeof(cc) / sizeof(cc[0]); i++)
+		if (!strcmp(name, cc[i]))
+			return 1;
+	return 0;
+}
+
+int qos_is_netdev_counter(const char *name)
+{
+	return strstr(name, "pause") || strstr(name, "discard") ||
+	       strstr(name, "out_of_buffer");
+}
+
+json_t *qos_delta_keep(const json_t *before, const json_t *after,
+		       int (*keep)(const char *name))
+{
+	json_t *d = json_object(), *va;
+	const char *k;
+
+	json_object_foreach((json_t *)after, k, va) {
+		json_t *vb = json_object_get(before, k);
+
+		if (!json_is_integer(va) || !json_is_integer(vb) || (keep && !keep(k)) ||
+		    json_integer_value(va) < json_integer_value(vb))
+			continue;
+		json_object_set_new(d, k, json_integer(json_integer_value(va) -
+						       json_integer_value(vb)));
+	}
+	return d;
+}
+
+void qos_tclass_json(json_t *o, int tclass)
+{
+	json_object_set_new(o, "tclass", json_integer(tclass));
+	json_object_set_new(o, "dscp", json_integer(tclass >> 2));
+	json_object_set_new(o, "ecn", json_integer(tclass & 3));
+}
+
+int qos_lossless(const json_t *eth, int tclass)
+{
+	int prio = tclass >= 0 ? qos_tclass_priority(tclass, NULL) : -1;
+	char name[32];
+
+	if (!eth || prio < 0)
+		return 0;
+	snprintf(name, sizeof(name), "rx_prio%d_pause", prio);
+	if (cnt(eth, name) > 0)
+		return 1;
+	snprintf(name, sizeof(name), "tx_prio%d_pause", prio);
+	return cnt(eth, name) > 0;
+}
+
+/* Drops counted by the NIC (ethtool -S *discard*, *out_of_buffer*). */
+static void discard_findings(json_t *doc, const char *node, const char *dev,
+			     const json_t *eth, int lossless)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)eth, k, v) {
+		if ((!strstr(k, "discard") && !strstr(k, "out_of_buffer")) ||
+		    !json_is_integer(v) || json_integer_value(v) <= 0)
+			continue;
+		fc_finding(doc, lossless ? FC_FAIL : FC_WARN,
+			   "%s %s: %s rose by %" JSON_INTEGER_FORMAT "%s: the NIC dropped packets for want of buffers; check that the traffic class rides a PFC-protected priority and the NIC's buffer settings",
+			   node, dev, k, json_integer_value(v),
+			   lossless ? " on a lossless priority" : "");
+	}
+}
+
 void qos_counter_findings(json_t *doc, const char *node, const char *dev,
 			  const json_t *hw, const json_t *eth, int tclass)
 {
 	static const char *const seq_errs[] = { "out_of_sequence", "packet_seq_err",
 						"implied_nak_seq_err", "rcvd_seq_err" };
 	int prio = tclass >= 0 ? qos_tclass_priority(tclass, NULL) : -1;
-	int lossless = 0;
+	int lossless = qos_lossless(eth, tclass);
 	const char *k;
 	json_t *v;
 
-	if (eth && prio >= 0) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "rx_prio%d_pause", prio);
-		lossless = cnt(eth, name) > 0;
-		snprintf(name, sizeof(name), "tx_prio%d_pause", prio);
-		lossless |= cnt(eth, name) > 0;
-	}
 	if (hw) {
 		json_int_t marked = cnt(hw, "np_ecn_marked_roce_packets");
 		json_int_t sent = cnt(hw, "np_cnp_sent");
@@ -239,6 +308,7 @@ void qos_counter_findings(json_t *doc, const char *node, const char *dev,
 					   "%s %s: %s rose by %" JSON_INTEGER_FORMAT " but the traffic used priority %d (traffic class %d): PFC protects the wrong priority; align the switch and the NIC's dscp2prio/PFC maps",
 					   node, dev, k, json_integer_value(v), prio, tclass);
 		}
+		discard_findings(doc, node, dev, eth, lossless);
 	}
 }
 

@@ -45,6 +45,28 @@ int qos_parse_mlnx_qos(const char *text, struct qos_dcb *out);
 void qos_counter_findings(json_t *doc, const char *node, const char *dev,
 			  const json_t *hw, const json_t *eth, int tclass);
 
+/* The mlx5 hw_counters that show congestion control and loss at work
+ * (np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled, out_of_sequence,
+ * ...): reported even when they did not move, where the device has them. */
+int qos_is_cc_counter(const char *name);
+
+/* The `ethtool -S` counters kept for a test: pause frames (global and per
+ * priority), discards and out_of_buffer drops. */
+int qos_is_netdev_counter(const char *name);
+
+/* Deltas after - before of the counters present in both that @keep accepts
+ * (all when @keep is NULL), zero ones included; counters that went backwards
+ * (reset, wrap) are left out. */
+json_t *qos_delta_keep(const json_t *before, const json_t *after,
+		       int (*keep)(const char *name));
+
+/* 1 when the deltas in @eth show PFC pauses on the priority @tclass maps to
+ * (default dscp2prio): the traffic rode a lossless class. */
+int qos_lossless(const json_t *eth, int tclass);
+
+/* Sets "tclass", "dscp" (tclass >> 2) and "ecn" (tclass & 3) in @o. */
+void qos_tclass_json(json_t *o, int tclass);
+
 /* Findings for the node's trust/PFC settings against the traffic class. */
 void qos_dcb_findings(json_t *doc, const char *node, const char *netdev,
 		      const struct qos_dcb *dcb, int tclass);

@@ -15,7 +15,11 @@ int fc_counter_is_error(const char *name)
 		"duplicate", "downed", "out_of_buffer", "recovery", "nak", "lifespan",
 		"cnp", "ecn", "dup",
 	};
-	static const char *const fine[] = { "rdma_sends", "rdma_recvs", "ack_deferred" };
+	/* ECN marks and CNPs are congestion control at work, judged with the
+	 * traffic class by checks/qos.c, not errors. */
+	static const char *const fine[] = { "rdma_sends", "rdma_recvs", "ack_deferred",
+					    "np_ecn_marked_roce_packets", "np_cnp_sent",
+					    "rp_cnp_handled", "rp_cnp_ignored" };
 
 	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
 		if (!strcmp(name, fine[i]))

@@ -39,6 +39,13 @@ const char usage_pair[] =
 	"                      (default: the first active port)\n"
 	"  -x, --gid-index N[,N] GID index (default: RoCE v2 IPv4 first, scored)\n"
 	"      --cm            connect with rdma_cm on the fabric addresses\n"
+	"      --tclass N      traffic class on both sides, 0..255 (RoCE: the GRH\n"
+	"                      traffic class, DSCP << 2 | ECN, e.g. 106 = DSCP 26 with\n"
+	"                      ECT(0); with --cm the ToS set through rdma_cm)\n"
+	"      --sl N          InfiniBand service level on both sides, 0..15\n"
+	"  On RoCE the SL is recorded only; on InfiniBand the traffic class is.\n"
+	"  The report shows what each QP carries and the congestion, pause and\n"
+	"  discard counters (hw_counters, ethtool -S) that moved.\n"
 	"\n"
 	"verdict:\n"
 	"  --min-gbps X        fail bandwidth below X Gb/s at the largest size\n"
@@ -73,7 +80,7 @@ const char usage_pair[] =
 enum {
 	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
-	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE,
+	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 };
 
 static const struct option pair_opts[] = {
@@ -94,6 +101,8 @@ static const struct option pair_opts[] = {
 	{ .name = "device", .has_arg = required_argument, .val = 'd' },
 	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
 	{ .name = "cm", .has_arg = no_argument, .val = OPT_CM },
+	{ .name = "tclass", .has_arg = required_argument, .val = OPT_TCLASS },
+	{ .name = "sl", .has_arg = required_argument, .val = OPT_SL },
 	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_MIN_GBPS },
 	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_MIN_LINK },
 	{ .name = "max-lat-us", .has_arg = required_argument, .val = OPT_MAX_LAT },
@@ -208,6 +217,8 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case 'd': return parse_devs(arg, cfg);
 	case 'x': return parse_gids(arg, cfg);
 	case OPT_CM: cfg->cm = 1; return 0;
+	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &cfg->tclass);
+	case OPT_SL: return fc_parse_int("--sl", arg, 0, 15, &cfg->sl);
 	case OPT_MIN_GBPS: return fc_parse_double("--min-gbps", arg, 0, 1e6, &cfg->lim.min_gbps);
 	case OPT_MIN_LINK: return fc_parse_double("--min-link-pct", arg, 0, 100, &cfg->lim.min_link_pct);
 	case OPT_MAX_LAT: return fc_parse_double("--max-lat-us", arg, 0, 1e9, &cfg->lim.max_lat_us);
@@ -249,6 +260,7 @@ static void cfg_defaults(struct pair_cfg *cfg)
 	cfg->timeout = 30;
 	cfg->interval = 0.1;
 	cfg->gid[0] = cfg->gid[1] = -1;
+	cfg->tclass = cfg->sl = -1;
 	cfg->lim.min_link_pct = 90;
 	cfg->launch.kind = FC_LAUNCH_SSH;
 	cfg->launch.connect_timeout = 30;

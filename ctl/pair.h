@@ -27,6 +27,8 @@ struct pair_cfg {
 	double duration;
 	int qps, bidir, reverse, tx_depth;
 	int cm;
+	int tclass;	     /* --tclass: GRH traffic class, -1 = default */
+	int sl;		     /* --sl: InfiniBand service level, -1 = default */
 	double timeout;
 	double interval;
 	struct fc_launch launch;
@@ -41,6 +43,15 @@ struct pair_cfg {
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
+/* QoS (ctl/pair_qos.c): the options' record, each side's traffic class and
+ * SL as its QP carries them (from the "connected" reply), the notes, and
+ * the congestion counter findings once both sides finished. */
+void pair_qos_options(const struct pair_cfg *cfg, json_t *opts);
+void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json_t *reply);
+void pair_qos_note(json_t *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
+void pair_qos_render(FILE *f, const json_t *doc);
+
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
 

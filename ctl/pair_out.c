@@ -52,6 +52,7 @@ static void render_sides(FILE *f, const json_t *doc)
 			(int)fc_jnum(doc, "path_mtu", 0), (int)fc_jnum(opt, "qps", 1),
 			fc_jnum(opt, "qps", 1) > 1 ? "s" : "", (int)fc_jnum(opt, "tx_depth", 0),
 			(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
+	pair_qos_render(f, doc);
 }
 
 static void render_bw(FILE *f, const json_t *results)
@@ -119,22 +120,50 @@ static void render_lat(FILE *f, const json_t *results)
 	fc_table_free(t);
 }
 
+/* The counters of @set that moved, " none" when none did; 0 when @set
+ * holds no counter at all. */
+static int moved(FILE *f, const json_t *set)
+{
+	const char *name;
+	json_t *v;
+	int n = 0, any = 0;
+
+	json_object_foreach((json_t *)set, name, v) {
+		if (!json_is_integer(v))
+			continue;
+		any = 1;
+		if (!json_integer_value(v))
+			continue;
+		fprintf(f, " %s %+lld", name, (long long)json_integer_value(v));
+		n++;
+	}
+	if (any && !n)
+		fprintf(f, " none of %zu", json_object_size(set) - (json_object_get(set, "netdev") ? 1 : 0));
+	return any;
+}
+
 static void render_counters(FILE *f, const json_t *doc)
 {
 	const json_t *c = json_object_get(doc, "counters");
-	const char *node, *name;
-	json_t *set, *v;
+	const char *node;
+	json_t *set;
 
 	if (!json_object_size(c))
 		return;
 	fprintf(f, "\nport counters that moved during the test:\n");
 	json_object_foreach((json_t *)c, node, set) {
+		const json_t *eth = json_object_get(set, "netdev");
+
 		fprintf(f, "  %s:", node);
-		if (!json_object_size(set))
+		if (!moved(f, set))
 			fprintf(f, " none");
-		json_object_foreach(set, name, v)
-			fprintf(f, " %s +%lld", name, (long long)json_integer_value(v));
 		fputc('\n', f);
+		if (eth) {
+			fprintf(f, "  %s netdev (ethtool -S):", node);
+			if (!moved(f, eth))
+				fprintf(f, " no pause, priority or discard counters");
+			fputc('\n', f);
+		}
 	}
 }
 

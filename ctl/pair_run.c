@@ -142,10 +142,11 @@ static int start(struct pair_run *p)
 
 static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o}", "dev", cfg->dev[i], "port",
-			 cfg->port[i], "gid_index", cfg->gid[i], "qps", cfg->qps, "max_size",
-			 (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout", cfg->timeout,
-			 "mem", gdr_opts_json(&cfg->mem));
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i}", "dev", cfg->dev[i],
+			 "port", cfg->port[i], "gid_index", cfg->gid[i], "qps", cfg->qps,
+			 "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout",
+			 cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass", cfg->tclass,
+			 "sl", cfg->sl);
 }
 
 /* The "a"/"b" objects of the report from a setup reply. */
@@ -224,6 +225,7 @@ static int connect_both(struct pair_run *p)
 		if (i == 0)
 			json_object_set_new(p->doc, "path_mtu",
 					    json_integer((json_int_t)fc_jnum(r, "path_mtu", mtu)));
+		pair_qos_side(p->doc, p->cfg, i, r);
 		json_decref(r);
 	}
 	return 0;
@@ -372,7 +374,8 @@ static int run_tests(struct pair_run *p)
 
 static int finish(struct pair_run *p)
 {
-	json_t *counters = json_object_get(p->doc, "counters"), *m;
+	json_t *counters = json_object_get(p->doc, "counters"), *m, *note;
+	size_t k;
 
 	/* After "finish" a worker exits: that is no failure any more. */
 	p->ch[0].expect_eof = p->ch[1].expect_eof = 1;
@@ -382,8 +385,13 @@ static int finish(struct pair_run *p)
 		if (expect(p, i, "finish", &m))
 			return -EIO;
 		json_object_set(counters, p->cfg->label[i], json_object_get(m, "counters"));
+		json_array_foreach(json_object_get(m, "notes"), k, note)
+			if (json_is_string(note))
+				pair_qos_note(p->doc, "%s: %s", p->cfg->label[i],
+					      json_string_value(note));
 		json_decref(m);
 	}
+	pair_qos_finish(p->doc, p->cfg);
 	return 0;
 }
 
@@ -423,6 +431,7 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 				      cfg->bidir, "reverse", cfg->reverse, "iters",
 				      (json_int_t)cfg->iters, "duration_s", cfg->duration,
 				      "timeout_s", cfg->timeout));
+	pair_qos_options(cfg, json_object_get(doc, "options"));
 	return doc;
 }
 

@@ -20,9 +20,9 @@
 #include "../core/wire.h"
 #include "../src/cmds.h"
 #include "../verbs/cm.h"
-#include "../verbs/counters.h"
 #include "../verbs/test.h"
 #include "worker_gdr.h"
+#include "worker_qos.h"
 
 const char usage_worker[] =
 	"usage: fabcheck worker\n"
@@ -40,7 +40,7 @@ struct worker {
 	char prefix[192];
 	struct vb_res r;
 	struct wk_mem mem;
-	json_t *before;
+	struct wk_qos qos;
 };
 
 static char last_error[1024];
@@ -191,7 +191,9 @@ static int opts_from(const json_t *m, struct vb_opts *o)
 	o->max_size = (uint64_t)fc_jnum(m, "max_size", 65536);
 	o->tx_depth = (int)fc_jnum(m, "tx_depth", 128);
 	o->timeout = fc_jnum(m, "timeout", 30);
-	if (o->nqps < 1 || o->nqps > VB_MAX_QPS || o->max_size < 2 ||
+	o->tclass = (int)fc_jnum(m, "tclass", -1);
+	o->sl = (int)fc_jnum(m, "sl", -1);
+	if (o->tclass < -1 || o->tclass > 255 || o->sl < -1 || o->sl > 15 || o->nqps < 1 || o->nqps > VB_MAX_QPS || o->max_size < 2 ||
 	    o->max_size > (1ULL << 30) || o->tx_depth < 1 || o->tx_depth > 8192 ||
 	    o->timeout <= 0 || o->port < 0 || o->port > 255 || o->gid_index < -1) {
 		fc_err("the controller's setup message is out of range");
@@ -223,7 +225,7 @@ static int wk_setup(struct worker *w, const json_t *m)
 	w->r.abort_cb = wk_abort;
 	w->r.progress_cb = wk_progress;
 	w->r.cb_arg = w;
-	w->before = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
+	wk_qos_before(&w->qos, &w->r);
 	rep = vb_res_json(&w->r);
 	vb_cm_json(&w->r, rep);
 	wk_mem_report(&w->mem, &w->r, rep);
@@ -234,7 +236,8 @@ static int wk_connect(struct worker *w, const json_t *m)
 {
 	struct vb_peer peer;
 	char why[256];
-	int err;
+	int err, tclass, sl;
+	json_t *rep;
 
 	if (vb_peer_from_json(json_object_get(m, "peer"), &peer, why, sizeof(why))) {
 		fc_err("the peer's %s", why);
@@ -246,7 +249,13 @@ static int wk_connect(struct worker *w, const json_t *m)
 		err = vb_res_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
 	if (err)
 		return err;
-	return wk_send(w, "connected", json_pack("{s:i}", "path_mtu", w->r.path_mtu));
+	rep = json_pack("{s:i}", "path_mtu", w->r.path_mtu);
+	/* What the QP really carries, not what was asked for. */
+	if (!vb_qp_qos(&w->r, &tclass, &sl)) {
+		json_object_set_new(rep, "qp_tclass", tclass >= 0 ? json_integer(tclass) : json_null());
+		json_object_set_new(rep, "qp_sl", json_integer(sl));
+	}
+	return wk_send(w, "connected", rep);
 }
 
 static int test_from(const json_t *m, struct vb_test *t)
@@ -330,11 +339,9 @@ static int wk_check(struct worker *w)
 
 static int wk_finish(struct worker *w)
 {
-	json_t *after = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
-	json_t *delta = fc_counters_delta(w->before, after);
+	json_t *notes, *counters = wk_qos_after(&w->qos, &w->r, &notes);
 
-	json_decref(after);
-	return wk_send(w, "finish", json_pack("{s:o}", "counters", delta));
+	return wk_send(w, "finish", json_pack("{s:o, s:o}", "counters", counters, "notes", notes));
 }
 
 static int wk_hello(struct worker *w)
@@ -415,7 +422,7 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 		vb_cm_close(&w.r);
 	vb_res_close(&w.r);
 	wk_mem_close(&w.mem);
-	json_decref(w.before);
+	wk_qos_release(&w.qos);
 	fc_linebuf_release(&w.lb);
 	fc_log_hook = NULL;
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;

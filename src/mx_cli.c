@@ -42,6 +42,8 @@ enum {
 	OPT_P_WORKER_CMD,
 	OPT_P_INTERVAL,
 	OPT_P_MAX_SIZE,
+	OPT_P_TCLASS,
+	OPT_P_SL,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +78,8 @@ static const struct option long_opts[] = {
 	{ .name = "device", .has_arg = required_argument, .val = 'd' },
 	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
 	{ .name = "cm", .has_arg = no_argument, .val = OPT_P_CM },
+	{ .name = "tclass", .has_arg = required_argument, .val = OPT_P_TCLASS },
+	{ .name = "sl", .has_arg = required_argument, .val = OPT_P_SL },
 	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_P_CUDA },
 	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_P_SSH },
 	{ .name = "launcher", .has_arg = required_argument, .val = OPT_P_LAUNCHER },
@@ -110,14 +114,20 @@ static int pass_through(struct mx_cli *c, int opt, const char *arg)
 		{ OPT_P_LAUNCHER, "--launcher" }, { OPT_P_TIMEOUT, "--timeout" },
 		{ OPT_P_LINK_PCT, "--min-link-pct" }, { OPT_P_WORKER_CMD, "--worker-cmd" },
 		{ OPT_P_INTERVAL, "--interval" }, { OPT_P_MAX_SIZE, "--max-size" },
+		{ OPT_P_TCLASS, "--tclass" }, { OPT_P_SL, "--sl" },
 	};
 	char buf[256];
+	int v;
 
 	if (opt == OPT_P_CUDA) {
 		snprintf(buf, sizeof(buf), "--use-cuda%s%s", arg ? "=" : "", arg ? arg : "");
 		pass(c, buf, NULL);
 		return 1;
 	}
+	/* Checked here too, so that a bad value stops the matrix at once. */
+	if ((opt == OPT_P_TCLASS && fc_parse_int("--tclass", arg, 0, 255, &v)) ||
+	    (opt == OPT_P_SL && fc_parse_int("--sl", arg, 0, 15, &v)))
+		return -1;
 	if (opt == OPT_PAIR_OPT) {
 		pass(c, arg, NULL);
 		return 1;

@@ -45,6 +45,7 @@ void mx_cli_release(struct mx_cli *c);
 	"pair options, passed to each pair (see 'fabcheck pair --help'):\n"           \
 	"  --test LIST, --bw, --lat, -s SIZE, -a, --max-size SIZE, -n N, -D T,\n"     \
 	"  -q N, -t N, -b, --reverse, --interval T, -d DEV[:PORT], -x IDX, --cm,\n"   \
+	"  --tclass N, --sl N,\n"                                                    \
 	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
 	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
 	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \

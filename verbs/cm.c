@@ -39,6 +39,23 @@ static int gid_addr(const struct vb_res *r, struct sockaddr_storage *ss)
 	return -EADDRNOTAVAIL;
 }
 
+/* --tclass: the ToS rdma_cm puts in the route (RoCE: the GRH traffic class,
+ * so the IP header's DSCP and ECN). Before rdma_resolve_route. */
+static int cm_set_tos(const struct vb_res *r, struct rdma_cm_id *id)
+{
+	uint8_t tos;
+
+	if (r->tclass < 0)
+		return 0;
+	tos = (uint8_t)r->tclass;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+		fc_err("%s: rdma_cm refused the type of service %d (--tclass): %s", r->pi->dev,
+		       r->tclass, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 /* Waits for the next rdma_cm event of type @want within the timeout. */
 static int cm_wait(struct vb_res *r, enum rdma_cm_event_type want,
 		   struct rdma_cm_event **ev_p)
@@ -107,6 +124,8 @@ int vb_cm_listen(struct vb_res *r, const struct vb_opts *o)
 		fc_err("rdma_cm: cannot create an id: %s (is rdma_ucm loaded?)", strerror(errno));
 		return -errno;
 	}
+	if ((err = cm_set_tos(r, r->listen_id)))
+		return err;
 	if (rdma_bind_addr(r->listen_id, (struct sockaddr *)&ss) ||
 	    rdma_listen(r->listen_id, o->nqps)) {
 		fc_err("%s: rdma_cm cannot listen on the port's address: %s", r->pi->dev,
@@ -180,6 +199,8 @@ int vb_cm_client(struct vb_res *r, const struct vb_opts *o, const char *addr, in
 			return err;
 		rdma_ack_cm_event(ev);
 		if (q == 0 && (err = cm_open(r, o, id->verbs)))
+			return err;
+		if ((err = cm_set_tos(r, id)))
 			return err;
 		if (rdma_resolve_route(id, (int)(r->timeout * 1000))) {
 			fc_err("%s: rdma_cm cannot resolve a route to %s: %s", r->pi->dev, addr,

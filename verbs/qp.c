@@ -48,18 +48,25 @@ static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum
 		memcpy(a.ah_attr.grh.dgid.raw, p->gid, 16);
 		a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
 		a.ah_attr.grh.hop_limit = 64;
+		/* RoCE: the traffic class becomes the IP header's DSCP and ECN;
+		 * the SL is not used here (recorded only). */
+		if (r->tclass >= 0)
+			a.ah_attr.grh.traffic_class = (uint8_t)r->tclass;
 	} else {
 		a.ah_attr.dlid = (uint16_t)p->lid;
+		if (r->sl >= 0)
+			a.ah_attr.sl = (uint8_t)r->sl;
 	}
 	err = ibv_modify_qp(r->qp[q], &a, mask);
 	if (err) {
 		mask_names(mask, names, sizeof(names));
-		fc_err("%s qp 0x%x: INIT->RTR refused: %s (attribute mask 0x%x: %s; peer qp 0x%x, %s %s, path MTU %d B, GID index %d): check -x and that both ports share a subnet or VLAN",
+		fc_err("%s qp 0x%x: INIT->RTR refused: %s (attribute mask 0x%x: %s; peer qp 0x%x, %s %s, path MTU %d B, GID index %d, traffic class %d, SL %d): check -x, --tclass, --sl and that both ports share a subnet or VLAN",
 		       r->pi->dev, r->qp[q]->qp_num, strerror(err), mask, names, p->qpn[q],
 		       r->pi->is_ethernet ? "GID" : "LID",
 		       r->pi->is_ethernet ? fc_gid_fmt(p->gid, gid, sizeof(gid)) :
 					    (snprintf(gid, sizeof(gid), "%d", p->lid), gid),
-		       fc_mtu_bytes(mtu_enum), r->gid_index);
+		       fc_mtu_bytes(mtu_enum), r->gid_index, a.ah_attr.grh.traffic_class,
+		       a.ah_attr.sl);
 		return -err;
 	}
 	return 0;
@@ -110,5 +117,25 @@ int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+int vb_qp_qos(const struct vb_res *r, int *tclass_p, int *sl_p)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int err;
+
+	if (!r->nqps || !r->qp[0])
+		return -ENOTCONN;
+	memset(&a, 0, sizeof(a));
+	err = ibv_query_qp(r->qp[0], &a, IBV_QP_AV, &ia);
+	if (err) {
+		fc_warn("%s qp 0x%x: cannot read back its address vector: %s; the traffic class and SL reported are the ones asked for",
+			r->pi->dev, r->qp[0]->qp_num, strerror(err));
+		return -err;
+	}
+	*tclass_p = a.ah_attr.is_global ? a.ah_attr.grh.traffic_class : -1;
+	*sl_p = a.ah_attr.sl;
 	return 0;
 }

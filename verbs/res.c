@@ -111,6 +111,8 @@ int vb_res_pick(struct vb_res *r, const struct vb_opts *o_in)
 		return err;
 	}
 	r->pi = pi;
+	r->tclass = o.tclass;
+	r->sl = o.sl;
 	r->gid_index = -1;
 	if (o.gid_index >= 0) {
 		for (int i = 0; i < pi->ngids; i++)

@@ -27,6 +27,8 @@ struct vb_opts {
 	uint64_t max_size; /* largest message of the run */
 	int tx_depth;
 	double timeout;	  /* seconds without progress before giving up */
+	int tclass;	  /* RoCE GRH traffic class (DSCP << 2 | ECN), -1 = default */
+	int sl;		  /* InfiniBand service level, -1 = default (0) */
 };
 
 struct vb_peer {
@@ -65,6 +67,7 @@ struct vb_res {
 	int rd_atomic;		     /* agreed with the peer */
 	int path_mtu;		     /* bytes, after connect */
 	double timeout;
+	int tclass, sl;		     /* asked for (vb_opts), -1 = default */
 	struct vb_peer peer;
 	/* rdma_cm (--cm): the device context and the QPs belong to rdma_cm */
 	int cm;
@@ -99,6 +102,10 @@ int vb_peer_from_json(const json_t *j, struct vb_peer *p, char *why, size_t len)
 
 /* INIT->RTR->RTS of every QP toward the peer, at @path_mtu bytes. */
 int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu);
+
+/* What QP 0 carries after connect (ibv_query_qp): the GRH traffic class
+ * and the service level. Returns 0 or -errno (logged). */
+int vb_qp_qos(const struct vb_res *r, int *tclass_p, int *sl_p);
 
 /* Buffer helpers: slot @i of the tx or rx half. */
 static inline uint8_t *vb_tx(const struct vb_res *r, uint64_t i)

@@ -203,6 +203,80 @@ static void test_mlnx_qos(void **state)
 	assert_int_not_equal(qos_parse_mlnx_qos("hello\nworld\n", &dcb), 0);
 }
 
+static void test_names_and_deltas(void **state)
+{
+	json_t *b = parse_file("ethtool-S_cx6_before.txt");
+	json_t *a = parse_file("ethtool-S_cx6_after.txt");
+	json_t *d, *o;
+
+	(void)state;
+	assert_true(qos_is_cc_counter("np_ecn_marked_roce_packets"));
+	assert_true(qos_is_cc_counter("rp_cnp_ignored"));
+	assert_true(qos_is_cc_counter("implied_nak_seq_err"));
+	assert_false(qos_is_cc_counter("rx_write_requests"));
+	assert_false(qos_is_cc_counter("np_cnp_sent_x"));
+	assert_true(qos_is_netdev_counter("rx_prio3_pause"));
+	assert_true(qos_is_netdev_counter("tx_pause_ctrl_phy"));
+	assert_true(qos_is_netdev_counter("rx_discards_phy"));
+	assert_true(qos_is_netdev_counter("rx_out_of_buffer"));
+	assert_false(qos_is_netdev_counter("rx_prio3_bytes"));
+	assert_false(qos_is_netdev_counter("rx_packets"));
+	/* Kept counters with their deltas, zeros included. */
+	d = qos_delta_keep(b, a, qos_is_netdev_counter);
+	assert_int_equal(json_integer_value(json_object_get(d, "rx_prio5_pause")), 28);
+	assert_non_null(json_object_get(d, "rx_prio3_pause"));
+	assert_int_equal(json_integer_value(json_object_get(d, "rx_prio3_pause")), 0);
+	assert_null(json_object_get(d, "rx_packets"));
+	assert_int_equal(json_object_size(d), 10);
+	json_decref(d);
+	/* Backwards (a reset): left out. */
+	d = qos_delta_keep(a, b, NULL);
+	assert_null(json_object_get(d, "rx_prio5_pause"));
+	assert_int_equal(json_integer_value(json_object_get(d, "module_unplug")), 0);
+	json_decref(d);
+	/* Traffic class 106: DSCP 26, ECT(0). */
+	o = json_object();
+	qos_tclass_json(o, 106);
+	assert_int_equal(json_integer_value(json_object_get(o, "dscp")), 26);
+	assert_int_equal(json_integer_value(json_object_get(o, "ecn")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "tclass")), 106);
+	json_decref(o);
+	/* Lossless: PFC paused the traffic's priority. */
+	o = json_pack("{s:I}", "tx_prio3_pause", (json_int_t)7);
+	assert_true(qos_lossless(o, 106));
+	assert_false(qos_lossless(o, 160));
+	assert_false(qos_lossless(o, -1));
+	assert_false(qos_lossless(NULL, 106));
+	json_decref(o);
+	json_decref(a);
+	json_decref(b);
+}
+
+static void test_discards(void **state)
+{
+	json_t *eth = json_pack("{s:I, s:I}", "rx_discards_phy", (json_int_t)5,
+				"tx_discards_phy", (json_int_t)0);
+	json_t *doc = fc_doc_new();
+
+	(void)state;
+	qos_counter_findings(doc, "nodeA", "mlx5_0", NULL, eth, 106);
+	assert_true(has_finding(doc, "rx_discards_phy rose by 5: the NIC dropped packets"));
+	assert_false(has_finding(doc, "tx_discards_phy"));
+	assert_int_equal(fc_doc_verdict(doc), FC_WARN);
+	json_decref(doc);
+	/* The virtio NIC of the rack: counters, but none of the kept ones. */
+	{
+		json_t *v = parse_file("ethtool-S_virtio.txt"), *k;
+
+		k = qos_delta_keep(v, v, qos_is_netdev_counter);
+		assert_int_equal(json_object_size(k), 0);
+		assert_true(json_object_size(v) > 5);
+		json_decref(k);
+		json_decref(v);
+	}
+	json_decref(eth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_pause_on_wrong_priority),
 		cmocka_unit_test(test_congestion_findings),
 		cmocka_unit_test(test_mlnx_qos),
+		cmocka_unit_test(test_names_and_deltas),
+		cmocka_unit_test(test_discards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
