@@ -52,7 +52,9 @@ mount -t tmpfs -o mode=1777 tmp $r/tmp
 mount -t tmpfs -o mode=755 run $r/run
 [ -d $r/var/tmp ] && mount -t tmpfs -o mode=1777 vartmp $r/var/tmp
 # The folder of the fabcheck binary without cache, so a rebuild shows at once.
+# Under /tmp or /run (tmpfs here) its folder must be made first.
 if [ -n "$bindir" ]; then
+	mkdir -p "$r$bindir" 2>/dev/null
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none,ro fcbin "$r$bindir" ||
 		failed "cannot mount the fabcheck binary's folder (virtfs tag 'fcbin') on $bindir"
 fi

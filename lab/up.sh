@@ -87,12 +87,13 @@ up_resolve_bin() {
 # up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH.
 # The guests see the host's root through a cached (loose) 9p mount, which
 # would not notice a rebuilt binary: so RACK_BIN's folder (or the git checkout
-# it is in) gets a mount of its own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
-# /run are their own) or QEMU cannot name it, they get a copy instead.
+# it is in) gets a mount of its own without cache (RACK_BINDIR), at the same
+# path, also under the guests' own /tmp and /run (stage 1 makes the folder
+# there). Where QEMU cannot name it, they get a copy instead.
 up_bin() {
 	RACK_BINDIR=${RACK_BIN%/*}
 	case $RACK_BIN in
-	/tmp/* | /run/* | /var/tmp/* | /dev/*) RACK_BINDIR= ;;
+	/dev/* | /proc/* | /sys/*) RACK_BINDIR= ;;
 	esac
 	[[ -z $RACK_BINDIR || $RACK_BINDIR =~ [[:space:],] ]] && RACK_BINDIR=
 	# A binary of a checkout (./fabcheck, build/fabcheck-san): the whole
