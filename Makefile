@@ -25,7 +25,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
+.PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
 	deps clean valgrind bench-matrix
 all: fabcheck
 
@@ -50,13 +50,20 @@ build/tests/%: tests/unit/%.c build/libfabcheck-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
 
+# Unit tests without sanitizers, for valgrind.
+VG_BINS := $(TEST_SRCS:tests/unit/%.c=build/vg/%)
+build/vg/%: tests/unit/%.c build/libfabcheck.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS) -lcmocka
+build/vg-tests: $(VG_BINS)
+
 deps:
 	@scripts/deps.sh test
 
 # The whole suite: unit tests under ASan+UBSan, the CLI tests, the fuzzers
 # for a bounded time, and the rack tests on real Soft-RoCE in QEMU guests.
 check: deps
-	@$(MAKE) --no-print-directory fabcheck build/fabcheck-san $(UNIT_BINS)
+	@$(MAKE) --no-print-directory fabcheck build/fabcheck-san $(UNIT_BINS) build/vg-tests
 	@tests/run-all.sh
 
 unit-tests: $(UNIT_BINS)

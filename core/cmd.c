@@ -47,7 +47,7 @@ int fc_dispatch(struct fc_ctx *ctx, const char *path, const struct fc_cmd *table
 	for (const struct fc_cmd *c = table; c->name; c++) {
 		if (strcmp(c->name, argv[0]))
 			continue;
-		if (fc_wants_help(argc, argv)) {
+		if (!c->own_help && fc_wants_help(argc, argv)) {
 			fputs(c->usage, stdout);
 			return FC_EXIT_PASS;
 		}

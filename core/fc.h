@@ -28,6 +28,7 @@ struct fc_cmd {
 	const char *summary; /* one line for `fabcheck help` */
 	const char *usage;   /* full text for `fabcheck CMD --help` */
 	int hidden;	     /* not listed by `help` (internal commands) */
+	int own_help;	     /* has subcommands: handles --help itself */
 };
 
 /*

@@ -10,7 +10,7 @@ build=(build-essential pkg-config libibverbs-dev librdmacm-dev libncurses-dev
 rack=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers
 	ibverbs-utils rdmacm-utils perftest openssh-server openssh-client iproute2
 	procps tcpdump)
-test=(libcmocka-dev clang valgrind tmux sqlite3 python3 chromium)
+test=(libcmocka-dev clang valgrind tmux sqlite3 python3 chromium man-db)
 
 case "${1:-build}" in
 build) want=("${build[@]}") ;;

@@ -11,6 +11,9 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_tui(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_report(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_nccl(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_topo(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
@@ -19,5 +22,8 @@ extern const char usage_worker[];
 extern const char usage_matrix[];
 extern const char usage_tui[];
 extern const char usage_report[];
+extern const char usage_nccl[];
+extern const char usage_topo[];
+extern const char usage_plan[];
 
 #endif

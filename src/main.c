@@ -5,6 +5,7 @@
 #include "../core/fc.h"
 #include "../core/log.h"
 #include "cmds.h"
+#include "../checks/ncclenv.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {
@@ -18,7 +19,7 @@ static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 static const struct fc_cmd commands[] = {
 	{ .name = "devices", .run = cmd_devices, .usage = usage_devices,
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
-	{ .name = "lab", .run = cmd_lab, .usage = usage_lab,
+	{ .name = "lab", .run = cmd_lab, .usage = usage_lab, .own_help = 1,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
 	{ .name = "pair", .run = cmd_pair, .usage = usage_pair,
 	  .summary = "RDMA bandwidth and latency between two nodes, with a verdict" },
@@ -30,6 +31,12 @@ static const struct fc_cmd commands[] = {
 	  .summary = "live dashboard of a rack's pair matrix (runs one or follows one)" },
 	{ .name = "report", .run = cmd_report, .usage = usage_report,
 	  .summary = "write a stored run as HTML (SVG heat map), CSV or Prometheus text" },
+	{ .name = "nccl", .run = cmd_nccl, .usage = usage_nccl, .own_help = 1,
+	  .summary = "NCCL checks: check-log (NCCL_DEBUG=INFO output), env (NCCL_* settings)" },
+	{ .name = "topo", .run = cmd_topo, .usage = usage_topo,
+	  .summary = "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings" },
+	{ .name = "plan", .run = cmd_plan, .usage = usage_plan,
+	  .summary = "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric" },
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
 	  .summary = "print the version" },
 	{ 0 },

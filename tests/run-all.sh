@@ -9,9 +9,11 @@ step() {
 	if "$@"; then pass=$((pass + 1)); echo "==== $name: ok"
 	else fail=$((fail + 1)); echo "==== $name: FAILED"; fi
 }
-step unit tests/run-unit.sh build/tests/test_*
+step unit tests/run-unit.sh $(ls build/tests/test_* | grep -v '\.d$')
 step cli tests/cli/run.sh
 [ -x tests/fuzz/run.sh ] && step fuzz tests/fuzz/run.sh
+step install tests/test-install.sh
+step valgrind tests/run-valgrind.sh
 step rack tests/rack/run.sh
 echo
 echo "suites: $pass passed, $fail failed"

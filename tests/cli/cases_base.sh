@@ -13,3 +13,6 @@ expect "devices extra arg" 2 "unexpected argument 'x'" -- $FC devices x
 expect "devices none" 3 'rdma link add rxe0' -- $FC devices
 expect "devices none json" 3 '"verdict": "fail"' -- $FC devices --json
 expect "lab no subcommand" 2 'usage: fabcheck lab' -- $FC lab
+# Commands with subcommands answer --help for the subcommand, not the parent.
+expect "nccl sub --help" 0 'usage: fabcheck nccl env' -- $FC nccl env --help
+expect "nccl --help" 0 'check-log' -- $FC nccl --help

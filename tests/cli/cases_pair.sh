@@ -23,7 +23,7 @@ expect "pair missing ssh config" 2 "--ssh-config: cannot read '/nonexistent'" --
 expect "pair bad timeout" 2 "--timeout: 'soon' is not" -- $FC pair a b --timeout soon
 expect "pair unknown option" 2 "run 'fabcheck pair --help'" -- $FC pair a b --frob
 # No RDMA device here: exit 3, names the node and the fix.
-expect "pair local no device" 3 'a: no RDMA device found: .*rdma link add' -- \
+expect "pair local no device" 3 '[ab]: no RDMA device found: .*rdma link add' -- \
 	$FC pair "${LOCAL[@]}" a b
 expect "pair local no device json" 3 '"verdict": "fail"' -- $FC pair "${LOCAL[@]}" a b --json
 expect "pair json keeps nodes" 3 '"node": "b"' -- $FC pair "${LOCAL[@]}" a b --json
@@ -31,24 +31,24 @@ expect "pair json keeps nodes" 3 '"node": "b"' -- $FC pair "${LOCAL[@]}" a b --j
 # Whichever of the two nodes fails first is named.
 expect "pair unreachable" 3 'nosuch[12].invalid: cannot reach the node over ssh \(exit 255.*--ssh-config' -- \
 	$FC pair nosuch1.invalid nosuch2.invalid --timeout 3 --no-db
-expect "pair worker missing" 3 'a: fabcheck is not installed .*exit 127.*--worker-cmd' -- \
+expect "pair worker missing" 3 '[ab]: fabcheck is not installed .*exit 127.*--worker-cmd' -- \
 	$FC pair "${LOCAL[@]}" --worker-cmd /nonexistent/fabcheck a b
 # The wire: each misbehaviour refused with a reason naming the node.
-expect "wire garbage" 3 'a: refused a message from the worker: message is not JSON' -- \
+expect "wire garbage" 3 '[ab]: refused a message from the worker: message is not JSON' -- \
 	env FAKE_MODE=garbage $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire version" 3 'a: refused .*speaks wire protocol 99, this fabcheck speaks 1: install the same' -- \
+expect "wire version" 3 '[ab]: refused .*speaks wire protocol 99, this fabcheck speaks 1: install the same' -- \
 	env FAKE_MODE=version $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire order" 3 'a: refused .*message 4 is out of order: expected 1' -- \
+expect "wire order" 3 '[ab]: refused .*message 4 is out of order: expected 1' -- \
 	env FAKE_MODE=order $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire oversized" 3 "a: refused .*(a line over 65536 bytes|message of 70000 bytes is over the 65536-byte limit)" -- \
+expect "wire oversized" 3 "[ab]: refused .*(a line over 65536 bytes|message of 70000 bytes is over the 65536-byte limit)" -- \
 	env FAKE_MODE=big $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire out of turn" 3 "a: protocol error: the worker answered 'result' where 'hello' was due" -- \
+expect "wire out of turn" 3 "[ab]: protocol error: the worker answered 'result' where 'hello' was due" -- \
 	env FAKE_MODE=type $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire worker dies" 3 '(a|b): the worker exited with status 5; it said: worker: something broke' -- \
 	env FAKE_MODE=die $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire worker hangs" 3 'a: no message from the worker for 5 s \(--timeout\)' -- \
+expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout\)' -- \
 	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire stderr noise ignored" 3 'a: no RDMA device found: fake' -- \
+expect "wire stderr noise ignored" 3 '[ab]: no RDMA device found: fake' -- \
 	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire stderr hidden" 0 '^$' -- \
 	bash -c "! FAKE_MODE=noise $FC pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1 | grep setlocale"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Builds each tests/fuzz/fuzz_*.c with libFuzzer, ASan and UBSan against the
-# pure core (core/*.c) and runs it for a bounded time. Fails on a crash.
+# Builds each tests/fuzz/fuzz_*.c with libFuzzer, ASan and UBSan and runs it
+# for a bounded time. Fails on a crash or a target that does not build.
+# Sources linked: the target's "fuzz-sources: GLOB..." comment line when it
+# has one; otherwise the pure core (core/*.c) plus, for every '#include
+# "DIR/NAME.h"' of the target, DIR/NAME.c and DIR/NAME_*.c.
+# Seeds: tests/fuzz/corpus/NAME/ (copied into a scratch corpus under build/).
 #   FUZZ_SECONDS  time per target (default 20)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -21,13 +25,26 @@ for src in tests/fuzz/fuzz_*.c; do
 	corpus=build/fuzz/$name-corpus
 	mkdir -p "$corpus"
 	[ -d "tests/fuzz/corpus/$name" ] && cp -n "tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
-	if ! "$CC" "${flags[@]}" -o "$bin" "$src" core/*.c "${libs[@]}"; then
+	srcs=()
+	decl=$(sed -n 's/.*fuzz-sources:\(.*\)/\1/p' "$src" | head -n 1)
+	if [ -n "$decl" ]; then
+		# shellcheck disable=SC2206
+		srcs=($decl)
+	else
+		srcs=(core/*.c)
+		for h in $(sed -n 's/^#include "\([a-z_]*\/[a-z_0-9]*\)\.h"/\1/p' "$src"); do
+			for c in "$h".c "$h"_*.c; do
+				[ -f "$c" ] && [[ " ${srcs[*]} " != *" $c "* ]] && srcs+=("$c")
+			done
+		done
+	fi
+	if ! "$CC" "${flags[@]}" -o "$bin" "$src" "${srcs[@]}" "${libs[@]}"; then
 		echo "FAIL: $name: does not build"
 		fail=$((fail + 1))
 		continue
 	fi
 	log=build/fuzz/$name.log
-	if ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -max_len=8192 \
+	if ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -max_len=65536 \
 		-artifact_prefix=build/fuzz/"$name"- "$corpus" >"$log" 2>&1; then
 		echo "ok: $name: $(grep -Eo '#[0-9]+' "$log" | tail -n 1 | tr -d '#') runs in ${secs}s"
 		pass=$((pass + 1))

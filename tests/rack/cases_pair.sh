@@ -102,8 +102,7 @@ expect "pair: unknown node" 3 "nodeZ: cannot reach the node over ssh \(exit 255"
 "${P[@]}" "${FLOOR[@]}" --test write --bw -s 4K -D 60 >/dev/null 2>&1 </dev/null &
 ctl=$!
 sleep 4
-kill -KILL "$ctl" 2>/dev/null
-wait "$ctl" 2>/dev/null
+{ kill -KILL "$ctl" && wait "$ctl"; } 2>/dev/null
 left=x
 for _ in $(seq 10); do
 	# -x: the process name, not the command line of the shell running pgrep

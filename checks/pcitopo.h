@@ -1,0 +1,152 @@
+/*
+ * PCIe topology of one host from sysfs (the real /sys or a recorded tree with
+ * the same layout): NVIDIA GPUs, RDMA HCAs, the bridges between them, NUMA
+ * nodes, link speed/width, ACS, peermem, RoCE netdevs. Pure code: libc only.
+ *
+ * Distance classes are the ones nvidia-smi prints and NCCL reasons with
+ * (design/nccl-rules.md section 2):
+ *   PIX  same PCIe switch (at most one switch between the two devices)
+ *   PXB  several switches, without the host bridge
+ *   PHB  through one host bridge (same root complex, pci0000:xx)
+ *   NODE different host bridges in one NUMA node (NCCL counts it as PHB)
+ *   SYS  across NUMA nodes (the inter-socket link)
+ * Switches are found as NCCL does: climbing from a device, the bridge just
+ * above it is a downstream port and the next one up is the switch.
+ *
+ * Stable API: used by `fabcheck topo` and by GPU choice for GPUDirect (gdr/).
+ */
+#ifndef FC_PCITOPO_H
+#define FC_PCITOPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum topo_dist {
+	TOPO_X = 0, /* the same device */
+	TOPO_PIX,
+	TOPO_PXB,
+	TOPO_PHB,
+	TOPO_NODE,
+	TOPO_SYS,
+	TOPO_UNKNOWN, /* a device not found, or not on PCI */
+};
+
+/* "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?" */
+const char *topo_dist_name(enum topo_dist d);
+/* Parses the names above (exact case); -EINVAL for others (NV#, SOC, ...). */
+int topo_dist_parse(const char *s, enum topo_dist *out_p);
+
+enum topo_kind { TOPO_KIND_OTHER, TOPO_KIND_BRIDGE, TOPO_KIND_GPU, TOPO_KIND_NIC };
+
+#define TOPO_BDF_LEN 16	 /* "0000:07:00.0" */
+#define TOPO_MAX_DEPTH 24 /* bridges between a host bridge and a device */
+#define TOPO_MAX_PORTS 4
+
+/* PCIe link state; 0 when sysfs does not say. */
+struct topo_link {
+	double cur_gts, max_gts; /* GT/s per lane */
+	int cur_width, max_width; /* lanes */
+};
+
+/* One port of an RDMA HCA. */
+struct topo_port {
+	int port;
+	char link_layer[16]; /* "InfiniBand", "Ethernet" */
+	char state[24];	     /* "4: ACTIVE" as sysfs says it */
+	char netdev[32];     /* RoCE: the netdev of the port's GIDs; "" */
+	int mtu;	     /* netdev MTU in bytes; 0 unknown */
+	int roce_v2_gid;     /* RoCE: best RoCE v2 GID index (IPv4 first); -1 none */
+	int roce_v2_ipv4;    /* that GID is IPv4-mapped */
+};
+
+/* ACS control register bits (PCIe spec, ACS extended capability +6). */
+#define TOPO_ACS_SV 0x01 /* source validation */
+#define TOPO_ACS_TB 0x02 /* translation blocking */
+#define TOPO_ACS_RR 0x04 /* P2P request redirect */
+#define TOPO_ACS_CR 0x08 /* P2P completion redirect */
+#define TOPO_ACS_UF 0x10 /* upstream forwarding */
+#define TOPO_ACS_EC 0x20 /* P2P egress control */
+#define TOPO_ACS_DT 0x40 /* direct translated P2P */
+/* Bits that send peer-to-peer traffic up to the root complex. */
+#define TOPO_ACS_P2P_BREAKING (TOPO_ACS_RR | TOPO_ACS_CR | TOPO_ACS_EC)
+
+struct topo_dev {
+	char bdf[TOPO_BDF_LEN]; /* lowercase, 4-digit domain: "0000:07:00.0" */
+	char name[32];		/* "GPU0" (bus order), "mlx5_0"; else the bdf */
+	enum topo_kind kind;
+	unsigned vendor, device, class_code; /* class_code: 0x030200 */
+	int numa;			     /* -1 when unknown */
+	char root[16];			     /* host bridge: "pci0000:00" */
+	int depth;			     /* bridges in chain[] */
+	char chain[TOPO_MAX_DEPTH][TOPO_BDF_LEN]; /* root port first */
+	struct topo_link link;
+	int acs_ctl; /* ACS control bits; -1 no ACS capability or unreadable */
+	int acs_known; /* 1 when the extended config space could be read */
+	int index;     /* GPU or NIC index; -1 for other devices */
+	int nports;
+	struct topo_port ports[TOPO_MAX_PORTS];
+};
+
+struct topo {
+	char sysfs_root[256];
+	int ndevs;
+	struct topo_dev *devs; /* every PCI device, sorted by bdf */
+	int ngpus, nnics;
+	int *gpus, *nics; /* indexes into devs, GPUs in bus order, NICs by name */
+	int peermem;	      /* 1 when a peer-memory module is visible */
+	char peermem_how[96]; /* which file showed it */
+	int gpu_vendor_nvidia_seen;
+};
+
+/*
+ * Reads the tree under @sysfs_root ("/sys" when NULL). A root without
+ * bus/pci/devices is an error (-ENOENT, logged naming the path); a tree
+ * without GPUs or HCAs is not. On success *out_p is set; free with
+ * topo_free().
+ */
+int topo_load(const char *sysfs_root, struct topo **out_p);
+void topo_free(struct topo *t);
+
+/* Canonical bus id ("0000:07:00.0") of "7:00.0", "0000:07:00.0",
+ * "00000000:07:00.0" or upper case; -EINVAL when it is not a bus id. */
+int topo_bdf_norm(const char *in, char out[TOPO_BDF_LEN]);
+
+/* A device by bus id (any form above) or by name ("GPU0", "mlx5_0"). */
+const struct topo_dev *topo_find(const struct topo *t, const char *bus_or_name);
+const struct topo_dev *topo_gpu(const struct topo *t, int i); /* NULL past end */
+const struct topo_dev *topo_nic(const struct topo *t, int i);
+
+/* Distance class of two devices; TOPO_UNKNOWN when either is not found. */
+enum topo_dist topo_distance(const struct topo *t, const char *bus_a, const char *bus_b);
+enum topo_dist topo_dev_distance(const struct topo_dev *a, const struct topo_dev *b);
+
+/*
+ * The HCAs nearest to @gpu (bus id or name): every HCA at the smallest
+ * distance, in name order, at most @max into @out. Returns the count (0 when
+ * there is no HCA) or -ENOENT when @gpu is not a GPU of @t. *dist_p (may be
+ * NULL) gets that distance.
+ */
+int topo_nearest_nics(const struct topo *t, const char *gpu, const struct topo_dev **out,
+		      int max, enum topo_dist *dist_p);
+/* The GPU nearest to @nic (lowest bus id among ties); NULL when none. */
+const struct topo_dev *topo_nearest_gpu(const struct topo *t, const char *nic,
+					enum topo_dist *dist_p);
+
+/*
+ * Bridges on the path between @a and @b that have ACS bits in @mask set
+ * (only for paths inside a switch: PIX or PXB). Writes up to @max pointers
+ * to @out; returns the count.
+ */
+int topo_acs_on_path(const struct topo *t, const struct topo_dev *a,
+		     const struct topo_dev *b, int mask, const struct topo_dev **out,
+		     int max);
+
+/* ACS control bits from raw config space (little-endian, as the sysfs
+ * `config` file holds it); -1 when there is no ACS capability, -ENODATA
+ * when @len does not reach the extended space (non-root reads 64 bytes). */
+int topo_acs_from_config(const uint8_t *cfg, size_t len);
+
+/* "16.0 GT/s PCIe" -> 16.0; 0 when not a speed. */
+double topo_parse_gts(const char *s);
+
+#endif

@@ -1,0 +1,59 @@
+# Cases for `fabcheck nccl` (sourced by tests/cli/run.sh).
+NL=$FABCHECK_SHARED/fixtures/nccl-logs
+TD=tests/data/nccl
+expect "nccl no subcommand" 2 'usage: fabcheck nccl' -- $FC nccl
+expect "nccl --help" 0 'check-log' -- $FC nccl --help
+expect "nccl check-log --help" 0 'usage: fabcheck nccl check-log' -- $FC nccl check-log --help
+expect "nccl help check-log" 0 'usage: fabcheck nccl check-log' -- $FC nccl help check-log
+expect "nccl unknown subcommand" 2 "'bogus' is not a fabcheck nccl command" -- $FC nccl bogus
+expect "check-log no file" 2 'no log file given' -- $FC nccl check-log
+expect "check-log bad option" 2 'usage: fabcheck nccl check-log' -- $FC nccl check-log --frob x
+expect "check-log missing file" 3 'nope.log: cannot open: No such file' -- $FC nccl check-log nope.log
+expect "check-log directory" 3 'cannot read: Is a directory' -- $FC nccl check-log tests
+expect "check-log not a log" 3 'notalog.txt: no NCCL lines found' -- $FC nccl check-log $TD/notalog.txt
+expect "check-log not a log json" 3 '"verdict": "fail"' -- $FC nccl check-log --json $TD/notalog.txt
+expect "check-log empty expect-net" 2 "expect-net: '' is not a network" -- \
+	$FC nccl check-log --expect-net '' $TD/crlf.log
+expect "check-log odd expect-net" 2 "expect-net: 'a;b' is not a network" -- \
+	$FC nccl check-log --expect-net 'a;b' $TD/crlf.log
+expect "check-log bad hca port" 2 "expect-hca: 'mlx5_0:x' is not a HCA list" -- \
+	$FC nccl check-log --expect-hca mlx5_0:x $TD/crlf.log
+expect "check-log empty hca list" 2 "expect-hca: ',' is not a HCA list" -- \
+	$FC nccl check-log --expect-hca , $TD/crlf.log
+expect "check-log topo missing" 3 'topo nope.json: cannot read' -- \
+	$FC nccl check-log --topo nope.json $TD/crlf.log
+expect "check-log topo not json" 3 'not JSON' -- $FC nccl check-log --topo $TD/crlf.log $TD/crlf.log
+expect "check-log topo wrong shape" 3 'no "gpus" list' -- \
+	$FC nccl check-log --topo <(echo '{"nics":[]}') $TD/crlf.log
+expect "check-log topo nearest" 0 'rank 0 \(n1, GPU0\) moves data on mlx5_1' -- \
+	$FC nccl check-log --topo $TD/topo.json $TD/topo-near.log
+expect "check-log stdin" 0 'version     2.11.4' -- bash -c "$FC nccl check-log - < $TD/crlf.log"
+expect "check-log two files" 0 'notalog.txt holds no NCCL lines' -- \
+	$FC nccl check-log $TD/crlf.log $TD/notalog.txt
+expect "check-log tables" 0 'NET/IB/0/GDRDMA +mlx5_2' -- $FC nccl check-log $TD/crlf.log
+expect "check-log json valid" 0 '"network": "IB"' -- \
+	bash -c "set -o pipefail; $FC nccl check-log --json $TD/interleaved.log | python3 -m json.tool"
+expect "check-log expect-net IB on sockets" 1 'but IB was expected' -- \
+	$FC nccl check-log --expect-net IB "$NL/nccl-2.5.6_ib-disabled_socket-ipv6.log"
+expect "check-log expect-hca missing" 1 'not mlx5_0 \(--expect-hca\)' -- \
+	$FC nccl check-log --expect-hca mlx5_0,mlx5_10 "$NL/nccl-2.11.4_a100_4hca-ib_gdrdma.log"
+expect "check-log expect-gdr off" 1 'GPUDirect RDMA is off' -- \
+	$FC nccl check-log --expect-gdr "$NL/nccl-2.2x_ib_no-gdr_p2p-direct_init-timings.log"
+expect "check-log all met" 0 'verdict: pass' -- $FC nccl check-log --expect-net IB \
+	--expect-hca mlx5_10,mlx5_13:1 --expect-gdr "$NL/nccl-2.11.4_a100_4hca-ib_gdrdma.log"
+# Every fixture: the verdict its expectations state, the matching exit code,
+# and a JSON document that parses.
+if [ -d "$NL" ]; then
+	for log in "$NL"/*.log; do
+		b=$(basename "$log" .log)
+		hint=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict_hint"])' \
+			"$NL/$b.expect.json")
+		rc=0
+		[ "$hint" = fail ] && rc=1
+		expect "fixture $b" "$rc" "^verdict: $hint\$" -- $FC nccl check-log "$log"
+		expect "fixture $b json" "$rc" "\"verdict\": \"$hint\"" -- \
+			bash -c "set -o pipefail; $FC nccl check-log --json '$log' | python3 -m json.tool"
+	done
+else
+	expect "nccl fixtures present" 0 'x' -- false
+fi

@@ -1,0 +1,69 @@
+# Cases for `fabcheck topo` (sourced by tests/cli/run.sh): recorded sysfs
+# trees written here by tests/topo/mksysfs.sh, the nvidia-smi fixtures, a
+# fake nvidia-smi on PATH, bad paths and options.
+TOPO_TMP=$(mktemp -d /tmp/fabcheck-cli-topo.XXXXXX)
+for s in dgx hgx split empty; do tests/topo/mksysfs.sh "$TOPO_TMP/$s" $s; done
+TF=$FABCHECK_SHARED/fixtures/topo
+E=$TOPO_TMP/empty
+
+expect "topo --help" 0 'usage: fabcheck topo' -- $FC topo --help
+expect "topo bad option" 2 'usage: fabcheck topo' -- $FC topo --frob
+expect "topo extra arg" 2 "unexpected argument 'x'" -- $FC topo x
+expect "topo empty --sysfs" 2 '--sysfs: empty path' -- $FC topo --sysfs ''
+expect "topo missing --sysfs" 3 'cannot read /nonexistent/bus/pci/devices' -- \
+	$FC topo --sysfs /nonexistent
+expect "topo missing matrix" 3 "cannot open '/nonexistent.txt'" -- \
+	$FC topo --sysfs "$E" --nvidia-smi-topo /nonexistent.txt
+expect "topo matrix is a dir" 3 'is a directory' -- $FC topo --sysfs "$E" -t "$TOPO_TMP"
+expect "topo not a matrix" 3 "no 'nvidia-smi topo -m' matrix found" -- \
+	$FC topo --sysfs "$E" -t "$FABCHECK_SHARED/fixtures/FORMATS.md"
+# Nothing to check: no GPU, no HCA, no matrix -> exit 3 with the fix.
+expect "topo empty tree" 3 'no NVIDIA GPU .* run on a GPU node' -- $FC topo --sysfs "$E"
+expect "topo empty tree json" 3 '"verdict": "fail"' -- $FC topo --json --sysfs "$E"
+expect "topo this host" 3 'no NVIDIA GPU' -- env PATH=/usr/bin:/bin $FC topo
+
+# Every fixture parses and reports (the matrix alone: the tree has no GPU).
+for f in "$TF"/*.txt; do
+	expect "topo fixture $(basename "$f")" 0 '"source": "nvidia-smi"' -- \
+		$FC topo --json --sysfs "$E" -t "$f"
+done
+expect "topo dgx1 islands" 0 'NVLink islands: \{GPU0 GPU1 GPU2 GPU3 GPU4 GPU5 GPU6 GPU7\}' -- \
+	$FC topo --sysfs "$E" -t "$TF/dgx1-v100_8gpu_nv1-nv2-cube-mesh_4mlx5-columns_cpu-affinity-only.txt"
+expect "topo 4gpu nearest NODE" 0 'GPU2: nearest HCA NIC2 is NODE' -- \
+	$FC topo --sysfs "$E" -t "$TF/4gpu-4nic_node-sys-pix_nic-rows_legend_nic-legend-truncated.txt"
+expect "topo truncated matrix" 0 'matrix is cut short' -- \
+	$FC topo --sysfs "$E" -t "$TF/a100-sxm4_nv12_18-mlx5-named-columns_numa-affinity-no-gpu-numa-id_TRUNCATED.txt"
+expect "topo matrix on stdin" 0 'NV18' -- \
+	bash -c "$FC topo --sysfs '$E' -t - < '$TF/8xh100-nv18_no-nics_gpu-numa-id_legend-truncated.txt'"
+
+# Recorded trees.
+expect "topo dgx degraded link" 0 'mlx5_2 \(0000:85:00.0\) trained at x8 of x16' -- \
+	$FC topo --sysfs "$TOPO_TMP/dgx"
+expect "topo dgx acs" 0 'ACS redirect is on at bridge 0000:22:00.0' -- \
+	$FC topo --sysfs "$TOPO_TMP/dgx"
+expect "topo dgx json hca" 0 '"value": "=mlx5_0,mlx5_1,mlx5_2,mlx5_3"' -- \
+	$FC topo --json --sysfs "$TOPO_TMP/dgx"
+expect "topo dgx json nearest" 0 '"nearest_dist": "PIX"' -- \
+	$FC topo --json --sysfs "$TOPO_TMP/dgx"
+expect "topo dgx + matrix" 0 '"GPU1": "NV18"' -- \
+	$FC topo --json --sysfs "$TOPO_TMP/dgx" \
+	-t "$TF/hgx-h100_tab-separated_10nic_nic-rows-trailing-tabs_TRUNCATED.txt"
+expect "topo dgx + other host's matrix" 0 'nvidia-smi shows 2 GPUs but sysfs has 8' -- \
+	$FC topo --sysfs "$TOPO_TMP/dgx" -t "$TF/2gpu_node_indented-and-line-wrapped-legend_plus-p2p.txt"
+expect "topo hgx pass" 0 'verdict: pass' -- $FC topo --sysfs "$TOPO_TMP/hgx"
+expect "topo split mtu" 0 'netdev ens1f0 has MTU 1500 B' -- $FC topo --sysfs "$TOPO_TMP/split"
+expect "topo split gdr level" 0 'NCCL_NET_GDR_LEVEL=PHB' -- $FC topo --sysfs "$TOPO_TMP/split"
+expect "topo split peermem" 0 'modprobe nvidia-peermem' -- $FC topo --sysfs "$TOPO_TMP/split"
+expect "topo split gid index" 0 'NCCL_IB_GID_INDEX=3' -- $FC topo --sysfs "$TOPO_TMP/split"
+
+# nvidia-smi found on PATH is run (with a deadline) when --sysfs is not given.
+mkdir -p "$TOPO_TMP/bin" "$TOPO_TMP/bad"
+printf '#!/bin/sh\ncat "%s"\n' "$TF/4xh100-nv6_4nic-pix_per-gpu-numa_legend-truncated.txt" \
+	>"$TOPO_TMP/bin/nvidia-smi"
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$TOPO_TMP/bad/nvidia-smi"
+chmod +x "$TOPO_TMP/bin/nvidia-smi" "$TOPO_TMP/bad/nvidia-smi"
+expect "topo runs nvidia-smi" 0 '"source": "nvidia-smi"' -- \
+	env PATH="$TOPO_TMP/bin:/usr/bin:/bin" $FC topo --json
+expect "topo nvidia-smi fails" 3 'no NVIDIA GPU' -- \
+	env PATH="$TOPO_TMP/bad:/usr/bin:/bin" $FC topo
+rm -rf "$TOPO_TMP"

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Writes a recorded sysfs tree (the layout fabcheck topo --sysfs reads) for a
+# server modelled on real ones. Usage: mksysfs.sh DIR SCENARIO
+#   dgx    8 GPUs + 4 InfiniBand HCAs, 4 PCIe switches (2 GPUs + 1 HCA each),
+#          2 host bridges per socket, 2 sockets; mlx5_2 trained x8 of x16;
+#          ACS redirect on the switch port above GPU2; nvidia_peermem loaded
+#   hgx    8 GPUs + 8 InfiniBand HCAs behind two-level switches (GPU and its
+#          HCA PIX, neighbours PXB), peermem via memory_peers/nv_mem
+#   split  2 GPUs + 2 RoCE HCAs: GPU0 and mlx5_0 under nested switches (PXB),
+#          GPU1 on another host bridge (NODE), mlx5_1 on the other socket;
+#          RoCE MTU 1500 on mlx5_0, no RoCE v2 GID on mlx5_1, no peermem,
+#          GPU1 at x8 of x16, config space readable only in part (not root)
+#   empty  a host bridge and an Ethernet controller: no GPU, no HCA
+set -eu
+R=$1
+SC=$2
+mkdir -p "$R/bus/pci/devices" "$R/devices" "$R/class/infiniband" "$R/class/net" "$R/module"
+
+# pci PATH CLASS VENDOR NUMA CUR_GTS CUR_W MAX_GTS MAX_W
+# PATH is under devices/, e.g. pci0000:00/0000:00:01.0/0000:01:00.0.
+pci() {
+	local p=$1 bdf
+	bdf=${p##*/}
+	mkdir -p "$R/devices/$p"
+	echo "$2" >"$R/devices/$p/class"
+	echo "$3" >"$R/devices/$p/vendor"
+	echo "0x1234" >"$R/devices/$p/device"
+	echo "$4" >"$R/devices/$p/numa_node"
+	echo "$5 GT/s PCIe" >"$R/devices/$p/current_link_speed"
+	echo "$6" >"$R/devices/$p/current_link_width"
+	echo "$7 GT/s PCIe" >"$R/devices/$p/max_link_speed"
+	echo "$8" >"$R/devices/$p/max_link_width"
+	ln -sfn "../../../devices/$p" "$R/bus/pci/devices/$bdf"
+}
+
+# config PATH ACS_CTL_HEX|short: 4 KiB config space with an AER capability at
+# 0x100 and ACS at 0x148 (control register at 0x14e); "short" writes the 64
+# bytes a non-root reader gets.
+config() {
+	local f="$R/devices/$1/config" ctl
+	if [ "$2" = short ]; then
+		head -c 64 /dev/zero >"$f"
+		return
+	fi
+	ctl=$(printf '%04x' "$2")
+	{
+		head -c 256 /dev/zero
+		printf '\x01\x00\x81\x14'
+		head -c 68 /dev/zero
+		printf '\x0d\x00\x01\x00\x5f\x00'
+		printf "\\x${ctl:2:2}\\x${ctl:0:2}"
+		head -c $((4096 - 0x150)) /dev/zero
+	} >"$f"
+}
+
+bridge() { pci "$1" 0x060400 0x10b5 "$2" 16.0 16 16.0 16; config "$1" "${3:-0}"; }
+gpu() { pci "$1" 0x030200 0x10de "$2" "${3:-16.0}" "${4:-16}" 16.0 16; }
+
+# hca PATH NAME NUMA LINK_LAYER [CUR_W]
+hca() {
+	local d="$R/class/infiniband/$2" class=0x020700
+	[ "$4" = Ethernet ] && class=0x020000
+	pci "$1" $class 0x15b3 "$3" 16.0 "${5:-16}" 16.0 16
+	mkdir -p "$d/ports/1/gids" "$d/ports/1/gid_attrs/types" "$d/ports/1/gid_attrs/ndevs"
+	ln -sfn "../../../devices/$1" "$d/device"
+	echo "$4" >"$d/ports/1/link_layer"
+	echo "4: ACTIVE" >"$d/ports/1/state"
+}
+
+# gid DEV IDX GID TYPE NETDEV
+gid() {
+	local p="$R/class/infiniband/$1/ports/1"
+	echo "$3" >"$p/gids/$2"
+	echo "$4" >"$p/gid_attrs/types/$2"
+	echo "$5" >"$p/gid_attrs/ndevs/$2"
+}
+
+# netdev NAME MTU [PCI PATH]
+netdev() {
+	mkdir -p "$R/class/net/$1"
+	echo "$2" >"$R/class/net/$1/mtu"
+	echo up >"$R/class/net/$1/operstate"
+	[ -n "${3:-}" ] && ln -sfn "../../../devices/$3" "$R/class/net/$1/device"
+	return 0
+}
+
+# One PCIe switch with two GPUs and one HCA under a root port of host bridge
+# 0000:BB (hex bus), as on DGX-1/DGX-2 class machines.
+dgx_switch() {
+	local bb=$1 numa=$2 g1=$3 g2=$4 nic=$5 acs=${6:-0} nicw=${7:-16}
+	local b=$((16#$bb)) hb rp usp
+	hb=$(printf 'pci0000:%02x' $b)
+	rp=$hb/$(printf '0000:%02x:01.0' $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	bridge "$usp/$(printf '0000:%02x:00.0' $((b + 2)))" "$numa" "$acs"
+	bridge "$usp/$(printf '0000:%02x:01.0' $((b + 2)))" "$numa"
+	bridge "$usp/$(printf '0000:%02x:02.0' $((b + 2)))" "$numa"
+	gpu "$usp/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((b + 2)) $((b + 3)))" "$numa"
+	gpu "$usp/$(printf '0000:%02x:01.0/0000:%02x:00.0' $((b + 2)) $((b + 4)))" "$numa"
+	hca "$usp/$(printf '0000:%02x:02.0/0000:%02x:00.0' $((b + 2)) $((b + 5)))" "$nic" \
+		"$numa" InfiniBand "$nicw"
+	: "$g1" "$g2"
+}
+
+# Two-level switch: top switch with two second-level switches, each holding
+# one GPU and one HCA (DGX A100 / HGX H100 class).
+hgx_complex() {
+	local bb=$1 numa=$2 nic1=$3 nic2=$4
+	local b=$((16#$bb)) hb rp usp1 k
+	hb=$(printf 'pci0000:%02x' $b)
+	rp=$hb/$(printf '0000:%02x:01.0' $b)
+	usp1=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp1" "$numa"
+	for k in 0 1; do
+		local dsp usp2 nb=$((b + 3 + k * 4)) nic
+		[ $k = 0 ] && nic=$nic1 || nic=$nic2
+		dsp=$usp1/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)
+		usp2=$dsp/$(printf '0000:%02x:00.0' $nb)
+		bridge "$dsp" "$numa"
+		bridge "$usp2" "$numa"
+		bridge "$usp2/$(printf '0000:%02x:00.0' $((nb + 1)))" "$numa"
+		bridge "$usp2/$(printf '0000:%02x:01.0' $((nb + 1)))" "$numa"
+		gpu "$usp2/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((nb + 1)) $((nb + 2)))" "$numa"
+		hca "$usp2/$(printf '0000:%02x:01.0/0000:%02x:00.0' $((nb + 1)) $((nb + 3)))" \
+			"$nic" "$numa" InfiniBand
+	done
+}
+
+case $SC in
+dgx)
+	dgx_switch 00 0 GPU0 GPU1 mlx5_0
+	dgx_switch 20 0 GPU2 GPU3 mlx5_1 0x1d
+	dgx_switch 80 1 GPU4 GPU5 mlx5_2 0 8
+	dgx_switch a0 1 GPU6 GPU7 mlx5_3
+	mkdir -p "$R/module/nvidia_peermem"
+	pci pci0000:00/0000:00:1c.0 0x060400 0x8086 0 8.0 1 8.0 1
+	config pci0000:00/0000:00:1c.0 0
+	pci pci0000:00/0000:00:1c.0/0000:0f:00.0 0x020000 0x8086 0 8.0 1 8.0 1
+	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
+	netdev lo 65536
+	netdev docker0 1500
+	netdev ib0 4092 pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0
+	;;
+hgx)
+	hgx_complex 00 0 mlx5_0 mlx5_1
+	hgx_complex 40 0 mlx5_2 mlx5_3
+	hgx_complex 80 1 mlx5_4 mlx5_5
+	hgx_complex c0 1 mlx5_6 mlx5_7
+	mkdir -p "$R/kernel/mm/memory_peers/nv_mem"
+	echo 1.3 >"$R/kernel/mm/memory_peers/nv_mem/version"
+	netdev eno1 1500
+	;;
+split)
+	# socket 0, host bridge 00: nested switches; GPU0 below, mlx5_0 above
+	bridge pci0000:00/0000:00:01.0 0 short
+	bridge pci0000:00/0000:00:01.0/0000:01:00.0 0 short
+	s1=pci0000:00/0000:00:01.0/0000:01:00.0
+	bridge $s1/0000:02:00.0 0 short
+	bridge $s1/0000:02:00.0/0000:03:00.0 0 short
+	bridge $s1/0000:02:00.0/0000:03:00.0/0000:04:00.0 0 short
+	gpu $s1/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0 0 2.5 16
+	bridge $s1/0000:02:01.0 0 short
+	hca $s1/0000:02:01.0/0000:06:00.0 mlx5_0 0 Ethernet
+	# socket 0, host bridge 40: GPU1 alone, trained x8
+	bridge pci0000:40/0000:40:01.0 0 short
+	gpu pci0000:40/0000:40:01.0/0000:41:00.0 0 16.0 8
+	# socket 1: mlx5_1
+	bridge pci0000:80/0000:80:01.0 1 short
+	hca pci0000:80/0000:80:01.0/0000:81:00.0 mlx5_1 1 Ethernet
+	netdev ens1f0 1500 $s1/0000:02:01.0/0000:06:00.0
+	netdev ens2f0 9000 pci0000:80/0000:80:01.0/0000:81:00.0
+	gid mlx5_0 0 fe80:0000:0000:0000:0a00:27ff:fe00:0001 "IB/RoCE v1" ens1f0
+	gid mlx5_0 1 fe80:0000:0000:0000:0a00:27ff:fe00:0001 "RoCE v2" ens1f0
+	gid mlx5_0 2 0000:0000:0000:0000:0000:ffff:0a00:0001 "IB/RoCE v1" ens1f0
+	gid mlx5_0 3 0000:0000:0000:0000:0000:ffff:0a00:0001 "RoCE v2" ens1f0
+	echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$R/class/infiniband/mlx5_0/ports/1/gids/4"
+	gid mlx5_1 0 fe80:0000:0000:0000:0a00:27ff:fe00:0002 "IB/RoCE v1" ens2f0
+	gid mlx5_1 1 0000:0000:0000:0000:0000:ffff:0a00:0102 "IB/RoCE v1" ens2f0
+	;;
+empty)
+	pci pci0000:00/0000:00:1c.0 0x060400 0x8086 0 8.0 1 8.0 1
+	config pci0000:00/0000:00:1c.0 0
+	pci pci0000:00/0000:00:1c.0/0000:0f:00.0 0x020000 0x8086 0 8.0 1 8.0 1
+	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
+	;;
+*)
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, hgx, split, empty)" >&2
+	exit 2
+	;;
+esac

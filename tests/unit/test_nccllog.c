@@ -1,0 +1,532 @@
+/*
+ * Unit tests of the NCCL log parser: every fixture of
+ * $FABCHECK_SHARED/fixtures/nccl-logs against its .expect.json, and small logs
+ * written for the tests (tests/data/nccl/) for what the fixtures lack.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/nccllog.h"
+
+static char *slurp(const char *path, size_t *len_p)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[n] = '\0';
+			*len_p = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Parses @text fed in chunks of @chunk bytes (0: all at once) into a report. */
+static json_t *report_text(const char *text, size_t len, size_t chunk,
+			   const struct ncl_expect *exp)
+{
+	struct ncl_log *lg = ncl_log_new();
+	json_t *doc;
+
+	assert_non_null(lg);
+	if (!chunk)
+		chunk = len ? len : 1;
+	for (size_t off = 0; off < len; off += chunk)
+		ncl_log_feed(lg, text + off, len - off < chunk ? len - off : chunk);
+	ncl_log_end_file(lg, "test");
+	doc = ncl_log_report(lg, exp);
+	assert_non_null(doc);
+	ncl_log_free(lg);
+	return doc;
+}
+
+static json_t *report_file(const char *path, const struct ncl_expect *exp)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len);
+	json_t *doc;
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	doc = report_text(text, len, 0, exp);
+	free(text);
+	return doc;
+}
+
+static json_t *names_of(const json_t *hcas, const char *key)
+{
+	json_t *a = json_array(), *h;
+	size_t i;
+
+	json_array_foreach(hcas, i, h)
+		json_array_append(a, json_object_get(h, key));
+	return a;
+}
+
+/*
+ * Compares one key of an .expect.json with the report; returns 1 when equal.
+ * Keys deliberately not compared:
+ *   why   free text explaining the expectation to a human reader;
+ *   note  informative remark (FORMATS.md: extra keys are informative).
+ * Any other key unknown to this table fails the test, so a new expectation
+ * key cannot be silently ignored.
+ */
+static int compare_key(const char *key, const json_t *want, const json_t *doc, char *got,
+		       size_t len, int *known)
+{
+	static const char *const same_name[] = { "nccl_version", "network", "gdr",
+						 "socket_fallback", "init_complete", "has_warn" };
+	json_t *have = NULL;
+	char *dump;
+	int eq;
+
+	*known = 1;
+	if (!strcmp(key, "why") || !strcmp(key, "note"))
+		return 1;
+	for (size_t i = 0; i < sizeof(same_name) / sizeof(same_name[0]); i++)
+		if (!strcmp(key, same_name[i]))
+			have = json_incref(json_object_get(doc, key));
+	if (!strcmp(key, "hcas"))
+		have = names_of(json_object_get(doc, "hcas"), "name");
+	else if (!strcmp(key, "hca_links"))
+		have = names_of(json_object_get(doc, "hcas"), "link");
+	else if (!strcmp(key, "verdict_hint"))
+		have = json_incref(json_object_get(doc, "verdict"));
+	if (!have && !json_object_get(doc, key) && strcmp(key, "nccl_version") &&
+	    strcmp(key, "network")) {
+		*known = 0;
+		return 0;
+	}
+	eq = json_equal(want, have ? have : json_null()) ||
+	     (json_is_null(want) && !have);
+	dump = json_dumps(have ? have : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+	snprintf(got, len, "%s", dump ? dump : "?");
+	free(dump);
+	json_decref(have);
+	return eq;
+}
+
+static void test_fixtures(void **state)
+{
+	const char *shared = getenv("FABCHECK_SHARED");
+	char dir[4096], path[8192], got[512];
+	int files = 0, keys = 0, bad = 0;
+	struct dirent **ents = NULL;
+	int n;
+
+	(void)state;
+	if (!shared || !*shared)
+		fail_msg("FABCHECK_SHARED is not set; run through tests/run-unit.sh (it points "
+			 "it at <repo>/../shared)");
+	snprintf(dir, sizeof(dir), "%s/fixtures/nccl-logs", shared);
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		fail_msg("cannot read the fixture folder %s: the NCCL log fixtures are missing",
+			 dir);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		size_t nl = strlen(name);
+		json_t *want, *doc, *v;
+		json_error_t jerr;
+		const char *key;
+
+		if (nl < 5 || strcmp(name + nl - 4, ".log"))
+			continue;
+		files++;
+		snprintf(path, sizeof(path), "%s/%.*s.expect.json", dir, (int)(nl - 4), name);
+		want = json_load_file(path, 0, &jerr);
+		if (!want) {
+			print_error("%s: no readable expectations (%s)\n", name, jerr.text);
+			bad++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		doc = report_file(path, NULL);
+		json_object_foreach(want, key, v) {
+			int known;
+
+			keys++;
+			if (compare_key(key, v, doc, got, sizeof(got), &known))
+				continue;
+			bad++;
+			if (!known) {
+				print_error("%s: expectation key '%s' has no comparison in this "
+					    "test; add one\n", name, key);
+				continue;
+			}
+			char *w = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+			print_error("%s: %s: want %s, got %s\n", name, key, w ? w : "?", got);
+			free(w);
+		}
+		json_decref(doc);
+		json_decref(want);
+	}
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	print_message("nccl-logs: %d fixtures, %d expectation keys, %d mismatches\n", files,
+		      keys, bad);
+	assert_true(files > 0);
+	assert_int_equal(bad, 0);
+}
+
+/* Feeding byte by byte or in odd chunks gives the same report. */
+static void test_chunking(void **state)
+{
+	const char *shared = getenv("FABCHECK_SHARED");
+	static const char *const names[] = {
+		"nccl-2.4.2_34-roce-devs_empty-oob_horovod.log",
+		"nccl-2.2x_ibext-v8_64rank_nvls.log",
+		"nccl-ofi_p4d_gdr-disabled_ib-no-device_socket_cloudwatch-prefix.log",
+	};
+	char path[4096];
+
+	(void)state;
+	assert_non_null(shared);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t len = 0;
+		char *text;
+		json_t *a, *b, *c;
+
+		snprintf(path, sizeof(path), "%s/fixtures/nccl-logs/%s", shared, names[i]);
+		text = slurp(path, &len);
+		assert_non_null(text);
+		a = report_text(text, len, 0, NULL);
+		b = report_text(text, len, 1, NULL);
+		c = report_text(text, len, 7, NULL);
+		assert_true(json_equal(a, b));
+		assert_true(json_equal(a, c));
+		json_decref(a);
+		json_decref(b);
+		json_decref(c);
+		free(text);
+	}
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static int finding_has(const json_t *doc, const char *word)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		if (strstr(json_string_value(f), word))
+			return 1;
+	return 0;
+}
+
+static const json_t *chan(const json_t *doc, int ch, int from, int to, const char *dir)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "channels"), i, c)
+		if (json_integer_value(json_object_get(c, "channel")) == ch &&
+		    json_integer_value(json_object_get(c, "from_rank")) == from &&
+		    json_integer_value(json_object_get(c, "to_rank")) == to &&
+		    (!dir ? json_is_null(json_object_get(c, "direction")) :
+			    !strcmp(str(c, "direction"), dir)))
+			return c;
+	return NULL;
+}
+
+static const json_t *rank(const json_t *doc, int r)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(json_object_get(doc, "ranks"), i, o)
+		if (json_integer_value(json_object_get(o, "rank")) == r)
+			return o;
+	return NULL;
+}
+
+/* Launcher prefixes, framework lines and two records glued on one line. */
+static void test_interleaved(void **state)
+{
+	json_t *doc = report_file("tests/data/nccl/interleaved.log", NULL);
+	const json_t *c, *r;
+
+	(void)state;
+	assert_string_equal(str(doc, "nccl_version"), "2.18.5");
+	assert_string_equal(str(doc, "network"), "IB");
+	assert_int_equal(json_array_size(json_object_get(doc, "hcas")), 2);
+	assert_string_equal(str(json_object_get(doc, "oob"), "if"), "ib0");
+	/* the glued pair: the first keeps its whole "via", the second its host */
+	c = chan(doc, 0, 15, 0, "receive");
+	assert_non_null(c);
+	assert_string_equal(str(c, "via"), "NET/IB/0/GDRDMA");
+	assert_string_equal(str(c, "hca"), "mlx5_0");
+	assert_string_equal(str(c, "host"), "nodeA");
+	c = chan(doc, 1, 1, 8, "send");
+	assert_non_null(c);
+	assert_string_equal(str(c, "host"), "nodeA");
+	assert_true(json_is_false(json_object_get(c, "gdr")));
+	assert_string_equal(str(chan(doc, 0, 1, 0, NULL), "transport"), "P2P");
+	assert_string_equal(str(chan(doc, 0, 0, 1, NULL), "transport"), "SHM");
+	/* send side without GDR, receive side with it: NCCL_NET_GDR_READ=0 */
+	assert_string_equal(str(doc, "gdr"), "partial");
+	assert_true(finding_has(doc, "NCCL_NET_GDR_READ"));
+	r = rank(doc, 8);
+	assert_non_null(r);
+	assert_string_equal(str(r, "host"), "nodeB");
+	assert_string_equal(str(r, "bus_id"), "0000:07:00.0");
+	assert_string_equal(str(r, "init"), "complete");
+	assert_string_equal(str(rank(doc, 1), "bus_id"), "0000:0b:00.0");
+	assert_true(json_is_true(json_object_get(doc, "init_complete")));
+	assert_string_equal(str(json_object_get(doc, "env"), "NCCL_NET_GDR_READ"), "0");
+	assert_string_equal(str(doc, "verdict"), "warn");
+	json_decref(doc);
+}
+
+static void test_crlf(void **state)
+{
+	json_t *doc = report_file("tests/data/nccl/crlf.log", NULL);
+	const json_t *h = json_array_get(json_object_get(doc, "hcas"), 0);
+
+	(void)state;
+	assert_string_equal(str(doc, "nccl_version"), "2.11.4");
+	assert_string_equal(str(h, "name"), "mlx5_2");
+	assert_string_equal(str(h, "link"), "RoCE");
+	assert_string_equal(str(json_object_get(doc, "env"), "NCCL_IB_GID_INDEX"), "3");
+	assert_string_equal(str(json_object_get(doc, "oob"), "addr"), "10.1.1.1");
+	assert_string_equal(str(chan(doc, 0, 0, 1, "send"), "via"), "NET/IB/0/GDRDMA");
+	assert_string_equal(str(doc, "gdr"), "on");
+	assert_string_equal(str(doc, "verdict"), "pass");
+	json_decref(doc);
+}
+
+static void test_truncated(void **state)
+{
+	json_t *doc = report_file("tests/data/nccl/truncated.log", NULL);
+
+	(void)state;
+	/* the cut device list keeps its complete entry only */
+	assert_int_equal(json_array_size(json_object_get(doc, "hcas")), 1);
+	/* "via NET/IB/" lost its device: dropped; "GDR" cut from GDRDMA kept */
+	assert_int_equal(json_array_size(json_object_get(doc, "channels")), 1);
+	assert_string_equal(str(doc, "gdr"), "on");
+	/* the last line has no newline and still counts */
+	assert_string_equal(str(doc, "network"), "IB");
+	assert_true(json_is_true(json_object_get(doc, "has_warn")));
+	assert_true(finding_has(doc, "message cut off"));
+	assert_int_equal(json_object_size(json_object_get(doc, "env")), 0);
+	json_decref(doc);
+}
+
+static void test_not_a_log(void **state)
+{
+	struct ncl_log *lg = ncl_log_new();
+	size_t len = 0;
+	char *text = slurp("tests/data/nccl/notalog.txt", &len);
+
+	(void)state;
+	assert_non_null(text);
+	ncl_log_feed(lg, text, len);
+	ncl_log_end_file(lg, "notalog.txt");
+	assert_true(ncl_log_lines(lg) > 3);
+	assert_int_equal(ncl_log_nccl_lines(lg), 0);
+	ncl_log_free(lg);
+	free(text);
+}
+
+/* NUL bytes, invalid UTF-8, control characters and a 2 MiB line around valid lines. */
+static void test_junk(void **state)
+{
+	static const char good1[] = "\nh1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:1.2.3.4<0>\n";
+	static const char junk[] = "h1:1:1 [0] NCCL INFO Using network \xff\xfe\x00\x01IB\x80\n"
+				   "\x00\x00\x00 NCCL WARN \xc3\x28 bad utf8 \xed\xa0\x80\n";
+	static const char good2[] = "h1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA\n";
+	size_t big = (2u << 20) + 17, len = 0;
+	char *text = malloc(big + sizeof(good1) + sizeof(junk) + sizeof(good2));
+	json_t *doc;
+	char *dump;
+
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, junk, sizeof(junk) - 1);
+	len = sizeof(junk) - 1;
+	memset(text + len, 'A', big);
+	memcpy(text + len, "h1:1:1 [0] NCCL INFO ", 21);
+	len += big;
+	memcpy(text + len, good1, sizeof(good1) - 1);
+	len += sizeof(good1) - 1;
+	memcpy(text + len, good2, sizeof(good2) - 1);
+	len += sizeof(good2) - 1;
+	doc = report_text(text, len, 4096, NULL);
+	assert_int_equal(json_array_size(json_object_get(doc, "hcas")), 1);
+	assert_string_equal(str(doc, "gdr"), "on");
+	assert_true(json_is_true(json_object_get(doc, "has_warn")));
+	dump = json_dumps(doc, 0); /* every string is valid UTF-8 */
+	assert_non_null(dump);
+	free(dump);
+	json_decref(doc);
+	free(text);
+}
+
+static void test_topo(void **state)
+{
+	json_error_t jerr;
+	json_t *topo = json_load_file("tests/data/nccl/topo.json", 0, &jerr);
+	struct ncl_expect exp = { .topo = topo };
+	const char *why = NULL;
+	json_t *doc, *bad;
+
+	(void)state;
+	assert_non_null(topo);
+	assert_int_equal(ncl_topo_check(topo, &why), 0);
+	doc = report_file("tests/data/nccl/topo-near.log", &exp);
+	/* rank 0 (GPU0, nearest mlx5_0) sends on mlx5_1; rank 1 is on its nearest */
+	assert_true(finding_has(doc, "rank 0 (n1, GPU0) moves data on mlx5_1"));
+	assert_false(finding_has(doc, "rank 1 ("));
+	json_decref(doc);
+	doc = report_file("tests/data/nccl/topo-near.log", NULL);
+	assert_false(finding_has(doc, "nearest"));
+	json_decref(doc);
+	bad = json_pack("{s:[{s:s}]}", "gpus", "name", "GPU0");
+	assert_int_not_equal(ncl_topo_check(bad, &why), 0);
+	assert_non_null(why);
+	json_decref(bad);
+	json_decref(topo);
+}
+
+static json_t *fixture(const char *name, const struct ncl_expect *exp)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/fixtures/nccl-logs/%s", getenv("FABCHECK_SHARED"), name);
+	return report_file(path, exp);
+}
+
+static void test_expectations(void **state)
+{
+	static const char *const want_hcas[] = { "mlx5_10", "mlx5_13:1" };
+	static const char *const missing[] = { "mlx5_0" };
+	struct ncl_expect exp = { .net = "IB" };
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(getenv("FABCHECK_SHARED"));
+	/* sockets where IB is expected: fail, even when IB was disabled on purpose */
+	doc = fixture("nccl-2.5.6_ib-disabled_socket-ipv6.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "fail");
+	assert_true(finding_has(doc, "NCCL_IB_DISABLE=1"));
+	json_decref(doc);
+	/* IB when IB is expected, the listed HCAs present, GDR on: pass */
+	exp.hcas = want_hcas;
+	exp.nhcas = 2;
+	exp.gdr = 1;
+	doc = fixture("nccl-2.11.4_a100_4hca-ib_gdrdma.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "pass");
+	json_decref(doc);
+	/* a HCA NCCL does not list: fail */
+	exp.hcas = missing;
+	exp.nhcas = 1;
+	doc = fixture("nccl-2.11.4_a100_4hca-ib_gdrdma.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "fail");
+	assert_true(finding_has(doc, "not mlx5_0"));
+	json_decref(doc);
+	/* GDR off with --expect-gdr: fail; without: warn */
+	exp = (struct ncl_expect){ .gdr = 1 };
+	doc = fixture("nccl-2.2x_ib_no-gdr_p2p-direct_init-timings.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "fail");
+	json_decref(doc);
+	/* IBext plugins count as IB; another name does not */
+	exp = (struct ncl_expect){ .net = "ib" };
+	doc = fixture("nccl-2.22.3_roce-8hca_ibext-v8_cumem.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "pass");
+	json_decref(doc);
+	exp.net = "Socket";
+	doc = fixture("nccl-2.22.3_roce-8hca_ibext-v8_cumem.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "fail");
+	json_decref(doc);
+	/* nothing shown: warn that it cannot be confirmed */
+	exp = (struct ncl_expect){ .net = "IB", .gdr = 1 };
+	doc = fixture("nccl-2.25.1_aks-pods_bootstrap-new-format.log", &exp);
+	assert_string_equal(str(doc, "verdict"), "warn");
+	assert_true(finding_has(doc, "does not show which network"));
+	json_decref(doc);
+}
+
+static void test_details(void **state)
+{
+	json_t *doc;
+	const json_t *c;
+
+	(void)state;
+	/* merged virtual devices: NET dev 1 is the merge of mlx5_0 and mlx5_1 */
+	doc = fixture("nccl-2.2x_roce-merged-vnics_ibext-v8.log", NULL);
+	c = chan(doc, 0, 2, 0, "send");
+	assert_non_null(c);
+	assert_string_equal(str(c, "hca"), "mlx5_0+mlx5_1");
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(doc, "hcas"), 2), "merged_into")), 1);
+	json_decref(doc);
+	/* mixed builds by wording */
+	doc = fixture("nccl-2.19.3_roce-2hca_dgxh100.log", NULL);
+	assert_true(finding_has(doc, "mixed NCCL builds"));
+	json_decref(doc);
+	/* an error that reached init: fail, the WARN quoted */
+	doc = fixture("nccl-2.2x_h100_ibext-v6-sharp_socket-family-warn.log", NULL);
+	assert_true(json_is_true(json_object_get(doc, "init_failed")));
+	assert_true(finding_has(doc, "bootstrap.cc:256"));
+	json_decref(doc);
+	/* errors inside the IB transport only: not an init failure */
+	doc = fixture("nccl-2.29.7_no-libibverbs_socket_gin.log", NULL);
+	assert_true(json_is_false(json_object_get(doc, "init_failed")));
+	json_decref(doc);
+	/* IPv6 with scope and an alias interface */
+	doc = fixture("nccl-2.5.6_ib-disabled_socket-ipv6.log", NULL);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "bootstrap"), 0)),
+			    "ip6tnl0 fe80::c41a:7eff:fe3b:19d2%ip6tnl0");
+	json_decref(doc);
+	doc = fixture("nccl-2.4.8_mlx4-ib_nic-distance.log", NULL);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "bootstrap"), 1)),
+			    "ib0:0 10.62.45.21");
+	assert_true(finding_has(doc, "GPUs 0,1 on zeus3102 are at distance SYS"));
+	json_decref(doc);
+	/* versions, settings */
+	doc = report_file("tests/data/nccl/mixed.log", NULL);
+	assert_true(finding_has(doc, "several NCCL versions"));
+	assert_true(finding_has(doc, "NCCL_IB_HCA==mlx5_1"));
+	assert_true(finding_has(doc, "NCCL rejected NCCL_IB_TIMEOUT=abc"));
+	assert_true(finding_has(doc, "NCCL_SOCKET_NTHREADS differs"));
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),    cmocka_unit_test(test_chunking),
+		cmocka_unit_test(test_interleaved), cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_truncated),   cmocka_unit_test(test_not_a_log),
+		cmocka_unit_test(test_junk),	    cmocka_unit_test(test_topo),
+		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
