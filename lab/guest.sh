@@ -16,7 +16,7 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 
-say() { echo "fabcheck-guest: $node: $*" >/dev/console; }
+say() { echo "fabcheck-guest: $node: [$(cut -d' ' -f1 /proc/uptime) s] $*" >/dev/console; }
 state() {
 	echo "$1" >"$share/state/$node.new" && mv -f "$share/state/$node.new" "$share/state/$node"
 	say "$1"
@@ -41,7 +41,7 @@ port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
 hostname "$node" || failed "cannot set the hostname"
 ip link set lo up
 
-# The fabric NIC is the first virtio NIC (PCI slot 4); check it by its MAC.
+# The fabric NIC is the first NIC (PCI slot 0x10, eth1 is 0x11); check its MAC.
 [ "$(cat /sys/class/net/eth0/address 2>/dev/null)" = "$mac" ] ||
 	failed "eth0 is not the fabric NIC (expected MAC $mac, found $(cat /sys/class/net/eth0/address 2>/dev/null))"
 ip link set eth0 mtu "$mtu" || failed "cannot set MTU $mtu on eth0"

@@ -2,8 +2,8 @@
 # lab/initramfs-init.sh: /init of a rack node's initramfs (busybox sh), stage 1.
 # Loads the modules, mounts the host's root (read-only) and the rack's share,
 # then hands over to stage 2 (guest.sh on the share) chrooted into the host root.
-# Parameters come on the kernel command line: fc.node fc.share (and more that
-# stage 2 reads).
+# Parameters come on the kernel command line: fc.node fc.share fc.cache (9p
+# cache mode of the host root) fc.bindir (and more that stage 2 reads).
 /bin/busybox mkdir -p /proc /sys /dev /bin
 /bin/busybox mount -t devtmpfs dev /dev
 exec 0</dev/console 1>/dev/console 2>&1
@@ -15,13 +15,17 @@ mount -t sysfs sys /sys
 
 node=
 share=
+cache=none
+bindir=
 for w in $(cat /proc/cmdline); do
 	case $w in
 	fc.node=*) node=${w#*=} ;;
 	fc.share=*) share=${w#*=} ;;
+	fc.cache=*) cache=${w#*=} ;;
+	fc.bindir=*) bindir=${w#*=} ;;
 	esac
 done
-say() { echo "fabcheck-init: ${node:-node}: $*"; }
+say() { echo "fabcheck-init: ${node:-node}: [$(cut -d' ' -f1 /proc/uptime) s] $*"; }
 failed() {
 	say "FAILED: $*"
 	if mountpoint -q "/newroot$share"; then
@@ -36,7 +40,7 @@ for m in $(cat /etc/modules.order); do
 done
 
 r=/newroot
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro host $r ||
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=$cache,ro host $r ||
 	failed "cannot mount the host's root (virtfs tag 'host')"
 mount -t proc proc $r/proc
 mount -t sysfs sys $r/sys
@@ -47,6 +51,11 @@ mount -t tmpfs -o mode=1777 shm $r/dev/shm
 mount -t tmpfs -o mode=1777 tmp $r/tmp
 mount -t tmpfs -o mode=755 run $r/run
 [ -d $r/var/tmp ] && mount -t tmpfs -o mode=1777 vartmp $r/var/tmp
+# The folder of the fabcheck binary without cache, so a rebuild shows at once.
+if [ -n "$bindir" ]; then
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none,ro fcbin "$r$bindir" ||
+		failed "cannot mount the fabcheck binary's folder (virtfs tag 'fcbin') on $bindir"
+fi
 # The share sits at the same path as on the host. Under /tmp (now a tmpfs)
 # its folder must be made first; elsewhere it is already there, read-only.
 mkdir -p "$r$share" 2>/dev/null

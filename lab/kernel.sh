@@ -10,7 +10,15 @@ LAB_MODULES=(crc32_generic virtio_pci virtio_net virtio_rng 9pnet_virtio 9p
 	rdma_rxe rdma_ucm ib_uverbs
 	sch_netem sch_tbf ifb sch_ingress cls_matchall act_mirred
 	veth dummy 8021q)
-LAB_INITRD_RECIPE=1	# bump when the way the initramfs is assembled changes
+# Without these there is no rack; the others are skipped (with a warning)
+# by a kernel that lacks them or builds them in.
+LAB_MODULES_NEEDED=" virtio_pci virtio_net 9pnet_virtio 9p rdma_rxe ib_uverbs "
+LAB_INITRD_RECIPE=2	# bump when the way the initramfs is assembled changes
+
+kernel_apt_version() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: *linux-image-\([0-9][^ ]*-amd64\)$/\1/p' | head -n 1
+}
 
 # kernel_resolve: sets KERNEL_VER (e.g. 6.1.0-57-amd64).
 kernel_resolve() {
@@ -21,8 +29,13 @@ kernel_resolve() {
 		KERNEL_VER=$FABCHECK_LAB_KERNEL
 		return 0
 	fi
-	KERNEL_VER=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: *linux-image-\([0-9][^ ]*-amd64\)$/\1/p' | head -n 1)
+	KERNEL_VER=$(kernel_apt_version)
+	# No package lists yet (a fresh machine): fetch them once, as root.
+	if [ -z "$KERNEL_VER" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		note "apt-cache knows no linux-image-amd64; running apt-get update"
+		apt-get update -qq >/dev/null 2>&1
+		KERNEL_VER=$(kernel_apt_version)
+	fi
 	[ -n "$KERNEL_VER" ] && return 0
 	# Offline, or no package lists: use the newest kernel already cached.
 	cached=$(ls -d "$LAB_HOME"/kernel/*-amd64 2>/dev/null | sort -V | tail -n 1)
@@ -109,12 +122,15 @@ initrd_build() {
 		die_cant "cannot unpack the modules of $kdir/linux-image.deb or run depmod on them; remove $kdir and retry"
 	fi
 	mods=$tmp/x/lib/modules/$KERNEL_VER
-	missing=$(modules_closure "$mods" | sed -n 's/^missing://p' | tr '\n' ' ')
-	if [ -n "$missing" ]; then
-		rm -rf "$tmp"
-		die_cant "kernel $KERNEL_VER has no module(s) $missing; the rack needs a Debian kernel built with rdma_rxe, 9p and virtio"
-	fi
-	for ko in $(modules_closure "$mods"); do
+	for ko in $(modules_closure "$mods" | sed -n 's/^missing://p'); do
+		sed 's/-/_/g' "$mods/modules.builtin" 2>/dev/null | grep -q "/$ko\.ko" && continue
+		if [[ $LAB_MODULES_NEEDED == *" $ko "* ]]; then
+			rm -rf "$tmp"
+			die_cant "kernel $KERNEL_VER has no module $ko; the rack needs a Debian kernel with rdma_rxe, 9p and virtio (set FABCHECK_LAB_KERNEL to one)"
+		fi
+		warn "kernel $KERNEL_VER has no module $ko; the guests go without it"
+	done
+	for ko in $(modules_closure "$mods" | grep -v '^missing:'); do
 		base=${ko##*/}
 		case $base in
 		*.ko.xz) xz -dc "$mods/$ko" >"$tmp/i/lib/mod/${base%.xz}"; base=${base%.xz} ;;
@@ -146,6 +162,8 @@ kernel_ensure() {
 	mkdir -p "$kdir"
 	exec 8>"$LAB_HOME/kernel/.lock"
 	flock -w 600 8 || die_cant "another fabcheck is building the kernel in $LAB_HOME for over 10 minutes; retry later"
+	# Leftovers of a build that was interrupted (the lock is ours now).
+	rm -rf "$kdir"/.fetch.* "$kdir"/.initrd.* "$kdir/initrd.img.new"
 	kernel_fetch "$kdir"
 	stamp=$(initrd_stamp)
 	if [ ! -f "$kdir/initrd.img" ] || [ "$(cat "$kdir/initrd.stamp" 2>/dev/null)" != "$stamp" ]; then

@@ -80,13 +80,22 @@ up_resolve_bin() {
 	fi
 }
 
-# up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH; a
-# copy where the guests would not see it (their /tmp, /run are their own).
+# up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH.
+# The guests see the host's root through a cached (loose) 9p mount, which
+# would not notice a rebuilt binary: so RACK_BIN's folder gets a mount of its
+# own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
+# /run are their own) or QEMU cannot name it, they get a copy instead.
 up_bin() {
+	RACK_BINDIR=${RACK_BIN%/*}
 	case $RACK_BIN in
-	/tmp/* | /run/* | /var/tmp/* | /dev/*) cp "$RACK_BIN" "$SHARE/bin/fabcheck" ;;
-	*) ln -s "$RACK_BIN" "$SHARE/bin/fabcheck" ;;
+	/tmp/* | /run/* | /var/tmp/* | /dev/*) RACK_BINDIR= ;;
 	esac
+	[[ -z $RACK_BINDIR || $RACK_BINDIR =~ [[:space:],] ]] && RACK_BINDIR=
+	if [ -n "$RACK_BINDIR" ]; then
+		ln -s "$RACK_BIN" "$SHARE/bin/fabcheck"
+	else
+		cp "$RACK_BIN" "$SHARE/bin/fabcheck"
+	fi
 }
 
 up_write_sshd_config() {
@@ -168,7 +177,9 @@ up_pick_ports() {
 	RACK_PORT=$((LAB_MCAST_BASE + RACK_SLOT))
 	RACK_NET=10.77.$RACK_SLOT
 	SSH_PORTS=()
-	p=$((20000 + RANDOM % 20000))
+	# Below the kernel's ephemeral range (32768-), so no outgoing
+	# connection takes the port between this check and QEMU's bind.
+	p=$((20000 + RANDOM % 12000))
 	for ((i = 0; i < RACK_NODES; i++)); do
 		while grep -q ":$p\$" <<<"$tcp"; do p=$((p + 1)); done
 		SSH_PORTS+=("$p")
@@ -193,21 +204,24 @@ EOF
 # up_launch_node I: starts node I's QEMU in its own session (so neither the
 # terminal's Ctrl-C nor its hangup reach it once 'up' is done).
 up_launch_node() {
-	local i=$1 n=node${LAB_NODE_LETTERS[$1]} mac hex
+	local i=$1 n=node${LAB_NODE_LETTERS[$1]} mac hex binfs=()
 	hex=$(printf '%02x:%02x' "$RACK_SLOT" $((i + 1)))
+	[ -n "$RACK_BINDIR" ] &&
+		binfs=(-virtfs "local,path=$RACK_BINDIR,mount_tag=fcbin,security_model=none,readonly=on,multidevs=remap")
 	mac=52:54:00:77:$hex
 	setsid qemu-system-x86_64 -name "fabcheck/$RACK/$n" \
 		-accel tcg -cpu max -smp 1 -m "$RACK_MEM" -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.share=$SHARE" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
+		"${binfs[@]}" \
 		-netdev "socket,id=fab,mcast=230.0.0.1:$RACK_PORT,localaddr=127.0.0.1" \
-		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x4" \
+		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x10" \
 		-netdev "user,id=mgmt,hostfwd=tcp:127.0.0.1:${SSH_PORTS[i]}-:22" \
-		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x5" \
+		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x11" \
 		-device virtio-rng-pci \
 		</dev/null >"$RACK_DIR/nodes/$n.qemu.log" 2>&1 6<&- 7<&- 8<&- &
 	echo $! >"$RACK_DIR/nodes/$n.pid"
@@ -286,10 +300,12 @@ up_wait() {
 		done_n=0
 		for ((i = 0; i < RACK_NODES; i++)); do
 			n=node${LAB_NODE_LETTERS[i]}
-			pid_alive "${NODE_PID[i]}" || up_fail_node "$i" "QEMU exited (the guest powered off or crashed)"
 			st=$(cat "$SHARE/state/$n" 2>/dev/null)
 			case $st in
 			failed:*) up_fail_node "$i" "${st#failed: }" ;;
+			esac
+			pid_alive "${NODE_PID[i]}" || up_fail_node "$i" "QEMU exited (the guest powered off or crashed)"
+			case $st in
 			rdma) what="booting, RDMA up (rxe0 on $RACK_NET.$((i + 1)))" ;;
 			ready) what="booting, RDMA up, sshd started" ;;
 			*) what="booting" ;;
@@ -344,13 +360,18 @@ up_parse() {
 	check_name "$name"
 	RACK_MEM=${FABCHECK_LAB_MEM:-512}
 	check_int FABCHECK_LAB_MEM "$RACK_MEM" 256 8192
+	RACK_9P_CACHE=${FABCHECK_LAB_9P_CACHE:-loose}
+	case $RACK_9P_CACHE in
+	none | loose | mmap | fscache) ;;
+	*) die_usage "FABCHECK_LAB_9P_CACHE: '$RACK_9P_CACHE' is not a 9p cache mode; expected none, loose, mmap or fscache" ;;
+	esac
 	RACK=$name
-	up_resolve_bin
 }
 
 lab_up() {
 	up_parse "$@"
 	up_check_tools
+	up_resolve_bin
 	lab_home_init
 	rack_paths "$RACK"
 	UP_START=$(now)

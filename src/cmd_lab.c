@@ -37,7 +37,8 @@ const char usage_lab[] =
 
 static int script_path(char *buf, size_t len)
 {
-	static const char *const rel[] = { "lab/rack.sh", "../lib/fabcheck/lab/rack.sh" };
+	static const char *const rel[] = { "lab/rack.sh", "../lab/rack.sh",
+					    "../lib/fabcheck/lab/rack.sh" };
 	const char *env = getenv("FABCHECK_LAB_SCRIPT");
 	char exe[PATH_MAX];
 	ssize_t n;
