@@ -48,7 +48,8 @@ const char usage_pair[] =
 	"  Error counters that rise during the test are warnings.\n"
 	"\n"
 	"running:\n"
-	"  --launcher ssh|local  ssh (default) or both workers on this host\n"
+	"  --launcher ssh|slurm|local  ssh (default), srun inside a Slurm allocation\n"
+	"                      (srun --nodelist=NODE -N1 -n1), or both workers here\n"
 	"  --ssh-config FILE   ssh -F FILE\n"
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
 	"                      $FABCHECK_WORKER_CMD)\n"
@@ -200,7 +201,7 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_MAX_LAT: return fc_parse_double("--max-lat-us", arg, 0, 1e9, &cfg->lim.max_lat_us);
 	case OPT_LAUNCHER:
 		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh or local", arg);
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -293,8 +294,9 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 	cfg.launch.verbose = ctx->verbose;
 	if (check_file("--ssh-config", cfg.launch.ssh_config))
 		return FC_EXIT_USAGE;
-	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)
-		fc_warn("--ssh-config has no effect with --launcher local");
+	if (cfg.launch.kind != FC_LAUNCH_SSH && cfg.launch.ssh_config)
+		fc_warn("--ssh-config has no effect with --launcher %s",
+			fc_launcher_name(cfg.launch.kind));
 	return pair_run(ctx, &cfg);
 }
 

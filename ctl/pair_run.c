@@ -382,7 +382,7 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 	json_object_set_new(doc, "options",
 			    json_pack("{s:o, s:s, s:s, s:i, s:i, s:b, s:b, s:I, s:f, s:f}",
 				      "tests", tests, "exchange", cfg->cm ? "rdma_cm" : "relayed",
-				      "launcher", cfg->launch.kind == FC_LAUNCH_SSH ? "ssh" : "local",
+				      "launcher", fc_launcher_name(cfg->launch.kind),
 				      "qps", cfg->qps, "tx_depth", cfg->tx_depth, "bidir",
 				      cfg->bidir, "reverse", cfg->reverse, "iters",
 				      (json_int_t)cfg->iters, "duration_s", cfg->duration,

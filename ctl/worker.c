@@ -220,7 +220,12 @@ static int wk_setup(struct worker *w, const json_t *m)
 	w->r.progress_cb = wk_progress;
 	w->r.cb_arg = w;
 	w->before = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
+	vb_netdev_counters_read(w->before, w->r.pi->netdev);
 	rep = vb_res_json(&w->r);
+	/* Absolute link-flap counts: a soak compares them across its slices. */
+	json_object_set(rep, "link_downed", json_object_get(w->before, "link_downed"));
+	json_object_set(rep, "netdev_carrier_changes",
+			json_object_get(w->before, "netdev_carrier_changes"));
 	vb_cm_json(&w->r, rep);
 	return wk_send(w, "setup", rep);
 }
@@ -311,7 +316,10 @@ static int wk_test(struct worker *w, const json_t *m)
 static int wk_finish(struct worker *w)
 {
 	json_t *after = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), w->r.pi->dev, w->r.pi->port);
-	json_t *delta = fc_counters_delta(w->before, after);
+	json_t *delta;
+
+	vb_netdev_counters_read(after, w->r.pi->netdev);
+	delta = fc_counters_delta(w->before, after);
 
 	json_decref(after);
 	return wk_send(w, "finish", json_pack("{s:o}", "counters", delta));
