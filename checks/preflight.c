@@ -226,13 +226,13 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const struct pf_opts *o)
 {
 	static const struct {
-		const char *key, *what, *fix;
+		const char *key, *what, *unit, *fix;
 	} keys[] = {
-		{ "rate_gbps", "port rate (Gb/s)",
+		{ "rate_gbps", "rate", " Gb/s",
 		  "reseat or replace the slower link's cable or transceiver; check the switch port's speed" },
-		{ "active_mtu", "active MTU (B)",
+		{ "active_mtu", "active MTU", " B",
 		  "set one MTU across the rack (netdev MTU 9000 for RoCE) and on the switch ports" },
-		{ "netdev_mtu", "netdev MTU (B)",
+		{ "netdev_mtu", "netdev MTU", " B",
 		  "set one MTU across the rack (ip link set DEV mtu 9000) and on the switch ports" },
 	};
 	const char **vals = calloc((size_t)n, sizeof(*vals));
@@ -275,11 +275,13 @@ static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const s
 						if (strcmp(pid, id) || v <= 0 ||
 						    strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
 							continue;
-						snprintf(buf[i], sizeof(buf[i]), "%g", v);
+						snprintf(buf[i], sizeof(buf[i]), "%g%s", v,
+							 keys[c].unit);
 						vals[i] = buf[i];
 					}
 				}
-				snprintf(what, sizeof(what), "%s %s", id, keys[c].what);
+				snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
+					 strchr(id, ':') + 1, keys[c].what);
 				agree(doc, FC_FAIL, what, vals, names, n, keys[c].fix);
 			}
 		}

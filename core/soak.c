@@ -77,11 +77,15 @@ static void flush_failures(json_t *events, const char *label, int *n, double t, 
 
 	if (!*n)
 		return;
+	char w0[64];
+
+	fc_soak_when(t, t0, w0, sizeof(w0));
 	if (*n == 1)
-		snprintf(text, sizeof(text), "%s: traffic failed: %s", label, why);
+		snprintf(text, sizeof(text), "%s: traffic failed at %s: %s", label, w0, why);
 	else
-		snprintf(text, sizeof(text), "%s: traffic failed in %d slices in a row, until %s: %s",
-			 label, *n, fc_soak_when(last, t0, w, sizeof(w)), why);
+		snprintf(text, sizeof(text),
+			 "%s: traffic failed at %s and in %d slices in a row, until %s: %s", label, w0,
+			 *n, fc_soak_when(last, t0, w, sizeof(w)), why);
 	add_event(events, t, t0, "failed", NULL, label, text);
 	*n = 0;
 }
@@ -163,12 +167,12 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 			int low = smp && g < th;
 
 			if (run_n && (!low || t - prev_t > 5)) {
-				char text[600];
+				char text[600], w[64];
 
 				snprintf(text, sizeof(text),
-					 "%s: %s bandwidth dropped to %.3g Gb/s (%.0f%% of its median %.3g Gb/s) for %d sample(s): congestion, a flapping link or a failing cable; check the counters and the switch port",
+					 "%s: %s bandwidth dropped to %.3g Gb/s (%.0f%% of its median %.3g Gb/s) at %s for %d sample(s): congestion, a flapping link or a failing cable; check the counters and the switch port",
 					 label, d ? "B->A" : "A->B", run_lo, 100 * run_lo / med[d],
-					 med[d], run_n);
+					 med[d], fc_soak_when(o->t0 + run_t, o->t0, w, sizeof(w)), run_n);
 				add_event(events, o->t0 + run_t, o->t0, "drop", NULL, label, text);
 				run_n = 0;
 			}
@@ -289,11 +293,7 @@ static void sort_events(json_t *doc, json_t *events)
 	if (v)
 		qsort(v, n, sizeof(*v), by_time);
 	for (i = 0; v && i < n; i++) {
-		char when[64];
-
-		fc_finding(doc, FC_FAIL, "%s at %s", fc_jstr(v[i], "text", "?"),
-			   fc_jstr(v[i], "when", fc_soak_when(fc_jnum(v[i], "time", 0), 0, when,
-							      sizeof(when))));
+		fc_finding(doc, FC_FAIL, "%s", fc_jstr(v[i], "text", "?"));
 		json_array_append_new(sorted, v[i]);
 	}
 	free(v);

@@ -15,6 +15,8 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$LAB_DIR/up.sh"
 # shellcheck source=lab/ops.sh
 . "$LAB_DIR/ops.sh"
+# shellcheck source=lab/slurm.sh
+. "$LAB_DIR/slurm.sh"
 
 lab_usage_hint() { echo "run 'fabcheck lab --help' for the commands and options"; }
 

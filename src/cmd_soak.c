@@ -401,7 +401,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	struct soak s;
 	struct fc_soak_opts o;
 	json_t *doc, *params;
-	int rc, good;
+	int rc, good, vexit;
 
 	memset(&s, 0, sizeof(s));
 	rc = soak_parse(ctx, &s.c, argc, argv);
@@ -453,9 +453,17 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	json_decref(params);
 	fc_store_run_end(s.st, s.run, rc == -EINTR ? "interrupted" : fc_verdict_name(fc_doc_verdict(doc)));
 	json_decref(s.slices);
-	rc = fc_emit(ctx, doc, render_soak) == FC_EXIT_CANT || rc || !good ? FC_EXIT_CANT :
-									      fc_doc_exit(doc);
-	/* A usage error in the pair options is the user's. */
+	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
+	 * or nothing ran: could not run. */
+	vexit = fc_doc_exit(doc);
+	good = fc_emit(ctx, doc, render_soak) == FC_EXIT_CANT ? -1 : good;
+	if (rc == -EINVAL)
+		rc = FC_EXIT_USAGE;
+	else if (rc || good <= 0)
+		rc = FC_EXIT_CANT;
+	else
+		rc = vexit;
+
 out_store:
 	fc_store_close(s.st);
 out_cli:
