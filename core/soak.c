@@ -250,7 +250,7 @@ static void analyze_node(json_t *nodes, json_t *events, const json_t *slices, co
 				add_event(events, start, o->t0, "flap", node, NULL, text);
 				json_array_append_new(flaps, json_pack("{s:s, s:f, s:f, s:I}", "counter",
 								       flap_keys[k], "from_s", start - o->t0,
-								       "to_s", end - o->t0,
+								       "to_s", end - o->t0, "count",
 								       (json_int_t)within));
 			}
 			if (!json_is_integer(abs))
