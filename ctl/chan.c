@@ -360,9 +360,17 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			return err < 0 ? err : -EPIPE;
 		now = fc_now();
 		if (now >= deadline) {
-			snprintf(c->why, sizeof(c->why),
-				 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log",
-				 c->node, timeout);
+			char last[512];
+
+			last_err_line(c, last, sizeof(last));
+			if (c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0)
+				snprintf(c->why, sizeof(c->why),
+					 "%s: srun started no worker within %.0f s (--timeout)%s%s: check that slurmctld answers (sinfo), that the node is in the allocation or partition, and SLURM_CONF",
+					 c->node, timeout, *last ? "; srun said: " : "", last);
+			else
+				snprintf(c->why, sizeof(c->why),
+					 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log%s%s",
+					 c->node, timeout, *last ? "; it said: " : "", last);
 			return -ETIMEDOUT;
 		}
 		if (now >= next_ping) {

@@ -169,9 +169,12 @@ static void probe_why(struct pf_child *k, const struct pf_cli *c, char *why, siz
 	if (k->exec_failed)
 		snprintf(why, len, "cannot start the %s launcher: %s", fc_launcher_name(c->l.kind),
 			 strerror(k->exec_failed));
+	else if (k->timed_out && c->l.kind == FC_LAUNCH_SLURM)
+		snprintf(why, len, "srun gave no answer within %.0f s (--timeout)%s%s: check that slurmctld answers (sinfo), the node is in the partition, and SLURM_CONF",
+			 c->timeout, *last ? "; srun said: " : "", last);
 	else if (k->timed_out)
-		snprintf(why, len, "no answer within %.0f s (--timeout): the node or its fabcheck hangs",
-			 c->timeout);
+		snprintf(why, len, "no answer within %.0f s (--timeout): the node or its fabcheck hangs%s%s",
+			 c->timeout, *last ? "; it said: " : "", last);
 	else if (code == 255 && c->l.kind == FC_LAUNCH_SSH)
 		snprintf(why, len, "cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config",
 			 *last ? ": " : "", last);
