@@ -39,6 +39,9 @@ wait_for() {
 port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
 
 hostname "$node" || failed "cannot set the hostname"
+# The nodes know each other by name, on their fabric addresses.
+{ cat /etc/hosts; cat "$share/hosts"; } >/run/hosts 2>/dev/null &&
+	mount --bind /run/hosts /etc/hosts || failed "cannot add the rack's nodes to /etc/hosts"
 ip link set lo up
 
 # The fabric NIC is the first NIC (PCI slot 0x10, eth1 is 0x11); check its MAC.
@@ -59,7 +62,10 @@ mkdir -p /run/sshd /run/home && chmod 755 /run/sshd
 # resets PATH, so put the rack's bin/ (fabcheck) back in front.
 printf 'PATH=%s/bin:$PATH\nexport PATH\n' "$share" >/run/home/.bash_profile
 cp /run/home/.bash_profile /run/home/.profile
-/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
+# -r: no re-exec of sshd for each connection (seconds under emulation);
+# an OpenSSH that no longer knows it gets the plain command.
+/usr/sbin/sshd -r -f "$share/sshd_config" -E /tmp/sshd.log ||
+	/usr/sbin/sshd -f "$share/sshd_config" -E /tmp/sshd.log ||
 	failed "sshd did not start: $(tail -n 3 /tmp/sshd.log 2>/dev/null)"
 state ready
 

@@ -29,6 +29,12 @@ kernel_resolve() {
 		KERNEL_VER=$FABCHECK_LAB_KERNEL
 		return 0
 	fi
+	# apt-cache takes seconds on a busy machine: its answer is kept a day.
+	local memo=$LAB_HOME/kernel/resolved
+	if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
+		KERNEL_VER=$(cat "$memo")
+		[[ $KERNEL_VER =~ ^[0-9][0-9a-z.+~-]*-amd64$ ]] && return 0
+	fi
 	KERNEL_VER=$(kernel_apt_version)
 	# No package lists yet (a fresh machine): fetch them once, as root.
 	if [ -z "$KERNEL_VER" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -36,7 +42,10 @@ kernel_resolve() {
 		apt-get update -qq >/dev/null 2>&1
 		KERNEL_VER=$(kernel_apt_version)
 	fi
-	[ -n "$KERNEL_VER" ] && return 0
+	if [ -n "$KERNEL_VER" ]; then
+		mkdir -p "$LAB_HOME/kernel" && echo "$KERNEL_VER" >"$memo"
+		return 0
+	fi
 	# Offline, or no package lists: use the newest kernel already cached.
 	cached=$(ls -d "$LAB_HOME"/kernel/*-amd64 2>/dev/null | sort -V | tail -n 1)
 	if [ -n "$cached" ] && [ -f "$cached/vmlinuz" ]; then
@@ -111,7 +120,7 @@ modules_closure() {
 
 # initrd_build KDIR: the initramfs: busybox, the modules, and lab/initramfs-init.sh as /init.
 initrd_build() {
-	local kdir=$1 tmp mods ko base missing
+	local kdir=$1 tmp mods ko base
 	note "building the guest initramfs for $KERNEL_VER (once)"
 	tmp=$(mktemp -d "$kdir/.initrd.XXXXXX")
 	mkdir -p "$tmp/x" "$tmp/i/bin" "$tmp/i/lib/mod" "$tmp/i/etc" "$tmp/i/dev" \

@@ -238,7 +238,7 @@ lab_fault() {
 	f=$RACK_DIR/nodes/$node.faults
 	mtu=$RACK_MTU
 	if [ "$FAULT_KEY" != clear ] && [ -f "$f" ]; then
-		while IFS== read -r k v; do
+		while IFS='=' read -r k v; do
 			case $k in loss) loss=$v ;; rate) rate=$v ;; mtu) mtu=$v ;; link) link=$v ;; esac
 		done <"$f"
 	fi

@@ -6,7 +6,9 @@
 # fabcheck runs it as 'fabcheck lab ...' and exports FABCHECK_SELF (its own
 # binary), which the guests get on their PATH unless FABCHECK_BIN says otherwise.
 set -u
-LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB_DIR=${BASH_SOURCE[0]%/*}
+[ "$LAB_DIR" = "${BASH_SOURCE[0]}" ] && LAB_DIR=.
+LAB_DIR=$(cd "$LAB_DIR" && pwd)
 # shellcheck source=lab/lib.sh
 . "$LAB_DIR/lib.sh"
 # shellcheck source=lab/kernel.sh

@@ -53,6 +53,10 @@ up_cleanup() {
 	[ -n "${UP_DONE:-}" ] && return
 	[ -n "${LOCK_HELD:-}" ] || exit "$rc"
 	trap '' INT TERM HUP
+	for p in ${NODE_PROBE[@]+"${NODE_PROBE[@]}"}; do
+		pkill -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
 	if ! rack_kill; then
 		warn "QEMU process(es) $(rack_qemu_pids | tr '\n' ' ')of rack '$RACK' survive SIGKILL"
 	fi
@@ -82,8 +86,8 @@ up_resolve_bin() {
 
 # up_bin: links RACK_BIN into the share's bin/, first on the guests' PATH.
 # The guests see the host's root through a cached (loose) 9p mount, which
-# would not notice a rebuilt binary: so RACK_BIN's folder gets a mount of its
-# own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
+# would not notice a rebuilt binary: so RACK_BIN's folder (or the git checkout
+# it is in) gets a mount of its own without cache (RACK_BINDIR). Where the guests cannot see it (their /tmp,
 # /run are their own) or QEMU cannot name it, they get a copy instead.
 up_bin() {
 	RACK_BINDIR=${RACK_BIN%/*}
@@ -91,6 +95,16 @@ up_bin() {
 	/tmp/* | /run/* | /var/tmp/* | /dev/*) RACK_BINDIR= ;;
 	esac
 	[[ -z $RACK_BINDIR || $RACK_BINDIR =~ [[:space:],] ]] && RACK_BINDIR=
+	# A binary of a checkout (./fabcheck, build/fabcheck-san): the whole
+	# checkout, so scripts and data that tests write there are seen at once.
+	local d=$RACK_BINDIR
+	while [ -n "$d" ]; do
+		if [ -e "$d/.git" ]; then
+			RACK_BINDIR=$d
+			break
+		fi
+		d=${d%/*}
+	done
 	if [ -n "$RACK_BINDIR" ]; then
 		ln -s "$RACK_BIN" "$SHARE/bin/fabcheck"
 	else
@@ -120,6 +134,9 @@ MaxSessions 64
 # host's own shell start-up files out of the nodes' ssh sessions.
 SetEnv PATH=$SHARE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/home FABCHECK_LAB_RACK=$RACK
 Subsystem sftp internal-sftp
+# Cheap handshakes under emulation (the post-quantum default costs seconds).
+KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256
+Ciphers aes128-gcm@openssh.com,aes128-ctr,chacha20-poly1305@openssh.com
 EOF
 }
 
@@ -142,6 +159,8 @@ Host node${LAB_NODE_LETTERS[i]}
 	BatchMode yes
 	ServerAliveInterval 5
 	ServerAliveCountMax 6
+	KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256
+	Ciphers aes128-gcm@openssh.com,aes128-ctr,chacha20-poly1305@openssh.com
 EOF
 		done
 	} >"$SSH_CFG"
@@ -214,7 +233,7 @@ up_launch_node() {
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR ${FABCHECK_LAB_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \
@@ -240,6 +259,9 @@ up_launch() {
 	up_pick_ports
 	up_write_env
 	up_write_ssh_config
+	for ((i = 0; i < RACK_NODES; i++)); do
+		echo "$RACK_NET.$((i + 1)) node${LAB_NODE_LETTERS[i]}"
+	done >"$SHARE/hosts"
 	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $RACK_NET.0/24 MTU $RACK_MTU"
 	for ((i = 0; i < RACK_NODES; i++)); do
 		up_launch_node "$i"
@@ -290,7 +312,7 @@ up_show() {
 up_wait() {
 	local i st n done_n t_end what
 	t_end=$(($(now) + UP_TIMEOUT * 1000000))
-	NODE_SHOWN=() NODE_SSH=()
+	NODE_SHOWN=() NODE_SSH=() NODE_PROBE=()
 	for ((i = 0; i < RACK_NODES; i++)); do
 		NODE_SHOWN[i]="booting"
 		[ -t 1 ] && printf '  %-6s %s\n' "node${LAB_NODE_LETTERS[i]}" "booting"
@@ -310,9 +332,7 @@ up_wait() {
 			ready) what="booting, RDMA up, sshd started" ;;
 			*) what="booting" ;;
 			esac
-			if [ "$st" = ready ] && [ -z "${NODE_SSH[i]:-}" ] && up_ssh_ok "$n"; then
-				NODE_SSH[i]=$(elapsed "$UP_T0")
-			fi
+			[ "$st" = ready ] && [ -z "${NODE_SSH[i]:-}" ] && up_probe "$i"
 			if [ -n "${NODE_SSH[i]:-}" ]; then
 				what="booting, RDMA up, ssh up (${NODE_SSH[i]} s)"
 				done_n=$((done_n + 1))
@@ -333,11 +353,25 @@ up_wait() {
 	done
 }
 
+# up_probe I: node I is ready when it answers ssh with its own name. The
+# probes run in the background, one per node, so a slow first session (cold
+# caches under emulation) on one node does not hold up the others.
+up_probe() {
+	local i=$1 n=node${LAB_NODE_LETTERS[$1]}
+	if [ -f "$RACK_DIR/nodes/$n.ssh-ok" ]; then
+		NODE_SSH[i]=$(elapsed "$UP_T0")
+		return
+	fi
+	pid_alive "${NODE_PROBE[i]:-}" && return
+	up_ssh_ok "$n" </dev/null >/dev/null 2>&1 6<&- &
+	NODE_PROBE[i]=$!
+}
+
 # up_ssh_ok NODE: the node answers ssh with its own hostname.
 up_ssh_ok() {
 	local out
-	out=$(ssh -F "$SSH_CFG" -o ConnectTimeout=5 "$1" hostname 2>/dev/null </dev/null)
-	[ "$out" = "$1" ]
+	out=$(ssh -F "$SSH_CFG" -o ConnectTimeout=30 "$1" hostname 2>/dev/null </dev/null)
+	[ "$out" = "$1" ] && : >"$RACK_DIR/nodes/$1.ssh-ok"
 }
 
 up_parse() {

@@ -15,6 +15,8 @@ for n in nodeA nodeB; do
 		 == [('ACTIVE', '::ffff:$NET.$i', 'RoCE v2', 4096, 'Ethernet')]" \
 		-- rexec "$n" fabcheck devices --json
 	expect_out "$n: hostname is the node name" "^$n\$" -- rexec "$n" hostname
+	expect_out "$n: resolves the nodes to their fabric addresses" "^$NET\.1 +nodeA $NET\.2 +nodeB\$" -- \
+		rexec "$n" 'echo $(getent hosts nodeA nodeB)'
 	expect_out "$n: eth0 has the fabric address and MTU 9000" "mtu 9000 .*inet $NET\.$i/24" -- \
 		rexec "$n" 'echo $(ip -o link show eth0; ip -o -4 addr show eth0)'
 	i=$((i + 1))

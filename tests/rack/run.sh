@@ -25,6 +25,18 @@ if [ ! -x "$FC" ]; then
 fi
 mkdir -p "$FABCHECK_LAB_HOME" && : >"$RACK_LOG"
 
+# Racks left by an earlier run that was killed (SIGKILL cannot be trapped):
+# their names end in the pid of a run.sh that is gone.
+for lock in "$FABCHECK_LAB_HOME"/racks/ci*.lock; do
+	[ -d "$lock" ] || continue
+	r=${lock##*/}
+	r=${r%.lock}
+	[[ $r =~ ^ci[a-z0-9]*-([0-9]+)(-b)?$ ]] || continue
+	grep -qs 'rack/run.sh' "/proc/${BASH_REMATCH[1]}/cmdline" && continue
+	echo "stopping rack $r left by an earlier run"
+	"$FC" lab down --name "$r" >/dev/null 2>&1
+done
+
 # The kernel and initramfs first (cached), so boot times are boot times.
 expect "lab kernel" 0 'initramfs: .*initrd.img' -- "$FC" lab kernel
 
