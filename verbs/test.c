@@ -65,8 +65,8 @@ int vb_result_push(struct vb_result *res, double v)
 		size_t cap = res->cap ? res->cap * 2 : 1024;
 		double *p;
 
-		if (cap > (64u << 20))
-			return 0; /* enough samples: keep the first 64 Mi */
+		if (cap > (8u << 20))
+			return 0; /* enough samples: keep the first 8 Mi (64 MiB) */
 		p = realloc(res->samples, cap * sizeof(*p));
 		if (!p) {
 			fc_err("cannot keep %zu samples: out of memory", cap);

@@ -17,7 +17,7 @@ expect "pair bad dev" 2 "-d: 'mlx5_0:x' |-d PORT: 'x'" -- $FC pair a b -d mlx5_0
 expect "pair bad dev name" 2 "is not a device name" -- $FC pair a b -d 'a b'
 expect "pair bad gid" 2 "-x: '300' is out of range" -- $FC pair a b -x 300
 expect "pair -s with -a" 2 '-s and -a exclude' -- $FC pair a b -s 64K -a
-expect "pair bad launcher" 2 "'pbs' is not a launcher" -- $FC pair a b --launcher pbs
+expect "pair bad launcher" 2 "'pbs' is not a launcher; expected ssh, slurm or local" -- $FC pair a b --launcher pbs
 expect "pair missing ssh config" 2 "--ssh-config: cannot read '/nonexistent'" -- \
 	$FC pair a b --ssh-config /nonexistent
 expect "pair bad timeout" 2 "--timeout: 'soon' is not" -- $FC pair a b --timeout soon
@@ -73,3 +73,5 @@ expect "pair stores the run" 0 '^1\|pair\|fail\|a\|b$' -- bash -c "$FC pair --la
 expect "pair store in text" 3 "kept as run 2 in $pair_db/r.db" -- $FC pair --launcher local --timeout 3 --db $pair_db/r.db a b
 expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --launcher local --timeout 3 --db /nonexistent/dir/x.db a b
 rm -rf "$pair_db"
+# The slurm launcher (srun --nodelist=NODE): this host has no Slurm cluster.
+expect "pair slurm launcher without slurm" 3 '[ab]: .*srun' -- $FC pair a b --launcher slurm --no-db --timeout 3

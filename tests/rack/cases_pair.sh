@@ -74,6 +74,15 @@ expect_json "pair with 5% loss on nodeB: pass or warn, counters move, no hang" \
 [ $((SECONDS - t0)) -lt 60 ] && ok "loss: finished in $((SECONDS - t0)) s" || not_ok "loss: no hang" "took $((SECONDS - t0)) s"
 "$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null 2>&1
 
+# One node left at MTU 1500 (rxe: 1024 B) against 9000 (4096 B): perftest runs
+# silently at the smaller MTU; fabcheck says so.
+"$FC" lab fault --name "$RACK_NAME" nodeB mtu 1500 >/dev/null 2>&1
+expect_json "pair with nodeB at MTU 1500: warns of the MTU mismatch, path MTU 1024" \
+	"d['verdict'] == 'warn' and d['path_mtu'] == 1024 and d['a']['mtu'] == 4096 and d['b']['mtu'] == 1024 and
+	 any(f.startswith('active MTU differs: nodeA rxe0 4096 B, nodeB rxe0 1024 B') for f in d['findings'])" \
+	-- "${P[@]}" "${FLOOR[@]}" --test write --bw -s 4K -n 10 --json
+"$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null 2>&1
+
 "$FC" lab fault --name "$RACK_NAME" nodeB down >/dev/null 2>&1
 t0=$SECONDS
 out=$("${P[@]}" "${FLOOR[@]}" --timeout 8 --test write -s 4K -n 20 2>&1 </dev/null)

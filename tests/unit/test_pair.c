@@ -15,6 +15,8 @@
 #include "core/pairv.h"
 #include "core/stats.h"
 #include "core/wire.h"
+#include "ctl/pair.h"
+#include "verbs/res.h"
 
 static void test_wire_roundtrip(void **state)
 {
@@ -275,6 +277,53 @@ static void test_verdict(void **state)
 	json_decref(doc);
 }
 
+static void test_sizes_and_slots(void **state)
+{
+	struct pair_cfg cfg = { .max_size = 8u << 20 };
+	uint64_t sizes[PAIR_MAX_SIZES], stride;
+	uint32_t nslots;
+	enum fc_launcher l;
+	int n;
+
+	(void)state;
+	/* Defaults: 1 MiB for bandwidth, 2 B for latency; -s for both. */
+	assert_int_equal(pair_sizes(&cfg, 0, sizes), 1);
+	assert_int_equal(sizes[0], 1 << 20);
+	assert_int_equal(pair_sizes(&cfg, 1, sizes), 1);
+	assert_int_equal(sizes[0], 2);
+	cfg.size = 4096;
+	assert_int_equal(pair_sizes(&cfg, 1, sizes), 1);
+	assert_int_equal(sizes[0], 4096);
+	/* -a: every power of two from 2 B to --max-size. */
+	cfg.size = 0;
+	cfg.all_sizes = 1;
+	n = pair_sizes(&cfg, 0, sizes);
+	assert_int_equal(n, 23);
+	assert_int_equal(sizes[0], 2);
+	assert_int_equal(sizes[22], 8 << 20);
+	cfg.max_size = 5000;
+	n = pair_sizes(&cfg, 1, sizes);
+	assert_int_equal(n, 12);
+	assert_int_equal(sizes[11], 4096);
+	/* Slots: page-aligned strides, many pages, at least two slots. */
+	vb_slot_layout(2, &stride, &nslots);
+	assert_int_equal(stride, 4096);
+	assert_int_equal(nslots, 256);
+	vb_slot_layout(65536, &stride, &nslots);
+	assert_int_equal(stride, 65536);
+	assert_int_equal(nslots, 64);
+	vb_slot_layout(65537, &stride, &nslots);
+	assert_int_equal(stride, 65536 + 4096);
+	vb_slot_layout(8 << 20, &stride, &nslots);
+	assert_int_equal(stride, 8 << 20);
+	assert_int_equal(nslots, 2);
+	assert_int_equal(fc_launcher_parse("local", &l), 0);
+	assert_int_equal(l, FC_LAUNCH_LOCAL);
+	assert_int_equal(fc_launcher_parse("slurm", &l), 0);
+	assert_string_equal(fc_launcher_name(l), "slurm");
+	assert_int_not_equal(fc_launcher_parse("pbs", &l), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counters_delta),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_sizes_and_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
