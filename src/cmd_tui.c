@@ -173,7 +173,6 @@ static int attach_for_rerun(struct tui *t)
 
 	if (t->have_session)
 		return 0;
-	fc_log_level = -1; /* errors would scribble on the screen */
 	if (mx_session_open(&t->s, &c, &stop_flag)) {
 		snprintf(t->v.message, sizeof(t->v.message),
 			 "cannot rerun: run %lld is not a matrix run", (long long)t->m.run);
@@ -278,13 +277,17 @@ static void step_runner(struct tui *t)
 
 static int tui_loop(struct tui *t)
 {
-	int iter = 0, ch;
+	int iter = 0, ch, saved_level;
 
 	if (tui_start(&t->v)) {
 		fc_err("tui: cannot start the terminal; is TERM set (TERM=%s)?",
 		       getenv("TERM") ? getenv("TERM") : "");
 		return FC_EXIT_CANT;
 	}
+	/* Log lines would scribble on the screen: quiet while it is drawn
+	 * (what goes wrong shows in the message line and the store). */
+	saved_level = fc_log_level;
+	fc_log_level = -1;
 	timeout(t->have_session ? 50 : 200);
 	t->dirty = 1;
 	t->detail_a = -1;
@@ -311,6 +314,7 @@ static int tui_loop(struct tui *t)
 			load_detail(t);
 	}
 	tui_stop();
+	fc_log_level = saved_level;
 	return 0;
 }
 

@@ -4,8 +4,10 @@ cell per ordered pair, cells of the suspect's pairs are bad and red, the
 others green, the suspect's labels are marked, the findings name it, and the
 page loads nothing from elsewhere. Usage: check_html.py FILE NODES SUSPECT
 (SUSPECT "-" for none) [--relative]. With --relative (measured figures that
-vary, as on the virtual rack) the colours are checked against each other:
-every bad cell is redder than every good one. Prints "ok" or what is wrong."""
+vary, as on a loaded virtual rack, where a suspect is bad with most of its
+peers but not always all): every cell away from the suspect is good, there
+are bad cells and all involve the suspect, and each is redder than every cell
+away from it. Prints "ok" or what is wrong."""
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -34,17 +36,22 @@ for c in cells:
     involved = suspect in (c.get("data-a"), c.get("data-b"))
     cls = c.get("class").split()
     c.set("redness", str(r - g))
-    if involved and not ("bad" in cls and (relative or r > g + 40)):
+    if involved and not relative and not ("bad" in cls and r > g + 40):
         errors.append("%s-%s should be bad and red: %s %s" % (c.get("data-a"), c.get("data-b"), cls, fill))
     if not involved and not ("ok" in cls and (relative or g > r)):
         errors.append("%s-%s should be ok and green: %s %s" % (c.get("data-a"), c.get("data-b"), cls, fill))
     if c.find(ns + "title") is None:
         errors.append("cell without a title")
 if relative:
+    away = lambda c: suspect not in (c.get("data-a"), c.get("data-b"))
     bad = [int(c.get("redness")) for c in cells if "bad" in c.get("class")]
-    good = [int(c.get("redness")) for c in cells if "ok" in c.get("class")]
-    if bad and good and min(bad) <= max(good):
-        errors.append("a bad cell is not redder than every good one (%d <= %d)" % (min(bad), max(good)))
+    good = [int(c.get("redness")) for c in cells if away(c)]
+    if not bad:
+        errors.append("no bad cell")
+    elif any(away(c) for c in cells if "bad" in c.get("class")):
+        errors.append("a bad cell away from " + suspect)
+    elif good and min(bad) <= max(good):
+        errors.append("a bad cell is not redder than every cell away from %s (%d <= %d)" % (suspect, min(bad), max(good)))
 marked = sorted({t.text for t in svg.iter(ns + "text") if "suspect" in t.get("class", "")})
 want = [] if suspect == "-" else [suspect]
 if marked != want:
