@@ -47,6 +47,15 @@ const char usage_pair[] =
 	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
 	"  Error counters that rise during the test are warnings.\n"
 	"\n"
+	"memory:\n"
+	"  --use-cuda[=N|BUS_ID] GPU memory on both nodes (GPUDirect RDMA): GPU N, the\n"
+	"                      GPU at that PCI bus id, or alone the GPU nearest the HCA\n"
+	"                      (without -d, --use-cuda=N uses the HCA nearest GPU N)\n"
+	"      --gdr MODE      auto (dma-buf, then peermem), dmabuf or peermem\n"
+	"      --validate      fill the sender's buffer with a pattern and check every\n"
+	"                      received byte after each bandwidth test\n"
+	"  Write latency polls memory with the CPU and is not run on GPU memory.\n"
+	"\n"
 	"running:\n"
 	"  --launcher ssh|slurm|local  ssh NODE (default), srun --nodelist=NODE -N1 -n1,\n"
 	"                      or both workers on this host\n"
@@ -64,7 +73,7 @@ const char usage_pair[] =
 enum {
 	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
-	OPT_TEST, OPT_DB, OPT_NO_DB,
+	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE,
 };
 
 static const struct option pair_opts[] = {
@@ -95,6 +104,9 @@ static const struct option pair_opts[] = {
 	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
 	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
+	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
+	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
+	{ .name = "validate", .has_arg = no_argument, .val = OPT_VALIDATE },
 	{ 0 },
 };
 
@@ -216,6 +228,9 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_DB: cfg->db = arg; return 0;
 	case OPT_NO_DB: cfg->no_db = 1; return 0;
 	case 'j': ctx->json = 1; return 0;
+	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
+	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
+	case OPT_VALIDATE: cfg->mem.validate = 1; return 0;
 	default: return -EINVAL;
 	}
 }
@@ -289,6 +304,14 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (cfg.duration > 0 && cfg.all_sizes) {
 		fc_err("pair: -D with -a would run every size for the whole duration; give -n instead");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.mem.kind == GDR_CUDA && cfg.ops == 1u << VB_WRITE && cfg.lat == 1 && !cfg.bw) {
+		fc_err("pair: write latency polls memory with the CPU, which GPU memory does not allow; with --use-cuda measure latency with --test read or send");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.gdr_given && cfg.mem.kind != GDR_CUDA) {
+		fc_err("pair: --gdr chooses how GPU memory is registered; add --use-cuda");
 		return FC_EXIT_USAGE;
 	}
 	cfg.launch.verbose = ctx->verbose;

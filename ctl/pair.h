@@ -7,6 +7,7 @@
 
 #include "../core/fc.h"
 #include "../core/pairv.h"
+#include "../gdr/gdr.h"
 #include "chan.h"
 
 #define PAIR_MAX_SIZES 32
@@ -32,6 +33,8 @@ struct pair_cfg {
 	struct fc_pair_limits lim;
 	const char *db;
 	int no_db;
+	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
+	int gdr_given;
 };
 
 /* Runs the test and prints the report; returns the exit code. */

@@ -142,9 +142,10 @@ static int start(struct pair_run *p)
 
 static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f}", "dev", cfg->dev[i], "port",
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o}", "dev", cfg->dev[i], "port",
 			 cfg->port[i], "gid_index", cfg->gid[i], "qps", cfg->qps, "max_size",
-			 (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout", cfg->timeout);
+			 (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout", cfg->timeout,
+			 "mem", gdr_opts_json(&cfg->mem));
 }
 
 /* The "a"/"b" objects of the report from a setup reply. */
@@ -192,6 +193,8 @@ static int setup(struct pair_run *p, uint64_t max_size)
 	}
 	json_object_set_new(p->doc, "a", side_json(cfg->label[0], p->setup[0]));
 	json_object_set_new(p->doc, "b", side_json(cfg->label[1], p->setup[1]));
+	gdr_side_findings(p->doc, json_object_get(p->doc, "a"));
+	gdr_side_findings(p->doc, json_object_get(p->doc, "b"));
 	return 0;
 }
 
@@ -267,10 +270,32 @@ static void lat_entry(json_t *e, const json_t *res)
 	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
 }
 
+/* --validate: each side data went to checks what it holds against the
+ * pattern, once both sides have finished. */
+static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t size,
+		       const int *sink)
+{
+	json_t *m;
+
+	for (int i = 0; i < 2; i++) {
+		if (!sink[i])
+			continue;
+		if (fc_chan_send(p->chans[i], "check", NULL))
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
+		if (expect(p, i, "checked", &m))
+			return -EIO;
+		gdr_validate_findings(p->doc, p->cfg->label[i], vb_op_name(op), size,
+				      json_object_get(m, "validate"));
+		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
+		json_decref(m);
+	}
+	return 0;
+}
+
 static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 {
 	struct pair_cfg *cfg = p->cfg;
-	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 };
+	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 }, sink[2];
 	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
 	int err = 0;
 
@@ -284,11 +309,15 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	} else {
 		passive[1 - init] = op != VB_READ;
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		/* --validate: the side data flows to checks it (bandwidth tests). */
+		sink[i] = cfg->mem.validate && !lat &&
+			  (cfg->bidir || (op == VB_READ ? active[i] : !active[i]));
 		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f}", "op", vb_op_name(op),
 				   "metric", lat ? "lat" : "bw", "size", (json_int_t)size, "iters",
 				   (json_int_t)cfg->iters, "duration", cfg->duration, "active",
 				   active[i], "passive", passive[i], "interval", cfg->interval);
+	}
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
 	    expect(p, 1, "ready", NULL) || send_both(p, "go", NULL, NULL))
 		return -EIO;
@@ -307,6 +336,8 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
 		json_array_append_new(json_object_get(p->doc, "results"), e);
+		/* Both sides are done: every byte has landed. */
+		err = check_sinks(p, e, op, size, sink);
 	}
 	json_decref(res[0]);
 	json_decref(res[1]);
@@ -325,6 +356,11 @@ static int run_tests(struct pair_run *p)
 
 			if (lat ? !p->cfg->lat : !p->cfg->bw)
 				continue;
+			/* Write latency polls memory with the CPU: not on GPUs. */
+			if (lat && op == VB_WRITE && p->cfg->mem.kind == GDR_CUDA) {
+				fc_info("write latency is not measured from GPU memory (it polls memory with the CPU)");
+				continue;
+			}
 			n = pair_sizes(p->cfg, lat, sizes);
 			for (int k = 0; k < n; k++)
 				if (run_one(p, (enum vb_op)op, lat, sizes[k]))

@@ -22,6 +22,7 @@
 #include "../verbs/cm.h"
 #include "../verbs/counters.h"
 #include "../verbs/test.h"
+#include "worker_gdr.h"
 
 const char usage_worker[] =
 	"usage: fabcheck worker\n"
@@ -38,6 +39,7 @@ struct worker {
 	char node[128];
 	char prefix[192];
 	struct vb_res r;
+	struct wk_mem mem;
 	json_t *before;
 };
 
@@ -207,6 +209,8 @@ static int wk_setup(struct worker *w, const json_t *m)
 
 	if ((err = opts_from(m, &o)))
 		return err;
+	if ((err = wk_mem_setup(&w->mem, m, &o, &w->r, w->node)))
+		return err;
 	if (!strcmp(cm, "server"))
 		err = vb_cm_listen(&w->r, &o);
 	else if (!strcmp(cm, "client"))
@@ -227,6 +231,7 @@ static int wk_setup(struct worker *w, const json_t *m)
 	json_object_set(rep, "netdev_carrier_changes",
 			json_object_get(w->before, "netdev_carrier_changes"));
 	vb_cm_json(&w->r, rep);
+	wk_mem_report(&w->mem, &w->r, rep);
 	return wk_send(w, "setup", rep);
 }
 
@@ -299,6 +304,8 @@ static int wk_test(struct worker *w, const json_t *m)
 
 	if ((err = test_from(m, &t)))
 		return err;
+	if ((err = wk_mem_prepare(&w->mem, &w->r, &t)))
+		return err;
 	if ((err = vb_test_prepare(&w->r, &t)))
 		return err;
 	if ((err = wk_send(w, "ready", NULL)) || (err = wk_recv(w, "go", &go)))
@@ -311,6 +318,19 @@ static int wk_test(struct worker *w, const json_t *m)
 		err = -EIO;
 	vb_result_release(&res);
 	return err;
+}
+
+/* --validate: what the last test left in the receive half. */
+static int wk_check(struct worker *w)
+{
+	json_t *rep = json_object();
+	int err = wk_mem_verify(&w->mem, &w->r, rep);
+
+	if (err) {
+		json_decref(rep);
+		return err;
+	}
+	return wk_send(w, "checked", rep);
 }
 
 static int wk_finish(struct worker *w)
@@ -366,6 +386,8 @@ static int wk_run(struct worker *w)
 			break;
 		if (!strcmp(fc_wire_type(m), "test")) {
 			err = wk_test(w, m);
+		} else if (!strcmp(fc_wire_type(m), "check")) {
+			err = wk_check(w);
 		} else if (!strcmp(fc_wire_type(m), "finish")) {
 			json_decref(m);
 			return wk_finish(w);
@@ -400,6 +422,7 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	if (w.r.pi || w.r.ec)
 		vb_cm_close(&w.r);
 	vb_res_close(&w.r);
+	wk_mem_close(&w.mem);
 	json_decref(w.before);
 	fc_linebuf_release(&w.lb);
 	fc_log_hook = NULL;

@@ -6,6 +6,7 @@
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_pair(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_worker(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv);
@@ -20,6 +21,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
+extern const char usage_gpu_check[];
 extern const char usage_pair[];
 extern const char usage_worker[];
 extern const char usage_matrix[];

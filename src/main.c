@@ -19,6 +19,8 @@ static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 static const struct fc_cmd commands[] = {
 	{ .name = "devices", .run = cmd_devices, .usage = usage_devices,
 	  .summary = "list this host's RDMA devices, ports, rates and GIDs" },
+	{ .name = "gpu-check", .run = cmd_gpu_check, .usage = usage_gpu_check,
+	  .summary = "check GPU memory for GPUDirect RDMA: copies, dma-buf, registration" },
 	{ .name = "lab", .run = cmd_lab, .usage = usage_lab, .own_help = 1,
 	  .summary = "boot a virtual rack of QEMU guests with Soft-RoCE (up, down, fault)" },
 	{ .name = "pair", .run = cmd_pair, .usage = usage_pair,

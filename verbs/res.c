@@ -196,6 +196,8 @@ static int res_mem(struct vb_res *r, uint64_t max_size)
 
 	vb_slot_layout(max_size, &r->stride, &r->nslots);
 	r->buf_len = 2 * (size_t)r->stride * r->nslots;
+	if (r->mem_alloc)
+		return r->mem_alloc(r, access);
 	err = posix_memalign(&p, (size_t)sysconf(_SC_PAGESIZE), r->buf_len);
 	if (err) {
 		fc_err("cannot allocate %zu bytes of host memory: %s", r->buf_len, strerror(err));
@@ -325,9 +327,13 @@ void vb_res_close(struct vb_res *r)
 			ibv_destroy_qp(r->qp[q]);
 		r->qp[q] = NULL;
 	}
-	if (r->mr)
-		ibv_dereg_mr(r->mr);
-	free(r->buf);
+	if (r->mem_free) {
+		r->mem_free(r);
+	} else {
+		if (r->mr)
+			ibv_dereg_mr(r->mr);
+		free(r->buf);
+	}
 	if (r->rcq)
 		ibv_destroy_cq(r->rcq);
 	if (r->scq)

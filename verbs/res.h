@@ -76,6 +76,12 @@ struct vb_res {
 	/* Called about once a second in data loops. */
 	void (*progress_cb)(void *arg, uint64_t done);
 	void *cb_arg;
+	/* Where the buffer comes from (gdr/: host or GPU memory): when set,
+	 * called with buf_len decided to set buf and mr; NULL: host memory
+	 * here. mem_free undoes it. */
+	int (*mem_alloc)(struct vb_res *r, int access);
+	void (*mem_free)(struct vb_res *r);
+	void *mem_arg;
 };
 
 /* Chooses device, port and GID (logged errors say which and what to do). */

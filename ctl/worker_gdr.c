@@ -1,0 +1,159 @@
+/*
+ * The worker's memory: the buffer of the test comes from gdr/ (host or GPU
+ * memory behind one ops table), registered by dma-buf or peermem for GPUs,
+ * never silently from host memory when GPU memory was asked for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "worker_gdr.h"
+
+static int mem_alloc(struct vb_res *r, int access)
+{
+	struct wk_mem *wm = r->mem_arg;
+	int err;
+
+	snprintf(wm->hca, sizeof(wm->hca), "%s", r->pi->dev);
+	if (!wm->dev_open) {
+		err = gdr_dev_open(&wm->dev, wm->opts.kind, wm->opts.mode, &wm->opts.req, wm->topo,
+				   wm->hca);
+		if (err)
+			return err;
+		wm->dev_open = 1;
+	} else {
+		gdr_dev_set_hca(&wm->dev, wm->topo, wm->hca);
+	}
+	err = gdr_mem_alloc(&wm->dev, &wm->mem, r->buf_len);
+	if (!err)
+		err = gdr_mem_reg(&wm->mem, r->pd, access, NULL, wm->hca);
+	if (err)
+		return err;
+	r->buf = wm->mem.base;
+	r->mr = wm->mem.mr;
+	return 0;
+}
+
+static void mem_free(struct vb_res *r)
+{
+	struct wk_mem *wm = r->mem_arg;
+
+	gdr_mem_free(&wm->mem);
+	r->buf = NULL;
+	r->mr = NULL;
+}
+
+/* --use-cuda=N or =BUS without -d: the HCA nearest that GPU. */
+static int hca_for_gpu(struct wk_mem *wm, struct vb_opts *o)
+{
+	int err = gdr_dev_open(&wm->dev, GDR_CUDA, wm->opts.mode, &wm->opts.req, wm->topo, NULL);
+
+	if (err)
+		return err;
+	wm->dev_open = 1;
+	if (gdr_nearest_hca(wm->topo, wm->dev.gpu.bus_id, o->dev, sizeof(o->dev)) == 0)
+		fc_info("GPU %d (%s): nearest HCA %s", wm->dev.gpu.index, wm->dev.gpu.bus_id,
+			o->dev);
+	return 0;
+}
+
+int wk_mem_setup(struct wk_mem *wm, const json_t *setup, struct vb_opts *o, struct vb_res *r,
+		 const char *node)
+{
+	const json_t *mj = json_object_get(setup, "mem");
+	char why[256];
+
+	snprintf(wm->node, sizeof(wm->node), "%s", node);
+	if (mj && gdr_opts_from_json(mj, &wm->opts, why, sizeof(why))) {
+		fc_err("the controller's setup message has %s", why);
+		return -EPROTO;
+	}
+	r->mem_alloc = mem_alloc;
+	r->mem_free = mem_free;
+	r->mem_arg = wm;
+	if (wm->opts.kind != GDR_CUDA)
+		return 0;
+	wm->topo = gdr_topo_load();
+	if (!o->dev[0] && wm->opts.req.how != GDR_GPU_NEAREST && !json_object_get(setup, "cm"))
+		return hca_for_gpu(wm, o);
+	return 0;
+}
+
+void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
+{
+	gdr_mem_report(rep, &wm->mem, wm->hca[0] ? wm->hca : NULL);
+	/* The CPU cannot read GPU memory: no inline sends from it. */
+	if (!gdr_mem_host_accessible(&wm->mem)) {
+		r->max_inline = 0;
+		json_object_set_new(rep, "max_inline", json_integer(0));
+	}
+}
+
+int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
+{
+	uint64_t half = (uint64_t)r->stride * r->nslots;
+	int err;
+
+	if (!gdr_mem_host_accessible(&wm->mem)) {
+		r->max_inline = 0;
+		if (t->lat && t->op == VB_WRITE) {
+			fc_err("write latency polls memory with the CPU, which GPU memory does not allow; measure latency with read or send");
+			return -EOPNOTSUPP;
+		}
+	}
+	wm->ntests++;
+	wm->last = *t;
+	if (!wm->opts.validate || t->lat)
+		return 0;
+	wm->seed = 0x76616c6964617465ULL ^ (wm->ntests << 20) ^ t->size;
+	wm->poison = ~wm->seed;
+	err = gdr_mem_fill_slots(&wm->mem, 0, r->stride, r->nslots, (size_t)t->size, wm->seed);
+	if (!err)
+		err = gdr_mem_fill_slots(&wm->mem, half, r->stride, r->nslots, (size_t)r->stride,
+					 wm->poison);
+	if (err)
+		fc_err("--validate: cannot fill the %s buffer: %s", gdr_kind_name(wm->dev.kind),
+		       strerror(-err));
+	return err;
+}
+
+int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
+{
+	uint64_t half = (uint64_t)r->stride * r->nslots;
+	const struct vb_test *t = &wm->last;
+	struct gdr_slot_check c;
+	char desc[64];
+	json_t *v;
+	int err;
+
+	if (!wm->opts.validate || !wm->ntests || t->lat) {
+		fc_err("the controller asked to check data of a test that was not validated");
+		return -EPROTO;
+	}
+	err = gdr_mem_verify_slots(&wm->mem, half, r->stride, r->nslots, (size_t)t->size,
+				   wm->seed, wm->poison, &c);
+	if (err < 0) {
+		fc_err("--validate: cannot read the received data back: %s", strerror(-err));
+		return err;
+	}
+	v = json_pack("{s:s, s:i, s:i, s:i}", "memory",
+		      gdr_mem_describe(&wm->mem, desc, sizeof(desc)), "slots", (int)r->nslots,
+		      "matched", (int)c.matched, "untouched", (int)c.untouched);
+	if (err == 1) {
+		json_object_set_new(v, "bad_slot", json_integer(c.bad_slot));
+		json_object_set_new(v, "bad_offset", json_integer((json_int_t)c.bad_off));
+	}
+	json_object_set_new(result, "validate", v);
+	return 0;
+}
+
+void wk_mem_close(struct wk_mem *wm)
+{
+	gdr_mem_free(&wm->mem);
+	if (wm->dev_open)
+		gdr_dev_close(&wm->dev);
+	wm->dev_open = 0;
+	topo_free(wm->topo);
+	wm->topo = NULL;
+}

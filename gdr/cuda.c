@@ -1,0 +1,488 @@
+/*
+ * CUDA memory through the driver API, loaded at run time: one binary runs
+ * with and without a GPU. Only the few types and constants used here are
+ * declared (values from the CUDA driver API reference); no CUDA header is
+ * needed to build. Entry points are taken by their versioned names
+ * (cuMemAlloc_v2, ...), which is what cuda.h maps the plain names to.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/fc.h"
+#include "../core/log.h"
+#include "gdr.h"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+
+enum {
+	CUDA_SUCCESS = 0,
+	CUDA_ERROR_INVALID_VALUE = 1,
+	CUDA_ERROR_OUT_OF_MEMORY = 2,
+	CUDA_ERROR_STUB_LIBRARY = 34,
+	CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
+	CUDA_ERROR_NO_DEVICE = 100,
+};
+enum {
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116,
+	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
+};
+enum { CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6 };
+enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
+
+#define GPU_PAGE (64u << 10) /* allocations rounded to GPU pages */
+
+struct cuda_api {
+	CUresult (*init)(unsigned int flags);
+	CUresult (*driver_version)(int *v);
+	CUresult (*device_count)(int *n);
+	CUresult (*device_get)(CUdevice *d, int ordinal);
+	CUresult (*device_name)(char *name, int len, CUdevice d);
+	CUresult (*device_attr)(int *v, int attr, CUdevice d);
+	CUresult (*device_bus_id)(char *buf, int len, CUdevice d);
+	CUresult (*ctx_retain)(CUcontext *ctx, CUdevice d);
+	CUresult (*ctx_release)(CUdevice d);
+	CUresult (*ctx_set_current)(CUcontext ctx);
+	CUresult (*ctx_sync)(void);
+	CUresult (*mem_alloc)(CUdeviceptr *p, size_t len);
+	CUresult (*mem_free)(CUdeviceptr p);
+	CUresult (*memcpy_htod)(CUdeviceptr dst, const void *src, size_t len);
+	CUresult (*memcpy_dtoh)(void *dst, CUdeviceptr src, size_t len);
+	CUresult (*host_alloc)(void **p, size_t len);
+	CUresult (*host_free)(void *p);
+	CUresult (*pointer_set_attr)(const void *v, int attr, CUdeviceptr p);
+	CUresult (*error_name)(CUresult r, const char **s);
+	CUresult (*range_handle)(void *handle, CUdeviceptr p, size_t len, int type,
+				 unsigned long long flags);
+};
+
+struct cuda_state {
+	void *lib;
+	struct cuda_api api;
+	CUdevice cudev;
+	CUcontext ctx;
+};
+
+#define SYM(field, req, ...) \
+	{ offsetof(struct cuda_api, field), req, { __VA_ARGS__, NULL } }
+
+static const struct {
+	size_t off;
+	int required;
+	const char *names[3]; /* newest first */
+} cuda_syms[] = {
+	SYM(init, 1, "cuInit"),
+	SYM(driver_version, 1, "cuDriverGetVersion"),
+	SYM(device_count, 1, "cuDeviceGetCount"),
+	SYM(device_get, 1, "cuDeviceGet"),
+	SYM(device_name, 1, "cuDeviceGetName"),
+	SYM(device_attr, 1, "cuDeviceGetAttribute"),
+	SYM(device_bus_id, 1, "cuDeviceGetPCIBusId"),
+	SYM(ctx_retain, 1, "cuDevicePrimaryCtxRetain"),
+	SYM(ctx_release, 1, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+	SYM(ctx_set_current, 1, "cuCtxSetCurrent"),
+	SYM(ctx_sync, 1, "cuCtxSynchronize"),
+	SYM(mem_alloc, 1, "cuMemAlloc_v2"),
+	SYM(mem_free, 1, "cuMemFree_v2"),
+	SYM(memcpy_htod, 1, "cuMemcpyHtoD_v2"),
+	SYM(memcpy_dtoh, 1, "cuMemcpyDtoH_v2"),
+	SYM(host_alloc, 0, "cuMemAllocHost_v2"),
+	SYM(host_free, 0, "cuMemFreeHost"),
+	SYM(pointer_set_attr, 0, "cuPointerSetAttribute"),
+	SYM(error_name, 0, "cuGetErrorName"),
+	SYM(range_handle, 0, "cuMemGetHandleForAddressRange"),
+};
+
+static const char *node_name(void)
+{
+	static char host[256];
+
+	if (!host[0] && gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "this node");
+	return host;
+}
+
+static const char *cu_err(const struct cuda_api *api, CUresult r, char *buf, size_t len)
+{
+	const char *name = NULL;
+
+	if (api->error_name && api->error_name(r, &name) == CUDA_SUCCESS && name)
+		snprintf(buf, len, "%s (%d)", name, r);
+	else
+		snprintf(buf, len, "CUDA error %d", r);
+	return buf;
+}
+
+/* Records why opening failed (for reports), logs it once, returns @ret. */
+static int __attribute__((format(printf, 3, 4)))
+open_fail(struct gdr_dev *dev, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dev->err, sizeof(dev->err), fmt, ap);
+	va_end(ap);
+	fc_err("%s", dev->err);
+	return ret;
+}
+
+static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
+{
+	const char *env = getenv("FABCHECK_LIBCUDA");
+	const char *path = env && *env ? env : "libcuda.so.1";
+	void *fn;
+
+	dev->lib = path;
+	st->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!st->lib)
+		return open_fail(dev, -ENOENT,
+				 "cannot load %s on %s (%s): the NVIDIA driver is not installed; fix: install the NVIDIA driver, or drop --use-cuda to test from host memory",
+				 path, node_name(), dlerror());
+	for (size_t i = 0; i < FC_ARRAY_SIZE(cuda_syms); i++) {
+		fn = NULL;
+		for (int k = 0; !fn && cuda_syms[i].names[k]; k++)
+			fn = dlsym(st->lib, cuda_syms[i].names[k]);
+		if (!fn && cuda_syms[i].required)
+			return open_fail(dev, -ENOSYS,
+					 "%s on %s has no %s: the NVIDIA driver is too old; fix: update the NVIDIA driver",
+					 path, node_name(), cuda_syms[i].names[0]);
+		memcpy((char *)&st->api + cuda_syms[i].off, &fn, sizeof(fn));
+	}
+	dev->cuda_export = st->api.range_handle != NULL;
+	return 0;
+}
+
+static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
+{
+	const struct cuda_api *api = &st->api;
+	char e[96];
+	CUresult r;
+	int n = 0;
+
+	r = api->init(0);
+	if (r == CUDA_ERROR_NO_DEVICE)
+		return open_fail(dev, -ENODEV,
+				 "no CUDA device on %s (cuInit: %s); fix: check nvidia-smi and the driver, or drop --use-cuda",
+				 node_name(), cu_err(api, r, e, sizeof(e)));
+	if (r == CUDA_ERROR_STUB_LIBRARY)
+		return open_fail(dev, -ENOENT,
+				 "%s on %s is the CUDA toolkit's stub, not the driver (cuInit: %s); fix: install the NVIDIA driver, or drop the stubs folder from LD_LIBRARY_PATH",
+				 dev->lib, node_name(), cu_err(api, r, e, sizeof(e)));
+	if (r != CUDA_SUCCESS)
+		return open_fail(dev, -EIO,
+				 "cuInit failed on %s: %s; fix: check nvidia-smi and dmesg (driver and kernel module versions must match)",
+				 node_name(), cu_err(api, r, e, sizeof(e)));
+	if (api->driver_version(&dev->driver_version) != CUDA_SUCCESS)
+		dev->driver_version = 0;
+	r = api->device_count(&n);
+	if (r != CUDA_SUCCESS || n <= 0)
+		return open_fail(dev, -ENODEV,
+				 "no CUDA device on %s (cuDeviceGetCount: %s, %d devices); fix: check nvidia-smi, or drop --use-cuda",
+				 node_name(), r ? cu_err(api, r, e, sizeof(e)) : "ok", n);
+	dev->ngpus = n;
+	return 0;
+}
+
+/* Fills dev->gpus with what the driver says about each GPU. */
+static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct topo *topo,
+		     const char *hca)
+{
+	const struct cuda_api *api = &st->api;
+	char e[96];
+	CUdevice d;
+	CUresult r;
+
+	dev->gpus = calloc((size_t)dev->ngpus, sizeof(*dev->gpus));
+	if (!dev->gpus)
+		return open_fail(dev, -ENOMEM, "out of memory listing %d GPUs", dev->ngpus);
+	for (int i = 0; i < dev->ngpus; i++) {
+		struct gdr_gpu_info *g = &dev->gpus[i];
+
+		g->index = i;
+		r = api->device_get(&d, i);
+		if (!r)
+			r = api->device_bus_id(g->bus_id, (int)sizeof(g->bus_id), d);
+		if (r)
+			return open_fail(dev, -EIO, "cannot query GPU %d on %s: %s", i,
+					 node_name(), cu_err(api, r, e, sizeof(e)));
+		if (api->device_name(g->name, (int)sizeof(g->name), d))
+			snprintf(g->name, sizeof(g->name), "?");
+		/* Drivers older than the attribute answer INVALID_VALUE: no. */
+		if (api->device_attr(&g->dmabuf, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, d))
+			g->dmabuf = 0;
+		if (api->device_attr(&g->gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, d))
+			g->gdr = 0;
+	}
+	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
+	return 0;
+}
+
+static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req)
+{
+	const struct cuda_api *api = &st->api;
+	char why[384], e[96];
+	CUresult r;
+	int pos;
+
+	pos = gdr_gpu_pick(dev->gpus, dev->ngpus, req, why, sizeof(why));
+	if (pos < 0)
+		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
+				 why, node_name());
+	dev->gpu = dev->gpus[pos];
+	r = api->device_get(&st->cudev, dev->gpu.index);
+	if (!r)
+		r = api->ctx_retain(&st->ctx, st->cudev);
+	if (r)
+		return open_fail(dev, -EIO,
+				 "cannot create a context on GPU %d (%s) on %s: %s; fix: check nvidia-smi (compute mode, other processes)",
+				 dev->gpu.index, dev->gpu.bus_id, node_name(), cu_err(api, r, e, sizeof(e)));
+	r = api->ctx_set_current(st->ctx);
+	if (r) {
+		api->ctx_release(st->cudev);
+		st->ctx = NULL;
+		return open_fail(dev, -EIO, "cannot use the context of GPU %d on %s: %s",
+				 dev->gpu.index, node_name(), cu_err(api, r, e, sizeof(e)));
+	}
+	return 0;
+}
+
+static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
+		     const struct topo *topo, const char *hca)
+{
+	struct cuda_state *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st)
+		return open_fail(dev, -ENOMEM, "out of memory");
+	ret = cuda_load(dev, st);
+	if (ret)
+		goto out_free;
+	ret = cuda_start(dev, st);
+	if (!ret)
+		ret = cuda_list(dev, st, topo, hca);
+	if (!ret)
+		ret = cuda_select(dev, st, req);
+	if (ret)
+		goto out_close;
+	dev->priv = st;
+	return 0;
+out_close:
+	free(dev->gpus);
+	dev->gpus = NULL;
+	dlclose(st->lib);
+out_free:
+	free(st);
+	return ret;
+}
+
+static void cuda_release(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+
+	if (!st)
+		return;
+	if (st->ctx)
+		st->api.ctx_release(st->cudev);
+	dlclose(st->lib);
+	free(st);
+	dev->priv = NULL;
+}
+
+static struct cuda_state *state_of(const struct gdr_mem *m)
+{
+	return m->dev->priv;
+}
+
+static int cuda_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len)
+{
+	struct cuda_state *st = dev->priv;
+	CUdeviceptr p = 0;
+	char e[96];
+	CUresult r;
+
+	m->alloc_len = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
+	r = st->api.mem_alloc(&p, m->alloc_len);
+	if (r) {
+		fc_err("cannot allocate %zu bytes on GPU %d (%s) on %s: %s%s", m->alloc_len,
+		       dev->gpu.index, dev->gpu.bus_id, node_name(), cu_err(&st->api, r, e, sizeof(e)),
+		       r == CUDA_ERROR_OUT_OF_MEMORY ? "; fix: use a smaller --size or free the GPU" : "");
+		return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+	}
+	m->base = (void *)(uintptr_t)p;
+	m->iova = p;
+	return 0;
+}
+
+static void cuda_free(struct gdr_mem *m)
+{
+	state_of(m)->api.mem_free((CUdeviceptr)m->iova);
+}
+
+static int cuda_copy_from(struct gdr_mem *m, uint64_t off, const void *src, size_t len)
+{
+	const struct cuda_api *api = &state_of(m)->api;
+	char e[96];
+	CUresult r = api->memcpy_htod((CUdeviceptr)(m->iova + off), src, len);
+
+	if (r) {
+		fc_err("copy of %zu bytes to GPU %d failed: %s", len, m->dev->gpu.index,
+		       cu_err(api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cuda_copy_to(struct gdr_mem *m, void *dst, uint64_t off, size_t len)
+{
+	const struct cuda_api *api = &state_of(m)->api;
+	char e[96];
+	CUresult r = api->memcpy_dtoh(dst, (CUdeviceptr)(m->iova + off), len);
+
+	if (r) {
+		fc_err("copy of %zu bytes from GPU %d failed: %s", len, m->dev->gpu.index,
+		       cu_err(api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cuda_sync(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+	char e[96];
+	CUresult r = st->api.ctx_sync();
+
+	if (r) {
+		fc_err("GPU %d on %s: cuCtxSynchronize: %s", dev->gpu.index, node_name(),
+		       cu_err(&st->api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p)
+{
+	const struct cuda_api *api = &state_of(m)->api;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	CUdeviceptr start = m->iova & ~(pg - 1);
+	uint64_t off = m->iova - start;
+	size_t span = (size_t)((m->len + off + pg - 1) & ~(pg - 1));
+	char e[96];
+	int fd = -1;
+	CUresult r;
+
+	if (!api->range_handle) {
+		fc_err("the CUDA driver has no cuMemGetHandleForAddressRange (needs 11.7 or newer)");
+		return -EOPNOTSUPP;
+	}
+	/* The range must start and end on host pages. */
+	r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	if (r || fd < 0) {
+		fc_err("cuMemGetHandleForAddressRange on GPU %d (%zu bytes): %s", m->dev->gpu.index,
+		       span, cu_err(api, r, e, sizeof(e)));
+		return r == CUDA_ERROR_INVALID_VALUE || !r ? -EINVAL : -EOPNOTSUPP;
+	}
+	*offset_p = off;
+	return fd;
+}
+
+static int reg_dmabuf(struct gdr_mem *m, struct ibv_pd *pd, int access, char *why, size_t len)
+{
+	uint64_t off = 0;
+	int fd = gdr_cuda_export_dmabuf(m, &off), err;
+
+	if (fd < 0) {
+		snprintf(why, len, "cuMemGetHandleForAddressRange on GPU %d refused the export",
+			 m->dev->gpu.index);
+		return fd;
+	}
+	m->mr = ibv_reg_dmabuf_mr(pd, off, m->len, m->iova, fd, access);
+	if (!m->mr) {
+		err = errno ? errno : EINVAL;
+		close(fd);
+		snprintf(why, len, "ibv_reg_dmabuf_mr of %zu bytes of GPU %d memory: %s", m->len,
+			 m->dev->gpu.index, strerror(err));
+		return -err;
+	}
+	m->dmabuf_fd = fd;
+	return 0;
+}
+
+static int reg_peermem(struct gdr_mem *m, struct ibv_pd *pd, int access, char *why, size_t len)
+{
+	const struct cuda_api *api = &state_of(m)->api;
+	unsigned int one = 1;
+	int err;
+
+	/* Keep CUDA copies ordered with the HCA's accesses, as NCCL does. */
+	if (api->pointer_set_attr &&
+	    api->pointer_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)m->iova))
+		fc_warn("GPU %d: cannot set SYNC_MEMOPS on the buffer", m->dev->gpu.index);
+	m->mr = ibv_reg_mr(pd, m->base, m->len, access);
+	if (!m->mr) {
+		err = errno ? errno : EINVAL;
+		snprintf(why, len, "ibv_reg_mr of %zu bytes of GPU %d memory (peermem): %s", m->len,
+			 m->dev->gpu.index, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int cuda_reg(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		    enum gdr_reg_method method, char *why, size_t whylen)
+{
+	if (method == GDR_REG_DMABUF)
+		return reg_dmabuf(m, pd, access, why, whylen);
+	if (method == GDR_REG_PEERMEM)
+		return reg_peermem(m, pd, access, why, whylen);
+	snprintf(why, whylen, "GPU memory cannot be registered as %s", gdr_method_name(method));
+	return -EINVAL;
+}
+
+const struct gdr_ops gdr_cuda_ops = {
+	.name = "cuda",
+	.init = cuda_init,
+	.alloc = cuda_alloc,
+	.free = cuda_free,
+	.copy_from_host = cuda_copy_from,
+	.copy_to_host = cuda_copy_to,
+	.sync = cuda_sync,
+	.reg = cuda_reg,
+	.release = cuda_release,
+};
+
+void *gdr_staging_alloc(struct gdr_dev *dev, size_t len, int *pinned_p)
+{
+	struct cuda_state *st = dev->kind == GDR_CUDA ? dev->priv : NULL;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+
+	*pinned_p = 0;
+	if (st && st->api.host_alloc && st->api.host_free &&
+	    st->api.host_alloc(&p, len) == CUDA_SUCCESS && p) {
+		*pinned_p = 1;
+		return p;
+	}
+	p = aligned_alloc(pg, (len + pg - 1) / pg * pg);
+	if (!p)
+		fc_err("cannot allocate a %zu-byte host buffer: %m", len);
+	return p;
+}
+
+void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned)
+{
+	struct cuda_state *st = dev->kind == GDR_CUDA ? dev->priv : NULL;
+
+	if (pinned && st)
+		st->api.host_free(p);
+	else
+		free(p);
+}

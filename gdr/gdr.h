@@ -1,0 +1,308 @@
+/*
+ * GPUDirect RDMA memory for the verbs data path.
+ *
+ * One ops table per memory kind (host, CUDA), chosen when a device is
+ * opened. CUDA comes from the driver API loaded at run time with
+ * dlopen("libcuda.so.1"); no CUDA header or library is needed to build.
+ * FABCHECK_LIBCUDA=PATH loads another library instead: a test and
+ * diagnostic hook (the CLI tests point it at a fake driver that returns
+ * CUDA error codes, to exercise the error paths on machines with no GPU).
+ *
+ * GPU memory is registered with the HCA by dma-buf first
+ * (cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr), then by peermem
+ * (ibv_reg_mr on the device pointer, with nvidia_peermem loaded). There is
+ * no fallback to host memory: when neither works the caller gets an error
+ * that says what to fix.
+ */
+#ifndef FC_GDR_H
+#define FC_GDR_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../checks/pcitopo.h"
+
+struct ibv_pd;
+struct ibv_mr;
+
+enum gdr_kind { GDR_HOST, GDR_CUDA };
+
+/* --gdr: how GPU memory may be registered. */
+enum gdr_mode { GDR_MODE_AUTO, GDR_MODE_DMABUF, GDR_MODE_PEERMEM };
+
+/* How a region was (or will be) registered. */
+enum gdr_reg_method { GDR_REG_NONE, GDR_REG_HOST, GDR_REG_DMABUF, GDR_REG_PEERMEM };
+
+const char *gdr_kind_name(enum gdr_kind k);
+const char *gdr_mode_name(enum gdr_mode m);
+const char *gdr_method_name(enum gdr_reg_method m);
+/* Parses "auto", "dmabuf" (or "dma-buf"), "peermem"; logs and returns
+ * -EINVAL otherwise. */
+int gdr_parse_mode(const char *opt, const char *text, enum gdr_mode *out_p);
+
+/* ---- GPU choice (pure) ---- */
+
+enum gdr_gpu_how { GDR_GPU_NEAREST, GDR_GPU_INDEX, GDR_GPU_BUS };
+
+struct gdr_gpu_req {
+	enum gdr_gpu_how how;
+	int index;	 /* GDR_GPU_INDEX */
+	char bus_id[32]; /* GDR_GPU_BUS, as typed */
+};
+
+/*
+ * --use-cuda[=SPEC]: NULL or "" -> nearest the HCA; digits -> index;
+ * [DOMAIN:]BUS:DEV.FN in hex -> bus id. Logs and returns -EINVAL on
+ * anything else, naming @opt.
+ */
+int gdr_parse_gpu_spec(const char *opt, const char *text, struct gdr_gpu_req *req);
+
+/* Parses a PCI address "0000:3b:00.0", "00000000:3B:00.0" or "3b:00.0"
+ * into one comparable number; returns -EINVAL if it is not one. */
+int gdr_bdf_parse(const char *text, uint64_t *out_p);
+
+struct gdr_gpu_info {
+	int index;
+	char name[96];
+	char bus_id[32];   /* as the driver prints it */
+	int dmabuf;	   /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
+	int gdr;	   /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
+	enum topo_dist dist; /* to the chosen HCA, TOPO_UNKNOWN if none */
+};
+
+/*
+ * Picks the GPU that @req names among @gpus (index order). For
+ * GDR_GPU_NEAREST the smallest distance wins, the lowest index on ties.
+ * Returns the position in @gpus, or -ENODEV (no GPU) / -ENOENT (no such
+ * index or bus id) with a message in @err that lists what exists.
+ */
+int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_req *req,
+		 char *err, size_t errlen);
+
+/* ---- Topology glue (shared PCIe distance code in checks/pcitopo) ---- */
+
+/* Sets gpus[i].dist to the distance to HCA @hca (name or bus id) in @topo;
+ * TOPO_UNKNOWN without a topology or HCA (a software HCA has no PCI). */
+void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		       const char *hca);
+/* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
+ * -ENOENT when the topology has no HCA or no such GPU. */
+int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
+/* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
+ * NULL (and nothing logged) when it has none. */
+struct topo *gdr_topo_load(void);
+
+/* ---- Registration decision (pure) ---- */
+
+struct gdr_reg_inputs {
+	enum gdr_mode mode;
+	int driver_version;  /* cuDriverGetVersion, 0 unknown */
+	int cuda_export;     /* cuMemGetHandleForAddressRange is in the driver */
+	int cuda_dmabuf;     /* the GPU reports DMA_BUF_SUPPORTED */
+	int verbs_dmabuf;    /* 1 kernel+rdma-core take dma-buf, 0 not, -1 not probed */
+	int peermem;	     /* nvidia_peermem (or nv_peer_mem) seen */
+};
+
+struct gdr_reg_plan {
+	enum gdr_reg_method first;  /* GDR_REG_NONE on error */
+	enum gdr_reg_method second; /* tried if @first is refused, or NONE */
+	char msg[512];		    /* why (on success) or what to fix (on error) */
+};
+
+/* Returns 0 with a plan, or -EOPNOTSUPP with @plan->msg naming what is
+ * missing and the fix. Logs nothing. */
+int gdr_reg_decide(const struct gdr_reg_inputs *in, struct gdr_reg_plan *plan);
+
+/* ---- Data patterns for --validate (pure) ---- */
+
+/* Writes the pattern for absolute offsets [off, off + len) into @buf. */
+void gdr_pattern_fill(void *buf, uint64_t off, size_t len, uint64_t seed);
+/* Returns the first absolute offset in [off, off + len) where @buf differs
+ * from the pattern, or -1 when it matches. */
+int64_t gdr_pattern_check(const void *buf, uint64_t off, size_t len, uint64_t seed);
+
+/* ---- Devices and memory (ops table per kind) ---- */
+
+struct gdr_dev;
+struct gdr_mem;
+
+struct gdr_ops {
+	const char *name;
+	/* Opens the backend and selects a GPU (CUDA). @topo, @hca may be NULL. */
+	int (*init)(struct gdr_dev *dev, const struct gdr_gpu_req *req,
+		    const struct topo *topo, const char *hca);
+	int (*alloc)(struct gdr_dev *dev, struct gdr_mem *m, size_t len);
+	void (*free)(struct gdr_mem *m);
+	int (*copy_from_host)(struct gdr_mem *m, uint64_t off, const void *src, size_t len);
+	int (*copy_to_host)(struct gdr_mem *m, void *dst, uint64_t off, size_t len);
+	/* Waits for every copy issued so far. */
+	int (*sync)(struct gdr_dev *dev);
+	/* Registers by @method; on failure returns -errno and says which
+	 * call failed and why in @why. */
+	int (*reg)(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		   enum gdr_reg_method method, char *why, size_t whylen);
+	void (*release)(struct gdr_dev *dev);
+};
+
+struct gdr_dev {
+	const struct gdr_ops *ops;
+	enum gdr_kind kind;
+	enum gdr_mode mode;
+	struct gdr_gpu_info gpu; /* chosen GPU (CUDA) */
+	int ngpus;
+	struct gdr_gpu_info *gpus; /* every GPU seen (CUDA), ngpus long */
+	int driver_version;
+	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
+	const char *lib;	   /* library loaded */
+	void *priv;		   /* backend state */
+	char err[512];		   /* why gdr_dev_open failed, for reports */
+};
+
+struct gdr_mem {
+	struct gdr_dev *dev;
+	void *base;	  /* host pointer, or the device pointer as a pointer */
+	uint64_t iova;	  /* address to use in SGEs and remote_addr */
+	size_t len;	  /* usable length */
+	size_t alloc_len; /* rounded to the page size of the kind */
+	int dmabuf_fd;	  /* exported dma-buf, -1 when none */
+	struct ibv_mr *mr;
+	enum gdr_reg_method method;
+	struct gdr_reg_plan plan; /* what registration decided */
+};
+
+/*
+ * Opens memory of @kind. For GDR_CUDA loads the driver, lists the GPUs,
+ * computes their distance in @topo to HCA @hca (name or bus id; both may be
+ * NULL) and selects one by @req. Returns 0 or a negative errno after logging what to do:
+ * -ENOENT no libcuda, -ENODEV no GPU, -ENXIO no such GPU.
+ */
+int gdr_dev_open(struct gdr_dev *dev, enum gdr_kind kind, enum gdr_mode mode,
+		 const struct gdr_gpu_req *req, const struct topo *topo, const char *hca);
+void gdr_dev_close(struct gdr_dev *dev);
+
+/* Allocates @len bytes (page aligned, many pages for large @len). */
+int gdr_mem_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len);
+void gdr_mem_free(struct gdr_mem *m);
+
+/*
+ * Registers @m with @pd: host memory with ibv_reg_mr; GPU memory by the
+ * plan from gdr_reg_decide (dma-buf, then peermem in auto mode). @node and
+ * @devname name this node and the HCA in messages (@node NULL where the log
+ * prefix names the node already, as in a worker). 0 or -errno (logged).
+ */
+int gdr_mem_reg(struct gdr_mem *m, struct ibv_pd *pd, int access, const char *node,
+		const char *devname);
+/* Registers by @plan (first, then second), as gdr_mem_reg does once it
+ * has decided; logs a refused registration naming @node, @devname, the
+ * call, errno and the fix. */
+int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		     const struct gdr_reg_plan *plan, const char *node, const char *devname);
+void gdr_mem_dereg(struct gdr_mem *m);
+uint32_t gdr_mem_lkey(const struct gdr_mem *m);
+uint32_t gdr_mem_rkey(const struct gdr_mem *m);
+
+/* "host", "cuda:0 (dmabuf)", "cuda:1 (peermem)" for reports. */
+const char *gdr_mem_describe(const struct gdr_mem *m, char *buf, size_t len);
+
+/* Fills [off, off + len) with the pattern for @seed (through a host
+ * staging buffer for GPU memory). */
+int gdr_mem_fill(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed);
+/* Copies [off, off + len) back and checks it: 0 match, 1 mismatch with
+ * *bad_off_p set to the first bad absolute offset, or -errno. */
+int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
+		   uint64_t *bad_off_p);
+
+/* Host buffer for timed copies to and from @dev's memory: pinned through
+ * the driver for CUDA (*pinned_p = 1), page aligned otherwise. */
+void *gdr_staging_alloc(struct gdr_dev *dev, size_t len, int *pinned_p);
+void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned);
+
+/*
+ * --validate across the slots a test cycles through: slot i is the @len
+ * bytes at @base + i * @stride. Every slot of the source holds the same
+ * pattern (so a message may land in any slot of the sink); the sink's
+ * slots are first filled with a @poison pattern over the whole stride.
+ * Afterwards each slot must hold the data or still the poison: a slot with
+ * anything else is a corruption, reported with its first bad offset.
+ */
+struct gdr_slot_check {
+	uint32_t matched;   /* slots that hold the data */
+	uint32_t untouched; /* slots nothing was written to */
+	uint32_t bad_slot;  /* on mismatch: the slot */
+	uint64_t bad_off;   /* on mismatch: first bad offset in the message */
+};
+
+int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+		       size_t len, uint64_t seed);
+/* 0 when every slot holds the data or the poison, 1 on a corrupt slot,
+ * -errno when the memory could not be read back. */
+int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
+			 size_t len, uint64_t seed, uint64_t poison, struct gdr_slot_check *c);
+
+/*
+ * True when the CPU may read and write the memory. GPU memory is not: the
+ * data path must not use IBV_SEND_INLINE on it, nor poll it or memset it
+ * from the CPU (use completions, and gdr_mem_fill to set it).
+ */
+int gdr_mem_host_accessible(const struct gdr_mem *m);
+
+/* Recomputes the distances of @dev's GPUs to HCA @hca once it is chosen. */
+void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *hca);
+
+/* ---- Test options and reports (pure) ---- */
+
+/* What a test asks of the memory on each node. Zeroed = host memory. */
+struct gdr_opts {
+	enum gdr_kind kind; /* GDR_CUDA when --use-cuda was given */
+	struct gdr_gpu_req req;
+	enum gdr_mode mode;
+	int validate;	    /* --validate: fill, transfer, verify */
+};
+
+/* --use-cuda[=SPEC]: sets kind and the GPU request (NULL SPEC: nearest). */
+int gdr_opts_use_cuda(struct gdr_opts *o, const char *spec);
+/* The options as the controller sends them to a worker:
+ * {"memory": "host"|"cuda", "gpu": null|N|"BUS"|"nearest", "gdr": MODE,
+ *  "validate": bool} */
+json_t *gdr_opts_json(const struct gdr_opts *o);
+/* Reads them back; -EPROTO with @why on anything else. */
+int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t len);
+/* Adds "memory" ("host", "cuda:0 (dmabuf)") and, for GPU memory, "gpu",
+ * "gpu_name", "gpu_bus_id", "gpu_distance", "gpu_hca" to a side's report. */
+void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca);
+/* A warning when the GPU is farther than PXB from the HCA, or the path is
+ * unknown while an HCA is named. */
+void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *g,
+		      const char *hca);
+void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m,
+		      const char *hca);
+
+/* The distance warning from a side of a pair report ("node", "device",
+ * "gpu", "gpu_bus_id", "gpu_distance"); nothing for host memory. */
+void gdr_side_findings(json_t *doc, const json_t *side);
+/* Failures from a sink's "validate" result: {"memory", "slots", "matched",
+ * "untouched"[, "bad_slot", "bad_offset"]}. */
+void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint64_t size,
+			   const json_t *v);
+
+/* ---- Probes of this host ---- */
+
+/* True when nvidia_peermem / nv_peer_mem is loaded under @sysfs; names
+ * the path seen in @seen (may be NULL). */
+int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len);
+/* 1 when kernel and rdma-core take dma-buf MRs on @pd, 0 when not
+ * (EOPNOTSUPP / EPROTONOSUPPORT), as NCCL probes it. */
+int gdr_verbs_dmabuf_supported(struct ibv_pd *pd);
+/* Root of sysfs ("/sys", or $FABCHECK_SYSFS for tests on recorded trees). */
+const char *gdr_sysfs_root(void);
+
+/* The CUDA ops; exposed for the self-check. */
+extern const struct gdr_ops gdr_host_ops;
+extern const struct gdr_ops gdr_cuda_ops;
+
+/* Exports a dma-buf fd for [0, len) of CUDA memory @m (closed by the
+ * caller). Returns the fd or -errno (logged). */
+int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p);
+
+#endif

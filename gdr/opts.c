@@ -1,0 +1,147 @@
+/*
+ * The memory options of a test (--use-cuda[=N|BUS_ID], --gdr, --validate)
+ * as the controller parses them and relays them to the workers, and what a
+ * worker reports about the memory it used. Pure code over jansson.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/out.h"
+#include "gdr.h"
+
+int gdr_opts_use_cuda(struct gdr_opts *o, const char *spec)
+{
+	int ret = gdr_parse_gpu_spec("--use-cuda", spec, &o->req);
+
+	if (!ret)
+		o->kind = GDR_CUDA;
+	return ret;
+}
+
+json_t *gdr_opts_json(const struct gdr_opts *o)
+{
+	json_t *gpu;
+
+	if (o->kind != GDR_CUDA)
+		gpu = json_null();
+	else if (o->req.how == GDR_GPU_INDEX)
+		gpu = json_integer(o->req.index);
+	else if (o->req.how == GDR_GPU_BUS)
+		gpu = json_string(o->req.bus_id);
+	else
+		gpu = json_string("nearest");
+	return json_pack("{s:s, s:o, s:s, s:b}", "memory", gdr_kind_name(o->kind), "gpu", gpu,
+			 "gdr", gdr_mode_name(o->mode), "validate", o->validate);
+}
+
+static int bad(char *why, size_t len, const char *what)
+{
+	snprintf(why, len, "bad memory options: %s", what);
+	return -EPROTO;
+}
+
+int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t len)
+{
+	const json_t *gpu = json_object_get(j, "gpu");
+	const char *kind = fc_jstr(j, "memory", "");
+
+	memset(o, 0, sizeof(*o));
+	if (!json_is_object(j))
+		return bad(why, len, "not an object");
+	if (!strcmp(kind, "cuda"))
+		o->kind = GDR_CUDA;
+	else if (strcmp(kind, "host"))
+		return bad(why, len, "\"memory\" is neither host nor cuda");
+	if (!strcmp(fc_jstr(j, "gdr", "auto"), "dmabuf"))
+		o->mode = GDR_MODE_DMABUF;
+	else if (!strcmp(fc_jstr(j, "gdr", "auto"), "peermem"))
+		o->mode = GDR_MODE_PEERMEM;
+	else if (strcmp(fc_jstr(j, "gdr", "auto"), "auto"))
+		return bad(why, len, "\"gdr\" is not auto, dmabuf or peermem");
+	o->validate = json_is_true(json_object_get(j, "validate"));
+	if (o->kind != GDR_CUDA)
+		return 0;
+	if (json_is_integer(gpu) && json_integer_value(gpu) >= 0 &&
+	    json_integer_value(gpu) <= 1023) {
+		o->req.how = GDR_GPU_INDEX;
+		o->req.index = (int)json_integer_value(gpu);
+	} else if (json_is_string(gpu) && !strcmp(json_string_value(gpu), "nearest")) {
+		o->req.how = GDR_GPU_NEAREST;
+	} else if (json_is_string(gpu) && strlen(json_string_value(gpu)) < sizeof(o->req.bus_id) &&
+		   gdr_bdf_parse(json_string_value(gpu), &(uint64_t){ 0 }) == 0) {
+		o->req.how = GDR_GPU_BUS;
+		snprintf(o->req.bus_id, sizeof(o->req.bus_id), "%s", json_string_value(gpu));
+	} else {
+		return bad(why, len, "\"gpu\" is not an index, a bus id or \"nearest\"");
+	}
+	return 0;
+}
+
+void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca)
+{
+	char desc[64];
+
+	json_object_set_new(side, "memory", json_string(gdr_mem_describe(m, desc, sizeof(desc))));
+	if (!m->dev || m->dev->kind != GDR_CUDA)
+		return;
+	json_object_set_new(side, "gpu", json_integer(m->dev->gpu.index));
+	json_object_set_new(side, "gpu_name", json_string(m->dev->gpu.name));
+	json_object_set_new(side, "gpu_bus_id", json_string(m->dev->gpu.bus_id));
+	json_object_set_new(side, "gpu_distance", json_string(topo_dist_name(m->dev->gpu.dist)));
+	if (hca)
+		json_object_set_new(side, "gpu_hca", json_string(hca));
+}
+
+void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *g,
+		      const char *hca)
+{
+	if (g->dist == TOPO_UNKNOWN && hca)
+		fc_finding(doc, FC_WARN,
+			   "%s: the PCIe path from GPU %d (%s) to %s is unknown: check that the HCA is a PCI device and /sys is readable",
+			   node, g->index, g->bus_id, hca);
+	else if (g->dist != TOPO_UNKNOWN && g->dist > TOPO_PXB)
+		fc_finding(doc, FC_WARN,
+			   "%s: GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use the GPU nearest the HCA or the HCA nearest the GPU",
+			   node, g->index, g->bus_id, topo_dist_name(g->dist), hca ? hca : "the HCA");
+}
+
+void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m, const char *hca)
+{
+	if (m->dev && m->dev->kind == GDR_CUDA)
+		gdr_gpu_findings(doc, node, &m->dev->gpu, hca);
+}
+
+void gdr_side_findings(json_t *doc, const json_t *side)
+{
+	struct gdr_gpu_info g = { .dist = TOPO_UNKNOWN };
+	const char *dist = fc_jstr(side, "gpu_distance", NULL);
+	enum topo_dist d;
+
+	if (!dist || !json_is_integer(json_object_get(side, "gpu")))
+		return;
+	g.index = (int)json_integer_value(json_object_get(side, "gpu"));
+	snprintf(g.bus_id, sizeof(g.bus_id), "%s", fc_jstr(side, "gpu_bus_id", "?"));
+	if (topo_dist_parse(dist, &d) == 0)
+		g.dist = d;
+	gdr_gpu_findings(doc, fc_jstr(side, "node", "?"), &g, fc_jstr(side, "device", NULL));
+}
+
+void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint64_t size,
+			   const json_t *v)
+{
+	const char *mem = fc_jstr(v, "memory", "host");
+
+	if (!json_is_object(v))
+		return;
+	if (json_is_integer(json_object_get(v, "bad_slot")))
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: a received message differs from what was sent, first at byte %lld (slot %lld, %s memory): the data path corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
+			   node, test, (unsigned long long)size,
+			   (long long)fc_jnum(v, "bad_offset", -1), (long long)fc_jnum(v, "bad_slot", -1),
+			   mem, strncmp(mem, "cuda", 4) ? "" : " and the GPUDirect setup (ACS on the switch, driver and peermem versions)");
+	else if (fc_jnum(v, "matched", 0) < 1)
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: no message arrived in the receive buffer (%s memory) although the test completed: the HCA reported success for data it did not deliver",
+			   node, test, (unsigned long long)size, mem);
+}

@@ -1,0 +1,84 @@
+/*
+ * What the gdr module asks of this host besides the driver: the PCIe
+ * distance between GPUs and HCAs (through the shared topology code in
+ * checks/pcitopo) and whether a peer-memory module is loaded.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gdr.h"
+
+const char *gdr_sysfs_root(void)
+{
+	const char *env = getenv("FABCHECK_SYSFS");
+
+	return env && *env ? env : "/sys";
+}
+
+struct topo *gdr_topo_load(void)
+{
+	char path[PATH_MAX];
+	struct topo *t = NULL;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", gdr_sysfs_root());
+	if (stat(path, &st) || topo_load(gdr_sysfs_root(), &t))
+		return NULL;
+	return t;
+}
+
+void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		       const char *hca)
+{
+	for (int i = 0; i < n; i++)
+		gpus[i].dist = topo && hca ? topo_distance(topo, gpus[i].bus_id, hca) :
+					     TOPO_UNKNOWN;
+}
+
+int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len)
+{
+	const struct topo_dev *nic;
+
+	if (!topo || topo_nearest_nics(topo, bus_id, &nic, 1, NULL) < 1)
+		return -ENOENT;
+	snprintf(buf, len, "%s", nic->name);
+	return 0;
+}
+
+int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len)
+{
+	/* The files NCCL checks across its versions (nccl-rules.md 3). */
+	static const char *const marks[] = {
+		"module/nvidia_peermem",
+		"kernel/mm/memory_peers/nv_mem/version",
+		"kernel/mm/memory_peers/nv_mem_nc/version",
+		"kernel/mm/memory_peers/nvidia-peermem/version",
+		"module/nv_peer_mem",
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", sysfs, marks[i]);
+		if (access(path, F_OK) == 0) {
+			if (seen)
+				snprintf(seen, len, "%s", path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *hca)
+{
+	if (!dev->gpus)
+		return;
+	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
+	for (int i = 0; i < dev->ngpus; i++)
+		if (dev->gpus[i].index == dev->gpu.index)
+			dev->gpu.dist = dev->gpus[i].dist;
+}

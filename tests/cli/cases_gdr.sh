@@ -1,0 +1,94 @@
+# Cases for GPU memory (`gpu-check`; sourced by tests/cli/run.sh). This host
+# has no GPU: the error paths run against a test-only stand-in for
+# libcuda.so.1 (tests/gdr/fakecuda.c, loaded through FABCHECK_LIBCUDA) that
+# answers with CUDA error codes, and against recorded sysfs trees.
+FAKE=build/tests/libfakecuda.so
+FAKE_OLD=build/tests/libfakecuda-old.so
+mkdir -p build/tests
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$FAKE" tests/gdr/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o "$FAKE_OLD" tests/gdr/fakecuda.c ||
+	echo "FAIL: cannot build the fake CUDA driver library"
+T2S=tests/data/gdr/two-socket
+TNP=tests/data/gdr/no-peermem
+# A sysfs root with nothing in it: no peermem, no PCI tree.
+EMPTY=$(mktemp -d)
+# fake SYSFS [VAR=VALUE...] CMD...: runs CMD on the stand-in driver and tree.
+fake() { local sys=$1; shift; env FABCHECK_LIBCUDA="$FAKE" FABCHECK_SYSFS="$sys" "$@"; }
+
+expect "gpu-check help" 0 'usage: fabcheck gpu-check' -- $FC gpu-check --help
+expect "gpu-check bad gpu" 2 "--gpu: 'abc' is not a GPU" -- $FC gpu-check --gpu abc
+expect "gpu-check bad bus id" 2 "--gpu: '0000:3b:00.9' is not a GPU" -- $FC gpu-check --gpu 0000:3b:00.9
+expect "gpu-check bad gdr" 2 "--gdr: 'host' is not a registration method" -- $FC gpu-check --gdr host
+expect "gpu-check bad size" 2 "--size: '10' is out of range" -- $FC gpu-check --size 10
+expect "gpu-check extra arg" 2 "unexpected argument 'x'" -- $FC gpu-check x
+
+# No driver at all.
+expect "no libcuda" 3 'cannot load /nonexistent/libcuda.so.1 .*fix: install the NVIDIA driver, or drop --use-cuda' \
+	-- env FABCHECK_LIBCUDA=/nonexistent/libcuda.so.1 $FC gpu-check
+expect "no libcuda json" 3 '"verdict": "fail".*' \
+	-- env FABCHECK_LIBCUDA=/nonexistent/libcuda.so.1 $FC gpu-check --json
+expect "no libcuda json names it" 3 'cannot load /nonexistent/libcuda.so.1' \
+	-- env FABCHECK_LIBCUDA=/nonexistent/libcuda.so.1 $FC gpu-check --json
+# A driver library, but no usable device.
+expect "toolkit stub" 3 "stub, not the driver .*CUDA_ERROR_STUB_LIBRARY.*LD_LIBRARY_PATH" \
+	-- env FAKECUDA=stub FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "no device" 3 'no CUDA device on .*CUDA_ERROR_NO_DEVICE.*nvidia-smi' \
+	-- env FAKECUDA=nodev FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "zero devices" 3 'no CUDA device on .*0 devices' \
+	-- env FAKECUDA=zero FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "cuInit fails" 3 'cuInit failed on .*CUDA_ERROR_UNKNOWN \(999\).*dmesg' \
+	-- env FAKECUDA=fail FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "driver too old" 3 'has no cuMemAlloc_v2: the NVIDIA driver is too old; fix: update' \
+	-- env FABCHECK_LIBCUDA=$FAKE_OLD $FC gpu-check
+# GPU index or bus id that is not there.
+expect "gpu index not found" 3 'GPU 5 not found; this node has 2 GPUs: 0 \(0000:3B:00.0\), 1 \(0000:86:00.0\)' \
+	-- fake $EMPTY $FC gpu-check --gpu 5
+expect "gpu bus not found" 3 'no GPU at bus id 0000:af:00.0' -- fake $EMPTY $FC gpu-check --gpu 0000:af:00.0
+expect "gpu not found json" 3 '"findings": \[' -- fake $EMPTY $FC gpu-check --gpu 5 --json
+expect "gpu oom" 3 'cannot allocate .*CUDA_ERROR_OUT_OF_MEMORY.*smaller --size' \
+	-- env FAKECUDA=oom FABCHECK_LIBCUDA=$FAKE $FC gpu-check -s 1M
+
+# The self-check end to end on the stand-in (host memory behind it).
+expect "gpu-check runs" 0 'copy check +ok' -- fake $EMPTY $FC gpu-check -s 1M -n 2
+expect "gpu-check validate" 0 'validate pattern +ok' -- fake $EMPTY $FC gpu-check -s 1M -n 2
+expect "gpu-check export" 0 'dma-buf export +ok' -- fake $EMPTY $FC gpu-check -s 1M -n 2
+expect "gpu-check rates" 0 'host -> GPU copy +[0-9]+\.[0-9]+ GB/s' -- fake $EMPTY $FC gpu-check -s 1M -n 2
+expect "gpu-check json" 0 '"h2d_gbps": [0-9]' -- fake $EMPTY $FC gpu-check -s 1M -n 2 --json
+expect "gpu-check by bus id" 0 'GPU 1 \(0000:86:00.0\)' -- fake $EMPTY $FC gpu-check -s 1M -n 1 --gpu 86:00.0
+expect "corrupting copy" 1 'first bad byte at offset 4113 of 1048576' \
+	-- env FAKECUDA=corrupt FABCHECK_LIBCUDA=$FAKE $FC gpu-check -s 1M -n 1
+expect "corrupting copy validate" 1 'validate pattern +mismatch at offset 4113' \
+	-- env FAKECUDA=corrupt FABCHECK_LIBCUDA=$FAKE $FC gpu-check -s 1M -n 1
+
+# Registration: neither dma-buf nor peermem, and forced methods.
+expect "no dmabuf no peermem" 1 'neither dma-buf nor peermem .*fix: modprobe nvidia-peermem, or use an NVIDIA driver and kernel with dma-buf' \
+	-- fake $TNP FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
+expect "no dmabuf, peermem" 0 'plan: peermem' \
+	-- fake $T2S FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
+expect "forced peermem absent" 1 '--gdr peermem: nvidia_peermem is not loaded; fix: modprobe nvidia-peermem' \
+	-- fake $TNP $FC gpu-check -s 1M -n 1 --gdr peermem
+expect "forced dmabuf absent" 1 '--gdr dmabuf: dma-buf is not available: the GPU does not report' \
+	-- fake $T2S FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1 --gdr dmabuf
+expect "export refused" 1 'reports dma-buf support but refused to export' \
+	-- fake $EMPTY FAKECUDA=noexport $FC gpu-check -s 1M -n 1
+
+# GPU choice by PCIe distance on a recorded two-socket tree.
+expect "nearest mlx5_1 (PXB)" 0 'GPU 1 \(0000:86:00.0\)' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1
+expect "nearest mlx5_0 (PIX)" 0 'GPU 0 \(0000:3B:00.0\), 1 MiB' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_0
+expect "nearest mlx5_0 table" 0 '^1 +Fake GPU 1 .* SYS$' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_0
+expect "nearest mlx5_0 json" 0 '"hca": "mlx5_0"' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_0 --json
+expect "nearest is PHB: warn" 0 'GPU 1 \(0000:86:00.0\) is PHB from mlx5_2, worse than PXB' \
+	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_2
+expect "other socket: warn" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1, worse than PXB' \
+	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1 --gpu 0
+expect "hca nearest the gpu" 0 '"hca": "mlx5_1"' -- fake $T2S $FC gpu-check -s 1M -n 1 --gpu 1 --json
+rm -rf "$EMPTY"
+
+# pair: the memory options are checked before any node is contacted.
+expect "pair --gdr without --use-cuda" 2 '--gdr chooses how GPU memory is registered; add --use-cuda' \
+	-- $FC pair nodeA nodeB --gdr dmabuf
+expect "pair bad --use-cuda" 2 "--use-cuda: 'gpu0' is not a GPU" -- $FC pair nodeA nodeB --use-cuda=gpu0
+expect "pair bad --gdr" 2 "--gdr: 'host' is not a registration method" -- $FC pair nodeA nodeB --use-cuda --gdr host
+expect "pair write latency on GPU" 2 'write latency polls memory with the CPU.*--test read or send' \
+	-- $FC pair nodeA nodeB --use-cuda --test write --lat
+expect "pair usage names --use-cuda" 0 '--use-cuda\[=N\|BUS_ID\]' -- $FC pair --help

@@ -1,0 +1,83 @@
+# Cases for the memory options of 'fabcheck pair' (--validate, --use-cuda,
+# --gdr) on the 2-node rack $RACK_NAME (sourced by tests/rack/run.sh; helpers
+# in tests/rack/lib.sh).
+#
+# Host memory is real: --validate fills the sender's slots with a pattern,
+# poisons the receiver's, and checks every received byte over real rdma_rxe.
+# The rack has no GPU: the --use-cuda cases run the worker against the
+# test-only stand-in for libcuda.so.1 (tests/gdr/fakecuda.c, "GPU memory" is
+# host memory there) and a recorded sysfs tree, through the worker command
+# (ssh runs it by the node's shell). They test fabcheck's plumbing: options
+# relayed to the workers, the registration plan against the real rxe verbs
+# (which takes no dma-buf), registration by the peermem route on a real MR,
+# inline sends off, --validate through the GPU copy path, and the errors.
+ROOT=$(pwd)
+FAKE=$ROOT/build/tests/libfakecuda.so
+mkdir -p build/tests
+[ -f "$FAKE" ] || ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$FAKE" tests/gdr/fakecuda.c
+T2S=$ROOT/tests/data/gdr/two-socket
+TNP=$ROOT/tests/data/gdr/no-peermem
+G=("$FC" pair nodeA nodeB --ssh-config "$SSH_CFG" --no-db --timeout 15 --min-gbps 0.0001)
+BIN=$(readlink -f "$FC")
+# fakew VAR=VALUE...: a worker command on the stand-in driver.
+fakew() { echo "env $* FABCHECK_LIBCUDA=$FAKE $BIN"; }
+
+# ---- host memory: --validate on write, read and send ------------------------
+expect_json "validate: write, read, send on host memory" \
+	"d['verdict'] in ('pass', 'warn') and not any('--validate' in f for f in d['findings']) and
+	 [r['test'] for r in d['results']] == ['write', 'read', 'send'] and
+	 [r.get('validate_a') is None for r in d['results']] == [True, False, True] and
+	 [r.get('validate_b') is None for r in d['results']] == [False, True, False] and
+	 all(v['memory'] == 'host' and v['matched'] >= 20 and 'bad_slot' not in v
+	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v)" \
+	-- "${G[@]}" --test write,read,send --bw -s 16K -n 20 --validate --json
+expect_json "validate: bidirectional write checks both sides" \
+	"d['verdict'] in ('pass', 'warn') and
+	 all(d['results'][0][k]['matched'] >= 20 and 'bad_slot' not in d['results'][0][k]
+	     for k in ('validate_a', 'validate_b'))" \
+	-- "${G[@]}" --test write --bw -b -s 8K -n 20 --validate --json
+
+# ---- --use-cuda where there is no driver -------------------------------------
+expect "use-cuda: no libcuda on the nodes" 3 \
+	'node[AB]: cannot load libcuda.so.1 on node[AB] .*fix: install the NVIDIA driver, or drop --use-cuda' \
+	-- "${G[@]}" --test write --bw -s 8K -n 5 --use-cuda
+
+# ---- --use-cuda on the stand-in driver ---------------------------------------
+expect_json "use-cuda: peermem route on rxe, validate through the GPU copy path" \
+	"d['verdict'] in ('pass', 'warn') and
+	 [(s['memory'], s['gpu'], s['gpu_bus_id'], s['max_inline']) for s in (d['a'], d['b'])]
+	 == [('cuda:0 (peermem)', 0, '0000:3B:00.0', 0)] * 2 and
+	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('read', 'bw'), ('read', 'lat')] and
+	 d['results'][0]['validate_b']['memory'] == 'cuda:0 (peermem)' and
+	 d['results'][0]['validate_b']['matched'] >= 10 and 'bad_slot' not in d['results'][0]['validate_b'] and
+	 d['results'][1]['validate_a']['matched'] >= 10" \
+	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" -s 8K -n 10 -d rxe0 --use-cuda --validate --json
+expect "use-cuda: a corrupting GPU copy is caught" 1 \
+	'nodeB: --validate: write of 8192 B: .*first at byte 4113 \(slot [0-9]+, cuda:1 \(peermem\) memory\)' \
+	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=corrupt FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" --test write --bw -s 8K -n 10 -d rxe0 --use-cuda=1 --validate
+expect "use-cuda: neither dma-buf nor peermem" 3 \
+	'neither dma-buf nor peermem is available .*refuses dma-buf MRs.*fix: modprobe nvidia-peermem' \
+	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=nodmabuf FABCHECK_SYSFS=$TNP)" \
+	"${G[@]}" --test write --bw -s 8K -n 5 --use-cuda
+expect "use-cuda: --gdr dmabuf on rxe (no dma-buf MRs)" 3 \
+	'--gdr dmabuf: dma-buf is not available: the kernel or rdma-core refuses dma-buf MRs' \
+	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" --test write --bw -s 8K -n 5 --use-cuda --gdr dmabuf
+expect "use-cuda: GPU index not on the node" 3 \
+	'GPU 7 not found; this node has 2 GPUs' \
+	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" --test write --bw -s 8K -n 5 -d rxe0 --use-cuda=7
+# Without -d, --use-cuda=1 takes the HCA nearest GPU 1 in the tree (mlx5_1),
+# which the rack does not have: the worker says so.
+expect "use-cuda=N: the HCA nearest that GPU" 3 "no RDMA device 'mlx5_1' here" \
+	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" --test write --bw -s 8K -n 5 --use-cuda=1
+
+# ---- gpu-check on a node: registration with the real rxe0 ----------------------
+expect "gpu-check: peermem registration on rxe0" 0 'registration +peermem on rxe0' \
+	-- ssh -F "$SSH_CFG" nodeA "$(fakew FABCHECK_SYSFS=$T2S) gpu-check -s 1M -n 1 -d rxe0"
+expect "gpu-check: rxe0 takes no dma-buf, no peermem" 1 \
+	'neither dma-buf nor peermem is available .*the kernel or rdma-core refuses dma-buf MRs' \
+	-- ssh -F "$SSH_CFG" nodeA "$(fakew FABCHECK_SYSFS=$TNP) gpu-check -s 1M -n 1 -d rxe0"
