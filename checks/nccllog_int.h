@@ -250,6 +250,8 @@ int64_t ncl_parse_bus(const char *s);
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc);
 
 /* nccllog_verdict.c: findings and verdict into @doc */
+/* "env_status" and findings for the NCCL_* settings echoed (nccllog_env.c). */
+void ncl_env_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc);
 void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 		  const struct ncl_expect *exp, json_t *doc);
 

@@ -522,6 +522,7 @@ void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 		ncl_topo_findings(lg, exp->topo, doc);
 	find_builds(lg, f, doc);
 	find_env(lg, doc);
+	ncl_env_findings(lg, exp->topo, doc);
 	find_warns(lg, doc);
 	find_files(lg, doc);
 }

@@ -108,7 +108,7 @@ int fc_launch_argv(const struct fc_launch *l, const char *node, const char *cons
 
 static void child_exec(const char *node, const struct fc_launch *l)
 {
-	static const char *const sub[] = { "worker", NULL };
+	const char *sub[] = { l->worker_sub ? l->worker_sub : "worker", NULL };
 	const char *argv[FC_LAUNCH_MAX_ARGS];
 	char buf[2048];
 
@@ -345,8 +345,8 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 
 	*failed_p = which;
 	for (;;) {
-		struct pollfd pfd[8];
-		int np = 0, map[8], ms;
+		struct pollfd pfd[2 * FC_CHAN_MAX];
+		int np = 0, map[2 * FC_CHAN_MAX], ms;
 		double now;
 
 		/* Lines read before the worker closed are still delivered. */
@@ -377,7 +377,7 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			ping_all(chans, n);
 			next_ping = now + 1;
 		}
-		for (int i = 0; i < n && np < 7; i++) {
+		for (int i = 0; i < n && np < 2 * FC_CHAN_MAX - 1; i++) {
 			if (chans[i]->dead)
 				continue;
 			pfd[np] = (struct pollfd){ .fd = chans[i]->from_fd, .events = POLLIN };

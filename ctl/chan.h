@@ -21,10 +21,14 @@
  */
 enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL, FC_LAUNCH_SLURM };
 
+/* The most channels one fc_chan_recv watches. */
+#define FC_CHAN_MAX 256
+
 struct fc_launch {
 	enum fc_launcher kind;
 	const char *ssh_config; /* -F FILE, or NULL */
 	const char *worker_cmd; /* remote command, default "fabcheck" */
+	const char *worker_sub; /* its subcommand, default "worker" */
 	int verbose;
 	int connect_timeout;	/* seconds, ssh ConnectTimeout */
 };

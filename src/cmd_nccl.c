@@ -52,6 +52,7 @@ const char usage_nccl[] =
 	"commands:\n"
 	"  check-log    analyse NCCL_DEBUG=INFO output: network, HCAs, GPUDirect, findings\n"
 	"  env          check NCCL_* settings against the installed NCCL and this node\n"
+	"  run          run NCCL all_reduce across nodes: busbw, sums, and its log checked\n"
 	"\n"
 	"Run 'fabcheck nccl help <command>' for a command's options.\n"
 	"\n" USAGE_CHECK_LOG;
@@ -63,6 +64,8 @@ static const struct fc_cmd nccl_cmds[] = {
 	  .summary = "analyse NCCL_DEBUG=INFO output: network, HCAs, GPUDirect, findings" },
 	{ .name = "env", .run = cmd_nccl_env, .usage = usage_nccl_env,
 	  .summary = "check NCCL_* settings against the installed NCCL and this node" },
+	{ .name = "run", .run = cmd_nccl_run, .usage = usage_nccl_run,
+	  .summary = "run NCCL all_reduce across nodes: busbw, sums, and its log checked" },
 	{ 0 },
 };
 

@@ -27,6 +27,8 @@ static const struct fc_cmd commands[] = {
 	  .summary = "RDMA bandwidth and latency between two nodes, with a verdict" },
 	{ .name = "worker", .run = cmd_worker, .usage = usage_worker, .hidden = 1,
 	  .summary = "one side of a pair test (started by the controller)" },
+	{ .name = "nccl-worker", .run = cmd_nccl_worker, .usage = usage_nccl_worker, .hidden = 1,
+	  .summary = "one NCCL rank of 'nccl run' (started by the controller)" },
 	{ .name = "matrix", .run = cmd_matrix, .usage = usage_matrix,
 	  .summary = "test every node pair of a rack in rounds and name the bad node or link" },
 	{ .name = "preflight", .run = cmd_preflight, .usage = usage_preflight,

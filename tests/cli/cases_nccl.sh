@@ -57,3 +57,15 @@ if [ -d "$NL" ]; then
 else
 	expect "nccl fixtures present" 0 'x' -- false
 fi
+
+# check-log judges the NCCL_* settings a log echoes as `nccl env` does (issue 8 item 6)
+expect "check-log env notes keep a pass" 0 'NCCL_MAX_NRINGS +4 +deprecated.*verdict: pass' -- \
+	bash -c "$FC nccl check-log $TD/env-notes.log | tr '\n' ' '"
+expect "check-log env misread" 0 'NCCL_CROSS_NIC=5 \(echoed by NCCL\): 5 is out of range' -- \
+	$FC nccl check-log $TD/env-misread.log
+expect "check-log env status json" 0 '^NCCL_ALGO=invalid NCCL_CROSS_NIC=invalid NCCL_IB_HCA=invalid NCCL_IB_TIMEOUT=invalid$' -- \
+	bash -c "$FC nccl check-log --json $TD/env-misread.log | jq -r '[.env_status[] | \"\(.name)=\(.status)\"] | sort | join(\" \")'"
+expect "check-log env conflict one line" 0 '^1$' -- \
+	bash -c "$FC nccl check-log $TD/env-conflict.log | grep -c '(echoed by NCCL):'"
+expect "check-log env gdr level vs topo" 0 'NCCL_NET_GDR_LEVEL=PIX \(echoed by NCCL\): PIX is stricter than the path from GPU0 \(PXB\)' -- \
+	$FC nccl check-log --topo $TD/topo-pxb.json $TD/env-gdr-level.log

@@ -1,0 +1,126 @@
+# Cases for `fabcheck nccl run` (sourced by tests/cli/run.sh). This host has
+# no GPU and no libcuda.so.1; the run's plumbing is tested with stand-ins
+# for libcuda.so.1 and libnccl.so.2 (tests/ncclrun/*.c, loaded through
+# FABCHECK_LIBCUDA / FABCHECK_LIBNCCL) that test fabcheck, not CUDA or NCCL.
+NRC=build/tests/libfakencclcuda.so
+NRN=build/tests/libfakenccl.so
+mkdir -p build/tests
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/ncclrun/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o build/tests/libfakencclcuda-old.so tests/ncclrun/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRN" tests/ncclrun/fakenccl.c ||
+	echo "FAIL: cannot build the libcuda / libnccl stand-ins"
+export FAKENCCL_DIR=$(mktemp -d)
+NRTMP=$(mktemp -d) # the ranks' TMPDIR: their NCCL logs go there, and must not stay
+RUN="$FC nccl run --launcher local"
+FAKES="env TMPDIR=$NRTMP FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
+REAL_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 /{print $NF; exit}')
+[ -n "$REAL_NCCL" ] || REAL_NCCL=$(ls /usr/local/cuda*/lib*/libnccl.so.2 2>/dev/null | head -1)
+
+# options
+expect "nccl run --help" 0 'usage: fabcheck nccl run NODE' -- $FC nccl help run
+expect "nccl run no node" 2 'no node given' -- $FC nccl run
+expect "nccl run bad node" 2 "'a;b' is not a node name" -- $FC nccl run 'a;b'
+expect "nccl run node twice" 2 "node 'n1' is given twice" -- $FC nccl run n1 n1
+expect "nccl run bad op" 2 "--op: 'bcast' is not an operation" -- $FC nccl run --op bcast n1
+expect "nccl run min above max" 2 'min-bytes 4096 is above --max-bytes 1024' -- \
+	$FC nccl run -b 4K -e 1K n1
+expect "nccl run bad size" 2 "max-bytes: '1Q'" -- $FC nccl run -e 1Q n1
+expect "nccl run bad factor" 2 'step-factor' -- $FC nccl run -f 1 n1
+expect "nccl run gpus 0" 2 'gpus-per-node' -- $FC nccl run -g 0 n1
+expect "nccl run too many ranks" 2 'more than the 256 ranks' -- $FC nccl run -g 64 a b c d e
+expect "nccl run bad launcher" 2 "'rsh' is not a launcher" -- $FC nccl run --launcher rsh n1
+expect "nccl run bad log dir" 2 "log-dir: '/nonexistent' is not a folder" -- \
+	$FC nccl run --log-dir /nonexistent n1
+expect "nccl run bad expect-net" 2 "expect-net: 'a b' is not a network" -- \
+	$FC nccl run --expect-net 'a b' n1
+
+# no GPU here: the real driver is missing
+expect "nccl run no libcuda" 3 'localhost: no CUDA driver: cannot load libcuda.so.1.*install the NVIDIA driver' -- \
+	$RUN localhost
+expect "nccl run no libcuda json" 3 '"verdict": "fail"' -- $RUN --json localhost
+expect "nccl run no libcuda, 2 GPUs, one finding" 3 'GPU 0\): no CUDA driver' -- \
+	bash -c "$RUN -g 2 --json localhost | grep -c 'no CUDA driver' | grep -qx 1 && $RUN -g 2 localhost"
+# no NCCL
+expect "nccl run no libnccl" 3 'no NCCL: cannot load /nonexistent.*install NCCL' -- \
+	env FABCHECK_LIBNCCL=/nonexistent FABCHECK_LIBCUDA=$PWD/$NRC $RUN localhost
+expect "nccl run no libnccl nor libcuda" 3 'no CUDA driver.*; and no NCCL' -- \
+	env FABCHECK_LIBNCCL=/nonexistent FABCHECK_LIBCUDA=/nonexistent $RUN localhost
+expect "nccl run not nccl" 3 'has no ncclGetVersion: NCCL is older than 2.4 or this is not NCCL' -- \
+	env FABCHECK_LIBNCCL=$PWD/$NRC FABCHECK_LIBCUDA=$PWD/$NRC $RUN localhost
+expect "nccl run old driver" 3 'has no cuMemAlloc_v2: the CUDA driver is too old' -- \
+	env FABCHECK_LIBNCCL=$PWD/$NRN FABCHECK_LIBCUDA=$PWD/build/tests/libfakencclcuda-old.so $RUN localhost
+# the driver says no
+expect "nccl run no device" 3 'no GPU: cuInit failed: CUDA_ERROR_NO_DEVICE' -- \
+	env FAKECUDA=nodev $FAKES $RUN localhost
+expect "nccl run stub driver" 3 'CUDA_ERROR_STUB_LIBRARY' -- env FAKECUDA=stub $FAKES $RUN localhost
+expect "nccl run more GPUs than there are" 3 'GPU 2 is asked for.*sees 2 GPUs' -- \
+	$FAKES $RUN -g 3 -e 4K localhost
+expect "nccl run oom" 3 'cannot allocate 2 x 1073741824 bytes on GPU 0.*lower --max-bytes' -- \
+	env FAKECUDA=oom $FAKES $RUN localhost
+# the real NCCL of this host with the stand-in driver: NCCL's own CUDA calls fail
+if [ -n "$REAL_NCCL" ]; then
+	expect "nccl run real nccl, no real driver" 3 'ncclCommInitRank \(rank 0 of 1\) failed: .*NCCL error 1.*NCCL cannot use the CUDA driver' -- \
+		env FABCHECK_LIBNCCL=$REAL_NCCL FABCHECK_LIBCUDA=$PWD/$NRC $RUN -e 4K --timeout 20 localhost
+fi
+
+# the whole run through the stand-ins
+expect "nccl run 2 ranks" 0 'all_reduce over 2 ranks.*NCCL 2\.28\.9' -- $FAKES $RUN -g 2 -e 64K localhost
+expect "nccl run table" 0 '65536 +16384 +float' -- $FAKES $RUN -g 2 -e 64K localhost
+expect "nccl run sockets found in the log" 0 'NCCL log: inter-node traffic uses TCP sockets' -- \
+	$FAKES $RUN -g 2 -e 4K localhost
+expect "nccl run expect-net IB fails" 1 'verdict: fail' -- \
+	$FAKES $RUN -g 2 -e 4K --expect-net IB localhost
+expect "nccl run IB with GDR passes" 0 'verdict: pass' -- \
+	env FAKENCCL=ib $FAKES $RUN -g 2 -e 4K --expect-net IB --expect-gdr localhost
+expect "nccl run sizes and busbw" 0 '^3 1024,4096,16384 1$' -- bash -c \
+	"$FAKES $RUN -g 2 -b 1K -e 16K -f 4 -n 3 -w 1 --json localhost | jq -r '[(.results|length), ([.results[].size_bytes]|map(tostring)|join(\",\")), ([.results[] | (.busbw_gbytes_s / .algbw_gbytes_s)] | unique | .[0])] | join(\" \")'"
+expect "nccl run 1 rank busbw 0" 0 '^0$' -- bash -c \
+	"$FAKES $RUN -e 4K --json localhost | jq '[.results[].busbw_gbytes_s] | add'"
+expect "nccl run json shape" 0 '^2 2 "pass|warn" 0000:3C:00.0 Socket$' -- bash -c \
+	"$FAKES $RUN -g 2 -e 4K --json localhost | jq -r '[.nranks, (.ranks|length), (.verdict|test(\"pass|warn\")|tostring|\"\\\"pass|warn\\\"\"), .ranks[1].gpu_bus_id, .nccl_log.network] | join(\" \")'"
+NRSYS=$(mktemp -d)
+bash tests/topo/mksysfs.sh "$NRSYS" dgx
+expect "nccl run: nearest HCA judged with the node's topology" 0 'topo_node=localhost .*GPU0\).*moves data on mlx5_1' -- bash -c \
+	"FAKENCCL=ib,far FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r '\"topo_node=\\(.topo_node) \\(.findings|join(\" \"))\"'"
+expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
+	"FAKENCCL=ib FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r .verdict"
+rm -rf "$NRSYS"
+# the slurm launcher starts 'nccl-worker' steps: an srun stand-in that runs them here
+NRSRUN=$(mktemp -d)
+printf '#!/bin/sh\n# srun stand-in: drops --nodelist -N1 -n1 --quiet, runs the step here\nshift 4\nexec "$@"\n' >"$NRSRUN/srun"
+chmod +x "$NRSRUN/srun"
+expect "nccl run --launcher slurm starts nccl-worker steps" 0 'all_reduce over 2 ranks' -- \
+	env PATH="$NRSRUN:$PATH" $FAKES $FC nccl run --launcher slurm --worker-cmd "$(realpath "$FC")" -e 4K a b
+rm -rf "$NRSRUN"
+expect "nccl run wrong sums fail" 1 'all_reduce of 1024 bytes gave 2 wrong sums' -- \
+	env FAKENCCL=badsum $FAKES $RUN -g 2 -e 4K localhost
+expect "nccl run init fails" 1 'ncclCommInitRank \(rank 1 of 2\) failed: internal error.*NCCL said: fake: bootstrap' -- \
+	env FAKENCCL=initfail $FAKES $RUN -g 2 -e 4K localhost
+expect "nccl run init hangs: deadline" 1 'ncclCommInitRank \(rank 0 of 2\) did not return within its deadline' -- \
+	env FAKENCCL=hang $FAKES timeout 30 $RUN -g 2 -e 4K --timeout 2 localhost
+expect "nccl run no log" 0 'no rank sent NCCL_DEBUG=INFO lines back' -- \
+	env FAKENCCL=nolog $FAKES $RUN -e 4K localhost
+NRLOG=$(mktemp -d)
+expect "nccl run log-dir" 0 'Init COMPLETE' -- bash -c \
+	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG localhost >/dev/null && cat $NRLOG/localhost-rank1.log"
+expect "nccl run NCCL_* relayed to the ranks" 0 '^3$' -- bash -c \
+	"NCCL_IB_GID_INDEX=3 $FAKES $RUN -e 4K --json localhost | jq -r '.nccl_log.env.NCCL_IB_GID_INDEX'"
+expect "nccl run: a stalled stream hits its deadline" 1 \
+	'all_reduce of 1024 bytes did not complete within 1 s on rank 1: a peer rank stalled' -- \
+	env FAKECUDA=stall $FAKES timeout 30 $RUN -g 2 -e 4K --timeout 1 localhost
+# a controller killed while NCCL init hangs: its ranks notice and exit, cleaning up
+expect "nccl run: ranks exit when the controller dies" 0 '^ranks 2, left 0$' -- bash -c "
+	FAKENCCL=hang $FAKES $RUN -g 2 -e 4K --timeout 60 localhost >/dev/null 2>&1 & c=\$!
+	sleep 2; ranks=\$(pgrep -P \$c); kill -9 \$c
+	for t in \$(seq 50); do # up to 10 s on a loaded machine; zombies count as gone
+		left=0
+		for p in \$ranks; do
+			st=\$(ps -o stat= -p \$p 2>/dev/null)
+			[ -n \"\$st\" ] && [ \"\${st#Z}\" = \"\$st\" ] && left=\$((left + 1))
+		done
+		[ \$left -eq 0 ] && break; sleep 0.2
+	done
+	echo \"ranks \$(echo \$ranks | wc -w), left \$left\"
+	[ \$left -eq 0 ] || kill -9 \$ranks 2>/dev/null"
+expect "nccl run leaves no temp files" 0 '^0$' -- bash -c "ls -A $NRTMP | wc -l"
+rm -rf "$NRLOG" "$FAKENCCL_DIR" "$NRTMP"
