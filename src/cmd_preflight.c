@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../checks/preflight.h"
 #include "../core/log.h"
@@ -74,6 +75,7 @@ struct pf_cli {
 	struct pf_opts o;
 	struct fc_launch l;
 	double timeout;
+	char self[4096];
 };
 
 static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const char *arg)
@@ -119,6 +121,16 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 			return FC_EXIT_USAGE;
 	}
 	c->l.connect_timeout = (int)c->timeout;
+	if (c->l.kind == FC_LAUNCH_LOCAL && !c->l.worker_cmd) {
+		/* This binary by its path (under valgrind, /proc/self/exe in a
+		 * child would be the tool). */
+		ssize_t len = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
+
+		if (len > 0) {
+			c->self[len] = 0;
+			c->l.worker_cmd = c->self;
+		}
+	}
 	if (c->hostfile && optind < argc) {
 		fc_err("preflight: give nodes or --hostfile, not both");
 		return FC_EXIT_USAGE;
