@@ -14,92 +14,114 @@
 #include "../core/log.h"
 #include "../core/util.h"
 
+static const char *const launcher_names[] = {
+	[FC_LAUNCH_SSH] = "ssh",
+	[FC_LAUNCH_LOCAL] = "local",
+	[FC_LAUNCH_SLURM] = "slurm",
+};
+
 int fc_launcher_parse(const char *s, enum fc_launcher *out_p)
 {
-	if (!strcmp(s, "ssh"))
-		*out_p = FC_LAUNCH_SSH;
-	else if (!strcmp(s, "local"))
-		*out_p = FC_LAUNCH_LOCAL;
-	else if (!strcmp(s, "slurm"))
-		*out_p = FC_LAUNCH_SLURM;
-	else
-		return -EINVAL;
-	return 0;
+	for (size_t i = 0; i < FC_ARRAY_SIZE(launcher_names); i++) {
+		if (!strcmp(s, launcher_names[i])) {
+			*out_p = (enum fc_launcher)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
-const char *fc_launcher_name(enum fc_launcher kind)
+const char *fc_launcher_name(enum fc_launcher k)
 {
-	return kind == FC_LAUNCH_LOCAL ? "local" : kind == FC_LAUNCH_SLURM ? "slurm" : "ssh";
+	return (size_t)k < FC_ARRAY_SIZE(launcher_names) ? launcher_names[k] : "?";
 }
 
-/* srun --nodelist=NODE -N1 -n1: a worker as a one-task job step (its stdin
- * is forwarded to the task, its stdout comes back line by line). */
-static void child_exec_slurm(const char *node, const struct fc_launch *l)
+int fc_launch_argv(const struct fc_launch *l, const char *node, const char *const *sub,
+		   const char **argv, char *buf, size_t buflen)
 {
-	const char *argv[12];
-	char nodelist[200];
+	const char *cmd = l->worker_cmd;
+	size_t nsub = 0;
 	int n = 0;
 
-	snprintf(nodelist, sizeof(nodelist), "--nodelist=%s", node);
-	argv[n++] = "srun";
-	argv[n++] = nodelist;
-	argv[n++] = "-N1";
-	argv[n++] = "-n1";
-	argv[n++] = "--quiet";
-	argv[n++] = l->worker_cmd ? l->worker_cmd : "fabcheck";
+	while (sub[nsub])
+		nsub++;
+	if (nsub + 24 > FC_LAUNCH_MAX_ARGS)
+		return -E2BIG;
+	if (l->kind == FC_LAUNCH_LOCAL) {
+		argv[n++] = cmd ? cmd : "/proc/self/exe";
+	} else if (l->kind == FC_LAUNCH_SLURM) {
+		/* One task on the named node; --overlap lets a step share the
+		 * node with the steps of other pairs still ending. */
+		int w = snprintf(buf, buflen, "--nodelist=%s", node);
+
+		if (w < 0 || (size_t)w >= buflen)
+			return -E2BIG;
+		argv[n++] = "srun";
+		argv[n++] = buf;
+		argv[n++] = "-N1";
+		argv[n++] = "-n1";
+		argv[n++] = "--quiet";
+		argv[n++] = "--overlap";
+		argv[n++] = "--job-name=fabcheck";
+		argv[n++] = cmd ? cmd : "fabcheck";
+	} else {
+		char *remote = buf, *cto;
+		int w = snprintf(remote, buflen, "%s", cmd ? cmd : "fabcheck");
+
+		for (size_t i = 0; i < nsub + 1 && w >= 0 && (size_t)w < buflen; i++) {
+			const char *word = i == 0 ? (l->verbose ? "-v" : NULL) : sub[i - 1];
+
+			if (word)
+				w += snprintf(remote + w, buflen - (size_t)w, " %s", word);
+		}
+		if (w < 0 || (size_t)w + 32 >= buflen)
+			return -E2BIG;
+		cto = remote + w + 1;
+		snprintf(cto, buflen - (size_t)w - 1, "ConnectTimeout=%d", l->connect_timeout);
+		argv[n++] = "ssh";
+		argv[n++] = "-T";
+		argv[n++] = "-o";
+		argv[n++] = "BatchMode=yes";
+		argv[n++] = "-o";
+		argv[n++] = cto;
+		argv[n++] = "-o";
+		argv[n++] = "ServerAliveInterval=5";
+		argv[n++] = "-o";
+		argv[n++] = "ServerAliveCountMax=3";
+		if (l->ssh_config) {
+			argv[n++] = "-F";
+			argv[n++] = l->ssh_config;
+		}
+		argv[n++] = "--";
+		argv[n++] = node;
+		argv[n++] = remote;
+		argv[n] = NULL;
+		return n;
+	}
 	if (l->verbose)
 		argv[n++] = "-v";
-	argv[n++] = l->worker_sub ? l->worker_sub : "worker";
+	for (size_t i = 0; i < nsub; i++)
+		argv[n++] = sub[i];
 	argv[n] = NULL;
-	execvp("srun", (char **)argv);
-	fprintf(stderr, "cannot run srun: %s\n", strerror(errno));
-	_exit(errno == ENOENT ? 127 : 126);
+	return n;
 }
 
 static void child_exec(const char *node, const struct fc_launch *l)
 {
-	const char *cmd = l->worker_cmd;
-	const char *sub = l->worker_sub ? l->worker_sub : "worker";
-	char remote[1024], cto[64];
-	const char *argv[24];
-	int n = 0;
+	const char *sub[] = { l->worker_sub ? l->worker_sub : "worker", NULL };
+	const char *argv[FC_LAUNCH_MAX_ARGS];
+	char buf[2048];
 
-	if (l->kind == FC_LAUNCH_SLURM)
-		child_exec_slurm(node, l);
-	if (l->kind == FC_LAUNCH_LOCAL) {
-		argv[n++] = cmd ? cmd : "/proc/self/exe";
-		if (l->verbose)
-			argv[n++] = "-v";
-		argv[n++] = sub;
-		argv[n] = NULL;
+	if (fc_launch_argv(l, node, sub, argv, buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "%s: the worker's command line is too long\n", node);
+		_exit(126);
+	}
+	if (l->kind == FC_LAUNCH_LOCAL)
 		execv(argv[0], (char **)argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	snprintf(remote, sizeof(remote), "%s%s %s", cmd ? cmd : "fabcheck",
-		 l->verbose ? " -v" : "", sub);
-	snprintf(cto, sizeof(cto), "ConnectTimeout=%d", l->connect_timeout);
-	argv[n++] = "ssh";
-	argv[n++] = "-T";
-	argv[n++] = "-o";
-	argv[n++] = "BatchMode=yes";
-	argv[n++] = "-o";
-	argv[n++] = cto;
-	argv[n++] = "-o";
-	argv[n++] = "ServerAliveInterval=5";
-	argv[n++] = "-o";
-	argv[n++] = "ServerAliveCountMax=3";
-	if (l->ssh_config) {
-		argv[n++] = "-F";
-		argv[n++] = l->ssh_config;
-	}
-	argv[n++] = "--";
-	argv[n++] = node;
-	argv[n++] = remote;
-	argv[n] = NULL;
-	execvp("ssh", (char **)argv);
-	fprintf(stderr, "cannot run ssh: %s\n", strerror(errno));
-	_exit(126);
+	else
+		execvp(argv[0], (char **)argv);
+	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(errno == ENOENT && l->kind == FC_LAUNCH_LOCAL ? 127 : 126);
 }
 
 int fc_chan_start(struct fc_chan *c, const char *node, const struct fc_launch *l)
@@ -244,10 +266,9 @@ static void explain_exit(struct fc_chan *c)
 		snprintf(c->why, sizeof(c->why),
 			 "%s: cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config, and that 'ssh %s true' works",
 			 c->node, *last ? ": " : "", last, c->node);
-	} else if (WIFEXITED(status) && c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0 &&
-		   WEXITSTATUS(status) != 127 && WEXITSTATUS(status) != 126) {
+	} else if (WIFEXITED(status) && c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0) {
 		snprintf(c->why, sizeof(c->why),
-			 "%s: srun could not start the worker (exit %d%s%s): check the node's name and state (sinfo -n %s), the partition, and that fabcheck is installed there",
+			 "%s: srun could not start the worker (exit %d%s%s): check that 'srun --nodelist=%s -N1 -n1 fabcheck version' works (the node in the allocation or partition, slurmd up, SLURM_CONF), or install fabcheck there",
 			 c->node, WEXITSTATUS(status), *last ? ": " : "", last, c->node);
 	} else if (WIFEXITED(status) && (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
 		snprintf(c->why, sizeof(c->why),
@@ -339,9 +360,17 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			return err < 0 ? err : -EPIPE;
 		now = fc_now();
 		if (now >= deadline) {
-			snprintf(c->why, sizeof(c->why),
-				 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log",
-				 c->node, timeout);
+			char last[512];
+
+			last_err_line(c, last, sizeof(last));
+			if (c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0)
+				snprintf(c->why, sizeof(c->why),
+					 "%s: srun started no worker within %.0f s (--timeout)%s%s: check that slurmctld answers (sinfo), that the node is in the allocation or partition, and SLURM_CONF",
+					 c->node, timeout, *last ? "; srun said: " : "", last);
+			else
+				snprintf(c->why, sizeof(c->why),
+					 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log%s%s",
+					 c->node, timeout, *last ? "; it said: " : "", last);
 			return -ETIMEDOUT;
 		}
 		if (now >= next_ping) {

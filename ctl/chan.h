@@ -13,6 +13,12 @@
 
 #include "../core/wire.h"
 
+/*
+ * ssh: `ssh NODE fabcheck worker`; local: this binary as a child;
+ * slurm: `srun --nodelist=NODE -N1 -n1 --quiet fabcheck worker` (a job step
+ * inside the allocation, or a one-node job outside one; SLURM_* of the
+ * environment pass through to srun).
+ */
 enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL, FC_LAUNCH_SLURM };
 
 /* The most channels one fc_chan_recv watches. */
@@ -42,9 +48,20 @@ struct fc_chan {
 	char why[1024]; /* what went wrong, naming the node */
 };
 
-/* Parses "ssh", "local" or "slurm"; fc_launcher_name is the reverse. */
+/* Parses "ssh", "local" or "slurm". */
 int fc_launcher_parse(const char *s, enum fc_launcher *out_p);
-const char *fc_launcher_name(enum fc_launcher kind);
+const char *fc_launcher_name(enum fc_launcher k);
+
+#define FC_LAUNCH_MAX_ARGS 32
+/*
+ * The command line that runs `fabcheck SUBCMD ARGS...` on @node through @l
+ * into @argv (room for FC_LAUNCH_MAX_ARGS, NULL-terminated), using @buf for
+ * the strings it composes. @sub is NULL-terminated: {"worker", NULL}.
+ * For ssh, the remote command is one string, so @sub words must be plain.
+ * Returns the argument count, or -E2BIG.
+ */
+int fc_launch_argv(const struct fc_launch *l, const char *node, const char *const *sub,
+		   const char **argv, char *buf, size_t buflen);
 
 int fc_chan_start(struct fc_chan *c, const char *node, const struct fc_launch *l);
 /* Sends a message (body not consumed; NULL for none). 0 or -errno (why set). */

@@ -227,6 +227,10 @@ static int wk_setup(struct worker *w, const json_t *m)
 	w->r.cb_arg = w;
 	wk_qos_before(&w->qos, &w->r);
 	rep = vb_res_json(&w->r);
+	/* Absolute link-flap counts: a soak compares them across its slices. */
+	json_object_set(rep, "link_downed", json_object_get(w->qos.hw_before, "link_downed"));
+	json_object_set(rep, "netdev_carrier_changes",
+			json_object_get(w->qos.hw_before, "netdev_carrier_changes"));
 	vb_cm_json(&w->r, rep);
 	wk_mem_report(&w->mem, &w->r, rep);
 	return wk_send(w, "setup", rep);

@@ -179,6 +179,7 @@ void wk_qos_before(struct wk_qos *q, const struct vb_res *r)
 
 	q->notes = json_array();
 	q->hw_before = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), r->pi->dev, r->pi->port);
+	vb_netdev_counters_read(q->hw_before, r->pi->netdev);
 	snprintf(q->netdev, sizeof(q->netdev), "%s", r->pi->netdev);
 	if (!r->pi->is_ethernet)
 		return; /* InfiniBand: no Ethernet pause counters */
@@ -196,9 +197,12 @@ void wk_qos_before(struct wk_qos *q, const struct vb_res *r)
 json_t *wk_qos_after(struct wk_qos *q, const struct vb_res *r, json_t **notes_p)
 {
 	json_t *after = vb_counters_read(getenv("FABCHECK_SYSFS_IB"), r->pi->dev, r->pi->port);
-	json_t *out = fc_counters_delta(q->hw_before, after);
-	json_t *cc = qos_delta_keep(q->hw_before, after, qos_is_cc_counter);
+	json_t *out;
 	char why[400];
+
+	vb_netdev_counters_read(after, r->pi->netdev);
+	out = fc_counters_delta(q->hw_before, after);
+	json_t *cc = qos_delta_keep(q->hw_before, after, qos_is_cc_counter);
 
 	json_object_update_missing(out, cc);
 	json_decref(cc);

@@ -17,6 +17,8 @@ LAB_DIR=$(cd "$LAB_DIR" && pwd)
 . "$LAB_DIR/up.sh"
 # shellcheck source=lab/ops.sh
 . "$LAB_DIR/ops.sh"
+# shellcheck source=lab/slurm.sh
+. "$LAB_DIR/slurm.sh"
 
 lab_usage_hint() { echo "run 'fabcheck lab --help' for the commands and options"; }
 

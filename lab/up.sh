@@ -376,7 +376,7 @@ up_ssh_ok() {
 }
 
 up_parse() {
-	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180
+	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180 UP_SLURM=
 	local name=${FABCHECK_LAB_NAME:-lab}
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -388,6 +388,7 @@ up_parse() {
 		--mtu=*) check_int --mtu "${1#*=}" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#${1#*=})); shift ;;
 		--timeout) need_value "$1" $#; check_int --timeout "$2" 1 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
 		--timeout=*) check_int --timeout "${1#*=}" 1 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
+		--slurm) UP_SLURM=1; shift ;;
 		-*) die_usage "lab up: unknown option '$1'; $(lab_usage_hint)" ;;
 		*) die_usage "lab up: unexpected argument '$1'; $(lab_usage_hint)" ;;
 		esac
@@ -406,6 +407,7 @@ up_parse() {
 lab_up() {
 	up_parse "$@"
 	up_check_tools
+	[ -n "$UP_SLURM" ] && slurm_check_tools
 	up_resolve_bin
 	lab_home_init
 	rack_paths "$RACK"
@@ -420,6 +422,7 @@ lab_up() {
 	UP_T0=$(now)
 	up_launch
 	up_wait
+	[ -n "$UP_SLURM" ] && slurm_up
 	echo "RACK_READY_S=$(elapsed "$UP_START")" >>"$RACK_ENV"
 	UP_DONE=1
 	say "rack '$RACK' ready in $(elapsed "$UP_START") s from 'lab up' ($(elapsed "$UP_T0") s of boot): $(rack_node_names)"

@@ -17,6 +17,9 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_nccl(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_topo(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_soak(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
@@ -31,5 +34,8 @@ extern const char usage_report[];
 extern const char usage_nccl[];
 extern const char usage_topo[];
 extern const char usage_plan[];
+extern const char usage_preflight[];
+extern const char usage_preflight_probe[];
+extern const char usage_soak[];
 
 #endif

@@ -43,3 +43,18 @@ json_t *vb_counters_read(const char *root, const char *dev, int port)
 	read_dir(out, dir);
 	return out;
 }
+
+void vb_netdev_counters_read(json_t *out, const char *netdev)
+{
+	char path[512], val[64], *end;
+	unsigned long long v;
+
+	if (!netdev || !*netdev)
+		return;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", netdev);
+	if (fc_read_file(path, val, sizeof(val)) <= 0)
+		return;
+	v = strtoull(val, &end, 10);
+	if (end != val && !*end)
+		json_object_set_new(out, "netdev_carrier_changes", json_integer((json_int_t)v));
+}

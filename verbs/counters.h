@@ -8,4 +8,8 @@
  * Returns an empty object when the port has none. */
 json_t *vb_counters_read(const char *root, const char *dev, int port);
 
+/* Adds "netdev_carrier_changes" (link up/down transitions of the netdev of
+ * a RoCE port, from /sys/class/net/NETDEV/carrier_changes) to @out. */
+void vb_netdev_counters_read(json_t *out, const char *netdev);
+
 #endif

@@ -87,7 +87,7 @@ expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
 rm -rf "$NRSYS"
 # the slurm launcher starts 'nccl-worker' steps: an srun stand-in that runs them here
 NRSRUN=$(mktemp -d)
-printf '#!/bin/sh\n# srun stand-in: drops --nodelist -N1 -n1 --quiet, runs the step here\nshift 4\nexec "$@"\n' >"$NRSRUN/srun"
+printf '#!/bin/sh\n# srun stand-in: drops its options (--nodelist -N1 -n1 --quiet ...), runs the step here\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n' >"$NRSRUN/srun"
 chmod +x "$NRSRUN/srun"
 expect "nccl run --launcher slurm starts nccl-worker steps" 0 'all_reduce over 2 ranks' -- \
 	env PATH="$NRSRUN:$PATH" $FAKES $FC nccl run --launcher slurm --worker-cmd "$(realpath "$FC")" -e 4K a b

@@ -2,6 +2,7 @@
 # Rack tests: real Soft-RoCE between QEMU guests, driven through the real CLI.
 #   1. one 2-node rack (ci-<pid>) for every tests/rack/cases_*.sh, then down
 #   2. a 4-node rack boots, every node has rxe0 ACTIVE, then down
+#   2b. a 3-node rack with Slurm: the slurm launcher, burnin-rack, burnin.sbatch
 #   3. Ctrl-C (SIGINT) during 'lab up', a guest that dies during boot, and a
 #      boot past its deadline all leave no QEMU process and no lock
 # Prints "rack: N passed, N failed"; exits 1 if any failed.
@@ -88,6 +89,11 @@ if rack_up "$R4" --nodes 4; then
 fi
 expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"
+
+# ---- 2b. the burn-in: 3 nodes with Slurm ------------------------------------------
+echo "== tests/rack/phase_burnin.sh"
+# shellcheck source=tests/rack/phase_burnin.sh
+. tests/rack/phase_burnin.sh
 
 # ---- 3. interrupted and failed boots ----------------------------------------
 # wait_qemu NAME N: until N QEMU processes of rack NAME run (30 s at most).

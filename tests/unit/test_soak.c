@@ -1,0 +1,211 @@
+/*
+ * Unit tests of the soak analysis (core/soak.c) on slices written for the
+ * tests in the shape `pair -b --bw -D T --json` gives them: steady traffic,
+ * a dip, a failed slice with the link_downed count that rose across it, a
+ * carrier change within a slice, error counters; times are checked in wall
+ * clock (UTC here) and seconds since the start.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/out.h"
+#include "core/soak.h"
+
+#define T0 1700000000.0 /* 2023-11-14 22:13:20 UTC */
+
+/* A slice of pair @a-@b from @start to @end with @n samples each way of
+ * @g Gb/s (sample @dip_at, if >= 0, at @dip_g for @dip_n samples). */
+static json_t *slice(const char *a, const char *b, double start, double end, int n, double g,
+		     int dip_at, int dip_n, double dip_g, int downed_a, int downed_b)
+{
+	json_t *s0 = json_array(), *s1 = json_array(), *doc;
+
+	for (int i = 0; i < n; i++) {
+		int dip = dip_at >= 0 && i >= dip_at && i < dip_at + dip_n;
+
+		json_array_append_new(s0, json_real(dip ? dip_g : g));
+		json_array_append_new(s1, json_real(g));
+	}
+	doc = json_pack("{s:s, s:[], s:{s:s, s:i}, s:{s:s, s:i}, s:[{s:s, s:s, s:f, s:f, s:o, s:o}], s:{}}",
+			"verdict", "pass", "findings", "a", "node", a, "link_downed", downed_a, "b",
+			"node", b, "link_downed", downed_b, "results", "test", "write", "metric",
+			"bw", "gbps", 2 * g, "interval_s", 1.0, "samples_a_to_b_gbps", s0,
+			"samples_b_to_a_gbps", s1, "counters");
+	return json_pack("{s:s, s:s, s:f, s:f, s:o}", "a", a, "b", b, "start", start, "end", end,
+			 "doc", doc);
+}
+
+static json_t *failed_slice(const char *a, const char *b, double start, double end,
+			    const char *why)
+{
+	json_t *doc = json_pack("{s:s, s:s, s:[s], s:{s:s}, s:{s:s}, s:[], s:{}}", "verdict",
+				"error", "error", why, "findings", why, "a", "node", a, "b", "node",
+				b, "results", "counters");
+
+	return json_pack("{s:s, s:s, s:f, s:f, s:o}", "a", a, "b", b, "start", start, "end", end,
+			 "doc", doc);
+}
+
+static json_t *analyze(json_t *slices, char **findings_p)
+{
+	struct fc_soak_opts o = { .drop_pct = 50, .t0 = T0 };
+	json_t *doc = fc_doc_new(), *f;
+	char *all = calloc(1, 65536);
+	size_t i, len = 0;
+
+	fc_soak_analyze(doc, slices, &o);
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
+	*findings_p = all;
+	return doc;
+}
+
+static void test_when(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(fc_soak_when(T0 + 35.4, T0, buf, sizeof(buf)), "22:13:55 (+35 s)");
+}
+
+static void test_steady(void **state)
+{
+	json_t *sl = json_array(), *doc, *p;
+	char *f;
+	int good;
+
+	(void)state;
+	for (int k = 0; k < 3; k++)
+		json_array_append_new(sl, slice("nodeA", "nodeB", T0 + 12 * k, T0 + 12 * k + 11, 10,
+						0.15 + 0.01 * k, -1, 0, 0, 0, 0));
+	doc = fc_doc_new();
+	good = fc_soak_analyze(doc, sl, &(struct fc_soak_opts){ .drop_pct = 50, .t0 = T0 });
+	assert_int_equal(good, 3);
+	json_decref(doc);
+	doc = analyze(sl, &f);
+	assert_string_equal(f, "");
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "pass");
+	p = json_array_get(json_object_get(doc, "pairs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(p, "slices")), 3);
+	assert_int_equal(json_array_size(json_object_get(p, "samples")), 60);
+	assert_float_equal(fc_jnum(p, "median_a_to_b_gbps", 0), 0.16, 1e-9);
+	assert_float_equal(fc_jnum(p, "min_b_to_a_gbps", 0), 0.15, 1e-9);
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+static void test_drop(void **state)
+{
+	json_t *sl = json_array(), *doc, *ev;
+	char *f;
+
+	(void)state;
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0));
+	/* Samples 3 and 4 of the second slice (ending at +22 s) at 0.01:
+	 * sample k of n is at end - (n - 1 - k) s: +16 and +17 s. */
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0 + 12, T0 + 22, 10, 0.15, 3, 2, 0.01, 0, 0));
+	doc = analyze(sl, &f);
+	assert_non_null(strstr(f, "nodeA-nodeB: A->B bandwidth dropped to 0.01 Gb/s (7% of its median 0.15 Gb/s) at 22:13:36 (+16 s) for 2 sample(s)"));
+	assert_null(strstr(f, "B->A"));
+	ev = json_array_get(json_object_get(doc, "events"), 0);
+	assert_string_equal(fc_jstr(ev, "kind", ""), "drop");
+	assert_float_equal(fc_jnum(ev, "since_start_s", 0), 16, 1e-6);
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+static void test_flap_across_failed_slice(void **state)
+{
+	json_t *sl = json_array(), *doc, *ev, *flaps;
+	char *f;
+
+	(void)state;
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 4));
+	json_array_append_new(sl, failed_slice("nodeA", "nodeB", T0 + 12, T0 + 20,
+					       "nodeB: rxe0 qp 0x16: send completed with error 'transport retry counter exceeded'"));
+	json_array_append_new(sl, failed_slice("nodeA", "nodeB", T0 + 22, T0 + 25,
+					       "nodeB: rxe0 qp 0x16: send completed with error 'transport retry counter exceeded'"));
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0 + 32, T0 + 42, 10, 0.15, -1, 0, 0, 0, 5));
+	doc = analyze(sl, &f);
+	assert_non_null(strstr(f, "nodeB: link flap: link_downed rose by 1 between 22:13:20 (+0 s) and 22:13:52 (+32 s)"));
+	assert_non_null(strstr(f, "nodeA-nodeB: traffic failed at 22:13:40 (+20 s) and in 2 slices in a row, until 22:13:45 (+25 s): nodeB: rxe0 qp 0x16"));
+	assert_null(strstr(f, "nodeA: link flap"));
+	/* In time order: the flap window opens first. */
+	ev = json_object_get(doc, "events");
+	assert_int_equal(json_array_size(ev), 2);
+	assert_string_equal(fc_jstr(json_array_get(ev, 0), "kind", ""), "flap");
+	assert_string_equal(fc_jstr(json_array_get(ev, 0), "node", ""), "nodeB");
+	assert_string_equal(fc_jstr(json_array_get(ev, 1), "kind", ""), "failed");
+	flaps = json_object_get(json_object_get(json_object_get(doc, "nodes"), "nodeB"), "flaps");
+	assert_int_equal(json_array_size(flaps), 1);
+	assert_float_equal(fc_jnum(json_array_get(flaps, 0), "to_s", 0), 32, 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "pairs"), 0),
+							    "failed_slices")), 2);
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+static void test_counters(void **state)
+{
+	json_t *sl = json_array(), *s, *doc;
+	char *f;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		s = slice("nodeA", "nodeC", T0 + 11 * k, T0 + 11 * k + 10, 10, 0.15, -1, 0, 0, 0, 0);
+		json_object_set_new(json_object_get(json_object_get(s, "doc"), "counters"), "nodeC",
+				    json_pack("{s:i, s:i, s:i}", "rcvd_seq_err", 3, "sent_pkts", 900,
+					      "netdev_carrier_changes", k));
+		json_array_append_new(sl, s);
+	}
+	doc = analyze(sl, &f);
+	assert_non_null(strstr(f, "nodeC: error counter rcvd_seq_err rose by 6 over the soak"));
+	assert_null(strstr(f, "sent_pkts"));
+	assert_non_null(strstr(f, "nodeC: link flap: netdev_carrier_changes rose by 1 during the slice from 22:13:31 (+11 s) to 22:13:41 (+21 s)"));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+			 json_object_get(doc, "nodes"), "nodeC"), "counters"), "sent_pkts")), 1800);
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+static void test_empty(void **state)
+{
+	json_t *sl = json_array(), *doc;
+	char *f;
+
+	(void)state;
+	doc = analyze(sl, &f);
+	assert_string_equal(f, "");
+	assert_int_equal(json_array_size(json_object_get(doc, "pairs")), 0);
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_when),
+		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_drop),
+		cmocka_unit_test(test_flap_across_failed_slice),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_empty),
+	};
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
