@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "fc.h"
+#include "log.h"
 
 void fc_linebuf_init(struct fc_linebuf *lb, size_t max)
 {
@@ -206,4 +210,44 @@ char *fc_wire_format(int version, uint64_t seq, const char *type, const json_t *
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	return line;
+}
+
+int fc_wire_in_fill(struct fc_wire_in *in, int fd)
+{
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		in->eof = 1;
+		return -EPIPE;
+	}
+	if (fc_linebuf_feed(&in->lb, buf, (size_t)n)) {
+		fc_err("refused the controller's input: a line over %d bytes", FC_WIRE_MAX_LINE);
+		in->proto_err = 1;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int fc_wire_in_next(struct fc_wire_in *in, json_t **msg_p)
+{
+	char *line, why[512];
+	size_t len;
+
+	while (fc_linebuf_next(&in->lb, &line, &len)) {
+		if (fc_wire_parse(line, len, FC_WIRE_VERSION, in->rx_seq + 1, msg_p, NULL, why,
+				  sizeof(why))) {
+			fc_err("refused a message from the controller: %s", why);
+			in->proto_err = 1;
+			return -EPROTO;
+		}
+		in->rx_seq++;
+		if (strcmp(fc_wire_type(*msg_p), "ping"))
+			return 1;
+		in->pings++;
+		json_decref(*msg_p);
+	}
+	return 0;
 }

@@ -32,6 +32,23 @@ int fc_linebuf_next(struct fc_linebuf *lb, char **line_p, size_t *len_p);
 /* Bytes held that do not yet form a line. */
 size_t fc_linebuf_pending(const struct fc_linebuf *lb);
 
+/* A worker's side of the channel: what the controller sends on a file
+ * descriptor (its stdin), checked message by message. */
+struct fc_wire_in {
+	struct fc_linebuf lb;
+	uint64_t rx_seq; /* the last message taken */
+	uint64_t pings;	 /* "ping" messages seen: the controller is alive */
+	int eof;	 /* the controller closed the channel */
+	int proto_err;	 /* a message was refused: the channel is unusable */
+};
+
+/* Reads what @fd has. 0, -EPIPE at end of file, -EPROTO for a line over
+ * FC_WIRE_MAX_LINE (logged). */
+int fc_wire_in_fill(struct fc_wire_in *in, int fd);
+/* The next complete message other than "ping": 1 with *msg_p, 0 when none
+ * is complete yet, or -EPROTO for a refused message (logged). */
+int fc_wire_in_next(struct fc_wire_in *in, json_t **msg_p);
+
 /*
  * Parses one line. On success returns 0 and *msg_p (a new reference) whose
  * "seq" equals @want_seq and whose "v" equals @version. Otherwise returns

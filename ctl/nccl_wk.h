@@ -13,12 +13,9 @@
 #include "../core/wire.h"
 
 struct ncw_io {
-	struct fc_linebuf lb;
-	uint64_t rx_seq, tx_seq;
-	int eof;
-	int proto_err;
+	struct fc_wire_in in; /* what the controller sends (stdin) */
+	uint64_t tx_seq;
 	double idle;	 /* seconds to wait for the controller */
-	uint64_t pings;	 /* pings seen: the controller is alive */
 	pthread_mutex_t lock; /* one writer of stdout at a time */
 };
 

@@ -16,13 +16,13 @@ void ncw_io_init(struct ncw_io *io)
 {
 	memset(io, 0, sizeof(*io));
 	io->idle = 60;
-	fc_linebuf_init(&io->lb, FC_WIRE_MAX_LINE);
+	fc_linebuf_init(&io->in.lb, FC_WIRE_MAX_LINE);
 	pthread_mutex_init(&io->lock, NULL);
 }
 
 void ncw_io_release(struct ncw_io *io)
 {
-	fc_linebuf_release(&io->lb);
+	fc_linebuf_release(&io->in.lb);
 	pthread_mutex_destroy(&io->lock);
 }
 
@@ -58,65 +58,25 @@ out_unlock:
 	return err;
 }
 
-static int io_fill(struct ncw_io *io)
-{
-	char buf[8192];
-	ssize_t n = read(0, buf, sizeof(buf));
-
-	if (n < 0 && errno == EINTR)
-		return 0;
-	if (n <= 0) {
-		io->eof = 1;
-		return -EPIPE;
-	}
-	if (fc_linebuf_feed(&io->lb, buf, (size_t)n)) {
-		fc_err("refused the controller's input: a line over %d bytes", FC_WIRE_MAX_LINE);
-		io->proto_err = 1;
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* The next complete message other than "ping": 1, 0 none yet, or -errno. */
-static int io_next(struct ncw_io *io, json_t **msg_p)
-{
-	char *line, why[512];
-	size_t len;
-
-	while (fc_linebuf_next(&io->lb, &line, &len)) {
-		if (fc_wire_parse(line, len, FC_WIRE_VERSION, io->rx_seq + 1, msg_p, NULL, why,
-				  sizeof(why))) {
-			fc_err("refused a message from the controller: %s", why);
-			io->proto_err = 1;
-			return -EPROTO;
-		}
-		io->rx_seq++;
-		if (strcmp(fc_wire_type(*msg_p), "ping"))
-			return 1;
-		io->pings++;
-		json_decref(*msg_p);
-	}
-	return 0;
-}
 
 int ncw_recv(struct ncw_io *io, const char *want, json_t **msg_p)
 {
 	double deadline = fc_now() + io->idle;
-	uint64_t pings = io->pings;
+	uint64_t pings = io->in.pings;
 	int err;
 
 	for (;;) {
 		struct pollfd p = { .fd = 0, .events = POLLIN };
 		double left;
 
-		err = io_next(io, msg_p);
+		err = fc_wire_in_next(&io->in, msg_p);
 		if (err < 0)
 			return err;
 		if (err == 1)
 			break;
-		if (io->pings != pings) {
+		if (io->in.pings != pings) {
 			/* the controller waits on other ranks: keep waiting */
-			pings = io->pings;
+			pings = io->in.pings;
 			deadline = fc_now() + io->idle;
 		}
 		left = deadline - fc_now();
@@ -124,14 +84,14 @@ int ncw_recv(struct ncw_io *io, const char *want, json_t **msg_p)
 			fc_err("no message from the controller for %.0f s: giving up", io->idle);
 			return -ETIMEDOUT;
 		}
-		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = io_fill(io)))
+		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = fc_wire_in_fill(&io->in, 0)))
 			return err;
 	}
 	if (want && strcmp(fc_wire_type(*msg_p), want)) {
 		fc_err("expected a '%s' message from the controller, got '%s'", want,
 		       fc_wire_type(*msg_p));
 		json_decref(*msg_p);
-		io->proto_err = 1;
+		io->in.proto_err = 1;
 		return -EPROTO;
 	}
 	return 0;
@@ -145,15 +105,15 @@ int ncw_poll_abort(struct ncw_io *io)
 
 	if (poll(&p, 1, 0) <= 0)
 		return 0;
-	if (io_fill(io)) {
-		if (io->eof)
+	if (fc_wire_in_fill(&io->in, 0)) {
+		if (io->in.eof)
 			fc_err("the controller went away during the run");
 		return 1;
 	}
-	err = io_next(io, &msg);
+	err = fc_wire_in_next(&io->in, &msg);
 	if (err == 1) {
 		fc_err("the controller sent '%s' during the run", fc_wire_type(msg));
-		io->proto_err = 1;
+		io->in.proto_err = 1;
 		json_decref(msg);
 		return 1;
 	}

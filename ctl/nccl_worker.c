@@ -238,7 +238,7 @@ static int ws_setup(struct ncw *w, const json_t *m)
 
 	if (ncr_params_from_json(m, &w->p, why, sizeof(why))) {
 		fc_err("the controller's setup message is wrong: %s", why);
-		w->io.proto_err = 1;
+		w->io.in.proto_err = 1;
 		err = -EPROTO;
 		goto out_put;
 	}
@@ -279,7 +279,7 @@ static int ws_init(struct ncw *w, const json_t *m)
 
 	if (ncr_hex_decode(fc_jstr(m, "unique_id", ""), (uint8_t *)id.internal, NCR_ID_BYTES)) {
 		fc_err("the controller's unique id is not %d hex digits", 2 * NCR_ID_BYTES);
-		w->io.proto_err = 1;
+		w->io.in.proto_err = 1;
 		return -EPROTO;
 	}
 	snprintf(what, sizeof(what), "ncclCommInitRank (rank %d of %d)", w->p.rank, w->p.nranks);
@@ -535,10 +535,10 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 		err = step(&w, "run", ws_run_msg);
 	if (!err)
 		err = step(&w, "finish", ws_finish_msg);
-	if (err && !w.io.eof)
+	if (err && !w.io.in.eof)
 		ncw_send(&w.io, "error",
 			 json_pack("{s:s, s:s}", "kind",
-				   w.io.proto_err ? "protocol" :
+				   w.io.in.proto_err ? "protocol" :
 				   w.ran && !node_fault && (err == -EIO || err == -ETIMEDOUT) ?
 				   "fail" : "cant",
 				   "msg", last_error[0] ? last_error : strerror(-err)));

@@ -31,10 +31,8 @@ const char usage_worker[] =
 	"(or --launcher local). It reads wire messages on stdin and answers on stdout.\n";
 
 struct worker {
-	struct fc_linebuf lb;
-	uint64_t rx_seq, tx_seq;
-	int eof;
-	int proto_err;
+	struct fc_wire_in in;
+	uint64_t tx_seq;
 	double idle;
 	char node[128];
 	char prefix[192];
@@ -81,47 +79,6 @@ static int wk_error(struct worker *w, const char *kind, const char *fallback)
 					     last_error[0] ? last_error : fallback));
 }
 
-/* Reads what stdin has; 0, or -EPIPE at end of file. */
-static int wk_fill(struct worker *w)
-{
-	char buf[8192];
-	ssize_t n = read(0, buf, sizeof(buf));
-
-	if (n < 0 && errno == EINTR)
-		return 0;
-	if (n <= 0) {
-		w->eof = 1;
-		return -EPIPE;
-	}
-	if (fc_linebuf_feed(&w->lb, buf, (size_t)n)) {
-		fc_err("refused the controller's input: a line over %d bytes", FC_WIRE_MAX_LINE);
-		w->proto_err = 1;
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* The next complete message other than "ping": 1, 0 none yet, or -errno. */
-static int wk_next(struct worker *w, json_t **msg_p)
-{
-	char *line, why[512];
-	size_t len;
-
-	while (fc_linebuf_next(&w->lb, &line, &len)) {
-		if (fc_wire_parse(line, len, FC_WIRE_VERSION, w->rx_seq + 1, msg_p, NULL, why,
-				  sizeof(why))) {
-			fc_err("refused a message from the controller: %s", why);
-			w->proto_err = 1;
-			return -EPROTO;
-		}
-		w->rx_seq++;
-		if (strcmp(fc_wire_type(*msg_p), "ping"))
-			return 1;
-		json_decref(*msg_p);
-	}
-	return 0;
-}
-
 /* Waits for a message of type @want (idle deadline applies). */
 static int wk_recv(struct worker *w, const char *want, json_t **msg_p)
 {
@@ -132,7 +89,7 @@ static int wk_recv(struct worker *w, const char *want, json_t **msg_p)
 		struct pollfd p = { .fd = 0, .events = POLLIN };
 		double left;
 
-		err = wk_next(w, msg_p);
+		err = fc_wire_in_next(&w->in, msg_p);
 		if (err < 0)
 			return err;
 		if (err == 1)
@@ -142,14 +99,14 @@ static int wk_recv(struct worker *w, const char *want, json_t **msg_p)
 			fc_err("no message from the controller for %.0f s: giving up", w->idle);
 			return -ETIMEDOUT;
 		}
-		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = wk_fill(w)))
+		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = fc_wire_in_fill(&w->in, 0)))
 			return err;
 	}
 	if (want && strcmp(fc_wire_type(*msg_p), want)) {
 		fc_err("expected a '%s' message from the controller, got '%s'", want,
 		       fc_wire_type(*msg_p));
 		json_decref(*msg_p);
-		w->proto_err = 1;
+		w->in.proto_err = 1;
 		return -EPROTO;
 	}
 	return 0;
@@ -165,9 +122,9 @@ static int wk_abort(void *arg)
 
 	if (poll(&p, 1, 0) <= 0)
 		return 0;
-	if (wk_fill(w))
+	if (fc_wire_in_fill(&w->in, 0))
 		return 1;
-	err = wk_next(w, &msg);
+	err = fc_wire_in_next(&w->in, &msg);
 	if (err == 1) {
 		fc_err("the controller sent '%s' during a test", fc_wire_type(msg));
 		json_decref(msg);
@@ -396,7 +353,7 @@ static int wk_run(struct worker *w)
 			return wk_finish(w);
 		} else {
 			fc_err("unexpected '%s' message from the controller", fc_wire_type(m));
-			w->proto_err = 1;
+			w->in.proto_err = 1;
 			err = -EPROTO;
 		}
 		json_decref(m);
@@ -416,18 +373,18 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	fc_log_prefix = "fabcheck worker";
 	fc_log_hook = keep_error;
-	fc_linebuf_init(&w.lb, FC_WIRE_MAX_LINE);
+	fc_linebuf_init(&w.in.lb, FC_WIRE_MAX_LINE);
 	srand48((long)getpid() ^ (long)(fc_now() * 1e6));
 	err = wk_run(&w);
-	if (err && !w.eof)
-		wk_error(&w, w.proto_err ? "protocol" : err == -EIO || err == -ETIMEDOUT ? "fail" : "cant",
+	if (err && !w.in.eof)
+		wk_error(&w, w.in.proto_err ? "protocol" : err == -EIO || err == -ETIMEDOUT ? "fail" : "cant",
 			 strerror(-err));
 	if (w.r.pi || w.r.ec)
 		vb_cm_close(&w.r);
 	vb_res_close(&w.r);
 	wk_mem_close(&w.mem);
 	wk_qos_release(&w.qos);
-	fc_linebuf_release(&w.lb);
+	fc_linebuf_release(&w.in.lb);
 	fc_log_hook = NULL;
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
 }
