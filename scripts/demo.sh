@@ -122,6 +122,8 @@ step_outro() {
 	[ $have_pair = 1 ] && echo "  fabcheck pair <nodeA> <nodeB>           # RDMA bandwidth and latency between two nodes"
 	echo "  fabcheck matrix --hostfile <hosts>      # every pair in rounds; names the bad node or link"
 	echo "  fabcheck tui --hostfile <hosts>         # the same, live; then fabcheck report --html FILE"
+	echo "  fabcheck preflight --hostfile <hosts>   # ports, rates, firmware, MTU, GIDs, PCIe, before anything"
+	echo "  scripts/burnin-rack --fabric ndr --hostfile <hosts>   # preflight, matrix, NCCL, soak: one report folder"
 	echo "And on the virtual rack again, to explore:"
 	echo "  $FC lab up"
 	echo "  ssh -F \$($FC lab ssh-config) nodeA"
