@@ -131,19 +131,8 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 			c->l.worker_cmd = c->self;
 		}
 	}
-	if (c->hostfile && optind < argc) {
-		fc_err("preflight: give nodes or --hostfile, not both");
+	if (mx_node_args("preflight", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
-	}
-	if (c->hostfile) {
-		if (mx_read_hostfile(c->hostfile, &c->nodes, &c->n))
-			return FC_EXIT_USAGE;
-	} else {
-		c->n = argc - optind;
-		c->nodes = calloc((size_t)c->n + 1, sizeof(*c->nodes));
-		for (int i = 0; c->nodes && i < c->n; i++)
-			c->nodes[i] = strdup(argv[optind + i]);
-	}
 	if (c->n < 1) {
 		fc_err("preflight: no nodes; give them as arguments or with --hostfile FILE");
 		return FC_EXIT_USAGE;

@@ -189,19 +189,8 @@ static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char 
 
 static int soak_nodes(struct soak_cli *c, int argc, char **argv)
 {
-	if (c->hostfile && optind < argc) {
-		fc_err("soak: give nodes or --hostfile, not both");
+	if (mx_node_args("soak", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
-	}
-	if (c->hostfile) {
-		if (mx_read_hostfile(c->hostfile, &c->nodes, &c->n))
-			return FC_EXIT_USAGE;
-	} else {
-		c->n = argc - optind;
-		c->nodes = calloc((size_t)c->n + 1, sizeof(*c->nodes));
-		for (int i = 0; c->nodes && i < c->n; i++)
-			c->nodes[i] = strdup(argv[optind + i]);
-	}
 	if (c->n < 2) {
 		fc_err("soak: give at least two nodes (or --hostfile FILE)");
 		return FC_EXIT_USAGE;

@@ -292,19 +292,8 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 			return FC_EXIT_USAGE;
 		}
 	}
-	if (c->hostfile && optind < argc) {
-		fc_err("%s: give nodes as arguments or with --hostfile, not both", argv[0]);
+	if (mx_node_args(argv[0], c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
-	}
-	if (c->hostfile) {
-		if (mx_read_hostfile(c->hostfile, &c->nodes, &c->n))
-			return FC_EXIT_USAGE;
-	} else {
-		c->n = argc - optind;
-		c->nodes = calloc((size_t)c->n + 1, sizeof(*c->nodes));
-		for (int i = 0; i < c->n; i++)
-			c->nodes[i] = strdup(argv[optind + i]);
-	}
 	if (check_nodes(c))
 		return FC_EXIT_USAGE;
 	return 0;
@@ -317,4 +306,26 @@ void mx_cli_release(struct mx_cli *c)
 	free(c->nodes);
 	json_decref(c->pair_args);
 	memset(c, 0, sizeof(*c));
+}
+
+int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, int first,
+		 char ***nodes_p, int *n_p)
+{
+	char **nodes;
+	int n = argc - first;
+
+	if (hostfile && n > 0) {
+		fc_err("%s: give nodes or --hostfile, not both", cmd);
+		return -EINVAL;
+	}
+	if (hostfile)
+		return mx_read_hostfile(hostfile, nodes_p, n_p) ? -EINVAL : 0;
+	nodes = calloc((size_t)n + 1, sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		nodes[i] = strdup(argv[first + i]);
+	*nodes_p = nodes;
+	*n_p = n;
+	return 0;
 }

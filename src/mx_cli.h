@@ -53,5 +53,9 @@ void mx_cli_release(struct mx_cli *c);
 
 /* Reads a host file: one node a line (the first word), '#' comments. */
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);
+/* The nodes of a command: argv[first..] or @hostfile, not both (logged,
+ * naming @cmd). A NULL-terminated list in *nodes_p. 0 or -EINVAL. */
+int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, int first,
+		 char ***nodes_p, int *n_p);
 
 #endif
