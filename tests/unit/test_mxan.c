@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "matrix/mxan.h"
+#include "core/stats.h"
 #include "core/sched.h"
 
 static const char *const names[] = { "nodeA", "nodeB", "nodeC", "nodeD", "nodeE",

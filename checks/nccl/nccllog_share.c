@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/out.h"
-#include "nccllog_int.h"
+#include "core/out.h"
+#include "checks/nccl/nccllog_int.h"
 
 void ncl_note_gpu(struct ncl_log *lg, int h, const struct ncl_rec *r)
 {
