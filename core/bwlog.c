@@ -1,9 +1,9 @@
-#include "bwlog.h"
+#include "core/bwlog.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "core/stats.h"
 
 int fc_bwlog_init(struct fc_bwlog *l, double t0)
 {

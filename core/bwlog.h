@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "core/hist.h"
 
 #define FC_BWLOG_LOW 32	  /* lowest intervals kept with their times */
 #define FC_BWLOG_PTS 256  /* points of the cumulative curve */

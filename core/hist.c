@@ -1,4 +1,4 @@
-#include "hist.h"
+#include "core/hist.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,10 +1,10 @@
-#include "payload.h"
+#include "core/payload.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gid.h"
+#include "core/gid.h"
 
 /* Per lane: the data rate after the line encoding, for each speed. SDR-QDR
  * report their signalling rate (8b/10b: 80% is data); from FDR10 on the

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "../core/bwlog.h"
-#include "../core/hist.h"
-#include "res.h"
+#include "core/bwlog.h"
+#include "core/hist.h"
+#include "verbs/res.h"
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
 
