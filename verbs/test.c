@@ -12,14 +12,23 @@ static const char *const op_names[] = {
 	[VB_WRITE] = "write", [VB_READ] = "read", [VB_SEND] = "send",
 };
 
+/* Position of @s in @names, or -EINVAL. */
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
 int vb_op_parse(const char *s, enum vb_op *op_p)
 {
-	for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
-		if (!strcmp(s, op_names[i])) {
-			*op_p = (enum vb_op)i;
-			return 0;
-		}
-	return -EINVAL;
+	int i = name_index(op_names, sizeof(op_names) / sizeof(op_names[0]), s);
+
+	if (i < 0)
+		return i;
+	*op_p = (enum vb_op)i;
+	return 0;
 }
 
 const char *vb_op_name(enum vb_op op)
@@ -33,12 +42,12 @@ static const char *const method_names[] = {
 
 int vb_method_parse(const char *s, enum vb_method *m_p)
 {
-	for (size_t i = 0; i < sizeof(method_names) / sizeof(method_names[0]); i++)
-		if (!strcmp(s, method_names[i])) {
-			*m_p = (enum vb_method)i;
-			return 0;
-		}
-	return -EINVAL;
+	int i = name_index(method_names, sizeof(method_names) / sizeof(method_names[0]), s);
+
+	if (i < 0)
+		return i;
+	*m_p = (enum vb_method)i;
+	return 0;
 }
 
 const char *vb_method_name(enum vb_method m)
