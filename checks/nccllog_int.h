@@ -17,6 +17,7 @@
 #define NCL_MAX_LIST 32 /* distinct items kept in small lists */
 #define NCL_MAX_ENV 256
 #define NCL_MAX_FILES 1024
+#define NCL_MAX_PIDS 64 /* processes counted per host */
 
 #define NCL_NAME 64
 #define NCL_HOST 128
@@ -57,6 +58,9 @@ struct ncl_host {
 	int nmerged;	    /* number of merged virtual devices */
 	char oob[NCL_TEXT]; /* "IF ADDR" of the IB list, "" when empty */
 	int have_oob, oob_empty;
+	uint64_t devs;	    /* CUDA devices 0..63 of its records ("[dev]") */
+	long pids[NCL_MAX_PIDS]; /* distinct processes seen (each drives a GPU) */
+	int npids;
 };
 
 struct ncl_proc {
@@ -245,6 +249,13 @@ const char *ncl_fmt_bus(int64_t bus, char *buf, size_t len);
 /* Parses a bus id in any form ("0000:07:00.0", "07:00.0", "7000") into
  * NCCL's integer form; -1 when it is not one. */
 int64_t ncl_parse_bus(const char *s);
+
+/* nccllog_share.c: the GPUs of a host seen in the log (a lower bound). */
+void ncl_note_gpu(struct ncl_log *lg, int h, const struct ncl_rec *r);
+int ncl_host_gpus(const struct ncl_log *lg, int h);
+/* One listed HCA for more than two local GPUs (and topology HCAs NCCL does not list). */
+void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
+			const json_t *topo, json_t *doc);
 
 /* nccllog_topo.c: GPUs whose NET channels use an HCA that is not their nearest */
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc);

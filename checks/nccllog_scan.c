@@ -516,6 +516,7 @@ void ncl_dispatch(struct ncl_log *lg, const struct ncl_rec *r)
 
 	if (hi < 0)
 		return;
+	ncl_note_gpu(lg, hi, r);
 	ncl_era_note(lg, r, hi);
 	if (r->level == NCL_WARN) {
 		on_warn(lg, hi, r);

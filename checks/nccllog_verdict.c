@@ -517,6 +517,7 @@ void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 	find_ib_hca_prefix(lg, f, doc);
 	find_gdr(lg, f, exp, doc);
 	find_spread(lg, f, doc);
+	ncl_share_findings(lg, f, exp->topo, doc);
 	find_distance(lg, doc);
 	if (exp->topo)
 		ncl_topo_findings(lg, exp->topo, doc);
