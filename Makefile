@@ -14,7 +14,7 @@ LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().
-SRC_DIRS := core verbs gdr checks tui store ctl src
+SRC_DIRS := core verbs gdr checks tui store ctl matrix src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
