@@ -1,5 +1,5 @@
 /* Rails matched across nodes by the fabric (see rail.h). */
-#include "rail.h"
+#include "core/rail.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

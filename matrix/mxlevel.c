@@ -1,5 +1,6 @@
 /* Culprit levels of a matrix with rails (see mxlevel.h). */
-#include "mxlevel.h"
+#include "matrix/mxlevel.h"
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>

@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "../core/mxan.h"
+#include "matrix/mxan.h"
 
 #define FC_MXL_RAILS_MAX 64
 
