@@ -140,11 +140,7 @@ static void render_grid(FILE *f, const json_t *doc)
 /* "0.16 Gb/s", or "-" when there is no figure. */
 static const char *num(double v, const char *unit, char *buf, size_t len)
 {
-	if (isfinite(v))
-		snprintf(buf, len, "%.3g %s", v, unit);
-	else
-		snprintf(buf, len, "-");
-	return buf;
+	return fc_fmt_figure(v, "%.3g", unit, buf, len);
 }
 
 static void render_matrix(FILE *f, const json_t *doc)
