@@ -70,6 +70,9 @@ const char usage_pair[] =
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
 	"                      $FABCHECK_WORKER_CMD)\n"
 	"  --timeout T         deadline of every wait (default 30s)\n"
+	"  --deadline T        end the run after T (e.g. 10m): a test still under way\n"
+	"                      is judged on the bytes it moved by then, a slow link;\n"
+	"                      the finished tests are kept (default: no deadline)\n"
 	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
 	"  --no-db             keep nothing\n"
 	"  -j, --json          one JSON document on stdout\n"
@@ -80,7 +83,7 @@ const char usage_pair[] =
 enum {
 	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
-	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
+	OPT_TEST, OPT_DEADLINE, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 };
 
 static const struct option pair_opts[] = {
@@ -110,6 +113,7 @@ static const struct option pair_opts[] = {
 	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
 	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
 	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
 	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
@@ -234,6 +238,8 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 		n = (int)cfg->timeout;
 		cfg->launch.connect_timeout = n;
 		return 0;
+	case OPT_DEADLINE:
+		return fc_parse_duration("--deadline", arg, 1, 7 * 86400, &cfg->deadline) ? -EINVAL : 0;
 	case OPT_DB: cfg->db = arg; return 0;
 	case OPT_NO_DB: cfg->no_db = 1; return 0;
 	case 'j': ctx->json = 1; return 0;

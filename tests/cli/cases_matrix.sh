@@ -110,8 +110,9 @@ expect "resume finishes the run" 3 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
 	$FC matrix --resume 1 --db $MXT/int.db
 expect "resume re-ran the error and the missing pairs" 0 '^ +1  matrix .* 7 pairs  fail +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
-# A pair past the matrix's own deadline is ended and reported as could not run.
-MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 'nodeA->nodeB could not run: no result within 2 s; killed|none of its 1 pairs could run: no result within 2 s' -- \
+# A pair past the matrix's deadline (passed to it as pair --deadline) ends
+# itself and is reported as could not run, with its cause.
+MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 "none of its 1 pairs could run: nodeB: no 'hello' from the worker by the run's deadline \(--deadline 2 s\)" -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \
 	--db $MXT/dl.db
 
