@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/out.h"
-#include "nccllog_int.h"
+#include "core/out.h"
+#include "checks/nccl/nccllog_int.h"
 
 /* " (PXB)": the name of path type @n in the log's NCCL version, or "". */
 static void path_name(const struct ncl_log *lg, const struct ncl_facts *f, int n, char *buf,
