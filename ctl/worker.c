@@ -233,8 +233,17 @@ static int test_from(const json_t *m, struct vb_test *t)
 	t->active = json_is_true(json_object_get(m, "active"));
 	t->passive = json_is_true(json_object_get(m, "passive"));
 	t->interval = fc_jnum(m, "interval", 0.1);
+	t->cq_mod = (int)fc_jnum(m, "cq_mod", 0);
+	t->inline_max = (int)fc_jnum(m, "inline", t->lat ? -1 : 0);
+	t->post_list = (int)fc_jnum(m, "post_list", 1);
+	t->threads = (int)fc_jnum(m, "threads", 1);
+	t->one_slot = json_is_true(json_object_get(m, "one_slot"));
+	t->warmup = (uint64_t)fc_jnum(m, "warmup", 0);
+	t->lat_mode = !strcmp(fc_jstr(m, "lat_mode", "poll"), "imm") ? VB_LAT_IMM : VB_LAT_POLL;
 	if (t->size < 2 || t->size > (1ULL << 30) || (!t->iters && t->duration <= 0) ||
-	    t->interval <= 0) {
+	    t->interval <= 0 || t->cq_mod < 0 || t->cq_mod > 8192 || t->inline_max < -1 ||
+	    t->inline_max > 4096 || t->post_list < 0 || t->post_list > 1024 || t->threads < 0 ||
+	    t->threads > VB_MAX_THREADS || t->warmup > 100000000) {
 		fc_err("the controller's test message is out of range");
 		return -EPROTO;
 	}

@@ -29,6 +29,7 @@ struct bw_run {
 	int last_posted[VB_MAX_QPS];
 	uint64_t slot;
 	int cq_mod;
+	int inline_max;
 	int fins;
 	int timed;
 	double t_first, t_last, t_sample;
@@ -71,7 +72,7 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 		wr.wr_id = ((uint64_t)q << 32) | b->since_sig[q];
 		b->since_sig[q] = 0;
 	}
-	if (t->op != VB_READ && t->size <= (uint64_t)r->max_inline)
+	if (t->size <= (uint64_t)b->inline_max)
 		wr.send_flags |= IBV_SEND_INLINE;
 	err = ibv_post_send(r->qp[q], &wr, &bad);
 	if (err) {
@@ -253,6 +254,9 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	b->cq_mod = r->tx_depth >= 2 ? r->tx_depth / 2 : 1;
 	if (b->cq_mod > 64)
 		b->cq_mod = 64;
+	if (t->cq_mod > 0)
+		b->cq_mod = t->cq_mod < r->tx_depth ? t->cq_mod : r->tx_depth;
+	b->inline_max = vb_inline_limit(r, t);
 	vb_clock_start(&b->clk, t->active ? "sending" : "receiving");
 	if (t->active) {
 		/* Warm-up: one window per QP, untimed. */

@@ -79,6 +79,13 @@ int vb_result_push(struct vb_result *res, double v)
 	return 0;
 }
 
+int vb_inline_limit(const struct vb_res *r, const struct vb_test *t)
+{
+	if (t->op == VB_READ || t->inline_max < 0)
+		return t->op == VB_READ ? 0 : r->max_inline;
+	return t->inline_max < r->max_inline ? t->inline_max : r->max_inline;
+}
+
 void vb_result_release(struct vb_result *res)
 {
 	free(res->samples);
@@ -92,9 +99,9 @@ int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 		       r->pi->dev, (unsigned long long)t->size, (unsigned long long)r->stride);
 		return -EINVAL;
 	}
-	if (t->lat && t->op == VB_WRITE)
+	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)
 		memset(vb_rx(r, 0), 0, (size_t)r->stride * r->nslots);
-	if (t->op == VB_SEND)
+	if (t->op == VB_SEND || (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_IMM))
 		for (int q = 0; q < r->nqps; q++)
 			if (vb_post_recvs(r, q))
 				return -EIO;

@@ -8,6 +8,13 @@
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
 
+#define VB_MAX_THREADS 16
+
+/* How write latency waits for the peer's message: by polling the last byte
+ * of the slot (the CPU reads the buffer), or by the receive completion of
+ * an RDMA WRITE WITH IMMEDIATE (no CPU read of the buffer: GPU memory). */
+enum vb_lat_mode { VB_LAT_POLL, VB_LAT_IMM };
+
 struct vb_test {
 	enum vb_op op;
 	int lat;	  /* 0 bandwidth, 1 latency */
@@ -17,6 +24,17 @@ struct vb_test {
 	int active;	  /* bw: this side posts; lat: this side starts each round */
 	int passive;	  /* bw: receives the peer's sends; lat: answers */
 	double interval;  /* bandwidth sample interval, seconds */
+	/* Knobs of the data path, shared by every method that drives it.
+	 * Zeroed means each loop's own default. */
+	int cq_mod;	  /* bw: signal one send in cq_mod (0: tx_depth / 2, at most 64) */
+	int inline_max;	  /* largest message sent inline: -1 the device's maximum,
+			   * 0 none (bandwidth default); capped at the QP's limit */
+	int post_list;	  /* bw: work requests chained per ibv_post_send (0, 1: one) */
+	int threads;	  /* bw: threads the QPs are spread over, each pinned (0, 1: one) */
+	int one_slot;	  /* 1: every message uses slot 0 (one buffer, as perftest);
+			   * 0: cycle through fc_cycle_layout's slots for the size */
+	uint64_t warmup;  /* bw: warm-up messages per QP before timing (0: one window) */
+	enum vb_lat_mode lat_mode; /* write latency */
 };
 
 struct vb_result {
@@ -46,6 +64,8 @@ void vb_clock_start(struct vb_clock *c, const char *what);
 /* Deadline, controller and progress checks; 0 or -ETIMEDOUT/-ECANCELED. */
 int vb_clock_tick(struct vb_res *r, struct vb_clock *c, double now);
 int vb_result_push(struct vb_result *res, double v);
+/* The largest message of @t sent inline on @r's QPs (0: none). */
+int vb_inline_limit(const struct vb_res *r, const struct vb_test *t);
 int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res);
 int vb_lat_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res);
 
