@@ -3,7 +3,7 @@
  * built once on first use. Written for fabcheck (no packaged library
  * needed); checked against the RFC 3720 vectors in tests/unit/test_vmsg.c.
  */
-#include "crc32c.h"
+#include "core/crc32c.h"
 
 #include <pthread.h>
 

@@ -1,11 +1,11 @@
 /* --validate messages: fill, stamp and check (see vmsg.h for the layout). */
-#include "vmsg.h"
+#include "core/vmsg.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "core/crc32c.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
