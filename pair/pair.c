@@ -265,7 +265,7 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_CQ_MOD: return fc_parse_int("--cq-mod", arg, 1, 8192, &cfg->cq_mod);
 	case OPT_INLINE:
 		if (!strcmp(arg, "max")) {
-			cfg->inline_max = -1;
+			cfg->inline_max = 4096; /* capped at the QP's limit */
 			return 0;
 		}
 		return fc_parse_int("--inline", arg, 0, 4096, &cfg->inline_max);
