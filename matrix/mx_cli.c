@@ -244,20 +244,6 @@ out_free:
 
 static int check_nodes(struct mx_cli *c)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (!c->nodes[i] || !fc_valid_node_name(c->nodes[i])) {
-			fc_err("'%s' is not a node name; expected a host name (letters, digits, "
-			       "'-', '_', '.')", c->nodes[i] ? c->nodes[i] : "");
-			return -EINVAL;
-		}
-		for (int j = 0; j < i; j++) {
-			if (!strcmp(c->nodes[i], c->nodes[j])) {
-				fc_err("node '%s' is given twice; name each node once",
-				       c->nodes[i]);
-				return -EINVAL;
-			}
-		}
-	}
 	if (c->n > FC_SCHED_MAX_NODES) {
 		fc_err("%d nodes: at most %d in one matrix; split the rack", c->n,
 		       FC_SCHED_MAX_NODES);
@@ -318,14 +304,24 @@ int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, i
 		fc_err("%s: give nodes or --hostfile, not both", cmd);
 		return -EINVAL;
 	}
-	if (hostfile)
-		return mx_read_hostfile(hostfile, nodes_p, n_p) ? -EINVAL : 0;
-	nodes = calloc((size_t)n + 1, sizeof(*nodes));
-	if (!nodes)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		nodes[i] = strdup(argv[first + i]);
-	*nodes_p = nodes;
-	*n_p = n;
-	return 0;
+	if (hostfile) {
+		if (mx_read_hostfile(hostfile, nodes_p, n_p))
+			return -EINVAL;
+	} else {
+		nodes = calloc((size_t)n + 1, sizeof(*nodes));
+		if (!nodes)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++)
+			nodes[i] = argv[first + i];
+		for (int i = 0; i < n; i++)
+			if (!(nodes[i] = strdup(nodes[i]))) {
+				for (int j = 0; j < i; j++)
+					free(nodes[j]);
+				free(nodes);
+				return -ENOMEM;
+			}
+		*nodes_p = nodes;
+		*n_p = n;
+	}
+	return fc_check_nodes(cmd, *nodes_p, *n_p, NULL);
 }

@@ -157,7 +157,7 @@ static json_t *probe_qos_json(const char *ifname, double timeout)
 	char *out;
 	int code;
 
-	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	out = fc_capture(argv, timeout, &code, why, sizeof(why));
 	if (!out)
 		return json_pack("{s:s}", "skip", why);
 	if (code == 127) {
@@ -188,7 +188,7 @@ static void probe_topo(json_t *doc, double timeout)
 		snprintf(self, sizeof(self), "fabcheck");
 	else
 		self[n] = 0;
-	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	out = fc_capture(argv, timeout, &code, why, sizeof(why));
 	topo = out ? json_loads(out, 0, NULL) : NULL;
 	free(out);
 	json_object_set_new(doc, "topo_exit", json_integer(code));
