@@ -37,10 +37,21 @@ struct pair_cfg {
 	int no_db;
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
+	/* Rails (pair/pair_rails.c). */
+	const char *rails;   /* --rails all|LIST, NULL: one port */
+	const char *exclude_dev; /* --exclude-dev LIST */
+	double min_loaded_pct; /* fail a rail loaded below this share of alone */
+	int loaded_only;     /* --loaded-only: every rail at once, not each alone */
+	int sync_fd;	     /* --sync-fd: start each test with the other rails, -1 */
+	json_t *child_args;  /* the options each rail's pair gets */
 };
 
 /* Runs the test and prints the report; returns the exit code. */
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/* --rails: each rail alone, then every rail at once; returns the exit code. */
+int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/* Keeps a finished pair document in the store (--db, unless --no-db). */
+void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and

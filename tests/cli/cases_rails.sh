@@ -1,0 +1,37 @@
+# Cases for rails on this host (sourced by tests/cli/run.sh): `pair --rails`
+# through fake workers (tests/cli/fake-worker.sh) that list a recorded port
+# list for `devices --json` and fail each rail's pair at setup.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+RDEV=tests/data/rails/devices-2rail.json
+RFAKE=(--launcher local --worker-cmd tests/cli/fake-worker.sh --no-db)
+expect "pair --rails with -d" 2 '-d names one port and --rails the rails' -- $FC pair a b --rails all -d rxe0
+expect "pair --exclude-dev without --rails" 2 'add --rails all' -- $FC pair a b --exclude-dev mlx5_8
+expect "pair --rails empty" 2 '--rails: empty' -- $FC pair a b --rails ''
+expect "pair --rails ,," 2 "',,' is not a comma-separated list" -- env FAKE_DEVICES=$RDEV $FC pair a b --rails ,, "${RFAKE[@]}"
+expect "pair --rails unknown rail" 2 "no rail is named 'mlx5_0'; the rails are 0 \(rxe0\) 1 \(rxe1\)" -- \
+	env FAKE_DEVICES=$RDEV $FC pair a b --rails mlx5_0 "${RFAKE[@]}"
+expect "pair --min-loaded-pct 101" 2 "--min-loaded-pct" -- $FC pair a b --rails all --min-loaded-pct 101
+expect "pair --rails: a node without a port list" 3 'nodeB: cannot list its RDMA ports \(fabcheck devices --json\)' -- \
+	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
+env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}" --json >"$RLT/two.json" 2>/dev/null
+expect "pair --rails all: both rails, each alone and loaded, their setup errors named" 0 '^ok$' -- \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+r = d["rails"]
+ok = (d["verdict"] == "fail" and [(x["rail"], x["name"], x["subnet"], x["a"]["device"], x["b"]["netdev"]) for x in r]
+      == [(0, "rxe0", "10.0.0.0/24", "rxe0", "eth0"), (1, "rxe1", "10.99.0.0/24", "rxe1", "eth2")]
+      and all(x["alone"]["verdict"] == "fail" and x["loaded"]["verdict"] == "fail" for x in r)
+      and any(f.startswith("rail 1 (rxe1) loaded: nodeA: no RDMA device found") for f in d["findings"])
+      and "results" in d and "counters" in d and d["options"]["rails"] == "all")
+print("ok" if ok else json.dumps(d)[:600])' "$RLT/two.json"
+expect "pair --rails all exits 3 when no rail could run" 3 'rail 0 \(rxe0\) alone: nodeA: no RDMA device' -- \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
+expect "pair --rails 1: one rail, alone only" 0 '^\[1\] none$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print([x["rail"] for x in d["rails"]], "none" if d["rails"][0]["loaded"] is None else "loaded")' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails 1 "${RFAKE[@]}" --json
+expect "pair --rails --exclude-dev rxe1: rail 0 alone" 0 '^\[.rxe0.\]$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print([x["name"] for x in d["rails"]])' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all --exclude-dev rxe1 "${RFAKE[@]}" --json
+rm -rf "$RLT"
