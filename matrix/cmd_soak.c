@@ -205,7 +205,7 @@ static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **a
 	c->db = FC_STORE_DEFAULT;
 	c->pair_args = json_array();
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "js:q:t:d:x:", soak_long, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "js:q:t:d:x:", soak_long)) != -1) {
 		if (opt == '?') {
 			fprintf(stderr, "run 'fabcheck soak --help' for the options\n");
 			return FC_EXIT_USAGE;

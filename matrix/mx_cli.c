@@ -264,7 +264,7 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 	c->pair_args = json_array();
 	optind = 1;
 	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "js:an:D:q:t:bd:x:", long_opts, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "js:an:D:q:t:bd:x:", long_opts)) != -1) {
 		rc = own_option(ctx, c, opt, optarg, which);
 		if (rc == 0)
 			rc = pass_through(c, opt, optarg);

@@ -372,7 +372,7 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 	cfg_defaults(&cfg);
 	cfg.child_args = json_array();
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts)) != -1) {
 		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
 			if (c == '?')
 				fprintf(stderr, "run 'fabcheck pair --help' for the options\n");

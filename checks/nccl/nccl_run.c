@@ -199,7 +199,7 @@ int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 
 	cfg_defaults(&cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "g:b:e:f:n:w:j", run_opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "g:b:e:f:n:w:j", run_opts)) != -1) {
 		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
 			if (c == '?')
 				fprintf(stderr, "run 'fabcheck nccl help run' for the options\n");

@@ -110,7 +110,7 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 	c->l.worker_cmd = env && *env ? env : NULL;
 	c->l.verbose = ctx->verbose;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "j", pf_long, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "j", pf_long)) != -1) {
 		if (opt == '?') {
 			fprintf(stderr, "run 'fabcheck preflight --help' for the options\n");
 			return FC_EXIT_USAGE;
