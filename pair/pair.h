@@ -7,6 +7,7 @@
 
 #include "core/fc.h"
 #include "core/pairv.h"
+#include "core/rail.h"
 #include "gdr/gdr.h"
 #include "ctl/chan.h"
 
@@ -48,6 +49,18 @@ struct pair_cfg {
 
 /* Runs the test and prints the report; returns the exit code. */
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/* One node's ports, as `fabcheck devices --json` on it lists them. */
+#define PAIR_PORTS_MAX 64
+struct pair_ports {
+	struct fc_rail_port p[PAIR_PORTS_MAX];
+	int n;		/* -1: could not be read (why) */
+	char why[512];
+};
+/* Lists the ports of @n nodes at once through @l; returns how many could
+ * not be read (their ->why says why), or -ENOMEM. */
+int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
+		    struct pair_ports *out);
+
 /* --rails: each rail alone, then every rail at once; returns the exit code. */
 int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
 /* Keeps a finished pair document in the store (--db, unless --no-db). */

@@ -27,11 +27,9 @@
 #include "ctl/child.h"
 #include "pair/pair.h"
 
-#define RAILS_PORTS_MAX 64
-
 struct rails_run {
 	struct pair_cfg *cfg;
-	struct fc_rail_port ports[2][RAILS_PORTS_MAX];
+	struct pair_ports ports[2];
 	struct fc_rail_node nodes[2];
 	struct fc_rail_map map;
 	json_t *doc;
@@ -46,48 +44,65 @@ static void raise_exit(struct rails_run *x, int code)
 		x->exit = code;
 }
 
-/* `fabcheck devices --json` on each node, through the launcher. */
-static int list_ports(struct rails_run *x)
+int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
+		    struct pair_ports *out)
 {
 	const char *sub[] = { "devices", "--json", NULL };
-	struct fc_child kids[2];
-	int rc = 0;
+	struct fc_child *kids = calloc((size_t)n + 1, sizeof(*kids));
+	int bad = 0;
 
-	memset(kids, 0, sizeof(kids));
-	for (int i = 0; i < 2; i++) {
+	if (!kids)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
 		const char *argv[FC_LAUNCH_MAX_ARGS];
 		char buf[2048];
 
-		snprintf(kids[i].name, sizeof(kids[i].name), "%s", x->cfg->label[i]);
-		if (fc_launch_argv(&x->cfg->launch, x->cfg->node[i], sub, argv, buf, sizeof(buf)) < 0 ||
-		    fc_child_start(&kids[i], NULL, argv, x->cfg->timeout + 10))
+		snprintf(kids[i].name, sizeof(kids[i].name), "%s", nodes[i]);
+		if (fc_launch_argv(l, nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
+		    fc_child_start(&kids[i], NULL, argv, timeout))
 			kids[i].done = 1;
 	}
-	fc_children_wait(kids, 2);
-	for (int i = 0; i < 2; i++) {
+	fc_children_wait(kids, n);
+	for (int i = 0; i < n; i++) {
 		json_t *d = kids[i].out ? json_loads(kids[i].out, 0, NULL) : NULL;
 		const json_t *devs = json_object_get(d, "devices");
-		int n = devs ? fc_rail_ports_from_json(devs, x->ports[i], RAILS_PORTS_MAX) : -EINVAL;
+		const json_t *f = json_array_get(json_object_get(d, "findings"), 0);
 
-		if (n < 0) {
-			const json_t *f = json_array_get(json_object_get(d, "findings"), 0);
-
-			fc_finding(x->doc, FC_FAIL,
-				   "%s: cannot list its RDMA ports (fabcheck devices --json): %s",
-				   x->cfg->label[i],
-				   json_is_string(f)	       ? json_string_value(f) :
-				   kids[i].timed_out	       ? "no answer in time" :
-				   *fc_child_last_err(&kids[i]) ? fc_child_last_err(&kids[i]) :
-								  "no document");
-			raise_exit(x, FC_EXIT_CANT);
-			rc = -EIO;
+		out[i].n = devs ? fc_rail_ports_from_json(devs, out[i].p, PAIR_PORTS_MAX) : -EINVAL;
+		if (out[i].n < 0) {
+			snprintf(out[i].why, sizeof(out[i].why), "%s: cannot list its RDMA ports "
+				 "(fabcheck devices --json): %s", nodes[i],
+				 json_is_string(f)	       ? json_string_value(f) :
+				 kids[i].timed_out	       ? "no answer in time" :
+				 *fc_child_last_err(&kids[i]) ? fc_child_last_err(&kids[i]) :
+								"no document");
+			bad++;
 		}
-		x->nodes[i] = (struct fc_rail_node){ .name = x->cfg->label[i], .ports = x->ports[i],
-						     .nports = n < 0 ? 0 : n };
 		json_decref(d);
 		fc_child_release(&kids[i]);
 	}
-	return rc;
+	free(kids);
+	return bad;
+}
+
+/* `fabcheck devices --json` on each node, through the launcher. */
+static int list_ports(struct rails_run *x)
+{
+	const char *names[2] = { x->cfg->label[0], x->cfg->label[1] };
+	int bad = pair_ports_list(&x->cfg->launch, names, 2, x->cfg->timeout + 10, x->ports);
+
+	if (bad < 0)
+		return bad;
+	for (int i = 0; i < 2; i++) {
+		if (x->ports[i].n < 0) {
+			fc_finding(x->doc, FC_FAIL, "%s", x->ports[i].why);
+			raise_exit(x, FC_EXIT_CANT);
+		}
+		x->nodes[i] = (struct fc_rail_node){ .name = x->cfg->label[i],
+						     .ports = x->ports[i].p,
+						     .nports = x->ports[i].n < 0 ? 0 : x->ports[i].n };
+	}
+	return bad ? -EIO : 0;
 }
 
 static int split(const char *list, char *buf, size_t len, const char **out, int max)
@@ -104,7 +119,7 @@ static int split(const char *list, char *buf, size_t len, const char **out, int 
 static int match(struct rails_run *x)
 {
 	static char only_buf[512], excl_buf[512];
-	const char *only[FC_RAIL_MAX], *excl[RAILS_PORTS_MAX];
+	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
 	struct fc_rail_opts o = { 0 };
 	const struct pair_cfg *cfg = x->cfg;
 
@@ -114,7 +129,7 @@ static int match(struct rails_run *x)
 	}
 	if (cfg->exclude_dev) {
 		o.nexclude = split(cfg->exclude_dev, excl_buf, sizeof(excl_buf), excl,
-				   RAILS_PORTS_MAX);
+				   PAIR_PORTS_MAX);
 		o.exclude = excl;
 	}
 	if (o.nonly < 0 || o.nexclude < 0)

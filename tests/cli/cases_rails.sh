@@ -35,3 +35,31 @@ d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdo
 print([x["name"] for x in d["rails"]])' \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all --exclude-dev rxe1 "${RFAKE[@]}" --json
 rm -rf "$RLT"
+
+# matrix with rails, from recorded `pair --rails --loaded-only` documents
+# (tests/data/matrix/gen_rails.py --pair-docs 4 2 port:nodeC:1).
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db" --json >"$RLT/m.json" 2>/dev/null
+expect "matrix rails: nodeC's port on rail 1 alone, level port" 0 '^ok$' -- \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+s = d["suspects"]
+ok = (d["verdict"] == "fail" and len(s) == 1 and s[0]["node"] == "nodeC" and s[0]["rail"] == 1
+      and s[0]["level"] == "port" and s[0]["device"] == "rxe1"
+      and [r["name"] for r in d["rails"]] == ["rxe0", "rxe1"]
+      and len(d["pairs"]) == 12 and {p["rail"] for p in d["pairs"]} == {0, 1}
+      and all(p["verdict"] == "pass" for p in d["pairs"] if p["rail"] == 0)
+      and sum(p["verdict"] == "fail" for p in d["pairs"] if p["rail"] == 1) == 3)
+print("ok" if ok else json.dumps(d)[:800])' "$RLT/m.json"
+expect "matrix rails: the finding names the node and the rail" 1 'nodeC on rail 1 \(rxe1\): bad with most of its peers on that rail' -- \
+	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db"
+expect "matrix one rail: suspects have level node and rail null" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+s = d["suspects"]
+print("ok" if len(s) == 1 and s[0]["level"] == "node" and s[0]["rail"] is None and s[0]["node"] == "nodeC" else s)' \
+	$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$RLT/m.db" --json
+expect "matrix --rails with -d" 2 '-d names one port and --rails the rails' -- $FC matrix a b --rails all -d rxe0 --db "$RLT/m.db"
+expect "matrix --exclude-dev without --rails" 2 'add --rails all' -- $FC matrix a b --exclude-dev x --db "$RLT/m.db"
+expect "matrix --rails: unknown rail" 2 "no rail is named 'rxe7'" -- \
+	env FAKE_DEVICES=$RDEV $FC matrix nodeA nodeB nodeC --rails rxe7 --launcher local --worker-cmd tests/cli/fake-worker.sh --db "$RLT/m.db"
+rm -rf "$RLT"
