@@ -28,6 +28,8 @@ struct mx_cli {
 	double pace_s;	    /* --pace: seconds between imported results */
 	const char *rails;  /* --rails all|LIST: a cell per (pair, rail) */
 	const char *exclude_dev; /* --exclude-dev LIST */
+	int screen, full;   /* matrix --screen (matrix/mx_screen.h) or --full (the default) */
+	int max_rounds;	    /* --max-rounds of the screen, 0 = its default */
 	/* tui only */
 	int once, max_iter;
 };

@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_rails.h"
+#include "matrix/mx_screen.h"
 
 /* pair's own defaults already measure write bandwidth at 1 MiB and read
  * latency (with read bandwidth and write latency besides): nothing to add. */
@@ -52,6 +55,11 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	json_decref(args);
 	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev))
 		return FC_EXIT_USAGE;
+	if (c->screen) /* a new relabelling each run: other peers each night */
+		json_object_set_new(s->params, "screen",
+				    mx_screen_params(c->max_rounds,
+						     (unsigned long long)time(NULL) ^
+							     (unsigned long long)getpid() << 16));
 	s->run = fc_store_run_begin(s->st, "matrix", s->params);
 	return s->run > 0 ? 0 : FC_EXIT_CANT;
 }
