@@ -63,3 +63,16 @@ expect "matrix --exclude-dev without --rails" 2 'add --rails all' -- $FC matrix 
 expect "matrix --rails: unknown rail" 2 "no rail is named 'rxe7'" -- \
 	env FAKE_DEVICES=$RDEV $FC matrix nodeA nodeB nodeC --rails rxe7 --launcher local --worker-cmd tests/cli/fake-worker.sh --db "$RLT/m.db"
 rm -rf "$RLT"
+
+# Reports of a matrix with rails: a heat map per rail, the nodes x rails
+# overview, Prometheus samples labelled by rail.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/r.db" >/dev/null 2>&1
+$FC report --db "$RLT/r.db" --html "$RLT/r.html" --prom "$RLT/r.prom" >/dev/null 2>&1
+expect "report rails: a heat map per rail and the overview" 0 '^2 1$' -- \
+	bash -c 'echo $(grep -c "<svg id=\"heatmap-rail" "$1") $(grep -c "<table id=\"rails\">" "$1")' _ "$RLT/r.html"
+expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
+	cat "$RLT/r.prom"
+expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
+rm -rf "$RLT"
