@@ -242,24 +242,23 @@ out_free:
 	return -EINVAL;
 }
 
-static int check_nodes(struct mx_cli *c)
+int mx_check_nodes(char *const *nodes, int n)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (!c->nodes[i] || !fc_valid_node_name(c->nodes[i])) {
+	for (int i = 0; i < n; i++) {
+		if (!nodes[i] || !fc_valid_node_name(nodes[i])) {
 			fc_err("'%s' is not a node name; expected a host name (letters, digits, "
-			       "'-', '_', '.')", c->nodes[i] ? c->nodes[i] : "");
+			       "'-', '_', '.')", nodes[i] ? nodes[i] : "");
 			return -EINVAL;
 		}
 		for (int j = 0; j < i; j++) {
-			if (!strcmp(c->nodes[i], c->nodes[j])) {
-				fc_err("node '%s' is given twice; name each node once",
-				       c->nodes[i]);
+			if (!strcmp(nodes[i], nodes[j])) {
+				fc_err("node '%s' is given twice; name each node once", nodes[i]);
 				return -EINVAL;
 			}
 		}
 	}
-	if (c->n > FC_SCHED_MAX_NODES) {
-		fc_err("%d nodes: at most %d in one matrix; split the rack", c->n,
+	if (n > FC_SCHED_MAX_NODES) {
+		fc_err("%d nodes: at most %d in one matrix; split the rack", n,
 		       FC_SCHED_MAX_NODES);
 		return -EINVAL;
 	}
@@ -294,7 +293,7 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 	}
 	if (mx_node_args(argv[0], c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
-	if (check_nodes(c))
+	if (mx_check_nodes(c->nodes, c->n))
 		return FC_EXIT_USAGE;
 	return 0;
 }
