@@ -1,12 +1,13 @@
-#include "pairv.h"
+/* The verdict of a pair test from its finished JSON document (see pairv.h). */
+#include "core/pairv.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "mxan.h" /* fc_median */
-#include "out.h"
-#include "stats.h"
-#include "util.h"
+#include "core/stats.h"
+#include "core/out.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 int fc_counter_is_error(const char *name)
 {
@@ -16,7 +17,7 @@ int fc_counter_is_error(const char *name)
 		"cnp", "ecn", "dup",
 	};
 	/* ECN marks and CNPs are congestion control at work, judged with the
-	 * traffic class by checks/qos.c, not errors. */
+	 * traffic class by verbs/qos.c, not errors. */
 	static const char *const fine[] = { "rdma_sends", "rdma_recvs", "ack_deferred",
 					    "np_ecn_marked_roce_packets", "np_cnp_sent",
 					    "rp_cnp_handled", "rp_cnp_ignored" };
@@ -187,7 +188,12 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 			char sz[32];
 
 			json_object_set_new(thr, "max_lat_us", json_real(lim->max_lat_us));
-			if (p50 > lim->max_lat_us)
+			if (!json_is_number(json_object_get(r, "p50_us")))
+				fc_finding(doc, FC_WARN,
+					   "%s latency at %s: --max-lat-us is not judged: the run had too few rounds for a median (it needs 20); raise -n",
+					   fc_jstr(r, "test", "?"),
+					   fc_fmt_size((uint64_t)size, sz, sizeof(sz)));
+			else if (p50 > lim->max_lat_us)
 				fc_finding(doc, FC_FAIL,
 					   "%s latency at %s: p50 %.2f us is above --max-lat-us %.2f us: check for congestion, a far NUMA node (taskset), or power saving on the HCA's PCIe link",
 					   fc_jstr(r, "test", "?"),

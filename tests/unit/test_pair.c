@@ -16,7 +16,7 @@
 #include "core/stats.h"
 #include "core/wire.h"
 #include "ctl/chan.h"
-#include "ctl/pair.h"
+#include "pair/pair.h"
 #include "verbs/res.h"
 
 static void test_wire_roundtrip(void **state)

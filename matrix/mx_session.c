@@ -1,0 +1,236 @@
+/* Beginning or resuming a matrix run (see mx_session.h). */
+#include "matrix/mx_session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/sched.h"
+#include "matrix/mx_model.h"
+#include "pair/pair.h"
+
+/* pair's own defaults already measure write bandwidth at 1 MiB and read
+ * latency (with read bandwidth and write latency besides): nothing to add. */
+const char *const mx_default_pair_args[] = {
+	NULL,
+};
+
+/* The strings of the JSON array @a (borrowed), NULL when one is not a
+ * string (or out of memory). */
+static const char **str_array(const json_t *a, int *n_p)
+{
+	const char **v = calloc(json_array_size(a) + 1, sizeof(*v));
+	size_t i;
+	json_t *e;
+
+	if (!v)
+		return NULL;
+	json_array_foreach(a, i, e) {
+		if (!json_is_string(e)) {
+			free(v);
+			return NULL;
+		}
+		v[i] = json_string_value(e);
+	}
+	*n_p = (int)json_array_size(a);
+	return v;
+}
+
+/* The run's nodes, checked by the command line's rules: the store is a
+ * file that travels, and each name reaches ssh or srun. */
+static int names_from_params(struct mx_session *s)
+{
+	const char **v = str_array(json_object_get(s->params, "nodes"), &s->n);
+	int rc = 0;
+
+	if (!v || s->n < 2 || mx_check_nodes((char *const *)v, s->n)) {
+		fc_err("run %lld in %s: its node list is refused%s; the store is damaged or "
+		       "not fabcheck's", (long long)s->run, fc_store_path(s->st),
+		       v && s->n < 2 ? " (fewer than two nodes)" : "");
+		free(v);
+		s->n = 0;
+		return -EINVAL;
+	}
+	s->names = calloc((size_t)s->n + 1, sizeof(*s->names));
+	for (int i = 0; s->names && i < s->n; i++)
+		if (!(s->names[i] = strdup(v[i])))
+			rc = -ENOMEM;
+	free(v);
+	return s->names ? rc : -ENOMEM;
+}
+
+/* A launch option kept in the store is used only when the command line
+ * gives it too, with the same value. */
+static int launch_repeated(const struct mx_session *s, const char *opt, const char *stored,
+			   const char *given)
+{
+	if (!stored || (given && !strcmp(stored, given)))
+		return 0;
+	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store does not "
+	       "choose what runs on the nodes: give %s '%s' on the command line to use it",
+	       (long long)s->run, fc_store_path(s->st), opt, stored, opt, stored);
+	return -EPERM;
+}
+
+static void append_opt(json_t *args, const char *opt, const char *value)
+{
+	if (!value)
+		return;
+	json_array_append_new(args, json_string(opt));
+	json_array_append_new(args, json_string(value));
+}
+
+/*
+ * The pair options of a resumed run: the stored ones, checked by pair's
+ * own rules, with --worker-cmd, --launcher and --ssh-config only when the
+ * command line repeats them; the command line's launch options apply.
+ */
+static int resume_pair_args(struct mx_session *s, const struct mx_cli *c)
+{
+	const char **st = NULL, **cl = NULL;
+	struct pair_launch_opts ls, lc;
+	char what[512];
+	int ns = 0, nc = 0, rc = FC_EXIT_CANT;
+
+	snprintf(what, sizeof(what), "run %lld in %s: stored pair option", (long long)s->run,
+		 fc_store_path(s->st));
+	st = str_array(json_object_get(s->params, "pair_args"), &ns);
+	cl = str_array(c->pair_args, &nc);
+	if (!st || !cl) {
+		fc_err("%s list is not a list of strings; the store is damaged or not fabcheck's",
+		       what);
+		goto out_free;
+	}
+	if (pair_opts_check(what, st, ns, &ls) ||
+	    pair_opts_check("command line", cl, nc, &lc))
+		goto out_free;
+	rc = FC_EXIT_USAGE;
+	if (launch_repeated(s, "--worker-cmd", ls.worker_cmd, lc.worker_cmd) ||
+	    launch_repeated(s, "--launcher", ls.launcher, lc.launcher) ||
+	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config))
+		goto out_free;
+	s->pair_args = json_deep_copy(json_object_get(s->params, "pair_args"));
+	append_opt(s->pair_args, "--launcher", lc.launcher);
+	append_opt(s->pair_args, "--ssh-config", lc.ssh_config);
+	append_opt(s->pair_args, "--worker-cmd", lc.worker_cmd);
+	rc = s->pair_args ? 0 : FC_EXIT_CANT;
+out_free:
+	free(st);
+	free(cl);
+	return rc;
+}
+
+static int begin_new(struct mx_session *s, const struct mx_cli *c)
+{
+	json_t *args = json_deep_copy(c->pair_args);
+
+	if (c->n < 2) {
+		fc_err("matrix: give at least two nodes (or --hostfile FILE, or --resume RUN)");
+		json_decref(args);
+		return FC_EXIT_USAGE;
+	}
+	if (!c->pair_test_given)
+		for (int i = 0; mx_default_pair_args[i]; i++)
+			json_array_append_new(args, json_string(mx_default_pair_args[i]));
+	s->params = mx_params_new(c->nodes, c->n, c->both, c->retest, &c->opts, args,
+				  c->deadline_s);
+	json_decref(args);
+	s->run = fc_store_run_begin(s->st, "matrix", s->params);
+	s->pair_args = json_incref(json_object_get(s->params, "pair_args"));
+	return s->run > 0 ? 0 : FC_EXIT_CANT;
+}
+
+static int resume(struct mx_session *s, const struct mx_cli *c)
+{
+	struct fc_store_run info;
+
+	if (c->n) {
+		fc_err("matrix --resume %lld: the nodes come from the run; drop the node names",
+		       (long long)c->resume);
+		return FC_EXIT_USAGE;
+	}
+	if (fc_store_run_get(s->st, c->resume, &info))
+		return FC_EXIT_USAGE;
+	if (strcmp(info.kind, "matrix") || !json_is_array(json_object_get(info.params, "nodes"))) {
+		fc_err("run %lld in %s is a %s run, not a matrix; give a matrix run's id",
+		       (long long)c->resume, fc_store_path(s->st), info.kind);
+		fc_store_run_release(&info);
+		return FC_EXIT_USAGE;
+	}
+	s->run = info.id;
+	s->params = json_incref(info.params);
+	fc_store_run_release(&info);
+	return resume_pair_args(s, c);
+}
+
+int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_atomic_t *stop)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->st = fc_store_open(c->db);
+	if (!s->st)
+		return FC_EXIT_CANT;
+	rc = c->resume ? resume(s, c) : begin_new(s, c);
+	if (rc)
+		goto out_close;
+	rc = FC_EXIT_CANT;
+	if (names_from_params(s))
+		goto out_close;
+	s->both = json_is_true(json_object_get(s->params, "both_directions"));
+	s->retest = json_is_true(json_object_get(s->params, "retest"));
+	s->r = (struct mx_runner){
+		.st = s->st,
+		.run = s->run,
+		.n = s->n,
+		.names = s->names,
+		.both = s->both,
+		.pair_args = s->pair_args,
+		.deadline_s = fc_jnum(s->params, "deadline_s", 300),
+		.stop = stop,
+	};
+	if (mx_run_init(&s->r))
+		goto out_close;
+	return 0;
+
+out_close:
+	mx_session_close(s);
+	return rc;
+}
+
+int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
+{
+	int max = an->n * 2 + 8, cnt, *a, *b;
+
+	if (!s->retest || s->retested)
+		return 0;
+	s->retested = 1;
+	a = calloc((size_t)max, sizeof(*a));
+	b = calloc((size_t)max, sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	cnt = fc_mx_retest_plan(an, a, b, max);
+	for (int i = 0; i < cnt; i++)
+		if (mx_run_add(&s->r, a[i], b[i], 1))
+			cnt = -ENOMEM;
+	free(a);
+	free(b);
+	return cnt;
+}
+
+void mx_session_close(struct mx_session *s)
+{
+	mx_run_release(&s->r);
+	for (int i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	json_decref(s->pair_args);
+	json_decref(s->params);
+	fc_store_close(s->st);
+	memset(s, 0, sizeof(*s));
+}
