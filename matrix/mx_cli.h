@@ -51,10 +51,6 @@ void mx_cli_release(struct mx_cli *c);
 	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \
 	"  default: pair's (write and read; bandwidth at 1 MiB, latency at 2 B)\n"
 
-/* Node names as the command line takes them: valid names, each once, at
- * most FC_SCHED_MAX_NODES. 0 or -EINVAL (logged). */
-int mx_check_nodes(char *const *nodes, int n);
-
 /* Reads a host file: one node a line (the first word), '#' comments. */
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);
 /* The nodes of a command: argv[first..] or @hostfile, not both (logged,

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "core/util.h"
 #include "matrix/mx_model.h"
 #include "pair/pair.h"
 
@@ -45,10 +46,11 @@ static int names_from_params(struct mx_session *s)
 	const char **v = str_array(json_object_get(s->params, "nodes"), &s->n);
 	int rc = 0;
 
-	if (!v || s->n < 2 || mx_check_nodes((char *const *)v, s->n)) {
-		fc_err("run %lld in %s: its node list is refused%s; the store is damaged or "
-		       "not fabcheck's", (long long)s->run, fc_store_path(s->st),
-		       v && s->n < 2 ? " (fewer than two nodes)" : "");
+	if (!v || s->n < 2 || s->n > FC_SCHED_MAX_NODES ||
+	    fc_check_nodes("matrix", (char *const *)v, s->n, NULL)) {
+		fc_err("run %lld in %s: its node list is refused (it needs 2 to %d valid node "
+		       "names, each once); the store is damaged or not fabcheck's",
+		       (long long)s->run, fc_store_path(s->st), FC_SCHED_MAX_NODES);
 		free(v);
 		s->n = 0;
 		return -EINVAL;

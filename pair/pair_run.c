@@ -270,10 +270,6 @@ static void lat_entry(json_t *e, const json_t *res)
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 		json_object_set(e, keys[k], json_object_get(res, keys[k]));
 	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
-	if (json_object_get(res, "notes"))
-		json_object_set(e, "notes", json_object_get(res, "notes"));
-	if (json_object_get(res, "stats_method"))
-		json_object_set(e, "stats_method", json_object_get(res, "stats_method"));
 }
 
 /* --validate: each side data went to checks what it holds against the
