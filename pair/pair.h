@@ -56,6 +56,20 @@ void pair_qos_note(json_t *doc, const char *fmt, ...) __attribute__((format(prin
 void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
 
+/* The options of `pair` that choose what runs on the nodes (pointers into
+ * the checked arguments; NULL when not given). */
+struct pair_launch_opts {
+	const char *worker_cmd, *launcher, *ssh_config;
+};
+/*
+ * Checks @n arguments of `fabcheck pair` (options only, no nodes) by the
+ * command line's own rules, refusing the ones the matrix sets (--db,
+ * --no-db, --json); @what names them in the errors (logged). Returns 0
+ * with the launch options found in @l, or -EINVAL.
+ */
+int pair_opts_check(const char *what, const char *const *args, int n,
+		    struct pair_launch_opts *l);
+
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
 
