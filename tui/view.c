@@ -368,9 +368,9 @@ static void detail_results(const struct tui_view *v, const char *metric, char *b
 		else
 			w = snprintf(buf + off, len - off, "%s %s p50 %s p99 %s p99.9 %s max %s  ",
 				     fc_jstr(r, "test", "?"), sz,
-				     fc_fmt_figure(fc_jnum(r, "p50_us", NAN), "%.3g", "us", f[0], sizeof(f[0])),
-				     fc_fmt_figure(fc_jnum(r, "p99_us", NAN), "%.3g", "us", f[1], sizeof(f[1])),
-				     fc_fmt_figure(fc_jnum(r, "p999_us", NAN), "%.3g", "us", f[2], sizeof(f[2])),
+				     fc_fmt_figure(fc_jnum(r, "p50_us", NAN), "%.3g", NULL, f[0], sizeof(f[0])),
+				     fc_fmt_figure(fc_jnum(r, "p99_us", NAN), "%.3g", NULL, f[1], sizeof(f[1])),
+				     fc_fmt_figure(fc_jnum(r, "p999_us", NAN), "%.3g", NULL, f[2], sizeof(f[2])),
 				     fc_fmt_figure(fc_jnum(r, "max_us", NAN), "%.3g", "us", f[3], sizeof(f[3])));
 		if (w < 0)
 			break;
