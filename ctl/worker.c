@@ -242,7 +242,7 @@ static int test_from(const json_t *m, struct vb_test *t)
 	t->cq_mod = (int)fc_jnum(m, "cq_mod", VB_KNOB_DEFAULT);
 	t->inline_max = (int)fc_jnum(m, "inline", VB_KNOB_DEFAULT);
 	t->cycle = VB_CYCLE_DEFAULT;
-	if (t->warmup < -1 || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
+	if (t->warmup < VB_KNOB_ON || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
 	    t->inline_max < -1 || t->inline_max > 4096) {
 		fc_err("the controller's test knobs are out of range");
 		return -EPROTO;

@@ -185,6 +185,7 @@ static int lat_write(struct lat_run *l)
 			tx[size - 1] = pass;
 			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)))
 				break;
+			l->res->msgs++; /* rounds answered, warm-up included */
 		}
 		if (last)
 			break;
@@ -263,6 +264,7 @@ static int lat_send(struct lat_run *l)
 			last = imm != 0;
 			if ((err = lat_post(l, IBV_WR_SEND_WITH_IMM, it, imm)))
 				break;
+			l->res->msgs++;
 		}
 		if (last)
 			break;
