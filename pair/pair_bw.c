@@ -79,9 +79,12 @@ static void common_window(json_t *doc, json_t *e, json_t **res, const int *dir,
 	}
 	json_object_set_new(e, "gbps", json_real(w.sum));
 	json_object_set_new(e, "overlap",
-			    json_pack("{s:f, s:f, s:f, s:f}", "share", w.share, "window_s",
-				      w.end > w.start ? w.end - w.start : 0, "run_s", last - first,
-				      "clock_uncertainty_s", clock_err));
+			    json_pack("{s:f, s:f, s:f, s:f, s:[f, f], s:[f, f], s:[f, f]}", "share",
+				      w.share, "window_s", w.end > w.start ? w.end - w.start : 0,
+				      "run_s", last - first, "clock_uncertainty_s", clock_err,
+				      "clock_offsets_s", offset[0], offset[1], "starts_s",
+				      c[0].t[0] - first, c[1].t[0] - first, "ends_s",
+				      c[0].t[c[0].n - 1] - first, c[1].t[c[1].n - 1] - first));
 	if (w.share < OVERLAP_MIN)
 		overlap_finding(doc, e, &w, last - first);
 out:

@@ -64,15 +64,8 @@ static void side_ceiling(json_t *side, int path_mtu, double *small_p, int *hdr_p
 		return;
 	if (!l.is_ethernet)
 		l.global = 0; /* relayed exchange on InfiniBand: LID-routed, no GRH */
-	if (fc_payload_ceiling(&l, &c)) {
-		json_object_set_new(side, "payload_gbps", json_null());
+	if (fc_payload_json(side, &l, &c))
 		return;
-	}
-	json_object_set_new(side, "payload_gbps", json_real(c.payload_gbps));
-	json_object_set_new(side, "payload", json_pack("{s:f, s:s, s:i, s:i, s:f}", "data_gbps",
-						       c.data_gbps, "encoding", c.encoding,
-						       "header_bytes", c.overhead, "mtu", path_mtu,
-						       "share_of_port", c.share));
 	if (l.is_ethernet && path_mtu <= 1024)
 		*small_p = c.share;
 	*hdr_p = c.overhead;

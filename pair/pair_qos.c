@@ -73,7 +73,8 @@ void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json
 			   fc_jstr(s, "node", "?"), fc_jstr(s, "device", "?"), tclass, cfg->tclass);
 	if ((roce || !cfg->cm) && cfg->sl >= 0 && read_back && sl != cfg->sl)
 		fc_finding(doc, FC_WARN,
-			   "%s %s: its QPs carry SL %d, not the %d asked for with --sl: check the driver",
+			   roce ? "%s %s: its QPs carry SL %d, not the %d asked for with --sl: the driver keeps no SL in a RoCE address vector (Soft-RoCE does not), so no VLAN priority comes from it; set the priority by DSCP with --tclass" :
+				  "%s %s: its QPs carry SL %d, not the %d asked for with --sl: check the driver",
 			   fc_jstr(s, "node", "?"), fc_jstr(s, "device", "?"), sl, cfg->sl);
 	if (side == 1)
 		qos_notes(doc, cfg, roce);

@@ -169,14 +169,7 @@ static void port_payload_json(const struct vb_port_info *pi, json_t *o)
 	struct fc_ceiling c;
 
 	vb_port_link(pi, pi->chosen_gid, pi->active_mtu, &l);
-	if (fc_payload_ceiling(&l, &c)) {
-		json_object_set_new(o, "payload_gbps", json_null());
-		return;
-	}
-	json_object_set_new(o, "payload_gbps", json_real(c.payload_gbps));
-	json_object_set_new(o, "payload", json_pack("{s:f, s:s, s:i, s:i}", "data_gbps",
-						    c.data_gbps, "encoding", c.encoding,
-						    "header_bytes", c.overhead, "mtu", l.mtu));
+	fc_payload_json(o, &l, &c);
 }
 
 json_t *vb_port_json(const struct vb_port_info *pi)

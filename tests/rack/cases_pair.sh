@@ -46,16 +46,18 @@ expect_json "pair -q 4 -b: both directions measured" \
 	 0 < d['results'][0]['overlap']['share'] <= 1 and d['results'][0]['overlap']['clock_uncertainty_s'] < 0.5" \
 	-- "${P[@]}" "${FLOOR[@]}" --test write --bw -q 4 -b -s 8K -n 20 --json
 # One worker 2 s late on purpose (tests/rack/late-worker.sh holds nodeB's
-# start and its "go"): both ran together for about 1 s of 5; the figures are
-# over that second only and the overlap is a finding.
+# start and its "go"): both ran together for at most 2 s of 6 (less when
+# the loaded host delays nodeB more); the figures are over that window only
+# and the overlap is a finding.
 expect_json "pair -b with nodeB 2 s late: the overlap said, the sum over the common window only" \
 	"(r := d['results'][0]) and (o := r['overlap']) and
-	 0.05 < o['share'] < 0.6 and 0.3 < o['window_s'] < 2.5 and 3.5 < o['run_s'] < 7 and
+	 0 < o['share'] < 0.8 and 0 < o['window_s'] < 3 and 5 < o['run_s'] < 10 and
+	 o['starts_s'][1] - o['starts_s'][0] > 1.8 and
 	 abs(r['gbps'] - r['a_to_b_gbps'] - r['b_to_a_gbps']) < 1e-9 and
-	 r['a_to_b_gbps'] > 0 and r['b_to_a_gbps'] > 0 and
+	 r['a_to_b_own_window_gbps'] > 0 and r['b_to_a_own_window_gbps'] > 0 and
 	 any('ran together for' in f for f in d['findings'])" \
 	-- "${P[@]}" "${FLOOR[@]}" --worker-cmd "$PWD/tests/rack/late-worker.sh" --timeout 20 \
-	--test write --bw -b -s 8K -D 3 --json
+	--test write --bw -b -s 8K -D 4 --json
 expect_json "pair --reverse: nodeB sends" \
 	"len(d['results']) == 1 and 'b_to_a_gbps' in d['results'][0] and 'a_to_b_gbps' not in d['results'][0]" \
 	-- "${P[@]}" "${FLOOR[@]}" --test send --bw --reverse -s 8K -n 20 --json
@@ -74,7 +76,8 @@ expect_json "pair -D: a duration instead of a count" \
 expect_json "pair -D latency: every round counted" \
 	"(r := d['results'][0]) and
 	 r['samples'] > 100 and r['samples'] == r['rounds_answered'] - r['method']['warmup'] and
-	 r['iters'] == r['samples'] and r['p50_us'] <= r['p99_us'] and r['p999_us'] is None" \
+	 r['iters'] == r['samples'] and r['min_us'] <= r['p50_us'] <= r['max_us'] and
+	 (r['p99_us'] is None) == (r['samples'] < 1000) and r['p999_us'] is None" \
 	-- "${P[@]}" "${FLOOR[@]}" --test write --lat -D "${RACK_LAT_D:-5}" --json
 # perftest's method runs every test and says so.
 expect_json "pair --perftest: every test, perftest's knobs and statistics" \
