@@ -38,6 +38,10 @@ struct pair_cfg {
 	struct fc_pair_limits lim;
 	const char *db;
 	int no_db;
+	/* data path knobs (verbs/test.h): --cq-mod (0: the method's),
+	 * --inline (-2: the method's), --post-list, --threads, --lat-mode
+	 * (-1: the memory's default) */
+	int cq_mod, inline_max, post_list, threads, lat_mode;
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
 };

@@ -309,6 +309,19 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 	return 0;
 }
 
+/* The data path knobs of a test message (verbs/test.h). */
+static void test_knobs(const struct pair_cfg *cfg, int lat, json_t *m)
+{
+	if (cfg->cq_mod)
+		json_object_set_new(m, "cq_mod", json_integer(cfg->cq_mod));
+	if (cfg->inline_max != -2)
+		json_object_set_new(m, "inline", json_integer(cfg->inline_max));
+	json_object_set_new(m, "post_list", json_integer(cfg->post_list));
+	json_object_set_new(m, "threads", json_integer(lat ? 1 : cfg->threads));
+	json_object_set_new(m, "lat_mode",
+			    json_string(cfg->lat_mode == VB_LAT_IMM ? "imm" : "poll"));
+}
+
 static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 {
 	struct pair_cfg *cfg = p->cfg;
@@ -339,6 +352,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 				   duration, "active", active[i], "passive", passive[i],
 				   "interval", cfg->interval, "method",
 				   vb_method_name((enum vb_method)cfg->method), "warmup", cfg->warmup);
+		test_knobs(cfg, lat, msg[i]);
 	}
 	/* Both ways: each worker's clock against ours, to cut the window. */
 	if (!lat && active[0] && active[1] &&
@@ -358,6 +372,9 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			lat_entry(e, res[init], passive[1 - init] ? res[1 - init] : NULL);
 		else
 			pair_bw_entry(p->doc, cfg, e, op, res, active, off, clock_err);
+		if (lat && op == VB_WRITE)
+			json_object_set_new(e, "lat_mode", json_string(cfg->lat_mode == VB_LAT_IMM ?
+								       "imm" : "poll"));
 		if (!lat && duration > 0)
 			json_object_set_new(e, "duration_s", json_real(duration));
 		if (!lat) {
@@ -385,11 +402,6 @@ static int run_tests(struct pair_run *p)
 
 			if (lat ? !p->cfg->lat : !p->cfg->bw)
 				continue;
-			/* Write latency polls memory with the CPU: not on GPUs. */
-			if (lat && op == VB_WRITE && p->cfg->mem.kind == GDR_CUDA) {
-				fc_info("write latency is not measured from GPU memory (it polls memory with the CPU)");
-				continue;
-			}
 			n = pair_sizes(p->cfg, lat, sizes);
 			for (int k = 0; k < n; k++)
 				if (run_one(p, (enum vb_op)op, lat, sizes[k]))

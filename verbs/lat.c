@@ -1,6 +1,8 @@
 /*
  * Latency, one message in flight on QP 0. write: ping-pong through memory
- * (the answering side polls the last byte of the slot the peer writes);
+ * (the answering side polls the last byte of the slot the peer writes), or
+ * with --lat-mode imm through RDMA WRITE WITH IMMEDIATE, each side waiting
+ * on its receive completion so that no CPU reads the buffer (GPU memory);
  * send: ping-pong through receives; read: one read at a time. Every round
  * after the warm-up goes into the histogram res->lat; write and send report
  * half the round trip, read the whole read, as perftest does.
@@ -86,6 +88,11 @@ static int lat_post(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uin
 		wr.wr.rdma.remote_addr = vb_test_remote(r, l->t, 0, slot);
 		wr.wr.rdma.rkey = r->peer.rkey;
 	} else {
+		wr.imm_data = htonl(imm);
+	}
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		wr.wr.rdma.remote_addr = vb_test_remote(r, l->t, 1, slot);
+		wr.wr.rdma.rkey = r->peer.rkey;
 		wr.imm_data = htonl(imm);
 	}
 	err = ibv_post_send(r->qp[0], &wr, &bad);
@@ -245,7 +252,14 @@ static int wait_recv(struct lat_run *l, uint32_t *imm_p)
 	return vb_post_recvs(l->r, 0);
 }
 
-static int lat_send(struct lat_run *l)
+/* The immediate value of round @it: its number, bit 31 on the last round. */
+static uint32_t lat_imm(uint64_t it, int last)
+{
+	return (uint32_t)(it & 0x7fffffff) | (last ? 0x80000000u : 0);
+}
+
+/* Ping-pong through receive completions: sends, or writes with immediate. */
+static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 {
 	uint32_t imm;
 	int err = 0;
@@ -257,7 +271,7 @@ static int lat_send(struct lat_run *l)
 		if (l->t->active) {
 			last = lat_last(l, it);
 			t0 = fc_now();
-			if ((err = lat_post(l, IBV_WR_SEND_WITH_IMM, it, (uint32_t)last)) ||
+			if ((err = lat_post(l, op, it, lat_imm(it, last))) ||
 			    (err = wait_recv(l, &imm)))
 				break;
 			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)))
@@ -265,8 +279,8 @@ static int lat_send(struct lat_run *l)
 		} else {
 			if ((err = wait_recv(l, &imm)))
 				break;
-			last = imm != 0;
-			if ((err = lat_post(l, IBV_WR_SEND_WITH_IMM, it, imm)))
+			last = (imm & 0x80000000u) != 0;
+			if ((err = lat_post(l, op, it, imm)))
 				break;
 			l->res->msgs++;
 		}
@@ -294,9 +308,12 @@ int vb_lat_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 		l.end = t0 + t->duration;
 	vb_clock_start(&l.clk, t->active ? "waiting for answers" : "answering");
 	switch (t->op) {
-	case VB_WRITE: err = lat_write(&l); break;
+	case VB_WRITE:
+		err = t->lat_mode == VB_LAT_IMM ? lat_recv_pingpong(&l, IBV_WR_RDMA_WRITE_WITH_IMM) :
+						  lat_write(&l);
+		break;
 	case VB_READ: err = t->active ? lat_read(&l) : 0; break;
-	default: err = lat_send(&l); break;
+	default: err = lat_recv_pingpong(&l, IBV_WR_SEND_WITH_IMM); break;
 	}
 	while (!err && l.outstanding > 0)
 		err = lat_reap(&l, 1);

@@ -101,7 +101,7 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 	if (t->cq_mod < 1)
 		t->cq_mod = 1;
 	if (t->inline_max == VB_KNOB_DEFAULT)
-		t->inline_max = pt ? perftest_inline(r, t) : r->max_inline;
+		t->inline_max = pt ? perftest_inline(r, t) : t->lat ? r->max_inline : 0;
 	if (t->inline_max > r->max_inline)
 		t->inline_max = r->max_inline;
 	if (t->op == VB_READ)
@@ -205,10 +205,10 @@ int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 		       r->pi->dev, (unsigned long long)t->size, (unsigned long long)r->stride);
 		return -EINVAL;
 	}
-	if (t->lat && t->op == VB_WRITE)
+	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)
 		memset(vb_rx(r, 0), 0, (size_t)r->stride * r->nslots);
 	r->recv_slot0 = t->cycle == VB_CYCLE_PAGE;
-	if (t->op == VB_SEND)
+	if (t->op == VB_SEND || (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_IMM))
 		for (int q = 0; q < r->nqps; q++)
 			if (vb_post_recvs(r, q))
 				return -EIO;

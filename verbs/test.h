@@ -10,11 +10,19 @@
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
 
+#define VB_MAX_THREADS 16
+
+/* How write latency waits for the peer's message: by polling the last byte
+ * of the slot (the CPU reads the buffer), or by the receive completion of
+ * an RDMA WRITE WITH IMMEDIATE (no CPU read of the buffer: GPU memory). */
+enum vb_lat_mode { VB_LAT_POLL, VB_LAT_IMM };
+
 /*
  * How a test measures. The method gives the defaults of the knobs below;
  * a knob set explicitly (an option) wins over its method.
  *   VB_METHOD_FABCHECK: an untimed warm-up, one signalled request in
- *     min(64, tx_depth / 2), inline up to the QP's limit, the buffer's
+ *     min(64, tx_depth / 2), inline up to the QP's limit in latency tests
+ *     and none in bandwidth tests (as perftest), the buffer's
  *     slots cycled (a 4 MiB working set), every round a sample.
  *   VB_METHOD_PERFTEST: perftest's defaults: no warm-up, one signalled
  *     request in 100 (capped at tx_depth) and every one above 8 KiB, no
@@ -43,6 +51,9 @@ struct vb_test {
 	int cq_mod;	  /* bw: one signalled request in cq_mod */
 	int inline_max;	  /* largest message sent inline, bytes (0: none) */
 	enum vb_cycle cycle;
+	int post_list;	  /* bw: work requests chained per ibv_post_send (1: one) */
+	int threads;	  /* bw: threads the QPs are spread over, each pinned (1: one) */
+	enum vb_lat_mode lat_mode; /* write latency */
 };
 
 struct vb_result {

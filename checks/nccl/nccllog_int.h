@@ -254,6 +254,7 @@ struct ncl_facts {
 	int nlinks_ib, nlinks_roce;
 	int era_lo, era_hi, mixed_builds;
 	char mixed_why[512];
+	int single_node;	 /* every rank is on one host, or one rank */
 };
 void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f);
 /* NCCL's integer bus id as "0000:07:00.0"; "" when unknown. */

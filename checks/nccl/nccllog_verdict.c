@@ -131,8 +131,8 @@ static void find_network(const struct ncl_log *lg, const struct ncl_facts *f,
 			   f->network, exp->net);
 		return;
 	}
-	if (!sock)
-		return;
+	if (!sock || (f->single_node && !exp->net && !exp->nhcas))
+		return; /* one node: NCCL's network carries nothing */
 	socket_reason(lg, f, why, sizeof(why));
 	if (exp->net && strcasecmp(exp->net, "Socket"))
 		fc_finding(doc, FC_FAIL, "NCCL uses TCP sockets (NET/Socket) but %s was expected; %s",
@@ -142,10 +142,11 @@ static void find_network(const struct ncl_log *lg, const struct ncl_facts *f,
 			   "NCCL uses TCP sockets (NET/Socket) although HCAs were expected "
 			   "(--expect-hca); %s",
 			   why);
-	else if (f->socket_fallback && f->ib_evident && lg->nnodes_max != 1)
+	else if (f->socket_fallback && f->ib_evident)
 		fc_finding(doc, FC_FAIL,
 			   "NCCL fell back to TCP sockets (NET/Socket) although %s; %s",
-			   lg->fabric_plugin_fail ? "a fabric network plugin is installed" :
+			   lg->fabric_plugin_fail || lg->plugin_rejected ?
+				   "a fabric network plugin is installed" :
 			   f->list_host >= 0    ? "IB/RoCE HCAs are listed" :
 						  "the node has an IPoIB interface (IB is present)",
 			   why);

@@ -80,3 +80,12 @@ expect "pair bad method" 2 "--method: 'qperf' is not a method; expected fabcheck
 	$FC pair a b --method qperf
 expect "pair bad warm-up" 2 "--warm-up: '0' is out of range" -- $FC pair a b --warm-up=0
 expect "pair help names --perftest" 0 '--perftest +measure as perftest does' -- $FC pair --help
+
+# ---- message-rate knobs and latency mode: bad values are named ----------------
+expect "pair --post-list 0" 2 'post-list.*0' -- $FC pair a b --post-list 0
+expect "pair --inline junk" 2 'inline.*junk' -- $FC pair a b --inline junk
+expect "pair --threads more than QPs" 2 'threads 4 needs at least as many QPs: add -q 4' \
+	-- $FC pair a b --threads 4
+expect "pair --lat-mode bogus" 2 "lat-mode: 'bogus' is not a mode; expected poll or imm" \
+	-- $FC pair a b --lat-mode bogus
+expect "pair --help lists message rate" 0 'post-list N.*' -- $FC pair --help
