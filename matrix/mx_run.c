@@ -41,18 +41,8 @@ int mx_run_init(struct mx_runner *r)
 	r->busy = calloc((size_t)r->n, sizeof(*r->busy));
 	r->kids = calloc((size_t)r->n / 2 + 1, sizeof(*r->kids));
 	r->kid_jobs = calloc((size_t)r->n / 2 + 1, sizeof(*r->kid_jobs));
-	if (!r->exe) {
-		/* This binary's path (under valgrind, the program's, not the
-		 * tool's, which exec of /proc/self/exe would start). */
-		ssize_t len = readlink("/proc/self/exe", r->exe_buf, sizeof(r->exe_buf) - 1);
-
-		if (len > 0) {
-			r->exe_buf[len] = 0;
-			r->exe = r->exe_buf;
-		} else {
-			r->exe = "/proc/self/exe";
-		}
-	}
+	if (!r->exe)
+		r->exe = fc_self_exe();
 	if (!r->done || !r->busy || !r->kids || !r->kid_jobs) {
 		mx_run_release(r);
 		return -ENOMEM;

@@ -53,7 +53,6 @@ struct mx_runner {
 	int nkids;
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error, planned_all;
-	char exe_buf[4096];
 };
 
 /* Prepares @r (fields above the "State" line set by the caller) and marks

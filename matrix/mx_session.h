@@ -12,6 +12,8 @@ struct mx_session {
 	struct fc_store *st;
 	int64_t run;
 	json_t *params; /* the run's stored parameters */
+	json_t *pair_args; /* checked: the stored ones, on resume with the
+			    * command line's launch options */
 	char **names;	/* from params */
 	int n;
 	int both, retest, retested;

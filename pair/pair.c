@@ -428,6 +428,71 @@ void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
 		*duration_p = PAIR_BW_SECONDS;
 }
 
+/* The launch options of one parsed option, into @l. */
+static void note_launch(int c, const char *arg, struct pair_launch_opts *l)
+{
+	if (c == OPT_WORKER_CMD)
+		l->worker_cmd = arg;
+	else if (c == OPT_LAUNCHER)
+		l->launcher = arg;
+	else if (c == OPT_SSH_CONFIG)
+		l->ssh_config = arg;
+}
+
+/* True when @p points into the string @s ("--size=4K" holds its value). */
+static int within(const char *p, const char *s)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)s;
+
+	return a > b && a <= b + strlen(s);
+}
+
+int pair_opts_check(const char *what, const char *const *args, int n,
+		    struct pair_launch_opts *l)
+{
+	const char **argv = calloc((size_t)n + 2, sizeof(*argv));
+	struct fc_ctx ctx = { 0 };
+	struct pair_cfg cfg;
+	int c, rc = 0;
+
+	if (!argv)
+		return -ENOMEM;
+	memset(l, 0, sizeof(*l));
+	argv[0] = "pair";
+	memcpy(argv + 1, args, (size_t)n * sizeof(*argv));
+	cfg_defaults(&cfg);
+	optind = 0; /* a fresh scan: getopt_long reorders argv, our copy */
+	opterr = 0;
+	for (int at = 1; !rc && (c = getopt_long(n + 1, (char **)argv, "+s:an:D:q:bt:d:x:j",
+						 pair_opts, NULL)) != -1; at = optind) {
+		const char *sep = optarg && !within(optarg, argv[at]) ? "' '" : "";
+
+		if (c == '?') {
+			fc_err("%s: '%s' is not an option of 'fabcheck pair' (or lacks its value)",
+			       what, argv[at]);
+			rc = -EINVAL;
+		} else if (c == OPT_DB || c == OPT_NO_DB || c == 'j') {
+			fc_err("%s: '%s' is the matrix's to set, not a pair option to keep", what,
+			       argv[at]);
+			rc = -EINVAL;
+		} else if (parse_opt(c, optarg, &cfg, &ctx)) {
+			fc_err("%s: '%s%s%s' is refused (the reason above)", what, argv[at], sep,
+			       *sep ? optarg : "");
+			rc = -EINVAL;
+		} else {
+			note_launch(c, optarg, l);
+		}
+	}
+	if (!rc && optind <= n) {
+		fc_err("%s: '%s' is not an option of 'fabcheck pair'", what, argv[optind]);
+		rc = -EINVAL;
+	}
+	free(argv);
+	optind = 1;
+	opterr = 1;
+	return rc;
+}
+
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)
 {
 	int n = 0;

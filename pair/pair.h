@@ -79,6 +79,19 @@ int pair_gid_check(char *why, size_t len, const json_t *s0, const json_t *s1);
 /* Each side's payload ceiling at @path_mtu into doc's "a" and "b"
  * ("payload_gbps", "payload"); RoCE at 1024 B or less is a finding. */
 void pair_link_ceiling(json_t *doc, int path_mtu);
+/* The options of `pair` that choose what runs on the nodes (pointers into
+ * the checked arguments; NULL when not given). */
+struct pair_launch_opts {
+	const char *worker_cmd, *launcher, *ssh_config;
+};
+/*
+ * Checks @n arguments of `fabcheck pair` (options only, no nodes) by the
+ * command line's own rules, refusing the ones the matrix sets (--db,
+ * --no-db, --json); @what names them in the errors (logged). Returns 0
+ * with the launch options found in @l, or -EINVAL.
+ */
+int pair_opts_check(const char *what, const char *const *args, int n,
+		    struct pair_launch_opts *l);
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);

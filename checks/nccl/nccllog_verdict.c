@@ -246,7 +246,25 @@ static void find_expect_hca(const struct ncl_log *lg, const struct ncl_facts *f,
 	}
 }
 
-/* NCCL_IB_HCA=mlx5_1 also takes mlx5_10..19 (prefix match without '='). */
+/* True when @name is one of the comma-separated "<hca>[:<port>...]" of @list. */
+static int in_hca_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *t = list; *t;) {
+		if (strcspn(t, ",:") == n && !strncmp(t, name, n))
+			return 1;
+		t += strcspn(t, ",");
+		if (*t)
+			t++;
+	}
+	return 0;
+}
+
+/*
+ * NCCL_IB_HCA=mlx5_1 also takes mlx5_10..19 (prefix match without '='); a
+ * device that is itself in the list (mlx5_1,...,mlx5_11) was meant.
+ */
 static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts *f,
 			       json_t *doc)
 {
@@ -266,7 +284,8 @@ static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts 
 		for (int i = 0; i < h->nhcas; i++) {
 			const char *n = h->hcas[i].name;
 
-			if (strlen(n) > strlen(tok) && !strncmp(n, tok, strlen(tok))) {
+			if (strlen(n) > strlen(tok) && !strncmp(n, tok, strlen(tok)) &&
+			    !in_hca_list(e->value, n)) {
 				fc_finding(doc, FC_WARN,
 					   "NCCL_IB_HCA=%s matches by prefix, so NCCL also took %s; "
 					   "write NCCL_IB_HCA==%s for exact names",

@@ -589,6 +589,58 @@ static void test_single_node(void **state)
 	json_decref(doc);
 }
 
+/* Device lists in every form: 2.3 port lines by verbs index, gIB by its GPUDirect lines. */
+static void test_hca_lists(void **state)
+{
+	json_t *doc;
+	const json_t *h;
+
+	(void)state;
+	doc = report_file("tests/data/nccl/logs/nccl-2.3.7_ib-port-lines_interleaved_dgx1.log", NULL);
+	h = json_array_get(json_object_get(doc, "hcas"), 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "index")), 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "ibv_index")), 1);
+	/* 2.3's NET line is printed by the receiver; NCCL device 0 is mlx5_1 */
+	assert_string_equal(str(chan(doc, 0, 15, 0, "receive"), "hca"), "mlx5_1");
+	assert_string_equal(str(chan(doc, 3, 15, 0, "receive"), "hca"), "mlx5_4");
+	assert_string_equal(str(chan(doc, 0, 15, 0, "receive"), "host"), "dgx1-n07");
+	json_decref(doc);
+	doc = report_file("tests/data/nccl/logs/nccl-2.23.4_gib-plugin_8nic_k8s.log", NULL);
+	assert_string_equal(str(chan(doc, 5, 5, 13, "send"), "hca"), "mlx5_5");
+	assert_string_equal(str(json_array_get(json_object_get(doc, "hcas"), 5), "gdr"), "on");
+	json_decref(doc);
+}
+
+/* The reasons NCCL prints for sockets, in each version's words. */
+static void test_stated_causes(void **state)
+{
+	static const struct {
+		const char *log, *want;
+	} cases[] = {
+		{ "h:1:1 [0] NCCL INFO Net/IB: call to devices() returned 0 devices\n"
+		  "h:1:1 [0] NCCL INFO Using internal Network Socket\n",
+		  "NET/IB found no usable device" },
+		{ "\nh:1:1 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+		  "h:1:1 [0] NCCL INFO Using internal Network Socket\n",
+		  "could not load the verbs library" },
+		{ "h:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). "
+		  "ncclNetPlugin symbols v4 and lower are not supported.\n"
+		  "h:1:2 [0] NCCL INFO Using network Socket\n",
+		  "NCCL rejected the net plugin" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = report_str(cases[i].log);
+
+		assert_string_equal(str(doc, "network"), "Socket");
+		assert_true(json_is_true(json_object_get(doc, "socket_fallback")));
+		assert_true(finding_has(doc, cases[i].want));
+		assert_false(finding_has(doc, "does not show why"));
+		json_decref(doc);
+	}
+}
+
 static void test_details(void **state)
 {
 	json_t *doc;
@@ -644,7 +696,8 @@ int main(void)
 		cmocka_unit_test(test_junk),	    cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
 		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
-		cmocka_unit_test(test_single_node),
+		cmocka_unit_test(test_single_node), cmocka_unit_test(test_hca_lists),
+		cmocka_unit_test(test_stated_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
