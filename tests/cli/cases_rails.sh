@@ -76,3 +76,13 @@ expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwi
 	cat "$RLT/r.prom"
 expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
 rm -rf "$RLT"
+
+# soak --rails: a series (and its failures) per rail of each pair.
+expect "soak --rails: each rail of the pair its own series, named NODE/RAIL" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+p = [(x["a"], x["b"], x["failed_slices"] >= 1) for x in d["pairs"]]
+ok = p == [("nodeA/rxe0", "nodeB/rxe0", True), ("nodeA/rxe1", "nodeB/rxe1", True)] and any(f.startswith("nodeA/rxe1-nodeB/rxe1: traffic failed") for f in d["findings"])
+print("ok" if ok else p)' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
+	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
+rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
