@@ -53,6 +53,9 @@ ok = (d["verdict"] == "fail" and len(s) == 1 and s[0]["node"] == "nodeC" and s[0
 print("ok" if ok else json.dumps(d)[:800])' "$RLT/m.json"
 expect "matrix rails: the finding names the node and the rail" 1 'nodeC on rail 1 \(rxe1\): bad with most of its peers on that rail' -- \
 	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db" >"$RLT/m.txt" 2>/dev/null
+expect "matrix rails: a grid per rail" 0 '^2$' -- grep -c 'Gb/s, row -> column' "$RLT/m.txt"
+expect "matrix rails: nodeC's row bad on rail 1 only" 0 '^1$' -- grep -Ec '^  nodeC +0\.02\* +0\.02\* +0\.02\*$' "$RLT/m.txt"
 expect "matrix one rail: suspects have level node and rail null" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
 s = d["suspects"]
