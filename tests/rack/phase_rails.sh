@@ -26,6 +26,11 @@ expect_json "pair --rails all: both rails, alone and loaded figures" \
 	 and d['results'][0]['rails'] == 2 and d['counters']" \
 	-- "$FC" pair nodeA nodeB --rails all "${RA[@]}" --no-db --json
 echo "    pair --rails all (2 rails, alone then loaded): $((SECONDS - T0R)) s"
+# --use-cuda: each rail's pair takes GPU memory; the guests have no GPU
+# driver, and each rail's pair says so (the error path of the GPU choice).
+expect "rails: --use-cuda without a GPU driver is named per rail, exit 3" 3 \
+	'rail 1 \(rxe1\) (alone|loaded): node[AB]: cannot load libcuda.so.1' -- \
+	"$FC" pair nodeA nodeB --rails all --use-cuda "${RA[@]}" --no-db
 
 # One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
 SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
