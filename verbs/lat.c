@@ -142,7 +142,7 @@ static int lat_record(struct lat_run *l, uint64_t it, double t0, double secs)
 /* Spins until the last byte of rx slot @it holds @pass. */
 static int wait_byte(struct lat_run *l, uint64_t it, uint8_t pass)
 {
-	volatile uint8_t *p = vb_rx(l->r, it) + l->t->size - 1;
+	volatile uint8_t *p = vb_test_local(l->r, l->t, 1, it) + l->t->size - 1;
 	unsigned spins = 0;
 	int err;
 
@@ -170,7 +170,7 @@ static int lat_write(struct lat_run *l)
 
 	for (uint64_t it = 0;; it++) {
 		uint8_t pass = (uint8_t)((it / r->nslots) % 255 + 1);
-		uint8_t *tx = vb_tx(r, it);
+		uint8_t *tx = vb_test_local(r, l->t, 0, it);
 		int last;
 		double t0;
 
@@ -187,7 +187,7 @@ static int lat_write(struct lat_run *l)
 		} else {
 			if ((err = wait_byte(l, it, pass)))
 				break;
-			last = vb_rx(r, it)[size - 2];
+			last = vb_test_local(r, l->t, 1, it)[size - 2];
 			tx[size - 2] = (uint8_t)last;
 			tx[size - 1] = pass;
 			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)))

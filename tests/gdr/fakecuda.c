@@ -12,6 +12,8 @@
  *   nodmabuf DMA_BUF_SUPPORTED = 0              oom    cuMemAlloc -> OOM
  *   corrupt  every device-to-host copy flips the byte at offset 4113
  *   noexport cuMemGetHandleForAddressRange -> CUDA_ERROR_NOT_SUPPORTED
+ *   nopcie   cuMemGetHandleForAddressRange refuses the PCIe mapping flag
+ *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old).
  */
 #define _GNU_SOURCE
@@ -220,11 +222,21 @@ EXPORT CUresult cuMemGetHandleForAddressRange(void *h, CUdeviceptr p, size_t len
 	if (mode("noexport"))
 		return 801;
 	/* The driver wants host-page aligned ranges; so does this stand-in. */
-	if (type != 1 || flags || p % (unsigned long)pg || len % (unsigned long)pg)
+	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || p % (unsigned long)pg ||
+	    len % (unsigned long)pg)
 		return 1;
 	fd = memfd_create("fakecuda-dmabuf", MFD_CLOEXEC);
 	if (fd < 0)
 		return 999;
 	*(int *)h = fd;
 	return 0;
+}
+
+/* Flushes nothing (host memory); checks the arguments fabcheck passes. */
+EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
+EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope)
+{
+	if (target != 0 || scope != 100)
+		return 1;
+	return mode("flushfail") ? 801 : 0;
 }
