@@ -28,15 +28,19 @@ peer=$net.2
 node() { local n=$1; shift; ssh -F "$cfg" "$n" -- "$@" 2>/dev/null </dev/null; }
 median() { python3 -c 'import statistics, sys; v = [float(x) for x in sys.argv[1:] if x]; print(statistics.median(v) if v else "nan")' "$@"; }
 
+# ib_write_bw wants the iterations a multiple of the post list: both get that.
+n_for() { echo $((ITERS / $1 * $1)); }
 fc_rate() { # QPS LIST
 	"$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0001 --test write --bw \
-		-s 8 -n "$ITERS" -q "$1" --post-list "$2" --json 2>/dev/null |
+		-s 8 -n "$(n_for "$2")" -q "$1" --post-list "$2" --json 2>/dev/null |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["msg_rate_mpps"])'
 }
 pt_rate() { # QPS LIST: the client's table line, MsgRate[Mpps] is its 5th field
-	node nodeB "timeout 120 ib_write_bw -d rxe0 -x 1 -F -s 8 -n $ITERS -q $1 --post_list $2 >/tmp/bench-srv.log 2>&1 &"
+	local n
+	n=$(n_for "$2")
+	node nodeB "timeout 120 ib_write_bw -d rxe0 -x 1 -F -s 8 -n $n -q $1 --post_list $2 >/tmp/bench-srv.log 2>&1 &"
 	sleep 1
-	node nodeA "timeout 120 ib_write_bw -d rxe0 -x 1 -F -s 8 -n $ITERS -q $1 --post_list $2 $peer" |
+	node nodeA "timeout 120 ib_write_bw -d rxe0 -x 1 -F -s 8 -n $n -q $1 --post_list $2 $peer" |
 		awk '$1 ~ /^[0-9]+$/ && NF >= 5 { line = $0 } END { print line }' | awk '{ print $5 }'
 }
 
