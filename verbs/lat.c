@@ -168,8 +168,12 @@ static int lat_write(struct lat_run *l)
 	uint64_t size = l->t->size;
 	int err = 0;
 
+	/* The value that marks round @it in its slot's last byte: a new one
+	 * each time the slot comes round again (every round with one buffer). */
+	uint64_t cycle = l->t->cycle == VB_CYCLE_PAGE ? 1 : l->t->cyc_nslots;
+
 	for (uint64_t it = 0;; it++) {
-		uint8_t pass = (uint8_t)((it / r->nslots) % 255 + 1);
+		uint8_t pass = (uint8_t)((it / cycle) % 255 + 1);
 		uint8_t *tx = vb_test_local(r, l->t, 0, it);
 		int last;
 		double t0;
@@ -192,6 +196,7 @@ static int lat_write(struct lat_run *l)
 			tx[size - 1] = pass;
 			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)))
 				break;
+			l->res->msgs++; /* rounds answered, warm-up included */
 		}
 		if (last)
 			break;
@@ -277,6 +282,7 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 			last = (imm & 0x80000000u) != 0;
 			if ((err = lat_post(l, op, it, imm)))
 				break;
+			l->res->msgs++;
 		}
 		if (last)
 			break;
