@@ -208,7 +208,7 @@ static int list_run(const struct fc_store_run *r, void *arg)
 
 static int report_run(const char *db, int64_t run, const char *const *out)
 {
-	struct fc_store *st = fc_store_open(db);
+	struct fc_store *st = fc_store_open_ro(db);
 	struct mx_model m;
 	json_t *doc;
 	int rc = FC_EXIT_PASS;
@@ -290,7 +290,7 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		return FC_EXIT_USAGE;
 	}
 	if (list) {
-		struct fc_store *st = fc_store_open(db);
+		struct fc_store *st = fc_store_open_ro(db);
 		int rc;
 
 		if (!st)

@@ -56,9 +56,44 @@ expect "resume a finished run: same finding" 1 'suspect node nodeC' -- \
 expect "resume unknown run" 2 'no run 99' -- $FC matrix --resume 99 --db $MXT/m.db
 expect "resume with nodes" 2 'drop the node names' -- $FC matrix --resume 1 a b --db $MXT/m.db
 
+# A store the user may only read: chmod 0444 in a folder it cannot write,
+# used by an unprivileged user (made here when the tests run as root).
+RO=$(mktemp -d /tmp/fabcheck-cli-ro.XXXXXX)
+RW=$(mktemp -d /tmp/fabcheck-cli-rw.XXXXXX)
+$FC matrix --import $MXD/rack4-slowC.json --db $RO/r.db >/dev/null 2>&1
+chmod 0444 $RO/r.db
+chmod 0755 $RO
+chmod 1777 $RW
+AS=()
+if [ "$(id -u)" = 0 ]; then
+	id fabcheck-ro >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin fabcheck-ro
+	AS=(setpriv --reuid=fabcheck-ro --regid=fabcheck-ro --clear-groups)
+fi
+expect "read-only store: report --list" 0 '^ +1  matrix .* 6 pairs  fail +4 nodes' -- \
+	"${AS[@]}" $FC report --list --db $RO/r.db
+expect "read-only store: report --csv" 0 "wrote $RW/r.csv \(run 1, 4 nodes, verdict fail\)" -- \
+	"${AS[@]}" $FC report --db $RO/r.db --csv $RW/r.csv
+expect "read-only store: tui --once" 0 'suspect node nodeC' -- \
+	"${AS[@]}" $FC tui --once --db $RO/r.db
+expect "read-only store: writing is refused, naming the file" 3 "store $RO/r.db: cannot write it: Permission denied" -- \
+	"${AS[@]}" $FC matrix --import $MXD/rack4-slowC.json --db $RO/r.db
+expect "read-only folder: a new store is refused" 3 "cannot write in its folder $RO: Permission denied" -- \
+	"${AS[@]}" $FC matrix --import $MXD/rack4-slowC.json --db $RO/new.db
+expect "read-only store: nothing written beside it" 0 '^r.db$' -- ls $RO
+# Read-only commands on a mistyped path: an error naming it, no new file.
+expect "report on a missing store" 3 "store $RO/typo.db: No such file or directory" -- \
+	$FC report --list --db $RO/typo.db
+expect "tui on a missing store" 3 "store $RO/typo.db: No such file or directory" -- \
+	$FC tui --once --db $RO/typo.db
+expect "report on a folder" 3 "store $RO: is not a file" -- $FC report --list --db $RO
+expect "missing store: no file made" 0 '^r.db$' -- ls $RO
+rm -rf "$RO" "$RW"
+
 # report
 expect "report help" 0 'usage: fabcheck report' -- $FC report --help
 expect "report no output" 2 'give at least one of --html' -- $FC report --db $MXT/m.db
+# An empty store (a command that writes makes it; this one then finds no run).
+$FC matrix --resume 1 --db $MXT/empty.db >/dev/null 2>&1
 expect "report empty store" 3 'no matrix run in' -- $FC report --db $MXT/empty.db --csv $MXT/x.csv
 expect "report unknown run" 3 'no run 42' -- $FC report --db $MXT/m.db --run 42 --csv $MXT/x.csv
 expect "report list" 0 '^ +1  matrix .* 6 pairs  fail +4 nodes' -- $FC report --list --db $MXT/m.db
