@@ -22,6 +22,22 @@ printf 'nodeA # the first\n\n# a comment\nnodeB slots=8\nbad!name\n' > $MXT/host
 expect "matrix hostfile bad line" 2 "hosts line 5: 'bad!name' is not a node name" -- \
 	$FC matrix --hostfile $MXT/hosts
 expect "matrix hostfile and nodes" 2 'not both' -- $FC matrix --hostfile $MXT/hosts nodeC
+# Nothing invented or dropped: a comment of any length stays a comment
+# (one past 1,023 bytes once made a node of its tail), every word counts.
+{ printf '# %s nodeZ\n' "$(head -c 1100 /dev/zero | tr '\0' x)"; printf 'nodeA slots=8\nnodeB # b\n'
+  printf '%s\n' "$(head -c 3000 /dev/zero | tr '\0' '#')"; } > $MXT/hosts-long
+expect "hostfile long comments: only the two nodes" 3 'matrix run 1 in .*: 2 nodes, 1 pairs' -- \
+	$FC matrix --hostfile $MXT/hosts-long --launcher local --worker-cmd $(pwd)/tests/cli/mx-worker.sh \
+	--timeout 5 --db $MXT/hosts.db
+printf 'nodeA\nnodeB nodeC\n' > $MXT/hosts-two
+expect "hostfile two names on a line" 2 "hosts-two line 2: 'nodeC' after the node name 'nodeB'; give one node a line" -- \
+	$FC matrix --hostfile $MXT/hosts-two
+printf 'nodeA\0nodeC\nnodeB\n' > $MXT/hosts-nul
+expect "hostfile with a NUL byte" 2 "hosts-nul line 1: holds a NUL byte" -- $FC matrix --hostfile $MXT/hosts-nul
+expect "hostfile is a folder" 2 "hostfile $MXT: is a directory" -- $FC matrix --hostfile $MXT
+expect "hostfile read error" 2 'hostfile /proc/self/mem: cannot read line 1: Input/output error' -- \
+	$FC matrix --hostfile /proc/self/mem
+expect "preflight hostfile is a folder" 2 "hostfile $MXT: is a directory" -- $FC preflight --hostfile $MXT
 expect "matrix db folder missing" 3 'store /nonexistent-fc/x.db: cannot open.*folder exists' -- \
 	$FC matrix --db /nonexistent-fc/x.db nodeA nodeB
 echo 'not a database, some text that is long enough to be read' > $MXT/text.db
