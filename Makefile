@@ -2,7 +2,7 @@
 # variant and runs every test (unit, fuzz, CLI, rack).
 PREFIX ?= /usr/local
 CC ?= cc
-PKGS := libibverbs librdmacm ncursesw sqlite3 jansson
+PKGS := libibverbs librdmacm ncursesw sqlite3 jansson numa
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-format-nonliteral
@@ -10,7 +10,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson) -ldl -lm -lpthread
+	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson -lnuma) -ldl -lm -lpthread
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().

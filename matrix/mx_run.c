@@ -66,6 +66,11 @@ void mx_run_release(struct mx_runner *r)
 
 int mx_run_add(struct mx_runner *r, int a, int b, int retest)
 {
+	return mx_run_add_rail(r, a, b, retest, NULL);
+}
+
+int mx_run_add_rail(struct mx_runner *r, int a, int b, int retest, const char *rail)
+{
 	if (r->nq == r->qcap) {
 		int cap = r->qcap ? r->qcap * 2 : 16;
 		struct mx_job *q = realloc(r->queue, (size_t)cap * sizeof(*q));
@@ -75,7 +80,8 @@ int mx_run_add(struct mx_runner *r, int a, int b, int retest)
 		r->queue = q;
 		r->qcap = cap;
 	}
-	r->queue[r->nq++] = (struct mx_job){ .a = a, .b = b, .round = -1, .retest = retest };
+	r->queue[r->nq] = (struct mx_job){ .a = a, .b = b, .round = -1, .retest = retest };
+	snprintf(r->queue[r->nq++].rail, sizeof(r->queue[0].rail), "%s", rail ? rail : "");
 	return 0;
 }
 
@@ -121,6 +127,10 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
 	for (i = 0; i < nargs; i++)
 		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
+	if (job->rail[0]) { /* the last --rails wins */
+		argv[6 + nargs] = "--rails";
+		argv[7 + nargs] = job->rail;
+	}
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "pair %s -> %s", argv[2], argv[3]);
 	rc = fc_child_start(k, r->exe, argv, r->deadline_s);

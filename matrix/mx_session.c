@@ -12,6 +12,7 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
 #include "pair/pair.h"
 
@@ -142,6 +143,8 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	s->params = mx_params_new(c->nodes, c->n, c->both, c->retest, &c->opts, args,
 				  c->deadline_s);
 	json_decref(args);
+	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev))
+		return FC_EXIT_USAGE;
 	if (c->screen) /* a new relabelling each run: other peers each night */
 		json_object_set_new(s->params, "screen",
 				    mx_screen_params(c->max_rounds,
@@ -230,6 +233,25 @@ int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 			cnt = -ENOMEM;
 	free(a);
 	free(b);
+	return cnt;
+}
+
+int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
+{
+	int max = m->n * m->nrails * 2 + 8, cnt;
+	struct fc_mxl_cell *plan;
+
+	if (!s->retest || s->retested)
+		return 0;
+	s->retested = 1;
+	plan = calloc((size_t)max, sizeof(*plan));
+	if (!plan)
+		return -ENOMEM;
+	cnt = fc_mxl_retest_plan(&m->ran, plan, max);
+	for (int i = 0; i < cnt; i++)
+		if (mx_run_add_rail(&s->r, plan[i].a, plan[i].b, 1, m->rails[plan[i].rail].name))
+			cnt = -ENOMEM;
+	free(plan);
 	return cnt;
 }
 

@@ -30,6 +30,10 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c,
 		    volatile sig_atomic_t *stop);
 /* Queues the --retest pairs once the schedule is done; returns how many. */
 int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an);
+/* The same with rails: each suspect rail's bad pairs against nodes that
+ * pass on that rail, on that rail alone. */
+struct mx_model;
+int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m);
 void mx_session_close(struct mx_session *s);
 
 #endif
