@@ -143,19 +143,23 @@ expect "runner: pair refuses an option" 2 'pair refused the options' -- \
 # Ctrl-C in the middle of a round: the finished pair is kept, the hung one is
 # ended and dropped; --resume runs what is missing (errors again) and ends.
 W=$(pwd)/tests/cli/mx-worker.sh
-# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds
-# (times $CLI_SLOW under valgrind, which starts slowly: a background job
-# ignores SIGINT until the matrix sets its handler).
-interrupt_after() {
-	local t=$1 pid
-	shift
+# interrupt_when DB N CMD...: runs CMD, sends it SIGINT once DB holds N
+# pair results (polled for at most 60 s; the same under valgrind, which
+# starts slowly, as without).
+interrupt_when() {
+	local db=$1 want=$2 pid i
+	shift 2
 	"$@" & pid=$!
-	sleep $((t * ${CLI_SLOW:-1}))
+	for i in $(seq 600); do
+		[ "$(sqlite3 "$db" 'select count(*) from pairs' 2>/dev/null)" = "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.5 # the matrix prints the pair it stored
 	kill -INT $pid
 	wait $pid
 }
 MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
-	interrupt_after 2 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
+	interrupt_when $MXT/int.db 1 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
 	--timeout 20 --db $MXT/int.db
 expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
