@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen
+	deps clean valgrind bench-matrix bench-screen bench-history
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -128,6 +128,13 @@ build/bench_screen: tests/bench/bench_screen.c tests/bench/screen_sim.c build/li
 		build/libfabcheck.a $(LIBS)
 bench-screen: build/bench_screen
 	@build/bench_screen
+
+# The defaults of the history flag from simulated nights (issue 18).
+build/bench_history: tests/bench/bench_history.c build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
+bench-history: build/bench_history
+	@build/bench_history
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \
