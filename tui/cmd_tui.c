@@ -320,7 +320,7 @@ static int open_model(struct tui *t)
 		t->st = t->s.st;
 		run = t->s.run;
 	} else {
-		t->own_st = fc_store_open(t->c.db);
+		t->own_st = fc_store_open_ro(t->c.db);
 		if (!t->own_st)
 			return FC_EXIT_CANT;
 		t->st = t->own_st;

@@ -128,6 +128,7 @@ expect "tui rerun is stored in the run" 0 '^ +1  matrix .* 2 pairs' -- $FC repor
 expect "tui rerun carries the run's pair options" 0 '^ok$' -- sh -c \
 	"sqlite3 $TUT/rr.db \"select doc from pairs where id = 2\" | grep '\"retest\": *true' | grep -q 'test worker' && echo ok"
 
+$FC matrix --resume 1 --db $TUT/empty.db >/dev/null 2>&1 # an empty store
 expect "tui no run in the store" 3 'no matrix run in' -- $FC tui --db $TUT/empty.db --once
 expect "tui one node" 2 'at least two nodes' -- $FC tui nodeA --db $TUT/empty.db
 expect "tui nodes and --run" 2 'not both' -- $FC tui nodeA nodeB --run 1 --db $TUT/empty.db

@@ -46,6 +46,18 @@ expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level po
 	"[(s['node'], s['rail'], s['level'], s['device']) for s in d['suspects']] == [('$SLOW', 1, 'port', 'rxe1')]
 	 and all(p['verdict'] == 'pass' for p in d['pairs'] if p['rail'] == 0)
 	 and len(d['pairs']) >= 12" -- cat "$FABCHECK_LAB_HOME/rails-mx.json"
+# The screen on the same fault: that (node, rail) named at the port level
+# after the two seed rounds (4 of the 6 pairs), and it stops by itself.
+T0R=$SECONDS
+"$FC" matrix --screen nodeA nodeB nodeC nodeD --rails all "${RA[@]}" --min-rack-pct 40 \
+	--db "$FABCHECK_LAB_HOME/rails-screen-$$.db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" \
+	2>>"$RACK_LOG"
+echo "    matrix --screen --rails all, 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
+expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" \
+	"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
+	 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
+	 and len(d['pairs']) == 8" -- cat "$FABCHECK_LAB_HOME/rails-screen.json"
+rm -f "$FABCHECK_LAB_HOME/rails-screen-$$.db"*
 "$FC" lab fault "$SLOW" clear "${RN[@]}" >/dev/null 2>&1
 
 # Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.
