@@ -5,14 +5,14 @@
 NRC=build/tests/libfakencclcuda.so
 NRN=build/tests/libfakenccl.so
 mkdir -p build/tests
-${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/ncclrun/fakecuda.c &&
-	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o build/tests/libfakencclcuda-old.so tests/ncclrun/fakecuda.c &&
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/gdr/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o build/tests/libfakencclcuda-old.so tests/gdr/fakecuda.c &&
 	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRN" tests/ncclrun/fakenccl.c ||
 	echo "FAIL: cannot build the libcuda / libnccl stand-ins"
 export FAKENCCL_DIR=$(mktemp -d)
 NRTMP=$(mktemp -d) # the ranks' TMPDIR: their NCCL logs go there, and must not stay
 RUN="$FC nccl run --launcher local"
-FAKES="env TMPDIR=$NRTMP FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
+FAKES="env TMPDIR=$NRTMP FAKECUDA_BUSES=3b,3c FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
 REAL_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 /{print $NF; exit}')
 [ -n "$REAL_NCCL" ] || REAL_NCCL=$(ls /usr/local/cuda*/lib*/libnccl.so.2 2>/dev/null | head -1)
 

@@ -1,6 +1,6 @@
 /*
  * TEST ONLY: a stand-in for libnccl.so.2, loaded through
- * FABCHECK_LIBNCCL=path, with tests/ncclrun/fakecuda.c as the driver. It
+ * FABCHECK_LIBNCCL=path, with tests/gdr/fakecuda.c as the driver. It
  * tests fabcheck's run plumbing, not NCCL: ranks meet through files under
  * $FAKENCCL_DIR named after the unique id (so a rank given another id than
  * rank 0's never meets the others and init fails), all_reduce writes
