@@ -11,6 +11,7 @@
  * Run with a scratch corpus first: libFuzzer writes new inputs into the first
  * folder, so never name the shared fixtures first:
  *   /tmp/fuzz_nccllog -max_total_time=20 /tmp/corpus $FABCHECK_SHARED/fixtures/nccl-logs
+ * fuzz-seeds: $SHARED/fixtures/nccl-logs/[[:alnum:]]*.log tests/data/nccl/logs/[[:alnum:]]*.log
  */
 #include <stddef.h>
 #include <stdint.h>

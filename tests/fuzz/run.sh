@@ -4,7 +4,9 @@
 # Sources linked: the target's "fuzz-sources: GLOB..." comment line when it
 # has one; otherwise the pure core (core/*.c) plus, for every '#include
 # "DIR/NAME.h"' of the target, DIR/NAME.c and DIR/NAME_*.c.
-# Seeds: tests/fuzz/corpus/NAME/ (copied into a scratch corpus under build/).
+# Seeds: tests/fuzz/corpus/NAME/ and the files of the target's "fuzz-seeds:
+# GLOB..." line ($SHARED is ../shared, the fixtures), copied into a scratch
+# corpus under build/; a seed glob that matches nothing fails the target.
 #   FUZZ_SECONDS  time per target (default 20)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -19,12 +21,39 @@ flags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
 libs=($(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm)
 mkdir -p build/fuzz
 pass=0 fail=0
+SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
+
+# Copies the files of SRC's "fuzz-seeds:" globs into CORPUS (names prefixed
+# by their folder, so that fixtures of two folders do not collide).
+seed_corpus() {
+	local src=$1 corpus=$2 g f n=0
+	for g in $(sed -n 's/.*fuzz-seeds:\(.*\)/\1/p' "$src" | head -n 1); do
+		g=${g//\$SHARED/$SHARED}
+		local hit=0
+		for f in $g; do
+			[ -f "$f" ] || continue
+			hit=1
+			n=$((n + 1))
+			cp -n "$f" "$corpus/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+		done
+		if [ "$hit" = 0 ]; then
+			echo "FAIL: $(basename "$src" .c): seed glob '$g' matches no file"
+			return 1
+		fi
+	done
+	[ "$n" -gt 0 ] && echo "   $(basename "$src" .c): $n seed files"
+	return 0
+}
 for src in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	bin=build/fuzz/$name
 	corpus=build/fuzz/$name-corpus
 	mkdir -p "$corpus"
 	[ -d "tests/fuzz/corpus/$name" ] && cp -n "tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
+	if ! seed_corpus "$src" "$corpus"; then
+		fail=$((fail + 1))
+		continue
+	fi
 	srcs=()
 	decl=$(sed -n 's/.*fuzz-sources:\(.*\)/\1/p' "$src" | head -n 1)
 	if [ -n "$decl" ]; then
