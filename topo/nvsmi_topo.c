@@ -329,7 +329,7 @@ int nvsmi_topo_parse(const char *text, size_t len, const char *src,
 		     struct nvsmi_topo **out_p)
 {
 	struct nvsmi_topo *m = calloc(1, sizeof(*m));
-	struct toks *tk = malloc(sizeof(*tk));
+	struct toks *tk = calloc(1, sizeof(*tk));
 	char *line = malloc(LINE_MAX_LEN);
 	enum pstate st = P_SEEK;
 	size_t pos = 0;
@@ -349,6 +349,7 @@ int nvsmi_topo_parse(const char *text, size_t len, const char *src,
 		n = e - pos < LINE_MAX_LEN - 1 ? e - pos : LINE_MAX_LEN - 1;
 		memcpy(line, text + pos, n);
 		line[n] = '\0';
+		tk->over = 0;
 		parse_line(line, tk, m, &st, &found);
 		if (n < e - pos || tk->over)
 			m->lines_cut++;
