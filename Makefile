@@ -7,14 +7,14 @@ PKGS := libibverbs librdmacm ncursesw sqlite3 jansson
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-format-nonliteral
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -MMD -MP \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson) -ldl -lm -lpthread
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().
-SRC_DIRS := core verbs gdr checks tui store ctl src
+SRC_DIRS := core verbs gdr diag checks tui store ctl src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
