@@ -14,7 +14,9 @@ LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().
-SRC_DIRS := core verbs gdr diag checks tui store ctl src
+# The order is the layering, lowest first (doc/architecture.md, scripts/layers.sh).
+SRC_DIRS := core store verbs topo gdr diag ctl pair matrix checks/nccl checks/preflight \
+	report plan tui lab src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -45,12 +47,20 @@ $(SOBJ)/%.o: %.c
 	@$(if $(Q),echo "  CC san  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
 
-build/libfabcheck.a: $(LIB_OBJS)
+# The layering of doc/architecture.md: a breach fails the build.
+HDRS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h))
+build/layers.ok: $(SRCS) $(HDRS) scripts/layers.sh
+	@mkdir -p build
+	@$(if $(Q),echo "  LAYERS  $(SRC_DIRS)")
+	$(Q)scripts/layers.sh
+	@touch $@
+
+build/libfabcheck.a: $(LIB_OBJS) build/layers.ok
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
-build/libfabcheck-san.a: $(SLIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+build/libfabcheck-san.a: $(SLIB_OBJS) build/layers.ok
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 fabcheck: $(OBJ)/src/main.o build/libfabcheck.a
 	@$(if $(Q),echo "  LINK    $@")

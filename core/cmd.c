@@ -1,5 +1,6 @@
-#include "fc.h"
-#include "log.h"
+/* Help detection and the command table's usage listing, shared by main and the commands. */
+#include "core/fc.h"
+#include "core/log.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-#include "gid.h"
+/* GID types, link rates and the GID choice (see gid.h). */
+#include "core/gid.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-#include "log.h"
+/* Levelled logging to stderr (see log.h). */
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
-#include "out.h"
-#include "log.h"
+/* The one output path for text and JSON (see out.h). */
+#include "core/out.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "fc.h"
+#include "core/fc.h"
 
 enum fc_verdict { FC_PASS, FC_WARN, FC_FAIL };
 

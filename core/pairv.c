@@ -1,12 +1,13 @@
-#include "pairv.h"
+/* The verdict of a pair test from its finished JSON document (see pairv.h). */
+#include "core/pairv.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "mxan.h" /* fc_median */
-#include "out.h"
-#include "stats.h"
-#include "util.h"
+#include "core/stats.h"
+#include "core/out.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 int fc_counter_is_error(const char *name)
 {
@@ -16,7 +17,7 @@ int fc_counter_is_error(const char *name)
 		"cnp", "ecn", "dup",
 	};
 	/* ECN marks and CNPs are congestion control at work, judged with the
-	 * traffic class by checks/qos.c, not errors. */
+	 * traffic class by verbs/qos.c, not errors. */
 	static const char *const fine[] = { "rdma_sends", "rdma_recvs", "ack_deferred",
 					    "np_ecn_marked_roce_packets", "np_cnp_sent",
 					    "rp_cnp_handled", "rp_cnp_ignored" };

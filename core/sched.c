@@ -1,5 +1,5 @@
 /* The circle method: node M-1 stays put, the others turn around it. */
-#include "sched.h"
+#include "core/sched.h"
 
 #include <errno.h>
 

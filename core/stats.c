@@ -1,4 +1,5 @@
-#include "stats.h"
+/* Latency and bandwidth statistics from every sample (see stats.h). */
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,4 +67,12 @@ void fc_lat_stats_json(json_t *obj, const struct fc_lat_stats *s)
 	json_object_set_new(obj, "max_us", json_real(s->max * 1e6));
 	json_object_set_new(obj, "avg_us", json_real(s->avg * 1e6));
 	json_object_set_new(obj, "stdev_us", json_real(s->stdev * 1e6));
+}
+
+double fc_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -21,6 +21,9 @@ int fc_lat_stats(double *samples, size_t n, struct fc_lat_stats *out);
 /* Nearest-rank percentile @p (0 < p <= 100) of @n sorted samples. */
 double fc_percentile_sorted(const double *sorted, size_t n, double p);
 
+/* Median of @v (sorted in place); NAN when @n is 0. */
+double fc_median(double *v, size_t n);
+
 /* Gb/s (1e9 bit/s) for @bytes moved in @seconds; 0 when seconds <= 0. */
 double fc_gbps(uint64_t bytes, double seconds);
 

@@ -1,5 +1,6 @@
-#include "util.h"
-#include "log.h"
+/* Parsing of user input with errors that name the input and the fix (see util.h). */
+#include "core/util.h"
+#include "core/log.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-#include "wire.h"
+/* Controller-worker wire messages, one JSON object a line (see wire.h). */
+#include "core/wire.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fc.h"
-#include "log.h"
+#include "core/fc.h"
+#include "core/log.h"
 
 void fc_linebuf_init(struct fc_linebuf *lb, size_t max)
 {

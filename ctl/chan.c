@@ -1,4 +1,5 @@
-#include "chan.h"
+/* The controller's channel to one worker over ssh, srun or a local child (see chan.h). */
+#include "ctl/chan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/fc.h"
-#include "../core/log.h"
-#include "../core/util.h"
+#include "core/fc.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static const char *const launcher_names[] = {
 	[FC_LAUNCH_SSH] = "ssh",

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/wire.h"
+#include "core/wire.h"
 
 /*
  * ssh: `ssh NODE fabcheck worker`; local: this binary as a child;

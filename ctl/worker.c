@@ -11,18 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/fc.h"
-#include "../core/log.h"
-#include "../core/out.h"
-#include "../core/pairv.h"
-#include "../core/stats.h"
-#include "../core/util.h"
-#include "../core/wire.h"
-#include "../src/cmds.h"
-#include "../verbs/cm.h"
-#include "../verbs/test.h"
-#include "worker_gdr.h"
-#include "worker_qos.h"
+#include "core/fc.h"
+#include "core/log.h"
+#include "core/out.h"
+#include "core/pairv.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "core/wire.h"
+#include "src/cmds.h"
+#include "verbs/cm.h"
+#include "verbs/test.h"
+#include "ctl/worker_gdr.h"
+#include "ctl/worker_qos.h"
 
 const char usage_worker[] =
 	"usage: fabcheck worker\n"

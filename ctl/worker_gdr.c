@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "worker_gdr.h"
+#include "core/log.h"
+#include "ctl/worker_gdr.h"
 
 static int mem_alloc(struct vb_res *r, int access)
 {

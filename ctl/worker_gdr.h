@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "../gdr/gdr.h"
-#include "../verbs/res.h"
-#include "../verbs/test.h"
+#include "gdr/gdr.h"
+#include "verbs/res.h"
+#include "verbs/test.h"
 
 struct wk_mem {
 	struct gdr_opts opts;

@@ -1,4 +1,5 @@
-#include "worker_qos.h"
+/* The worker's port and QoS counters around a pair run (see worker_qos.h). */
+#include "ctl/worker_qos.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../checks/qos.h"
-#include "../core/log.h"
-#include "../core/pairv.h"
-#include "../core/util.h"
-#include "../verbs/counters.h"
+#include "verbs/qos.h"
+#include "core/log.h"
+#include "core/pairv.h"
+#include "core/util.h"
+#include "verbs/counters.h"
 
 #define ETHTOOL_OUT_MAX (1u << 20)
 

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "../verbs/res.h"
+#include "verbs/res.h"
 
 #define WK_ETHTOOL_DEADLINE_S 5.0
 

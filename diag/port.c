@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/pcitopo.h" /* topo_parse_gts */
-#include "checks/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
+#include "topo/pcitopo.h" /* topo_parse_gts */
+#include "verbs/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
 
 static const char *snap_str(const json_t *snap, const char *rel)
 {

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/fc.h"
-#include "../core/log.h"
-#include "gdr.h"
+#include "core/fc.h"
+#include "core/log.h"
+#include "gdr/gdr.h"
 
 typedef int CUresult;
 typedef int CUdevice;

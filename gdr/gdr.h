@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../checks/pcitopo.h"
+#include "topo/pcitopo.h"
 
 struct ibv_pd;
 struct ibv_mr;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/log.h"
-#include "../core/util.h"
-#include "gdr.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "gdr/gdr.h"
 
 #define STAGE_CHUNK (4u << 20) /* staging buffer for GPU fill / verify */
 

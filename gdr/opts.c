@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/out.h"
-#include "gdr.h"
+#include "core/out.h"
+#include "gdr/gdr.h"
 
 int gdr_opts_use_cuda(struct gdr_opts *o, const char *spec)
 {

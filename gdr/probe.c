@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gdr.h"
+#include "gdr/gdr.h"
 
 const char *gdr_sysfs_root(void)
 {

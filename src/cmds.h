@@ -2,7 +2,7 @@
 #ifndef FC_CMDS_H
 #define FC_CMDS_H
 
-#include "../core/fc.h"
+#include "core/fc.h"
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv);

@@ -2,10 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/fc.h"
-#include "../core/log.h"
-#include "cmds.h"
-#include "../checks/ncclenv.h"
+#include "core/fc.h"
+#include "core/log.h"
+#include "src/cmds.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {

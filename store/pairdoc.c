@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/out.h"
-#include "store.h"
+#include "core/out.h"
+#include "store/store.h"
 
 /* The bw result of @test (any test when NULL) at the largest size. */
 static const json_t *largest_bw(const json_t *results, const char *test)

@@ -1,5 +1,5 @@
 /* The SQLite result store (see store.h). */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/log.h"
-#include "store_int.h"
+#include "core/log.h"
+#include "store/store_int.h"
 
 /* How long a writer waits for another process holding the lock. */
 #define STORE_BUSY_MS 10000

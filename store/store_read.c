@@ -1,5 +1,5 @@
 /* Reading the result store back: runs, a run's pairs, a pair's history. */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "store_int.h"
+#include "core/log.h"
+#include "store/store_int.h"
 
 
 static int read_fail(struct fc_store *st, const char *what)

@@ -1,14 +1,14 @@
 /*
- * The TUI's view: draws a matrix model (src/mx_model.h) with ncurses. It
+ * The TUI's view: draws a matrix model (matrix/mx_model.h) with ncurses. It
  * holds no data of its own beyond what the screen needs: the model comes
- * from the store, the controller (src/cmd_tui.c) owns the loop and keys.
+ * from the store, the controller (matrix/cmd_tui.c) owns the loop and keys.
  */
 #ifndef FC_TUI_H
 #define FC_TUI_H
 
 #include <jansson.h>
 
-#include "../src/mx_model.h"
+#include "matrix/mx_model.h"
 
 enum tui_metric {
 	TUI_BW_BEST, /* bandwidth as a share of the best pair */

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/out.h"
-#include "../core/sched.h"
-#include "../core/util.h"
-#include "tui.h"
+#include "core/out.h"
+#include "core/sched.h"
+#include "core/util.h"
+#include "tui/tui.h"
 
 #define MIN_COLS 80
 #define MIN_LINES 24

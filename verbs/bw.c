@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "../core/stats.h"
-#include "../core/util.h"
-#include "test.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "verbs/test.h"
 
 #define BW_WC_BATCH 32
 /* Empty polls in a row before the loop yields the CPU. */

@@ -1,4 +1,5 @@
-#include "cm.h"
+/* --cm: QPs connected by rdma_cm on the fabric addresses (see cm.h). */
+#include "verbs/cm.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -7,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/gid.h"
-#include "../core/log.h"
-#include "../core/util.h"
+#include "core/gid.h"
+#include "core/log.h"
+#include "core/util.h"
 
 /* The IP address of the chosen GID (IPv4-mapped or IPv6), port 0. */
 static int gid_addr(const struct vb_res *r, struct sockaddr_storage *ss)

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "res.h"
+#include "verbs/res.h"
 
 /* Server side: picks the port, listens on its address, opens resources. */
 int vb_cm_listen(struct vb_res *r, const struct vb_opts *o);

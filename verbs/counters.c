@@ -1,10 +1,11 @@
-#include "counters.h"
+/* Port counters from sysfs: counters/ and hw_counters/ (see counters.h). */
+#include "verbs/counters.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 static void read_dir(json_t *out, const char *dir)
 {

@@ -1,4 +1,5 @@
-#include "dev.h"
+/* RDMA device and port discovery through libibverbs (see dev.h). */
+#include "verbs/dev.h"
 
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -6,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "../core/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 const char *vb_port_state_name(int state)
 {

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "../core/gid.h"
+#include "core/gid.h"
 
 #define VB_MAX_GIDS 256
 

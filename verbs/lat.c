@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "../core/util.h"
-#include "test.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "verbs/test.h"
 
 struct lat_run {
 	struct vb_res *r;

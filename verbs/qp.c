@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/gid.h"
-#include "../core/log.h"
-#include "res.h"
+#include "core/gid.h"
+#include "core/log.h"
+#include "verbs/res.h"
 
 static void mask_names(int mask, char *buf, size_t len)
 {

@@ -1,4 +1,5 @@
-#include "res.h"
+/* The resources of one side of a pair test: context, PD, CQs, QPs, memory (see res.h). */
+#include "verbs/res.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/log.h"
-#include "../core/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p)
 {

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "dev.h"
+#include "verbs/dev.h"
 
 #define VB_MAX_QPS 64
 #define VB_BUF_TARGET (4u << 20) /* bytes per half: 1024 pages, cycled through */

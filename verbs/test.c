@@ -1,11 +1,12 @@
-#include "test.h"
+/* The data path's entry: bandwidth and latency loops over connected QPs (see test.h). */
+#include "verbs/test.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
-#include "../core/util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static const char *const op_names[] = {
 	[VB_WRITE] = "write", [VB_READ] = "read", [VB_SEND] = "send",

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "res.h"
+#include "verbs/res.h"
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
 

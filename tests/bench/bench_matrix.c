@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mxan.h"
+#include "matrix/mxan.h"
 #include "core/sched.h"
 #include "core/util.h"
 

@@ -4,7 +4,7 @@
  * exercised), then the report is built with expectations the second byte
  * chooses, dumped as JSON (every string must be valid UTF-8) and rendered.
  *
- * fuzz-sources: checks/nccllog_*.c checks/ncclenv_check.c checks/ncclenv_kb.c checks/ncclenv_names.c checks/ncclenv_parse.c core/log.c core/util.c core/out.c
+ * fuzz-sources: checks/nccl/nccllog_*.c checks/nccl/ncclenv_check.c checks/nccl/ncclenv_kb.c checks/nccl/ncclenv_names.c checks/nccl/ncclenv_parse.c core/log.c core/util.c core/out.c
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *          tests/fuzz/fuzz_nccllog.c checks/nccllog_*.c core/log.c core/util.c \
  *          core/out.c -ljansson -o /tmp/fuzz_nccllog
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "checks/nccllog.h"
+#include "checks/nccl/nccllog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

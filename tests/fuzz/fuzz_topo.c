@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "checks/nvsmi_topo.h"
+#include "topo/nvsmi_topo.h"
 #include "core/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the recorded sysfs trees under tests/data/gdr/ that the GPU-choice
-# tests read (the layout checks/pcitopo.c loads). Run from the repository
+# tests read (the layout topo/pcitopo.c loads). Run from the repository
 # root when the scenarios change; the output is committed.
 #
 # two-socket: socket 0 (numa 0) has GPU 0000:3b:00.0 and mlx5_0 under one

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checks/pcitopo.h"
+#include "topo/pcitopo.h"
 #include "core/log.h"
 #include "gdr/gdr.h"
 

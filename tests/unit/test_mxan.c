@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mxan.h"
+#include "matrix/mxan.h"
+#include "core/stats.h"
 #include "core/sched.h"
 
 static const char *const names[] = { "nodeA", "nodeB", "nodeC", "nodeD", "nodeE",

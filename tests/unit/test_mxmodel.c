@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/sched.h"
-#include "src/mx_model.h"
+#include "matrix/mx_model.h"
 
 static char dir[64], path[96];
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks/ncclenv.h"
+#include "checks/nccl/ncclenv.h"
 #include "core/out.h"
 
 /* ---- helpers ---- */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/nccllog.h"
+#include "checks/nccl/nccllog.h"
 
 static char *slurp(const char *path, size_t *len_p)
 {
@@ -80,6 +80,26 @@ static json_t *names_of(const json_t *hcas, const char *key)
 	return a;
 }
 
+static int finding_has(const json_t *doc, const char *word);
+
+/* "findings_include": every string is part of some finding. */
+static int findings_include(const json_t *want, const json_t *doc, char *got, size_t len)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(want, i, w)
+		if (!json_is_string(w) || !finding_has(doc, json_string_value(w))) {
+			char *dump = json_dumps(json_object_get(doc, "findings"), JSON_COMPACT);
+
+			snprintf(got, len, "no finding with \"%s\" in %s",
+				 json_is_string(w) ? json_string_value(w) : "?", dump ? dump : "?");
+			free(dump);
+			return 0;
+		}
+	return 1;
+}
+
 /*
  * Compares one key of an .expect.json with the report; returns 1 when equal.
  * Keys deliberately not compared:
@@ -92,7 +112,8 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 		       size_t len, int *known)
 {
 	static const char *const same_name[] = { "nccl_version", "network", "gdr",
-						 "socket_fallback", "init_complete", "has_warn" };
+						 "socket_fallback", "init_complete", "has_warn",
+						 "plugin" };
 	json_t *have = NULL;
 	char *dump;
 	int eq;
@@ -100,6 +121,8 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 	*known = 1;
 	if (!strcmp(key, "why") || !strcmp(key, "note"))
 		return 1;
+	if (!strcmp(key, "findings_include"))
+		return findings_include(want, doc, got, len);
 	for (size_t i = 0; i < sizeof(same_name) / sizeof(same_name[0]); i++)
 		if (!strcmp(key, same_name[i]))
 			have = json_incref(json_object_get(doc, key));
@@ -110,7 +133,7 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 	else if (!strcmp(key, "verdict_hint"))
 		have = json_incref(json_object_get(doc, "verdict"));
 	if (!have && !json_object_get(doc, key) && strcmp(key, "nccl_version") &&
-	    strcmp(key, "network")) {
+	    strcmp(key, "network") && strcmp(key, "plugin")) {
 		*known = 0;
 		return 0;
 	}
@@ -123,19 +146,14 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 	return eq;
 }
 
-static void test_fixtures(void **state)
+/* Every <name>.log of @dir against its <name>.expect.json; returns the fixtures. */
+static int check_folder(const char *dir)
 {
-	const char *shared = getenv("FABCHECK_SHARED");
-	char dir[4096], path[8192], got[512];
+	char path[8192], got[2048];
 	int files = 0, keys = 0, bad = 0;
 	struct dirent **ents = NULL;
 	int n;
 
-	(void)state;
-	if (!shared || !*shared)
-		fail_msg("FABCHECK_SHARED is not set; run through tests/run-unit.sh (it points "
-			 "it at <repo>/../shared)");
-	snprintf(dir, sizeof(dir), "%s/fixtures/nccl-logs", shared);
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n < 0)
 		fail_msg("cannot read the fixture folder %s: the NCCL log fixtures are missing",
@@ -182,10 +200,30 @@ static void test_fixtures(void **state)
 	for (int i = 0; i < n; i++)
 		free(ents[i]);
 	free(ents);
-	print_message("nccl-logs: %d fixtures, %d expectation keys, %d mismatches\n", files,
+	print_message("%s: %d fixtures, %d expectation keys, %d mismatches\n", dir, files,
 		      keys, bad);
-	assert_true(files > 0);
 	assert_int_equal(bad, 0);
+	return files;
+}
+
+static void test_fixtures(void **state)
+{
+	const char *shared = getenv("FABCHECK_SHARED");
+	char dir[4096];
+
+	(void)state;
+	if (!shared || !*shared)
+		fail_msg("FABCHECK_SHARED is not set; run through tests/run-unit.sh (it points "
+			 "it at <repo>/../shared)");
+	snprintf(dir, sizeof(dir), "%s/fixtures/nccl-logs", shared);
+	assert_true(check_folder(dir) > 0);
+}
+
+/* The project's own fixtures: one per class of log that was misread. */
+static void test_own_fixtures(void **state)
+{
+	(void)state;
+	assert_true(check_folder("tests/data/nccl/logs") > 0);
 }
 
 /* Feeding byte by byte or in odd chunks gives the same report. */
@@ -472,6 +510,39 @@ static void test_expectations(void **state)
 	json_decref(doc);
 }
 
+/* One HCA for many GPUs: the ratio, the share, and topology HCAs NCCL does not list. */
+static void test_share(void **state)
+{
+	static const char *const fine[] = { "nccl-2.11.4_a100_4hca-ib_gdrdma.log",
+					    "nccl-2.3.7_ib_dgx1.log",
+					    "nccl-2.18.5_roce-single-hca_h800.log" };
+	json_error_t jerr;
+	json_t *topo = json_load_file("tests/data/nccl/topo-8gpu-8hca.json", 0, &jerr);
+	struct ncl_expect exp = { .topo = topo };
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(topo);
+	doc = report_file("tests/data/nccl/logs/nccl-2.19.3_8gpu-1hca_srun.log", &exp);
+	assert_true(finding_has(doc, "(1 other host alike) at least 8 GPUs share 1 "
+				     "listed HCA (mlx5_0): 8 GPUs per HCA"));
+	assert_true(finding_has(doc, "has 7 more HCAs (mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,"
+				     "mlx5_6,mlx5_7) that NCCL does not list, so NCCL is not "
+				     "using them"));
+	json_decref(doc);
+	/* without --topo nothing is said about HCAs the log cannot show */
+	doc = report_file("tests/data/nccl/logs/nccl-2.19.3_8gpu-1hca_srun.log", NULL);
+	assert_false(finding_has(doc, "does not list"));
+	json_decref(doc);
+	/* four GPUs on four HCAs, 2.3's eight GPUs on four, one GPU on one: no warning */
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		doc = fixture(fine[i], NULL);
+		assert_false(finding_has(doc, "GPUs share"));
+		json_decref(doc);
+	}
+	json_decref(topo);
+}
+
 static void test_details(void **state)
 {
 	json_t *doc;
@@ -526,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),   cmocka_unit_test(test_not_a_log),
 		cmocka_unit_test(test_junk),	    cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
+		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

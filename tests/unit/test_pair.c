@@ -15,7 +15,7 @@
 #include "core/pairv.h"
 #include "core/stats.h"
 #include "core/wire.h"
-#include "ctl/pair.h"
+#include "pair/pair.h"
 #include "verbs/res.h"
 
 static void test_wire_roundtrip(void **state)

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "core/plan.h"
+#include "plan/zero.h"
 
 #define assert_near(a, b) assert_true(fabs((a) - (double)(b)) <= 1e-9 * fabs((double)(b)) + 1e-12)
 

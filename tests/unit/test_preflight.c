@@ -1,5 +1,5 @@
 /*
- * Unit tests of preflight's judgement (checks/preflight.c) on probe
+ * Unit tests of preflight's judgement (checks/preflight/preflight.c) on probe
  * documents recorded for the tests (tests/data/preflight/: a Soft-RoCE node
  * of the virtual rack, a ConnectX-7 node with a GPU), changed one field at a
  * time: each problem is named with its node and part.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/preflight.h"
+#include "checks/preflight/preflight.h"
 #include "core/out.h"
 
 static json_t *load(const char *path)

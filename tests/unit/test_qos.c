@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/qos.h"
+#include "verbs/qos.h"
 #include "core/out.h"
 
 static char *slurp(const char *name)

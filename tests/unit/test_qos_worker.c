@@ -1,6 +1,6 @@
 /*
  * The worker's counter collection around a pair run (ctl/worker_qos.c) and
- * the pair's QoS findings (ctl/pair_qos.c), on recorded inputs: a ConnectX-7
+ * the pair's QoS findings (pair/pair_qos.c), on recorded inputs: a ConnectX-7
  * port's sysfs counters laid out in a temporary folder, and `ethtool -S`
  * outputs printed by tests/data/qos/fake-ethtool.sh.
  */
@@ -17,7 +17,7 @@
 
 #include "core/out.h"
 #include "core/pairv.h"
-#include "ctl/pair.h"
+#include "pair/pair.h"
 #include "ctl/worker_qos.h"
 
 static char root[] = "/tmp/fc-qos-sysfs-XXXXXX";

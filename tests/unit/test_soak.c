@@ -1,5 +1,5 @@
 /*
- * Unit tests of the soak analysis (core/soak.c) on slices written for the
+ * Unit tests of the soak analysis (matrix/soak.c) on slices written for the
  * tests in the shape `pair -b --bw -D T --json` gives them: steady traffic,
  * a dip, a failed slice with the link_downed count that rose across it, a
  * carrier change within a slice, error counters; times are checked in wall
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "core/out.h"
-#include "core/soak.h"
+#include "matrix/soak.h"
 
 #define T0 1700000000.0 /* 2023-11-14 22:13:20 UTC */
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checks/nvsmi_topo.h"
-#include "checks/pcitopo.h"
-#include "checks/topo_report.h"
+#include "topo/nvsmi_topo.h"
+#include "topo/pcitopo.h"
+#include "topo/topo_report.h"
 #include "core/log.h"
 #include "core/out.h"
 

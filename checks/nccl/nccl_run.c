@@ -1,0 +1,234 @@
+/* fabcheck nccl run: options. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "src/cmds.h"
+#include "checks/nccl/nccl_run.h"
+
+#define USAGE_NCCL_RUN \
+	"usage: fabcheck nccl run NODE... [options]\n" \
+	"\n" \
+	"Runs NCCL itself across the nodes: one 'fabcheck nccl-worker' per GPU (through\n" \
+	"ssh), libnccl.so.2 and the CUDA driver loaded at run time, the unique id\n" \
+	"relayed by this controller. Times all_reduce over a series of sizes and\n" \
+	"reports algbw and busbw as nccl-tests does (busbw = algbw * 2(n-1)/n), checks\n" \
+	"the sums, then reads every rank's NCCL_DEBUG=INFO log as 'nccl check-log'\n" \
+	"does, with the first node's topology as the expectation of nearest HCAs.\n" \
+	"NCCL_* variables of this environment are passed to every rank.\n" \
+	"\n" \
+	"  -g, --gpus-per-node N  ranks (GPUs 0..N-1) per node (default 1)\n" \
+	"  -b, --min-bytes SIZE   smallest size (default 1K)\n" \
+	"  -e, --max-bytes SIZE   largest size (default 1G)\n" \
+	"  -f, --step-factor F    multiply the size by F at each step (default 2)\n" \
+	"  -n, --iters N          timed operations per size (default 20)\n" \
+	"  -w, --warmup N         untimed operations first (default 5)\n" \
+	"      --op OP            all_reduce (the default and only one)\n" \
+	"      --expect-net NET   the network NCCL must use: IB, Socket or a plugin\n" \
+	"      --expect-gdr       GPUDirect RDMA must be on for every NET channel\n" \
+	"      --log-dir DIR      keep each rank's NCCL log there (NODE-rankR.log)\n" \
+	"      --launcher ssh|local|slurm  ssh (default), every rank on this host, or\n" \
+	"                         srun --nodelist=NODE -N1 -n1 (the job's GPUs must be\n" \
+	"                         visible to its steps)\n" \
+	"      --ssh-config FILE  ssh -F FILE\n" \
+	"      --worker-cmd PATH  fabcheck's path on the nodes (default 'fabcheck',\n" \
+	"                         or $FABCHECK_WORKER_CMD)\n" \
+	"      --timeout T        deadline of every step: start, NCCL init, each\n" \
+	"                         size (plus its time at 100 MB/s) (default 60s)\n" \
+	"  -j, --json             one JSON document on stdout\n" \
+	"\n" \
+	"Exit: 0 pass (warnings allowed), 1 a check failed (wrong sums, NCCL failed\n" \
+	"between the nodes, the log's checks), 2 usage, 3 could not run (node\n" \
+	"unreachable, no GPU, no CUDA driver, no NCCL).\n"
+
+const char usage_nccl_run[] = USAGE_NCCL_RUN;
+
+enum { OPT_OP = 256, OPT_EXPECT_NET, OPT_EXPECT_GDR, OPT_LOG_DIR, OPT_LAUNCHER,
+       OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT };
+
+static const struct option run_opts[] = {
+	{ .name = "gpus-per-node", .has_arg = required_argument, .val = 'g' },
+	{ .name = "min-bytes", .has_arg = required_argument, .val = 'b' },
+	{ .name = "max-bytes", .has_arg = required_argument, .val = 'e' },
+	{ .name = "step-factor", .has_arg = required_argument, .val = 'f' },
+	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
+	{ .name = "warmup", .has_arg = required_argument, .val = 'w' },
+	{ .name = "op", .has_arg = required_argument, .val = OPT_OP },
+	{ .name = "expect-net", .has_arg = required_argument, .val = OPT_EXPECT_NET },
+	{ .name = "expect-gdr", .has_arg = no_argument, .val = OPT_EXPECT_GDR },
+	{ .name = "log-dir", .has_arg = required_argument, .val = OPT_LOG_DIR },
+	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
+	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
+	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
+	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "json", .has_arg = no_argument, .val = 'j' },
+	{ 0 },
+};
+
+static int valid_net(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 63)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("_-.", *s)))
+			return 0;
+	return 1;
+}
+
+static int parse_opt(int c, const char *arg, struct ncr_cfg *cfg, struct fc_ctx *ctx)
+{
+	struct stat st;
+	int f;
+
+	switch (c) {
+	case 'g': return fc_parse_int("--gpus-per-node", arg, 1, 64, &cfg->gpus_per_node);
+	case 'b': return fc_parse_size("--min-bytes", arg, 4, NCR_MAX_BYTES, &cfg->p.min_bytes);
+	case 'e': return fc_parse_size("--max-bytes", arg, 4, NCR_MAX_BYTES, &cfg->p.max_bytes);
+	case 'f':
+		if (fc_parse_int("--step-factor", arg, 2, 1024, &f))
+			return -EINVAL;
+		cfg->p.factor = (unsigned)f;
+		return 0;
+	case 'n': return fc_parse_int("--iters", arg, 1, 100000, &cfg->p.iters);
+	case 'w': return fc_parse_int("--warmup", arg, 0, 100000, &cfg->p.warmup);
+	case OPT_OP:
+		if (ncr_op_parse(arg, &cfg->p.op)) {
+			fc_err("--op: '%s' is not an operation this runs; expected all_reduce", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_EXPECT_NET:
+		if (!valid_net(arg)) {
+			fc_err("--expect-net: '%s' is not a network name; expected IB, Socket or a "
+			       "plugin name such as IBext_v8", arg);
+			return -EINVAL;
+		}
+		cfg->expect_net = arg;
+		return 0;
+	case OPT_EXPECT_GDR: cfg->expect_gdr = 1; return 0;
+	case OPT_LOG_DIR:
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode) || access(arg, W_OK)) {
+			fc_err("--log-dir: '%s' is not a folder this user can write; create it first",
+			       arg);
+			return -EINVAL;
+		}
+		cfg->log_dir = arg;
+		return 0;
+	case OPT_LAUNCHER:
+		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, local or slurm", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_SSH_CONFIG:
+		if (access(arg, R_OK)) {
+			fc_err("--ssh-config: cannot read '%s': %s", arg, strerror(errno));
+			return -EINVAL;
+		}
+		cfg->launch.ssh_config = arg;
+		return 0;
+	case OPT_WORKER_CMD: cfg->launch.worker_cmd = arg; return 0;
+	case OPT_TIMEOUT:
+		if (fc_parse_duration("--timeout", arg, 1, 3600, &cfg->p.timeout))
+			return -EINVAL;
+		cfg->launch.connect_timeout = (int)cfg->p.timeout;
+		return 0;
+	case 'j': ctx->json = 1; return 0;
+	default: return -EINVAL;
+	}
+}
+
+static void cfg_defaults(struct ncr_cfg *cfg)
+{
+	const char *env = getenv("FABCHECK_WORKER_CMD");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->gpus_per_node = 1;
+	cfg->p.op = NCR_ALL_REDUCE;
+	cfg->p.min_bytes = 1024;
+	cfg->p.max_bytes = 1ULL << 30;
+	cfg->p.factor = 2;
+	cfg->p.iters = 20;
+	cfg->p.warmup = 5;
+	cfg->p.timeout = 60;
+	cfg->launch.kind = FC_LAUNCH_SSH;
+	cfg->launch.connect_timeout = 30;
+	cfg->launch.worker_cmd = env && *env ? env : NULL;
+	cfg->launch.worker_sub = "nccl-worker";
+}
+
+static int check_cfg(struct ncr_cfg *cfg)
+{
+	uint64_t sizes[NCR_MAX_SIZES];
+	int n;
+
+	if (cfg->p.min_bytes > cfg->p.max_bytes) {
+		fc_err("nccl run: --min-bytes %llu is above --max-bytes %llu; swap them",
+		       (unsigned long long)cfg->p.min_bytes, (unsigned long long)cfg->p.max_bytes);
+		return -EINVAL;
+	}
+	n = ncr_size_series(cfg->p.min_bytes, cfg->p.max_bytes, cfg->p.factor, sizes,
+			    NCR_MAX_SIZES);
+	if (n < 0) {
+		fc_err("nccl run: --min-bytes to --max-bytes by --step-factor %u gives more than %d "
+		       "sizes; raise the factor or narrow the range", cfg->p.factor, NCR_MAX_SIZES);
+		return -EINVAL;
+	}
+	if (cfg->nnodes * cfg->gpus_per_node > NCR_MAX_RANKS) {
+		fc_err("nccl run: %d nodes x %d GPUs is more than the %d ranks one controller "
+		       "drives; split the run", cfg->nnodes, cfg->gpus_per_node, NCR_MAX_RANKS);
+		return -EINVAL;
+	}
+	for (int i = 0; i < cfg->nnodes; i++) {
+		if (!fc_valid_node_name(cfg->nodes[i])) {
+			fc_err("nccl run: '%s' is not a node name; use a host name or address "
+			       "(letters, digits, '-', '_', '.', '@', ':')", cfg->nodes[i]);
+			return -EINVAL;
+		}
+		for (int k = 0; k < i; k++)
+			if (!strcmp(cfg->nodes[i], cfg->nodes[k])) {
+				fc_err("nccl run: node '%s' is given twice; give each node once and "
+				       "--gpus-per-node for its GPUs", cfg->nodes[i]);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct ncr_cfg cfg;
+	int c;
+
+	cfg_defaults(&cfg);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "g:b:e:f:n:w:j", run_opts, NULL)) != -1) {
+		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
+			if (c == '?')
+				fprintf(stderr, "run 'fabcheck nccl help run' for the options\n");
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fc_err("nccl run: no node given; name the nodes to run on (fabcheck nccl run "
+		       "nodeA nodeB), or 'localhost --launcher local' for this host");
+		return FC_EXIT_USAGE;
+	}
+	cfg.nodes = argv + optind;
+	cfg.nnodes = argc - optind;
+	if (check_cfg(&cfg))
+		return FC_EXIT_USAGE;
+	cfg.launch.verbose = ctx->verbose;
+	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)
+		fc_warn("--ssh-config has no effect with --launcher local");
+	return ncr_run(ctx, &cfg);
+}

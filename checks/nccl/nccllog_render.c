@@ -1,0 +1,211 @@
+/* Text form of the check-log report: a summary, then aligned tables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "checks/nccl/nccllog.h"
+
+#define MAX_ROWS 64
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = fc_jstr(o, key, NULL);
+
+	return s && *s ? s : dflt;
+}
+
+static void summary(FILE *f, const json_t *doc)
+{
+	const json_t *era = json_object_get(doc, "nccl_era");
+	const json_t *oob = json_object_get(doc, "oob");
+	const json_t *files = json_object_get(doc, "files");
+	long net = 0, net_gdr = 0, complete = 0;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "channels"), i, c)
+		if (json_is_true(json_object_get(c, "gdr")) || json_is_false(json_object_get(c, "gdr"))) {
+			net++;
+			net_gdr += json_is_true(json_object_get(c, "gdr"));
+		}
+	json_array_foreach(json_object_get(doc, "ranks"), i, c)
+		complete += !strcmp(fc_jstr(c, "init", ""), "complete");
+	fprintf(f, "NCCL log: %zu file%s, %.0f lines, %.0f NCCL lines\n", json_array_size(files),
+		json_array_size(files) == 1 ? "" : "s", fc_jnum(doc, "lines", 0),
+		fc_jnum(doc, "nccl_lines", 0));
+	fprintf(f, "  version     %s", str_or(doc, "nccl_version", "not printed"));
+	if (json_is_object(era) && !strcmp(fc_jstr(era, "from", ""), fc_jstr(era, "to", "")))
+		fprintf(f, " (wording of NCCL %s)", fc_jstr(era, "from", "?"));
+	else if (json_is_object(era))
+		fprintf(f, " (wording of NCCL %s - %s)", fc_jstr(era, "from", "?"),
+			fc_jstr(era, "to", "?"));
+	fprintf(f, "\n  network     %s", str_or(doc, "network", "not shown"));
+	if (fc_jstr(doc, "plugin", NULL))
+		fprintf(f, " (plugin %s)", fc_jstr(doc, "plugin", ""));
+	if (json_is_true(json_object_get(doc, "socket_fallback")))
+		fprintf(f, ", fallback from IB");
+	fprintf(f, "\n  OOB         %s%s%s\n", json_is_object(oob) ? fc_jstr(oob, "if", "") : "-",
+		json_is_object(oob) ? " " : "", json_is_object(oob) ? fc_jstr(oob, "addr", "") : "");
+	fprintf(f, "  GPUDirect   %s", fc_jstr(doc, "gdr", "unknown"));
+	if (net)
+		fprintf(f, " (%ld of %ld NET channels with /GDRDMA)", net_gdr, net);
+	fprintf(f, "\n  init        %s",
+		json_is_true(json_object_get(doc, "init_failed")) ? "FAILED" :
+		json_is_true(json_object_get(doc, "init_complete")) ? "complete" : "completion not shown");
+	if (complete)
+		fprintf(f, " on %ld rank%s", complete, complete == 1 ? "" : "s");
+	fprintf(f, "\n  warnings    %zu distinct NCCL WARN, %zu error lines\n",
+		json_array_size(json_object_get(doc, "warnings")),
+		json_array_size(json_object_get(doc, "errors")));
+}
+
+static void hcas_table(FILE *f, const json_t *doc)
+{
+	const json_t *hcas = json_object_get(doc, "hcas");
+	struct fc_table *t;
+	size_t i;
+	json_t *h;
+
+	if (!json_array_size(hcas))
+		return;
+	fprintf(f, "\nHCAs (NCCL's IB device list)\n");
+	t = fc_table_new(5, "IDX", "HCA", "PORT", "LINK", "GDR");
+	json_array_foreach(hcas, i, h) {
+		fc_table_row(t);
+		if (json_is_integer(json_object_get(h, "merged_into")))
+			fc_table_addf(t, 0, "%d (merged %d)", (int)fc_jnum(h, "index", 0),
+				      (int)fc_jnum(h, "merged_into", 0));
+		else
+			fc_table_addf(t, 0, "%d", (int)fc_jnum(h, "index", 0));
+		fc_table_addf(t, 1, "%s", fc_jstr(h, "name", "?"));
+		fc_table_addf(t, 2, "%d", (int)fc_jnum(h, "port", 0));
+		fc_table_addf(t, 3, "%s%s", str_or(h, "link", "?"),
+			      json_is_true(json_object_get(h, "sharp")) ? "/SHARP" : "");
+		fc_table_addf(t, 4, "%s", str_or(h, "gdr", "-"));
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+static void ranks_table(FILE *f, const json_t *doc)
+{
+	const json_t *ranks = json_object_get(doc, "ranks");
+	struct fc_table *t;
+	size_t i;
+	json_t *r;
+
+	if (!json_array_size(ranks))
+		return;
+	fprintf(f, "\nranks\n");
+	t = fc_table_new(5, "RANK", "HOST", "CUDA DEV", "BUS ID", "INIT");
+	json_array_foreach(ranks, i, r) {
+		if (i == MAX_ROWS) {
+			fc_table_add(t, "...", "", "", "", "");
+			break;
+		}
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
+		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
+		if (json_is_integer(json_object_get(r, "cuda_dev")))
+			fc_table_addf(t, 2, "%d", (int)fc_jnum(r, "cuda_dev", 0));
+		else
+			fc_table_addf(t, 2, "-");
+		fc_table_addf(t, 3, "%s", str_or(r, "bus_id", "-"));
+		fc_table_addf(t, 4, "%s", fc_jstr(r, "init", ""));
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+/* NET channels grouped per host, rank, direction and device. */
+static void net_table(FILE *f, const json_t *doc)
+{
+	json_t *groups = json_object(), *order = json_array(), *g;
+	struct fc_table *t;
+	char key[512];
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(doc, "channels"), i, c) {
+		if (strcmp(fc_jstr(c, "transport", ""), "NET"))
+			continue;
+		snprintf(key, sizeof(key), "%s|%d|%s|%s", str_or(c, "host", "-"),
+			 (int)fc_jnum(c, "local_rank", -1), str_or(c, "direction", "-"),
+			 fc_jstr(c, "via", ""));
+		g = json_object_get(groups, key);
+		if (!g) {
+			g = json_pack("{s:O, s:i}", "c", c, "n", 0);
+			json_object_set_new(groups, key, g);
+			json_array_append(order, g);
+		}
+		json_object_set_new(g, "n", json_integer((json_int_t)fc_jnum(g, "n", 0) + 1));
+	}
+	if (json_array_size(order)) {
+		fprintf(f, "\nnetwork channels (per rank, direction and device)\n");
+		t = fc_table_new(7, "HOST", "RANK", "DIR", "VIA", "HCA", "CHANNELS", "GDR");
+		json_array_foreach(order, i, g) {
+			c = json_object_get(g, "c");
+			if (i == MAX_ROWS) {
+				fc_table_add(t, "...", "", "", "", "", "", "");
+				break;
+			}
+			fc_table_row(t);
+			fc_table_addf(t, 0, "%s", str_or(c, "host", "-"));
+			fc_table_addf(t, 1, "%d", (int)fc_jnum(c, "local_rank", -1));
+			fc_table_addf(t, 2, "%s", str_or(c, "direction", "-"));
+			fc_table_addf(t, 3, "%s", fc_jstr(c, "via", ""));
+			fc_table_addf(t, 4, "%s", str_or(c, "hca", "-"));
+			fc_table_addf(t, 5, "%d", (int)fc_jnum(g, "n", 0));
+			fc_table_addf(t, 6, "%s", json_is_true(json_object_get(c, "gdr")) ? "yes" : "no");
+		}
+		fc_table_print(t, f, "  ");
+		fc_table_free(t);
+	}
+	json_decref(order);
+	json_decref(groups);
+}
+
+/* The status of @name in "env_status", or NULL. */
+static const json_t *env_status(const json_t *doc, const char *name)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(doc, "env_status"), i, e)
+		if (!strcmp(fc_jstr(e, "name", ""), name))
+			return e;
+	return NULL;
+}
+
+static void env_table(FILE *f, const json_t *doc)
+{
+	const json_t *env = json_object_get(doc, "env"), *st;
+	struct fc_table *t;
+	const char *k;
+	json_t *v;
+
+	if (!json_object_size(env))
+		return;
+	fprintf(f, "\nNCCL settings echoed by NCCL\n");
+	t = fc_table_new(3, "VARIABLE", "VALUE", "STATUS");
+	json_object_foreach((json_t *)env, k, v) {
+		st = env_status(doc, k);
+		fc_table_add(t, k, json_string_value(v), fc_jstr(st, "status", "-"));
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+	json_object_foreach((json_t *)env, k, v) {
+		st = env_status(doc, k);
+		if (st && strcmp(fc_jstr(st, "status", "ok"), "ok") && *fc_jstr(st, "why", ""))
+			fprintf(f, "  %s: %s\n", k, fc_jstr(st, "why", ""));
+	}
+}
+
+void ncl_render(FILE *f, const json_t *doc)
+{
+	summary(f, doc);
+	hcas_table(f, doc);
+	ranks_table(f, doc);
+	net_table(f, doc);
+	env_table(f, doc);
+}

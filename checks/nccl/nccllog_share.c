@@ -1,0 +1,141 @@
+/*
+ * One HCA for many GPUs: every local GPU sends between nodes through the HCAs
+ * NCCL lists, so G GPUs on H HCAs get H/G of one HCA's bandwidth each when
+ * they all send at once (a collective does). More than two GPUs per listed HCA
+ * is a warning; with the node's topology (--topo), the HCAs it has that NCCL
+ * does not list are named (down, filtered by NCCL_IB_HCA, or not visible).
+ *
+ * The GPUs of a host are counted from what the log shows: the distinct CUDA
+ * devices ("[dev]" of each record), the distinct processes (each NCCL process
+ * drives at least one GPU) and nRanks/nNodes when a communicator line prints
+ * both. Each is a lower bound on the host's GPUs in the job.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "checks/nccl/nccllog_int.h"
+
+void ncl_note_gpu(struct ncl_log *lg, int h, const struct ncl_rec *r)
+{
+	struct ncl_host *host = &lg->hosts[h];
+
+	if (r->dev >= 0 && r->dev < 64)
+		host->devs |= 1ULL << r->dev;
+	if (r->pid < 0 || host->npids >= NCL_MAX_PIDS)
+		return;
+	for (int i = 0; i < host->npids; i++)
+		if (host->pids[i] == r->pid)
+			return;
+	host->pids[host->npids++] = r->pid;
+}
+
+int ncl_host_gpus(const struct ncl_log *lg, int h)
+{
+	const struct ncl_host *host = &lg->hosts[h];
+	int n = __builtin_popcountll(host->devs);
+
+	if (host->npids > n)
+		n = host->npids;
+	if (lg->nnodes_max > 0 && lg->nranks_max >= lg->nnodes_max &&
+	    lg->nranks_max % lg->nnodes_max == 0 && lg->nranks_max / lg->nnodes_max > n)
+		n = (int)(lg->nranks_max / lg->nnodes_max);
+	return n;
+}
+
+/* "1/4 (25%)" of one HCA for @gpus GPUs on @hcas HCAs. */
+static void share_text(int gpus, int hcas, char *buf, size_t len)
+{
+	int pct = (100 * hcas + gpus / 2) / gpus;
+
+	if (gpus % hcas == 0)
+		snprintf(buf, len, "1/%d (%d%%)", gpus / hcas, pct);
+	else
+		snprintf(buf, len, "%d/%d (%d%%)", hcas, gpus, pct);
+}
+
+static void hca_names(const struct ncl_host *h, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < h->nhcas && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+					 h->hcas[i].name);
+}
+
+static int listed(const struct ncl_host *h, const char *name)
+{
+	for (int i = 0; i < h->nhcas; i++)
+		if (!strcmp(h->hcas[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* ", and the node's topology (--topo) has N more HCAs ...": "" when none. */
+static void unused_text(const struct ncl_host *h, const json_t *topo, char *buf,
+			size_t len)
+{
+	const json_t *nics = topo ? json_object_get(topo, "nics") : NULL;
+	char names[NCL_TEXT] = "";
+	size_t used = 0, i;
+	int n = 0;
+	json_t *nic;
+
+	buf[0] = '\0';
+	json_array_foreach(nics, i, nic) {
+		const char *name = fc_jstr(nic, "name", "");
+
+		if (!*name || listed(h, name))
+			continue;
+		n++;
+		if (used < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+						 used ? "," : "", name);
+	}
+	if (n)
+		snprintf(buf, len,
+			 "; the node's topology (--topo) has %d more HCA%s (%s) that NCCL does "
+			 "not list, so NCCL is not using %s: check %s port state "
+			 "(ibv_devinfo), NCCL_IB_HCA and the devices visible in the container",
+			 n, n > 1 ? "s" : "", names, n > 1 ? "them" : "it", n > 1 ? "their" : "its");
+}
+
+void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
+			const json_t *topo, json_t *doc)
+{
+	int worst = -1, wg = 0, others = 0;
+	char share[32], names[NCL_TEXT], unused[NCL_TEXT * 2], more[48];
+	const struct ncl_host *h;
+
+	if (!strcmp(f->network, "Socket") || lg->nnodes_max == 1)
+		return;
+	for (int i = 0; i < lg->nhosts; i++) {
+		int g = ncl_host_gpus(lg, i), n = lg->hosts[i].nhcas;
+
+		if (!lg->hosts[i].have_list || !n || g <= 2 * n)
+			continue;
+		if (worst >= 0)
+			others++;
+		if (worst < 0 || g * lg->hosts[worst].nhcas > wg * n) {
+			worst = i;
+			wg = g;
+		}
+	}
+	if (worst < 0)
+		return;
+	h = &lg->hosts[worst];
+	share_text(wg, h->nhcas, share, sizeof(share));
+	hca_names(h, names, sizeof(names));
+	unused_text(h, topo, unused, sizeof(unused));
+	snprintf(more, sizeof(more), " (%d other host%s alike)", others, others > 1 ? "s" : "");
+	fc_finding(doc, FC_WARN,
+		   "on %s%s at least %d GPUs share %d listed HCA%s (%s): %s%d GPUs per HCA, so "
+		   "each GPU gets %s of one HCA's bandwidth between nodes when all send at "
+		   "once%s",
+		   h->name[0] ? h->name : "(no host prefix)", others ? more : "", wg, h->nhcas,
+		   h->nhcas > 1 ? "s" : "", names, wg % h->nhcas ? "up to " : "",
+		   (wg + h->nhcas - 1) / h->nhcas, share,
+		   unused[0] ? unused : "; give each GPU a HCA of its own (one per PCIe switch) "
+				       "or accept the lower inter-node bandwidth");
+}

@@ -1,0 +1,305 @@
+/*
+ * fabcheck preflight NODE...: before any traffic, what each node reports
+ * about itself: ports up at the expected rate, firmware and driver versions
+ * that agree, MTUs, RoCE v2 GIDs, GPUDirect RDMA where GPUs exist, PCIe
+ * links and topology, QoS settings. Runs `fabcheck preflight-probe --json`
+ * on every node at once through the launcher (ssh, slurm, local), each with
+ * its own deadline, and judges the documents here (checks/preflight/preflight.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checks/preflight/preflight.h"
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "ctl/chan.h"
+#include "src/cmds.h"
+#include "matrix/mx_cli.h"
+#include "ctl/child.h"
+
+const char usage_preflight[] =
+	"usage: fabcheck preflight NODE... [options]\n"
+	"       fabcheck preflight --hostfile FILE [options]\n"
+	"\n"
+	"Checks every node before traffic runs, all nodes at once: RDMA ports ACTIVE\n"
+	"at the expected rate, firmware and driver versions that agree across nodes,\n"
+	"active and netdev MTUs as expected and equal across nodes, a RoCE v2 GID on\n"
+	"Ethernet ports, nvidia_peermem or dma-buf where GPUs exist, PCIe links of\n"
+	"GPUs and HCAs at full speed and width and the checks of 'fabcheck topo', and\n"
+	"where mlnx_qos exists, trust mode and PFC against the traffic class. One line\n"
+	"per problem, naming the node and the part; checks that cannot run on a node\n"
+	"are listed as skipped with the reason.\n"
+	"\n"
+	"  --hostfile FILE     nodes, one a line ('#' comments)\n"
+	"  --expect-rate GBPS  every port at least this rate (default: equal across nodes)\n"
+	"  --expect-mtu N      RoCE: the netdev MTU (e.g. 9000); InfiniBand: the active\n"
+	"                      MTU (e.g. 4096) (default: equal across nodes)\n"
+	"  --tclass N          traffic class for the trust/PFC check (default 106)\n"
+	"  --launcher ssh|slurm|local  how to reach the nodes (default ssh)\n"
+	"  --ssh-config FILE   ssh -F FILE\n"
+	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
+	"                      $FABCHECK_WORKER_CMD)\n"
+	"  --timeout T         deadline for each node's answer (default 60s)\n"
+	"  -j, --json          one JSON document on stdout\n"
+	"\n"
+	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 a node could not\n"
+	"be reached or probed.\n";
+
+enum { OPT_HOSTFILE = 256, OPT_RATE, OPT_MTU, OPT_TCLASS, OPT_LAUNCHER, OPT_SSH, OPT_WCMD,
+       OPT_TIMEOUT };
+
+static const struct option pf_long[] = {
+	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
+	{ .name = "expect-rate", .has_arg = required_argument, .val = OPT_RATE },
+	{ .name = "expect-mtu", .has_arg = required_argument, .val = OPT_MTU },
+	{ .name = "tclass", .has_arg = required_argument, .val = OPT_TCLASS },
+	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
+	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH },
+	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WCMD },
+	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "json", .has_arg = no_argument, .val = 'j' },
+	{ 0 },
+};
+
+struct pf_cli {
+	char **nodes;
+	int n;
+	const char *hostfile;
+	struct pf_opts o;
+	struct fc_launch l;
+	double timeout;
+	char self[4096];
+};
+
+static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_HOSTFILE: c->hostfile = arg; return 0;
+	case OPT_RATE:
+		return fc_parse_double("--expect-rate", arg, 0.001, 1e5, &c->o.expect_rate_gbps);
+	case OPT_MTU: return fc_parse_int("--expect-mtu", arg, 256, 65536, &c->o.expect_mtu);
+	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &c->o.tclass);
+	case OPT_LAUNCHER:
+		if (fc_launcher_parse(arg, &c->l.kind)) {
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_SSH: c->l.ssh_config = arg; return 0;
+	case OPT_WCMD: c->l.worker_cmd = arg; return 0;
+	case OPT_TIMEOUT: return fc_parse_duration("--timeout", arg, 1, 3600, &c->timeout);
+	case 'j': ctx->json = 1; return 0;
+	default: return -EINVAL;
+	}
+}
+
+static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
+{
+	const char *env = getenv("FABCHECK_WORKER_CMD");
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	c->o.tclass = 106;
+	c->timeout = 60;
+	c->l.kind = FC_LAUNCH_SSH;
+	c->l.worker_cmd = env && *env ? env : NULL;
+	c->l.verbose = ctx->verbose;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "j", pf_long, NULL)) != -1) {
+		if (opt == '?') {
+			fprintf(stderr, "run 'fabcheck preflight --help' for the options\n");
+			return FC_EXIT_USAGE;
+		}
+		if (pf_parse_opt(ctx, c, opt, optarg))
+			return FC_EXIT_USAGE;
+	}
+	c->l.connect_timeout = (int)c->timeout;
+	if (c->l.kind == FC_LAUNCH_LOCAL && !c->l.worker_cmd) {
+		/* This binary by its path (under valgrind, /proc/self/exe in a
+		 * child would be the tool). */
+		ssize_t len = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
+
+		if (len > 0) {
+			c->self[len] = 0;
+			c->l.worker_cmd = c->self;
+		}
+	}
+	if (mx_node_args("preflight", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
+		return FC_EXIT_USAGE;
+	if (c->n < 1) {
+		fc_err("preflight: no nodes; give them as arguments or with --hostfile FILE");
+		return FC_EXIT_USAGE;
+	}
+	for (int i = 0; i < c->n; i++) {
+		if (!fc_valid_node_name(c->nodes[i])) {
+			fc_err("preflight: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
+			       c->nodes[i]);
+			return FC_EXIT_USAGE;
+		}
+		for (int j = 0; j < i; j++)
+			if (!strcmp(c->nodes[i], c->nodes[j])) {
+				fc_err("preflight: node '%s' is given twice", c->nodes[i]);
+				return FC_EXIT_USAGE;
+			}
+	}
+	if (c->l.ssh_config) {
+		FILE *f = fopen(c->l.ssh_config, "r");
+
+		if (!f) {
+			fc_err("--ssh-config: cannot read '%s': %m", c->l.ssh_config);
+			return FC_EXIT_USAGE;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+/* Why a probe gave no document, in words that say what to do. */
+static void probe_why(struct pf_child *k, const struct pf_cli *c, char *why, size_t len)
+{
+	int code = WIFEXITED(k->status) ? WEXITSTATUS(k->status) : -1;
+	const char *last = pf_child_last_err(k);
+
+	if (k->exec_failed)
+		snprintf(why, len, "cannot start the %s launcher: %s", fc_launcher_name(c->l.kind),
+			 strerror(k->exec_failed));
+	else if (k->timed_out && c->l.kind == FC_LAUNCH_SLURM)
+		snprintf(why, len, "srun gave no answer within %.0f s (--timeout)%s%s: check that slurmctld answers (sinfo), the node is in the partition, and SLURM_CONF",
+			 c->timeout, *last ? "; srun said: " : "", last);
+	else if (k->timed_out)
+		snprintf(why, len, "no answer within %.0f s (--timeout): the node or its fabcheck hangs%s%s",
+			 c->timeout, *last ? "; it said: " : "", last);
+	else if (code == 255 && c->l.kind == FC_LAUNCH_SSH)
+		snprintf(why, len, "cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config",
+			 *last ? ": " : "", last);
+	else if (code == 127 || code == 126)
+		snprintf(why, len, "fabcheck is not installed or not runnable there (exit %d%s%s): install it or give --worker-cmd",
+			 code, *last ? ": " : "", last);
+	else if (c->l.kind == FC_LAUNCH_SLURM && code != 0)
+		snprintf(why, len, "srun failed (exit %d%s%s): check 'srun --nodelist=%s -N1 -n1 true' and SLURM_CONF",
+			 code, *last ? ": " : "", last, k->name);
+	else if (code != 0)
+		snprintf(why, len, "the probe exited %d%s%s", code, *last ? ": " : "", last);
+	else
+		snprintf(why, len, "the probe's output is not a JSON document (an old fabcheck there?)");
+}
+
+static json_t *run_probes(const struct pf_cli *c)
+{
+	struct pf_child *kids = calloc((size_t)c->n, sizeof(*kids));
+	json_t *nodes = json_array();
+	char tmo[32];
+	static const char *sub[] = { "preflight-probe", "--json", "--timeout", NULL, NULL };
+
+	if (!kids)
+		return nodes;
+	snprintf(tmo, sizeof(tmo), "%d", c->timeout > 10 ? (int)(c->timeout / 2) : 5);
+	sub[3] = tmo;
+	for (int i = 0; i < c->n; i++) {
+		const char *argv[FC_LAUNCH_MAX_ARGS];
+		char buf[2048];
+
+		kids[i].name = c->nodes[i];
+		if (fc_launch_argv(&c->l, c->nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
+		    pf_child_start(&kids[i], argv, c->timeout))
+			kids[i].done = 1;
+		fc_info("%s: probing (%s)", c->nodes[i], fc_launcher_name(c->l.kind));
+	}
+	pf_children_wait(kids, c->n);
+	for (int i = 0; i < c->n; i++) {
+		json_t *doc = kids[i].out && !kids[i].timed_out ? json_loads(kids[i].out, 0, NULL) : NULL;
+		char why[1024];
+
+		if (json_is_object(doc) && json_object_get(doc, "probe")) {
+			json_array_append_new(nodes, json_pack("{s:s, s:o}", "node", c->nodes[i], "probe",
+								doc));
+		} else {
+			json_decref(doc);
+			probe_why(&kids[i], c, why, sizeof(why));
+			fc_err("%s: %s", c->nodes[i], why);
+			json_array_append_new(nodes, json_pack("{s:s, s:s}", "node", c->nodes[i], "error",
+								why));
+		}
+		pf_child_release(&kids[i]);
+	}
+	free(kids);
+	return nodes;
+}
+
+static void render_preflight(FILE *f, const json_t *doc)
+{
+	struct fc_table *t = fc_table_new(12, "NODE", "DEVICE", "PORT", "STATE", "RATE", "ACT MTU",
+					  "NETDEV", "NETDEV MTU", "GID", "FIRMWARE", "GPUS", "GDR");
+	size_t i, j;
+	json_t *n, *p;
+
+	json_array_foreach(json_object_get(doc, "nodes"), i, n) {
+		if (!json_array_size(json_object_get(n, "ports"))) {
+			fc_table_row(t);
+			fc_table_addf(t, 0, "%s", fc_jstr(n, "node", "?"));
+			fc_table_addf(t, 3, "%s", strcmp(fc_jstr(n, "status", ""), "ok") ?
+							  fc_jstr(n, "status", "?") : "no ports");
+			continue;
+		}
+		json_array_foreach(json_object_get(n, "ports"), j, p) {
+			fc_table_row(t);
+			fc_table_addf(t, 0, "%s", j ? "" : fc_jstr(n, "node", "?"));
+			fc_table_addf(t, 1, "%s", fc_jstr(p, "device", "?"));
+			fc_table_addf(t, 2, "%d", (int)fc_jnum(p, "port", 0));
+			fc_table_addf(t, 3, "%s", fc_jstr(p, "state", "?"));
+			fc_table_addf(t, 4, "%g Gb/s", fc_jnum(p, "rate_gbps", 0));
+			fc_table_addf(t, 5, "%d B", (int)fc_jnum(p, "active_mtu", 0));
+			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ? fc_jstr(p, "netdev", "") : "-");
+			if (fc_jnum(p, "netdev_mtu", 0) > 0)
+				fc_table_addf(t, 7, "%d B", (int)fc_jnum(p, "netdev_mtu", 0));
+			else
+				fc_table_addf(t, 7, "-");
+			fc_table_addf(t, 8, "%s", fc_jstr(p, "gid_type", "-"));
+			fc_table_addf(t, 9, "%s", fc_jstr(p, "fw_ver", "?"));
+			fc_table_addf(t, 10, "%d", (int)fc_jnum(n, "gpus", 0));
+			fc_table_addf(t, 11, "%s", fc_jstr(n, "gdr", "-"));
+		}
+	}
+	fc_table_print(t, f, "");
+	fc_table_free(t);
+	if (json_array_size(json_object_get(doc, "skipped")))
+		fprintf(f, "\nskipped:\n");
+	json_array_foreach(json_object_get(doc, "skipped"), i, n)
+		fprintf(f, "  %s\n", json_string_value(n));
+	fprintf(f, "\n");
+}
+
+int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct pf_cli c;
+	json_t *doc, *nodes;
+	int rc, bad;
+
+	rc = pf_parse(ctx, &c, argc, argv);
+	if (rc)
+		goto out;
+	signal(SIGPIPE, SIG_IGN);
+	nodes = run_probes(&c);
+	doc = fc_doc_new();
+	json_object_set_new(doc, "expect",
+			    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
+				      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
+				      fc_launcher_name(c.l.kind)));
+	bad = pf_check(doc, nodes, &c.o);
+	json_decref(nodes);
+	rc = fc_emit(ctx, doc, render_preflight);
+	if (bad)
+		rc = FC_EXIT_CANT;
+out:
+	for (int i = 0; i < c.n; i++)
+		free(c.nodes[i]);
+	free(c.nodes);
+	return rc;
+}

@@ -1,0 +1,290 @@
+/*
+ * fabcheck preflight-probe: the node side of `preflight`. Gathers what the
+ * controller compares across nodes into one JSON document on stdout: the
+ * RDMA devices and ports (as `devices --json`), per device its firmware,
+ * driver and driver version, per RoCE netdev its MTU and carrier changes,
+ * the kernel, rdma-core (from libibverbs' file name), GPU modules, the
+ * `topo --json` document, and `mlnx_qos` output where the tool exists.
+ * Judging is the controller's (checks/preflight/preflight.c).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "verbs/dev.h"
+#include "src/cmds.h"
+#include "ctl/child.h"
+
+const char usage_preflight_probe[] =
+	"usage: fabcheck preflight-probe [--json] [--no-topo] [--timeout T]\n"
+	"\n"
+	"The node side of 'fabcheck preflight' (started through the launcher):\n"
+	"prints one JSON document describing this node's RDMA ports, versions,\n"
+	"MTUs, GPU modules, topology and QoS settings. It judges nothing.\n";
+
+/* Modules whose presence and version preflight reports. */
+static const char *const probe_modules[] = {
+	"ib_core", "ib_uverbs", "mlx5_core", "mlx5_ib", "rdma_rxe", "nvidia",
+	"nvidia_peermem", "nv_peer_mem", "irdma", "bnxt_re",
+};
+
+static const char *sysfs_root(void)
+{
+	const char *r = getenv("FABCHECK_PROBE_SYSFS");
+
+	return r && *r ? r : "/sys";
+}
+
+/* The text of a sysfs file, or NULL when it cannot be read. */
+static json_t *sysfs_str(const char *fmt, const char *a, const char *b)
+{
+	char path[PATH_MAX], rel[512], val[256];
+
+	snprintf(rel, sizeof(rel), fmt, a, b);
+	snprintf(path, sizeof(path), "%s/%s", sysfs_root(), rel);
+	if (fc_read_file(path, val, sizeof(val)) < 0)
+		return json_null();
+	return json_string(val);
+}
+
+static json_t *probe_modules_json(void)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < FC_ARRAY_SIZE(probe_modules); i++) {
+		char path[PATH_MAX], val[128];
+
+		snprintf(path, sizeof(path), "%s/module/%s", sysfs_root(), probe_modules[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/module/%s/version", sysfs_root(),
+			 probe_modules[i]);
+		json_object_set_new(o, probe_modules[i],
+				    fc_read_file(path, val, sizeof(val)) > 0 ? json_string(val) :
+									    json_string(""));
+	}
+	return o;
+}
+
+/* libibverbs.so.1.14.44.0: rdma-core 44.0 (the file name carries it). */
+static void probe_rdma_core(json_t *doc)
+{
+	Dl_info info;
+	char real[PATH_MAX], *base;
+	const char *v;
+
+	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, real)) {
+		json_object_set_new(doc, "rdma_core", json_null());
+		return;
+	}
+	base = basename(real);
+	v = strstr(base, ".so.");
+	json_object_set_new(doc, "libibverbs", json_string(v ? v + 4 : base));
+	/* "1.14.44.0": the third field on is the rdma-core release. */
+	if (v && (v = strchr(v + 4, '.')) && (v = strchr(v + 1, '.')))
+		json_object_set_new(doc, "rdma_core", json_string(v + 1));
+	else
+		json_object_set_new(doc, "rdma_core", json_null());
+}
+
+/* The kernel driver of an RDMA device: its PCI driver's module, or the
+ * software device's module. */
+static void probe_driver(json_t *hca, const char *dev, const char *kernel)
+{
+	char path[PATH_MAX], link[256], val[128];
+	const char *drv = NULL;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/driver/module", sysfs_root(),
+		 dev);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = 0;
+		drv = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	} else if (!strncmp(dev, "rxe", 3)) {
+		drv = "rdma_rxe";
+	} else if (!strncmp(dev, "siw", 3)) {
+		drv = "siw";
+	}
+	json_object_set_new(hca, "driver", drv ? json_string(drv) : json_null());
+	if (!drv)
+		return;
+	snprintf(path, sizeof(path), "%s/module/%s/version", sysfs_root(), drv);
+	if (fc_read_file(path, val, sizeof(val)) > 0) {
+		json_object_set_new(hca, "driver_version", json_string(val));
+	} else {
+		/* An in-tree driver: its version is the kernel's. */
+		snprintf(val, sizeof(val), "in-tree (kernel %s)", kernel);
+		json_object_set_new(hca, "driver_version", json_string(val));
+	}
+}
+
+static json_t *probe_netdev(const char *ifname)
+{
+	json_t *o = json_pack("{s:s}", "name", ifname);
+	char path[PATH_MAX], val[64];
+
+	snprintf(path, sizeof(path), "%s/class/net/%s/mtu", sysfs_root(), ifname);
+	if (fc_read_file(path, val, sizeof(val)) > 0)
+		json_object_set_new(o, "mtu", json_integer(atoi(val)));
+	snprintf(path, sizeof(path), "%s/class/net/%s/carrier_changes", sysfs_root(), ifname);
+	if (fc_read_file(path, val, sizeof(val)) > 0)
+		json_object_set_new(o, "carrier_changes", json_integer(atoll(val)));
+	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", sysfs_root(), ifname);
+	if (fc_read_file(path, val, sizeof(val)) > 0)
+		json_object_set_new(o, "operstate", json_string(val));
+	return o;
+}
+
+/* `mlnx_qos -i IF` where the tool exists; a skip with its reason where not. */
+static json_t *probe_qos_json(const char *ifname, double timeout)
+{
+	const char *argv[] = { "mlnx_qos", "-i", ifname, NULL };
+	char why[512];
+	json_t *o;
+	char *out;
+	int code;
+
+	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	if (!out)
+		return json_pack("{s:s}", "skip", why);
+	if (code == 127) {
+		free(out);
+		return json_pack("{s:s}", "skip",
+				 "mlnx_qos is not installed on the node (it comes with MLNX_OFED)");
+	}
+	if (code)
+		o = json_pack("{s:s, s:i}", "error", *why ? why : "mlnx_qos failed", "exit", code);
+	else
+		o = json_pack("{s:s, s:s}", "tool", "mlnx_qos", "text", out);
+	free(out);
+	return o;
+}
+
+/* `fabcheck topo --json` of this node, with its exit code. */
+static void probe_topo(json_t *doc, double timeout)
+{
+	char self[PATH_MAX], why[512];
+	const char *argv[] = { self, "topo", "--json", NULL };
+	json_t *topo;
+	ssize_t n;
+	char *out;
+	int code;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		snprintf(self, sizeof(self), "fabcheck");
+	else
+		self[n] = 0;
+	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	topo = out ? json_loads(out, 0, NULL) : NULL;
+	free(out);
+	json_object_set_new(doc, "topo_exit", json_integer(code));
+	if (!topo) {
+		json_object_set_new(doc, "topo_error",
+				    json_string(*why ? why : "fabcheck topo gave no JSON document"));
+		return;
+	}
+	json_object_set_new(doc, "topo", topo);
+}
+
+static void probe_hcas(json_t *doc, const json_t *devs, const char *kernel, double timeout)
+{
+	json_t *hcas = json_array(), *netdevs = json_object(), *qos = json_object();
+	size_t i, j;
+	json_t *d, *p;
+
+	json_array_foreach(devs, i, d) {
+		const char *name = fc_jstr(d, "name", "?");
+		json_t *h = json_pack("{s:s, s:O}", "name", name, "fw_ver",
+				      json_object_get(d, "fw_ver"));
+
+		json_object_set_new(h, "hca_type", sysfs_str("class/infiniband/%s/hca_type%s",
+							     name, ""));
+		json_object_set_new(h, "board_id", sysfs_str("class/infiniband/%s/board_id%s",
+							     name, ""));
+		probe_driver(h, name, kernel);
+		json_array_append_new(hcas, h);
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			const char *nd = fc_jstr(p, "netdev", "");
+
+			if (!*nd || json_object_get(netdevs, nd))
+				continue;
+			json_object_set_new(netdevs, nd, probe_netdev(nd));
+			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
+				json_object_set_new(qos, nd, probe_qos_json(nd, timeout));
+		}
+	}
+	json_object_set_new(doc, "hcas", hcas);
+	json_object_set_new(doc, "netdevs", netdevs);
+	json_object_set_new(doc, "qos", qos);
+}
+
+int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ .name = "json", .has_arg = no_argument, .val = 'j' },
+		{ .name = "no-topo", .has_arg = no_argument, .val = 'T' },
+		{ .name = "timeout", .has_arg = required_argument, .val = 't' },
+		{ 0 },
+	};
+	char host[256] = "?";
+	const char *why = NULL;
+	struct utsname u;
+	double timeout = 20;
+	int c, no_topo = 0;
+	json_t *doc, *devs;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (c == 'j') {
+			ctx->json = 1;
+		} else if (c == 'T') {
+			no_topo = 1;
+		} else if (c == 't') {
+			if (fc_parse_duration("--timeout", optarg, 1, 600, &timeout))
+				return FC_EXIT_USAGE;
+		} else {
+			fprintf(stderr, "%s", usage_preflight_probe);
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fc_err("preflight-probe: unexpected argument '%s'", argv[optind]);
+		return FC_EXIT_USAGE;
+	}
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	doc = json_pack("{s:i, s:s, s:s, s:s}", "probe", 1, "host", host, "fabcheck", FC_VERSION,
+			"kernel", u.release);
+	probe_rdma_core(doc);
+	json_object_set_new(doc, "modules", probe_modules_json());
+	devs = vb_devices_json(&why);
+	if (!devs) {
+		json_object_set_new(doc, "devices_error", json_string(why));
+		devs = json_array();
+	}
+	json_object_set_new(doc, "devices", devs);
+	probe_hcas(doc, devs, u.release, timeout);
+	if (!no_topo)
+		probe_topo(doc, timeout);
+	if (json_dumpf(doc, stdout, JSON_INDENT(1)) || putchar('\n') == EOF || fflush(stdout)) {
+		json_decref(doc);
+		return FC_EXIT_CANT;
+	}
+	json_decref(doc);
+	return FC_EXIT_PASS;
+}

@@ -1,0 +1,439 @@
+/* Preflight: judging the probe documents of a rack (see preflight.h). */
+#include "checks/preflight/preflight.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "verbs/qos.h"
+
+/* The IB MTU a RoCE port can run with a netdev MTU (the RoCEv2 headers take
+ * about 100 bytes: Ethernet, IP, UDP, BTH, ICRC). */
+static int roce_mtu_for(int netdev_mtu)
+{
+	static const int mtus[] = { 4096, 2048, 1024, 512, 256 };
+
+	for (size_t i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++)
+		if (netdev_mtu >= mtus[i] + 100)
+			return mtus[i];
+	return 256;
+}
+
+int pf_majority(const char *const *vals, int n)
+{
+	int have = 0, best = -1, best_cnt = 0;
+
+	for (int i = 0; i < n; i++) {
+		int cnt = 0;
+
+		if (!vals[i])
+			continue;
+		have++;
+		for (int j = 0; j < n; j++)
+			if (vals[j] && !strcmp(vals[i], vals[j]))
+				cnt++;
+		if (cnt > best_cnt) {
+			best_cnt = cnt;
+			best = i;
+		}
+	}
+	return have && best_cnt * 2 > have ? best : -1;
+}
+
+/* Compares one value across nodes; one finding per odd node, or one that
+ * lists every node when there is no majority. */
+static void agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
+		  const char *const *names, int n, const char *fix)
+{
+	int m = pf_majority(vals, n), have = 0;
+	char list[2048];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		have += vals[i] != NULL;
+	if (have < 2)
+		return;
+	if (m >= 0) {
+		for (int i = 0; i < n; i++)
+			if (vals[i] && strcmp(vals[i], vals[m]))
+				fc_finding(doc, lvl, "%s: %s is %s where the other nodes have %s: %s",
+					   names[i], what, vals[i], vals[m], fix);
+		return;
+	}
+	list[0] = 0;
+	for (int i = 0; i < n && len < sizeof(list) - 200; i++)
+		if (vals[i])
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %s",
+						len ? ", " : "", names[i], vals[i]);
+	fc_finding(doc, lvl, "%s differs across nodes (%s): %s", what, list, fix);
+}
+
+struct pf_node {
+	const char *name;
+	const json_t *probe; /* NULL: could not be probed */
+	json_t *sum;	     /* the summary row */
+};
+
+/* Node-level values compared across nodes. */
+static void check_versions(json_t *doc, struct pf_node *nd, int n)
+{
+	static const struct {
+		const char *key, *what, *fix;
+		enum fc_verdict lvl;
+	} keys[] = {
+		{ "fabcheck", "the fabcheck version",
+		  "install the same fabcheck on every node", FC_FAIL },
+		{ "kernel", "the kernel", "run one kernel across the rack (uname -r)", FC_WARN },
+		{ "rdma_core", "rdma-core", "install the same rdma-core (libibverbs) on every node",
+		  FC_WARN },
+	};
+	const char **vals = calloc((size_t)n, sizeof(*vals));
+	const char **names = calloc((size_t)n, sizeof(*names));
+
+	if (!vals || !names)
+		goto out;
+	for (int i = 0; i < n; i++)
+		names[i] = nd[i].name;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		for (int i = 0; i < n; i++)
+			vals[i] = nd[i].probe ? json_string_value(json_object_get(nd[i].probe,
+										   keys[k].key)) :
+						NULL;
+		agree(doc, keys[k].lvl, keys[k].what, vals, names, n, keys[k].fix);
+	}
+out:
+	free(vals);
+	free(names);
+}
+
+static const json_t *find_hca(const json_t *probe, const char *dev)
+{
+	size_t i;
+	json_t *h;
+
+	json_array_foreach(json_object_get(probe, "hcas"), i, h)
+		if (!strcmp(fc_jstr(h, "name", ""), dev))
+			return h;
+	return NULL;
+}
+
+/* Per device name: firmware and driver agree across the nodes that have it. */
+static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
+{
+	const char **vals = calloc((size_t)n, sizeof(*vals));
+	const char **names = calloc((size_t)n, sizeof(*names));
+	char (*drv)[160] = calloc((size_t)n, sizeof(*drv));
+	json_t *seen = json_object();
+
+	if (!vals || !names || !drv)
+		goto out;
+	for (int a = 0; a < n; a++) {
+		size_t k;
+		json_t *h;
+
+		if (!nd[a].probe)
+			continue;
+		json_array_foreach(json_object_get(nd[a].probe, "hcas"), k, h) {
+			const char *dev = fc_jstr(h, "name", "?");
+			char what[200];
+
+			if (json_object_get(seen, dev))
+				continue;
+			json_object_set_new(seen, dev, json_true());
+			for (int i = 0; i < n; i++) {
+				const json_t *o = nd[i].probe ? find_hca(nd[i].probe, dev) : NULL;
+
+				names[i] = nd[i].name;
+				vals[i] = o ? json_string_value(json_object_get(o, "fw_ver")) : NULL;
+				drv[i][0] = 0;
+				if (o)
+					snprintf(drv[i], sizeof(drv[i]), "%s %s",
+						 fc_jstr(o, "driver", "?"), fc_jstr(o, "driver_version", "?"));
+			}
+			snprintf(what, sizeof(what), "%s firmware", dev);
+			agree(doc, FC_FAIL, what, vals, names, n,
+			      "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)");
+			for (int i = 0; i < n; i++)
+				vals[i] = drv[i][0] ? drv[i] : NULL;
+			snprintf(what, sizeof(what), "%s driver", dev);
+			agree(doc, FC_FAIL, what, vals, names, n,
+			      "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
+		}
+	}
+out:
+	json_decref(seen);
+	free(vals);
+	free(names);
+	free(drv);
+}
+
+/* One port's own checks; adds its summary row to @ports. */
+static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
+		       const json_t *p, const struct pf_opts *o, json_t *ports)
+{
+	const char *node = nd->name, *dn = fc_jstr(dev, "name", "?");
+	const char *ll = fc_jstr(p, "link_layer", "?"), *ifn = fc_jstr(p, "netdev", "");
+	int port = (int)fc_jnum(p, "port", 0), amtu = (int)fc_jnum(p, "active_mtu", 0);
+	const json_t *ndv = json_object_get(json_object_get(nd->probe, "netdevs"), ifn);
+	int nmtu = (int)fc_jnum(ndv, "mtu", 0), eth = !strcmp(ll, "Ethernet");
+	double rate = fc_jnum(p, "rate_gbps", 0);
+
+	json_array_append_new(ports, json_pack("{s:s, s:i, s:s, s:s, s:f, s:i, s:s, s:i, s:s, s:s}",
+					       "device", dn, "port", port, "state",
+					       fc_jstr(p, "state", "?"), "link_layer", ll,
+					       "rate_gbps", rate, "active_mtu", amtu, "netdev", ifn,
+					       "netdev_mtu", nmtu, "gid_type",
+					       fc_jstr(p, "gid_type", "none"), "fw_ver",
+					       fc_jstr(dev, "fw_ver", "?")));
+	if (strcmp(fc_jstr(p, "state", ""), "ACTIVE")) {
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s port %d is %s: check the cable, the transceiver and the switch port (and 'ip link' for RoCE)",
+			   node, dn, port, fc_jstr(p, "state", "?"));
+		return;
+	}
+	if (o->expect_rate_gbps > 0 && rate + 1e-6 < o->expect_rate_gbps)
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s port %d runs at %g Gb/s (%s %s), expected %g Gb/s: reseat or replace the cable or transceiver, check the switch port's speed",
+			   node, dn, port, rate, fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"),
+			   o->expect_rate_gbps);
+	if (eth) {
+		if (!json_is_integer(json_object_get(p, "gid_index")))
+			fc_finding(doc, FC_FAIL,
+				   "%s: %s port %d has no usable GID: give %s an IP address",
+				   node, dn, port, *ifn ? ifn : "its netdev");
+		else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2"))
+			fc_finding(doc, FC_FAIL,
+				   "%s: %s port %d has no RoCE v2 GID (best is %s): enable RoCE v2 (cma_roce_mode, or the HCA's settings) and give %s an IPv4 address",
+				   node, dn, port, fc_jstr(p, "gid_type", "?"), *ifn ? ifn : "its netdev");
+		if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu)
+			fc_finding(doc, FC_FAIL,
+				   "%s: %s MTU is %d, expected %d (%s port %d runs at an active MTU of %d B): set 'ip link set %s mtu %d' and the same on the switch port",
+				   node, ifn, nmtu, o->expect_mtu, dn, port, amtu, ifn, o->expect_mtu);
+		else if (nmtu && amtu && amtu < 4096 && roce_mtu_for(nmtu) == amtu)
+			fc_finding(doc, FC_WARN,
+				   "%s: %s port %d runs at an active MTU of %d B because %s has MTU %d: RoCE needs jumbo frames (MTU 9000) for 4096 B; set it on the node and the switch",
+				   node, dn, port, amtu, ifn, nmtu);
+	} else if (o->expect_mtu > 0 && amtu && amtu != o->expect_mtu) {
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s port %d active MTU is %d B, expected %d B: check the subnet manager's MTU for the partition",
+			   node, dn, port, amtu, o->expect_mtu);
+	}
+}
+
+/* Port values compared across nodes, per DEV:PORT. */
+static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const struct pf_opts *o)
+{
+	static const struct {
+		const char *key, *what, *unit, *fix;
+	} keys[] = {
+		{ "rate_gbps", "rate", " Gb/s",
+		  "reseat or replace the slower link's cable or transceiver; check the switch port's speed" },
+		{ "active_mtu", "active MTU", " B",
+		  "set one MTU across the rack (netdev MTU 9000 for RoCE) and on the switch ports" },
+		{ "netdev_mtu", "netdev MTU", " B",
+		  "set one MTU across the rack (ip link set DEV mtu 9000) and on the switch ports" },
+	};
+	const char **vals = calloc((size_t)n, sizeof(*vals));
+	const char **names = calloc((size_t)n, sizeof(*names));
+	char (*buf)[32] = calloc((size_t)n, sizeof(*buf));
+	json_t *keysseen = json_object();
+
+	if (!vals || !names || !buf)
+		goto out;
+	for (int a = 0; a < n; a++) {
+		size_t k;
+		json_t *p;
+
+		json_array_foreach(json_object_get(nd[a].sum, "ports"), k, p) {
+			char id[128];
+
+			snprintf(id, sizeof(id), "%s:%d", fc_jstr(p, "device", "?"),
+				 (int)fc_jnum(p, "port", 0));
+			if (json_object_get(keysseen, id))
+				continue;
+			json_object_set_new(keysseen, id, json_true());
+			for (size_t c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
+				char what[200];
+
+				if ((c == 0 && o->expect_rate_gbps > 0) || (c == 2 && o->expect_mtu > 0))
+					continue;
+				for (int i = 0; i < n; i++) {
+					size_t q;
+					json_t *pp;
+
+					names[i] = nd[i].name;
+					vals[i] = NULL;
+					json_array_foreach(json_object_get(nd[i].sum, "ports"), q, pp) {
+						double v = fc_jnum(pp, keys[c].key, 0);
+						char pid[128];
+
+						snprintf(pid, sizeof(pid), "%s:%d",
+							 fc_jstr(pp, "device", "?"),
+							 (int)fc_jnum(pp, "port", 0));
+						if (strcmp(pid, id) || v <= 0 ||
+						    strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
+							continue;
+						snprintf(buf[i], sizeof(buf[i]), "%g%s", v,
+							 keys[c].unit);
+						vals[i] = buf[i];
+					}
+				}
+				snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
+					 strchr(id, ':') + 1, keys[c].what);
+				agree(doc, FC_FAIL, what, vals, names, n, keys[c].fix);
+			}
+		}
+	}
+out:
+	json_decref(keysseen);
+	free(vals);
+	free(names);
+	free(buf);
+}
+
+static int module_loaded(const json_t *probe, const char *m)
+{
+	return json_object_get(json_object_get(probe, "modules"), m) != NULL;
+}
+
+/* dma-buf registration of GPU memory: NVIDIA driver 515+ on kernel 5.12+. */
+static int dmabuf_usable(const json_t *probe)
+{
+	int kmaj = 0, kmin = 0;
+
+	if (sscanf(fc_jstr(probe, "kernel", ""), "%d.%d", &kmaj, &kmin) != 2)
+		return 0;
+	return atoi(fc_jstr(json_object_get(probe, "modules"), "nvidia", "0")) >= 515 &&
+	       kmaj * 100 + kmin >= 512;
+}
+
+/* GPUDirect RDMA where GPUs exist; the topology's findings. */
+static void check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skipped)
+{
+	const json_t *topo = json_object_get(nd->probe, "topo");
+	size_t ngpu = json_array_size(json_object_get(topo, "gpus"));
+	const char *gdr = "none";
+	size_t i;
+	json_t *f;
+
+	if (!topo) {
+		json_array_append_new(skipped,
+				      json_sprintf("%s: topology: %s", nd->name,
+						   fc_jstr(nd->probe, "topo_error", "no topo document")));
+	} else if (!ngpu && !json_array_size(json_object_get(topo, "nics"))) {
+		json_array_append_new(skipped,
+				      json_sprintf("%s: PCIe and topology: no PCI GPU or HCA on the node (a software RDMA device has no PCIe link); skipped",
+						   nd->name));
+	} else {
+		int fail = !strcmp(fc_jstr(topo, "verdict", ""), "fail");
+
+		json_array_foreach(json_object_get(topo, "findings"), i, f) {
+			const char *t = json_string_value(f);
+
+			if (!t)
+				continue;
+			fc_finding(doc, fail || strstr(t, "trained at") ? FC_FAIL : FC_WARN, "%s: %s",
+				   nd->name, t);
+		}
+	}
+	json_object_set_new(nd->sum, "gpus", json_integer((json_int_t)ngpu));
+	if (!ngpu) {
+		json_object_set_new(nd->sum, "gdr", json_string("no GPU"));
+		return;
+	}
+	if (module_loaded(nd->probe, "nvidia_peermem") || module_loaded(nd->probe, "nv_peer_mem") ||
+	    json_is_true(json_object_get(topo, "peermem")))
+		gdr = "peermem";
+	else if (dmabuf_usable(nd->probe))
+		gdr = "dma-buf";
+	json_object_set_new(nd->sum, "gdr", json_string(gdr));
+	if (!strcmp(gdr, "none"))
+		fc_finding(doc, FC_FAIL,
+			   "%s: %zu GPU(s) but no GPUDirect RDMA path: neither nvidia_peermem is loaded nor dma-buf usable (NVIDIA driver 515+ on kernel 5.12+); run 'modprobe nvidia_peermem'",
+			   nd->name, ngpu);
+}
+
+static void check_qos(json_t *doc, const struct pf_node *nd, int tclass, json_t *skipped)
+{
+	const char *ifn;
+	json_t *q;
+
+	json_object_foreach(json_object_get(nd->probe, "qos"), ifn, q) {
+		struct qos_dcb dcb;
+
+		if (json_object_get(q, "skip")) {
+			json_array_append_new(skipped, json_sprintf("%s: %s trust and PFC: %s", nd->name,
+								    ifn, fc_jstr(q, "skip", "?")));
+		} else if (json_object_get(q, "error")) {
+			json_array_append_new(skipped,
+					      json_sprintf("%s: %s trust and PFC: mlnx_qos failed: %s",
+							   nd->name, ifn, fc_jstr(q, "error", "?")));
+		} else if (qos_parse_mlnx_qos(fc_jstr(q, "text", ""), &dcb)) {
+			json_array_append_new(skipped,
+					      json_sprintf("%s: %s trust and PFC: mlnx_qos output not understood",
+							   nd->name, ifn));
+		} else {
+			qos_dcb_findings(doc, nd->name, ifn, &dcb, tclass);
+		}
+	}
+}
+
+static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
+		       json_t *skipped)
+{
+	json_t *ports = json_array(), *d, *p;
+	size_t i, j;
+
+	json_object_set_new(nd->sum, "ports", ports);
+	if (json_object_get(nd->probe, "devices_error")) {
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s: load the HCA driver (e.g. modprobe mlx5_ib) or check the HCA is seated",
+			   nd->name, fc_jstr(nd->probe, "devices_error", "?"));
+	}
+	json_array_foreach(json_object_get(nd->probe, "devices"), i, d)
+		json_array_foreach(json_object_get(d, "ports"), j, p)
+			check_port(doc, nd, d, p, o, ports);
+	check_gpu_topo(doc, nd, skipped);
+	check_qos(doc, nd, o->tclass, skipped);
+}
+
+int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
+{
+	int n = (int)json_array_size(nodes), bad = 0, gpu_nodes = 0;
+	struct pf_node *nd = calloc((size_t)n + 1, sizeof(*nd));
+	json_t *sums = json_array(), *skipped = json_array();
+
+	json_object_set_new(doc, "nodes", sums);
+	json_object_set_new(doc, "skipped", skipped);
+	if (!nd)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const json_t *e = json_array_get(nodes, (size_t)i);
+		const json_t *probe = json_object_get(e, "probe");
+
+		nd[i].name = fc_jstr(e, "node", "?");
+		nd[i].probe = json_is_object(probe) ? probe : NULL;
+		nd[i].sum = json_pack("{s:s, s:s}", "node", nd[i].name, "status",
+				      nd[i].probe ? "ok" : "unreachable");
+		json_array_append_new(sums, nd[i].sum);
+		if (!nd[i].probe) {
+			bad++;
+			fc_finding(doc, FC_FAIL, "%s: could not be probed: %s", nd[i].name,
+				   fc_jstr(e, "error", "no answer"));
+			continue;
+		}
+		json_object_set_new(nd[i].sum, "host", json_string(fc_jstr(probe, "host", "?")));
+		json_object_set_new(nd[i].sum, "kernel", json_string(fc_jstr(probe, "kernel", "?")));
+		json_object_set(nd[i].sum, "rdma_core", json_object_get(probe, "rdma_core"));
+		check_node(doc, &nd[i], o, skipped);
+		gpu_nodes += fc_jnum(nd[i].sum, "gpus", 0) > 0;
+	}
+	check_versions(doc, nd, n);
+	check_hca_versions(doc, nd, n);
+	check_port_agreement(doc, nd, n, o);
+	json_object_set_new(doc, "gpu_nodes", json_integer(gpu_nodes));
+	free(nd);
+	return bad;
+}

@@ -1,0 +1,441 @@
+/*
+ * fabcheck gpu-check: a self-check of GPU memory for GPUDirect RDMA on this
+ * node. Allocates GPU memory, fills it, exports it as a dma-buf, copies it
+ * back and verifies it, times the copies, and registers it with an HCA
+ * where there is one. Exits 3 where there is no GPU.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "gdr/gdr.h"
+#include "src/cmds.h"
+
+const char usage_gpu_check[] =
+	"usage: fabcheck gpu-check [--gpu N|BUS_ID] [--size S] [--iters N] [-d DEV]\n"
+	"                          [--gdr auto|dmabuf|peermem] [--json]\n"
+	"\n"
+	"Checks GPU memory for GPUDirect RDMA on this node: lists the GPUs, then on\n"
+	"the chosen one allocates --size bytes, fills them from the host, exports them\n"
+	"as a dma-buf, copies them back and verifies every byte (first bad offset on a\n"
+	"mismatch), times the copies in both directions, and registers the memory with\n"
+	"the HCA (dma-buf first, then peermem) where there is one.\n"
+	"\n"
+	"  --gpu N|BUS_ID   GPU by index or PCI bus id (default: nearest the HCA)\n"
+	"  -s, --size S     buffer size, K/M/G suffixes (default 64M)\n"
+	"  -n, --iters N    timed copies each way (default 5, after one warm-up)\n"
+	"  -d, --device DEV HCA for the registration and the distance (default: first)\n"
+	"  --gdr MODE       registration: auto (dma-buf, then peermem), dmabuf, peermem\n"
+	"  -j, --json       one JSON document on stdout\n"
+	"  -h, --help       this text\n"
+	"\n"
+	"The CUDA driver is loaded at run time from libcuda.so.1. FABCHECK_LIBCUDA=PATH\n"
+	"loads another library instead (a test and diagnostic hook), FABCHECK_SYSFS=DIR\n"
+	"reads a recorded sysfs tree instead of /sys.\n"
+	"\n"
+	"Exit: 0 pass, 1 a check failed (mismatch, registration refused), 2 usage,\n"
+	"3 no CUDA driver or GPU.\n";
+
+struct gc_opts {
+	struct gdr_gpu_req req;
+	uint64_t size;
+	int iters;
+	const char *hca;
+	enum gdr_mode mode;
+};
+
+#define GC_SEED_COPY 0x6764722d636f7079ULL
+#define GC_SEED_FILL 0x6764722d66696c6cULL
+
+static int parse_opts(struct fc_ctx *ctx, int argc, char **argv, struct gc_opts *o)
+{
+	static const struct option opts[] = {
+		{ .name = "gpu", .has_arg = required_argument, .val = 'g' },
+		{ .name = "size", .has_arg = required_argument, .val = 's' },
+		{ .name = "iters", .has_arg = required_argument, .val = 'n' },
+		{ .name = "device", .has_arg = required_argument, .val = 'd' },
+		{ .name = "gdr", .has_arg = required_argument, .val = 'G' },
+		{ .name = "json", .has_arg = no_argument, .val = 'j' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct gc_opts){ .size = 64ULL << 20, .iters = 5, .mode = GDR_MODE_AUTO };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:n:d:j", opts, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			if (gdr_parse_gpu_spec("--gpu", optarg, &o->req))
+				return -EINVAL;
+			break;
+		case 's':
+			if (fc_parse_size("--size", optarg, 4096, 64ULL << 30, &o->size))
+				return -EINVAL;
+			break;
+		case 'n':
+			if (fc_parse_int("--iters", optarg, 1, 10000, &o->iters))
+				return -EINVAL;
+			break;
+		case 'd': o->hca = optarg; break;
+		case 'G':
+			if (gdr_parse_mode("--gdr", optarg, &o->mode))
+				return -EINVAL;
+			break;
+		case 'j': ctx->json = 1; break;
+		default:
+			fprintf(stderr, "%s", usage_gpu_check);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fc_err("gpu-check: unexpected argument '%s'; use --gpu to choose a GPU",
+		       argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The HCA to register with: -d, else the first RDMA device; NULL if none. */
+static struct ibv_context *open_hca(const char *want, char *name, size_t len)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ibctx = NULL;
+
+	name[0] = 0;
+	for (int i = 0; list && list[i] && !ibctx; i++) {
+		if (want && strcmp(want, ibv_get_device_name(list[i])))
+			continue;
+		ibctx = ibv_open_device(list[i]);
+		if (ibctx)
+			snprintf(name, len, "%s", ibv_get_device_name(list[i]));
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return ibctx;
+}
+
+static json_t *gpus_json(const struct gdr_dev *dev)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < dev->ngpus && dev->gpus; i++) {
+		const struct gdr_gpu_info *g = &dev->gpus[i];
+
+		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:b, s:b, s:s}", "index",
+						     g->index, "name", g->name, "bus_id", g->bus_id,
+						     "dma_buf", g->dmabuf, "gdr_rdma", g->gdr,
+						     "distance", topo_dist_name(g->dist)));
+	}
+	return arr;
+}
+
+static double gbps(uint64_t bytes, int iters, double secs)
+{
+	return secs > 0 ? (double)bytes * iters * 8 / secs / 1e9 : 0;
+}
+
+/* Timed copies host -> GPU -> host of a pattern, then a byte-wise check. */
+static int timed_copies(json_t *doc, struct gdr_mem *m, const struct gc_opts *o)
+{
+	const struct gdr_ops *ops = m->dev->ops;
+	int pin_a, pin_b, ret = -ENOMEM;
+	void *src, *dst;
+	int64_t bad;
+	double t0;
+
+	src = gdr_staging_alloc(m->dev, o->size, &pin_a);
+	dst = src ? gdr_staging_alloc(m->dev, o->size, &pin_b) : NULL;
+	if (!dst)
+		goto out_free;
+	gdr_pattern_fill(src, 0, o->size, GC_SEED_COPY);
+	memset(dst, 0, o->size);
+	ret = ops->copy_from_host(m, 0, src, o->size); /* warm-up */
+	t0 = fc_now();
+	for (int i = 0; i < o->iters && !ret; i++)
+		ret = ops->copy_from_host(m, 0, src, o->size);
+	ret = ret ? ret : ops->sync(m->dev);
+	json_object_set_new(doc, "h2d_gbps", json_real(gbps(o->size, o->iters, fc_now() - t0)));
+	ret = ret ? ret : ops->copy_to_host(m, dst, 0, o->size);
+	t0 = fc_now();
+	for (int i = 0; i < o->iters && !ret; i++)
+		ret = ops->copy_to_host(m, dst, 0, o->size);
+	ret = ret ? ret : ops->sync(m->dev);
+	json_object_set_new(doc, "d2h_gbps", json_real(gbps(o->size, o->iters, fc_now() - t0)));
+	json_object_set_new(doc, "pinned", json_boolean(pin_a && pin_b));
+	if (ret)
+		goto out_free;
+	bad = gdr_pattern_check(dst, 0, o->size, GC_SEED_COPY);
+	json_object_set_new(doc, "copy_check", bad < 0 ? json_string("ok") :
+					       json_sprintf("mismatch at offset %lld", (long long)bad));
+	if (bad >= 0)
+		fc_finding(doc, FC_FAIL,
+			   "GPU %d returned different data than was written: first bad byte at offset %lld of %llu; the GPU or its PCIe path corrupts data: run nvidia-smi -q -d ECC,PAGE_RETIREMENT and check dmesg for Xid errors",
+			   m->dev->gpu.index, (long long)bad, (unsigned long long)o->size);
+out_free:
+	if (dst)
+		gdr_staging_free(m->dev, dst, pin_b);
+	if (src)
+		gdr_staging_free(m->dev, src, pin_a);
+	return ret;
+}
+
+/* The --validate helpers themselves: fill on the GPU, verify back. */
+static int validate_helpers(json_t *doc, struct gdr_mem *m)
+{
+	uint64_t bad = 0;
+	int ret = gdr_mem_fill(m, 0, m->len, GC_SEED_FILL);
+
+	ret = ret ? ret : gdr_mem_verify(m, 0, m->len, GC_SEED_FILL, &bad);
+	if (ret < 0)
+		return ret;
+	json_object_set_new(doc, "validate", ret ? json_sprintf("mismatch at offset %llu",
+								 (unsigned long long)bad) :
+						    json_string("ok"));
+	if (ret)
+		fc_finding(doc, FC_FAIL,
+			   "--validate pattern on GPU %d: first bad byte at offset %llu; the GPU or its PCIe path corrupts data: check dmesg for Xid errors",
+			   m->dev->gpu.index, (unsigned long long)bad);
+	return 0;
+}
+
+static void dmabuf_export(json_t *doc, struct gdr_mem *m)
+{
+	uint64_t off;
+	int fd;
+
+	if (!m->dev->cuda_export || !m->dev->gpu.dmabuf) {
+		json_object_set_new(doc, "dmabuf_export", json_string("unsupported"));
+		fc_finding(doc, FC_WARN,
+			   "GPU %d cannot export dma-buf (%s): GPUDirect RDMA needs nvidia_peermem here; for dma-buf use driver 515+ with the open kernel modules and CUDA 11.7+",
+			   m->dev->gpu.index, m->dev->cuda_export ? "the GPU does not report support" :
+								  "the driver lacks cuMemGetHandleForAddressRange");
+		return;
+	}
+	fd = gdr_cuda_export_dmabuf(m, &off);
+	json_object_set_new(doc, "dmabuf_export", json_string(fd >= 0 ? "ok" : "refused"));
+	if (fd >= 0)
+		close(fd);
+	else
+		fc_finding(doc, FC_FAIL,
+			   "GPU %d reports dma-buf support but refused to export %zu bytes: update the NVIDIA driver, or use --gdr peermem",
+			   m->dev->gpu.index, m->len);
+}
+
+static void registration(json_t *doc, struct gdr_mem *m, const struct gc_opts *o,
+			 const char *want, const char *node)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct gdr_reg_inputs in = {
+		.mode = o->mode, .driver_version = m->dev->driver_version,
+		.cuda_export = m->dev->cuda_export, .cuda_dmabuf = m->dev->gpu.dmabuf,
+		.verbs_dmabuf = -1, .peermem = gdr_peermem_loaded(gdr_sysfs_root(), NULL, 0),
+	};
+	struct gdr_reg_plan plan;
+	struct ibv_context *ibctx;
+	struct ibv_pd *pd = NULL;
+	char hca[64], desc[64];
+	json_t *reg;
+
+	ibctx = open_hca(want, hca, sizeof(hca));
+	if (!ibctx) {
+		int ok = gdr_reg_decide(&in, &plan) == 0;
+
+		json_object_set_new(doc, "registration",
+				    json_pack("{s:n, s:s?, s:s, s:s}", "device", "wanted", want,
+					      "plan", ok ? gdr_method_name(plan.first) : "none",
+					      "why", plan.msg));
+		if (!ok)
+			fc_finding(doc, FC_FAIL, "%s", plan.msg);
+		else
+			fc_finding(doc, FC_WARN,
+				   "%s%s on %s: registration with an HCA not tried; it would use %s",
+				   want ? "cannot open RDMA device " : "no RDMA device", want ? want : "",
+				   node, plan.msg);
+		return;
+	}
+	pd = ibv_alloc_pd(ibctx);
+	reg = json_pack("{s:s}", "device", hca);
+	if (!pd)
+		fc_finding(doc, FC_FAIL, "%s on %s: cannot allocate a protection domain: %s", hca,
+			   node, strerror(errno));
+	else if (gdr_mem_reg(m, pd, access, node, hca))
+		fc_finding(doc, FC_FAIL,
+			   "%s on %s refused to register GPU %d memory (%s); see the error above for the fix",
+			   hca, node, m->dev->gpu.index, m->plan.msg[0] ? m->plan.msg : "no plan");
+	else
+		json_object_set_new(reg, "method", json_string(gdr_method_name(m->method)));
+	json_object_set_new(reg, "memory", json_string(gdr_mem_describe(m, desc, sizeof(desc))));
+	json_object_set_new(doc, "registration", reg);
+	gdr_mem_dereg(m);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	ibv_close_device(ibctx);
+}
+
+static void render(FILE *f, const json_t *doc)
+{
+	const json_t *gpu = json_object_get(doc, "gpu"), *reg, *g;
+	struct fc_table *t;
+	char sz[32];
+	size_t i;
+
+	fprintf(f, "node %s, CUDA driver %s (%s)\n\n", fc_jstr(doc, "node", "?"),
+		fc_jstr(doc, "driver_version", "?"), fc_jstr(doc, "library", "?"));
+	t = fc_table_new(6, "GPU", "NAME", "BUS ID", "DMA-BUF", "GDR", "TO HCA");
+	json_array_foreach(json_object_get(doc, "gpus"), i, g) {
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%d", (int)fc_jnum(g, "index", -1));
+		fc_table_addf(t, 1, "%s", fc_jstr(g, "name", "?"));
+		fc_table_addf(t, 2, "%s", fc_jstr(g, "bus_id", "?"));
+		fc_table_addf(t, 3, "%s", json_is_true(json_object_get(g, "dma_buf")) ? "yes" : "no");
+		fc_table_addf(t, 4, "%s", json_is_true(json_object_get(g, "gdr_rdma")) ? "yes" : "no");
+		fc_table_addf(t, 5, "%s", fc_jstr(g, "distance", "?"));
+	}
+	fc_table_print(t, f, "");
+	fc_table_free(t);
+	if (!gpu)
+		return;
+	fprintf(f, "\nGPU %d (%s), %s buffer:\n", (int)fc_jnum(gpu, "index", -1),
+		fc_jstr(gpu, "bus_id", "?"),
+		fc_fmt_size((uint64_t)fc_jnum(doc, "size_bytes", 0), sz, sizeof(sz)));
+	fprintf(f, "  host -> GPU copy   %8.2f GB/s (%.1f Gb/s)\n", fc_jnum(doc, "h2d_gbps", 0) / 8,
+		fc_jnum(doc, "h2d_gbps", 0));
+	fprintf(f, "  GPU -> host copy   %8.2f GB/s (%.1f Gb/s)%s\n",
+		fc_jnum(doc, "d2h_gbps", 0) / 8, fc_jnum(doc, "d2h_gbps", 0),
+		json_is_true(json_object_get(doc, "pinned")) ? "" : " (pageable host buffer)");
+	fprintf(f, "  copy check         %s\n", fc_jstr(doc, "copy_check", "not run"));
+	fprintf(f, "  validate pattern   %s\n", fc_jstr(doc, "validate", "not run"));
+	fprintf(f, "  dma-buf export     %s\n", fc_jstr(doc, "dmabuf_export", "not run"));
+	fprintf(f, "  nvidia_peermem     %s\n",
+		json_is_true(json_object_get(doc, "peermem")) ? "loaded" : "not loaded");
+	reg = json_object_get(doc, "registration");
+	if (json_is_string(json_object_get(reg, "device")))
+		fprintf(f, "  registration       %s on %s\n", fc_jstr(reg, "method", "refused"),
+			fc_jstr(reg, "device", "?"));
+	else if (reg)
+		fprintf(f, "  registration       not tried (%s%s); plan: %s\n",
+			json_object_get(reg, "wanted") ? "cannot open " : "no RDMA device",
+			fc_jstr(reg, "wanted", ""), fc_jstr(reg, "plan", "none"));
+	fputc('\n', f);
+}
+
+static int cant_run(struct fc_ctx *ctx, json_t *doc, const struct gdr_dev *dev)
+{
+	fc_finding(doc, FC_FAIL, "%s", dev->err[0] ? dev->err : "cannot use the GPU");
+	if (ctx->json)
+		fc_emit(ctx, doc, NULL);
+	else
+		json_decref(doc);
+	return FC_EXIT_CANT;
+}
+
+static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca,
+			 const char *node)
+{
+	json_object_set_new(doc, "driver_version",
+			    json_sprintf("%d.%d", dev->driver_version / 1000,
+					 dev->driver_version % 1000 / 10));
+	json_object_set_new(doc, "gpus", gpus_json(dev));
+	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?}", "index",
+						  dev->gpu.index, "bus_id", dev->gpu.bus_id,
+						  "distance", topo_dist_name(dev->gpu.dist),
+						  "hca", hca));
+	gdr_gpu_findings(doc, node, &dev->gpu, hca);
+}
+
+/* The HCA to measure against: -d, else for --gpu the HCA nearest that GPU
+ * (after the GPU is known), else the first HCA of the topology or verbs. */
+static const char *first_hca(const struct topo *topo, char *buf, size_t len)
+{
+	struct ibv_context *probe;
+
+	if (topo && topo_nic(topo, 0)) {
+		snprintf(buf, len, "%s", topo_nic(topo, 0)->name);
+		return buf;
+	}
+	probe = open_hca(NULL, buf, len);
+	if (!probe)
+		return NULL;
+	ibv_close_device(probe);
+	return buf;
+}
+
+static const char *hca_for_gpu(struct gdr_dev *dev, const struct topo *topo, char *buf,
+			       size_t len)
+{
+	if (gdr_nearest_hca(topo, dev->gpu.bus_id, buf, len))
+		return NULL;
+	gdr_dev_set_hca(dev, topo, buf);
+	return buf;
+}
+
+static void run_checks(json_t *doc, struct gdr_mem *m, const struct gc_opts *o,
+		       const char *hca, const char *node)
+{
+	char seen[256] = "";
+
+	json_object_set_new(doc, "size_bytes", json_integer((json_int_t)o->size));
+	json_object_set_new(doc, "iters", json_integer(o->iters));
+	json_object_set_new(doc, "peermem",
+			    json_boolean(gdr_peermem_loaded(gdr_sysfs_root(), seen, sizeof(seen))));
+	if (seen[0])
+		json_object_set_new(doc, "peermem_path", json_string(seen));
+	if (timed_copies(doc, m, o) || validate_helpers(doc, m)) {
+		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
+			   m->dev->gpu.index);
+		return;
+	}
+	dmabuf_export(doc, m);
+	registration(doc, m, o, hca, node);
+}
+
+int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
+{
+	char node[256] = "?", hbuf[64];
+	const char *hca = NULL;
+	struct topo *topo;
+	struct gdr_dev dev;
+	struct gdr_mem m;
+	struct gc_opts o;
+	json_t *doc;
+	int ret;
+
+	if (parse_opts(ctx, argc, argv, &o))
+		return FC_EXIT_USAGE;
+	gethostname(node, sizeof(node) - 1);
+	topo = gdr_topo_load();
+	hca = o.hca;
+	if (!hca && o.req.how == GDR_GPU_NEAREST)
+		hca = first_hca(topo, hbuf, sizeof(hbuf));
+	doc = fc_doc_new();
+	json_object_set_new(doc, "node", json_string(node));
+	ret = gdr_dev_open(&dev, GDR_CUDA, o.mode, &o.req, topo, hca);
+	json_object_set_new(doc, "library", json_string(dev.lib ? dev.lib : "libcuda.so.1"));
+	if (ret) {
+		topo_free(topo);
+		return cant_run(ctx, doc, &dev);
+	}
+	if (!hca)
+		hca = hca_for_gpu(&dev, topo, hbuf, sizeof(hbuf));
+	describe_gpu(doc, &dev, hca, node);
+	if (gdr_mem_alloc(&dev, &m, o.size)) {
+		snprintf(dev.err, sizeof(dev.err),
+			 "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",
+			 (unsigned long long)o.size, dev.gpu.index);
+		gdr_dev_close(&dev);
+		topo_free(topo);
+		return cant_run(ctx, doc, &dev);
+	}
+	run_checks(doc, &m, &o, hca, node);
+	gdr_mem_free(&m);
+	gdr_dev_close(&dev);
+	topo_free(topo);
+	return fc_emit(ctx, doc, render);
+}

@@ -1,0 +1,113 @@
+/*
+ * fabcheck lab: the virtual rack. QEMU orchestration is a shell script
+ * (lab/rack.sh): it is process and file plumbing, which a shell does best;
+ * this command finds the script and runs it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "src/cmds.h"
+
+const char usage_lab[] =
+	"usage: fabcheck lab <command> [options]\n"
+	"\n"
+	"A virtual rack: QEMU guests running Debian's kernel with Soft-RoCE (rxe0)\n"
+	"on one shared virtual Ethernet segment, reachable by ssh as nodeA, nodeB...\n"
+	"\n"
+	"  up [--nodes N] [--name NAME] [--mtu N] [--timeout SEC] [--slurm]\n"
+	"                                         boot N guests (default 2, at most 8;\n"
+	"                                         fabric MTU 576-9000, default 9000);\n"
+	"                                         --slurm: munge + slurmctld on nodeA,\n"
+	"                                         slurmd on every node\n"
+	"  status [--name NAME] [--json]          the rack's nodes and their state\n"
+	"  ssh-config [--name NAME]               print the path of the rack's ssh_config\n"
+	"  exec [--name NAME] NODE CMD...         run CMD on a node (by its shell, as ssh)\n"
+	"  fault [--name NAME] NODE loss PCT | rate MBIT | mtu N | down | clear\n"
+	"                                         change a node's fabric link (eth0)\n"
+	"  down [--name NAME]                     stop the rack's guests\n"
+	"  kernel [--rebuild]                     build the guest kernel and initramfs\n"
+	"\n"
+	"The rack's files live in $FABCHECK_LAB_HOME (default ~/.cache/fabcheck/lab)\n"
+	"under NAME (default $FABCHECK_LAB_NAME, else 'lab'). Two racks with different\n"
+	"names can run at once. The guests run this fabcheck binary (or $FABCHECK_BIN):\n"
+	"  ssh -F $(fabcheck lab ssh-config) nodeA fabcheck devices\n";
+
+static int script_path(char *buf, size_t len)
+{
+	static const char *const rel[] = { "lab/rack.sh", "../lab/rack.sh",
+					    "../lib/fabcheck/lab/rack.sh" };
+	const char *env = getenv("FABCHECK_LAB_SCRIPT");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return access(buf, R_OK) ? -errno : 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(buf, len, "%s/%s", exe, rel[i]);
+		if (access(buf, R_OK) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* The rack's guests run the binary that started it (FABCHECK_SELF). */
+static void export_self(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	if (setenv("FABCHECK_SELF", exe, 1))
+		fc_warn("lab: cannot export FABCHECK_SELF: %s", strerror(errno));
+}
+
+int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
+{
+	char path[PATH_MAX + 64];
+	char **args;
+
+	(void)ctx;
+	if (argc < 2) {
+		fputs(usage_lab, stderr);
+		return FC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_lab, stdout);
+		return FC_EXIT_PASS;
+	}
+	if (script_path(path, sizeof(path))) {
+		fc_err("lab: cannot find lab/rack.sh beside the fabcheck binary; "
+		       "reinstall with 'make install' or set FABCHECK_LAB_SCRIPT");
+		return FC_EXIT_CANT;
+	}
+	args = calloc((size_t)argc + 2, sizeof(*args));
+	if (!args)
+		return FC_EXIT_CANT;
+	args[0] = "bash";
+	args[1] = path;
+	for (int i = 1; i < argc; i++)
+		args[i + 1] = argv[i];
+	export_self();
+	fflush(NULL);
+	execvp("bash", args);
+	fc_err("lab: cannot run bash: %s", strerror(errno));
+	free(args);
+	return FC_EXIT_CANT;
+}

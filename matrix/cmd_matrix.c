@@ -1,0 +1,405 @@
+/* fabcheck matrix: every node pair of a rack, in rounds, and who is bad. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/sched.h"
+#include "core/util.h"
+#include "src/cmds.h"
+#include "matrix/mx_model.h"
+#include "matrix/mx_session.h"
+
+const char usage_matrix[] =
+	"usage: fabcheck matrix NODE... | --hostfile FILE [options]\n"
+	"       fabcheck matrix --resume RUN [--db FILE] [--json]\n"
+	"\n"
+	"Tests every pair of the nodes with 'fabcheck pair', in rounds where each\n"
+	"node is in one test at a time (N-1 rounds of N/2 pairs; a bye each round\n"
+	"when N is odd), stores each result as it finishes, and names the node or\n"
+	"the link that is bad.\n"
+	"\n"
+	"  --hostfile FILE      nodes, one a line ('#' comments)\n"
+	"  --db FILE            result store (default fabcheck.db)\n"
+	"  --resume RUN         finish an interrupted run (its nodes and options)\n"
+	"  --both-directions    test A->B and B->A (reports asymmetry)\n"
+	"  --retest             re-run each suspect's bad pairs before naming it\n"
+	"  --min-gbps X         a pair below X Gb/s is bad (also passed to pair)\n"
+	"  --max-lat-us X       a pair above X us is bad (also passed to pair)\n"
+	"  --min-rack-pct P     a pair below P%% of the rack median is bad (default 90)\n"
+	"  --asym-pct P         report A->B below P%% of B->A (default 90)\n"
+	"  --deadline SEC       end a pair that runs longer (default 300)\n"
+	"  --import FILE        store and analyse recorded 'pair --json' documents\n"
+	"                       ({\"nodes\": [...], \"results\": [...]}) instead of testing\n"
+	"  --pace SEC           with --import: wait between results (a replay)\n"
+	"  -j, --json           one JSON document on stdout\n"
+	"\n" MX_CLI_PAIR_HELP
+	"\n"
+	"Exit: 0 pass, 1 a suspect node or link, 2 usage, 3 pairs could not run\n"
+	"or the run was interrupted (finish it with --resume).\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+struct progress {
+	struct mx_session *s;
+	int done, total;
+};
+
+/* One line on stderr per finished pair. */
+static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
+{
+	struct progress *p = arg;
+	struct mx_session *s = p->s;
+	double size = 0, gbps = fc_pair_doc_gbps(doc, &size), lat = fc_pair_doc_lat_us(doc);
+	char round[32];
+
+	p->done++;
+	if (job->round >= 0)
+		snprintf(round, sizeof(round), "round %d/%d", job->round + 1, s->r.rounds);
+	else
+		snprintf(round, sizeof(round), "retest");
+	fprintf(stderr, "  [%s] %-12s -> %-12s ", round, s->names[job->a], s->names[job->b]);
+	if (isfinite(gbps))
+		fprintf(stderr, "%9.3f Gb/s", gbps);
+	else
+		fprintf(stderr, "%14s", "-");
+	if (isfinite(lat))
+		fprintf(stderr, " %9.2f us", lat);
+	else
+		fprintf(stderr, " %12s", "-");
+	fprintf(stderr, "  %s%s%s\n", fc_jstr(doc, "verdict", "?"),
+		json_object_get(doc, "error") ? ": " : "", fc_jstr(doc, "error", ""));
+}
+
+static int run_to_end(struct mx_session *s)
+{
+	int rc;
+
+	while ((rc = mx_run_poll(&s->r, 1000)) > 0)
+		;
+	return rc;
+}
+
+static void render_grid(FILE *f, const json_t *doc)
+{
+	const json_t *nodes = json_object_get(doc, "nodes"), *pairs = json_object_get(doc, "pairs");
+	size_t n = json_array_size(nodes), i, j, k;
+	int both = json_is_true(json_object_get(doc, "both_directions"));
+	struct fc_table *t;
+	json_t *p;
+
+	if (n > 12) {
+		fprintf(f, "(%zu nodes: the grid is in 'fabcheck tui --run %lld' and "
+			   "'fabcheck report')\n", n, (long long)fc_jnum(doc, "run", 0));
+		return;
+	}
+	fprintf(f, "Gb/s, row -> column%s (* bad, ! could not run):\n",
+		both ? "" : ", one direction measured per pair");
+	/* The header row is the table's last row until the first fc_table_row. */
+	t = fc_table_new((int)n + 1, "FROM \\ TO", "", "", "", "", "", "", "", "", "", "", "",
+			 "");
+	for (j = 0; j < n; j++)
+		fc_table_addf(t, (int)j + 1, "%s", json_string_value(json_array_get(nodes, j)));
+	for (i = 0; i < n; i++) {
+		const char *a = json_string_value(json_array_get(nodes, i));
+
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", a);
+		for (j = 0; j < n; j++) {
+			const char *b = json_string_value(json_array_get(nodes, j));
+
+			fc_table_addf(t, (int)j + 1, i == j ? "" : ".");
+			json_array_foreach(pairs, k, p) {
+				const char *v = fc_jstr(p, "verdict", "");
+				const char *pa = fc_jstr(p, "a", ""), *pb = fc_jstr(p, "b", "");
+
+				/* One direction measured: show it both ways. */
+				if ((strcmp(pa, a) || strcmp(pb, b)) &&
+				    (both || strcmp(pa, b) || strcmp(pb, a)))
+					continue;
+				if (!strcmp(v, "error"))
+					fc_table_addf(t, (int)j + 1, "!");
+				else if (!json_is_number(json_object_get(p, "gbps")))
+					fc_table_addf(t, (int)j + 1, "-%s",
+						      strcmp(v, "fail") ? "" : "*");
+				else
+					fc_table_addf(t, (int)j + 1, "%.3g%s",
+						      fc_jnum(p, "gbps", NAN),
+						      strcmp(v, "fail") ? "" : "*");
+			}
+		}
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+/* "0.16 Gb/s", or "-" when there is no figure. */
+static const char *num(double v, const char *unit, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.3g %s", v, unit);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static void render_matrix(FILE *f, const json_t *doc)
+{
+	const json_t *per = json_object_get(doc, "per_node");
+	struct fc_table *t;
+	char b1[32], b2[32];
+	size_t i;
+	json_t *nd;
+
+	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s, %s\n\n",
+		(long long)fc_jnum(doc, "run", 0), (int)json_array_size(json_object_get(doc, "nodes")),
+		(long long)fc_jnum(doc, "pairs_done", 0), (long long)fc_jnum(doc, "pairs_total", 0),
+		(int)fc_jnum(doc, "rounds", 0),
+		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
+		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
+	render_grid(f, doc);
+	fprintf(f, "\n");
+	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");
+	json_array_foreach(per, i, nd) {
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", fc_jstr(nd, "node", "?"));
+		fc_table_addf(t, 1, "%s", num(fc_jnum(nd, "median_gbps", NAN), "Gb/s", b1, sizeof(b1)));
+		fc_table_addf(t, 2, "%s", num(fc_jnum(nd, "median_lat_us", NAN), "us", b2, sizeof(b2)));
+		fc_table_addf(t, 3, "%d of %d", (int)fc_jnum(nd, "bad_peers", 0),
+			      (int)fc_jnum(nd, "peers", 0));
+		fc_table_addf(t, 4, "%s", fc_jstr(nd, "state", "?"));
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+/* Analyses the stored run, runs the retest when asked, and reports. */
+static int finish(struct fc_ctx *ctx, struct mx_session *s, int *retest_queued)
+{
+	struct mx_model m;
+	json_t *doc;
+	int rc, nerr = 0;
+
+	rc = mx_model_load(&m, s->st, s->run);
+	if (rc || mx_model_analyze(&m)) {
+		if (!rc)
+			mx_model_release(&m);
+		return FC_EXIT_CANT;
+	}
+	if (retest_queued) {
+		/* A resumed run that was retested already is not retested again. */
+		for (size_t i = 0; i < m.nres; i++)
+			s->retested |= m.res[i].retest;
+		*retest_queued = mx_session_retest(s, &m.an);
+		if (*retest_queued > 0) {
+			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
+			mx_model_release(&m);
+			return 0;
+		}
+	}
+	for (int i = 0; i < m.an.nfindings; i++)
+		nerr += m.an.findings[i].kind == FC_MX_UNREACHABLE ||
+			m.an.findings[i].kind == FC_MX_PAIR_ERROR;
+	doc = mx_model_doc(&m);
+	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	fc_store_run_end(s->st, s->run, fc_jstr(doc, "verdict", "fail"));
+	rc = fc_emit(ctx, doc, render_matrix);
+	/* A suspect is a failed check; pairs that could not run, when nothing
+	 * is to blame, mean the matrix could not run. */
+	if (rc != FC_EXIT_CANT) {
+		if (m.an.nsuspects)
+			rc = FC_EXIT_FAIL;
+		else if (nerr)
+			rc = FC_EXIT_CANT;
+	}
+	mx_model_release(&m);
+	return rc;
+}
+
+/* Reads @path: {"nodes": [...], "results": [pair documents]} or a plain
+ * list of pair documents; each names its nodes in "a"."node", "b"."node". */
+static json_t *import_read(const char *path, json_t **nodes_p)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *results, *nodes, *d;
+	size_t i;
+
+	if (!root) {
+		fc_err("--import %s: line %d: %s; give a file of 'fabcheck pair --json' documents",
+		       path, err.line, err.text);
+		return NULL;
+	}
+	results = json_is_array(root) ? root : json_object_get(root, "results");
+	nodes = json_is_array(json_object_get(root, "nodes")) ?
+			json_incref(json_object_get(root, "nodes")) : json_array();
+	json_array_foreach(results, i, d) {
+		const char *ab[2] = { fc_jstr(json_object_get(d, "a"), "node", NULL),
+				      fc_jstr(json_object_get(d, "b"), "node", NULL) };
+
+		for (int k = 0; k < 2; k++) {
+			size_t j;
+			json_t *v;
+			int found = 0;
+
+			if (!ab[k] || !fc_valid_node_name(ab[k])) {
+				fc_err("--import %s: result %zu has no valid %s.node; each result "
+				       "must be a 'fabcheck pair --json' document", path, i + 1,
+				       k ? "b" : "a");
+				goto out_free;
+			}
+			json_array_foreach(nodes, j, v)
+				found |= !strcmp(json_string_value(v), ab[k]);
+			if (!found)
+				json_array_append_new(nodes, json_string(ab[k]));
+		}
+	}
+	if (!json_array_size(results) || json_array_size(nodes) < 2) {
+		fc_err("--import %s: no pair results between two nodes", path);
+		goto out_free;
+	}
+	json_incref(results);
+	json_decref(root);
+	*nodes_p = nodes;
+	return results;
+
+out_free:
+	json_decref(nodes);
+	json_decref(root);
+	return NULL;
+}
+
+/* --import: stores recorded pair documents as a matrix run (at --pace) and
+ * analyses it as a live run. */
+static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
+{
+	json_t *nodes = NULL, *results, *d, *params;
+	struct mx_session s = { 0 };
+	char **names;
+	size_t i, n;
+	int rc = FC_EXIT_CANT;
+
+	if (c->n || c->resume) {
+		fc_err("matrix --import: the nodes come from the file; drop the node names");
+		return FC_EXIT_USAGE;
+	}
+	results = import_read(c->import, &nodes);
+	if (!results)
+		return FC_EXIT_USAGE;
+	n = json_array_size(nodes);
+	names = calloc(n, sizeof(*names));
+	if (!names)
+		goto out_free;
+	for (i = 0; i < n; i++)
+		names[i] = (char *)json_string_value(json_array_get(nodes, i));
+	params = mx_params_new(names, (int)n, c->both, 0, &c->opts, NULL, 0);
+	json_object_set_new(params, "imported", json_string(c->import));
+	free(names);
+	s.st = fc_store_open(c->db);
+	if (!s.st || (s.run = fc_store_run_begin(s.st, "matrix", params)) <= 0) {
+		json_decref(params);
+		goto out_close;
+	}
+	json_decref(params);
+	fprintf(stderr, "matrix run %lld in %s: importing %zu results of %zu nodes from %s\n",
+		(long long)s.run, fc_store_path(s.st), json_array_size(results), n, c->import);
+	catch_signals();
+	/* Without a pace, one transaction: a replay needs no per-pair sync. */
+	if (!(c->pace_s > 0) && fc_store_begin(s.st))
+		goto out_close;
+	json_array_foreach(results, i, d) {
+		if (stop_flag)
+			break;
+		if (fc_store_pair_add(s.st, s.run, fc_jstr(json_object_get(d, "a"), "node", ""),
+				      fc_jstr(json_object_get(d, "b"), "node", ""), d))
+			goto out_close;
+		if (c->pace_s > 0)
+			usleep((useconds_t)(c->pace_s * 1e6));
+	}
+	if (!(c->pace_s > 0) && fc_store_commit(s.st))
+		goto out_close;
+	if (stop_flag) {
+		fc_store_run_end(s.st, s.run, "interrupted");
+		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
+		goto out_close;
+	}
+	rc = finish(ctx, &s, NULL);
+out_close:
+	mx_session_close(&s);
+out_free:
+	json_decref(results);
+	json_decref(nodes);
+	return rc;
+}
+
+int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct mx_session s;
+	struct progress prog;
+	struct mx_cli c;
+	int rc, queued = 0;
+
+	rc = mx_cli_parse(ctx, &c, argc, argv, MX_CLI_MATRIX, usage_matrix);
+	if (rc)
+		goto out_cli;
+	stop_flag = 0;
+	if (c.import) {
+		rc = import_run(ctx, &c);
+		goto out_cli;
+	}
+	rc = mx_session_open(&s, &c, &stop_flag);
+	if (rc)
+		goto out_cli;
+	prog = (struct progress){ .s = &s };
+	s.r.on_result = on_result;
+	s.r.arg = &prog;
+	fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pairs in %d rounds of up to %d%s\n",
+		(long long)s.run, fc_store_path(s.st), s.n,
+		s.n * (s.n - 1) / (s.both ? 1 : 2), s.r.rounds, s.n / 2,
+		c.resume ? " (resumed: finished pairs are kept)" : "");
+	catch_signals();
+	do {
+		rc = run_to_end(&s);
+		if (rc == -EINTR) {
+			fc_store_run_end(s.st, s.run, "interrupted");
+			fc_err("interrupted: %d pair results of run %lld are kept in %s; finish with "
+			       "'fabcheck matrix --resume %lld --db %s'", s.r.stored,
+			       (long long)s.run, fc_store_path(s.st), (long long)s.run,
+			       fc_store_path(s.st));
+			rc = FC_EXIT_CANT;
+			goto out_session;
+		}
+		if (rc) {
+			fc_store_run_end(s.st, s.run, "error");
+			rc = rc == -EINVAL ? FC_EXIT_USAGE : FC_EXIT_CANT;
+			goto out_session;
+		}
+		rc = finish(ctx, &s, &queued);
+	} while (queued > 0 && !rc);
+
+out_session:
+	mx_session_close(&s);
+out_cli:
+	mx_cli_release(&c);
+	return rc;
+}

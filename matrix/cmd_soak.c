@@ -1,0 +1,464 @@
+/*
+ * fabcheck soak NODE... --duration T: continuous bidirectional traffic over
+ * the matrix's round-robin schedule, in slices: each slice runs every pair
+ * of one round at once as a `pair -b --bw -D SLICE --interval S --json`
+ * child (the matrix runner, matrix/mx_run.c), and each finished slice goes to
+ * the store at once (run kind "soak"; `fabcheck tui --run ID` follows it).
+ * At the end, or on Ctrl-C, the slices are analysed (matrix/soak.c): per-pair
+ * bandwidth series, drops below a share of the pair's own median, link
+ * flaps per node, error counters, each with its time.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/sched.h"
+#include "matrix/soak.h"
+#include "core/util.h"
+#include "ctl/chan.h"
+#include "store/store.h"
+#include "src/cmds.h"
+#include "matrix/mx_cli.h"
+#include "matrix/mx_run.h"
+
+const char usage_soak[] =
+	"usage: fabcheck soak NODE... --duration T [options] [pair options]\n"
+	"       fabcheck soak --hostfile FILE --duration T [options] [pair options]\n"
+	"\n"
+	"Runs bidirectional RDMA WRITE traffic for T over the round-robin schedule of\n"
+	"the matrix (every node in one pair at a time), in slices: each slice runs\n"
+	"the pairs of one round for --slice seconds, sampling bandwidth every\n"
+	"--interval; the next slice takes the next round. Each finished slice is\n"
+	"kept in the store (run kind \"soak\"; follow it with 'fabcheck tui --run ID').\n"
+	"At the end, or on Ctrl-C (which keeps every finished slice), it reports per\n"
+	"pair the bandwidth series, drops below --drop-pct of the pair's own median,\n"
+	"slices that failed, and per node link flaps (link_downed, the netdev's\n"
+	"carrier changes) and error counters, each with its time (wall clock and\n"
+	"seconds since the start).\n"
+	"\n"
+	"  --duration T        how long to soak (e.g. 600, 30m, 8h); required\n"
+	"  --slice T           length of each pair test (default 60s; the last is\n"
+	"                      shorter when less time is left)\n"
+	"  --interval T        bandwidth sample interval (default 1s)\n"
+	"  --drop-pct P        a sample below P%% of its pair's median is a drop (default 50)\n"
+	"  --hostfile FILE     nodes, one a line\n"
+	"  --db FILE           the store (default fabcheck.db)\n"
+	"  --deadline T        a slice still running T after its end is killed (default 90s)\n"
+	"  -j, --json          one JSON document on stdout (per-pair samples, events)\n"
+	"\n"
+	"pair options, passed to each slice (see 'fabcheck pair --help'):\n"
+	"  --test write|send, -s SIZE, -q N, -t N, -d DEV[:PORT], -x IDX, --cm,\n"
+	"  --use-cuda[=GPU], --min-gbps X, --min-link-pct P, --ssh-config FILE,\n"
+	"  --launcher ssh|slurm|local, --worker-cmd PATH, --timeout T,\n"
+	"  --pair-opt ARG (any other pair option, repeatable)\n"
+	"\n"
+	"Exit: 0 pass, 1 a drop, a flap or a failed slice, 2 usage, 3 could not run\n"
+	"(no slice gave a result) or stopped before the end.\n";
+
+enum {
+	OPT_DURATION = 256, OPT_SLICE, OPT_INTERVAL, OPT_DROP, OPT_HOSTFILE, OPT_DB, OPT_DEADLINE,
+	OPT_P_TEST, OPT_P_CM, OPT_P_CUDA, OPT_P_MIN_GBPS, OPT_P_LINK_PCT, OPT_P_SSH, OPT_P_LAUNCHER,
+	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT,
+};
+
+static const struct option soak_long[] = {
+	{ .name = "duration", .has_arg = required_argument, .val = OPT_DURATION },
+	{ .name = "slice", .has_arg = required_argument, .val = OPT_SLICE },
+	{ .name = "interval", .has_arg = required_argument, .val = OPT_INTERVAL },
+	{ .name = "drop-pct", .has_arg = required_argument, .val = OPT_DROP },
+	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
+	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
+	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
+	{ .name = "json", .has_arg = no_argument, .val = 'j' },
+	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
+	{ .name = "size", .has_arg = required_argument, .val = 's' },
+	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
+	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
+	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
+	{ .name = "device", .has_arg = required_argument, .val = 'd' },
+	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
+	{ .name = "cm", .has_arg = no_argument, .val = OPT_P_CM },
+	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_P_CUDA },
+	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_P_MIN_GBPS },
+	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_P_LINK_PCT },
+	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_P_SSH },
+	{ .name = "launcher", .has_arg = required_argument, .val = OPT_P_LAUNCHER },
+	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_P_WCMD },
+	{ .name = "timeout", .has_arg = required_argument, .val = OPT_P_TIMEOUT },
+	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_P_OPT },
+	{ 0 },
+};
+
+struct soak_cli {
+	char **nodes;
+	int n;
+	const char *hostfile, *db;
+	double duration, slice, interval, drop_pct, deadline;
+	json_t *pair_args;
+	int test_given;
+};
+
+struct soak {
+	struct soak_cli c;
+	struct fc_store *st;
+	int64_t run;
+	json_t *slices;	  /* {"a","b","start","end","doc"} */
+	double t0;	  /* unix time of the start */
+	double slice_start;
+	int cycle;
+};
+
+static volatile sig_atomic_t soak_stop;
+
+static void soak_on_signal(int sig)
+{
+	(void)sig;
+	soak_stop = 1;
+}
+
+static double wall_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void pass(struct soak_cli *c, const char *opt, const char *arg)
+{
+	json_array_append_new(c->pair_args, json_string(opt));
+	if (arg)
+		json_array_append_new(c->pair_args, json_string(arg));
+}
+
+static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char *arg)
+{
+	enum fc_launcher k;
+	char buf[256];
+
+	switch (opt) {
+	case OPT_DURATION: return fc_parse_duration("--duration", arg, 1, 30 * 86400, &c->duration);
+	case OPT_SLICE: return fc_parse_duration("--slice", arg, 2, 86400, &c->slice);
+	case OPT_INTERVAL: return fc_parse_duration("--interval", arg, 0.1, 60, &c->interval);
+	case OPT_DROP: return fc_parse_double("--drop-pct", arg, 1, 100, &c->drop_pct);
+	case OPT_HOSTFILE: c->hostfile = arg; return 0;
+	case OPT_DB: c->db = arg; return 0;
+	case OPT_DEADLINE: return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline);
+	case 'j': ctx->json = 1; return 0;
+	case OPT_P_TEST:
+		if (strcmp(arg, "write") && strcmp(arg, "send")) {
+			fc_err("--test: '%s' is not a soak test; expected write or send (one)", arg);
+			return -EINVAL;
+		}
+		c->test_given = 1;
+		pass(c, "--test", arg);
+		return 0;
+	case 's': pass(c, "-s", arg); return 0;
+	case 'q': pass(c, "-q", arg); return 0;
+	case 't': pass(c, "-t", arg); return 0;
+	case 'd': pass(c, "-d", arg); return 0;
+	case 'x': pass(c, "-x", arg); return 0;
+	case OPT_P_CM: pass(c, "--cm", NULL); return 0;
+	case OPT_P_CUDA:
+		snprintf(buf, sizeof(buf), "--use-cuda%s%s", arg ? "=" : "", arg ? arg : "");
+		pass(c, buf, NULL);
+		return 0;
+	case OPT_P_MIN_GBPS: pass(c, "--min-gbps", arg); return 0;
+	case OPT_P_LINK_PCT: pass(c, "--min-link-pct", arg); return 0;
+	case OPT_P_SSH: pass(c, "--ssh-config", arg); return 0;
+	case OPT_P_LAUNCHER:
+		if (fc_launcher_parse(arg, &k)) {
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+			return -EINVAL;
+		}
+		pass(c, "--launcher", arg);
+		return 0;
+	case OPT_P_WCMD: pass(c, "--worker-cmd", arg); return 0;
+	case OPT_P_TIMEOUT: pass(c, "--timeout", arg); return 0;
+	case OPT_P_OPT: pass(c, arg, NULL); return 0;
+	default: return -EINVAL;
+	}
+}
+
+static int soak_nodes(struct soak_cli *c, int argc, char **argv)
+{
+	if (mx_node_args("soak", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
+		return FC_EXIT_USAGE;
+	if (c->n < 2) {
+		fc_err("soak: give at least two nodes (or --hostfile FILE)");
+		return FC_EXIT_USAGE;
+	}
+	if (c->n > FC_SCHED_MAX_NODES) {
+		fc_err("soak: %d nodes; at most %d", c->n, FC_SCHED_MAX_NODES);
+		return FC_EXIT_USAGE;
+	}
+	for (int i = 0; i < c->n; i++) {
+		if (!fc_valid_node_name(c->nodes[i])) {
+			fc_err("soak: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
+			       c->nodes[i]);
+			return FC_EXIT_USAGE;
+		}
+		for (int j = 0; j < i; j++)
+			if (!strcmp(c->nodes[i], c->nodes[j])) {
+				fc_err("soak: node '%s' is given twice", c->nodes[i]);
+				return FC_EXIT_USAGE;
+			}
+	}
+	return 0;
+}
+
+static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **argv)
+{
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	c->slice = 60;
+	c->interval = 1;
+	c->drop_pct = 50;
+	c->deadline = 90;
+	c->db = FC_STORE_DEFAULT;
+	c->pair_args = json_array();
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "js:q:t:d:x:", soak_long, NULL)) != -1) {
+		if (opt == '?') {
+			fprintf(stderr, "run 'fabcheck soak --help' for the options\n");
+			return FC_EXIT_USAGE;
+		}
+		if (soak_opt(ctx, c, opt, optarg))
+			return FC_EXIT_USAGE;
+	}
+	if (c->duration <= 0) {
+		fc_err("soak: --duration T is required (e.g. --duration 8h)");
+		return FC_EXIT_USAGE;
+	}
+	if (c->interval * 2 > c->slice) {
+		fc_err("soak: --interval %.3g s leaves less than two samples in a %.3g s --slice; shorten the interval or lengthen the slice",
+		       c->interval, c->slice);
+		return FC_EXIT_USAGE;
+	}
+	return soak_nodes(c, argc, argv);
+}
+
+/* The slice's pair arguments: bidirectional bandwidth for @secs. */
+static json_t *slice_args(const struct soak *s, double secs)
+{
+	json_t *a = json_array();
+	char d[32], iv[32];
+
+	snprintf(d, sizeof(d), "%.3f", secs);
+	snprintf(iv, sizeof(iv), "%.3f", s->c.interval);
+	json_array_append_new(a, json_string("--bw"));
+	json_array_append_new(a, json_string("-b"));
+	json_array_append_new(a, json_string("-D"));
+	json_array_append_new(a, json_string(d));
+	json_array_append_new(a, json_string("--interval"));
+	json_array_append_new(a, json_string(iv));
+	if (!s->c.test_given) {
+		json_array_append_new(a, json_string("--test"));
+		json_array_append_new(a, json_string("write"));
+	}
+	json_array_extend(a, s->c.pair_args);
+	return a;
+}
+
+static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
+{
+	struct soak *s = arg;
+	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
+	char when[64];
+
+	json_array_append_new(s->slices,
+			      json_pack("{s:s, s:s, s:f, s:f, s:O}", "a", s->c.nodes[job->a], "b",
+					s->c.nodes[job->b], "start", s->slice_start, "end", now,
+					"doc", doc));
+	if (g == g)
+		fprintf(stderr, "soak: %s %s-%s: %.3f Gb/s both ways (%s)\n",
+			fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
+	else
+		fprintf(stderr, "soak: %s %s-%s: no result (%s)\n",
+			fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
+}
+
+/* Runs slices until the duration is spent or a signal; 0, -EINTR, or <0. */
+static int soak_loop(struct soak *s)
+{
+	struct fc_pair_idx p[FC_SCHED_MAX_NODES / 2];
+	int rounds = fc_sched_rounds(s->c.n, 0), rc = 0;
+	double mono0 = fc_now();
+	struct mx_runner r = {
+		.st = s->st, .run = s->run, .n = s->c.n, .names = s->c.nodes,
+		.deadline_s = 0, .stop = &soak_stop, .on_result = on_slice, .arg = s,
+	};
+	json_t *args = NULL;
+
+	r.pair_args = s->c.pair_args;
+	if ((rc = mx_run_init(&r)))
+		return rc;
+	r.rounds = 0; /* the soak queues its own rounds */
+	while (!soak_stop) {
+		double left = s->c.duration - (fc_now() - mono0);
+		double secs = left < s->c.slice ? left : s->c.slice;
+		int cnt;
+
+		if (secs < 2 || secs < 2 * s->c.interval)
+			break;
+		json_decref(args);
+		args = slice_args(s, secs);
+		r.pair_args = args;
+		r.deadline_s = secs + s->c.deadline;
+		cnt = fc_sched_round(s->c.n, 0, s->cycle % rounds, p);
+		for (int i = 0; i < cnt; i++)
+			if ((rc = mx_run_add(&r, p[i].a, p[i].b, 0)))
+				goto out;
+		s->slice_start = wall_now();
+		double slice_end = fc_now() + secs;
+
+		while ((rc = mx_run_poll(&r, 500)) > 0)
+			;
+		if (rc < 0)
+			goto out;
+		/* A slice that failed early still takes its time: the soak
+		 * keeps its pace, and a dead link is not hammered. */
+		while (!soak_stop && fc_now() < slice_end)
+			usleep(100000);
+		s->cycle++;
+	}
+	rc = soak_stop ? -EINTR : 0;
+out:
+	if (r.nkids) {
+		soak_stop = 1;
+		mx_run_poll(&r, 0);
+	}
+	mx_run_release(&r);
+	json_decref(args);
+	return rc;
+}
+
+static void render_soak(FILE *f, const json_t *doc)
+{
+	struct fc_table *t = fc_table_new(7, "PAIR", "SLICES", "FAILED", "MEDIAN A->B",
+					  "MEDIAN B->A", "MIN A->B", "MIN B->A");
+	size_t i;
+	json_t *p;
+
+	fprintf(f, "soak of %d node(s): %.0f s of %.0f s, %d slice(s)\n\n",
+		(int)json_object_size(json_object_get(doc, "nodes")), fc_jnum(doc, "elapsed_s", 0),
+		fc_jnum(doc, "duration_s", 0), (int)fc_jnum(doc, "slices", 0));
+	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s-%s", fc_jstr(p, "a", "?"), fc_jstr(p, "b", "?"));
+		fc_table_addf(t, 1, "%d", (int)fc_jnum(p, "slices", 0));
+		fc_table_addf(t, 2, "%d", (int)fc_jnum(p, "failed_slices", 0));
+		fc_table_addf(t, 3, "%.3f Gb/s", fc_jnum(p, "median_a_to_b_gbps", 0));
+		fc_table_addf(t, 4, "%.3f Gb/s", fc_jnum(p, "median_b_to_a_gbps", 0));
+		fc_table_addf(t, 5, "%.3f Gb/s", fc_jnum(p, "min_a_to_b_gbps", 0));
+		fc_table_addf(t, 6, "%.3f Gb/s", fc_jnum(p, "min_b_to_a_gbps", 0));
+	}
+	fc_table_print(t, f, "");
+	fc_table_free(t);
+	if (json_object_get(doc, "store"))
+		fprintf(f, "\nkept as run %lld in %s\n",
+			(long long)fc_jnum(json_object_get(doc, "store"), "run", 0),
+			fc_jstr(json_object_get(doc, "store"), "path", "?"));
+	fprintf(f, "\n");
+}
+
+static json_t *soak_params(const struct soak *s)
+{
+	json_t *nodes = json_array();
+
+	for (int i = 0; i < s->c.n; i++)
+		json_array_append_new(nodes, json_string(s->c.nodes[i]));
+	return json_pack("{s:o, s:f, s:f, s:f, s:f, s:O, s:b, s:b, s:f, s:f}", "nodes", nodes,
+			 "duration_s", s->c.duration, "slice_s", s->c.slice, "interval_s",
+			 s->c.interval, "drop_pct", s->c.drop_pct, "pair_args", s->c.pair_args,
+			 "both_directions", 0, "retest", 0, "min_rack_pct", 0.0, "min_gbps", 0.0);
+}
+
+int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = soak_on_signal };
+	struct soak s;
+	struct fc_soak_opts o;
+	json_t *doc, *params;
+	int rc, good, vexit;
+
+	memset(&s, 0, sizeof(s));
+	rc = soak_parse(ctx, &s.c, argc, argv);
+	if (rc)
+		goto out_cli;
+	s.st = fc_store_open(s.c.db);
+	if (!s.st) {
+		rc = FC_EXIT_CANT;
+		goto out_cli;
+	}
+	params = soak_params(&s);
+	s.run = fc_store_run_begin(s.st, "soak", params);
+	if (s.run <= 0) {
+		json_decref(params);
+		rc = FC_EXIT_CANT;
+		goto out_store;
+	}
+	s.slices = json_array();
+	s.t0 = wall_now();
+	fprintf(stderr, "soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)\n",
+		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
+	soak_stop = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = soak_loop(&s);
+	doc = fc_doc_new();
+	o = (struct fc_soak_opts){ .drop_pct = s.c.drop_pct, .t0 = s.t0 };
+	good = fc_soak_analyze(doc, s.slices, &o);
+	json_object_set_new(doc, "duration_s", json_real(s.c.duration));
+	json_object_set_new(doc, "elapsed_s", json_real(wall_now() - s.t0));
+	json_object_set_new(doc, "start", json_real(s.t0));
+	json_object_set_new(doc, "slices", json_integer((json_int_t)json_array_size(s.slices)));
+	json_object_set_new(doc, "store", json_pack("{s:s, s:I}", "path", s.c.db, "run",
+						   (json_int_t)s.run));
+	if (rc == -EINTR)
+		fc_finding(doc, FC_WARN,
+			   "stopped by a signal after %.0f s of %.0f s: the finished slices are kept (run %lld in %s); rerun for the full duration",
+			   wall_now() - s.t0, s.c.duration, (long long)s.run, s.c.db);
+	else if (rc)
+		fc_finding(doc, FC_FAIL, "the soak could not go on: %s", strerror(-rc));
+	if (!good)
+		fc_finding(doc, FC_FAIL,
+			   "no slice gave a result: the pairs could not run (see the failures above)");
+	json_object_set(params, "findings", json_object_get(doc, "findings"));
+	json_object_set(params, "events", json_object_get(doc, "events"));
+	fc_store_run_set_params(s.st, s.run, params);
+	json_decref(params);
+	fc_store_run_end(s.st, s.run, rc == -EINTR ? "interrupted" : fc_verdict_name(fc_doc_verdict(doc)));
+	json_decref(s.slices);
+	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
+	 * or nothing ran: could not run. */
+	vexit = fc_doc_exit(doc);
+	good = fc_emit(ctx, doc, render_soak) == FC_EXIT_CANT ? -1 : good;
+	if (rc == -EINVAL)
+		rc = FC_EXIT_USAGE;
+	else if (rc || good <= 0)
+		rc = FC_EXIT_CANT;
+	else
+		rc = vexit;
+
+out_store:
+	fc_store_close(s.st);
+out_cli:
+	for (int i = 0; i < s.c.n; i++)
+		free(s.c.nodes[i]);
+	free(s.c.nodes);
+	json_decref(s.c.pair_args);
+	return rc;
+}

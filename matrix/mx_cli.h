@@ -1,0 +1,61 @@
+/*
+ * The options `matrix` and `tui` share: the nodes, the store, the run to
+ * resume or follow, the analysis thresholds, and the `pair` options passed
+ * through to each pair.
+ */
+#ifndef FC_MX_CLI_H
+#define FC_MX_CLI_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/fc.h"
+#include "matrix/mxan.h"
+
+struct mx_cli {
+	char **nodes;
+	int n;
+	const char *hostfile;
+	const char *db;
+	int64_t resume; /* matrix --resume RUN */
+	int64_t follow; /* tui --run RUN */
+	int both, retest;
+	struct fc_mx_opts opts;
+	json_t *pair_args; /* strings, passed to each `pair` */
+	int pair_test_given; /* --test, --bw, --lat, -s or -a given */
+	double deadline_s;
+	const char *import; /* matrix --import FILE: recorded pair documents */
+	double pace_s;	    /* --pace: seconds between imported results */
+	/* tui only */
+	int once, max_iter;
+};
+
+#define MX_CLI_MATRIX 0
+#define MX_CLI_TUI 1
+
+/* Parses argv (argv[0] is the command name) into @c; the nodes come from
+ * the remaining arguments or --hostfile. Returns 0 or FC_EXIT_USAGE after
+ * printing the reason. */
+int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, int which,
+		 const char *usage);
+void mx_cli_release(struct mx_cli *c);
+
+/* The pair options' help text, shared by both usages. */
+#define MX_CLI_PAIR_HELP                                                            \
+	"pair options, passed to each pair (see 'fabcheck pair --help'):\n"           \
+	"  --test LIST, --bw, --lat, -s SIZE, -a, --max-size SIZE, -n N, -D T,\n"     \
+	"  -q N, -t N, -b, --reverse, --interval T, -d DEV[:PORT], -x IDX, --cm,\n"   \
+	"  --tclass N, --sl N,\n"                                                    \
+	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
+	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
+	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \
+	"  default: pair's (write and read; bandwidth at 1 MiB, latency at 2 B)\n"
+
+/* Reads a host file: one node a line (the first word), '#' comments. */
+int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);
+/* The nodes of a command: argv[first..] or @hostfile, not both (logged,
+ * naming @cmd). A NULL-terminated list in *nodes_p. 0 or -EINVAL. */
+int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, int first,
+		 char ***nodes_p, int *n_p);
+
+#endif

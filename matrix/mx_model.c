@@ -1,0 +1,321 @@
+/* The matrix model: a run read back from the store, and its analysis. */
+#include "matrix/mx_model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/sched.h"
+
+enum fc_mx_state mx_state_of(const char *verdict)
+{
+	if (!strcmp(verdict, "pass") || !strcmp(verdict, "warn"))
+		return FC_MX_OK;
+	if (!strcmp(verdict, "fail"))
+		return FC_MX_FAIL;
+	return FC_MX_ERROR;
+}
+
+int mx_model_node(const struct mx_model *m, const char *name)
+{
+	for (int i = 0; i < m->n; i++)
+		if (!strcmp(m->names[i], name))
+			return i;
+	return -1;
+}
+
+static int add_node(struct mx_model *m, const char *name)
+{
+	char **nn = realloc(m->names, ((size_t)m->n + 1) * sizeof(*nn));
+	double *nr;
+
+	if (!nn)
+		return -ENOMEM;
+	m->names = nn;
+	nr = realloc(m->rate_gbps, ((size_t)m->n + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	m->rate_gbps = nr;
+	m->rate_gbps[m->n] = NAN;
+	m->names[m->n] = strdup(name);
+	if (!m->names[m->n])
+		return -ENOMEM;
+	return m->n++;
+}
+
+json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc_mx_opts *o,
+		      const json_t *pair_args, double deadline_s)
+{
+	json_t *p = json_object(), *list = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(list, json_string(nodes[i]));
+	json_object_set_new(p, "nodes", list);
+	json_object_set_new(p, "both_directions", json_boolean(both));
+	json_object_set_new(p, "retest", json_boolean(retest));
+	json_object_set_new(p, "min_gbps", json_real(o->min_gbps));
+	json_object_set_new(p, "min_rack_pct", json_real(o->min_rack_pct));
+	json_object_set_new(p, "max_lat_us", json_real(o->max_lat_us));
+	json_object_set_new(p, "asym_pct", json_real(o->asym_pct));
+	json_object_set_new(p, "pair_args", pair_args ? json_deep_copy(pair_args) : json_array());
+	json_object_set_new(p, "deadline_s", json_real(deadline_s));
+	return p;
+}
+
+static void params_read(struct mx_model *m)
+{
+	const json_t *p = m->info.params;
+	struct fc_mx_opts d = FC_MX_OPTS_DEFAULT;
+
+	m->both = json_is_true(json_object_get(p, "both_directions"));
+	m->retest = json_is_true(json_object_get(p, "retest"));
+	m->opts.min_gbps = fc_jnum(p, "min_gbps", d.min_gbps);
+	m->opts.min_rack_pct = fc_jnum(p, "min_rack_pct", d.min_rack_pct);
+	m->opts.max_lat_us = fc_jnum(p, "max_lat_us", d.max_lat_us);
+	m->opts.asym_pct = fc_jnum(p, "asym_pct", d.asym_pct);
+}
+
+static int add_row(const struct fc_store_pair *p, void *arg)
+{
+	struct mx_model *m = arg;
+	struct fc_mx_result *r;
+	int a = mx_model_node(m, p->a), b = mx_model_node(m, p->b);
+	char **ne;
+	json_t *doc;
+
+	if (a < 0)
+		a = add_node(m, p->a);
+	if (a >= 0 && b < 0)
+		b = add_node(m, p->b);
+	if (a < 0 || b < 0)
+		return -ENOMEM;
+	if (m->nres == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct fc_mx_result *nr = realloc(m->res, cap * sizeof(*nr));
+		int64_t *ni;
+
+		if (!nr)
+			return -ENOMEM;
+		m->res = nr;
+		ni = realloc(m->res_id, cap * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		m->res_id = ni;
+		ne = realloc(m->res_err, cap * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		m->res_err = ne;
+		m->cap = cap;
+	}
+	r = &m->res[m->nres];
+	r->a = a;
+	r->b = b;
+	r->gbps = p->gbps;
+	r->lat_us = p->lat_us;
+	r->state = mx_state_of(p->verdict);
+	/* Parse the document only for what the columns lack: the retest mark
+	 * (only a retest row has the key) and a node's link rate not yet known. */
+	r->retest = 0;
+	if (strstr(p->doc, "\"retest\"") ||
+	    ((isnan(m->rate_gbps[a]) || isnan(m->rate_gbps[b])) && strstr(p->doc, "rate_gbps"))) {
+		doc = json_loads(p->doc, 0, NULL);
+		r->retest = json_is_true(json_object_get(doc, "retest"));
+		if (isnan(m->rate_gbps[a]))
+			m->rate_gbps[a] = fc_jnum(json_object_get(doc, "a"), "rate_gbps", NAN);
+		if (isnan(m->rate_gbps[b]))
+			m->rate_gbps[b] = fc_jnum(json_object_get(doc, "b"), "rate_gbps", NAN);
+		json_decref(doc);
+	}
+	m->res_err[m->nres] = NULL;
+	if (r->state == FC_MX_ERROR) {
+		const char *why;
+
+		doc = json_loads(p->doc, 0, NULL);
+		why = fc_jstr(doc, "error", NULL);
+		if (!why && json_array_size(json_object_get(doc, "findings")))
+			why = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
+		/* The child's log prefix says nothing here. */
+		if (why && !strncmp(why, "fabcheck: error: ", 17))
+			why += 17;
+		m->res_err[m->nres] = strdup(why ? why : "no result");
+		json_decref(doc);
+	}
+	m->res_id[m->nres++] = p->id;
+	m->last_id = p->id;
+	m->last_time = p->time;
+	m->analyzed = 0;
+	return 0;
+}
+
+int mx_model_load(struct mx_model *m, struct fc_store *st, int64_t run)
+{
+	const json_t *nodes;
+	size_t i;
+	json_t *v;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->run = run;
+	rc = fc_store_run_get(st, run, &m->info);
+	if (rc)
+		return rc;
+	params_read(m);
+	nodes = json_object_get(m->info.params, "nodes");
+	json_array_foreach(nodes, i, v) {
+		if (json_is_string(v) && mx_model_node(m, json_string_value(v)) < 0 &&
+		    add_node(m, json_string_value(v)) < 0) {
+			mx_model_release(m);
+			return -ENOMEM;
+		}
+	}
+	rc = fc_store_pairs(st, run, 0, add_row, m);
+	if (rc) {
+		if (rc == -ENOMEM)
+			fc_err("out of memory reading run %lld", (long long)run);
+		mx_model_release(m);
+	}
+	return rc;
+}
+
+int mx_model_refresh(struct mx_model *m, struct fc_store *st)
+{
+	size_t before = m->nres;
+	struct fc_store_run info;
+	int rc;
+
+	rc = fc_store_pairs(st, m->run, m->last_id, add_row, m);
+	if (rc)
+		return rc;
+	if (!fc_store_run_get(st, m->run, &info)) {
+		fc_store_run_release(&m->info);
+		m->info = info;
+	}
+	return (int)(m->nres - before);
+}
+
+int mx_model_analyze(struct mx_model *m)
+{
+	int rc;
+
+	if (m->analyzed)
+		return 0;
+	fc_mx_release(&m->an);
+	rc = fc_mx_analyze(m->n, m->res, m->nres, &m->opts, &m->an);
+	if (rc) {
+		fc_err("cannot analyse run %lld: %s", (long long)m->run, strerror(-rc));
+		return rc;
+	}
+	m->analyzed = 1;
+	return 0;
+}
+
+void mx_model_release(struct mx_model *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->rate_gbps);
+	for (size_t i = 0; i < m->nres; i++)
+		free(m->res_err[i]);
+	free(m->res_err);
+	free(m->res);
+	free(m->res_id);
+	fc_mx_release(&m->an);
+	fc_store_run_release(&m->info);
+	memset(m, 0, sizeof(*m));
+}
+
+/* True when the schedule's a -> b (or b -> a without --both-directions)
+ * has a first (non-retest) measurement that ran or errored. */
+static int sched_done(const struct mx_model *m, const unsigned char *seen, int a, int b)
+{
+	return seen[a * m->n + b] || (!m->both && seen[b * m->n + a]);
+}
+
+void mx_model_progress(const struct mx_model *m, double now, struct mx_progress *p)
+{
+	int n = m->n, rounds = fc_sched_rounds(n, m->both);
+	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
+	struct fc_pair_idx *pi = calloc((size_t)fc_sched_round_max(n) + 1, sizeof(*pi));
+
+	memset(p, 0, sizeof(*p));
+	p->rounds = rounds;
+	p->total = n * (n - 1) / (m->both ? 1 : 2);
+	p->left_s = NAN;
+	p->elapsed_s = (m->info.ended > 0 ? m->info.ended : now) - m->info.started;
+	if (!seen || !pi)
+		goto out_free;
+	for (size_t i = 0; i < m->nres; i++)
+		if (!m->res[i].retest && m->res[i].state != FC_MX_NONE)
+			seen[m->res[i].a * n + m->res[i].b] = 1;
+	p->round = rounds;
+	for (int r = 0; r < rounds; r++) {
+		int cnt = fc_sched_round(n, m->both, r, pi), all = 1;
+
+		for (int k = 0; k < cnt; k++) {
+			if (sched_done(m, seen, pi[k].a, pi[k].b))
+				p->done++;
+			else
+				all = 0;
+		}
+		if (!all && p->round == rounds)
+			p->round = r;
+	}
+	if (p->done >= p->total)
+		p->left_s = 0;
+	else if (p->done > 0 && m->last_time > m->info.started)
+		p->left_s = (m->last_time - m->info.started) / p->done * (p->total - p->done);
+out_free:
+	free(seen);
+	free(pi);
+}
+
+const struct fc_mx_cell *mx_model_show(const struct mx_model *m, int a, int b, int *mirrored_p)
+{
+	const struct fc_mx_cell *c;
+
+	*mirrored_p = 0;
+	if (!m->analyzed || a == b || a < 0 || b < 0 || a >= m->n || b >= m->n)
+		return NULL;
+	c = fc_mx_cell(&m->an, a, b);
+	if (c->state != FC_MX_NONE)
+		return c;
+	c = fc_mx_cell(&m->an, b, a);
+	if (!m->both && c->state != FC_MX_NONE) {
+		*mirrored_p = 1;
+		return c;
+	}
+	return NULL;
+}
+
+double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c)
+{
+	double best = m->an.best_gbps;
+
+	if (!c || !isfinite(c->gbps) || !isfinite(best) || best <= 0)
+		return NAN;
+	return fmax(0, fmin(1, c->gbps / best));
+}
+
+void mx_heat_rgb(double share, unsigned char rgb[3])
+{
+	/* ColorBrewer RdYlGn end points and middle. */
+	static const double stops[3][3] = { { 215, 48, 39 }, { 254, 224, 139 }, { 26, 152, 80 } };
+	double t = isfinite(share) ? fmax(0, fmin(1, share)) : 0;
+	int lo = t < 0.5 ? 0 : 1;
+	double u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
+
+	for (int i = 0; i < 3; i++)
+		rgb[i] = (unsigned char)lround(stops[lo][i] + (stops[lo + 1][i] - stops[lo][i]) * u);
+}
+
+const char *mx_model_error(const struct mx_model *m, int a, int b)
+{
+	for (size_t i = m->nres; i-- > 0;)
+		if (m->res[i].a == a && m->res[i].b == b)
+			return m->res_err[i];
+	return NULL;
+}

@@ -1,0 +1,79 @@
+/*
+ * The matrix model: a run's nodes, parameters and pair results read from the
+ * store, and their analysis. Shared by `matrix` (its report), `tui` (what it
+ * draws) and `report` (HTML, CSV, Prometheus). No terminal, no processes.
+ */
+#ifndef FC_MX_MODEL_H
+#define FC_MX_MODEL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "matrix/mxan.h"
+#include "store/store.h"
+
+struct mx_model {
+	int64_t run;
+	struct fc_store_run info; /* kind, verdict, started, params */
+	int n;			  /* nodes */
+	char **names;
+	double *rate_gbps; /* per node: its port's link rate from the documents, NAN unknown */
+	int both;    /* --both-directions */
+	int retest;  /* --retest asked */
+	struct fc_mx_opts opts;
+	struct fc_mx_result *res; /* every stored row, in row order */
+	int64_t *res_id;	  /* the store's row id of each */
+	char **res_err;		  /* why a result could not run (NULL otherwise) */
+	size_t nres, cap;
+	int64_t last_id; /* newest row read */
+	double last_time; /* unix time of the newest row */
+	struct fc_mx_analysis an;
+	int analyzed;
+};
+
+/* Reads run @run of @st (a "matrix" run, or any run with pairs). Returns 0
+ * or a negative errno (logged). */
+int mx_model_load(struct mx_model *m, struct fc_store *st, int64_t run);
+/* Reads the rows added since the last load or refresh, and the run's end.
+ * Returns the number of new rows or a negative errno. */
+int mx_model_refresh(struct mx_model *m, struct fc_store *st);
+/* (Re)computes m->an from the latest result of each pair. */
+int mx_model_analyze(struct mx_model *m);
+void mx_model_release(struct mx_model *m);
+
+/* Index of @name in the model, -1 when absent. */
+int mx_model_node(const struct mx_model *m, const char *name);
+
+/* Progress: directed pairs of the schedule measured (not counting
+ * retests), of the total; the first round with a pair still to run
+ * (== rounds when all are done); seconds left at the pace so far (NAN
+ * when unknown). */
+struct mx_progress {
+	int done, total, round, rounds;
+	double elapsed_s, left_s;
+};
+void mx_model_progress(const struct mx_model *m, double now, struct mx_progress *p);
+
+/* The `fabcheck matrix --json` document of the model (analysis done). */
+json_t *mx_model_doc(const struct mx_model *m);
+
+/* The run parameters of a matrix: what --resume and the TUI read back. */
+json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc_mx_opts *o,
+		      const json_t *pair_args, double deadline_s);
+
+/* The cell to show at row @a, column @b of a heat map: a -> b when it
+ * was measured, else b -> a for a single-direction run (*mirrored_p set),
+ * else NULL. */
+const struct fc_mx_cell *mx_model_show(const struct mx_model *m, int a, int b, int *mirrored_p);
+/* Bandwidth as a share of the best pair (0..1; NAN when none). */
+double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c);
+/* Heat colour of a share: red (0) through yellow (0.5) to green (1). */
+void mx_heat_rgb(double share, unsigned char rgb[3]);
+
+/* Why a -> b could not run (its latest result), or NULL. */
+const char *mx_model_error(const struct mx_model *m, int a, int b);
+
+/* State of a stored row from its verdict column. */
+enum fc_mx_state mx_state_of(const char *verdict);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * The matrix runner: runs the schedule's pairs as `fabcheck pair A B --json`
+ * child processes of this same binary, a round at a time (no node in two
+ * tests at once), and stores each result as it finishes. Driven by
+ * mx_run_poll() so that the TUI can interleave it with its input.
+ */
+#ifndef FC_MX_RUN_H
+#define FC_MX_RUN_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+struct mx_job {
+	int a, b;
+	int round; /* -1 for a retest or a rerun */
+	int retest;
+};
+
+struct mx_kid;
+
+typedef void (*mx_result_fn)(void *arg, const struct mx_job *job, const json_t *doc);
+
+struct mx_runner {
+	struct fc_store *st;
+	int64_t run;
+	int n;
+	char **names;		/* borrowed */
+	int both;
+	const json_t *pair_args; /* borrowed: strings passed to each `pair` */
+	double deadline_s;	/* a pair still running after this is killed */
+	const char *exe;	/* the binary to run, default /proc/self/exe */
+	volatile sig_atomic_t *stop; /* set by a signal handler: stop now */
+	mx_result_fn on_result;	/* after each stored result (may be NULL) */
+	void *arg;
+
+	/* State. */
+	unsigned char *done; /* n * n: a -> b already measured in this run */
+	int round, rounds;
+	struct mx_job *queue;
+	int nq, qcap;
+	struct mx_kid *kids;
+	int nkids;
+	int *busy; /* per node: running now */
+	int stored, errors, usage_error;
+	char exe_buf[4096];
+};
+
+/* Prepares @r (fields above the "State" line set by the caller) and marks
+ * the pairs @st already holds for the run as done (for --resume): a pair
+ * whose result ran (pass, warn, fail) is not run again; one that errored is.
+ * Returns 0 or a negative errno. */
+int mx_run_init(struct mx_runner *r);
+void mx_run_release(struct mx_runner *r);
+
+/* Queues one pair outside the schedule (--retest, the TUI's rerun). */
+int mx_run_add(struct mx_runner *r, int a, int b, int retest);
+
+/* Starts what may start, waits up to @timeout_ms for children, stores what
+ * finished. Returns 1 while there is more to do, 0 when the schedule and
+ * the queue are done, -EINTR when *stop was set (children are ended and
+ * their partial results dropped), or another negative errno. */
+int mx_run_poll(struct mx_runner *r, int timeout_ms);
+
+/* Pairs running now, for the TUI. */
+int mx_run_active(const struct mx_runner *r, struct mx_job *out, int max);
+
+#endif

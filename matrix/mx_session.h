@@ -1,0 +1,33 @@
+/*
+ * A matrix run being made: the store, the run (new or resumed), its nodes
+ * and pair options, and the runner. Used by `matrix` and by `tui NODE...`.
+ */
+#ifndef FC_MX_SESSION_H
+#define FC_MX_SESSION_H
+
+#include "matrix/mx_cli.h"
+#include "matrix/mx_run.h"
+
+struct mx_session {
+	struct fc_store *st;
+	int64_t run;
+	json_t *params; /* the run's stored parameters */
+	char **names;	/* from params */
+	int n;
+	int both, retest, retested;
+	struct mx_runner r;
+};
+
+/* The pair options used when the user gives no test selection. */
+extern const char *const mx_default_pair_args[];
+
+/* Opens the store and begins a run from @c (or resumes c->resume), ready
+ * for mx_run_poll(&s->r, ...). Returns 0, FC_EXIT_USAGE or FC_EXIT_CANT
+ * (logged). */
+int mx_session_open(struct mx_session *s, const struct mx_cli *c,
+		    volatile sig_atomic_t *stop);
+/* Queues the --retest pairs once the schedule is done; returns how many. */
+int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an);
+void mx_session_close(struct mx_session *s);
+
+#endif

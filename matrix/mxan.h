@@ -1,0 +1,129 @@
+/*
+ * Analysis of a node-pair matrix: per-node medians, bad pairs, and the node
+ * or link to blame. Pure: takes results as structs, names as strings.
+ *
+ * A directed result a -> b is bad when `pair` itself failed it, when its
+ * bandwidth is below the absolute threshold (min_gbps), below min_rack_pct
+ * of the rack median, or its latency above max_lat_us. The rack median is
+ * the median of the per-node medians, so that one slow node (which drags
+ * down a third or a half of all pairs in a small rack) does not drag the
+ * reference with it. A node that is bad with most of its peers is a suspect
+ * node (found greedily, worst first, so that a second bad node is not
+ * blamed on the first's account); a bad pair whose two nodes are not
+ * suspects is a suspect link.
+ */
+#ifndef FC_MXAN_H
+#define FC_MXAN_H
+
+#include <stddef.h>
+
+enum fc_mx_state {
+	FC_MX_NONE = 0, /* not measured (yet) */
+	FC_MX_OK,	/* `pair` passed or warned */
+	FC_MX_FAIL,	/* `pair` failed it (its own thresholds, counters) */
+	FC_MX_ERROR,	/* could not run: unreachable, no device, timeout */
+};
+
+/* Why a directed result is bad (bits). */
+enum {
+	FC_MX_BAD_VERDICT = 1, /* `pair` said fail */
+	FC_MX_BAD_ABS = 2,     /* bandwidth below min_gbps */
+	FC_MX_BAD_RACK = 4,    /* bandwidth below min_rack_pct of the rack median */
+	FC_MX_BAD_LAT = 8,     /* latency above max_lat_us */
+};
+
+struct fc_mx_result {
+	int a, b;      /* node indices, a -> b */
+	double gbps;   /* NAN when not measured */
+	double lat_us; /* NAN when not measured */
+	enum fc_mx_state state;
+	int retest;    /* measured again by --retest */
+};
+
+struct fc_mx_opts {
+	double min_gbps;     /* absolute floor, 0 = none */
+	double min_rack_pct; /* share of the rack median, 0 = none */
+	double max_lat_us;   /* absolute ceiling, 0 = none */
+	double asym_pct;     /* A->B vs B->A: the slower below this share of the faster */
+};
+#define FC_MX_OPTS_DEFAULT { .min_rack_pct = 90, .asym_pct = 90 }
+
+struct fc_mx_cell {
+	double gbps, lat_us;
+	unsigned char state; /* enum fc_mx_state */
+	unsigned char bad;   /* FC_MX_BAD_* bits */
+	unsigned char retest;
+};
+
+enum fc_mx_node_state {
+	FC_MX_NODE_UNTESTED = 0,
+	FC_MX_NODE_OK,
+	FC_MX_NODE_SUSPECT,
+	FC_MX_NODE_UNREACHABLE, /* every pair it was in could not run */
+};
+
+struct fc_mx_node {
+	double median_gbps, median_lat_us; /* NAN when none */
+	int peers;  /* peers with a measured result */
+	int bad;    /* of those, peers whose pair is bad */
+	int errors; /* peers whose pairs only errored */
+	enum fc_mx_node_state state;
+};
+
+enum fc_mx_kind {
+	FC_MX_SUSPECT_NODE, /* a: the node */
+	FC_MX_SUSPECT_LINK, /* a, b: the link */
+	FC_MX_UNREACHABLE,  /* a: the node */
+	FC_MX_PAIR_ERROR,   /* a -> b could not run */
+	FC_MX_ASYMMETRY,    /* a -> b (v1) vs b -> a (v2) */
+	FC_MX_RACK_WIDE,    /* most nodes look bad: the threshold or the fabric */
+};
+
+struct fc_mx_finding {
+	enum fc_mx_kind kind;
+	int a, b;
+	double v1, v2;
+	int fail; /* 1 fail, 0 warn */
+};
+
+struct fc_mx_analysis {
+	int n;
+	double rack_median_gbps, rack_median_lat_us, best_gbps; /* NAN when none */
+	struct fc_mx_cell *cells; /* n * n, [a * n + b] = a -> b */
+	struct fc_mx_node *nodes; /* n */
+	struct fc_mx_finding *findings;
+	int nfindings, findings_cap;
+	int nsuspects;	/* suspect nodes + suspect links */
+	int nbad_pairs; /* unordered pairs with a bad direction */
+	int nmeasured;	/* directed results that ran */
+	struct fc_mx_opts opts;
+};
+
+/* Analyses @nres results among @n nodes (a later result for the same a -> b
+ * replaces an earlier one). Returns 0 or -ENOMEM / -EINVAL (index out of
+ * range); release @out with fc_mx_release. */
+int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
+		  const struct fc_mx_opts *opts, struct fc_mx_analysis *out);
+void fc_mx_release(struct fc_mx_analysis *an);
+
+static inline const struct fc_mx_cell *fc_mx_cell(const struct fc_mx_analysis *an, int a, int b)
+{
+	return &an->cells[(size_t)a * (size_t)an->n + (size_t)b];
+}
+/* The unordered pair {a, b} is bad in either direction. */
+int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b);
+
+/* One line for @f: which node or link and why. */
+void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+			const char *const *names, char *buf, size_t len);
+/* Words for a FC_MX_BAD_* set ("below 90% of the rack median"). */
+void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c, char *buf,
+		    size_t len);
+
+
+/* The pairs --retest runs again: each bad pair of a suspect node with a
+ * node that is not a suspect, and each suspect link. Fills @out (room for
+ * @max) and returns the count. */
+int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max);
+
+#endif

@@ -1,0 +1,349 @@
+/* fabcheck pair: options. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "src/cmds.h"
+#include "verbs/test.h"
+#include "pair/pair.h"
+
+const char usage_pair[] =
+	"usage: fabcheck pair NODE_A NODE_B [options]\n"
+	"\n"
+	"Measures RDMA bandwidth and latency between two nodes: starts 'fabcheck worker'\n"
+	"on each through ssh, relays their QP details, runs the tests on RC QPs (RoCE:\n"
+	"GRH with the chosen GID; InfiniBand: LID), reads the port counters before and\n"
+	"after, and gives a verdict.\n"
+	"\n"
+	"tests:\n"
+	"  --test LIST         write, read, send, comma-separated (default write,read)\n"
+	"  --bw, --lat         bandwidth only, latency only (default both)\n"
+	"  -s, --size SIZE     message size (default 1M for bandwidth, 2 for latency)\n"
+	"  -a, --all-sizes     every power of two from 2 B to --max-size (default 8M)\n"
+	"      --max-size SIZE largest size for -a\n"
+	"  -n, --iters N       messages per QP (bandwidth) or round trips (latency);\n"
+	"                      default 1000\n"
+	"  -D, --duration T    run each test T seconds instead (e.g. 5, 500ms)\n"
+	"  -q, --qps N         QPs for bandwidth (default 1)\n"
+	"  -b, --bidir         bandwidth both ways at once\n"
+	"      --reverse       NODE_B sends (write, send) or reads (read)\n"
+	"  -t, --tx-depth N    work requests in flight per QP (default 128)\n"
+	"      --interval T    bandwidth sample interval (default 100ms)\n"
+	"\n"
+	"choices (shown in the report):\n"
+	"  -d, --dev DEV[:PORT][,DEV[:PORT]]  device for both nodes or for A,B\n"
+	"                      (default: the first active port)\n"
+	"  -x, --gid-index N[,N] GID index (default: RoCE v2 IPv4 first, scored)\n"
+	"      --cm            connect with rdma_cm on the fabric addresses\n"
+	"      --tclass N      traffic class on both sides, 0..255 (RoCE: the GRH\n"
+	"                      traffic class, DSCP << 2 | ECN, e.g. 106 = DSCP 26 with\n"
+	"                      ECT(0); with --cm the ToS set through rdma_cm)\n"
+	"      --sl N          InfiniBand service level on both sides, 0..15\n"
+	"  On RoCE the SL is recorded only; on InfiniBand the traffic class is.\n"
+	"  The report shows what each QP carries and the congestion, pause and\n"
+	"  discard counters (hw_counters, ethtool -S) that moved.\n"
+	"\n"
+	"verdict:\n"
+	"  --min-gbps X        fail bandwidth below X Gb/s at the largest size\n"
+	"  --min-link-pct P    without --min-gbps: fail bandwidth below P% of the\n"
+	"                      slower port's rate, at sizes of 1 MiB and more (default 90)\n"
+	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
+	"  Error counters that rise during the test are warnings.\n"
+	"\n"
+	"memory:\n"
+	"  --use-cuda[=N|BUS_ID] GPU memory on both nodes (GPUDirect RDMA): GPU N, the\n"
+	"                      GPU at that PCI bus id, or alone the GPU nearest the HCA\n"
+	"                      (without -d, --use-cuda=N uses the HCA nearest GPU N)\n"
+	"      --gdr MODE      auto (dma-buf, then peermem), dmabuf or peermem\n"
+	"      --validate      fill the sender's buffer with a pattern and check every\n"
+	"                      received byte after each bandwidth test\n"
+	"  Write latency polls memory with the CPU and is not run on GPU memory.\n"
+	"\n"
+	"running:\n"
+	"  --launcher ssh|slurm|local  ssh NODE (default), srun --nodelist=NODE -N1 -n1,\n"
+	"                      or both workers on this host\n"
+	"  --ssh-config FILE   ssh -F FILE\n"
+	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
+	"                      $FABCHECK_WORKER_CMD)\n"
+	"  --timeout T         deadline of every wait (default 30s)\n"
+	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
+	"  --no-db             keep nothing\n"
+	"  -j, --json          one JSON document on stdout\n"
+	"\n"
+	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 could not run\n"
+	"(node unreachable, no device, worker lost).\n";
+
+enum {
+	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
+	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
+	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
+};
+
+static const struct option pair_opts[] = {
+	{ .name = "test", .has_arg = required_argument, .val = OPT_TEST },
+	{ .name = "bw", .has_arg = no_argument, .val = OPT_BW },
+	{ .name = "lat", .has_arg = no_argument, .val = OPT_LAT },
+	{ .name = "size", .has_arg = required_argument, .val = 's' },
+	{ .name = "all-sizes", .has_arg = no_argument, .val = 'a' },
+	{ .name = "max-size", .has_arg = required_argument, .val = OPT_MAX_SIZE },
+	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
+	{ .name = "duration", .has_arg = required_argument, .val = 'D' },
+	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
+	{ .name = "bidir", .has_arg = no_argument, .val = 'b' },
+	{ .name = "reverse", .has_arg = no_argument, .val = OPT_REVERSE },
+	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
+	{ .name = "interval", .has_arg = required_argument, .val = OPT_INTERVAL },
+	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
+	{ .name = "device", .has_arg = required_argument, .val = 'd' },
+	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
+	{ .name = "cm", .has_arg = no_argument, .val = OPT_CM },
+	{ .name = "tclass", .has_arg = required_argument, .val = OPT_TCLASS },
+	{ .name = "sl", .has_arg = required_argument, .val = OPT_SL },
+	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_MIN_GBPS },
+	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_MIN_LINK },
+	{ .name = "max-lat-us", .has_arg = required_argument, .val = OPT_MAX_LAT },
+	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
+	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
+	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
+	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
+	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
+	{ .name = "json", .has_arg = no_argument, .val = 'j' },
+	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
+	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
+	{ .name = "validate", .has_arg = no_argument, .val = OPT_VALIDATE },
+	{ 0 },
+};
+
+static int parse_tests(const char *arg, unsigned *ops)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	*ops = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum vb_op op;
+
+		if (vb_op_parse(tok, &op)) {
+			fc_err("--test: '%s' is not a test; expected write, read or send (comma-separated)",
+			       tok);
+			err = -EINVAL;
+			break;
+		}
+		*ops |= 1u << op;
+	}
+	if (!err && !*ops) {
+		fc_err("--test: '%s' names no test; expected write, read or send", arg);
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+/* "DEV[:PORT]" into dev and port. */
+static int parse_one_dev(const char *s, char *dev, size_t len, int *port)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+
+	if (n == 0 || n >= len) {
+		fc_err("-d: '%s' is not a device; expected DEV or DEV:PORT (e.g. mlx5_0:1)", s);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || s[i] == '-' || s[i] == '.' ||
+		      (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z'))) {
+			fc_err("-d: '%s' is not a device name; expected DEV or DEV:PORT (e.g. mlx5_0:1)", s);
+			return -EINVAL;
+		}
+	memcpy(dev, s, n);
+	dev[n] = '\0';
+	*port = 0;
+	return colon ? fc_parse_int("-d PORT", colon + 1, 1, 255, port) : 0;
+}
+
+static int parse_devs(const char *arg, struct pair_cfg *cfg)
+{
+	const char *comma = strchr(arg, ',');
+	char first[128];
+
+	if (!comma)
+		return parse_one_dev(arg, cfg->dev[0], sizeof(cfg->dev[0]), &cfg->port[0]) ||
+		       parse_one_dev(arg, cfg->dev[1], sizeof(cfg->dev[1]), &cfg->port[1]) ? -EINVAL : 0;
+	snprintf(first, sizeof(first), "%.*s", (int)(comma - arg), arg);
+	return parse_one_dev(first, cfg->dev[0], sizeof(cfg->dev[0]), &cfg->port[0]) ||
+	       parse_one_dev(comma + 1, cfg->dev[1], sizeof(cfg->dev[1]), &cfg->port[1]) ? -EINVAL : 0;
+}
+
+static int parse_gids(const char *arg, struct pair_cfg *cfg)
+{
+	const char *comma = strchr(arg, ',');
+	char first[32];
+
+	if (!comma) {
+		if (fc_parse_int("-x", arg, 0, 255, &cfg->gid[0]))
+			return -EINVAL;
+		cfg->gid[1] = cfg->gid[0];
+		return 0;
+	}
+	snprintf(first, sizeof(first), "%.*s", (int)(comma - arg), arg);
+	return fc_parse_int("-x", first, 0, 255, &cfg->gid[0]) ||
+	       fc_parse_int("-x", comma + 1, 0, 255, &cfg->gid[1]) ? -EINVAL : 0;
+}
+
+static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx *ctx)
+{
+	int n;
+
+	switch (c) {
+	case OPT_TEST: return parse_tests(arg, &cfg->ops);
+	case OPT_BW: cfg->bw = 1; cfg->lat = cfg->lat == 2 ? 0 : cfg->lat; return 0;
+	case OPT_LAT: cfg->lat = 1; cfg->bw = cfg->bw == 2 ? 0 : cfg->bw; return 0;
+	case 's': return fc_parse_size("-s", arg, 2, 1ULL << 30, &cfg->size);
+	case 'a': cfg->all_sizes = 1; return 0;
+	case OPT_MAX_SIZE: return fc_parse_size("--max-size", arg, 2, 1ULL << 30, &cfg->max_size);
+	case 'n': return fc_parse_u64("-n", arg, 1, 100000000, &cfg->iters);
+	case 'D': return fc_parse_duration("-D", arg, 0.01, 86400, &cfg->duration);
+	case 'q': return fc_parse_int("-q", arg, 1, 64, &cfg->qps);
+	case 'b': cfg->bidir = 1; return 0;
+	case OPT_REVERSE: cfg->reverse = 1; return 0;
+	case 't': return fc_parse_int("-t", arg, 1, 8192, &cfg->tx_depth);
+	case OPT_INTERVAL: return fc_parse_duration("--interval", arg, 0.01, 60, &cfg->interval);
+	case 'd': return parse_devs(arg, cfg);
+	case 'x': return parse_gids(arg, cfg);
+	case OPT_CM: cfg->cm = 1; return 0;
+	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &cfg->tclass);
+	case OPT_SL: return fc_parse_int("--sl", arg, 0, 15, &cfg->sl);
+	case OPT_MIN_GBPS: return fc_parse_double("--min-gbps", arg, 0, 1e6, &cfg->lim.min_gbps);
+	case OPT_MIN_LINK: return fc_parse_double("--min-link-pct", arg, 0, 100, &cfg->lim.min_link_pct);
+	case OPT_MAX_LAT: return fc_parse_double("--max-lat-us", arg, 0, 1e9, &cfg->lim.max_lat_us);
+	case OPT_LAUNCHER:
+		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
+			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_SSH_CONFIG: cfg->launch.ssh_config = arg; return 0;
+	case OPT_WORKER_CMD: cfg->launch.worker_cmd = arg; return 0;
+	case OPT_TIMEOUT:
+		if (fc_parse_duration("--timeout", arg, 1, 3600, &cfg->timeout))
+			return -EINVAL;
+		n = (int)cfg->timeout;
+		cfg->launch.connect_timeout = n;
+		return 0;
+	case OPT_DB: cfg->db = arg; return 0;
+	case OPT_NO_DB: cfg->no_db = 1; return 0;
+	case 'j': ctx->json = 1; return 0;
+	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
+	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
+	case OPT_VALIDATE: cfg->mem.validate = 1; return 0;
+	default: return -EINVAL;
+	}
+}
+
+static void cfg_defaults(struct pair_cfg *cfg)
+{
+	const char *env = getenv("FABCHECK_WORKER_CMD");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ops = 1u << VB_WRITE | 1u << VB_READ;
+	cfg->bw = cfg->lat = 2; /* 2: default, dropped by the other's flag */
+	cfg->max_size = 8u << 20;
+	cfg->iters = 1000;
+	cfg->qps = 1;
+	cfg->tx_depth = 128;
+	cfg->timeout = 30;
+	cfg->interval = 0.1;
+	cfg->gid[0] = cfg->gid[1] = -1;
+	cfg->tclass = cfg->sl = -1;
+	cfg->lim.min_link_pct = 90;
+	cfg->launch.kind = FC_LAUNCH_SSH;
+	cfg->launch.connect_timeout = 30;
+	cfg->launch.worker_cmd = env && *env ? env : NULL;
+	cfg->db = "fabcheck.db";
+}
+
+static int check_file(const char *opt, const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "r");
+	if (!f) {
+		fc_err("%s: cannot read '%s': %s", opt, path, strerror(errno));
+		return -errno;
+	}
+	fclose(f);
+	return 0;
+}
+
+int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct pair_cfg cfg;
+	int c;
+
+	cfg_defaults(&cfg);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts, NULL)) != -1) {
+		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
+			if (c == '?')
+				fprintf(stderr, "run 'fabcheck pair --help' for the options\n");
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		fc_err("pair: expected two nodes (fabcheck pair NODE_A NODE_B), got %d argument%s",
+		       argc - optind, argc - optind == 1 ? "" : "s");
+		return FC_EXIT_USAGE;
+	}
+	for (int i = 0; i < 2; i++) {
+		cfg.node[i] = argv[optind + i];
+		if (!fc_valid_node_name(cfg.node[i])) {
+			fc_err("pair: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
+			       cfg.node[i]);
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (cfg.size && cfg.all_sizes) {
+		fc_err("pair: -s and -a exclude each other; give one");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.duration > 0 && cfg.all_sizes) {
+		fc_err("pair: -D with -a would run every size for the whole duration; give -n instead");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.mem.kind == GDR_CUDA && cfg.ops == 1u << VB_WRITE && cfg.lat == 1 && !cfg.bw) {
+		fc_err("pair: write latency polls memory with the CPU, which GPU memory does not allow; with --use-cuda measure latency with --test read or send");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.gdr_given && cfg.mem.kind != GDR_CUDA) {
+		fc_err("pair: --gdr chooses how GPU memory is registered; add --use-cuda");
+		return FC_EXIT_USAGE;
+	}
+	cfg.launch.verbose = ctx->verbose;
+	if (check_file("--ssh-config", cfg.launch.ssh_config))
+		return FC_EXIT_USAGE;
+	if (cfg.launch.kind != FC_LAUNCH_SSH && cfg.launch.ssh_config)
+		fc_warn("--ssh-config has no effect with --launcher %s",
+			fc_launcher_name(cfg.launch.kind));
+	return pair_run(ctx, &cfg);
+}
+
+int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)
+{
+	int n = 0;
+
+	if (!cfg->all_sizes) {
+		sizes[0] = cfg->size ? cfg->size : lat ? 2 : 1u << 20;
+		return 1;
+	}
+	for (uint64_t s = 2; s <= cfg->max_size && n < PAIR_MAX_SIZES; s *= 2)
+		sizes[n++] = s;
+	return n;
+}

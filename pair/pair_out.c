@@ -1,0 +1,182 @@
+/* fabcheck pair: the text report (the same document as --json). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "core/util.h"
+#include "pair/pair.h"
+
+static void render_sides(FILE *f, const json_t *doc)
+{
+	const json_t *opt = json_object_get(doc, "options");
+	struct fc_table *t = fc_table_new(11, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
+					  "GID", "LID", "MTU", "RATE", "MEMORY");
+
+	for (int i = 0; i < 2; i++) {
+		const json_t *s = json_object_get(doc, i ? "b" : "a");
+
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", i ? "b" : "a");
+		fc_table_addf(t, 1, "%s", fc_jstr(s, "node", "?"));
+		if (!json_object_get(s, "device"))
+			continue;
+		fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
+		fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
+		fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
+		if (json_is_integer(json_object_get(s, "gid_index"))) {
+			fc_table_addf(t, 5, "%d", (int)fc_jnum(s, "gid_index", 0));
+			fc_table_addf(t, 6, "%s (%s)", fc_jstr(s, "gid", "?"),
+				      fc_jstr(s, "gid_type", "?"));
+		} else {
+			fc_table_addf(t, 5, "-");
+			fc_table_addf(t, 6, "-");
+		}
+		fc_table_addf(t, 7, "%d", (int)fc_jnum(s, "lid", 0));
+		fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
+		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
+			      fc_jstr(s, "width", "?"), fc_jstr(s, "rate", "?"));
+		fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
+	}
+	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n",
+		fc_jstr(json_object_get(doc, "a"), "node", "?"),
+		fc_jstr(json_object_get(doc, "b"), "node", "?"), fc_jstr(opt, "launcher", "?"),
+		fc_jstr(opt, "exchange", "?"));
+	if (json_object_get(json_object_get(doc, "a"), "device") ||
+	    json_object_get(json_object_get(doc, "b"), "device")) {
+		fputc('\n', f);
+		fc_table_print(t, f, "  ");
+	}
+	fc_table_free(t);
+	if (json_object_get(doc, "path_mtu"))
+		fprintf(f, "\n  path MTU %d B, %d QP%s for bandwidth, tx depth %d, inline up to %d B\n",
+			(int)fc_jnum(doc, "path_mtu", 0), (int)fc_jnum(opt, "qps", 1),
+			fc_jnum(opt, "qps", 1) > 1 ? "s" : "", (int)fc_jnum(opt, "tx_depth", 0),
+			(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
+	pair_qos_render(f, doc);
+}
+
+static void render_bw(FILE *f, const json_t *results)
+{
+	struct fc_table *t = NULL;
+	size_t i;
+	json_t *r;
+	char sz[32];
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
+			continue;
+		if (!t)
+			t = fc_table_new(8, "TEST", "SIZE", "ITERS", "BW", "A->B", "B->A",
+					 "MSG RATE", "TIME");
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
+		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
+		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
+		fc_table_addf(t, 3, "%.3f Gb/s", fc_jnum(r, "gbps", 0));
+		if (json_object_get(r, "a_to_b_gbps"))
+			fc_table_addf(t, 4, "%.3f Gb/s", fc_jnum(r, "a_to_b_gbps", 0));
+		else
+			fc_table_addf(t, 4, "-");
+		if (json_object_get(r, "b_to_a_gbps"))
+			fc_table_addf(t, 5, "%.3f Gb/s", fc_jnum(r, "b_to_a_gbps", 0));
+		else
+			fc_table_addf(t, 5, "-");
+		fc_table_addf(t, 6, "%.4f Mpps", fc_jnum(r, "msg_rate_mpps", 0));
+		fc_table_addf(t, 7, "%.3f s", fc_jnum(r, "seconds", 0));
+	}
+	if (!t)
+		return;
+	fprintf(f, "\nbandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):\n");
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+static void render_lat(FILE *f, const json_t *results)
+{
+	static const char *const keys[] = { "min_us", "p50_us", "p90_us", "p99_us",
+					    "p999_us", "max_us", "avg_us", "stdev_us" };
+	struct fc_table *t = NULL;
+	size_t i;
+	json_t *r;
+	char sz[32];
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
+			continue;
+		if (!t)
+			t = fc_table_new(11, "TEST", "SIZE", "ITERS", "MIN", "P50", "P90", "P99",
+					 "P99.9", "MAX", "AVG", "STDEV");
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
+		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
+		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
+		for (int k = 0; k < 8; k++)
+			fc_table_addf(t, 3 + k, "%.2f us", fc_jnum(r, keys[k], 0));
+	}
+	if (!t)
+		return;
+	fprintf(f, "\nlatency (write and send: half the round trip; read: the whole read):\n");
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+/* The counters of @set that moved, " none" when none did; 0 when @set
+ * holds no counter at all. */
+static int moved(FILE *f, const json_t *set)
+{
+	const char *name;
+	json_t *v;
+	int n = 0, any = 0;
+
+	json_object_foreach((json_t *)set, name, v) {
+		if (!json_is_integer(v))
+			continue;
+		any = 1;
+		if (!json_integer_value(v))
+			continue;
+		fprintf(f, " %s %+lld", name, (long long)json_integer_value(v));
+		n++;
+	}
+	if (any && !n)
+		fprintf(f, " none of %zu", json_object_size(set) - (json_object_get(set, "netdev") ? 1 : 0));
+	return any;
+}
+
+static void render_counters(FILE *f, const json_t *doc)
+{
+	const json_t *c = json_object_get(doc, "counters");
+	const char *node;
+	json_t *set;
+
+	if (!json_object_size(c))
+		return;
+	fprintf(f, "\nport counters that moved during the test:\n");
+	json_object_foreach((json_t *)c, node, set) {
+		const json_t *eth = json_object_get(set, "netdev");
+
+		fprintf(f, "  %s:", node);
+		if (!moved(f, set))
+			fprintf(f, " none");
+		fputc('\n', f);
+		if (eth) {
+			fprintf(f, "  %s netdev (ethtool -S):", node);
+			if (!moved(f, eth))
+				fprintf(f, " no pause, priority or discard counters");
+			fputc('\n', f);
+		}
+	}
+}
+
+void pair_render(FILE *f, const json_t *doc)
+{
+	const json_t *results = json_object_get(doc, "results");
+
+	render_sides(f, doc);
+	render_bw(f, results);
+	render_lat(f, results);
+	render_counters(f, doc);
+	if (json_object_get(doc, "store"))
+		fprintf(f, "\nkept as run %d in %s\n",
+			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
+			fc_jstr(json_object_get(doc, "store"), "path", "?"));
+}

@@ -1,0 +1,492 @@
+/*
+ * fabcheck pair: the controller. Starts a worker on each node, relays the
+ * setup reports, runs each test (test -> ready -> go -> result on both
+ * sides), gathers the counters and judges. An error on either side ends
+ * the run with a finding that names the node.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "store/store.h"
+#include "verbs/test.h"
+#include "pair/pair.h"
+
+struct pair_run {
+	struct pair_cfg *cfg;
+	struct fc_chan ch[2];
+	struct fc_chan *chans[2];
+	json_t *doc;
+	json_t *setup[2];
+	int exit;
+};
+
+/* Records an infrastructure or worker failure; returns -EIO. */
+static int run_fail(struct pair_run *p, int code, const char *fmt, const char *a,
+		    const char *b)
+{
+	char msg[1500];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fc_err("%s", msg);
+	fc_finding(p->doc, FC_FAIL, "%s", msg);
+	if (code > p->exit)
+		p->exit = code;
+	return -EIO;
+}
+
+/* Turns a worker's "error" message into a finding; takes @m. */
+static int worker_error(struct pair_run *p, int side, json_t *m)
+{
+	const char *kind = fc_jstr(m, "kind", "cant");
+	char msg[1200];
+
+	/* A data-path failure seen on one node may be the other's fault. */
+	snprintf(msg, sizeof(msg), "%s: %s%s%s", p->cfg->label[side], fc_jstr(m, "msg", "?"),
+		 strcmp(kind, "fail") ? "" : "; the peer in this test was ",
+		 strcmp(kind, "fail") ? "" : p->cfg->label[1 - side]);
+	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
+	json_decref(m);
+	return -EIO;
+}
+
+/* The other worker went away while we waited: its last words, or its exit. */
+static int report_gone(struct pair_run *p, int idx)
+{
+	json_t *m;
+	int failed;
+
+	while (!fc_chan_recv(p->chans, 2, idx, 1, &m, &failed)) {
+		if (!strcmp(fc_wire_type(m), "error"))
+			return worker_error(p, idx, m);
+		json_decref(m);
+	}
+	return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[idx]->why, "");
+}
+
+static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p)
+{
+	json_t *m;
+	int failed, err;
+
+	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
+	if (err && failed != side)
+		return report_gone(p, failed);
+	if (err)
+		return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[failed]->why, "");
+	if (!strcmp(fc_wire_type(m), "error"))
+		return worker_error(p, side, m);
+	if (strcmp(fc_wire_type(m), type)) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "the worker answered '%s' where '%s' was due",
+			 fc_wire_type(m), type);
+		run_fail(p, FC_EXIT_CANT,
+			 "%s: protocol error: %s; install the same fabcheck on every node",
+			 p->cfg->label[side], msg);
+		json_decref(m);
+		return -EPROTO;
+	}
+	if (msg_p)
+		*msg_p = m;
+	else
+		json_decref(m);
+	return 0;
+}
+
+static int send_both(struct pair_run *p, const char *type, json_t *body0, json_t *body1)
+{
+	int err = 0;
+
+	for (int i = 0; i < 2 && !err; i++)
+		if (fc_chan_send(p->chans[i], type, i ? body1 : body0)) {
+			err = run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
+		}
+	json_decref(body0);
+	if (body1 != body0)
+		json_decref(body1);
+	return err;
+}
+
+static int start(struct pair_run *p)
+{
+	struct pair_cfg *cfg = p->cfg;
+	json_t *m;
+
+	for (int i = 0; i < 2; i++) {
+		p->chans[i] = &p->ch[i];
+		if (fc_chan_start(&p->ch[i], cfg->node[i], &cfg->launch))
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->ch[i].why, "");
+	}
+	for (int i = 0; i < 2; i++) {
+		json_t *h = json_pack("{s:s, s:f}", "node", cfg->label[i], "timeout", cfg->timeout);
+		int err = fc_chan_send(p->chans[i], "hello", h);
+
+		json_decref(h);
+		if (err)
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->ch[i].why, "");
+	}
+	for (int i = 0; i < 2; i++) {
+		if (expect(p, i, "hello", &m))
+			return -EIO;
+		fc_info("%s: worker %d (fabcheck %s) on host %s", cfg->label[i],
+			(int)fc_jnum(m, "pid", 0), fc_jstr(m, "version", "?"), fc_jstr(m, "host", "?"));
+		json_decref(m);
+	}
+	return 0;
+}
+
+static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
+{
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i}", "dev", cfg->dev[i],
+			 "port", cfg->port[i], "gid_index", cfg->gid[i], "qps", cfg->qps,
+			 "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout",
+			 cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass", cfg->tclass,
+			 "sl", cfg->sl);
+}
+
+/* The "a"/"b" objects of the report from a setup reply. */
+static json_t *side_json(const char *label, const json_t *s)
+{
+	json_t *o = json_deep_copy(s);
+	static const char *const internal[] = { "qpn", "psn", "rkey", "addr", "stride",
+						"nslots", "rd_atom", "cm_addr", "cm_port" };
+
+	for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++)
+		json_object_del(o, internal[i]);
+	json_object_set_new(o, "node", json_string(label));
+	return o;
+}
+
+static int setup(struct pair_run *p, uint64_t max_size)
+{
+	struct pair_cfg *cfg = p->cfg;
+	int srv = 1, cli = 0; /* with --cm, B listens and A connects */
+
+	if (!cfg->cm) {
+		if (send_both(p, "setup", setup_msg(cfg, 0, max_size), setup_msg(cfg, 1, max_size)))
+			return -EIO;
+		for (int i = 0; i < 2; i++)
+			if (expect(p, i, "setup", &p->setup[i]))
+				return -EIO;
+	} else {
+		json_t *m = setup_msg(cfg, srv, max_size);
+
+		json_object_set_new(m, "cm", json_string("server"));
+		if (fc_chan_send(p->chans[srv], "setup", m))
+			run_fail(p, FC_EXIT_CANT, "%s%s", p->ch[srv].why, "");
+		json_decref(m);
+		if (p->exit || expect(p, srv, "setup", &p->setup[srv]))
+			return -EIO;
+		m = setup_msg(cfg, cli, max_size);
+		json_object_set_new(m, "cm", json_string("client"));
+		json_object_set(m, "server_addr", json_object_get(p->setup[srv], "cm_addr"));
+		json_object_set(m, "server_port", json_object_get(p->setup[srv], "cm_port"));
+		if (fc_chan_send(p->chans[cli], "setup", m))
+			run_fail(p, FC_EXIT_CANT, "%s%s", p->ch[cli].why, "");
+		json_decref(m);
+		if (p->exit || expect(p, cli, "setup", &p->setup[cli]))
+			return -EIO;
+	}
+	json_object_set_new(p->doc, "a", side_json(cfg->label[0], p->setup[0]));
+	json_object_set_new(p->doc, "b", side_json(cfg->label[1], p->setup[1]));
+	gdr_side_findings(p->doc, json_object_get(p->doc, "a"));
+	gdr_side_findings(p->doc, json_object_get(p->doc, "b"));
+	return 0;
+}
+
+static int connect_both(struct pair_run *p)
+{
+	const char *ll0 = fc_jstr(p->setup[0], "link_layer", "?");
+	const char *ll1 = fc_jstr(p->setup[1], "link_layer", "?");
+	int m0 = (int)fc_jnum(p->setup[0], "mtu", 0), m1 = (int)fc_jnum(p->setup[1], "mtu", 0);
+	int mtu = m0 < m1 ? m0 : m1;
+	json_t *c0, *c1, *r;
+
+	if (strcmp(ll0, ll1)) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg),
+			 "link layers differ: %s is %s, %s is %s; RC QPs cannot connect across them: choose ports of one fabric with -d",
+			 p->cfg->label[0], ll0, p->cfg->label[1], ll1);
+		return run_fail(p, FC_EXIT_CANT, "%s%s", msg, "");
+	}
+	c0 = json_pack("{s:O, s:i}", "peer", p->setup[1], "path_mtu", mtu);
+	c1 = json_pack("{s:O, s:i}", "peer", p->setup[0], "path_mtu", mtu);
+	if (send_both(p, "connect", c0, c1))
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		if (expect(p, i, "connected", &r))
+			return -EIO;
+		if (i == 0)
+			json_object_set_new(p->doc, "path_mtu",
+					    json_integer((json_int_t)fc_jnum(r, "path_mtu", mtu)));
+		pair_qos_side(p->doc, p->cfg, i, r);
+		json_decref(r);
+	}
+	return 0;
+}
+
+/* Fills the bandwidth entry from both sides' results. */
+static void bw_entry(struct pair_run *p, json_t *e, enum vb_op op, json_t **res,
+		     const int *active)
+{
+	double total = 0, secs = 0, msgs = 0;
+
+	for (int i = 0; i < 2; i++) {
+		/* Data flows from the sender, or toward the reader. */
+		int from = op == VB_READ ? 1 - i : i;
+		const char *key = from == 0 ? "a_to_b_gbps" : "b_to_a_gbps";
+		const char *skey = from == 0 ? "samples_a_to_b_gbps" : "samples_b_to_a_gbps";
+		double g;
+
+		if (!active[i])
+			continue;
+		g = fc_jnum(res[i], "gbps", 0);
+		total += g;
+		json_object_set_new(e, key, json_real(g));
+		json_object_set(e, skey, json_object_get(res[i], "samples_gbps"));
+		if (fc_jnum(res[i], "seconds", 0) > secs)
+			secs = fc_jnum(res[i], "seconds", 0);
+		msgs += fc_jnum(res[i], "msgs", 0);
+	}
+	json_object_set_new(e, "gbps", json_real(total));
+	json_object_set_new(e, "msg_rate_mpps", json_real(secs > 0 ? msgs / secs / 1e6 : 0));
+	json_object_set_new(e, "seconds", json_real(secs));
+	json_object_set_new(e, "interval_s", json_real(p->cfg->interval));
+	if (p->cfg->duration > 0)
+		json_object_set_new(e, "iters", json_integer((json_int_t)msgs));
+}
+
+static void lat_entry(json_t *e, const json_t *res)
+{
+	static const char *const keys[] = { "min_us", "p50_us", "p90_us", "p99_us",
+					    "p999_us", "max_us", "avg_us", "stdev_us" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		json_object_set(e, keys[k], json_object_get(res, keys[k]));
+	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
+}
+
+/* --validate: each side data went to checks what it holds against the
+ * pattern, once both sides have finished. */
+static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t size,
+		       const int *sink)
+{
+	json_t *m;
+
+	for (int i = 0; i < 2; i++) {
+		if (!sink[i])
+			continue;
+		if (fc_chan_send(p->chans[i], "check", NULL))
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
+		if (expect(p, i, "checked", &m))
+			return -EIO;
+		gdr_validate_findings(p->doc, p->cfg->label[i], vb_op_name(op), size,
+				      json_object_get(m, "validate"));
+		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
+		json_decref(m);
+	}
+	return 0;
+}
+
+static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
+{
+	struct pair_cfg *cfg = p->cfg;
+	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 }, sink[2];
+	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
+	int err = 0;
+
+	active[init] = 1;
+	if (!lat) {
+		active[1 - init] = cfg->bidir;
+		if (op == VB_SEND) {
+			passive[1 - init] = 1;
+			passive[init] = cfg->bidir;
+		}
+	} else {
+		passive[1 - init] = op != VB_READ;
+	}
+	for (int i = 0; i < 2; i++) {
+		/* --validate: the side data flows to checks it (bandwidth tests). */
+		sink[i] = cfg->mem.validate && !lat &&
+			  (cfg->bidir || (op == VB_READ ? active[i] : !active[i]));
+		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f}", "op", vb_op_name(op),
+				   "metric", lat ? "lat" : "bw", "size", (json_int_t)size, "iters",
+				   (json_int_t)cfg->iters, "duration", cfg->duration, "active",
+				   active[i], "passive", passive[i], "interval", cfg->interval);
+	}
+	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
+	    expect(p, 1, "ready", NULL) || send_both(p, "go", NULL, NULL))
+		return -EIO;
+	for (int i = 0; i < 2 && !err; i++)
+		err = expect(p, i, "result", &res[i]);
+	if (!err) {
+		e = json_pack("{s:s, s:s, s:I, s:I}", "test", vb_op_name(op), "metric",
+			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
+			      (json_int_t)cfg->iters);
+		if (lat)
+			lat_entry(e, res[init]);
+		else
+			bw_entry(p, e, op, res, active);
+		if (!lat) {
+			json_object_set_new(e, "qps", json_integer(cfg->qps));
+			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
+		}
+		json_array_append_new(json_object_get(p->doc, "results"), e);
+		/* Both sides are done: every byte has landed. */
+		err = check_sinks(p, e, op, size, sink);
+	}
+	json_decref(res[0]);
+	json_decref(res[1]);
+	return err;
+}
+
+static int run_tests(struct pair_run *p)
+{
+	uint64_t sizes[PAIR_MAX_SIZES];
+
+	for (int op = VB_WRITE; op <= VB_SEND; op++) {
+		if (!(p->cfg->ops & (1u << op)))
+			continue;
+		for (int lat = 0; lat < 2; lat++) {
+			int n;
+
+			if (lat ? !p->cfg->lat : !p->cfg->bw)
+				continue;
+			/* Write latency polls memory with the CPU: not on GPUs. */
+			if (lat && op == VB_WRITE && p->cfg->mem.kind == GDR_CUDA) {
+				fc_info("write latency is not measured from GPU memory (it polls memory with the CPU)");
+				continue;
+			}
+			n = pair_sizes(p->cfg, lat, sizes);
+			for (int k = 0; k < n; k++)
+				if (run_one(p, (enum vb_op)op, lat, sizes[k]))
+					return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int finish(struct pair_run *p)
+{
+	json_t *counters = json_object_get(p->doc, "counters"), *m, *note;
+	size_t k;
+
+	/* After "finish" a worker exits: that is no failure any more. */
+	p->ch[0].expect_eof = p->ch[1].expect_eof = 1;
+	if (send_both(p, "finish", NULL, NULL))
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		if (expect(p, i, "finish", &m))
+			return -EIO;
+		json_object_set(counters, p->cfg->label[i], json_object_get(m, "counters"));
+		json_array_foreach(json_object_get(m, "notes"), k, note)
+			if (json_is_string(note))
+				pair_qos_note(p->doc, "%s: %s", p->cfg->label[i],
+					      json_string_value(note));
+		json_decref(m);
+	}
+	pair_qos_finish(p->doc, p->cfg);
+	return 0;
+}
+
+static uint64_t largest_size(const struct pair_cfg *cfg)
+{
+	uint64_t sizes[PAIR_MAX_SIZES], max = 2;
+
+	for (int lat = 0; lat < 2; lat++) {
+		int n = pair_sizes(cfg, lat, sizes);
+
+		if (lat ? !cfg->lat : !cfg->bw)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (sizes[k] > max)
+				max = sizes[k];
+	}
+	return max;
+}
+
+static json_t *new_doc(const struct pair_cfg *cfg)
+{
+	json_t *doc = fc_doc_new(), *tests = json_array();
+
+	for (int op = VB_WRITE; op <= VB_SEND; op++)
+		if (cfg->ops & (1u << op))
+			json_array_append_new(tests, json_string(vb_op_name((enum vb_op)op)));
+	json_object_set_new(doc, "nodes", json_pack("[s, s]", cfg->label[0], cfg->label[1]));
+	json_object_set_new(doc, "a", json_pack("{s:s}", "node", cfg->label[0]));
+	json_object_set_new(doc, "b", json_pack("{s:s}", "node", cfg->label[1]));
+	json_object_set_new(doc, "results", json_array());
+	json_object_set_new(doc, "counters", json_object());
+	json_object_set_new(doc, "options",
+			    json_pack("{s:o, s:s, s:s, s:i, s:i, s:b, s:b, s:I, s:f, s:f}",
+				      "tests", tests, "exchange", cfg->cm ? "rdma_cm" : "relayed",
+				      "launcher", fc_launcher_name(cfg->launch.kind),
+				      "qps", cfg->qps, "tx_depth", cfg->tx_depth, "bidir",
+				      cfg->bidir, "reverse", cfg->reverse, "iters",
+				      (json_int_t)cfg->iters, "duration_s", cfg->duration,
+				      "timeout_s", cfg->timeout));
+	pair_qos_options(cfg, json_object_get(doc, "options"));
+	return doc;
+}
+
+/* Keeps the run in the SQLite store; a store that fails is a warning only. */
+static void store_run(const struct pair_cfg *cfg, json_t *doc)
+{
+	struct fc_store *st;
+	int64_t run;
+
+	if (cfg->no_db)
+		return;
+	st = fc_store_open(cfg->db);
+	if (!st) {
+		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
+		return;
+	}
+	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
+	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
+	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
+		json_object_set_new(doc, "store",
+				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
+	else
+		fc_warn("the result could not be kept in %s", cfg->db);
+	fc_store_close(st);
+}
+
+int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
+{
+	struct pair_run p = { .cfg = cfg };
+	int err, rc;
+
+	snprintf(cfg->label[0], sizeof(cfg->label[0]), "%s", cfg->node[0]);
+	snprintf(cfg->label[1], sizeof(cfg->label[1]), "%s%s", cfg->node[1],
+		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
+	signal(SIGPIPE, SIG_IGN);
+	p.doc = new_doc(cfg);
+	err = start(&p);
+	if (!err)
+		err = setup(&p, largest_size(cfg));
+	if (!err)
+		err = connect_both(&p);
+	if (!err)
+		err = run_tests(&p);
+	if (!err)
+		err = finish(&p);
+	for (int i = 0; i < 2; i++)
+		if (p.chans[i])
+			fc_chan_close(&p.ch[i], err ? 2 : 5);
+	json_decref(p.setup[0]);
+	json_decref(p.setup[1]);
+	if (!err)
+		fc_pair_verdict(p.doc, &cfg->lim);
+	else
+		json_object_set_new(p.doc, "thresholds", json_object());
+	store_run(cfg, p.doc);
+	rc = fc_emit(ctx, p.doc, pair_render);
+	return p.exit ? p.exit : rc;
+}

@@ -1,0 +1,307 @@
+/* fabcheck report: a stored matrix run as HTML, CSV or Prometheus text. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "src/cmds.h"
+#include "matrix/mx_model.h"
+#include "report/report.h"
+
+const char usage_report[] =
+	"usage: fabcheck report [--run ID] [--db FILE] --html FILE | --csv FILE | --prom FILE\n"
+	"       fabcheck report --list [--db FILE]\n"
+	"\n"
+	"Writes a stored matrix run (the newest when --run is not given); several\n"
+	"outputs may be given at once.\n"
+	"\n"
+	"  --run ID      the run (see --list)\n"
+	"  --db FILE     result store (default fabcheck.db)\n"
+	"  --html FILE   self-contained page: SVG heat map, findings, nodes\n"
+	"  --csv FILE    one line per measured direction\n"
+	"  --prom FILE   Prometheus text for node_exporter's textfile collector\n"
+	"                (per-pair bandwidth and latency, per-node verdict)\n"
+	"  --list        the runs in the store\n"
+	"\n"
+	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char *cell_verdict(const struct fc_mx_cell *c)
+{
+	if (c->state == FC_MX_ERROR)
+		return "error";
+	return c->bad || c->state == FC_MX_FAIL ? "fail" : "pass";
+}
+
+int rp_write_csv(FILE *f, const struct mx_model *m)
+{
+	fputs("run,a,b,gbps,lat_us,verdict,retest\n", f);
+	for (int a = 0; a < m->n; a++) {
+		for (int b = 0; b < m->n; b++) {
+			const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(&m->an, a, b);
+
+			if (!c || c->state == FC_MX_NONE)
+				continue;
+			fprintf(f, "%lld,", (long long)m->run);
+			csv_field(f, m->names[a]);
+			fputc(',', f);
+			csv_field(f, m->names[b]);
+			if (isfinite(c->gbps))
+				fprintf(f, ",%.6g", c->gbps);
+			else
+				fputc(',', f);
+			if (isfinite(c->lat_us))
+				fprintf(f, ",%.6g", c->lat_us);
+			else
+				fputc(',', f);
+			fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest);
+		}
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* A label value in the Prometheus text format. */
+static void prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void prom_pair(FILE *f, const struct mx_model *m, const char *metric, int a, int b,
+		      double v)
+{
+	fprintf(f, "%s{src=\"", metric);
+	prom_label(f, m->names[a]);
+	fputs("\",dst=\"", f);
+	prom_label(f, m->names[b]);
+	fprintf(f, "\",run=\"%lld\"} %.6g\n", (long long)m->run, v);
+}
+
+static void prom_pairs(FILE *f, const struct mx_model *m, const char *metric, const char *help,
+		       int which)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
+	for (int a = 0; a < m->n; a++) {
+		for (int b = 0; b < m->n; b++) {
+			const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(&m->an, a, b);
+			double v;
+
+			if (!c || c->state == FC_MX_NONE)
+				continue;
+			v = which == 0 ? c->gbps : which == 1 ? c->lat_us :
+				!strcmp(cell_verdict(c), "pass");
+			if (isfinite(v))
+				prom_pair(f, m, metric, a, b, v);
+		}
+	}
+}
+
+static void prom_nodes(FILE *f, const struct mx_model *m, const char *metric, const char *help,
+		       int which)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
+	for (int i = 0; i < m->n; i++) {
+		const struct fc_mx_node *nd = &m->an.nodes[i];
+		double v = which == 0 ? nd->state == FC_MX_NODE_OK : which == 1 ?
+			nd->state == FC_MX_NODE_SUSPECT : nd->median_gbps;
+
+		if (!isfinite(v))
+			continue;
+		fprintf(f, "%s{node=\"", metric);
+		prom_label(f, m->names[i]);
+		fprintf(f, "\",run=\"%lld\"} %.6g\n", (long long)m->run, v);
+	}
+}
+
+int rp_write_prom(FILE *f, const struct mx_model *m)
+{
+	prom_pairs(f, m, "fabcheck_pair_bandwidth_gbps",
+		   "RDMA bandwidth from src to dst in Gb/s (1e9 bit/s).", 0);
+	prom_pairs(f, m, "fabcheck_pair_latency_us",
+		   "RDMA latency p50 from src to dst in microseconds.", 1);
+	prom_pairs(f, m, "fabcheck_pair_ok", "1 when the pair passed the matrix's thresholds.", 2);
+	prom_nodes(f, m, "fabcheck_node_ok",
+		   "1 when the node passed (not a suspect, reachable).", 0);
+	prom_nodes(f, m, "fabcheck_node_suspect", "1 when the matrix names the node as bad.", 1);
+	prom_nodes(f, m, "fabcheck_node_median_gbps",
+		   "Median bandwidth of the node's pairs in Gb/s.", 2);
+	fprintf(f, "# HELP fabcheck_matrix_suspects Suspect nodes and links of the run.\n"
+		   "# TYPE fabcheck_matrix_suspects gauge\nfabcheck_matrix_suspects{run=\"%lld\"} %d\n",
+		(long long)m->run, m->an.nsuspects);
+	fprintf(f, "# HELP fabcheck_matrix_start_time_seconds When the run started (unix time).\n"
+		   "# TYPE fabcheck_matrix_start_time_seconds gauge\n"
+		   "fabcheck_matrix_start_time_seconds{run=\"%lld\"} %.0f\n",
+		(long long)m->run, m->info.started);
+	return ferror(f) ? -1 : 0;
+}
+
+enum { OUT_HTML, OUT_CSV, OUT_PROM, OUT_N };
+
+/* Writes through FILE.tmp and a rename, so a reader (node_exporter) never
+ * sees half a file. */
+static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fc_err("cannot write %s: %m; check that the folder exists and is writable", path);
+		return -1;
+	}
+	rc = kind == OUT_HTML ? rp_write_html(f, m, doc) :
+	     kind == OUT_CSV ? rp_write_csv(f, m) : rp_write_prom(f, m);
+	if (fclose(f) || rc) {
+		fc_err("cannot write %s: %m; is the disk full?", path);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		fc_err("cannot write %s: %m", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int list_run(const struct fc_store_run *r, void *arg)
+{
+	time_t t = (time_t)r->started;
+	char when[32];
+
+	(void)arg;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	printf("%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n", (long long)r->id, r->kind, when,
+	       (long long)r->npairs, *r->verdict ? r->verdict : "running",
+	       (int)json_array_size(json_object_get(r->params, "nodes")));
+	return 0;
+}
+
+static int report_run(const char *db, int64_t run, const char *const *out)
+{
+	struct fc_store *st = fc_store_open(db);
+	struct mx_model m;
+	json_t *doc;
+	int rc = FC_EXIT_PASS;
+
+	if (!st)
+		return FC_EXIT_CANT;
+	if (!run)
+		run = fc_store_run_latest(st, "matrix");
+	if (run <= 0) {
+		fc_err("no matrix run in %s; run 'fabcheck matrix NODE...' first, or pass --db",
+		       fc_store_path(st));
+		fc_store_close(st);
+		return FC_EXIT_CANT;
+	}
+	if (mx_model_load(&m, st, run)) {
+		fc_store_close(st);
+		return FC_EXIT_CANT;
+	}
+	if (mx_model_analyze(&m)) {
+		rc = FC_EXIT_CANT;
+		goto out_release;
+	}
+	doc = mx_model_doc(&m);
+	for (int k = 0; k < OUT_N; k++) {
+		if (!out[k])
+			continue;
+		if (write_out(k, out[k], &m, doc))
+			rc = FC_EXIT_CANT;
+		else
+			printf("wrote %s (run %lld, %d nodes, verdict %s)\n", out[k],
+			       (long long)run, m.n, fc_jstr(doc, "verdict", "?"));
+	}
+	json_decref(doc);
+out_release:
+	mx_model_release(&m);
+	fc_store_close(st);
+	return rc;
+}
+
+int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
+{
+	enum { O_RUN = 256, O_DB, O_HTML, O_CSV, O_PROM, O_LIST };
+	static const struct option opts[] = {
+		{ .name = "run", .has_arg = required_argument, .val = O_RUN },
+		{ .name = "db", .has_arg = required_argument, .val = O_DB },
+		{ .name = "html", .has_arg = required_argument, .val = O_HTML },
+		{ .name = "csv", .has_arg = required_argument, .val = O_CSV },
+		{ .name = "prom", .has_arg = required_argument, .val = O_PROM },
+		{ .name = "list", .has_arg = no_argument, .val = O_LIST },
+		{ 0 },
+	};
+	const char *out[OUT_N] = { 0 }, *db = NULL;
+	int64_t run = 0;
+	uint64_t v;
+	int c, list = 0;
+
+	(void)ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_RUN:
+			if (fc_parse_u64("--run", optarg, 1, INT64_MAX, &v))
+				return FC_EXIT_USAGE;
+			run = (int64_t)v;
+			break;
+		case O_DB: db = optarg; break;
+		case O_HTML: out[OUT_HTML] = optarg; break;
+		case O_CSV: out[OUT_CSV] = optarg; break;
+		case O_PROM: out[OUT_PROM] = optarg; break;
+		case O_LIST: list = 1; break;
+		default:
+			fprintf(stderr, "%s", usage_report);
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fc_err("report: unexpected argument '%s'; see 'fabcheck report --help'",
+		       argv[optind]);
+		return FC_EXIT_USAGE;
+	}
+	if (list) {
+		struct fc_store *st = fc_store_open(db);
+		int rc;
+
+		if (!st)
+			return FC_EXIT_CANT;
+		rc = fc_store_run_list(st, 0, list_run, NULL);
+		fc_store_close(st);
+		return rc ? FC_EXIT_CANT : FC_EXIT_PASS;
+	}
+	if (!out[OUT_HTML] && !out[OUT_CSV] && !out[OUT_PROM]) {
+		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");
+		return FC_EXIT_USAGE;
+	}
+	return report_run(db, run, out);
+}

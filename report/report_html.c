@@ -1,0 +1,179 @@
+/* The self-contained HTML report: an inline SVG heat map and the findings. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/out.h"
+#include "matrix/mx_model.h"
+#include "report/report.h"
+
+#define CELL 28	  /* px per matrix cell */
+#define LABEL 110 /* px for the row labels */
+
+void rp_html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static const char *short_label(const char *name, char *buf, size_t len)
+{
+	size_t l = strlen(name);
+
+	if (l < 14)
+		return name;
+	snprintf(buf, len, "%.6s~%s", name, name + l - 6);
+	return buf;
+}
+
+static void svg_cell(FILE *f, const struct mx_model *m, int a, int b, int x, int y)
+{
+	int mirrored;
+	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
+	unsigned char rgb[3] = { 238, 238, 238 };
+	const char *cls = "pending";
+	char val[64] = "not measured";
+
+	if (a == b) {
+		fprintf(f, "<rect class=\"diag\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			   "fill=\"#444444\"/>\n", x, y, CELL - 1, CELL - 1);
+		return;
+	}
+	if (c && c->state == FC_MX_ERROR) {
+		rgb[0] = rgb[1] = rgb[2] = 136;
+		cls = "error";
+		snprintf(val, sizeof(val), "could not run");
+	} else if (c && c->state != FC_MX_NONE) {
+		mx_heat_rgb(mx_model_share(m, c), rgb);
+		cls = c->bad ? "bad" : "ok";
+		snprintf(val, sizeof(val), "%.3g Gb/s, %.3g us", c->gbps, c->lat_us);
+	}
+	fprintf(f, "<rect class=\"cell %s\" data-a=\"", cls);
+	rp_html_escape(f, m->names[a]);
+	fprintf(f, "\" data-b=\"");
+	rp_html_escape(f, m->names[b]);
+	fprintf(f, "\" data-gbps=\"%g\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		   "fill=\"#%02x%02x%02x\"%s><title>",
+		c && isfinite(c->gbps) ? c->gbps : -1.0, x, y, CELL - 1, CELL - 1, rgb[0], rgb[1],
+		rgb[2], c && c->bad ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
+	rp_html_escape(f, m->names[mirrored ? b : a]);
+	fputs(" -&gt; ", f);
+	rp_html_escape(f, m->names[mirrored ? a : b]);
+	fprintf(f, ": %s%s</title></rect>\n", val, c && c->bad ? " (bad)" : "");
+}
+
+static void svg_heatmap(FILE *f, const struct mx_model *m)
+{
+	int n = m->n, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
+
+	/* Room for the legend's text under a small matrix. */
+	if (w < LABEL + 11 * 18 + 300)
+		w = LABEL + 11 * 18 + 300;
+	char buf[32];
+
+	fprintf(f, "<svg id=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		   "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
+		   "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		w, h, w, h, w, h);
+	for (int i = 0; i < n; i++) {
+		int susp = m->an.nodes[i].state == FC_MX_NODE_SUSPECT;
+		const char *style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
+
+		fprintf(f, "<text class=\"row%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>",
+			susp ? " suspect" : "", LABEL - 4, LABEL + i * CELL + CELL / 2 + 4, style);
+		rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+		fprintf(f, "</text>\n<text class=\"col%s\" transform=\"translate(%d,%d) "
+			   "rotate(-60)\"%s>", susp ? " suspect" : "",
+			LABEL + i * CELL + CELL / 2, LABEL - 4, style);
+		rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+		fputs("</text>\n", f);
+	}
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			svg_cell(f, m, a, b, LABEL + b * CELL, LABEL + a * CELL);
+	/* Legend: share of the best pair. */
+	for (int i = 0; i <= 10; i++) {
+		unsigned char rgb[3];
+
+		mx_heat_rgb(i / 10.0, rgb);
+		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"%d\" width=\"18\" height=\"12\" "
+			   "fill=\"#%02x%02x%02x\"/>\n", LABEL + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%.3g Gb/s); "
+		   "black border: bad</text>\n",
+		LABEL + 11 * 18 + 6, h - 18, m->an.best_gbps);
+	fputs("</svg>\n", f);
+}
+
+static void html_findings(FILE *f, const json_t *doc)
+{
+	const json_t *list = json_object_get(doc, "findings");
+	size_t i;
+	json_t *v;
+
+	fputs("<h2>Findings</h2>\n<ul id=\"findings\">\n", f);
+	if (!json_array_size(list))
+		fputs("<li>none: every pair is within the thresholds</li>\n", f);
+	json_array_foreach(list, i, v) {
+		fputs("<li>", f);
+		rp_html_escape(f, json_string_value(v));
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static void html_nodes(FILE *f, const json_t *doc)
+{
+	const json_t *per = json_object_get(doc, "per_node");
+	size_t i;
+	json_t *nd;
+
+	fputs("<h2>Nodes</h2>\n<table><tr><th>node</th><th>median bandwidth</th>"
+	      "<th>median latency</th><th>bad peers</th><th>state</th></tr>\n", f);
+	json_array_foreach(per, i, nd) {
+		fprintf(f, "<tr class=\"%s\"><td>", fc_jstr(nd, "state", ""));
+		rp_html_escape(f, fc_jstr(nd, "node", "?"));
+		fprintf(f, "</td><td>%.3g Gb/s</td><td>%.3g us</td><td>%d of %d</td><td>%s</td></tr>\n",
+			fc_jnum(nd, "median_gbps", NAN), fc_jnum(nd, "median_lat_us", NAN),
+			(int)fc_jnum(nd, "bad_peers", 0), (int)fc_jnum(nd, "peers", 0),
+			fc_jstr(nd, "state", "?"));
+	}
+	fputs("</table>\n", f);
+}
+
+int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
+{
+	time_t t = (time_t)m->info.started;
+	char when[64];
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<title>fabcheck matrix run %lld: %s</title>\n<style>\n"
+		   "body{font-family:sans-serif;margin:2em;color:#222;background:#fff}\n"
+		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}\n"
+		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}\n"
+		   "tr.suspect td{background:#fde0dd;font-weight:bold}\n"
+		   "</style></head><body>\n",
+		(long long)m->run, fc_jstr(doc, "verdict", "?"));
+	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pairs, "
+		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %.3g Gb/s, "
+		   "%.3g us.</p>\n",
+		(long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
+		(long long)fc_jnum(doc, "pairs_total", 0), when, fc_jstr(doc, "verdict", "?"),
+		fc_jstr(doc, "verdict", "?"), m->an.rack_median_gbps, m->an.rack_median_lat_us);
+	html_findings(f, doc);
+	fputs("<h2>Bandwidth, row to column</h2>\n", f);
+	svg_heatmap(f, m);
+	html_nodes(f, doc);
+	fputs("<p>Written by fabcheck report.</p>\n</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,419 @@
+/* fabcheck topo: GPUs, HCAs, PCIe distances, NVLink, NCCL advice. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "topo/nvsmi_topo.h"
+#include "topo/pcitopo.h"
+#include "topo/topo_report.h"
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "src/cmds.h"
+
+#define TOPO_TEXT_MAX (4 << 20)
+#define NVSMI_DEADLINE_S 20.0
+
+const char usage_topo[] =
+	"usage: fabcheck topo [--json] [--sysfs ROOT] [--nvidia-smi-topo FILE]\n"
+	"\n"
+	"Shows this node's NVIDIA GPUs and RDMA HCAs: PCIe bus ids and NUMA nodes,\n"
+	"the distance class of every GPU-GPU and GPU-HCA pair (PIX, PXB, PHB, NODE,\n"
+	"SYS as nvidia-smi and NCCL name them; NV# where NVLink is known), NVLink\n"
+	"islands, the nearest HCA(s) of each GPU, recommended NCCL settings with\n"
+	"their reasons, and findings: PCIe links trained below their capability,\n"
+	"ACS redirect between a GPU and its HCA, no nvidia_peermem, RoCE netdevs\n"
+	"with an MTU below 4200 B or without a RoCE v2 GID.\n"
+	"\n"
+	"  -j, --json                  one JSON document on stdout\n"
+	"  -s, --sysfs ROOT            read a recorded sysfs tree (ROOT holds\n"
+	"                              bus/pci/devices, class/infiniband, ...)\n"
+	"                              instead of /sys; nvidia-smi is then not run\n"
+	"  -t, --nvidia-smi-topo FILE  read 'nvidia-smi topo -m' output from FILE\n"
+	"                              ('-' for stdin); without it, nvidia-smi is\n"
+	"                              run when it is installed\n"
+	"  -h, --help                  this text\n"
+	"\n"
+	"GPUs and HCAs come from sysfs; when sysfs has none (another host's\n"
+	"matrix), from the matrix alone. NVLink (NV#) comes from the matrix.\n"
+	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage error,\n"
+	"3 nothing to check (no GPU and no HCA) or an input that cannot be read.\n";
+
+struct topo_opts {
+	const char *sysfs;
+	const char *nvsmi_file;
+};
+
+/* Reads all of @fd up to TOPO_TEXT_MAX bytes; NULL with errno on failure. */
+static char *read_fd(int fd, size_t *len_p)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap);
+
+	while (buf) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb = cap < TOPO_TEXT_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				free(buf);
+				errno = cap < TOPO_TEXT_MAX ? ENOMEM : EFBIG;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*len_p = len;
+	return buf;
+}
+
+static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
+{
+	struct stat st;
+	size_t len = 0;
+	char *text;
+	int fd, err;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		err = -errno;
+		fc_err("--nvidia-smi-topo: cannot open '%s': %s; give the file that holds 'nvidia-smi topo -m' output",
+		       path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fc_err("--nvidia-smi-topo: '%s' is a directory; give the file that holds 'nvidia-smi topo -m' output",
+		       path);
+		if (fd)
+			close(fd);
+		return -EISDIR;
+	}
+	text = read_fd(fd, &len);
+	err = -errno;
+	if (fd)
+		close(fd);
+	if (!text) {
+		fc_err("--nvidia-smi-topo: cannot read '%s': %s", path, strerror(-err));
+		return err;
+	}
+	err = nvsmi_topo_parse(text, len, path, m_p);
+	free(text);
+	return err;
+}
+
+static int find_in_path(const char *prog, char *out, size_t len)
+{
+	const char *p = getenv("PATH");
+
+	while (p && *p) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n && (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, prog) < len &&
+		    access(out, X_OK) == 0)
+			return 0;
+		p = e ? e + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* Runs `nvidia-smi topo -m` with a deadline; its output or NULL. */
+static char *run_nvsmi(const char *exe, size_t *len_p)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	double end = fc_now() + NVSMI_DEADLINE_S;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[1], 1);
+		if (nul >= 0)
+			dup2(nul, 2);
+		execl(exe, "nvidia-smi", "topo", "-m", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+		int left = (int)((end - fc_now()) * 1000), n;
+
+		if (left <= 0 || poll(&pf, 1, left) <= 0) {
+			fc_warn("nvidia-smi topo -m gave no answer within %.0f s; NVLink left unknown",
+				NVSMI_DEADLINE_S);
+			kill(pid, SIGKILL);
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (len + 4096 > cap) {
+			char *nb = cap < TOPO_TEXT_MAX ? realloc(buf, cap + 65536) : NULL;
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap += 65536;
+		}
+		n = (int)read(pfd[0], buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (buf && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		fc_info("nvidia-smi topo -m failed (exit %d); NVLink left unknown",
+			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		free(buf);
+		return NULL;
+	}
+	*len_p = len;
+	return buf;
+}
+
+static void try_nvsmi(struct nvsmi_topo **m_p)
+{
+	char exe[4096];
+	size_t len = 0;
+	char *text;
+
+	if (find_in_path("nvidia-smi", exe, sizeof(exe)))
+		return;
+	text = run_nvsmi(exe, &len);
+	if (!text)
+		return;
+	if (nvsmi_topo_parse(text, len, "nvidia-smi topo -m", m_p))
+		*m_p = NULL;
+	free(text);
+}
+
+static int parse_opts(int argc, char **argv, struct fc_ctx *ctx, struct topo_opts *o)
+{
+	static const struct option opts[] = {
+		{ .name = "json", .has_arg = no_argument, .val = 'j' },
+		{ .name = "sysfs", .has_arg = required_argument, .val = 's' },
+		{ .name = "nvidia-smi-topo", .has_arg = required_argument, .val = 't' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "js:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': ctx->json = 1; break;
+		case 's': o->sysfs = optarg; break;
+		case 't': o->nvsmi_file = optarg; break;
+		default:
+			fprintf(stderr, "%s", usage_topo);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fc_err("topo: unexpected argument '%s'; give files with --sysfs or --nvidia-smi-topo",
+		       argv[optind]);
+		return -EINVAL;
+	}
+	if (o->sysfs && !*o->sysfs) {
+		fc_err("--sysfs: empty path; give the root of a sysfs tree (default /sys)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void render_devices(FILE *f, const json_t *doc)
+{
+	struct fc_table *t = fc_table_new(6, "DEVICE", "NAME", "BUS ID", "NUMA", "NEAREST HCA",
+					  "DIST");
+	const json_t *d, *n;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
+		char near[256] = "";
+		size_t len = 0;
+
+		json_array_foreach(json_object_get(d, "nearest_nics"), k, n)
+			if (len < sizeof(near))
+				len += (size_t)snprintf(near + len, sizeof(near) - len, "%s%s",
+							k ? "," : "", json_string_value(n));
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", fc_jstr(d, "name", "?"));
+		fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
+		fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
+		if (json_is_integer(json_object_get(d, "numa")))
+			fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
+		else
+			fc_table_addf(t, 3, "-");
+		fc_table_addf(t, 4, "%s", len ? near : "-");
+		fc_table_addf(t, 5, "%s", fc_jstr(d, "nearest_dist", "-"));
+	}
+	json_array_foreach(json_object_get(doc, "nics"), i, d) {
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s", fc_jstr(d, "label", "?"));
+		fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
+		fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
+		if (json_is_integer(json_object_get(d, "numa")))
+			fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
+		else
+			fc_table_addf(t, 3, "-");
+		fc_table_addf(t, 4, "-");
+		fc_table_addf(t, 5, "-");
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
+static void render_matrix(FILE *f, const json_t *doc)
+{
+	const json_t *matrix = json_object_get(doc, "matrix"), *d;
+	const char *cols[2 * 64];
+	int ncols = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "gpus"), i, d)
+		if (ncols < 128)
+			cols[ncols++] = fc_jstr(d, "name", "?");
+	json_array_foreach(json_object_get(doc, "nics"), i, d)
+		if (ncols < 128)
+			cols[ncols++] = fc_jstr(d, "label", "?");
+	fprintf(f, "\nmatrix (PIX < PXB < PHB < NODE < SYS; NV# = NVLink):\n  %-8s", "");
+	for (int c = 0; c < ncols; c++)
+		fprintf(f, c + 1 < ncols ? "%-8s" : "%s", cols[c]);
+	fputc('\n', f);
+	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
+		const json_t *row = json_object_get(matrix, fc_jstr(d, "name", ""));
+
+		fprintf(f, "  %-8s", fc_jstr(d, "name", "?"));
+		for (int c = 0; c < ncols; c++)
+			fprintf(f, c + 1 < ncols ? "%-8s" : "%s", fc_jstr(row, cols[c], "?"));
+		fputc('\n', f);
+	}
+}
+
+static void render_topo(FILE *f, const json_t *doc)
+{
+	const json_t *isl = json_object_get(doc, "nvlink_islands"), *x, *y;
+	size_t i, k;
+
+	fprintf(f, "source: %s\n\n", fc_jstr(doc, "source", "?"));
+	render_devices(f, doc);
+	if (json_array_size(json_object_get(doc, "gpus")))
+		render_matrix(f, doc);
+	fprintf(f, "\nNVLink islands: ");
+	if (!json_is_array(isl))
+		fprintf(f, "unknown (no nvidia-smi matrix: give --nvidia-smi-topo FILE)");
+	json_array_foreach(isl, i, x) {
+		fprintf(f, "%s{", i ? " " : "");
+		json_array_foreach(x, k, y)
+			fprintf(f, "%s%s", k ? " " : "", json_string_value(y));
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n");
+	if (json_array_size(json_object_get(doc, "recommendations")))
+		fprintf(f, "\nrecommended NCCL settings:\n");
+	json_array_foreach(json_object_get(doc, "recommendations"), i, x)
+		fprintf(f, "  %s=%s\n      %s\n", fc_jstr(x, "env", "?"), fc_jstr(x, "value", "?"),
+			fc_jstr(x, "why", ""));
+}
+
+static int nothing_found(struct fc_ctx *ctx, const char *root)
+{
+	json_t *doc;
+
+	fc_err("no NVIDIA GPU (vendor 0x10de, class 0x03xx) and no RDMA HCA under %s/bus/pci/devices and no nvidia-smi matrix: nothing to check; run on a GPU node, or give --sysfs ROOT or --nvidia-smi-topo FILE",
+	       root);
+	if (!ctx->json)
+		return FC_EXIT_CANT;
+	doc = fc_doc_new();
+	json_object_set_new(doc, "gpus", json_array());
+	json_object_set_new(doc, "nics", json_array());
+	json_object_set_new(doc, "matrix", json_object());
+	json_object_set_new(doc, "recommendations", json_array());
+	fc_finding(doc, FC_FAIL, "no NVIDIA GPU and no RDMA HCA found under %s", root);
+	fc_emit(ctx, doc, NULL);
+	return FC_EXIT_CANT;
+}
+
+int cmd_topo(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct topo_opts o = { 0 };
+	struct nvsmi_topo *m = NULL;
+	struct topo_view *v = NULL;
+	struct topo *t = NULL;
+	json_t *doc;
+	int rc;
+
+	if (parse_opts(argc, argv, ctx, &o))
+		return FC_EXIT_USAGE;
+	if (topo_load(o.sysfs, &t))
+		return FC_EXIT_CANT;
+	if (o.nvsmi_file) {
+		if (load_matrix_file(o.nvsmi_file, &m)) {
+			rc = FC_EXIT_CANT;
+			goto out_free_topo;
+		}
+	} else if (!o.sysfs) {
+		try_nvsmi(&m);
+	}
+	if (!t->ngpus && !t->nnics && (!m || !m->ncols)) {
+		rc = nothing_found(ctx, t->sysfs_root);
+		goto out_free_matrix;
+	}
+	v = calloc(1, sizeof(*v));
+	doc = fc_doc_new();
+	if (!v || !doc) {
+		fc_err("topo: out of memory");
+		json_decref(doc);
+		rc = FC_EXIT_CANT;
+		goto out_free_matrix;
+	}
+	if (t->ngpus || t->nnics) {
+		topo_view_from_sysfs(v, t, m, doc);
+		topo_view_report(v, doc);
+		topo_sysfs_report(t, v, doc);
+	} else {
+		topo_view_from_nvsmi(v, m);
+		topo_view_report(v, doc);
+	}
+	if (m)
+		json_object_set_new(doc, "nvidia_smi", nvsmi_topo_summary(m));
+	rc = fc_emit(ctx, doc, render_topo);
+	free(v);
+out_free_matrix:
+	free(m);
+out_free_topo:
+	topo_free(t);
+	return rc;
+}

@@ -1,0 +1,456 @@
+/* Parser of `nvidia-smi topo -m` text (see nvsmi_topo.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "topo/nvsmi_topo.h"
+
+#define MAX_TOKS 160
+#define TOK_LEN 64
+
+/* Copies @src into @dst of @n bytes, cutting what does not fit. */
+static void scopy(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+struct toks {
+	int n;
+	char t[MAX_TOKS][TOK_LEN];
+};
+
+static void toks_add(struct toks *tk, const char *s, size_t len)
+{
+	if (tk->n == MAX_TOKS || len == 0)
+		return;
+	if (len >= TOK_LEN)
+		len = TOK_LEN - 1;
+	memcpy(tk->t[tk->n], s, len);
+	tk->t[tk->n][len] = '\0';
+	tk->n++;
+}
+
+/* Splits a line on blanks (spaces, TABs, CR). */
+static void tokenize(const char *line, struct toks *tk)
+{
+	const char *p = line;
+
+	tk->n = 0;
+	while (*p) {
+		const char *s;
+
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		s = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;
+		toks_add(tk, s, (size_t)(p - s));
+	}
+}
+
+/* Length of the cell word at the start of @s, 0 when none. */
+static size_t cell_word(const char *s)
+{
+	static const char *const words[] = { "PIX", "PXB", "PHB", "NODE", "SYS", "X" };
+	size_t n;
+
+	if (!strncmp(s, "NV", 2) && isdigit((unsigned char)s[2])) {
+		for (n = 2; isdigit((unsigned char)s[n]); n++)
+			;
+		return n;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		n = strlen(words[i]);
+		if (!strncmp(s, words[i], n))
+			return n;
+	}
+	return 0;
+}
+
+/* True when @s is entirely made of cell words (lost TABs fuse them). */
+static int all_cell_words(const char *s)
+{
+	while (*s) {
+		size_t n = cell_word(s);
+
+		if (!n)
+			return 0;
+		s += n;
+	}
+	return 1;
+}
+
+/* An unknown cell word of an old driver (SOC): 2-5 capital letters. */
+static int odd_cell_word(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 2 || n > 5)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isupper((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int label_like(const char *s)
+{
+	if (!isalpha((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+			return 0;
+	return 1;
+}
+
+static int gpu_label(const char *s)
+{
+	if (strncmp(s, "GPU", 3) || !s[3])
+		return 0;
+	for (s += 3; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Splits fused labels "NIC8NIC9" at a digit followed by GPU<d> or NIC<d>. */
+static int split_labels(const char *tok, char out[][NVSMI_LABEL_LEN], int max)
+{
+	const char *s = tok;
+	int n = 0;
+
+	while (*s && n < max) {
+		const char *e = s + 1;
+		size_t len;
+
+		while (*e && !(isdigit((unsigned char)e[-1]) &&
+			       (!strncmp(e, "GPU", 3) || !strncmp(e, "NIC", 3)) &&
+			       isdigit((unsigned char)e[3])))
+			e++;
+		len = (size_t)(e - s);
+		if (len >= NVSMI_LABEL_LEN)
+			len = NVSMI_LABEL_LEN - 1;
+		memcpy(out[n], s, len);
+		out[n][len] = '\0';
+		n++;
+		s = e;
+	}
+	return n;
+}
+
+static int trailer_word(const char *s)
+{
+	return !strcmp(s, "CPU") || !strcmp(s, "NUMA") || !strcmp(s, "GPU") ||
+	       !strcmp(s, "Affinity");
+}
+
+/* Reads a header line into @m; 0 when the line is not a matrix header. */
+static int parse_header(const struct toks *tk, struct nvsmi_topo *m)
+{
+	char parts[8][NVSMI_LABEL_LEN];
+	int i;
+
+	if (tk->n == 0 || strncmp(tk->t[0], "GPU0", 4))
+		return 0;
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < tk->n && !trailer_word(tk->t[i]); i++) {
+		int np;
+
+		if (!label_like(tk->t[i]))
+			return 0;
+		np = split_labels(tk->t[i], parts, 8);
+		for (int k = 0; k < np && m->ncols < NVSMI_MAX_COLS; k++) {
+			memcpy(m->label[m->ncols], parts[k], NVSMI_LABEL_LEN);
+			m->is_gpu[m->ncols] = gpu_label(parts[k]);
+			m->ncols++;
+		}
+	}
+	if (strcmp(m->label[0], "GPU0"))
+		return 0;
+	for (; i < tk->n; i++) {
+		if (!strcmp(tk->t[i], "CPU"))
+			m->has_cpu_aff = 1;
+		else if (!strcmp(tk->t[i], "NUMA") && (i == 0 || strcmp(tk->t[i - 1], "GPU")))
+			m->has_numa_aff = 1;
+		else if (!strcmp(tk->t[i], "GPU"))
+			m->has_gpu_numa = 1;
+	}
+	for (int c = 0; c < m->ncols; c++) {
+		m->numa_aff[c] = -1;
+		m->gpu_numa[c] = -1;
+		if (m->is_gpu[c])
+			m->ngpus++;
+		else
+			m->nnics++;
+	}
+	return 1;
+}
+
+int nvsmi_topo_col(const struct nvsmi_topo *m, const char *label)
+{
+	for (int c = 0; c < m->ncols; c++)
+		if (!strcmp(m->label[c], label))
+			return c;
+	return -1;
+}
+
+static int parse_num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return end != s && !*end && v >= 0 && v < 65536 ? (int)v : -1;
+}
+
+/* Reads a row whose first token is a column label. */
+static void parse_row(const struct toks *tk, int row, struct nvsmi_topo *m)
+{
+	int c = 0, i = 1;
+
+	m->row_seen[row] = 1;
+	for (; i < tk->n && c < m->ncols; i++) {
+		const char *s = tk->t[i];
+
+		if (all_cell_words(s)) {
+			while (*s && c < m->ncols) {
+				size_t n = cell_word(s);
+
+				memcpy(m->cell[row][c], s, n < NVSMI_CELL_LEN ? n : NVSMI_CELL_LEN - 1);
+				c++;
+				s += n;
+			}
+		} else if (odd_cell_word(s)) {
+			scopy(m->cell[row][c++], NVSMI_CELL_LEN, s);
+		} else {
+			break;
+		}
+	}
+	if (!m->is_gpu[row])
+		return;
+	if (m->has_cpu_aff && i < tk->n)
+		scopy(m->cpu_aff[row], sizeof(m->cpu_aff[row]), tk->t[i++]);
+	if (m->has_numa_aff && i < tk->n)
+		m->numa_aff[row] = parse_num(tk->t[i++]);
+	if (m->has_gpu_numa && i < tk->n)
+		m->gpu_numa[row] = parse_num(tk->t[i++]);
+}
+
+/* "NIC3: mlx5_3" in the NIC legend. */
+static void parse_nic_legend(const struct toks *tk, struct nvsmi_topo *m)
+{
+	char lab[NVSMI_LABEL_LEN];
+	size_t len;
+	int c;
+
+	if (tk->n != 2)
+		return;
+	len = strlen(tk->t[0]);
+	if (len < 2 || len >= sizeof(lab) || tk->t[0][len - 1] != ':')
+		return;
+	memcpy(lab, tk->t[0], len - 1);
+	lab[len - 1] = '\0';
+	c = nvsmi_topo_col(m, lab);
+	if (c >= 0 && !m->is_gpu[c])
+		scopy(m->nic_dev[c], sizeof(m->nic_dev[c]), tk->t[1]);
+}
+
+enum pstate { P_SEEK, P_ROWS, P_AFTER };
+
+static void parse_line(const char *line, struct toks *tk, struct nvsmi_topo *m,
+		       enum pstate *st, int *found)
+{
+	int c;
+
+	if (line[0] == '#')
+		return;
+	tokenize(line, tk);
+	if (*st == P_SEEK) {
+		if (parse_header(tk, m)) {
+			*found = 1;
+			*st = P_ROWS;
+		}
+		return;
+	}
+	if (tk->n == 0)
+		return;
+	if (*st == P_ROWS) {
+		c = nvsmi_topo_col(m, tk->t[0]);
+		if (c >= 0 && (tk->n < 2 || strncmp(tk->t[1], "GPU", 3) || all_cell_words(tk->t[1]))) {
+			if (!m->row_seen[c])
+				parse_row(tk, c, m);
+			return;
+		}
+		*st = P_AFTER;
+	}
+	if (tk->n == 1 && !strcmp(tk->t[0], "Legend:"))
+		m->legend_seen = 1;
+	else if (tk->n == 2 && !strcmp(tk->t[0], "NIC") && !strcmp(tk->t[1], "Legend:"))
+		m->nic_legend_seen = 1;
+	else if (m->nic_legend_seen)
+		parse_nic_legend(tk, m);
+}
+
+static void finish(struct nvsmi_topo *m)
+{
+	int grows = 0, nrows = 0;
+
+	for (int c = 0; c < m->ncols; c++) {
+		if (!m->row_seen[c])
+			continue;
+		if (m->is_gpu[c])
+			grows++;
+		else
+			nrows++;
+	}
+	m->truncated = grows < m->ngpus || (nrows > 0 && nrows < m->nnics) ||
+		       (m->nnics > 0 && nrows == 0 && !m->legend_seen);
+}
+
+int nvsmi_topo_parse(const char *text, size_t len, const char *src,
+		     struct nvsmi_topo **out_p)
+{
+	struct nvsmi_topo *m = calloc(1, sizeof(*m));
+	struct toks *tk = malloc(sizeof(*tk));
+	enum pstate st = P_SEEK;
+	char line[4096];
+	size_t pos = 0;
+	int found = 0;
+
+	if (!m || !tk) {
+		free(m);
+		free(tk);
+		return -ENOMEM;
+	}
+	while (pos < len) {
+		size_t e = pos, n;
+
+		while (e < len && text[e] != '\n')
+			e++;
+		n = e - pos < sizeof(line) - 1 ? e - pos : sizeof(line) - 1;
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		parse_line(line, tk, m, &st, &found);
+		pos = e + 1;
+	}
+	free(tk);
+	if (!found) {
+		fc_err("%s: no 'nvidia-smi topo -m' matrix found (no header line starting with GPU0); "
+		       "give the output of 'nvidia-smi topo -m'", src);
+		free(m);
+		return -EINVAL;
+	}
+	finish(m);
+	*out_p = m;
+	return 0;
+}
+
+int nvsmi_cell_rank(const char *cell)
+{
+	static const char *const order[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS" };
+
+	if (!cell || !*cell)
+		return 7;
+	if (!strncmp(cell, "NV", 2) && isdigit((unsigned char)cell[2]))
+		return 1;
+	for (int i = 0; i < 7; i++)
+		if (!strcmp(cell, order[i]))
+			return i;
+	return 7;
+}
+
+const char *nvsmi_topo_cell(const struct nvsmi_topo *m, int a, int b)
+{
+	if (a < 0 || b < 0 || a >= m->ncols || b >= m->ncols)
+		return NULL;
+	if (m->row_seen[a] && m->cell[a][b][0])
+		return m->cell[a][b];
+	if (m->row_seen[b] && m->cell[b][a][0])
+		return m->cell[b][a];
+	return NULL;
+}
+
+int nvsmi_topo_nearest_nics(const struct nvsmi_topo *m, int gpu, int *out, int max)
+{
+	int best = 7, n = 0;
+
+	if (gpu < 0 || gpu >= m->ncols || !m->row_seen[gpu])
+		return 0;
+	for (int c = 0; c < m->ncols; c++)
+		if (!m->is_gpu[c] && nvsmi_cell_rank(m->cell[gpu][c]) < best)
+			best = nvsmi_cell_rank(m->cell[gpu][c]);
+	for (int c = 0; c < m->ncols && best < 7 && n < max; c++)
+		if (!m->is_gpu[c] && nvsmi_cell_rank(m->cell[gpu][c]) == best)
+			out[n++] = c;
+	return n;
+}
+
+int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS])
+{
+	int n = 0;
+
+	for (int c = 0; c < NVSMI_MAX_COLS; c++)
+		comp[c] = -1;
+	for (int c = 0; c < m->ncols; c++) {
+		int stack[NVSMI_MAX_COLS], sp = 0;
+
+		if (!m->is_gpu[c] || comp[c] >= 0)
+			continue;
+		comp[c] = n;
+		stack[sp++] = c;
+		while (sp) {
+			int u = stack[--sp];
+
+			for (int v = 0; v < m->ncols; v++)
+				if (m->is_gpu[v] && comp[v] < 0 &&
+				    nvsmi_cell_rank(nvsmi_topo_cell(m, u, v)) == 1) {
+					comp[v] = n;
+					stack[sp++] = v;
+				}
+		}
+		n++;
+	}
+	return n;
+}
+
+json_t *nvsmi_topo_summary(const struct nvsmi_topo *m)
+{
+	json_t *pairs = json_object(), *near = json_object(), *legend = json_object();
+	int nvlink = 0;
+
+	for (int a = 0; a < m->ncols; a++) {
+		int nn[NVSMI_MAX_COLS], k;
+
+		if (!m->is_gpu[a])
+			continue;
+		for (int b = a + 1; b < m->ncols; b++) {
+			const char *cell = nvsmi_topo_cell(m, a, b);
+			char key[2 * NVSMI_LABEL_LEN + 2];
+
+			if (!m->is_gpu[b] || !cell)
+				continue;
+			snprintf(key, sizeof(key), "%s-%s", m->label[a], m->label[b]);
+			json_object_set_new(pairs, key, json_string(cell));
+			nvlink |= nvsmi_cell_rank(cell) == 1;
+		}
+		k = nvsmi_topo_nearest_nics(m, a, nn, NVSMI_MAX_COLS);
+		if (k) {
+			json_t *list = json_array();
+
+			for (int i = 0; i < k; i++)
+				json_array_append_new(list, json_string(m->label[nn[i]]));
+			json_object_set_new(near, m->label[a], list);
+		}
+	}
+	for (int c = 0; c < m->ncols; c++)
+		if (m->nic_dev[c][0])
+			json_object_set_new(legend, m->label[c], json_string(m->nic_dev[c]));
+	return json_pack("{s:i, s:i, s:b, s:o, s:o, s:b, s:o}", "gpus", m->ngpus, "nics",
+			 m->nnics, "nvlink", nvlink, "gpu_pairs", pairs, "nearest_nic", near,
+			 "truncated", m->truncated, "nic_legend", legend);
+}

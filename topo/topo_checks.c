@@ -1,0 +1,273 @@
+/* Findings only sysfs can give: PCIe links, ACS, peermem, RoCE netdevs,
+ * and the NCCL settings that come from netdevs and GIDs. */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/out.h"
+#include "core/util.h"
+#include "topo/topo_report.h"
+
+static const char *dev_label(const struct topo_dev *d, char *buf, size_t len)
+{
+	if (strcmp(d->name, d->bdf))
+		snprintf(buf, len, "%s (%s)", d->name, d->bdf);
+	else
+		snprintf(buf, len, "%s %s", d->kind == TOPO_KIND_BRIDGE ? "bridge" : "device",
+			 d->bdf);
+	return buf;
+}
+
+/* Link of @d against its own maximum and what its upstream port allows. */
+static void check_link(const struct topo *t, const struct topo_dev *d, json_t *doc)
+{
+	const struct topo_dev *up = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
+	double want_gts = d->link.max_gts;
+	int want_w = d->link.max_width;
+	char lbl[64];
+
+	if (up && up->link.max_gts > 0 && up->link.max_gts < want_gts)
+		want_gts = up->link.max_gts;
+	if (up && up->link.max_width > 0 && up->link.max_width < want_w)
+		want_w = up->link.max_width;
+	dev_label(d, lbl, sizeof(lbl));
+	if (d->link.cur_width > 0 && d->link.cur_width < want_w)
+		fc_finding(doc, FC_WARN,
+			   "PCIe link of %s trained at x%d of x%d: reseat the card, check the riser and the slot (and BIOS lane bifurcation)",
+			   lbl, d->link.cur_width, want_w);
+	if (d->link.cur_gts <= 0 || d->link.cur_gts >= want_gts)
+		return;
+	if (d->kind == TOPO_KIND_GPU)
+		fc_finding(doc, FC_PASS,
+			   "PCIe link of %s at %g GT/s of %g GT/s: GPUs slow the link when idle; check again under load (nvidia-smi -q -d PCIE), and reseat or check the riser if it stays low",
+			   lbl, d->link.cur_gts, want_gts);
+	else
+		fc_finding(doc, FC_WARN,
+			   "PCIe link of %s trained at %g GT/s of %g GT/s: reseat the card, check the riser and the slot, and the BIOS PCIe speed setting",
+			   lbl, d->link.cur_gts, want_gts);
+}
+
+static int seen_add(const struct topo_dev **seen, int *n, int max, const struct topo_dev *d)
+{
+	for (int i = 0; i < *n; i++)
+		if (seen[i] == d)
+			return 0;
+	if (*n < max)
+		seen[(*n)++] = d;
+	return 1;
+}
+
+static void check_links(const struct topo *t, json_t *doc)
+{
+	const struct topo_dev *seen[512];
+	int n = 0;
+
+	for (int i = 0; i < t->ndevs; i++) {
+		const struct topo_dev *d = &t->devs[i];
+
+		if (d->kind != TOPO_KIND_GPU && d->kind != TOPO_KIND_NIC)
+			continue;
+		for (int k = 0; k < d->depth; k++) {
+			const struct topo_dev *br = topo_find(t, d->chain[k]);
+
+			if (br && seen_add(seen, &n, 512, br))
+				check_link(t, br, doc);
+		}
+		if (seen_add(seen, &n, 512, d))
+			check_link(t, d, doc);
+	}
+}
+
+static void acs_pair(const struct topo *t, const struct topo_dev *a, const struct topo_dev *b,
+		     const struct topo_dev **seen, int *nseen, int *unknown, json_t *doc)
+{
+	const struct topo_dev *br[TOPO_MAX_DEPTH * 2];
+	int n = topo_acs_on_path(t, a, b, TOPO_ACS_P2P_BREAKING, br, TOPO_MAX_DEPTH * 2);
+	enum topo_dist d = topo_dev_distance(a, b);
+
+	if (d != TOPO_PIX && d != TOPO_PXB)
+		return;
+	for (int k = 0; k < a->depth; k++) {
+		const struct topo_dev *x = topo_find(t, a->chain[k]);
+
+		*unknown += x && !x->acs_known && seen_add(seen, nseen, 512, x);
+	}
+	for (int i = 0; i < n; i++) {
+		if (!seen_add(seen, nseen, 512, br[i]))
+			continue;
+		fc_finding(doc, FC_WARN,
+			   "ACS redirect is on at bridge %s (control 0x%02x%s%s%s) between %s and %s: peer-to-peer traffic (GPUDirect RDMA, GPU P2P) is sent up to the root complex, slow or failing with the IOMMU on; turn ACS off in the BIOS, or run 'setpci -s %s ECAP_ACS+6.w=0000' at every boot",
+			   br[i]->bdf, br[i]->acs_ctl,
+			   br[i]->acs_ctl & TOPO_ACS_RR ? " ReqRedir" : "",
+			   br[i]->acs_ctl & TOPO_ACS_CR ? " CmpltRedir" : "",
+			   br[i]->acs_ctl & TOPO_ACS_EC ? " EgressCtrl" : "", a->name, b->name,
+			   br[i]->bdf);
+	}
+}
+
+static void check_acs(const struct topo *t, json_t *doc)
+{
+	const struct topo_dev *seen[512];
+	int nseen = 0, unknown = 0;
+
+	for (int g = 0; g < t->ngpus; g++) {
+		const struct topo_dev *gpu = topo_gpu(t, g);
+
+		for (int b = 0; b < t->nnics; b++)
+			acs_pair(t, gpu, topo_nic(t, b), seen, &nseen, &unknown, doc);
+		for (int h = g + 1; h < t->ngpus; h++)
+			acs_pair(t, gpu, topo_gpu(t, h), seen, &nseen, &unknown, doc);
+	}
+	if (unknown)
+		fc_finding(doc, FC_PASS,
+			   "ACS state of %d bridge(s) between GPUs and HCAs is unknown: the extended PCIe config space is readable by root only; run as root, or check 'sudo lspci -vvv | grep ACSCtl'",
+			   unknown);
+}
+
+static void check_roce(const struct topo *t, json_t *doc)
+{
+	for (int b = 0; b < t->nnics; b++) {
+		const struct topo_dev *h = topo_nic(t, b);
+
+		if (!strcmp(h->name, h->bdf)) {
+			fc_finding(doc, FC_WARN,
+				   "Mellanox function %s has no RDMA device: load the RDMA driver (modprobe mlx5_ib)",
+				   h->bdf);
+			continue;
+		}
+		for (int p = 0; p < h->nports; p++) {
+			const struct topo_port *pt = &h->ports[p];
+
+			if (strcmp(pt->link_layer, "Ethernet"))
+				continue;
+			if (!pt->netdev[0])
+				fc_finding(doc, FC_WARN,
+					   "%s port %d (RoCE) has no GID bound to a netdev: bring its netdev up and give it an IP address",
+					   h->name, pt->port);
+			else if (pt->mtu > 0 && pt->mtu < 4200)
+				fc_finding(doc, FC_WARN,
+					   "%s port %d (RoCE): netdev %s has MTU %d B, below 4200 B, so RoCE runs with 1024 B frames or less; set 'ip link set %s mtu 9000' and the same on the switch ports",
+					   h->name, pt->port, pt->netdev, pt->mtu, pt->netdev);
+			if (pt->netdev[0] && pt->roce_v2_gid < 0)
+				fc_finding(doc, FC_WARN,
+					   "%s port %d (RoCE): no RoCE v2 GID (v1 is not routable): give %s an IPv4 address and check the RoCE mode (cma_roce_mode, mlxconfig)",
+					   h->name, pt->port, pt->netdev);
+		}
+	}
+}
+
+static void advise_gid(const struct topo *t, json_t *doc)
+{
+	int idx = -2, mixed = 0, n = 0;
+	char list[512] = "";
+	size_t len = 0;
+
+	for (int b = 0; b < t->nnics; b++) {
+		const struct topo_dev *h = topo_nic(t, b);
+
+		for (int p = 0; p < h->nports; p++) {
+			const struct topo_port *pt = &h->ports[p];
+
+			if (strcmp(pt->link_layer, "Ethernet") || pt->roce_v2_gid < 0)
+				continue;
+			mixed |= idx != -2 && idx != pt->roce_v2_gid;
+			idx = pt->roce_v2_gid;
+			if (len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s:%d",
+							n ? ", " : "", h->name, pt->roce_v2_gid);
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	if (!mixed) {
+		char val[16];
+
+		snprintf(val, sizeof(val), "%d", idx);
+		topo_recommend(doc, "NCCL_IB_GID_INDEX", val,
+			       "the RoCE v2 GID (IPv4 first) is at index %d on every RoCE HCA (%s); NCCL before 2.21 uses index 0, a RoCE v1 link-local GID",
+			       idx, list);
+	} else {
+		topo_recommend(doc, "NCCL_IB_GID_INDEX", "-1",
+			       "the RoCE v2 GID sits at different indexes (%s) and NCCL takes one value for all HCAs: use NCCL 2.21+ auto-selection (-1), or give every netdev the same address layout",
+			       list);
+	}
+}
+
+static int netdev_on_nic(const struct topo *t, const char *root, const char *nd)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s/class/net/%s/device", root, nd) >=
+	    (int)sizeof(path))
+		return -1;
+	r = (int)readlink(path, link, sizeof(link) - 1);
+	if (r <= 0)
+		return -1; /* virtual: no device */
+	link[r] = '\0';
+	base = strrchr(link, '/');
+	for (int b = 0; b < t->nnics; b++)
+		if (!strcmp(topo_nic(t, b)->bdf, base ? base + 1 : link))
+			return 1;
+	return 0;
+}
+
+static void advise_ifname(const struct topo *t, json_t *doc)
+{
+	char path[PATH_MAX], val[256] = "=", virt[256] = "", st[32];
+	size_t len = 1, vlen = 0;
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/class/net", t->sysfs_root);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char sp[PATH_MAX];
+		int on;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) > 32)
+			continue;
+		on = netdev_on_nic(t, t->sysfs_root, de->d_name);
+		if (snprintf(sp, sizeof(sp), "%s/%s/operstate", path, de->d_name) >=
+		    (int)sizeof(sp))
+			continue;
+		if (on < 0) {
+			if (vlen < sizeof(virt) - 40)
+				vlen += (size_t)snprintf(virt + vlen, sizeof(virt) - vlen, "%s%s",
+							 vlen ? ", " : "", de->d_name);
+			continue;
+		}
+		if (on || fc_read_file(sp, st, sizeof(st)) <= 0 || strcmp(st, "up"))
+			continue;
+		if (len < sizeof(val) - 40)
+			len += (size_t)snprintf(val + len, sizeof(val) - len, "%s%s", n ? "," : "",
+						de->d_name);
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		topo_recommend(doc, "NCCL_SOCKET_IFNAME", val,
+			       "NCCL's bootstrap and out-of-band traffic should use the host's up, physical interface%s off the HCAs%s%s",
+			       n > 1 ? "s" : "", vlen ? "; this keeps it off " : "", virt);
+}
+
+void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)
+{
+	(void)v;
+	check_links(t, doc);
+	check_acs(t, doc);
+	if (t->ngpus && t->nnics && !t->peermem)
+		fc_finding(doc, FC_WARN,
+			   "no peer-memory module (nvidia_peermem) is loaded: GPUDirect RDMA then needs dma-buf (NCCL 2.13+, open GPU kernel module, Linux 5.12+); otherwise run 'modprobe nvidia-peermem' and add it to /etc/modules-load.d");
+	check_roce(t, doc);
+	json_object_set_new(doc, "peermem", t->peermem ? json_string(t->peermem_how) : json_null());
+	advise_ifname(t, doc);
+	advise_gid(t, doc);
+}

@@ -1,0 +1,367 @@
+/* The topo report from a view: matrix, islands, nearest HCAs, NCCL advice. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "topo/topo_report.h"
+
+static void cpy(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
+			  const struct nvsmi_topo *m, json_t *doc)
+{
+	int mg[NVSMI_MAX_COLS], nmg = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->source = "sysfs";
+	v->ngpus = t->ngpus < TV_MAX ? t->ngpus : TV_MAX;
+	v->nnics = t->nnics < TV_MAX ? t->nnics : TV_MAX;
+	for (int i = 0; i < v->ngpus; i++) {
+		const struct topo_dev *g = topo_gpu(t, i);
+
+		cpy(v->gpu[i].name, sizeof(v->gpu[i].name), g->name);
+		cpy(v->gpu[i].label, sizeof(v->gpu[i].label), g->name);
+		cpy(v->gpu[i].bus_id, sizeof(v->gpu[i].bus_id), g->bdf);
+		v->gpu[i].numa = g->numa;
+		v->row_known[i] = 1;
+	}
+	for (int i = 0; i < v->nnics; i++) {
+		const struct topo_dev *h = topo_nic(t, i);
+
+		cpy(v->nic[i].name, sizeof(v->nic[i].name), h->name);
+		snprintf(v->nic[i].label, sizeof(v->nic[i].label), "NIC%d", i);
+		cpy(v->nic[i].bus_id, sizeof(v->nic[i].bus_id), h->bdf);
+		v->nic[i].numa = h->numa;
+		v->nic[i].has_rdma = strcmp(h->name, h->bdf) != 0;
+	}
+	for (int a = 0; a < v->ngpus; a++) {
+		for (int b = 0; b < v->ngpus; b++)
+			cpy(v->gg[a][b], NVSMI_CELL_LEN,
+			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_gpu(t, b))));
+		for (int b = 0; b < v->nnics; b++)
+			cpy(v->gn[a][b], NVSMI_CELL_LEN,
+			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_nic(t, b))));
+	}
+	if (!m)
+		return;
+	for (int c = 0; c < m->ncols; c++)
+		if (m->is_gpu[c])
+			mg[nmg++] = c;
+	if (nmg != v->ngpus) {
+		fc_finding(doc, FC_WARN,
+			   "nvidia-smi shows %d GPUs but sysfs has %d: NVLink cells not used; check that the matrix comes from this host",
+			   nmg, v->ngpus);
+		return;
+	}
+	v->source = "sysfs+nvidia-smi";
+	v->nvlink_known = 1;
+	for (int a = 0; a < nmg; a++)
+		for (int b = 0; b < nmg; b++) {
+			const char *cell = nvsmi_topo_cell(m, mg[a], mg[b]);
+
+			if (cell && nvsmi_cell_rank(cell) == 1)
+				cpy(v->gg[a][b], NVSMI_CELL_LEN, cell);
+		}
+}
+
+void topo_view_from_nvsmi(struct topo_view *v, const struct nvsmi_topo *m)
+{
+	int gcol[NVSMI_MAX_COLS], ncol[NVSMI_MAX_COLS];
+
+	memset(v, 0, sizeof(*v));
+	v->source = "nvidia-smi";
+	v->nvlink_known = 1;
+	v->truncated = m->truncated;
+	for (int c = 0; c < m->ncols; c++) {
+		struct tv_dev *d;
+
+		if (m->is_gpu[c]) {
+			gcol[v->ngpus] = c;
+			d = &v->gpu[v->ngpus];
+			v->row_known[v->ngpus] = m->row_seen[c];
+			d->numa = m->numa_aff[c];
+			v->ngpus++;
+		} else {
+			ncol[v->nnics] = c;
+			d = &v->nic[v->nnics++];
+			d->numa = -1;
+			d->has_rdma = 1;
+		}
+		cpy(d->label, sizeof(d->label), m->label[c]);
+		cpy(d->name, sizeof(d->name), m->nic_dev[c][0] ? m->nic_dev[c] : m->label[c]);
+	}
+	for (int a = 0; a < v->ngpus; a++) {
+		for (int b = 0; b < v->ngpus; b++) {
+			const char *cell = nvsmi_topo_cell(m, gcol[a], gcol[b]);
+
+			cpy(v->gg[a][b], NVSMI_CELL_LEN, cell ? cell : "");
+		}
+		for (int b = 0; b < v->nnics; b++) {
+			const char *cell = nvsmi_topo_cell(m, gcol[a], ncol[b]);
+
+			cpy(v->gn[a][b], NVSMI_CELL_LEN, cell ? cell : "");
+		}
+	}
+}
+
+int topo_view_nearest(const struct topo_view *v, int g, int *out, int max)
+{
+	int best = 7, n = 0;
+
+	for (int b = 0; b < v->nnics; b++)
+		if (nvsmi_cell_rank(v->gn[g][b]) < best)
+			best = nvsmi_cell_rank(v->gn[g][b]);
+	for (int b = 0; b < v->nnics && best < 7 && n < max; b++)
+		if (nvsmi_cell_rank(v->gn[g][b]) == best)
+			out[n++] = b;
+	return n;
+}
+
+void topo_recommend(json_t *doc, const char *env, const char *value, const char *fmt, ...)
+{
+	json_t *list = json_object_get(doc, "recommendations");
+	char *why = NULL;
+	va_list ap;
+
+	if (!list) {
+		list = json_array();
+		json_object_set_new(doc, "recommendations", list);
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		why = NULL;
+	va_end(ap);
+	json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "env", env, "value", value,
+					      "why", why ? why : ""));
+	free(why);
+}
+
+static json_t *dev_json(const struct tv_dev *d, int is_nic)
+{
+	json_t *o = json_pack("{s:s}", "name", d->name);
+
+	if (is_nic)
+		json_object_set_new(o, "label", json_string(d->label));
+	json_object_set_new(o, "bus_id", d->bus_id[0] ? json_string(d->bus_id) : json_null());
+	json_object_set_new(o, "numa", d->numa >= 0 ? json_integer(d->numa) : json_null());
+	return o;
+}
+
+static void report_devices(const struct topo_view *v, json_t *doc)
+{
+	json_t *gpus = json_array(), *nics = json_array(), *matrix = json_object();
+
+	for (int g = 0; g < v->ngpus; g++) {
+		json_t *o = dev_json(&v->gpu[g], 0), *near = json_array(), *row = json_object();
+		int nn[TV_MAX], k = topo_view_nearest(v, g, nn, TV_MAX);
+
+		for (int i = 0; i < k; i++)
+			json_array_append_new(near, json_string(v->nic[nn[i]].name));
+		json_object_set_new(o, "nearest_nics", near);
+		json_object_set_new(o, "nearest_dist",
+				    k ? json_string(v->gn[g][nn[0]]) : json_null());
+		json_object_set_new(o, "row_known", json_boolean(v->row_known[g]));
+		json_array_append_new(gpus, o);
+		for (int b = 0; b < v->ngpus; b++)
+			if (v->gg[g][b][0])
+				json_object_set_new(row, v->gpu[b].label, json_string(v->gg[g][b]));
+		for (int b = 0; b < v->nnics; b++)
+			if (v->gn[g][b][0])
+				json_object_set_new(row, v->nic[b].label, json_string(v->gn[g][b]));
+		json_object_set_new(matrix, v->gpu[g].label, row);
+	}
+	for (int b = 0; b < v->nnics; b++)
+		json_array_append_new(nics, dev_json(&v->nic[b], 1));
+	json_object_set_new(doc, "source", json_string(v->source));
+	json_object_set_new(doc, "gpus", gpus);
+	json_object_set_new(doc, "nics", nics);
+	json_object_set_new(doc, "matrix", matrix);
+	json_object_set_new(doc, "truncated", json_boolean(v->truncated));
+}
+
+/* NVLink islands: GPUs joined by NV# cells. */
+static void report_islands(const struct topo_view *v, json_t *doc)
+{
+	int comp[TV_MAX], n = 0;
+	json_t *islands;
+
+	if (!v->nvlink_known) {
+		json_object_set_new(doc, "nvlink_islands", json_null());
+		return;
+	}
+	for (int g = 0; g < v->ngpus; g++)
+		comp[g] = -1;
+	for (int g = 0; g < v->ngpus; g++) {
+		int stack[TV_MAX], sp = 0;
+
+		if (comp[g] >= 0)
+			continue;
+		comp[g] = n;
+		stack[sp++] = g;
+		while (sp) {
+			int u = stack[--sp];
+
+			for (int w = 0; w < v->ngpus; w++)
+				if (comp[w] < 0 && (nvsmi_cell_rank(v->gg[u][w]) == 1 ||
+						    nvsmi_cell_rank(v->gg[w][u]) == 1)) {
+					comp[w] = n;
+					stack[sp++] = w;
+				}
+		}
+		n++;
+	}
+	islands = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *isl = json_array();
+
+		for (int g = 0; g < v->ngpus; g++)
+			if (comp[g] == i)
+				json_array_append_new(isl, json_string(v->gpu[g].name));
+		json_array_append_new(islands, isl);
+	}
+	json_object_set_new(doc, "nvlink_islands", islands);
+}
+
+/* Worst "nearest HCA" rank over the GPUs whose row is known; *who = GPU. */
+static int worst_nearest(const struct topo_view *v, int *who)
+{
+	int worst = -1;
+
+	*who = -1;
+	for (int g = 0; g < v->ngpus; g++) {
+		int nn[TV_MAX];
+
+		if (!v->row_known[g] || !topo_view_nearest(v, g, nn, TV_MAX))
+			continue;
+		if (nvsmi_cell_rank(v->gn[g][nn[0]]) > worst) {
+			worst = nvsmi_cell_rank(v->gn[g][nn[0]]);
+			*who = g;
+		}
+	}
+	return worst;
+}
+
+static void advise_hca(const struct topo_view *v, json_t *doc)
+{
+	int used[TV_MAX] = { 0 }, unresolved = 0, nused = 0;
+	char val[1024] = "=";
+	size_t len = 1;
+
+	for (int g = 0; g < v->ngpus; g++) {
+		int nn[TV_MAX], k = topo_view_nearest(v, g, nn, TV_MAX);
+
+		for (int i = 0; i < k; i++)
+			used[nn[i]] = 1;
+	}
+	for (int b = 0; b < v->nnics; b++) {
+		if (!used[b] || !v->nic[b].has_rdma)
+			continue;
+		unresolved |= !strncmp(v->nic[b].name, "NIC", 3);
+		len += (size_t)snprintf(val + len, len < sizeof(val) ? sizeof(val) - len : 0,
+					"%s%s", nused ? "," : "", v->nic[b].name);
+		nused++;
+	}
+	if (!nused || len >= sizeof(val))
+		return;
+	topo_recommend(doc, "NCCL_IB_HCA", val,
+		       "%d HCA(s) nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s",
+		       nused, nused < v->nnics ? "; the others are farther from every GPU" : "",
+		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "");
+	for (int b = 0; b < v->nnics; b++)
+		if (!used[b] && v->nic[b].has_rdma && v->ngpus)
+			fc_finding(doc, FC_PASS,
+				   "%s is not the nearest HCA of any GPU: NCCL may still send over it unless NCCL_IB_HCA leaves it out",
+				   v->nic[b].name);
+}
+
+static void advise_gdr(const struct topo_view *v, json_t *doc)
+{
+	int who, worst = worst_nearest(v, &who);
+	int nn[TV_MAX];
+
+	if (worst < 0)
+		return;
+	topo_view_nearest(v, who, nn, TV_MAX);
+	if (worst <= 3) {
+		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PXB",
+			       "every GPU has an HCA at PIX or PXB (worst: %s %s %s); at PXB (NCCL's default) GPUDirect RDMA is used for all of them; set it so a changed default cannot turn it off",
+			       v->gpu[who].name, v->gn[who][nn[0]], v->nic[nn[0]].name);
+		return;
+	}
+	for (int g = 0; g < v->ngpus; g++) {
+		int k = v->row_known[g] ? topo_view_nearest(v, g, nn, TV_MAX) : 0;
+		int r = k ? nvsmi_cell_rank(v->gn[g][nn[0]]) : 0;
+
+		if (r == 4 || r == 5)
+			fc_finding(doc, FC_WARN,
+				   "%s: nearest HCA %s is %s (through the CPU root complex): at NCCL's default GPUDirect level (PXB) its traffic is staged through host memory; put an HCA under the GPU's PCIe switch, or set NCCL_NET_GDR_LEVEL=PHB after measuring (fabcheck pair --use-cuda)",
+				   v->gpu[g].name, v->nic[nn[0]].name, v->gn[g][nn[0]]);
+		else if (r == 6)
+			fc_finding(doc, FC_WARN,
+				   "%s: nearest HCA %s is on the other socket (SYS): its traffic crosses the inter-socket link and GPUDirect RDMA stays off; add an HCA on the GPU's socket",
+				   v->gpu[g].name, v->nic[nn[0]].name);
+	}
+	if (worst == 6)
+		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PXB",
+			       "%s's nearest HCA is across sockets (SYS): GPUDirect over the inter-socket link is usually slower than staging in host memory; keep the default",
+			       v->gpu[who].name);
+	else
+		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PHB",
+			       "%s's nearest HCA %s is %s: at the default (PXB) NCCL stages its traffic through host memory; PHB lets GPUDirect RDMA cross the CPU root complex; measure both",
+			       v->gpu[who].name, v->nic[nn[0]].name, v->gn[who][nn[0]]);
+}
+
+static void advise_p2p(const struct topo_view *v, json_t *doc)
+{
+	int nv = 0, near = 0, far = 0;
+
+	for (int a = 0; a < v->ngpus; a++)
+		for (int b = a + 1; b < v->ngpus; b++) {
+			int r = nvsmi_cell_rank(v->gg[a][b][0] ? v->gg[a][b] : v->gg[b][a]);
+
+			nv += r == 1;
+			near += r == 2 || r == 3;
+			far += r >= 4 && r <= 6;
+		}
+	if (v->ngpus < 2 || nv + near + far == 0)
+		return;
+	if (!near && !far)
+		topo_recommend(doc, "NCCL_P2P_LEVEL", "NVL",
+			       "every GPU pair is NVLink-connected: P2P needs no PCIe path");
+	else if (near)
+		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
+			       "%d GPU pair(s) share a PCIe switch (PIX/PXB) and use PCIe P2P; %d pair(s) only meet through the CPU and are better staged in host memory (NCCL's default since 2.23)",
+			       near, far);
+	else
+		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
+			       "%d GPU pair(s) without NVLink meet only through the CPU (PHB/NODE/SYS): P2P through the root complex is usually slower than host memory; keep P2P within switches",
+			       far);
+}
+
+void topo_view_report(const struct topo_view *v, json_t *doc)
+{
+	report_devices(v, doc);
+	report_islands(v, doc);
+	if (!json_object_get(doc, "recommendations"))
+		json_object_set_new(doc, "recommendations", json_array());
+	if (v->truncated)
+		fc_finding(doc, FC_WARN,
+			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing): pairs of missing rows come from the other rows or stay unknown; give the whole 'nvidia-smi topo -m' output");
+	if (v->ngpus && !v->nnics)
+		fc_finding(doc, FC_WARN,
+			   "%d GPU(s) but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
+			   v->ngpus);
+	if (v->ngpus && v->nnics) {
+		advise_hca(v, doc);
+		advise_gdr(v, doc);
+	}
+	advise_p2p(v, doc);
+}

@@ -1,0 +1,417 @@
+/* fabcheck tui: the live dashboard's controller (loop, keys, model refresh). */
+#include <curses.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "tui/tui.h"
+#include "src/cmds.h"
+#include "matrix/mx_model.h"
+#include "matrix/mx_session.h"
+
+const char usage_tui[] =
+	"usage: fabcheck tui [NODE... | --hostfile FILE] [--db FILE] [--run ID]\n"
+	"                    [--once | --max-iterations N] [matrix options]\n"
+	"\n"
+	"A live dashboard of a rack's pair matrix: the node-by-node heat map, the\n"
+	"cursor pair's detail (bandwidth per size, latency percentiles, counter\n"
+	"deltas, its history), progress and time left, and the suspects. With\n"
+	"nodes it runs the matrix itself (as 'fabcheck matrix' would); without,\n"
+	"it follows a run that another process writes to the store (the newest\n"
+	"matrix run, or --run ID).\n"
+	"\n"
+	"  --db FILE            result store (default fabcheck.db)\n"
+	"  --run ID             the run to follow\n"
+	"  --once               draw one frame and exit (for scripts)\n"
+	"  --max-iterations N   exit after N refreshes (about 5 a second)\n"
+	"  matrix options       --both-directions, --retest, --min-gbps, ...\n"
+	"                       (see 'fabcheck matrix --help')\n"
+	"\n"
+	"keys: q quit, m switch metric (bandwidth of best / of link rate / latency),\n"
+	"r rerun the cursor pair, arrows or hjkl move, PgUp/PgDn page, ^L redraw.\n"
+	"\n"
+	"Exit: 0 closed, 1 the run it ran has a suspect, 2 usage, 3 could not run.\n";
+
+enum tui_action {
+	ACT_NONE,
+	ACT_QUIT,
+	ACT_METRIC,
+	ACT_RERUN,
+	ACT_LEFT,
+	ACT_RIGHT,
+	ACT_UP,
+	ACT_DOWN,
+	ACT_PGUP,
+	ACT_PGDN,
+	ACT_REDRAW,
+};
+
+static const struct tui_binding bindings[] = {
+	{ .key = 'q', .label = "q", .help = "quit", .action = ACT_QUIT },
+	{ .key = 'Q', .action = ACT_QUIT },
+	{ .key = 'm', .label = "m", .help = "metric", .action = ACT_METRIC },
+	{ .key = 'r', .label = "r", .help = "rerun pair", .action = ACT_RERUN },
+	{ .key = KEY_LEFT, .label = "arrows/hjkl", .help = "move", .action = ACT_LEFT },
+	{ .key = 'h', .action = ACT_LEFT },
+	{ .key = KEY_RIGHT, .action = ACT_RIGHT },
+	{ .key = 'l', .action = ACT_RIGHT },
+	{ .key = KEY_UP, .action = ACT_UP },
+	{ .key = 'k', .action = ACT_UP },
+	{ .key = KEY_DOWN, .action = ACT_DOWN },
+	{ .key = 'j', .action = ACT_DOWN },
+	{ .key = KEY_PPAGE, .label = "PgUp/PgDn", .help = "page", .action = ACT_PGUP },
+	{ .key = KEY_NPAGE, .action = ACT_PGDN },
+	{ .key = 12 /* ^L */, .action = ACT_REDRAW },
+	{ 0 },
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+struct tui {
+	struct tui_view v;
+	struct mx_model m;
+	struct fc_store *st;	/* the store read (the session's when running) */
+	struct fc_store *own_st; /* opened here when following */
+	struct mx_session s;
+	int have_session; /* s is open: running the matrix or rerunning pairs */
+	int running;	  /* the schedule is still running here */
+	int detail_a, detail_b;
+	int64_t detail_last;
+	int dirty;
+	struct mx_cli c;
+};
+
+struct hist_ctx {
+	struct tui *t;
+	const char *a, *b;
+};
+
+static int hist_row(const struct fc_store_pair *p, void *arg)
+{
+	struct hist_ctx *h = arg;
+	struct tui *t = h->t;
+
+	if (!t->v.detail && p->run == t->m.run && !strcmp(p->a, h->a) && !strcmp(p->b, h->b))
+		t->v.detail = json_loads(p->doc, 0, NULL);
+	json_array_append_new(t->v.history,
+			      json_pack("{s:I, s:f, s:f, s:s}", "run", (json_int_t)p->run, "time",
+					p->time, "gbps", isfinite(p->gbps) ? p->gbps : -1.0,
+					"verdict", p->verdict));
+	return 0;
+}
+
+/* Reads the cursor pair's document and history when the cursor moved or
+ * new results came. */
+static void load_detail(struct tui *t)
+{
+	struct hist_ctx h = { .t = t };
+	int a = t->v.cur_a, b = t->v.cur_b, mirrored;
+
+	if (a == t->detail_a && b == t->detail_b && t->detail_last == t->m.last_id)
+		return;
+	t->detail_a = a;
+	t->detail_b = b;
+	t->detail_last = t->m.last_id;
+	json_decref(t->v.detail);
+	json_decref(t->v.history);
+	t->v.detail = NULL;
+	t->v.history = json_array();
+	if (a == b || a < 0 || b < 0 || a >= t->m.n || b >= t->m.n)
+		return;
+	if (mx_model_show(&t->m, a, b, &mirrored) && mirrored) {
+		h.a = t->m.names[b];
+		h.b = t->m.names[a];
+	} else {
+		h.a = t->m.names[a];
+		h.b = t->m.names[b];
+	}
+	fc_store_pair_history(t->st, h.a, h.b, 6, hist_row, &h);
+}
+
+static void update_active(struct tui *t)
+{
+	struct mx_job jobs[64];
+	size_t off = 0;
+	int n = t->have_session ? mx_run_active(&t->s.r, jobs, 64) : 0;
+
+	t->v.active[0] = 0;
+	for (int i = 0; i < n && off < sizeof(t->v.active); i++) {
+		int w = snprintf(t->v.active + off, sizeof(t->v.active) - off, " %s-%s ",
+				 t->s.names[jobs[i].a], t->s.names[jobs[i].b]);
+
+		if (w > 0)
+			off += (size_t)w;
+	}
+}
+
+/* Opens a session on the followed run, only to rerun pairs. */
+static int attach_for_rerun(struct tui *t)
+{
+	struct mx_cli c = { .db = t->c.db, .resume = t->m.run };
+
+	if (t->have_session)
+		return 0;
+	if (mx_session_open(&t->s, &c, &stop_flag)) {
+		snprintf(t->v.message, sizeof(t->v.message),
+			 "cannot rerun: run %lld is not a matrix run", (long long)t->m.run);
+		return -1;
+	}
+	t->s.r.rounds = 0; /* the writer runs the schedule; only reruns here */
+	t->have_session = 1;
+	return 0;
+}
+
+static void rerun(struct tui *t)
+{
+	int a = t->v.cur_a, b = t->v.cur_b, mirrored, ia, ib;
+
+	if (a == b)
+		return;
+	if (mx_model_show(&t->m, a, b, &mirrored) && mirrored) {
+		int x = a;
+
+		a = b;
+		b = x;
+	}
+	if (attach_for_rerun(t))
+		return;
+	ia = -1;
+	ib = -1;
+	for (int i = 0; i < t->s.n; i++) {
+		if (!strcmp(t->s.names[i], t->m.names[a]))
+			ia = i;
+		if (!strcmp(t->s.names[i], t->m.names[b]))
+			ib = i;
+	}
+	if (ia < 0 || ib < 0 || mx_run_add(&t->s.r, ia, ib, 1)) {
+		snprintf(t->v.message, sizeof(t->v.message), "cannot rerun %s -> %s",
+			 t->m.names[a], t->m.names[b]);
+		return;
+	}
+	snprintf(t->v.message, sizeof(t->v.message), "rerun of %s -> %s queued", t->m.names[a],
+		 t->m.names[b]);
+}
+
+static int handle_key(struct tui *t, int ch)
+{
+	const struct tui_binding *k;
+	int page = LINES / 2;
+
+	if (ch == KEY_RESIZE) {
+		t->dirty = 1;
+		return 0;
+	}
+	for (k = bindings; k->key && k->key != ch; k++)
+		;
+	switch (k->key ? k->action : ACT_NONE) {
+	case ACT_QUIT: return 1;
+	case ACT_METRIC: t->v.metric = (t->v.metric + 1) % TUI_NMETRICS; break;
+	case ACT_RERUN: rerun(t); break;
+	case ACT_LEFT: t->v.cur_b--; break;
+	case ACT_RIGHT: t->v.cur_b++; break;
+	case ACT_UP: t->v.cur_a--; break;
+	case ACT_DOWN: t->v.cur_a++; break;
+	case ACT_PGUP: t->v.cur_a -= page; break;
+	case ACT_PGDN: t->v.cur_a += page; break;
+	case ACT_REDRAW: clearok(stdscr, TRUE); break;
+	default: return 0;
+	}
+	tui_clamp(&t->v, &t->m);
+	t->dirty = 1;
+	return 0;
+}
+
+/* Runs the matrix a step when this process runs it. */
+static void step_runner(struct tui *t)
+{
+	int rc;
+
+	if (!t->have_session)
+		return;
+	rc = mx_run_poll(&t->s.r, 100);
+	if (rc > 0 || rc == -EINTR)
+		return;
+	if (rc < 0) {
+		snprintf(t->v.message, sizeof(t->v.message), "the run stopped: %s", strerror(-rc));
+		t->running = 0;
+		return;
+	}
+	if (!t->running)
+		return;
+	/* The schedule is done: the retest, then the verdict. */
+	mx_model_refresh(&t->m, t->st);
+	if (!mx_model_analyze(&t->m) && mx_session_retest(&t->s, &t->m.an) > 0)
+		return;
+	t->running = 0;
+	{
+		json_t *doc = mx_model_doc(&t->m);
+
+		fc_store_run_end(t->st, t->m.run, fc_jstr(doc, "verdict", "fail"));
+		json_decref(doc);
+	}
+	snprintf(t->v.message, sizeof(t->v.message), "matrix done");
+	t->dirty = 1;
+}
+
+static int tui_loop(struct tui *t)
+{
+	int iter = 0, ch, saved_level;
+
+	if (tui_start(&t->v)) {
+		fc_err("tui: cannot start the terminal; is TERM set (TERM=%s)?",
+		       getenv("TERM") ? getenv("TERM") : "");
+		return FC_EXIT_CANT;
+	}
+	/* Log lines would scribble on the screen: quiet while it is drawn
+	 * (what goes wrong shows in the message line and the store). */
+	saved_level = fc_log_level;
+	fc_log_level = -1;
+	timeout(t->have_session ? 50 : 200);
+	t->dirty = 1;
+	t->detail_a = -1;
+	for (;;) {
+		step_runner(t);
+		if (mx_model_refresh(&t->m, t->st) > 0 || !t->m.analyzed) {
+			mx_model_analyze(&t->m);
+			t->dirty = 1;
+		}
+		update_active(t);
+		load_detail(t);
+		/* Redraw on a change, and each second for the clock. */
+		if (t->dirty || iter % 5 == 0)
+			tui_draw(&t->v, &t->m, bindings);
+		t->dirty = 0;
+		if (t->c.once || stop_flag || (t->c.max_iter && ++iter >= t->c.max_iter))
+			break;
+		if (!t->c.max_iter)
+			iter++;
+		ch = getch();
+		if (ch != ERR && handle_key(t, ch))
+			break;
+		if (ch != ERR)
+			load_detail(t);
+	}
+	tui_stop();
+	fc_log_level = saved_level;
+	return 0;
+}
+
+static int open_model(struct tui *t)
+{
+	int64_t run = t->c.follow;
+
+	if (t->c.n) {
+		if (mx_session_open(&t->s, &t->c, &stop_flag))
+			return FC_EXIT_CANT;
+		t->have_session = t->running = 1;
+		t->st = t->s.st;
+		run = t->s.run;
+	} else {
+		t->own_st = fc_store_open(t->c.db);
+		if (!t->own_st)
+			return FC_EXIT_CANT;
+		t->st = t->own_st;
+		if (!run)
+			run = fc_store_run_latest(t->st, "matrix");
+		if (run <= 0) {
+			fc_err("tui: no matrix run in %s; give nodes to run one "
+			       "('fabcheck tui nodeA nodeB ...') or --db FILE", fc_store_path(t->st));
+			return FC_EXIT_CANT;
+		}
+	}
+	if (mx_model_load(&t->m, t->st, run))
+		return FC_EXIT_CANT;
+	/* The cursor starts on the first suspect's first bad pair, if any. */
+	t->v.cur_a = 0;
+	t->v.cur_b = 1;
+	if (!mx_model_analyze(&t->m)) {
+		for (int i = 0; i < t->m.an.nfindings; i++) {
+			const struct fc_mx_finding *f = &t->m.an.findings[i];
+
+			if (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK) {
+				t->v.cur_a = f->a;
+				t->v.cur_b = f->b >= 0 ? f->b : f->a ? 0 : 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct tui t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = mx_cli_parse(ctx, &t.c, argc, argv, MX_CLI_TUI, usage_tui);
+	if (rc)
+		goto out_cli;
+	if (t.c.n && t.c.follow) {
+		fc_err("tui: give nodes to run a matrix, or --run ID to follow one, not both");
+		rc = FC_EXIT_USAGE;
+		goto out_cli;
+	}
+	if (t.c.n == 1) {
+		fc_err("tui: a matrix needs at least two nodes");
+		rc = FC_EXIT_USAGE;
+		goto out_cli;
+	}
+	stop_flag = 0;
+	rc = open_model(&t);
+	if (rc)
+		goto out_close;
+	catch_signals();
+	rc = tui_loop(&t);
+	if (t.running) {
+		/* Quit or a signal before the end: end the pairs, keep the rest. */
+		stop_flag = 1;
+		mx_run_poll(&t.s.r, 0);
+		fc_store_run_end(t.st, t.m.run, "interrupted");
+		fprintf(stderr, "fabcheck: run %lld stopped; its finished pairs are kept in %s; "
+				"finish with 'fabcheck matrix --resume %lld --db %s'\n",
+			(long long)t.m.run, fc_store_path(t.st), (long long)t.m.run,
+			fc_store_path(t.st));
+		rc = FC_EXIT_CANT;
+	} else if (t.have_session && t.c.n && !rc) {
+		mx_model_refresh(&t.m, t.st);
+		if (!mx_model_analyze(&t.m) && t.m.an.nsuspects)
+			rc = FC_EXIT_FAIL;
+	}
+	if (t.have_session && t.s.r.nkids) {
+		stop_flag = 1;
+		mx_run_poll(&t.s.r, 0);
+	}
+out_close:
+	json_decref(t.v.detail);
+	json_decref(t.v.history);
+	mx_model_release(&t.m);
+	if (t.have_session || t.c.n)
+		mx_session_close(&t.s);
+	fc_store_close(t.own_st);
+out_cli:
+	mx_cli_release(&t.c);
+	return rc;
+}

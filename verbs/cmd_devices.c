@@ -1,0 +1,142 @@
+/* fabcheck devices: the RDMA devices and ports of this host. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "verbs/dev.h"
+#include "src/cmds.h"
+
+const char usage_devices[] =
+	"usage: fabcheck devices [--json]\n"
+	"\n"
+	"Lists this host's RDMA devices: for each port its state, link layer,\n"
+	"active MTU, active rate in Gb/s (from width and speed), the GID table with\n"
+	"types (IB, RoCE v1, RoCE v2) and the GID a test would use.\n"
+	"\n"
+	"  -j, --json    one JSON document on stdout\n"
+	"  -h, --help    this text\n"
+	"\n"
+	"Exit: 0 every port active, 1 a port not active, 3 no RDMA device.\n";
+
+static void render_devices(FILE *f, const json_t *doc)
+{
+	const json_t *devs = json_object_get(doc, "devices");
+	struct fc_table *t;
+	size_t i, j, k;
+	json_t *d, *p, *g;
+
+	fprintf(f, "host %s\n\n", fc_jstr(doc, "host", "?"));
+	t = fc_table_new(9, "DEVICE", "PORT", "STATE", "LINK", "MTU", "RATE", "NETDEV",
+			 "GID IDX", "GID");
+	json_array_foreach(devs, i, d) {
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			fc_table_row(t);
+			fc_table_addf(t, 0, "%s", fc_jstr(d, "name", "?"));
+			fc_table_addf(t, 1, "%d", (int)fc_jnum(p, "port", 0));
+			fc_table_addf(t, 2, "%s", fc_jstr(p, "state", "?"));
+			fc_table_addf(t, 3, "%s", fc_jstr(p, "link_layer", "?"));
+			fc_table_addf(t, 4, "%d B", (int)fc_jnum(p, "active_mtu", 0));
+			fc_table_addf(t, 5, "%g Gb/s (%s %s)", fc_jnum(p, "rate_gbps", 0),
+				      fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"));
+			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ?
+							  fc_jstr(p, "netdev", "") : "-");
+			if (json_is_integer(json_object_get(p, "gid_index"))) {
+				fc_table_addf(t, 7, "%d", (int)fc_jnum(p, "gid_index", 0));
+				fc_table_addf(t, 8, "%s (%s)", fc_jstr(p, "gid", ""),
+					      fc_jstr(p, "gid_type", ""));
+			} else {
+				fc_table_addf(t, 7, "-");
+				fc_table_addf(t, 8, "none usable");
+			}
+		}
+	}
+	fc_table_print(t, f, "");
+	fc_table_free(t);
+	json_array_foreach(devs, i, d) {
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			fprintf(f, "\n%s port %d GID table:\n", fc_jstr(d, "name", "?"),
+				(int)fc_jnum(p, "port", 0));
+			t = fc_table_new(4, "IDX", "GID", "TYPE", "NETDEV");
+			json_array_foreach(json_object_get(p, "gids"), k, g) {
+				fc_table_row(t);
+				fc_table_addf(t, 0, "%d", (int)fc_jnum(g, "index", 0));
+				fc_table_addf(t, 1, "%s", fc_jstr(g, "gid", ""));
+				fc_table_addf(t, 2, "%s", fc_jstr(g, "type", ""));
+				fc_table_addf(t, 3, "%s", *fc_jstr(g, "netdev", "") ?
+								  fc_jstr(g, "netdev", "") : "-");
+			}
+			fc_table_print(t, f, "  ");
+			fc_table_free(t);
+		}
+	}
+}
+
+int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ .name = "json", .has_arg = no_argument, .val = 'j' },
+		{ 0 },
+	};
+	char host[256] = "?";
+	const char *why = NULL;
+	json_t *doc, *devs;
+	size_t i, j;
+	json_t *d, *p;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': ctx->json = 1; break;
+		default:
+			fprintf(stderr, "%s", usage_devices);
+			return FC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fc_err("devices: unexpected argument '%s'; it takes no arguments", argv[optind]);
+		return FC_EXIT_USAGE;
+	}
+	gethostname(host, sizeof(host) - 1);
+	devs = vb_devices_json(&why);
+	if (!devs) {
+		fc_err("%s on %s: load the HCA driver (for example modprobe mlx5_ib), "
+		       "or add a Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0), "
+		       "or run on a node of the rack (fabcheck lab up)", why, host);
+		if (ctx->json) {
+			doc = fc_doc_new();
+			json_object_set_new(doc, "host", json_string(host));
+			json_object_set_new(doc, "devices", json_array());
+			fc_finding(doc, FC_FAIL, "%s on %s", why, host);
+			fc_emit(ctx, doc, NULL);
+		}
+		return FC_EXIT_CANT;
+	}
+	doc = fc_doc_new();
+	json_object_set_new(doc, "host", json_string(host));
+	json_object_set_new(doc, "devices", devs);
+	json_array_foreach(devs, i, d) {
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			const char *dev = fc_jstr(d, "name", "?");
+			int port = (int)fc_jnum(p, "port", 0);
+
+			if (strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
+				fc_finding(doc, FC_FAIL,
+					   "%s port %d on %s is %s: check the cable and the switch port, then 'ip link' for RoCE netdevs",
+					   dev, port, host, fc_jstr(p, "state", "?"));
+			else if (!json_is_integer(json_object_get(p, "gid_index")))
+				fc_finding(doc, FC_FAIL,
+					   "%s port %d on %s has no usable GID: give its netdev an IP address",
+					   dev, port, host);
+			else if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet") &&
+				 strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2"))
+				fc_finding(doc, FC_WARN,
+					   "%s port %d on %s has no RoCE v2 GID: RoCE v1 is not routable; enable RoCE v2 on the HCA",
+					   dev, port, host);
+		}
+	}
+	return fc_emit(ctx, doc, render_devices);
+}
