@@ -68,7 +68,36 @@ static int diagnose_one(const char *dir, json_t *doc, json_t *sets)
 	return 0;
 }
 
-/* DIR itself, or its sub-folders that hold a test.json (matrix, soak). */
+/* An evidence folder: test.json, or NODE/DEV-PORT/before|after below it. */
+static int is_set(const char *dir)
+{
+	struct dirent *n, *p;
+	DIR *dn, *dp;
+	int found = has_file(dir, "test.json");
+
+	if (found || !(dn = opendir(dir)))
+		return found;
+	while (!found && (n = readdir(dn))) {
+		char node[1024];
+
+		if (n->d_name[0] == '.' ||
+		    snprintf(node, sizeof(node), "%s/%s", dir, n->d_name) >= (int)sizeof(node) ||
+		    !(dp = opendir(node)))
+			continue;
+		while (!found && (p = readdir(dp))) {
+			char port[1100];
+
+			if (p->d_name[0] != '.' &&
+			    snprintf(port, sizeof(port), "%s/%s", node, p->d_name) < (int)sizeof(port))
+				found = has_file(port, "before") || has_file(port, "after");
+		}
+		closedir(dp);
+	}
+	closedir(dn);
+	return found;
+}
+
+/* DIR itself, or its sub-folders that are evidence folders (matrix, soak). */
 static int diagnose_dir(const char *dir, json_t *doc)
 {
 	json_t *sets = json_array();
@@ -78,7 +107,7 @@ static int diagnose_dir(const char *dir, json_t *doc)
 
 	json_object_set_new(doc, "diagnosis", json_array());
 	json_object_set_new(doc, "sets", sets);
-	if (has_file(dir, "test.json") || !(d = opendir(dir)))
+	if (is_set(dir) || !(d = opendir(dir)))
 		return diagnose_one(dir, doc, sets);
 	while (!err && (e = readdir(d))) {
 		char sub[1024];
@@ -86,8 +115,7 @@ static int diagnose_dir(const char *dir, json_t *doc)
 
 		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
 			continue;
-		if (e->d_name[0] == '.' || stat(sub, &st) || !S_ISDIR(st.st_mode) ||
-		    !has_file(sub, "test.json"))
+		if (e->d_name[0] == '.' || stat(sub, &st) || !S_ISDIR(st.st_mode) || !is_set(sub))
 			continue;
 		err = diagnose_one(sub, doc, sets);
 		n++;

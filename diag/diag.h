@@ -14,6 +14,7 @@
 #define FC_DIAG_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define DIAG_MAX_PCIE 16
@@ -32,7 +33,8 @@ enum diag_class {
 	DIAG_C_REMOTE,	  /* remote physical errors: a link further upstream */
 	DIAG_C_DROP,	  /* discards, buffer overruns, out of buffer */
 	DIAG_C_SEQ_IN,	  /* gaps in what this port received (loss into it) */
-	DIAG_C_SEQ_OUT,	  /* sequence NAKs this port received (loss of what it sent) */
+	DIAG_C_SEQ_OUT,	  /* loss of what this port sent: sequence NAKs it received,
+			   * duplicates of requests it had answered (its reply lost) */
 	DIAG_C_SEQ,	  /* retries, timeouts, duplicates (loss either way) */
 	DIAG_C_PAUSE,	  /* pause frames, credit waits (flow control at work) */
 	DIAG_C_ECN,	  /* ECN marks and CNPs (congestion control at work) */
@@ -111,6 +113,9 @@ long long diag_parse_aer(const char *text);
  * (8b/10b up to 5 GT/s, 128b/130b up to 32 GT/s, FLIT at 64 GT/s), TLP
  * framing per packet and DLLP traffic. */
 double diag_pcie_gbps(double gts, int width, int mps);
+/* Max payload size in bytes from PCI config space (as sysfs "config"
+ * reads); 0 when the PCI Express capability is not within @len. */
+int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len);
 /* A ceiling as said "about": to 10 Gb/s from 100 Gb/s up, else to 1. */
 double diag_about(double gbps);
 

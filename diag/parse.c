@@ -51,7 +51,7 @@ static const struct {
 	{ "packet_seq_err", DIAG_C_SEQ_OUT },
 	{ "implied_nak_seq_err", DIAG_C_SEQ },
 	{ "local_ack_timeout_err", DIAG_C_SEQ },
-	{ "duplicate_request", DIAG_C_SEQ },
+	{ "duplicate_request", DIAG_C_SEQ_OUT },
 	{ "rnr_nak_retry_err", DIAG_C_SEQ },
 	{ "roce_adp_retrans", DIAG_C_SEQ },
 	{ "roce_adp_retrans_to", DIAG_C_SEQ },
@@ -92,7 +92,7 @@ const char *diag_class_name(enum diag_class c)
 		[DIAG_C_POSTFEC] = "uncorrected", [DIAG_C_CORRECTED] = "fec_corrected",
 		[DIAG_C_BITS] = "bits",		  [DIAG_C_FLAP] = "flap",
 		[DIAG_C_REMOTE] = "remote_physical", [DIAG_C_DROP] = "drop",
-		[DIAG_C_SEQ_IN] = "sequence_gap", [DIAG_C_SEQ_OUT] = "sequence_nak",
+		[DIAG_C_SEQ_IN] = "sequence_gap", [DIAG_C_SEQ_OUT] = "sent_lost",
 		[DIAG_C_SEQ] = "retry",
 		[DIAG_C_PAUSE] = "pause",	  [DIAG_C_ECN] = "ecn_cnp",
 		[DIAG_C_CONFIG] = "constraint",
@@ -287,4 +287,18 @@ double diag_pcie_gbps(double gts, int width, int mps)
 	if (mps <= 0)
 		mps = 256;
 	return gts * width * enc * ((double)mps / (mps + 24)) * 0.95;
+}
+
+int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len)
+{
+	size_t ptr = len > 0x34 ? cfg[0x34] & ~3u : 0;
+
+	/* the capability list (PCIe base spec 7.5.3): the PCI Express
+	 * capability (ID 0x10) holds Device Control at +8, MPS in bits 7:5 */
+	for (int steps = 0; ptr >= 0x40 && ptr + 10 <= len && steps < 48; steps++) {
+		if (cfg[ptr] == 0x10)
+			return 128 << ((cfg[ptr + 8] >> 5) & 7);
+		ptr = cfg[ptr + 1] & ~3u;
+	}
+	return 0;
 }

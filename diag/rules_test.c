@@ -110,7 +110,8 @@ static void r_config(struct diag_ctx *c)
 }
 
 struct loss {
-	long long sent_lost[2]; /* what port 0, 1 sent: its NAKs + the other's gaps */
+	long long sent_lost[2]; /* what port 0, 1 sent: its NAKs and duplicates
+				 * received, the other's gaps */
 	long long seq, drop, pause, ecn, pkts;
 	int phys, phys_exposed;
 	char detail[320];
@@ -170,7 +171,7 @@ static void direction(const struct diag_ctx *c, const struct loss *l, char *subj
 
 	snprintf(subj, len, "%s %s -> %s %s", src->node, src->dev, dst->node, dst->dev);
 	snprintf(where, wlen,
-		 "what %s sent to %s was lost (%lld sequence gaps and NAKs, %lld the other way): at %s's egress, in the switch, or at %s's ingress",
+		 "what %s sent to %s was lost (%lld sequence gaps, NAKs and duplicates, %lld the other way): at %s's egress, in the switch, or at %s's ingress",
 		 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
 }
 

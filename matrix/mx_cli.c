@@ -28,6 +28,7 @@ enum {
 	OPT_PAIR_OPT,
 	OPT_IMPORT,
 	OPT_PACE,
+	OPT_EVIDENCE,
 	/* Passed through to `pair` as they are. */
 	OPT_P_TEST,
 	OPT_P_BW,
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
 	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_PAIR_OPT },
 	{ .name = "import", .has_arg = required_argument, .val = OPT_IMPORT },
 	{ .name = "pace", .has_arg = required_argument, .val = OPT_PACE },
+	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
 	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
 	{ .name = "bw", .has_arg = no_argument, .val = OPT_P_BW },
 	{ .name = "lat", .has_arg = no_argument, .val = OPT_P_LAT },
@@ -195,6 +197,9 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 		       !fc_parse_duration("--pace", arg, 0, 3600, &c->pace_s) ? 1 : -1;
 	case OPT_DEADLINE:
 		return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline_s) ? -1 : 1;
+	case OPT_EVIDENCE:
+		c->evidence_dir = arg;
+		return which == MX_CLI_MATRIX ? 1 : -1;
 	}
 	return 0;
 }

@@ -26,6 +26,7 @@ struct mx_cli {
 	double deadline_s;
 	const char *import; /* matrix --import FILE: recorded pair documents */
 	double pace_s;	    /* --pace: seconds between imported results */
+	const char *evidence_dir; /* --save-evidence DIR */
 	/* tui only */
 	int once, max_iter;
 };

@@ -132,10 +132,11 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	size_t nargs = json_array_size(r->pair_args), i;
 	struct mx_kid *k = &r->kids[r->nkids];
 	const char **argv;
+	char evdir[1024];
 	int out[2], err[2];
 	pid_t pid;
 
-	argv = calloc(nargs + 8, sizeof(*argv));
+	argv = calloc(nargs + 10, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -146,6 +147,12 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
 	for (i = 0; i < nargs; i++)
 		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
+	if (r->evidence_dir) {
+		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s", r->evidence_dir, ++r->spawned,
+			 argv[2], argv[3]);
+		argv[6 + nargs] = "--save-evidence";
+		argv[7 + nargs] = evdir;
+	}
 	if (pipe2(out, O_CLOEXEC)) {
 		fc_err("cannot create a pipe for pair %s-%s: %m", argv[2], argv[3]);
 		free(argv);

@@ -35,6 +35,7 @@ struct pair_cfg {
 	struct fc_pair_limits lim;
 	const char *db;
 	int no_db;
+	const char *evidence_dir; /* --save-evidence, or NULL */
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
 };
@@ -51,6 +52,12 @@ void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json
 void pair_qos_note(json_t *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
+
+/* Evidence (pair/pair_ev.c): "evidence" messages of a worker kept in
+ * @ev[side] ({"before": snapshot, "after": snapshot}); once the verdict is
+ * in, the diagnosis on top and, with --save-evidence, the folder. */
+void pair_ev_absorb(json_t *ev, const json_t *msg);
+void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg);
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);

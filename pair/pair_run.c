@@ -22,6 +22,7 @@ struct pair_run {
 	struct fc_chan *chans[2];
 	json_t *doc;
 	json_t *setup[2];
+	json_t *ev[2]; /* the workers' evidence (pair_ev.c) */
 	int exit;
 };
 
@@ -73,7 +74,12 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 	json_t *m;
 	int failed, err;
 
-	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
+	/* "evidence" may come before any reply: kept, then the reply awaited */
+	while (!(err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed)) &&
+	       !strcmp(fc_wire_type(m), "evidence")) {
+		pair_ev_absorb(p->ev[side], m);
+		json_decref(m);
+	}
 	if (err && failed != side)
 		return report_gone(p, failed);
 	if (err)
@@ -468,6 +474,8 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
 	signal(SIGPIPE, SIG_IGN);
 	p.doc = new_doc(cfg);
+	p.ev[0] = json_object();
+	p.ev[1] = json_object();
 	err = start(&p);
 	if (!err)
 		err = setup(&p, largest_size(cfg));
@@ -486,6 +494,9 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		fc_pair_verdict(p.doc, &cfg->lim);
 	else
 		json_object_set_new(p.doc, "thresholds", json_object());
+	pair_ev_finish(p.doc, p.ev, cfg);
+	json_decref(p.ev[0]);
+	json_decref(p.ev[1]);
 	store_run(cfg, p.doc);
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;
