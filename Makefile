@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix
+	deps clean valgrind bench-matrix bench-screen
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -120,6 +120,14 @@ build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a
 bench-matrix: build/bench_matrix
 	@build/bench_matrix 512
 	@build/bench_matrix 512 both
+
+# The screen on simulated racks of 64 to 4,096 nodes x 8 rails (issue 18).
+build/bench_screen: tests/bench/bench_screen.c tests/bench/screen_sim.c build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ tests/bench/bench_screen.c tests/bench/screen_sim.c \
+		build/libfabcheck.a $(LIBS)
+bench-screen: build/bench_screen
+	@build/bench_screen
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

@@ -15,11 +15,18 @@ enum fc_exit {
 	FC_EXIT_CANT = 3,  /* could not run: no device, unreachable, no permission */
 };
 
+struct json_t;
+
 struct fc_ctx {
 	int json;	      /* --json: one JSON document on stdout */
 	int verbose;	      /* -v count */
 	const char *prog;     /* argv[0] of the process */
 	const char *cmd_path; /* "fabcheck lab", for messages */
+	char cmd_path_buf[256];
+	/* With --json: the document held until the command returns (see
+	 * fc_out_finish in out.h), and whether a check judged it. */
+	struct json_t *out_doc;
+	int out_judged;
 };
 
 struct fc_cmd {
@@ -37,11 +44,22 @@ struct fc_cmd {
  */
 int fc_dispatch(struct fc_ctx *ctx, const char *path, const struct fc_cmd *table,
 		int argc, char **argv);
-/* Prints the table's summaries to stdout. */
-void fc_print_table(const char *path, const struct fc_cmd *table);
+/* Prints the table's summaries to stdout (with --json, into the document). */
+void fc_print_table(struct fc_ctx *ctx, const char *path, const struct fc_cmd *table);
 
 /* True when argv holds -h or --help before any "--". */
 int fc_wants_help(int argc, char **argv);
+/* True when argv holds --json before any "--". */
+int fc_wants_json(int argc, char **argv);
+
+struct option;
+/*
+ * getopt_long for the commands: an unknown option or a missing value is
+ * logged as an error that names it ("unknown option '--frob'"), so that the
+ * --json error document can say which input was wrong. Returns what
+ * getopt_long returns ('?' for both errors).
+ */
+int fc_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 #define FC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

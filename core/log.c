@@ -15,10 +15,31 @@ static const char *const level_names[] = {
 	[FC_LOG_DEBUG] = "debug",
 };
 
+static char kept[FC_LOG_KEEP][512];
+static int nerrors;
+
+int fc_log_errors(const char **msgs, int max)
+{
+	int n = __atomic_load_n(&nerrors, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n && i < max && i < FC_LOG_KEEP; i++)
+		msgs[i] = kept[i];
+	return n;
+}
+
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (lvl == FC_LOG_ERR) {
+		int slot = __atomic_fetch_add(&nerrors, 1, __ATOMIC_ACQ_REL);
+
+		if (slot < FC_LOG_KEEP) {
+			va_start(ap, fmt);
+			vsnprintf(kept[slot], sizeof(kept[slot]), fmt, ap);
+			va_end(ap);
+		}
+	}
 	if ((int)lvl > fc_log_level)
 		return;
 	fprintf(stderr, "%s: %s: ", fc_log_prefix, level_names[lvl]);

@@ -13,6 +13,11 @@ extern const char *fc_log_prefix;
  * forwards its errors to the controller through it). */
 extern void (*fc_log_hook)(enum fc_log_level lvl, const char *msg);
 
+/* The error messages logged so far, oldest first: the first FC_LOG_KEEP of
+ * them into @msgs (without the prefix). Returns how many were logged in all. */
+#define FC_LOG_KEEP 8
+int fc_log_errors(const char **msgs, int max);
+
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

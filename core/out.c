@@ -80,13 +80,156 @@ int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
 	int rc = fc_doc_exit(doc);
 
 	if (ctx->json) {
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0)
-			fputc('\n', stdout);
-	} else {
-		if (render)
-			render(stdout, doc);
-		fc_render_findings(stdout, doc);
+		/* Written by fc_out_finish once the exit code is known. */
+		json_decref((json_t *)ctx->out_doc);
+		ctx->out_doc = (struct json_t *)doc;
+		ctx->out_judged = 1;
+		return rc;
 	}
+	if (render)
+		render(stdout, doc);
+	fc_render_findings(stdout, doc);
+	json_decref(doc);
+	if (fflush(stdout) || ferror(stdout)) {
+		fc_err("could not write the report to stdout: %s", strerror(errno));
+		return FC_EXIT_CANT;
+	}
+	return rc;
+}
+
+void fc_out_text(struct fc_ctx *ctx, const char *text)
+{
+	json_t *doc;
+
+	if (!ctx->json) {
+		fputs(text, stdout);
+		return;
+	}
+	doc = fc_doc_new();
+	json_object_set_new(doc, "usage", fc_json_text(text));
+	json_decref((json_t *)ctx->out_doc);
+	ctx->out_doc = (struct json_t *)doc;
+	ctx->out_judged = 0;
+}
+
+json_t *fc_json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j)
+		return j;
+	/* Not UTF-8 (a file name, a device's answer): each byte above 0x7f
+	 * becomes '?', so the text is kept and says where it was odd. */
+	copy = strdup(s);
+	if (!copy)
+		return json_null();
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p > 0x7f)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+static const char *const exit_code_names[] = {
+	[FC_EXIT_PASS] = "pass",
+	[FC_EXIT_FAIL] = "fail",
+	[FC_EXIT_USAGE] = "usage",
+	[FC_EXIT_CANT] = "cant_run",
+};
+
+/*
+ * The input an error message names: its first 'quoted' word, else the
+ * last word before its first ": " when that is one or two words and not
+ * the command ("/data/job.log: cannot open", "store x.db: not SQLite").
+ */
+static json_t *message_input(const char *msg, const char *cmd)
+{
+	const char *q = msg, *e, *colon, *w;
+
+	/* An opening quote follows a space, a colon or a bracket (not "port's"). */
+	while ((q = strchr(q, '\'')) && q > msg && !strchr(" :(", q[-1]))
+		q++;
+	if (q && (e = strchr(q + 1, '\'')) && e > q + 1)
+		return json_stringn(q + 1, (size_t)(e - q - 1));
+	colon = strstr(msg, ": ");
+	if (!colon || colon == msg)
+		return json_null();
+	w = colon;
+	while (w > msg && w[-1] != ' ')
+		w--;
+	if (w > msg && memchr(msg, ' ', (size_t)(w - 1 - msg)))
+		return json_null(); /* more than two words: a sentence */
+	if (cmd && (size_t)(colon - w) == strlen(cmd) && !strncmp(w, cmd, strlen(cmd)))
+		return json_null();
+	return json_stringn(w, (size_t)(colon - w));
+}
+
+/* The "error" object of an exit other than pass or a judged fail. */
+static json_t *error_json(const struct fc_ctx *ctx, int rc, json_t *findings, int judged)
+{
+	const char *msgs[FC_LOG_KEEP], *cmd = ctx->cmd_path ? strrchr(ctx->cmd_path, ' ') : NULL;
+	int n = fc_log_errors(msgs, FC_LOG_KEEP);
+	char fallback[400];
+	const char *msg;
+	json_t *err;
+
+	cmd = cmd ? cmd + 1 : NULL;
+	if (n > 0) {
+		msg = msgs[0];
+	} else if (rc == FC_EXIT_USAGE) {
+		snprintf(fallback, sizeof(fallback), "usage error: run '%s --help' for the options",
+			 ctx->cmd_path ? ctx->cmd_path : "fabcheck");
+		msg = fallback;
+	} else {
+		snprintf(fallback, sizeof(fallback), "%s exited %d without saying why",
+			 ctx->cmd_path ? ctx->cmd_path : "fabcheck", rc);
+		msg = fallback;
+	}
+	if (!judged) {
+		for (int i = 0; i < n && i < FC_LOG_KEEP; i++)
+			json_array_append_new(findings, fc_json_text(msgs[i]));
+		if (n > FC_LOG_KEEP)
+			json_array_append_new(findings, json_sprintf("... and %d more errors (see stderr)",
+								     n - FC_LOG_KEEP));
+		if (!n)
+			json_array_append_new(findings, fc_json_text(msg));
+	}
+	err = json_pack("{s:s, s:i, s:o}", "code",
+			rc >= 0 && rc < (int)FC_ARRAY_SIZE(exit_code_names) ? exit_code_names[rc] :
+									      "unknown",
+			"exit_code", rc, "message", fc_json_text(msg));
+	json_object_set_new(err, "input", message_input(msg, cmd));
+	return err;
+}
+
+int fc_out_finish(struct fc_ctx *ctx, int rc)
+{
+	json_t *doc = (json_t *)ctx->out_doc, *findings;
+	int judged = ctx->out_judged;
+
+	if (!ctx->json)
+		return rc;
+	ctx->out_doc = NULL;
+	if (!doc)
+		doc = fc_doc_new();
+	findings = json_object_get(doc, "findings");
+	if (!json_is_array(findings)) {
+		findings = json_array();
+		json_object_set_new(doc, "findings", findings);
+	}
+	if (!json_is_string(json_object_get(doc, "verdict")))
+		json_object_set_new(doc, "verdict", json_string("pass"));
+	if (rc == FC_EXIT_PASS || (rc == FC_EXIT_FAIL && judged)) {
+		json_object_set_new(doc, "error", json_null());
+	} else {
+		if (!judged)
+			json_object_set_new(doc, "verdict", json_string("error"));
+		json_object_set_new(doc, "error", error_json(ctx, rc, findings, judged));
+	}
+	if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0)
+		fputc('\n', stdout);
 	json_decref(doc);
 	if (fflush(stdout) || ferror(stdout)) {
 		fc_err("could not write the report to stdout: %s", strerror(errno));

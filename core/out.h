@@ -25,11 +25,28 @@ const char *fc_verdict_name(enum fc_verdict v);
 int fc_doc_exit(const json_t *doc);
 
 typedef void (*fc_render_fn)(FILE *f, const json_t *doc);
-/* Prints @doc as JSON (ctx->json) or through @render, then the findings and
- * the verdict line. Checks that stdout was really written. Takes the
- * reference to @doc. Returns the exit code for the verdict, or FC_EXIT_CANT
- * when stdout failed. */
+/* Prints @doc through @render, then the findings and the verdict line, and
+ * checks that stdout was really written; with --json (ctx->json) it holds
+ * @doc for fc_out_finish instead. Takes the reference to @doc. Returns the
+ * exit code for the verdict, or FC_EXIT_CANT when stdout failed. */
 int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render);
+/* Text for stdout (help, usage); with --json it becomes the document's
+ * "usage" (nothing judged). */
+void fc_out_text(struct fc_ctx *ctx, const char *text);
+/*
+ * With --json, writes the one document of this exit: the one fc_emit held,
+ * or a new one, with "verdict" ("error" where nothing was judged),
+ * "findings" and "error": null for exit 0 and a judged fail, otherwise
+ * { "code": "usage" | "cant_run" | "fail", "exit_code", "message": the
+ * first error logged, "input": the file, option or value that message
+ * names (its first quoted word, or the word before its first colon), or
+ * null }. Where nothing was judged, the errors logged are the findings.
+ * Without --json it does nothing. Returns @rc, or FC_EXIT_CANT when stdout
+ * could not be written.
+ */
+int fc_out_finish(struct fc_ctx *ctx, int rc);
+/* A JSON string of @s, any byte that is not UTF-8 shown as '?'. */
+json_t *fc_json_text(const char *s);
 /* Prints the findings and a "verdict: X" line for a text report. */
 void fc_render_findings(FILE *f, const json_t *doc);
 

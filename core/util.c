@@ -204,3 +204,21 @@ int fc_valid_node_name(const char *name)
 			return 0;
 	return 1;
 }
+
+int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint)
+{
+	for (int i = 0; i < n; i++) {
+		if (!fc_valid_node_name(nodes[i])) {
+			fc_err("%s: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
+			       cmd, nodes[i] ? nodes[i] : "");
+			return -EINVAL;
+		}
+		for (int j = 0; j < i; j++)
+			if (!strcmp(nodes[i], nodes[j])) {
+				fc_err("%s: node '%s' is given twice; %s", cmd, nodes[i],
+				       twice_hint ? twice_hint : "name each node once");
+				return -EINVAL;
+			}
+	}
+	return 0;
+}

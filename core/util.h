@@ -33,5 +33,9 @@ double fc_now(void);
 
 /* Node names: letters, digits, '-', '_', '.', '@', ':' only (passed to ssh). */
 int fc_valid_node_name(const char *name);
+/* Each of @n nodes is a valid name and given once; else logs why, naming
+ * @cmd (and @twice_hint, or "name each node once", for a repeat), and
+ * returns -EINVAL. */
+int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint);
 
 #endif

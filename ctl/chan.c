@@ -29,6 +29,7 @@ int fc_launcher_parse(const char *s, enum fc_launcher *out_p)
 			return 0;
 		}
 	}
+	fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", s);
 	return -EINVAL;
 }
 

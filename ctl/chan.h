@@ -48,7 +48,7 @@ struct fc_chan {
 	char why[1024]; /* what went wrong, naming the node */
 };
 
-/* Parses "ssh", "local" or "slurm". */
+/* Parses --launcher: "ssh", "local" or "slurm"; logs why not (-EINVAL). */
 int fc_launcher_parse(const char *s, enum fc_launcher *out_p);
 const char *fc_launcher_name(enum fc_launcher k);
 

@@ -25,11 +25,6 @@
 #define EV_TOOL_DEADLINE_S 5.0
 #define EV_CHUNK (16u * 1024) /* bytes of file text per message */
 
-static const char *const pcie_files[] = {
-	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
-	"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal",
-};
-
 static void put(json_t *snap, const char *rel, const char *text)
 {
 	json_t *s = json_string(text);
@@ -83,7 +78,7 @@ static const char *put_tool(json_t *snap, const char *rel, const char *tool, con
 	while (*args && n < 11)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	out = pf_capture(argv, EV_TOOL_DEADLINE_S, &code, why, sizeof(why));
+	out = fc_capture(argv, EV_TOOL_DEADLINE_S, &code, why, sizeof(why));
 	if (out && code == 0 && *out) {
 		put(snap, rel, out);
 		free(out);
@@ -103,64 +98,6 @@ static const char *put_tool(json_t *snap, const char *rel, const char *tool, con
 	return NULL;
 }
 
-static void pcie_dev(json_t *snap, const char *role, const char *bdf)
-{
-	char dir[512], rel[700], path[700];
-	uint8_t cfg[256];
-	int fd, mps;
-	ssize_t n;
-
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
-	for (size_t i = 0; i < sizeof(pcie_files) / sizeof(pcie_files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, pcie_files[i]);
-		snprintf(rel, sizeof(rel), "pcie/%s-%s/%s", role, bdf, pcie_files[i]);
-		put_file(snap, rel, path);
-	}
-	snprintf(path, sizeof(path), "%s/config", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, cfg, sizeof(cfg)) : -1;
-	if (fd >= 0)
-		close(fd);
-	mps = n > 0 ? diag_pcie_mps_from_config(cfg, (size_t)n) : 0;
-	if (mps > 0) {
-		char v[16];
-
-		snprintf(rel, sizeof(rel), "pcie/%s-%s/max_payload", role, bdf);
-		snprintf(v, sizeof(v), "%d\n", mps);
-		put(snap, rel, v);
-	}
-}
-
-static int is_bdf(const char *s)
-{
-	unsigned a, b, c, d;
-	char tail;
-
-	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) == 4;
-}
-
-/* The PCI functions on the sysfs path of @link (bridges first, the device
- * last) as "pcie/ROLE-BDF/" entries; @last_role for the device. Returns the
- * count of functions found. */
-static int pcie_chain(json_t *snap, const char *link, const char *last_role, json_t *seen)
-{
-	char real[PATH_MAX], *save = NULL, *tok, bdfs[24][16];
-	int n = 0;
-
-	if (!realpath(link, real))
-		return 0;
-	for (tok = strtok_r(real, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
-		if (is_bdf(tok) && n < 24)
-			snprintf(bdfs[n++], sizeof(bdfs[0]), "%s", tok);
-	for (int i = 0; i < n; i++) {
-		if (json_object_get(seen, bdfs[i]))
-			continue;
-		json_object_set_new(seen, bdfs[i], json_true());
-		pcie_dev(snap, i == n - 1 ? last_role : "bridge", bdfs[i]);
-	}
-	return n;
-}
-
 static void pcie(json_t *snap, const struct wk_ev_src *s)
 {
 	char link[512], why[400];
@@ -168,14 +105,14 @@ static void pcie(json_t *snap, const struct wk_ev_src *s)
 	int n;
 
 	snprintf(link, sizeof(link), "/sys/class/infiniband/%s/device", s->dev);
-	n = pcie_chain(snap, link, "hca", seen);
+	n = diag_snap_pcie(snap, link, "hca", seen);
 	if (!n && s->netdev[0]) { /* a software device (rxe): its netdev's function */
 		snprintf(link, sizeof(link), "/sys/class/net/%s/device", s->netdev);
-		n = pcie_chain(snap, link, "hca", seen);
+		n = diag_snap_pcie(snap, link, "hca", seen);
 	}
 	if (s->gpu_bdf && *s->gpu_bdf) {
 		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", s->gpu_bdf);
-		pcie_chain(snap, link, "gpu", seen);
+		diag_snap_pcie(snap, link, "gpu", seen);
 	}
 	json_decref(seen);
 	if (!n)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fc.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "diag/diag.h"
@@ -149,7 +150,7 @@ int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
 		if (c != 'j') {
 			fprintf(stderr, "%s", usage_diagnose);
 			return FC_EXIT_USAGE;

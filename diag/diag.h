@@ -95,6 +95,12 @@ int diag_snap_write_dir(const json_t *snap, const char *dir);
 /* mkdir -p; 0 or a negative errno (logged). */
 int diag_mkdirs(const char *path);
 
+/* Reads the PCI functions on the sysfs path of @link (bridges first, the
+ * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:
+ * link speed and width, aer_dev_*, max_payload from config space. @seen
+ * (an object) skips functions already read. Returns how many were found. */
+int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t *seen);
+
 /* Evidence of one port from its before and after snapshots. Fills @p (its
  * node, dev and port set by the caller); release with diag_port_release. */
 void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after);

@@ -74,14 +74,14 @@ static int read_port(struct diag_set *s, const char *node, const char *portdir, 
 
 	if (!dash || dash == name || *end || port < 1 || port > 255 ||
 	    (size_t)(dash - name) >= sizeof(dev)) {
-		fc_warn("evidence: %s is not a DEV-PORT folder (e.g. mlx5_0-1): skipped", portdir);
+		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped", portdir);
 		return 0;
 	}
 	snprintf(dev, sizeof(dev), "%.*s", (int)(dash - name), name);
 	before = read_side(portdir, "before", &err);
 	after = read_side(portdir, "after", &err);
 	if (!err && !before && !after) {
-		fc_warn("evidence: %s has neither before/ nor after/: skipped", portdir);
+		fc_warn("evidence: '%s' has neither before/ nor after/: skipped", portdir);
 	} else if (!err) {
 		if (!after) { /* one reading only: judge it as the latest */
 			after = before;
@@ -126,7 +126,7 @@ static int read_test(struct diag_set *s, const char *dir)
 		return 0;
 	s->test = json_load_file(path, 0, &je);
 	if (!s->test || !json_is_object(s->test)) {
-		fc_err("evidence: %s line %d: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
+		fc_err("evidence: '%s' line %d: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
 		       path, je.line, s->test ? "not an object" : je.text);
 		json_decref(s->test);
 		s->test = NULL;
@@ -144,7 +144,7 @@ int diag_set_read(const char *dir, struct diag_set *s)
 	memset(s, 0, sizeof(*s));
 	d = opendir(dir);
 	if (!d) {
-		fc_err("evidence: cannot open %s: %s (give the folder --save-evidence wrote, see doc/diagnose.md)",
+		fc_err("evidence: cannot open '%s': %s (give the folder --save-evidence wrote, see doc/diagnose.md)",
 		       dir, strerror(errno));
 		return -errno;
 	}
@@ -158,7 +158,7 @@ int diag_set_read(const char *dir, struct diag_set *s)
 	}
 	closedir(d);
 	if (!err && !s->nports && !s->test) {
-		fc_err("evidence: %s holds no NODE/DEV-PORT/before|after folders and no test.json: not an evidence folder (see doc/diagnose.md)",
+		fc_err("evidence: '%s' holds no NODE/DEV-PORT/before|after folders and no test.json: not an evidence folder (see doc/diagnose.md)",
 		       dir);
 		err = -ENOENT;
 	}

@@ -80,7 +80,7 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 	int err = 0;
 
 	if (!d) {
-		fc_err("evidence: cannot open folder %s: %s", dir, strerror(errno));
+		fc_err("evidence: cannot open folder '%s': %s", dir, strerror(errno));
 		return -errno;
 	}
 	while (!err && (e = readdir(d))) {
@@ -105,14 +105,14 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 			continue;
 		n = read_text(path, &text);
 		if (n < 0) {
-			fc_err("evidence: cannot read %s: %s%s", path, strerror(-n),
+			fc_err("evidence: cannot read '%s': %s%s", path, strerror(-n),
 			       n == -EFBIG ? " (over 1 MiB: not an evidence file)" : "");
 			err = n;
 			break;
 		}
 		*total += (size_t)n;
 		if (*total > SNAP_TOTAL_MAX) {
-			fc_err("evidence: %s holds over 16 MiB: not an evidence folder (see doc/diagnose.md)",
+			fc_err("evidence: '%s' holds over 16 MiB: not an evidence folder (see doc/diagnose.md)",
 			       dir);
 			free(text);
 			err = -EFBIG;
@@ -156,7 +156,7 @@ int diag_mkdirs(const char *path)
 		goto fail;
 	return 0;
 fail:
-	fc_err("evidence: cannot create folder %s: %s", buf, strerror(errno));
+	fc_err("evidence: cannot create folder '%s': %s", buf, strerror(errno));
 	return -errno;
 }
 
@@ -182,7 +182,7 @@ static int write_text(const char *path, const char *text)
 		goto fail;
 	return 0;
 fail:
-	fc_err("evidence: cannot write %s: %s", path, strerror(errno));
+	fc_err("evidence: cannot write '%s': %s", path, strerror(errno));
 	return -EIO;
 }
 

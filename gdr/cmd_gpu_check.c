@@ -69,7 +69,7 @@ static int parse_opts(struct fc_ctx *ctx, int argc, char **argv, struct gc_opts 
 
 	*o = (struct gc_opts){ .size = 64ULL << 20, .iters = 5, .mode = GDR_MODE_AUTO };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:n:d:j", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "s:n:d:j", opts)) != -1) {
 		switch (c) {
 		case 'g':
 			if (gdr_parse_gpu_spec("--gpu", optarg, &o->req))

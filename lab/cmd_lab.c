@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/out.h"
 #include "src/cmds.h"
 
 const char usage_lab[] =
@@ -83,13 +84,12 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 	char path[PATH_MAX + 64];
 	char **args;
 
-	(void)ctx;
 	if (argc < 2) {
 		fputs(usage_lab, stderr);
 		return FC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_lab, stdout);
+		fc_out_text(ctx, usage_lab);
 		return FC_EXIT_PASS;
 	}
 	if (script_path(path, sizeof(path))) {

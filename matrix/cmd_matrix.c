@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "ctl/child.h"
 #include "core/out.h"
 #include "core/sched.h"
 #include "core/util.h"
@@ -44,24 +45,6 @@ const char usage_matrix[] =
 	"\n"
 	"Exit: 0 pass, 1 a suspect node or link, 2 usage, 3 pairs could not run\n"
 	"or the run was interrupted (finish it with --resume).\n";
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 struct progress {
 	struct mx_session *s;
@@ -325,12 +308,12 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 	json_decref(params);
 	fprintf(stderr, "matrix run %lld in %s: importing %zu results of %zu nodes from %s\n",
 		(long long)s.run, fc_store_path(s.st), json_array_size(results), n, c->import);
-	catch_signals();
+	fc_stop_on_signals();
 	/* Without a pace, one transaction: a replay needs no per-pair sync. */
 	if (!(c->pace_s > 0) && fc_store_begin(s.st))
 		goto out_close;
 	json_array_foreach(results, i, d) {
-		if (stop_flag)
+		if (fc_stop)
 			break;
 		if (fc_store_pair_add(s.st, s.run, fc_jstr(json_object_get(d, "a"), "node", ""),
 				      fc_jstr(json_object_get(d, "b"), "node", ""), d))
@@ -340,7 +323,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 	}
 	if (!(c->pace_s > 0) && fc_store_commit(s.st))
 		goto out_close;
-	if (stop_flag) {
+	if (fc_stop) {
 		fc_store_run_end(s.st, s.run, "interrupted");
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
 		goto out_close;
@@ -364,12 +347,12 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 	rc = mx_cli_parse(ctx, &c, argc, argv, MX_CLI_MATRIX, usage_matrix);
 	if (rc)
 		goto out_cli;
-	stop_flag = 0;
+	fc_stop = 0;
 	if (c.import) {
 		rc = import_run(ctx, &c);
 		goto out_cli;
 	}
-	rc = mx_session_open(&s, &c, &stop_flag);
+	rc = mx_session_open(&s, &c, &fc_stop);
 	if (rc)
 		goto out_cli;
 	prog = (struct progress){ .s = &s };
@@ -379,7 +362,7 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 		(long long)s.run, fc_store_path(s.st), s.n,
 		s.n * (s.n - 1) / (s.both ? 1 : 2), s.r.rounds, s.n / 2,
 		c.resume ? " (resumed: finished pairs are kept)" : "");
-	catch_signals();
+	fc_stop_on_signals();
 	do {
 		rc = run_to_end(&s);
 		if (rc == -EINTR) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "ctl/child.h"
 #include "core/out.h"
 #include "core/sched.h"
 #include "matrix/soak.h"
@@ -119,14 +120,6 @@ struct soak {
 	int cycle;
 };
 
-static volatile sig_atomic_t soak_stop;
-
-static void soak_on_signal(int sig)
-{
-	(void)sig;
-	soak_stop = 1;
-}
-
 static double wall_now(void)
 {
 	struct timeval tv;
@@ -179,10 +172,8 @@ static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char 
 	case OPT_P_LINK_PCT: pass(c, "--min-link-pct", arg); return 0;
 	case OPT_P_SSH: pass(c, "--ssh-config", arg); return 0;
 	case OPT_P_LAUNCHER:
-		if (fc_launcher_parse(arg, &k)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+		if (fc_launcher_parse(arg, &k))
 			return -EINVAL;
-		}
 		pass(c, "--launcher", arg);
 		return 0;
 	case OPT_P_WCMD: pass(c, "--worker-cmd", arg); return 0;
@@ -204,18 +195,6 @@ static int soak_nodes(struct soak_cli *c, int argc, char **argv)
 		fc_err("soak: %d nodes; at most %d", c->n, FC_SCHED_MAX_NODES);
 		return FC_EXIT_USAGE;
 	}
-	for (int i = 0; i < c->n; i++) {
-		if (!fc_valid_node_name(c->nodes[i])) {
-			fc_err("soak: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
-			       c->nodes[i]);
-			return FC_EXIT_USAGE;
-		}
-		for (int j = 0; j < i; j++)
-			if (!strcmp(c->nodes[i], c->nodes[j])) {
-				fc_err("soak: node '%s' is given twice", c->nodes[i]);
-				return FC_EXIT_USAGE;
-			}
-	}
 	return 0;
 }
 
@@ -231,7 +210,7 @@ static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **a
 	c->db = FC_STORE_DEFAULT;
 	c->pair_args = json_array();
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "js:q:t:d:x:", soak_long, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "js:q:t:d:x:", soak_long)) != -1) {
 		if (opt == '?') {
 			fprintf(stderr, "run 'fabcheck soak --help' for the options\n");
 			return FC_EXIT_USAGE;
@@ -301,7 +280,7 @@ static int soak_loop(struct soak *s)
 	double mono0 = fc_now();
 	struct mx_runner r = {
 		.st = s->st, .run = s->run, .n = s->c.n, .names = s->c.nodes,
-		.deadline_s = 0, .stop = &soak_stop, .on_result = on_slice, .arg = s,
+		.deadline_s = 0, .stop = &fc_stop, .on_result = on_slice, .arg = s,
 		.evidence_dir = s->c.evidence_dir,
 	};
 	json_t *args = NULL;
@@ -310,7 +289,7 @@ static int soak_loop(struct soak *s)
 	if ((rc = mx_run_init(&r)))
 		return rc;
 	r.rounds = 0; /* the soak queues its own rounds */
-	while (!soak_stop) {
+	while (!fc_stop) {
 		double left = s->c.duration - (fc_now() - mono0);
 		double secs = left < s->c.slice ? left : s->c.slice;
 		int cnt;
@@ -334,14 +313,14 @@ static int soak_loop(struct soak *s)
 			goto out;
 		/* A slice that failed early still takes its time: the soak
 		 * keeps its pace, and a dead link is not hammered. */
-		while (!soak_stop && fc_now() < slice_end)
+		while (!fc_stop && fc_now() < slice_end)
 			usleep(100000);
 		s->cycle++;
 	}
-	rc = soak_stop ? -EINTR : 0;
+	rc = fc_stop ? -EINTR : 0;
 out:
 	if (r.nkids) {
-		soak_stop = 1;
+		fc_stop = 1;
 		mx_run_poll(&r, 0);
 	}
 	mx_run_release(&r);
@@ -392,7 +371,6 @@ static json_t *soak_params(const struct soak *s)
 
 int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = soak_on_signal };
 	struct soak s;
 	struct fc_soak_opts o;
 	json_t *doc, *params;
@@ -418,10 +396,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	s.t0 = wall_now();
 	fprintf(stderr, "soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)\n",
 		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
-	soak_stop = 0;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	fc_stop_on_signals();
 	signal(SIGPIPE, SIG_IGN);
 	rc = soak_loop(&s);
 	doc = fc_doc_new();

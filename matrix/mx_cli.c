@@ -249,20 +249,6 @@ out_free:
 
 static int check_nodes(struct mx_cli *c)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (!c->nodes[i] || !fc_valid_node_name(c->nodes[i])) {
-			fc_err("'%s' is not a node name; expected a host name (letters, digits, "
-			       "'-', '_', '.')", c->nodes[i] ? c->nodes[i] : "");
-			return -EINVAL;
-		}
-		for (int j = 0; j < i; j++) {
-			if (!strcmp(c->nodes[i], c->nodes[j])) {
-				fc_err("node '%s' is given twice; name each node once",
-				       c->nodes[i]);
-				return -EINVAL;
-			}
-		}
-	}
 	if (c->n > FC_SCHED_MAX_NODES) {
 		fc_err("%d nodes: at most %d in one matrix; split the rack", c->n,
 		       FC_SCHED_MAX_NODES);
@@ -283,7 +269,7 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 	c->pair_args = json_array();
 	optind = 1;
 	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "js:an:D:q:t:bd:x:", long_opts, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "js:an:D:q:t:bd:x:", long_opts)) != -1) {
 		rc = own_option(ctx, c, opt, optarg, which);
 		if (rc == 0)
 			rc = pass_through(c, opt, optarg);
@@ -323,14 +309,24 @@ int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, i
 		fc_err("%s: give nodes or --hostfile, not both", cmd);
 		return -EINVAL;
 	}
-	if (hostfile)
-		return mx_read_hostfile(hostfile, nodes_p, n_p) ? -EINVAL : 0;
-	nodes = calloc((size_t)n + 1, sizeof(*nodes));
-	if (!nodes)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		nodes[i] = strdup(argv[first + i]);
-	*nodes_p = nodes;
-	*n_p = n;
-	return 0;
+	if (hostfile) {
+		if (mx_read_hostfile(hostfile, nodes_p, n_p))
+			return -EINVAL;
+	} else {
+		nodes = calloc((size_t)n + 1, sizeof(*nodes));
+		if (!nodes)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++)
+			nodes[i] = argv[first + i];
+		for (int i = 0; i < n; i++)
+			if (!(nodes[i] = strdup(nodes[i]))) {
+				for (int j = 0; j < i; j++)
+					free(nodes[j]);
+				free(nodes);
+				return -ENOMEM;
+			}
+		*nodes_p = nodes;
+		*n_p = n;
+	}
+	return fc_check_nodes(cmd, *nodes_p, *n_p, NULL);
 }

@@ -19,7 +19,7 @@ struct mx_job {
 	int retest;
 };
 
-struct mx_kid;
+struct fc_child;
 
 typedef void (*mx_result_fn)(void *arg, const struct mx_job *job, const json_t *doc);
 
@@ -42,7 +42,8 @@ struct mx_runner {
 	int round, rounds;
 	struct mx_job *queue;
 	int nq, qcap;
-	struct mx_kid *kids;
+	struct fc_child *kids;	/* the running pairs, and their jobs */
+	struct mx_job *kid_jobs;
 	int nkids;
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error;

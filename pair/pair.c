@@ -230,10 +230,8 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_MIN_LINK: return fc_parse_double("--min-link-pct", arg, 0, 100, &cfg->lim.min_link_pct);
 	case OPT_MAX_LAT: return fc_parse_double("--max-lat-us", arg, 0, 1e9, &cfg->lim.max_lat_us);
 	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+		if (fc_launcher_parse(arg, &cfg->launch.kind))
 			return -EINVAL;
-		}
 		return 0;
 	case OPT_SSH_CONFIG: cfg->launch.ssh_config = arg; return 0;
 	case OPT_WORKER_CMD: cfg->launch.worker_cmd = arg; return 0;
@@ -298,7 +296,7 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 
 	cfg_defaults(&cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts)) != -1) {
 		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
 			if (c == '?')
 				fprintf(stderr, "run 'fabcheck pair --help' for the options\n");

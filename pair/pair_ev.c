@@ -63,7 +63,7 @@ static void save(const json_t *doc, json_t *const ev[2], const json_t *side[2], 
 	}
 	snprintf(path, sizeof(path), "%s/test.json", dir);
 	if (!err && json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-		fc_err("evidence: cannot write %s", path);
+		fc_err("evidence: cannot write '%s'", path);
 		err = -1;
 	}
 	if (err)

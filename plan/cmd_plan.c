@@ -90,7 +90,7 @@ static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct plan_arg
 	int c, rc = 0;
 
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "p:b:g:n:f:s:c:j", opts, NULL)) != -1) {
+	while (!rc && (c = fc_getopt(argc, argv, "p:b:g:n:f:s:c:j", opts)) != -1) {
 		switch (c) {
 		case 'p': rc = plan_parse_count("--params", optarg, &a->params); break;
 		case 'b': rc = fc_parse_double("--bytes-per-param", optarg, 0.125, 64, &a->bpp); break;

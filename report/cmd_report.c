@@ -267,7 +267,7 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 
 	(void)ctx;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case O_RUN:
 			if (fc_parse_u64("--run", optarg, 1, INT64_MAX, &v))

@@ -4,15 +4,26 @@
 
 #include "core/fc.h"
 #include "core/log.h"
+#include "core/out.h"
 #include "src/cmds.h"
 
 static int cmd_version(struct fc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	printf("fabcheck %s (wire protocol %d)\n", FC_VERSION, FC_WIRE_VERSION);
-	return FC_EXIT_PASS;
+	json_t *doc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json")) {
+			fc_err("version: unexpected argument '%s'", argv[i]);
+			return FC_EXIT_USAGE;
+		}
+	if (!ctx->json) {
+		printf("fabcheck %s (wire protocol %d)\n", FC_VERSION, FC_WIRE_VERSION);
+		return FC_EXIT_PASS;
+	}
+	doc = fc_doc_new();
+	json_object_set_new(doc, "version", json_string(FC_VERSION));
+	json_object_set_new(doc, "wire_protocol", json_integer(FC_WIRE_VERSION));
+	return fc_emit(ctx, doc, NULL);
 }
 
 static const struct fc_cmd commands[] = {
@@ -48,31 +59,42 @@ static const struct fc_cmd commands[] = {
 	  .summary = "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings" },
 	{ .name = "plan", .run = cmd_plan, .usage = usage_plan,
 	  .summary = "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric" },
-	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version\n",
+	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version [--json]\n",
 	  .summary = "print the version" },
 	{ 0 },
 };
 
+/* Options that come before the command: -1 to go on, else the exit code. */
+static int global_opt(struct fc_ctx *ctx, const char *arg)
+{
+	if (!strcmp(arg, "--version") || !strcmp(arg, "-V"))
+		return cmd_version(ctx, 0, NULL);
+	if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+		fc_log_level = fc_log_level < FC_LOG_DEBUG ? fc_log_level + 1 : FC_LOG_DEBUG;
+		ctx->verbose++;
+		return -1;
+	}
+	if (!strcmp(arg, "--json"))
+		return -1; /* seen by fc_wants_json */
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		fc_print_table(ctx, "fabcheck", commands);
+		return FC_EXIT_PASS;
+	}
+	fc_err("unknown option '%s'; run 'fabcheck help'", arg);
+	return FC_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct fc_ctx ctx = { .prog = argv[0] };
-	int i = 1;
+	int i = 1, rc = -1;
 
-	/* Options that come before the command. */
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V"))
-			return cmd_version(&ctx, 0, NULL);
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			fc_log_level = fc_log_level < FC_LOG_DEBUG ? fc_log_level + 1 :
-								     FC_LOG_DEBUG;
-			ctx.verbose++;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fc_print_table("fabcheck", commands);
-			return FC_EXIT_PASS;
-		} else {
-			fc_err("unknown option '%s'; run 'fabcheck help'", argv[i]);
-			return FC_EXIT_USAGE;
-		}
-	}
-	return fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
+	/* --json anywhere: every exit writes one document (fc_out_finish),
+	 * usage errors found before the command reads its options included. */
+	ctx.json = fc_wants_json(argc - 1, argv + 1);
+	for (; rc < 0 && i < argc && argv[i][0] == '-'; i++)
+		rc = global_opt(&ctx, argv[i]);
+	if (rc < 0)
+		rc = fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
+	return fc_out_finish(&ctx, rc);
 }

@@ -231,7 +231,7 @@ static int parse_opts(int argc, char **argv, struct fc_ctx *ctx, struct topo_opt
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "js:t:", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "js:t:", opts)) != -1) {
 		switch (c) {
 		case 'j': ctx->json = 1; break;
 		case 's': o->sysfs = optarg; break;

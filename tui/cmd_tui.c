@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "ctl/child.h"
 #include "core/out.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -70,24 +71,6 @@ static const struct tui_binding bindings[] = {
 	{ .key = 12 /* ^L */, .action = ACT_REDRAW },
 	{ 0 },
 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 struct tui {
 	struct tui_view v;
@@ -173,7 +156,7 @@ static int attach_for_rerun(struct tui *t)
 
 	if (t->have_session)
 		return 0;
-	if (mx_session_open(&t->s, &c, &stop_flag)) {
+	if (mx_session_open(&t->s, &c, &fc_stop)) {
 		snprintf(t->v.message, sizeof(t->v.message),
 			 "cannot rerun: run %lld is not a matrix run", (long long)t->m.run);
 		return -1;
@@ -303,7 +286,7 @@ static int tui_loop(struct tui *t)
 		if (t->dirty || iter % 5 == 0)
 			tui_draw(&t->v, &t->m, bindings);
 		t->dirty = 0;
-		if (t->c.once || stop_flag || (t->c.max_iter && ++iter >= t->c.max_iter))
+		if (t->c.once || fc_stop || (t->c.max_iter && ++iter >= t->c.max_iter))
 			break;
 		if (!t->c.max_iter)
 			iter++;
@@ -323,7 +306,7 @@ static int open_model(struct tui *t)
 	int64_t run = t->c.follow;
 
 	if (t->c.n) {
-		if (mx_session_open(&t->s, &t->c, &stop_flag))
+		if (mx_session_open(&t->s, &t->c, &fc_stop))
 			return FC_EXIT_CANT;
 		t->have_session = t->running = 1;
 		t->st = t->s.st;
@@ -379,15 +362,15 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 		rc = FC_EXIT_USAGE;
 		goto out_cli;
 	}
-	stop_flag = 0;
+	fc_stop = 0;
 	rc = open_model(&t);
 	if (rc)
 		goto out_close;
-	catch_signals();
+	fc_stop_on_signals();
 	rc = tui_loop(&t);
 	if (t.running) {
 		/* Quit or a signal before the end: end the pairs, keep the rest. */
-		stop_flag = 1;
+		fc_stop = 1;
 		mx_run_poll(&t.s.r, 0);
 		fc_store_run_end(t.st, t.m.run, "interrupted");
 		fprintf(stderr, "fabcheck: run %lld stopped; its finished pairs are kept in %s; "
@@ -401,7 +384,7 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 			rc = FC_EXIT_FAIL;
 	}
 	if (t.have_session && t.s.r.nkids) {
-		stop_flag = 1;
+		fc_stop = 1;
 		mx_run_poll(&t.s.r, 0);
 	}
 out_close:

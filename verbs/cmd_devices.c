@@ -88,7 +88,7 @@ int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
 		switch (c) {
 		case 'j': ctx->json = 1; break;
 		default:

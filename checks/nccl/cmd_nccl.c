@@ -76,7 +76,7 @@ int cmd_nccl(struct fc_ctx *ctx, int argc, char **argv)
 		return FC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_nccl, stdout);
+		fc_out_text(ctx, usage_nccl);
 		return FC_EXIT_PASS;
 	}
 	return fc_dispatch(ctx, "fabcheck nccl", nccl_cmds, argc - 1, argv + 1);
@@ -205,7 +205,7 @@ static int parse_opts(struct fc_ctx *ctx, int argc, char **argv, struct check_op
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jn:H:gt:", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "jn:H:gt:", opts)) != -1) {
 		switch (c) {
 		case 'j': ctx->json = 1; break;
 		case 'g': o->exp.gdr = 1; break;

@@ -189,7 +189,7 @@ static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct env_args
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:t:j", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "f:t:j", opts)) != -1) {
 		switch (c) {
 		case 'f': a->file = optarg; break;
 		case 't': a->topo = optarg; break;

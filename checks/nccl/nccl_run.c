@@ -124,10 +124,8 @@ static int parse_opt(int c, const char *arg, struct ncr_cfg *cfg, struct fc_ctx 
 		cfg->log_dir = arg;
 		return 0;
 	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &cfg->launch.kind)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh, local or slurm", arg);
+		if (fc_launcher_parse(arg, &cfg->launch.kind))
 			return -EINVAL;
-		}
 		return 0;
 	case OPT_SSH_CONFIG:
 		if (access(arg, R_OK)) {
@@ -188,19 +186,9 @@ static int check_cfg(struct ncr_cfg *cfg)
 		       "drives; split the run", cfg->nnodes, cfg->gpus_per_node, NCR_MAX_RANKS);
 		return -EINVAL;
 	}
-	for (int i = 0; i < cfg->nnodes; i++) {
-		if (!fc_valid_node_name(cfg->nodes[i])) {
-			fc_err("nccl run: '%s' is not a node name; use a host name or address "
-			       "(letters, digits, '-', '_', '.', '@', ':')", cfg->nodes[i]);
-			return -EINVAL;
-		}
-		for (int k = 0; k < i; k++)
-			if (!strcmp(cfg->nodes[i], cfg->nodes[k])) {
-				fc_err("nccl run: node '%s' is given twice; give each node once and "
-				       "--gpus-per-node for its GPUs", cfg->nodes[i]);
-				return -EINVAL;
-			}
-	}
+	if (fc_check_nodes("nccl run", cfg->nodes, cfg->nnodes,
+			   "give each node once and --gpus-per-node for its GPUs"))
+		return -EINVAL;
 	return 0;
 }
 
@@ -211,7 +199,7 @@ int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 
 	cfg_defaults(&cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "g:b:e:f:n:w:j", run_opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "g:b:e:f:n:w:j", run_opts)) != -1) {
 		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
 			if (c == '?')
 				fprintf(stderr, "run 'fabcheck nccl help run' for the options\n");

@@ -248,6 +248,43 @@ static struct ncl_hca *find_hca(struct ncl_host *h, const char *name, long idx)
 }
 
 /*
+ * Per GPU/NIC: "... Disabled for GPU 0[0] / HCA 0 (distance 3 >= 2)" (2.4),
+ * "... (distance 5 > 4)" (2.6+), "(..., distance 9 > 5)" (2.29),
+ * 2.4 "... / HCA 0 'mlx5_0' (no module or not supported by GPU)".
+ */
+static void gpu_gdr(struct ncl_log *lg, const struct ncl_rec *r, int h, const char *g, int on)
+{
+	struct ncl_gpu_gdr *s = &lg->gpu_gdr;
+	const char *d = strstr(g, "distance ");
+	long dist, lvl;
+
+	if (!d && !strstr(g, "(no module"))
+		return;
+	if (on) {
+		s->enabled++;
+		return;
+	}
+	s->disabled++;
+	if (!d) {
+		s->nomod++;
+		return;
+	}
+	d += 9;
+	if (!ncl_num(&d, &dist) || (ncl_ws(&d), !ncl_skip(&d, ">")))
+		return;
+	ncl_skip(&d, "=");
+	ncl_ws(&d);
+	if (!ncl_num(&d, &lvl))
+		return;
+	if (!s->far++) {
+		s->far_d = (int)dist;
+		s->far_l = (int)lvl;
+		s->far_host = h;
+		ncl_copy(s->far_msg, sizeof(s->far_msg), r->msg, strlen(r->msg));
+	}
+}
+
+/*
  * Per HCA: "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)",
  * 2.13+ "NET/<net> : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'".
  * Per GPU/NIC: "GPU Direct RDMA Enabled for GPU 7000 / HCA 0 (distance 2 <= 3), read 1".
@@ -275,12 +312,7 @@ int ncl_on_gdr(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	q1 = strchr(g, '\'');
 	q2 = q1 ? strchr(q1 + 1, '\'') : NULL;
 	if (!q1 || !q2) {
-		if (strstr(g, "distance")) {
-			if (on)
-				lg->gpu_gdr.enabled++;
-			else
-				lg->gpu_gdr.disabled++;
-		}
+		gpu_gdr(lg, r, h, g, on);
 		return 1;
 	}
 	ncl_copy(name, sizeof(name), q1 + 1, (size_t)(q2 - q1 - 1));
@@ -293,6 +325,8 @@ int ncl_on_gdr(struct ncl_log *lg, const struct ncl_rec *r, int h)
 		lg->hca_gdr_on++;
 	else
 		lg->hca_gdr_off++;
+	if (!on && strstr(q2, "(no module"))
+		lg->gpu_gdr.nomod++;
 	c = find_hca(&lg->hosts[h], name, idx);
 	if (c)
 		c->gdr = c->gdr == 1 && !on ? 0 : on;

@@ -190,3 +190,33 @@ int ncl_era_summary(const struct ncl_log *lg, int *lo_p, int *hi_p, char *why, s
 	}
 	return 0;
 }
+
+/* Path type numbers by release (nccl-rules.md section 1). */
+const char *ncl_path_name(int v, int n)
+{
+	static const struct {
+		int from;
+		const char *names[13];
+	} eras[] = {
+		{ NCL_V(2, 4, 0), { "PIX", "PXB", "PHB", "NODE", "SYS" } },
+		{ NCL_V(2, 6, 0), { "LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET" } },
+		{ NCL_V(2, 8, 0), { "LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS" } },
+		{ NCL_V(2, 12, 0), { "LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS" } },
+		{ NCL_V(2, 18, 0),
+		  { "LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DIS" } },
+		{ NCL_V(2, 26, 0),
+		  { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DIS" } },
+		{ NCL_V(2, 27, 3), { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "P2C", "PHB",
+				     "SYS", "NET", "DIS" } },
+		{ NCL_V(2, 27, 5), { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB",
+				     "SYS", "NET", "DIS" } },
+	};
+	int e = -1;
+
+	for (size_t i = 0; i < sizeof(eras) / sizeof(eras[0]); i++)
+		if (v >= eras[i].from)
+			e = (int)i;
+	if (e < 0 || n < 0 || n >= 13 || !eras[e].names[n])
+		return "";
+	return eras[e].names[n];
+}

@@ -112,11 +112,17 @@ struct ncl_env {
 
 struct ncl_gpu_gdr {	    /* per GPU/NIC GPUDirect decision lines */
 	long enabled, disabled;
+	long far;	    /* disabled with "(distance D > L)": the reason NCCL prints */
+	long nomod;	    /* disabled with "(no module...)" */
+	int far_d, far_l, far_host; /* the first such line's numbers and host */
+	char far_msg[NCL_TEXT]; /* and its text */
 };
 
-struct ncl_dist {	    /* 2.4.x "CUDA Dev c[n], IB NIC distance : X" */
+struct ncl_dist {	    /* 2.4.x "CUDA Dev c[n], <net> NIC distance : X [Y...]" */
 	int host, cuda_dev;
-	char type[8];
+	char net[NCL_NAME]; /* "IB", "Socket" or the plugin's name ("AWS Libfabric") */
+	char type[8];	    /* the nearest of the NICs listed */
+	int nnics;	    /* distances printed: one per NET device */
 };
 
 struct ncl_log {
@@ -148,6 +154,8 @@ struct ncl_log {
 	char p2p_plugin[NCL_NAME];
 	char plugin[NCL_TEXT];
 	int ib_none, ib_fail, ib_plugin_fail, fabric_plugin_fail, plugin_loaded;
+	int plugin_rejected; /* the net plugin's interface version is too old */
+	/* ib_fail: 1 the IB transport failed to start, 2 libibverbs did not load */
 	int socket_data;     /* "NET/Socket : Using" (data path from 2.4.8) */
 	int socket_early;    /* the same line as bootstrap (2.4.2 - 2.4.7) */
 	int gdr_text_off;    /* a line says "GDR disabled" */
@@ -195,6 +203,8 @@ int ncl_on_gdr(struct ncl_log *lg, const struct ncl_rec *r, int h);
 void ncl_era_note(struct ncl_log *lg, const struct ncl_rec *r, int h);
 void ncl_era_version(struct ncl_log *lg, const struct ncl_rec *r, int h, int v);
 int ncl_parse_version(const char *s, int *v_p);
+/* The path type name NCCL version @v prints as number @n ("PXB"), "" when unknown. */
+const char *ncl_path_name(int v, int n);
 void ncl_fmt_version(int v, char *buf, size_t len);
 /* The union of the process ranges: *lo_p..*hi_p, 0 when nothing is known.
  * Fills @why with a mixed-build explanation and returns 1 when two processes
@@ -204,6 +214,8 @@ int ncl_era_summary(const struct ncl_log *lg, int *lo_p, int *hi_p, char *why,
 
 /* nccllog_model.c */
 int ncl_host(struct ncl_log *lg, const char *name);
+/* The host's name for findings: "(no host prefix)" when it has none. */
+const char *ncl_host_name(const struct ncl_log *lg, int h);
 struct ncl_proc *ncl_proc(struct ncl_log *lg, int host, long pid);
 struct ncl_rank *ncl_rank(struct ncl_log *lg, int rank);
 void ncl_chan_add(struct ncl_log *lg, const struct ncl_chan *c);
@@ -259,6 +271,10 @@ void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 
 /* nccllog_topo.c: GPUs whose NET channels use an HCA that is not their nearest */
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc);
+
+/* nccllog_gdr.c: GPUDirect RDMA findings */
+void ncl_gdr_findings(const struct ncl_log *lg, const struct ncl_facts *f,
+		      const struct ncl_expect *exp, json_t *doc);
 
 /* nccllog_verdict.c: findings and verdict into @doc */
 /* "env_status" and findings for the NCCL_* settings echoed (nccllog_env.c). */

@@ -81,6 +81,12 @@ int ncl_host(struct ncl_log *lg, const char *name)
 	return lg->nhosts++;
 }
 
+const char *ncl_host_name(const struct ncl_log *lg, int h)
+{
+	return h >= 0 && h < lg->nhosts && lg->hosts[h].name[0] ? lg->hosts[h].name :
+								  "(no host prefix)";
+}
+
 struct ncl_proc *ncl_proc(struct ncl_log *lg, int host, long pid)
 {
 	struct ncl_proc *p;

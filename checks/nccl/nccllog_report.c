@@ -81,6 +81,7 @@ static void pick_network(const struct ncl_log *lg, struct ncl_facts *f)
 		f->net_source = 3;
 	} else if (lg->socket_data &&
 		   (lg->ib_none || lg->ib_fail || f->ib_disabled || lg->fabric_plugin_fail ||
+		    lg->plugin_rejected ||
 		    (late && f->list_host < 0))) {
 		snprintf(f->network, sizeof(f->network), "Socket");
 		f->net_source = 3;
@@ -107,7 +108,7 @@ void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f)
 			f->nlinks_roce += !strcmp(l, "RoCE");
 		}
 	f->ib_attempted = f->list_host >= 0 || lg->ib_none || lg->ib_fail ||
-			  lg->plugin_loaded || lg->fabric_plugin_fail;
+			  lg->plugin_loaded || lg->fabric_plugin_fail || lg->plugin_rejected;
 	f->ib_evident = f->list_host >= 0 || lg->ipoib_if || lg->fabric_plugin_fail;
 	f->socket_fallback = !strcmp(f->network, "Socket") && f->ib_attempted &&
 			     !f->ib_disabled && !f->net_forced;
@@ -289,6 +290,21 @@ static json_t *era_json(const struct ncl_facts *f)
 	return json_pack("{s:s, s:s}", "from", f->era_lo ? lo : "2.3", "to", hi);
 }
 
+/*
+ * The plugin that carries the traffic: the network when it is neither the
+ * internal IB nor the socket transport; when the network is not shown, the
+ * plugin that was loaded (and did not fail); none otherwise.
+ */
+static const char *plugin_of(const struct ncl_log *lg, const struct ncl_facts *f)
+{
+	if (f->network[0])
+		return strcmp(f->network, "IB") && strcmp(f->network, "Socket") ? f->network :
+										    NULL;
+	if (lg->ib_none || lg->fabric_plugin_fail)
+		return NULL;
+	return lg->plugin[0] ? lg->plugin : lg->p2p_plugin;
+}
+
 static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_facts *f)
 {
 	json_t *dist = json_array(), *files = json_array();
@@ -299,8 +315,7 @@ static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_fa
 	json_object_set_new(doc, "nccl_era", era_json(f));
 	json_object_set_new(doc, "network", jstr_or_null(f->network));
 	json_object_set_new(doc, "networks", texts_json(lg->networks, lg->nnetworks));
-	json_object_set_new(doc, "plugin", jstr_or_null(lg->plugin[0] ? lg->plugin :
-							 lg->p2p_plugin));
+	json_object_set_new(doc, "plugin", jstr_or_null(plugin_of(lg, f)));
 	json_object_set_new(doc, "hcas", hcas_json(lg, f));
 	json_object_set_new(doc, "oob", oob_json(lg, f));
 	json_object_set_new(doc, "bootstrap", texts_json(lg->boot, lg->nboot));
@@ -320,10 +335,12 @@ static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_fa
 						      "code"));
 	json_object_set_new(doc, "env", env_json(lg));
 	for (int i = 0; i < lg->ndist; i++)
-		json_array_append_new(dist, json_pack("{s:s?, s:i, s:s}", "host",
+		json_array_append_new(dist, json_pack("{s:s?, s:i, s:s?, s:s, s:i}", "host",
 			lg->dist[i].host >= 0 && lg->hosts[lg->dist[i].host].name[0] ?
 				lg->hosts[lg->dist[i].host].name : NULL,
-			"cuda_dev", lg->dist[i].cuda_dev, "distance", lg->dist[i].type));
+			"cuda_dev", lg->dist[i].cuda_dev, "net",
+			lg->dist[i].net[0] ? lg->dist[i].net : NULL, "distance", lg->dist[i].type,
+			"nics", lg->dist[i].nnics));
 	json_object_set_new(doc, "nic_distance", dist);
 	for (int i = 0; i < lg->nfiles; i++)
 		json_array_append_new(files, json_pack("{s:s, s:I}", "name", lg->files[i].text,

@@ -272,6 +272,11 @@ static void on_plugin(struct ncl_log *lg, const char *p)
 {
 	const char *l = strstr(p, "Loaded net plugin ");
 
+	/* "NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin
+	 * symbols v4 and lower are not supported." (2.19 - 2.2x): rejected */
+	if (strstr(p, "ncclNetPlugin symbols") && strstr(p, "not supported"))
+		lg->plugin_rejected = 1;
+
 	if (l) {
 		lg->plugin_loaded = 1;
 		ncl_copy(lg->plugin, sizeof(lg->plugin), l + 18, strlen(l + 18));
@@ -328,23 +333,46 @@ static void on_warn(struct ncl_log *lg, int hi, const struct ncl_rec *r)
 	if (strstr(r->msg, "NET/OFI") &&
 	    (strstr(r->msg, "initialization failed") || strstr(r->msg, "Initializing plugin failed")))
 		lg->fabric_plugin_fail = 1;
+	if (ncl_starts(r->msg, "Failed to open libibverbs")) /* a WARN in 2.3 - 2.4 */
+		lg->ib_fail = 2;
 }
 
-/* 2.4.x "CUDA Dev 3[3], IB NIC distance :  PHB" */
+/* 2.4 distance names, nearest first (SOC is 2.4.2's NODE). */
+static int dist_rank(const char *t)
+{
+	static const char *const order[] = { "PIX", "PXB", "PHB", "NODE", "SOC", "SYS" };
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(t, order[i]))
+			return i >= 4 ? (int)i - 1 : (int)i;
+	return 99;
+}
+
+/* 2.4.x "CUDA Dev 3[3], IB NIC distance :  PHB SYS": one distance per NET device. */
 static void on_distance(struct ncl_log *lg, int hi, const char *p)
 {
-	struct ncl_dist *d;
-	const char *c;
+	struct ncl_dist d = { .host = hi };
+	const char *c, *comma;
+	char w[8];
 	long dev;
 
-	if (!ncl_num(&p, &dev) || !(c = strstr(p, "NIC distance :")) || lg->ndist >= NCL_MAX_LIST)
+	if (!ncl_num(&p, &dev) || !(c = strstr(p, " NIC distance :")))
 		return;
-	c += 14;
-	ncl_ws(&c);
-	d = &lg->dist[lg->ndist++];
-	d->host = hi;
-	d->cuda_dev = (int)dev;
-	ncl_word(&c, d->type, sizeof(d->type), "");
+	d.cuda_dev = (int)dev;
+	comma = strstr(p, ", ");
+	if (comma && comma < c)
+		ncl_copy(d.net, sizeof(d.net), comma + 2, (size_t)(c - comma - 2));
+	for (c += 15; ncl_ws(&c), ncl_word(&c, w, sizeof(w), "");)
+		if (!d.nnics++ || dist_rank(w) < dist_rank(d.type))
+			memcpy(d.type, w, sizeof(d.type));
+	if (!d.nnics)
+		return;
+	for (int i = 0; i < lg->ndist; i++)
+		if (lg->dist[i].host == hi && lg->dist[i].cuda_dev == d.cuda_dev &&
+		    !strcmp(lg->dist[i].net, d.net))
+			return; /* the same GPU printed again */
+	if (lg->ndist < NCL_MAX_LIST)
+		lg->dist[lg->ndist++] = d;
 }
 
 /*
@@ -414,14 +442,14 @@ static void on_ib_none(struct ncl_log *lg, int hi, const char *p)
 static void on_verbs_fail(struct ncl_log *lg, int hi, const char *p)
 {
 	(void)hi, (void)p;
-	lg->ib_fail = 1;
+	lg->ib_fail = 2;
 }
 
 /* "Failed to initialize NET plugin IB" (2.28+) */
 static void on_ib_fail(struct ncl_log *lg, int hi, const char *p)
 {
 	(void)hi;
-	if (ncl_starts(p, "IB"))
+	if (ncl_starts(p, "IB") && !lg->ib_fail)
 		lg->ib_fail = 1;
 }
 
@@ -492,6 +520,7 @@ static const struct {
 	{ "NET/IB: Using ", on_ib_list_fn },
 	{ "NET/IB: [", on_ib_dev_fn },
 	{ "NET/IB : No device found", on_ib_none },
+	{ "Net/IB: call to devices() returned 0 devices", on_ib_none },
 	{ "NET/IB: No device found", on_ib_none },
 	{ "NET/Socket : Using ", on_socket },
 	{ "NET/Socket: Using ", on_socket },

@@ -101,41 +101,60 @@ static void unused_text(const struct ncl_host *h, const json_t *topo, char *buf,
 			 n, n > 1 ? "s" : "", names, n > 1 ? "them" : "it", n > 1 ? "their" : "its");
 }
 
+/* NICs of host @h: its IB list, else the count of a 2.4 distance line (plugins). */
+static int host_nics(const struct ncl_log *lg, int h, const char **net)
+{
+	int n = 0;
+
+	*net = "";
+	if (lg->hosts[h].have_list)
+		return lg->hosts[h].nhcas;
+	for (int i = 0; i < lg->ndist; i++)
+		if (lg->dist[i].host == h && strcmp(lg->dist[i].net, "Socket") &&
+		    lg->dist[i].nnics > n) {
+			n = lg->dist[i].nnics;
+			*net = lg->dist[i].net;
+		}
+	return n;
+}
+
 void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 			const json_t *topo, json_t *doc)
 {
-	int worst = -1, wg = 0, others = 0;
-	char share[32], names[NCL_TEXT], unused[NCL_TEXT * 2], more[48];
-	const struct ncl_host *h;
+	int worst = -1, wg = 0, wn = 0, others = 0;
+	char share[32], names[NCL_TEXT], what[NCL_TEXT + 80], unused[NCL_TEXT * 2], more[48];
+	const char *net = "", *wnet = "", *unit;
 
 	if (!strcmp(f->network, "Socket") || lg->nnodes_max == 1)
 		return;
 	for (int i = 0; i < lg->nhosts; i++) {
-		int g = ncl_host_gpus(lg, i), n = lg->hosts[i].nhcas;
+		int g = ncl_host_gpus(lg, i), n = host_nics(lg, i, &net);
 
-		if (!lg->hosts[i].have_list || !n || g <= 2 * n)
+		if (!n || g <= 2 * n)
 			continue;
 		if (worst >= 0)
 			others++;
-		if (worst < 0 || g * lg->hosts[worst].nhcas > wg * n) {
+		if (worst < 0 || g * wn > wg * n) {
 			worst = i;
 			wg = g;
+			wn = n;
+			wnet = net;
 		}
 	}
 	if (worst < 0)
 		return;
-	h = &lg->hosts[worst];
-	share_text(wg, h->nhcas, share, sizeof(share));
-	hca_names(h, names, sizeof(names));
-	unused_text(h, topo, unused, sizeof(unused));
+	unit = wnet[0] ? "NIC" : "HCA";
+	share_text(wg, wn, share, sizeof(share));
+	hca_names(&lg->hosts[worst], names, sizeof(names));
+	snprintf(what, sizeof(what), wnet[0] ? "%d %s NIC%s" : "%d listed HCA%s (%s)", wn,
+		 wnet[0] ? wnet : (wn > 1 ? "s" : ""), wnet[0] ? (wn > 1 ? "s" : "") : names);
+	unused_text(&lg->hosts[worst], wnet[0] ? NULL : topo, unused, sizeof(unused));
 	snprintf(more, sizeof(more), " (%d other host%s alike)", others, others > 1 ? "s" : "");
 	fc_finding(doc, FC_WARN,
-		   "on %s%s at least %d GPUs share %d listed HCA%s (%s): %s%d GPUs per HCA, so "
-		   "each GPU gets %s of one HCA's bandwidth between nodes when all send at "
+		   "on %s%s at least %d GPUs share %s: %s%d GPUs per %s, so "
+		   "each GPU gets %s of one %s's bandwidth between nodes when all send at "
 		   "once%s",
-		   h->name[0] ? h->name : "(no host prefix)", others ? more : "", wg, h->nhcas,
-		   h->nhcas > 1 ? "s" : "", names, wg % h->nhcas ? "up to " : "",
-		   (wg + h->nhcas - 1) / h->nhcas, share,
-		   unused[0] ? unused : "; give each GPU a HCA of its own (one per PCIe switch) "
+		   ncl_host_name(lg, worst), others ? more : "", wg, what, wg % wn ? "up to " : "", (wg + wn - 1) / wn, unit, share, unit,
+		   unused[0] ? unused : "; give each GPU a NIC of its own (one per PCIe switch) "
 				       "or accept the lower inter-node bandwidth");
 }

@@ -6,6 +6,7 @@
  * RoCE lists, one NIC for many GPUs, NCCL WARN lines, mixed NCCL builds, a GPU
  * using an HCA that is not its nearest (--topo), settings that defeat intent.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,7 @@
 
 #define MAX_LISTED 6
 
-static const char *host_name(const struct ncl_log *lg, int h)
-{
-	return h >= 0 && h < lg->nhosts && lg->hosts[h].name[0] ? lg->hosts[h].name :
-								  "(no host prefix)";
-}
+#define host_name ncl_host_name
 
 static const char *result_name(const char *code)
 {
@@ -70,6 +67,16 @@ static void socket_reason(const struct ncl_log *lg, const struct ncl_facts *f, c
 		snprintf(buf, len, "the network plugin failed to initialise (see its NCCL WARN): "
 				   "fix the plugin's setup (libfabric/EFA provider, devices in the "
 				   "container)");
+	else if (lg->plugin_rejected)
+		snprintf(buf, len, "NCCL rejected the net plugin (\"ncclNetPlugin symbols v4 and "
+				   "lower are not supported\")%s: install a plugin built for this "
+				   "NCCL version (NCCL_NET_PLUGIN names it)",
+			 lg->ib_none ? " and its internal IB transport found no device" :
+			 lg->ib_fail ? " and its internal IB transport could not start" : "");
+	else if (lg->ib_fail == 2)
+		snprintf(buf, len, "NCCL could not load the verbs library (\"Failed to open "
+				   "libibverbs\"): install rdma-core/libibverbs1 where NCCL runs "
+				   "(inside the container too)");
 	else if (lg->ib_fail)
 		snprintf(buf, len, "libibverbs could not be loaded or the IB transport failed to "
 				   "initialise: install rdma-core/libibverbs1 where NCCL runs "
@@ -269,54 +276,6 @@ static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts 
 	}
 }
 
-static void find_gdr(const struct ncl_log *lg, const struct ncl_facts *f,
-		     const struct ncl_expect *exp, json_t *doc)
-{
-	long send_off = 0, recv_off = 0;
-	int sock = !strcmp(f->network, "Socket");
-
-	for (size_t i = 0; i < lg->nchans; i++)
-		if (lg->chans[i].t == NCL_T_NET && !lg->chans[i].gdr) {
-			send_off += lg->chans[i].dir == 1;
-			recv_off += lg->chans[i].dir == 2;
-		}
-	if (sock) {
-		if (exp->gdr)
-			fc_finding(doc, FC_FAIL, "GPUDirect RDMA was expected but NCCL runs over TCP "
-						 "sockets, which never use it");
-		return;
-	}
-	if (!strcmp(f->gdr, "off")) {
-		char ev[96];
-
-		if (f->net_chans)
-			snprintf(ev, sizeof(ev), "none of %ld NET channel lines has /GDRDMA",
-				 f->net_chans);
-		else
-			snprintf(ev, sizeof(ev), "NCCL reports GPU Direct RDMA disabled");
-		fc_finding(doc, exp->gdr ? FC_FAIL : FC_WARN,
-			   "GPUDirect RDMA is off (%s): data is staged through host memory; load "
-			   "nvidia_peermem (modprobe nvidia-peermem) or enable dma-buf, and check "
-			   "NCCL_NET_GDR_LEVEL against the GPU-HCA distance (fabcheck topo)",
-			   ev);
-	} else if (!strcmp(f->gdr, "partial")) {
-		fc_finding(doc, exp->gdr ? FC_FAIL : FC_WARN,
-			   "GPUDirect RDMA is only partly on: %ld of %ld NET channels lack /GDRDMA "
-			   "(%ld send, %ld receive side)%s",
-			   f->net_chans - f->net_gdr_chans, f->net_chans, send_off, recv_off,
-			   send_off && !recv_off ?
-				   "; only the send side: NCCL_NET_GDR_READ=0 or a pre-Ampere GPU "
-				   "without NVLink, set NCCL_NET_GDR_READ=1" :
-				   "; some GPU-HCA pairs are too far apart: compare with fabcheck topo "
-				   "and NCCL_NET_GDR_LEVEL");
-	} else if (!strcmp(f->gdr, "unknown") && exp->gdr) {
-		fc_finding(doc, FC_WARN,
-			   "the log shows no GPUDirect RDMA evidence (no NET channel lines), so "
-			   "--expect-gdr cannot be confirmed; capture the connection lines with "
-			   "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET");
-	}
-}
-
 /* One HCA for several GPUs of a host while several HCAs are listed. */
 struct spread {
 	int first_rank, first_dev;
@@ -369,37 +328,89 @@ static void find_spread(const struct ncl_log *lg, const struct ncl_facts *f, jso
 	free(sp);
 }
 
-/* 2.4.x distance lines, one finding per host and distance class. */
-static void find_distance(const struct ncl_log *lg, json_t *doc)
+/* The CUDA devices of host @h whose nearest @net NIC is at @far, as a bit mask. */
+static uint64_t far_gpus(const struct ncl_log *lg, int h, const char *net, const char *far,
+			 int *nics)
 {
-	static const char *const far[] = { "SYS", "NODE", "PHB" };
+	uint64_t m = 0;
 
-	for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++) {
-		for (int h = -1; h < lg->nhosts; h++) {
-			char gpus[128] = "";
-			size_t used = 0;
-			int n = 0;
+	for (int i = 0; i < lg->ndist; i++) {
+		const struct ncl_dist *d = &lg->dist[i];
 
-			for (int i = 0; i < lg->ndist; i++) {
-				const struct ncl_dist *d = &lg->dist[i];
-
-				if (d->host != h || strcmp(d->type, far[k]) || used >= sizeof(gpus))
-					continue;
-				used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%s%d",
-							 n++ ? "," : "", d->cuda_dev);
-			}
-			if (!n)
-				continue;
-			fc_finding(doc, FC_WARN,
-				   "GPU%s %s on %s %s at distance %s from the IB HCA (%s): GPUDirect "
-				   "RDMA is off at this distance by default and traffic crosses the "
-				   "CPU; put a HCA under the GPU's PCIe switch or accept host-staged "
-				   "transfers",
-				   n > 1 ? "s" : "", gpus, host_name(lg, h), n > 1 ? "are" : "is",
-				   far[k], k == 0 ? "across the CPU interconnect" :
-					   "through the CPU root complex");
+		if (d->host == h && !strcmp(d->type, far) && !strcmp(d->net, net) &&
+		    d->cuda_dev >= 0 && d->cuda_dev < 64) {
+			m |= 1ULL << d->cuda_dev;
+			*nics = d->nnics;
 		}
 	}
+	return m;
+}
+
+/* One finding for the GPUs whose nearest @net NIC is at @far, hosts alike folded. */
+static void distance_finding(const struct ncl_log *lg, const char *net, const char *far,
+			     json_t *doc)
+{
+	int ib = !strcmp(net, "IB") || !net[0], first = -1, alike = 0, nics = 1;
+	char gpus[192] = "", what[128];
+	uint64_t m = 0;
+	size_t used = 0;
+
+	for (int h = 0; h < lg->nhosts; h++) {
+		uint64_t g = far_gpus(lg, h, net, far, &nics);
+
+		if (g && first < 0) {
+			first = h;
+			m = g;
+		} else if (g) {
+			alike += g == m;
+		}
+	}
+	if (first < 0)
+		return;
+	for (int d = 0; d < 64 && used < sizeof(gpus); d++)
+		if (m >> d & 1)
+			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%s%d",
+						 used ? "," : "", d);
+	if (nics > 1)
+		snprintf(what, sizeof(what), "the nearest of its %d %s %s", nics, ib ? "IB" : net,
+			 ib ? "HCAs" : "NICs");
+	else
+		snprintf(what, sizeof(what), ib ? "the IB HCA" : "the %s NIC", net);
+	fc_finding(doc, FC_WARN, "GPU%s %s on %s%s%s%s %s at distance %s from %s (%s): %s",
+		   __builtin_popcountll(m) > 1 ? "s" : "", gpus, host_name(lg, first),
+		   alike ? " (and " : "", alike ? (alike > 1 ? "other hosts" : "one other host") : "",
+		   alike ? " alike)" : "", __builtin_popcountll(m) > 1 ? "are" : "is", far, what,
+		   !strcmp(far, "SYS") ? "across the CPU interconnect" :
+					 "through the CPU root complex",
+		   ib ? "GPUDirect RDMA is off at this distance by default and traffic crosses "
+			"the CPU; put a HCA under the GPU's PCIe switch or accept host-staged "
+			"transfers" :
+			"their inter-node traffic crosses the CPU, and GPUDirect RDMA, where the "
+			"plugin supports it, is off at this distance by default; a NIC under the "
+			"GPU's PCIe switch avoids both");
+}
+
+/*
+ * 2.4.x distance lines: one finding per transport and distance class. Sockets
+ * go through host memory at any distance: nothing to judge there.
+ */
+static void find_distance(const struct ncl_log *lg, json_t *doc)
+{
+	static const char *const far[] = { "SYS", "SOC", "NODE", "PHB" };
+
+	for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++)
+		for (int i = 0; i < lg->ndist; i++) {
+			const struct ncl_dist *d = &lg->dist[i];
+			int first = 1;
+
+			if (!strcmp(d->net, "Socket") || strcmp(d->type, far[k]))
+				continue;
+			for (int j = 0; j < i && first; j++) /* first of its transport */
+				first = strcmp(lg->dist[j].net, d->net) ||
+					strcmp(lg->dist[j].type, far[k]);
+			if (first)
+				distance_finding(lg, d->net, far[k], doc);
+		}
 }
 
 /* What to do about a NCCL WARN, from words it contains. */
@@ -515,7 +526,7 @@ void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 	find_expect_hca(lg, f, exp, doc);
 	find_lists(lg, f, doc);
 	find_ib_hca_prefix(lg, f, doc);
-	find_gdr(lg, f, exp, doc);
+	ncl_gdr_findings(lg, f, exp, doc);
 	find_spread(lg, f, doc);
 	ncl_share_findings(lg, f, exp->topo, doc);
 	find_distance(lg, doc);

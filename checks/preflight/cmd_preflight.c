@@ -87,10 +87,8 @@ static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const cha
 	case OPT_MTU: return fc_parse_int("--expect-mtu", arg, 256, 65536, &c->o.expect_mtu);
 	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &c->o.tclass);
 	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &c->l.kind)) {
-			fc_err("--launcher: '%s' is not a launcher; expected ssh, slurm or local", arg);
+		if (fc_launcher_parse(arg, &c->l.kind))
 			return -EINVAL;
-		}
 		return 0;
 	case OPT_SSH: c->l.ssh_config = arg; return 0;
 	case OPT_WCMD: c->l.worker_cmd = arg; return 0;
@@ -112,7 +110,7 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 	c->l.worker_cmd = env && *env ? env : NULL;
 	c->l.verbose = ctx->verbose;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "j", pf_long, NULL)) != -1) {
+	while ((opt = fc_getopt(argc, argv, "j", pf_long)) != -1) {
 		if (opt == '?') {
 			fprintf(stderr, "run 'fabcheck preflight --help' for the options\n");
 			return FC_EXIT_USAGE;
@@ -137,18 +135,6 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 		fc_err("preflight: no nodes; give them as arguments or with --hostfile FILE");
 		return FC_EXIT_USAGE;
 	}
-	for (int i = 0; i < c->n; i++) {
-		if (!fc_valid_node_name(c->nodes[i])) {
-			fc_err("preflight: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
-			       c->nodes[i]);
-			return FC_EXIT_USAGE;
-		}
-		for (int j = 0; j < i; j++)
-			if (!strcmp(c->nodes[i], c->nodes[j])) {
-				fc_err("preflight: node '%s' is given twice", c->nodes[i]);
-				return FC_EXIT_USAGE;
-			}
-	}
 	if (c->l.ssh_config) {
 		FILE *f = fopen(c->l.ssh_config, "r");
 
@@ -162,10 +148,10 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 }
 
 /* Why a probe gave no document, in words that say what to do. */
-static void probe_why(struct pf_child *k, const struct pf_cli *c, char *why, size_t len)
+static void probe_why(struct fc_child *k, const struct pf_cli *c, char *why, size_t len)
 {
 	int code = WIFEXITED(k->status) ? WEXITSTATUS(k->status) : -1;
-	const char *last = pf_child_last_err(k);
+	const char *last = fc_child_last_err(k);
 
 	if (k->exec_failed)
 		snprintf(why, len, "cannot start the %s launcher: %s", fc_launcher_name(c->l.kind),
@@ -176,6 +162,9 @@ static void probe_why(struct pf_child *k, const struct pf_cli *c, char *why, siz
 	else if (k->timed_out)
 		snprintf(why, len, "no answer within %.0f s (--timeout): the node or its fabcheck hangs%s%s",
 			 c->timeout, *last ? "; it said: " : "", last);
+	else if (k->out_cut)
+		snprintf(why, len, "the probe wrote more than %u MiB; its output was not read",
+			 FC_CHILD_OUT_MAX >> 20);
 	else if (code == 255 && c->l.kind == FC_LAUNCH_SSH)
 		snprintf(why, len, "cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config",
 			 *last ? ": " : "", last);
@@ -193,7 +182,7 @@ static void probe_why(struct pf_child *k, const struct pf_cli *c, char *why, siz
 
 static json_t *run_probes(const struct pf_cli *c)
 {
-	struct pf_child *kids = calloc((size_t)c->n, sizeof(*kids));
+	struct fc_child *kids = calloc((size_t)c->n, sizeof(*kids));
 	json_t *nodes = json_array();
 	char tmo[32];
 	static const char *sub[] = { "preflight-probe", "--json", "--timeout", NULL, NULL };
@@ -206,15 +195,15 @@ static json_t *run_probes(const struct pf_cli *c)
 		const char *argv[FC_LAUNCH_MAX_ARGS];
 		char buf[2048];
 
-		kids[i].name = c->nodes[i];
+		snprintf(kids[i].name, sizeof(kids[i].name), "%s", c->nodes[i]);
 		if (fc_launch_argv(&c->l, c->nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
-		    pf_child_start(&kids[i], argv, c->timeout))
+		    fc_child_start(&kids[i], NULL, argv, c->timeout))
 			kids[i].done = 1;
 		fc_info("%s: probing (%s)", c->nodes[i], fc_launcher_name(c->l.kind));
 	}
-	pf_children_wait(kids, c->n);
+	fc_children_wait(kids, c->n);
 	for (int i = 0; i < c->n; i++) {
-		json_t *doc = kids[i].out && !kids[i].timed_out ? json_loads(kids[i].out, 0, NULL) : NULL;
+		json_t *doc = kids[i].out && !kids[i].timed_out && !kids[i].out_cut ? json_loads(kids[i].out, 0, NULL) : NULL;
 		char why[1024];
 
 		if (json_is_object(doc) && json_object_get(doc, "probe")) {
@@ -227,7 +216,7 @@ static json_t *run_probes(const struct pf_cli *c)
 			json_array_append_new(nodes, json_pack("{s:s, s:s}", "node", c->nodes[i], "error",
 								why));
 		}
-		pf_child_release(&kids[i]);
+		fc_child_release(&kids[i]);
 	}
 	free(kids);
 	return nodes;

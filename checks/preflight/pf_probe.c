@@ -157,7 +157,7 @@ static json_t *probe_qos_json(const char *ifname, double timeout)
 	char *out;
 	int code;
 
-	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	out = fc_capture(argv, timeout, &code, why, sizeof(why));
 	if (!out)
 		return json_pack("{s:s}", "skip", why);
 	if (code == 127) {
@@ -188,7 +188,7 @@ static void probe_topo(json_t *doc, double timeout)
 		snprintf(self, sizeof(self), "fabcheck");
 	else
 		self[n] = 0;
-	out = pf_capture(argv, timeout, &code, why, sizeof(why));
+	out = fc_capture(argv, timeout, &code, why, sizeof(why));
 	topo = out ? json_loads(out, 0, NULL) : NULL;
 	free(out);
 	json_object_set_new(doc, "topo_exit", json_integer(code));
@@ -248,7 +248,7 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 	json_t *doc, *devs;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
 		if (c == 'j') {
 			ctx->json = 1;
 		} else if (c == 'T') {
@@ -281,10 +281,7 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 	probe_hcas(doc, devs, u.release, timeout);
 	if (!no_topo)
 		probe_topo(doc, timeout);
-	if (json_dumpf(doc, stdout, JSON_INDENT(1)) || putchar('\n') == EOF || fflush(stdout)) {
-		json_decref(doc);
-		return FC_EXIT_CANT;
-	}
-	json_decref(doc);
-	return FC_EXIT_PASS;
+	/* Always JSON: the controller reads it. */
+	ctx->json = 1;
+	return fc_emit(ctx, doc, NULL);
 }

@@ -1,7 +1,7 @@
 # fabcheck diagnose: evidence folders (tests/data/diag, doc/diagnose.md).
 D=tests/data/diag
 expect "diagnose: no folder is a usage error" 2 'give one evidence folder' -- "$FC" diagnose
-expect "diagnose: a missing folder names it" 2 'cannot open /nonexistent/ev: No such file' -- \
+expect "diagnose: a missing folder names it" 2 "cannot open '/nonexistent/ev': No such file" -- \
 	"$FC" diagnose /nonexistent/ev
 expect "diagnose: an empty folder is not evidence" 2 'not an evidence folder' -- \
 	"$FC" diagnose tests/cli

@@ -39,7 +39,7 @@ expect "nccl run no libcuda" 3 'localhost: no CUDA driver: cannot load libcuda.s
 	$RUN localhost
 expect "nccl run no libcuda json" 3 '"verdict": "fail"' -- $RUN --json localhost
 expect "nccl run no libcuda, 2 GPUs, one finding" 3 'GPU 0\): no CUDA driver' -- \
-	bash -c "$RUN -g 2 --json localhost | grep -c 'no CUDA driver' | grep -qx 1 && $RUN -g 2 localhost"
+	bash -c "$RUN -g 2 --json localhost | python3 -c 'import json, sys; sys.exit(sum(\"no CUDA driver\" in f for f in json.load(sys.stdin)[\"findings\"]) != 1)' && $RUN -g 2 localhost"
 # no NCCL
 expect "nccl run no libnccl" 3 'no NCCL: cannot load /nonexistent.*install NCCL' -- \
 	env FABCHECK_LIBNCCL=/nonexistent FABCHECK_LIBCUDA=$PWD/$NRC $RUN localhost

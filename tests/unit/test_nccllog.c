@@ -82,17 +82,18 @@ static json_t *names_of(const json_t *hcas, const char *key)
 
 static int finding_has(const json_t *doc, const char *word);
 
-/* "findings_include": every string is part of some finding. */
-static int findings_include(const json_t *want, const json_t *doc, char *got, size_t len)
+/* "findings_include": every string is part of some finding ("findings_exclude": none). */
+static int findings_match(const json_t *want, const json_t *doc, int present, char *got,
+			  size_t len)
 {
 	size_t i;
 	json_t *w;
 
 	json_array_foreach(want, i, w)
-		if (!json_is_string(w) || !finding_has(doc, json_string_value(w))) {
+		if (!json_is_string(w) || finding_has(doc, json_string_value(w)) != present) {
 			char *dump = json_dumps(json_object_get(doc, "findings"), JSON_COMPACT);
 
-			snprintf(got, len, "no finding with \"%s\" in %s",
+			snprintf(got, len, "%s finding with \"%s\" in %s", present ? "no" : "a",
 				 json_is_string(w) ? json_string_value(w) : "?", dump ? dump : "?");
 			free(dump);
 			return 0;
@@ -121,8 +122,8 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 	*known = 1;
 	if (!strcmp(key, "why") || !strcmp(key, "note"))
 		return 1;
-	if (!strcmp(key, "findings_include"))
-		return findings_include(want, doc, got, len);
+	if (!strcmp(key, "findings_include") || !strcmp(key, "findings_exclude"))
+		return findings_match(want, doc, !strcmp(key, "findings_include"), got, len);
 	for (size_t i = 0; i < sizeof(same_name) / sizeof(same_name[0]); i++)
 		if (!strcmp(key, same_name[i]))
 			have = json_incref(json_object_get(doc, key));
