@@ -188,7 +188,12 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 			char sz[32];
 
 			json_object_set_new(thr, "max_lat_us", json_real(lim->max_lat_us));
-			if (p50 > lim->max_lat_us)
+			if (!json_is_number(json_object_get(r, "p50_us")))
+				fc_finding(doc, FC_WARN,
+					   "%s latency at %s: --max-lat-us is not judged: the run had too few rounds for a median (it needs 20); raise -n",
+					   fc_jstr(r, "test", "?"),
+					   fc_fmt_size((uint64_t)size, sz, sizeof(sz)));
+			else if (p50 > lim->max_lat_us)
 				fc_finding(doc, FC_FAIL,
 					   "%s latency at %s: p50 %.2f us is above --max-lat-us %.2f us: check for congestion, a far NUMA node (taskset), or power saving on the HCA's PCIe link",
 					   fc_jstr(r, "test", "?"),

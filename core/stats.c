@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hist.h"
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -75,4 +77,81 @@ double fc_median(double *v, size_t n)
 		return NAN;
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+uint64_t fc_pct_rounds(double p)
+{
+	return (uint64_t)ceil(10.0 / (1.0 - p / 100.0) - 1e-6);
+}
+
+int fc_pct_enough(uint64_t n, double p)
+{
+	return p < 100 && n >= fc_pct_rounds(p);
+}
+
+static void put_us(json_t *obj, const char *key, double secs, int have)
+{
+	json_object_set_new(obj, key, have ? json_real(secs * 1e6) : json_null());
+}
+
+/* The percentiles: nearest rank over all rounds, or perftest's ranks. */
+static void pct_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m,
+		     json_t *notes)
+{
+	static const struct { const char *key; double p; } pcts[] = {
+		{ "p50_us", 50 }, { "p90_us", 90 }, { "p99_us", 99 }, { "p999_us", 99.9 },
+	};
+	uint64_t n = m == FC_LAT_PERFTEST && h->n > 2 ? h->n - 2 : h->n;
+
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		double p = pcts[i].p, v;
+		int have = fc_pct_enough(n, p);
+
+		if (!have) {
+			json_array_append_new(notes, json_sprintf(
+				"%s not reported: it needs at least %llu rounds (10 / (1 - %g%%)), the run had %llu; raise -n or -D",
+				pcts[i].key, (unsigned long long)fc_pct_rounds(p), p,
+				(unsigned long long)n));
+		} else if (m == FC_LAT_PERFTEST && p == 50) {
+			/* perftest's get_median over the m kept rounds */
+			v = n % 2 ? fc_hist_rank(h, n / 2 + 1) :
+				    (fc_hist_rank(h, n / 2) + fc_hist_rank(h, n / 2 + 1)) / 2;
+			put_us(obj, pcts[i].key, v, 1);
+			continue;
+		} else if (m == FC_LAT_PERFTEST) {
+			/* delta[ceil(m * p)], 0-based */
+			put_us(obj, pcts[i].key,
+			       fc_hist_rank(h, (uint64_t)ceil((double)n * p / 100.0) + 1), 1);
+			continue;
+		}
+		put_us(obj, pcts[i].key, have ? fc_hist_pct(h, p) : 0, have);
+	}
+}
+
+void fc_lat_hist_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m)
+{
+	json_t *notes = json_array();
+	double avg = fc_hist_mean(h), sd = fc_hist_stdev(h), max = h->max;
+
+	if (m == FC_LAT_PERFTEST && h->n > 2) {
+		double a = h->top[0] - h->shift, b = h->top[1] - h->shift, k = (double)h->n - 2;
+		double s = h->sum - a - b, sq = h->sumsq - a * a - b * b, var;
+
+		avg = h->shift + s / k;
+		var = sq / k - (s / k) * (s / k);
+		sd = var > 0 ? sqrt(var) : 0;
+		max = h->top[1];
+	}
+	put_us(obj, "min_us", h->min, h->n > 0);
+	pct_json(obj, h, m, notes);
+	put_us(obj, "max_us", max, h->n > 0);
+	put_us(obj, "avg_us", avg, h->n > 0);
+	put_us(obj, "stdev_us", sd, h->n > 0);
+	json_object_set_new(obj, "rounds", json_integer((json_int_t)h->n));
+	json_object_set_new(obj, "stats_method",
+			    json_string(m == FC_LAT_PERFTEST ? "perftest" : "fabcheck"));
+	if (json_array_size(notes))
+		json_object_set_new(obj, "notes", notes);
+	else
+		json_decref(notes);
 }

@@ -30,4 +30,25 @@ double fc_gbps(uint64_t bytes, double seconds);
 /* Adds "min_us", "p50_us", ... to @obj for stats kept in seconds. */
 void fc_lat_stats_json(json_t *obj, const struct fc_lat_stats *s);
 
+/* Whether @n rounds are enough to report percentile @p: n >= 10 / (1 - p). */
+int fc_pct_enough(uint64_t n, double p);
+/* The rounds percentile @p needs (10 / (1 - p), rounded up). */
+uint64_t fc_pct_rounds(double p);
+
+struct fc_hist;
+enum fc_lat_method { FC_LAT_FABCHECK, FC_LAT_PERFTEST };
+
+/*
+ * Latency summary of a histogram kept in seconds, into @obj as "min_us",
+ * "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "avg_us", "stdev_us",
+ * "rounds". FC_LAT_FABCHECK: every round; nearest-rank percentiles; sample
+ * stdev. FC_LAT_PERFTEST: as perftest's print_report_lat: the two largest
+ * rounds dropped, the median of the rest (mean of the middle two when even),
+ * "max" the second largest round, 99%/99.9% at ceil(m * p) of the m rounds
+ * left, mean and population stdev of those m (perftest truncates the
+ * deviation through int; this does not). A percentile the rounds do not
+ * support is null, with a line in "notes" saying how many it needs.
+ */
+void fc_lat_hist_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m);
+
 #endif

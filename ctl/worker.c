@@ -256,6 +256,24 @@ static int test_from(const json_t *m, struct vb_test *t)
 	t->active = json_is_true(json_object_get(m, "active"));
 	t->passive = json_is_true(json_object_get(m, "passive"));
 	t->interval = fc_jnum(m, "interval", 0.1);
+	if (vb_method_parse(fc_jstr(m, "method", "fabcheck"), &t->method)) {
+		fc_err("the controller asked for an unknown method '%s'", fc_jstr(m, "method", ""));
+		return -EPROTO;
+	}
+	/* The knobs: absent or -1 is the method's default. */
+	t->warmup = (int)fc_jnum(m, "warmup", VB_KNOB_DEFAULT);
+	t->cq_mod = (int)fc_jnum(m, "cq_mod", VB_KNOB_DEFAULT);
+	t->inline_max = (int)fc_jnum(m, "inline", VB_KNOB_DEFAULT);
+	t->cycle = VB_CYCLE_DEFAULT;
+	t->post_list = (int)fc_jnum(m, "post_list", 1);
+	t->threads = (int)fc_jnum(m, "threads", 1);
+	t->lat_mode = !strcmp(fc_jstr(m, "lat_mode", "poll"), "imm") ? VB_LAT_IMM : VB_LAT_POLL;
+	if (t->warmup < -1 || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
+	    t->inline_max < -1 || t->inline_max > 4096 || t->post_list < 1 ||
+	    t->post_list > 1024 || t->threads < 1 || t->threads > VB_MAX_THREADS) {
+		fc_err("the controller's test knobs are out of range");
+		return -EPROTO;
+	}
 	if (t->size < 2 || t->size > (1ULL << 30) || (!t->iters && t->duration <= 0) ||
 	    t->interval <= 0) {
 		fc_err("the controller's test message is out of range");
@@ -268,17 +286,24 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 {
 	json_t *o = json_pack("{s:f, s:I, s:I}", "seconds", res->seconds, "bytes",
 			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs);
-	struct fc_lat_stats st;
 
-	if (t->lat && t->active && !fc_lat_stats(res->samples, res->nsamples, &st)) {
-		fc_lat_stats_json(o, &st);
+	/* What ran: the method and its knobs as resolved. */
+	json_object_set_new(o, "method", json_pack("{s:s, s:i, s:i, s:i, s:s}", "name",
+						   vb_method_name(t->method), "warmup", t->warmup,
+						   "cq_mod", t->cq_mod, "inline", t->inline_max,
+						   "buffer", t->cycle == VB_CYCLE_PAGE ? "one" : "slots"));
+	if (t->lat && t->active && res->lat.n) {
+		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :
+										 FC_LAT_FABCHECK);
 	} else if (!t->lat && t->active) {
 		json_t *s = json_array();
 
-		for (size_t i = 0; i < res->nsamples && i < 1000; i++)
+		for (size_t i = 0; i < res->nsamples; i++)
 			json_array_append_new(s, json_real(res->samples[i]));
 		json_object_set_new(o, "samples_gbps", s);
 		json_object_set_new(o, "gbps", json_real(fc_gbps(res->bytes, res->seconds)));
+		if (res->have_bw)
+			fc_bwlog_json(&res->bw, o);
 	}
 	return o;
 }
@@ -292,6 +317,7 @@ static int wk_test(struct worker *w, const json_t *m)
 
 	if ((err = test_from(m, &t)))
 		return err;
+	vb_test_resolve(&w->r, &t);
 	if ((err = wk_mem_prepare(&w->mem, &w->r, &t)))
 		return err;
 	if ((err = vb_test_prepare(&w->r, &t)))
@@ -376,6 +402,9 @@ static int wk_run(struct worker *w)
 			err = wk_test(w, m);
 		} else if (!strcmp(fc_wire_type(m), "check")) {
 			err = wk_check(w);
+		} else if (!strcmp(fc_wire_type(m), "clock")) {
+			/* The controller lines up the two nodes' clocks. */
+			err = wk_send(w, "clock", json_pack("{s:f}", "now", fc_now()));
 		} else if (!strcmp(fc_wire_type(m), "finish")) {
 			json_decref(m);
 			return wk_finish(w);

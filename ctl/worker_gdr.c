@@ -97,8 +97,8 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 
 	if (!gdr_mem_host_accessible(&wm->mem)) {
 		r->max_inline = 0;
-		if (t->lat && t->op == VB_WRITE) {
-			fc_err("write latency polls memory with the CPU, which GPU memory does not allow; measure latency with read or send");
+		if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL) {
+			fc_err("write latency by polling reads memory with the CPU, which GPU memory does not allow; use --lat-mode imm");
 			return -EOPNOTSUPP;
 		}
 	}

@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_screen.h"
 #include "matrix/mx_session.h"
 
 const char usage_matrix[] =
@@ -30,6 +31,11 @@ const char usage_matrix[] =
 	"  --resume RUN         finish an interrupted run (its nodes and options)\n"
 	"  --both-directions    test A->B and B->A (reports asymmetry)\n"
 	"  --retest             re-run each suspect's bad pairs before naming it\n"
+	"  --screen             a few rounds of random pairings, then retests of what\n"
+	"                       is in doubt against cleared peers, until each node is\n"
+	"                       named or cleared (about log2(N) + 2 rounds at most)\n"
+	"  --max-rounds N       the screen's round limit (default log2(N) + 2)\n"
+	"  --full               every pair (the default)\n"
 	"  --min-gbps X         a pair below X Gb/s is bad (also passed to pair)\n"
 	"  --max-lat-us X       a pair above X us is bad (also passed to pair)\n"
 	"  --min-rack-pct P     a pair below P%% of the rack median is bad (default 90)\n"
@@ -163,6 +169,8 @@ static void render_matrix(FILE *f, const json_t *doc)
 		(int)fc_jnum(doc, "rounds", 0),
 		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
 		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
+	if (json_is_object(json_object_get(doc, "screen")))
+		fprintf(f, "screen: %s\n\n", fc_jstr(json_object_get(doc, "screen"), "why", ""));
 	render_grid(f, doc);
 	fprintf(f, "\n");
 	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");
@@ -180,7 +188,8 @@ static void render_matrix(FILE *f, const json_t *doc)
 }
 
 /* Analyses the stored run, runs the retest when asked, and reports. */
-static int finish(struct fc_ctx *ctx, struct mx_session *s, int *retest_queued)
+static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
+		  int *retest_queued)
 {
 	struct mx_model m;
 	json_t *doc;
@@ -208,6 +217,10 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, int *retest_queued)
 			m.an.findings[i].kind == FC_MX_PAIR_ERROR;
 	doc = mx_model_doc(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	if (scr && scr->ss) {
+		json_object_set_new(doc, "screen", mx_screen_doc(scr));
+		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
+	}
 	fc_store_run_end(s->st, s->run, fc_jstr(doc, "verdict", "fail"));
 	rc = fc_emit(ctx, doc, render_matrix);
 	/* A suspect is a failed check; pairs that could not run, when nothing
@@ -328,7 +341,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
 		goto out_close;
 	}
-	rc = finish(ctx, &s, NULL);
+	rc = finish(ctx, &s, NULL, NULL);
 out_close:
 	mx_session_close(&s);
 out_free:
@@ -339,6 +352,7 @@ out_free:
 
 int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 {
+	struct mx_screen scr = { 0 };
 	struct mx_session s;
 	struct progress prog;
 	struct mx_cli c;
@@ -358,10 +372,20 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 	prog = (struct progress){ .s = &s };
 	s.r.on_result = on_result;
 	s.r.arg = &prog;
-	fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pairs in %d rounds of up to %d%s\n",
-		(long long)s.run, fc_store_path(s.st), s.n,
-		s.n * (s.n - 1) / (s.both ? 1 : 2), s.r.rounds, s.n / 2,
-		c.resume ? " (resumed: finished pairs are kept)" : "");
+	rc = mx_screen_open(&scr, &s);
+	if (rc < 0) {
+		rc = FC_EXIT_CANT;
+		goto out_session;
+	}
+	if (rc)
+		fprintf(stderr, "matrix run %lld in %s: screening %d nodes in at most %d rounds of up "
+			"to %d pairs%s\n", (long long)s.run, fc_store_path(s.st), s.n, s.r.rounds,
+			s.n / 2, c.resume ? " (resumed)" : "");
+	else
+		fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pairs in %d rounds of up to "
+			"%d%s\n", (long long)s.run, fc_store_path(s.st), s.n,
+			s.n * (s.n - 1) / (s.both ? 1 : 2), s.r.rounds, s.n / 2,
+			c.resume ? " (resumed: finished pairs are kept)" : "");
 	fc_stop_on_signals();
 	do {
 		rc = run_to_end(&s);
@@ -379,10 +403,11 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 			rc = rc == -EINVAL ? FC_EXIT_USAGE : FC_EXIT_CANT;
 			goto out_session;
 		}
-		rc = finish(ctx, &s, &queued);
+		rc = finish(ctx, &s, &scr, &queued);
 	} while (queued > 0 && !rc);
 
 out_session:
+	mx_screen_close(&scr);
 	mx_session_close(&s);
 out_cli:
 	mx_cli_release(&c);

@@ -29,6 +29,9 @@ enum {
 	OPT_IMPORT,
 	OPT_PACE,
 	OPT_EVIDENCE,
+	OPT_SCREEN,
+	OPT_FULL,
+	OPT_MAX_ROUNDS,
 	/* Passed through to `pair` as they are. */
 	OPT_P_TEST,
 	OPT_P_BW,
@@ -66,6 +69,9 @@ static const struct option long_opts[] = {
 	{ .name = "import", .has_arg = required_argument, .val = OPT_IMPORT },
 	{ .name = "pace", .has_arg = required_argument, .val = OPT_PACE },
 	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
+	{ .name = "screen", .has_arg = no_argument, .val = OPT_SCREEN },
+	{ .name = "full", .has_arg = no_argument, .val = OPT_FULL },
+	{ .name = "max-rounds", .has_arg = required_argument, .val = OPT_MAX_ROUNDS },
 	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
 	{ .name = "bw", .has_arg = no_argument, .val = OPT_P_BW },
 	{ .name = "lat", .has_arg = no_argument, .val = OPT_P_LAT },
@@ -195,6 +201,15 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 	case OPT_PACE:
 		return which == MX_CLI_MATRIX &&
 		       !fc_parse_duration("--pace", arg, 0, 3600, &c->pace_s) ? 1 : -1;
+	case OPT_SCREEN:
+		c->screen = 1;
+		return which == MX_CLI_MATRIX ? 1 : -1;
+	case OPT_FULL:
+		c->full = 1;
+		return which == MX_CLI_MATRIX ? 1 : -1;
+	case OPT_MAX_ROUNDS:
+		return which == MX_CLI_MATRIX &&
+		       !fc_parse_int("--max-rounds", arg, 1, 4096, &c->max_rounds) ? 1 : -1;
 	case OPT_DEADLINE:
 		return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline_s) ? -1 : 1;
 	case OPT_EVIDENCE:
@@ -277,7 +292,8 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 			if (rc == 0 || opt == '?')
 				fprintf(stderr, "%s", usage);
 			else if (opt == OPT_RESUME || opt == OPT_RUN || opt == OPT_ONCE ||
-				 opt == OPT_MAX_ITER || opt == OPT_IMPORT || opt == OPT_PACE)
+				 opt == OPT_MAX_ITER || opt == OPT_IMPORT || opt == OPT_PACE ||
+				 opt == OPT_SCREEN || opt == OPT_FULL)
 				fc_err("%s: option '%s' is not one of this command's; see --help",
 				       argv[0], argv[optind - 1]);
 			return FC_EXIT_USAGE;
@@ -287,6 +303,16 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 		return FC_EXIT_USAGE;
 	if (check_nodes(c))
 		return FC_EXIT_USAGE;
+	if (c->screen && (c->full || c->import)) {
+		fc_err("%s: --screen %s; choose one", argv[0],
+		       c->full ? "and --full are two ways to run a matrix" :
+				 "runs pairs, --import reads recorded ones");
+		return FC_EXIT_USAGE;
+	}
+	if (c->max_rounds && !c->screen) {
+		fc_err("%s: --max-rounds bounds the screen; add --screen", argv[0]);
+		return FC_EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -27,6 +27,8 @@ struct mx_cli {
 	const char *import; /* matrix --import FILE: recorded pair documents */
 	double pace_s;	    /* --pace: seconds between imported results */
 	const char *evidence_dir; /* --save-evidence DIR */
+	int screen, full;   /* matrix --screen (matrix/mx_screen.h) or --full (the default) */
+	int max_rounds;	    /* --max-rounds of the screen, 0 = its default */
 	/* tui only */
 	int once, max_iter;
 };

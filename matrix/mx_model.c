@@ -65,17 +65,23 @@ json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc
 	return p;
 }
 
+void mx_params_opts(const json_t *p, struct fc_mx_opts *o)
+{
+	struct fc_mx_opts d = FC_MX_OPTS_DEFAULT;
+
+	o->min_gbps = fc_jnum(p, "min_gbps", d.min_gbps);
+	o->min_rack_pct = fc_jnum(p, "min_rack_pct", d.min_rack_pct);
+	o->max_lat_us = fc_jnum(p, "max_lat_us", d.max_lat_us);
+	o->asym_pct = fc_jnum(p, "asym_pct", d.asym_pct);
+}
+
 static void params_read(struct mx_model *m)
 {
 	const json_t *p = m->info.params;
-	struct fc_mx_opts d = FC_MX_OPTS_DEFAULT;
 
 	m->both = json_is_true(json_object_get(p, "both_directions"));
 	m->retest = json_is_true(json_object_get(p, "retest"));
-	m->opts.min_gbps = fc_jnum(p, "min_gbps", d.min_gbps);
-	m->opts.min_rack_pct = fc_jnum(p, "min_rack_pct", d.min_rack_pct);
-	m->opts.max_lat_us = fc_jnum(p, "max_lat_us", d.max_lat_us);
-	m->opts.asym_pct = fc_jnum(p, "asym_pct", d.asym_pct);
+	mx_params_opts(p, &m->opts);
 }
 
 static int add_row(const struct fc_store_pair *p, void *arg)

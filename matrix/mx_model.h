@@ -61,6 +61,9 @@ json_t *mx_model_doc(const struct mx_model *m);
 json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc_mx_opts *o,
 		      const json_t *pair_args, double deadline_s);
 
+/* The analysis thresholds of run parameters (defaults where absent). */
+void mx_params_opts(const json_t *params, struct fc_mx_opts *o);
+
 /* The cell to show at row @a, column @b of a heat map: a -> b when it
  * was measured, else b -> a for a single-direction run (*mirrored_p set),
  * else NULL. */

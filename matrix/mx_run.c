@@ -280,9 +280,11 @@ int mx_run_poll(struct mx_runner *r, int timeout_ms)
 		return -EINTR;
 	}
 	if (!r->nkids && !r->nq) {
-		rc = next_round(r);
-		if (rc <= 0)
+		rc = r->plan ? r->plan(r->plan_arg, r) : next_round(r);
+		if (rc <= 0) {
+			r->planned_all = rc == 0;
 			return rc;
+		}
 	}
 	rc = start_jobs(r);
 	if (rc) {
@@ -305,6 +307,8 @@ int mx_run_poll(struct mx_runner *r, int timeout_ms)
 		kill_all(r);
 		return -EINTR;
 	}
+	if (r->plan)
+		return r->nkids || r->nq || !r->planned_all ? 1 : 0;
 	return r->nkids || r->nq || r->round + 1 < r->rounds ? 1 : 0;
 }
 

@@ -22,6 +22,11 @@ struct mx_job {
 struct fc_child;
 
 typedef void (*mx_result_fn)(void *arg, const struct mx_job *job, const json_t *doc);
+struct mx_runner;
+/* Plans the next round in place of the circle schedule (matrix --screen):
+ * queues its pairs with mx_run_add and returns 1, or 0 when there is no
+ * round left, or a negative errno. */
+typedef int (*mx_plan_fn)(void *arg, struct mx_runner *r);
 
 struct mx_runner {
 	struct fc_store *st;
@@ -36,6 +41,8 @@ struct mx_runner {
 	const char *evidence_dir; /* each pair --save-evidence DIR/NNN-A-B, or NULL */
 	mx_result_fn on_result;	/* after each stored result (may be NULL) */
 	void *arg;
+	mx_plan_fn plan;	/* NULL: the circle schedule */
+	void *plan_arg;
 
 	/* State. */
 	unsigned char *done; /* n * n: a -> b already measured in this run */
@@ -46,7 +53,7 @@ struct mx_runner {
 	struct mx_job *kid_jobs;
 	int nkids;
 	int *busy; /* per node: running now */
-	int stored, errors, usage_error;
+	int stored, errors, usage_error, planned_all;
 	int spawned; /* pairs started: numbers the evidence folders */
 	char exe_buf[4096];
 };

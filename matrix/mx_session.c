@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_screen.h"
 
 /* pair's own defaults already measure write bandwidth at 1 MiB and read
  * latency (with read bandwidth and write latency besides): nothing to add. */
@@ -49,6 +52,11 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	s->params = mx_params_new(c->nodes, c->n, c->both, c->retest, &c->opts, args,
 				  c->deadline_s);
 	json_decref(args);
+	if (c->screen) /* a new relabelling each run: other peers each night */
+		json_object_set_new(s->params, "screen",
+				    mx_screen_params(c->max_rounds,
+						     (unsigned long long)time(NULL) ^
+							     (unsigned long long)getpid() << 16));
 	s->run = fc_store_run_begin(s->st, "matrix", s->params);
 	return s->run > 0 ? 0 : FC_EXIT_CANT;
 }

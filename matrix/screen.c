@@ -308,13 +308,14 @@ int fc_screen_update(struct fc_screen *s, const struct fc_scr_res *res, size_t n
 			last[nk++] = k[i];
 	count(s, res, last, nk);
 	direct(s, res, last, nk);
-	s->named = s->cleared = s->undecided = 0;
+	s->named = s->cleared = s->undecided = s->unreachable = 0;
 	for (i = 0; i < (size_t)s->n * (size_t)s->rails; i++) {
 		struct fc_scr_item *x = &s->item[i];
 
 		x->state = (unsigned char)judge(s, x);
 		s->named += x->state == FC_SCR_BAD;
 		s->cleared += x->state == FC_SCR_GOOD;
+		s->unreachable += x->state == FC_SCR_UNREACHABLE;
 		s->undecided += x->state == FC_SCR_SUSPECT || x->state == FC_SCR_UNKNOWN;
 	}
 	/* Suspect links are retested where nodes are free but do not hold the

@@ -85,7 +85,7 @@ struct fc_screen {
 	int nlinks, links_cap;
 	struct fc_scr_res *named_links; /* links bad K tries in a row */
 	int links_named_cap;
-	int undecided, named, cleared, links_named;
+	int undecided, named, cleared, unreachable, links_named;
 	enum fc_scr_stop stop;
 	uint64_t rng;
 };

@@ -189,8 +189,8 @@ void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 	switch (s->stop) {
 	case FC_SCR_STOP_DONE:
 		snprintf(buf, len, "every (node, rail) named or cleared in %d round(s): %d named, "
-			 "%d cleared, %d link(s) named", s->round, s->named, s->cleared,
-			 s->links_named);
+			 "%d cleared, %d unreachable, %d link(s) named", s->round, s->named,
+			 s->cleared, s->unreachable, s->links_named);
 		break;
 	case FC_SCR_STOP_LIMIT:
 		snprintf(buf, len, "round limit %d reached with %d (node, rail) or link(s) still "

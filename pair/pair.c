@@ -34,6 +34,18 @@ const char usage_pair[] =
 	"  -t, --tx-depth N    work requests in flight per QP (default 128)\n"
 	"      --interval T    bandwidth sample interval (default 100ms)\n"
 	"\n"
+	"message rate:\n"
+	"      --post-list N   chain N work requests per post (default 1)\n"
+	"      --cq-mod N      signal one send completion in N (default tx depth / 2,\n"
+	"                      at most 64)\n"
+	"      --inline N      send messages up to N bytes inline (bandwidth default 0,\n"
+	"                      latency default the device's maximum; 'max' for that)\n"
+	"      --threads N     spread the QPs over N threads, each pinned to a CPU of\n"
+	"                      the HCA's NUMA node (default 1)\n"
+	"      --lat-mode M    write latency: poll (the CPU polls the last byte) or imm\n"
+	"                      (RDMA WRITE WITH IMMEDIATE, waits on the receive\n"
+	"                      completion; the default with --use-cuda)\n"
+	"\n"
 	"choices (shown in the report):\n"
 	"  -d, --dev DEV[:PORT][,DEV[:PORT]]  device for both nodes or for A,B\n"
 	"                      (default: the first active port)\n"
@@ -63,7 +75,8 @@ const char usage_pair[] =
 	"      --gdr MODE      auto (dma-buf, then peermem), dmabuf or peermem\n"
 	"      --validate      fill the sender's buffer with a pattern and check every\n"
 	"                      received byte after each bandwidth test\n"
-	"  Write latency polls memory with the CPU and is not run on GPU memory.\n"
+	"  With --use-cuda write latency is a ping-pong of RDMA WRITE WITH IMMEDIATE\n"
+	"  (--lat-mode imm): no CPU reads GPU memory.\n"
 	"\n"
 	"running:\n"
 	"  --launcher ssh|slurm|local  ssh NODE (default), srun --nodelist=NODE -N1 -n1,\n"
@@ -87,6 +100,7 @@ enum {
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
 	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 	OPT_EVIDENCE,
+	OPT_POST_LIST, OPT_CQ_MOD, OPT_INLINE, OPT_THREADS, OPT_LAT_MODE,
 };
 
 static const struct option pair_opts[] = {
@@ -123,6 +137,11 @@ static const struct option pair_opts[] = {
 	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
 	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
 	{ .name = "validate", .has_arg = no_argument, .val = OPT_VALIDATE },
+	{ .name = "post-list", .has_arg = required_argument, .val = OPT_POST_LIST },
+	{ .name = "cq-mod", .has_arg = required_argument, .val = OPT_CQ_MOD },
+	{ .name = "inline", .has_arg = required_argument, .val = OPT_INLINE },
+	{ .name = "threads", .has_arg = required_argument, .val = OPT_THREADS },
+	{ .name = "lat-mode", .has_arg = required_argument, .val = OPT_LAT_MODE },
 	{ 0 },
 };
 
@@ -248,6 +267,22 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
 	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
 	case OPT_VALIDATE: cfg->mem.validate = 1; return 0;
+	case OPT_POST_LIST: return fc_parse_int("--post-list", arg, 1, 1024, &cfg->post_list);
+	case OPT_CQ_MOD: return fc_parse_int("--cq-mod", arg, 1, 8192, &cfg->cq_mod);
+	case OPT_INLINE:
+		if (!strcmp(arg, "max")) {
+			cfg->inline_max = 4096; /* capped at the QP's limit */
+			return 0;
+		}
+		return fc_parse_int("--inline", arg, 0, 4096, &cfg->inline_max);
+	case OPT_THREADS: return fc_parse_int("--threads", arg, 1, VB_MAX_THREADS, &cfg->threads);
+	case OPT_LAT_MODE:
+		if (strcmp(arg, "poll") && strcmp(arg, "imm")) {
+			fc_err("--lat-mode: '%s' is not a mode; expected poll or imm", arg);
+			return -EINVAL;
+		}
+		cfg->lat_mode = !strcmp(arg, "imm") ? VB_LAT_IMM : VB_LAT_POLL;
+		return 0;
 	default: return -EINVAL;
 	}
 }
@@ -267,6 +302,9 @@ static void cfg_defaults(struct pair_cfg *cfg)
 	cfg->interval = 0.1;
 	cfg->gid[0] = cfg->gid[1] = -1;
 	cfg->tclass = cfg->sl = -1;
+	cfg->inline_max = -2;
+	cfg->post_list = cfg->threads = 1;
+	cfg->lat_mode = -1;
 	cfg->lim.min_link_pct = 90;
 	cfg->launch.kind = FC_LAUNCH_SSH;
 	cfg->launch.connect_timeout = 30;
@@ -324,8 +362,15 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("pair: -D with -a would run every size for the whole duration; give -n instead");
 		return FC_EXIT_USAGE;
 	}
-	if (cfg.mem.kind == GDR_CUDA && cfg.ops == 1u << VB_WRITE && cfg.lat == 1 && !cfg.bw) {
-		fc_err("pair: write latency polls memory with the CPU, which GPU memory does not allow; with --use-cuda measure latency with --test read or send");
+	if (cfg.mem.kind == GDR_CUDA && cfg.lat_mode == VB_LAT_POLL) {
+		fc_err("pair: --lat-mode poll reads memory with the CPU, which GPU memory does not allow; with --use-cuda use --lat-mode imm (the default)");
+		return FC_EXIT_USAGE;
+	}
+	if (cfg.lat_mode < 0)
+		cfg.lat_mode = cfg.mem.kind == GDR_CUDA ? VB_LAT_IMM : VB_LAT_POLL;
+	if (cfg.threads > cfg.qps) {
+		fc_err("pair: --threads %d needs at least as many QPs: add -q %d", cfg.threads,
+		       cfg.threads);
 		return FC_EXIT_USAGE;
 	}
 	if (cfg.gdr_given && cfg.mem.kind != GDR_CUDA) {

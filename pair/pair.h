@@ -36,6 +36,10 @@ struct pair_cfg {
 	const char *db;
 	int no_db;
 	const char *evidence_dir; /* --save-evidence, or NULL */
+	/* data path knobs (verbs/test.h): --cq-mod (0: the method's),
+	 * --inline (-2: the method's), --post-list, --threads, --lat-mode
+	 * (-1: the memory's default) */
+	int cq_mod, inline_max, post_list, threads, lat_mode;
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
 };

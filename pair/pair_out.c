@@ -92,6 +92,23 @@ static void render_bw(FILE *f, const json_t *results)
 	fc_table_free(t);
 }
 
+/* "-" in the table: why, once per test and size. */
+static void render_lat_notes(FILE *f, const json_t *results)
+{
+	size_t i, k;
+	json_t *r, *note;
+	char sz[32];
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
+			continue;
+		json_array_foreach(json_object_get(r, "notes"), k, note)
+			fprintf(f, "  - %s %s: %s\n", fc_jstr(r, "test", "?"),
+				fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)),
+				json_string_value(note));
+	}
+}
+
 static void render_lat(FILE *f, const json_t *results)
 {
 	static const char *const keys[] = { "min_us", "p50_us", "p90_us", "p99_us",
@@ -108,17 +125,27 @@ static void render_lat(FILE *f, const json_t *results)
 			t = fc_table_new(11, "TEST", "SIZE", "ITERS", "MIN", "P50", "P90", "P99",
 					 "P99.9", "MAX", "AVG", "STDEV");
 		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
+		if (json_object_get(r, "lat_mode"))
+			fc_table_addf(t, 0, "%s (%s)", fc_jstr(r, "test", "?"),
+				      fc_jstr(r, "lat_mode", "?"));
+		else
+			fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
 		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
 		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
 		for (int k = 0; k < 8; k++)
-			fc_table_addf(t, 3 + k, "%.2f us", fc_jnum(r, keys[k], 0));
+			if (json_is_number(json_object_get(r, keys[k])))
+				fc_table_addf(t, 3 + k, "%.2f us", fc_jnum(r, keys[k], 0));
+			else
+				fc_table_addf(t, 3 + k, "-");
 	}
 	if (!t)
 		return;
-	fprintf(f, "\nlatency (write and send: half the round trip; read: the whole read):\n");
+	fprintf(f, "\nlatency (write and send: half the round trip; read: the whole read;\n"
+		   "write (poll): the CPU polls the last byte, write (imm): RDMA WRITE WITH\n"
+		   "IMMEDIATE, each side waits on its receive completion):\n");
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	render_lat_notes(f, results);
 }
 
 /* The counters of @set that moved, " none" when none did; 0 when @set

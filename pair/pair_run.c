@@ -276,6 +276,10 @@ static void lat_entry(json_t *e, const json_t *res)
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 		json_object_set(e, keys[k], json_object_get(res, keys[k]));
 	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
+	if (json_object_get(res, "notes"))
+		json_object_set(e, "notes", json_object_get(res, "notes"));
+	if (json_object_get(res, "stats_method"))
+		json_object_set(e, "stats_method", json_object_get(res, "stats_method"));
 }
 
 /* --validate: each side data went to checks what it holds against the
@@ -298,6 +302,19 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 		json_decref(m);
 	}
 	return 0;
+}
+
+/* The data path knobs of a test message (verbs/test.h). */
+static void test_knobs(const struct pair_cfg *cfg, int lat, json_t *m)
+{
+	if (cfg->cq_mod)
+		json_object_set_new(m, "cq_mod", json_integer(cfg->cq_mod));
+	if (cfg->inline_max != -2)
+		json_object_set_new(m, "inline", json_integer(cfg->inline_max));
+	json_object_set_new(m, "post_list", json_integer(cfg->post_list));
+	json_object_set_new(m, "threads", json_integer(lat ? 1 : cfg->threads));
+	json_object_set_new(m, "lat_mode",
+			    json_string(cfg->lat_mode == VB_LAT_IMM ? "imm" : "poll"));
 }
 
 static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
@@ -325,6 +342,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 				   "metric", lat ? "lat" : "bw", "size", (json_int_t)size, "iters",
 				   (json_int_t)cfg->iters, "duration", cfg->duration, "active",
 				   active[i], "passive", passive[i], "interval", cfg->interval);
+		test_knobs(cfg, lat, msg[i]);
 	}
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
 	    expect(p, 1, "ready", NULL) || send_both(p, "go", NULL, NULL))
@@ -337,6 +355,9 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			      (json_int_t)cfg->iters);
 		if (lat)
 			lat_entry(e, res[init]);
+		if (lat && op == VB_WRITE)
+			json_object_set_new(e, "lat_mode", json_string(cfg->lat_mode == VB_LAT_IMM ?
+								       "imm" : "poll"));
 		else
 			bw_entry(p, e, op, res, active);
 		if (!lat) {
@@ -364,11 +385,6 @@ static int run_tests(struct pair_run *p)
 
 			if (lat ? !p->cfg->lat : !p->cfg->bw)
 				continue;
-			/* Write latency polls memory with the CPU: not on GPUs. */
-			if (lat && op == VB_WRITE && p->cfg->mem.kind == GDR_CUDA) {
-				fc_info("write latency is not measured from GPU memory (it polls memory with the CPU)");
-				continue;
-			}
 			n = pair_sizes(p->cfg, lat, sizes);
 			for (int k = 0; k < n; k++)
 				if (run_one(p, (enum vb_op)op, lat, sizes[k]))

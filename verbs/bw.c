@@ -1,9 +1,10 @@
 /*
  * Bandwidth: keep tx_depth work requests in flight on every QP, signalling
- * one in cq_mod, cycling through the buffer's slots. A warm-up pass fills
- * the pipeline first; the timed pass runs from its first post to its last
- * completion and records Gb/s per interval. A send test ends with a send
- * with immediate data, so the receiver knows when to stop.
+ * one in t->cq_mod, at the addresses t->cycle gives. A warm-up pass of
+ * t->warmup requests per QP (none in perftest's method) fills the pipeline
+ * first; the timed pass runs from its first post to its last completion and
+ * records every interval (res->bw). A send test ends with a send with
+ * immediate data, so the receiver knows when to stop.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +29,6 @@ struct bw_run {
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
 	uint64_t slot;
-	int cq_mod;
 	int fins;
 	int timed;
 	double t_first, t_last, t_sample;
@@ -41,9 +41,9 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint64_t slot = b->slot++;
-	int sig = ++b->since_sig[q] >= (uint32_t)b->cq_mod || last;
+	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, slot) : vb_tx(r, slot)),
+		.addr = (uintptr_t)vb_test_local(r, t, t->op == VB_READ, slot),
 		.length = (uint32_t)t->size,
 		.lkey = r->mr->lkey,
 	};
@@ -53,12 +53,12 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 	switch (t->op) {
 	case VB_WRITE:
 		wr.opcode = IBV_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = vb_peer_rx(r, slot);
+		wr.wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
 		wr.wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_READ:
 		wr.opcode = IBV_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = vb_peer_tx(r, slot);
+		wr.wr.rdma.remote_addr = vb_test_remote(r, t, 0, slot);
 		wr.wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_SEND:
@@ -71,7 +71,7 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 		wr.wr_id = ((uint64_t)q << 32) | b->since_sig[q];
 		b->since_sig[q] = 0;
 	}
-	if (t->op != VB_READ && t->size <= (uint64_t)r->max_inline)
+	if (t->op != VB_READ && t->size <= (uint64_t)t->inline_max)
 		wr.send_flags |= IBV_SEND_INLINE;
 	err = ibv_post_send(r->qp[q], &wr, &bad);
 	if (err) {
@@ -86,6 +86,16 @@ static int bw_post(struct bw_run *b, int q, int last, int fin)
 	return 0;
 }
 
+static int bw_log_start(struct bw_run *b)
+{
+	if (fc_bwlog_init(&b->res->bw, b->t_first)) {
+		fc_err("cannot keep the bandwidth intervals: out of memory");
+		return -ENOMEM;
+	}
+	b->res->have_bw = 1;
+	return 0;
+}
+
 /* Posts what the window allows on every QP. */
 static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 {
@@ -96,8 +106,11 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 			int last = stopping || b->posted[q] + 1 >= target;
 			int err;
 
-			if (!b->t_first)
+			if (!b->t_first) {
 				b->t_first = fc_now();
+				if (b->timed && (err = bw_log_start(b)))
+					return err;
+			}
 			err = bw_post(b, q, last, fin && last);
 			if (err)
 				return err;
@@ -111,6 +124,7 @@ static void bw_sample(struct bw_run *b, double now)
 	if (!b->timed || now - b->t_sample < b->t->interval)
 		return;
 	vb_result_push(b->res, fc_gbps(b->bytes - b->sample_bytes, now - b->t_sample));
+	fc_bwlog_mark(&b->res->bw, now, b->bytes);
 	b->t_sample = now;
 	b->sample_bytes = b->bytes;
 }
@@ -250,22 +264,18 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	b->r = r;
 	b->t = t;
 	b->res = res;
-	b->cq_mod = r->tx_depth >= 2 ? r->tx_depth / 2 : 1;
-	if (b->cq_mod > 64)
-		b->cq_mod = 64;
 	vb_clock_start(&b->clk, t->active ? "sending" : "receiving");
-	if (t->active) {
-		/* Warm-up: one window per QP, untimed. */
-		warm = (uint64_t)r->tx_depth;
-		if (!t->duration && warm > t->iters)
-			warm = t->iters;
+	/* Warm-up: untimed (t->warmup requests per QP, none when 0). */
+	warm = t->warmup > 0 ? (uint64_t)t->warmup : 0;
+	if (t->active && warm)
 		err = bw_pass(b, warm, 0, 0);
-	}
 	if (!err)
 		err = bw_pass(b, t->iters, t->duration, 1);
 	if (!err && t->active) {
 		res->seconds = b->t_last - b->t_first;
 		res->bytes = b->bytes;
+		if (res->have_bw)
+			fc_bwlog_end(&res->bw, b->t_last, b->bytes);
 	}
 	free(b);
 	return err;

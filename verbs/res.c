@@ -182,8 +182,11 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 		       da.max_cqe);
 		return -EINVAL;
 	}
-	r->rd_atom = da.max_qp_rd_atom < 16 ? da.max_qp_rd_atom : 16;
-	r->init_rd_atom = da.max_qp_init_rd_atom < 16 ? da.max_qp_init_rd_atom : 16;
+	r->vendor_id = da.vendor_id;
+	/* The device's own limits (the QP attributes hold 8 bits); the two
+	 * sides settle on the smaller in vb_res_connect. */
+	r->rd_atom = da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255;
+	r->init_rd_atom = da.max_qp_init_rd_atom < 255 ? da.max_qp_init_rd_atom : 255;
 	if (r->rd_atom < 1)
 		r->rd_atom = 1;
 	if (r->init_rd_atom < 1)
@@ -259,7 +262,7 @@ void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia)
 		.recv_cq = r->rcq,
 		.cap = { .max_send_wr = (uint32_t)r->tx_depth + 1,
 			 .max_recv_wr = (uint32_t)r->rx_depth,
-			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = 220 },
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = VB_QP_INLINE },
 		.qp_type = IBV_QPT_RC,
 	};
 }
@@ -271,7 +274,7 @@ static struct ibv_qp *qp_create(struct vb_res *r)
 		.recv_cq = r->rcq,
 		.cap = { .max_send_wr = (uint32_t)r->tx_depth + 1,
 			 .max_recv_wr = (uint32_t)r->rx_depth,
-			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = 220 },
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = VB_QP_INLINE },
 		.qp_type = IBV_QPT_RC,
 	};
 	struct ibv_qp *qp = ibv_create_qp(r->pd, &ia);
@@ -461,7 +464,7 @@ int vb_qp_index(const struct vb_res *r, uint32_t qpn)
 int vb_post_recvs(struct vb_res *r, int q)
 {
 	while (r->rq_posted[q] < r->rx_depth) {
-		uint64_t slot = (uint64_t)r->rq_posted[q] + (uint64_t)q * 7;
+		uint64_t slot = r->recv_slot0 ? 0 : (uint64_t)r->rq_posted[q] + (uint64_t)q * 7;
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)vb_rx(r, slot),
 			.length = (uint32_t)r->stride,

@@ -15,6 +15,9 @@
 
 #define VB_MAX_QPS 64
 #define VB_BUF_TARGET (4u << 20) /* bytes per half: 1024 pages, cycled through */
+/* Inline data asked for at QP creation: perftest's largest RC default
+ * (236 B for send latency; 220 B for write latency). */
+#define VB_QP_INLINE 236
 
 struct rdma_cm_id;
 struct rdma_event_channel;
@@ -61,7 +64,9 @@ struct vb_res {
 	struct vb_port_info *pi;
 	int gid_index;		     /* -1 on InfiniBand without a GID */
 	int tx_depth, rx_depth;
-	int max_inline;
+	int max_inline;		     /* what the QPs accept */
+	uint32_t vendor_id;	     /* ibv_device_attr.vendor_id */
+	int recv_slot0;		     /* receives all on slot 0 (one buffer) */
 	int rd_atom;		     /* reads this side accepts at once */
 	int init_rd_atom;	     /* reads this side issues at once */
 	int rd_atomic;		     /* agreed with the peer */
@@ -129,7 +134,7 @@ static inline uint64_t vb_peer_rx(const struct vb_res *r, uint64_t i)
 /* Slot layout for a run whose largest message is @max_size. */
 void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p);
 
-/* The QP attributes every RC QP of the test gets (inline asked for 220 B). */
+/* The QP attributes every RC QP of the test gets (inline: VB_QP_INLINE). */
 void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia);
 /* Posts receives on QP @q until rx_depth are outstanding. */
 int vb_post_recvs(struct vb_res *r, int q);

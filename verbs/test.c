@@ -12,19 +12,128 @@ static const char *const op_names[] = {
 	[VB_WRITE] = "write", [VB_READ] = "read", [VB_SEND] = "send",
 };
 
+/* Position of @s in @names, or -EINVAL. */
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
 int vb_op_parse(const char *s, enum vb_op *op_p)
 {
-	for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
-		if (!strcmp(s, op_names[i])) {
-			*op_p = (enum vb_op)i;
-			return 0;
-		}
-	return -EINVAL;
+	int i = name_index(op_names, sizeof(op_names) / sizeof(op_names[0]), s);
+
+	if (i < 0)
+		return i;
+	*op_p = (enum vb_op)i;
+	return 0;
 }
 
 const char *vb_op_name(enum vb_op op)
 {
 	return op_names[op];
+}
+
+static const char *const method_names[] = {
+	[VB_METHOD_FABCHECK] = "fabcheck", [VB_METHOD_PERFTEST] = "perftest",
+};
+
+int vb_method_parse(const char *s, enum vb_method *m_p)
+{
+	int i = name_index(method_names, sizeof(method_names) / sizeof(method_names[0]), s);
+
+	if (i < 0)
+		return i;
+	*m_p = (enum vb_method)i;
+	return 0;
+}
+
+const char *vb_method_name(enum vb_method m)
+{
+	return method_names[m];
+}
+
+/* perftest (perftest_parameters.h): DEF_CQ_MOD, MSG_SIZE_CQ_MOD_LIMIT,
+ * DEF_INLINE_WRITE, DEF_INLINE_SEND_RC_UC_XRC, DEF_CACHE_LINE_SIZE. */
+#define PT_CQ_MOD 100
+#define PT_CQ_MOD_LIMIT 8192
+#define PT_INLINE_WRITE 220
+#define PT_INLINE_SEND 236
+#define PT_CACHE_LINE 64
+#define PT_CYCLE 4096 /* its cycle buffer: one page */
+/* perftest inlines only on devices it recognises; of those, fabcheck knows
+ * NVIDIA (Mellanox) ones. Elsewhere (Soft-RoCE among them) it sends none. */
+#define VENDOR_MELLANOX 0x02c9
+#define VENDOR_MELLANOX2 0x119f
+
+static int perftest_inline(const struct vb_res *r, const struct vb_test *t)
+{
+	if (!t->lat || t->op == VB_READ)
+		return 0;
+	if (r->vendor_id != VENDOR_MELLANOX && r->vendor_id != VENDOR_MELLANOX2)
+		return 0;
+	return t->op == VB_WRITE ? PT_INLINE_WRITE : PT_INLINE_SEND;
+}
+
+void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
+{
+	int pt = t->method == VB_METHOD_PERFTEST;
+
+	if (t->warmup == VB_KNOB_DEFAULT) {
+		if (pt)
+			t->warmup = 0;
+		else if (t->lat)
+			t->warmup = t->iters < 10 ? 1 : t->iters / 10 < 200 ? (int)(t->iters / 10) : 200;
+		else
+			t->warmup = !t->duration && (uint64_t)r->tx_depth > t->iters ? (int)t->iters :
+										      r->tx_depth;
+	}
+	if (t->cq_mod == VB_KNOB_DEFAULT) {
+		if (pt)
+			t->cq_mod = t->size > PT_CQ_MOD_LIMIT ? 1 : PT_CQ_MOD;
+		else
+			t->cq_mod = r->tx_depth >= 2 ? (r->tx_depth / 2 < 64 ? r->tx_depth / 2 : 64) : 1;
+	}
+	if (t->cq_mod > r->tx_depth)
+		t->cq_mod = r->tx_depth;
+	if (t->cq_mod < 1)
+		t->cq_mod = 1;
+	if (t->inline_max == VB_KNOB_DEFAULT)
+		t->inline_max = pt ? perftest_inline(r, t) : t->lat ? r->max_inline : 0;
+	if (t->inline_max > r->max_inline)
+		t->inline_max = r->max_inline;
+	if (t->op == VB_READ)
+		t->inline_max = 0;
+	if (t->cycle == VB_CYCLE_DEFAULT)
+		t->cycle = pt ? VB_CYCLE_PAGE : VB_CYCLE_SLOTS;
+}
+
+/* perftest's address step within its page (increase_loc_addr): messages
+ * up to half a page at cache-line steps, larger ones at one address. */
+static uint64_t page_offset(const struct vb_test *t, uint64_t i)
+{
+	uint64_t step = t->size > PT_CACHE_LINE ? (t->size + PT_CACHE_LINE - 1) & ~(uint64_t)(PT_CACHE_LINE - 1) :
+						  PT_CACHE_LINE;
+
+	if (t->lat || t->size > PT_CYCLE / 2)
+		return 0;
+	return (i % (PT_CYCLE / step)) * step;
+}
+
+uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
+{
+	if (t->cycle == VB_CYCLE_PAGE)
+		return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + page_offset(t, i);
+	return rx ? vb_rx(r, i) : vb_tx(r, i);
+}
+
+uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
+{
+	if (t->cycle == VB_CYCLE_PAGE)
+		return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + page_offset(t, i);
+	return rx ? vb_peer_rx(r, i) : vb_peer_tx(r, i);
 }
 
 void vb_clock_start(struct vb_clock *c, const char *what)
@@ -66,8 +175,8 @@ int vb_result_push(struct vb_result *res, double v)
 		size_t cap = res->cap ? res->cap * 2 : 1024;
 		double *p;
 
-		if (cap > (8u << 20))
-			return 0; /* enough samples: keep the first 8 Mi (64 MiB) */
+		if (res->cap >= VB_KEEP_INTERVALS)
+			return 0; /* the summary (res->bw) has every interval */
 		p = realloc(res->samples, cap * sizeof(*p));
 		if (!p) {
 			fc_err("cannot keep %zu samples: out of memory", cap);
@@ -83,6 +192,9 @@ int vb_result_push(struct vb_result *res, double v)
 void vb_result_release(struct vb_result *res)
 {
 	free(res->samples);
+	fc_hist_release(&res->lat);
+	if (res->have_bw)
+		fc_bwlog_release(&res->bw);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -93,9 +205,10 @@ int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 		       r->pi->dev, (unsigned long long)t->size, (unsigned long long)r->stride);
 		return -EINVAL;
 	}
-	if (t->lat && t->op == VB_WRITE)
+	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)
 		memset(vb_rx(r, 0), 0, (size_t)r->stride * r->nslots);
-	if (t->op == VB_SEND)
+	r->recv_slot0 = t->cycle == VB_CYCLE_PAGE;
+	if (t->op == VB_SEND || (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_IMM))
 		for (int q = 0; q < r->nqps; q++)
 			if (vb_post_recvs(r, q))
 				return -EIO;

@@ -4,9 +4,36 @@
 
 #include <stdint.h>
 
+#include "core/bwlog.h"
+#include "core/hist.h"
 #include "verbs/res.h"
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
+
+#define VB_MAX_THREADS 16
+
+/* How write latency waits for the peer's message: by polling the last byte
+ * of the slot (the CPU reads the buffer), or by the receive completion of
+ * an RDMA WRITE WITH IMMEDIATE (no CPU read of the buffer: GPU memory). */
+enum vb_lat_mode { VB_LAT_POLL, VB_LAT_IMM };
+
+/*
+ * How a test measures. The method gives the defaults of the knobs below;
+ * a knob set explicitly (an option) wins over its method.
+ *   VB_METHOD_FABCHECK: an untimed warm-up, one signalled request in
+ *     min(64, tx_depth / 2), inline up to the QP's limit in latency tests
+ *     and none in bandwidth tests (as perftest), the buffer's
+ *     slots cycled (a 4 MiB working set), every round a sample.
+ *   VB_METHOD_PERFTEST: perftest's defaults: no warm-up, one signalled
+ *     request in 100 (capped at tx_depth) and every one above 8 KiB, no
+ *     inline in bandwidth tests, one buffer (sizes up to half a page step
+ *     through one page by cache lines, larger ones reuse one address),
+ *     latency from post to post with perftest's statistics.
+ */
+enum vb_method { VB_METHOD_FABCHECK, VB_METHOD_PERFTEST };
+enum vb_cycle { VB_CYCLE_DEFAULT, VB_CYCLE_SLOTS, VB_CYCLE_PAGE };
+
+#define VB_KNOB_DEFAULT (-1)
 
 struct vb_test {
 	enum vb_op op;
@@ -17,14 +44,28 @@ struct vb_test {
 	int active;	  /* bw: this side posts; lat: this side starts each round */
 	int passive;	  /* bw: receives the peer's sends; lat: answers */
 	double interval;  /* bandwidth sample interval, seconds */
+	/* The knobs (VB_KNOB_DEFAULT: the method's; see vb_test_resolve). */
+	enum vb_method method;
+	int warmup;	  /* bw: untimed requests per QP first; lat: untimed rounds */
+	int cq_mod;	  /* bw: one signalled request in cq_mod */
+	int inline_max;	  /* largest message sent inline, bytes (0: none) */
+	enum vb_cycle cycle;
+	int post_list;	  /* bw: work requests chained per ibv_post_send (1: one) */
+	int threads;	  /* bw: threads the QPs are spread over, each pinned (1: one) */
+	enum vb_lat_mode lat_mode; /* write latency */
 };
 
 struct vb_result {
 	double seconds;	  /* bw: first post to last completion */
 	uint64_t bytes, msgs;
-	double *samples;  /* bw: Gb/s per interval; lat: seconds per round */
+	double *samples;  /* bw: Gb/s of the first VB_KEEP_INTERVALS intervals */
 	size_t nsamples, cap;
+	struct fc_hist lat; /* lat: seconds per round, every round */
+	struct fc_bwlog bw; /* bw (the posting side): every interval */
+	int have_bw;
 };
+
+#define VB_KEEP_INTERVALS 1000
 
 /* Parses "write", "read", "send". Returns 0 or -EINVAL. */
 int vb_op_parse(const char *s, enum vb_op *op_p);
@@ -34,6 +75,16 @@ const char *vb_op_name(enum vb_op op);
  * the latency flags cleared. */
 int vb_test_prepare(struct vb_res *r, const struct vb_test *t);
 int vb_test_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res);
+/* Fills the knobs left at VB_KNOB_DEFAULT (or VB_CYCLE_DEFAULT) from the
+ * method, for @r's QPs (inline is capped at what they accept). */
+void vb_test_resolve(const struct vb_res *r, struct vb_test *t);
+/* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
+int vb_method_parse(const char *s, enum vb_method *m_p);
+const char *vb_method_name(enum vb_method m);
+/* Where message @i of the test starts in @r's tx or rx half, or in the
+ * peer's: the slots cycled, or perftest's one buffer. */
+uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
+uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 void vb_result_release(struct vb_result *res);
 
 /* Shared by the loops (verbs/bw.c, verbs/lat.c). */

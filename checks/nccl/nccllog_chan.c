@@ -107,7 +107,7 @@ static void note_rank(struct ncl_log *lg, int rank, int host, int cuda_dev, int6
 /*
  * "Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3", "Ring 00 : 15[4f000]
  * -> 0[18000] [receive] via NET/IB/0", 2.3 "Ring 00 : 0 -> 1 via P2P/IPC".
- * The local rank is the sender, except on [receive] lines.
+ * The local rank is the sender, except on [receive] lines and 2.3's NET lines.
  */
 int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 {
@@ -116,7 +116,7 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	int64_t fbus, tbus;
 	int fdev, tdev, fb, tb; /* fb/tb: the bracket held a bus id */
 	long ch, conn, from, to;
-	int local_is_to, hostidx = r->host[0] ? h : -1;
+	int local_is_to, hostidx = r->host[0] ? h : -1, ring = ncl_starts(p, "Ring ");
 
 	if (!ncl_skip(&p, "Channel ") && !ncl_skip(&p, "Ring "))
 		return 0;
@@ -155,6 +155,8 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	parse_via(&c, p);
 	if (c.t == NCL_T_NET && c.net_dev < 0)
 		return 1; /* cut before the device index */
+	if (c.t == NCL_T_NET && ring && !c.dir)
+		c.dir = 2; /* 2.3 prints the NET ring line on the receiving rank only */
 	local_is_to = c.dir == 2;
 	note_rank(lg, c.from, local_is_to ? -1 : hostidx, local_is_to ? -1 : r->dev, fbus,
 		  fdev);
@@ -248,6 +250,29 @@ static struct ncl_hca *find_hca(struct ncl_host *h, const char *name, long idx)
 }
 
 /*
+ * A plugin that prints no device list (gIB): the per-HCA GPUDirect lines
+ * (2.13+, one per NET device, "for HCA <n> '<name>'") name its devices. A real
+ * list, when one comes, replaces these entries.
+ */
+static struct ncl_hca *gdr_listed(struct ncl_host *h, const char *name, long idx)
+{
+	struct ncl_hca *c;
+
+	if ((h->have_list && !h->list_from_gdr) || idx < 0 || idx >= NCL_MAX_HCAS ||
+	    !name[0] || h->nhcas >= NCL_MAX_HCAS)
+		return NULL;
+	c = &h->hcas[h->nhcas++];
+	for (; c > h->hcas && c[-1].index > idx; c--) /* kept in device order */
+		c[0] = c[-1];
+	memset(c, 0, sizeof(*c));
+	c->index = (int)idx;
+	c->ibv_index = c->merged = -1;
+	ncl_copy(c->name, sizeof(c->name), name, strlen(name));
+	h->have_list = h->list_from_gdr = 1;
+	return c;
+}
+
+/*
  * Per GPU/NIC: "... Disabled for GPU 0[0] / HCA 0 (distance 3 >= 2)" (2.4),
  * "... (distance 5 > 4)" (2.6+), "(..., distance 9 > 5)" (2.29),
  * 2.4 "... / HCA 0 'mlx5_0' (no module or not supported by GPU)".
@@ -328,6 +353,8 @@ int ncl_on_gdr(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	if (!on && strstr(q2, "(no module"))
 		lg->gpu_gdr.nomod++;
 	c = find_hca(&lg->hosts[h], name, idx);
+	if (!c)
+		c = gdr_listed(&lg->hosts[h], name, idx);
 	if (c)
 		c->gdr = c->gdr == 1 && !on ? 0 : on;
 	return 1;

@@ -41,6 +41,7 @@ struct ncl_rec {
 
 struct ncl_hca {
 	int index;	    /* [n] of the list (physical device) */
+	int ibv_index;	    /* 2.3 per-port lines: the verbs device index printed, else -1 */
 	int merged;	    /* index of the merged (virtual) device, or -1 */
 	char name[NCL_NAME];
 	int port;
@@ -55,6 +56,7 @@ struct ncl_host {
 	struct ncl_hca hcas[NCL_MAX_HCAS];
 	int nhcas;
 	int have_list;	    /* an IB device list was printed */
+	int list_from_gdr;  /* ... or only per-HCA GPUDirect lines named the devices */
 	int nmerged;	    /* number of merged virtual devices */
 	char oob[NCL_TEXT]; /* "IF ADDR" of the IB list, "" when empty */
 	int have_oob, oob_empty;
@@ -254,6 +256,7 @@ struct ncl_facts {
 	int nlinks_ib, nlinks_roce;
 	int era_lo, era_hi, mixed_builds;
 	char mixed_why[512];
+	int single_node;	 /* every rank is on one host, or one rank */
 };
 void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f);
 /* NCCL's integer bus id as "0000:07:00.0"; "" when unknown. */

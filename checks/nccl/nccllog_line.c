@@ -1,7 +1,8 @@
 /*
  * Line assembly and prefix parsing. A raw line may carry prefixes added
- * outside NCCL (log viewers "  | <time> | ", OpenMPI "[1,N]<stdout>:", srun
- * "N: ", a "[rank] " launcher tag, framework text) and may hold several NCCL
+ * outside NCCL (log viewers "  | <time> | ", OpenMPI "[1,N]<stdout>:", torchrun
+ * "[defaultN]:" and "[rankN]:", srun "N: ", a "[rank] " launcher tag, framework
+ * text) and may hold several NCCL
  * records when ranks wrote over each other. Each record is anchored on its
  * "NCCL INFO|WARN|TRACE" marker and read backwards: [src:line] [dev] host:pid:tid.
  */
@@ -143,9 +144,16 @@ static char *strip_outer(char *s)
 				continue;
 			}
 		}
-		if (*p == '[') { /* OpenMPI "[1,0]<stdout>:" */
+		if (*p == '[') { /* OpenMPI "[1,0]<stdout>:", torchrun "[default3]:", "[rank3]:" */
 			char *q = p + 1;
 
+			while (isalnum((unsigned char)*q) || *q == '_' || *q == '-')
+				q++;
+			if (*q == ']' && q[1] == ':' && q > p + 1 && q - p < 40) {
+				s = q + 2;
+				continue;
+			}
+			q = p + 1;
 			while (isdigit((unsigned char)*q) || *q == ',')
 				q++;
 			if (*q == ']' && q[1] == '<') {

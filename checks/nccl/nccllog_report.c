@@ -88,6 +88,20 @@ static void pick_network(const struct ncl_log *lg, struct ncl_facts *f)
 	}
 }
 
+/*
+ * One node: NCCL says so (nNodes 1, or a one-rank communicator), or the only
+ * host, named, shows no NET channel and as many GPUs as the communicator has
+ * ranks. An excerpt of one node of a bigger job stays "not known".
+ */
+static int single_node(const struct ncl_log *lg, const struct ncl_facts *f)
+{
+	if (lg->nnodes_max == 1 || lg->nranks_max == 1)
+		return 1;
+	if (lg->nnodes_max > 1 || lg->nhosts != 1 || !lg->hosts[0].name[0] || f->net_chans)
+		return 0;
+	return lg->nranks_max > 0 && lg->nranks_max <= ncl_host_gpus(lg, 0);
+}
+
 void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f)
 {
 	long on = 0, off = 0;
@@ -109,7 +123,8 @@ void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f)
 		}
 	f->ib_attempted = f->list_host >= 0 || lg->ib_none || lg->ib_fail ||
 			  lg->plugin_loaded || lg->fabric_plugin_fail || lg->plugin_rejected;
-	f->ib_evident = f->list_host >= 0 || lg->ipoib_if || lg->fabric_plugin_fail;
+	f->ib_evident = f->list_host >= 0 || lg->ipoib_if || lg->fabric_plugin_fail ||
+			lg->plugin_rejected;
 	f->socket_fallback = !strcmp(f->network, "Socket") && f->ib_attempted &&
 			     !f->ib_disabled && !f->net_forced;
 	for (size_t i = 0; i < lg->nchans; i++) {
@@ -118,6 +133,7 @@ void ncl_facts(const struct ncl_log *lg, struct ncl_facts *f)
 		f->net_chans++;
 		f->net_gdr_chans += lg->chans[i].gdr;
 	}
+	f->single_node = single_node(lg, f);
 	if (f->net_chans) {
 		f->gdr = gdr_word(f->net_gdr_chans, f->net_chans - f->net_gdr_chans);
 		return;
@@ -149,6 +165,8 @@ static json_t *hcas_json(const struct ncl_log *lg, const struct ncl_facts *f)
 
 		if (c->merged >= 0)
 			json_object_set_new(o, "merged_into", json_integer(c->merged));
+		if (c->ibv_index >= 0)
+			json_object_set_new(o, "ibv_index", json_integer(c->ibv_index));
 		if (c->sharp)
 			json_object_set_new(o, "sharp", json_true());
 		if (c->speed_mbps > 0)
@@ -326,6 +344,7 @@ static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_fa
 	json_object_set_new(doc, "channels", channels_json(lg));
 	json_object_set_new(doc, "gdr", json_string(f->gdr));
 	json_object_set_new(doc, "socket_fallback", json_boolean(f->socket_fallback));
+	json_object_set_new(doc, "single_node", json_boolean(f->single_node));
 	json_object_set_new(doc, "init_complete", json_boolean(lg->init_complete > 0));
 	json_object_set_new(doc, "init_failed", json_boolean(lg->fatal));
 	json_object_set_new(doc, "has_warn", json_boolean(lg->warn_lines > 0));

@@ -100,24 +100,20 @@ static void if_list(struct ncl_log *lg, const char *p, struct ncl_item *items, i
 	}
 }
 
-/* One "[n]name:port/LINK" entry (also "name:port:rail:plane/LINK"). */
-static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merged)
+/* Parses "name:port/LINK" (also "name:port:rail:plane/LINK") into @c; 0 when it is not one. */
+static int parse_entry(const char **p, struct ncl_hca *c, int idx, int merged)
 {
-	struct ncl_hca *c;
 	char word[NCL_TEXT], *colon, *slash;
-	long port = 0;
+	long port;
 
-	ncl_word(&p, word, sizeof(word), ",}");
+	ncl_word(p, word, sizeof(word), ",}");
 	colon = strchr(word, ':');
 	slash = strchr(word, '/');
-	if (!colon || !slash || slash < colon || h->nhcas >= NCL_MAX_HCAS)
-		return p;
-	for (int i = 0; i < h->nhcas; i++) /* the same list printed again */
-		if (h->hcas[i].index == idx)
-			return p;
-	c = &h->hcas[h->nhcas++];
+	if (!colon || !slash || slash < colon)
+		return 0;
 	memset(c, 0, sizeof(*c));
 	c->index = idx;
+	c->ibv_index = -1;
 	c->merged = merged;
 	c->gdr = -1;
 	ncl_copy(c->name, sizeof(c->name), word, (size_t)(colon - word));
@@ -128,15 +124,60 @@ static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merg
 	else if (ncl_starts(slash + 1, "IB"))
 		snprintf(c->link, sizeof(c->link), "IB");
 	c->sharp = strstr(slash, "SHARP") != NULL;
+	return 1;
+}
+
+/* One "[n]name:port/LINK" entry of a device list. */
+static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merged)
+{
+	struct ncl_hca c;
+
+	if (!parse_entry(&p, &c, idx, merged) || h->nhcas >= NCL_MAX_HCAS)
+		return p;
+	for (int i = 0; i < h->nhcas; i++) /* the same list printed again */
+		if (h->hcas[i].index == idx)
+			return p;
+	h->hcas[h->nhcas++] = c;
 	return p;
+}
+
+/*
+ * 2.3's one line per port, "NET/IB: [d] name:port/LINK", where d is the verbs
+ * device index: NCCL numbers the ports in (d, port) order, whatever order the
+ * ranks' lines were interleaved in.
+ */
+static void ib_port_line(const char *p, struct ncl_host *h, int d)
+{
+	struct ncl_hca c;
+	int at;
+
+	if (!parse_entry(&p, &c, 0, -1) || h->nhcas >= NCL_MAX_HCAS)
+		return;
+	c.ibv_index = d;
+	for (at = 0; at < h->nhcas; at++) {
+		const struct ncl_hca *o = &h->hcas[at];
+
+		if (o->ibv_index == d && o->port == c.port)
+			return; /* printed by another rank */
+		if (o->ibv_index > d || (o->ibv_index == d && o->port > c.port))
+			break;
+	}
+	memmove(&h->hcas[at + 1], &h->hcas[at], (size_t)(h->nhcas - at) * sizeof(c));
+	h->hcas[at] = c;
+	h->nhcas++;
+	for (int i = 0; i < h->nhcas; i++)
+		h->hcas[i].index = i;
 }
 
 /* "NET/IB : Using [0]mlx5_0:1/IB [1]={[1] a:1/RoCE, [2] b:1/RoCE} [RO]; OOB IF:ADDR<0>" */
 static void on_ib_list(struct ncl_log *lg, int hi, const char *p)
 {
 	struct ncl_host *h = &lg->hosts[hi];
-	int first = !h->have_list;
+	int first = !h->have_list || h->list_from_gdr;
 	long idx, inner;
+
+	if (h->list_from_gdr) /* the real list replaces the one taken from GPUDirect lines */
+		h->nhcas = h->list_from_gdr = 0;
 
 	for (;;) {
 		ncl_ws(&p);
@@ -208,7 +249,7 @@ static void on_ib_dev(struct ncl_log *lg, int hi, const char *p)
 				h->hcas[i].speed_mbps = strtol(speed + 6, NULL, 10);
 		return;
 	}
-	ib_entry(p, h, (int)idx, -1);
+	ib_port_line(p, h, (int)idx);
 	h->have_list = 1;
 }
 

@@ -125,7 +125,7 @@ void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 	char share[32], names[NCL_TEXT], what[NCL_TEXT + 80], unused[NCL_TEXT * 2], more[48];
 	const char *net = "", *wnet = "", *unit;
 
-	if (!strcmp(f->network, "Socket") || lg->nnodes_max == 1)
+	if (!strcmp(f->network, "Socket") || f->single_node)
 		return;
 	for (int i = 0; i < lg->nhosts; i++) {
 		int g = ncl_host_gpus(lg, i), n = host_nics(lg, i, &net);
@@ -154,7 +154,8 @@ void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 		   "on %s%s at least %d GPUs share %s: %s%d GPUs per %s, so "
 		   "each GPU gets %s of one %s's bandwidth between nodes when all send at "
 		   "once%s",
-		   ncl_host_name(lg, worst), others ? more : "", wg, what, wg % wn ? "up to " : "", (wg + wn - 1) / wn, unit, share, unit,
+		   ncl_host_name(lg, worst), others ? more : "", wg, what, wg % wn ? "up to " : "",
+		   (wg + wn - 1) / wn, unit, share, unit,
 		   unused[0] ? unused : "; give each GPU a NIC of its own (one per PCIe switch) "
 				       "or accept the lower inter-node bandwidth");
 }

@@ -131,8 +131,8 @@ static void find_network(const struct ncl_log *lg, const struct ncl_facts *f,
 			   f->network, exp->net);
 		return;
 	}
-	if (!sock)
-		return;
+	if (!sock || (f->single_node && !exp->net && !exp->nhcas))
+		return; /* one node: NCCL's network carries nothing */
 	socket_reason(lg, f, why, sizeof(why));
 	if (exp->net && strcasecmp(exp->net, "Socket"))
 		fc_finding(doc, FC_FAIL, "NCCL uses TCP sockets (NET/Socket) but %s was expected; %s",
@@ -142,10 +142,11 @@ static void find_network(const struct ncl_log *lg, const struct ncl_facts *f,
 			   "NCCL uses TCP sockets (NET/Socket) although HCAs were expected "
 			   "(--expect-hca); %s",
 			   why);
-	else if (f->socket_fallback && f->ib_evident && lg->nnodes_max != 1)
+	else if (f->socket_fallback && f->ib_evident)
 		fc_finding(doc, FC_FAIL,
 			   "NCCL fell back to TCP sockets (NET/Socket) although %s; %s",
-			   lg->fabric_plugin_fail ? "a fabric network plugin is installed" :
+			   lg->fabric_plugin_fail || lg->plugin_rejected ?
+				   "a fabric network plugin is installed" :
 			   f->list_host >= 0    ? "IB/RoCE HCAs are listed" :
 						  "the node has an IPoIB interface (IB is present)",
 			   why);
@@ -245,7 +246,25 @@ static void find_expect_hca(const struct ncl_log *lg, const struct ncl_facts *f,
 	}
 }
 
-/* NCCL_IB_HCA=mlx5_1 also takes mlx5_10..19 (prefix match without '='). */
+/* True when @name is one of the comma-separated "<hca>[:<port>...]" of @list. */
+static int in_hca_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *t = list; *t;) {
+		if (strcspn(t, ",:") == n && !strncmp(t, name, n))
+			return 1;
+		t += strcspn(t, ",");
+		if (*t)
+			t++;
+	}
+	return 0;
+}
+
+/*
+ * NCCL_IB_HCA=mlx5_1 also takes mlx5_10..19 (prefix match without '='); a
+ * device that is itself in the list (mlx5_1,...,mlx5_11) was meant.
+ */
 static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts *f,
 			       json_t *doc)
 {
@@ -265,7 +284,8 @@ static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts 
 		for (int i = 0; i < h->nhcas; i++) {
 			const char *n = h->hcas[i].name;
 
-			if (strlen(n) > strlen(tok) && !strncmp(n, tok, strlen(tok))) {
+			if (strlen(n) > strlen(tok) && !strncmp(n, tok, strlen(tok)) &&
+			    !in_hca_list(e->value, n)) {
 				fc_finding(doc, FC_WARN,
 					   "NCCL_IB_HCA=%s matches by prefix, so NCCL also took %s; "
 					   "write NCCL_IB_HCA==%s for exact names",

@@ -89,6 +89,6 @@ expect "pair --gdr without --use-cuda" 2 '--gdr chooses how GPU memory is regist
 	-- $FC pair nodeA nodeB --gdr dmabuf
 expect "pair bad --use-cuda" 2 "--use-cuda: 'gpu0' is not a GPU" -- $FC pair nodeA nodeB --use-cuda=gpu0
 expect "pair bad --gdr" 2 "--gdr: 'host' is not a registration method" -- $FC pair nodeA nodeB --use-cuda --gdr host
-expect "pair write latency on GPU" 2 'write latency polls memory with the CPU.*--test read or send' \
-	-- $FC pair nodeA nodeB --use-cuda --test write --lat
+expect "pair write latency by polling on GPU" 2 'lat-mode poll reads memory with the CPU.*--lat-mode imm' \
+	-- $FC pair nodeA nodeB --use-cuda --test write --lat --lat-mode poll
 expect "pair usage names --use-cuda" 0 '--use-cuda\[=N\|BUS_ID\]' -- $FC pair --help

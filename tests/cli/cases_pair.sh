@@ -75,3 +75,12 @@ expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --laun
 rm -rf "$pair_db"
 # The slurm launcher (srun --nodelist=NODE): this host has no Slurm cluster.
 expect "pair slurm launcher without slurm" 3 '[ab]: .*srun' -- $FC pair a b --launcher slurm --no-db --timeout 3
+
+# ---- message-rate knobs and latency mode: bad values are named ----------------
+expect "pair --post-list 0" 2 'post-list.*0' -- $FC pair a b --post-list 0
+expect "pair --inline junk" 2 'inline.*junk' -- $FC pair a b --inline junk
+expect "pair --threads more than QPs" 2 'threads 4 needs at least as many QPs: add -q 4' \
+	-- $FC pair a b --threads 4
+expect "pair --lat-mode bogus" 2 "lat-mode: 'bogus' is not a mode; expected poll or imm" \
+	-- $FC pair a b --lat-mode bogus
+expect "pair --help lists message rate" 0 'post-list N.*' -- $FC pair --help

@@ -4,8 +4,9 @@
 #      TUI running the matrix itself, in tmux;
 #   2. on a 4-node rack of its own: healthy, the matrix passes; with nodeC
 #      rate-limited to 20 Mbit/s both ways, it names nodeC and no other and
-#      exits 1; the TUI marks it; the HTML report's SVG and a headless
-#      Chromium screenshot show it.
+#      exits 1; `matrix --screen` names it in two rounds and stops; the TUI
+#      marks it; the HTML report's SVG and a headless Chromium screenshot
+#      show it.
 # The rack runs about 0.01-0.2 Gb/s under TCG, and rxe reports a 2.5 Gb/s rate
 # that means nothing here, so the thresholds are explicit and relative:
 # --min-gbps 0.001 (turns off pair's share of link rate) and --min-rack-pct 40.
@@ -65,6 +66,17 @@ if rack_up "$RMX" --nodes 4; then
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
 		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
 		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --json
+	# The screen on the same fault: nodeC named after the two seed rounds,
+	# below the full matrix's three, and it stops by itself (one rail here).
+	T0M=$SECONDS
+	expect "screen names the slowed node and stops early" 1 'screen stopped: every \(node, rail\) named or cleared in 2 round\(s\): 1 named, 3 cleared' -- \
+		"$FC" matrix --screen "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" \
+		--min-rack-pct 40 --db "$MXR/screen.db"
+	echo "    faulted 4-node screen: $((SECONDS - T0M)) s"
+	expect_json "screen: nodeC alone, 4 of 6 pairs in 2 rounds" \
+		"d['screen']['stop'] == 'done' and d['rounds'] == 2 and len(d['pairs']) == 4 and
+		 [s.get('node') for s in d['suspects']] == ['nodeC']" \
+		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --json
 	"$FC" lab fault --name "$RMX" nodeC clear >/dev/null 2>&1
 
 	# The TUI over the stored run: the matrix and the suspect's mark.

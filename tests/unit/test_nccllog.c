@@ -114,7 +114,7 @@ static int compare_key(const char *key, const json_t *want, const json_t *doc, c
 {
 	static const char *const same_name[] = { "nccl_version", "network", "gdr",
 						 "socket_fallback", "init_complete", "has_warn",
-						 "plugin" };
+						 "plugin", "single_node" };
 	json_t *have = NULL;
 	char *dump;
 	int eq;
@@ -544,6 +544,103 @@ static void test_share(void **state)
 	json_decref(topo);
 }
 
+static json_t *report_str(const char *text)
+{
+	return report_text(text, strlen(text), 0, NULL);
+}
+
+/* One node or one rank: nothing about inter-node sockets; one node of a bigger job is not one. */
+static void test_single_node(void **state)
+{
+	static const char one_rank[] =
+		"[rank0]:ws1:77:77 [0] NCCL INFO NET/IB : No device found.\n"
+		"[rank0]:ws1:77:77 [0] NCCL INFO NET/Socket : Using [0]enp5s0:192.168.1.20<0>\n"
+		"[rank0]:ws1:77:77 [0] NCCL INFO Using network Socket\n"
+		"[rank0]:ws1:77:90 [0] NCCL INFO ncclCommInitRank comm 0x5571 rank 0 nranks 1 "
+		"cudaDev 0 nvmlDev 0 busId 1000 commId 0x1 - Init COMPLETE\n";
+	static const char one_host[] =
+		"ws2:10:10 [0] NCCL INFO NET/IB : No device found.\n"
+		"ws2:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n"
+		"ws2:10:10 [0] NCCL INFO Using network Socket\n"
+		"ws2:10:20 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 - Init START\n"
+		"ws2:11:21 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2000 - Init START\n"
+		"ws2:10:20 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n";
+	static const char part[] = /* one node's lines of a 16-rank job */
+		"ws3:10:10 [0] NCCL INFO NET/IB : No device found.\n"
+		"ws3:10:10 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.3<0>\n"
+		"ws3:10:10 [0] NCCL INFO Using network Socket\n"
+		"ws3:10:20 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1000 - Init START\n";
+	json_t *doc;
+
+	(void)state;
+	doc = report_str(one_rank);
+	assert_true(json_is_true(json_object_get(doc, "single_node")));
+	assert_string_equal(str(json_array_get(json_object_get(doc, "ranks"), 0), "host"), "ws1");
+	assert_false(finding_has(doc, "sockets"));
+	assert_string_equal(str(doc, "verdict"), "pass");
+	json_decref(doc);
+	doc = report_str(one_host);
+	assert_true(json_is_true(json_object_get(doc, "single_node")));
+	assert_false(finding_has(doc, "sockets"));
+	json_decref(doc);
+	doc = report_str(part);
+	assert_true(json_is_false(json_object_get(doc, "single_node")));
+	assert_true(finding_has(doc, "inter-node traffic uses TCP sockets"));
+	json_decref(doc);
+}
+
+/* Device lists in every form: 2.3 port lines by verbs index, gIB by its GPUDirect lines. */
+static void test_hca_lists(void **state)
+{
+	json_t *doc;
+	const json_t *h;
+
+	(void)state;
+	doc = report_file("tests/data/nccl/logs/nccl-2.3.7_ib-port-lines_interleaved_dgx1.log", NULL);
+	h = json_array_get(json_object_get(doc, "hcas"), 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "index")), 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "ibv_index")), 1);
+	/* 2.3's NET line is printed by the receiver; NCCL device 0 is mlx5_1 */
+	assert_string_equal(str(chan(doc, 0, 15, 0, "receive"), "hca"), "mlx5_1");
+	assert_string_equal(str(chan(doc, 3, 15, 0, "receive"), "hca"), "mlx5_4");
+	assert_string_equal(str(chan(doc, 0, 15, 0, "receive"), "host"), "dgx1-n07");
+	json_decref(doc);
+	doc = report_file("tests/data/nccl/logs/nccl-2.23.4_gib-plugin_8nic_k8s.log", NULL);
+	assert_string_equal(str(chan(doc, 5, 5, 13, "send"), "hca"), "mlx5_5");
+	assert_string_equal(str(json_array_get(json_object_get(doc, "hcas"), 5), "gdr"), "on");
+	json_decref(doc);
+}
+
+/* The reasons NCCL prints for sockets, in each version's words. */
+static void test_stated_causes(void **state)
+{
+	static const struct {
+		const char *log, *want;
+	} cases[] = {
+		{ "h:1:1 [0] NCCL INFO Net/IB: call to devices() returned 0 devices\n"
+		  "h:1:1 [0] NCCL INFO Using internal Network Socket\n",
+		  "NET/IB found no usable device" },
+		{ "\nh:1:1 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+		  "h:1:1 [0] NCCL INFO Using internal Network Socket\n",
+		  "could not load the verbs library" },
+		{ "h:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). "
+		  "ncclNetPlugin symbols v4 and lower are not supported.\n"
+		  "h:1:2 [0] NCCL INFO Using network Socket\n",
+		  "NCCL rejected the net plugin" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *doc = report_str(cases[i].log);
+
+		assert_string_equal(str(doc, "network"), "Socket");
+		assert_true(json_is_true(json_object_get(doc, "socket_fallback")));
+		assert_true(finding_has(doc, cases[i].want));
+		assert_false(finding_has(doc, "does not show why"));
+		json_decref(doc);
+	}
+}
+
 static void test_details(void **state)
 {
 	json_t *doc;
@@ -599,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_junk),	    cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
 		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
+		cmocka_unit_test(test_single_node), cmocka_unit_test(test_hca_lists),
+		cmocka_unit_test(test_stated_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,642 @@
+/* Rails matched across nodes by the fabric (see rail.h). */
+#include "core/rail.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One eligible port, and the network it is on. */
+struct member {
+	int node, port, group;
+	int used; /* the node's port on that group's rail */
+};
+
+struct group {
+	const char *key;  /* subnet, or the device name when matching by name */
+	const char *name; /* the device most nodes have on it */
+	int nodes_with;	  /* nodes with a port on it */
+	int rail;	  /* position in map->rails, -1 when not a rail */
+};
+
+struct match {
+	const struct fc_rail_node *nodes;
+	int n;
+	const struct fc_rail_opts *o;
+	struct fc_rail_map *map;
+	struct member *m;
+	int nm;
+	struct group *g;
+	int ng;
+};
+
+int fc_rail_name_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			unsigned long x = strtoul(a, (char **)&a, 10);
+			unsigned long y = strtoul(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len)
+{
+	struct in_addr in;
+	uint32_t h, mask;
+	char txt[INET_ADDRSTRLEN];
+
+	if (!addr || prefix_len < 0 || prefix_len > 32 || inet_pton(AF_INET, addr, &in) != 1)
+		return -EINVAL;
+	mask = prefix_len ? 0xffffffffu << (32 - prefix_len) : 0;
+	h = ntohl(in.s_addr) & mask;
+	in.s_addr = htonl(h);
+	inet_ntop(AF_INET, &in, txt, sizeof(txt));
+	snprintf(buf, len, "%s/%d", txt, prefix_len);
+	return 0;
+}
+
+void fc_rail_subnet_ib(const unsigned char gid[16], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x", gid[0], gid[1], gid[2], gid[3],
+		 gid[4], gid[5], gid[6], gid[7]);
+}
+
+int fc_rail_split_list(char *buf, const char **out, int max)
+{
+	int cnt = 0;
+	char *save = NULL, *tok;
+
+	if (!*buf)
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cnt == max)
+			return -E2BIG;
+		out[cnt++] = tok;
+	}
+	/* strtok_r skips empty fields: ",," or a trailing comma. */
+	return cnt ? cnt : -EINVAL;
+}
+
+static int in_list(const char *s, const char *const *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return 1;
+	return 0;
+}
+
+static int add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node,
+		       const char *fmt, ...)
+{
+	struct fc_rail_finding *f;
+	va_list ap;
+
+	if (map->nfindings == map->findings_cap) {
+		int cap = map->findings_cap ? 2 * map->findings_cap : 8;
+
+		f = realloc(map->findings, (size_t)cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		map->findings = f;
+		map->findings_cap = cap;
+	}
+	f = &map->findings[map->nfindings++];
+	f->sev = sev;
+	f->node = node;
+	va_start(ap, fmt);
+	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static const struct fc_rail_port *mport(const struct match *x, const struct member *m)
+{
+	return &x->nodes[m->node].ports[m->port];
+}
+
+static int excluded(const struct match *x, const struct fc_rail_port *p)
+{
+	return in_list(p->dev, x->o->exclude, x->o->nexclude) ||
+	       (p->netdev[0] && in_list(p->netdev, x->o->exclude, x->o->nexclude));
+}
+
+static const char *ll_name(enum fc_rail_ll ll)
+{
+	return ll == FC_RAIL_LL_ETH ? "Ethernet (RoCE)" : "InfiniBand";
+}
+
+/* The link layer most active ports have (InfiniBand on a tie). */
+static enum fc_rail_ll fabric_ll(const struct match *x)
+{
+	int cnt[3] = { 0 };
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (p->active && !excluded(x, p) && p->link_layer > 0 && p->link_layer <= 2)
+				cnt[p->link_layer]++;
+		}
+	return cnt[FC_RAIL_LL_ETH] > cnt[FC_RAIL_LL_IB] ? FC_RAIL_LL_ETH : FC_RAIL_LL_IB;
+}
+
+/* Notes on ports left out: another link layer, and --exclude-dev entries
+ * that name nothing. */
+static int note_left_out(struct match *x)
+{
+	int rc = 0, other = 0;
+	const struct fc_rail_port *first = NULL;
+	int first_node = -1;
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (p->active && !excluded(x, p) && p->link_layer != x->map->link_layer) {
+				if (!other++) {
+					first = p;
+					first_node = i;
+				}
+			}
+		}
+	if (other)
+		rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				 "%d active port%s on another link layer than the fabric's (%s) "
+				 "left out (%s of %s first); --exclude-dev %s leaves them out "
+				 "without this note",
+				 other, other > 1 ? "s" : "", ll_name(x->map->link_layer),
+				 first->dev, x->nodes[first_node].name, first->dev);
+	for (int e = 0; e < x->o->nexclude && !rc; e++) {
+		int hit = 0;
+
+		for (int i = 0; i < x->n && !hit; i++)
+			for (int j = 0; j < x->nodes[i].nports && !hit; j++)
+				hit = !strcmp(x->nodes[i].ports[j].dev, x->o->exclude[e]) ||
+				      !strcmp(x->nodes[i].ports[j].netdev, x->o->exclude[e]);
+		if (!hit)
+			rc = add_finding(x->map, FC_RAIL_WARN, -1,
+					 "--exclude-dev %s: no node has a device or net device "
+					 "of that name",
+					 x->o->exclude[e]);
+	}
+	return rc;
+}
+
+/* Matching by device name: no subnet known, or one InfiniBand subnet for
+ * every port. */
+static int choose_by_name(struct match *x, int *rc)
+{
+	int with = 0, without = 0, multi = 0;
+	const char *first = NULL;
+	int one_subnet = 1;
+
+	*rc = 0;
+	for (int i = 0; i < x->n; i++) {
+		int cand = 0;
+
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (!p->active || excluded(x, p) || p->link_layer != x->map->link_layer)
+				continue;
+			cand++;
+			if (!p->subnet[0]) {
+				without++;
+				continue;
+			}
+			with++;
+			if (!first)
+				first = p->subnet;
+			else if (strcmp(first, p->subnet))
+				one_subnet = 0;
+		}
+		multi |= cand > 1;
+	}
+	if (!with) {
+		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				  "rails matched by device name: no port reports its subnet");
+		return 1;
+	}
+	if (x->map->link_layer == FC_RAIL_LL_IB && one_subnet && multi) {
+		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				  "rails matched by device name: every InfiniBand port is on "
+				  "subnet prefix %s (one subnet manager for all rails)",
+				  first);
+		return 1;
+	}
+	if (without && x->map->link_layer == FC_RAIL_LL_IB) {
+		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				  "rails matched by device name: %d port%s report no subnet "
+				  "prefix",
+				  without, without > 1 ? "s" : "");
+		return 1;
+	}
+	return 0;
+}
+
+static const char *member_key(const struct match *x, const struct member *m)
+{
+	const struct fc_rail_port *p = mport(x, m);
+
+	return x->map->by_name ? p->dev : p->subnet;
+}
+
+/* The eligible ports, each with its group (network). */
+static int collect(struct match *x)
+{
+	int total = 0, rc = 0;
+
+	for (int i = 0; i < x->n; i++)
+		total += x->nodes[i].nports;
+	x->m = calloc((size_t)total + 1, sizeof(*x->m));
+	x->g = calloc((size_t)total + 1, sizeof(*x->g));
+	if (!x->m || !x->g)
+		return -ENOMEM;
+	for (int i = 0; i < x->n && !rc; i++) {
+		for (int j = 0; j < x->nodes[i].nports && !rc; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+			struct member *m = &x->m[x->nm];
+			int k;
+
+			if (!p->active || excluded(x, p) || p->link_layer != x->map->link_layer)
+				continue;
+			if (!x->map->by_name && !p->subnet[0]) {
+				rc = add_finding(x->map, FC_RAIL_WARN, i,
+						 "%s of %s has no IPv4 address on %s: it is on no "
+						 "rail (RoCE v2 needs one)",
+						 p->dev, x->nodes[i].name,
+						 p->netdev[0] ? p->netdev : "its net device");
+				continue;
+			}
+			m->node = i;
+			m->port = j;
+			x->nm++;
+			for (k = 0; k < x->ng; k++)
+				if (!strcmp(x->g[k].key, member_key(x, m)))
+					break;
+			if (k == x->ng)
+				x->g[x->ng++] = (struct group){ .key = member_key(x, m), .rail = -1 };
+			m->group = k;
+		}
+	}
+	return rc;
+}
+
+/* The device most nodes have on each group (the lowest node's on a tie),
+ * and how many nodes have a port on it. */
+static void name_groups(struct match *x)
+{
+	for (int k = 0; k < x->ng; k++) {
+		struct group *g = &x->g[k];
+		int best = 0, last_node = -1;
+
+		for (int a = 0; a < x->nm; a++) {
+			int cnt = 0;
+
+			if (x->m[a].group != k)
+				continue;
+			if (x->m[a].node != last_node)
+				g->nodes_with++;
+			last_node = x->m[a].node;
+			for (int b = 0; b < x->nm; b++)
+				cnt += x->m[b].group == k &&
+				       !strcmp(mport(x, &x->m[a])->dev, mport(x, &x->m[b])->dev);
+			if (cnt > best) {
+				best = cnt;
+				g->name = mport(x, &x->m[a])->dev;
+			}
+		}
+	}
+}
+
+/* One port per node and group: the one named like the group; the others
+ * are two rails on one subnet. */
+static int pick_members(struct match *x)
+{
+	int rc = 0;
+
+	for (int a = 0; a < x->nm && !rc; a++) {
+		struct member *m = &x->m[a];
+		struct member *prev = NULL;
+
+		for (int b = 0; b < x->nm; b++)
+			if (b != a && x->m[b].used && x->m[b].node == m->node &&
+			    x->m[b].group == m->group)
+				prev = &x->m[b];
+		if (!prev) {
+			m->used = 1;
+			continue;
+		}
+		if (!strcmp(mport(x, m)->dev, x->g[m->group].name)) {
+			prev->used = 0;
+			m->used = 1;
+		}
+		rc = add_finding(x->map, FC_RAIL_FAIL, m->node,
+				 "%s and %s of %s are both on %s %s: two rails on one subnet "
+				 "(%s is left out)",
+				 mport(x, prev)->dev, mport(x, m)->dev, x->nodes[m->node].name,
+				 x->map->by_name ? "device" : "subnet", x->g[m->group].key,
+				 m->used ? mport(x, prev)->dev : mport(x, m)->dev);
+	}
+	return rc;
+}
+
+static struct match *sort_ctx;
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct group *a = &sort_ctx->g[*(const int *)pa], *b = &sort_ctx->g[*(const int *)pb];
+	int c = fc_rail_name_cmp(a->name, b->name);
+
+	return c ? c : strcmp(a->key, b->key);
+}
+
+static int selected(const struct match *x, const struct group *g, int index)
+{
+	char num[16];
+
+	if (!x->o->nonly)
+		return 1;
+	snprintf(num, sizeof(num), "%d", index);
+	return in_list(g->name, x->o->only, x->o->nonly) || in_list(num, x->o->only, x->o->nonly);
+}
+
+static int check_only(struct match *x, const int *order, int nr)
+{
+	for (int e = 0; e < x->o->nonly; e++) {
+		int hit = 0;
+
+		for (int r = 0; r < nr && !hit; r++) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%d", r);
+			hit = !strcmp(x->g[order[r]].name, x->o->only[e]) || !strcmp(num, x->o->only[e]);
+		}
+		if (!hit) {
+			size_t off = 0;
+
+			off += (size_t)snprintf(x->map->err, sizeof(x->map->err),
+						"--rails: no rail is named '%s'; the rails are",
+						x->o->only[e]);
+			for (int r = 0; r < nr && off < sizeof(x->map->err); r++)
+				off += (size_t)snprintf(x->map->err + off, sizeof(x->map->err) - off,
+							" %d (%s)", r, x->g[order[r]].name);
+			if (!nr)
+				snprintf(x->map->err, sizeof(x->map->err),
+					 "--rails: no rail is named '%s': no node has an active "
+					 "port on the fabric",
+					 x->o->only[e]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Groups on two nodes or more are rails (any group, on one node). */
+static int make_rails(struct match *x)
+{
+	int order[FC_RAIL_MAX * 4], nr = 0, rc = 0;
+
+	for (int k = 0; k < x->ng && !rc; k++) {
+		if (x->n > 1 && x->g[k].nodes_with < 2) {
+			for (int a = 0; a < x->nm && !rc; a++)
+				if (x->m[a].group == k && x->m[a].used)
+					rc = add_finding(
+						x->map, FC_RAIL_FAIL, x->m[a].node,
+						"%s of %s is on %s %s, which no other node has: it "
+						"matches no rail of its peers (a cable in the wrong "
+						"switch, or a wrong address?)",
+						mport(x, &x->m[a])->dev, x->nodes[x->m[a].node].name,
+						x->map->by_name ? "device" : "subnet", x->g[k].key);
+			continue;
+		}
+		if (nr == (int)(sizeof(order) / sizeof(order[0])))
+			break;
+		order[nr++] = k;
+	}
+	if (rc)
+		return rc;
+	sort_ctx = x;
+	qsort(order, (size_t)nr, sizeof(order[0]), cmp_group);
+	sort_ctx = NULL;
+	rc = check_only(x, order, nr);
+	if (rc)
+		return rc;
+	if (nr > FC_RAIL_MAX)
+		rc = add_finding(x->map, FC_RAIL_WARN, -1,
+				 "%d rails found, only the first %d are tested", nr, FC_RAIL_MAX);
+	for (int r = 0; r < nr && x->map->nrails < FC_RAIL_MAX; r++) {
+		struct group *g = &x->g[order[r]];
+		struct fc_rail *rl;
+
+		if (!selected(x, g, r))
+			continue;
+		g->rail = x->map->nrails;
+		rl = &x->map->rails[x->map->nrails++];
+		rl->index = r;
+		snprintf(rl->name, sizeof(rl->name), "%s", g->name);
+		snprintf(rl->subnet, sizeof(rl->subnet), "%s", x->map->by_name ? "" : g->key);
+	}
+	return rc;
+}
+
+static int fill_ports(struct match *x)
+{
+	struct fc_rail_map *map = x->map;
+
+	map->port = malloc(((size_t)x->n * (size_t)map->nrails + 1) * sizeof(*map->port));
+	if (!map->port)
+		return -ENOMEM;
+	for (int i = 0; i < x->n * map->nrails; i++)
+		map->port[i] = -1;
+	for (int a = 0; a < x->nm; a++) {
+		const struct member *m = &x->m[a];
+		int r = x->g[m->group].rail;
+
+		if (m->used && r >= 0)
+			map->port[m->node * map->nrails + r] = m->port;
+	}
+	return 0;
+}
+
+/* "rxe1 is DOWN" when the node has the rail's device but not active. */
+static void down_hint(const struct match *x, int node, const char *dev, char *buf, size_t len)
+{
+	buf[0] = 0;
+	for (int j = 0; j < x->nodes[node].nports; j++) {
+		const struct fc_rail_port *p = &x->nodes[node].ports[j];
+
+		if (!strcmp(p->dev, dev) && !p->active)
+			snprintf(buf, len, "; %s port %d is not active", p->dev, p->port);
+	}
+}
+
+static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t len)
+{
+	const struct fc_rail *rl = &map->rails[r];
+
+	if (rl->subnet[0])
+		return snprintf(buf, len, "rail %d (%s, %s on the other nodes)", rl->index,
+				rl->subnet, rl->name);
+	return snprintf(buf, len, "rail %d (%s)", rl->index, rl->name);
+}
+
+/* Per node: a rail without a port, and ports on a rail named otherwise. */
+static int check_nodes(struct match *x)
+{
+	struct fc_rail_map *map = x->map;
+	int rc = 0;
+
+	for (int i = 0; i < x->n && !rc; i++) {
+		char swaps[320] = "", lbl[128], hint[96];
+		size_t off = 0;
+		int nswap = 0;
+
+		for (int r = 0; r < map->nrails && !rc; r++) {
+			const struct fc_rail_port *p = fc_rail_port_of(map, x->nodes, i, r);
+
+			rail_label(map, r, lbl, sizeof(lbl));
+			if (!p) {
+				down_hint(x, i, map->rails[r].name, hint, sizeof(hint));
+				rc = add_finding(map, FC_RAIL_FAIL, i,
+						 "%s has no active port on %s%s: a port down or a "
+						 "cable out?",
+						 x->nodes[i].name, lbl, hint);
+			} else if (strcmp(p->dev, map->rails[r].name) && off < sizeof(swaps)) {
+				off += (size_t)snprintf(swaps + off, sizeof(swaps) - off, "%s%s on %s",
+							nswap++ ? ", " : "", p->dev, lbl);
+			}
+		}
+		if (nswap && !rc)
+			rc = add_finding(map, FC_RAIL_FAIL, i,
+					 "%s of %s: %s; swapped cable%s? Traffic still flows, but a "
+					 "GPU's rail-local HCA no longer reaches its peers' rail",
+					 nswap > 1 ? "ports" : "a port", x->nodes[i].name, swaps,
+					 nswap > 1 ? "s" : "");
+	}
+	return rc;
+}
+
+int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_opts *opts,
+		  struct fc_rail_map *map)
+{
+	struct fc_rail_opts none = { 0 };
+	struct match x = { .nodes = nodes, .n = n, .o = opts ? opts : &none, .map = map };
+	int rc;
+
+	memset(map, 0, sizeof(*map));
+	if (n < 0)
+		return -EINVAL;
+	map->nnodes = n;
+	map->link_layer = fabric_ll(&x);
+	rc = note_left_out(&x);
+	if (!rc)
+		map->by_name = choose_by_name(&x, &rc);
+	if (!rc)
+		rc = collect(&x);
+	if (!rc) {
+		name_groups(&x);
+		rc = pick_members(&x);
+	}
+	if (!rc)
+		rc = make_rails(&x);
+	if (!rc)
+		rc = fill_ports(&x);
+	if (!rc)
+		rc = check_nodes(&x);
+	free(x.m);
+	free(x.g);
+	return rc;
+}
+
+void fc_rail_map_release(struct fc_rail_map *map)
+{
+	free(map->port);
+	free(map->findings);
+	map->port = NULL;
+	map->findings = NULL;
+	map->nfindings = map->findings_cap = 0;
+}
+
+const struct fc_rail_port *fc_rail_port_of(const struct fc_rail_map *map,
+					   const struct fc_rail_node *nodes, int node, int r)
+{
+	int p;
+
+	if (!map->port || node < 0 || node >= map->nnodes || r < 0 || r >= map->nrails)
+		return NULL;
+	p = map->port[node * map->nrails + r];
+	return p < 0 ? NULL : &nodes[node].ports[p];
+}
+
+enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map)
+{
+	enum fc_rail_sev w = FC_RAIL_NOTE;
+
+	for (int i = 0; i < map->nfindings; i++)
+		if (map->findings[i].sev > w)
+			w = map->findings[i].sev;
+	return w;
+}
+
+static void jcopy(const json_t *o, const char *key, char *buf, size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(buf, len, "%s", v ? v : "");
+}
+
+int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int max)
+{
+	size_t i, j;
+	const json_t *d, *p;
+	int cnt = 0;
+
+	if (!json_is_array(devices))
+		return -EINVAL;
+	json_array_foreach(devices, i, d) {
+		const json_t *ports = json_object_get(d, "ports");
+
+		if (!json_is_array(ports))
+			return -EINVAL;
+		json_array_foreach(ports, j, p) {
+			struct fc_rail_port *o = &out[cnt];
+			const char *ll = json_string_value(json_object_get(p, "link_layer"));
+			const char *st = json_string_value(json_object_get(p, "state"));
+
+			if (cnt == max)
+				return -E2BIG;
+			memset(o, 0, sizeof(*o));
+			jcopy(p, "device", o->dev, sizeof(o->dev));
+			if (!o->dev[0])
+				jcopy(d, "name", o->dev, sizeof(o->dev));
+			o->port = (int)json_integer_value(json_object_get(p, "port"));
+			o->active = st && !strcmp(st, "ACTIVE");
+			o->link_layer = !ll			  ? FC_RAIL_LL_UNKNOWN :
+					!strcmp(ll, "Ethernet")	  ? FC_RAIL_LL_ETH :
+					!strcmp(ll, "InfiniBand") ? FC_RAIL_LL_IB :
+								    FC_RAIL_LL_UNKNOWN;
+			jcopy(p, "netdev", o->netdev, sizeof(o->netdev));
+			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
+			if (!o->dev[0])
+				return -EINVAL;
+			cnt++;
+		}
+	}
+	return cnt;
+}

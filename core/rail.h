@@ -1,0 +1,110 @@
+/*
+ * Rails: which port of each node is on which rail of the fabric. Pure: takes
+ * recorded port lists (one per node), gives the rails and the findings.
+ *
+ * A rail is the set of ports, one per node, on one network of the fabric:
+ * on RoCE the IP subnet of the port's net device, on InfiniBand the subnet
+ * prefix. Rails are matched by that network, not by device name; the name of
+ * a rail is the device most of its nodes have on it, and rails are numbered
+ * in the natural order of those names (mlx5_2 before mlx5_10). A port whose
+ * device differs from its rail's name is a swapped cable; a network that
+ * only one node has is a port that matches no rail of its peers; two ports
+ * of one node on one network is two rails on one subnet. When the ports
+ * carry no network (or every InfiniBand port shares one subnet prefix, as on
+ * a fabric with one subnet manager) rails are matched by device name, and
+ * the map says so.
+ */
+#ifndef FC_RAIL_H
+#define FC_RAIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define FC_RAIL_MAX 32 /* rails of a fabric */
+#define FC_RAIL_SUBNET_LEN 48
+
+enum fc_rail_ll { FC_RAIL_LL_UNKNOWN = 0, FC_RAIL_LL_IB, FC_RAIL_LL_ETH };
+
+struct fc_rail_port {
+	char dev[64];
+	int port;
+	int active;			  /* port state ACTIVE */
+	enum fc_rail_ll link_layer;
+	char netdev[32];		  /* RoCE: the port's net device */
+	char subnet[FC_RAIL_SUBNET_LEN]; /* "10.0.0.0/24", "fe80:0000:0000:0000"; "" unknown */
+};
+
+struct fc_rail_node {
+	const char *name;
+	const struct fc_rail_port *ports;
+	int nports;
+};
+
+struct fc_rail_opts {
+	const char *const *only;    /* --rails LIST: rail names or numbers; NULL: all */
+	int nonly;
+	const char *const *exclude; /* --exclude-dev LIST: devices or net devices */
+	int nexclude;
+};
+
+struct fc_rail {
+	int index;		    /* number among all the fabric's rails */
+	char name[64];		    /* the device most nodes have on it */
+	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name */
+};
+
+enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
+
+struct fc_rail_finding {
+	enum fc_rail_sev sev;
+	int node; /* index, -1 for the fabric */
+	char text[384];
+};
+
+struct fc_rail_map {
+	int nnodes, nrails;
+	enum fc_rail_ll link_layer;
+	int by_name;		 /* matched by device name */
+	struct fc_rail rails[FC_RAIL_MAX];
+	int *port;		 /* nnodes * nrails: [node * nrails + rail] = port index or -1 */
+	struct fc_rail_finding *findings;
+	int nfindings, findings_cap;
+	char err[256];		 /* why fc_rail_match refused (a usage error) */
+};
+
+/*
+ * Matches the ports of @n nodes into rails. Returns 0 (findings may hold
+ * failures), -EINVAL with map->err set when @opts name a rail no node has,
+ * or -ENOMEM. Release @map with fc_rail_map_release, also after an error.
+ */
+int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_opts *opts,
+		  struct fc_rail_map *map);
+void fc_rail_map_release(struct fc_rail_map *map);
+
+/* The port of @node on rail position @r (0..nrails-1), or NULL. */
+const struct fc_rail_port *fc_rail_port_of(const struct fc_rail_map *map,
+					   const struct fc_rail_node *nodes, int node, int r);
+/* Worst severity among the findings (FC_RAIL_NOTE when none). */
+enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
+
+/*
+ * Reads the ports of a `fabcheck devices --json` "devices" list into @out
+ * (room for @max): device, port, state, link layer, net device, "subnet".
+ * Returns the count, or -EINVAL when @devices is not such a list, -E2BIG past
+ * @max.
+ */
+int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int max);
+
+/* "10.0.3.7", 24 -> "10.0.3.0/24". Returns 0 or -EINVAL. */
+int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len);
+/* The subnet prefix (first 8 bytes) of an InfiniBand GID as
+ * "fe80:0000:0000:0000". */
+void fc_rail_subnet_ib(const unsigned char gid[16], char *buf, size_t len);
+/* Splits a comma list ("mlx5_0,mlx5_3") into @out (pointers into @buf, which
+ * is modified). Returns the count, or -E2BIG past @max, -EINVAL for an
+ * empty entry. */
+int fc_rail_split_list(char *buf, const char **out, int max);
+/* strcmp with runs of digits compared as numbers. */
+int fc_rail_name_cmp(const char *a, const char *b);
+
+#endif

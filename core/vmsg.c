@@ -1,0 +1,260 @@
+/* --validate messages: fill, stamp and check (see vmsg.h for the layout). */
+#include "core/vmsg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/crc32c.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The payload is a xorshift stream seeded by (tag, slot). */
+static uint64_t pat_seed(const struct fc_vmsg_id *id)
+{
+	return ((uint64_t)id->tag << 32 | id->slot) * 0x9e3779b97f4a7c15ULL + 1;
+}
+
+static void pat_fill(uint8_t *p, size_t n, const struct fc_vmsg_id *id)
+{
+	uint64_t x = pat_seed(id);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & 7)) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		p[i] = (uint8_t)(x >> ((i & 7) * 8));
+	}
+}
+
+static int64_t pat_first_diff(const uint8_t *p, size_t n, const struct fc_vmsg_id *id)
+{
+	uint64_t x = pat_seed(id);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & 7)) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		if (p[i] != (uint8_t)(x >> ((i & 7) * 8)))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+static void hdr_encode(uint8_t *h, const struct fc_vmsg_id *id, uint32_t pcrc)
+{
+	put32(h + 4, id->seq);
+	put32(h + 8, id->slot);
+	put32(h + 12, id->len);
+	put32(h + 16, id->tag);
+	put32(h + 20, pcrc);
+	put32(h, fc_crc32c(0, h + 4, FC_VMSG_HDR - 4));
+}
+
+void fc_vmsg_stamp(uint8_t *buf, const struct fc_vmsg_id *id)
+{
+	uint8_t h[FC_VMSG_HDR];
+
+	hdr_encode(h, id, id->len >= FC_VMSG_HDR ? get32(buf + 20) : 0);
+	memcpy(buf, h, id->len < FC_VMSG_HDR ? id->len : FC_VMSG_HDR);
+}
+
+void fc_vmsg_fill(uint8_t *buf, const struct fc_vmsg_id *id)
+{
+	size_t n = id->len > FC_VMSG_HDR ? id->len - FC_VMSG_HDR : 0;
+
+	uint8_t h[FC_VMSG_HDR];
+
+	if (n)
+		pat_fill(buf + FC_VMSG_HDR, n, id);
+	hdr_encode(h, id, n ? fc_crc32c(0, buf + FC_VMSG_HDR, n) : 0);
+	memcpy(buf, h, id->len < FC_VMSG_HDR ? id->len : FC_VMSG_HDR);
+}
+
+static enum fc_vmsg_err bad_is(struct fc_vmsg_bad *bad, enum fc_vmsg_err err)
+{
+	bad->err = err;
+	return err;
+}
+
+static void hdr_decode(const uint8_t *h, struct fc_vmsg_id *id)
+{
+	id->seq = get32(h + 4);
+	id->slot = get32(h + 8);
+	id->len = get32(h + 12);
+	id->tag = get32(h + 16);
+}
+
+/* A message shorter than the header: its bytes are the header's first ones. */
+static enum fc_vmsg_err check_tiny(const uint8_t *buf, const struct fc_vmsg_id *want,
+				   struct fc_vmsg_bad *bad)
+{
+	uint8_t h[FC_VMSG_HDR];
+
+	hdr_encode(h, want, 0);
+	return memcmp(buf, h, want->len) ? bad_is(bad, FC_VMSG_HEADER) : FC_VMSG_OK;
+}
+
+enum fc_vmsg_err fc_vmsg_check(const uint8_t *buf, uint64_t byte_len,
+			       const struct fc_vmsg_id *want, uint32_t last_seq,
+			       struct fc_vmsg_bad *bad)
+{
+	const struct fc_vmsg_id *got = &bad->got;
+	size_t n;
+
+	memset(bad, 0, sizeof(*bad));
+	bad->want = *want;
+	bad->byte_len = byte_len;
+	bad->bad_off = -1;
+	if (byte_len < want->len)
+		return bad_is(bad, FC_VMSG_SHORT);
+	if (want->len < FC_VMSG_HDR)
+		return check_tiny(buf, want, bad);
+	if (get32(buf) != fc_crc32c(0, buf + 4, FC_VMSG_HDR - 4))
+		return bad_is(bad, FC_VMSG_HEADER);
+	hdr_decode(buf, &bad->got);
+	if (got->tag != want->tag)
+		return bad_is(bad, FC_VMSG_OTHER_TEST);
+	if (last_seq != UINT32_MAX && got->seq == last_seq)
+		return bad_is(bad, FC_VMSG_DUP);
+	if (got->slot != want->slot)
+		return bad_is(bad, FC_VMSG_SLOT);
+	if (got->seq != want->seq)
+		return bad_is(bad, got->seq < want->seq ? FC_VMSG_STALE : FC_VMSG_AHEAD);
+	if (got->len != want->len)
+		return bad_is(bad, FC_VMSG_LEN);
+	n = want->len - FC_VMSG_HDR;
+	if (get32(buf + 20) != fc_crc32c(0, buf + FC_VMSG_HDR, n)) {
+		bad->bad_off = pat_first_diff(buf + FC_VMSG_HDR, n, want);
+		if (bad->bad_off >= 0)
+			bad->bad_off += FC_VMSG_HDR;
+		return bad_is(bad, FC_VMSG_PAYLOAD);
+	}
+	return FC_VMSG_OK;
+}
+
+enum fc_vmsg_err fc_vmsg_check_imm(uint32_t imm, const struct fc_vmsg_id *want,
+				   struct fc_vmsg_bad *bad)
+{
+	if (imm == want->seq)
+		return FC_VMSG_OK;
+	memset(bad, 0, sizeof(*bad));
+	bad->want = *want;
+	bad->imm = imm;
+	bad->bad_off = -1;
+	return bad_is(bad, FC_VMSG_IMM);
+}
+
+static const char *const err_names[] = {
+	[FC_VMSG_OK] = "ok",
+	[FC_VMSG_SHORT] = "short",
+	[FC_VMSG_HEADER] = "header",
+	[FC_VMSG_OTHER_TEST] = "stale-test",
+	[FC_VMSG_SLOT] = "slot",
+	[FC_VMSG_DUP] = "duplicate",
+	[FC_VMSG_STALE] = "stale",
+	[FC_VMSG_AHEAD] = "missing",
+	[FC_VMSG_LEN] = "length",
+	[FC_VMSG_PAYLOAD] = "payload",
+	[FC_VMSG_IMM] = "immediate",
+};
+
+const char *fc_vmsg_err_name(enum fc_vmsg_err err)
+{
+	return (unsigned)err < sizeof(err_names) / sizeof(err_names[0]) ? err_names[err] : "?";
+}
+
+const char *fc_vmsg_why(const struct fc_vmsg_bad *b, char *buf, size_t len)
+{
+	const struct fc_vmsg_id *w = &b->want, *g = &b->got;
+	int n = snprintf(buf, len, "message %u for slot %u (%u B): ", w->seq, w->slot, w->len);
+
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	switch (b->err) {
+	case FC_VMSG_OK: snprintf(buf + n, len - n, "good"); break;
+	case FC_VMSG_SHORT:
+		snprintf(buf + n, len - n, "short: %llu B arrived", (unsigned long long)b->byte_len);
+		break;
+	case FC_VMSG_HEADER:
+		snprintf(buf + n, len - n, w->len < FC_VMSG_HDR ?
+			 "header: the bytes are not this message's (corrupt, misplaced or stale)" :
+			 "header: its CRC32C does not match (corrupt header)");
+		break;
+	case FC_VMSG_OTHER_TEST:
+		snprintf(buf + n, len - n, "stale-test: it holds data of another test (tag %08x, not %08x)",
+			 g->tag, w->tag);
+		break;
+	case FC_VMSG_SLOT:
+		snprintf(buf + n, len - n, "slot: message %u for slot %u landed here (misplaced)",
+			 g->seq, g->slot);
+		break;
+	case FC_VMSG_DUP:
+		snprintf(buf + n, len - n, "duplicate: message %u arrived again", g->seq);
+		break;
+	case FC_VMSG_STALE:
+		snprintf(buf + n, len - n, "stale: the older message %u is here", g->seq);
+		break;
+	case FC_VMSG_AHEAD:
+		snprintf(buf + n, len - n, "missing: message %u came instead (messages were lost)",
+			 g->seq);
+		break;
+	case FC_VMSG_LEN:
+		snprintf(buf + n, len - n, "length: its header says %u B", g->len);
+		break;
+	case FC_VMSG_PAYLOAD:
+		snprintf(buf + n, len - n, "payload: its CRC32C does not match, first bad byte at offset %lld",
+			 (long long)b->bad_off);
+		break;
+	case FC_VMSG_IMM:
+		snprintf(buf + n, len - n, "immediate: the completion carries %u", b->imm);
+		break;
+	}
+	return buf;
+}
+
+int fc_cycle_layout(uint64_t size, uint64_t half, uint64_t *stride_p, uint32_t *nslots_p)
+{
+	uint64_t stride, n;
+
+	if (!size || size > half)
+		return -EINVAL;
+	if (size <= FC_CYCLE_SMALL) {
+		stride = (size + FC_CYCLE_LINE - 1) & ~(uint64_t)(FC_CYCLE_LINE - 1);
+		n = FC_CYCLE_REGION / stride;
+	} else {
+		stride = (size + 4095) & ~4095ULL;
+		n = FC_CYCLE_TARGET / stride;
+		if (n < 2)
+			n = 2;
+		if (n > 256)
+			n = 256;
+	}
+	if (n > half / stride)
+		n = half / stride;
+	if (n > FC_CYCLE_MAX_SLOTS)
+		n = FC_CYCLE_MAX_SLOTS;
+	if (!n) {
+		/* A message that fits but not at a page-rounded stride. */
+		stride = size;
+		n = 1;
+	}
+	*stride_p = stride;
+	*nslots_p = (uint32_t)n;
+	return 0;
+}

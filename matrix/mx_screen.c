@@ -1,0 +1,180 @@
+/* `matrix --screen`: the screening schedule driving the runner (see mx_screen.h). */
+#include "matrix/mx_screen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "matrix/mx_model.h"
+
+json_t *mx_screen_params(int max_rounds, unsigned long long seed)
+{
+	return json_pack("{s:i, s:I}", "max_rounds", max_rounds, "seed", (json_int_t)seed);
+}
+
+static int node_of(const struct mx_screen *m, const char *name)
+{
+	for (int i = 0; i < m->ss->n; i++)
+		if (!strcmp(m->ss->names[i], name))
+			return i;
+	return -1;
+}
+
+/* Each new row of the run becomes a measurement (rail 0: one rail). */
+static int read_row(const struct fc_store_pair *p, void *arg)
+{
+	struct mx_screen *m = arg;
+	int a = node_of(m, p->a), b = node_of(m, p->b);
+
+	m->last_id = p->id;
+	if (a < 0 || b < 0 || a == b)
+		return 0; /* not a node of this run: not the screen's */
+	if (m->nmeas == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct fc_scr_meas *v = realloc(m->meas, cap * sizeof(*v));
+		struct fc_scr_res *r;
+
+		if (!v)
+			return -ENOMEM;
+		m->meas = v;
+		r = realloc(m->res, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		m->res = r;
+		m->cap = cap;
+	}
+	m->meas[m->nmeas++] = (struct fc_scr_meas){ .a = a, .b = b, .rail = 0, .gbps = p->gbps,
+						    .lat_us = p->lat_us,
+						    .state = (int)mx_state_of(p->verdict) };
+	return 0;
+}
+
+/* Reads what the last round stored and brings the screen up to date. */
+static int catch_up(struct mx_screen *m)
+{
+	int rc = fc_store_pairs(m->ss->st, m->ss->run, m->last_id, read_row, m);
+
+	if (!rc && m->nmeas)
+		rc = fc_scr_analyze(m->ss->n, m->rails, m->meas, m->nmeas, &m->opts, m->res, NULL,
+				    NULL);
+	if (!rc && m->nmeas)
+		rc = fc_screen_update(&m->s, m->res, m->nmeas);
+	if (rc)
+		fc_err("screen of run %lld: cannot judge the results so far (%s)",
+		       (long long)m->ss->run, strerror(-rc));
+	return rc;
+}
+
+static int plan(void *arg, struct mx_runner *r)
+{
+	struct mx_screen *m = arg;
+	struct fc_scr_pair *p = malloc(((size_t)m->ss->n / 2 + 1) * sizeof(*p));
+	char why[320];
+	int cnt, rc;
+
+	if (!p)
+		return -ENOMEM;
+	rc = catch_up(m);
+	cnt = rc ? rc : fc_screen_next(&m->s, p);
+	for (int i = 0; i < cnt && !rc; i++) {
+		rc = mx_run_add(r, p[i].a, p[i].b, 0);
+		if (!rc)
+			r->queue[r->nq - 1].round = m->s.round - 1;
+	}
+	free(p);
+	if (rc)
+		return rc;
+	r->round = m->s.round - 1;
+	fc_screen_stop_text(&m->s, why, sizeof(why));
+	if (cnt > 0)
+		fprintf(stderr, "screen round %d (of at most %d): %d pair(s); %s\n", m->s.round,
+			m->s.max_rounds, cnt, m->s.round > 1 ? why : "seed matching");
+	else
+		fprintf(stderr, "screen stopped: %s\n", why);
+	return cnt > 0;
+}
+
+/* Rounds already stored (a resumed screen): the highest round of a row. */
+static int stored_rounds(const struct fc_store_pair *p, void *arg)
+{
+	json_t *doc = json_loads(p->doc, 0, NULL);
+	int *max = arg, round = (int)fc_jnum(json_object_get(doc, "matrix"), "round", 0);
+
+	if (round > *max)
+		*max = round;
+	json_decref(doc);
+	return 0;
+}
+
+int mx_screen_open(struct mx_screen *m, struct mx_session *ss)
+{
+	const json_t *sp = json_object_get(ss->params, "screen");
+	struct fc_scr_opts so = { 0 };
+	int rc, done = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (!json_is_object(sp))
+		return 0;
+	m->ss = ss;
+	mx_params_opts(ss->params, &m->opts);
+	m->rails = 1;
+	so.max_rounds = (int)fc_jnum(sp, "max_rounds", 0);
+	so.seed = (uint64_t)fc_jnum(sp, "seed", 1);
+	rc = fc_screen_init(&m->s, ss->n, m->rails, &so);
+	if (!rc)
+		rc = fc_store_pairs(ss->st, ss->run, 0, stored_rounds, &done);
+	if (rc) {
+		fc_err("screen of run %lld: cannot start (%s)", (long long)ss->run, strerror(-rc));
+		mx_screen_close(m);
+		return rc;
+	}
+	m->s.round = done < m->s.max_rounds ? done : m->s.max_rounds;
+	ss->r.plan = plan;
+	ss->r.plan_arg = m;
+	ss->r.rounds = m->s.max_rounds;
+	return 1;
+}
+
+void mx_screen_close(struct mx_screen *m)
+{
+	if (m->ss)
+		fc_screen_release(&m->s);
+	free(m->meas);
+	free(m->res);
+	memset(m, 0, sizeof(*m));
+}
+
+static const char *stop_name(enum fc_scr_stop st)
+{
+	return st == FC_SCR_STOP_DONE ? "done" : st == FC_SCR_STOP_LIMIT ? "limit" :
+	       st == FC_SCR_STOP_STUCK ? "stuck" : "running";
+}
+
+json_t *mx_screen_doc(const struct mx_screen *m)
+{
+	json_t *doc, *doubt = json_array();
+	char why[320];
+
+	fc_screen_stop_text(&m->s, why, sizeof(why));
+	for (int i = 0; i < m->ss->n; i++) {
+		for (int r = 0; r < m->rails; r++) {
+			const struct fc_scr_item *x = fc_screen_item(&m->s, i, r);
+
+			if (x->state != FC_SCR_SUSPECT && x->state != FC_SCR_UNKNOWN)
+				continue;
+			json_array_append_new(doubt, json_pack(
+				"{s:s, s:i, s:s, s:i, s:i}", "node", m->ss->names[i], "rail", r,
+				"state", fc_screen_state_name(x->state), "passes", x->passes,
+				"bad_with_cleared", x->direct));
+		}
+	}
+	doc = json_pack("{s:i, s:i, s:s, s:s, s:i, s:i, s:f, s:i, s:o}", "rounds", m->s.round,
+			"max_rounds", m->s.max_rounds, "stop", stop_name(m->s.stop), "why", why,
+			"named", m->s.named, "cleared", m->s.cleared, "noise", m->s.noise,
+			"confirm_k", m->s.k_confirm, "in_doubt", doubt);
+	return doc;
+}

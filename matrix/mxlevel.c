@@ -1,0 +1,347 @@
+/* Culprit levels of a matrix with rails (see mxlevel.h). */
+#include "matrix/mxlevel.h"
+#include "core/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fc_mxl_level_name(enum fc_mxl_level level)
+{
+	switch (level) {
+	case FC_MXL_LINK: return "link";
+	case FC_MXL_PORT: return "port";
+	case FC_MXL_NODE: return "node";
+	case FC_MXL_RAIL: return "rail";
+	}
+	return "?";
+}
+
+static int add_suspect(struct fc_mxl_analysis *an, int *cap, struct fc_mxl_suspect s)
+{
+	if (an->nsuspects == *cap) {
+		int ncap = *cap ? 2 * *cap : 8;
+		struct fc_mxl_suspect *p = realloc(an->suspects, (size_t)ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		an->suspects = p;
+		*cap = ncap;
+	}
+	an->suspects[an->nsuspects++] = s;
+	return 0;
+}
+
+/* Each rail alone, through the one-rail analysis. */
+static int per_rail(struct fc_mxl_analysis *an, const struct fc_mxl_cell *cells, size_t ncells,
+		    const struct fc_mx_opts *opts)
+{
+	struct fc_mx_result *res = malloc((ncells + 1) * sizeof(*res));
+	int rc = 0;
+
+	if (!res)
+		return -ENOMEM;
+	for (size_t i = 0; i < ncells; i++)
+		if (cells[i].rail < 0 || cells[i].rail >= an->nrails) {
+			free(res);
+			return -EINVAL;
+		}
+	for (int r = 0; r < an->nrails && !rc; r++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < ncells; i++) {
+			const struct fc_mxl_cell *c = &cells[i];
+
+			if (c->rail == r)
+				res[k++] = (struct fc_mx_result){ .a = c->a, .b = c->b,
+								  .gbps = c->gbps,
+								  .lat_us = c->lat_us,
+								  .state = c->state,
+								  .retest = c->retest };
+		}
+		rc = fc_mx_analyze(an->n, res, k, opts, &an->rails[r]);
+		if (!rc && isfinite(an->rails[r].rack_median_gbps) &&
+		    (isnan(an->best_rail_gbps) || an->rails[r].rack_median_gbps > an->best_rail_gbps))
+			an->best_rail_gbps = an->rails[r].rack_median_gbps;
+	}
+	free(res);
+	return rc;
+}
+
+static int has_kind(const struct fc_mx_analysis *ra, enum fc_mx_kind k)
+{
+	for (int i = 0; i < ra->nfindings; i++)
+		if (ra->findings[i].kind == k)
+			return 1;
+	return 0;
+}
+
+static int rail_ran(const struct fc_mx_analysis *ra)
+{
+	return ra->nmeasured > 0;
+}
+
+/* A rail bad for every node: below the best rail, most nodes suspect on it,
+ * or nothing ran on it while another rail did. */
+static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int *unreach_p)
+{
+	const struct fc_mx_analysis *ra = &an->rails[r];
+	double pct = ra->opts.min_rack_pct;
+
+	*unreach_p = 0;
+	if (an->nrails < 2)
+		return 0;
+	if (!rail_ran(ra)) {
+		int tried = 0;
+
+		for (int i = 0; i < an->n; i++)
+			tried += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
+		*unreach_p = tried > 1;
+		return any_ran && tried > 1;
+	}
+	if (has_kind(ra, FC_MX_RACK_WIDE))
+		return 1;
+	return pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
+	       ra->rack_median_gbps < an->best_rail_gbps * pct / 100;
+}
+
+static int find_rails(struct fc_mxl_analysis *an, int *cap, int *is_rail)
+{
+	int any_ran = 0, rc = 0;
+
+	for (int r = 0; r < an->nrails; r++)
+		any_ran |= rail_ran(&an->rails[r]);
+	for (int r = 0; r < an->nrails && !rc; r++) {
+		int unreach;
+
+		is_rail[r] = rail_level(an, r, any_ran, &unreach);
+		if (is_rail[r])
+			rc = add_suspect(an, cap,
+					 (struct fc_mxl_suspect){
+						 .level = FC_MXL_RAIL, .node = -1, .peer = -1,
+						 .rail = r, .gbps = an->rails[r].rack_median_gbps,
+						 .ref_gbps = an->best_rail_gbps,
+						 .unreachable = unreach });
+	}
+	return rc;
+}
+
+static int node_bad_on(const struct fc_mx_analysis *ra, int i)
+{
+	return ra->nodes[i].state == FC_MX_NODE_SUSPECT ||
+	       ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
+}
+
+/* A node bad on every rail it was measured on is the host; on some, its
+ * ports on those rails. Rails that are bad as a whole do not count. */
+static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int *is_rail)
+{
+	double *med = malloc(2 * ((size_t)an->nrails + 1) * sizeof(*med)), *ref = med + an->nrails + 1;
+	int rc = 0;
+
+	if (!med)
+		return -ENOMEM;
+	for (int i = 0; i < an->n && !rc; i++) {
+		int measured = 0, bad = 0, unreach = 0;
+		size_t nm = 0;
+
+		for (int r = 0; r < an->nrails; r++) {
+			const struct fc_mx_analysis *ra = &an->rails[r];
+
+			if (is_rail[r] || ra->nodes[i].state == FC_MX_NODE_UNTESTED)
+				continue;
+			measured++;
+			bad += node_bad_on(ra, i);
+			unreach += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
+			if (node_bad_on(ra, i) && isfinite(ra->nodes[i].median_gbps))
+				med[nm++] = ra->nodes[i].median_gbps;
+		}
+		if (!bad)
+			continue;
+		if (bad == measured && (measured >= 2 || an->nrails == 1)) {
+			size_t nr = 0;
+
+			for (int r = 0; r < an->nrails; r++)
+				if (!is_rail[r] && isfinite(an->rails[r].rack_median_gbps))
+					ref[nr++] = an->rails[r].rack_median_gbps;
+			rc = add_suspect(an, cap,
+					 (struct fc_mxl_suspect){
+						 .level = FC_MXL_NODE, .node = i, .peer = -1,
+						 .rail = -1, .gbps = fc_median(med, nm),
+						 .ref_gbps = fc_median(ref, nr),
+						 .unreachable = unreach == bad, .nrails_bad = bad });
+			continue;
+		}
+		for (int r = 0; r < an->nrails && !rc; r++) {
+			const struct fc_mx_analysis *ra = &an->rails[r];
+
+			if (is_rail[r] || !node_bad_on(ra, i))
+				continue;
+			rc = add_suspect(an, cap,
+					 (struct fc_mxl_suspect){
+						 .level = FC_MXL_PORT, .node = i, .peer = -1,
+						 .rail = r, .gbps = ra->nodes[i].median_gbps,
+						 .ref_gbps = ra->rack_median_gbps,
+						 .unreachable = ra->nodes[i].state ==
+								FC_MX_NODE_UNREACHABLE });
+		}
+	}
+	free(med);
+	return rc;
+}
+
+static int find_links(struct fc_mxl_analysis *an, int *cap)
+{
+	int rc = 0;
+
+	for (int r = 0; r < an->nrails && !rc; r++) {
+		const struct fc_mx_analysis *ra = &an->rails[r];
+
+		for (int f = 0; f < ra->nfindings && !rc; f++) {
+			const struct fc_mx_finding *fd = &ra->findings[f];
+
+			if (fd->kind == FC_MX_SUSPECT_LINK)
+				rc = add_suspect(an, cap,
+						 (struct fc_mxl_suspect){
+							 .level = FC_MXL_LINK, .node = fd->a,
+							 .peer = fd->b, .rail = r, .gbps = fd->v1,
+							 .ref_gbps = fd->v2 });
+		}
+	}
+	return rc;
+}
+
+int fc_mxl_analyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
+		   const struct fc_mx_opts *opts, struct fc_mxl_analysis *out)
+{
+	int cap = 0, rc, *is_rail;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 0 || nrails < 1 || nrails > FC_MXL_RAILS_MAX)
+		return -EINVAL;
+	out->n = n;
+	out->nrails = nrails;
+	out->best_rail_gbps = NAN;
+	out->rails = calloc((size_t)nrails, sizeof(*out->rails));
+	is_rail = calloc((size_t)nrails, sizeof(*is_rail));
+	rc = out->rails && is_rail ? per_rail(out, cells, ncells, opts) : -ENOMEM;
+	if (!rc)
+		rc = find_rails(out, &cap, is_rail);
+	if (!rc)
+		rc = find_nodes_and_ports(out, &cap, is_rail);
+	if (!rc)
+		rc = find_links(out, &cap);
+	free(is_rail);
+	if (rc)
+		fc_mxl_release(out);
+	return rc;
+}
+
+void fc_mxl_release(struct fc_mxl_analysis *an)
+{
+	for (int r = 0; an->rails && r < an->nrails; r++)
+		fc_mx_release(&an->rails[r]);
+	free(an->rails);
+	free(an->suspects);
+	memset(an, 0, sizeof(*an));
+}
+
+static const char *rail_name(const char *const *rails, int r, char *buf, size_t len)
+{
+	if (rails && rails[r])
+		snprintf(buf, len, "rail %d (%s)", r, rails[r]);
+	else
+		snprintf(buf, len, "rail %d", r);
+	return buf;
+}
+
+void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_suspect *s,
+			 const char *const *nodes, const char *const *rails, char *buf,
+			 size_t len)
+{
+	char rl[96];
+
+	switch (s->level) {
+	case FC_MXL_RAIL:
+		rail_name(rails, s->rail, rl, sizeof(rl));
+		if (s->unreachable)
+			snprintf(buf, len,
+				 "%s: no pair could run on it while other rails ran: that "
+				 "rail's switch or its configuration",
+				 rl);
+		else
+			snprintf(buf, len,
+				 "%s: bad for every node, median %.3g Gb/s against %.3g Gb/s "
+				 "on the best rail: that rail's switch or its configuration",
+				 rl, s->gbps, s->ref_gbps);
+		return;
+	case FC_MXL_NODE:
+		if (s->unreachable)
+			snprintf(buf, len, "%s: unreachable on every rail (%d): the host", nodes[s->node],
+				 s->nrails_bad);
+		else if (an->nrails > 1)
+			snprintf(buf, len,
+				 "%s: bad on every rail (%d), median %.3g Gb/s against %.3g "
+				 "Gb/s: the host (PCIe switch, NUMA, CPU or firmware), not one "
+				 "link",
+				 nodes[s->node], s->nrails_bad, s->gbps, s->ref_gbps);
+		else
+			snprintf(buf, len,
+				 "%s: bad with most of its peers, median %.3g Gb/s against "
+				 "%.3g Gb/s: that node's HCA, cable, switch port or host",
+				 nodes[s->node], s->gbps, s->ref_gbps);
+		return;
+	case FC_MXL_PORT:
+		rail_name(rails, s->rail, rl, sizeof(rl));
+		if (s->unreachable)
+			snprintf(buf, len,
+				 "%s on %s: no pair could run, while its other rails ran: that "
+				 "node's HCA, cable or switch port on that rail",
+				 nodes[s->node], rl);
+		else
+			snprintf(buf, len,
+				 "%s on %s: bad with most of its peers on that rail, median "
+				 "%.3g Gb/s against %.3g Gb/s, while its other rails pass: "
+				 "that node's HCA, cable or switch port on that rail",
+				 nodes[s->node], rl, s->gbps, s->ref_gbps);
+		return;
+	case FC_MXL_LINK:
+		rail_name(rails, s->rail, rl, sizeof(rl));
+		snprintf(buf, len,
+			 "%s - %s on %s: %.3g Gb/s against %.3g Gb/s, while both pass with "
+			 "their other peers: the link between those two ports",
+			 nodes[s->node], nodes[s->peer], rl, s->gbps, s->ref_gbps);
+		return;
+	}
+	snprintf(buf, len, "?");
+}
+
+static int rail_suspect(const struct fc_mxl_analysis *an, int r)
+{
+	for (int i = 0; i < an->nsuspects; i++)
+		if (an->suspects[i].level == FC_MXL_RAIL && an->suspects[i].rail == r)
+			return 1;
+	return 0;
+}
+
+int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out, int max)
+{
+	int cnt = 0, *ia = malloc(2 * ((size_t)max + 1) * sizeof(*ia)), *ib = ia + max + 1;
+
+	if (!ia)
+		return -ENOMEM;
+	for (int r = 0; r < an->nrails && cnt < max; r++) {
+		int k;
+
+		if (rail_suspect(an, r))
+			continue; /* no node passes on that rail to retest against */
+		k = fc_mx_retest_plan(&an->rails[r], ia, ib, max - cnt);
+		for (int i = 0; i < k; i++)
+			out[cnt++] = (struct fc_mxl_cell){ .a = ia[i], .b = ib[i], .rail = r,
+							   .gbps = NAN, .lat_us = NAN };
+	}
+	free(ia);
+	return cnt;
+}

@@ -1,0 +1,85 @@
+/*
+ * Culprit levels of a matrix with rails: which link, port, node or rail to
+ * blame. Pure: cells in, suspects out.
+ *
+ * A cell is one directed result a -> b on one rail. Each rail is analysed
+ * alone first (fc_mx_analyze: its own median, suspect nodes, suspect links),
+ * then the levels are drawn across the rails:
+ *
+ *   rail  a rail whose median is below min_rack_pct of the best rail's, on
+ *         which most nodes are suspects, or on which nothing ran while other
+ *         rails did: that rail's switch or its configuration;
+ *   node  a node suspect (or unreachable) on every rail it was measured on,
+ *         two rails or more: the host (PCIe switch, NUMA, CPU, firmware);
+ *   port  a node suspect or unreachable on some of its rails: that node's
+ *         HCA, cable or switch port on that rail (one suspect per rail);
+ *   link  a suspect link of one rail (a bad cell whose two nodes pass with
+ *         their other peers on that rail): the link between those two ports.
+ *
+ * With one rail a suspect node is level node (the rail cannot tell port
+ * from host). The rails' own analyses stay in `rails` for their other
+ * findings (pair errors, asymmetry).
+ */
+#ifndef FC_MXLEVEL_H
+#define FC_MXLEVEL_H
+
+#include <stddef.h>
+
+#include "matrix/mxan.h"
+
+#define FC_MXL_RAILS_MAX 64
+
+enum fc_mxl_level { FC_MXL_LINK, FC_MXL_PORT, FC_MXL_NODE, FC_MXL_RAIL };
+
+struct fc_mxl_cell {
+	int a, b;	     /* node indices, a -> b */
+	int rail;	     /* 0 .. nrails-1 */
+	double gbps, lat_us; /* NAN when not measured */
+	enum fc_mx_state state;
+	int retest;	     /* measured again by --retest */
+};
+
+struct fc_mxl_suspect {
+	enum fc_mxl_level level;
+	int node;	 /* link: one end; rail: -1 */
+	int peer;	 /* link: the other end; else -1 */
+	int rail;	 /* -1 for a whole node */
+	double gbps;	 /* its median (port, node, rail) or the pair's slower direction */
+	double ref_gbps; /* what it was held against */
+	int unreachable; /* could not run, rather than slow */
+	int nrails_bad;	 /* node: the rails it is bad on */
+};
+
+struct fc_mxl_analysis {
+	int n, nrails;
+	struct fc_mx_analysis *rails; /* nrails: each rail alone */
+	double best_rail_gbps;	      /* the highest rail median, NAN when none ran */
+	struct fc_mxl_suspect *suspects;
+	int nsuspects;
+};
+
+/* Analyses @ncells cells among @n nodes and @nrails rails (1 to
+ * FC_MXL_RAILS_MAX); a later cell for the same a -> b and rail replaces an
+ * earlier one. Returns 0, -EINVAL
+ * (an index out of range) or -ENOMEM; release @out with fc_mxl_release,
+ * which is also safe after an error. */
+int fc_mxl_analyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
+		   const struct fc_mx_opts *opts, struct fc_mxl_analysis *out);
+void fc_mxl_release(struct fc_mxl_analysis *an);
+
+/* "link", "port", "node", "rail" (the JSON `level`). */
+const char *fc_mxl_level_name(enum fc_mxl_level level);
+
+/* One line for @s: where and why, and what to look at. @rails names the
+ * rails (NULL: "rail N"). */
+void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_suspect *s,
+			 const char *const *nodes, const char *const *rails, char *buf,
+			 size_t len);
+
+/* The cells --retest runs again: per rail, each bad pair of a suspect port
+ * with a node that passes on that rail, and each suspect link. Fills @out
+ * (room for @max) with a, b, rail and returns the count (-ENOMEM). Rails
+ * bad as a whole are left out: no node passes on them. */
+int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out, int max);
+
+#endif

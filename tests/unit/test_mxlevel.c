@@ -1,0 +1,286 @@
+/* Culprit levels on recorded matrices with rails (tests/data/matrix/rails-*). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "matrix/mxlevel.h"
+
+#define MAXC 1024
+
+struct rec {
+	char names[16][16];
+	const char *np[16];
+	char rails[FC_MXL_RAILS_MAX][16];
+	const char *rp[FC_MXL_RAILS_MAX];
+	int n, nrails;
+	struct fc_mxl_cell cells[MAXC];
+	size_t ncells;
+};
+
+static int node_idx(const struct rec *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->names[i], name))
+			return i;
+	return -1;
+}
+
+static void load(const char *file, struct rec *r)
+{
+	char path[256];
+	json_error_t je;
+	json_t *doc, *v;
+	size_t i;
+
+	snprintf(path, sizeof(path), "tests/data/matrix/%s", file);
+	doc = json_load_file(path, 0, &je);
+	assert_non_null(doc);
+	memset(r, 0, sizeof(*r));
+	json_array_foreach(json_object_get(doc, "nodes"), i, v) {
+		snprintf(r->names[i], sizeof(r->names[i]), "%s", json_string_value(v));
+		r->np[i] = r->names[i];
+		r->n++;
+	}
+	json_array_foreach(json_object_get(doc, "rails"), i, v) {
+		snprintf(r->rails[i], sizeof(r->rails[i]), "%s",
+			 json_string_value(json_object_get(v, "name")));
+		r->rp[i] = r->rails[i];
+		r->nrails++;
+	}
+	json_array_foreach(json_object_get(doc, "pairs"), i, v) {
+		const char *verdict = json_string_value(json_object_get(v, "verdict"));
+		json_t *g = json_object_get(v, "gbps"), *l = json_object_get(v, "lat_us");
+
+		assert_true(r->ncells < MAXC);
+		r->cells[r->ncells++] = (struct fc_mxl_cell){
+			.a = node_idx(r, json_string_value(json_object_get(v, "a"))),
+			.b = node_idx(r, json_string_value(json_object_get(v, "b"))),
+			.rail = (int)json_integer_value(json_object_get(v, "rail")),
+			.gbps = json_is_number(g) ? json_number_value(g) : NAN,
+			.lat_us = json_is_number(l) ? json_number_value(l) : NAN,
+			.state = !strcmp(verdict, "error") ? FC_MX_ERROR :
+				 !strcmp(verdict, "fail")  ? FC_MX_FAIL :
+							     FC_MX_OK,
+		};
+	}
+	json_decref(doc);
+}
+
+static void analyze(const char *file, struct rec *r, struct fc_mxl_analysis *an)
+{
+	load(file, r);
+	assert_int_equal(fc_mxl_analyze(r->n, r->nrails, r->cells, r->ncells, NULL, an), 0);
+}
+
+static const struct fc_mxl_suspect *only_suspect(const struct fc_mxl_analysis *an)
+{
+	assert_int_equal(an->nsuspects, 1);
+	return &an->suspects[0];
+}
+
+static void text_has(const struct fc_mxl_analysis *an, const struct rec *r,
+		     const struct fc_mxl_suspect *s, const char *want)
+{
+	char buf[512];
+
+	fc_mxl_suspect_text(an, s, r->np, r->rp, buf, sizeof(buf));
+	if (!strstr(buf, want))
+		fail_msg("'%s' not in '%s'", want, buf);
+}
+
+static void test_healthy(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+
+	(void)state;
+	analyze("rails-4x2-healthy.json", &r, &an);
+	assert_int_equal(an.nsuspects, 0);
+	assert_true(an.best_rail_gbps > 0.15);
+	fc_mxl_release(&an);
+}
+
+/* nodeC slow on rail 1 with every peer: its port on rail 1, rail 0 passes. */
+static void test_one_port(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	analyze("rails-4x2-port.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_PORT);
+	assert_string_equal(fc_mxl_level_name(s->level), "port");
+	assert_string_equal(r.names[s->node], "nodeC");
+	assert_int_equal(s->rail, 1);
+	assert_int_equal(s->peer, -1);
+	assert_true(s->gbps < 0.05 && s->ref_gbps > 0.15);
+	text_has(&an, &r, s, "nodeC on rail 1 (rxe1)");
+	text_has(&an, &r, s, "switch port on that rail");
+	assert_int_equal(an.rails[0].nsuspects, 0);
+	fc_mxl_release(&an);
+
+	analyze("rails-8x8-port.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_PORT);
+	assert_string_equal(r.names[s->node], "gpu04");
+	assert_int_equal(s->rail, 2);
+	text_has(&an, &r, s, "rail 2 (mlx5_2)");
+	fc_mxl_release(&an);
+}
+
+/* nodeC slow on every rail: the host, one suspect with rail -1. */
+static void test_one_host(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	analyze("rails-4x2-host.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_NODE);
+	assert_string_equal(r.names[s->node], "nodeC");
+	assert_int_equal(s->rail, -1);
+	assert_int_equal(s->nrails_bad, 2);
+	text_has(&an, &r, s, "bad on every rail (2)");
+	text_has(&an, &r, s, "the host");
+	fc_mxl_release(&an);
+}
+
+/* Rail 1 slow for everyone: that rail, no node. */
+static void test_one_rail(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	analyze("rails-4x2-rail.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_RAIL);
+	assert_int_equal(s->rail, 1);
+	assert_int_equal(s->node, -1);
+	assert_false(s->unreachable);
+	text_has(&an, &r, s, "rail 1 (rxe1): bad for every node");
+	fc_mxl_release(&an);
+}
+
+/* One (pair, rail) cell alone: the link. */
+static void test_one_link(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	analyze("rails-4x2-link.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_LINK);
+	assert_int_equal(s->rail, 0);
+	assert_true((!strcmp(r.names[s->node], "nodeA") && !strcmp(r.names[s->peer], "nodeD")) ||
+		    (!strcmp(r.names[s->node], "nodeD") && !strcmp(r.names[s->peer], "nodeA")));
+	text_has(&an, &r, s, "the link between those two ports");
+	fc_mxl_release(&an);
+
+	analyze("rails-8x8-link.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_LINK);
+	assert_int_equal(s->rail, 5);
+	fc_mxl_release(&an);
+}
+
+/* nodeB's rail 1 port runs nothing: that port, unreachable. */
+static void test_port_down(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	analyze("rails-4x2-down.json", &r, &an);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_PORT);
+	assert_string_equal(r.names[s->node], "nodeB");
+	assert_int_equal(s->rail, 1);
+	assert_true(s->unreachable);
+	text_has(&an, &r, s, "no pair could run");
+	fc_mxl_release(&an);
+}
+
+/* Retest: the suspect port's pairs on its rail only; none on a bad rail. */
+static void test_retest(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+	struct fc_mxl_cell plan[32];
+	int k;
+
+	(void)state;
+	analyze("rails-4x2-port.json", &r, &an);
+	k = fc_mxl_retest_plan(&an, plan, 32);
+	assert_int_equal(k, 3);
+	for (int i = 0; i < k; i++) {
+		assert_int_equal(plan[i].rail, 1);
+		assert_true(!strcmp(r.names[plan[i].a], "nodeC") ||
+			    !strcmp(r.names[plan[i].b], "nodeC"));
+	}
+	assert_int_equal(fc_mxl_retest_plan(&an, plan, 1), 1);
+	fc_mxl_release(&an);
+	analyze("rails-4x2-rail.json", &r, &an);
+	assert_int_equal(fc_mxl_retest_plan(&an, plan, 32), 0);
+	fc_mxl_release(&an);
+}
+
+static void test_bad_input(void **state)
+{
+	struct fc_mxl_cell c = { .a = 0, .b = 1, .rail = 2, .gbps = 1, .state = FC_MX_OK };
+	struct fc_mxl_analysis an;
+
+	(void)state;
+	assert_int_equal(fc_mxl_analyze(2, 2, &c, 1, NULL, &an), -EINVAL);
+	fc_mxl_release(&an);
+	c.rail = 0;
+	c.b = 5;
+	assert_int_equal(fc_mxl_analyze(2, 2, &c, 1, NULL, &an), -EINVAL);
+	fc_mxl_release(&an);
+	assert_int_equal(fc_mxl_analyze(2, 0, &c, 0, NULL, &an), -EINVAL);
+	fc_mxl_release(&an);
+	/* One rail: a suspect node is level node. */
+	{
+		struct rec r;
+
+		load("rails-4x2-port.json", &r);
+		for (size_t i = 0; i < r.ncells; i++)
+			r.cells[i].rail = r.cells[i].rail == 1 ? 0 : -1;
+		size_t k = 0;
+		for (size_t i = 0; i < r.ncells; i++)
+			if (r.cells[i].rail == 0)
+				r.cells[k++] = r.cells[i];
+		assert_int_equal(fc_mxl_analyze(r.n, 1, r.cells, k, NULL, &an), 0);
+		assert_int_equal(an.nsuspects, 1);
+		assert_int_equal(an.suspects[0].level, FC_MXL_NODE);
+		assert_int_equal(an.suspects[0].rail, -1);
+		fc_mxl_release(&an);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy),	  cmocka_unit_test(test_one_port),
+		cmocka_unit_test(test_one_host),  cmocka_unit_test(test_one_rail),
+		cmocka_unit_test(test_one_link),  cmocka_unit_test(test_port_down),
+		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,286 @@
+/* Rail matching on recorded port lists (tests/data/rails/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/rail.h"
+
+#define MAXN 8
+#define MAXP 16
+
+struct rec {
+	struct fc_rail_node nodes[MAXN];
+	struct fc_rail_port ports[MAXN][MAXP];
+	char names[MAXN][32];
+	int n;
+};
+
+static void load(const char *file, struct rec *r)
+{
+	char path[256];
+	json_error_t je;
+	json_t *doc, *nd;
+	size_t i;
+
+	snprintf(path, sizeof(path), "tests/data/rails/%s", file);
+	doc = json_load_file(path, 0, &je);
+	assert_non_null(doc);
+	memset(r, 0, sizeof(*r));
+	json_array_foreach(json_object_get(doc, "nodes"), i, nd) {
+		int cnt = fc_rail_ports_from_json(json_object_get(nd, "devices"), r->ports[i], MAXP);
+
+		assert_true(cnt > 0);
+		snprintf(r->names[i], sizeof(r->names[i]), "%s",
+			 json_string_value(json_object_get(nd, "name")));
+		r->nodes[i] = (struct fc_rail_node){ .name = r->names[i], .ports = r->ports[i],
+						     .nports = cnt };
+		r->n++;
+	}
+	json_decref(doc);
+}
+
+static int count_sev(const struct fc_rail_map *m, enum fc_rail_sev s)
+{
+	int c = 0;
+
+	for (int i = 0; i < m->nfindings; i++)
+		c += m->findings[i].sev == s;
+	return c;
+}
+
+/* The findings that mention every word given (NULL-terminated). */
+static int count_text(const struct fc_rail_map *m, ...)
+{
+	int c = 0;
+
+	for (int i = 0; i < m->nfindings; i++) {
+		va_list ap;
+		const char *w;
+		int all = 1;
+
+		va_start(ap, m);
+		while ((w = va_arg(ap, const char *)))
+			all &= strstr(m->findings[i].text, w) != NULL;
+		va_end(ap);
+		c += all;
+	}
+	return c;
+}
+
+static const char *dev_on(const struct fc_rail_map *m, const struct rec *r, int node, int rail)
+{
+	const struct fc_rail_port *p = fc_rail_port_of(m, r->nodes, node, rail);
+
+	return p ? p->dev : "-";
+}
+
+static void test_roce_healthy(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 2);
+	assert_int_equal(m.link_layer, FC_RAIL_LL_ETH);
+	assert_false(m.by_name);
+	assert_string_equal(m.rails[0].name, "rxe0");
+	assert_string_equal(m.rails[0].subnet, "10.0.0.0/24");
+	assert_string_equal(m.rails[1].name, "rxe1");
+	assert_string_equal(m.rails[1].subnet, "10.99.0.0/24");
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(dev_on(&m, &r, i, 0), "rxe0");
+		assert_string_equal(dev_on(&m, &r, i, 1), "rxe1");
+	}
+	assert_int_equal(m.nfindings, 0);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_NOTE);
+	fc_rail_map_release(&m);
+}
+
+/* nodeC's NICs swapped between segments: matched by subnet, the finding
+ * names the node and both devices. */
+static void test_roce_swap(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2-swap.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 2);
+	assert_string_equal(dev_on(&m, &r, 2, 0), "rxe1");
+	assert_string_equal(dev_on(&m, &r, 2, 1), "rxe0");
+	assert_string_equal(dev_on(&m, &r, 3, 0), "rxe0");
+	assert_int_equal(m.nfindings, 1);
+	assert_int_equal(m.findings[0].sev, FC_RAIL_FAIL);
+	assert_int_equal(m.findings[0].node, 2);
+	assert_int_equal(count_text(&m, "nodeC", "rxe1 on rail 0", "rxe0 on rail 1", "swapped",
+				    NULL),
+			 1);
+	fc_rail_map_release(&m);
+}
+
+static void test_roce_one_subnet(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2-one-subnet.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 2);
+	/* nodeB keeps rxe0 on rail 0 and has nothing on rail 1. */
+	assert_string_equal(dev_on(&m, &r, 1, 0), "rxe0");
+	assert_string_equal(dev_on(&m, &r, 1, 1), "-");
+	assert_int_equal(count_text(&m, "rxe0 and rxe1 of nodeB", "10.0.0.0/24",
+				    "two rails on one subnet", "rxe1 is left out", NULL),
+			 1);
+	assert_int_equal(count_text(&m, "nodeB has no active port on rail 1", NULL), 1);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_FAIL);
+	fc_rail_map_release(&m);
+}
+
+/* nodeD's rail 1 on a subnet nobody else has; nodeB's rail 1 port down. */
+static void test_roce_odd_and_down(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2-odd.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 2);
+	assert_string_equal(m.rails[1].subnet, "10.99.0.0/24");
+	assert_int_equal(count_text(&m, "rxe1 of nodeD", "10.98.0.0/24", "no other node",
+				    NULL),
+			 1);
+	assert_int_equal(count_text(&m, "nodeD has no active port on rail 1", NULL), 1);
+	assert_int_equal(count_text(&m, "nodeB has no active port on rail 1",
+				    "rxe1 port 1 is not active", NULL),
+			 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 3);
+	fc_rail_map_release(&m);
+}
+
+/* 8-HCA servers: the Ethernet management NIC left out by link layer, the
+ * IB storage HCA only by --exclude-dev; gpu03's mlx5_3/mlx5_5 swapped. */
+static void test_ib_8rail(void **state)
+{
+	const char *excl[] = { "mlx5_8" };
+	struct fc_rail_opts o = { .exclude = excl, .nexclude = 1 };
+	struct rec r;
+	struct fc_rail_map m;
+	char want[16];
+
+	(void)state;
+	load("ib-8rail.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 9); /* the storage HCA looks like a ninth rail */
+	assert_string_equal(m.rails[8].name, "mlx5_8");
+	fc_rail_map_release(&m);
+
+	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
+	assert_int_equal(m.link_layer, FC_RAIL_LL_IB);
+	assert_int_equal(m.nrails, 8);
+	for (int k = 0; k < 8; k++) {
+		snprintf(want, sizeof(want), "mlx5_%d", k);
+		assert_string_equal(m.rails[k].name, want);
+		assert_int_equal(m.rails[k].index, k);
+	}
+	assert_string_equal(m.rails[5].subnet, "fe80:0000:0000:0015");
+	assert_string_equal(dev_on(&m, &r, 2, 5), "mlx5_3");
+	assert_string_equal(dev_on(&m, &r, 2, 3), "mlx5_5");
+	assert_string_equal(dev_on(&m, &r, 1, 5), "mlx5_5");
+	assert_int_equal(count_text(&m, "gpu03", "mlx5_5 on rail 3", "mlx5_3 on rail 5",
+				    "swapped", NULL),
+			 1);
+	assert_int_equal(count_text(&m, "another link layer", "mlx5_9", NULL), 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
+	fc_rail_map_release(&m);
+}
+
+static void test_ib_one_subnet(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("ib-one-subnet.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_true(m.by_name);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(m.rails[2].name, "mlx5_2");
+	assert_string_equal(m.rails[2].subnet, "");
+	assert_string_equal(dev_on(&m, &r, 1, 2), "mlx5_2");
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
+	assert_int_equal(count_text(&m, "matched by device name", "one subnet manager", NULL), 1);
+	fc_rail_map_release(&m);
+}
+
+static void test_only(void **state)
+{
+	const char *only[] = { "rxe1" }, *num[] = { "0" }, *bad[] = { "mlx5_0" };
+	struct fc_rail_opts o = { .only = only, .nonly = 1 };
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2-swap.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
+	assert_int_equal(m.nrails, 1);
+	assert_int_equal(m.rails[0].index, 1);
+	assert_string_equal(dev_on(&m, &r, 2, 0), "rxe0"); /* nodeC's rail 1 port */
+	fc_rail_map_release(&m);
+	o.only = num;
+	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
+	assert_int_equal(m.nrails, 1);
+	assert_string_equal(m.rails[0].name, "rxe0");
+	fc_rail_map_release(&m);
+	o.only = bad;
+	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), -EINVAL);
+	assert_non_null(strstr(m.err, "no rail is named 'mlx5_0'"));
+	assert_non_null(strstr(m.err, "1 (rxe1)"));
+	fc_rail_map_release(&m);
+}
+
+static void test_helpers(void **state)
+{
+	char buf[64], list[] = "mlx5_0,mlx5_3", empty[] = ",";
+	const char *out[4];
+	unsigned char gid[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0x15, 1 };
+
+	(void)state;
+	assert_int_equal(fc_rail_subnet_ipv4("10.0.3.7", 24, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "10.0.3.0/24");
+	assert_int_equal(fc_rail_subnet_ipv4("172.16.200.9", 12, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "172.16.0.0/12");
+	assert_int_equal(fc_rail_subnet_ipv4("10.0.0.1", 33, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(fc_rail_subnet_ipv4("nonsense", 24, buf, sizeof(buf)), -EINVAL);
+	fc_rail_subnet_ib(gid, buf, sizeof(buf));
+	assert_string_equal(buf, "fe80:0000:0000:0015");
+	assert_int_equal(fc_rail_split_list(list, out, 4), 2);
+	assert_string_equal(out[1], "mlx5_3");
+	assert_int_equal(fc_rail_split_list(empty, out, 4), -EINVAL);
+	assert_true(fc_rail_name_cmp("mlx5_2", "mlx5_10") < 0);
+	assert_true(fc_rail_name_cmp("mlx5_10", "mlx5_9") > 0);
+	assert_int_equal(fc_rail_name_cmp("rxe1", "rxe1"), 0);
+	assert_int_equal(fc_rail_ports_from_json(NULL, NULL, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roce_healthy),  cmocka_unit_test(test_roce_swap),
+		cmocka_unit_test(test_roce_one_subnet), cmocka_unit_test(test_roce_odd_and_down),
+		cmocka_unit_test(test_ib_8rail),       cmocka_unit_test(test_ib_one_subnet),
+		cmocka_unit_test(test_only),	       cmocka_unit_test(test_helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
