@@ -205,6 +205,76 @@ int fc_valid_node_name(const char *name)
 	return 1;
 }
 
+const char *fc_self_exe(void)
+{
+	static char path[4096];
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(path) - 1) {
+		path[0] = 0;
+		return "/proc/self/exe";
+	}
+	path[n] = 0;
+	return path;
+}
+
+static int sh_plain(const char *w)
+{
+	if (!*w)
+		return 0;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("-_./=:,@%+", *w))
+			return 0;
+	return 1;
+}
+
+static int sh_put(char *buf, size_t len, size_t *off_p, const char *s, size_t n)
+{
+	if (*off_p + n + 1 > len)
+		return -E2BIG;
+	memcpy(buf + *off_p, s, n);
+	*off_p += n;
+	buf[*off_p] = 0;
+	return 0;
+}
+
+int fc_sh_append(char *buf, size_t len, size_t *off_p, const char *word)
+{
+	int rc = 0;
+
+	if (*off_p > 0)
+		rc = sh_put(buf, len, off_p, " ", 1);
+	if (!rc && sh_plain(word))
+		return sh_put(buf, len, off_p, word, strlen(word));
+	if (!rc)
+		rc = sh_put(buf, len, off_p, "'", 1);
+	for (const char *p = word; !rc && *p; p++)
+		rc = *p == '\'' ? sh_put(buf, len, off_p, "'\\''", 4) : sh_put(buf, len, off_p, p, 1);
+	return rc ? rc : sh_put(buf, len, off_p, "'", 1);
+}
+
+int fc_split_words(char *s, const char **words, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return n;
+		if (n == max)
+			return -E2BIG;
+		words[n++] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+}
+
 int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint)
 {
 	for (int i = 0; i < n; i++) {

@@ -38,4 +38,20 @@ int fc_valid_node_name(const char *name);
  * returns -EINVAL. */
 int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint);
 
+/* This program's path (readlink /proc/self/exe: under valgrind the
+ * program's, not the tool's), or "/proc/self/exe" when unknown. */
+const char *fc_self_exe(void);
+
+/*
+ * Appends @word to the shell line in @buf (@len bytes, *off_p used, kept
+ * NUL-terminated), after a blank when *off_p > 0, quoted for a POSIX shell
+ * so that the shell reads it back as one word, byte for byte: plain words
+ * (letters, digits, "-_./=:,@%+") as they are, others in single quotes
+ * ("it's" -> 'it'\''s'). Returns 0 or -E2BIG.
+ */
+int fc_sh_append(char *buf, size_t len, size_t *off_p, const char *word);
+/* Splits @s in place at blanks (spaces, TABs) into at most @max words.
+ * Returns the count, or -E2BIG when there are more. */
+int fc_split_words(char *s, const char **words, int max);
+
 #endif

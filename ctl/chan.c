@@ -38,68 +38,93 @@ const char *fc_launcher_name(enum fc_launcher k)
 	return (size_t)k < FC_ARRAY_SIZE(launcher_names) ? launcher_names[k] : "?";
 }
 
+/* The remote shell line of ssh: every word of the worker command and of
+ * @sub quoted, so that the node's shell runs exactly these words. */
+static int ssh_line(const char *const *cmd, int ncmd, const char *const *sub, int verbose,
+		    char *buf, size_t len)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	buf[0] = 0;
+	for (int i = 0; !rc && i < ncmd; i++)
+		rc = fc_sh_append(buf, len, &off, cmd[i]);
+	if (!rc && verbose)
+		rc = fc_sh_append(buf, len, &off, "-v");
+	for (size_t i = 0; !rc && sub[i]; i++)
+		rc = fc_sh_append(buf, len, &off, sub[i]);
+	return rc ? rc : (int)off;
+}
+
+static int ssh_argv(const struct fc_launch *l, const char *node, const char **argv, int n,
+		    const char *remote, char *cto, size_t ctolen)
+{
+	snprintf(cto, ctolen, "ConnectTimeout=%d", l->connect_timeout);
+	argv[n++] = "ssh";
+	argv[n++] = "-T";
+	argv[n++] = "-o";
+	argv[n++] = "BatchMode=yes";
+	argv[n++] = "-o";
+	argv[n++] = cto;
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveInterval=5";
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveCountMax=3";
+	if (l->ssh_config) {
+		argv[n++] = "-F";
+		argv[n++] = l->ssh_config;
+	}
+	argv[n++] = "--";
+	argv[n++] = node;
+	argv[n++] = remote;
+	argv[n] = NULL;
+	return n;
+}
+
 int fc_launch_argv(const struct fc_launch *l, const char *node, const char *const *sub,
 		   const char **argv, char *buf, size_t buflen)
 {
-	const char *cmd = l->worker_cmd;
-	size_t nsub = 0;
-	int n = 0;
+	const char *dflt = l->kind == FC_LAUNCH_LOCAL ? fc_self_exe() : "fabcheck";
+	const char *cmd = l->worker_cmd ? l->worker_cmd : dflt;
+	const char *words[FC_LAUNCH_MAX_ARGS];
+	size_t nsub = 0, used = strlen(cmd) + 1;
+	int n = 0, nw;
 
 	while (sub[nsub])
 		nsub++;
-	if (nsub + 24 > FC_LAUNCH_MAX_ARGS)
+	/* Room for srun's 7 options, -v, the subcommand and the NULL. */
+	if (used + 64 > buflen || nsub + 24 > FC_LAUNCH_MAX_ARGS)
 		return -E2BIG;
-	if (l->kind == FC_LAUNCH_LOCAL) {
-		argv[n++] = cmd ? cmd : "/proc/self/exe";
-	} else if (l->kind == FC_LAUNCH_SLURM) {
-		/* One task on the named node; --overlap lets a step share the
-		 * node with the steps of other pairs still ending. */
-		int w = snprintf(buf, buflen, "--nodelist=%s", node);
+	memcpy(buf, cmd, used);
+	nw = fc_split_words(buf, words, FC_LAUNCH_MAX_ARGS - 9 - (int)nsub);
+	if (nw <= 0)
+		return nw < 0 ? nw : -EINVAL;
+	if (l->kind == FC_LAUNCH_SSH) {
+		int w = ssh_line(words, nw, sub, l->verbose, buf + used, buflen - used - 32);
 
-		if (w < 0 || (size_t)w >= buflen)
+		if (w < 0)
+			return w;
+		return ssh_argv(l, node, argv, 0, buf + used, buf + used + w + 1,
+				buflen - used - (size_t)w - 1);
+	}
+	if (l->kind == FC_LAUNCH_SLURM) {
+		/* One task on the named node; --overlap lets a step share the
+		 * node with the steps of other pairs still ending. srun runs the
+		 * words as they are (no shell). */
+		int w = snprintf(buf + used, buflen - used, "--nodelist=%s", node);
+
+		if (w < 0 || (size_t)w >= buflen - used)
 			return -E2BIG;
 		argv[n++] = "srun";
-		argv[n++] = buf;
+		argv[n++] = buf + used;
 		argv[n++] = "-N1";
 		argv[n++] = "-n1";
 		argv[n++] = "--quiet";
 		argv[n++] = "--overlap";
 		argv[n++] = "--job-name=fabcheck";
-		argv[n++] = cmd ? cmd : "fabcheck";
-	} else {
-		char *remote = buf, *cto;
-		int w = snprintf(remote, buflen, "%s", cmd ? cmd : "fabcheck");
-
-		for (size_t i = 0; i < nsub + 1 && w >= 0 && (size_t)w < buflen; i++) {
-			const char *word = i == 0 ? (l->verbose ? "-v" : NULL) : sub[i - 1];
-
-			if (word)
-				w += snprintf(remote + w, buflen - (size_t)w, " %s", word);
-		}
-		if (w < 0 || (size_t)w + 32 >= buflen)
-			return -E2BIG;
-		cto = remote + w + 1;
-		snprintf(cto, buflen - (size_t)w - 1, "ConnectTimeout=%d", l->connect_timeout);
-		argv[n++] = "ssh";
-		argv[n++] = "-T";
-		argv[n++] = "-o";
-		argv[n++] = "BatchMode=yes";
-		argv[n++] = "-o";
-		argv[n++] = cto;
-		argv[n++] = "-o";
-		argv[n++] = "ServerAliveInterval=5";
-		argv[n++] = "-o";
-		argv[n++] = "ServerAliveCountMax=3";
-		if (l->ssh_config) {
-			argv[n++] = "-F";
-			argv[n++] = l->ssh_config;
-		}
-		argv[n++] = "--";
-		argv[n++] = node;
-		argv[n++] = remote;
-		argv[n] = NULL;
-		return n;
 	}
+	for (int i = 0; i < nw; i++)
+		argv[n++] = words[i];
 	if (l->verbose)
 		argv[n++] = "-v";
 	for (size_t i = 0; i < nsub; i++)
@@ -115,7 +140,7 @@ static void child_exec(const char *node, const struct fc_launch *l)
 	char buf[2048];
 
 	if (fc_launch_argv(l, node, sub, argv, buf, sizeof(buf)) < 0) {
-		fprintf(stderr, "%s: the worker's command line is too long\n", node);
+		fprintf(stderr, "%s: the worker's command line is empty or too long\n", node);
 		_exit(126);
 	}
 	if (l->kind == FC_LAUNCH_LOCAL)

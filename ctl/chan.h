@@ -27,7 +27,11 @@ enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL, FC_LAUNCH_SLURM };
 struct fc_launch {
 	enum fc_launcher kind;
 	const char *ssh_config; /* -F FILE, or NULL */
-	const char *worker_cmd; /* remote command, default "fabcheck" */
+	/* The command that runs fabcheck there, default "fabcheck" (local:
+	 * this program): words split at blanks, never read by a shell as
+	 * more than these words (ssh quotes each one for the node's shell,
+	 * srun and local run them as they are). */
+	const char *worker_cmd;
 	const char *worker_sub; /* its subcommand, default "worker" */
 	int verbose;
 	int connect_timeout;	/* seconds, ssh ConnectTimeout */
@@ -52,13 +56,13 @@ struct fc_chan {
 int fc_launcher_parse(const char *s, enum fc_launcher *out_p);
 const char *fc_launcher_name(enum fc_launcher k);
 
-#define FC_LAUNCH_MAX_ARGS 32
+#define FC_LAUNCH_MAX_ARGS 64
 /*
  * The command line that runs `fabcheck SUBCMD ARGS...` on @node through @l
  * into @argv (room for FC_LAUNCH_MAX_ARGS, NULL-terminated), using @buf for
  * the strings it composes. @sub is NULL-terminated: {"worker", NULL}.
- * For ssh, the remote command is one string, so @sub words must be plain.
- * Returns the argument count, or -E2BIG.
+ * For ssh, the remote command is one shell line with every word quoted.
+ * Returns the argument count, -E2BIG, or -EINVAL for an empty command.
  */
 int fc_launch_argv(const struct fc_launch *l, const char *node, const char *const *sub,
 		   const char **argv, char *buf, size_t buflen);

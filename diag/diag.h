@@ -145,6 +145,9 @@ void diag_set_release(struct diag_set *s);
  * rule} ] in @doc (the test's document, or a new one), most likely first;
  * "evidence": the ports. Findings stay as they are. */
 void diag_run(json_t *doc, const struct diag_set *s);
+/* @in (taken) with "likely" entries before "possible" ones, each group in
+ * its order. */
+json_t *diag_sorted(json_t *in);
 /* Text: one block per diagnosis entry. */
 void diag_render(FILE *f, const json_t *doc);
 

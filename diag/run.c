@@ -69,8 +69,7 @@ json_t *diag_port_json(const struct diag_port *p)
 	return o;
 }
 
-/* Likely before possible, keeping the rows' order otherwise. */
-static json_t *sorted(json_t *in)
+json_t *diag_sorted(json_t *in)
 {
 	json_t *out = json_array(), *e;
 	size_t i;
@@ -100,7 +99,7 @@ void diag_run(json_t *doc, const struct diag_set *s)
 		diag_emit(&c, "none", "the test", "not determined", 0,
 			  "re-run with --save-evidence DIR and attach DIR: the counters read show no physical, PCIe, drop or configuration cause",
 			  "no rule matched the evidence (see the notes for what was not exposed)");
-	json_object_set_new(doc, "diagnosis", sorted(c.out));
+	json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
 	json_object_set_new(doc, "evidence", ev);
 }
 

@@ -1,11 +1,11 @@
 # lab/guest.sh: stage 2 of a rack node, run by bash as PID 1 inside the guest,
 # chrooted into the host's root (read-only; /tmp, /run are tmpfs). Copied onto
-# the rack's share by 'fabcheck lab up'. Brings up the fabric NIC (eth0), the
-# Soft-RoCE device rxe0 on it, the management NIC (eth1) and sshd, writing its
+# the rack's share by 'fabcheck lab up'. Brings up the fabric NICs (eth0, and
+# eth2... with --rails), a Soft-RoCE device on each (rxe0, rxe1...), the management NIC (eth1) and sshd, writing its
 # progress to <share>/state/<node>: kernel -> rdma -> ready (or "failed: why").
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-node= ip= mtu= share= mac= prefix=24
+node= ip= mtu= share= mac= prefix=24 rails=1
 for w in $(cat /proc/cmdline); do
 	case $w in
 	fc.node=*) node=${w#*=} ;;
@@ -13,8 +13,12 @@ for w in $(cat /proc/cmdline); do
 	fc.mtu=*) mtu=${w#*=} ;;
 	fc.share=*) share=${w#*=} ;;
 	fc.mac=*) mac=${w#*=} ;;
+	fc.rails=*) rails=${w#*=} ;;
+	fc.ip[1-9]=* | fc.mac[1-9]=*) k=${w%%=*}; eval "${k#fc.}=\${w#*=}" ;;
 	esac
 done
+
+[[ $rails =~ ^[1-9]$ ]] || rails=1
 
 say() { echo "fabcheck-guest: $node: [$(cut -d' ' -f1 /proc/uptime) s] $*" >/dev/console; }
 state() {
@@ -36,7 +40,16 @@ wait_for() {
 		sleep 0.1
 	done
 }
-port_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
+port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
+
+# fabric_up DEV IP MAC RXE: one rail's NIC, its address and its rxe device.
+fabric_up() {
+	[ "$(cat "/sys/class/net/$1/address" 2>/dev/null)" = "$3" ] ||
+		failed "$1 is not a fabric NIC (expected MAC $3, found $(cat "/sys/class/net/$1/address" 2>/dev/null))"
+	ip link set "$1" mtu "$mtu" || failed "cannot set MTU $mtu on $1"
+	ip addr add "$2/$prefix" dev "$1" || failed "cannot add $2/$prefix to $1"
+	ip link set "$1" up || failed "cannot bring $1 up"
+}
 
 hostname "$node" || failed "cannot set the hostname"
 # The nodes know each other by name, on their fabric addresses.
@@ -44,17 +57,26 @@ hostname "$node" || failed "cannot set the hostname"
 	mount --bind /run/hosts /etc/hosts || failed "cannot add the rack's nodes to /etc/hosts"
 ip link set lo up
 
-# The fabric NIC is the first NIC (PCI slot 0x10, eth1 is 0x11); check its MAC.
-[ "$(cat /sys/class/net/eth0/address 2>/dev/null)" = "$mac" ] ||
-	failed "eth0 is not the fabric NIC (expected MAC $mac, found $(cat /sys/class/net/eth0/address 2>/dev/null))"
-ip link set eth0 mtu "$mtu" || failed "cannot set MTU $mtu on eth0"
-ip addr add "$ip/$prefix" dev eth0 || failed "cannot add $ip/$prefix to eth0"
-ip link set eth0 up || failed "cannot bring eth0 up"
+# Rail 0's NIC is the first NIC (PCI slot 0x10, eth1 is 0x11, the management
+# NIC); rail R's is slot 0x11+R, eth(R+1). Each MAC is checked.
+fabric_up eth0 "$ip" "$mac"
+for ((r = 1; r < rails; r++)); do
+	eval "rip=\${ip$r:-} rmac=\${mac$r:-}"
+	[ -n "$rip" ] && [ -n "$rmac" ] || failed "no address or MAC for rail $r on the kernel command line"
+	fabric_up "eth$((r + 1))" "$rip" "$rmac"
+done
 ip addr add 10.0.2.15/24 dev eth1 && ip link set eth1 up &&
 	ip route add default via 10.0.2.2 dev eth1 || failed "cannot set up the management NIC eth1"
 
-rdma link add rxe0 type rxe netdev eth0 || failed "rdma link add rxe0 type rxe netdev eth0 failed (see the kernel messages above)"
-wait_for 20 port_active || failed "rxe0 port 1 did not become ACTIVE in 20 s"
+for ((r = 0; r < rails; r++)); do
+	dev=eth0
+	[ $r -gt 0 ] && dev=eth$((r + 1))
+	rdma link add "rxe$r" type rxe netdev "$dev" ||
+		failed "rdma link add rxe$r type rxe netdev $dev failed (see the kernel messages above)"
+done
+for ((r = 0; r < rails; r++)); do
+	wait_for 20 port_active "rxe$r" || failed "rxe$r port 1 did not become ACTIVE in 20 s"
+done
 state rdma
 
 mkdir -p /run/sshd /run/home && chmod 755 /run/sshd

@@ -3,6 +3,7 @@
 
 LAB_NODES_MAX=8
 LAB_NODE_LETTERS=(A B C D E F G H)
+LAB_RAILS_MAX=4			# fabric NICs (rails) per node
 LAB_MTU_MIN=576
 LAB_MTU_MAX=9000
 LAB_MCAST_BASE=47000		# fabric segment of rack slot S: 230.0.0.1:(BASE + S)
@@ -31,6 +32,17 @@ check_name() {
 		die_usage "--name: '$1' is not a rack name; use 1 to 32 lowercase letters, digits or '-', starting with a letter (e.g. lab, ci-42)"
 	fi
 }
+
+# ---- rails --------------------------------------------------------------------
+
+# Rail R of rack slot S: its own segment (multicast group and port) and
+# subnet; the guest's NIC for it is eth0 for rail 0, eth(R+1) after that
+# (eth1 is the management NIC).
+rail_net() { # rail_net R: the first three octets of rail R's subnet
+	if [ "$1" = 0 ]; then echo "$RACK_NET"; else echo "10.$((77 + $1)).$RACK_SLOT"; fi
+}
+rail_mcast() { echo "230.0.0.$((1 + $1)):$((RACK_PORT + 500 * $1))"; }
+rail_eth() { if [ "$1" = 0 ]; then echo eth0; else echo "eth$(($1 + 1))"; fi; }
 
 # ---- paths ------------------------------------------------------------------
 

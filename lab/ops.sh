@@ -1,28 +1,42 @@
 # lab/ops.sh: the rack's other subcommands: status, ssh-config, exec, fault,
 # down, kernel. Sourced by rack.sh.
 
-# parse_name ARGS...: takes --name NAME out of the options before the first
-# operand; sets RACK_ARGS to the rest. EXTRA_OPTS (a pattern) names the
-# flags the subcommand accepts; each one seen is appended to OPTS_SEEN.
+# parse_name SUB ARGS...: takes the options out of the line, wherever they
+# are (like every fabcheck command): --name NAME, the flags EXTRA_OPTS names
+# (a pattern; each one seen is appended to OPTS_SEEN) and the options with a
+# value VALUE_OPTS names (--rail R: OPT_rail=R). The operands, in order, go to
+# RACK_ARGS; after OPERANDS_MAX operands (exec: NODE) the rest of the line is
+# operands as it stands (the command to run), as it is after "--".
 parse_name() {
-	local sub=$1 name=${FABCHECK_LAB_NAME:-lab}
+	local sub=$1 name=${FABCHECK_LAB_NAME:-lab} o
 	shift
 	RACK_ARGS=() OPTS_SEEN=""
 	while [ $# -gt 0 ]; do
+		if [ -n "${OPERANDS_MAX:-}" ] && [ ${#RACK_ARGS[@]} -ge "$OPERANDS_MAX" ]; then
+			RACK_ARGS+=("$@")
+			break
+		fi
 		case $1 in
 		--name) need_value "$1" $#; name=$2; shift 2 ;;
 		--name=*) name=${1#*=}; shift ;;
-		--) shift; break ;;
+		--) shift; RACK_ARGS+=("$@"); break ;;
+		--*=*)
+			o=${1%%=*}
+			# shellcheck disable=SC2254
+			case $o in
+			${VALUE_OPTS:-//}) printf -v "OPT_${o#--}" '%s' "${1#*=}"; shift ;;
+			*) die_usage "lab $sub: unknown option '$1'; $(lab_usage_hint)" ;;
+			esac ;;
 		-*)
 			# shellcheck disable=SC2254
 			case $1 in
 			${EXTRA_OPTS:-//}) OPTS_SEEN+=" $1"; shift ;;
+			${VALUE_OPTS:-//}) need_value "$1" $#; printf -v "OPT_${1#--}" '%s' "$2"; shift 2 ;;
 			*) die_usage "lab $sub: unknown option '$1'; $(lab_usage_hint)" ;;
 			esac ;;
-		*) break ;;
+		*) RACK_ARGS+=("$1"); shift ;;
 		esac
 	done
-	RACK_ARGS=("$@")
 	check_name "$name"
 	lab_home_init
 	rack_paths "$name"
@@ -53,14 +67,49 @@ node_state() {
 	esac
 }
 
-# node_faults I: the faults applied to node I, as "kind=value" words.
+# node_faults I [R]: the faults applied to rail R (default 0) of node I, as
+# "kind=value" words.
 node_faults() {
-	local f=$RACK_DIR/nodes/node${LAB_NODE_LETTERS[$1]}.faults
+	local f
+	f=$(faults_file "node${LAB_NODE_LETTERS[$1]}" "${2:-0}")
 	[ -f "$f" ] && tr '\n' ' ' <"$f" | sed 's/ $//'
 }
 
+# faults_json I R: rail R's faults of node I as a JSON object's members.
+faults_json() {
+	local kv k v first=1
+	for kv in $(node_faults "$1" "$2"); do
+		k=${kv%%=*} v=${kv#*=}
+		[ $first = 1 ] || printf ','
+		case $k in
+		loss) printf ' "loss_pct": %s' "$v" ;;
+		rate) printf ' "rate_mbit": %s' "$v" ;;
+		mtu) printf ' "mtu": %s' "$v" ;;
+		link) printf ' "link": "%s"' "$v" ;;
+		miswire) printf ' "miswire": true' ;;
+		esac
+		first=0
+	done
+}
+
+# status_rails_json: the fabric's rails; status_node_rails_json I: a node's.
+status_rails_json() {
+	local r
+	for ((r = 0; r < RACK_RAILS; r++)); do
+		printf '%s{ "rail": %d, "device": "rxe%d", "netdev": "%s", "subnet": "%s.0/24", "mcast": "%s" }' \
+			"$([ $r -gt 0 ] && echo ', ')" "$r" "$r" "$(rail_eth "$r")" "$(rail_net "$r")" "$(rail_mcast "$r")"
+	done
+}
+status_node_rails_json() {
+	local r
+	for ((r = 0; r < RACK_RAILS; r++)); do
+		printf '%s{ "rail": %d, "fabric_ip": "%s.%d", "faults": {%s } }' "$([ $r -gt 0 ] && echo ', ')" \
+			"$r" "$(rail_net "$r")" $(($1 + 1)) "$(faults_json "$1" "$r")"
+	done
+}
+
 lab_status() {
-	local EXTRA_OPTS=--json i n st bad=0 json=0 faults k v first findings=()
+	local EXTRA_OPTS=--json i n st bad=0 json=0 faults first findings=() r
 	parse_name status "$@"
 	no_operands status
 	[[ $OPTS_SEEN == *--json* ]] && json=1
@@ -73,6 +122,7 @@ lab_status() {
 		fi
 	fi
 	rack_load
+	RACK_RAILS=${RACK_RAILS:-1}
 	for ((i = 0; i < RACK_NODES; i++)); do
 		NODE_ST[i]=$(node_state "$i")
 		if [ "${NODE_ST[i]}" != ready ]; then
@@ -90,35 +140,31 @@ lab_status() {
 		done
 		printf '],\n  "rack": %s,\n  "state": "%s",\n' "$(json_str "$RACK")" "$([ $bad = 0 ] && echo up || echo degraded)"
 		printf '  "home": %s,\n  "ssh_config": %s,\n' "$(json_str "$LAB_HOME")" "$(json_str "$SSH_CFG")"
-		printf '  "fabric": { "subnet": "%s.0/24", "mcast": "230.0.0.1:%s", "mtu": %s },\n' "$RACK_NET" "$RACK_PORT" "$RACK_MTU"
+		printf '  "fabric": { "subnet": "%s.0/24", "mcast": "230.0.0.1:%s", "mtu": %s, "rails": [%s] },\n' \
+			"$RACK_NET" "$RACK_PORT" "$RACK_MTU" "$(status_rails_json)"
 		printf '  "kernel": "%s",\n  "ready_s": %s,\n  "nodes": [\n' "$RACK_KERNEL" "${RACK_READY_S:-null}"
 		for ((i = 0; i < RACK_NODES; i++)); do
 			n=node${LAB_NODE_LETTERS[i]}
-			printf '    { "name": "%s", "state": %s, "fabric_ip": "%s.%d", "ssh_port": %s, "pid": %s, "faults": {' \
+			printf '    { "name": "%s", "state": %s, "fabric_ip": "%s.%d", "ssh_port": %s, "pid": %s, "faults": {%s }, "rails": [%s] }%s\n' \
 				"$n" "$(json_str "${NODE_ST[i]}")" "$RACK_NET" $((i + 1)) "${SSH_PORTS[i]}" \
-				"$(cat "$RACK_DIR/nodes/$n.pid" 2>/dev/null || echo null)"
-			first=1
-			for kv in $(node_faults "$i"); do
-				k=${kv%%=*} v=${kv#*=}
-				[ $first = 1 ] || printf ','
-				case $k in
-				loss) printf ' "loss_pct": %s' "$v" ;;
-				rate) printf ' "rate_mbit": %s' "$v" ;;
-				mtu) printf ' "mtu": %s' "$v" ;;
-				link) printf ' "link": "%s"' "$v" ;;
-				esac
-				first=0
-			done
-			printf ' } }%s\n' "$([ $i -lt $((RACK_NODES - 1)) ] && echo ,)"
+				"$(cat "$RACK_DIR/nodes/$n.pid" 2>/dev/null || echo null)" "$(faults_json "$i" 0)" \
+				"$(status_node_rails_json "$i")" "$([ $i -lt $((RACK_NODES - 1)) ] && echo ,)"
 		done
 		printf '  ]\n}\n'
 	else
-		say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 (230.0.0.1:$RACK_PORT), MTU $RACK_MTU, kernel $RACK_KERNEL"
+		if [ "$RACK_RAILS" = 1 ]; then
+			say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 (230.0.0.1:$RACK_PORT), MTU $RACK_MTU, kernel $RACK_KERNEL"
+		else
+			say "rack '$RACK': $RACK_NODES nodes x $RACK_RAILS rails, fabric $(for ((r = 0; r < RACK_RAILS; r++)); do printf '%srail %d %s.0/24 (%s)' "$([ $r -gt 0 ] && echo ', ')" "$r" "$(rail_net "$r")" "$(rail_mcast "$r")"; done), MTU $RACK_MTU, kernel $RACK_KERNEL"
+		fi
 		say "ssh config: $SSH_CFG"
 		printf '%-6s  %-8s  %-12s  %-15s  %-8s  %s\n' NODE STATE "FABRIC IP" SSH PID FAULTS
 		for ((i = 0; i < RACK_NODES; i++)); do
 			n=node${LAB_NODE_LETTERS[i]}
 			faults=$(node_faults "$i")
+			for ((r = 1; r < RACK_RAILS; r++)); do
+				[ -n "$(node_faults "$i" "$r")" ] && faults+="${faults:+ }rail$r:$(node_faults "$i" "$r" | sed "s/ / rail$r:/g")"
+			done
 			printf '%-6s  %-8s  %-12s  %-15s  %-8s  %s\n' "$n" "${NODE_ST[i]}" "$RACK_NET.$((i + 1))" \
 				"127.0.0.1:${SSH_PORTS[i]}" "$(cat "$RACK_DIR/nodes/$n.pid" 2>/dev/null)" "${faults:--}"
 		done
@@ -138,7 +184,7 @@ lab_ssh_config() {
 }
 
 lab_exec() {
-	local node rc
+	local node rc OPERANDS_MAX=1
 	parse_name exec "$@"
 	[ ${#RACK_ARGS[@]} -ge 1 ] || die_usage "lab exec: missing NODE and CMD; usage: fabcheck lab exec [--name NAME] NODE CMD..."
 	node=${RACK_ARGS[0]}
@@ -151,17 +197,18 @@ lab_exec() {
 	exit $rc
 }
 
-# The fault script, run by bash on the node: rebuilds eth0's qdiscs, MTU
-# and link state from scratch for the faults given in its environment.
+# The fault script, run by bash on the node: rebuilds one rail NIC's qdiscs,
+# MTU and link state from scratch for the faults given in its environment
+# (DEV, IFB, LOSS, RATE, MTU, LINK, BURST).
 # shellcheck disable=SC2016
 FAULT_SCRIPT='
 set -u
-dev=eth0
+dev=$DEV
 err() { echo "$*" >&2; exit 1; }
 tbf() { tc qdisc add dev "$1" $2 tbf rate "${RATE}mbit" burst "$BURST" latency 50ms; }
 tc qdisc del dev $dev root 2>/dev/null
 tc qdisc del dev $dev ingress 2>/dev/null
-ip link del ifb0 2>/dev/null
+ip link del $IFB 2>/dev/null
 ip link set $dev mtu "$MTU" || err "cannot set MTU $MTU on $dev"
 if [ -n "$LOSS" ] && [ -n "$RATE" ]; then
 	tc qdisc add dev $dev root handle 1: netem loss "$LOSS%" &&
@@ -172,24 +219,46 @@ elif [ -n "$RATE" ]; then
 	tbf $dev root || err "cannot add tbf to $dev"
 fi
 if [ -n "$RATE" ]; then
-	# A slow port is slow both ways: what arrives goes through ifb0 and its tbf.
-	ip link add ifb0 type ifb && ip link set ifb0 mtu "$MTU" && ip link set ifb0 up &&
-	tbf ifb0 root && tc qdisc add dev $dev handle ffff: ingress &&
-	tc filter add dev $dev parent ffff: matchall action mirred egress redirect dev ifb0 ||
-		err "cannot shape ingress of $dev through ifb0"
+	# A slow port is slow both ways: what arrives goes through the ifb and its tbf.
+	ip link add $IFB type ifb && ip link set $IFB mtu "$MTU" && ip link set $IFB up &&
+	tbf $IFB root && tc qdisc add dev $dev handle ffff: ingress &&
+	tc filter add dev $dev parent ffff: matchall action mirred egress redirect dev $IFB ||
+		err "cannot shape ingress of $dev through $IFB"
 fi
 ip link set $dev "$LINK" || err "cannot set $dev $LINK"
 if [ "$LINK" = up ]; then
 	for i in $(seq 100); do
-		grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && exit 0
+		rdma link show | awk -v d="$dev" '"'"'{ for (i = 1; i < NF; i++) if ($i == "netdev" && $(i + 1) == d) print }'"'"' |
+			grep -q "state ACTIVE" && exit 0
 		sleep 0.1
 	done
-	err "rxe0 port 1 is not ACTIVE 10 s after $dev came up"
+	err "the rxe device on $dev is not ACTIVE 10 s after $dev came up"
 fi
 '
 
+# The miswire script: binds rxe0 to rail 1 NIC and rxe1 to rail 0 NIC (SWAP=1),
+# or back (SWAP=0). The addresses stay with the segments, as a DHCP server on
+# each rail would hand them out: the devices change rails.
+# shellcheck disable=SC2016
+MISWIRE_SCRIPT='
+set -u
+err() { echo "$*" >&2; exit 1; }
+a=eth0 b=eth2
+[ "$SWAP" = 1 ] && a=eth2 b=eth0
+rdma link delete rxe0 2>/dev/null
+rdma link delete rxe1 2>/dev/null
+rdma link add rxe0 type rxe netdev $a || err "rdma link add rxe0 netdev $a failed"
+rdma link add rxe1 type rxe netdev $b || err "rdma link add rxe1 netdev $b failed"
+for i in $(seq 100); do
+	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state &&
+	grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state && exit 0
+	sleep 0.1
+done
+err "rxe0 and rxe1 are not both ACTIVE 10 s after the swap"
+'
+
 fault_usage() {
-	die_usage "lab fault: $1; usage: fabcheck lab fault [--name NAME] NODE loss PCT | rate MBIT | mtu N | down | clear"
+	die_usage "lab fault: $1; usage: fabcheck lab fault [--name NAME] NODE [--rail R] loss PCT | rate MBIT | mtu N | down | miswire | clear"
 }
 
 # fault_parse KIND [VALUE]: validates one fault; sets FAULT_KEY, FAULT_VAL.
@@ -200,11 +269,11 @@ fault_parse() {
 		[ "$nargs" -ge 2 ] || fault_usage "'$kind' needs a value"
 		[ "$nargs" -eq 2 ] || fault_usage "unexpected argument '$3'"
 		;;
-	down | clear)
+	down | clear | miswire)
 		[ "$nargs" -eq 1 ] || fault_usage "'$kind' takes no value, got '$2'"
 		;;
 	"") fault_usage "missing the fault kind" ;;
-	*) fault_usage "'$kind' is not a fault kind; expected loss, rate, mtu, down or clear" ;;
+	*) fault_usage "'$kind' is not a fault kind; expected loss, rate, mtu, down, miswire or clear" ;;
 	esac
 	FAULT_KEY=$kind FAULT_VAL=$v
 	case $kind in
@@ -227,32 +296,32 @@ fault_parse() {
 	esac
 }
 
-lab_fault() {
-	local node f loss="" rate="" mtu link=up k v burst out
-	parse_name fault "$@"
-	[ ${#RACK_ARGS[@]} -ge 1 ] || fault_usage "missing NODE"
-	node=${RACK_ARGS[0]}
-	fault_parse "${RACK_ARGS[@]:1}"
-	rack_load
-	node_index "$node"
-	f=$RACK_DIR/nodes/$node.faults
-	mtu=$RACK_MTU
-	if [ "$FAULT_KEY" != clear ] && [ -f "$f" ]; then
+# faults_file NODE R: where rail R's faults of NODE are kept (rail 0: NODE.faults).
+faults_file() {
+	if [ "$2" = 0 ]; then echo "$RACK_DIR/nodes/$1.faults"; else echo "$RACK_DIR/nodes/$1.rail$2.faults"; fi
+}
+
+# fault_apply NODE R KEY VALUE: one rail's faults, old ones kept unless KEY is clear.
+fault_apply() {
+	local node=$1 r=$2 key=$3 val=$4 f loss="" rate="" mtu=$RACK_MTU link=up k v burst out dev
+	f=$(faults_file "$node" "$r")
+	dev=$(rail_eth "$r")
+	if [ "$key" != clear ] && [ -f "$f" ]; then
 		while IFS='=' read -r k v; do
 			case $k in loss) loss=$v ;; rate) rate=$v ;; mtu) mtu=$v ;; link) link=$v ;; esac
 		done <"$f"
 	fi
-	case $FAULT_KEY in
-	loss) loss=$FAULT_VAL ;;
-	rate) rate=$FAULT_VAL ;;
-	mtu) mtu=$FAULT_VAL ;;
+	case $key in
+	loss) loss=$val ;;
+	rate) rate=$val ;;
+	mtu) mtu=$val ;;
 	link) link=down ;;
 	esac
 	# tbf drops any frame larger than its bucket: hold two full frames, and
 	# at least what the rate brings in a 4 ms tick (HZ=250).
 	burst=$((2 * (mtu + 100)))
 	[ -n "$rate" ] && ((rate * 500 > burst)) && burst=$((rate * 500))
-	if ! out=$(node_ssh "$node" "LOSS='$loss' RATE='$rate' MTU='$mtu' LINK='$link' BURST='$burst' bash -s" \
+	if ! out=$(node_ssh "$node" "DEV='$dev' IFB='ifb$r' LOSS='$loss' RATE='$rate' MTU='$mtu' LINK='$link' BURST='$burst' bash -s" \
 		<<<"$FAULT_SCRIPT" 2>&1); then
 		printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /' >&2
 		die_cant "cannot apply the fault on $node of rack '$RACK' through ssh; check 'fabcheck lab status --name $RACK'"
@@ -262,17 +331,72 @@ lab_fault() {
 		[ -n "$rate" ] && echo "rate=$rate"
 		[ "$mtu" != "$RACK_MTU" ] && echo "mtu=$mtu"
 		[ "$link" = down ] && echo "link=down"
-	} >"$f"
+		[ "$r" = 0 ] && grep -s '^miswire=' "$f"
+	} >"$f.new"
+	mv -f "$f.new" "$f"
 	[ -s "$f" ] || rm -f "$f"
+	FAULT_LOSS=$loss FAULT_RATE=$rate FAULT_MTU=$mtu
+}
+
+# fault_miswire NODE SWAP: swaps (1) or restores (0) the node's rxe0/rxe1.
+fault_miswire() {
+	local f out
+	f=$(faults_file "$1" 0)
+	if ! out=$(node_ssh "$1" "SWAP='$2' bash -s" <<<"$MISWIRE_SCRIPT" 2>&1); then
+		printf '%s\n' "$out" | tail -n 5 | sed 's/^/    /' >&2
+		die_cant "cannot swap the fabric NICs of $1 of rack '$RACK' through ssh; check 'fabcheck lab status --name $RACK'"
+	fi
+	{ grep -sv '^miswire=' "$f"; [ "$2" = 1 ] && echo "miswire=1"; } >"$f.new"
+	mv -f "$f.new" "$f"
+	[ -s "$f" ] || rm -f "$f"
+}
+
+lab_fault() {
+	local node r=0 d f rails=() VALUE_OPTS=--rail OPT_rail=""
+	parse_name fault "$@"
+	[ ${#RACK_ARGS[@]} -ge 1 ] || fault_usage "missing NODE"
+	node=${RACK_ARGS[0]}
+	fault_parse "${RACK_ARGS[@]:1}"
+	rack_load
+	RACK_RAILS=${RACK_RAILS:-1}
+	node_index "$node"
+	if [ -n "$OPT_rail" ]; then
+		[[ $OPT_rail =~ ^[0-9]$ ]] && ((OPT_rail < RACK_RAILS)) ||
+			die_usage "lab fault --rail: '$OPT_rail' is not a rail of rack '$RACK'; its rails are 0 to $((RACK_RAILS - 1)) (lab up --rails N makes more)"
+		r=$OPT_rail
+	fi
+	d=$(rail_eth "$r")
 	case $FAULT_KEY in
-	loss) say "$node: eth0 drops $loss% of the frames it sends (netem)" ;;
-	rate) say "$node: eth0 limited to $rate Mbit/s both ways (tbf on egress, ifb0 + tbf on ingress)" ;;
-	mtu) say "$node: eth0 MTU $mtu (the rack's is $RACK_MTU); rxe0 follows" ;;
-	link) say "$node: eth0 is down (rxe0 port DOWN)" ;;
-	clear) say "$node: faults cleared: eth0 up, MTU $RACK_MTU, default qdisc, no ifb0; rxe0 ACTIVE" ;;
+	miswire)
+		[ "$RACK_RAILS" -ge 2 ] || die_usage "lab fault miswire: rack '$RACK' has one rail; it swaps a node's rail 0 and rail 1 NICs (lab up --rails 2)"
+		[ -z "$OPT_rail" ] || die_usage "lab fault miswire: it swaps rails 0 and 1; drop --rail"
+		fault_miswire "$node" 1
+		say "$node: rxe0 now on rail 1's segment (eth2, $(rail_net 1).0/24), rxe1 on rail 0's (eth0, $RACK_NET.0/24): the two fabric cables swapped"
+		;;
+	clear)
+		# Without --rail: every rail, and a miswire undone.
+		if [ -n "$OPT_rail" ]; then rails=("$r"); else for ((d = 0; d < RACK_RAILS; d++)); do rails+=("$d"); done; fi
+		[ -z "$OPT_rail" ] && grep -qs '^miswire=1' "$(faults_file "$node" 0)" && fault_miswire "$node" 0
+		for f in "${rails[@]}"; do fault_apply "$node" "$f" clear ""; done
+		if [ -n "$OPT_rail" ]; then
+			say "$node: rail $r faults cleared: $(rail_eth "$r") up, MTU $RACK_MTU, default qdisc; its rxe device ACTIVE"
+		else
+			say "$node: faults cleared: eth0 up, MTU $RACK_MTU, default qdisc, no ifb0; rxe0 ACTIVE$([ "$RACK_RAILS" -gt 1 ] && echo "; every rail")"
+		fi
+		;;
+	*)
+		fault_apply "$node" "$r" "$FAULT_KEY" "$FAULT_VAL"
+		case $FAULT_KEY in
+		loss) say "$node: $d drops $FAULT_LOSS% of the frames it sends (netem)" ;;
+		rate) say "$node: $d limited to $FAULT_RATE Mbit/s both ways (tbf on egress, ifb$r + tbf on ingress)" ;;
+		mtu) say "$node: $d MTU $FAULT_MTU (the rack's is $RACK_MTU); its rxe device follows" ;;
+		link) say "$node: $d is down (its rxe port DOWN)" ;;
+		esac
+		;;
 	esac
+	f=$(faults_file "$node" "$r")
 	if [ "$FAULT_KEY" != clear ] && [ -f "$f" ]; then
-		say "$node: faults now: $(tr '\n' ' ' <"$f")(undo with 'fabcheck lab fault --name $RACK $node clear')"
+		say "$node: faults now$([ "$RACK_RAILS" -gt 1 ] && echo " on rail $r"): $(tr '\n' ' ' <"$f")(undo with 'fabcheck lab fault --name $RACK $node clear')"
 	fi
 }
 

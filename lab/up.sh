@@ -184,12 +184,15 @@ up_prepare() {
 # local TCP port per node. Run under the machine-wide slots lock, held until
 # QEMU has bound them, so two racks never pick the same.
 up_pick_ports() {
-	local udp tcp s p i
+	local udp tcp s p i r
 	udp=$(ss -Hunla 2>/dev/null | awk '{print $4}')
 	tcp=$(ss -Htna 2>/dev/null | awk '{print $4}')
 	RACK_SLOT=
 	for ((s = 1; s <= 250; s++)); do
-		grep -q ":$((LAB_MCAST_BASE + s))\$" <<<"$udp" && continue
+		# Rail R's segment uses the port 500 * R above rail 0's.
+		for ((r = 0; r < RACK_RAILS; r++)); do
+			grep -q ":$((LAB_MCAST_BASE + s + 500 * r))\$" <<<"$udp" && continue 2
+		done
 		RACK_SLOT=$s
 		break
 	done
@@ -214,6 +217,7 @@ RACK_MTU=$RACK_MTU
 RACK_SLOT=$RACK_SLOT
 RACK_PORT=$RACK_PORT
 RACK_NET=$RACK_NET
+RACK_RAILS=$RACK_RAILS
 SSH_PORTS=(${SSH_PORTS[*]})
 RACK_BIN='$RACK_BIN'
 RACK_KERNEL=$KERNEL_VER
@@ -224,17 +228,24 @@ EOF
 # up_launch_node I: starts node I's QEMU in its own session (so neither the
 # terminal's Ctrl-C nor its hangup reach it once 'up' is done).
 up_launch_node() {
-	local i=$1 n=node${LAB_NODE_LETTERS[$1]} mac hex binfs=()
+	local i=$1 n=node${LAB_NODE_LETTERS[$1]} mac hex binfs=() rails=() rargs="" r rmac
 	hex=$(printf '%02x:%02x' "$RACK_SLOT" $((i + 1)))
 	[ -n "$RACK_BINDIR" ] &&
 		binfs=(-virtfs "local,path=$RACK_BINDIR,mount_tag=fcbin,security_model=none,readonly=on,multidevs=remap")
 	mac=52:54:00:77:$hex
+	# Rails after the first: a NIC each on its own segment, PCI slots 0x12...
+	for ((r = 1; r < RACK_RAILS; r++)); do
+		rmac=52:54:00:$(printf '%02x' $((0x78 + r))):$hex
+		rails+=(-netdev "socket,id=fab$r,mcast=$(rail_mcast "$r"),localaddr=127.0.0.1"
+			-device "virtio-net-pci,netdev=fab$r,mac=$rmac,addr=0x$(printf '%x' $((0x11 + r)))")
+		rargs+=" fc.ip$r=$(rail_net "$r").$((i + 1)) fc.mac$r=$rmac"
+	done
 	setsid qemu-system-x86_64 -name "fabcheck/$RACK/$n" \
 		-accel tcg -cpu max -smp 1 -m "$RACK_MEM" -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR ${FABCHECK_LAB_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.rails=$RACK_RAILS$rargs fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR ${FABCHECK_LAB_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \
@@ -242,6 +253,7 @@ up_launch_node() {
 		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x10" \
 		-netdev "user,id=mgmt,hostfwd=tcp:127.0.0.1:${SSH_PORTS[i]}-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x11" \
+		"${rails[@]}" \
 		-device virtio-rng-pci \
 		</dev/null >"$RACK_DIR/nodes/$n.qemu.log" 2>&1 6<&- 7<&- 8<&- &
 	echo $! >"$RACK_DIR/nodes/$n.pid"
@@ -263,7 +275,7 @@ up_launch() {
 	for ((i = 0; i < RACK_NODES; i++)); do
 		echo "$RACK_NET.$((i + 1)) node${LAB_NODE_LETTERS[i]}"
 	done >"$SHARE/hosts"
-	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $RACK_NET.0/24 MTU $RACK_MTU"
+	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $(rails_text) MTU $RACK_MTU"
 	for ((i = 0; i < RACK_NODES; i++)); do
 		up_launch_node "$i"
 	done
@@ -279,6 +291,22 @@ up_launch() {
 		sleep 0.1
 	done
 	exec 6<&-
+}
+
+# rails_text [HOST]: "10.77.1.0/24" or, with rails, "rxe0 10.77.1.0/24, rxe1
+# 10.78.1.0/24"; with HOST, that node's addresses ("rxe0 on 10.77.1.2").
+rails_text() {
+	local r out=""
+	for ((r = 0; r < RACK_RAILS; r++)); do
+		if [ -n "${1:-}" ]; then
+			out+="${out:+, }rxe$r on $(rail_net "$r").$1"
+		elif [ "$RACK_RAILS" = 1 ]; then
+			out="$RACK_NET.0/24"
+		else
+			out+="${out:+, }rxe$r $(rail_net "$r").0/24"
+		fi
+	done
+	echo "$out"
 }
 
 # up_fail_node I WHY: report why node I failed with the end of its logs; the
@@ -329,7 +357,7 @@ up_wait() {
 			esac
 			pid_alive "${NODE_PID[i]}" || up_fail_node "$i" "QEMU exited (the guest powered off or crashed)"
 			case $st in
-			rdma) what="booting, RDMA up (rxe0 on $RACK_NET.$((i + 1)))" ;;
+			rdma) what="booting, RDMA up ($(rails_text "$((i + 1))"))" ;;
 			ready) what="booting, RDMA up, sshd started" ;;
 			*) what="booting" ;;
 			esac
@@ -376,7 +404,7 @@ up_ssh_ok() {
 }
 
 up_parse() {
-	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180 UP_SLURM=
+	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180 UP_SLURM= RACK_RAILS=1
 	local name=${FABCHECK_LAB_NAME:-lab}
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -386,6 +414,8 @@ up_parse() {
 		--name=*) name=${1#*=}; shift ;;
 		--mtu) need_value "$1" $#; check_int --mtu "$2" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#$2)); shift 2 ;;
 		--mtu=*) check_int --mtu "${1#*=}" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#${1#*=})); shift ;;
+		--rails) need_value "$1" $#; check_int --rails "$2" 1 $LAB_RAILS_MAX; RACK_RAILS=$((10#$2)); shift 2 ;;
+		--rails=*) check_int --rails "${1#*=}" 1 $LAB_RAILS_MAX; RACK_RAILS=$((10#${1#*=})); shift ;;
 		--timeout) need_value "$1" $#; check_int --timeout "$2" 1 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
 		--timeout=*) check_int --timeout "${1#*=}" 1 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
 		--slurm) UP_SLURM=1; shift ;;

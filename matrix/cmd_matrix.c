@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
 #include "matrix/mx_session.h"
 
@@ -47,6 +48,16 @@ const char usage_matrix[] =
 	"  --save-evidence DIR  each pair's evidence in DIR/NNN-A-B (see 'pair --help',\n"
 	"                       doc/diagnose.md); 'fabcheck diagnose DIR' judges it again\n"
 	"  -j, --json           one JSON document on stdout\n"
+	"\n"
+	"rails (pair options, see 'fabcheck pair --help'):\n"
+	"  --rails all|LIST     match every node's ports into rails (by the fabric: IP\n"
+	"                       subnet on RoCE, subnet prefix on InfiniBand), then a\n"
+	"                       cell per pair and rail, every rail of a pair loaded at\n"
+	"                       once; the suspects get a level: the link (one cell),\n"
+	"                       a node's port on one rail, the node on every rail, or\n"
+	"                       a rail bad for every node; --retest retests a suspect\n"
+	"                       rail against nodes that pass on it\n"
+	"  --exclude-dev LIST   devices that are no rail (storage, management)\n"
 	"\n" MX_CLI_PAIR_HELP
 	"\n"
 	"Exit: 0 pass, 1 a suspect node or link, 2 usage, 3 pairs could not run\n"
@@ -205,7 +216,8 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		/* A resumed run that was retested already is not retested again. */
 		for (size_t i = 0; i < m.nres; i++)
 			s->retested |= m.res[i].retest;
-		*retest_queued = mx_session_retest(s, &m.an);
+		*retest_queued = m.nrails ? mx_session_retest_rails(s, &m) :
+					    mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
 			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
 			mx_model_release(&m);
@@ -226,7 +238,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	/* A suspect is a failed check; pairs that could not run, when nothing
 	 * is to blame, mean the matrix could not run. */
 	if (rc != FC_EXIT_CANT) {
-		if (m.an.nsuspects)
+		if (m.nrails ? m.ran.nsuspects > 0 : m.an.nsuspects > 0)
 			rc = FC_EXIT_FAIL;
 		else if (nerr)
 			rc = FC_EXIT_CANT;
@@ -312,6 +324,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		names[i] = (char *)json_string_value(json_array_get(nodes, i));
 	params = mx_params_new(names, (int)n, c->both, 0, &c->opts, NULL, 0);
 	json_object_set_new(params, "imported", json_string(c->import));
+	mx_rails_params_from_docs(params, results);
 	free(names);
 	s.st = fc_store_open(c->db);
 	if (!s.st || (s.run = fc_store_run_begin(s.st, "matrix", params)) <= 0) {

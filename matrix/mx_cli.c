@@ -29,6 +29,8 @@ enum {
 	OPT_IMPORT,
 	OPT_PACE,
 	OPT_EVIDENCE,
+	OPT_RAILS,
+	OPT_EXCLUDE_DEV,
 	OPT_SCREEN,
 	OPT_FULL,
 	OPT_MAX_ROUNDS,
@@ -69,6 +71,8 @@ static const struct option long_opts[] = {
 	{ .name = "import", .has_arg = required_argument, .val = OPT_IMPORT },
 	{ .name = "pace", .has_arg = required_argument, .val = OPT_PACE },
 	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
+	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
+	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
 	{ .name = "screen", .has_arg = no_argument, .val = OPT_SCREEN },
 	{ .name = "full", .has_arg = no_argument, .val = OPT_FULL },
 	{ .name = "max-rounds", .has_arg = required_argument, .val = OPT_MAX_ROUNDS },
@@ -215,6 +219,19 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 	case OPT_EVIDENCE:
 		c->evidence_dir = arg;
 		return which == MX_CLI_MATRIX ? 1 : -1;
+	case OPT_RAILS:
+		if (!*arg) {
+			fc_err("--rails: empty; expected all or a comma-separated list of rails");
+			return -1;
+		}
+		c->rails = arg;
+		pass(c, "--rails", arg);
+		pass(c, "--loaded-only", NULL);
+		return 1;
+	case OPT_EXCLUDE_DEV:
+		c->exclude_dev = arg;
+		pass(c, "--exclude-dev", arg);
+		return 1;
 	}
 	return 0;
 }
@@ -272,6 +289,24 @@ static int check_nodes(struct mx_cli *c)
 	return 0;
 }
 
+/* --rails picks the ports itself: not with -d; --exclude-dev needs it. */
+static int check_rails(const struct mx_cli *c)
+{
+	size_t i;
+	json_t *v;
+
+	if (c->exclude_dev && !c->rails) {
+		fc_err("--exclude-dev chooses among rails; add --rails all");
+		return -EINVAL;
+	}
+	json_array_foreach(c->pair_args, i, v)
+		if (c->rails && !strcmp(json_string_value(v), "-d")) {
+			fc_err("-d names one port and --rails the rails; give one of them");
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, int which,
 		 const char *usage)
 {
@@ -313,7 +348,7 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 		fc_err("%s: --max-rounds bounds the screen; add --screen", argv[0]);
 		return FC_EXIT_USAGE;
 	}
-	return 0;
+	return check_rails(c) ? FC_EXIT_USAGE : 0;
 }
 
 void mx_cli_release(struct mx_cli *c)

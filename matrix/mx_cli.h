@@ -27,6 +27,8 @@ struct mx_cli {
 	const char *import; /* matrix --import FILE: recorded pair documents */
 	double pace_s;	    /* --pace: seconds between imported results */
 	const char *evidence_dir; /* --save-evidence DIR */
+	const char *rails;  /* --rails all|LIST: a cell per (pair, rail) */
+	const char *exclude_dev; /* --exclude-dev LIST */
 	int screen, full;   /* matrix --screen (matrix/mx_screen.h) or --full (the default) */
 	int max_rounds;	    /* --max-rounds of the screen, 0 = its default */
 	/* tui only */
@@ -49,6 +51,8 @@ void mx_cli_release(struct mx_cli *c);
 	"  --test LIST, --bw, --lat, -s SIZE, -a, --max-size SIZE, -n N, -D T,\n"     \
 	"  -q N, -t N, -b, --reverse, --interval T, -d DEV[:PORT], -x IDX, --cm,\n"   \
 	"  --tclass N, --sl N,\n"                                                    \
+	"  --rails all|LIST, --exclude-dev LIST (a cell per pair and rail; each\n"   \
+	"  round loads every rail at once: pair --rails --loaded-only),\n"           \
 	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
 	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
 	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \

@@ -5,6 +5,7 @@
 #include "core/out.h"
 #include "core/sched.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_rails.h"
 
 static json_t *num_or_null(double v)
 {
@@ -126,14 +127,20 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 		else
 			fc_mx_finding_text(an, f, (const char *const *)m->names, text,
 					   sizeof(text));
+		/* With rails, the suspects come from each rail (mx_rails_doc). */
+		if (m->nrails && (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK ||
+				  f->kind == FC_MX_RACK_WIDE || f->kind == FC_MX_ASYMMETRY))
+			continue;
 		fc_finding(doc, f->fail ? FC_FAIL : FC_WARN, "%s", text);
 		if (f->kind == FC_MX_SUSPECT_NODE)
-			json_array_append_new(suspects, json_pack("{s:s, s:s}", "node",
-								  m->names[f->a], "reason", text));
+			json_array_append_new(suspects,
+					      json_pack("{s:s, s:s, s:s, s:n}", "node", m->names[f->a],
+							"reason", text, "level", "node", "rail"));
 		else if (f->kind == FC_MX_SUSPECT_LINK)
 			json_array_append_new(suspects,
-					      json_pack("{s:[s,s], s:s}", "link", m->names[f->a],
-							m->names[f->b], "reason", text));
+					      json_pack("{s:[s,s], s:s, s:s, s:n}", "link",
+							m->names[f->a], m->names[f->b], "reason",
+							text, "level", "link", "rail"));
 	}
 }
 
@@ -162,6 +169,8 @@ json_t *mx_model_doc(const struct mx_model *m)
 	json_object_set_new(doc, "pairs", pairs_json(m));
 	json_object_set_new(doc, "per_node", nodes_detail(m));
 	add_findings(m, doc, suspects);
+	if (m->nrails)
+		mx_rails_doc(m, doc, suspects);
 	json_object_set_new(doc, "suspects", suspects);
 	/* A screen runs a share of the pairs by design. */
 	if (pr.done < pr.total && !json_object_get(m->info.params, "screen"))

@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "matrix/mx_rails.h"
 
 enum fc_mx_state mx_state_of(const char *verdict)
 {
@@ -149,6 +150,8 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 		m->res_err[m->nres] = strdup(why ? why : "no result");
 		json_decref(doc);
 	}
+	if (m->nrails && mx_rails_row(m, a, b, p->doc, r->retest, r->state))
+		return -ENOMEM;
 	m->res_id[m->nres++] = p->id;
 	m->last_id = p->id;
 	m->last_time = p->time;
@@ -169,6 +172,10 @@ int mx_model_load(struct mx_model *m, struct fc_store *st, int64_t run)
 	if (rc)
 		return rc;
 	params_read(m);
+	if (mx_rails_load(m)) {
+		mx_model_release(m);
+		return -ENOMEM;
+	}
 	nodes = json_object_get(m->info.params, "nodes");
 	json_array_foreach(nodes, i, v) {
 		if (json_is_string(v) && mx_model_node(m, json_string_value(v)) < 0 &&
@@ -210,6 +217,8 @@ int mx_model_analyze(struct mx_model *m)
 		return 0;
 	fc_mx_release(&m->an);
 	rc = fc_mx_analyze(m->n, m->res, m->nres, &m->opts, &m->an);
+	if (!rc && m->nrails)
+		rc = mx_rails_analyze(m);
 	if (rc) {
 		fc_err("cannot analyse run %lld: %s", (long long)m->run, strerror(-rc));
 		return rc;
@@ -230,6 +239,7 @@ void mx_model_release(struct mx_model *m)
 	free(m->res);
 	free(m->res_id);
 	fc_mx_release(&m->an);
+	mx_rails_release(m);
 	fc_store_run_release(&m->info);
 	memset(m, 0, sizeof(*m));
 }

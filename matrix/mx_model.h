@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "matrix/mxan.h"
+#include "matrix/mxlevel.h"
 #include "store/store.h"
 
 struct mx_model {
@@ -29,6 +30,16 @@ struct mx_model {
 	double last_time; /* unix time of the newest row */
 	struct fc_mx_analysis an;
 	int analyzed;
+	/* matrix --rails (mx_rails.c): the rack's rails, a cell per (pair,
+	 * rail), their levels. "an" above holds each pair's aggregate. */
+	struct mx_rail {
+		int index;
+		char name[64], subnet[48];
+	} *rails;
+	int nrails;
+	struct fc_mxl_cell *rcells;
+	size_t nrcells, rcap;
+	struct fc_mxl_analysis ran;
 };
 
 /* Reads run @run of @st (a "matrix" run, or any run with pairs). Returns 0

@@ -41,18 +41,8 @@ int mx_run_init(struct mx_runner *r)
 	r->busy = calloc((size_t)r->n, sizeof(*r->busy));
 	r->kids = calloc((size_t)r->n / 2 + 1, sizeof(*r->kids));
 	r->kid_jobs = calloc((size_t)r->n / 2 + 1, sizeof(*r->kid_jobs));
-	if (!r->exe) {
-		/* This binary's path (under valgrind, the program's, not the
-		 * tool's, which exec of /proc/self/exe would start). */
-		ssize_t len = readlink("/proc/self/exe", r->exe_buf, sizeof(r->exe_buf) - 1);
-
-		if (len > 0) {
-			r->exe_buf[len] = 0;
-			r->exe = r->exe_buf;
-		} else {
-			r->exe = "/proc/self/exe";
-		}
-	}
+	if (!r->exe)
+		r->exe = fc_self_exe();
 	if (!r->done || !r->busy || !r->kids || !r->kid_jobs) {
 		mx_run_release(r);
 		return -ENOMEM;
@@ -76,6 +66,11 @@ void mx_run_release(struct mx_runner *r)
 
 int mx_run_add(struct mx_runner *r, int a, int b, int retest)
 {
+	return mx_run_add_rail(r, a, b, retest, NULL);
+}
+
+int mx_run_add_rail(struct mx_runner *r, int a, int b, int retest, const char *rail)
+{
 	if (r->nq == r->qcap) {
 		int cap = r->qcap ? r->qcap * 2 : 16;
 		struct mx_job *q = realloc(r->queue, (size_t)cap * sizeof(*q));
@@ -85,7 +80,8 @@ int mx_run_add(struct mx_runner *r, int a, int b, int retest)
 		r->queue = q;
 		r->qcap = cap;
 	}
-	r->queue[r->nq++] = (struct mx_job){ .a = a, .b = b, .round = -1, .retest = retest };
+	r->queue[r->nq] = (struct mx_job){ .a = a, .b = b, .round = -1, .retest = retest };
+	snprintf(r->queue[r->nq++].rail, sizeof(r->queue[0].rail), "%s", rail ? rail : "");
 	return 0;
 }
 
@@ -132,11 +128,16 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
 	for (i = 0; i < nargs; i++)
 		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
+	i = 6 + nargs;
+	if (job->rail[0]) { /* the last --rails wins */
+		argv[i++] = "--rails";
+		argv[i++] = job->rail;
+	}
 	if (r->evidence_dir) {
-		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s", r->evidence_dir, ++r->spawned,
-			 argv[2], argv[3]);
-		argv[6 + nargs] = "--save-evidence";
-		argv[7 + nargs] = evdir;
+		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s%s%s", r->evidence_dir, ++r->spawned,
+			 argv[2], argv[3], job->rail[0] ? "-rail" : "", job->rail);
+		argv[i++] = "--save-evidence";
+		argv[i++] = evdir;
 	}
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "pair %s -> %s", argv[2], argv[3]);

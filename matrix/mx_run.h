@@ -17,6 +17,7 @@ struct mx_job {
 	int a, b;
 	int round; /* -1 for a retest or a rerun */
 	int retest;
+	char rail[64]; /* "": every rail the pair options name; else that rail alone */
 };
 
 struct fc_child;
@@ -55,7 +56,6 @@ struct mx_runner {
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error, planned_all;
 	int spawned; /* pairs started: numbers the evidence folders */
-	char exe_buf[4096];
 };
 
 /* Prepares @r (fields above the "State" line set by the caller) and marks
@@ -67,6 +67,8 @@ void mx_run_release(struct mx_runner *r);
 
 /* Queues one pair outside the schedule (--retest, the TUI's rerun). */
 int mx_run_add(struct mx_runner *r, int a, int b, int retest);
+/* The same on one rail (pair --rails RAIL). */
+int mx_run_add_rail(struct mx_runner *r, int a, int b, int retest, const char *rail);
 
 /* Starts what may start, waits up to @timeout_ms for children, stores what
  * finished. Returns 1 while there is more to do, 0 when the schedule and

@@ -10,8 +10,11 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "core/util.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
+#include "pair/pair.h"
 
 /* pair's own defaults already measure write bandwidth at 1 MiB and read
  * latency (with read bandwidth and write latency besides): nothing to add. */
@@ -19,22 +22,110 @@ const char *const mx_default_pair_args[] = {
 	NULL,
 };
 
+/* The strings of the JSON array @a (borrowed), NULL when one is not a
+ * string (or out of memory). */
+static const char **str_array(const json_t *a, int *n_p)
+{
+	const char **v = calloc(json_array_size(a) + 1, sizeof(*v));
+	size_t i;
+	json_t *e;
+
+	if (!v)
+		return NULL;
+	json_array_foreach(a, i, e) {
+		if (!json_is_string(e)) {
+			free(v);
+			return NULL;
+		}
+		v[i] = json_string_value(e);
+	}
+	*n_p = (int)json_array_size(a);
+	return v;
+}
+
+/* The run's nodes, checked by the command line's rules: the store is a
+ * file that travels, and each name reaches ssh or srun. */
 static int names_from_params(struct mx_session *s)
 {
-	const json_t *nodes = json_object_get(s->params, "nodes");
-	size_t i;
-	json_t *v;
+	const char **v = str_array(json_object_get(s->params, "nodes"), &s->n);
+	int rc = 0;
 
-	s->n = (int)json_array_size(nodes);
-	s->names = calloc((size_t)s->n + 1, sizeof(*s->names));
-	if (!s->names)
-		return -ENOMEM;
-	json_array_foreach(nodes, i, v) {
-		if (!json_is_string(v))
-			return -EINVAL;
-		s->names[i] = strdup(json_string_value(v));
+	if (!v || s->n < 2 || s->n > FC_SCHED_MAX_NODES ||
+	    fc_check_nodes("matrix", (char *const *)v, s->n, NULL)) {
+		fc_err("run %lld in %s: its node list is refused (it needs 2 to %d valid node "
+		       "names, each once); the store is damaged or not fabcheck's",
+		       (long long)s->run, fc_store_path(s->st), FC_SCHED_MAX_NODES);
+		free(v);
+		s->n = 0;
+		return -EINVAL;
 	}
-	return 0;
+	s->names = calloc((size_t)s->n + 1, sizeof(*s->names));
+	for (int i = 0; s->names && i < s->n; i++)
+		if (!(s->names[i] = strdup(v[i])))
+			rc = -ENOMEM;
+	free(v);
+	return s->names ? rc : -ENOMEM;
+}
+
+/* A launch option kept in the store is used only when the command line
+ * gives it too, with the same value. */
+static int launch_repeated(const struct mx_session *s, const char *opt, const char *stored,
+			   const char *given)
+{
+	if (!stored || (given && !strcmp(stored, given)))
+		return 0;
+	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store does not "
+	       "choose what runs on the nodes: give %s '%s' on the command line to use it",
+	       (long long)s->run, fc_store_path(s->st), opt, stored, opt, stored);
+	return -EPERM;
+}
+
+static void append_opt(json_t *args, const char *opt, const char *value)
+{
+	if (!value)
+		return;
+	json_array_append_new(args, json_string(opt));
+	json_array_append_new(args, json_string(value));
+}
+
+/*
+ * The pair options of a resumed run: the stored ones, checked by pair's
+ * own rules, with --worker-cmd, --launcher and --ssh-config only when the
+ * command line repeats them; the command line's launch options apply.
+ */
+static int resume_pair_args(struct mx_session *s, const struct mx_cli *c)
+{
+	const char **st = NULL, **cl = NULL;
+	struct pair_launch_opts ls, lc;
+	char what[512];
+	int ns = 0, nc = 0, rc = FC_EXIT_CANT;
+
+	snprintf(what, sizeof(what), "run %lld in %s: stored pair option", (long long)s->run,
+		 fc_store_path(s->st));
+	st = str_array(json_object_get(s->params, "pair_args"), &ns);
+	cl = str_array(c->pair_args, &nc);
+	if (!st || !cl) {
+		fc_err("%s list is not a list of strings; the store is damaged or not fabcheck's",
+		       what);
+		goto out_free;
+	}
+	if (pair_opts_check(what, st, ns, &ls) ||
+	    pair_opts_check("command line", cl, nc, &lc))
+		goto out_free;
+	rc = FC_EXIT_USAGE;
+	if (launch_repeated(s, "--worker-cmd", ls.worker_cmd, lc.worker_cmd) ||
+	    launch_repeated(s, "--launcher", ls.launcher, lc.launcher) ||
+	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config))
+		goto out_free;
+	s->pair_args = json_deep_copy(json_object_get(s->params, "pair_args"));
+	append_opt(s->pair_args, "--launcher", lc.launcher);
+	append_opt(s->pair_args, "--ssh-config", lc.ssh_config);
+	append_opt(s->pair_args, "--worker-cmd", lc.worker_cmd);
+	rc = s->pair_args ? 0 : FC_EXIT_CANT;
+out_free:
+	free(st);
+	free(cl);
+	return rc;
 }
 
 static int begin_new(struct mx_session *s, const struct mx_cli *c)
@@ -52,12 +143,15 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	s->params = mx_params_new(c->nodes, c->n, c->both, c->retest, &c->opts, args,
 				  c->deadline_s);
 	json_decref(args);
+	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev))
+		return FC_EXIT_USAGE;
 	if (c->screen) /* a new relabelling each run: other peers each night */
 		json_object_set_new(s->params, "screen",
 				    mx_screen_params(c->max_rounds,
 						     (unsigned long long)time(NULL) ^
 							     (unsigned long long)getpid() << 16));
 	s->run = fc_store_run_begin(s->st, "matrix", s->params);
+	s->pair_args = json_incref(json_object_get(s->params, "pair_args"));
 	return s->run > 0 ? 0 : FC_EXIT_CANT;
 }
 
@@ -81,7 +175,7 @@ static int resume(struct mx_session *s, const struct mx_cli *c)
 	s->run = info.id;
 	s->params = json_incref(info.params);
 	fc_store_run_release(&info);
-	return 0;
+	return resume_pair_args(s, c);
 }
 
 int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_atomic_t *stop)
@@ -106,7 +200,7 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_a
 		.n = s->n,
 		.names = s->names,
 		.both = s->both,
-		.pair_args = json_object_get(s->params, "pair_args"),
+		.pair_args = s->pair_args,
 		.deadline_s = fc_jnum(s->params, "deadline_s", 300),
 		.stop = stop,
 		.evidence_dir = c->evidence_dir,
@@ -143,12 +237,32 @@ int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 	return cnt;
 }
 
+int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
+{
+	int max = m->n * m->nrails * 2 + 8, cnt;
+	struct fc_mxl_cell *plan;
+
+	if (!s->retest || s->retested)
+		return 0;
+	s->retested = 1;
+	plan = calloc((size_t)max, sizeof(*plan));
+	if (!plan)
+		return -ENOMEM;
+	cnt = fc_mxl_retest_plan(&m->ran, plan, max);
+	for (int i = 0; i < cnt; i++)
+		if (mx_run_add_rail(&s->r, plan[i].a, plan[i].b, 1, m->rails[plan[i].rail].name))
+			cnt = -ENOMEM;
+	free(plan);
+	return cnt;
+}
+
 void mx_session_close(struct mx_session *s)
 {
 	mx_run_release(&s->r);
 	for (int i = 0; i < s->n; i++)
 		free(s->names[i]);
 	free(s->names);
+	json_decref(s->pair_args);
 	json_decref(s->params);
 	fc_store_close(s->st);
 	memset(s, 0, sizeof(*s));

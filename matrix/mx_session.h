@@ -12,6 +12,8 @@ struct mx_session {
 	struct fc_store *st;
 	int64_t run;
 	json_t *params; /* the run's stored parameters */
+	json_t *pair_args; /* checked: the stored ones, on resume with the
+			    * command line's launch options */
 	char **names;	/* from params */
 	int n;
 	int both, retest, retested;
@@ -28,6 +30,10 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c,
 		    volatile sig_atomic_t *stop);
 /* Queues the --retest pairs once the schedule is done; returns how many. */
 int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an);
+/* The same with rails: each suspect rail's bad pairs against nodes that
+ * pass on that rail, on that rail alone. */
+struct mx_model;
+int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m);
 void mx_session_close(struct mx_session *s);
 
 #endif

@@ -78,6 +78,20 @@ const char usage_pair[] =
 	"  With --use-cuda write latency is a ping-pong of RDMA WRITE WITH IMMEDIATE\n"
 	"  (--lat-mode imm): no CPU reads GPU memory.\n"
 	"\n"
+	"rails (the unit of a GPU rack: HCA i of every node on leaf switch i):\n"
+	"  --rails all|LIST    test every rail both nodes share (matched by the fabric:\n"
+	"                      the IP subnet on RoCE, the subnet prefix on InfiniBand),\n"
+	"                      or the rails LIST names (rail names, i.e. the device most\n"
+	"                      nodes have on it, or numbers): each rail alone, then all\n"
+	"                      at once, each test starting together on every rail;\n"
+	"                      with --use-cuda each rail on the GPU nearest its HCA\n"
+	"  --exclude-dev LIST  devices or net devices that are no rail (storage,\n"
+	"                      management NICs)\n"
+	"  --min-loaded-pct P  fail a rail whose bandwidth with every rail loaded is\n"
+	"                      below P% of its own alone (default 90; 0: off): the host\n"
+	"                      cannot carry every rail at once\n"
+	"  --loaded-only       every rail at once only (what matrix --rails runs)\n"
+	"\n"
 	"running:\n"
 	"  --launcher ssh|slurm|local  ssh NODE (default), srun --nodelist=NODE -N1 -n1,\n"
 	"                      or both workers on this host\n"
@@ -100,6 +114,7 @@ enum {
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
 	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 	OPT_EVIDENCE,
+	OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY, OPT_SYNC_FD,
 	OPT_POST_LIST, OPT_CQ_MOD, OPT_INLINE, OPT_THREADS, OPT_LAT_MODE,
 };
 
@@ -137,6 +152,11 @@ static const struct option pair_opts[] = {
 	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
 	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
 	{ .name = "validate", .has_arg = no_argument, .val = OPT_VALIDATE },
+	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
+	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
+	{ .name = "min-loaded-pct", .has_arg = required_argument, .val = OPT_MIN_LOADED },
+	{ .name = "loaded-only", .has_arg = no_argument, .val = OPT_LOADED_ONLY },
+	{ .name = "sync-fd", .has_arg = required_argument, .val = OPT_SYNC_FD },
 	{ .name = "post-list", .has_arg = required_argument, .val = OPT_POST_LIST },
 	{ .name = "cq-mod", .has_arg = required_argument, .val = OPT_CQ_MOD },
 	{ .name = "inline", .has_arg = required_argument, .val = OPT_INLINE },
@@ -267,6 +287,12 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
 	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
 	case OPT_VALIDATE: cfg->mem.validate = 1; return 0;
+	case OPT_RAILS: cfg->rails = arg; return 0;
+	case OPT_EXCLUDE_DEV: cfg->exclude_dev = arg; return 0;
+	case OPT_MIN_LOADED:
+		return fc_parse_double("--min-loaded-pct", arg, 0, 100, &cfg->min_loaded_pct);
+	case OPT_LOADED_ONLY: cfg->loaded_only = 1; return 0;
+	case OPT_SYNC_FD: return fc_parse_int("--sync-fd", arg, 3, 65535, &cfg->sync_fd);
 	case OPT_POST_LIST: return fc_parse_int("--post-list", arg, 1, 1024, &cfg->post_list);
 	case OPT_CQ_MOD: return fc_parse_int("--cq-mod", arg, 1, 8192, &cfg->cq_mod);
 	case OPT_INLINE:
@@ -310,6 +336,60 @@ static void cfg_defaults(struct pair_cfg *cfg)
 	cfg->launch.connect_timeout = 30;
 	cfg->launch.worker_cmd = env && *env ? env : NULL;
 	cfg->db = "fabcheck.db";
+	cfg->min_loaded_pct = 90;
+	cfg->sync_fd = -1;
+}
+
+/* Each option of the command line but the rail selection and the output,
+ * for the pair each rail runs (--rails). */
+static void keep_child_arg(struct pair_cfg *cfg, int c, const char *arg)
+{
+	static const int own[] = { OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY,
+				   OPT_SYNC_FD, OPT_DB, OPT_NO_DB, 'j', 'd', OPT_EVIDENCE };
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (c == own[i])
+			return;
+	for (const struct option *o = pair_opts; o->name; o++) {
+		if (o->val != c)
+			continue;
+		if (o->has_arg == optional_argument) {
+			snprintf(buf, sizeof(buf), "--%s%s%s", o->name, arg ? "=" : "", arg ? arg : "");
+			json_array_append_new(cfg->child_args, json_string(buf));
+		} else {
+			snprintf(buf, sizeof(buf), "--%s", o->name);
+			json_array_append_new(cfg->child_args, json_string(buf));
+			if (o->has_arg == required_argument)
+				json_array_append_new(cfg->child_args, json_string(arg));
+		}
+		return;
+	}
+}
+
+/* What --rails allows and needs. */
+static int check_rails(const struct pair_cfg *cfg, int dev_given)
+{
+	if (!cfg->rails) {
+		if (cfg->exclude_dev || cfg->loaded_only) {
+			fc_err("pair: --exclude-dev and --loaded-only choose among rails; add --rails all");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (dev_given) {
+		fc_err("pair: -d names one port and --rails the rails; give one of them");
+		return -EINVAL;
+	}
+	if (cfg->sync_fd >= 0) {
+		fc_err("pair: --sync-fd is for the pairs --rails runs itself");
+		return -EINVAL;
+	}
+	if (!*cfg->rails) {
+		fc_err("--rails: empty; expected all or a comma-separated list of rails (e.g. mlx5_0,mlx5_3 or 0,3)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int check_file(const char *opt, const char *path)
@@ -327,20 +407,39 @@ static int check_file(const char *opt, const char *path)
 	return 0;
 }
 
+static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int argc, char **argv,
+			      int dev_given);
+
 int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct pair_cfg cfg;
-	int c;
+	int c, dev_given = 0, rc;
 
 	cfg_defaults(&cfg);
+	cfg.child_args = json_array();
 	optind = 1;
 	while ((c = fc_getopt(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts)) != -1) {
 		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
 			if (c == '?')
 				fprintf(stderr, "run 'fabcheck pair --help' for the options\n");
+			json_decref(cfg.child_args);
 			return FC_EXIT_USAGE;
 		}
+		dev_given |= c == 'd';
+		keep_child_arg(&cfg, c, optarg);
 	}
+	rc = pair_check_and_run(ctx, &cfg, argc, argv, dev_given);
+	json_decref(cfg.child_args);
+	return rc;
+}
+
+static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int argc, char **argv,
+			      int dev_given)
+{
+	struct pair_cfg cfg = *cfg_p;
+
+	if (check_rails(&cfg, dev_given))
+		return FC_EXIT_USAGE;
 	if (argc - optind != 2) {
 		fc_err("pair: expected two nodes (fabcheck pair NODE_A NODE_B), got %d argument%s",
 		       argc - optind, argc - optind == 1 ? "" : "s");
@@ -383,7 +482,72 @@ int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 	if (cfg.launch.kind != FC_LAUNCH_SSH && cfg.launch.ssh_config)
 		fc_warn("--ssh-config has no effect with --launcher %s",
 			fc_launcher_name(cfg.launch.kind));
-	return pair_run(ctx, &cfg);
+	return cfg.rails ? pair_rails_run(ctx, &cfg) : pair_run(ctx, &cfg);
+}
+
+/* The launch options of one parsed option, into @l. */
+static void note_launch(int c, const char *arg, struct pair_launch_opts *l)
+{
+	if (c == OPT_WORKER_CMD)
+		l->worker_cmd = arg;
+	else if (c == OPT_LAUNCHER)
+		l->launcher = arg;
+	else if (c == OPT_SSH_CONFIG)
+		l->ssh_config = arg;
+}
+
+/* True when @p points into the string @s ("--size=4K" holds its value). */
+static int within(const char *p, const char *s)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)s;
+
+	return a > b && a <= b + strlen(s);
+}
+
+int pair_opts_check(const char *what, const char *const *args, int n,
+		    struct pair_launch_opts *l)
+{
+	const char **argv = calloc((size_t)n + 2, sizeof(*argv));
+	struct fc_ctx ctx = { 0 };
+	struct pair_cfg cfg;
+	int c, rc = 0;
+
+	if (!argv)
+		return -ENOMEM;
+	memset(l, 0, sizeof(*l));
+	argv[0] = "pair";
+	memcpy(argv + 1, args, (size_t)n * sizeof(*argv));
+	cfg_defaults(&cfg);
+	optind = 0; /* a fresh scan: getopt_long reorders argv, our copy */
+	opterr = 0;
+	for (int at = 1; !rc && (c = getopt_long(n + 1, (char **)argv, "+s:an:D:q:bt:d:x:j",
+						 pair_opts, NULL)) != -1; at = optind) {
+		const char *sep = optarg && !within(optarg, argv[at]) ? "' '" : "";
+
+		if (c == '?') {
+			fc_err("%s: '%s' is not an option of 'fabcheck pair' (or lacks its value)",
+			       what, argv[at]);
+			rc = -EINVAL;
+		} else if (c == OPT_DB || c == OPT_NO_DB || c == 'j') {
+			fc_err("%s: '%s' is the matrix's to set, not a pair option to keep", what,
+			       argv[at]);
+			rc = -EINVAL;
+		} else if (parse_opt(c, optarg, &cfg, &ctx)) {
+			fc_err("%s: '%s%s%s' is refused (the reason above)", what, argv[at], sep,
+			       *sep ? optarg : "");
+			rc = -EINVAL;
+		} else {
+			note_launch(c, optarg, l);
+		}
+	}
+	if (!rc && optind <= n) {
+		fc_err("%s: '%s' is not an option of 'fabcheck pair'", what, argv[optind]);
+		rc = -EINVAL;
+	}
+	free(argv);
+	optind = 1;
+	opterr = 1;
+	return rc;
 }
 
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)

@@ -7,6 +7,7 @@
 
 #include "core/fc.h"
 #include "core/pairv.h"
+#include "core/rail.h"
 #include "gdr/gdr.h"
 #include "ctl/chan.h"
 
@@ -42,10 +43,33 @@ struct pair_cfg {
 	int cq_mod, inline_max, post_list, threads, lat_mode;
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
+	/* Rails (pair/pair_rails.c). */
+	const char *rails;   /* --rails all|LIST, NULL: one port */
+	const char *exclude_dev; /* --exclude-dev LIST */
+	double min_loaded_pct; /* fail a rail loaded below this share of alone */
+	int loaded_only;     /* --loaded-only: every rail at once, not each alone */
+	int sync_fd;	     /* --sync-fd: start each test with the other rails, -1 */
+	json_t *child_args;  /* the options each rail's pair gets */
 };
 
 /* Runs the test and prints the report; returns the exit code. */
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/* One node's ports, as `fabcheck devices --json` on it lists them. */
+#define PAIR_PORTS_MAX 64
+struct pair_ports {
+	struct fc_rail_port p[PAIR_PORTS_MAX];
+	int n;		/* -1: could not be read (why) */
+	char why[512];
+};
+/* Lists the ports of @n nodes at once through @l; returns how many could
+ * not be read (their ->why says why), or -ENOMEM. */
+int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
+		    struct pair_ports *out);
+
+/* --rails: each rail alone, then every rail at once; returns the exit code. */
+int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/* Keeps a finished pair document in the store (--db, unless --no-db). */
+void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and
@@ -62,6 +86,22 @@ void pair_qos_render(FILE *f, const json_t *doc);
  * in, the diagnosis on top and, with --save-evidence, the folder. */
 void pair_ev_absorb(json_t *ev, const json_t *msg);
 void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg);
+/* pair --rails: each rail's diagnosis (from its pair documents @alone and
+ * @loaded, NULL where not run), named by rail, and the rows over all rails. */
+void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails);
+/* The options of `pair` that choose what runs on the nodes (pointers into
+ * the checked arguments; NULL when not given). */
+struct pair_launch_opts {
+	const char *worker_cmd, *launcher, *ssh_config;
+};
+/*
+ * Checks @n arguments of `fabcheck pair` (options only, no nodes) by the
+ * command line's own rules, refusing the ones the matrix sets (--db,
+ * --no-db, --json); @what names them in the errors (logged). Returns 0
+ * with the launch options found in @l, or -EINVAL.
+ */
+int pair_opts_check(const char *what, const char *const *args, int n,
+		    struct pair_launch_opts *l);
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);

@@ -88,3 +88,36 @@ void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg
 	if (cfg->evidence_dir)
 		save(doc, ev, side, cfg->evidence_dir);
 }
+
+static void rail_diagnoses(json_t *all, const json_t *d, const json_t *rail, const char *phase)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "diagnosis"), i, e) {
+		json_t *c = json_deep_copy(e);
+
+		json_object_set_new(c, "subject",
+				    json_sprintf("rail %d %s: %s", (int)fc_jnum(rail, "rail", 0), phase,
+						 fc_jstr(e, "subject", "?")));
+		json_array_append_new(all, c);
+	}
+}
+
+void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails)
+{
+	const json_t *rails = json_object_get(doc, "rails");
+	struct diag_set s = { 0 };
+	json_t *all = json_array();
+
+	diag_run(doc, &s); /* the rows over every rail (no port evidence here) */
+	json_array_extend(all, json_object_get(doc, "diagnosis"));
+	for (int r = 0; r < nrails; r++) {
+		if (alone[r])
+			rail_diagnoses(all, alone[r], json_array_get(rails, (size_t)r), "alone");
+		if (loaded[r])
+			rail_diagnoses(all, loaded[r], json_array_get(rails, (size_t)r), "loaded");
+	}
+	json_object_set_new(doc, "diagnosis", diag_sorted(all));
+	json_object_del(doc, "evidence");
+}

@@ -5,9 +5,11 @@
  * the run with a finding that names the node.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/out.h"
@@ -304,6 +306,41 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 	return 0;
 }
 
+/* --sync-fd: this test starts with the other rails' (pair --rails). Tells
+ * the parent it is ready and waits for its go, pinging the workers so that
+ * they keep waiting; the parent gives up on slow rails itself, and a closed
+ * socket ends the lockstep. */
+static void rail_sync(struct pair_run *p)
+{
+	double deadline = fc_now() + 10 * p->cfg->timeout;
+	struct pollfd pfd = { .fd = p->cfg->sync_fd, .events = POLLIN };
+	char b = 'r';
+
+	if (pfd.fd < 0)
+		return;
+	if (write(pfd.fd, &b, 1) != 1)
+		goto out_stop;
+	while (fc_now() < deadline) {
+		int n = poll(&pfd, 1, 1000);
+
+		if (n < 0 && errno != EINTR)
+			goto out_stop;
+		if (n > 0)
+			goto out_read;
+		for (int i = 0; i < 2; i++)
+			fc_chan_send(p->chans[i], "ping", NULL);
+	}
+	fc_warn("the other rails did not start this test within %.0f s; going on alone",
+		10 * p->cfg->timeout);
+	goto out_stop;
+out_read:
+	if (read(pfd.fd, &b, 1) == 1)
+		return;
+out_stop:
+	close(pfd.fd);
+	p->cfg->sync_fd = -1;
+}
+
 /* The data path knobs of a test message (verbs/test.h). */
 static void test_knobs(const struct pair_cfg *cfg, int lat, json_t *m)
 {
@@ -345,7 +382,10 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 		test_knobs(cfg, lat, msg[i]);
 	}
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
-	    expect(p, 1, "ready", NULL) || send_both(p, "go", NULL, NULL))
+	    expect(p, 1, "ready", NULL))
+		return -EIO;
+	rail_sync(p);
+	if (send_both(p, "go", NULL, NULL))
 		return -EIO;
 	for (int i = 0; i < 2 && !err; i++)
 		err = expect(p, i, "result", &res[i]);
@@ -458,7 +498,7 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 }
 
 /* Keeps the run in the SQLite store; a store that fails is a warning only. */
-static void store_run(const struct pair_cfg *cfg, json_t *doc)
+void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
 {
 	struct fc_store *st;
 	int64_t run;
@@ -513,7 +553,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	pair_ev_finish(p.doc, p.ev, cfg);
 	json_decref(p.ev[0]);
 	json_decref(p.ev[1]);
-	store_run(cfg, p.doc);
+	pair_store_run(cfg, p.doc);
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;
 }

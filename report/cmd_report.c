@@ -94,13 +94,19 @@ static void prom_label(FILE *f, const char *s)
 	}
 }
 
+/* One pair's sample; with rails (matrix --rails) labelled with the rail's
+ * name, the device most nodes have on it. */
 static void prom_pair(FILE *f, const struct mx_model *m, const char *metric, int a, int b,
-		      double v)
+		      int rail, double v)
 {
 	fprintf(f, "%s{src=\"", metric);
 	prom_label(f, m->names[a]);
 	fputs("\",dst=\"", f);
 	prom_label(f, m->names[b]);
+	if (rail >= 0) {
+		fputs("\",rail=\"", f);
+		prom_label(f, m->rails[rail].name);
+	}
 	fprintf(f, "\",run=\"%lld\"} %.6g\n", (long long)m->run, v);
 }
 
@@ -108,17 +114,21 @@ static void prom_pairs(FILE *f, const struct mx_model *m, const char *metric, co
 		       int which)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
-	for (int a = 0; a < m->n; a++) {
-		for (int b = 0; b < m->n; b++) {
-			const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(&m->an, a, b);
-			double v;
+	for (int r = m->nrails ? 0 : -1; r < m->nrails; r++) {
+		const struct fc_mx_analysis *an = r < 0 ? &m->an : &m->ran.rails[r];
 
-			if (!c || c->state == FC_MX_NONE)
-				continue;
-			v = which == 0 ? c->gbps : which == 1 ? c->lat_us :
-				!strcmp(cell_verdict(c), "pass");
-			if (isfinite(v))
-				prom_pair(f, m, metric, a, b, v);
+		for (int a = 0; a < m->n; a++) {
+			for (int b = 0; b < m->n; b++) {
+				const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(an, a, b);
+				double v;
+
+				if (!c || c->state == FC_MX_NONE)
+					continue;
+				v = which == 0 ? c->gbps : which == 1 ? c->lat_us :
+					!strcmp(cell_verdict(c), "pass");
+				if (isfinite(v))
+					prom_pair(f, m, metric, a, b, r, v);
+			}
 		}
 	}
 }
@@ -154,7 +164,7 @@ int rp_write_prom(FILE *f, const struct mx_model *m)
 		   "Median bandwidth of the node's pairs in Gb/s.", 2);
 	fprintf(f, "# HELP fabcheck_matrix_suspects Suspect nodes and links of the run.\n"
 		   "# TYPE fabcheck_matrix_suspects gauge\nfabcheck_matrix_suspects{run=\"%lld\"} %d\n",
-		(long long)m->run, m->an.nsuspects);
+		(long long)m->run, m->nrails ? m->ran.nsuspects : m->an.nsuspects);
 	fprintf(f, "# HELP fabcheck_matrix_start_time_seconds When the run started (unix time).\n"
 		   "# TYPE fabcheck_matrix_start_time_seconds gauge\n"
 		   "fabcheck_matrix_start_time_seconds{run=\"%lld\"} %.0f\n",

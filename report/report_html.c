@@ -35,10 +35,37 @@ static const char *short_label(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-static void svg_cell(FILE *f, const struct mx_model *m, int a, int b, int x, int y)
+/* The cell of @an at row @a, column @b (mx_model_show for one rail). */
+static const struct fc_mx_cell *show(const struct mx_model *m, const struct fc_mx_analysis *an,
+				     int a, int b, int *mirrored_p)
+{
+	const struct fc_mx_cell *c;
+
+	*mirrored_p = 0;
+	if (an == &m->an)
+		return mx_model_show(m, a, b, mirrored_p);
+	if (a == b)
+		return NULL;
+	c = fc_mx_cell(an, a, b);
+	if (c->state != FC_MX_NONE)
+		return c;
+	c = fc_mx_cell(an, b, a);
+	*mirrored_p = !m->both && c->state != FC_MX_NONE;
+	return *mirrored_p ? c : NULL;
+}
+
+static double share_of(const struct fc_mx_analysis *an, const struct fc_mx_cell *c)
+{
+	if (!c || !isfinite(c->gbps) || !isfinite(an->best_gbps) || an->best_gbps <= 0)
+		return NAN;
+	return fmax(0, fmin(1, c->gbps / an->best_gbps));
+}
+
+static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a,
+		     int b, int x, int y)
 {
 	int mirrored;
-	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
+	const struct fc_mx_cell *c = show(m, an, a, b, &mirrored);
 	unsigned char rgb[3] = { 238, 238, 238 };
 	const char *cls = "pending";
 	char val[64] = "not measured";
@@ -53,7 +80,7 @@ static void svg_cell(FILE *f, const struct mx_model *m, int a, int b, int x, int
 		cls = "error";
 		snprintf(val, sizeof(val), "could not run");
 	} else if (c && c->state != FC_MX_NONE) {
-		mx_heat_rgb(mx_model_share(m, c), rgb);
+		mx_heat_rgb(share_of(an, c), rgb);
 		cls = c->bad ? "bad" : "ok";
 		snprintf(val, sizeof(val), "%.3g Gb/s, %.3g us", c->gbps, c->lat_us);
 	}
@@ -71,7 +98,8 @@ static void svg_cell(FILE *f, const struct mx_model *m, int a, int b, int x, int
 	fprintf(f, ": %s%s</title></rect>\n", val, c && c->bad ? " (bad)" : "");
 }
 
-static void svg_heatmap(FILE *f, const struct mx_model *m)
+static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
+			const char *id)
 {
 	int n = m->n, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
 
@@ -80,12 +108,12 @@ static void svg_heatmap(FILE *f, const struct mx_model *m)
 		w = LABEL + 11 * 18 + 300;
 	char buf[32];
 
-	fprintf(f, "<svg id=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	fprintf(f, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
 		   "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-		w, h, w, h, w, h);
+		id, w, h, w, h, w, h);
 	for (int i = 0; i < n; i++) {
-		int susp = m->an.nodes[i].state == FC_MX_NODE_SUSPECT;
+		int susp = an->nodes[i].state == FC_MX_NODE_SUSPECT;
 		const char *style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
 
 		fprintf(f, "<text class=\"row%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>",
@@ -99,7 +127,7 @@ static void svg_heatmap(FILE *f, const struct mx_model *m)
 	}
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++)
-			svg_cell(f, m, a, b, LABEL + b * CELL, LABEL + a * CELL);
+			svg_cell(f, m, an, a, b, LABEL + b * CELL, LABEL + a * CELL);
 	/* Legend: share of the best pair. */
 	for (int i = 0; i <= 10; i++) {
 		unsigned char rgb[3];
@@ -110,7 +138,7 @@ static void svg_heatmap(FILE *f, const struct mx_model *m)
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%.3g Gb/s); "
 		   "black border: bad</text>\n",
-		LABEL + 11 * 18 + 6, h - 18, m->an.best_gbps);
+		LABEL + 11 * 18 + 6, h - 18, an->best_gbps);
 	fputs("</svg>\n", f);
 }
 
@@ -150,6 +178,61 @@ static void html_nodes(FILE *f, const json_t *doc)
 	fputs("</table>\n", f);
 }
 
+/* Nodes x rails: each cell the worst of the node's pairs on that rail, as
+ * a share of that rail's best pair; then a heat map per rail. */
+static void html_rails(FILE *f, const struct mx_model *m)
+{
+	char id[32];
+
+	fputs("<h2>Nodes and rails (the worst pair of each node on each rail)</h2>\n"
+	      "<table id=\"rails\"><tr><th>node</th>", f);
+	for (int r = 0; r < m->nrails; r++) {
+		fprintf(f, "<th>rail %d (", m->rails[r].index);
+		rp_html_escape(f, m->rails[r].name);
+		fputs(")</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (int i = 0; i < m->n; i++) {
+		fputs("<tr><td>", f);
+		rp_html_escape(f, m->names[i]);
+		fputs("</td>", f);
+		for (int r = 0; r < m->nrails; r++) {
+			const struct fc_mx_analysis *an = &m->ran.rails[r];
+			const struct fc_mx_cell *worst = NULL;
+			unsigned char rgb[3] = { 238, 238, 238 };
+
+			for (int j = 0; j < m->n; j++)
+				for (int d = 0; d < 2 && j != i; d++) {
+					const struct fc_mx_cell *c = d ? fc_mx_cell(an, j, i) :
+									 fc_mx_cell(an, i, j);
+
+					if (c->state != FC_MX_NONE && isfinite(c->gbps) &&
+					    (!worst || c->gbps < worst->gbps))
+						worst = c;
+				}
+			if (worst)
+				mx_heat_rgb(share_of(an, worst), rgb);
+			fprintf(f, "<td class=\"rail-cell%s\" style=\"background:#%02x%02x%02x\">",
+				an->nodes[i].state == FC_MX_NODE_SUSPECT ? " suspect" : "", rgb[0],
+				rgb[1], rgb[2]);
+			if (worst)
+				fprintf(f, "%.3g Gb/s", worst->gbps);
+			else
+				fputs("-", f);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	for (int r = 0; r < m->nrails; r++) {
+		fprintf(f, "<h2>Rail %d (", m->rails[r].index);
+		rp_html_escape(f, m->rails[r].name);
+		fprintf(f, "), row to column</h2>\n");
+		snprintf(id, sizeof(id), "heatmap-rail%d", m->rails[r].index);
+		svg_heatmap(f, m, &m->ran.rails[r], id);
+	}
+}
+
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
 	time_t t = (time_t)m->info.started;
@@ -171,8 +254,11 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		(long long)fc_jnum(doc, "pairs_total", 0), when, fc_jstr(doc, "verdict", "?"),
 		fc_jstr(doc, "verdict", "?"), m->an.rack_median_gbps, m->an.rack_median_lat_us);
 	html_findings(f, doc);
-	fputs("<h2>Bandwidth, row to column</h2>\n", f);
-	svg_heatmap(f, m);
+	if (m->nrails)
+		html_rails(f, m);
+	fputs(m->nrails ? "<h2>Bandwidth of each pair, every rail together, row to column</h2>\n" :
+			  "<h2>Bandwidth, row to column</h2>\n", f);
+	svg_heatmap(f, m, &m->an, "heatmap");
 	html_nodes(f, doc);
 	fputs("<p>Written by fabcheck report.</p>\n</body></html>\n", f);
 	return ferror(f) ? -1 : 0;

@@ -37,9 +37,11 @@ step_intro() {
 	cat <<EOF
 fabcheck demo: a virtual rack with real RDMA, on this machine.
 
-It boots ${#NODES[@]} QEMU guests running Debian's kernel with Soft-RoCE (rxe0, RoCE v2)
-on one shared virtual Ethernet segment (MTU 9000), each reachable by ssh as
-${NODES[*]}, and runs fabcheck on them exactly as on a real rack.
+It boots ${#NODES[@]} QEMU guests running Debian's kernel with Soft-RoCE (RoCE v2), each
+with two fabric NICs on two rails (rxe0 on rail 0, rxe1 on rail 1: two virtual
+Ethernet segments with their own subnets, MTU 9000), as a GPU server's HCAs are
+cabled rail by rail to their own leaf switches; each node is reachable by ssh as
+${NODES[*]}, and fabcheck runs on them exactly as on a real rack.
 It takes a few minutes (the first run also downloads a 70 MB Debian kernel),
 and stops the guests at the end (or on Ctrl-C).
 EOF
@@ -47,7 +49,7 @@ EOF
 
 step_boot() {
 	banner "Booting a ${#NODES[@]}-node rack '$RACK' (fabcheck lab up)"
-	if ! show "$FC" lab up --name "$RACK" --nodes ${#NODES[@]}; then
+	if ! show "$FC" lab up --name "$RACK" --nodes ${#NODES[@]} --rails 2; then
 		echo "demo: the rack did not come up; the messages above say why (logs under ~/.cache/fabcheck/lab/racks/$RACK/nodes)" >&2
 		exit 3
 	fi
@@ -58,8 +60,8 @@ step_boot() {
 step_devices() {
 	local n
 	banner "The RDMA devices of each node (fabcheck devices, over ssh)"
-	echo "Each node has one port, rxe0/1, ACTIVE, MTU 4096, and picks the RoCE v2 GID of"
-	echo "its fabric address (::ffff:10.77.x.y), as it would on a RoCE HCA."
+	echo "Each node has two ports, rxe0/1 and rxe1/1, ACTIVE, MTU 4096, each with the RoCE v2"
+	echo "GID of its rail's address (::ffff:10.77.x.y, ::ffff:10.78.x.y), as RoCE HCAs would."
 	for n in "${NODES[@]}"; do
 		echo
 		node_run "$n" fabcheck devices || { echo "demo: fabcheck devices failed on $n" >&2; exit 1; }
@@ -84,22 +86,25 @@ EOF
 
 step_matrix() {
 	local rc out=${DEMO_OUT:-${TMPDIR:-/tmp}/fabcheck-demo}
-	banner "Every pair of the rack, nodeC slowed on purpose (fabcheck matrix)"
+	banner "Every pair on every rail, one rail of nodeC slowed on purpose (fabcheck matrix --rails)"
 	cat <<EOF
-Now nodeC's port is limited to 20 Mbit/s both ways, as a bad cable or a port
-that trained down would be. fabcheck matrix tests every pair of the ${#NODES[@]} nodes in
-rounds where each node is in one test at a time (here both directions), keeps
-each result in a SQLite store as it finishes, and names the node that is bad
-with most of its peers. The rack's floor is relative: a pair below 40% of the
-rack's median is bad (on real HCAs, give --min-gbps or keep pair's link-rate
-floor). This takes about two minutes.
+Now nodeC's rail 1 port (rxe1) is limited to 5 Mbit/s both ways, as a bad cable
+or a port that trained down would be; its rail 0 stays healthy. fabcheck matrix
+--rails all first matches every node's ports into rails by their subnets (not by
+device name: a swapped cable would show), then tests every pair of the ${#NODES[@]} nodes
+in rounds where each node is in one test at a time, with both rails of a pair
+loaded at once as a training job loads them; it keeps each (pair, rail) result
+in a SQLite store and names the culprit at the right level: a link, a node's
+port on one rail, a whole node, or a whole rail. The rack's floor is relative:
+a pair below 40% of its rail's median is bad (on real HCAs, give --min-gbps or
+keep pair's link-rate floor); --retest runs the suspect's pairs again on that
+rail. This takes two to three minutes.
 
 EOF
 	mkdir -p "$out" && rm -f "$out"/matrix.db*
-	show "$FC" lab fault --name "$RACK" nodeC rate 20
-	show "$FC" matrix "${NODES[@]}" --ssh-config "$SSH_CFG" --db "$out/matrix.db" \
-		--test write --bw -s 64K -n 100 --min-gbps 0.001 --min-rack-pct 40 --asym-pct 30 \
-		--both-directions
+	show "$FC" lab fault --name "$RACK" nodeC --rail 1 rate 5
+	show "$FC" matrix "${NODES[@]}" --rails all --ssh-config "$SSH_CFG" --db "$out/matrix.db" \
+		--test write --bw -s 64K -n 100 --min-gbps 0.001 --min-rack-pct 40 --retest
 	rc=$?
 	[ $rc -le 1 ] || { echo "demo: fabcheck matrix could not run (exit $rc); the findings above say why" >&2; exit 3; }
 	"$FC" lab fault --name "$RACK" nodeC clear >/dev/null
@@ -128,6 +133,7 @@ step_outro() {
 	echo "  $FC lab up"
 	echo "  ssh -F \$($FC lab ssh-config) nodeA"
 	echo "  $FC lab fault nodeB rate 20           # a slow port, both ways"
+	echo "  $FC lab fault nodeB --rail 1 rate 20  # one rail of a node (lab up --rails 2)"
 	echo "  $FC lab down"
 }
 

@@ -1,26 +1,76 @@
 #!/usr/bin/env bash
-# Runs the unit tests (plain build, no sanitizers) and a few CLI commands
-# under valgrind memcheck; any error or definite leak fails.
+# Runs under valgrind memcheck the unit tests (plain build, no sanitizers)
+# and the CLI cases that feed every parser: NCCL logs, topo tables, env
+# files, hostfiles, stores, worker messages (tests/cli/cases_NAME.sh, with
+# FC set to the plain build under valgrind). Fails on a valgrind error, a
+# definite leak, a crash (a signal), a unit test that fails, a CLI case
+# whose exit code or output is not the expected one, a build that fails,
+# or a case file that is missing.
+#   tests/run-valgrind.sh             everything above
+#   tests/run-valgrind.sh PROGRAM...  only these programs (each must exit 0)
+#   VG_MAKE    the build command (default make)
+#   VG_CASES   the CLI case files (default: the parser cases below)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
 VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+CASES=${VG_CASES:-topo nccl ncclenv matrix pair tui burnin plan qos}
 pass=0 fail=0
+log=$(mktemp /tmp/fabcheck-vg.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+# run PROGRAM ARGS...: passes when it exits 0 under valgrind.
 run() {
-	if "${VG[@]}" "$@" >/dev/null 2>/tmp/fabcheck-vg.$$; then pass=$((pass + 1))
-	else
-		rc=$?
-		if [ "$rc" -eq 99 ]; then
-			fail=$((fail + 1)); echo "valgrind errors in: $*"; cat /tmp/fabcheck-vg.$$
-		else pass=$((pass + 1)); fi
+	local rc
+	"${VG[@]}" "$@" >/dev/null 2>"$log"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		return
 	fi
+	fail=$((fail + 1))
+	if [ "$rc" -eq 99 ]; then
+		echo "FAIL: valgrind errors in: $*"
+	elif [ "$rc" -gt 128 ]; then
+		echo "FAIL: crashed (signal $((rc - 128)), exit $rc): $*"
+	else
+		echo "FAIL: exit $rc: $*"
+	fi
+	tail -n 40 "$log" | sed 's/^/    /'
 }
-make -s build/vg-tests >/dev/null 2>&1 || true
-for t in build/vg/test_*; do [ -x "$t" ] && run "$t"; done
+
+if [ $# -gt 0 ]; then
+	for p in "$@"; do run "$p"; done
+	echo "valgrind: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+
+if ! ${VG_MAKE:-make} -s fabcheck build/vg-tests >"$log" 2>&1; then
+	echo "FAIL: valgrind: the build failed:"
+	tail -n 40 "$log" | sed 's/^/    /'
+	exit 1
+fi
+files=()
+for c in $CASES; do
+	f=tests/cli/cases_$c.sh
+	if [ ! -f "$f" ]; then
+		echo "FAIL: valgrind: no case file $f"
+		exit 1
+	fi
+	files+=("$f")
+done
+for t in build/vg/test_*; do
+	[ -x "$t" ] && run "$t"
+done
 run ./fabcheck --version
 run ./fabcheck help
-run ./fabcheck devices
-[ -x tests/valgrind-cases.sh ] && . tests/valgrind-cases.sh
-rm -f /tmp/fabcheck-vg.$$
+echo "valgrind: unit tests: $pass passed, $fail failed"
+# The CLI cases: tests/cli/run.sh checks each exit code and output, so a
+# valgrind error (exit 99) or a crash (exit > 128) fails its case.
+export CLI_SLOW=4 # the cases that wait on a timer wait this many times longer
+if ! FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${files[*]}" tests/cli/run.sh; then
+	fail=$((fail + 1))
+fi
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -152,13 +152,15 @@ static void update_active(struct tui *t)
 /* Opens a session on the followed run, only to rerun pairs. */
 static int attach_for_rerun(struct tui *t)
 {
-	struct mx_cli c = { .db = t->c.db, .resume = t->m.run };
+	/* The stored pair options are checked as on resume: the launch
+	 * options count only when this command line repeats them. */
+	struct mx_cli c = { .db = t->c.db, .resume = t->m.run, .pair_args = t->c.pair_args };
 
 	if (t->have_session)
 		return 0;
 	if (mx_session_open(&t->s, &c, &fc_stop)) {
 		snprintf(t->v.message, sizeof(t->v.message),
-			 "cannot rerun: run %lld is not a matrix run", (long long)t->m.run);
+			 "rerun refused: 'matrix --resume %lld' says why", (long long)t->m.run);
 		return -1;
 	}
 	t->s.r.rounds = 0; /* the writer runs the schedule; only reruns here */

@@ -1,13 +1,16 @@
 /* RDMA device and port discovery through libibverbs (see dev.h). */
 #include "verbs/dev.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <infiniband/verbs.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "core/rail.h"
 #include "core/util.h"
 
 const char *vb_port_state_name(int state)
@@ -49,6 +52,44 @@ static void port_gids(struct ibv_context *ctx, struct vb_port_info *pi, int tbl_
 	pi->chosen_gid = fc_gid_choose(pi->gids, pi->ngids, pi->is_ethernet, pi->netdev);
 }
 
+static int mask_len(uint32_t mask)
+{
+	int n = 0;
+
+	for (mask = ntohl(mask); mask & 0x80000000u; mask <<= 1)
+		n++;
+	return n;
+}
+
+/* The network a port is on, which rails are matched by: on RoCE the first
+ * IPv4 subnet of its net device, on InfiniBand the GID's subnet prefix. */
+static void port_subnet(struct vb_port_info *pi)
+{
+	struct ifaddrs *ifa, *i;
+
+	pi->subnet[0] = 0;
+	if (!pi->is_ethernet) {
+		if (pi->ngids)
+			fc_rail_subnet_ib(pi->gids[0].raw, pi->subnet, sizeof(pi->subnet));
+		return;
+	}
+	if (!pi->netdev[0] || getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		char addr[INET_ADDRSTRLEN];
+		const struct sockaddr_in *a = (const void *)i->ifa_addr;
+		const struct sockaddr_in *m = (const void *)i->ifa_netmask;
+
+		if (!a || !m || a->sin_family != AF_INET || strcmp(i->ifa_name, pi->netdev))
+			continue;
+		inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
+		if (!fc_rail_subnet_ipv4(addr, mask_len(m->sin_addr.s_addr), pi->subnet,
+					 sizeof(pi->subnet)))
+			break;
+	}
+	freeifaddrs(ifa);
+}
+
 static int port_fill(struct ibv_context *ctx, const char *dev, int port,
 		     struct vb_port_info *pi)
 {
@@ -72,6 +113,7 @@ static int port_fill(struct ibv_context *ctx, const char *dev, int port,
 	pi->rate_gbps = fc_port_rate_gbps(pa.active_width, pa.active_speed, 0);
 	pi->lid = pa.lid;
 	port_gids(ctx, pi, pa.gid_tbl_len);
+	port_subnet(pi);
 	return 0;
 }
 
@@ -127,6 +169,7 @@ json_t *vb_port_json(const struct vb_port_info *pi)
 		      fc_port_width_name(pi->width), "speed",
 		      fc_port_speed_name(pi->speed, 0), "rate_gbps", pi->rate_gbps,
 		      "lid", pi->lid, "netdev", pi->netdev, "gids", gids);
+	json_object_set_new(o, "subnet", json_string(pi->subnet));
 	if (pi->chosen_gid >= 0) {
 		const struct fc_gid *g = &pi->gids[pi->chosen_gid];
 

@@ -19,6 +19,7 @@ struct vb_port_info {
 	double rate_gbps;
 	int lid;
 	char netdev[32];  /* fabric interface of a RoCE port, "" if none */
+	char subnet[48];  /* RoCE: the netdev's IPv4 subnet; IB: GID prefix; "" unknown */
 	int ngids;
 	struct fc_gid gids[VB_MAX_GIDS];
 	int chosen_gid;	  /* position in gids[], -1 when none is usable */

@@ -75,7 +75,6 @@ struct pf_cli {
 	struct pf_opts o;
 	struct fc_launch l;
 	double timeout;
-	char self[4096];
 };
 
 static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const char *arg)
@@ -119,16 +118,6 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 			return FC_EXIT_USAGE;
 	}
 	c->l.connect_timeout = (int)c->timeout;
-	if (c->l.kind == FC_LAUNCH_LOCAL && !c->l.worker_cmd) {
-		/* This binary by its path (under valgrind, /proc/self/exe in a
-		 * child would be the tool). */
-		ssize_t len = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
-
-		if (len > 0) {
-			c->self[len] = 0;
-			c->l.worker_cmd = c->self;
-		}
-	}
 	if (mx_node_args("preflight", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
 	if (c->n < 1) {

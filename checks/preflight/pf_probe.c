@@ -176,18 +176,12 @@ static json_t *probe_qos_json(const char *ifname, double timeout)
 /* `fabcheck topo --json` of this node, with its exit code. */
 static void probe_topo(json_t *doc, double timeout)
 {
-	char self[PATH_MAX], why[512];
-	const char *argv[] = { self, "topo", "--json", NULL };
+	const char *argv[] = { fc_self_exe(), "topo", "--json", NULL };
+	char why[512];
 	json_t *topo;
-	ssize_t n;
 	char *out;
 	int code;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		snprintf(self, sizeof(self), "fabcheck");
-	else
-		self[n] = 0;
 	out = fc_capture(argv, timeout, &code, why, sizeof(why));
 	topo = out ? json_loads(out, 0, NULL) : NULL;
 	free(out);

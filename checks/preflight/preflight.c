@@ -42,9 +42,7 @@ int pf_majority(const char *const *vals, int n)
 	return have && best_cnt * 2 > have ? best : -1;
 }
 
-/* Compares one value across nodes; one finding per odd node, or one that
- * lists every node when there is no majority. */
-static void agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
+void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
 		  const char *const *names, int n, const char *fix)
 {
 	int m = pf_majority(vals, n), have = 0;
@@ -101,7 +99,7 @@ static void check_versions(json_t *doc, struct pf_node *nd, int n)
 			vals[i] = nd[i].probe ? json_string_value(json_object_get(nd[i].probe,
 										   keys[k].key)) :
 						NULL;
-		agree(doc, keys[k].lvl, keys[k].what, vals, names, n, keys[k].fix);
+		pf_agree(doc, keys[k].lvl, keys[k].what, vals, names, n, keys[k].fix);
 	}
 out:
 	free(vals);
@@ -153,12 +151,12 @@ static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 						 fc_jstr(o, "driver", "?"), fc_jstr(o, "driver_version", "?"));
 			}
 			snprintf(what, sizeof(what), "%s firmware", dev);
-			agree(doc, FC_FAIL, what, vals, names, n,
+			pf_agree(doc, FC_FAIL, what, vals, names, n,
 			      "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)");
 			for (int i = 0; i < n; i++)
 				vals[i] = drv[i][0] ? drv[i] : NULL;
 			snprintf(what, sizeof(what), "%s driver", dev);
-			agree(doc, FC_FAIL, what, vals, names, n,
+			pf_agree(doc, FC_FAIL, what, vals, names, n,
 			      "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
 		}
 	}
@@ -282,7 +280,7 @@ static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const s
 				}
 				snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
 					 strchr(id, ':') + 1, keys[c].what);
-				agree(doc, FC_FAIL, what, vals, names, n, keys[c].fix);
+				pf_agree(doc, FC_FAIL, what, vals, names, n, keys[c].fix);
 			}
 		}
 	}
@@ -399,6 +397,25 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 	check_qos(doc, nd, o->tclass, skipped);
 }
 
+/* The rails of the nodes that could be probed (pf_rails.c). */
+static int check_rails(json_t *doc, const struct pf_node *nd, int n)
+{
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
+	int k = 0, rails = 0;
+
+	for (int i = 0; names && probes && i < n; i++)
+		if (nd[i].probe) {
+			names[k] = nd[i].name;
+			probes[k++] = nd[i].probe;
+		}
+	if (names && probes)
+		rails = pf_check_rails(doc, names, probes, k);
+	free(names);
+	free(probes);
+	return rails;
+}
+
 int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 {
 	int n = (int)json_array_size(nodes), bad = 0, gpu_nodes = 0;
@@ -432,7 +449,10 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 	}
 	check_versions(doc, nd, n);
 	check_hca_versions(doc, nd, n);
-	check_port_agreement(doc, nd, n, o);
+	/* With two rails or more, ports are compared per rail (matched by the
+	 * fabric) rather than per device name. */
+	if (!check_rails(doc, nd, n))
+		check_port_agreement(doc, nd, n, o);
 	json_object_set_new(doc, "gpu_nodes", json_integer(gpu_nodes));
 	free(nd);
 	return bad;

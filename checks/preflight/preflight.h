@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "core/out.h"
+
 struct pf_opts {
 	double expect_rate_gbps; /* 0: ports must agree across nodes */
 	int expect_mtu;		 /* netdev MTU of RoCE ports (IB: active MTU); 0: agree */
@@ -30,5 +32,21 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o);
  * value differs from some other: all are reported). Exposed for tests.
  */
 int pf_majority(const char *const *vals, int n);
+
+/* Compares one value across nodes (NULL: none); one finding at @lvl per
+ * odd node, or one that lists every node when there is no majority. */
+void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
+	      const char *const *names, int n, const char *fix);
+
+/*
+ * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two
+ * rails or more: the rails matched by the fabric and their findings (a
+ * swapped cable, a port on no rail), the same rate, active and netdev MTU
+ * and firmware on every node's port of a rail (the odd one named), and each
+ * GPU's nearest rail HCA: PIX or PXB, and its own where the node has as many
+ * rail HCAs as GPUs. Adds "rails" to @doc. Returns the number of rails (0:
+ * fewer than two, nothing checked).
+ */
+int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n);
 
 #endif

@@ -3,7 +3,7 @@
 # The rack itself is tested by tests/rack/run.sh.
 export FABCHECK_LAB_HOME=${TMPDIR:-/tmp}/fabcheck-cli-lab-$$
 expect "lab --help" 0 'up \[--nodes N\] \[--name NAME\]' -- $FC lab --help
-expect "help lab" 0 'fault \[--name NAME\] NODE loss PCT' -- $FC help lab
+expect "help lab" 0 'fault \[--name NAME\] NODE \[--rail R\] loss PCT' -- $FC help lab
 expect "lab unknown command" 2 "'frob' is not a lab command" -- $FC lab frob
 expect "lab up --nodes 0" 2 "--nodes: '0' is not a number from 1 to 8" -- $FC lab up --nodes 0
 expect "lab up --nodes 99" 2 "--nodes: '99' is not a number from 1 to 8" -- $FC lab up --nodes 99
@@ -24,3 +24,11 @@ mkdir -p "$nopath" && ln -sf "$(command -v bash)" "$nopath/bash"
 expect "lab up without qemu" 3 'the rack needs qemu-system-x86_64.*scripts/deps.sh demo' -- \
 	env PATH="$nopath" $FC lab up --name nopath
 rm -rf "$nopath"
+
+# Options anywhere on the line; rails.
+expect "lab fault: --name after the operands" 3 "no rack named 'nosuch' is up" -- $FC lab fault nodeC rate 20 --name nosuch
+expect "lab fault: --rail after the kind" 3 "no rack named 'nosuch' is up" -- $FC lab fault nodeC rate 20 --rail 1 --name=nosuch
+expect "lab fault: --rail without value" 2 "--rail: missing value" -- $FC lab fault nodeC rate 20 --rail
+expect "lab fault: miswire takes no value" 2 "'miswire' takes no value, got 'now'" -- $FC lab fault nodeC miswire now
+expect "lab up --rails 5" 2 "--rails: '5' is not a number from 1 to 4" -- $FC lab up --rails 5
+expect "lab status: unknown option after --name" 2 "lab status: unknown option '--frob'" -- $FC lab status --name x --frob

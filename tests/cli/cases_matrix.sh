@@ -92,12 +92,14 @@ expect "runner: pair refuses an option" 2 'pair refused the options' -- \
 # Ctrl-C in the middle of a round: the finished pair is kept, the hung one is
 # ended and dropped; --resume runs what is missing (errors again) and ends.
 W=$(pwd)/tests/cli/mx-worker.sh
-# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds.
+# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds
+# (times $CLI_SLOW under valgrind, which starts slowly: a background job
+# ignores SIGINT until the matrix sets its handler).
 interrupt_after() {
 	local t=$1 pid
 	shift
 	"$@" & pid=$!
-	sleep "$t"
+	sleep $((t * ${CLI_SLOW:-1}))
 	kill -INT $pid
 	wait $pid
 }
@@ -106,10 +108,51 @@ MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair r
 	--timeout 20 --db $MXT/int.db
 expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
-expect "resume finishes the run" 3 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
+# The run's --launcher and --worker-cmd are used only when given again.
+expect "resume: stored launch options not repeated" 2 \
+	"run 1 in $MXT/int.db: its stored pair options carry --worker-cmd '$W'.*give --worker-cmd '$W' on the command line" -- \
 	$FC matrix --resume 1 --db $MXT/int.db
+expect "resume: another worker command" 2 "carry --worker-cmd '$W'" -- \
+	$FC matrix --resume 1 --db $MXT/int.db --launcher local --worker-cmd /bin/true
+expect "resume finishes the run" 3 'matrix run 1: 4 nodes, 6 of 6 pairs' -- \
+	$FC matrix --resume 1 --db $MXT/int.db --launcher local --worker-cmd $W
 expect "resume re-ran the error and the missing pairs" 0 '^ +1  matrix .* 7 pairs  fail +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
+# A crafted store: nothing it holds becomes a command. Its stored options
+# name a script (that would leave a mark), its nodes a shell line.
+printf '#!/bin/sh\ntouch %s/ran\n' "$MXT" >$MXT/evil.sh
+chmod +x $MXT/evil.sh
+cp $MXT/int.db $MXT/evil.db
+craft() { # craft SQL: changes run 1 of evil.db
+	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()' \
+		$MXT/evil.db "$1"
+}
+craft "UPDATE runs SET params = json_set(params, '\$.pair_args', json('[\"--worker-cmd\", \"$MXT/evil.sh\", \"--launcher\", \"local\"]')), ended = NULL WHERE id = 1; "
+craft "DELETE FROM pairs WHERE run = 1"
+expect "crafted store: stored --worker-cmd refused" 2 "its stored pair options carry --worker-cmd '$MXT/evil.sh'.*give --worker-cmd" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+expect "crafted store: refused for the tui's rerun too" 2 "carry --worker-cmd '$MXT/evil.sh'" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db --launcher local
+expect "crafted store: the script did not run" 0 '^$' -- bash -c "ls $MXT | grep -x ran; true"
+craft "UPDATE runs SET params = json_set(params, '\$.pair_args', json('[\"--pair-opt\", \"x\"]')) WHERE id = 1"
+expect "crafted store: an option pair does not know" 3 "stored pair option: '--pair-opt' is not an option of 'fabcheck pair'" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+craft "UPDATE runs SET params = json_set(params, '\$.pair_args', json('[\"-s\", \"3X\"]')) WHERE id = 1"
+expect "crafted store: a bad value" 3 "stored pair option: '-s' '3X' is refused" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+craft "UPDATE runs SET params = json_set(params, '\$.pair_args', json('[\"nodeX\"]')) WHERE id = 1"
+expect "crafted store: a word that is no option" 3 "stored pair option: 'nodeX' is not an option" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+craft "UPDATE runs SET params = json_set(params, '\$.pair_args', json('[]'), '\$.nodes', json('[\"nodeA\", \"-oProxyCommand=touch $MXT/ran\"]')) WHERE id = 1"
+expect "crafted store: a node name that is an ssh option" 3 "'-oProxyCommand=touch $MXT/ran' is not a node name" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+craft "UPDATE runs SET params = json_set(params, '\$.nodes', json('[\"nodeA\", \"nodeA\"]')) WHERE id = 1"
+expect "crafted store: a node twice" 3 "node 'nodeA' is given twice" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+craft "UPDATE runs SET params = json_set(params, '\$.nodes', json('[\"nodeA\", 7]')) WHERE id = 1"
+expect "crafted store: a node that is no string" 3 "its node list is refused" -- \
+	$FC matrix --resume 1 --db $MXT/evil.db
+expect "crafted store: still nothing ran" 0 '^$' -- bash -c "ls $MXT | grep -x ran; true"
 # A pair past the matrix's own deadline is ended and reported as could not run.
 MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 'nodeA->nodeB could not run: no result within 2 s; killed|none of its 1 pairs could run: no result within 2 s' -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \

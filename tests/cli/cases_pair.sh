@@ -33,6 +33,22 @@ expect "pair unreachable" 3 'nosuch[12].invalid: cannot reach the node over ssh 
 	$FC pair nosuch1.invalid nosuch2.invalid --timeout 3 --no-db
 expect "pair worker missing" 3 '[ab]: fabcheck is not installed .*exit 127.*--worker-cmd' -- \
 	$FC pair "${LOCAL[@]}" --worker-cmd /nonexistent/fabcheck a b
+# --worker-cmd reaches the node's shell as its words, each one quoted: a
+# stand-in ssh records the line and runs it in a shell as sshd would.
+SSHD=$(mktemp -d /tmp/fabcheck-cli-ssh.XXXXXX)
+ln -s "$(pwd)/tests/cli/stand-in-ssh.sh" "$SSHD/ssh"
+SSHENV=(env PATH="$SSHD:$PATH" SSH_ARGV="$SSHD/argv" SSH_HOME="$SSHD")
+expect "worker-cmd with ';' runs nothing more" 3 '[ab]: fabcheck is not installed .*exit 127' -- \
+	"${SSHENV[@]}" $FC pair --timeout 5 --no-db --worker-cmd 'fabcheck; touch injected' a b
+expect "worker-cmd with ';': no file made" 0 '^$' -- \
+	bash -c "ls '$SSHD' | grep -v -x -e argv -e ssh; true"
+expect "worker-cmd with ';': the quoted line" 0 "^'fabcheck;' touch injected worker$" -- \
+	tail -n 1 "$SSHD/argv"
+expect "FABCHECK_WORKER_CMD: words through ssh" 3 '[ab]: refused a message from the worker: message is not JSON' -- \
+	"${SSHENV[@]}" FABCHECK_WORKER_CMD="env FAKE_MODE=garbage $(pwd)/$FAKE" \
+	$FC pair --timeout 5 --no-db a b
+expect "FABCHECK_WORKER_CMD: the line" 0 "^env FAKE_MODE=garbage $(pwd)/$FAKE worker$" -- \
+	tail -n 1 "$SSHD/argv"
 # The wire: each misbehaviour refused with a reason naming the node.
 expect "wire garbage" 3 '[ab]: refused a message from the worker: message is not JSON' -- \
 	env FAKE_MODE=garbage $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
@@ -84,3 +100,4 @@ expect "pair --threads more than QPs" 2 'threads 4 needs at least as many QPs: a
 expect "pair --lat-mode bogus" 2 "lat-mode: 'bogus' is not a mode; expected poll or imm" \
 	-- $FC pair a b --lat-mode bogus
 expect "pair --help lists message rate" 0 'post-list N.*' -- $FC pair --help
+rm -rf "$SSHD"

@@ -111,10 +111,17 @@ tmux kill-session -t "fctui-$$-sig" 2>/dev/null
 expect "tui on SIGTERM restores the terminal" 0 '^restored$' -- \
 	sh -c "[ -s $TUT/sig.rc ] && cmp -s $TUT/sig.before $TUT/sig.after && echo restored"
 
-# r reruns the cursor pair with the run's own pair options, into the run.
+# r reruns the cursor pair with the run's own pair options, into the run;
+# its --launcher and --worker-cmd only when the tui's command line repeats
+# them (a store does not choose what runs on the nodes).
 $FC matrix nodeA nodeB --launcher local --worker-cmd "$(pwd)/tests/cli/mx-worker.sh" \
 	--timeout 5 --db $TUT/rr.db >/dev/null 2>&1
-tui_run rerun 100x30 r 2 -- --db $TUT/rr.db --max-iterations 25
+tui_run rerun-refused 160x30 r 2 -- --db $TUT/rr.db --max-iterations 25
+expect "tui r: stored launch options not repeated" 0 'rerun refused: .matrix --resume 1. says why' -- \
+	cat $TUT/out-rerun-refused.txt
+expect "tui r: nothing rerun" 0 '^ +1  matrix .* 1 pairs' -- $FC report --list --db $TUT/rr.db
+tui_run rerun 100x30 r 2 -- --db $TUT/rr.db --max-iterations 25 --launcher local \
+	--worker-cmd "$(pwd)/tests/cli/mx-worker.sh"
 expect "tui r queues a rerun" 0 'rerun of nodeA -> nodeB queued' -- cat $TUT/out-rerun.txt
 expect "tui rerun is stored in the run" 0 '^ +1  matrix .* 2 pairs' -- $FC report --list --db $TUT/rr.db
 # (--worker-cmd of the run: the test worker's own message, and the retest mark)

@@ -2,6 +2,11 @@
 # A worker that misbehaves on purpose, for the controller's CLI tests.
 # FAKE_MODE picks how: garbage, version, order, big, type, die, hang, noise,
 # error. Started by `fabcheck pair --launcher local --worker-cmd THIS`.
+# `devices --json`: the recorded port list FAKE_DEVICES names.
+if [ "${1:-}" = devices ]; then
+	cat "${FAKE_DEVICES:-/dev/null}"
+	exit 0
+fi
 read -r _hello || exit 0
 case "${FAKE_MODE:-garbage}" in
 garbage) echo "Welcome to the node! (motd)" ;;

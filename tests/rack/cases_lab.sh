@@ -82,7 +82,7 @@ expect_json "clear: status shows no faults" "d['nodes'][0]['faults'] == {}" -- "
 expect "fault: unknown node" 2 "node 'nodeZ' is not in rack '$RACK_NAME'; its nodes are: nodeA nodeB" -- \
 	"${L[@]}" fault "${N[@]}" nodeZ loss 5
 expect "fault: node beyond the rack" 2 "node 'nodeC' is not in rack" -- "${L[@]}" fault "${N[@]}" nodeC down
-expect "fault: unknown kind" 2 "'jitter' is not a fault kind; expected loss, rate, mtu, down or clear" -- \
+expect "fault: unknown kind" 2 "'jitter' is not a fault kind; expected loss, rate, mtu, down, miswire or clear" -- \
 	"${L[@]}" fault "${N[@]}" nodeA jitter 5
 expect "fault: no kind" 2 'missing the fault kind' -- "${L[@]}" fault "${N[@]}" nodeA
 expect "fault: no node" 2 'missing NODE' -- "${L[@]}" fault "${N[@]}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rack tests: real Soft-RoCE between QEMU guests, driven through the real CLI.
 #   1. one 2-node rack (ci-<pid>) for every tests/rack/cases_*.sh, then down
-#   2. a 4-node rack boots, every node has rxe0 ACTIVE, then down
+#   2. a 4-node rack with two rails boots, every node has rxe0 ACTIVE; the
+#      rail cases (tests/rack/phase_rails.sh) run on it; then down
 #   2b. a 3-node rack with Slurm: the slurm launcher, burnin-rack, burnin.sbatch
 #   3. Ctrl-C (SIGINT) during 'lab up', a guest that dies during boot, and a
 #      boot past its deadline all leave no QEMU process and no lock
@@ -72,7 +73,7 @@ expect "down again is harmless" 0 "is not up" -- "$FC" lab down --name "$RACK_NA
 # ---- 2. four nodes ------------------------------------------------------------
 R4=ci4-$$
 RACKS+=("$R4")
-if rack_up "$R4" --nodes 4; then
+if rack_up "$R4" --nodes 4 --rails 2; then
 	SSH_CFG=$("$FC" lab ssh-config --name "$R4")
 	net=$("$FC" lab status --name "$R4" --json | python3 -c \
 		'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])')
@@ -86,6 +87,9 @@ if rack_up "$R4" --nodes 4; then
 	expect_json "4 nodes: status lists 4 ready nodes" \
 		"[n['name'] for n in d['nodes']] == ['nodeA','nodeB','nodeC','nodeD'] and all(n['state'] == 'ready' for n in d['nodes'])" \
 		-- "$FC" lab status --name "$R4" --json
+	echo "== tests/rack/phase_rails.sh"
+	# shellcheck source=tests/rack/phase_rails.sh
+	. tests/rack/phase_rails.sh
 fi
 expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"

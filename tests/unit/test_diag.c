@@ -389,6 +389,27 @@ static void test_flap_mid_soak(void **state)
 	json_decref(doc);
 }
 
+/* pair --rails: both rails pass alone and fall short loaded: the host. */
+static void test_rails_slow(void **state)
+{
+	json_t *doc = json_pack("{s:s, s:{s:s}, s:{s:s}, s:[{s:i, s:f, s:f, s:b}, {s:i, s:f, s:f, s:b}]}",
+				"verdict", "fail", "a", "node", "nodeA", "b", "node", "nodeB", "rails",
+				"rail", 0, "alone_gbps", 0.15, "loaded_gbps", 0.06, "host_limited", 1,
+				"rail", 1, "alone_gbps", 0.14, "loaded_gbps", 0.05, "host_limited", 1);
+	struct diag_set s = { 0 };
+	const json_t *d;
+
+	(void)state;
+	diag_run(doc, &s);
+	d = first(doc);
+	assert_string_equal(str(d, "rule"), "rails_slow");
+	assert_string_equal(str(d, "part"), "host PCIe");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_string_equal(str(d, "subject"), "nodeA <-> nodeB, every rail loaded");
+	assert_non_null(strstr(str(d, "evidence"), "rail 1 0.14 Gb/s alone, 0.05 with every rail loaded"));
+	json_decref(doc);
+}
+
 static void test_healthy_pass(void **state)
 {
 	const char *none[] = { NULL };
@@ -506,7 +527,7 @@ int main(void)
 		cmocka_unit_test(test_healthy_busy_rxe), cmocka_unit_test(test_rack_loss),
 		cmocka_unit_test(test_rack_mtu),	  cmocka_unit_test(test_rack_healthy),
 		cmocka_unit_test(test_config_mtu),	 cmocka_unit_test(test_slow_clean),
-		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_healthy_pass),
+		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_rails_slow),	 cmocka_unit_test(test_healthy_pass),
 		cmocka_unit_test(test_parsers),		 cmocka_unit_test(test_pcie_ceiling),
 		cmocka_unit_test(test_snap_roundtrip),	 cmocka_unit_test(test_bad_folders),
 	};

@@ -15,6 +15,7 @@
 #include "core/pairv.h"
 #include "core/stats.h"
 #include "core/wire.h"
+#include "ctl/chan.h"
 #include "pair/pair.h"
 #include "verbs/res.h"
 
@@ -324,6 +325,53 @@ static void test_sizes_and_slots(void **state)
 	assert_int_not_equal(fc_launcher_parse("pbs", &l), 0);
 }
 
+/* The worker command reaches the node's shell as its words and nothing
+ * more: each word quoted for ssh, separate arguments for srun. */
+static void test_launch_argv(void **state)
+{
+	struct fc_launch l = { .kind = FC_LAUNCH_SSH, .connect_timeout = 7 };
+	const char *sub[] = { "worker", NULL }, *argv[FC_LAUNCH_MAX_ARGS];
+	char buf[2048], out[256];
+	size_t got;
+	FILE *sh;
+	int n;
+
+	(void)state;
+	l.worker_cmd = "fabcheck; touch /tmp/X $(id) `id` it's";
+	n = fc_launch_argv(&l, "nodeA", sub, argv, buf, sizeof(buf));
+	assert_true(n > 3);
+	assert_string_equal(argv[0], "ssh");
+	assert_string_equal(argv[n - 2], "nodeA");
+	assert_string_equal(argv[n - 1],
+			    "'fabcheck;' touch /tmp/X '$(id)' '`id`' 'it'\\''s' worker");
+	/* What a POSIX shell makes of the line: the same words, byte for byte. */
+	l.worker_cmd = "printf [%s]\\n a;b $(x) it's \"q\" \\ &";
+	n = fc_launch_argv(&l, "nodeA", sub, argv, buf, sizeof(buf));
+	assert_true(n > 0);
+	sh = popen(argv[n - 1], "r");
+	assert_non_null(sh);
+	got = fread(out, 1, sizeof(out) - 1, sh);
+	out[got] = 0;
+	assert_int_equal(pclose(sh), 0);
+	assert_string_equal(out, "[a;b]\n[$(x)]\n[it's]\n[\"q\"]\n[\\]\n[&]\n[worker]\n");
+	/* srun runs the words without a shell: one argument each. */
+	l.kind = FC_LAUNCH_SLURM;
+	l.worker_cmd = "env A=1 /opt/fabcheck";
+	n = fc_launch_argv(&l, "nodeB", sub, argv, buf, sizeof(buf));
+	assert_int_equal(n, 11);
+	assert_string_equal(argv[1], "--nodelist=nodeB");
+	assert_string_equal(argv[7], "env");
+	assert_string_equal(argv[8], "A=1");
+	assert_string_equal(argv[9], "/opt/fabcheck");
+	assert_string_equal(argv[10], "worker");
+	assert_null(argv[11]);
+	/* No command at all is refused, not run as an empty line. */
+	l.worker_cmd = " \t ";
+	assert_int_equal(fc_launch_argv(&l, "nodeB", sub, argv, buf, sizeof(buf)), -EINVAL);
+	l.kind = FC_LAUNCH_SSH;
+	assert_int_equal(fc_launch_argv(&l, "nodeB", sub, argv, buf, sizeof(buf)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_counters_delta),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_sizes_and_slots),
+		cmocka_unit_test(test_launch_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,13 +4,17 @@
 0.16 Gb/s), one direction per pair in the order of the round-robin schedule,
 every rail of a pair in the same round. Usage:
   gen_rails.py NODES RAILS [FAULT] > FILE
+  gen_rails.py --pair-docs NODES RAILS [FAULT] > FILE   (for matrix --import:
+      {"nodes", "results"} of `pair --rails --loaded-only --json` documents)
 FAULT: port:NODE:RAIL (that node slow on that rail), node:NODE (slow on every
 rail), rail:RAIL (every pair slow on that rail), link:NODE:NODE:RAIL (one
 pair slow on one rail), down:NODE:RAIL (nothing runs on that port)."""
 import json, sys
 
-n, nr = int(sys.argv[1]), int(sys.argv[2])
-fault = sys.argv[3].split(":") if len(sys.argv) > 3 else ["none"]
+docs = sys.argv[1] == "--pair-docs"
+args = sys.argv[2:] if docs else sys.argv[1:]
+n, nr = int(args[0]), int(args[1])
+fault = args[2].split(":") if len(args) > 2 else ["none"]
 if n <= 8 and nr <= 2:
     nodes = ["node%s" % chr(ord("A") + i) for i in range(n)]
     rails = ["rxe%d" % r for r in range(nr)]
@@ -45,6 +49,29 @@ for rnd in range(m - 1):
         for r in range(nr):
             pairs.append(cell(a, b, r, k))
         k += 1
+def phase(c):
+    if c["verdict"] == "error":
+        return {"verdict": "fail", "findings": ["setup failed"], "results": [], "counters": {}}
+    return {"verdict": "pass", "findings": [], "counters": {},
+            "results": [{"test": "write", "metric": "bw", "size_bytes": 1048576, "iters": 50,
+                         "gbps": c["gbps"]},
+                        {"test": "read", "metric": "lat", "size_bytes": 2, "iters": 200,
+                         "p50_us": c["lat_us"]}]}
+if docs:
+    out = []
+    for i in range(0, len(pairs), nr):
+        cs = pairs[i:i + nr]
+        rails_l = [{"rail": c["rail"], "name": c["device"],
+                    "subnet": "10.%d.1.0/24" % (77 + c["rail"]), "alone": None,
+                    "loaded": phase(c)} for c in cs]
+        tot = sum(c["gbps"] or 0 for c in cs)
+        out.append({"verdict": "pass", "findings": [], "a": {"node": cs[0]["a"]},
+                    "b": {"node": cs[0]["b"]}, "counters": {}, "rails": rails_l,
+                    "results": [{"test": "write", "metric": "bw", "size_bytes": 1048576,
+                                 "iters": 50, "gbps": tot}]})
+    json.dump({"nodes": nodes, "results": out}, sys.stdout, indent=1)
+    print()
+    sys.exit(0)
 json.dump({"fault": ":".join(fault), "nodes": nodes,
            "rails": [{"rail": r, "name": rails[r]} for r in range(nr)],
            "pairs": pairs}, sys.stdout, indent=1)

@@ -1,0 +1,232 @@
+/*
+ * Preflight per rail (see preflight.h): the rails matched across the nodes
+ * (core/rail.h) from their probes' port lists, the same rate, MTU and
+ * firmware on every node's port of a rail, and each GPU's rail-local HCA.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/preflight/preflight.h"
+#include "core/out.h"
+#include "core/rail.h"
+#include "topo/pcitopo.h"
+
+#define PF_PORTS_MAX 64
+
+struct pf_rail_in {
+	struct fc_rail_port *ports; /* [n][PF_PORTS_MAX] */
+	struct fc_rail_node *nodes;
+	struct fc_rail_map map;
+	const json_t *const *probes;
+	int n;
+};
+
+/* The probe's device entry of @dev. */
+static const json_t *probe_dev(const json_t *probe, const char *dev)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(json_object_get(probe, "devices"), i, d)
+		if (!strcmp(fc_jstr(d, "name", ""), dev))
+			return d;
+	return NULL;
+}
+
+static const json_t *probe_port(const json_t *probe, const struct fc_rail_port *p)
+{
+	size_t i;
+	json_t *q;
+
+	json_array_foreach(json_object_get(probe_dev(probe, p->dev), "ports"), i, q)
+		if ((int)fc_jnum(q, "port", 0) == p->port)
+			return q;
+	return NULL;
+}
+
+/* One value of every node's port on rail @r into @vals (NULL: none). */
+static void rail_values(const struct pf_rail_in *x, int r, const char *key, char (*buf)[64],
+			const char **vals)
+{
+	for (int i = 0; i < x->n; i++) {
+		const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+		const json_t *probe = x->probes[i], *q = p ? probe_port(probe, p) : NULL;
+		double v = 0;
+
+		vals[i] = NULL;
+		if (!q)
+			continue;
+		if (!strcmp(key, "fw_ver")) {
+			snprintf(buf[i], sizeof(buf[i]), "%s",
+				 fc_jstr(probe_dev(probe, p->dev), "fw_ver", ""));
+			vals[i] = buf[i][0] ? buf[i] : NULL;
+			continue;
+		}
+		if (!strcmp(key, "netdev_mtu"))
+			v = fc_jnum(json_object_get(json_object_get(probe, "netdevs"), p->netdev),
+				    "mtu", 0);
+		else
+			v = fc_jnum(q, key, 0);
+		if (v > 0) {
+			snprintf(buf[i], sizeof(buf[i]), "%g%s", v,
+				 !strcmp(key, "rate_gbps") ? " Gb/s" : " B");
+			vals[i] = buf[i];
+		}
+	}
+}
+
+static void check_rail_agreement(json_t *doc, const struct pf_rail_in *x, const char **names)
+{
+	static const struct {
+		const char *key, *what, *fix;
+	} keys[] = {
+		{ "rate_gbps", "rate", "reseat or replace that port's cable or transceiver; check its switch port's speed" },
+		{ "active_mtu", "active MTU", "set one MTU on every port of the rail (netdev MTU 9000 for RoCE) and on its switch" },
+		{ "netdev_mtu", "netdev MTU", "set one MTU on every port of the rail (ip link set DEV mtu 9000) and on its switch" },
+		{ "fw_ver", "firmware", "flash the same firmware on every HCA of the rail" },
+	};
+	const char **vals = calloc((size_t)x->n + 1, sizeof(*vals));
+	char (*buf)[64] = calloc((size_t)x->n + 1, sizeof(*buf));
+
+	for (int r = 0; vals && buf && r < x->map.nrails; r++)
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			char what[160];
+
+			rail_values(x, r, keys[k].key, buf, vals);
+			snprintf(what, sizeof(what), "the %s of its port on rail %d (%s)", keys[k].what,
+				 x->map.rails[r].index, x->map.rails[r].name);
+			pf_agree(doc, FC_FAIL, what, vals, names, x->n, keys[k].fix);
+		}
+	free(vals);
+	free(buf);
+}
+
+/* A PCIe distance's rank (PIX best); TOPO_UNKNOWN when not one. */
+static int dist_rank(const char *d)
+{
+	enum topo_dist t;
+
+	return d && !topo_dist_parse(d, &t) ? (int)t : (int)TOPO_UNKNOWN;
+}
+
+/* The topology label ("NIC3") of HCA @dev. */
+static const char *nic_label(const json_t *topo, const char *dev)
+{
+	size_t i;
+	json_t *nic;
+
+	json_array_foreach(json_object_get(topo, "nics"), i, nic)
+		if (!strcmp(fc_jstr(nic, "name", ""), dev))
+			return fc_jstr(nic, "label", NULL);
+	return NULL;
+}
+
+/* Each GPU's nearest rail HCA: PIX or PXB, and one of its own where the
+ * node has as many rail HCAs as GPUs. */
+static void check_gpu_rails(json_t *doc, const struct pf_rail_in *x, int i, const char *node)
+{
+	const json_t *topo = json_object_get(x->probes[i], "topo"), *g;
+	size_t ngpu = json_array_size(json_object_get(topo, "gpus")), k;
+	int nhca = 0, *best = calloc(ngpu + 1, sizeof(*best));
+
+	for (int r = 0; r < x->map.nrails; r++)
+		nhca += fc_rail_port_of(&x->map, x->nodes, i, r) != NULL;
+	json_array_foreach(json_object_get(topo, "gpus"), k, g) {
+		const char *gname = fc_jstr(g, "name", "?");
+		const json_t *row = json_object_get(json_object_get(topo, "matrix"), gname);
+		int rank = TOPO_UNKNOWN + 1;
+		const char *dist = "?";
+
+		best[k] = -1;
+		for (int r = 0; best && r < x->map.nrails; r++) {
+			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+			const char *lbl = p ? nic_label(topo, p->dev) : NULL;
+			const char *d = lbl ? fc_jstr(row, lbl, NULL) : NULL;
+
+			if (d && dist_rank(d) < TOPO_UNKNOWN && dist_rank(d) < rank) {
+				rank = dist_rank(d);
+				dist = d;
+				best[k] = r;
+			}
+		}
+		if (!best || best[k] < 0)
+			continue; /* no distance known: the topology's own findings say why */
+		if (rank > TOPO_PXB)
+			fc_finding(doc, FC_FAIL,
+				   "%s: %s has no rail-local HCA: its nearest rail HCA, %s (rail %d), is %s, "
+				   "not PIX or PXB: its traffic crosses the CPU; seat the GPU and its HCA "
+				   "under one PCIe switch, or check the BIOS's PCIe settings",
+				   node, gname, x->map.rails[best[k]].name,
+				   x->map.rails[best[k]].index, dist);
+		for (size_t j = 0; nhca >= (int)ngpu && j < k; j++)
+			if (best[j] == best[k])
+				fc_finding(doc, FC_FAIL,
+					   "%s: %s and %s share their nearest HCA %s (rail %d) although the "
+					   "node has %d rail HCAs for %zu GPUs: one of them has no HCA of "
+					   "its own; check how the HCAs are seated",
+					   node, fc_jstr(json_array_get(json_object_get(topo, "gpus"), j),
+							 "name", "?"),
+					   gname, x->map.rails[best[k]].name, x->map.rails[best[k]].index,
+					   nhca, ngpu);
+	}
+	free(best);
+}
+
+static json_t *rails_json(const struct pf_rail_in *x)
+{
+	json_t *list = json_array();
+
+	for (int r = 0; r < x->map.nrails; r++) {
+		json_t *ports = json_object();
+
+		for (int i = 0; i < x->n; i++) {
+			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+
+			json_object_set_new(ports, x->nodes[i].name,
+					    p ? json_string(p->dev) : json_null());
+		}
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:o}", "rail",
+						      x->map.rails[r].index, "name",
+						      x->map.rails[r].name, "subnet",
+						      x->map.rails[r].subnet, "devices", ports));
+	}
+	return list;
+}
+
+int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n)
+{
+	struct pf_rail_in x = { .probes = probes, .n = n };
+	int rails = 0;
+
+	x.ports = calloc((size_t)n * PF_PORTS_MAX + 1, sizeof(*x.ports));
+	x.nodes = calloc((size_t)n + 1, sizeof(*x.nodes));
+	if (!x.ports || !x.nodes)
+		goto out_free;
+	for (int i = 0; i < n; i++) {
+		int cnt = probes[i] ? fc_rail_ports_from_json(json_object_get(probes[i], "devices"),
+							     x.ports + i * PF_PORTS_MAX,
+							     PF_PORTS_MAX) : 0;
+
+		x.nodes[i] = (struct fc_rail_node){ .name = names[i],
+						    .ports = x.ports + i * PF_PORTS_MAX,
+						    .nports = cnt < 0 ? 0 : cnt };
+	}
+	if (fc_rail_match(x.nodes, n, NULL, &x.map) || x.map.nrails < 2)
+		goto out_free;
+	rails = x.map.nrails;
+	json_object_set_new(doc, "rails", rails_json(&x));
+	for (int i = 0; i < x.map.nfindings; i++)
+		if (x.map.findings[i].sev != FC_RAIL_NOTE)
+			fc_finding(doc, x.map.findings[i].sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s",
+				   x.map.findings[i].text);
+	check_rail_agreement(doc, &x, (const char **)names);
+	for (int i = 0; i < n; i++)
+		if (probes[i])
+			check_gpu_rails(doc, &x, i, names[i]);
+out_free:
+	fc_rail_map_release(&x.map);
+	free(x.ports);
+	free(x.nodes);
+	return rails;
+}

@@ -1,0 +1,378 @@
+/*
+ * matrix --rails: the rack's rails (matched once over every node's ports,
+ * kept in the run's parameters), a cell per (pair, rail) read from each
+ * pair's "rails" list, their culprit levels (matrix/mxlevel.h), and their
+ * part of the matrix document.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "core/out.h"
+#include "matrix/mx_model.h"
+#include "matrix/mx_rails.h"
+#include "pair/pair.h"
+#include "store/store.h"
+
+/* ---- the rack's rails, when the run begins ------------------------------ */
+
+/* The launcher options among the pair options. */
+static void launch_of(const json_t *args, struct fc_launch *l, double *timeout)
+{
+	size_t i, n = json_array_size(args);
+
+	*l = (struct fc_launch){ .kind = FC_LAUNCH_SSH, .connect_timeout = 30 };
+	*timeout = 30;
+	for (i = 0; i + 1 < n; i++) {
+		const char *k = json_string_value(json_array_get(args, i));
+		const char *v = json_string_value(json_array_get(args, i + 1));
+
+		if (!strcmp(k, "--ssh-config"))
+			l->ssh_config = v;
+		else if (!strcmp(k, "--worker-cmd"))
+			l->worker_cmd = v;
+		else if (!strcmp(k, "--launcher"))
+			fc_launcher_parse(v, &l->kind);
+		else if (!strcmp(k, "--timeout"))
+			fc_parse_duration("--timeout", v, 1, 3600, timeout);
+	}
+	if (!l->worker_cmd && getenv("FABCHECK_WORKER_CMD") && *getenv("FABCHECK_WORKER_CMD"))
+		l->worker_cmd = getenv("FABCHECK_WORKER_CMD");
+}
+
+static const char *sev_name(enum fc_rail_sev s)
+{
+	return s == FC_RAIL_FAIL ? "fail" : s == FC_RAIL_WARN ? "warn" : "note";
+}
+
+static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node *nodes, int n,
+			const struct pair_ports *ports)
+{
+	json_t *o = json_object(), *list = json_array(), *fnd = json_array(), *per = json_object();
+
+	for (int r = 0; r < map->nrails; r++)
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s}", "rail", map->rails[r].index,
+						      "name", map->rails[r].name, "subnet",
+						      map->rails[r].subnet));
+	for (int i = 0; i < map->nfindings; i++)
+		json_array_append_new(fnd, json_pack("{s:s, s:s}", "severity",
+						     sev_name(map->findings[i].sev), "text",
+						     map->findings[i].text));
+	for (int i = 0; i < n; i++) {
+		json_t *pl = json_array();
+
+		for (int r = 0; r < map->nrails; r++) {
+			const struct fc_rail_port *p = fc_rail_port_of(map, nodes, i, r);
+
+			json_array_append_new(pl, p ? json_pack("{s:s, s:i, s:s}", "device", p->dev,
+								"port", p->port, "netdev",
+								p->netdev) :
+						      json_null());
+		}
+		json_object_set_new(per, nodes[i].name, pl);
+		if (ports[i].n < 0)
+			json_array_append_new(fnd, json_pack("{s:s, s:s}", "severity", "warn", "text",
+							     ports[i].why));
+	}
+	json_object_set_new(o, "list", list);
+	json_object_set_new(o, "findings", fnd);
+	json_object_set_new(o, "ports", per);
+	json_object_set_new(o, "by_name", json_boolean(map->by_name));
+	return o;
+}
+
+static int split(const char *opt, const char *list, char *buf, size_t len, const char **out,
+		 int max)
+{
+	int n;
+
+	snprintf(buf, len, "%s", list);
+	n = fc_rail_split_list(buf, out, max);
+	if (n < 0)
+		fc_err("%s: '%s' is not a comma-separated list of names", opt, list);
+	return n;
+}
+
+int mx_rails_params(json_t *params, char **names, int n, const char *rails,
+		    const char *exclude)
+{
+	static char obuf[512], ebuf[512];
+	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
+	struct fc_rail_opts o = { 0 };
+	struct pair_ports *ports = calloc((size_t)n + 1, sizeof(*ports));
+	struct fc_rail_node *nodes = calloc((size_t)n + 1, sizeof(*nodes));
+	struct fc_rail_map map = { 0 };
+	struct fc_launch l;
+	double timeout;
+	json_t *rj;
+	int rc = -ENOMEM;
+
+	if (!ports || !nodes)
+		goto out_free;
+	rc = -EINVAL;
+	if (strcmp(rails, "all")) {
+		o.only = only;
+		o.nonly = split("--rails", rails, obuf, sizeof(obuf), only, FC_RAIL_MAX);
+	}
+	if (exclude) {
+		o.exclude = excl;
+		o.nexclude = split("--exclude-dev", exclude, ebuf, sizeof(ebuf), excl, PAIR_PORTS_MAX);
+	}
+	if (o.nonly < 0 || o.nexclude < 0)
+		goto out_free;
+	launch_of(json_object_get(params, "pair_args"), &l, &timeout);
+	fprintf(stderr, "listing the RDMA ports of %d nodes to match their rails\n", n);
+	if (pair_ports_list(&l, (const char *const *)names, n, timeout + 10, ports) < 0)
+		goto out_free;
+	for (int i = 0; i < n; i++)
+		nodes[i] = (struct fc_rail_node){ .name = names[i], .ports = ports[i].p,
+						  .nports = ports[i].n < 0 ? 0 : ports[i].n };
+	if (fc_rail_match(nodes, n, &o, &map)) {
+		fc_err("%s", map.err[0] ? map.err : "cannot match the nodes' rails");
+		goto out_free;
+	}
+	if (!map.nrails) {
+		fc_err("matrix --rails: the nodes share no rail (no active port of the fabric's "
+		       "link layer on a network two nodes reach)");
+		goto out_free;
+	}
+	rj = map_json(&map, nodes, n, ports);
+	json_object_set_new(rj, "select", json_string(rails));
+	if (exclude)
+		json_object_set_new(rj, "exclude_dev", json_string(exclude));
+	json_object_set_new(params, "rails", rj);
+	rc = 0;
+out_free:
+	fc_rail_map_release(&map);
+	free(ports);
+	free(nodes);
+	return rc;
+}
+
+int mx_rails_params_from_docs(json_t *params, const json_t *docs)
+{
+	json_t *list = json_array(), *d, *e, *o;
+	size_t i, j, k;
+
+	json_array_foreach(docs, i, d)
+		json_array_foreach(json_object_get(d, "rails"), j, e) {
+			int seen = 0;
+
+			json_array_foreach(list, k, o)
+				seen |= !strcmp(fc_jstr(o, "subnet", ""), fc_jstr(e, "subnet", "")) &&
+					!strcmp(fc_jstr(o, "name", ""), fc_jstr(e, "name", ""));
+			if (!seen)
+				json_array_append_new(list, json_pack("{s:i, s:s, s:s}", "rail",
+								      (int)fc_jnum(e, "rail", 0),
+								      "name", fc_jstr(e, "name", "?"),
+								      "subnet", fc_jstr(e, "subnet", "")));
+		}
+	if (!json_array_size(list)) {
+		json_decref(list);
+		return 0;
+	}
+	json_object_set_new(params, "rails", json_pack("{s:o, s:[], s:{}}", "list", list,
+						       "findings", "ports"));
+	return 1;
+}
+
+/* ---- the model: a cell per (pair, rail) -------------------------------- */
+
+int mx_rails_load(struct mx_model *m)
+{
+	const json_t *list = json_object_get(json_object_get(m->info.params, "rails"), "list");
+	size_t i;
+	json_t *v;
+
+	m->nrails = 0;
+	if (!json_array_size(list))
+		return 0;
+	m->rails = calloc(json_array_size(list), sizeof(*m->rails));
+	if (!m->rails)
+		return -ENOMEM;
+	json_array_foreach(list, i, v) {
+		struct mx_rail *r = &m->rails[m->nrails++];
+
+		snprintf(r->name, sizeof(r->name), "%s", fc_jstr(v, "name", "?"));
+		snprintf(r->subnet, sizeof(r->subnet), "%s", fc_jstr(v, "subnet", ""));
+		r->index = (int)fc_jnum(v, "rail", (double)i);
+	}
+	return 0;
+}
+
+/* The rack rail of a pair's rail entry: by subnet, or by name when the
+ * rack's rails were matched by name. */
+static int rail_of(const struct mx_model *m, const json_t *e)
+{
+	const char *subnet = fc_jstr(e, "subnet", ""), *name = fc_jstr(e, "name", "");
+
+	for (int r = 0; r < m->nrails; r++)
+		if (*subnet ? !strcmp(subnet, m->rails[r].subnet) :
+			      !strcmp(name, m->rails[r].name))
+			return r;
+	return -1;
+}
+
+static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
+{
+	if (m->nrcells == m->rcap) {
+		size_t cap = m->rcap ? 2 * m->rcap : 64;
+		struct fc_mxl_cell *p = realloc(m->rcells, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		m->rcells = p;
+		m->rcap = cap;
+	}
+	m->rcells[m->nrcells++] = c;
+	return 0;
+}
+
+int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
+		 enum fc_mx_state row_state)
+{
+	json_t *doc = json_loads(text, 0, NULL), *e;
+	size_t i;
+	int rc = 0, any = 0;
+
+	json_array_foreach(json_object_get(doc, "rails"), i, e) {
+		const json_t *ph = json_object_get(e, "loaded");
+		int r = rail_of(m, e);
+		double size;
+
+		if (!json_is_object(ph))
+			ph = json_object_get(e, "alone");
+		if (r < 0 || !json_is_object(ph))
+			continue;
+		any = 1;
+		rc = add_cell(m, (struct fc_mxl_cell){
+					 .a = a, .b = b, .rail = r,
+					 .gbps = fc_pair_doc_gbps(ph, &size),
+					 .lat_us = fc_pair_doc_lat_us(ph),
+					 .state = mx_state_of(fc_jstr(ph, "verdict", "error")),
+					 .retest = retest });
+		if (rc)
+			break;
+	}
+	/* No rail measured (the pair could not run): an error on every rail. */
+	for (int r = 0; !any && !rc && r < m->nrails; r++)
+		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = r, .gbps = NAN,
+						       .lat_us = NAN,
+						       .state = row_state == FC_MX_ERROR ?
+									FC_MX_ERROR : FC_MX_FAIL,
+						       .retest = retest });
+	json_decref(doc);
+	return rc;
+}
+
+int mx_rails_analyze(struct mx_model *m)
+{
+	fc_mxl_release(&m->ran);
+	return fc_mxl_analyze(m->n, m->nrails, m->rcells, m->nrcells, &m->opts, &m->ran);
+}
+
+void mx_rails_release(struct mx_model *m)
+{
+	free(m->rails);
+	free(m->rcells);
+	fc_mxl_release(&m->ran);
+	m->rails = NULL;
+	m->rcells = NULL;
+	m->nrails = 0;
+	m->nrcells = m->rcap = 0;
+}
+
+/* ---- the document ------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static const char *cell_verdict(const struct fc_mx_cell *c)
+{
+	return c->state == FC_MX_ERROR ? "error" :
+	       c->state == FC_MX_FAIL || c->bad ? "fail" : "pass";
+}
+
+static json_t *pairs_json(const struct mx_model *m)
+{
+	json_t *list = json_array();
+
+	for (int r = 0; r < m->nrails; r++) {
+		const struct fc_mx_analysis *ra = &m->ran.rails[r];
+
+		for (int a = 0; a < m->n; a++)
+			for (int b = 0; b < m->n; b++) {
+				const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(ra, a, b);
+
+				if (!c || c->state == FC_MX_NONE)
+					continue;
+				json_array_append_new(
+					list, json_pack("{s:s, s:s, s:i, s:s, s:o, s:o, s:s, s:b}",
+							"a", m->names[a], "b", m->names[b], "rail",
+							m->rails[r].index, "device", m->rails[r].name,
+							"gbps", num_or_null(c->gbps), "lat_us",
+							num_or_null(c->lat_us), "verdict",
+							cell_verdict(c), "retest", c->retest));
+			}
+	}
+	return list;
+}
+
+static json_t *rails_json(const struct mx_model *m)
+{
+	json_t *list = json_array();
+
+	for (int r = 0; r < m->nrails; r++)
+		json_array_append_new(list,
+				      json_pack("{s:i, s:s, s:s, s:o}", "rail", m->rails[r].index,
+						"name", m->rails[r].name, "subnet", m->rails[r].subnet,
+						"median_gbps",
+						num_or_null(m->ran.rails[r].rack_median_gbps)));
+	return list;
+}
+
+void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects)
+{
+	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
+	const char **rn = calloc((size_t)m->nrails + 1, sizeof(*rn));
+	char text[768];
+	size_t i;
+
+	json_object_set_new(doc, "rails", rails_json(m));
+	json_object_set(doc, "rail_ports", json_object_get(rp, "ports"));
+	json_object_set_new(doc, "pairs", pairs_json(m));
+	json_array_foreach(json_object_get(rp, "findings"), i, f) {
+		const char *sev = fc_jstr(f, "severity", "note");
+
+		if (strcmp(sev, "note"))
+			fc_finding(doc, !strcmp(sev, "fail") ? FC_FAIL : FC_WARN, "%s",
+				   fc_jstr(f, "text", "?"));
+	}
+	for (int r = 0; rn && r < m->nrails; r++)
+		rn[r] = m->rails[r].name;
+	for (int k = 0; rn && k < m->ran.nsuspects; k++) {
+		const struct fc_mxl_suspect *s = &m->ran.suspects[k];
+		json_t *o;
+
+		fc_mxl_suspect_text(&m->ran, s, (const char *const *)m->names, rn, text,
+				    sizeof(text));
+		fc_finding(doc, FC_FAIL, "%s", text);
+		o = json_pack("{s:s, s:o, s:s}", "level", fc_mxl_level_name(s->level), "rail",
+			      s->rail < 0 ? json_null() : json_integer(m->rails[s->rail].index),
+			      "reason", text);
+		json_object_set_new(o, "node", s->node < 0 ? json_null() : json_string(m->names[s->node]));
+		if (s->rail >= 0)
+			json_object_set_new(o, "device", json_string(m->rails[s->rail].name));
+		if (s->level == FC_MXL_LINK)
+			json_object_set_new(o, "link", json_pack("[s, s]", m->names[s->node],
+								 m->names[s->peer]));
+		json_array_append_new(suspects, o);
+	}
+	free(rn);
+}

@@ -1,0 +1,37 @@
+/*
+ * matrix --rails (matrix/mx_rails.c): the rack's rails in the run's
+ * parameters, a cell per (pair, rail) in the model, and their part of the
+ * matrix document. Used by mx_model, mx_doc and the session.
+ */
+#ifndef FC_MX_RAILS_H
+#define FC_MX_RAILS_H
+
+#include <jansson.h>
+
+#include "matrix/mxan.h"
+
+struct mx_model;
+
+/* Lists every node's ports, matches them into rails (--rails, --exclude-dev)
+ * and keeps the rails, each node's port on each and the findings (a swapped
+ * cable...) in @params "rails". Returns 0, or -EINVAL (logged: a usage
+ * error, or no rail shared) or -ENOMEM. */
+int mx_rails_params(json_t *params, char **names, int n, const char *rails,
+		    const char *exclude);
+
+/* matrix --import: the rails the recorded pair documents name, in their
+ * order of first appearance. Returns 1 when they name any. */
+int mx_rails_params_from_docs(json_t *params, const json_t *docs);
+
+/* The model's side (mx_model.c). */
+int mx_rails_load(struct mx_model *m);
+int mx_rails_row(struct mx_model *m, int a, int b, const char *doc, int retest,
+		 enum fc_mx_state row_state);
+int mx_rails_analyze(struct mx_model *m);
+void mx_rails_release(struct mx_model *m);
+
+/* The rails, the pairs per (pair, rail), the rails' findings and the
+ * suspects with their level, into a matrix document (mx_doc.c). */
+void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects);
+
+#endif

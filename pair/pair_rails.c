@@ -1,0 +1,576 @@
+/*
+ * fabcheck pair --rails: the rails both nodes share (matched by the fabric,
+ * core/rail.h), then each rail alone and every rail at once. Each rail's
+ * test is a `fabcheck pair -d DEV_A,DEV_B --json` child of this same binary;
+ * under load the children start each test together (--sync-fd: a barrier
+ * here, through a socket to each child), as a training job loads every rail
+ * at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/util.h"
+#include "core/out.h"
+#include "core/pairv.h"
+#include "core/rail.h"
+#include "store/store.h"
+#include "ctl/child.h"
+#include "diag/diag.h"
+#include "pair/pair.h"
+
+struct rails_run {
+	struct pair_cfg *cfg;
+	struct pair_ports ports[2];
+	struct fc_rail_node nodes[2];
+	struct fc_rail_map map;
+	json_t *doc;
+	json_t *alone[FC_RAIL_MAX], *loaded[FC_RAIL_MAX]; /* each rail's pair document */
+	char exe[PATH_MAX];
+	int exit;
+};
+
+static void raise_exit(struct rails_run *x, int code)
+{
+	if (code > x->exit)
+		x->exit = code;
+}
+
+int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
+		    struct pair_ports *out)
+{
+	const char *sub[] = { "devices", "--json", NULL };
+	struct fc_child *kids = calloc((size_t)n + 1, sizeof(*kids));
+	int bad = 0;
+
+	if (!kids)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const char *argv[FC_LAUNCH_MAX_ARGS];
+		char buf[2048];
+
+		snprintf(kids[i].name, sizeof(kids[i].name), "%s", nodes[i]);
+		if (fc_launch_argv(l, nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
+		    fc_child_start(&kids[i], NULL, argv, timeout))
+			kids[i].done = 1;
+	}
+	fc_children_wait(kids, n);
+	for (int i = 0; i < n; i++) {
+		json_t *d = kids[i].out ? json_loads(kids[i].out, 0, NULL) : NULL;
+		const json_t *devs = json_object_get(d, "devices");
+		const json_t *f = json_array_get(json_object_get(d, "findings"), 0);
+
+		out[i].n = devs ? fc_rail_ports_from_json(devs, out[i].p, PAIR_PORTS_MAX) : -EINVAL;
+		if (out[i].n < 0) {
+			snprintf(out[i].why, sizeof(out[i].why), "%s: cannot list its RDMA ports "
+				 "(fabcheck devices --json): %s", nodes[i],
+				 json_is_string(f)	       ? json_string_value(f) :
+				 kids[i].timed_out	       ? "no answer in time" :
+				 *fc_child_last_err(&kids[i]) ? fc_child_last_err(&kids[i]) :
+								"no document");
+			bad++;
+		}
+		json_decref(d);
+		fc_child_release(&kids[i]);
+	}
+	free(kids);
+	return bad;
+}
+
+/* `fabcheck devices --json` on each node, through the launcher. */
+static int list_ports(struct rails_run *x)
+{
+	const char *names[2] = { x->cfg->label[0], x->cfg->label[1] };
+	int bad = pair_ports_list(&x->cfg->launch, names, 2, x->cfg->timeout + 10, x->ports);
+
+	if (bad < 0)
+		return bad;
+	for (int i = 0; i < 2; i++) {
+		if (x->ports[i].n < 0) {
+			fc_finding(x->doc, FC_FAIL, "%s", x->ports[i].why);
+			raise_exit(x, FC_EXIT_CANT);
+		}
+		x->nodes[i] = (struct fc_rail_node){ .name = x->cfg->label[i],
+						     .ports = x->ports[i].p,
+						     .nports = x->ports[i].n < 0 ? 0 : x->ports[i].n };
+	}
+	return bad ? -EIO : 0;
+}
+
+static int split(const char *list, char *buf, size_t len, const char **out, int max)
+{
+	int n;
+
+	snprintf(buf, len, "%s", list);
+	n = fc_rail_split_list(buf, out, max);
+	if (n < 0)
+		fc_err("'%s' is not a comma-separated list of names", list);
+	return n;
+}
+
+static int match(struct rails_run *x)
+{
+	static char only_buf[512], excl_buf[512];
+	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
+	struct fc_rail_opts o = { 0 };
+	const struct pair_cfg *cfg = x->cfg;
+
+	if (strcmp(cfg->rails, "all")) {
+		o.nonly = split(cfg->rails, only_buf, sizeof(only_buf), only, FC_RAIL_MAX);
+		o.only = only;
+	}
+	if (cfg->exclude_dev) {
+		o.nexclude = split(cfg->exclude_dev, excl_buf, sizeof(excl_buf), excl,
+				   PAIR_PORTS_MAX);
+		o.exclude = excl;
+	}
+	if (o.nonly < 0 || o.nexclude < 0)
+		return -EINVAL;
+	if (fc_rail_match(x->nodes, 2, &o, &x->map)) {
+		fc_err("%s", x->map.err[0] ? x->map.err : "cannot match the nodes' rails");
+		return -EINVAL;
+	}
+	for (int i = 0; i < x->map.nfindings; i++) {
+		const struct fc_rail_finding *f = &x->map.findings[i];
+
+		if (f->sev == FC_RAIL_NOTE)
+			pair_qos_note(x->doc, "%s", f->text);
+		else
+			fc_finding(x->doc, f->sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s", f->text);
+	}
+	return 0;
+}
+
+/* The child's command line for rail @r. */
+static void child_argv(const struct rails_run *x, int r, int sync_fd, const char **argv,
+		       char *dev, size_t dlen, char *fd, size_t flen, char *ev, size_t elen)
+{
+	const struct fc_rail_port *pa = fc_rail_port_of(&x->map, x->nodes, 0, r);
+	const struct fc_rail_port *pb = fc_rail_port_of(&x->map, x->nodes, 1, r);
+	size_t n = 0, i;
+	json_t *v;
+
+	snprintf(dev, dlen, "%s:%d,%s:%d", pa->dev, pa->port, pb->dev, pb->port);
+	argv[n++] = x->exe;
+	argv[n++] = "pair";
+	argv[n++] = x->cfg->node[0];
+	argv[n++] = x->cfg->node[1];
+	argv[n++] = "--json";
+	argv[n++] = "--no-db";
+	argv[n++] = "-d";
+	argv[n++] = dev;
+	json_array_foreach(x->cfg->child_args, i, v)
+		argv[n++] = json_string_value(v);
+	if (sync_fd >= 0) {
+		snprintf(fd, flen, "%d", sync_fd);
+		argv[n++] = "--sync-fd";
+		argv[n++] = fd;
+	}
+	if (x->cfg->evidence_dir) { /* DIR/alone-rail0, DIR/loaded-rail0, ... */
+		snprintf(ev, elen, "%s/%s-rail%d", x->cfg->evidence_dir,
+			 sync_fd >= 0 ? "loaded" : "alone", x->map.rails[r].index);
+		argv[n++] = "--save-evidence";
+		argv[n++] = ev;
+	}
+	argv[n] = NULL;
+}
+
+/* A document for a rail whose child gave none. */
+static json_t *no_doc(struct fc_child *k, int r)
+{
+	char why[1200];
+
+	snprintf(why, sizeof(why), "rail %d: pair gave no result (%s)", r,
+		 k->timed_out ? "killed at its deadline" :
+		 k->exec_failed ? strerror(k->exec_failed) :
+		 *k->err ? fc_child_last_err(k) : "no JSON document");
+	return json_pack("{s:s, s:[s], s:[], s:{}, s:b}", "verdict", "fail", "findings", why,
+			 "results", "counters", "no_result", 1);
+}
+
+/* The barrier of one phase: each child writes a byte on its socket when
+ * it reaches a test and waits for one back; once every child still running
+ * waits (or one has waited @max_wait s, the others being stuck or far
+ * slower), each waiting child gets its go. */
+struct barrier {
+	int fd[FC_RAIL_MAX];	  /* -1: not (or no longer) taking part */
+	double since[FC_RAIL_MAX]; /* waiting since, 0: not waiting */
+	double max_wait;
+};
+
+static void barrier_step(struct barrier *bar, const struct fc_child *kids, int n)
+{
+	struct pollfd pfd[FC_RAIL_MAX];
+	int live = 0, waiting = 0, overdue = 0;
+	double now = fc_now();
+
+	for (int k = 0; k < n; k++) {
+		if (bar->fd[k] >= 0 && kids[k].done) {
+			close(bar->fd[k]);
+			bar->fd[k] = -1;
+		}
+		pfd[k] = (struct pollfd){ .fd = bar->fd[k], .events = POLLIN };
+	}
+	if (poll(pfd, (nfds_t)n, 0) > 0)
+		for (int k = 0; k < n; k++) {
+			char b;
+
+			if (!pfd[k].revents)
+				continue;
+			if (read(bar->fd[k], &b, 1) != 1) {
+				close(bar->fd[k]);
+				bar->fd[k] = -1;
+			} else if (!bar->since[k]) {
+				bar->since[k] = now;
+			}
+		}
+	for (int k = 0; k < n; k++) {
+		if (bar->fd[k] < 0)
+			continue;
+		live++;
+		waiting += bar->since[k] > 0;
+		overdue |= bar->since[k] > 0 && now - bar->since[k] > bar->max_wait;
+	}
+	if (!waiting || (waiting < live && !overdue))
+		return;
+	if (waiting < live)
+		fc_warn("%d of %d rails waited %.0f s for the others to start a test; they go on without them",
+			waiting, live, bar->max_wait);
+	for (int k = 0; k < n; k++) {
+		if (bar->fd[k] < 0 || !bar->since[k])
+			continue;
+		bar->since[k] = 0;
+		if (write(bar->fd[k], "g", 1) != 1) {
+			close(bar->fd[k]);
+			bar->fd[k] = -1;
+		}
+	}
+}
+
+/* Runs the rails @rails[0..n) at once (a barrier per test when @n > 1);
+ * their documents go to @out[rail]. */
+static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
+{
+	struct fc_child kids[FC_RAIL_MAX];
+	struct barrier bar = { .max_wait = 4 * x->cfg->timeout + 30 };
+	double deadline = 120 + 20 * x->cfg->timeout;
+	int left;
+
+	memset(kids, 0, sizeof(kids));
+	for (int k = 0; k < n; k++) {
+		const char *argv[FC_LAUNCH_MAX_ARGS + 64];
+		char dev[160], fd[16], ev[1024];
+		int sv[2] = { -1, -1 };
+
+		if (n > 1 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+			fc_err("cannot create a socket pair for rail %d: %m", rails[k]);
+			sv[0] = sv[1] = -1;
+		}
+		if (sv[0] >= 0)
+			fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+		child_argv(x, rails[k], sv[1], argv, dev, sizeof(dev), fd, sizeof(fd), ev, sizeof(ev));
+		snprintf(kids[k].name, sizeof(kids[k].name), "rail %d", x->map.rails[rails[k]].index);
+		bar.fd[k] = sv[0];
+		if (fc_child_start(&kids[k], x->exe, argv, deadline))
+			kids[k].done = 1;
+		if (sv[1] >= 0)
+			close(sv[1]);
+	}
+	while ((left = fc_children_poll(kids, n, n > 1 ? 20 : 1000)) > 0)
+		barrier_step(&bar, kids, n);
+	if (left < 0)
+		fc_children_stop(kids, n);
+	for (int k = 0; k < n; k++) {
+		json_t *d = kids[k].out ? json_loads(kids[k].out, 0, NULL) : NULL;
+
+		if (bar.fd[k] >= 0)
+			close(bar.fd[k]);
+		if (json_is_object(d) && WIFEXITED(kids[k].status))
+			json_object_set_new(d, "exit", json_integer(WEXITSTATUS(kids[k].status)));
+		out[rails[k]] = json_is_object(d) ? d : no_doc(&kids[k], x->map.rails[rails[k]].index);
+		if (!json_is_object(d))
+			json_decref(d);
+		fc_child_release(&kids[k]);
+	}
+	return 0;
+}
+
+static json_t *side(const json_t *child_side, const struct fc_rail_port *p)
+{
+	json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "device", p->dev, "port", p->port, "netdev",
+			      p->netdev, "subnet", p->subnet);
+	static const char *const keep[] = { "gpu", "gpu_bus_id", "gpu_distance", "memory", "mtu",
+					    "gid_index" };
+
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (json_object_get(child_side, keep[i]))
+			json_object_set(o, keep[i], json_object_get(child_side, keep[i]));
+	return o;
+}
+
+static json_t *phase_json(const json_t *d)
+{
+	if (!d)
+		return json_null();
+	return json_pack("{s:O, s:O, s:O, s:O}", "verdict", json_object_get(d, "verdict"),
+			 "results", json_object_get(d, "results"), "counters",
+			 json_object_get(d, "counters"), "findings", json_object_get(d, "findings"));
+}
+
+/* A child's findings, named by rail and phase, at its verdict's level. */
+static void child_findings(struct rails_run *x, const json_t *d, int r, const char *phase)
+{
+	const char *v = fc_jstr(d, "verdict", "fail");
+	enum fc_verdict lvl = !strcmp(v, "fail") ? FC_FAIL : !strcmp(v, "warn") ? FC_WARN : FC_PASS;
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "findings"), i, f)
+		if (json_is_string(f))
+			fc_finding(x->doc, lvl, "rail %d (%s) %s: %s", x->map.rails[r].index,
+				   x->map.rails[r].name, phase, json_string_value(f));
+	if (json_is_true(json_object_get(d, "no_result")) || fc_jnum(d, "exit", 0) == FC_EXIT_CANT)
+		raise_exit(x, FC_EXIT_CANT);
+}
+
+/* A rail that passes alone and falls short with every rail loaded: the host. */
+static int host_limit(struct rails_run *x, int r, double alone, double loaded)
+{
+	const char *va = fc_jstr(x->alone[r], "verdict", "fail");
+
+	if (!x->alone[r] || !x->loaded[r] || !strcmp(va, "fail") || !(alone > 0) ||
+	    !isfinite(loaded) || x->cfg->min_loaded_pct <= 0 ||
+	    loaded >= alone * x->cfg->min_loaded_pct / 100)
+		return 0;
+	fc_finding(x->doc, FC_FAIL,
+		   "rail %d (%s): %.3g Gb/s alone but %.3g Gb/s (%.0f%%) with all %d rails loaded, "
+		   "below --min-loaded-pct %g: the host cannot carry every rail at once (a shared "
+		   "PCIe switch, NUMA placement, CPU or memory bandwidth), not the link",
+		   x->map.rails[r].index, x->map.rails[r].name, alone, loaded, 100 * loaded / alone,
+		   x->map.nrails, x->cfg->min_loaded_pct);
+	return 1;
+}
+
+static const char *worst(const char *a, const char *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return !strcmp(a, "fail") || !strcmp(b, "fail") ? "fail" :
+	       !strcmp(a, "warn") || !strcmp(b, "warn") ? "warn" : "pass";
+}
+
+static json_t *rail_json(struct rails_run *x, int r)
+{
+	const json_t *ref = x->loaded[r] ? x->loaded[r] : x->alone[r];
+	double sz, ga = x->alone[r] ? fc_pair_doc_gbps(x->alone[r], &sz) : NAN;
+	double gl = x->loaded[r] ? fc_pair_doc_gbps(x->loaded[r], &sz) : NAN;
+	int host = host_limit(x, r, ga, gl);
+	const char *v = worst(x->alone[r] ? fc_jstr(x->alone[r], "verdict", "fail") : NULL,
+			      x->loaded[r] ? fc_jstr(x->loaded[r], "verdict", "fail") : NULL);
+	json_t *o;
+
+	o = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:b}", "rail", x->map.rails[r].index,
+		      "name", x->map.rails[r].name, "subnet", x->map.rails[r].subnet, "a",
+		      side(json_object_get(ref, "a"), fc_rail_port_of(&x->map, x->nodes, 0, r)),
+		      "b", side(json_object_get(ref, "b"), fc_rail_port_of(&x->map, x->nodes, 1, r)),
+		      "alone", phase_json(x->alone[r]), "loaded", phase_json(x->loaded[r]),
+		      "verdict", host ? "fail" : v, "host_limited", host);
+	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
+	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());
+	if (x->alone[r])
+		child_findings(x, x->alone[r], r, "alone");
+	if (x->loaded[r])
+		child_findings(x, x->loaded[r], r, "loaded");
+	return o;
+}
+
+/* Adds @from's counters into @to (per node, per counter). */
+static void add_counters(json_t *to, const json_t *from)
+{
+	const char *node, *name;
+	json_t *cs, *v;
+
+	json_object_foreach((json_t *)from, node, cs) {
+		json_t *t = json_object_get(to, node);
+
+		if (!t) {
+			t = json_object();
+			json_object_set_new(to, node, t);
+		}
+		json_object_foreach(cs, name, v)
+			if (json_is_number(v))
+				json_object_set_new(t, name,
+						    json_integer((json_int_t)(fc_jnum(t, name, 0) +
+									      json_number_value(v))));
+	}
+}
+
+/* The aggregate: with every rail loaded, bandwidths add up and latency is
+ * the slowest rail's; with one rail, its results. */
+static json_t *aggregate(struct rails_run *x)
+{
+	json_t **src = x->map.nrails > 1 && x->loaded[0] ? x->loaded : x->alone;
+	json_t *res = json_deep_copy(json_object_get(src[0], "results"));
+	json_t *e;
+	size_t i;
+
+	if (!res)
+		return json_array();
+	json_array_foreach(res, i, e) {
+		int bw = !strcmp(fc_jstr(e, "metric", ""), "bw");
+		double sum = 0;
+
+		for (int r = 0; r < x->map.nrails; r++) {
+			const json_t *o = json_array_get(json_object_get(src[r], "results"), i);
+
+			if (!o)
+				continue;
+			if (bw)
+				sum += fc_jnum(o, "gbps", 0);
+			else if (fc_jnum(o, "p50_us", 0) > fc_jnum(e, "p50_us", 0))
+				json_array_set(res, i, (json_t *)o);
+		}
+		e = json_array_get(res, i);
+		if (bw)
+			json_object_set_new(e, "gbps", json_real(sum));
+		json_object_set_new(e, "rails", json_integer(x->map.nrails));
+	}
+	return res;
+}
+
+static void build_doc(struct rails_run *x)
+{
+	json_t *rails = json_array(), *counters = json_object_get(x->doc, "counters");
+	const json_t *ref = x->alone[0] ? x->alone[0] : x->loaded[0];
+
+	json_object_update_missing(json_object_get(x->doc, "options"), json_object_get(ref, "options"));
+	json_object_set(x->doc, "a", json_object_get(ref, "a"));
+	json_object_set(x->doc, "b", json_object_get(ref, "b"));
+	for (int r = 0; r < x->map.nrails; r++) {
+		json_array_append_new(rails, rail_json(x, r));
+		if (x->alone[r])
+			add_counters(counters, json_object_get(x->alone[r], "counters"));
+		if (x->loaded[r])
+			add_counters(counters, json_object_get(x->loaded[r], "counters"));
+	}
+	json_object_set_new(x->doc, "rails", rails);
+	json_object_set_new(x->doc, "results", aggregate(x));
+	json_object_set_new(x->doc, "results_of", json_string(x->map.nrails > 1 && x->loaded[0] ?
+								  "every rail loaded" : "rail alone"));
+}
+
+static void gbps_cell(struct fc_table *t, int col, const json_t *v)
+{
+	if (json_is_number(v))
+		fc_table_addf(t, col, "%.3g Gb/s", json_number_value(v));
+	else
+		fc_table_addf(t, col, "-");
+}
+
+/* The aggregate as a pair report, then a line per rail. */
+static void rails_render(FILE *f, const json_t *doc)
+{
+	const json_t *r;
+	struct fc_table *t;
+	size_t i;
+
+	if (!json_object_get(doc, "rails"))
+		return; /* the findings say why */
+	pair_render(f, doc);
+	fprintf(f, "\nrails (%s above; each rail alone, then all %zu at once):\n",
+		fc_jstr(doc, "results_of", "?"), json_array_size(json_object_get(doc, "rails")));
+	t = fc_table_new(7, "RAIL", "A", "B", "GPU A/B", "ALONE", "LOADED", "VERDICT");
+	json_array_foreach(json_object_get(doc, "rails"), i, r) {
+		const json_t *a = json_object_get(r, "a"), *b = json_object_get(r, "b");
+
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%d %s", (int)fc_jnum(r, "rail", 0), fc_jstr(r, "subnet", ""));
+		fc_table_addf(t, 1, "%s:%d", fc_jstr(a, "device", "?"), (int)fc_jnum(a, "port", 0));
+		fc_table_addf(t, 2, "%s:%d", fc_jstr(b, "device", "?"), (int)fc_jnum(b, "port", 0));
+		if (json_is_integer(json_object_get(a, "gpu")) || json_is_integer(json_object_get(b, "gpu")))
+			fc_table_addf(t, 3, "%d/%d", (int)fc_jnum(a, "gpu", -1), (int)fc_jnum(b, "gpu", -1));
+		else
+			fc_table_addf(t, 3, "-");
+		gbps_cell(t, 4, json_object_get(r, "alone_gbps"));
+		gbps_cell(t, 5, json_object_get(r, "loaded_gbps"));
+		fc_table_addf(t, 6, "%s%s", fc_jstr(r, "verdict", "?"),
+			      json_is_true(json_object_get(r, "host_limited")) ? " (host)" : "");
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+	diag_render(f, doc);
+}
+
+static int self_exe(struct rails_run *x)
+{
+	ssize_t n = readlink("/proc/self/exe", x->exe, sizeof(x->exe) - 1);
+
+	if (n <= 0) {
+		fc_err("cannot find this fabcheck binary (/proc/self/exe): %m");
+		return -errno;
+	}
+	x->exe[n] = 0;
+	return 0;
+}
+
+int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
+{
+	struct rails_run x = { .cfg = cfg };
+	int idx[FC_RAIL_MAX], rc;
+
+	snprintf(cfg->label[0], sizeof(cfg->label[0]), "%s", cfg->node[0]);
+	snprintf(cfg->label[1], sizeof(cfg->label[1]), "%s", cfg->node[1]);
+	x.doc = fc_doc_new();
+	json_object_set_new(x.doc, "nodes", json_pack("[s, s]", cfg->node[0], cfg->node[1]));
+	json_object_set_new(x.doc, "counters", json_object());
+	json_object_set_new(x.doc, "options",
+			    json_pack("{s:s, s:s?, s:f, s:b}", "rails", cfg->rails, "exclude_dev",
+				      cfg->exclude_dev, "min_loaded_pct", cfg->min_loaded_pct,
+				      "loaded_only", cfg->loaded_only));
+	if (self_exe(&x) || list_ports(&x))
+		goto out_emit;
+	if (match(&x)) {
+		json_decref(x.doc);
+		fc_rail_map_release(&x.map);
+		return FC_EXIT_USAGE;
+	}
+	if (!x.map.nrails) {
+		fc_finding(x.doc, FC_FAIL, "%s and %s share no rail: no active port of the fabric's "
+			   "link layer on a network both reach", cfg->node[0], cfg->node[1]);
+		raise_exit(&x, FC_EXIT_CANT);
+		goto out_emit;
+	}
+	for (int r = 0; r < x.map.nrails; r++)
+		idx[r] = r;
+	if (!cfg->loaded_only || x.map.nrails == 1)
+		for (int r = 0; r < x.map.nrails; r++)
+			run_phase(&x, &idx[r], 1, x.alone);
+	if (x.map.nrails > 1)
+		run_phase(&x, idx, x.map.nrails, x.loaded);
+	build_doc(&x);
+	json_object_set_new(x.doc, "thresholds",
+			    json_deep_copy(json_object_get(x.alone[0] ? x.alone[0] : x.loaded[0],
+							   "thresholds")));
+	pair_ev_rails(x.doc, x.alone, x.loaded, x.map.nrails);
+
+out_emit:
+	for (int r = 0; r < FC_RAIL_MAX; r++) {
+		json_decref(x.alone[r]);
+		json_decref(x.loaded[r]);
+	}
+	fc_rail_map_release(&x.map);
+	pair_store_run(cfg, x.doc);
+	rc = fc_emit(ctx, x.doc, rails_render);
+	return x.exit ? x.exit : rc;
+}

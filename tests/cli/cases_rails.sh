@@ -1,0 +1,78 @@
+# Cases for rails on this host (sourced by tests/cli/run.sh): `pair --rails`
+# through fake workers (tests/cli/fake-worker.sh) that list a recorded port
+# list for `devices --json` and fail each rail's pair at setup.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+RDEV=tests/data/rails/devices-2rail.json
+RFAKE=(--launcher local --worker-cmd tests/cli/fake-worker.sh --no-db)
+expect "pair --rails with -d" 2 '-d names one port and --rails the rails' -- $FC pair a b --rails all -d rxe0
+expect "pair --exclude-dev without --rails" 2 'add --rails all' -- $FC pair a b --exclude-dev mlx5_8
+expect "pair --rails empty" 2 '--rails: empty' -- $FC pair a b --rails ''
+expect "pair --rails ,," 2 "',,' is not a comma-separated list" -- env FAKE_DEVICES=$RDEV $FC pair a b --rails ,, "${RFAKE[@]}"
+expect "pair --rails unknown rail" 2 "no rail is named 'mlx5_0'; the rails are 0 \(rxe0\) 1 \(rxe1\)" -- \
+	env FAKE_DEVICES=$RDEV $FC pair a b --rails mlx5_0 "${RFAKE[@]}"
+expect "pair --min-loaded-pct 101" 2 "--min-loaded-pct" -- $FC pair a b --rails all --min-loaded-pct 101
+expect "pair --rails: a node without a port list" 3 'nodeB: cannot list its RDMA ports \(fabcheck devices --json\)' -- \
+	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
+env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}" --json >"$RLT/two.json" 2>/dev/null
+expect "pair --rails all: both rails, each alone and loaded, their setup errors named" 0 '^ok$' -- \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+r = d["rails"]
+ok = (d["verdict"] == "fail" and [(x["rail"], x["name"], x["subnet"], x["a"]["device"], x["b"]["netdev"]) for x in r]
+      == [(0, "rxe0", "10.0.0.0/24", "rxe0", "eth0"), (1, "rxe1", "10.99.0.0/24", "rxe1", "eth2")]
+      and all(x["alone"]["verdict"] == "fail" and x["loaded"]["verdict"] == "fail" for x in r)
+      and any(f.startswith("rail 1 (rxe1) loaded: nodeA: no RDMA device found") for f in d["findings"])
+      and "results" in d and "counters" in d and d["options"]["rails"] == "all")
+print("ok" if ok else json.dumps(d)[:600])' "$RLT/two.json"
+expect "pair --rails all exits 3 when no rail could run" 3 'rail 0 \(rxe0\) alone: nodeA: no RDMA device' -- \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
+expect "pair --rails 1: one rail, alone only" 0 '^\[1\] none$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print([x["rail"] for x in d["rails"]], "none" if d["rails"][0]["loaded"] is None else "loaded")' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails 1 "${RFAKE[@]}" --json
+expect "pair --rails --exclude-dev rxe1: rail 0 alone" 0 '^\[.rxe0.\]$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print([x["name"] for x in d["rails"]])' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all --exclude-dev rxe1 "${RFAKE[@]}" --json
+rm -rf "$RLT"
+
+# matrix with rails, from recorded `pair --rails --loaded-only` documents
+# (tests/data/matrix/gen_rails.py --pair-docs 4 2 port:nodeC:1).
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db" --json >"$RLT/m.json" 2>/dev/null
+expect "matrix rails: nodeC's port on rail 1 alone, level port" 0 '^ok$' -- \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+s = d["suspects"]
+ok = (d["verdict"] == "fail" and len(s) == 1 and s[0]["node"] == "nodeC" and s[0]["rail"] == 1
+      and s[0]["level"] == "port" and s[0]["device"] == "rxe1"
+      and [r["name"] for r in d["rails"]] == ["rxe0", "rxe1"]
+      and len(d["pairs"]) == 12 and {p["rail"] for p in d["pairs"]} == {0, 1}
+      and all(p["verdict"] == "pass" for p in d["pairs"] if p["rail"] == 0)
+      and sum(p["verdict"] == "fail" for p in d["pairs"] if p["rail"] == 1) == 3)
+print("ok" if ok else json.dumps(d)[:800])' "$RLT/m.json"
+expect "matrix rails: the finding names the node and the rail" 1 'nodeC on rail 1 \(rxe1\): bad with most of its peers on that rail' -- \
+	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db"
+expect "matrix one rail: suspects have level node and rail null" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+s = d["suspects"]
+print("ok" if len(s) == 1 and s[0]["level"] == "node" and s[0]["rail"] is None and s[0]["node"] == "nodeC" else s)' \
+	$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$RLT/m.db" --json
+expect "matrix --rails with -d" 2 '-d names one port and --rails the rails' -- $FC matrix a b --rails all -d rxe0 --db "$RLT/m.db"
+expect "matrix --exclude-dev without --rails" 2 'add --rails all' -- $FC matrix a b --exclude-dev x --db "$RLT/m.db"
+expect "matrix --rails: unknown rail" 2 "no rail is named 'rxe7'" -- \
+	env FAKE_DEVICES=$RDEV $FC matrix nodeA nodeB nodeC --rails rxe7 --launcher local --worker-cmd tests/cli/fake-worker.sh --db "$RLT/m.db"
+rm -rf "$RLT"
+
+# Reports of a matrix with rails: a heat map per rail, the nodes x rails
+# overview, Prometheus samples labelled by rail.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rails-$$
+mkdir -p "$RLT"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/r.db" >/dev/null 2>&1
+$FC report --db "$RLT/r.db" --html "$RLT/r.html" --prom "$RLT/r.prom" >/dev/null 2>&1
+expect "report rails: a heat map per rail and the overview" 0 '^2 1$' -- \
+	bash -c 'echo $(grep -c "<svg id=\"heatmap-rail" "$1") $(grep -c "<table id=\"rails\">" "$1")' _ "$RLT/r.html"
+expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
+	cat "$RLT/r.prom"
+expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
+rm -rf "$RLT"

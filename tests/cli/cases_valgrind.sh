@@ -1,0 +1,21 @@
+# Cases for tests/run-valgrind.sh itself (sourced by tests/cli/run.sh): it
+# must fail on a crash, a memory error, a failed build and a missing case
+# file, and pass a clean program.
+VGT=$(mktemp -d /tmp/fabcheck-cli-vg.XXXXXX)
+printf 'int main(void) { volatile int *p = 0; return *p; }\n' >"$VGT/segv.c"
+printf '#include <stdlib.h>\nint main(void) { int *p = malloc(4); int v = p[1]; free(p); return v & 0; }\n' >"$VGT/oob.c"
+printf 'int main(void) { return 0; }\n' >"$VGT/ok.c"
+for p in segv oob ok; do ${CC:-cc} -O0 -g -o "$VGT/$p" "$VGT/$p.c"; done
+expect "valgrind script: a segfault fails" 1 'FAIL: crashed \(signal 11, exit 139\)' -- \
+	tests/run-valgrind.sh "$VGT/segv"
+expect "valgrind script: a memory error fails" 1 'FAIL: valgrind errors in: .*/oob' -- \
+	tests/run-valgrind.sh "$VGT/oob"
+expect "valgrind script: a clean program passes" 0 'valgrind: 1 passed, 0 failed' -- \
+	tests/run-valgrind.sh "$VGT/ok"
+expect "valgrind script: a failed build fails" 1 'FAIL: valgrind: the build failed' -- \
+	env VG_MAKE=false tests/run-valgrind.sh
+expect "valgrind script: a missing case file fails" 1 'no case file tests/cli/cases_nosuch.sh' -- \
+	env VG_MAKE=true VG_CASES="topo nosuch" tests/run-valgrind.sh
+expect "cli runner: a missing case file fails" 1 'FAIL: no case file /nonexistent/cases_x.sh' -- \
+	env CLI_CASES=/nonexistent/cases_x.sh tests/cli/run.sh
+rm -rf "$VGT"

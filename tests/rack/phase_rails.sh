@@ -1,0 +1,64 @@
+# Rails on the 4-node rack of tests/rack/run.sh, booted with --rails 2 (run.sh
+# sources this with R4 and SSH_CFG set): matching, one rail of one node
+# slowed and named alone by the matrix, a swapped pair of cables, and pair
+# --rails all alone and loaded, preflight per rail. Under TCG the rails of a
+# guest share its one vCPU, so loaded figures are below alone ones (the host
+# finding).
+RN=(--name "$R4")
+RA=(--ssh-config "$SSH_CFG" --test write --bw -s 64K -n 100 --min-gbps 0.001 --timeout 60)
+# As tests/rack/cases_matrix.sh: figures under TCG on a shared machine vary
+# by a factor of two or more, so only a much slower port is bad.
+RMXO=(--min-rack-pct 40 --retest)
+expect_json "rails: nodeB has rxe0 and rxe1 ACTIVE, each on its own subnet" \
+	"sorted((p['device'], p['netdev'], p['state']) for x in d['devices'] for p in x['ports']) ==
+	 [('rxe0', 'eth0', 'ACTIVE'), ('rxe1', 'eth2', 'ACTIVE')] and
+	 len({p['subnet'] for x in d['devices'] for p in x['ports']}) == 2" \
+	-- rexec nodeB fabcheck devices --json
+expect_json "rails: status lists two rails" \
+	"[r['device'] for r in d['fabric']['rails']] == ['rxe0', 'rxe1'] and len(d['nodes'][0]['rails']) == 2" \
+	-- "$FC" lab status "${RN[@]}" --json
+
+# pair --rails all: each rail alone, then both at once.
+T0R=$SECONDS
+expect_json "pair --rails all: both rails, alone and loaded figures" \
+	"[(r['rail'], r['a']['device'], r['b']['device']) for r in d['rails']] == [(0, 'rxe0', 'rxe0'), (1, 'rxe1', 'rxe1')]
+	 and all(r['alone_gbps'] > 0 and r['loaded_gbps'] > 0 and r['alone']['results'] and r['loaded']['results'] for r in d['rails'])
+	 and d['results'][0]['rails'] == 2 and d['counters']" \
+	-- "$FC" pair nodeA nodeB --rails all "${RA[@]}" --no-db --json
+echo "    pair --rails all (2 rails, alone then loaded): $((SECONDS - T0R)) s"
+
+# One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
+SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
+expect "rails: fault $SLOW --rail 1 rate 5" 0 "$SLOW: eth2 limited to 5 Mbit/s" -- \
+	"$FC" lab fault "$SLOW" --rail 1 rate 5 "${RN[@]}"
+T0R=$SECONDS
+"$FC" matrix nodeA nodeB nodeC nodeD --rails all "${RA[@]}" "${RMXO[@]}" --db "$FABCHECK_LAB_HOME/rails-$$.db" --json \
+	>"$FABCHECK_LAB_HOME/rails-mx.json" 2>>"$RACK_LOG"
+echo "    matrix --rails all, 4 nodes x 2 rails, $SLOW rail 1 at 5 Mbit: $((SECONDS - T0R)) s"
+expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level port" \
+	"[(s['node'], s['rail'], s['level'], s['device']) for s in d['suspects']] == [('$SLOW', 1, 'port', 'rxe1')]
+	 and all(p['verdict'] == 'pass' for p in d['pairs'] if p['rail'] == 0)
+	 and len(d['pairs']) >= 12" -- cat "$FABCHECK_LAB_HOME/rails-mx.json"
+"$FC" lab fault "$SLOW" clear "${RN[@]}" >/dev/null 2>&1
+
+# Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.
+expect "rails: fault nodeD miswire" 0 'nodeD: rxe0 now on rail 1' -- "$FC" lab fault nodeD miswire "${RN[@]}"
+expect_json "rails: miswire is a finding naming nodeD and both devices; traffic still flows" \
+	"any('nodeD' in f and 'rxe1 on rail 0' in f and 'rxe0 on rail 1' in f for f in d['findings'])
+	 and [(r['b']['device']) for r in d['rails']] == ['rxe1', 'rxe0'] and all(r['loaded_gbps'] > 0 for r in d['rails'])" \
+	-- "$FC" pair nodeA nodeD --rails all --loaded-only "${RA[@]}" --no-db --json
+expect "rails: clear undoes the miswire" 0 'nodeD: faults cleared' -- "$FC" lab fault nodeD clear "${RN[@]}"
+expect_json "rails: nodeD's rxe0 back on eth0" \
+	"[(p['device'], p['netdev']) for x in d['devices'] for p in x['ports']] == [('rxe0', 'eth0'), ('rxe1', 'eth2')]" \
+	-- rexec nodeD fabcheck devices --json
+
+# Preflight per rail: the 2-rail rack passes; a lowered MTU on one node's
+# rail 1 is named with the node and the rail.
+PF4=("$FC" preflight nodeA nodeB nodeC nodeD --ssh-config "$SSH_CFG" --timeout 60)
+expect_json "rails: preflight passes on the 2-rail rack, both rails listed" \
+	"d['verdict'] == 'pass' and [(r['name'], r['devices']['nodeD']) for r in d['rails']] == [('rxe0', 'rxe0'), ('rxe1', 'rxe1')]" \
+	-- "${PF4[@]}" --expect-rate 2.5 --json
+"$FC" lab fault nodeC --rail 1 mtu 1500 "${RN[@]}" >/dev/null 2>&1
+expect "rails: preflight names nodeC's lowered rail 1 MTU" 1 \
+	'nodeC: the netdev MTU of its port on rail 1 \(rxe1\) is 1500 B where the other nodes have 9000 B' -- "${PF4[@]}"
+"$FC" lab fault nodeC clear "${RN[@]}" >/dev/null 2>&1

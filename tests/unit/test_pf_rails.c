@@ -1,0 +1,219 @@
+/*
+ * Preflight per rail (checks/preflight/pf_rails.c) on the recorded probe of
+ * a virtual-rack node grown to two rails (rxe0 on eth0, rxe1 on eth2, each
+ * on its own subnet), and on an 8-GPU, 8-HCA server's topology document.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/preflight/preflight.h"
+#include "core/out.h"
+
+/* The rxe node's probe with a second rail. */
+static json_t *two_rail_probe(int node)
+{
+	json_error_t err;
+	json_t *p = json_load_file("tests/data/preflight/rxe-node.json", 0, &err), *d1, *port;
+	char ip[32];
+
+	assert_non_null(p);
+	port = json_array_get(json_object_get(json_array_get(json_object_get(p, "devices"), 0),
+					      "ports"), 0);
+	json_object_set_new(port, "subnet", json_string("10.77.4.0/24"));
+	d1 = json_deep_copy(json_array_get(json_object_get(p, "devices"), 0));
+	json_object_set_new(d1, "name", json_string("rxe1"));
+	port = json_array_get(json_object_get(d1, "ports"), 0);
+	json_object_set_new(port, "device", json_string("rxe1"));
+	json_object_set_new(port, "netdev", json_string("eth2"));
+	json_object_set_new(port, "subnet", json_string("10.78.4.0/24"));
+	snprintf(ip, sizeof(ip), "::ffff:10.78.4.%d", node + 1);
+	json_object_set_new(port, "gid", json_string(ip));
+	json_array_append_new(json_object_get(p, "devices"), d1);
+	json_object_set_new(json_object_get(p, "netdevs"), "eth2",
+			    json_pack("{s:s, s:i}", "name", "eth2", "mtu", 9000));
+	return p;
+}
+
+static json_t *rack_of(int n, json_t *(*probe)(int))
+{
+	json_t *nodes = json_array();
+
+	for (int i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "node%c", 'A' + i);
+		json_array_append_new(nodes, json_pack("{s:s, s:o}", "node", name, "probe", probe(i)));
+	}
+	return nodes;
+}
+
+static json_t *probe_of(json_t *nodes, int i)
+{
+	return json_object_get(json_array_get(nodes, (size_t)i), "probe");
+}
+
+static json_t *rail1_port(json_t *nodes, int i)
+{
+	return json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, i),
+									       "devices"), 1),
+					      "ports"), 0);
+}
+
+static char *judge(json_t *nodes, json_t **doc_p)
+{
+	static const struct pf_opts o = { .tclass = 106 };
+	json_t *doc = fc_doc_new(), *f;
+	size_t i, len = 0;
+	char *all = calloc(1, 65536);
+
+	pf_check(doc, nodes, &o);
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
+	*doc_p = doc;
+	return all;
+}
+
+static void test_two_rails_healthy(void **state)
+{
+	json_t *nodes = rack_of(3, two_rail_probe), *doc;
+	char *f = judge(nodes, &doc);
+	const json_t *rails = json_object_get(doc, "rails");
+
+	(void)state;
+	assert_int_equal(json_array_size(rails), 2);
+	assert_string_equal(fc_jstr(json_array_get(rails, 1), "name", ""), "rxe1");
+	assert_string_equal(fc_jstr(json_array_get(rails, 1), "subnet", ""), "10.78.4.0/24");
+	assert_null(strstr(f, "rail"));
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
+/* nodeB's rail 1 netdev at MTU 1500 (active MTU 1024): named per rail, once. */
+static void test_rail1_mtu_lowered(void **state)
+{
+	json_t *nodes = rack_of(3, two_rail_probe), *doc;
+	char *f;
+
+	(void)state;
+	json_object_set_new(json_object_get(json_object_get(probe_of(nodes, 1), "netdevs"), "eth2"),
+			    "mtu", json_integer(1500));
+	json_object_set_new(rail1_port(nodes, 1), "active_mtu", json_integer(1024));
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "nodeB: the netdev MTU of its port on rail 1 (rxe1) is 1500 B where "
+				  "the other nodes have 9000 B"));
+	assert_non_null(strstr(f, "nodeB: the active MTU of its port on rail 1 (rxe1) is 1024 B"));
+	assert_null(strstr(f, "rxe1 port 1 netdev MTU")); /* not again per device name */
+	assert_null(strstr(f, "rail 0"));
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
+/* nodeC's cables swapped: matched by subnet, named, and its rail 1 port is
+ * its rxe0 (no false MTU finding from the swap). */
+static void test_rail_swap(void **state)
+{
+	json_t *nodes = rack_of(3, two_rail_probe), *doc, *d0, *d1;
+	char *f;
+
+	(void)state;
+	d0 = json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, 2),
+									 "devices"), 0), "ports"), 0);
+	d1 = rail1_port(nodes, 2);
+	json_object_set_new(d0, "subnet", json_string("10.78.4.0/24"));
+	json_object_set_new(d1, "subnet", json_string("10.77.4.0/24"));
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "ports of nodeC: rxe1 on rail 0"));
+	assert_non_null(strstr(f, "rxe0 on rail 1"));
+	assert_string_equal(fc_jstr(json_object_get(json_array_get(json_object_get(doc, "rails"), 1),
+						    "devices"), "nodeC", ""), "rxe0");
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
+/* An 8-GPU, 8-HCA server: GPU i under the PCIe switch of mlx5_i, but GPU5's
+ * switch lost its HCA (mlx5_5 down the tree, SYS) and GPU7's nearest rail
+ * HCA is NODE away. */
+static json_t *gpu8_probe(int node)
+{
+	json_t *p = two_rail_probe(node), *devs = json_array(), *hcas = json_array();
+	json_t *gpus = json_array(), *nics = json_array(), *matrix = json_object();
+
+	for (int i = 0; i < 8; i++) {
+		char dev[16], sub[32], lbl[16], g[16];
+		json_t *row = json_object();
+
+		snprintf(dev, sizeof(dev), "mlx5_%d", i);
+		snprintf(sub, sizeof(sub), "fe80:0000:0000:%04x", 0x10 + i);
+		json_array_append_new(devs, json_pack("{s:s, s:s, s:[{s:s, s:i, s:s, s:s, s:f, s:i, s:s}]}",
+						      "name", dev, "fw_ver", "28.39.1002", "ports",
+						      "device", dev, "port", 1, "state", "ACTIVE",
+						      "link_layer", "InfiniBand", "rate_gbps", 400.0,
+						      "active_mtu", 4096, "subnet", sub));
+		json_array_append_new(hcas, json_pack("{s:s, s:s}", "name", dev, "fw_ver", "28.39.1002"));
+		snprintf(lbl, sizeof(lbl), "NIC%d", i);
+		json_array_append_new(nics, json_pack("{s:s, s:s}", "name", dev, "label", lbl));
+		snprintf(g, sizeof(g), "GPU%d", i);
+		for (int k = 0; k < 8; k++) {
+			char nl[16];
+			const char *d = k == i ? "PIX" : (k / 2 == i / 2 ? "PXB" : k / 4 == i / 4 ? "NODE" : "SYS");
+
+			if (i == 5 && k == 5)
+				d = "SYS";
+			if (i == 5 && k == 4)
+				d = "PXB";
+			if (i == 7)
+				d = k == 7 ? "SYS" : k >= 4 ? "NODE" : "SYS";
+			snprintf(nl, sizeof(nl), "NIC%d", k);
+			json_object_set_new(row, nl, json_string(d));
+		}
+		json_object_set_new(matrix, g, row);
+		json_array_append_new(gpus, json_pack("{s:s}", "name", g));
+	}
+	json_object_set_new(p, "devices", devs);
+	json_object_set_new(p, "hcas", hcas);
+	json_object_set_new(p, "topo", json_pack("{s:s, s:[], s:o, s:o, s:o, s:b}", "verdict", "pass",
+						 "findings", "gpus", gpus, "nics", nics, "matrix",
+						 matrix, "peermem", 1));
+	return p;
+}
+
+static void test_gpu_rail_local(void **state)
+{
+	json_t *nodes = rack_of(2, gpu8_probe), *doc;
+	char *f = judge(nodes, &doc);
+
+	(void)state;
+	assert_int_equal(json_array_size(json_object_get(doc, "rails")), 8);
+	assert_non_null(strstr(f, "nodeA: GPU7 has no rail-local HCA: its nearest rail HCA, mlx5_4 "
+				  "(rail 4), is NODE"));
+	assert_non_null(strstr(f, "nodeA: GPU4 and GPU5 share their nearest HCA mlx5_4 (rail 4) "
+				  "although the node has 8 rail HCAs for 8 GPUs"));
+	assert_non_null(strstr(f, "nodeB: GPU4 and GPU5 share"));
+	assert_null(strstr(f, "GPU0 has no"));
+	assert_null(strstr(f, "GPU6 has no"));
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_rails_healthy),
+		cmocka_unit_test(test_rail1_mtu_lowered),
+		cmocka_unit_test(test_rail_swap),
+		cmocka_unit_test(test_gpu_rail_local),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
