@@ -135,6 +135,31 @@ static int read_test(struct diag_set *s, const char *dir)
 	return 0;
 }
 
+/* The ports in the order the test names them (a, then b), then by name:
+ * the order a live run adds them in, so both give the same diagnosis. */
+static const json_t *sort_test;
+
+static int port_rank(const struct diag_port *p)
+{
+	if (!strcmp(p->node, json_string_value(json_object_get(json_object_get(sort_test, "a"), "node")) ?: ""))
+		return 0;
+	if (!strcmp(p->node, json_string_value(json_object_get(json_object_get(sort_test, "b"), "node")) ?: ""))
+		return 1;
+	return 2;
+}
+
+static int port_cmp(const void *x, const void *y)
+{
+	const struct diag_port *a = x, *b = y;
+	int d = port_rank(a) - port_rank(b);
+
+	if (!d)
+		d = strcmp(a->node, b->node);
+	if (!d)
+		d = strcmp(a->dev, b->dev);
+	return d ? d : a->port - b->port;
+}
+
 int diag_set_read(const char *dir, struct diag_set *s)
 {
 	struct dirent *e;
@@ -157,6 +182,10 @@ int diag_set_read(const char *dir, struct diag_set *s)
 			err = read_node(s, dir, e->d_name);
 	}
 	closedir(d);
+	sort_test = s->test;
+	if (s->nports > 1)
+		qsort(s->ports, (size_t)s->nports, sizeof(*s->ports), port_cmp);
+	sort_test = NULL;
 	if (!err && !s->nports && !s->test) {
 		fc_err("evidence: '%s' holds no NODE/DEV-PORT/before|after folders and no test.json: not an evidence folder (see doc/diagnose.md)",
 		       dir);

@@ -66,6 +66,8 @@ static int report_gone(struct pair_run *p, int idx)
 	while (!fc_chan_recv(p->chans, 2, idx, 1, &m, &failed)) {
 		if (!strcmp(fc_wire_type(m), "error"))
 			return worker_error(p, idx, m);
+		if (!strcmp(fc_wire_type(m), "evidence")) /* read before it failed */
+			pair_ev_absorb(p->ev[idx], m);
 		json_decref(m);
 	}
 	return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[idx]->why, "");
