@@ -80,3 +80,30 @@ int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t
 	return n;
 }
 
+
+json_t *diag_hca_pcie_json(const char *ibdev)
+{
+	json_t *snap = json_object(), *seen = json_object(), *out = NULL;
+	struct diag_set s = { 0 };
+	char link[512];
+
+	snprintf(link, sizeof(link), "/sys/class/infiniband/%s/device", ibdev);
+	if (diag_snap_pcie(snap, link, "hca", seen)) {
+		const struct diag_port *p = diag_set_add(&s, "", ibdev, 1, NULL, snap);
+
+		for (int i = 0; p && i < p->npcie && !out; i++) {
+			const struct diag_pcie *d = &p->pcie[i];
+
+			if (!strcmp(d->role, "hca") && d->cur_gts > 0)
+				out = json_pack("{s:s, s:f, s:i, s:f, s:i, s:i, s:f}", "bdf", d->bdf,
+						"gts", d->cur_gts, "width", d->cur_width, "max_gts",
+						d->max_gts, "max_width", d->max_width,
+						"max_payload_bytes", d->mps, "ceiling_gbps",
+						d->ceiling_gbps);
+		}
+	}
+	diag_set_release(&s);
+	json_decref(snap);
+	json_decref(seen);
+	return out ? out : json_null();
+}
