@@ -53,7 +53,7 @@ static void save(const json_t *doc, json_t *const ev[2], const json_t *side[2], 
 		for (int k = 0; k < 2 && !err; k++) {
 			const json_t *snap = json_object_get(ev[i], phases[k]);
 
-			if (!snap)
+			if (!snap || !fc_jstr(side[i], "device", NULL)) /* setup never said which */
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/%s-%d/%s", dir, fc_jstr(side[i], "node", "?"),
 				 fc_jstr(side[i], "device", "?"), (int)fc_jnum(side[i], "port", 0),

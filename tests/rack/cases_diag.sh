@@ -28,7 +28,7 @@ diag_case "diagnosis: a healthy busy pair gets no cable advice" \
 diag_case_offline() {
 	local live off
 	live=$(jq -cS '.diagnosis' "$DX/healthy/test.json" 2>&1)
-	off=$("$FC" diagnose --json "$DX/healthy" 2>&1 | jq -cS '.sets[0].diagnosis' 2>&1)
+	off=$("$FC" diagnose --json "$DX/healthy" 2>>"${RACK_LOG:-/dev/null}" | jq -cS '.sets[0].diagnosis' 2>&1)
 	if [ -n "$live" ] && [ "$live" = "$off" ]; then
 		ok "diagnose DIR gives the live run's diagnosis offline"
 	else
@@ -57,7 +57,7 @@ FLAP=$!
 	--interval 1 --timeout 30 -s 64K --save-evidence "$DX/soak" --json \
 	>"$DX/soak.json" 2>>"${RACK_LOG:-/dev/null}" </dev/null
 wait "$FLAP"
-out=$("$FC" diagnose --json "$DX/soak" 2>&1)
+out=$("$FC" diagnose --json "$DX/soak" 2>>"${RACK_LOG:-/dev/null}")
 if jq -e 'any(.diagnosis[]; .rule == "link_flap" and (.subject | startswith("nodeB rxe0 port 1")) and .part == "cable or transceiver")' >/dev/null 2>&1 <<<"$out"; then
 	ok "diagnosis: eth0 down mid-soak on nodeB: a link flap on nodeB rxe0 port 1"
 else
