@@ -2,7 +2,7 @@
 # variant and runs every test (unit, fuzz, CLI, rack).
 PREFIX ?= /usr/local
 CC ?= cc
-PKGS := libibverbs librdmacm ncursesw sqlite3 jansson
+PKGS := libibverbs librdmacm ncursesw sqlite3 jansson numa
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-format-nonliteral
@@ -10,7 +10,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson) -ldl -lm -lpthread
+	echo -libverbs -lrdmacm -lncursesw -ltinfo -lsqlite3 -ljansson -lnuma) -ldl -lm -lpthread
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Every C file of these folders is part of the program; src/main.c holds main().
@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen
+	deps clean valgrind bench-matrix bench-screen bench-history
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -128,6 +128,13 @@ build/bench_screen: tests/bench/bench_screen.c tests/bench/screen_sim.c build/li
 		build/libfabcheck.a $(LIBS)
 bench-screen: build/bench_screen
 	@build/bench_screen
+
+# The defaults of the history flag from simulated nights (issue 18).
+build/bench_history: tests/bench/bench_history.c build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
+bench-history: build/bench_history
+	@build/bench_history
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

@@ -292,6 +292,8 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 						   vb_method_name(t->method), "warmup", t->warmup,
 						   "cq_mod", t->cq_mod, "inline", t->inline_max,
 						   "buffer", t->cycle == VB_CYCLE_PAGE ? "one" : "slots"));
+	json_object_set_new(json_object_get(o, "method"), "post_list", json_integer(t->post_list));
+	json_object_set_new(json_object_get(o, "method"), "threads", json_integer(t->threads));
 	if (t->lat && t->active && res->lat.n) {
 		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :
 										 FC_LAT_FABCHECK);

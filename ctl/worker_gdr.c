@@ -25,6 +25,15 @@ static int mem_alloc(struct vb_res *r, int access)
 	} else {
 		gdr_dev_set_hca(&wm->dev, wm->topo, wm->hca);
 	}
+	/* Local by default: pinned to the node of the HCA (or of the GPU)
+	 * first, so that the buffer's first touch lands there too. */
+	gdr_numa_setup(&wm->numa, wm->hca, wm->dev.kind == GDR_CUDA ? wm->dev.gpu.bus_id : NULL);
+	if (wm->numa.pinned) {
+		r->cpus = wm->numa.cpus;
+		r->pin = 1;
+	}
+	wm->dev.numa_node = wm->numa.want_node;
+	wm->dev.hugepages = wm->opts.hugepages;
 	err = gdr_mem_alloc(&wm->dev, &wm->mem, r->buf_len);
 	if (!err)
 		err = gdr_mem_reg(&wm->mem, r->pd, access, NULL, wm->hca);
@@ -83,6 +92,13 @@ int wk_mem_setup(struct wk_mem *wm, const json_t *setup, struct vb_opts *o, stru
 void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
 {
 	gdr_mem_report(rep, &wm->mem, wm->hca[0] ? wm->hca : NULL);
+	json_object_set_new(rep, "numa", gdr_numa_json(&wm->numa, wm->mem.numa_node,
+						       !gdr_mem_host_accessible(&wm->mem)));
+	json_object_set_new(rep, "hugepages", json_boolean(wm->opts.hugepages));
+	json_object_set_new(rep, "page_bytes", json_integer((json_int_t)wm->mem.page));
+	json_object_set_new(rep, "relaxed_ordering", json_boolean(wm->mem.relaxed));
+	if (wm->mem.reg_note[0])
+		json_object_set_new(rep, "registration_note", json_string(wm->mem.reg_note));
 	/* The CPU cannot read GPU memory: no inline sends from it. */
 	if (!gdr_mem_host_accessible(&wm->mem)) {
 		r->max_inline = 0;

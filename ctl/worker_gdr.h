@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "gdr/gdr.h"
+#include "gdr/numa.h"
 #include "verbs/res.h"
 #include "verbs/test.h"
 
@@ -22,6 +23,7 @@ struct wk_mem {
 	uint64_t ntests; /* both workers count the same tests: seeds agree */
 	uint64_t seed, poison;
 	struct vb_test last; /* the test prepared last */
+	struct gdr_numa numa; /* where the buffer and the threads went */
 };
 
 /*

@@ -155,6 +155,8 @@ struct gdr_dev {
 	int driver_version;
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
 	const char *lib;	   /* library loaded */
+	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */
+	int hugepages;		   /* host memory: in huge pages (--hugepages) */
 	void *priv;		   /* backend state */
 	char err[512];		   /* why gdr_dev_open failed, for reports */
 };
@@ -169,6 +171,10 @@ struct gdr_mem {
 	struct ibv_mr *mr;
 	enum gdr_reg_method method;
 	struct gdr_reg_plan plan; /* what registration decided */
+	int numa_node;	  /* host memory: the node its first page is on, -1 unknown */
+	size_t page;	  /* host memory: the page size backing it */
+	int relaxed;	  /* registered with IBV_ACCESS_RELAXED_ORDERING */
+	char reg_note[256]; /* what registration fell back from, or "" */
 };
 
 /*
@@ -258,13 +264,14 @@ struct gdr_opts {
 	struct gdr_gpu_req req;
 	enum gdr_mode mode;
 	int validate;	    /* --validate: fill, transfer, verify */
+	int hugepages;	    /* --hugepages: host memory in huge pages */
 };
 
 /* --use-cuda[=SPEC]: sets kind and the GPU request (NULL SPEC: nearest). */
 int gdr_opts_use_cuda(struct gdr_opts *o, const char *spec);
 /* The options as the controller sends them to a worker:
  * {"memory": "host"|"cuda", "gpu": null|N|"BUS"|"nearest", "gdr": MODE,
- *  "validate": bool} */
+ *  "validate": bool, "hugepages": bool} */
 json_t *gdr_opts_json(const struct gdr_opts *o);
 /* Reads them back; -EPROTO with @why on anything else. */
 int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t len);

@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <numaif.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/log.h"
 #include "core/util.h"
 #include "gdr/gdr.h"
+#include "gdr/numa.h"
 
 #define STAGE_CHUNK (4u << 20) /* staging buffer for GPU fill / verify */
 
@@ -27,28 +30,63 @@ static int host_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
 	return 0;
 }
 
+/* The huge page size (Hugepagesize in /proc/meminfo), 2 MiB if unsaid. */
+static size_t huge_page_size(void)
+{
+	char line[128];
+	size_t kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugepagesize: %zu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb ? kb << 10 : 2u << 20;
+}
+
+static void *host_map(struct gdr_dev *dev, struct gdr_mem *m)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (dev->hugepages ? MAP_HUGETLB : 0);
+	void *p = mmap(NULL, m->alloc_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+
+	if (p != MAP_FAILED)
+		return p;
+	if (dev->hugepages)
+		fc_err("--hugepages: cannot map %zu bytes in %zu KiB huge pages: %m; reserve at least %zu (echo %zu > /proc/sys/vm/nr_hugepages, or hugepages=N on the kernel command line)",
+		       m->alloc_len, m->page >> 10, m->alloc_len / m->page, m->alloc_len / m->page);
+	else
+		fc_err("cannot allocate %zu bytes of host memory: %m", m->alloc_len);
+	return NULL;
+}
+
 static int host_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	void *p;
 
-	(void)dev;
-	m->alloc_len = (len + pg - 1) / pg * pg;
-	p = aligned_alloc(pg, m->alloc_len);
-	if (!p) {
-		fc_err("cannot allocate %zu bytes of host memory: %m", m->alloc_len);
+	m->page = dev->hugepages ? huge_page_size() : (size_t)sysconf(_SC_PAGESIZE);
+	m->alloc_len = (len + m->page - 1) / m->page * m->page;
+	p = host_map(dev, m);
+	if (!p)
 		return -ENOMEM;
+	/* On the HCA's node, before the first touch places the pages. */
+	if (dev->numa_node >= 0 && dev->numa_node < 64) {
+		unsigned long mask = 1UL << dev->numa_node;
+
+		if (mbind(p, m->alloc_len, MPOL_PREFERRED, &mask, 64, 0))
+			fc_warn("cannot place the buffer on NUMA node %d: %m", dev->numa_node);
 	}
 	/* Touch every page now so the first timed pass does not fault. */
 	memset(p, 0, m->alloc_len);
 	m->base = p;
 	m->iova = (uint64_t)(uintptr_t)p;
+	m->numa_node = gdr_numa_of_addr(p);
 	return 0;
 }
 
 static void host_free(struct gdr_mem *m)
 {
-	free(m->base);
+	munmap(m->base, m->alloc_len);
 }
 
 static int host_copy_from(struct gdr_mem *m, uint64_t off, const void *src, size_t len)
@@ -114,6 +152,7 @@ int gdr_dev_open(struct gdr_dev *dev, enum gdr_kind kind, enum gdr_mode mode,
 	dev->mode = mode;
 	dev->ops = kind == GDR_CUDA ? &gdr_cuda_ops : &gdr_host_ops;
 	dev->gpu.index = -1;
+	dev->numa_node = -1;
 	ret = dev->ops->init(dev, req ? req : &nearest, topo, hca);
 	if (ret) {
 		/* init logs; keep the message for JSON reports. */
@@ -138,6 +177,7 @@ int gdr_mem_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len)
 	memset(m, 0, sizeof(*m));
 	m->dev = dev;
 	m->dmabuf_fd = -1;
+	m->numa_node = -1;
 	m->len = len;
 	if (!len) {
 		fc_err("cannot allocate 0 bytes of %s memory", dev->ops->name);
@@ -207,6 +247,27 @@ static int plan_cuda_reg(struct gdr_mem *m, struct ibv_pd *pd, const char *node)
 	return ret;
 }
 
+/* Registers with relaxed PCIe ordering (as perftest does by default); a
+ * device that refuses the flag gets the registration without, said in
+ * m->reg_note. */
+static int reg_relaxed(struct gdr_mem *m, struct ibv_pd *pd, int access,
+		       enum gdr_reg_method method, char *why, size_t whylen)
+{
+	int ret = m->dev->ops->reg(m, pd, access | IBV_ACCESS_RELAXED_ORDERING, method, why,
+				   whylen);
+
+	m->relaxed = !ret;
+	if (!ret)
+		return 0;
+	ret = m->dev->ops->reg(m, pd, access, method, why, whylen);
+	if (!ret) {
+		snprintf(m->reg_note, sizeof(m->reg_note),
+			 "relaxed ordering refused by the device: registered without it");
+		fc_info("%s", m->reg_note);
+	}
+	return ret;
+}
+
 int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
 		     const struct gdr_reg_plan *plan, const char *node, const char *devname)
 {
@@ -218,7 +279,7 @@ int gdr_mem_reg_plan(struct gdr_mem *m, struct ibv_pd *pd, int access,
 		m->plan = *plan;
 	for (int i = 0; i < 2 && tries[i] != GDR_REG_NONE; i++) {
 		why[0] = 0;
-		ret = m->dev->ops->reg(m, pd, access, tries[i], why, sizeof(why));
+		ret = reg_relaxed(m, pd, access, tries[i], why, sizeof(why));
 		if (!ret) {
 			m->method = tries[i];
 			return 0;

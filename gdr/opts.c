@@ -31,8 +31,9 @@ json_t *gdr_opts_json(const struct gdr_opts *o)
 		gpu = json_string(o->req.bus_id);
 	else
 		gpu = json_string("nearest");
-	return json_pack("{s:s, s:o, s:s, s:b}", "memory", gdr_kind_name(o->kind), "gpu", gpu,
-			 "gdr", gdr_mode_name(o->mode), "validate", o->validate);
+	return json_pack("{s:s, s:o, s:s, s:b, s:b}", "memory", gdr_kind_name(o->kind), "gpu", gpu,
+			 "gdr", gdr_mode_name(o->mode), "validate", o->validate, "hugepages",
+			 o->hugepages);
 }
 
 static int bad(char *why, size_t len, const char *what)
@@ -60,6 +61,7 @@ int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t le
 	else if (strcmp(fc_jstr(j, "gdr", "auto"), "auto"))
 		return bad(why, len, "\"gdr\" is not auto, dmabuf or peermem");
 	o->validate = json_is_true(json_object_get(j, "validate"));
+	o->hugepages = json_is_true(json_object_get(j, "hugepages"));
 	if (o->kind != GDR_CUDA)
 		return 0;
 	if (json_is_integer(gpu) && json_integer_value(gpu) >= 0 &&

@@ -245,7 +245,7 @@ up_launch_node() {
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.rails=$RACK_RAILS$rargs fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR ${FABCHECK_LAB_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.rails=$RACK_RAILS$rargs fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR hugepages=${FABCHECK_LAB_HUGEPAGES:-16} ${FABCHECK_LAB_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \

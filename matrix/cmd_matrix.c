@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_history.h"
 #include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
 #include "matrix/mx_session.h"
@@ -198,6 +199,18 @@ static void render_matrix(FILE *f, const json_t *doc)
 	fc_table_free(t);
 }
 
+/* Each link against its own past runs (a warning per flagged link). */
+static void add_history(struct fc_store *st, const struct mx_model *m, json_t *doc)
+{
+	struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
+	struct mx_history h;
+
+	if (mx_history_load(&h, st, m, &o))
+		return;
+	mx_history_doc(&h, m, doc);
+	mx_history_release(&h);
+}
+
 /* Analyses the stored run, runs the retest when asked, and reports. */
 static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
 		  int *retest_queued)
@@ -229,6 +242,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 			m.an.findings[i].kind == FC_MX_PAIR_ERROR;
 	doc = mx_model_doc(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	add_history(s->st, &m, doc);
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));

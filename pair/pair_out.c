@@ -7,6 +7,38 @@
 #include "diag/diag.h"
 #include "pair/pair.h"
 
+static void numa_part(char *buf, size_t len, const char *what, const json_t *v)
+{
+	size_t n = strlen(buf);
+
+	if (json_is_integer(v))
+		snprintf(buf + n, len - n, "%s node %d", what, (int)json_integer_value(v));
+	else if (json_is_string(v))
+		snprintf(buf + n, len - n, "%s %s", what, json_string_value(v));
+	else
+		snprintf(buf + n, len - n, "%s node ?", what);
+}
+
+/* Per side: the NUMA node of the HCA, the buffer and the CPUs. */
+static void render_numa(FILE *f, const json_t *doc)
+{
+	for (int i = 0; i < 2; i++) {
+		const json_t *s = json_object_get(doc, i ? "b" : "a"), *n = json_object_get(s, "numa");
+		char line[256] = "";
+
+		if (!n)
+			continue;
+		numa_part(line, sizeof(line), "HCA", json_object_get(n, "hca"));
+		numa_part(line, sizeof(line), ", buffer", json_object_get(n, "buffer"));
+		numa_part(line, sizeof(line), ", CPUs", json_object_get(n, "cpus"));
+		fprintf(f, "  %s numa: %s%s%s%s%s\n", i ? "b" : "a", line,
+			json_is_true(json_object_get(n, "pinned")) ? " (pinned to " : "",
+			json_is_true(json_object_get(n, "pinned")) ? fc_jstr(n, "cpu_list", "?") : "",
+			json_is_true(json_object_get(n, "pinned")) ? ")" : "",
+			json_is_true(json_object_get(s, "hugepages")) ? ", huge pages" : "");
+	}
+}
+
 static void render_sides(FILE *f, const json_t *doc)
 {
 	const json_t *opt = json_object_get(doc, "options");
@@ -53,6 +85,7 @@ static void render_sides(FILE *f, const json_t *doc)
 			(int)fc_jnum(doc, "path_mtu", 0), (int)fc_jnum(opt, "qps", 1),
 			fc_jnum(opt, "qps", 1) > 1 ? "s" : "", (int)fc_jnum(opt, "tx_depth", 0),
 			(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
+	render_numa(f, doc);
 	pair_qos_render(f, doc);
 }
 

@@ -14,9 +14,10 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "gdr/numa.h"
+#include "pair/pair.h"
 #include "store/store.h"
 #include "verbs/test.h"
-#include "pair/pair.h"
 
 struct pair_run {
 	struct pair_cfg *cfg;
@@ -206,6 +207,8 @@ static int setup(struct pair_run *p, uint64_t max_size)
 	json_object_set_new(p->doc, "b", side_json(cfg->label[1], p->setup[1]));
 	gdr_side_findings(p->doc, json_object_get(p->doc, "a"));
 	gdr_side_findings(p->doc, json_object_get(p->doc, "b"));
+	gdr_numa_findings(p->doc, json_object_get(p->doc, "a"));
+	gdr_numa_findings(p->doc, json_object_get(p->doc, "b"));
 	return 0;
 }
 
@@ -404,6 +407,8 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			bw_entry(p, e, op, res, active);
 		if (!lat) {
 			json_object_set_new(e, "qps", json_integer(cfg->qps));
+			json_object_set_new(e, "threads", json_integer(cfg->threads));
+			json_object_set_new(e, "post_list", json_integer(cfg->post_list));
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
 		json_array_append_new(json_object_get(p->doc, "results"), e);

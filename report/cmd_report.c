@@ -12,6 +12,7 @@
 #include "core/out.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
 #include "report/report.h"
 
@@ -29,6 +30,9 @@ const char usage_report[] =
 	"  --prom FILE   Prometheus text for node_exporter's textfile collector\n"
 	"                (per-pair bandwidth and latency, per-node verdict)\n"
 	"  --list        the runs in the store\n"
+	"  --history     with --html: each link more than 15%% below the median of its\n"
+	"                last 7 runs, with a chart of its trend; with --csv: every\n"
+	"                link's figures in those runs\n"
 	"\n"
 	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
 
@@ -176,7 +180,8 @@ enum { OUT_HTML, OUT_CSV, OUT_PROM, OUT_N };
 
 /* Writes through FILE.tmp and a rename, so a reader (node_exporter) never
  * sees half a file. */
-static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc)
+static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc,
+		     const struct mx_history *h)
 {
 	char tmp[4096];
 	FILE *f;
@@ -188,8 +193,11 @@ static int write_out(int kind, const char *path, const struct mx_model *m, const
 		fc_err("cannot write %s: %m; check that the folder exists and is writable", path);
 		return -1;
 	}
-	rc = kind == OUT_HTML ? rp_write_html(f, m, doc) :
-	     kind == OUT_CSV ? rp_write_csv(f, m) : rp_write_prom(f, m);
+	if (h)
+		rc = kind == OUT_HTML ? rp_write_history_html(f, h, m) : mx_history_csv(f, h, m);
+	else
+		rc = kind == OUT_HTML ? rp_write_html(f, m, doc) :
+		     kind == OUT_CSV ? rp_write_csv(f, m) : rp_write_prom(f, m);
 	if (fclose(f) || rc) {
 		fc_err("cannot write %s: %m; is the disk full?", path);
 		unlink(tmp);
@@ -216,9 +224,11 @@ static int list_run(const struct fc_store_run *r, void *arg)
 	return 0;
 }
 
-static int report_run(const char *db, int64_t run, const char *const *out)
+static int report_run(const char *db, int64_t run, const char *const *out, int history)
 {
 	struct fc_store *st = fc_store_open(db);
+	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
+	struct mx_history h = { 0 };
 	struct mx_model m;
 	json_t *doc;
 	int rc = FC_EXIT_PASS;
@@ -241,11 +251,17 @@ static int report_run(const char *db, int64_t run, const char *const *out)
 		rc = FC_EXIT_CANT;
 		goto out_release;
 	}
+	if (history && mx_history_load(&h, st, &m, &ho)) {
+		rc = FC_EXIT_CANT;
+		goto out_release;
+	}
 	doc = mx_model_doc(&m);
+	if (history)
+		mx_history_doc(&h, &m, doc);
 	for (int k = 0; k < OUT_N; k++) {
 		if (!out[k])
 			continue;
-		if (write_out(k, out[k], &m, doc))
+		if (write_out(k, out[k], &m, doc, history ? &h : NULL))
 			rc = FC_EXIT_CANT;
 		else
 			printf("wrote %s (run %lld, %d nodes, verdict %s)\n", out[k],
@@ -253,6 +269,7 @@ static int report_run(const char *db, int64_t run, const char *const *out)
 	}
 	json_decref(doc);
 out_release:
+	mx_history_release(&h);
 	mx_model_release(&m);
 	fc_store_close(st);
 	return rc;
@@ -260,7 +277,7 @@ out_release:
 
 int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 {
-	enum { O_RUN = 256, O_DB, O_HTML, O_CSV, O_PROM, O_LIST };
+	enum { O_RUN = 256, O_DB, O_HTML, O_CSV, O_PROM, O_LIST, O_HISTORY };
 	static const struct option opts[] = {
 		{ .name = "run", .has_arg = required_argument, .val = O_RUN },
 		{ .name = "db", .has_arg = required_argument, .val = O_DB },
@@ -268,12 +285,13 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		{ .name = "csv", .has_arg = required_argument, .val = O_CSV },
 		{ .name = "prom", .has_arg = required_argument, .val = O_PROM },
 		{ .name = "list", .has_arg = no_argument, .val = O_LIST },
+		{ .name = "history", .has_arg = no_argument, .val = O_HISTORY },
 		{ 0 },
 	};
 	const char *out[OUT_N] = { 0 }, *db = NULL;
 	int64_t run = 0;
 	uint64_t v;
-	int c, list = 0;
+	int c, list = 0, history = 0;
 
 	(void)ctx;
 	optind = 1;
@@ -289,6 +307,7 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		case O_CSV: out[OUT_CSV] = optarg; break;
 		case O_PROM: out[OUT_PROM] = optarg; break;
 		case O_LIST: list = 1; break;
+		case O_HISTORY: history = 1; break;
 		default:
 			fprintf(stderr, "%s", usage_report);
 			return FC_EXIT_USAGE;
@@ -313,5 +332,9 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");
 		return FC_EXIT_USAGE;
 	}
-	return report_run(db, run, out);
+	if (history && out[OUT_PROM]) {
+		fc_err("report --history writes --html and --csv; drop --prom (or --history)");
+		return FC_EXIT_USAGE;
+	}
+	return report_run(db, run, out, history);
 }

@@ -6,11 +6,14 @@
 #include <stdio.h>
 
 struct mx_model;
+struct mx_history;
 
 /* @doc is mx_model_doc(m). Each returns 0 or -1 when the stream failed. */
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc);
 int rp_write_csv(FILE *f, const struct mx_model *m);
 int rp_write_prom(FILE *f, const struct mx_model *m);
 void rp_html_escape(FILE *f, const char *s);
+/* report --history: flagged links' trends (an SVG chart each). */
+int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m);
 
 #endif

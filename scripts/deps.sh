@@ -6,7 +6,7 @@
 set -euo pipefail
 
 build=(build-essential pkg-config libibverbs-dev librdmacm-dev libncurses-dev
-	libsqlite3-dev libjansson-dev)
+	libsqlite3-dev libjansson-dev libnuma-dev)
 rack=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers
 	ibverbs-utils rdmacm-utils perftest openssh-server openssh-client iproute2
 	procps tcpdump ethtool infiniband-diags slurmctld slurmd slurm-client munge)

@@ -253,6 +253,22 @@ static int parse_opts(int argc, char **argv, struct fc_ctx *ctx, struct topo_opt
 	return 0;
 }
 
+/* One row of the device table: label, name, bus id, NUMA node, nearest, distance. */
+static void device_row(struct fc_table *t, const char *label, const json_t *d, const char *near,
+		       const char *dist)
+{
+	fc_table_row(t);
+	fc_table_addf(t, 0, "%s", label);
+	fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
+	fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
+	if (json_is_integer(json_object_get(d, "numa")))
+		fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
+	else
+		fc_table_addf(t, 3, "-");
+	fc_table_addf(t, 4, "%s", near);
+	fc_table_addf(t, 5, "%s", dist);
+}
+
 static void render_devices(FILE *f, const json_t *doc)
 {
 	struct fc_table *t = fc_table_new(6, "DEVICE", "NAME", "BUS ID", "NUMA", "NEAREST HCA",
@@ -268,28 +284,11 @@ static void render_devices(FILE *f, const json_t *doc)
 			if (len < sizeof(near))
 				len += (size_t)snprintf(near + len, sizeof(near) - len, "%s%s",
 							k ? "," : "", json_string_value(n));
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", fc_jstr(d, "name", "?"));
-		fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
-		fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
-		if (json_is_integer(json_object_get(d, "numa")))
-			fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
-		else
-			fc_table_addf(t, 3, "-");
-		fc_table_addf(t, 4, "%s", len ? near : "-");
-		fc_table_addf(t, 5, "%s", fc_jstr(d, "nearest_dist", "-"));
+		device_row(t, fc_jstr(d, "name", "?"), d, len ? near : "-",
+			   fc_jstr(d, "nearest_dist", "-"));
 	}
 	json_array_foreach(json_object_get(doc, "nics"), i, d) {
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", fc_jstr(d, "label", "?"));
-		fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
-		fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
-		if (json_is_integer(json_object_get(d, "numa")))
-			fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
-		else
-			fc_table_addf(t, 3, "-");
-		fc_table_addf(t, 4, "-");
-		fc_table_addf(t, 5, "-");
+		device_row(t, fc_jstr(d, "label", "?"), d, "-", "-");
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);

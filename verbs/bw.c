@@ -21,6 +21,8 @@
 /* Empty polls in a row before the loop yields the CPU. */
 #define BW_IDLE_SPINS 64
 
+#define BW_MAX_CHAIN 1024
+
 struct bw_run {
 	struct vb_res *r;
 	const struct vb_test *t;
@@ -29,6 +31,8 @@ struct bw_run {
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
 	uint64_t slot;
+	struct ibv_send_wr wrs[BW_MAX_CHAIN];
+	struct ibv_sge sges[BW_MAX_CHAIN];
 	int fins;
 	int timed;
 	double t_first, t_last, t_sample;
@@ -36,53 +40,65 @@ struct bw_run {
 	struct vb_clock clk;
 };
 
-static int bw_post(struct bw_run *b, int q, int last, int fin)
+/* Fills work request @wr (and its @sge) for the next message on QP @q. */
+static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send_wr *wr,
+		     struct ibv_sge *sge)
 {
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint64_t slot = b->slot++;
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
-	struct ibv_sge sge = {
+
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)vb_test_local(r, t, t->op == VB_READ, slot),
 		.length = (uint32_t)t->size,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	int err;
-
+	*wr = (struct ibv_send_wr){ .sg_list = sge, .num_sge = 1 };
 	switch (t->op) {
 	case VB_WRITE:
-		wr.opcode = IBV_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
-		wr.wr.rdma.rkey = r->peer.rkey;
+		wr->opcode = IBV_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
+		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_READ:
-		wr.opcode = IBV_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = vb_test_remote(r, t, 0, slot);
-		wr.wr.rdma.rkey = r->peer.rkey;
+		wr->opcode = IBV_WR_RDMA_READ;
+		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 0, slot);
+		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_SEND:
-		wr.opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
-		wr.imm_data = htonl(1);
+		wr->opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		wr->imm_data = htonl(1);
 		break;
 	}
 	if (sig) {
-		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.wr_id = ((uint64_t)q << 32) | b->since_sig[q];
+		wr->send_flags = IBV_SEND_SIGNALED;
+		wr->wr_id = ((uint64_t)q << 32) | b->since_sig[q];
 		b->since_sig[q] = 0;
 	}
 	if (t->op != VB_READ && t->size <= (uint64_t)t->inline_max)
-		wr.send_flags |= IBV_SEND_INLINE;
-	err = ibv_post_send(r->qp[q], &wr, &bad);
-	if (err) {
-		fc_err("%s qp 0x%x: cannot post a %s of %llu bytes: %s", r->pi->dev,
-		       r->qp[q]->qp_num, vb_op_name(t->op), (unsigned long long)t->size,
-		       strerror(err));
-		return -err;
-	}
+		wr->send_flags |= IBV_SEND_INLINE;
 	b->posted[q]++;
 	if (last)
 		b->last_posted[q] = 1;
+}
+
+/* Posts @n chained work requests on QP @q in one ibv_post_send. */
+static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n)
+{
+	struct vb_res *r = b->r;
+	struct ibv_send_wr *bad;
+	int err;
+
+	for (int i = 0; i + 1 < n; i++)
+		wrs[i].next = &wrs[i + 1];
+	err = ibv_post_send(r->qp[q], wrs, &bad);
+	if (err) {
+		fc_err("%s qp 0x%x: cannot post %d %s%s of %llu bytes (request %d of the list): %s",
+		       r->pi->dev, r->qp[q]->qp_num, n, vb_op_name(b->t->op), n > 1 ? "s" : "",
+		       (unsigned long long)b->t->size, (int)(bad - wrs) + 1, strerror(err));
+		return -err;
+	}
 	return 0;
 }
 
@@ -101,18 +117,26 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 {
 	struct vb_res *r = b->r;
 
+	int list = b->t->post_list > 1 ? b->t->post_list : 1;
+
 	for (int q = 0; q < r->nqps; q++) {
-		while (!b->last_posted[q] && b->posted[q] - b->done[q] < (uint64_t)r->tx_depth) {
-			int last = stopping || b->posted[q] + 1 >= target;
-			int err;
+		/* A whole list at a time (perftest posts only full lists too). */
+		while (!b->last_posted[q] &&
+		       b->posted[q] - b->done[q] + (uint64_t)list <= (uint64_t)r->tx_depth) {
+			int n = 0, err;
 
 			if (!b->t_first) {
 				b->t_first = fc_now();
 				if (b->timed && (err = bw_log_start(b)))
 					return err;
 			}
-			err = bw_post(b, q, last, fin && last);
-			if (err)
+			while (n < list && !b->last_posted[q]) {
+				int last = stopping || b->posted[q] + 1 >= target;
+
+				bw_build(b, q, last, fin && last, &b->wrs[n], &b->sges[n]);
+				n++;
+			}
+			if ((err = bw_post_chain(b, q, b->wrs, n)))
 				return err;
 		}
 	}

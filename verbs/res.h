@@ -9,6 +9,7 @@
 
 #include <infiniband/verbs.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "verbs/dev.h"
@@ -90,6 +91,10 @@ struct vb_res {
 	int (*mem_alloc)(struct vb_res *r, int access);
 	void (*mem_free)(struct vb_res *r);
 	void *mem_arg;
+	/* CPUs the data path's threads are pinned to, one each (pin = 1; set
+	 * by whoever placed the buffer: ctl/worker_gdr.c). */
+	cpu_set_t cpus;
+	int pin;
 };
 
 /* Chooses device, port and GID (logged errors say which and what to do). */

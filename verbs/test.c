@@ -106,6 +106,14 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 		t->inline_max = r->max_inline;
 	if (t->op == VB_READ)
 		t->inline_max = 0;
+	if (t->post_list < 1)
+		t->post_list = 1;
+	if (t->post_list > r->tx_depth)
+		t->post_list = r->tx_depth;
+	if (t->threads < 1 || t->lat)
+		t->threads = 1;
+	if (t->threads > r->nqps)
+		t->threads = r->nqps;
 	if (t->cycle == VB_CYCLE_DEFAULT)
 		t->cycle = pt ? VB_CYCLE_PAGE : VB_CYCLE_SLOTS;
 }

@@ -47,8 +47,9 @@ struct ncl_expect {
  * The report: facts, findings and verdict. Keys (see architecture.md):
  * verdict, findings, nccl_version, nccl_versions, nccl_era, network,
  * networks, plugin, hcas, hca_lists_differ, oob, bootstrap, socket_ifs,
- * ranks, channels, gdr, gdr_per_hca, socket_fallback, init_complete,
- * has_warn, warnings, errors, env, files, lines, nccl_lines.
+ * ranks, channels, gdr, gdr_per_hca, socket_fallback, single_node,
+ * init_complete, has_warn, warnings, errors, env, nic_distance, files, lines,
+ * nccl_lines; with exp->topo also gpu_rails (checks/nccl/nccllog_rails.c).
  * Returns NULL only when out of memory.
  */
 json_t *ncl_log_report(const struct ncl_log *lg, const struct ncl_expect *exp);

@@ -232,6 +232,8 @@ int ncl_is_ipoib(const char *ifname);
  * name (merged devices joined with '+') into @buf; "" when unknown. */
 const char *ncl_hca_of(const struct ncl_log *lg, int h, int net_dev, char *buf,
 		       size_t len);
+/* True when NCCL's device list of host @h (or any host's) names @name. */
+int ncl_hca_listed(const struct ncl_log *lg, int h, const char *name);
 
 /* Cursor helpers for the extractors (nccllog_model.c). */
 int ncl_skip(const char **p, const char *lit);		/* literal */
@@ -274,6 +276,11 @@ void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 
 /* nccllog_topo.c: GPUs whose NET channels use an HCA that is not their nearest */
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc);
+const json_t *ncl_topo_gpu(const json_t *topo, const struct ncl_rank *r);
+int ncl_topo_nearest(const json_t *gpu, const char *hca);
+/* nccllog_rails.c: "gpu_rails", per GPU the HCAs it uses and whether they are
+ * its rail-local ones, directly or by PXN through another GPU */
+void ncl_rails(const struct ncl_log *lg, const json_t *topo, json_t *doc);
 
 /* nccllog_gdr.c: GPUDirect RDMA findings */
 void ncl_gdr_findings(const struct ncl_log *lg, const struct ncl_facts *f,

@@ -275,6 +275,16 @@ static const struct ncl_host *host_with_list(const struct ncl_log *lg, int h)
 	return NULL;
 }
 
+int ncl_hca_listed(const struct ncl_log *lg, int h, const char *name)
+{
+	const struct ncl_host *host = host_with_list(lg, h);
+
+	for (int i = 0; host && i < host->nhcas; i++)
+		if (!strcmp(host->hcas[i].name, name))
+			return 1;
+	return 0;
+}
+
 const char *ncl_hca_of(const struct ncl_log *lg, int h, int net_dev, char *buf,
 		       size_t len)
 {

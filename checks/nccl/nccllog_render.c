@@ -201,11 +201,72 @@ static void env_table(FILE *f, const json_t *doc)
 	}
 }
 
+/* "a,b" of the strings of @a (or of key @key of its objects) into @buf. */
+static const char *join(const json_t *a, const char *key, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, v) {
+		const char *s = key ? fc_jstr(v, key, "?") : json_string_value(v);
+
+		if (s && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", s);
+	}
+	return buf[0] ? buf : "-";
+}
+
+/* With --topo: each GPU's HCAs against its rail-local ones, and PXN routes. */
+static void rails_table(FILE *f, const json_t *doc)
+{
+	const json_t *rows = json_object_get(doc, "gpu_rails");
+	char near[128], hcas[128], pxn[256];
+	struct fc_table *t;
+	size_t i;
+	json_t *r;
+
+	if (!json_array_size(rows))
+		return;
+	fprintf(f, "\nGPU rails (--topo)\n");
+	t = fc_table_new(7, "RANK", "HOST", "GPU", "RAIL-LOCAL HCA", "NCCL USES", "LOCAL", "PXN");
+	json_array_foreach(rows, i, r) {
+		const json_t *rl = json_object_get(r, "rail_local");
+		const json_t *px = json_object_get(r, "pxn");
+		size_t k, used = 0;
+		json_t *e;
+
+		if (i == MAX_ROWS) {
+			fc_table_add(t, "...", "", "", "", "", "", "");
+			break;
+		}
+		pxn[0] = '\0';
+		json_array_foreach(px, k, e)
+			if (used < sizeof(pxn))
+				used += (size_t)snprintf(pxn + used, sizeof(pxn) - used,
+							 "%s%s via rank %d", used ? "," : "",
+							 fc_jstr(e, "hca", "?"),
+							 (int)fc_jnum(e, "proxy_rank", -1));
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
+		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
+		fc_table_addf(t, 2, "%s", fc_jstr(r, "gpu", "?"));
+		fc_table_addf(t, 3, "%s", join(json_object_get(r, "nearest"), NULL, near,
+					       sizeof(near)));
+		fc_table_addf(t, 4, "%s", join(json_object_get(r, "hcas"), NULL, hcas, sizeof(hcas)));
+		fc_table_addf(t, 5, "%s", json_is_true(rl) ? "yes" : json_is_false(rl) ? "NO" : "-");
+		fc_table_addf(t, 6, "%s", pxn[0] ? pxn : "-");
+	}
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+}
+
 void ncl_render(FILE *f, const json_t *doc)
 {
 	summary(f, doc);
 	hcas_table(f, doc);
 	ranks_table(f, doc);
 	net_table(f, doc);
+	rails_table(f, doc);
 	env_table(f, doc);
 }

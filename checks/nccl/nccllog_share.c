@@ -64,16 +64,8 @@ static void hca_names(const struct ncl_host *h, char *buf, size_t len)
 					 h->hcas[i].name);
 }
 
-static int listed(const struct ncl_host *h, const char *name)
-{
-	for (int i = 0; i < h->nhcas; i++)
-		if (!strcmp(h->hcas[i].name, name))
-			return 1;
-	return 0;
-}
-
 /* ", and the node's topology (--topo) has N more HCAs ...": "" when none. */
-static void unused_text(const struct ncl_host *h, const json_t *topo, char *buf,
+static void unused_text(const struct ncl_log *lg, int h, const json_t *topo, char *buf,
 			size_t len)
 {
 	const json_t *nics = topo ? json_object_get(topo, "nics") : NULL;
@@ -86,7 +78,7 @@ static void unused_text(const struct ncl_host *h, const json_t *topo, char *buf,
 	json_array_foreach(nics, i, nic) {
 		const char *name = fc_jstr(nic, "name", "");
 
-		if (!*name || listed(h, name))
+		if (!*name || ncl_hca_listed(lg, h, name))
 			continue;
 		n++;
 		if (used < sizeof(names))
@@ -148,7 +140,7 @@ void ncl_share_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 	hca_names(&lg->hosts[worst], names, sizeof(names));
 	snprintf(what, sizeof(what), wnet[0] ? "%d %s NIC%s" : "%d listed HCA%s (%s)", wn,
 		 wnet[0] ? wnet : (wn > 1 ? "s" : ""), wnet[0] ? (wn > 1 ? "s" : "") : names);
-	unused_text(&lg->hosts[worst], wnet[0] ? NULL : topo, unused, sizeof(unused));
+	unused_text(lg, worst, wnet[0] ? NULL : topo, unused, sizeof(unused));
 	snprintf(more, sizeof(more), " (%d other host%s alike)", others, others > 1 ? "s" : "");
 	fc_finding(doc, FC_WARN,
 		   "on %s%s at least %d GPUs share %s: %s%d GPUs per %s, so "

@@ -33,7 +33,7 @@ int ncl_topo_check(const json_t *topo, const char **why_p)
 }
 
 /* The topo GPU of a rank: by bus id, else by "GPU<nvml index>". */
-static const json_t *topo_gpu(const json_t *topo, const struct ncl_rank *r)
+const json_t *ncl_topo_gpu(const json_t *topo, const struct ncl_rank *r)
 {
 	const json_t *gpus = json_object_get(topo, "gpus");
 	char name[24];
@@ -57,7 +57,7 @@ static const json_t *topo_gpu(const json_t *topo, const struct ncl_rank *r)
 }
 
 /* True when every part of "a+b" is among the nearest NICs. */
-static int is_nearest(const json_t *gpu, const char *hca)
+int ncl_topo_nearest(const json_t *gpu, const char *hca)
 {
 	const json_t *near = json_object_get(gpu, "nearest_nics");
 	char buf[NCL_TEXT], *tok, *save = NULL;
@@ -78,21 +78,29 @@ static int is_nearest(const json_t *gpu, const char *hca)
 	return 1;
 }
 
-static void near_list(const json_t *gpu, char *buf, size_t len)
+/* The GPU's nearest NICs as "a,b"; returns 1 when NCCL lists one of them on @h. */
+static int near_list(const struct ncl_log *lg, int h, const json_t *gpu, char *buf,
+		     size_t len)
 {
 	size_t i, used = 0;
 	json_t *n;
+	int listed = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(json_object_get(gpu, "nearest_nics"), i, n)
-		if (json_is_string(n) && used < len)
+	json_array_foreach(json_object_get(gpu, "nearest_nics"), i, n) {
+		if (!json_is_string(n))
+			continue;
+		listed |= ncl_hca_listed(lg, h, json_string_value(n));
+		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "",
 						 json_string_value(n));
+	}
+	return listed;
 }
 
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc)
 {
-	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1;
+	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed;
 	char hca[NCL_TEXT], near[NCL_TEXT];
 
 	for (size_t i = 0; i < lg->nchans; i++) {
@@ -107,12 +115,12 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 		if (local > lg->max_rank || !lg->ranks[local].present)
 			continue;
 		r = &lg->ranks[local];
-		g = topo_gpu(topo, r);
+		g = ncl_topo_gpu(topo, r);
 		ncl_hca_of(lg, c->host, c->net_dev, hca, sizeof(hca));
 		if (!g || !hca[0])
 			continue;
 		matched++;
-		if (is_nearest(g, hca) || local == last_rank)
+		if (ncl_topo_nearest(g, hca) || local == last_rank)
 			continue;
 		last_rank = local;
 		if (reported >= MAX_LISTED) {
@@ -120,14 +128,16 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 			continue;
 		}
 		reported++;
-		near_list(g, near, sizeof(near));
+		listed = near_list(lg, c->host, g, near, sizeof(near));
 		fc_finding(doc, FC_WARN,
 			   "rank %d (%s, %s) moves data on %s (channel %d) but its nearest HCA%s %s "
-			   "(--topo): traffic crosses PCIe bridges or the CPU; check NCCL_IB_HCA, "
-			   "NCCL_CROSS_NIC and that the nearest HCA is up",
+			   "(--topo): traffic crosses PCIe bridges or the CPU; %s",
 			   local, r->host >= 0 ? lg->hosts[r->host].name : "?",
 			   fc_jstr(g, "name", "GPU"), hca, c->channel,
-			   strchr(near, ',') ? "s are" : " is", near);
+			   strchr(near, ',') ? "s are" : " is", near,
+			   listed ? "NCCL lists it: check NCCL_CROSS_NIC and NCCL_IB_HCA's order" :
+				    "NCCL does not list it: check its port state (ibv_devinfo), "
+				    "NCCL_IB_HCA and the devices visible in the container");
 	}
 	if (more)
 		fc_finding(doc, FC_WARN, "%d more ranks use an HCA that is not their nearest", more);
@@ -140,4 +150,5 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 			   "no rank's GPU or HCA in the log could be matched with the --topo file "
 			   "(bus ids, GPU indexes or the IB device list are missing or differ): "
 			   "was it taken on another kind of node?");
+	ncl_rails(lg, topo, doc);
 }

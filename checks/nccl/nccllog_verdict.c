@@ -116,6 +116,14 @@ static void find_network(const struct ncl_log *lg, const struct ncl_facts *f,
 			   lg->networks[0].text, host_name(lg, lg->networks[0].host),
 			   lg->networks[1].text, host_name(lg, lg->networks[1].host));
 	if (!f->network[0]) {
+		if ((lg->ib_fail || lg->ib_none) && !f->ib_disabled) {
+			socket_reason(lg, f, why, sizeof(why));
+			fc_finding(doc, FC_WARN,
+				   "RDMA is unavailable to NCCL's IB transport (the excerpt does "
+				   "not show which network NCCL chose; without a network plugin "
+				   "it is TCP sockets): %s",
+				   why);
+		}
 		if (exp->net)
 			fc_finding(doc, FC_WARN,
 				   "the log does not show which network NCCL selected (--expect-net "

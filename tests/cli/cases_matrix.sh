@@ -39,7 +39,9 @@ expect "import healthy: pass" 0 'verdict: pass' -- \
 	$FC matrix --import $MXD/rack4-healthy.json --db $MXT/m.db
 expect "import healthy, absolute threshold above the rack" 1 'below 1 Gb/s' -- \
 	$FC matrix --import $MXD/rack4-healthy.json --db $MXT/m.db --min-gbps 1
-expect "import, relaxed rack share" 0 'verdict: pass' -- \
+# No suspect at a relaxed rack share; nodeC's links fell below their own
+# past (the healthy runs above are in the same store): a warning.
+expect "import, relaxed rack share" 0 'verdict: warn' -- \
 	$FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db --min-rack-pct 10
 echo '{"results": [{"verdict": "pass", "a": {"node": "x"}}]}' > $MXT/bad.json
 expect "import without b.node" 2 'result 1 has no valid b.node' -- \

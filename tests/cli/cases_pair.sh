@@ -100,4 +100,8 @@ expect "pair --threads more than QPs" 2 'threads 4 needs at least as many QPs: a
 expect "pair --lat-mode bogus" 2 "lat-mode: 'bogus' is not a mode; expected poll or imm" \
 	-- $FC pair a b --lat-mode bogus
 expect "pair --help lists message rate" 0 'post-list N.*' -- $FC pair --help
+expect "pair --post-list longer than -t" 2 'post-list 64 is longer than the window \(-t 32\)' \
+	-- $FC pair a b --post-list 64 -t 32
+expect "pair --hugepages with --use-cuda" 2 'hugepages backs host memory.*use-cuda' \
+	-- $FC pair a b --hugepages --use-cuda
 rm -rf "$SSHD"

@@ -293,12 +293,13 @@ static const json_t *chan(const json_t *doc, int ch, int from, int to, const cha
 	return NULL;
 }
 
-static const json_t *rank(const json_t *doc, int r)
+/* The entry of rank @r in the list @key ("ranks", "gpu_rails"). */
+static const json_t *by_rank(const json_t *doc, const char *key, int r)
 {
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(json_object_get(doc, "ranks"), i, o)
+	json_array_foreach(json_object_get(doc, key), i, o)
 		if (json_integer_value(json_object_get(o, "rank")) == r)
 			return o;
 	return NULL;
@@ -330,12 +331,12 @@ static void test_interleaved(void **state)
 	/* send side without GDR, receive side with it: NCCL_NET_GDR_READ=0 */
 	assert_string_equal(str(doc, "gdr"), "partial");
 	assert_true(finding_has(doc, "NCCL_NET_GDR_READ"));
-	r = rank(doc, 8);
+	r = by_rank(doc, "ranks", 8);
 	assert_non_null(r);
 	assert_string_equal(str(r, "host"), "nodeB");
 	assert_string_equal(str(r, "bus_id"), "0000:07:00.0");
 	assert_string_equal(str(r, "init"), "complete");
-	assert_string_equal(str(rank(doc, 1), "bus_id"), "0000:0b:00.0");
+	assert_string_equal(str(by_rank(doc, "ranks", 1), "bus_id"), "0000:0b:00.0");
 	assert_true(json_is_true(json_object_get(doc, "init_complete")));
 	assert_string_equal(str(json_object_get(doc, "env"), "NCCL_NET_GDR_READ"), "0");
 	assert_string_equal(str(doc, "verdict"), "warn");
@@ -641,6 +642,59 @@ static void test_stated_causes(void **state)
 	}
 }
 
+/* Per GPU with --topo: its HCA against its rail-local one, and PXN through the rail's GPU. */
+static void test_gpu_rails(void **state)
+{
+	json_error_t jerr;
+	json_t *topo = json_load_file("tests/data/nccl/topo-8gpu-8hca.json", 0, &jerr);
+	static const char pxn_far[] =
+		"n1:5:6 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB "
+		"[3]mlx5_3:1/IB [4]mlx5_4:1/IB [5]mlx5_5:1/IB [6]mlx5_6:1/IB [7]mlx5_7:1/IB [RO]; "
+		"OOB ib0:10.0.0.1<0>\n"
+		"n1:5:6 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 "
+		"commId 0x2 - Init START\n"
+		"n1:8:9 [3] NCCL INFO comm 0x4 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 5d000 "
+		"commId 0x2 - Init START\n"
+		"n1:5:6 [0] NCCL INFO Channel 03/1 : 0[0] -> 11[3] [send] via NET/IB/5(3)/GDRDMA\n";
+	struct ncl_expect exp = { .topo = topo };
+	const json_t *r, *p;
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(topo);
+	doc = report_file("tests/data/nccl/logs/nccl-2.21.5_8rail-pxn_one-port-down_ompi.log", &exp);
+	r = by_rank(doc, "gpu_rails", 0);
+	assert_non_null(r);
+	assert_string_equal(str(r, "gpu"), "GPU0");
+	assert_true(json_is_true(json_object_get(r, "rail_local")));
+	p = json_array_get(json_object_get(r, "pxn"), 0);
+	assert_int_equal(json_integer_value(json_object_get(p, "proxy_rank")), 3);
+	assert_string_equal(str(p, "hca"), "mlx5_3");
+	assert_string_equal(str(p, "proxy_gpu"), "GPU3");
+	assert_true(json_is_true(json_object_get(p, "proxy_local")));
+	/* the second node's GPU5 lost mlx5_5, the device indexes after it shift */
+	r = by_rank(doc, "gpu_rails", 13);
+	assert_true(json_is_false(json_object_get(r, "rail_local")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hcas"), 0)),
+			    "mlx5_4");
+	assert_true(json_is_true(json_object_get(by_rank(doc, "gpu_rails", 14), "rail_local")));
+	assert_true(finding_has(doc, "rank 13 (hgx-r07-n2, GPU5) moves data on mlx5_4"));
+	assert_true(finding_has(doc, "NCCL does not list it"));
+	assert_false(finding_has(doc, "PXN"));
+	json_decref(doc);
+	/* PXN on an HCA local to neither GPU */
+	doc = report_text(pxn_far, strlen(pxn_far), 0, &exp);
+	assert_true(finding_has(doc, "rank 0 (GPU0) sends by PXN through rank 3, whose HCA mlx5_5"));
+	p = json_array_get(json_object_get(by_rank(doc, "gpu_rails", 0), "pxn"), 0);
+	assert_true(json_is_false(json_object_get(p, "proxy_local")));
+	json_decref(doc);
+	/* without --topo nothing is said per GPU */
+	doc = report_file("tests/data/nccl/logs/nccl-2.21.5_8rail-pxn_one-port-down_ompi.log", NULL);
+	assert_null(json_object_get(doc, "gpu_rails"));
+	json_decref(doc);
+	json_decref(topo);
+}
+
 static void test_details(void **state)
 {
 	json_t *doc;
@@ -697,7 +751,7 @@ int main(void)
 		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
 		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
 		cmocka_unit_test(test_single_node), cmocka_unit_test(test_hca_lists),
-		cmocka_unit_test(test_stated_causes),
+		cmocka_unit_test(test_stated_causes), cmocka_unit_test(test_gpu_rails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

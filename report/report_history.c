@@ -1,0 +1,89 @@
+/* report --history: per-link trends as HTML (a small SVG chart per flagged link) and CSV. */
+#include <math.h>
+#include <stdio.h>
+
+#include "matrix/mx_history.h"
+#include "report/report.h"
+
+#define CH_W 240
+#define CH_H 60
+/* At most this many charts on a page: the worst drops first; the CSV has all. */
+#define CHARTS_MAX 500
+
+/* The series as a polyline, oldest left; the median as a dashed line and
+ * the flag threshold as a dotted one. */
+static void chart(FILE *f, const struct mx_history *h, const struct fc_hist_link *l)
+{
+	double hi = 0;
+	int n = h->nruns + 1;
+
+	for (int i = 0; i < n; i++)
+		if (isfinite(l->series[i]) && l->series[i] > hi)
+			hi = l->series[i];
+	if (isfinite(l->median) && l->median > hi)
+		hi = l->median;
+	hi = hi > 0 ? hi * 1.1 : 1;
+	fprintf(f, "<svg class=\"trend\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">"
+		   "<rect width=\"%d\" height=\"%d\" fill=\"#f8f8f8\"/>", CH_W, CH_H, CH_W, CH_H,
+		CH_W, CH_H);
+	if (isfinite(l->median)) {
+		double y = CH_H - l->median / hi * CH_H;
+		double yt = CH_H - l->median * (1 - h->o.drop_pct / 100) / hi * CH_H;
+
+		fprintf(f, "<line class=\"median\" x1=\"0\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#888\" stroke-dasharray=\"4 3\"/>", CH_W, y, y);
+		fprintf(f, "<line class=\"threshold\" x1=\"0\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#d33\" stroke-dasharray=\"1 3\"/>", CH_W, yt, yt);
+	}
+	fputs("<polyline fill=\"none\" stroke=\"#2464b4\" stroke-width=\"2\" points=\"", f);
+	for (int i = n - 1; i >= 0; i--) {
+		double x = n > 1 ? (double)(n - 1 - i) * (CH_W - 8) / (n - 1) + 4 : CH_W / 2.0;
+
+		if (isfinite(l->series[i]))
+			fprintf(f, "%.1f,%.1f ", x, CH_H - l->series[i] / hi * CH_H);
+	}
+	fputs("\"/>", f);
+	if (isfinite(l->now))
+		fprintf(f, "<circle class=\"now\" cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>",
+			CH_W - 4, CH_H - l->now / hi * CH_H, l->flagged ? "#d33" : "#2464b4");
+	fputs("</svg>", f);
+}
+
+int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m)
+{
+	int shown = 0;
+
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>fabcheck: link "
+		   "history of run %lld</title>\n<style>body{font-family:sans-serif;margin:1em}"
+		   "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}"
+		   "tr.flagged td{color:#a00}</style></head><body>\n", (long long)m->run);
+	fprintf(f, "<h1>Links against their own past: run %lld</h1>\n<p>%d links; %d flagged: "
+		   "more than %.0f%% below the median of their last %d runs (%d found). Dashed: "
+		   "the median; dotted: the flag threshold.</p>\n", (long long)m->run, h->nlinks,
+		h->nflagged, h->o.drop_pct, h->o.k, h->nruns);
+	fputs("<table><tr><th>link</th><th>rail</th><th>now</th><th>median</th><th>drop</th>"
+	      "<th>trend (oldest left)</th></tr>\n", f);
+	for (int i = 0; i < h->nlinks && shown < CHARTS_MAX; i++) {
+		const struct fc_hist_link *l = &h->links[i];
+
+		if (!l->flagged)
+			continue;
+		shown++;
+		fputs("<tr class=\"flagged\"><td>", f);
+		rp_html_escape(f, m->names[l->a]);
+		fputs(" - ", f);
+		rp_html_escape(f, m->names[l->b]);
+		fprintf(f, "</td><td>%d</td><td>%.3g Gb/s</td><td>%.3g Gb/s</td><td>%.0f%%</td><td>",
+			l->rail, l->now, l->median, l->drop_pct);
+		chart(f, h, l);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (!shown)
+		fputs("<p class=\"none\">No link is below its own past.</p>\n", f);
+	else if (shown < h->nflagged)
+		fprintf(f, "<p>%d more flagged links are in the CSV (--history --csv).</p>\n",
+			h->nflagged - shown);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}
