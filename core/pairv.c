@@ -76,9 +76,33 @@ static void check_bw_value(json_t *doc, const json_t *r, const char *dir, double
 		   dir, gbps, floor, why);
 }
 
-static void check_dips(json_t *doc, const json_t *r, const char *key, const char *dir)
+/* The dips of a summary over the whole run (core/bwlog.c), with times. */
+static void check_dip_summary(json_t *doc, const json_t *r, const json_t *iv, const char *dir)
 {
-	const json_t *s = json_object_get(r, key);
+	const json_t *dips = json_object_get(iv, "dips"), *d;
+	char list[400] = "";
+	size_t i, off = 0;
+
+	if (fc_jnum(iv, "n", 0) < 5 || fc_jnum(iv, "dips_total", 0) < 1)
+		return;
+	json_array_foreach(dips, i, d) {
+		if (i == 5 || off >= sizeof(list))
+			break;
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%.3f Gb/s at %.1f s",
+					i ? ", " : "", fc_jnum(d, "gbps", 0), fc_jnum(d, "t_s", 0));
+	}
+	fc_finding(doc, FC_WARN,
+		   "%s bandwidth %s dipped below half its median of %.3f Gb/s in %.0f of %.0f intervals of %.0f ms (%s%s): a flapping link or congestion; check link_downed and the switch logs, then rerun with -D for longer",
+		   fc_jstr(r, "test", "?"), dir, fc_jnum(iv, "median_gbps", 0),
+		   fc_jnum(iv, "dips_total", 0), fc_jnum(iv, "n", 0),
+		   fc_jnum(r, "interval_s", 0) * 1e3, list,
+		   json_array_size(dips) > 5 || fc_jnum(iv, "dips_total", 0) > json_array_size(dips) ?
+			   ", ..." : "");
+}
+
+/* Older documents: the first intervals only, as a list. */
+static void check_dip_samples(json_t *doc, const json_t *r, const json_t *s, const char *dir)
+{
 	double v[1024], med, lo = 0;
 	size_t n = 0, i;
 	json_t *x;
@@ -100,23 +124,49 @@ static void check_dips(json_t *doc, const json_t *r, const char *key, const char
 			   fc_jstr(r, "test", "?"), dir, lo, fc_jnum(r, "interval_s", 0) * 1e3, med);
 }
 
+static void check_dips(json_t *doc, const json_t *r, const char *key, const char *dir)
+{
+	const json_t *iv = json_object_get(r, strstr(key, "a_to_b") ? "intervals_a_to_b" :
+									 "intervals_b_to_a");
+
+	if (iv)
+		check_dip_summary(doc, r, iv, dir);
+	else
+		check_dip_samples(doc, r, json_object_get(r, key), dir);
+}
+
 static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t *b,
 		     const struct fc_pair_limits *lim, json_t *thr)
 {
 	double size = fc_jnum(r, "size_bytes", 0);
 	double ra = fc_jnum(a, "rate_gbps", 0), rb = fc_jnum(b, "rate_gbps", 0);
-	double rate = ra < rb ? ra : rb, floor = 0;
-	char why[128];
+	double pa = fc_jnum(a, "payload_gbps", 0), pb = fc_jnum(b, "payload_gbps", 0);
+	const json_t *slow = pa && pb ? (pa < pb ? a : b) : (ra < rb ? a : b);
+	double rate = ra < rb ? ra : rb, ceiling = pa && pb ? (pa < pb ? pa : pb) : 0, floor = 0;
+	char why[256];
 	const char *dirs[] = { "a_to_b_gbps", "b_to_a_gbps" };
 	char dir[160];
 
 	if (lim->min_gbps > 0) {
 		floor = lim->min_gbps;
 		snprintf(why, sizeof(why), "--min-gbps");
+	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE && ceiling > 0) {
+		const json_t *pl = json_object_get(slow, "payload");
+
+		floor = lim->min_link_pct / 100.0 * ceiling;
+		snprintf(why, sizeof(why),
+			 "%g%% of %.3f Gb/s, the payload ceiling of the slower port's %g Gb/s at path MTU %d B with %d B of headers a packet",
+			 lim->min_link_pct, ceiling, fc_jnum(slow, "rate_gbps", 0),
+			 (int)fc_jnum(pl, "mtu", 0), (int)fc_jnum(pl, "header_bytes", 0));
 	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE && rate > 0) {
 		floor = lim->min_link_pct / 100.0 * rate;
 		snprintf(why, sizeof(why), "%g%% of the slower port's %g Gb/s", lim->min_link_pct,
 			 rate);
+	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE) {
+		fc_finding(doc, FC_WARN,
+			   "%s bandwidth is not judged: the port rate of %s %s is unknown (width or speed code not known to fabcheck); give the expected figure with --min-gbps",
+			   fc_jstr(r, "test", "?"), fc_jstr(slow, "node", "?"),
+			   fc_jstr(slow, "device", "?"));
 	}
 	if (floor <= 0)
 		return;

@@ -1,6 +1,7 @@
 #include "core/payload.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,22 @@ int fc_payload_ceiling(const struct fc_link *l, struct fc_ceiling *c)
 	c->overhead = overhead(l);
 	c->payload_gbps = c->data_gbps * l->mtu / (double)(l->mtu + c->overhead);
 	c->share = c->payload_gbps / c->port_gbps;
+	return 0;
+}
+
+int fc_payload_json(json_t *obj, const struct fc_link *l, struct fc_ceiling *c_p)
+{
+	int err = fc_payload_ceiling(l, c_p);
+
+	if (err) {
+		json_object_set_new(obj, "payload_gbps", json_null());
+		return err;
+	}
+	json_object_set_new(obj, "payload_gbps", json_real(c_p->payload_gbps));
+	json_object_set_new(obj, "payload", json_pack("{s:f, s:s, s:i, s:i, s:f}", "data_gbps",
+						      c_p->data_gbps, "encoding", c_p->encoding,
+						      "header_bytes", c_p->overhead, "mtu", l->mtu,
+						      "share_of_port", c_p->share));
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #ifndef FC_PAYLOAD_H
 #define FC_PAYLOAD_H
 
+#include <jansson.h>
+
 struct fc_link {
 	int is_ethernet;
 	unsigned width, speed, speed_ex; /* ibv_port_attr codes */
@@ -35,6 +37,11 @@ struct fc_ceiling {
 
 /* Returns 0, or -EINVAL when the rate or the MTU is unknown. */
 int fc_payload_ceiling(const struct fc_link *l, struct fc_ceiling *c);
+
+/* Sets "payload_gbps" (null when unknown) and "payload" (data rate,
+ * encoding, header bytes, MTU, share of the port rate) in @obj for @l.
+ * Returns what fc_payload_ceiling returned; @c_p gets the ceiling. */
+int fc_payload_json(json_t *obj, const struct fc_link *l, struct fc_ceiling *c_p);
 
 /* Parses sysfs's ports/N/rate ("800 Gb/sec (4X XDR)") into ibverbs codes,
  * for libibverbs that has no active_speed_ex. Returns 0 or -EINVAL. */

@@ -268,7 +268,7 @@ static int test_from(const json_t *m, struct vb_test *t)
 	t->post_list = (int)fc_jnum(m, "post_list", 1);
 	t->threads = (int)fc_jnum(m, "threads", 1);
 	t->lat_mode = !strcmp(fc_jstr(m, "lat_mode", "poll"), "imm") ? VB_LAT_IMM : VB_LAT_POLL;
-	if (t->warmup < -1 || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
+	if (t->warmup < VB_KNOB_ON || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
 	    t->inline_max < -1 || t->inline_max > 4096 || t->post_list < 1 ||
 	    t->post_list > 1024 || t->threads < 1 || t->threads > VB_MAX_THREADS) {
 		fc_err("the controller's test knobs are out of range");

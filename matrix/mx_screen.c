@@ -16,48 +16,65 @@ json_t *mx_screen_params(int max_rounds, unsigned long long seed)
 	return json_pack("{s:i, s:I}", "max_rounds", max_rounds, "seed", (json_int_t)seed);
 }
 
-static int node_of(const struct mx_screen *m, const char *name)
+static int grow(struct mx_screen *m, size_t need)
 {
-	for (int i = 0; i < m->ss->n; i++)
-		if (!strcmp(m->ss->names[i], name))
-			return i;
-	return -1;
-}
+	struct fc_scr_meas *v;
+	struct fc_scr_res *r;
 
-/* Each new row of the run becomes a measurement (rail 0: one rail). */
-static int read_row(const struct fc_store_pair *p, void *arg)
-{
-	struct mx_screen *m = arg;
-	int a = node_of(m, p->a), b = node_of(m, p->b);
-
-	m->last_id = p->id;
-	if (a < 0 || b < 0 || a == b)
-		return 0; /* not a node of this run: not the screen's */
-	if (m->nmeas == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct fc_scr_meas *v = realloc(m->meas, cap * sizeof(*v));
-		struct fc_scr_res *r;
-
-		if (!v)
-			return -ENOMEM;
-		m->meas = v;
-		r = realloc(m->res, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		m->res = r;
-		m->cap = cap;
-	}
-	m->meas[m->nmeas++] = (struct fc_scr_meas){ .a = a, .b = b, .rail = 0, .gbps = p->gbps,
-						    .lat_us = p->lat_us,
-						    .state = (int)mx_state_of(p->verdict) };
+	if (need <= m->cap)
+		return 0;
+	v = realloc(m->meas, need * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->meas = v;
+	r = realloc(m->res, need * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	m->res = r;
+	m->cap = need;
 	return 0;
 }
 
-/* Reads what the last round stored and brings the screen up to date. */
+/* The run's results so far as measurements: a cell per (pair, rail) with
+ * rails, else one per pair on rail 0 (the model reads both). */
+static int measurements(struct mx_screen *m, const struct mx_model *mm)
+{
+	size_t n = mm->nrails ? mm->nrcells : mm->nres;
+
+	if (grow(m, n + 1))
+		return -ENOMEM;
+	m->nmeas = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct fc_scr_meas *x = &m->meas[m->nmeas];
+
+		if (mm->nrails)
+			*x = (struct fc_scr_meas){ .a = mm->rcells[i].a, .b = mm->rcells[i].b,
+						   .rail = mm->rcells[i].rail,
+						   .gbps = mm->rcells[i].gbps,
+						   .lat_us = mm->rcells[i].lat_us,
+						   .state = (int)mm->rcells[i].state };
+		else
+			*x = (struct fc_scr_meas){ .a = mm->res[i].a, .b = mm->res[i].b,
+						   .gbps = mm->res[i].gbps,
+						   .lat_us = mm->res[i].lat_us,
+						   .state = (int)mm->res[i].state };
+		if (x->a >= 0 && x->b >= 0 && x->a < m->ss->n && x->b < m->ss->n &&
+		    x->rail >= 0 && x->rail < m->rails && x->a != x->b)
+			m->nmeas++;
+	}
+	return 0;
+}
+
+/* Reads the run as stored and brings the screen up to date. */
 static int catch_up(struct mx_screen *m)
 {
-	int rc = fc_store_pairs(m->ss->st, m->ss->run, m->last_id, read_row, m);
+	struct mx_model mm;
+	int rc = mx_model_load(&mm, m->ss->st, m->ss->run);
 
+	if (rc)
+		return rc;
+	rc = measurements(m, &mm);
+	mx_model_release(&mm);
 	if (!rc && m->nmeas)
 		rc = fc_scr_analyze(m->ss->n, m->rails, m->meas, m->nmeas, &m->opts, m->res, NULL,
 				    NULL);
@@ -121,7 +138,10 @@ int mx_screen_open(struct mx_screen *m, struct mx_session *ss)
 		return 0;
 	m->ss = ss;
 	mx_params_opts(ss->params, &m->opts);
-	m->rails = 1;
+	m->rails = (int)json_array_size(json_object_get(json_object_get(ss->params, "rails"),
+							"list"));
+	if (m->rails < 1)
+		m->rails = 1;
 	so.max_rounds = (int)fc_jnum(sp, "max_rounds", 0);
 	so.seed = (uint64_t)fc_jnum(sp, "seed", 1);
 	rc = fc_screen_init(&m->s, ss->n, m->rails, &so);

@@ -20,7 +20,6 @@ struct mx_screen {
 	struct fc_scr_meas *meas;
 	struct fc_scr_res *res;
 	size_t nmeas, cap;
-	int64_t last_id;
 	int rails;
 };
 

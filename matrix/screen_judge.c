@@ -1,10 +1,8 @@
 /*
- * The analysis behind the screen: today the node-pair analysis (core/mxan)
- * on each rail alone. A result is bad by mxan's rules (its verdict, the
- * floors, the share of that rail's median); a suspect node of a rail is a
- * port, a suspect link a link, a rack-wide finding the rail. Naming a whole
- * host or a whole rail from several rails at once is the levels analysis's
- * work, which this function hands over to once it exists.
+ * The analysis behind the screen. Each result is judged by the one-rail
+ * analysis (matrix/mxan) of its rail, one rail at a time, as the levels
+ * analysis judges its cells; the culprits are the levels analysis's
+ * (matrix/mxlevel.h: link, port, node, rail), run once at the end.
  */
 #include "matrix/screen.h"
 
@@ -12,6 +10,7 @@
 #include <stdlib.h>
 
 #include "matrix/mxan.h"
+#include "matrix/mxlevel.h"
 
 static int add_culprit(struct fc_scr_culprit **v, int *nv, int *cap, struct fc_scr_culprit c)
 {
@@ -28,36 +27,48 @@ static int add_culprit(struct fc_scr_culprit **v, int *nv, int *cap, struct fc_s
 	return 0;
 }
 
-static int rail_culprits(const struct fc_mx_analysis *an, int rail, struct fc_scr_culprit **v,
-			 int *nv, int *cap)
+static const enum fc_scr_level level_of[] = {
+	[FC_MXL_LINK] = FC_SCR_LVL_LINK, [FC_MXL_PORT] = FC_SCR_LVL_PORT,
+	[FC_MXL_NODE] = FC_SCR_LVL_NODE, [FC_MXL_RAIL] = FC_SCR_LVL_RAIL,
+};
+
+/* The levels analysis over every measurement: its suspects as culprits. */
+static int level_culprits(int n, int rails, const struct fc_scr_meas *m, size_t nm,
+			  const struct fc_mx_opts *o, struct fc_scr_culprit **v, int *nv)
 {
-	int rc = 0;
+	struct fc_mxl_cell *cells = malloc((nm + 1) * sizeof(*cells));
+	struct fc_mxl_analysis an;
+	int rc, cap = 0;
 
-	for (int i = 0; i < an->nfindings && !rc; i++) {
-		const struct fc_mx_finding *f = &an->findings[i];
-		struct fc_scr_culprit c = { .node = -1, .rail = rail, .a = -1, .b = -1 };
+	if (!cells)
+		return -ENOMEM;
+	for (size_t i = 0; i < nm; i++)
+		cells[i] = (struct fc_mxl_cell){ .a = m[i].a, .b = m[i].b, .rail = m[i].rail,
+						 .gbps = m[i].gbps, .lat_us = m[i].lat_us,
+						 .state = (enum fc_mx_state)m[i].state };
+	rc = fc_mxl_analyze(n, rails, cells, nm, o, &an);
+	free(cells);
+	for (int i = 0; i < an.nsuspects && !rc; i++) {
+		const struct fc_mxl_suspect *s = &an.suspects[i];
+		struct fc_scr_culprit c = { .level = level_of[s->level], .node = -1,
+					    .rail = s->rail, .a = -1, .b = -1 };
 
-		if (f->kind == FC_MX_SUSPECT_NODE) {
-			c.level = FC_SCR_LVL_PORT;
-			c.node = f->a;
-		} else if (f->kind == FC_MX_SUSPECT_LINK) {
-			c.level = FC_SCR_LVL_LINK;
-			c.a = f->a;
-			c.b = f->b;
-		} else if (f->kind == FC_MX_RACK_WIDE) {
-			c.level = FC_SCR_LVL_RAIL;
+		if (s->level == FC_MXL_LINK) {
+			c.a = s->node;
+			c.b = s->peer;
 		} else {
-			continue;
+			c.node = s->node;
 		}
-		rc = add_culprit(v, nv, cap, c);
+		rc = add_culprit(v, nv, &cap, c);
 	}
+	fc_mxl_release(&an);
 	return rc;
 }
 
 /* One rail: its measurements to mxan, the verdicts back. */
 static int judge_rail(int n, int rail, const struct fc_scr_meas *m, size_t nm,
 		      const struct fc_mx_opts *o, struct fc_mx_result *buf,
-		      struct fc_scr_res *out, struct fc_scr_culprit **v, int *nv, int *cap)
+		      struct fc_scr_res *out)
 {
 	struct fc_mx_analysis an;
 	size_t k = 0;
@@ -81,9 +92,8 @@ static int judge_rail(int n, int rail, const struct fc_scr_meas *m, size_t nm,
 		else
 			out[i].bad = fc_mx_cell(&an, m[i].a, m[i].b)->bad != 0;
 	}
-	rc = v ? rail_culprits(&an, rail, v, nv, cap) : 0;
 	fc_mx_release(&an);
-	return rc;
+	return 0;
 }
 
 int fc_scr_analyze(int n, int rails, const struct fc_scr_meas *m, size_t nm,
@@ -91,7 +101,7 @@ int fc_scr_analyze(int n, int rails, const struct fc_scr_meas *m, size_t nm,
 		   struct fc_scr_culprit **culprits_p, int *ncul_p)
 {
 	struct fc_mx_result *buf = malloc((nm + 1) * sizeof(*buf));
-	int rc = 0, nv = 0, cap = 0;
+	int rc = 0, nv = 0;
 
 	if (!buf)
 		return -ENOMEM;
@@ -101,8 +111,10 @@ int fc_scr_analyze(int n, int rails, const struct fc_scr_meas *m, size_t nm,
 		if (m[i].rail < 0 || m[i].rail >= rails)
 			rc = -EINVAL;
 	for (int r = 0; r < rails && !rc; r++)
-		rc = judge_rail(n, r, m, nm, o, buf, out, culprits_p, &nv, &cap);
+		rc = judge_rail(n, r, m, nm, o, buf, out);
 	free(buf);
+	if (!rc && culprits_p)
+		rc = level_culprits(n, rails, m, nm, o, culprits_p, &nv);
 	if (rc && culprits_p) {
 		free(*culprits_p);
 		*culprits_p = NULL;

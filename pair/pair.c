@@ -26,8 +26,16 @@ const char usage_pair[] =
 	"  -a, --all-sizes     every power of two from 2 B to --max-size (default 8M)\n"
 	"      --max-size SIZE largest size for -a\n"
 	"  -n, --iters N       messages per QP (bandwidth) or round trips (latency);\n"
-	"                      default 1000\n"
+	"                      default: latency 10000 rounds (enough for p99.9),\n"
+	"                      bandwidth 2 s per size\n"
 	"  -D, --duration T    run each test T seconds instead (e.g. 5, 500ms)\n"
+	"      --perftest      measure as perftest does (ib_write_bw, ib_read_lat...):\n"
+	"                      its CQ moderation, no warm-up, no inline in bandwidth\n"
+	"                      tests, one buffer, latency from post to post with its\n"
+	"                      statistics (the two largest rounds dropped)\n"
+	"      --method M      fabcheck (default) or perftest\n"
+	"      --warm-up[=N]   an untimed warm-up first (perftest's --perform_warm_up);\n"
+	"                      N requests per QP or rounds (default: one window)\n"
 	"  -q, --qps N         QPs for bandwidth (default 1)\n"
 	"  -b, --bidir         bandwidth both ways at once\n"
 	"      --reverse       NODE_B sends (write, send) or reads (read)\n"
@@ -54,15 +62,18 @@ const char usage_pair[] =
 	"      --tclass N      traffic class on both sides, 0..255 (RoCE: the GRH\n"
 	"                      traffic class, DSCP << 2 | ECN, e.g. 106 = DSCP 26 with\n"
 	"                      ECT(0); with --cm the ToS set through rdma_cm)\n"
-	"      --sl N          InfiniBand service level on both sides, 0..15\n"
-	"  On RoCE the SL is recorded only; on InfiniBand the traffic class is.\n"
+	"      --sl N          service level on both sides, 0..15 (RoCE: the address\n"
+	"                      vector's SL, on mlx5 the VLAN priority of tagged frames)\n"
+	"  On InfiniBand the traffic class is recorded only (no GRH).\n"
 	"  The report shows what each QP carries and the congestion, pause and\n"
 	"  discard counters (hw_counters, ethtool -S) that moved.\n"
 	"\n"
 	"verdict:\n"
 	"  --min-gbps X        fail bandwidth below X Gb/s at the largest size\n"
 	"  --min-link-pct P    without --min-gbps: fail bandwidth below P% of the\n"
-	"                      slower port's rate, at sizes of 1 MiB and more (default 90)\n"
+	"                      slower port's payload ceiling (its rate less the line\n"
+	"                      encoding and the headers of each packet at the path\n"
+	"                      MTU), at sizes of 1 MiB and more (default 90)\n"
 	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
 	"  Error counters that rise during the test are warnings. A diagnosis names\n"
 	"  the likely part (cable or transceiver, HCA, host PCIe, configuration,\n"
@@ -120,6 +131,7 @@ enum {
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
 	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 	OPT_EVIDENCE,
+	OPT_PERFTEST, OPT_METHOD, OPT_WARMUP,
 	OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY, OPT_SYNC_FD,
 	OPT_POST_LIST, OPT_CQ_MOD, OPT_INLINE, OPT_THREADS, OPT_LAT_MODE, OPT_HUGEPAGES,
 };
@@ -133,6 +145,9 @@ static const struct option pair_opts[] = {
 	{ .name = "max-size", .has_arg = required_argument, .val = OPT_MAX_SIZE },
 	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
 	{ .name = "duration", .has_arg = required_argument, .val = 'D' },
+	{ .name = "perftest", .has_arg = no_argument, .val = OPT_PERFTEST },
+	{ .name = "method", .has_arg = required_argument, .val = OPT_METHOD },
+	{ .name = "warm-up", .has_arg = optional_argument, .val = OPT_WARMUP },
 	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
 	{ .name = "bidir", .has_arg = no_argument, .val = 'b' },
 	{ .name = "reverse", .has_arg = no_argument, .val = OPT_REVERSE },
@@ -249,6 +264,18 @@ static int parse_gids(const char *arg, struct pair_cfg *cfg)
 	       fc_parse_int("-x", comma + 1, 0, 255, &cfg->gid[1]) ? -EINVAL : 0;
 }
 
+static int parse_method(const char *arg, struct pair_cfg *cfg)
+{
+	enum vb_method m;
+
+	if (vb_method_parse(arg, &m)) {
+		fc_err("--method: '%s' is not a method; expected fabcheck or perftest", arg);
+		return -EINVAL;
+	}
+	cfg->method = (int)m;
+	return 0;
+}
+
 static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx *ctx)
 {
 	int n;
@@ -262,6 +289,14 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 	case OPT_MAX_SIZE: return fc_parse_size("--max-size", arg, 2, 1ULL << 30, &cfg->max_size);
 	case 'n': return fc_parse_u64("-n", arg, 1, 100000000, &cfg->iters);
 	case 'D': return fc_parse_duration("-D", arg, 0.01, 86400, &cfg->duration);
+	case OPT_PERFTEST: cfg->method = VB_METHOD_PERFTEST; return 0;
+	case OPT_METHOD: return parse_method(arg, cfg);
+	case OPT_WARMUP:
+		if (!arg) {
+			cfg->warmup = VB_KNOB_ON; /* the fabcheck method's amount */
+			return 0;
+		}
+		return fc_parse_int("--warm-up", arg, 1, 1000000, &cfg->warmup);
 	case 'q': return fc_parse_int("-q", arg, 1, 64, &cfg->qps);
 	case 'b': cfg->bidir = 1; return 0;
 	case OPT_REVERSE: cfg->reverse = 1; return 0;
@@ -329,7 +364,9 @@ static void cfg_defaults(struct pair_cfg *cfg)
 	cfg->ops = 1u << VB_WRITE | 1u << VB_READ;
 	cfg->bw = cfg->lat = 2; /* 2: default, dropped by the other's flag */
 	cfg->max_size = 8u << 20;
-	cfg->iters = 1000;
+	cfg->iters = 0; /* PAIR_LAT_ITERS, bandwidth PAIR_BW_SECONDS */
+	cfg->method = VB_METHOD_FABCHECK;
+	cfg->warmup = VB_KNOB_DEFAULT;
 	cfg->qps = 1;
 	cfg->tx_depth = 128;
 	cfg->timeout = 30;
@@ -500,6 +537,19 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 		fc_warn("--ssh-config has no effect with --launcher %s",
 			fc_launcher_name(cfg.launch.kind));
 	return cfg.rails ? pair_rails_run(ctx, &cfg) : pair_run(ctx, &cfg);
+}
+
+void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+		      double *duration_p)
+{
+	*iters_p = cfg->iters;
+	*duration_p = cfg->duration;
+	if (cfg->iters || cfg->duration > 0)
+		return;
+	if (lat)
+		*iters_p = PAIR_LAT_ITERS;
+	else
+		*duration_p = PAIR_BW_SECONDS;
 }
 
 /* The launch options of one parsed option, into @l. */

@@ -10,6 +10,7 @@
 #include "core/rail.h"
 #include "gdr/gdr.h"
 #include "ctl/chan.h"
+#include "verbs/test.h"
 
 #define PAIR_MAX_SIZES 32
 
@@ -24,8 +25,10 @@ struct pair_cfg {
 	uint64_t size;	     /* 0: 1 MiB for bandwidth, 2 B for latency */
 	int all_sizes;
 	uint64_t max_size;   /* with -a */
-	uint64_t iters;
+	uint64_t iters;	     /* 0: PAIR_LAT_ITERS rounds, bandwidth by duration */
 	double duration;
+	int method;	     /* enum vb_method: --perftest */
+	int warmup;	     /* --warm-up: -1 the method's default, else requests or rounds */
 	int qps, bidir, reverse, tx_depth;
 	int cm;
 	int tclass;	     /* --tclass: GRH traffic class, -1 = default */
@@ -89,6 +92,26 @@ void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg
 /* pair --rails: each rail's diagnosis (from its pair documents @alone and
  * @loaded, NULL where not run), named by rail, and the rows over all rails. */
 void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails);
+/* Latency rounds by default: enough for p99.9 (10 / (1 - 0.999)). */
+#define PAIR_LAT_ITERS 10000
+/* Bandwidth without -n or -D: this many seconds per size. */
+#define PAIR_BW_SECONDS 2.0
+
+/* How long a test runs: rounds or messages per QP, else seconds. */
+void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+		      double *duration_p);
+/* The bandwidth result from both sides' reports (pair/pair_bw.c); both
+ * ways, over the window both ran in, each side's clock at @offset (seconds
+ * its clock is ahead of the controller's) within @clock_err. */
+void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_op op,
+		   json_t **res, const int *active, const double *offset, double clock_err);
+
+/* Before any traffic (pair/pair_link.c): 0 when the two setup reports'
+ * GIDs are of one type and address family, else -1 with @why set. */
+int pair_gid_check(char *why, size_t len, const json_t *s0, const json_t *s1);
+/* Each side's payload ceiling at @path_mtu into doc's "a" and "b"
+ * ("payload_gbps", "payload"); RoCE at 1024 B or less is a finding. */
+void pair_link_ceiling(json_t *doc, int path_mtu);
 /* The options of `pair` that choose what runs on the nodes (pointers into
  * the checked arguments; NULL when not given). */
 struct pair_launch_opts {

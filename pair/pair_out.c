@@ -42,8 +42,8 @@ static void render_numa(FILE *f, const json_t *doc)
 static void render_sides(FILE *f, const json_t *doc)
 {
 	const json_t *opt = json_object_get(doc, "options");
-	struct fc_table *t = fc_table_new(11, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
-					  "GID", "LID", "MTU", "RATE", "MEMORY");
+	struct fc_table *t = fc_table_new(12, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
+					  "GID", "LID", "MTU", "RATE", "MEMORY", "PAYLOAD CEILING");
 
 	for (int i = 0; i < 2; i++) {
 		const json_t *s = json_object_get(doc, i ? "b" : "a");
@@ -69,6 +69,12 @@ static void render_sides(FILE *f, const json_t *doc)
 		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
 			      fc_jstr(s, "width", "?"), fc_jstr(s, "rate", "?"));
 		fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
+		if (json_is_number(json_object_get(s, "payload_gbps")))
+			fc_table_addf(t, 11, "%.3f Gb/s (%d B headers a packet)",
+				      fc_jnum(s, "payload_gbps", 0),
+				      (int)fc_jnum(json_object_get(s, "payload"), "header_bytes", 0));
+		else
+			fc_table_addf(t, 11, "-");
 	}
 	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n",
 		fc_jstr(json_object_get(doc, "a"), "node", "?"),
@@ -87,6 +93,40 @@ static void render_sides(FILE *f, const json_t *doc)
 			(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
 	render_numa(f, doc);
 	pair_qos_render(f, doc);
+}
+
+/* Under the table: both ways, the common window; every interval's summary. */
+static void render_bw_notes(FILE *f, const json_t *results)
+{
+	static const char *const iv_keys[2] = { "intervals_a_to_b", "intervals_b_to_a" };
+	static const char *const dirs[2] = { "A->B", "B->A" };
+	size_t i;
+	json_t *r;
+	char sz[32];
+
+	json_array_foreach(results, i, r) {
+		const json_t *ov = json_object_get(r, "overlap");
+
+		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
+			continue;
+		fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz));
+		if (ov)
+			fprintf(f, "  - %s %s both ways: counted over the %.3f s both ran, %.0f%% of the run (clocks within %.1f ms)\n",
+				fc_jstr(r, "test", "?"), sz, fc_jnum(ov, "window_s", 0),
+				fc_jnum(ov, "share", 0) * 100,
+				fc_jnum(ov, "clock_uncertainty_s", 0) * 1e3);
+		for (int d = 0; d < 2; d++) {
+			const json_t *iv = json_object_get(r, iv_keys[d]);
+
+			if (!iv || fc_jnum(iv, "n", 0) < 1)
+				continue;
+			fprintf(f, "  - %s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dips below %.3f Gb/s\n",
+				fc_jstr(r, "test", "?"), sz, dirs[d], fc_jnum(iv, "n", 0),
+				fc_jnum(iv, "min_gbps", 0), fc_jnum(iv, "median_gbps", 0),
+				fc_jnum(iv, "max_gbps", 0), fc_jnum(iv, "dips_total", 0),
+				fc_jnum(iv, "dip_below_gbps", 0));
+		}
+	}
 }
 
 static void render_bw(FILE *f, const json_t *results)
@@ -123,6 +163,7 @@ static void render_bw(FILE *f, const json_t *results)
 	fprintf(f, "\nbandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):\n");
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	render_bw_notes(f, results);
 }
 
 /* "-" in the table: why, once per test and size. */

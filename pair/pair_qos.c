@@ -41,7 +41,7 @@ void pair_qos_note(json_t *doc, const char *fmt, ...)
 static void qos_notes(json_t *doc, const struct pair_cfg *cfg, int roce)
 {
 	if (roce && cfg->sl >= 0)
-		pair_qos_note(doc, "--sl %d is recorded only: on RoCE the priority comes from the traffic class (DSCP, with trust dscp) or the VLAN PCP, not from the SL",
+		pair_qos_note(doc, "--sl %d is in the QPs' address vector: on mlx5 RoCE it is the VLAN priority (PCP) of tagged frames; untagged frames, and ports that trust DSCP, take the priority from the traffic class",
 			      cfg->sl);
 	if (!roce && cfg->tclass >= 0)
 		pair_qos_note(doc, "--tclass %d is recorded only: on InfiniBand these QPs run without a GRH, so no traffic class is sent; use --sl",
@@ -62,7 +62,7 @@ void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json
 
 	if (roce && json_is_integer(qt))
 		tclass = (int)json_integer_value(qt);
-	if (!roce && read_back)
+	if (read_back)
 		sl = (int)json_integer_value(qs);
 	qos_tclass_json(s, tclass);
 	json_object_set_new(s, "sl", json_integer(sl));
@@ -71,9 +71,10 @@ void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json
 		fc_finding(doc, FC_WARN,
 			   "%s %s: its QPs carry traffic class %d, not the %d asked for with --tclass: the driver or rdma_cm changed it; check the device's default ToS (configfs default_roce_tos) and the driver",
 			   fc_jstr(s, "node", "?"), fc_jstr(s, "device", "?"), tclass, cfg->tclass);
-	if (!roce && !cfg->cm && cfg->sl >= 0 && read_back && sl != cfg->sl)
+	if ((roce || !cfg->cm) && cfg->sl >= 0 && read_back && sl != cfg->sl)
 		fc_finding(doc, FC_WARN,
-			   "%s %s: its QPs carry SL %d, not the %d asked for with --sl: check the driver",
+			   roce ? "%s %s: its QPs carry SL %d, not the %d asked for with --sl: the driver keeps no SL in a RoCE address vector (Soft-RoCE does not), so no VLAN priority comes from it; set the priority by DSCP with --tclass" :
+				  "%s %s: its QPs carry SL %d, not the %d asked for with --sl: check the driver",
 			   fc_jstr(s, "node", "?"), fc_jstr(s, "device", "?"), sl, cfg->sl);
 	if (side == 1)
 		qos_notes(doc, cfg, roce);

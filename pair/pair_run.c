@@ -219,6 +219,7 @@ static int connect_both(struct pair_run *p)
 	int m0 = (int)fc_jnum(p->setup[0], "mtu", 0), m1 = (int)fc_jnum(p->setup[1], "mtu", 0);
 	int mtu = m0 < m1 ? m0 : m1;
 	json_t *c0, *c1, *r;
+	char why[1000];
 
 	if (strcmp(ll0, ll1)) {
 		char msg[400];
@@ -228,6 +229,9 @@ static int connect_both(struct pair_run *p)
 			 p->cfg->label[0], ll0, p->cfg->label[1], ll1);
 		return run_fail(p, FC_EXIT_CANT, "%s%s", msg, "");
 	}
+	if (pair_gid_check(why, sizeof(why), json_object_get(p->doc, "a"),
+			   json_object_get(p->doc, "b")))
+		return run_fail(p, FC_EXIT_FAIL, "%s%s", why, "");
 	c0 = json_pack("{s:O, s:i}", "peer", p->setup[1], "path_mtu", mtu);
 	c1 = json_pack("{s:O, s:i}", "peer", p->setup[0], "path_mtu", mtu);
 	if (send_both(p, "connect", c0, c1))
@@ -235,47 +239,46 @@ static int connect_both(struct pair_run *p)
 	for (int i = 0; i < 2; i++) {
 		if (expect(p, i, "connected", &r))
 			return -EIO;
-		if (i == 0)
+		if (i == 0) {
 			json_object_set_new(p->doc, "path_mtu",
 					    json_integer((json_int_t)fc_jnum(r, "path_mtu", mtu)));
+			pair_link_ceiling(p->doc, (int)fc_jnum(r, "path_mtu", mtu));
+		}
 		pair_qos_side(p->doc, p->cfg, i, r);
 		json_decref(r);
 	}
 	return 0;
 }
 
-/* Fills the bandwidth entry from both sides' results. */
-static void bw_entry(struct pair_run *p, json_t *e, enum vb_op op, json_t **res,
-		     const int *active)
+/* How far @side's clock is ahead of ours: the reading with the shortest
+ * round trip of a few, within half that round trip (*err_p). */
+static int clock_offset(struct pair_run *p, int side, double *off_p, double *err_p)
 {
-	double total = 0, secs = 0, msgs = 0;
+	double best = -1;
 
-	for (int i = 0; i < 2; i++) {
-		/* Data flows from the sender, or toward the reader. */
-		int from = op == VB_READ ? 1 - i : i;
-		const char *key = from == 0 ? "a_to_b_gbps" : "b_to_a_gbps";
-		const char *skey = from == 0 ? "samples_a_to_b_gbps" : "samples_b_to_a_gbps";
-		double g;
+	for (int k = 0; k < 5; k++) {
+		double t1 = fc_now(), t2, now;
+		json_t *m;
 
-		if (!active[i])
-			continue;
-		g = fc_jnum(res[i], "gbps", 0);
-		total += g;
-		json_object_set_new(e, key, json_real(g));
-		json_object_set(e, skey, json_object_get(res[i], "samples_gbps"));
-		if (fc_jnum(res[i], "seconds", 0) > secs)
-			secs = fc_jnum(res[i], "seconds", 0);
-		msgs += fc_jnum(res[i], "msgs", 0);
+		if (fc_chan_send(p->chans[side], "clock", NULL))
+			return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[side]->why, "");
+		if (expect(p, side, "clock", &m))
+			return -EIO;
+		t2 = fc_now();
+		now = fc_jnum(m, "now", 0);
+		json_decref(m);
+		if (best < 0 || t2 - t1 < best) {
+			best = t2 - t1;
+			*off_p = now - (t1 + t2) / 2;
+		}
 	}
-	json_object_set_new(e, "gbps", json_real(total));
-	json_object_set_new(e, "msg_rate_mpps", json_real(secs > 0 ? msgs / secs / 1e6 : 0));
-	json_object_set_new(e, "seconds", json_real(secs));
-	json_object_set_new(e, "interval_s", json_real(p->cfg->interval));
-	if (p->cfg->duration > 0)
-		json_object_set_new(e, "iters", json_integer((json_int_t)msgs));
+	if (best / 2 > *err_p)
+		*err_p = best / 2;
+	return 0;
 }
 
-static void lat_entry(json_t *e, const json_t *res)
+/* @ans: the answering side's result (write and send), for its count. */
+static void lat_entry(json_t *e, const json_t *res, const json_t *ans)
 {
 	static const char *const keys[] = { "min_us", "p50_us", "p90_us", "p99_us",
 					    "p999_us", "max_us", "avg_us", "stdev_us" };
@@ -283,10 +286,18 @@ static void lat_entry(json_t *e, const json_t *res)
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 		json_object_set(e, keys[k], json_object_get(res, keys[k]));
 	json_object_set_new(e, "samples", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
+	if (!fc_jnum(e, "iters", 0)) /* by duration: the rounds it ran */
+		json_object_set_new(e, "iters", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
 	if (json_object_get(res, "notes"))
 		json_object_set(e, "notes", json_object_get(res, "notes"));
 	if (json_object_get(res, "stats_method"))
 		json_object_set(e, "stats_method", json_object_get(res, "stats_method"));
+	/* Every round the peer answered, the warm-up's among them: the
+	 * samples are those less the warm-up (one fewer in perftest's method,
+	 * which times from post to post). */
+	if (ans)
+		json_object_set_new(e, "rounds_answered",
+				    json_integer((json_int_t)fc_jnum(ans, "msgs", 0)));
 }
 
 /* --validate: each side data went to checks what it holds against the
@@ -364,8 +375,11 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	struct pair_cfg *cfg = p->cfg;
 	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 }, sink[2];
 	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
+	double duration, off[2] = { 0, 0 }, clock_err = 0;
+	uint64_t iters;
 	int err = 0;
 
+	pair_test_length(cfg, lat, &iters, &duration);
 	active[init] = 1;
 	if (!lat) {
 		active[1 - init] = cfg->bidir;
@@ -380,12 +394,18 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 		/* --validate: the side data flows to checks it (bandwidth tests). */
 		sink[i] = cfg->mem.validate && !lat &&
 			  (cfg->bidir || (op == VB_READ ? active[i] : !active[i]));
-		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f}", "op", vb_op_name(op),
-				   "metric", lat ? "lat" : "bw", "size", (json_int_t)size, "iters",
-				   (json_int_t)cfg->iters, "duration", cfg->duration, "active",
-				   active[i], "passive", passive[i], "interval", cfg->interval);
+		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f, s:s, s:i}", "op",
+				   vb_op_name(op), "metric", lat ? "lat" : "bw", "size",
+				   (json_int_t)size, "iters", (json_int_t)iters, "duration",
+				   duration, "active", active[i], "passive", passive[i],
+				   "interval", cfg->interval, "method",
+				   vb_method_name((enum vb_method)cfg->method), "warmup", cfg->warmup);
 		test_knobs(cfg, lat, msg[i]);
 	}
+	/* Both ways: each worker's clock against ours, to cut the window. */
+	if (!lat && active[0] && active[1] &&
+	    (clock_offset(p, 0, &off[0], &clock_err) || clock_offset(p, 1, &off[1], &clock_err)))
+		return -EIO;
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
 	    expect(p, 1, "ready", NULL))
 		return -EIO;
@@ -397,14 +417,17 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	if (!err) {
 		e = json_pack("{s:s, s:s, s:I, s:I}", "test", vb_op_name(op), "metric",
 			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
-			      (json_int_t)cfg->iters);
+			      (json_int_t)iters);
+		json_object_set(e, "method", json_object_get(res[init], "method"));
 		if (lat)
-			lat_entry(e, res[init]);
+			lat_entry(e, res[init], passive[1 - init] ? res[1 - init] : NULL);
+		else
+			pair_bw_entry(p->doc, cfg, e, op, res, active, off, clock_err);
 		if (lat && op == VB_WRITE)
 			json_object_set_new(e, "lat_mode", json_string(cfg->lat_mode == VB_LAT_IMM ?
 								       "imm" : "poll"));
-		else
-			bw_entry(p, e, op, res, active);
+		if (!lat && duration > 0)
+			json_object_set_new(e, "duration_s", json_real(duration));
 		if (!lat) {
 			json_object_set_new(e, "qps", json_integer(cfg->qps));
 			json_object_set_new(e, "threads", json_integer(cfg->threads));
@@ -500,6 +523,8 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 				      cfg->bidir, "reverse", cfg->reverse, "iters",
 				      (json_int_t)cfg->iters, "duration_s", cfg->duration,
 				      "timeout_s", cfg->timeout));
+	json_object_set_new(json_object_get(doc, "options"), "method",
+			    json_string(vb_method_name((enum vb_method)cfg->method)));
 	pair_qos_options(cfg, json_object_get(doc, "options"));
 	return doc;
 }

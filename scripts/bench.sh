@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): fabcheck pair against perftest on a 2-node virtual
-# rack, alternating, the same message size and iteration count each time.
-#   write bandwidth: fabcheck pair --test write --bw   vs  ib_write_bw
-#   read latency:    fabcheck pair --test read --lat   vs  ib_read_lat
-# (both report the whole read; perftest's t_typical is its median, compared
-# with fabcheck's p50). Prints each run, the medians and the ratios: the
-# target is bandwidth ratio >= 1.0 and latency ratio <= 1.0.
-#   BENCH_RUNS (default 5)  BENCH_BW_SIZE (65536)  BENCH_BW_ITERS (500)
-#   BENCH_LAT_ITERS (1000)  BENCH_RACK: use this running rack, boot none
+# Benchmark (not a test): fabcheck pair in perftest's method (--perftest)
+# against perftest on a 2-node virtual rack, like for like: the same test,
+# size, iteration count, device, GID and queue depth, one QP, runs
+# interleaved (the order of the two tools alternates from run to run).
+#   bandwidth: write, read, send at 64 KiB and 1 MiB   (Gb/s, perftest's BW average)
+#   latency:   write, read, send at 2 B                (us, perftest's t_typical
+#              against fabcheck's median, both perftest's get_median)
+# Per case: both medians, the ratio fabcheck / perftest and its 95% bootstrap
+# confidence interval; a claim only where the interval supports it. The table
+# goes to doc/pair-bench.md (between its bench markers) and to stdout.
+#   BENCH_RUNS (20)  BENCH_BW_ITERS_64K (200)  BENCH_BW_ITERS_1M (20)
+#   BENCH_LAT_ITERS (1000)  BENCH_CASES (all: "write_bw_64K read_lat ...")
+#   BENCH_RACK: use this running rack, boot none   BENCH_OUT: raw values file
 set -u
 cd "$(dirname "$0")/.." || exit 2
 FC=${FC:-$PWD/fabcheck}
-RUNS=${BENCH_RUNS:-5}
-BW_SIZE=${BENCH_BW_SIZE:-65536}
-BW_ITERS=${BENCH_BW_ITERS:-500}
-LAT_ITERS=${BENCH_LAT_ITERS:-1000}
+RUNS=${BENCH_RUNS:-20}
+IT64=${BENCH_BW_ITERS_64K:-200}
+IT1M=${BENCH_BW_ITERS_1M:-20}
+ITLAT=${BENCH_LAT_ITERS:-1000}
+CASES=${BENCH_CASES:-write_bw_64K write_bw_1M read_bw_64K read_bw_1M send_bw_64K send_bw_1M write_lat read_lat send_lat}
+RAW=${BENCH_OUT:-$(mktemp /tmp/fabcheck-bench.XXXXXX)}
+LAB=${FABCHECK_LAB_HOME:-$PWD/lab-home}
 
 rack=${BENCH_RACK:-}
 if [ -z "$rack" ]; then
@@ -28,43 +35,111 @@ cfg=$("$FC" lab ssh-config --name "$rack") || exit 3
 net=$("$FC" lab status --name "$rack" --json | python3 -c \
 	'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])') || exit 3
 peer=$net.2
+others() { local l n=""; for l in "$LAB"/racks/*.lock; do [ -e "$l" ] || continue; l=${l##*/}; l=${l%.lock}; [ "$l" = "$rack" ] || n+=" $l"; done; echo "${n# }"; }
 node() { local n=$1; shift; ssh -F "$cfg" "$n" -- "$@" 2>/dev/null </dev/null; }
-jget() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
-fc_bw() {
-	"$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0001 --test write --bw \
-		-s "$BW_SIZE" -n "$BW_ITERS" --json 2>/dev/null | jget "d['results'][0]['gbps']"
+# case -> test, metric, size, iterations
+params() {
+	local c=$1
+	T=${c%%_*}
+	case $c in
+	*_bw_64K) M=bw S=65536 N=$IT64 ;;
+	*_bw_1M) M=bw S=1048576 N=$IT1M ;;
+	*_lat) M=lat S=2 N=$ITLAT ;;
+	esac
 }
-fc_lat() {
-	"$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0001 --test read --lat \
-		-s 2 -n "$LAT_ITERS" --json 2>/dev/null | jget "d['results'][0]['p50_us']"
+fc_run() {
+	local key=gbps
+	[ "$M" = lat ] && key=p50_us
+	timeout 300 "$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0001 --perftest \
+		--test "$T" "--$M" -s "$S" -n "$N" --json 2>/dev/null |
+		python3 -c 'import json, sys
+try:
+    v = json.load(sys.stdin)["results"][0][sys.argv[1]]
+    print(v if v is not None else "")
+except Exception:
+    print("")' "$key"
 }
 # perftest: the server on nodeB, the client on nodeA; the client's table line.
-pt() {
-	local tool=$1; shift
-	node nodeB "timeout 120 $tool -d rxe0 -x 1 -F $* >/tmp/bench-srv.log 2>&1 &"
+pt_run() {
+	local tool=ib_${T}_$M col=4 extra=--report_gbits
+	[ "$M" = lat ] && col=5 extra=
+	node nodeB "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $extra >/tmp/bench-srv.log 2>&1 &"
 	sleep 1
-	node nodeA "timeout 120 $tool -d rxe0 -x 1 -F $* $peer" | awk '$1 ~ /^[0-9]+$/ && NF >= 4 { line = $0 } END { print line }'
+	node nodeA "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $extra $peer" |
+		awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $c } END { print v }'
+	node nodeB "pkill -x $tool" >/dev/null
 }
-pt_bw() { pt ib_write_bw -s "$BW_SIZE" -n "$BW_ITERS" --report_gbits | awk '{ print $4 }'; }
-pt_lat() { pt ib_read_lat -s 2 -n "$LAT_ITERS" | awk '{ print $5 }'; }
 
-median() { python3 -c 'import statistics, sys; v = [float(x) for x in sys.argv[1:] if x]; print(statistics.median(v) if v else "nan")' "$@"; }
-
-echo "bench: write bandwidth, $BW_SIZE B x $BW_ITERS; read latency, 2 B x $LAT_ITERS; $RUNS runs each, alternating"
-printf '  %-4s %16s %16s %16s %16s\n' run "fabcheck Gb/s" "ib_write_bw Gb/s" "fabcheck p50 us" "ib_read_lat us"
-fb=() pb=() fl=() pl=()
+busy=$(others)
+echo "bench: $RUNS interleaved runs of: $CASES (raw values: $RAW)"
+echo "bench: other racks running at the start: ${busy:-none}"
+: >"$RAW"
 for ((i = 1; i <= RUNS; i++)); do
-	fb+=("$(fc_bw)")
-	pb+=("$(pt_bw)")
-	fl+=("$(fc_lat)")
-	pl+=("$(pt_lat)")
-	printf '  %-4s %16s %16s %16s %16s\n' "$i" "${fb[-1]:-?}" "${pb[-1]:-?}" "${fl[-1]:-?}" "${pl[-1]:-?}"
+	for c in $CASES; do
+		params "$c"
+		if ((i % 2)); then
+			f=$(fc_run); p=$(pt_run)
+		else
+			p=$(pt_run); f=$(fc_run)
+		fi
+		echo "$c $i ${f:-nan} ${p:-nan}" >>"$RAW"
+		printf '  run %2d %-13s fabcheck %-12s perftest %s\n' "$i" "$c" "${f:-?}" "${p:-?}"
+	done
 done
-mfb=$(median "${fb[@]}") mpb=$(median "${pb[@]}") mfl=$(median "${fl[@]}") mpl=$(median "${pl[@]}")
-python3 - "$mfb" "$mpb" "$mfl" "$mpl" <<'PY'
-import sys
-fb, pb, fl, pl = (float(x) for x in sys.argv[1:])
-print(f"  median bandwidth: fabcheck {fb:.4f} Gb/s, ib_write_bw {pb:.4f} Gb/s, ratio {fb / pb:.3f} (target >= 1.0)")
-print(f"  median read latency: fabcheck p50 {fl:.2f} us, ib_read_lat t_typical {pl:.2f} us, ratio {fl / pl:.3f} (target <= 1.0)")
+busy_end=$(others)
+python3 - "$RAW" "$RUNS" "${busy:-none}" "${busy_end:-none}" "$IT64" "$IT1M" "$ITLAT" <<'PY'
+import random, re, statistics, sys, time
+raw, runs, busy, busy_end, it64, it1m, itlat = sys.argv[1:]
+cases = {}
+for line in open(raw):
+    c, _, f, p = line.split()
+    d = cases.setdefault(c, ([], []))
+    if f != "nan": d[0].append(float(f))
+    if p != "nan": d[1].append(float(p))
+random.seed(1)
+def ci(f, p, n=10000):
+    r = []
+    for _ in range(n):
+        a = [random.choice(f) for _ in f]
+        b = [random.choice(p) for _ in p]
+        r.append(statistics.median(a) / statistics.median(b))
+    r.sort()
+    return r[int(0.025 * n)], r[int(0.975 * n) - 1]
+def claim(lat, lo, hi):
+    if lo > 1: return "perftest lower (faster)" if lat else "fabcheck higher"
+    if hi < 1: return "fabcheck lower (faster)" if lat else "perftest higher"
+    if lo >= 0.95 and hi <= 1.05: return "as fast (within 5%)"
+    return "no claim: the interval includes 1 and spans more than 5%"
+rows = []
+for c, (f, p) in cases.items():
+    lat = c.endswith("_lat")
+    unit = "us" if lat else "Gb/s"
+    name = c.replace("_", " ").replace("bw", "bw at").replace("lat", "lat at 2 B")
+    if len(f) < 2 or len(p) < 2:
+        rows.append(f"| {name} | {len(f)} / {len(p)} | - | - | - | - | too few runs |")
+        continue
+    mf, mp = statistics.median(f), statistics.median(p)
+    lo, hi = ci(f, p)
+    fmt = (lambda v: f"{v:.1f}") if lat else (lambda v: f"{v:.4f}")
+    rows.append(f"| {name} | {len(f)} / {len(p)} | {fmt(mf)} {unit} | {fmt(mp)} {unit} | "
+                f"{mf / mp:.3f} | [{lo:.3f}, {hi:.3f}] | {claim(lat, lo, hi)} |")
+table = "\n".join([
+    f"`make bench`, {time.strftime('%Y-%m-%d %H:%M')}: {runs} interleaved runs per case; "
+    f"bandwidth 64 KiB x {it64} and 1 MiB x {it1m}, latency 2 B x {itlat}; "
+    f"fabcheck `pair --perftest` against perftest 6.x with the same settings. "
+    f"Other racks running on the host: {busy} at the start, {busy_end} at the end.",
+    "",
+    "| case | runs (fabcheck / perftest) | fabcheck median | perftest median | ratio | 95% CI of the ratio | claim |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    *rows])
+print(table)
+doc = open("doc/pair-bench.md").read()
+b, e = "<!-- bench:begin -->", "<!-- bench:end -->"
+if b in doc and e in doc:
+    doc = doc[:doc.index(b) + len(b)] + "\n" + table + "\n" + doc[doc.index(e):]
+    open("doc/pair-bench.md", "w").write(doc)
+    print("bench: the table is in doc/pair-bench.md")
+else:
+    print("bench: doc/pair-bench.md has no bench markers; the table is not written there")
 PY

@@ -29,8 +29,8 @@ static void render_devices(FILE *f, const json_t *doc)
 	json_t *d, *p, *g;
 
 	fprintf(f, "host %s\n\n", fc_jstr(doc, "host", "?"));
-	t = fc_table_new(9, "DEVICE", "PORT", "STATE", "LINK", "MTU", "RATE", "NETDEV",
-			 "GID IDX", "GID");
+	t = fc_table_new(10, "DEVICE", "PORT", "STATE", "LINK", "MTU", "RATE", "NETDEV",
+			 "GID IDX", "GID", "PAYLOAD CEILING");
 	json_array_foreach(devs, i, d) {
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			fc_table_row(t);
@@ -51,6 +51,11 @@ static void render_devices(FILE *f, const json_t *doc)
 				fc_table_addf(t, 7, "-");
 				fc_table_addf(t, 8, "none usable");
 			}
+			if (json_is_number(json_object_get(p, "payload_gbps")))
+				fc_table_addf(t, 9, "%.3f Gb/s at %d B", fc_jnum(p, "payload_gbps", 0),
+					      (int)fc_jnum(p, "active_mtu", 0));
+			else
+				fc_table_addf(t, 9, "-");
 		}
 	}
 	fc_table_print(t, f, "");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/payload.h"
 #include "core/rail.h"
 #include "core/util.h"
 
@@ -50,6 +51,60 @@ static void port_gids(struct ibv_context *ctx, struct vb_port_info *pi, int tbl_
 		pi->ngids++;
 	}
 	pi->chosen_gid = fc_gid_choose(pi->gids, pi->ngids, pi->is_ethernet, pi->netdev);
+}
+
+/*
+ * An XDR port: libibverbs before active_speed_ex (rdma-core 47) reads
+ * active_speed 0 there. The kernel's rate file says it in words
+ * ("800 Gb/sec (4X XDR)"). Left at 0 (and said so by the verdict) when
+ * that fails too.
+ */
+static void speed_from_sysfs(struct vb_port_info *pi)
+{
+	char path[256], text[64] = "";
+	unsigned w, sp, ex;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/rate", pi->dev, pi->port);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	if (fc_rate_text_parse(text, &w, &sp, &ex))
+		return;
+	pi->width = w;
+	pi->speed = sp;
+	pi->speed_ex = ex;
+	pi->rate_gbps = fc_port_rate_gbps(w, sp, ex);
+}
+
+static int netdev_is_vlan(const char *netdev)
+{
+	char path[128];
+	FILE *f;
+
+	if (!netdev[0])
+		return 0;
+	snprintf(path, sizeof(path), "/proc/net/vlan/%s", netdev);
+	f = fopen(path, "r");
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+void vb_port_link(const struct vb_port_info *pi, int gid_pos, int mtu, struct fc_link *l)
+{
+	const struct fc_gid *g = gid_pos >= 0 && gid_pos < pi->ngids ? &pi->gids[gid_pos] : NULL;
+
+	*l = (struct fc_link){ .is_ethernet = pi->is_ethernet, .width = pi->width,
+			       .speed = pi->speed, .speed_ex = pi->speed_ex, .mtu = mtu,
+			       .vlan = pi->vlan };
+	if (pi->is_ethernet && g) {
+		l->rocev1 = g->type == FC_GID_ROCE_V1;
+		l->ipv6 = !fc_gid_is_ipv4_mapped(g->raw);
+	}
 }
 
 static int mask_len(uint32_t mask)
@@ -111,8 +166,11 @@ static int port_fill(struct ibv_context *ctx, const char *dev, int port,
 	pi->width = pa.active_width;
 	pi->speed = pa.active_speed;
 	pi->rate_gbps = fc_port_rate_gbps(pa.active_width, pa.active_speed, 0);
+	if (pi->rate_gbps <= 0)
+		speed_from_sysfs(pi);
 	pi->lid = pa.lid;
 	port_gids(ctx, pi, pa.gid_tbl_len);
+	pi->vlan = netdev_is_vlan(pi->netdev);
 	port_subnet(pi);
 	return 0;
 }
@@ -146,6 +204,16 @@ int vb_port_query(const char *dev, int port, struct vb_port_info *pi)
 	return err;
 }
 
+/* What the port carries as payload at its active MTU (null: rate unknown). */
+static void port_payload_json(const struct vb_port_info *pi, json_t *o)
+{
+	struct fc_link l;
+	struct fc_ceiling c;
+
+	vb_port_link(pi, pi->chosen_gid, pi->active_mtu, &l);
+	fc_payload_json(o, &l, &c);
+}
+
 json_t *vb_port_json(const struct vb_port_info *pi)
 {
 	json_t *gids = json_array();
@@ -167,8 +235,9 @@ json_t *vb_port_json(const struct vb_port_info *pi)
 		      pi->is_ethernet ? "Ethernet" : "InfiniBand", "active_mtu",
 		      pi->active_mtu, "max_mtu", pi->max_mtu, "width",
 		      fc_port_width_name(pi->width), "speed",
-		      fc_port_speed_name(pi->speed, 0), "rate_gbps", pi->rate_gbps,
+		      fc_port_speed_name(pi->speed, pi->speed_ex), "rate_gbps", pi->rate_gbps,
 		      "lid", pi->lid, "netdev", pi->netdev, "gids", gids);
+	port_payload_json(pi, o);
 	json_object_set_new(o, "subnet", json_string(pi->subnet));
 	if (pi->chosen_gid >= 0) {
 		const struct fc_gid *g = &pi->gids[pi->chosen_gid];

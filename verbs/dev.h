@@ -15,7 +15,8 @@ struct vb_port_info {
 	int is_ethernet;  /* link layer */
 	int active_mtu;	  /* bytes */
 	int max_mtu;	  /* bytes */
-	unsigned width, speed;
+	unsigned width, speed, speed_ex; /* speed_ex: XDR (256), from sysfs */
+	int vlan;	  /* the RoCE netdev is an 802.1Q VLAN device */
 	double rate_gbps;
 	int lid;
 	char netdev[32];  /* fabric interface of a RoCE port, "" if none */
@@ -36,6 +37,11 @@ json_t *vb_devices_json(const char **why_p);
 
 /* Fills @pi for DEV:PORT. Returns 0 or a negative errno (logged). */
 int vb_port_query(const char *dev, int port, struct vb_port_info *pi);
+
+/* The link facts of @pi for a payload ceiling at @mtu bytes, with its
+ * chosen GID (-1: none) deciding RoCE v1/v2 and IPv4/IPv6. */
+struct fc_link;
+void vb_port_link(const struct vb_port_info *pi, int gid_pos, int mtu, struct fc_link *l);
 
 /* JSON object for one port (shared by `devices` and `pair`). */
 json_t *vb_port_json(const struct vb_port_info *pi);

@@ -142,7 +142,7 @@ static int lat_record(struct lat_run *l, uint64_t it, double t0, double secs)
 /* Spins until the last byte of rx slot @it holds @pass. */
 static int wait_byte(struct lat_run *l, uint64_t it, uint8_t pass)
 {
-	volatile uint8_t *p = vb_rx(l->r, it) + l->t->size - 1;
+	volatile uint8_t *p = vb_test_local(l->r, l->t, 1, it) + l->t->size - 1;
 	unsigned spins = 0;
 	int err;
 
@@ -168,9 +168,13 @@ static int lat_write(struct lat_run *l)
 	uint64_t size = l->t->size;
 	int err = 0;
 
+	/* The value that marks round @it in its slot's last byte: a new one
+	 * each time the slot comes round again (every round with one buffer). */
+	uint64_t cycle = l->t->cycle == VB_CYCLE_PAGE ? 1 : r->nslots;
+
 	for (uint64_t it = 0;; it++) {
-		uint8_t pass = (uint8_t)((it / r->nslots) % 255 + 1);
-		uint8_t *tx = vb_tx(r, it);
+		uint8_t pass = (uint8_t)((it / cycle) % 255 + 1);
+		uint8_t *tx = vb_test_local(r, l->t, 0, it);
 		int last;
 		double t0;
 
@@ -187,11 +191,12 @@ static int lat_write(struct lat_run *l)
 		} else {
 			if ((err = wait_byte(l, it, pass)))
 				break;
-			last = vb_rx(r, it)[size - 2];
+			last = vb_test_local(r, l->t, 1, it)[size - 2];
 			tx[size - 2] = (uint8_t)last;
 			tx[size - 1] = pass;
 			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)))
 				break;
+			l->res->msgs++; /* rounds answered, warm-up included */
 		}
 		if (last)
 			break;
@@ -277,6 +282,7 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 			last = (imm & 0x80000000u) != 0;
 			if ((err = lat_post(l, op, it, imm)))
 				break;
+			l->res->msgs++;
 		}
 		if (last)
 			break;

@@ -49,14 +49,14 @@ static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum
 		a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 		/* RoCE: the traffic class becomes the IP header's DSCP and ECN;
-		 * the SL is not used here (recorded only). */
+		 * the SL the VLAN priority (PCP) of tagged frames on mlx5. */
 		if (r->tclass >= 0)
 			a.ah_attr.grh.traffic_class = (uint8_t)r->tclass;
 	} else {
 		a.ah_attr.dlid = (uint16_t)p->lid;
-		if (r->sl >= 0)
-			a.ah_attr.sl = (uint8_t)r->sl;
 	}
+	if (r->sl >= 0)
+		a.ah_attr.sl = (uint8_t)r->sl;
 	err = ibv_modify_qp(r->qp[q], &a, mask);
 	if (err) {
 		mask_names(mask, names, sizeof(names));

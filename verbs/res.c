@@ -379,6 +379,15 @@ json_t *vb_res_json(const struct vb_res *r)
 		      (int)r->nslots, "qpn", qpn, "psn", psn, "rd_atom", r->rd_atom,
 		      "max_inline", r->max_inline, "netdev", r->pi->netdev);
 	json_object_set_new(o, "width", json_string(fc_port_width_name(r->pi->width)));
+	json_object_set_new(o, "rate", json_string(fc_port_speed_name(r->pi->speed, r->pi->speed_ex)));
+	/* The link facts the controller needs for the payload ceiling at the
+	 * path MTU (core/payload.h). */
+	json_object_set_new(o, "link", json_pack("{s:i, s:i, s:i, s:b, s:b, s:b}", "width_code",
+						 (int)r->pi->width, "speed_code", (int)r->pi->speed,
+						 "speed_ex_code", (int)r->pi->speed_ex, "vlan",
+						 r->pi->vlan, "rocev1",
+						 g && g->type == FC_GID_ROCE_V1, "ipv6",
+						 g && r->pi->is_ethernet && !fc_gid_is_ipv4_mapped(g->raw)));
 	if (g) {
 		json_object_set_new(o, "gid_index", json_integer(g->index));
 		json_object_set_new(o, "gid", json_string(fc_gid_fmt(g->raw, buf, sizeof(buf))));

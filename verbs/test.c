@@ -81,10 +81,10 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 {
 	int pt = t->method == VB_METHOD_PERFTEST;
 
-	if (t->warmup == VB_KNOB_DEFAULT) {
-		if (pt)
-			t->warmup = 0;
-		else if (t->lat)
+	if (t->warmup == VB_KNOB_DEFAULT)
+		t->warmup = pt ? 0 : VB_KNOB_ON;
+	if (t->warmup == VB_KNOB_ON) {
+		if (t->lat)
 			t->warmup = t->iters < 10 ? 1 : t->iters / 10 < 200 ? (int)(t->iters / 10) : 200;
 		else
 			t->warmup = !t->duration && (uint64_t)r->tx_depth > t->iters ? (int)t->iters :

@@ -34,6 +34,7 @@ enum vb_method { VB_METHOD_FABCHECK, VB_METHOD_PERFTEST };
 enum vb_cycle { VB_CYCLE_DEFAULT, VB_CYCLE_SLOTS, VB_CYCLE_PAGE };
 
 #define VB_KNOB_DEFAULT (-1)
+#define VB_KNOB_ON (-2) /* warm-up asked for, of the fabcheck method's amount */
 
 struct vb_test {
 	enum vb_op op;

@@ -91,6 +91,11 @@ expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --laun
 rm -rf "$pair_db"
 # The slurm launcher (srun --nodelist=NODE): this host has no Slurm cluster.
 expect "pair slurm launcher without slurm" 3 '[ab]: .*srun' -- $FC pair a b --launcher slurm --no-db --timeout 3
+# The measuring method and the warm-up.
+expect "pair bad method" 2 "--method: 'qperf' is not a method; expected fabcheck or perftest" -- \
+	$FC pair a b --method qperf
+expect "pair bad warm-up" 2 "--warm-up: '0' is out of range" -- $FC pair a b --warm-up=0
+expect "pair help names --perftest" 0 '--perftest +measure as perftest does' -- $FC pair --help
 
 # ---- message-rate knobs and latency mode: bad values are named ----------------
 expect "pair --post-list 0" 2 'post-list.*0' -- $FC pair a b --post-list 0

@@ -1,7 +1,7 @@
 # Cases for pair's (and matrix's) --tclass and --sl on this host, which has no
 # RDMA device (sourced by tests/cli/run.sh). On the rack: tests/rack/cases_qos.sh.
 expect "pair help names --tclass" 0 '--tclass N +traffic class on both sides, 0\.\.255' -- $FC pair --help
-expect "pair help names --sl" 0 '--sl N +InfiniBand service level on both sides, 0\.\.15' -- $FC pair --help
+expect "pair help names --sl" 0 '--sl N +service level on both sides, 0\.\.15 \(RoCE: the address' -- $FC pair --help
 expect "pair --tclass 256" 2 "--tclass: '256' is out of range or not a number; expected an integer from 0 to 255" -- \
 	$FC pair a b --tclass 256
 expect "pair --tclass -1" 2 "--tclass: '-1' is out of range" -- $FC pair a b --tclass -1

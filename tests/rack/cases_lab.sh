@@ -12,7 +12,8 @@ for n in nodeA nodeB; do
 	expect_json "$n: devices shows rxe0 ACTIVE, RoCE v2 GID ::ffff:$NET.$i, MTU 4096" \
 		"d['host'] == '$n' and [x['name'] for x in d['devices']] == ['rxe0'] and
 		 [(p['state'], p['gid'], p['gid_type'], p['active_mtu'], p['link_layer']) for p in d['devices'][0]['ports']]
-		 == [('ACTIVE', '::ffff:$NET.$i', 'RoCE v2', 4096, 'Ethernet')]" \
+		 == [('ACTIVE', '::ffff:$NET.$i', 'RoCE v2', 4096, 'Ethernet')] and
+		 abs(d['devices'][0]['ports'][0]['payload_gbps'] - 2.5 * 4096 / 4178) < 1e-3" \
 		-- rexec "$n" fabcheck devices --json
 	expect_out "$n: hostname is the node name" "^$n\$" -- rexec "$n" hostname
 	expect_out "$n: resolves the nodes to their fabric addresses" "^$NET\.1 +nodeA $NET\.2 +nodeB\$" -- \

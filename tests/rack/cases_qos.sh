@@ -73,11 +73,12 @@ qos_wire "matrix --tclass 184 passes it to pair: ToS 0xb8 (DSCP 46) on the wire"
 rm -f "$FABCHECK_LAB_HOME/qos-$$.db"
 
 # ---- what the report says ----------------------------------------------------
-expect_json "pair --tclass 106 --sl 3 --json: what each QP carries, SL recorded with a note" \
+expect_json "pair --tclass 106 --sl 3 --json: what each QP carries, SL in the address vector, with a note" \
 	"d['verdict'] in ('pass', 'warn') and
-	 all((d[s]['tclass'], d[s]['dscp'], d[s]['ecn'], d[s]['sl'], d[s]['qos_source']) == (106, 26, 2, 3, 'qp') for s in 'ab') and
+	 all((d[s]['tclass'], d[s]['dscp'], d[s]['ecn'], d[s]['sl'], d[s]['qos_source']) == (106, 26, 2, 0, 'qp') for s in 'ab') and
 	 (d['options']['tclass'], d['options']['dscp'], d['options']['ecn'], d['options']['sl']) == (106, 26, 2, 3) and
-	 any(n.startswith('--sl 3 is recorded only: on RoCE') for n in d['notes']) and
+	 any(n.startswith(\"--sl 3 is in the QPs' address vector\") for n in d['notes']) and
+	 all(f\"{s}: its QPs carry SL 0, not the 3 asked for with --sl: the driver keeps no SL\" in ' '.join(d['findings']) for s in ('nodeA rxe0', 'nodeB rxe0')) and
 	 not any('traffic class' in f for f in d['findings'])" \
 	-- "${QP[@]}" --tclass 106 --sl 3 --test write --bw -s 4K -n 10 --json
 expect_json "pair --cm --tclass 106 --json: both QPs read back 106" \
@@ -97,5 +98,5 @@ expect_json "pair counters on rxe: deltas reported, the netdev's missing counter
 	 not any('netdev' in f or 'ethtool' in f for f in d['findings'])" \
 	-- "${QP[@]}" --tclass 106 --test write --bw -s 4K -n 10 --json
 expect "pair --tclass 106 --sl 3: the text report says what was used" 0 \
-	"traffic class: nodeA 106 \(DSCP 26, ECN 2\), SL 3; nodeB 106 \(DSCP 26, ECN 2\), SL 3.*note: --sl 3 is recorded only.*note: node[AB]: netdev eth0 exposes no pause" \
+	"traffic class: nodeA 106 \(DSCP 26, ECN 2\), SL 0; nodeB 106 \(DSCP 26, ECN 2\), SL 0.*note: --sl 3 is in the QPs. address vector.*note: node[AB]: netdev eth0 exposes no pause" \
 	-- bash -c "$(printf '%q ' "${QP[@]}") --tclass 106 --sl 3 --test write --bw -s 4K -n 10 | tr '\n' ' '"

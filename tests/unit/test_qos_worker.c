@@ -264,10 +264,10 @@ static void test_pair_side(void **state)
 	doc = pair_doc(&cfg, json_object());
 	cfg.tclass = 106;
 	cfg.sl = 3;
-	r = json_pack("{s:i, s:i}", "qp_tclass", 106, "qp_sl", 0);
+	r = json_pack("{s:i, s:i}", "qp_tclass", 106, "qp_sl", 3);
 	pair_qos_side(doc, &cfg, 0, r);
 	json_decref(r);
-	/* nodeB's QP came out with another class: said. */
+	/* nodeB's QP came out with another class and SL: said. */
 	r = json_pack("{s:i, s:i}", "qp_tclass", 0, "qp_sl", 0);
 	pair_qos_side(doc, &cfg, 1, r);
 	json_decref(r);
@@ -276,12 +276,15 @@ static void test_pair_side(void **state)
 	assert_int_equal(num(a, "tclass"), 106);
 	assert_int_equal(num(a, "dscp"), 26);
 	assert_int_equal(num(a, "ecn"), 2);
-	assert_int_equal(num(a, "sl"), 3); /* RoCE: recorded */
+	assert_int_equal(num(a, "sl"), 3); /* RoCE: in the address vector, read back */
+	assert_int_equal(num(json_object_get(doc, "b"), "sl"), 0);
 	assert_int_equal(num(b, "tclass"), 0);
 	assert_string_equal(json_string_value(json_object_get(a, "qos_source")), "qp");
 	assert_true(has(json_object_get(doc, "findings"),
 			"nodeB mlx5_1: its QPs carry traffic class 0, not the 106 asked for"));
-	assert_true(has(json_object_get(doc, "notes"), "--sl 3 is recorded only: on RoCE"));
+	assert_true(has(json_object_get(doc, "findings"),
+			"nodeB mlx5_1: its QPs carry SL 0, not the 3 asked for with --sl"));
+	assert_true(has(json_object_get(doc, "notes"), "--sl 3 is in the QPs' address vector: on mlx5 RoCE"));
 	json_decref(doc);
 
 	/* InfiniBand: the SL read back, the traffic class recorded only. */

@@ -1,0 +1,132 @@
+/*
+ * fabcheck pair: a bandwidth result from both sides' reports. One way, the
+ * posting side's figure. Both ways, each side's curve of cumulative bytes is
+ * put on the controller's clock (each worker's offset measured over its
+ * channel) and only the window in which both directions ran is counted:
+ * each direction, their sum, and the window as a share of the run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bwlog.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "pair/pair.h"
+
+#define OVERLAP_MIN 0.9
+
+/* A worker's "curve" ([[s since t0, bytes], ...]) on the controller's clock. */
+static int curve_from(const json_t *res, double offset, struct fc_curve *c, double **t_p,
+		      double **b_p)
+{
+	const json_t *pts = json_object_get(res, "curve");
+	double t0 = fc_jnum(res, "t0", 0);
+	size_t n = json_array_size(pts), i;
+	json_t *pt;
+
+	*t_p = calloc(n ? n : 1, sizeof(double));
+	*b_p = calloc(n ? n : 1, sizeof(double));
+	if (!*t_p || !*b_p)
+		return -1;
+	json_array_foreach(pts, i, pt) {
+		(*t_p)[i] = t0 + json_number_value(json_array_get(pt, 0)) - offset;
+		(*b_p)[i] = json_number_value(json_array_get(pt, 1));
+	}
+	c->t = *t_p;
+	c->bytes = *b_p;
+	c->n = (int)n;
+	return 0;
+}
+
+static void overlap_finding(json_t *doc, const json_t *e, const struct fc_common *c,
+			    double run_s)
+{
+	char sz[32];
+
+	fc_finding(doc, FC_WARN,
+		   "%s bandwidth at %s both ways: the two directions ran together for %.0f%% of the run (%.3f s of %.3f s): the figures are over that window only; one worker started late or ended early (a slow node, ssh or CPU contention)",
+		   fc_jstr(e, "test", "?"),
+		   fc_fmt_size((uint64_t)fc_jnum(e, "size_bytes", 0), sz, sizeof(sz)),
+		   c->share * 100, c->end > c->start ? c->end - c->start : 0, run_s);
+}
+
+/* Both ways: the common window. @dir[i] is the direction side i's
+ * result measured (0: a->b). */
+static void common_window(json_t *doc, json_t *e, json_t **res, const int *dir,
+			  const double *offset, double clock_err)
+{
+	struct fc_curve c[2];
+	double *t[2] = { NULL, NULL }, *b[2] = { NULL, NULL };
+	struct fc_common w;
+	const char *key[2] = { "a_to_b_gbps", "b_to_a_gbps" };
+	double first, last;
+
+	if (curve_from(res[0], offset[0], &c[0], &t[0], &b[0]) ||
+	    curve_from(res[1], offset[1], &c[1], &t[1], &b[1]) || c[0].n < 2 || c[1].n < 2) {
+		fc_finding(doc, FC_WARN, "both ways: a side sent no byte curve; the sum is of each side's own window");
+		goto out;
+	}
+	fc_bw_common(&c[0], &c[1], &w);
+	first = c[0].t[0] < c[1].t[0] ? c[0].t[0] : c[1].t[0];
+	last = c[0].t[c[0].n - 1] > c[1].t[c[1].n - 1] ? c[0].t[c[0].n - 1] : c[1].t[c[1].n - 1];
+	for (int i = 0; i < 2; i++) {
+		char own[32];
+
+		snprintf(own, sizeof(own), "%s_own_window_gbps", dir[i] ? "b_to_a" : "a_to_b");
+		json_object_set(e, own, json_object_get(e, key[dir[i]]));
+		json_object_set_new(e, key[dir[i]], json_real(w.gbps[i]));
+	}
+	json_object_set_new(e, "gbps", json_real(w.sum));
+	json_object_set_new(e, "overlap",
+			    json_pack("{s:f, s:f, s:f, s:f, s:[f, f], s:[f, f], s:[f, f]}", "share",
+				      w.share, "window_s", w.end > w.start ? w.end - w.start : 0,
+				      "run_s", last - first, "clock_uncertainty_s", clock_err,
+				      "clock_offsets_s", offset[0], offset[1], "starts_s",
+				      c[0].t[0] - first, c[1].t[0] - first, "ends_s",
+				      c[0].t[c[0].n - 1] - first, c[1].t[c[1].n - 1] - first));
+	if (w.share < OVERLAP_MIN)
+		overlap_finding(doc, e, &w, last - first);
+out:
+	for (int i = 0; i < 2; i++) {
+		free(t[i]);
+		free(b[i]);
+	}
+}
+
+void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_op op,
+		   json_t **res, const int *active, const double *offset, double clock_err)
+{
+	double total = 0, secs = 0, msgs = 0;
+	int dir[2];
+
+	for (int i = 0; i < 2; i++) {
+		/* Data flows from the sender, or toward the reader. */
+		int from = op == VB_READ ? 1 - i : i;
+		const char *key = from == 0 ? "a_to_b_gbps" : "b_to_a_gbps";
+		const char *skey = from == 0 ? "samples_a_to_b_gbps" : "samples_b_to_a_gbps";
+		const char *ikey = from == 0 ? "intervals_a_to_b" : "intervals_b_to_a";
+		double g;
+
+		dir[i] = from;
+		if (!active[i])
+			continue;
+		g = fc_jnum(res[i], "gbps", 0);
+		total += g;
+		json_object_set_new(e, key, json_real(g));
+		json_object_set(e, skey, json_object_get(res[i], "samples_gbps"));
+		if (json_object_get(res[i], "intervals"))
+			json_object_set(e, ikey, json_object_get(res[i], "intervals"));
+		if (fc_jnum(res[i], "seconds", 0) > secs)
+			secs = fc_jnum(res[i], "seconds", 0);
+		msgs += fc_jnum(res[i], "msgs", 0);
+	}
+	json_object_set_new(e, "gbps", json_real(total));
+	json_object_set_new(e, "msg_rate_mpps", json_real(secs > 0 ? msgs / secs / 1e6 : 0));
+	json_object_set_new(e, "seconds", json_real(secs));
+	json_object_set_new(e, "interval_s", json_real(cfg->interval));
+	if (!fc_jnum(e, "iters", 0)) /* by duration: the messages it moved */
+		json_object_set_new(e, "iters", json_integer((json_int_t)msgs));
+	if (active[0] && active[1])
+		common_window(doc, e, res, dir, offset, clock_err);
+}
