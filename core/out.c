@@ -49,7 +49,7 @@ void fc_finding(json_t *doc, enum fc_verdict level, const char *fmt, ...)
 		json_object_set_new(doc, "findings", list);
 	}
 	if (msg) {
-		json_array_append_new(list, json_string(msg));
+		json_array_append_new(list, fc_json_text(msg));
 		free(msg);
 	}
 	if (level > fc_doc_verdict(doc))

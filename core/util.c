@@ -292,3 +292,16 @@ int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice
 	}
 	return 0;
 }
+
+int fc_cpu_nth(const cpu_set_t *set, int k)
+{
+	int n = CPU_COUNT(set);
+
+	if (!n)
+		return -1;
+	k %= n;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set) && k-- == 0)
+			return c;
+	return -1;
+}

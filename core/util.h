@@ -2,6 +2,7 @@
 #ifndef FC_UTIL_H
 #define FC_UTIL_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,5 +54,8 @@ int fc_sh_append(char *buf, size_t len, size_t *off_p, const char *word);
 /* Splits @s in place at blanks (spaces, TABs) into at most @max words.
  * Returns the count, or -E2BIG when there are more. */
 int fc_split_words(char *s, const char **words, int max);
+
+/* The k-th CPU of @set (k wraps around), or -1 when @set is empty. */
+int fc_cpu_nth(const cpu_set_t *set, int k);
 
 #endif

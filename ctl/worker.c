@@ -152,7 +152,8 @@ static int opts_from(const json_t *m, struct vb_opts *o)
 	o->timeout = fc_jnum(m, "timeout", 30);
 	o->tclass = (int)fc_jnum(m, "tclass", -1);
 	o->sl = (int)fc_jnum(m, "sl", -1);
-	if (o->tclass < -1 || o->tclass > 255 || o->sl < -1 || o->sl > 15 || o->nqps < 1 || o->nqps > VB_MAX_QPS || o->max_size < 2 ||
+	o->nthreads = (int)fc_jnum(m, "threads", 1);
+	if (o->nthreads < 1 || o->nthreads > VB_MAX_CQSETS || o->tclass < -1 || o->tclass > 255 || o->sl < -1 || o->sl > 15 || o->nqps < 1 || o->nqps > VB_MAX_QPS || o->max_size < 2 ||
 	    o->max_size > (1ULL << 30) || o->tx_depth < 1 || o->tx_depth > 8192 ||
 	    o->timeout <= 0 || o->port < 0 || o->port > 255 || o->gid_index < -1) {
 		fc_err("the controller's setup message is out of range");

@@ -106,6 +106,15 @@ void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
 	}
 }
 
+/* Where a validated test's messages are checked: the slots it cycles
+ * through, or (send) the receive slots the receiver chose. */
+static void check_layout(const struct vb_res *r, const struct vb_test *t, uint64_t *stride_p,
+			 uint32_t *n_p)
+{
+	*stride_p = t->op == VB_SEND ? r->stride : t->cyc_stride;
+	*n_p = t->op == VB_SEND ? r->nslots : t->cyc_nslots;
+}
+
 int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 {
 	uint64_t half = (uint64_t)r->stride * r->nslots;
@@ -122,12 +131,14 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 	wm->last = *t;
 	if (!wm->opts.validate || t->lat)
 		return 0;
-	wm->seed = 0x76616c6964617465ULL ^ (wm->ntests << 20) ^ t->size;
-	wm->poison = ~wm->seed;
-	err = gdr_mem_fill_slots(&wm->mem, 0, r->stride, r->nslots, (size_t)t->size, wm->seed);
-	if (!err)
-		err = gdr_mem_fill_slots(&wm->mem, half, r->stride, r->nslots, (size_t)r->stride,
-					 wm->poison);
+	if (t->cycle != VB_CYCLE_SLOTS) {
+		fc_err("--validate needs a slot per message; the perftest method's one buffer cannot tell messages apart");
+		return -EINVAL;
+	}
+	/* Both workers count the same tests: their tags agree. */
+	wm->tag = (uint32_t)(0x76616c00u ^ (wm->ntests << 8) ^ (uint32_t)t->op ^ (uint32_t)t->size);
+	err = gdr_mem_fill_msgs(&wm->mem, 0, t->cyc_stride, t->cyc_nslots, (uint32_t)t->size,
+				wm->tag, half, (size_t)half);
 	if (err)
 		fc_err("--validate: cannot fill the %s buffer: %s", gdr_kind_name(wm->dev.kind),
 		       strerror(-err));
@@ -136,10 +147,11 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 
 int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 {
-	uint64_t half = (uint64_t)r->stride * r->nslots;
+	uint64_t half = (uint64_t)r->stride * r->nslots, stride;
 	const struct vb_test *t = &wm->last;
-	struct gdr_slot_check c;
+	struct gdr_msg_check c;
 	char desc[64];
+	uint32_t n;
 	json_t *v;
 	int err;
 
@@ -147,18 +159,21 @@ int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 		fc_err("the controller asked to check data of a test that was not validated");
 		return -EPROTO;
 	}
-	err = gdr_mem_verify_slots(&wm->mem, half, r->stride, r->nslots, (size_t)t->size,
-				   wm->seed, wm->poison, &c);
-	if (err < 0) {
-		fc_err("--validate: cannot read the received data back: %s", strerror(-err));
-		return err;
-	}
-	v = json_pack("{s:s, s:i, s:i, s:i}", "memory",
-		      gdr_mem_describe(&wm->mem, desc, sizeof(desc)), "slots", (int)r->nslots,
-		      "matched", (int)c.matched, "untouched", (int)c.untouched);
-	if (err == 1) {
+	check_layout(r, t, &stride, &n);
+	err = gdr_mem_check_msgs(&wm->mem, half, stride, n, (uint32_t)t->size, wm->tag,
+				 t->op != VB_SEND, &c);
+	if (err < 0)
+		return err; /* logged where it failed */
+	v = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:s}", "memory",
+		      gdr_mem_describe(&wm->mem, desc, sizeof(desc)), "slots", (int)n, "matched",
+		      (int)c.validated, "untouched", (int)c.untouched, "messages_validated",
+		      (int)c.validated, "bytes_checked", (json_int_t)c.bytes, "check",
+		      t->op == VB_SEND ? "each receive slot: a good message of this test" :
+					 "each slot: its own message (the last one written there)");
+	if (c.bad) {
 		json_object_set_new(v, "bad_slot", json_integer(c.bad_slot));
-		json_object_set_new(v, "bad_offset", json_integer((json_int_t)c.bad_off));
+		json_object_set_new(v, "problem", json_string(c.kind));
+		json_object_set_new(v, "why", json_string(c.why));
 	}
 	json_object_set_new(result, "validate", v);
 	return 0;

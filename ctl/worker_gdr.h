@@ -21,7 +21,7 @@ struct wk_mem {
 	char node[128];
 	char hca[64];
 	uint64_t ntests; /* both workers count the same tests: seeds agree */
-	uint64_t seed, poison;
+	uint32_t tag;	 /* --validate: this test's tag (core/vmsg.h) */
 	struct vb_test last; /* the test prepared last */
 	struct gdr_numa numa; /* where the buffer and the threads went */
 };

@@ -36,6 +36,12 @@ enum {
 	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
 };
 enum { CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6 };
+/* cuMemGetHandleForAddressRange: map the dma-buf for PCIe (12.8+, where
+ * the GPU has another path, as on Grace Hopper); older drivers refuse it. */
+enum { CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1 };
+/* cuFlushGPUDirectRDMAWrites: the current context, up to its owner. */
+enum { CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0,
+       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100 };
 enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
 
 #define GPU_PAGE (64u << 10) /* allocations rounded to GPU pages */
@@ -62,6 +68,7 @@ struct cuda_api {
 	CUresult (*error_name)(CUresult r, const char **s);
 	CUresult (*range_handle)(void *handle, CUdeviceptr p, size_t len, int type,
 				 unsigned long long flags);
+	CUresult (*flush_rdma)(int target, int scope);
 };
 
 struct cuda_state {
@@ -99,6 +106,7 @@ static const struct {
 	SYM(pointer_set_attr, 0, "cuPointerSetAttribute"),
 	SYM(error_name, 0, "cuGetErrorName"),
 	SYM(range_handle, 0, "cuMemGetHandleForAddressRange"),
+	SYM(flush_rdma, 0, "cuFlushGPUDirectRDMAWrites"),
 };
 
 static const char *node_name(void)
@@ -383,8 +391,15 @@ int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p)
 		fc_err("the CUDA driver has no cuMemGetHandleForAddressRange (needs 11.7 or newer)");
 		return -EOPNOTSUPP;
 	}
-	/* The range must start and end on host pages. */
-	r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	/* The range must start and end on host pages. PCIe mapping first. */
+	r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+			      CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE);
+	if (r || fd < 0) {
+		snprintf(m->reg_note, sizeof(m->reg_note),
+			 "the driver has no PCIe mapping type for dma-buf: default mapping");
+		fd = -1;
+		r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	}
 	if (r || fd < 0) {
 		fc_err("cuMemGetHandleForAddressRange on GPU %d (%zu bytes): %s", m->dev->gpu.index,
 		       span, cu_err(api, r, e, sizeof(e)));
@@ -418,14 +433,8 @@ static int reg_dmabuf(struct gdr_mem *m, struct ibv_pd *pd, int access, char *wh
 
 static int reg_peermem(struct gdr_mem *m, struct ibv_pd *pd, int access, char *why, size_t len)
 {
-	const struct cuda_api *api = &state_of(m)->api;
-	unsigned int one = 1;
 	int err;
 
-	/* Keep CUDA copies ordered with the HCA's accesses, as NCCL does. */
-	if (api->pointer_set_attr &&
-	    api->pointer_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)m->iova))
-		fc_warn("GPU %d: cannot set SYNC_MEMOPS on the buffer", m->dev->gpu.index);
 	m->mr = ibv_reg_mr(pd, m->base, m->len, access);
 	if (!m->mr) {
 		err = errno ? errno : EINVAL;
@@ -436,9 +445,44 @@ static int reg_peermem(struct gdr_mem *m, struct ibv_pd *pd, int access, char *w
 	return 0;
 }
 
+/* Keeps CUDA copies ordered with the HCA's accesses, as NCCL does, on
+ * either registration path. */
+static void sync_memops(struct gdr_mem *m)
+{
+	const struct cuda_api *api = &state_of(m)->api;
+	unsigned int one = 1;
+
+	if (!api->pointer_set_attr ||
+	    api->pointer_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)m->iova))
+		fc_warn("GPU %d: cannot set SYNC_MEMOPS on the buffer", m->dev->gpu.index);
+}
+
+static int cuda_flush(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+	char e[96];
+	CUresult r;
+
+	if (!st->api.flush_rdma) {
+		/* NCCL's other way, a loopback RDMA READ, is not done here. */
+		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
+			dev->gpu.index);
+		return 0;
+	}
+	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+	if (r) {
+		fc_err("GPU %d on %s: cuFlushGPUDirectRDMAWrites: %s", dev->gpu.index, node_name(),
+		       cu_err(&st->api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int cuda_reg(struct gdr_mem *m, struct ibv_pd *pd, int access,
 		    enum gdr_reg_method method, char *why, size_t whylen)
 {
+	sync_memops(m);
 	if (method == GDR_REG_DMABUF)
 		return reg_dmabuf(m, pd, access, why, whylen);
 	if (method == GDR_REG_PEERMEM)
@@ -455,6 +499,7 @@ const struct gdr_ops gdr_cuda_ops = {
 	.copy_from_host = cuda_copy_from,
 	.copy_to_host = cuda_copy_to,
 	.sync = cuda_sync,
+	.flush = cuda_flush,
 	.reg = cuda_reg,
 	.release = cuda_release,
 };

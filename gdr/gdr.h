@@ -138,6 +138,9 @@ struct gdr_ops {
 	int (*copy_to_host)(struct gdr_mem *m, void *dst, uint64_t off, size_t len);
 	/* Waits for every copy issued so far. */
 	int (*sync)(struct gdr_dev *dev);
+	/* Makes GPUDirect RDMA writes seen so far visible to the device's own
+	 * reads (NULL: nothing to do, as for host memory). */
+	int (*flush)(struct gdr_dev *dev);
 	/* Registers by @method; on failure returns -errno and says which
 	 * call failed and why in @why. */
 	int (*reg)(struct gdr_mem *m, struct ibv_pd *pd, int access,
@@ -225,26 +228,33 @@ void *gdr_staging_alloc(struct gdr_dev *dev, size_t len, int *pinned_p);
 void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned);
 
 /*
- * --validate across the slots a test cycles through: slot i is the @len
- * bytes at @base + i * @stride. Every slot of the source holds the same
- * pattern (so a message may land in any slot of the sink); the sink's
- * slots are first filled with a @poison pattern over the whole stride.
- * Afterwards each slot must hold the data or still the poison: a slot with
- * anything else is a corruption, reported with its first bad offset.
+ * --validate by messages (gdr/vcheck.c): slot j of [tx, tx + stride *
+ * nslots) gets message j of the test (core/vmsg.h: header with seq, slot,
+ * length, @tag; CRC32C of the payload), [rx, rx + rx_len) is poisoned. GPU
+ * memory goes through a host image, one device copy and a stream
+ * synchronisation.
  */
-struct gdr_slot_check {
-	uint32_t matched;   /* slots that hold the data */
-	uint32_t untouched; /* slots nothing was written to */
-	uint32_t bad_slot;  /* on mismatch: the slot */
-	uint64_t bad_off;   /* on mismatch: first bad offset in the message */
+int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t nslots,
+		      uint32_t len, uint32_t tag, uint64_t rx, size_t rx_len);
+
+struct gdr_msg_check {
+	uint32_t slots, validated, untouched;
+	uint64_t bytes;	   /* bytes checked */
+	int bad;
+	uint32_t bad_slot;
+	const char *kind;  /* fc_vmsg_err_name of the problem */
+	char why[256];
 };
 
-int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
-		       size_t len, uint64_t seed);
-/* 0 when every slot holds the data or the poison, 1 on a corrupt slot,
- * -errno when the memory could not be read back. */
-int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
-			 size_t len, uint64_t seed, uint64_t poison, struct gdr_slot_check *c);
+/*
+ * Checks every rx slot after GPUDirect writes are flushed: with @fixed_n
+ * slot j must hold message j (write, read: the slot is the message's);
+ * with 0 any good message of this test (send: the receiver picked the
+ * slot). A slot still poisoned counts as untouched. 0 with @c filled (a
+ * bad slot in c->bad), or -errno when the memory could not be read.
+ */
+int gdr_mem_check_msgs(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots,
+		       uint32_t len, uint32_t tag, uint32_t fixed_n, struct gdr_msg_check *c);
 
 /*
  * True when the CPU may read and write the memory. GPU memory is not: the

@@ -425,50 +425,6 @@ int gdr_mem_verify(struct gdr_mem *m, uint64_t off, size_t len, uint64_t seed,
 	return verify_as(m, off, len, seed, off, bad_off_p);
 }
 
-int gdr_mem_fill_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
-		       size_t len, uint64_t seed)
-{
-	int ret = 0;
-
-	if (len > stride)
-		return -EINVAL;
-	for (uint32_t i = 0; i < nslots && !ret; i++)
-		ret = fill_as(m, base + i * stride, len, seed, 0);
-	return ret;
-}
-
-int gdr_mem_verify_slots(struct gdr_mem *m, uint64_t base, uint64_t stride, uint32_t nslots,
-			 size_t len, uint64_t seed, uint64_t poison, struct gdr_slot_check *c)
-{
-	uint64_t bad = 0, pbad = 0;
-	int ret = 0;
-
-	memset(c, 0, sizeof(*c));
-	if (len > stride)
-		return -EINVAL;
-	for (uint32_t i = 0; i < nslots; i++) {
-		ret = verify_as(m, base + i * stride, len, seed, 0, &bad);
-		if (ret < 0)
-			return ret;
-		if (ret == 0) {
-			c->matched++;
-			continue;
-		}
-		/* Not the data: fine if nothing landed there at all. */
-		ret = verify_as(m, base + i * stride, len, poison, 0, &pbad);
-		if (ret < 0)
-			return ret;
-		if (ret == 0) {
-			c->untouched++;
-			continue;
-		}
-		c->bad_slot = i;
-		c->bad_off = bad;
-		return 1;
-	}
-	return 0;
-}
-
 int gdr_mem_host_accessible(const struct gdr_mem *m)
 {
 	return m->dev && m->dev->kind == GDR_HOST;

@@ -47,19 +47,6 @@ int gdr_cpulist_parse(const char *text, cpu_set_t *set)
 	return CPU_COUNT(set) ? CPU_COUNT(set) : -EINVAL;
 }
 
-int gdr_cpu_nth(const cpu_set_t *set, int k)
-{
-	int n = CPU_COUNT(set);
-
-	if (!n)
-		return -1;
-	k %= n;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, set) && k-- == 0)
-			return c;
-	return -1;
-}
-
 /* numa_node and local_cpulist of the PCI device behind @dir. */
 static int read_locality(const char *dir, char *cpulist, size_t len)
 {

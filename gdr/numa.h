@@ -24,8 +24,6 @@ struct gdr_numa {
 /* Parses a sysfs CPU list ("0-3,8,10-11") into @set; -EINVAL on anything
  * else. Returns the number of CPUs. */
 int gdr_cpulist_parse(const char *text, cpu_set_t *set);
-/* The k-th CPU of @set (k wraps around), or -1 when empty. */
-int gdr_cpu_nth(const cpu_set_t *set, int k);
 
 /* Reads the locality of HCA @dev (and of the GPU at @gpu_bus, NULL for host
  * memory) under gdr_sysfs_root(), then pins this process to the chosen

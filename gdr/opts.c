@@ -133,17 +133,23 @@ void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint
 			   const json_t *v)
 {
 	const char *mem = fc_jstr(v, "memory", "host");
+	double slots = fc_jnum(v, "slots", 0), sent = fc_jnum(v, "sent", 0);
 
 	if (!json_is_object(v))
 		return;
 	if (json_is_integer(json_object_get(v, "bad_slot")))
 		fc_finding(doc, FC_FAIL,
-			   "%s: --validate: %s of %llu B: a received message differs from what was sent, first at byte %lld (slot %lld, %s memory): the data path corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
-			   node, test, (unsigned long long)size,
-			   (long long)fc_jnum(v, "bad_offset", -1), (long long)fc_jnum(v, "bad_slot", -1),
-			   mem, strncmp(mem, "cuda", 4) ? "" : " and the GPUDirect setup (ACS on the switch, driver and peermem versions)");
+			   "%s: --validate: %s of %llu B: slot %lld (%s memory) fails the %s check: %s: the data path misplaces or corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
+			   node, test, (unsigned long long)size, (long long)fc_jnum(v, "bad_slot", -1),
+			   mem, fc_jstr(v, "problem", "?"), fc_jstr(v, "why", "?"),
+			   strncmp(mem, "cuda", 4) ? "" : " and the GPUDirect setup (ACS on the switch, driver and peermem versions)");
 	else if (fc_jnum(v, "matched", 0) < 1)
 		fc_finding(doc, FC_FAIL,
 			   "%s: --validate: %s of %llu B: no message arrived in the receive buffer (%s memory) although the test completed: the HCA reported success for data it did not deliver",
 			   node, test, (unsigned long long)size, mem);
+	else if (strcmp(test, "send") && sent >= slots && fc_jnum(v, "untouched", 0) > 0)
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: %.0f of %.0f slots were never written although %.0f messages were sent (%s memory): messages went elsewhere or were dropped",
+			   node, test, (unsigned long long)size, fc_jnum(v, "untouched", 0), slots,
+			   sent, mem);
 }

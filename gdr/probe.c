@@ -52,25 +52,13 @@ int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size
 
 int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len)
 {
-	/* The files NCCL checks across its versions (nccl-rules.md 3). */
-	static const char *const marks[] = {
-		"module/nvidia_peermem",
-		"kernel/mm/memory_peers/nv_mem/version",
-		"kernel/mm/memory_peers/nv_mem_nc/version",
-		"kernel/mm/memory_peers/nvidia-peermem/version",
-		"module/nv_peer_mem",
-	};
-	char path[PATH_MAX];
+	char how[128];
 
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", sysfs, marks[i]);
-		if (access(path, F_OK) == 0) {
-			if (seen)
-				snprintf(seen, len, "%s", path);
-			return 1;
-		}
-	}
-	return 0;
+	if (!topo_peermem_probe(sysfs, how, sizeof(how)))
+		return 0;
+	if (seen)
+		snprintf(seen, len, "%s/%s", sysfs, how);
+	return 1;
 }
 
 void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *hca)

@@ -20,6 +20,7 @@ parse_name() {
 		--name) need_value "$1" $#; name=$2; shift 2 ;;
 		--name=*) name=${1#*=}; shift ;;
 		--) shift; RACK_ARGS+=("$@"); break ;;
+		-[0-9]* | -.[0-9]* | -) RACK_ARGS+=("$1"); shift ;; # a (bad) value, not an option
 		--*=*)
 			o=${1%%=*}
 			# shellcheck disable=SC2254

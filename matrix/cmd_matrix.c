@@ -104,7 +104,8 @@ static int run_to_end(struct mx_session *s)
 	return rc;
 }
 
-static void render_grid(FILE *f, const json_t *doc)
+/* The grid of the pairs, of one rail (@rail >= 0, matrix --rails) or all. */
+static void render_grid(FILE *f, const json_t *doc, int rail)
 {
 	const json_t *nodes = json_object_get(doc, "nodes"), *pairs = json_object_get(doc, "pairs");
 	size_t n = json_array_size(nodes), i, j, k;
@@ -137,6 +138,8 @@ static void render_grid(FILE *f, const json_t *doc)
 				const char *v = fc_jstr(p, "verdict", "");
 				const char *pa = fc_jstr(p, "a", ""), *pb = fc_jstr(p, "b", "");
 
+				if (rail >= 0 && (int)fc_jnum(p, "rail", -1) != rail)
+					continue;
 				/* One direction measured: show it both ways. */
 				if ((strcmp(pa, a) || strcmp(pb, b)) &&
 				    (both || strcmp(pa, b) || strcmp(pb, a)))
@@ -183,7 +186,18 @@ static void render_matrix(FILE *f, const json_t *doc)
 		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
 	if (json_is_object(json_object_get(doc, "screen")))
 		fprintf(f, "screen: %s\n\n", fc_jstr(json_object_get(doc, "screen"), "why", ""));
-	render_grid(f, doc);
+	if (json_array_size(json_object_get(doc, "rails"))) {
+		const json_t *r;
+		size_t k;
+
+		json_array_foreach(json_object_get(doc, "rails"), k, r) {
+			fprintf(f, "rail %d (%s), ", (int)fc_jnum(r, "rail", 0), fc_jstr(r, "name", "?"));
+			render_grid(f, doc, (int)fc_jnum(r, "rail", 0));
+			fputc('\n', f);
+		}
+	} else {
+		render_grid(f, doc, -1);
+	}
 	fprintf(f, "\n");
 	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");
 	json_array_foreach(per, i, nd) {

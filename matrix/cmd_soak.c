@@ -60,6 +60,8 @@ const char usage_soak[] =
 	"  --test write|send, -s SIZE, -q N, -t N, -d DEV[:PORT], -x IDX, --cm,\n"
 	"  --use-cuda[=GPU], --min-gbps X, --min-link-pct P, --ssh-config FILE,\n"
 	"  --launcher ssh|slurm|local, --worker-cmd PATH, --timeout T,\n"
+	"  --rails all|LIST, --exclude-dev LIST (every rail of a pair loaded at once;\n"
+	"  a series, drops and flaps per rail: pairs and nodes named NODE/RAIL),\n"
 	"  --pair-opt ARG (any other pair option, repeatable)\n"
 	"\n"
 	"Exit: 0 pass, 1 a drop, a flap or a failed slice, 2 usage, 3 could not run\n"
@@ -68,7 +70,7 @@ const char usage_soak[] =
 enum {
 	OPT_DURATION = 256, OPT_SLICE, OPT_INTERVAL, OPT_DROP, OPT_HOSTFILE, OPT_DB, OPT_DEADLINE,
 	OPT_P_TEST, OPT_P_CM, OPT_P_CUDA, OPT_P_MIN_GBPS, OPT_P_LINK_PCT, OPT_P_SSH, OPT_P_LAUNCHER,
-	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT, OPT_EVIDENCE,
+	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT, OPT_RAILS, OPT_EXCLUDE_DEV, OPT_EVIDENCE,
 };
 
 static const struct option soak_long[] = {
@@ -97,6 +99,8 @@ static const struct option soak_long[] = {
 	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_P_WCMD },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_P_TIMEOUT },
 	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_P_OPT },
+	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
+	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
 	{ 0 },
 };
 
@@ -179,6 +183,11 @@ static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char 
 	case OPT_P_WCMD: pass(c, "--worker-cmd", arg); return 0;
 	case OPT_P_TIMEOUT: pass(c, "--timeout", arg); return 0;
 	case OPT_P_OPT: pass(c, arg, NULL); return 0;
+	case OPT_RAILS: /* every rail of a pair loaded at once, a series per rail */
+		pass(c, "--rails", arg);
+		pass(c, "--loaded-only", NULL);
+		return 0;
+	case OPT_EXCLUDE_DEV: pass(c, "--exclude-dev", arg); return 0;
 	default: return -EINVAL;
 	}
 }
@@ -252,16 +261,58 @@ static json_t *slice_args(const struct soak *s, double secs)
 	return a;
 }
 
+/* A slice of `pair --rails`: one slice per rail, its nodes named
+ * "NODE/RAIL" (so that each rail of a pair has its own series, and each
+ * port its own flaps and counters). */
+static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *doc,
+			double now)
+{
+	const char *na = s->c.nodes[job->a], *nb = s->c.nodes[job->b];
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(doc, "rails"), i, e) {
+		const json_t *ph = json_object_get(e, "loaded");
+		const char *rail = fc_jstr(e, "name", "?"), *node;
+		json_t *d, *counters = json_object(), *cs;
+		char la[200], lb[200], key[200];
+
+		if (!json_is_object(ph))
+			ph = json_object_get(e, "alone");
+		if (!json_is_object(ph))
+			continue;
+		snprintf(la, sizeof(la), "%s/%s", na, rail);
+		snprintf(lb, sizeof(lb), "%s/%s", nb, rail);
+		json_object_foreach((json_t *)json_object_get(ph, "counters"), node, cs) {
+			snprintf(key, sizeof(key), "%s/%s", node, rail);
+			json_object_set(counters, key, cs);
+		}
+		d = json_pack("{s:O, s:O, s:O, s:o, s:{s:s}, s:{s:s}}", "verdict",
+			      json_object_get(ph, "verdict"), "findings",
+			      json_object_get(ph, "findings"), "results",
+			      json_object_get(ph, "results"), "counters", counters, "a", "node",
+			      la, "b", "node", lb);
+		if (d)
+			json_array_append_new(s->slices,
+					      json_pack("{s:s, s:s, s:s, s:f, s:f, s:o}", "a", la,
+							"b", lb, "rail", rail, "start",
+							s->slice_start, "end", now, "doc", d));
+	}
+}
+
 static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 {
 	struct soak *s = arg;
 	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
 	char when[64];
 
-	json_array_append_new(s->slices,
-			      json_pack("{s:s, s:s, s:f, s:f, s:O}", "a", s->c.nodes[job->a], "b",
-					s->c.nodes[job->b], "start", s->slice_start, "end", now,
-					"doc", doc));
+	if (json_array_size(json_object_get(doc, "rails")))
+		rail_slices(s, job, doc, now);
+	else
+		json_array_append_new(s->slices,
+				      json_pack("{s:s, s:s, s:f, s:f, s:O}", "a", s->c.nodes[job->a],
+						"b", s->c.nodes[job->b], "start", s->slice_start,
+						"end", now, "doc", doc));
 	if (g == g)
 		fprintf(stderr, "soak: %s %s-%s: %.3f Gb/s both ways (%s)\n",
 			fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],

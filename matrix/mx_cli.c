@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/log.h"
 #include "core/sched.h"
@@ -236,36 +237,96 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 	return 0;
 }
 
-int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
+/*
+ * The node of one hostfile line (@len bytes, comment and newline included),
+ * NUL-terminated in place: *name_p is NULL for a blank or comment line.
+ * After the name only key=value words (an MPI hostfile's "slots=8") may
+ * follow. 0, or -EINVAL after logging what is wrong with the line.
+ */
+static int hostfile_line(const char *path, int lineno, char *line, size_t len,
+			 char **name_p)
+{
+	char *hash, *w, *save = NULL;
+
+	*name_p = NULL;
+	if (memchr(line, 0, len)) {
+		fc_err("--hostfile %s line %d: holds a NUL byte; give a text file with one node "
+		       "name a line", path, lineno);
+		return -EINVAL;
+	}
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	w = strtok_r(line, " \t\r\n\v\f", &save);
+	if (!w)
+		return 0;
+	if (!fc_valid_node_name(w)) {
+		fc_err("--hostfile %s line %d: '%s' is not a node name; expected a host name "
+		       "(letters, digits, '-', '_', '.')", path, lineno, w);
+		return -EINVAL;
+	}
+	*name_p = w;
+	while ((w = strtok_r(NULL, " \t\r\n\v\f", &save))) {
+		if (!strchr(w, '=') || *w == '=') {
+			fc_err("--hostfile %s line %d: '%s' after the node name '%s'; give one node "
+			       "a line (only key=value words such as slots=8 may follow it)",
+			       path, lineno, w, *name_p);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static FILE *hostfile_open(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char line[1024], word[256];
-	char **nodes = NULL;
-	int n = 0, lineno = 0;
+	struct stat sb;
 
 	if (!f) {
 		fc_err("--hostfile %s: %m; give a file with one node name a line", path);
-		return -errno;
+		return NULL;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#'), **nn;
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fc_err("--hostfile %s: is a directory; give a file with one node name a line",
+		       path);
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	return f;
+}
 
-		lineno++;
-		if (hash)
-			*hash = 0;
-		if (sscanf(line, "%255s", word) != 1)
+int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
+{
+	FILE *f = hostfile_open(path);
+	char **nodes = NULL, *line = NULL, *name;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, lineno = 0;
+
+	if (!f)
+		return -errno;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char **nn;
+
+		if (hostfile_line(path, ++lineno, line, (size_t)len, &name))
+			goto out_free;
+		if (!name)
 			continue;
-		if (!fc_valid_node_name(word)) {
-			fc_err("%s line %d: '%s' is not a node name; expected a host name "
-			       "(letters, digits, '-', '_', '.')", path, lineno, word);
+		nn = realloc(nodes, ((size_t)n + 2) * sizeof(*nn));
+		if (!nn || !(nn[n] = strdup(name))) {
+			fc_err("--hostfile %s: out of memory at line %d", path, lineno);
+			nodes = nn ? nn : nodes;
 			goto out_free;
 		}
-		nn = realloc(nodes, ((size_t)n + 1) * sizeof(*nn));
-		if (!nn)
-			goto out_free;
 		nodes = nn;
-		nodes[n++] = strdup(word);
+		nodes[++n] = NULL;
 	}
+	if (ferror(f)) {
+		fc_err("--hostfile %s: cannot read line %d: %m", path, lineno + 1);
+		goto out_free;
+	}
+	free(line);
 	fclose(f);
 	*nodes_p = nodes;
 	*n_p = n;
@@ -275,6 +336,7 @@ out_free:
 	while (n--)
 		free(nodes[n]);
 	free(nodes);
+	free(line);
 	fclose(f);
 	return -EINVAL;
 }

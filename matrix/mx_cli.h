@@ -58,7 +58,10 @@ void mx_cli_release(struct mx_cli *c);
 	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \
 	"  default: pair's (write and read; bandwidth at 1 MiB, latency at 2 B)\n"
 
-/* Reads a host file: one node a line (the first word), '#' comments. */
+/* Reads a host file: one node name a line, "#" comments, blank lines;
+ * key=value words may follow a name (MPI hostfiles: "node1 slots=8").
+ * Lines of any length; extra words, NUL bytes, read errors and folders
+ * are errors naming the file and the line (logged). 0 or -errno. */
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);
 /* The nodes of a command: argv[first..] or @hostfile, not both (logged,
  * naming @cmd). A NULL-terminated list in *nodes_p. 0 or -EINVAL. */

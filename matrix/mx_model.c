@@ -307,6 +307,48 @@ const struct fc_mx_cell *mx_model_show(const struct mx_model *m, int a, int b, i
 	return NULL;
 }
 
+const struct fc_mx_cell *mx_model_show_in(const struct mx_model *m,
+					  const struct fc_mx_analysis *an, int a, int b,
+					  int *mirrored_p)
+{
+	const struct fc_mx_cell *c;
+
+	if (an == &m->an)
+		return mx_model_show(m, a, b, mirrored_p);
+	*mirrored_p = 0;
+	if (a == b || a < 0 || b < 0 || a >= an->n || b >= an->n)
+		return NULL;
+	c = fc_mx_cell(an, a, b);
+	if (c->state != FC_MX_NONE)
+		return c;
+	c = fc_mx_cell(an, b, a);
+	*mirrored_p = !m->both && c->state != FC_MX_NONE;
+	return *mirrored_p ? c : NULL;
+}
+
+double mx_model_share_in(const struct fc_mx_analysis *an, const struct fc_mx_cell *c)
+{
+	if (!c || !isfinite(c->gbps) || !isfinite(an->best_gbps) || an->best_gbps <= 0)
+		return NAN;
+	return fmax(0, fmin(1, c->gbps / an->best_gbps));
+}
+
+const struct fc_mx_cell *mx_model_worst(const struct fc_mx_analysis *an, int node)
+{
+	const struct fc_mx_cell *worst = NULL;
+
+	for (int j = 0; j < an->n; j++)
+		for (int d = 0; d < 2 && j != node; d++) {
+			const struct fc_mx_cell *c = d ? fc_mx_cell(an, j, node) :
+							 fc_mx_cell(an, node, j);
+
+			if (c->state != FC_MX_NONE && isfinite(c->gbps) &&
+			    (!worst || c->gbps < worst->gbps))
+				worst = c;
+		}
+	return worst;
+}
+
 double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c)
 {
 	double best = m->an.best_gbps;

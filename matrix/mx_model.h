@@ -79,6 +79,14 @@ void mx_params_opts(const json_t *params, struct fc_mx_opts *o);
  * was measured, else b -> a for a single-direction run (*mirrored_p set),
  * else NULL. */
 const struct fc_mx_cell *mx_model_show(const struct mx_model *m, int a, int b, int *mirrored_p);
+/* The same on @an: m->an, or one rail's analysis (m->ran.rails[r]). */
+const struct fc_mx_cell *mx_model_show_in(const struct mx_model *m,
+					  const struct fc_mx_analysis *an, int a, int b,
+					  int *mirrored_p);
+/* Bandwidth as a share of @an's best pair (0..1; NAN when none). */
+double mx_model_share_in(const struct fc_mx_analysis *an, const struct fc_mx_cell *c);
+/* The slowest measured pair of @node in @an (either direction), or NULL. */
+const struct fc_mx_cell *mx_model_worst(const struct fc_mx_analysis *an, int node);
 /* Bandwidth as a share of the best pair (0..1; NAN when none). */
 double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c);
 /* Heat colour of a share: red (0) through yellow (0.5) to green (1). */

@@ -517,6 +517,10 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 		       cfg.post_list, cfg.tx_depth);
 		return FC_EXIT_USAGE;
 	}
+	if (cfg.threads > 1 && cfg.cm) {
+		fc_err("pair: --threads needs the relayed exchange: rdma_cm (--cm) puts every QP on one completion queue; drop one of them");
+		return FC_EXIT_USAGE;
+	}
 	if (cfg.threads > cfg.qps) {
 		fc_err("pair: --threads %d needs at least as many QPs: add -q %d", cfg.threads,
 		       cfg.threads);

@@ -196,14 +196,11 @@ static void render_lat(FILE *f, const json_t *results)
 		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
 			continue;
 		if (!t)
-			t = fc_table_new(11, "TEST", "SIZE", "ITERS", "MIN", "P50", "P90", "P99",
-					 "P99.9", "MAX", "AVG", "STDEV");
+			t = fc_table_new(12, "TEST", "SIZE", "ITERS", "MIN", "P50", "P90", "P99",
+					 "P99.9", "MAX", "AVG", "STDEV", "MODE");
 		fc_table_row(t);
-		if (json_object_get(r, "lat_mode"))
-			fc_table_addf(t, 0, "%s (%s)", fc_jstr(r, "test", "?"),
-				      fc_jstr(r, "lat_mode", "?"));
-		else
-			fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
+		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
+		fc_table_addf(t, 11, "%s", fc_jstr(r, "lat_mode", "-"));
 		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
 		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
 		for (int k = 0; k < 8; k++)
@@ -215,7 +212,7 @@ static void render_lat(FILE *f, const json_t *results)
 	if (!t)
 		return;
 	fprintf(f, "\nlatency (write and send: half the round trip; read: the whole read;\n"
-		   "write (poll): the CPU polls the last byte, write (imm): RDMA WRITE WITH\n"
+		   "write MODE poll: the CPU polls the last byte, imm: RDMA WRITE WITH\n"
 		   "IMMEDIATE, each side waits on its receive completion):\n");
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);

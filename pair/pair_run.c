@@ -153,11 +153,11 @@ static int start(struct pair_run *p)
 
 static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i}", "dev", cfg->dev[i],
-			 "port", cfg->port[i], "gid_index", cfg->gid[i], "qps", cfg->qps,
-			 "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth, "timeout",
-			 cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass", cfg->tclass,
-			 "sl", cfg->sl);
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i, s:i}", "dev",
+			 cfg->dev[i], "port", cfg->port[i], "gid_index", cfg->gid[i], "qps",
+			 cfg->qps, "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth,
+			 "timeout", cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass",
+			 cfg->tclass, "sl", cfg->sl, "threads", cfg->threads);
 }
 
 /* The "a"/"b" objects of the report from a setup reply. */
@@ -303,8 +303,10 @@ static void lat_entry(json_t *e, const json_t *res, const json_t *ans)
 /* --validate: each side data went to checks what it holds against the
  * pattern, once both sides have finished. */
 static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t size,
-		       const int *sink)
+		       const int *sink, json_t **res)
 {
+	uint64_t sent[2] = { (uint64_t)fc_jnum(res[0], "msgs", 0),
+			     (uint64_t)fc_jnum(res[1], "msgs", 0) };
 	json_t *m;
 
 	for (int i = 0; i < 2; i++) {
@@ -314,6 +316,9 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 			return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[i]->why, "");
 		if (expect(p, i, "checked", &m))
 			return -EIO;
+		/* Messages the other side sent (or, for read, this side read). */
+		json_object_set_new(json_object_get(m, "validate"), "sent",
+				    json_integer((json_int_t)sent[op == VB_READ ? i : 1 - i]));
 		gdr_validate_findings(p->doc, p->cfg->label[i], vb_op_name(op), size,
 				      json_object_get(m, "validate"));
 		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
@@ -430,13 +435,16 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			json_object_set_new(e, "duration_s", json_real(duration));
 		if (!lat) {
 			json_object_set_new(e, "qps", json_integer(cfg->qps));
-			json_object_set_new(e, "threads", json_integer(cfg->threads));
-			json_object_set_new(e, "post_list", json_integer(cfg->post_list));
+			/* As the posting side ran them (capped by its device). */
+			json_object_set(e, "threads", json_object_get(json_object_get(res[init], "method"),
+								      "threads"));
+			json_object_set(e, "post_list",
+					json_object_get(json_object_get(res[init], "method"), "post_list"));
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
 		json_array_append_new(json_object_get(p->doc, "results"), e);
 		/* Both sides are done: every byte has landed. */
-		err = check_sinks(p, e, op, size, sink);
+		err = check_sinks(p, e, op, size, sink, res);
 	}
 	json_decref(res[0]);
 	json_decref(res[1]);

@@ -226,7 +226,7 @@ static int list_run(const struct fc_store_run *r, void *arg)
 
 static int report_run(const char *db, int64_t run, const char *const *out, int history)
 {
-	struct fc_store *st = fc_store_open(db);
+	struct fc_store *st = fc_store_open_ro(db);
 	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
 	struct mx_history h = { 0 };
 	struct mx_model m;
@@ -319,7 +319,7 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		return FC_EXIT_USAGE;
 	}
 	if (list) {
-		struct fc_store *st = fc_store_open(db);
+		struct fc_store *st = fc_store_open_ro(db);
 		int rc;
 
 		if (!st)

@@ -35,37 +35,11 @@ static const char *short_label(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* The cell of @an at row @a, column @b (mx_model_show for one rail). */
-static const struct fc_mx_cell *show(const struct mx_model *m, const struct fc_mx_analysis *an,
-				     int a, int b, int *mirrored_p)
-{
-	const struct fc_mx_cell *c;
-
-	*mirrored_p = 0;
-	if (an == &m->an)
-		return mx_model_show(m, a, b, mirrored_p);
-	if (a == b)
-		return NULL;
-	c = fc_mx_cell(an, a, b);
-	if (c->state != FC_MX_NONE)
-		return c;
-	c = fc_mx_cell(an, b, a);
-	*mirrored_p = !m->both && c->state != FC_MX_NONE;
-	return *mirrored_p ? c : NULL;
-}
-
-static double share_of(const struct fc_mx_analysis *an, const struct fc_mx_cell *c)
-{
-	if (!c || !isfinite(c->gbps) || !isfinite(an->best_gbps) || an->best_gbps <= 0)
-		return NAN;
-	return fmax(0, fmin(1, c->gbps / an->best_gbps));
-}
-
 static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a,
 		     int b, int x, int y)
 {
 	int mirrored;
-	const struct fc_mx_cell *c = show(m, an, a, b, &mirrored);
+	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
 	unsigned char rgb[3] = { 238, 238, 238 };
 	const char *cls = "pending";
 	char val[64] = "not measured";
@@ -80,7 +54,7 @@ static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analy
 		cls = "error";
 		snprintf(val, sizeof(val), "could not run");
 	} else if (c && c->state != FC_MX_NONE) {
-		mx_heat_rgb(share_of(an, c), rgb);
+		mx_heat_rgb(mx_model_share_in(an, c), rgb);
 		cls = c->bad ? "bad" : "ok";
 		snprintf(val, sizeof(val), "%.3g Gb/s, %.3g us", c->gbps, c->lat_us);
 	}
@@ -198,20 +172,11 @@ static void html_rails(FILE *f, const struct mx_model *m)
 		fputs("</td>", f);
 		for (int r = 0; r < m->nrails; r++) {
 			const struct fc_mx_analysis *an = &m->ran.rails[r];
-			const struct fc_mx_cell *worst = NULL;
+			const struct fc_mx_cell *worst = mx_model_worst(an, i);
 			unsigned char rgb[3] = { 238, 238, 238 };
 
-			for (int j = 0; j < m->n; j++)
-				for (int d = 0; d < 2 && j != i; d++) {
-					const struct fc_mx_cell *c = d ? fc_mx_cell(an, j, i) :
-									 fc_mx_cell(an, i, j);
-
-					if (c->state != FC_MX_NONE && isfinite(c->gbps) &&
-					    (!worst || c->gbps < worst->gbps))
-						worst = c;
-				}
 			if (worst)
-				mx_heat_rgb(share_of(an, worst), rgb);
+				mx_heat_rgb(mx_model_share_in(an, worst), rgb);
 			fprintf(f, "<td class=\"rail-cell%s\" style=\"background:#%02x%02x%02x\">",
 				an->nodes[i].state == FC_MX_NODE_SUSPECT ? " suspect" : "", rgb[0],
 				rgb[1], rgb[2]);

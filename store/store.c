@@ -1,12 +1,16 @@
 /* The SQLite result store (see store.h). */
 #include "store/store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "store/store_int.h"
@@ -144,24 +148,22 @@ out_rollback:
 	return rc;
 }
 
-struct fc_store *fc_store_open(const char *path)
+/* A handle on @path opened with @flags, checked to be a SQLite file;
+ * NULL after logging why. */
+static struct fc_store *store_new(const char *path, int flags, const char *fix)
 {
-	struct fc_store *st;
+	struct fc_store *st = calloc(1, sizeof(*st));
 	int rc;
 
-	if (!path || !*path)
-		path = FC_STORE_DEFAULT;
-	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
 	st->path = strdup(path);
 	if (!st->path)
 		goto out_free;
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		fc_err("store %s: cannot open: %s; check that the folder exists and is "
-		       "writable, or pass --db FILE", path,
-		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		fc_err("store %s: cannot open: %s; %s", path,
+		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc), fix);
 		goto out_close;
 	}
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
@@ -170,6 +172,134 @@ struct fc_store *fc_store_open(const char *path)
 		fc_err("store %s: is not a SQLite database; pass --db with another file", path);
 		goto out_close;
 	}
+	return st;
+
+out_close:
+	sqlite3_close(st->db);
+	free(st->path);
+out_free:
+	free(st);
+	errno = EIO;
+	return NULL;
+}
+
+static int store_shm_exists(const char *path)
+{
+	char shm[4096];
+
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	return access(shm, F_OK) == 0;
+}
+
+/* Opens @path as a file no one writes ("immutable" in a file: URI). */
+static struct fc_store *store_open_immutable(const char *path)
+{
+	struct fc_store *st;
+	size_t len = strlen(path), off = 0;
+	char *uri = malloc(len * 3 + 32);
+
+	if (!uri)
+		return NULL;
+	off += (size_t)sprintf(uri, "file:");
+	for (const char *p = path; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || strchr("/-_.~", c))
+			uri[off++] = (char)c;
+		else
+			off += (size_t)sprintf(uri + off, "%%%02X", c);
+	}
+	strcpy(uri + off, "?immutable=1");
+	st = store_new(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, "check that it can be read");
+	free(uri);
+	if (st) {
+		free(st->path);
+		st->path = strdup(path);
+		if (!st->path) {
+			fc_store_close(st);
+			return NULL;
+		}
+	}
+	return st;
+}
+
+struct fc_store *fc_store_open_ro(const char *path)
+{
+	struct fc_store *st;
+	struct stat sb;
+	int ver = 0;
+
+	if (!path || !*path)
+		path = FC_STORE_DEFAULT;
+	if (stat(path, &sb)) {
+		fc_err("store %s: %m; give --db with the file a run was kept in", path);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		fc_err("store %s: is not a file; give --db with the file a run was kept in", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	st = store_new(path, SQLITE_OPEN_READONLY, "check that it can be read");
+	if (st && sqlite3_exec(st->db, "PRAGMA user_version", NULL, NULL, NULL) != SQLITE_OK &&
+	    !store_shm_exists(path)) {
+		/* A WAL file whose folder the reader cannot write: with no -shm
+		 * file no writer is at work, so the file is read as it stands. */
+		fc_store_close(st);
+		st = store_open_immutable(path);
+	}
+	if (!st)
+		return NULL;
+	if (store_user_version(st, &ver) == 0 && ver != FC_STORE_SCHEMA)
+		fc_err("store %s: %s (schema %d, this one knows %d); give --db with a store "
+		       "fabcheck wrote", path, ver > FC_STORE_SCHEMA ? "written by a newer "
+		       "fabcheck" : "is not a fabcheck store", ver, FC_STORE_SCHEMA);
+	if (ver != FC_STORE_SCHEMA) {
+		fc_store_close(st);
+		errno = EPROTO;
+		return NULL;
+	}
+	return st;
+}
+
+/* A store this command would write: the file (when there) and its folder
+ * (SQLite keeps its -wal and -shm files beside it) must be writable. */
+static int store_unwritable(const char *path)
+{
+	char dir[4096];
+	char *slash;
+
+	if (access(path, F_OK) == 0 && access(path, W_OK)) {
+		fc_err("store %s: cannot write it: %m; read it with 'fabcheck report' or "
+		       "'fabcheck tui --run N', or pass --db with a file you may write", path);
+		return -EACCES;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = 0;
+	if (access(dir, F_OK) == 0 && access(dir, W_OK)) {
+		fc_err("store %s: cannot write in its folder %s: %m; pass --db with a file in a "
+		       "folder you may write", path, dir);
+		return -EACCES;
+	}
+	return 0;
+}
+
+struct fc_store *fc_store_open(const char *path)
+{
+	struct fc_store *st;
+
+	if (!path || !*path)
+		path = FC_STORE_DEFAULT;
+	if (store_unwritable(path))
+		return NULL;
+	st = store_new(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+		       "check that the folder exists and is writable, or pass --db FILE");
+	if (!st)
+		return NULL;
 	/* WAL: readers (the TUI) never block the writer; FULL sync: a pair is on
 	 * disk once its commit returns, even across a power loss. */
 	if (store_exec(st, "PRAGMA journal_mode = WAL",
@@ -183,10 +313,7 @@ struct fc_store *fc_store_open(const char *path)
 	return st;
 
 out_close:
-	sqlite3_close(st->db);
-	free(st->path);
-out_free:
-	free(st);
+	fc_store_close(st);
 	errno = EIO;
 	return NULL;
 }

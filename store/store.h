@@ -23,6 +23,11 @@ struct fc_store;
 /* Opens (creating when missing) the store at @path. Returns NULL after
  * logging an error naming the file and the fix. */
 struct fc_store *fc_store_open(const char *path);
+/* Opens the existing store at @path for reading only (report, the tui
+ * following a run): a missing file, one that is not a fabcheck store or
+ * one it cannot read is an error naming the path (logged); nothing is
+ * created or written. Writes through it fail. */
+struct fc_store *fc_store_open_ro(const char *path);
 void fc_store_close(struct fc_store *st);
 /* The path the store was opened with. */
 const char *fc_store_path(const struct fc_store *st);

@@ -387,8 +387,9 @@ static int index_devs(struct topo *t)
 	return 0;
 }
 
-static void load_peermem(struct topo *t)
+int topo_peermem_probe(const char *sysfs_root, char *how, size_t len)
 {
+	/* The files NCCL checks across its versions (nccl-rules.md 3). */
 	static const char *const files[] = {
 		"module/nvidia_peermem",
 		"kernel/mm/memory_peers/nv_mem/version",
@@ -398,11 +399,17 @@ static void load_peermem(struct topo *t)
 	};
 
 	for (int i = 0; i < (int)FC_ARRAY_SIZE(files); i++)
-		if (path_exists(t->sysfs_root, files[i])) {
-			t->peermem = 1;
-			snprintf(t->peermem_how, sizeof(t->peermem_how), "%s", files[i]);
-			return;
+		if (path_exists(sysfs_root, files[i])) {
+			if (how)
+				snprintf(how, len, "%s", files[i]);
+			return 1;
 		}
+	return 0;
+}
+
+static void load_peermem(struct topo *t)
+{
+	t->peermem = topo_peermem_probe(t->sysfs_root, t->peermem_how, sizeof(t->peermem_how));
 }
 
 int topo_load(const char *sysfs_root, struct topo **out_p)

@@ -106,6 +106,10 @@ struct topo {
  */
 int topo_load(const char *sysfs_root, struct topo **out_p);
 void topo_free(struct topo *t);
+/* 1 when a peer-memory module (nvidia_peermem, nv_peer_mem) is loaded under
+ * @sysfs_root, with the file that says so (relative to it) in @how (may be
+ * NULL); 0 when none is. */
+int topo_peermem_probe(const char *sysfs_root, char *how, size_t len);
 
 /* Canonical bus id ("0000:07:00.0") of "7:00.0", "0000:07:00.0",
  * "00000000:07:00.0" or upper case; -EINVAL when it is not a bus id. */

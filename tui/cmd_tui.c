@@ -51,6 +51,7 @@ enum tui_action {
 	ACT_PGUP,
 	ACT_PGDN,
 	ACT_REDRAW,
+	ACT_RAIL,
 };
 
 static const struct tui_binding bindings[] = {
@@ -69,6 +70,8 @@ static const struct tui_binding bindings[] = {
 	{ .key = KEY_PPAGE, .label = "PgUp/PgDn", .help = "page", .action = ACT_PGUP },
 	{ .key = KEY_NPAGE, .action = ACT_PGDN },
 	{ .key = 12 /* ^L */, .action = ACT_REDRAW },
+	/* Not in the footer (the header names it in a run with rails). */
+	{ .key = 'R', .help = "rail", .action = ACT_RAIL },
 	{ 0 },
 };
 
@@ -221,6 +224,9 @@ static int handle_key(struct tui *t, int ch)
 	case ACT_PGUP: t->v.cur_a -= page; break;
 	case ACT_PGDN: t->v.cur_a += page; break;
 	case ACT_REDRAW: clearok(stdscr, TRUE); break;
+	case ACT_RAIL: /* together, each rail, the overview, together again */
+		t->v.rail = t->m.nrails ? (t->v.rail + 1) % (t->m.nrails + 2) : 0;
+		break;
 	default: return 0;
 	}
 	tui_clamp(&t->v, &t->m);
@@ -314,7 +320,7 @@ static int open_model(struct tui *t)
 		t->st = t->s.st;
 		run = t->s.run;
 	} else {
-		t->own_st = fc_store_open(t->c.db);
+		t->own_st = fc_store_open_ro(t->c.db);
 		if (!t->own_st)
 			return FC_EXIT_CANT;
 		t->st = t->own_st;

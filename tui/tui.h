@@ -21,6 +21,8 @@ struct tui_view {
 	int cur_a, cur_b;  /* the cursor: row (from), column (to) */
 	int top, left;	   /* first row and column shown */
 	enum tui_metric metric;
+	int rail;	   /* matrix --rails: 0 every rail together, R+1 rail R alone,
+			    * nrails+1 the nodes x rails overview (key R) */
 	int colors;	   /* has_colors() and started */
 	int running;	   /* this process runs the matrix */
 	char active[256];  /* pairs running now, for the status line */

@@ -168,6 +168,24 @@ static const char *const metric_names[] = {
 	[TUI_LAT] = "latency p50, us",
 };
 
+/* The analysis the heat map shows: one rail's, or every rail together. */
+static const struct fc_mx_analysis *view_an(const struct tui_view *v, const struct mx_model *m)
+{
+	return v->rail >= 1 && v->rail <= m->nrails ? &m->ran.rails[v->rail - 1] : &m->an;
+}
+
+static int overview(const struct tui_view *v, const struct mx_model *m)
+{
+	return m->nrails && v->rail == m->nrails + 1;
+}
+
+/* mx_model_show on the shown analysis. */
+static const struct fc_mx_cell *show(const struct tui_view *v, const struct mx_model *m, int a,
+				     int b, int *mirrored_p)
+{
+	return mx_model_show_in(m, view_an(v, m), a, b, mirrored_p);
+}
+
 /* The share (0..1, higher is better) a cell shows under the metric. */
 static double cell_share(const struct tui_view *v, const struct mx_model *m,
 			 const struct fc_mx_cell *c, int a, int b)
@@ -179,13 +197,13 @@ static double cell_share(const struct tui_view *v, const struct mx_model *m,
 		rate = fmin(tui_node_rate(m, a), tui_node_rate(m, b));
 		if (isfinite(rate) && rate > 0 && isfinite(c->gbps))
 			return fmin(1, c->gbps / rate);
-		return mx_model_share(m, c);
+		return mx_model_share_in(view_an(v, m), c);
 	case TUI_LAT:
 		if (!isfinite(c->lat_us) || c->lat_us <= 0 || !isfinite(m->an.rack_median_lat_us))
 			return NAN;
 		return fmin(1, m->an.rack_median_lat_us / c->lat_us);
 	default:
-		return mx_model_share(m, c);
+		return mx_model_share_in(view_an(v, m), c);
 	}
 }
 
@@ -203,7 +221,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 		      int a, int b, int y, int x)
 {
 	int mirrored, pair = 0, attr = 0;
-	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
+	const struct fc_mx_cell *c = show(v, m, a, b, &mirrored);
 	char txt[16] = "", mark = ' ';
 	double share;
 
@@ -270,7 +288,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 
 static int node_attr(const struct tui_view *v, const struct mx_model *m, int i)
 {
-	if (m->an.nodes[i].state != FC_MX_NODE_SUSPECT)
+	if (view_an(v, m)->nodes[i].state != FC_MX_NODE_SUSPECT)
 		return 0;
 	return A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : A_UNDERLINE);
 }
@@ -299,11 +317,44 @@ static void draw_matrix(const struct tui_view *v, const struct mx_model *m, cons
 		move(y, 0);
 		clrtoeol();
 		attron(attr);
-		mvprintw(y, 0, "%c%-*s", m->an.nodes[a].state == FC_MX_NODE_SUSPECT ? '*' : ' ',
+		mvprintw(y, 0, "%c%-*s", view_an(v, m)->nodes[a].state == FC_MX_NODE_SUSPECT ? '*' : ' ',
 			 l->lw - 1, label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
 		attroff(attr);
 		for (b = v->left; b < v->left + l->vc && b < m->n; b++)
 			draw_cell(v, m, l, a, b, y, l->lw + (b - v->left) * l->cw);
+	}
+}
+
+/* Nodes x rails: each cell the worst of the node's pairs on that rail, as a
+ * share of that rail's best pair ("!" when the node is a suspect there). */
+static void draw_overview(const struct tui_view *v, const struct mx_model *m, const struct layout *l)
+{
+	char buf[64];
+	int y = l->y0;
+
+	move(y, 0);
+	clrtoeol();
+	mvaddnstr(y, 0, "node\\rail", l->lw - 1);
+	for (int r = 0; r < m->nrails; r++)
+		mvprintw(y, l->lw + r * 8, "%7.7s", m->rails[r].name);
+	for (int a = v->top; a < v->top + l->rows && a < m->n; a++) {
+		y = l->y0 + 1 + (a - v->top);
+		move(y, 0);
+		clrtoeol();
+		mvprintw(y, 0, " %-*s", l->lw - 1, label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
+		for (int r = 0; r < m->nrails; r++) {
+			const struct fc_mx_analysis *an = &m->ran.rails[r];
+			int susp = an->nodes[a].state == FC_MX_NODE_SUSPECT, attr = 0;
+			double sh = mx_model_share_in(an, mx_model_worst(an, a));
+			if (v->colors)
+				attr = COLOR_PAIR(susp ? C_BAD : isfinite(sh) && sh >= 0.9 ? C_GOOD : C_MID);
+			attron(attr | (susp && !v->colors ? A_BOLD : 0));
+			if (isfinite(sh))
+				mvprintw(y, l->lw + r * 8, "%6d%c", (int)lround(sh * 100), susp ? '!' : ' ');
+			else
+				mvprintw(y, l->lw + r * 8, "%6s%c", ".", susp ? '!' : ' ');
+			attroff(attr | (susp && !v->colors ? A_BOLD : 0));
+		}
 	}
 }
 
@@ -329,6 +380,13 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m)
 	attron(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
 	mvprintw(0, 0, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
 		 m->info.kind, m->n, metric_names[v->metric]);
+	if (m->nrails && overview(v, m))
+		printw("  nodes x %d rails, each node's worst pair (R: next)", m->nrails);
+	else if (m->nrails && v->rail)
+		printw("  rail %d (%s) (R: next)", m->rails[v->rail - 1].index,
+		       m->rails[v->rail - 1].name);
+	else if (m->nrails)
+		printw("  every rail together (R: one rail)");
 	attroff(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
 	fmt_dur(p.elapsed_s, el, sizeof(el));
 	if (isfinite(p.left_s))
@@ -529,7 +587,10 @@ void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_bin
 	tui_clamp(v, m);
 	compute_layout(m, &l);
 	draw_header(v, m);
-	draw_matrix(v, m, &l);
+	if (overview(v, m))
+		draw_overview(v, m, &l);
+	else
+		draw_matrix(v, m, &l);
 	draw_detail(v, m, l.detail_y);
 	draw_findings(v, m, l.find_y, l.find_h);
 	draw_footer(v, keys);

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,20 @@
 
 #define BW_MAX_CHAIN 1024
 
+/* What the threads of one test share. */
+struct bw_shared {
+	int stop;	      /* set (atomically) by a thread that failed */
+	uint64_t bytes;	      /* timed bytes of every thread, for the samples */
+};
+
 struct bw_run {
 	struct vb_res *r;
+	int k, nthr;	      /* this thread drives the QPs q with q % nthr == k */
+	struct ibv_cq *scq, *rcq;
+	struct bw_shared *sh;
+	uint64_t msgs;
+	int err;
+	pthread_t tid;
 	const struct vb_test *t;
 	struct vb_result *res;
 	uint64_t posted[VB_MAX_QPS], done[VB_MAX_QPS];
@@ -119,7 +132,7 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 
 	int list = b->t->post_list > 1 ? b->t->post_list : 1;
 
-	for (int q = 0; q < r->nqps; q++) {
+	for (int q = b->k; q < r->nqps; q += b->nthr) {
 		/* A whole list at a time (perftest posts only full lists too). */
 		while (!b->last_posted[q] &&
 		       b->posted[q] - b->done[q] + (uint64_t)list <= (uint64_t)r->tx_depth) {
@@ -127,7 +140,7 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 
 			if (!b->t_first) {
 				b->t_first = fc_now();
-				if (b->timed && (err = bw_log_start(b)))
+				if (b->timed && !b->k && (err = bw_log_start(b)))
 					return err;
 			}
 			while (n < list && !b->last_posted[q]) {
@@ -143,20 +156,23 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 	return 0;
 }
 
+/* Thread 0 samples the bytes of every thread. */
 static void bw_sample(struct bw_run *b, double now)
 {
-	if (!b->timed || now - b->t_sample < b->t->interval)
+	uint64_t bytes = b->nthr > 1 ? __atomic_load_n(&b->sh->bytes, __ATOMIC_RELAXED) : b->bytes;
+
+	if (!b->timed || b->k || now - b->t_sample < b->t->interval)
 		return;
-	vb_result_push(b->res, fc_gbps(b->bytes - b->sample_bytes, now - b->t_sample));
-	fc_bwlog_mark(&b->res->bw, now, b->bytes);
+	vb_result_push(b->res, fc_gbps(bytes - b->sample_bytes, now - b->t_sample));
+	fc_bwlog_mark(&b->res->bw, now, bytes);
 	b->t_sample = now;
-	b->sample_bytes = b->bytes;
+	b->sample_bytes = bytes;
 }
 
 static int bw_poll_send(struct bw_run *b)
 {
 	struct ibv_wc wc[BW_WC_BATCH];
-	int n = ibv_poll_cq(b->r->scq, BW_WC_BATCH, wc);
+	int n = ibv_poll_cq(b->scq, BW_WC_BATCH, wc);
 	double now;
 
 	if (n < 0) {
@@ -180,7 +196,9 @@ static int bw_poll_send(struct bw_run *b)
 		b->clk.done += cnt;
 		if (b->timed) {
 			b->bytes += cnt * b->t->size;
-			b->res->msgs += cnt;
+			b->msgs += cnt;
+			if (b->nthr > 1)
+				__atomic_add_fetch(&b->sh->bytes, cnt * b->t->size, __ATOMIC_RELAXED);
 		}
 	}
 	b->t_last = now;
@@ -195,7 +213,7 @@ static int bw_poll_send(struct bw_run *b)
 static int bw_poll_recv(struct bw_run *b)
 {
 	struct ibv_wc wc[BW_WC_BATCH];
-	int n = ibv_poll_cq(b->r->rcq, BW_WC_BATCH, wc);
+	int n = ibv_poll_cq(b->rcq, BW_WC_BATCH, wc);
 
 	if (n < 0) {
 		fc_err("%s: polling the receive completion queue failed", b->r->pi->dev);
@@ -224,10 +242,16 @@ static int bw_poll_recv(struct bw_run *b)
 
 static int bw_sends_done(const struct bw_run *b)
 {
-	for (int q = 0; q < b->r->nqps; q++)
+	for (int q = b->k; q < b->r->nqps; q += b->nthr)
 		if (!b->last_posted[q] || b->done[q] != b->posted[q])
 			return 0;
 	return 1;
+}
+
+/* How many QPs this thread drives. */
+static int bw_owned(const struct bw_run *b)
+{
+	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
 }
 
 /* One pass: @per_qp requests on every QP (or @duration seconds). */
@@ -253,8 +277,12 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 		double now = fc_now();
 		int sends_done = !t->active || bw_sends_done(b);
 
-		if (sends_done && (!timed || !t->passive || b->fins >= b->r->nqps))
+		if (sends_done && (!timed || !t->passive || b->fins >= bw_owned(b)))
 			break;
+		if (b->nthr > 1 && __atomic_load_n(&b->sh->stop, __ATOMIC_RELAXED)) {
+			err = -ECANCELED;
+			break;
+		}
 		if (end && now >= end)
 			stopping = 1;
 		seen = b->clk.done;
@@ -277,30 +305,105 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	return err;
 }
 
-int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
+/* The warm-up and the timed pass of one thread. */
+static int bw_both(struct bw_run *b)
 {
-	struct bw_run *b = calloc(1, sizeof(*b));
-	uint64_t warm;
+	const struct vb_test *t = b->t;
+	uint64_t warm = t->warmup > 0 ? (uint64_t)t->warmup : 0;
 	int err = 0;
 
-	if (!b)
-		return -ENOMEM;
-	b->r = r;
-	b->t = t;
-	b->res = res;
 	vb_clock_start(&b->clk, t->active ? "sending" : "receiving");
+	b->clk.quiet = b->k > 0;
 	/* Warm-up: untimed (t->warmup requests per QP, none when 0). */
-	warm = t->warmup > 0 ? (uint64_t)t->warmup : 0;
 	if (t->active && warm)
 		err = bw_pass(b, warm, 0, 0);
 	if (!err)
 		err = bw_pass(b, t->iters, t->duration, 1);
-	if (!err && t->active) {
-		res->seconds = b->t_last - b->t_first;
-		res->bytes = b->bytes;
-		if (res->have_bw)
-			fc_bwlog_end(&res->bw, b->t_last, b->bytes);
+	if (err && b->nthr > 1)
+		__atomic_store_n(&b->sh->stop, 1, __ATOMIC_RELAXED);
+	return err;
+}
+
+/* Pins the calling thread to the k-th CPU of the HCA's node. */
+static void bw_pin(const struct bw_run *b)
+{
+	cpu_set_t one;
+	int cpu = b->r->pin ? fc_cpu_nth(&b->r->cpus, b->k) : -1;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		fc_warn("thread %d: cannot pin to CPU %d", b->k + 1, cpu);
+}
+
+static void *bw_thread(void *arg)
+{
+	struct bw_run *b = arg;
+
+	bw_pin(b);
+	b->err = bw_both(b);
+	return NULL;
+}
+
+/* Starts threads 1..n-1, runs thread 0 here, waits for all. */
+static int bw_threads(struct bw_run *bs, int n)
+{
+	cpu_set_t saved;
+	int err = 0, started = 1;
+	int have = !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved);
+
+	for (int k = 1; k < n; k++, started++)
+		if (pthread_create(&bs[k].tid, NULL, bw_thread, &bs[k])) {
+			fc_err("%s: cannot start data path thread %d of %d", bs[0].r->pi->dev, k + 1, n);
+			__atomic_store_n(&bs[0].sh->stop, 1, __ATOMIC_RELAXED);
+			err = -EAGAIN;
+			break;
+		}
+	if (!err) {
+		bw_pin(&bs[0]);
+		err = bw_both(&bs[0]);
 	}
-	free(b);
+	for (int k = 1; k < started; k++) {
+		pthread_join(bs[k].tid, NULL);
+		if (!err && bs[k].err != -ECANCELED)
+			err = bs[k].err;
+	}
+	if (have)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	return err;
+}
+
+int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
+{
+	int n = t->threads > 1 ? t->threads : 1;
+	struct bw_run *bs = calloc((size_t)n, sizeof(*bs));
+	struct bw_shared sh = { 0 };
+	double first = 0, last = 0;
+	uint64_t bytes = 0;
+	int err;
+
+	if (!bs)
+		return -ENOMEM;
+	for (int k = 0; k < n; k++)
+		bs[k] = (struct bw_run){ .r = r, .t = t, .res = res, .k = k, .nthr = n,
+					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh };
+	err = n > 1 ? bw_threads(bs, n) : bw_both(&bs[0]);
+	for (int k = 0; !err && t->active && k < n; k++) {
+		if (!first || (bs[k].t_first && bs[k].t_first < first))
+			first = bs[k].t_first;
+		if (bs[k].t_last > last)
+			last = bs[k].t_last;
+		bytes += bs[k].bytes;
+		res->msgs += bs[k].msgs;
+	}
+	if (!err && t->active) {
+		res->seconds = last - first;
+		res->bytes = bytes;
+		if (res->have_bw)
+			fc_bwlog_end(&res->bw, last, bytes);
+	}
+	free(bs);
 	return err;
 }

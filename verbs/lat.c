@@ -170,7 +170,7 @@ static int lat_write(struct lat_run *l)
 
 	/* The value that marks round @it in its slot's last byte: a new one
 	 * each time the slot comes round again (every round with one buffer). */
-	uint64_t cycle = l->t->cycle == VB_CYCLE_PAGE ? 1 : r->nslots;
+	uint64_t cycle = l->t->cycle == VB_CYCLE_PAGE ? 1 : l->t->cyc_nslots;
 
 	for (uint64_t it = 0;; it++) {
 		uint8_t pass = (uint8_t)((it / cycle) % 255 + 1);

@@ -247,6 +247,21 @@ int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *c
 		       strerror(errno));
 		return -ENOMEM;
 	}
+	r->set_scq[0] = r->scq;
+	r->set_rcq[0] = r->rcq;
+	r->ncqsets = 1;
+	/* rdma_cm (@ctx) makes its QPs on set 0: one thread there. */
+	for (int k = 1; !ctx && k < o->nthreads && k < VB_MAX_CQSETS; k++) {
+		r->set_scq[k] = ibv_create_cq(r->ctx, cqe, NULL, NULL, 0);
+		r->set_rcq[k] = r->set_scq[k] ?
+			ibv_create_cq(r->ctx, r->rx_depth * r->nqps + 1, NULL, NULL, 0) : NULL;
+		if (!r->set_rcq[k]) {
+			fc_err("%s: cannot create the completion queues of thread %d: %s",
+			       r->pi->dev, k + 1, strerror(errno));
+			return -ENOMEM;
+		}
+		r->ncqsets = k + 1;
+	}
 	err = res_mem(r, o->max_size);
 	if (err)
 		return err;
@@ -267,17 +282,15 @@ void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia)
 	};
 }
 
-static struct ibv_qp *qp_create(struct vb_res *r)
+static struct ibv_qp *qp_create(struct vb_res *r, int q)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = r->scq,
-		.recv_cq = r->rcq,
-		.cap = { .max_send_wr = (uint32_t)r->tx_depth + 1,
-			 .max_recv_wr = (uint32_t)r->rx_depth,
-			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = VB_QP_INLINE },
-		.qp_type = IBV_QPT_RC,
-	};
-	struct ibv_qp *qp = ibv_create_qp(r->pd, &ia);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+
+	vb_qp_init_attr(r, &ia);
+	ia.send_cq = r->set_scq[q % r->ncqsets];
+	ia.recv_cq = r->set_rcq[q % r->ncqsets];
+	qp = ibv_create_qp(r->pd, &ia);
 
 	if (!qp) {
 		/* Some devices have no inline data: ask again without. */
@@ -312,7 +325,7 @@ int vb_res_create_qps(struct vb_res *r)
 	int err;
 
 	for (int q = 0; q < r->nqps; q++) {
-		r->qp[q] = qp_create(r);
+		r->qp[q] = qp_create(r, q);
 		if (!r->qp[q]) {
 			fc_err("%s: cannot create RC QP %d of %d: %s (lower -q or -t)", r->pi->dev,
 			       q + 1, r->nqps, strerror(errno));
@@ -339,6 +352,13 @@ void vb_res_close(struct vb_res *r)
 		if (r->mr)
 			ibv_dereg_mr(r->mr);
 		free(r->buf);
+	}
+	for (int k = 1; k < VB_MAX_CQSETS; k++) {
+		if (r->set_rcq[k])
+			ibv_destroy_cq(r->set_rcq[k]);
+		if (r->set_scq[k])
+			ibv_destroy_cq(r->set_scq[k]);
+		r->set_rcq[k] = r->set_scq[k] = NULL;
 	}
 	if (r->rcq)
 		ibv_destroy_cq(r->rcq);

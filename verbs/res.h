@@ -33,7 +33,10 @@ struct vb_opts {
 	double timeout;	  /* seconds without progress before giving up */
 	int tclass;	  /* RoCE GRH traffic class (DSCP << 2 | ECN), -1 = default */
 	int sl;		  /* InfiniBand service level, -1 = default (0) */
+	int nthreads;	  /* threads that will drive the QPs: one CQ pair each */
 };
+
+#define VB_MAX_CQSETS 16
 
 struct vb_peer {
 	int nqps;
@@ -52,7 +55,11 @@ struct vb_peer {
 struct vb_res {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *scq, *rcq;
+	struct ibv_cq *scq, *rcq;    /* CQ set 0 */
+	/* With several threads, QP q completes on CQ set q % ncqsets (set 0
+	 * is scq/rcq): each thread polls its own. */
+	int ncqsets;
+	struct ibv_cq *set_scq[VB_MAX_CQSETS], *set_rcq[VB_MAX_CQSETS];
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	size_t buf_len;

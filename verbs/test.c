@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/vmsg.h"
 #include "core/util.h"
 
 static const char *const op_names[] = {
@@ -77,6 +78,20 @@ static int perftest_inline(const struct vb_res *r, const struct vb_test *t)
 	return t->op == VB_WRITE ? PT_INLINE_WRITE : PT_INLINE_SEND;
 }
 
+/* The slots a size cycles through, in the smaller of the two halves. */
+static void resolve_slots(const struct vb_res *r, struct vb_test *t)
+{
+	uint64_t half = (uint64_t)r->stride * r->nslots;
+	uint64_t peer = (uint64_t)r->peer.stride * r->peer.nslots;
+
+	if (peer && peer < half)
+		half = peer;
+	if (fc_cycle_layout(t->size, half, &t->cyc_stride, &t->cyc_nslots)) {
+		t->cyc_stride = r->stride;
+		t->cyc_nslots = r->nslots;
+	}
+}
+
 void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 {
 	int pt = t->method == VB_METHOD_PERFTEST;
@@ -114,8 +129,11 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 		t->threads = 1;
 	if (t->threads > r->nqps)
 		t->threads = r->nqps;
+	if (t->threads > r->ncqsets)
+		t->threads = r->ncqsets;
 	if (t->cycle == VB_CYCLE_DEFAULT)
 		t->cycle = pt ? VB_CYCLE_PAGE : VB_CYCLE_SLOTS;
+	resolve_slots(r, t);
 }
 
 /* perftest's address step within its page (increase_loc_addr): messages
@@ -134,14 +152,14 @@ uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, 
 {
 	if (t->cycle == VB_CYCLE_PAGE)
 		return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + page_offset(t, i);
-	return rx ? vb_rx(r, i) : vb_tx(r, i);
+	return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
 }
 
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
 {
 	if (t->cycle == VB_CYCLE_PAGE)
 		return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + page_offset(t, i);
-	return rx ? vb_peer_rx(r, i) : vb_peer_tx(r, i);
+	return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
 }
 
 void vb_clock_start(struct vb_clock *c, const char *what)
@@ -162,6 +180,8 @@ int vb_clock_tick(struct vb_res *r, struct vb_clock *c, double now)
 		       r->pi->dev, r->timeout, c->what, (unsigned long long)c->done);
 		return -ETIMEDOUT;
 	}
+	if (c->quiet)
+		return 0;
 	if (now >= c->next_cb) {
 		if (r->progress_cb)
 			r->progress_cb(r->cb_arg, c->done);

@@ -54,6 +54,10 @@ struct vb_test {
 	int post_list;	  /* bw: work requests chained per ibv_post_send (1: one) */
 	int threads;	  /* bw: threads the QPs are spread over, each pinned (1: one) */
 	enum vb_lat_mode lat_mode; /* write latency */
+	/* VB_CYCLE_SLOTS: the slots of this size (fc_cycle_layout), set by
+	 * vb_test_resolve; the same on both sides whatever the other sizes. */
+	uint64_t cyc_stride;
+	uint32_t cyc_nslots;
 };
 
 struct vb_result {
@@ -93,6 +97,7 @@ struct vb_clock {
 	double last_progress, next_cb, next_abort;
 	uint64_t done;
 	const char *what;
+	int quiet;	  /* a helper thread: no controller or progress callbacks */
 };
 void vb_clock_start(struct vb_clock *c, const char *what);
 /* Deadline, controller and progress checks; 0 or -ETIMEDOUT/-ECANCELED. */

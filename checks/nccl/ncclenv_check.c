@@ -78,6 +78,15 @@ static void set(struct judge *j, enum status st, enum fc_verdict level, const ch
 	va_end(ap);
 }
 
+/* Valid UTF-8 text (what JSON can carry as it is)? */
+static int utf8_text(const char *s)
+{
+	json_t *t = json_string(s);
+
+	json_decref(t);
+	return t != NULL;
+}
+
 static void judge_name_value(const struct run *r, size_t i)
 {
 	const struct ncclenv_var *v = &r->vs->v[i];
@@ -114,6 +123,12 @@ static void judge_name_value(const struct run *r, size_t i)
 	}
 	if (v->dynamic) {
 		set(j, ST_OK, FC_PASS, "value comes from a shell expansion; not checked");
+		return;
+	}
+	if (!utf8_text(v->value)) {
+		set(j, ST_INVALID, FC_FAIL,
+		    "the value is not valid UTF-8 (each byte above 0x7f is shown as '?'): NCCL reads "
+		    "plain text here; retype it (pasted from another encoding?)");
 		return;
 	}
 	if (ncclenv_value_check(v->name, v->value, j->why, sizeof(j->why)))
@@ -412,13 +427,15 @@ static void emit(struct run *r)
 	for (size_t i = 0; i < r->vs->n; i++) {
 		const struct ncclenv_var *v = &r->vs->v[i];
 		const struct judge *j = &r->j[i];
-		json_t *e = json_pack("{s:s, s:s, s:s, s:s}", "name", v->name, "value", v->value,
-				      "status", status_names[j->st], "why", j->why);
+		/* fc_json_text: a byte that is not UTF-8 shows as '?', kept */
+		json_t *e = json_pack("{s:o, s:o, s:s, s:o}", "name", fc_json_text(v->name),
+				      "value", fc_json_text(v->value), "status",
+				      status_names[j->st], "why", fc_json_text(j->why));
 
 		if (v->line)
 			json_object_set_new(e, "line", json_integer(v->line));
 		if (j->suggestion[0])
-			json_object_set_new(e, "suggestion", json_string(j->suggestion));
+			json_object_set_new(e, "suggestion", fc_json_text(j->suggestion));
 		json_array_append_new(list, e);
 		if (j->quiet || j->level == FC_PASS)
 			continue;

@@ -9,14 +9,14 @@
 
 /* Bounds that keep memory finite on hostile input. */
 #define NCL_MAX_LINE (1u << 20)
-#define NCL_MAX_HOSTS 4096
-#define NCL_MAX_PROCS 16384
+#define NCL_MAX_HOSTS 16384 /* past it: lines counted in cut_host_lines, said */
+#define NCL_MAX_PROCS 65536 /* past it: cut_proc_lines */
 #define NCL_MAX_RANK 65535
 #define NCL_MAX_CHANNELS (1u << 20)
 #define NCL_MAX_HCAS 64
 #define NCL_MAX_LIST 32 /* distinct items kept in small lists */
 #define NCL_MAX_ENV 256
-#define NCL_MAX_FILES 1024
+#define NCL_MAX_FILES 1024 /* past it: cut_files */
 #define NCL_MAX_PIDS 64 /* processes counted per host */
 
 #define NCL_NAME 64
@@ -136,6 +136,7 @@ struct ncl_log {
 
 	struct ncl_host *hosts;
 	int nhosts, hosts_cap;
+	long cut_host_lines, cut_proc_lines, cut_files; /* input past a limit, said */
 	struct ncl_proc *procs;
 	int nprocs, procs_cap;
 	struct ncl_rank *ranks;

@@ -120,6 +120,8 @@ void ncl_log_end_file(struct ncl_log *lg, const char *name)
 		ncl_copy(f->text, sizeof(f->text), name ? name : "-",
 			 strlen(name ? name : "-"));
 		f->count = (long)lg->file_nccl_lines;
+	} else {
+		lg->cut_files++; /* read, but not listed */
 	}
 	lg->file_nccl_lines = 0;
 }

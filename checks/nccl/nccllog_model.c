@@ -73,8 +73,10 @@ int ncl_host(struct ncl_log *lg, const char *name)
 		if (!strncmp(lg->hosts[i].name, name, NCL_HOST - 1))
 			return i;
 	if (lg->nhosts >= NCL_MAX_HOSTS ||
-	    grow((void **)&lg->hosts, &lg->hosts_cap, lg->nhosts, sizeof(*h)))
+	    grow((void **)&lg->hosts, &lg->hosts_cap, lg->nhosts, sizeof(*h))) {
+		lg->cut_host_lines++;
 		return -1;
+	}
 	h = &lg->hosts[lg->nhosts];
 	memset(h, 0, sizeof(*h));
 	ncl_copy(h->name, sizeof(h->name), name, strlen(name));
@@ -95,8 +97,10 @@ struct ncl_proc *ncl_proc(struct ncl_log *lg, int host, long pid)
 		if (lg->procs[i].host == host && lg->procs[i].pid == pid)
 			return &lg->procs[i];
 	if (lg->nprocs >= NCL_MAX_PROCS ||
-	    grow((void **)&lg->procs, &lg->procs_cap, lg->nprocs, sizeof(*p)))
+	    grow((void **)&lg->procs, &lg->procs_cap, lg->nprocs, sizeof(*p))) {
+		lg->cut_proc_lines++;
 		return NULL;
+	}
 	p = &lg->procs[lg->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->host = host;

@@ -265,6 +265,19 @@ static json_t *items_json(const struct ncl_log *lg, const struct ncl_item *it, i
 	return a;
 }
 
+/* Input past the parser's limits (null when none): said, never dropped
+ * without a word (the findings say it too). */
+static json_t *cut_json(const struct ncl_log *lg)
+{
+	if (!lg->cut_host_lines && !lg->cut_proc_lines && !lg->cut_files)
+		return json_null();
+	return json_pack("{s:{s:i, s:I}, s:{s:i, s:I}, s:{s:i, s:I}}", "hosts", "limit",
+			 NCL_MAX_HOSTS, "lines_not_read", (json_int_t)lg->cut_host_lines,
+			 "processes", "limit", NCL_MAX_PROCS, "lines_not_placed",
+			 (json_int_t)lg->cut_proc_lines, "files", "limit", NCL_MAX_FILES,
+			 "not_listed", (json_int_t)lg->cut_files);
+}
+
 static json_t *texts_json(const struct ncl_item *it, int n)
 {
 	json_t *a = json_array();
@@ -365,6 +378,8 @@ static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_fa
 		json_array_append_new(files, json_pack("{s:s, s:I}", "name", lg->files[i].text,
 						       "nccl_lines", (json_int_t)lg->files[i].count));
 	json_object_set_new(doc, "files", files);
+	json_object_set_new(doc, "hosts", json_integer(lg->nhosts));
+	json_object_set_new(doc, "cut", cut_json(lg));
 	json_object_set_new(doc, "lines", json_integer((json_int_t)lg->lines));
 	json_object_set_new(doc, "nccl_lines", json_integer((json_int_t)lg->nccl_lines));
 }

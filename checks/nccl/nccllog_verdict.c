@@ -546,6 +546,24 @@ static void find_files(const struct ncl_log *lg, json_t *doc)
 				   lg->files[i].text);
 }
 
+/* What was past a limit is said, never dropped without a word. */
+static void find_cut(const struct ncl_log *lg, json_t *doc)
+{
+	if (lg->cut_host_lines)
+		fc_finding(doc, FC_WARN,
+			   "the log names more than %d hosts: %ld NCCL lines of the hosts past "
+			   "that were not read; check the log per job or per group of nodes",
+			   NCL_MAX_HOSTS, lg->cut_host_lines);
+	if (lg->cut_proc_lines)
+		fc_finding(doc, FC_WARN,
+			   "the log holds more than %d NCCL processes: %ld lines of the ones past "
+			   "that were not placed in a build era", NCL_MAX_PROCS, lg->cut_proc_lines);
+	if (lg->cut_files)
+		fc_finding(doc, FC_WARN,
+			   "%ld files past the first %d were read but are not listed one by one",
+			   lg->cut_files, NCL_MAX_FILES);
+}
+
 void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 		  const struct ncl_expect *exp, json_t *doc)
 {
@@ -565,4 +583,5 @@ void ncl_findings(const struct ncl_log *lg, const struct ncl_facts *f,
 	ncl_env_findings(lg, exp->topo, doc);
 	find_warns(lg, doc);
 	find_files(lg, doc);
+	find_cut(lg, doc);
 }

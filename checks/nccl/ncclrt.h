@@ -36,6 +36,27 @@ int ncr_size_series(uint64_t min, uint64_t max, unsigned factor, uint64_t *out, 
 double ncr_algbw(uint64_t bytes, double seconds);
 double ncr_busbw_factor(enum ncr_op op, int nranks);
 
+/*
+ * The bus bandwidth (GB/s, 1e9 bytes/s) the rails can carry for @op across
+ * @nnodes nodes, on NCCL's ring algorithm, when the network is the bottleneck:
+ *
+ *   busbw = min(rails, GPUs per node) x rate / 8 x NCR_RAIL_PAYLOAD x factor
+ *
+ * rails: the HCAs NCCL uses per node, rate: their link rate in Gb/s. A ring
+ * all_reduce moves 2(n-1)/n of the buffer through every rank and nccl-tests'
+ * busbw multiplies algbw by that same 2(n-1)/n (doc/PERFORMANCE.md of
+ * nccl-tests), so the algorithm's factor is 1: busbw is the node's network
+ * bandwidth, whatever n. Each GPU drives its own rail, so at most one rail per
+ * GPU counts (one GPU cannot fill several: its PCIe link is about one NIC's
+ * rate). NCR_RAIL_PAYLOAD is the share of the line rate NCCL delivers: 0.94,
+ * the middle of NVIDIA's "46-48 GB/s per NIC" for NDR 400 Gb/s on two nodes
+ * with NCCL_ALGO=RING (github.com/NVIDIA/nccl-tests/issues/290). NCCL's tree
+ * and NVLink SHARP algorithms are not modelled. 0 for one node or unknown rails.
+ */
+#define NCR_RAIL_PAYLOAD 0.94
+double ncr_rails_busbw(enum ncr_op op, int rails, double rate_gbit, int gpus_per_node,
+		       int nnodes);
+
 /* Hex of @n bytes into @out (2n + 1 chars). */
 void ncr_hex_encode(const uint8_t *in, size_t n, char *out);
 /* Exactly 2n hex digits into @out; -EINVAL otherwise. */

@@ -8,7 +8,7 @@ BIT=$(mktemp -d /tmp/fabcheck-cli-burnin.XXXXXX)
 printf '#!/bin/sh\necho not json\n' >"$BIT/garbage-worker.sh"
 printf '#!/bin/sh\nsleep 30\n' >"$BIT/hang-worker.sh"
 chmod +x "$BIT"/*.sh
-printf 'nodeA\n# a comment\nnodeB extra words\n' >"$BIT/hosts"
+printf 'nodeA\n# a comment\nnodeB slots=8\n' >"$BIT/hosts"
 # Ctrl-C after T seconds, as a terminal sends it.
 bi_interrupt_after() {
 	local t=$1 pid

@@ -32,3 +32,5 @@ expect "lab fault: --rail without value" 2 "--rail: missing value" -- $FC lab fa
 expect "lab fault: miswire takes no value" 2 "'miswire' takes no value, got 'now'" -- $FC lab fault nodeC miswire now
 expect "lab up --rails 5" 2 "--rails: '5' is not a number from 1 to 4" -- $FC lab up --rails 5
 expect "lab status: unknown option after --name" 2 "lab status: unknown option '--frob'" -- $FC lab status --name x --frob
+expect "lab fault: a negative value is a value" 2 "'-1' is not a loss percentage" -- $FC lab fault nodeA loss -1
+expect "lab fault: -5 as a rate" 2 "'-5' is not a rate" -- $FC lab fault nodeA rate -5 --name nosuch

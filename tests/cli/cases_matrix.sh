@@ -22,6 +22,22 @@ printf 'nodeA # the first\n\n# a comment\nnodeB slots=8\nbad!name\n' > $MXT/host
 expect "matrix hostfile bad line" 2 "hosts line 5: 'bad!name' is not a node name" -- \
 	$FC matrix --hostfile $MXT/hosts
 expect "matrix hostfile and nodes" 2 'not both' -- $FC matrix --hostfile $MXT/hosts nodeC
+# Nothing invented or dropped: a comment of any length stays a comment
+# (one past 1,023 bytes once made a node of its tail), every word counts.
+{ printf '# %s nodeZ\n' "$(head -c 1100 /dev/zero | tr '\0' x)"; printf 'nodeA slots=8\nnodeB # b\n'
+  printf '%s\n' "$(head -c 3000 /dev/zero | tr '\0' '#')"; } > $MXT/hosts-long
+expect "hostfile long comments: only the two nodes" 3 'matrix run 1 in .*: 2 nodes, 1 pairs' -- \
+	$FC matrix --hostfile $MXT/hosts-long --launcher local --worker-cmd $(pwd)/tests/cli/mx-worker.sh \
+	--timeout 5 --db $MXT/hosts.db
+printf 'nodeA\nnodeB nodeC\n' > $MXT/hosts-two
+expect "hostfile two names on a line" 2 "hosts-two line 2: 'nodeC' after the node name 'nodeB'; give one node a line" -- \
+	$FC matrix --hostfile $MXT/hosts-two
+printf 'nodeA\0nodeC\nnodeB\n' > $MXT/hosts-nul
+expect "hostfile with a NUL byte" 2 "hosts-nul line 1: holds a NUL byte" -- $FC matrix --hostfile $MXT/hosts-nul
+expect "hostfile is a folder" 2 "hostfile $MXT: is a directory" -- $FC matrix --hostfile $MXT
+expect "hostfile read error" 2 'hostfile /proc/self/mem: cannot read line 1: Input/output error' -- \
+	$FC matrix --hostfile /proc/self/mem
+expect "preflight hostfile is a folder" 2 "hostfile $MXT: is a directory" -- $FC preflight --hostfile $MXT
 expect "matrix db folder missing" 3 'store /nonexistent-fc/x.db: cannot open.*folder exists' -- \
 	$FC matrix --db /nonexistent-fc/x.db nodeA nodeB
 echo 'not a database, some text that is long enough to be read' > $MXT/text.db
@@ -58,9 +74,44 @@ expect "resume a finished run: same finding" 1 'suspect node nodeC' -- \
 expect "resume unknown run" 2 'no run 99' -- $FC matrix --resume 99 --db $MXT/m.db
 expect "resume with nodes" 2 'drop the node names' -- $FC matrix --resume 1 a b --db $MXT/m.db
 
+# A store the user may only read: chmod 0444 in a folder it cannot write,
+# used by an unprivileged user (made here when the tests run as root).
+RO=$(mktemp -d /tmp/fabcheck-cli-ro.XXXXXX)
+RW=$(mktemp -d /tmp/fabcheck-cli-rw.XXXXXX)
+$FC matrix --import $MXD/rack4-slowC.json --db $RO/r.db >/dev/null 2>&1
+chmod 0444 $RO/r.db
+chmod 0755 $RO
+chmod 1777 $RW
+AS=()
+if [ "$(id -u)" = 0 ]; then
+	id fabcheck-ro >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin fabcheck-ro
+	AS=(setpriv --reuid=fabcheck-ro --regid=fabcheck-ro --clear-groups)
+fi
+expect "read-only store: report --list" 0 '^ +1  matrix .* 6 pairs  fail +4 nodes' -- \
+	"${AS[@]}" $FC report --list --db $RO/r.db
+expect "read-only store: report --csv" 0 "wrote $RW/r.csv \(run 1, 4 nodes, verdict fail\)" -- \
+	"${AS[@]}" $FC report --db $RO/r.db --csv $RW/r.csv
+expect "read-only store: tui --once" 0 'suspect node nodeC' -- \
+	"${AS[@]}" $FC tui --once --db $RO/r.db
+expect "read-only store: writing is refused, naming the file" 3 "store $RO/r.db: cannot write it: Permission denied" -- \
+	"${AS[@]}" $FC matrix --import $MXD/rack4-slowC.json --db $RO/r.db
+expect "read-only folder: a new store is refused" 3 "cannot write in its folder $RO: Permission denied" -- \
+	"${AS[@]}" $FC matrix --import $MXD/rack4-slowC.json --db $RO/new.db
+expect "read-only store: nothing written beside it" 0 '^r.db$' -- ls $RO
+# Read-only commands on a mistyped path: an error naming it, no new file.
+expect "report on a missing store" 3 "store $RO/typo.db: No such file or directory" -- \
+	$FC report --list --db $RO/typo.db
+expect "tui on a missing store" 3 "store $RO/typo.db: No such file or directory" -- \
+	$FC tui --once --db $RO/typo.db
+expect "report on a folder" 3 "store $RO: is not a file" -- $FC report --list --db $RO
+expect "missing store: no file made" 0 '^r.db$' -- ls $RO
+rm -rf "$RO" "$RW"
+
 # report
 expect "report help" 0 'usage: fabcheck report' -- $FC report --help
 expect "report no output" 2 'give at least one of --html' -- $FC report --db $MXT/m.db
+# An empty store (a command that writes makes it; this one then finds no run).
+$FC matrix --resume 1 --db $MXT/empty.db >/dev/null 2>&1
 expect "report empty store" 3 'no matrix run in' -- $FC report --db $MXT/empty.db --csv $MXT/x.csv
 expect "report unknown run" 3 'no run 42' -- $FC report --db $MXT/m.db --run 42 --csv $MXT/x.csv
 expect "report list" 0 '^ +1  matrix .* 6 pairs  fail +4 nodes' -- $FC report --list --db $MXT/m.db
@@ -94,19 +145,23 @@ expect "runner: pair refuses an option" 2 'pair refused the options' -- \
 # Ctrl-C in the middle of a round: the finished pair is kept, the hung one is
 # ended and dropped; --resume runs what is missing (errors again) and ends.
 W=$(pwd)/tests/cli/mx-worker.sh
-# interrupt_after SEC CMD...: runs CMD, sends it SIGINT after SEC seconds
-# (times $CLI_SLOW under valgrind, which starts slowly: a background job
-# ignores SIGINT until the matrix sets its handler).
-interrupt_after() {
-	local t=$1 pid
-	shift
+# interrupt_when DB N CMD...: runs CMD, sends it SIGINT once DB holds N
+# pair results (polled for at most 60 s; the same under valgrind, which
+# starts slowly, as without).
+interrupt_when() {
+	local db=$1 want=$2 pid i
+	shift 2
 	"$@" & pid=$!
-	sleep $((t * ${CLI_SLOW:-1}))
+	for i in $(seq 600); do
+		[ "$(sqlite3 "$db" 'select count(*) from pairs' 2>/dev/null)" = "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.5 # the matrix prints the pair it stored
 	kill -INT $pid
 	wait $pid
 }
 MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
-	interrupt_after 2 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
+	interrupt_when $MXT/int.db 1 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
 	--timeout 20 --db $MXT/int.db
 expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
 	$FC report --list --db $MXT/int.db

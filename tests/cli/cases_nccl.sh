@@ -69,3 +69,17 @@ expect "check-log env conflict one line" 0 '^1$' -- \
 	bash -c "$FC nccl check-log $TD/env-conflict.log | grep -c '(echoed by NCCL):'"
 expect "check-log env gdr level vs topo" 0 'NCCL_NET_GDR_LEVEL=PIX \(echoed by NCCL\): PIX is stricter than the path from GPU0 \(PXB\)' -- \
 	$FC nccl check-log --topo $TD/topo-pxb.json $TD/env-gdr-level.log
+# Nothing cut without a word: a 5,000-host log keeps every host; files past
+# the 1,024 listed are said (in the findings and in "cut").
+NCT=$(mktemp -d /tmp/fabcheck-cli-nccl.XXXXXX)
+python3 -c "
+for h in range(5000): print('n%05d:%d:%d [0] NCCL INFO Bootstrap : Using ib0:10.1.%d.%d<0>' % (h, 100 + h, 100 + h, h // 250, h % 250))" >"$NCT/5k.log"
+expect "check-log 5,000 hosts: every host kept" 0 '^5000 None$' -- sh -c \
+	"$FC nccl check-log '$NCT/5k.log' --json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d[\"hosts\"], d[\"cut\"])'"
+mkdir "$NCT/many"
+for i in $(seq 1030); do
+	echo "h$i:1:1 [0] NCCL INFO Bootstrap : Using ib0:10.2.0.1<0>" >"$NCT/many/r$i.log"
+done
+expect "check-log 1,030 files: the cut is said" 0 '^1024 6 True$' -- sh -c \
+	"$FC nccl check-log '$NCT'/many/*.log --json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(len(d[\"files\"]), d[\"cut\"][\"files\"][\"not_listed\"], any(\"6 files past the first 1024\" in f for f in d[\"findings\"]))'"
+rm -rf "$NCT"

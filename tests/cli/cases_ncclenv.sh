@@ -9,6 +9,7 @@ cc -shared -fPIC -o "$netmp/libnccl.so.2" "$netmp/fake.c"
 printf 'export NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=ib0 NCCL_NET_GDR_LEVEL=PHB NCCL_IB_HCA=mlx5_4\n' >"$netmp/host.sh"
 printf "export NCCL_DEBUG='INFO\n" >"$netmp/badquote.sh"
 echo '{"gpus": 1}' >"$netmp/badtopo.json"
+printf 'export NCCL_SOCKET_IFNAME=eth\xff0 NCCL_DEBUG=INFO\n' >"$netmp/latin1.sh"
 
 expect "nccl-env help" 0 'usage: fabcheck nccl env' -- $FC nccl env --help
 expect "nccl-env bad option" 2 'usage: fabcheck nccl env' -- $FC nccl env --frob
@@ -42,4 +43,10 @@ expect "nccl-env sysfs gdr" 1 'NCCL_NET_GDR_LEVEL=PHB \(line 1\): no GPUDirect R
 expect "nccl-env nccl-lib" 0 'NCCL_SOCKET_IFNAME .*unknown +the installed NCCL .*does not read it; NCCL 2\.28\.9 does' -- $FC nccl env -f "$netmp/host.sh" --nccl-lib "$netmp/libnccl.so.2" --no-host
 expect "nccl-env loader finds lib" 0 "known names: 3 from $netmp/libnccl.so.2" -- env LD_LIBRARY_PATH="$netmp" $FC nccl env -f $NE/clean.env --no-host
 expect "nccl-env default source" 0 'known names: [0-9]+ from (/.*libnccl\.so\.2|the list shipped with fabcheck)' -- $FC nccl env -f $NE/clean.env --no-host
+# A value that is not UTF-8: kept (its odd byte shown as '?'), judged, named.
+expect "nccl-env value not UTF-8: kept and named" 1 "NCCL_SOCKET_IFNAME=eth.0 \\(line 1\\): the value is not valid UTF-8" -- \
+	$FC nccl env -f "$netmp/latin1.sh"
+expect "nccl-env value not UTF-8: in the JSON" 0 '^ok$' -- sh -c \
+	"$FC nccl env -f '$netmp/latin1.sh' --json | python3 -c \"import json,sys; d=json.load(sys.stdin); v=[x for x in d['variables'] if x['name']=='NCCL_SOCKET_IFNAME']; print('ok' if d['verdict']=='fail' and len(d['variables'])==2 and v[0]['value']=='eth?0' and v[0]['status']=='invalid' and any('not valid UTF-8' in f for f in d['findings']) else d)\""
 rm -rf "$netmp"
+

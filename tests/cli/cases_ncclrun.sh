@@ -5,14 +5,14 @@
 NRC=build/tests/libfakencclcuda.so
 NRN=build/tests/libfakenccl.so
 mkdir -p build/tests
-${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/ncclrun/fakecuda.c &&
-	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o build/tests/libfakencclcuda-old.so tests/ncclrun/fakecuda.c &&
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRC" tests/gdr/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_OLD -o build/tests/libfakencclcuda-old.so tests/gdr/fakecuda.c &&
 	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NRN" tests/ncclrun/fakenccl.c ||
 	echo "FAIL: cannot build the libcuda / libnccl stand-ins"
 export FAKENCCL_DIR=$(mktemp -d)
 NRTMP=$(mktemp -d) # the ranks' TMPDIR: their NCCL logs go there, and must not stay
 RUN="$FC nccl run --launcher local"
-FAKES="env TMPDIR=$NRTMP FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
+FAKES="env TMPDIR=$NRTMP FAKECUDA_BUSES=3b,3c FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
 REAL_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 /{print $NF; exit}')
 [ -n "$REAL_NCCL" ] || REAL_NCCL=$(ls /usr/local/cuda*/lib*/libnccl.so.2 2>/dev/null | head -1)
 
@@ -85,6 +85,12 @@ expect "nccl run: nearest HCA judged with the node's topology" 0 'topo_node=loca
 expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
 	"FAKENCCL=ib FABCHECK_SYSFS=$NRSYS $FAKES $RUN -g 2 -e 4K --json localhost | jq -r .verdict"
 rm -rf "$NRSYS"
+# busbw against the rails: two nodes, one 400 Gb/s HCA each: 1 x 400/8 x 0.94 = 47 GB/s,
+# far above what the stand-in's timing gives; one node expects nothing of the network
+expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the rails can carry \(1 of 1 HCAs' -- bash -c \
+	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.verdict) \\(.findings|join(\" \"))\"'"
+expect "nccl run: one node, no rail expectation" 0 '^null one node' -- bash -c \
+	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
 # the slurm launcher starts 'nccl-worker' steps: an srun stand-in that runs them here
 NRSRUN=$(mktemp -d)
 printf '#!/bin/sh\n# srun stand-in: drops its options (--nodelist -N1 -n1 --quiet ...), runs the step here\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n' >"$NRSRUN/srun"

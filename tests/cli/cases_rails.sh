@@ -53,6 +53,9 @@ ok = (d["verdict"] == "fail" and len(s) == 1 and s[0]["node"] == "nodeC" and s[0
 print("ok" if ok else json.dumps(d)[:800])' "$RLT/m.json"
 expect "matrix rails: the finding names the node and the rail" 1 'nodeC on rail 1 \(rxe1\): bad with most of its peers on that rail' -- \
 	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db"
+$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db" >"$RLT/m.txt" 2>/dev/null
+expect "matrix rails: a grid per rail" 0 '^2$' -- grep -c 'Gb/s, row -> column' "$RLT/m.txt"
+expect "matrix rails: nodeC's row bad on rail 1 only" 0 '^1$' -- grep -Ec '^  nodeC +0\.02\* +0\.02\* +0\.02\*$' "$RLT/m.txt"
 expect "matrix one rail: suspects have level node and rail null" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
 s = d["suspects"]
@@ -76,3 +79,13 @@ expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwi
 	cat "$RLT/r.prom"
 expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
 rm -rf "$RLT"
+
+# soak --rails: a series (and its failures) per rail of each pair.
+expect "soak --rails: each rail of the pair its own series, named NODE/RAIL" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+p = [(x["a"], x["b"], x["failed_slices"] >= 1) for x in d["pairs"]]
+ok = p == [("nodeA/rxe0", "nodeB/rxe0", True), ("nodeA/rxe1", "nodeB/rxe1", True)] and any(f.startswith("nodeA/rxe1-nodeB/rxe1: traffic failed") for f in d["findings"])
+print("ok" if ok else p)' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
+	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
+rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*

@@ -128,8 +128,18 @@ expect "tui rerun is stored in the run" 0 '^ +1  matrix .* 2 pairs' -- $FC repor
 expect "tui rerun carries the run's pair options" 0 '^ok$' -- sh -c \
 	"sqlite3 $TUT/rr.db \"select doc from pairs where id = 2\" | grep '\"retest\": *true' | grep -q 'test worker' && echo ok"
 
+$FC matrix --resume 1 --db $TUT/empty.db >/dev/null 2>&1 # an empty store
 expect "tui no run in the store" 3 'no matrix run in' -- $FC tui --db $TUT/empty.db --once
 expect "tui one node" 2 'at least two nodes' -- $FC tui nodeA --db $TUT/empty.db
 expect "tui nodes and --run" 2 'not both' -- $FC tui nodeA nodeB --run 1 --db $TUT/empty.db
 expect "tui matrix-only option" 2 "not one of this command's" -- $FC tui --resume 1
+# Rails (matrix --rails): R shows one rail's heat map, then the nodes x
+# rails overview where nodeC's rail 1 is the one suspect cell.
+$FC matrix --import $MXD/rails-docs-4x2-port.json --db $TUT/rails.db >/dev/null 2>&1
+tui_run rail1 100x30 'R R' 1 -- --db $TUT/rails.db --max-iterations 15
+expect "tui R R: rail 1's heat map, nodeC its suspect" 0 'rail 1 \(rxe1\)' -- cat $TUT/out-rail1.txt
+expect "tui rail 1: only nodeC marked" 0 '^ok$' -- only_suspect $TUT/out-rail1.txt C
+tui_run railov 100x30 'R R R' 1 -- --db $TUT/rails.db --max-iterations 15
+expect "tui R R R: the nodes x rails overview" 0 'nodes x 2 rails' -- cat $TUT/out-railov.txt
+expect "tui overview: nodeC bad on rail 1 only" 0 '^ C +[0-9]+ +[0-9]+!' -- cat $TUT/out-railov.txt
 rm -rf "$TUT"

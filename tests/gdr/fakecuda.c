@@ -1,10 +1,13 @@
 /*
  * TEST ONLY: a stand-in for libcuda.so.1 that exports the driver entry
- * points fabcheck loads and answers with CUDA error codes, so that
+ * points fabcheck loads (GPU memory in gdr/, and the rank worker of
+ * `fabcheck nccl run`) and answers with CUDA error codes, so that
  * fabcheck's handling of "driver present but no device", "stub library",
- * "no such GPU", "no dma-buf", a corrupting copy, ... is tested on machines
- * without a GPU. It tests fabcheck's error handling, not CUDA: "device
- * memory" is host memory here. Loaded through FABCHECK_LIBCUDA=path.
+ * "no such GPU", "no dma-buf", a corrupting copy, a stalled stream, ... is
+ * tested on machines without a GPU. It tests fabcheck's error handling, not
+ * CUDA: "device memory" is host memory here, streams do nothing. Loaded
+ * through FABCHECK_LIBCUDA=path. The one stand-in of the tests
+ * (tests/cli/cases_gdr.sh, cases_ncclrun.sh, tests/rack/cases_gdr.sh).
  *
  * FAKECUDA selects the behaviour (comma separated):
  *   nodev    cuInit -> CUDA_ERROR_NO_DEVICE     zero   0 devices
@@ -12,6 +15,11 @@
  *   nodmabuf DMA_BUF_SUPPORTED = 0              oom    cuMemAlloc -> OOM
  *   corrupt  every device-to-host copy flips the byte at offset 4113
  *   noexport cuMemGetHandleForAddressRange -> CUDA_ERROR_NOT_SUPPORTED
+ *   nopcie   cuMemGetHandleForAddressRange refuses the PCIe mapping flag
+ *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
+ *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
+ * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
+ * PCI bus numbers, comma separated hex (default 3b,86).
  * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old).
  */
 #define _GNU_SOURCE
@@ -28,7 +36,6 @@ typedef void *CUcontext;
 
 #define EXPORT __attribute__((visibility("default")))
 
-static const char *const bus_ids[] = { "0000:3B:00.0", "0000:86:00.0" };
 static int ctx_token;
 
 static int mode(const char *what)
@@ -43,6 +50,27 @@ static int mode(const char *what)
 		p = p ? p + 1 : NULL;
 	}
 	return 0;
+}
+
+static int ngpus(void)
+{
+	const char *e = getenv("FAKECUDA_GPUS");
+
+	return mode("zero") ? 0 : e ? atoi(e) : 2;
+}
+
+/* The bus number of GPU @d: the d-th of FAKECUDA_BUSES, else 3b, 86, 87... */
+static unsigned bus_of(int d)
+{
+	const char *p = getenv("FAKECUDA_BUSES");
+
+	for (int i = 0; p && *p; i++) {
+		if (i == d)
+			return (unsigned)strtoul(p, NULL, 16);
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return d == 0 ? 0x3b : 0x85 + (unsigned)d;
 }
 
 EXPORT CUresult cuInit(unsigned int flags);
@@ -68,14 +96,14 @@ EXPORT CUresult cuDriverGetVersion(int *v)
 EXPORT CUresult cuDeviceGetCount(int *n);
 EXPORT CUresult cuDeviceGetCount(int *n)
 {
-	*n = mode("zero") ? 0 : 2;
+	*n = ngpus();
 	return 0;
 }
 
 EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal);
 EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
-	if (ordinal < 0 || ordinal > 1)
+	if (ordinal < 0 || ordinal >= ngpus())
 		return 101;
 	*d = ordinal;
 	return 0;
@@ -104,7 +132,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d);
 EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
 {
-	snprintf(buf, (size_t)len, "%s", bus_ids[d & 1]);
+	snprintf(buf, (size_t)len, "0000:%02X:00.0", bus_of(d));
 	return 0;
 }
 
@@ -143,13 +171,53 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t len)
 
 	if (mode("oom"))
 		return 2;
-	m = aligned_alloc(65536, len);
+	/* C11 wants the size a multiple of the alignment (ASan checks it). */
+	m = aligned_alloc(65536, (len + 65535) & ~(size_t)65535);
 	if (!m)
 		return 2;
 	*p = (CUdeviceptr)(unsigned long)m;
 	return 0;
 }
 #endif
+
+EXPORT CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n);
+EXPORT CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n)
+{
+	unsigned *u = (unsigned *)(unsigned long)p;
+
+	for (size_t i = 0; i < n; i++)
+		u[i] = v;
+	return 0;
+}
+
+EXPORT CUresult cuStreamCreate(void **s, unsigned flags);
+EXPORT CUresult cuStreamCreate(void **s, unsigned flags)
+{
+	(void)flags;
+	*s = malloc(1);
+	return 0;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(void *s);
+EXPORT CUresult cuStreamDestroy_v2(void *s)
+{
+	free(s);
+	return 0;
+}
+
+EXPORT CUresult cuStreamQuery(void *s);
+EXPORT CUresult cuStreamQuery(void *s)
+{
+	(void)s;
+	return mode("stall") ? 600 : 0;
+}
+
+EXPORT CUresult cuStreamSynchronize(void *s);
+EXPORT CUresult cuStreamSynchronize(void *s)
+{
+	(void)s;
+	return 0;
+}
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p);
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
@@ -196,6 +264,15 @@ EXPORT CUresult cuPointerSetAttribute(const void *v, int attr, CUdeviceptr p)
 	return attr == 6 ? 0 : 1;
 }
 
+EXPORT CUresult cuGetErrorString(CUresult r, const char **s);
+EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
+{
+	*s = r == 100 ? "no CUDA-capable device is detected" :
+	     r == 34 ? "CUDA driver is a stub library" :
+	     r == 2 ? "out of memory" : "unknown error";
+	return 0;
+}
+
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s);
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s)
 {
@@ -220,11 +297,21 @@ EXPORT CUresult cuMemGetHandleForAddressRange(void *h, CUdeviceptr p, size_t len
 	if (mode("noexport"))
 		return 801;
 	/* The driver wants host-page aligned ranges; so does this stand-in. */
-	if (type != 1 || flags || p % (unsigned long)pg || len % (unsigned long)pg)
+	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || p % (unsigned long)pg ||
+	    len % (unsigned long)pg)
 		return 1;
 	fd = memfd_create("fakecuda-dmabuf", MFD_CLOEXEC);
 	if (fd < 0)
 		return 999;
 	*(int *)h = fd;
 	return 0;
+}
+
+/* Flushes nothing (host memory); checks the arguments fabcheck passes. */
+EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
+EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope)
+{
+	if (target != 0 || scope != 100)
+		return 1;
+	return mode("flushfail") ? 801 : 0;
 }

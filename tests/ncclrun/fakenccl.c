@@ -1,6 +1,6 @@
 /*
  * TEST ONLY: a stand-in for libnccl.so.2, loaded through
- * FABCHECK_LIBNCCL=path, with tests/ncclrun/fakecuda.c as the driver. It
+ * FABCHECK_LIBNCCL=path, with tests/gdr/fakecuda.c as the driver. It
  * tests fabcheck's run plumbing, not NCCL: ranks meet through files under
  * $FAKENCCL_DIR named after the unique id (so a rank given another id than
  * rank 0's never meets the others and init fails), all_reduce writes
@@ -134,6 +134,10 @@ static void log_init(int rank, int nranks)
 	if (mode("ib")) {
 		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB %s[RO]; OOB eth0:10.0.2.15<0>",
 		     mode("far") ? "[1]mlx5_1:1/IB " : "");
+		for (int d = 0; d < (mode("far") ? 2 : 1); d++)
+			nlog(0, "INFO NET/IB: [%d] mlx5_%d:uverbs%d:1/IB provider=Mlx5 speed=400000 "
+			     "context=0x55d0c1a0%d pciPath=/sys/devices/pci0000:00/0000:00:0%d.0 ar=0",
+			     d, d, d, d, d + 3);
 		nlog(0, "INFO Using network IB");
 	} else {
 		nlog(0, "INFO NET/IB : No device found.");

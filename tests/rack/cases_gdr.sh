@@ -28,9 +28,19 @@ expect_json "validate: write, read, send on host memory" \
 	 [r['test'] for r in d['results']] == ['write', 'read', 'send'] and
 	 [r.get('validate_a') is None for r in d['results']] == [True, False, True] and
 	 [r.get('validate_b') is None for r in d['results']] == [False, True, False] and
-	 all(v['memory'] == 'host' and v['matched'] >= 20 and 'bad_slot' not in v
+	 all(v['memory'] == 'host' and v['matched'] >= 20 and 'bad_slot' not in v and
+	     v['messages_validated'] == v['matched'] and v['bytes_checked'] == 16384 * v['matched'] and
+	     v['matched'] + v['untouched'] == v['slots']
 	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v)" \
 	-- "${G[@]}" --test write,read,send --bw -s 16K -n 20 --validate --json
+# Every slot of the cycle written and checked: 4 KiB messages cycle over 16
+# slots, 4 QPs on 2 threads with post lists write 4 x 40 messages.
+expect_json "validate: -q 4 --threads 2 --post-list 4, every slot checked" \
+	"d['verdict'] in ('pass', 'warn') and not any('--validate' in f for f in d['findings']) and
+	 all(r['threads'] == 2 and r['post_list'] == 4 for r in d['results']) and
+	 [(r['validate_b']['slots'], r['validate_b']['messages_validated'], r['validate_b']['untouched']) for r in d['results'][:1]] == [(16, 16, 0)] and
+	 d['results'][1]['validate_b']['messages_validated'] > 0" \
+	-- "${G[@]}" --test write,send --bw -s 4K -n 40 -q 4 --threads 2 --post-list 4 --validate --json
 expect_json "validate: bidirectional write checks both sides" \
 	"d['verdict'] in ('pass', 'warn') and
 	 all(d['results'][0][k]['matched'] >= 20 and 'bad_slot' not in d['results'][0][k]
@@ -47,16 +57,21 @@ expect_json "use-cuda: peermem route on rxe, validate through the GPU copy path"
 	"d['verdict'] in ('pass', 'warn') and
 	 [(s['memory'], s['gpu'], s['gpu_bus_id'], s['max_inline']) for s in (d['a'], d['b'])]
 	 == [('cuda:0 (peermem)', 0, '0000:3B:00.0', 0)] * 2 and
-	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('read', 'bw'), ('read', 'lat')] and
+	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('write', 'lat'), ('read', 'bw'), ('read', 'lat')] and
+	 d['results'][1]['lat_mode'] == 'imm' and d['results'][1]['min_us'] > 0 and
 	 d['results'][0]['validate_b']['memory'] == 'cuda:0 (peermem)' and
 	 d['results'][0]['validate_b']['matched'] >= 10 and 'bad_slot' not in d['results'][0]['validate_b'] and
-	 d['results'][1]['validate_a']['matched'] >= 10" \
+	 d['results'][2]['validate_a']['matched'] >= 10" \
 	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
 	"${G[@]}" -s 8K -n 10 -d rxe0 --use-cuda --validate --json
 expect "use-cuda: a corrupting GPU copy is caught" 1 \
-	'nodeB: --validate: write of 8192 B: .*first at byte 4113 \(slot [0-9]+, cuda:1 \(peermem\) memory\)' \
+	'nodeB: --validate: write of 8192 B: slot 0 \(cuda:1 \(peermem\) memory\) fails the payload check: .*offset 4113' \
 	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=corrupt FABCHECK_SYSFS=$T2S)" \
 	"${G[@]}" --test write --bw -s 8K -n 10 -d rxe0 --use-cuda=1 --validate
+expect "use-cuda: a failing GPUDirect flush before the check" 1 \
+	'cuFlushGPUDirectRDMAWrites: .*801' \
+	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=flushfail FABCHECK_SYSFS=$T2S)" \
+	"${G[@]}" --test write --bw -s 8K -n 10 -d rxe0 --use-cuda --validate
 expect "use-cuda: neither dma-buf nor peermem" 3 \
 	'neither dma-buf nor peermem is available .*refuses dma-buf MRs.*fix: modprobe nvidia-peermem' \
 	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=nodmabuf FABCHECK_SYSFS=$TNP)" \

@@ -20,7 +20,7 @@ expect "matrix on 2 nodes passes" 0 'verdict: pass' -- \
 	--db "$MXR/two.db"
 expect_json "matrix on 2 nodes: one measured pair" \
 	"d['verdict'] == 'pass' and len(d['pairs']) == 1 and d['pairs'][0]['gbps'] > 0.001 and d['suspects'] == []" \
-	-- "$FC" matrix --resume 1 --db "$MXR/two.db" --json
+	-- "$FC" matrix --resume 1 --db "$MXR/two.db" --ssh-config "$SSH_CFG" --json
 
 # The TUI running the matrix itself: watch it until the pair is in.
 TFC=$FC
@@ -53,7 +53,7 @@ if rack_up "$RMX" --nodes 4; then
 	echo "    healthy 4-node matrix: $((SECONDS - T0M)) s"
 	expect_json "healthy: 6 pairs, no suspect" \
 		"d['verdict'] == 'pass' and len(d['pairs']) == 6 and d['suspects'] == [] and d['rounds'] == 3" \
-		-- "$FC" matrix --resume 1 --db "$MXR/four.db" --json
+		-- "$FC" matrix --resume 1 --db "$MXR/four.db" --ssh-config "$S4" --json
 
 	expect "fault nodeC rate 20" 0 'nodeC: eth0 limited to 20 Mbit/s' -- \
 		"$FC" lab fault --name "$RMX" nodeC rate 20
@@ -65,7 +65,7 @@ if rack_up "$RMX" --nodes 4; then
 	expect_json "faulted: nodeC and no other is suspect" \
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
 		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
-		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --json
+		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --ssh-config "$S4" --json
 	# The screen on the same fault: nodeC named after the two seed rounds,
 	# below the full matrix's three, and it stops by itself (one rail here).
 	T0M=$SECONDS
@@ -76,7 +76,7 @@ if rack_up "$RMX" --nodes 4; then
 	expect_json "screen: nodeC alone, 4 of 6 pairs in 2 rounds" \
 		"d['screen']['stop'] == 'done' and d['rounds'] == 2 and len(d['pairs']) == 4 and
 		 [s.get('node') for s in d['suspects']] == ['nodeC']" \
-		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --json
+		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --ssh-config "$S4" --json
 	"$FC" lab fault --name "$RMX" nodeC clear >/dev/null 2>&1
 
 	# The TUI over the stored run: the matrix and the suspect's mark.

@@ -8,7 +8,9 @@ RN=(--name "$R4")
 RA=(--ssh-config "$SSH_CFG" --test write --bw -s 64K -n 100 --min-gbps 0.001 --timeout 60)
 # As tests/rack/cases_matrix.sh: figures under TCG on a shared machine vary
 # by a factor of two or more, so only a much slower port is bad.
-RMXO=(--min-rack-pct 40 --retest)
+# The matrix's pairs move less (-n 50) to keep the six pairs, two rails each,
+# and the retest of the slowed port within about two minutes.
+RMXO=(--min-rack-pct 40 --retest -n 50)
 expect_json "rails: nodeB has rxe0 and rxe1 ACTIVE, each on its own subnet" \
 	"sorted((p['device'], p['netdev'], p['state']) for x in d['devices'] for p in x['ports']) ==
 	 [('rxe0', 'eth0', 'ACTIVE'), ('rxe1', 'eth2', 'ACTIVE')] and
@@ -26,6 +28,11 @@ expect_json "pair --rails all: both rails, alone and loaded figures" \
 	 and d['results'][0]['rails'] == 2 and d['counters']" \
 	-- "$FC" pair nodeA nodeB --rails all "${RA[@]}" --no-db --json
 echo "    pair --rails all (2 rails, alone then loaded): $((SECONDS - T0R)) s"
+# --use-cuda: each rail's pair takes GPU memory; the guests have no GPU
+# driver, and each rail's pair says so (the error path of the GPU choice).
+expect "rails: --use-cuda without a GPU driver is named per rail, exit 3" 3 \
+	'rail 1 \(rxe1\) (alone|loaded): node[AB]: cannot load libcuda.so.1' -- \
+	"$FC" pair nodeA nodeB --rails all --use-cuda "${RA[@]}" --no-db
 
 # One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
 SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
@@ -39,6 +46,18 @@ expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level po
 	"[(s['node'], s['rail'], s['level'], s['device']) for s in d['suspects']] == [('$SLOW', 1, 'port', 'rxe1')]
 	 and all(p['verdict'] == 'pass' for p in d['pairs'] if p['rail'] == 0)
 	 and len(d['pairs']) >= 12" -- cat "$FABCHECK_LAB_HOME/rails-mx.json"
+# The screen on the same fault: that (node, rail) named at the port level
+# after the two seed rounds (4 of the 6 pairs), and it stops by itself.
+T0R=$SECONDS
+"$FC" matrix --screen nodeA nodeB nodeC nodeD --rails all "${RA[@]}" --min-rack-pct 40 \
+	--db "$FABCHECK_LAB_HOME/rails-screen-$$.db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" \
+	2>>"$RACK_LOG"
+echo "    matrix --screen --rails all, 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
+expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" \
+	"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
+	 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
+	 and len(d['pairs']) == 8" -- cat "$FABCHECK_LAB_HOME/rails-screen.json"
+rm -f "$FABCHECK_LAB_HOME/rails-screen-$$.db"*
 "$FC" lab fault "$SLOW" clear "${RN[@]}" >/dev/null 2>&1
 
 # Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.

@@ -310,44 +310,50 @@ static void test_host_backend(void **state)
 static void test_slots(void **state)
 {
 	const uint64_t stride = 8192, half = 8 * stride;
-	struct gdr_slot_check c;
+	struct gdr_msg_check c;
 	struct gdr_dev dev;
 	struct gdr_mem m;
-	uint8_t *rx;
+	uint8_t *tx, *rx;
 
 	(void)state;
 	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
 	assert_int_equal(gdr_mem_alloc(&dev, &m, 2 * half), 0);
-	rx = (uint8_t *)m.base + half;
-	/* Source: the tx half; sink: the rx half, poisoned first. */
-	assert_int_equal(gdr_mem_fill_slots(&m, 0, stride, 8, 5000, 99), 0);
-	assert_int_equal(gdr_mem_fill_slots(&m, half, stride, 8, stride, 1234), 0);
-	/* Nothing arrived yet: all untouched, none matched. */
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
-	assert_int_equal(c.matched, 0);
-	assert_int_equal(c.untouched, 8);
-	/* Five messages arrive, in any slots. */
+	tx = m.base;
+	rx = tx + half;
+	/* Source: a message per tx slot; sink: the rx half, poisoned. */
+	assert_int_equal(gdr_mem_fill_msgs(&m, 0, stride, 8, 5000, 77, half, half), 0);
+	/* Nothing arrived yet: all untouched, none validated. */
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
+	assert_true(!c.bad && c.validated == 0 && c.untouched == 8);
+	/* Five writes arrive, each in its own slot. */
 	for (int i = 0; i < 5; i++)
-		memcpy(rx + ((i * 3) % 8) * stride, (uint8_t *)m.base + i * stride, 5000);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
-	assert_int_equal(c.matched, 5);
-	assert_int_equal(c.untouched, 3);
-	/* One corrupt byte inside slot 6. */
-	rx[6 * stride + 4321] ^= 0x10;
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 1);
-	assert_int_equal(c.bad_slot, 6);
-	assert_int_equal(c.bad_off, 4321);
-	rx[6 * stride + 4321] ^= 0x10;
+		memcpy(rx + i * stride, tx + i * stride, 5000);
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
+	assert_true(!c.bad && c.validated == 5 && c.untouched == 3 && c.bytes == 5 * 5000);
+	/* One corrupt byte inside slot 4: named with its offset. */
+	rx[4 * stride + 4321] ^= 0x10;
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
+	assert_true(c.bad && c.bad_slot == 4 && !strcmp(c.kind, "payload"));
+	assert_non_null(strstr(c.why, "offset 4321"));
+	rx[4 * stride + 4321] ^= 0x10;
+	/* Slot 1's message written into slot 2: misplaced. */
+	memcpy(rx + 2 * stride, tx + 1 * stride, 5000);
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
+	assert_true(c.bad && c.bad_slot == 2 && !strcmp(c.kind, "slot"));
+	/* Sends land in any receive slot: that is fine there. */
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 0, &c), 0);
+	assert_true(!c.bad && c.validated == 5);
+	memcpy(rx + 2 * stride, tx + 2 * stride, 5000);
 	/* A message cut short: the rest of its slot still holds the poison. */
-	gdr_pattern_fill(rx + 3 * stride + 1000, 1000, 4000, 1234);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 1);
-	assert_int_equal(c.bad_slot, 3);
-	assert_int_equal(c.bad_off, 1000);
-	memcpy(rx + 3 * stride, m.base, 5000);
-	/* Only the bytes of the message are compared, not the slot tail. */
-	rx[6 * stride + 6000] ^= 0x10;
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 5000, 99, 1234, &c), 0);
-	assert_int_equal(gdr_mem_verify_slots(&m, half, stride, 8, 9000, 99, 1234, &c), -EINVAL);
+	memset(rx + 3 * stride + 1000, 0xa5, 4000);
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
+	assert_true(c.bad && c.bad_slot == 3 && !strcmp(c.kind, "payload"));
+	memcpy(rx + 3 * stride, tx + 3 * stride, 5000);
+	/* Data of the previous test (another tag) is stale. */
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 78, 1, &c), 0);
+	assert_true(c.bad && c.bad_slot == 0 && !strcmp(c.kind, "stale-test"));
+	/* Out of the buffer. */
+	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 9, 5000, 77, 1, &c), -ERANGE);
 	assert_true(gdr_mem_host_accessible(&m));
 	gdr_mem_free(&m);
 	gdr_dev_close(&dev);

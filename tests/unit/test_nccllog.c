@@ -612,6 +612,25 @@ static void test_hca_lists(void **state)
 	json_decref(doc);
 }
 
+/* 2.4's GPUDirect reason: ">=" and 2.4's distance numbers (NODE 3, PHB 2). */
+static void test_gdr_reason_24(void **state)
+{
+	static const char log[] =
+		"NCCL version 2.4.8+cuda10.1\n"
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+		"h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 "
+		"(distance 3 >= 2)\n"
+		"h:1:2 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/IB/0\n";
+	json_t *doc = report_str(log);
+
+	(void)state;
+	assert_string_equal(str(doc, "gdr"), "off");
+	assert_true(finding_has(doc, "the GPU-HCA distance 3 (NODE) is beyond the GPUDirect "
+				     "limit 2 (PHB)"));
+	assert_false(finding_has(doc, "nvidia_peermem"));
+	json_decref(doc);
+}
+
 /* The reasons NCCL prints for sockets, in each version's words. */
 static void test_stated_causes(void **state)
 {
@@ -752,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
 		cmocka_unit_test(test_single_node), cmocka_unit_test(test_hca_lists),
 		cmocka_unit_test(test_stated_causes), cmocka_unit_test(test_gpu_rails),
+		cmocka_unit_test(test_gdr_reason_24),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

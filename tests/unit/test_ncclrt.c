@@ -59,6 +59,32 @@ static void test_bandwidth(void **state)
 		    1e-6);
 }
 
+/*
+ * The busbw the rails can carry, against published nccl-tests figures:
+ * - NVIDIA on two nodes with eight NDR 400 Gb/s NICs, NCCL_ALGO=RING: "you
+ *   should see 46-48GB/s per NIC" (github.com/NVIDIA/nccl-tests/issues/290);
+ * - three nodes of 8 A100 with four HDR 200 Gb/s HCAs each, all_reduce_perf
+ *   peak busbw "about 96GB/s" (github.com/NVIDIA/nccl-tests/issues/119);
+ * - two nodes of one H100 with four NICs (400 Gb/s, "theoretical 200"), busbw
+ *   "is 50" (github.com/NVIDIA/nccl-tests/issues/232): one GPU fills one rail.
+ */
+static void test_rails_busbw(void **state)
+{
+	double ndr = ncr_rails_busbw(NCR_ALL_REDUCE, 8, 400, 8, 2);
+	double hdr = ncr_rails_busbw(NCR_ALL_REDUCE, 4, 200, 8, 3);
+	double one = ncr_rails_busbw(NCR_ALL_REDUCE, 4, 400, 1, 2);
+
+	(void)state;
+	assert_true(ndr >= 8 * 46.0 && ndr <= 8 * 48.0);
+	assert_true(hdr > 96 * 0.95 && hdr < 96 * 1.05);
+	assert_true(one > 50 * 0.9 && one < 50 * 1.1);
+	/* the node count does not change it; one node or no rails: nothing to expect */
+	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, 8, 400, 8, 16) == ndr);
+	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, 8, 400, 8, 1) == 0);
+	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, 0, 400, 8, 2) == 0);
+	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, 8, 0, 8, 2) == 0);
+}
+
 static void test_hex(void **state)
 {
 	uint8_t in[NCR_ID_BYTES], out[NCR_ID_BYTES];
@@ -217,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_bandwidth),
+		cmocka_unit_test(test_rails_busbw),
 		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_params),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "gdr/numa.h"
 
 #define UNUSED __attribute__((unused))
@@ -19,16 +20,16 @@ static void test_cpulist(void **state UNUSED)
 	assert_int_equal(gdr_cpulist_parse("0-3,8,10-11\n", &s), 7);
 	assert_true(CPU_ISSET(0, &s) && CPU_ISSET(3, &s) && CPU_ISSET(8, &s) && CPU_ISSET(11, &s));
 	assert_false(CPU_ISSET(4, &s) || CPU_ISSET(9, &s));
-	assert_int_equal(gdr_cpu_nth(&s, 0), 0);
-	assert_int_equal(gdr_cpu_nth(&s, 4), 8);
-	assert_int_equal(gdr_cpu_nth(&s, 7), 0); /* wraps */
+	assert_int_equal(fc_cpu_nth(&s, 0), 0);
+	assert_int_equal(fc_cpu_nth(&s, 4), 8);
+	assert_int_equal(fc_cpu_nth(&s, 7), 0); /* wraps */
 	assert_int_equal(gdr_cpulist_parse("5", &s), 1);
 	assert_int_equal(gdr_cpulist_parse("", &s), -EINVAL);
 	assert_int_equal(gdr_cpulist_parse("3-1", &s), -EINVAL);
 	assert_int_equal(gdr_cpulist_parse("0-x", &s), -EINVAL);
 	assert_int_equal(gdr_cpulist_parse("1;2", &s), -EINVAL);
 	CPU_ZERO(&s);
-	assert_int_equal(gdr_cpu_nth(&s, 0), -1);
+	assert_int_equal(fc_cpu_nth(&s, 0), -1);
 }
 
 static size_t count_findings(json_t *doc, const char *needle)
