@@ -3,6 +3,7 @@
 #include "core/log.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,7 @@ static json_t *message_input(const char *msg, const char *cmd)
 	/* An opening quote follows a space, a colon or a bracket (not "port's"). */
 	while ((q = strchr(q, '\'')) && q > msg && !strchr(" :(", q[-1]))
 		q++;
-	if (q && (e = strchr(q + 1, '\'')) && e > q + 1)
+	if (q && (e = strchr(q + 1, '\'')) && e > q + 2)
 		return json_stringn(q + 1, (size_t)(e - q - 1));
 	colon = strstr(msg, ": ");
 	if (!colon || colon == msg)
@@ -236,6 +237,20 @@ int fc_out_finish(struct fc_ctx *ctx, int rc)
 		return FC_EXIT_CANT;
 	}
 	return rc;
+}
+
+const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf, size_t len)
+{
+	int n;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	n = snprintf(buf, len, fmt, v);
+	if (n >= 0 && (size_t)n < len && unit && *unit)
+		snprintf(buf + n, len - (size_t)n, " %s", unit);
+	return buf;
 }
 
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt)

@@ -60,6 +60,10 @@ void fc_table_row(struct fc_table *t);	       /* starts an empty row */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
 void fc_table_free(struct fc_table *t);
 
+/* "@v @unit" printed with @fmt ("%.3g"), or "-" when @v was not measured
+ * (NAN, infinite): a figure not measured is never printed as a number. */
+const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf, size_t len);
+
 /* Short helpers for reading documents. */
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt);
 double fc_jnum(const json_t *obj, const char *key, double dflt);

@@ -13,6 +13,7 @@
 
 #include "core/fc.h"
 #include "core/log.h"
+#include "core/out.h"
 #include "core/util.h"
 
 static const char *const launcher_names[] = {
@@ -356,6 +357,30 @@ static int next_msg(struct fc_chan *c, json_t **msg_p)
 	return 1;
 }
 
+/* Keeps the count of a "progress" message and takes it (1), or leaves any
+ * other message alone (0). */
+static int take_progress(struct fc_chan *c, json_t *m)
+{
+	if (strcmp(fc_wire_type(m), "progress"))
+		return 0;
+	c->progress_done = fc_jnum(m, "done", fc_jnum(m, "bytes", 0));
+	c->progress_at = fc_now();
+	json_decref(m);
+	return 1;
+}
+
+void fc_chan_progress(struct fc_chan *c)
+{
+	struct pollfd p = { .fd = c->from_fd, .events = POLLIN };
+	json_t *m;
+
+	if (!c->dead && c->from_fd >= 0 && poll(&p, 1, 0) > 0)
+		drain_stdout(c);
+	while (!c->held && next_msg(c, &m) == 1)
+		if (!take_progress(c, m))
+			c->held = m;
+}
+
 static void ping_all(struct fc_chan **chans, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -374,18 +399,26 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 	for (;;) {
 		struct pollfd pfd[2 * FC_CHAN_MAX];
 		int np = 0, map[2 * FC_CHAN_MAX], ms;
-		double now;
+		double now, wake;
 
+		if (c->held) {
+			*msg_p = c->held;
+			c->held = NULL;
+			return 0;
+		}
 		/* Lines read before the worker closed are still delivered. */
 		while ((err = next_msg(c, msg_p)) == 1) {
-			if (strcmp(fc_wire_type(*msg_p), "progress"))
+			if (!take_progress(c, *msg_p))
 				return 0;
-			json_decref(*msg_p);
 			deadline = fc_now() + timeout;
 		}
 		if (err < 0 || c->dead)
 			return err < 0 ? err : -EPIPE;
 		now = fc_now();
+		if (c->until > 0 && now >= c->until) {
+			snprintf(c->why, sizeof(c->why), "%s: the run's deadline came", c->node);
+			return -ETIME;
+		}
 		if (now >= deadline) {
 			char last[512];
 
@@ -414,7 +447,10 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 				map[np++] = -1 - i;
 			}
 		}
-		ms = (int)(((deadline < next_ping ? deadline : next_ping) - now) * 1000) + 5;
+		wake = deadline < next_ping ? deadline : next_ping;
+		if (c->until > 0 && c->until < wake)
+			wake = c->until;
+		ms = (int)((wake - now) * 1000) + 5;
 		if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR) {
 			snprintf(c->why, sizeof(c->why), "%s: poll failed: %s", c->node, strerror(errno));
 			return -errno;
@@ -471,4 +507,6 @@ void fc_chan_close(struct fc_chan *c, double grace)
 		close(c->err_fd);
 	c->from_fd = c->err_fd = -1;
 	fc_linebuf_release(&c->lb);
+	json_decref(c->held);
+	c->held = NULL;
 }

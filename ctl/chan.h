@@ -49,6 +49,9 @@ struct fc_chan {
 	int verbose;
 	int dead;
 	int expect_eof; /* its worker is told to finish: its exit is no failure */
+	double until;	/* fc_now() after which fc_chan_recv gives -ETIME; 0: never */
+	double progress_done, progress_at; /* the last "progress" count, when it came */
+	json_t *held;	/* a message fc_chan_progress read ahead */
 	char why[1024]; /* what went wrong, naming the node */
 };
 
@@ -76,10 +79,15 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  * output and pinging every channel now and then so that idle workers keep
  * waiting. Returns 0 with *msg_p, or -errno with chans[which]->why set, or
  * -EPIPE when another channel's worker went away first (*failed_p says
- * which; its buffered messages, an "error" perhaps, can still be read).
+ * which; its buffered messages, an "error" perhaps, can still be read), or
+ * -ETIME once chans[which]->until has passed, however busy the worker.
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);
+/* Takes the "progress" messages @c has sent so far, without waiting, into
+ * c->progress_done ("done", else "bytes") and c->progress_at; a message of
+ * another type is kept for the next fc_chan_recv. */
+void fc_chan_progress(struct fc_chan *c);
 /* Closes the worker's stdin, waits up to @grace seconds, then kills it. */
 void fc_chan_close(struct fc_chan *c, double grace);
 

@@ -5,7 +5,6 @@
  * and exits.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "src/cmds.h"
 #include "verbs/cm.h"
 #include "verbs/test.h"
+#include "ctl/wk_io.h"
 #include "ctl/worker_ev.h"
 #include "ctl/worker_gdr.h"
 #include "ctl/worker_qos.h"
@@ -32,9 +32,7 @@ const char usage_worker[] =
 	"(or --launcher local). It reads wire messages on stdin and answers on stdout.\n";
 
 struct worker {
-	struct fc_wire_in in;
-	uint64_t tx_seq;
-	double idle;
+	struct fc_wk_io io;
 	char node[128];
 	char prefix[192];
 	struct vb_res r;
@@ -51,93 +49,25 @@ static void keep_error(enum fc_log_level lvl, const char *msg)
 		snprintf(last_error, sizeof(last_error), "%s", msg);
 }
 
-static int wk_send(struct worker *w, const char *type, json_t *body)
-{
-	char *line = fc_wire_format(FC_WIRE_VERSION, ++w->tx_seq, type, body);
-	size_t len, off = 0;
-
-	json_decref(body);
-	if (!line)
-		return -errno;
-	len = strlen(line);
-	while (off < len) {
-		ssize_t n = write(1, line + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(line);
-			return -EPIPE;
-		}
-		off += (size_t)n;
-	}
-	free(line);
-	return 0;
-}
-
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
 {
-	return wk_send(w, "error", json_pack("{s:s, s:s}", "kind", kind, "msg",
+	return fc_wk_send(&w->io, "error", json_pack("{s:s, s:s}", "kind", kind, "msg",
 					     last_error[0] ? last_error : fallback));
-}
-
-/* Waits for a message of type @want (idle deadline applies). */
-static int wk_recv(struct worker *w, const char *want, json_t **msg_p)
-{
-	double deadline = fc_now() + w->idle;
-	int err;
-
-	for (;;) {
-		struct pollfd p = { .fd = 0, .events = POLLIN };
-		double left;
-
-		err = fc_wire_in_next(&w->in, msg_p);
-		if (err < 0)
-			return err;
-		if (err == 1)
-			break;
-		left = deadline - fc_now();
-		if (left <= 0) {
-			fc_err("no message from the controller for %.0f s: giving up", w->idle);
-			return -ETIMEDOUT;
-		}
-		if (poll(&p, 1, (int)(left * 1000) + 1) > 0 && (err = fc_wire_in_fill(&w->in, 0)))
-			return err;
-	}
-	if (want && strcmp(fc_wire_type(*msg_p), want)) {
-		fc_err("expected a '%s' message from the controller, got '%s'", want,
-		       fc_wire_type(*msg_p));
-		json_decref(*msg_p);
-		w->in.proto_err = 1;
-		return -EPROTO;
-	}
-	return 0;
 }
 
 /* During a test: stop when stdin closed or something other than a ping came. */
 static int wk_abort(void *arg)
 {
 	struct worker *w = arg;
-	struct pollfd p = { .fd = 0, .events = POLLIN };
-	json_t *msg;
-	int err;
 
-	if (poll(&p, 1, 0) <= 0)
-		return 0;
-	if (fc_wire_in_fill(&w->in, 0))
-		return 1;
-	err = fc_wire_in_next(&w->in, &msg);
-	if (err == 1) {
-		fc_err("the controller sent '%s' during a test", fc_wire_type(msg));
-		json_decref(msg);
-		return 1;
-	}
-	return err < 0;
+	return fc_wk_poll_abort(&w->io, "a test");
 }
 
 static void wk_progress(void *arg, uint64_t done)
 {
-	wk_send(arg, "progress", json_pack("{s:I}", "done", (json_int_t)done));
+	struct worker *w = arg;
+
+	fc_wk_send(&w->io, "progress", json_pack("{s:I}", "done", (json_int_t)done));
 }
 
 static int opts_from(const json_t *m, struct vb_opts *o)
@@ -164,7 +94,9 @@ static int opts_from(const json_t *m, struct vb_opts *o)
 
 static int ev_send(void *arg, json_t *body)
 {
-	return wk_send(arg, "evidence", body);
+	struct worker *w = arg;
+
+	return fc_wk_send(&w->io, "evidence", body);
 }
 
 /* The port's evidence (ctl/worker_ev.h) as "evidence" messages. */
@@ -214,7 +146,7 @@ static int wk_setup(struct worker *w, const json_t *m)
 			json_object_get(w->qos.hw_before, "netdev_carrier_changes"));
 	vb_cm_json(&w->r, rep);
 	wk_mem_report(&w->mem, &w->r, rep);
-	return wk_send(w, "setup", rep);
+	return fc_wk_send(&w->io, "setup", rep);
 }
 
 static int wk_connect(struct worker *w, const json_t *m)
@@ -240,7 +172,7 @@ static int wk_connect(struct worker *w, const json_t *m)
 		json_object_set_new(rep, "qp_tclass", tclass >= 0 ? json_integer(tclass) : json_null());
 		json_object_set_new(rep, "qp_sl", json_integer(sl));
 	}
-	return wk_send(w, "connected", rep);
+	return fc_wk_send(&w->io, "connected", rep);
 }
 
 static int test_from(const json_t *m, struct vb_test *t)
@@ -325,12 +257,12 @@ static int wk_test(struct worker *w, const json_t *m)
 		return err;
 	if ((err = vb_test_prepare(&w->r, &t)))
 		return err;
-	if ((err = wk_send(w, "ready", NULL)) || (err = wk_recv(w, "go", &go)))
+	if ((err = fc_wk_send(&w->io, "ready", NULL)) || (err = fc_wk_recv(&w->io, "go", &go)))
 		return err;
 	json_decref(go);
 	err = vb_test_run(&w->r, &t, &res);
 	if (!err)
-		err = wk_send(w, "result", result_json(&t, &res));
+		err = fc_wk_send(&w->io, "result", result_json(&t, &res));
 	else
 		err = -EIO;
 	vb_result_release(&res);
@@ -347,7 +279,7 @@ static int wk_check(struct worker *w)
 		json_decref(rep);
 		return err;
 	}
-	return wk_send(w, "checked", rep);
+	return fc_wk_send(&w->io, "checked", rep);
 }
 
 static int wk_finish(struct worker *w)
@@ -359,24 +291,24 @@ static int wk_finish(struct worker *w)
 		json_decref(notes);
 		return -EPIPE;
 	}
-	return wk_send(w, "finish", json_pack("{s:o, s:o}", "counters", counters, "notes", notes));
+	return fc_wk_send(&w->io, "finish", json_pack("{s:o, s:o}", "counters", counters, "notes", notes));
 }
 
 static int wk_hello(struct worker *w)
 {
 	char host[256] = "?";
 	json_t *m;
-	int err = wk_recv(w, "hello", &m);
+	int err = fc_wk_recv(&w->io, "hello", &m);
 
 	if (err)
 		return err;
 	snprintf(w->node, sizeof(w->node), "%s", fc_jstr(m, "node", "?"));
-	w->idle = fc_jnum(m, "timeout", 30) * 3 + 10;
+	w->io.idle = fc_jnum(m, "timeout", 30) * 3 + 10;
 	json_decref(m);
 	snprintf(w->prefix, sizeof(w->prefix), "fabcheck worker@%s", w->node);
 	fc_log_prefix = w->prefix;
 	gethostname(host, sizeof(host) - 1);
-	return wk_send(w, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION, "host",
+	return fc_wk_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION, "host",
 					     host, "pid", (int)getpid()));
 }
 
@@ -388,18 +320,18 @@ static int wk_run(struct worker *w)
 
 	if ((err = wk_hello(w)))
 		return err;
-	if ((err = wk_recv(w, "setup", &m)))
+	if ((err = fc_wk_recv(&w->io, "setup", &m)))
 		return err;
 	err = wk_setup(w, m);
 	json_decref(m);
 	if (err)
 		return err;
-	if ((err = wk_recv(w, "connect", &m)))
+	if ((err = fc_wk_recv(&w->io, "connect", &m)))
 		return err;
 	err = wk_connect(w, m);
 	json_decref(m);
 	while (!err) {
-		if ((err = wk_recv(w, NULL, &m)))
+		if ((err = fc_wk_recv(&w->io, NULL, &m)))
 			break;
 		if (!strcmp(fc_wire_type(m), "test")) {
 			err = wk_test(w, m);
@@ -407,13 +339,13 @@ static int wk_run(struct worker *w)
 			err = wk_check(w);
 		} else if (!strcmp(fc_wire_type(m), "clock")) {
 			/* The controller lines up the two nodes' clocks. */
-			err = wk_send(w, "clock", json_pack("{s:f}", "now", fc_now()));
+			err = fc_wk_send(&w->io, "clock", json_pack("{s:f}", "now", fc_now()));
 		} else if (!strcmp(fc_wire_type(m), "finish")) {
 			json_decref(m);
 			return wk_finish(w);
 		} else {
 			fc_err("unexpected '%s' message from the controller", fc_wire_type(m));
-			w->in.proto_err = 1;
+			w->io.in.proto_err = 1;
 			err = -EPROTO;
 		}
 		json_decref(m);
@@ -423,7 +355,7 @@ static int wk_run(struct worker *w)
 
 int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 {
-	struct worker w = { .idle = 60 };
+	struct worker w;
 	int err;
 
 	(void)ctx;
@@ -433,21 +365,23 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	fc_log_prefix = "fabcheck worker";
 	fc_log_hook = keep_error;
-	fc_linebuf_init(&w.in.lb, FC_WIRE_MAX_LINE);
+	memset(&w, 0, sizeof(w));
+	fc_wk_io_init(&w.io, 60);
 	srand48((long)getpid() ^ (long)(fc_now() * 1e6));
 	err = wk_run(&w);
 	/* a test that failed still shows what the port counted meanwhile */
-	if (err && !w.in.eof && w.ev_before && !w.in.proto_err)
+	if (err && !w.io.in.eof && w.ev_before && !w.io.in.proto_err)
 		wk_evidence(&w, "after");
-	if (err && !w.in.eof)
-		wk_error(&w, w.in.proto_err ? "protocol" : err == -EIO || err == -ETIMEDOUT ? "fail" : "cant",
+	/* Only a failed data path is "fail"; a silent controller is not the link's. */
+	if (err && !w.io.in.eof)
+		wk_error(&w, w.io.in.proto_err ? "protocol" : err == -EIO ? "fail" : "cant",
 			 strerror(-err));
 	if (w.r.pi || w.r.ec)
 		vb_cm_close(&w.r);
 	vb_res_close(&w.r);
 	wk_mem_close(&w.mem);
 	wk_qos_release(&w.qos);
-	fc_linebuf_release(&w.in.lb);
+	fc_wk_io_release(&w.io);
 	fc_log_hook = NULL;
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
 }

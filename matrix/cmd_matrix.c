@@ -42,7 +42,8 @@ const char usage_matrix[] =
 	"  --max-lat-us X       a pair above X us is bad (also passed to pair)\n"
 	"  --min-rack-pct P     a pair below P%% of the rack median is bad (default 90)\n"
 	"  --asym-pct P         report A->B below P%% of B->A (default 90)\n"
-	"  --deadline SEC       end a pair that runs longer (default 300)\n"
+	"  --deadline SEC       each pair's deadline (default 300): a test still under way\n"
+	"                       is judged on what it moved (pair --deadline)\n"
 	"  --import FILE        store and analyse recorded 'pair --json' documents\n"
 	"                       ({\"nodes\": [...], \"results\": [...]}) instead of testing\n"
 	"  --pace SEC           with --import: wait between results (a replay)\n"
@@ -163,11 +164,7 @@ static void render_grid(FILE *f, const json_t *doc, int rail)
 /* "0.16 Gb/s", or "-" when there is no figure. */
 static const char *num(double v, const char *unit, char *buf, size_t len)
 {
-	if (isfinite(v))
-		snprintf(buf, len, "%.3g %s", v, unit);
-	else
-		snprintf(buf, len, "-");
-	return buf;
+	return fc_fmt_figure(v, "%.3g", unit, buf, len);
 }
 
 static void render_matrix(FILE *f, const json_t *doc)

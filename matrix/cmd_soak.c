@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,8 +382,11 @@ out:
 
 static void render_soak(FILE *f, const json_t *doc)
 {
+	static const char *const keys[] = { "median_a_to_b_gbps", "median_b_to_a_gbps",
+					    "min_a_to_b_gbps", "min_b_to_a_gbps" };
 	struct fc_table *t = fc_table_new(7, "PAIR", "SLICES", "FAILED", "MEDIAN A->B",
 					  "MEDIAN B->A", "MIN A->B", "MIN B->A");
+	char fig[32];
 	size_t i;
 	json_t *p;
 
@@ -394,10 +398,10 @@ static void render_soak(FILE *f, const json_t *doc)
 		fc_table_addf(t, 0, "%s-%s", fc_jstr(p, "a", "?"), fc_jstr(p, "b", "?"));
 		fc_table_addf(t, 1, "%d", (int)fc_jnum(p, "slices", 0));
 		fc_table_addf(t, 2, "%d", (int)fc_jnum(p, "failed_slices", 0));
-		fc_table_addf(t, 3, "%.3f Gb/s", fc_jnum(p, "median_a_to_b_gbps", 0));
-		fc_table_addf(t, 4, "%.3f Gb/s", fc_jnum(p, "median_b_to_a_gbps", 0));
-		fc_table_addf(t, 5, "%.3f Gb/s", fc_jnum(p, "min_a_to_b_gbps", 0));
-		fc_table_addf(t, 6, "%.3f Gb/s", fc_jnum(p, "min_b_to_a_gbps", 0));
+		for (int k = 0; k < 4; k++)
+			fc_table_addf(t, 3 + k, "%s",
+				      fc_fmt_figure(fc_jnum(p, keys[k], NAN), "%.3f", "Gb/s", fig,
+						    sizeof(fig)));
 	}
 	fc_table_print(t, f, "");
 	fc_table_free(t);

@@ -109,15 +109,19 @@ static int next_round(struct mx_runner *r)
 	return 0;
 }
 
+/* How long a pair may overrun its --deadline (its teardown) before it is killed. */
+#define MX_PAIR_GRACE_S 30
+
 static int spawn(struct mx_runner *r, const struct mx_job *job)
 {
-	size_t nargs = json_array_size(r->pair_args), i;
+	size_t nargs = json_array_size(r->pair_args), i, n;
 	struct fc_child *k = &r->kids[r->nkids];
+	char deadline[32];
 	const char **argv;
 	char evdir[1024];
 	int rc;
 
-	argv = calloc(nargs + 10, sizeof(*argv));
+	argv = calloc(nargs + 14, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -126,22 +130,30 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	argv[3] = r->names[job->b];
 	argv[4] = "--json";
 	argv[5] = "--no-db"; /* the matrix keeps each result in its own run */
+	/* The pair ends itself at the deadline and judges a test under way as
+	 * a slow link; it is killed only when it overruns that by the grace. */
+	n = 6;
+	if (r->deadline_s >= 1) {
+		snprintf(deadline, sizeof(deadline), "%.0f", r->deadline_s);
+		argv[n++] = "--deadline";
+		argv[n++] = deadline;
+	}
 	for (i = 0; i < nargs; i++)
-		argv[6 + i] = json_string_value(json_array_get(r->pair_args, i));
-	i = 6 + nargs;
+		argv[n++] = json_string_value(json_array_get(r->pair_args, i));
 	if (job->rail[0]) { /* the last --rails wins */
-		argv[i++] = "--rails";
-		argv[i++] = job->rail;
+		argv[n++] = "--rails";
+		argv[n++] = job->rail;
 	}
 	if (r->evidence_dir) {
 		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s%s%s", r->evidence_dir, ++r->spawned,
 			 argv[2], argv[3], job->rail[0] ? "-rail" : "", job->rail);
-		argv[i++] = "--save-evidence";
-		argv[i++] = evdir;
+		argv[n++] = "--save-evidence";
+		argv[n++] = evdir;
 	}
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "pair %s -> %s", argv[2], argv[3]);
-	rc = fc_child_start(k, r->exe, argv, r->deadline_s);
+	rc = fc_child_start(k, r->exe, argv,
+			   r->deadline_s >= 1 ? r->deadline_s + MX_PAIR_GRACE_S : 0);
 	free(argv);
 	if (rc)
 		return rc == -EMFILE || rc == -ENFILE ? -EMFILE : -EAGAIN;

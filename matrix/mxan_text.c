@@ -1,5 +1,6 @@
 /* The words of a matrix analysis: one line per finding. */
 #include "matrix/mxan.h"
+#include "core/out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 {
 	const struct fc_mx_opts *o = &an->opts;
 	size_t off = 0;
+	char fig[32];
 
 	buf[0] = 0;
 #define APPEND(...)                                                                \
@@ -24,8 +26,8 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 	if (c->bad & FC_MX_BAD_ABS)
 		APPEND("below %g Gb/s", o->min_gbps);
 	if (c->bad & FC_MX_BAD_RACK)
-		APPEND("below %g%% of the rack median %.3g Gb/s", o->min_rack_pct,
-		       an->rack_median_gbps);
+		APPEND("below %g%% of the rack median %s", o->min_rack_pct,
+		       fc_fmt_figure(an->rack_median_gbps, "%.3g", "Gb/s", fig, sizeof(fig)));
 	if (c->bad & FC_MX_BAD_LAT)
 		APPEND("latency above %g us", o->max_lat_us);
 	if (c->bad & FC_MX_BAD_VERDICT)
@@ -55,7 +57,7 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 {
 	const struct fc_mx_node *nd = f->a >= 0 && f->a < an->n ? &an->nodes[f->a] : NULL;
 	struct fc_mx_cell u;
-	char why[256];
+	char why[256], v1[32];
 	int retest = 0;
 
 	switch (f->kind) {
@@ -63,10 +65,11 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 		u = node_bad_union(an, f->a, &retest);
 		fc_mx_bad_text(an, &u, why, sizeof(why));
 		snprintf(buf, len,
-			 "suspect node %s: bad with %d of %d peers (its median %.3g Gb/s; %s)%s: "
+			 "suspect node %s: bad with %d of %d peers (its median %s; %s)%s: "
 			 "check its HCA, cable, switch port and PCIe link, then run 'fabcheck pair' "
 			 "against a good node",
-			 names[f->a], nd->bad, nd->peers, f->v1, why,
+			 names[f->a], nd->bad, nd->peers,
+			 fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)), why,
 			 retest ? ", still bad on retest" : "");
 		break;
 	case FC_MX_SUSPECT_LINK:
@@ -74,9 +77,10 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 		retest = fc_mx_cell(an, f->a, f->b)->retest || fc_mx_cell(an, f->b, f->a)->retest;
 		fc_mx_bad_text(an, &u, why, sizeof(why));
 		snprintf(buf, len,
-			 "suspect link %s-%s: %.3g Gb/s (%s) while both nodes are fine with their "
+			 "suspect link %s-%s: %s (%s) while both nodes are fine with their "
 			 "other peers%s: check the cables and switch ports between them",
-			 names[f->a], names[f->b], f->v1, why, retest ? ", still bad on retest" : "");
+			 names[f->a], names[f->b], fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)),
+			 why, retest ? ", still bad on retest" : "");
 		break;
 	case FC_MX_UNREACHABLE:
 		snprintf(buf, len,

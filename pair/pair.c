@@ -116,6 +116,9 @@ const char usage_pair[] =
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
 	"                      $FABCHECK_WORKER_CMD)\n"
 	"  --timeout T         deadline of every wait (default 30s)\n"
+	"  --deadline T        end the run after T (e.g. 10m): a test still under way\n"
+	"                      is judged on the bytes it moved by then, a slow link;\n"
+	"                      the finished tests are kept (default: no deadline)\n"
 	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
 	"  --no-db             keep nothing\n"
 	"  --save-evidence DIR write each node's raw counters, ethtool -S/-m, PCIe\n"
@@ -129,7 +132,7 @@ const char usage_pair[] =
 enum {
 	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
-	OPT_TEST, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
+	OPT_TEST, OPT_DEADLINE, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
 	OPT_EVIDENCE,
 	OPT_PERFTEST, OPT_METHOD, OPT_WARMUP,
 	OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY, OPT_SYNC_FD,
@@ -166,6 +169,7 @@ static const struct option pair_opts[] = {
 	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
 	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
 	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
 	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
 	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
@@ -322,6 +326,8 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 		n = (int)cfg->timeout;
 		cfg->launch.connect_timeout = n;
 		return 0;
+	case OPT_DEADLINE:
+		return fc_parse_duration("--deadline", arg, 1, 7 * 86400, &cfg->deadline) ? -EINVAL : 0;
 	case OPT_DB: cfg->db = arg; return 0;
 	case OPT_NO_DB: cfg->no_db = 1; return 0;
 	case OPT_EVIDENCE: cfg->evidence_dir = arg; return 0;

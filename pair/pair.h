@@ -34,6 +34,7 @@ struct pair_cfg {
 	int tclass;	     /* --tclass: GRH traffic class, -1 = default */
 	int sl;		     /* --sl: InfiniBand service level, -1 = default */
 	double timeout;
+	double deadline; /* seconds for the whole run, 0: none */
 	double interval;
 	struct fc_launch launch;
 	struct fc_pair_limits lim;

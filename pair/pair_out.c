@@ -1,4 +1,5 @@
 /* fabcheck pair: the text report (the same document as --json). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -131,10 +132,15 @@ static void render_bw_notes(FILE *f, const json_t *results)
 
 static void render_bw(FILE *f, const json_t *results)
 {
+	static const char *const bw_cols[][3] = {
+		{ "gbps", "%.3f", "Gb/s" }, { "a_to_b_gbps", "%.3f", "Gb/s" },
+		{ "b_to_a_gbps", "%.3f", "Gb/s" }, { "msg_rate_mpps", "%.4f", "Mpps" },
+		{ "seconds", "%.3f", "s" },
+	};
 	struct fc_table *t = NULL;
 	size_t i;
 	json_t *r;
-	char sz[32];
+	char sz[32], fig[48];
 
 	json_array_foreach(results, i, r) {
 		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
@@ -146,17 +152,12 @@ static void render_bw(FILE *f, const json_t *results)
 		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
 		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
 		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
-		fc_table_addf(t, 3, "%.3f Gb/s", fc_jnum(r, "gbps", 0));
-		if (json_object_get(r, "a_to_b_gbps"))
-			fc_table_addf(t, 4, "%.3f Gb/s", fc_jnum(r, "a_to_b_gbps", 0));
-		else
-			fc_table_addf(t, 4, "-");
-		if (json_object_get(r, "b_to_a_gbps"))
-			fc_table_addf(t, 5, "%.3f Gb/s", fc_jnum(r, "b_to_a_gbps", 0));
-		else
-			fc_table_addf(t, 5, "-");
-		fc_table_addf(t, 6, "%.4f Mpps", fc_jnum(r, "msg_rate_mpps", 0));
-		fc_table_addf(t, 7, "%.3f s", fc_jnum(r, "seconds", 0));
+		for (int k = 0; k < 5; k++)
+			fc_table_addf(t, 3 + k, "%s",
+				      fc_fmt_figure(fc_jnum(r, bw_cols[k][0], NAN), bw_cols[k][1],
+						    bw_cols[k][2], fig, sizeof(fig)));
+		if (json_is_false(json_object_get(r, "complete")))
+			fc_table_addf(t, 0, "%s (cut short)", fc_jstr(r, "test", "?"));
 	}
 	if (!t)
 		return;
@@ -190,7 +191,7 @@ static void render_lat(FILE *f, const json_t *results)
 	struct fc_table *t = NULL;
 	size_t i;
 	json_t *r;
-	char sz[32];
+	char sz[32], fig[48];
 
 	json_array_foreach(results, i, r) {
 		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
@@ -204,10 +205,10 @@ static void render_lat(FILE *f, const json_t *results)
 		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
 		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
 		for (int k = 0; k < 8; k++)
-			if (json_is_number(json_object_get(r, keys[k])))
-				fc_table_addf(t, 3 + k, "%.2f us", fc_jnum(r, keys[k], 0));
-			else
-				fc_table_addf(t, 3 + k, "-");
+			fc_table_addf(t, 3 + k, "%s", fc_fmt_figure(fc_jnum(r, keys[k], NAN), "%.2f",
+								    "us", fig, sizeof(fig)));
+		if (json_is_false(json_object_get(r, "complete")))
+			fc_table_addf(t, 0, "%s (cut short)", fc_jstr(r, "test", "?"));
 	}
 	if (!t)
 		return;

@@ -27,6 +27,8 @@ struct pair_run {
 	json_t *setup[2];
 	json_t *ev[2]; /* the workers' evidence (pair_ev.c) */
 	int exit;
+	int in_test; /* waiting for the results of a test under way */
+	double deadline_at; /* --deadline as fc_now() time, 0: none */
 };
 
 /* Records an infrastructure or worker failure; returns -EIO. */
@@ -85,6 +87,18 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 		pair_ev_absorb(p->ev[side], m);
 		json_decref(m);
 	}
+	if (err == -ETIME && failed == side) {
+		if (p->in_test)
+			return -ETIME; /* judged by slow_link() */
+		char why[300];
+
+		snprintf(why, sizeof(why),
+			 "no '%s' from the worker by the run's deadline (--deadline %.0f s)%s; give a longer --deadline",
+			 type, p->cfg->deadline,
+			 json_array_size(json_object_get(p->doc, "results")) ?
+				 ": the tests finished before it are kept" : "");
+		return run_fail(p, FC_EXIT_CANT, "%s: %s", p->cfg->label[side], why);
+	}
 	if (err && failed != side)
 		return report_gone(p, failed);
 	if (err)
@@ -132,6 +146,7 @@ static int start(struct pair_run *p)
 		p->chans[i] = &p->ch[i];
 		if (fc_chan_start(&p->ch[i], cfg->node[i], &cfg->launch))
 			return run_fail(p, FC_EXIT_CANT, "%s%s", p->ch[i].why, "");
+		p->ch[i].until = p->deadline_at;
 	}
 	for (int i = 0; i < 2; i++) {
 		json_t *h = json_pack("{s:s, s:f}", "node", cfg->label[i], "timeout", cfg->timeout);
@@ -327,6 +342,60 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 	return 0;
 }
 
+/*
+ * The run's deadline came while a test was under way: the link is slow. The
+ * test's entry holds what the active side(s) had moved by their last
+ * progress report ("complete": false), so the bandwidth verdict judges it.
+ */
+static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
+		      const int *active, double go_at)
+{
+	double done = 0, secs = fc_now() - go_at, planned = 0, total = 0;
+	json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:b}", "test", vb_op_name(op), "metric",
+			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
+			      (json_int_t)p->cfg->iters, "complete", 0);
+	char sz[32], rate[96];
+
+	for (int i = 0; i < 2; i++) {
+		struct fc_chan *c = &p->ch[i];
+		int from = op == VB_READ ? 1 - i : i;
+
+		if (!active[i] || (lat && i != (p->cfg->reverse ? 1 : 0)))
+			continue;
+		fc_chan_progress(c);
+		done += c->progress_done;
+		planned += lat ? (double)p->cfg->iters : (double)p->cfg->iters * p->cfg->qps;
+		if (c->progress_at > go_at && !lat) {
+			double g = c->progress_done * (double)size * 8 / (c->progress_at - go_at) / 1e9;
+
+			json_object_set_new(e, from == 0 ? "a_to_b_gbps" : "b_to_a_gbps", json_real(g));
+			total += g;
+		}
+		if (c->progress_at > go_at && c->progress_at - go_at < secs)
+			secs = c->progress_at - go_at;
+	}
+	json_object_set_new(e, "messages_done", json_integer((json_int_t)done));
+	json_object_set_new(e, "seconds", json_real(secs));
+	if (lat) {
+		json_object_set_new(e, "avg_us", done > 0 ? json_real(secs / done * 1e6) : json_null());
+		if (done > 0)
+			snprintf(rate, sizeof(rate), "%.1f us a round trip", secs / done * 1e6);
+		else
+			snprintf(rate, sizeof(rate), "not one round trip");
+	} else {
+		json_object_set_new(e, "gbps", json_real(total));
+		json_object_set_new(e, "qps", json_integer(p->cfg->qps));
+		json_object_set_new(e, "bidir", json_boolean(p->cfg->bidir));
+		snprintf(rate, sizeof(rate), "%.3g Gb/s", total);
+	}
+	json_array_append_new(json_object_get(p->doc, "results"), e);
+	fc_finding(p->doc, FC_FAIL,
+		   "%s %s at %s: the link is slow: %.0f of %.0f %s in %.0f s (%s) when the run's deadline (--deadline %.0f s) came; the tests finished before it are kept; check the port rate and error counters on both nodes (fabcheck devices, ibstat), or give a longer --deadline or fewer --iters",
+		   vb_op_name(op), lat ? "latency" : "bandwidth",
+		   fc_fmt_size(size, sz, sizeof(sz)), done, planned,
+		   lat ? "round trips" : "messages", secs, rate, p->cfg->deadline);
+}
+
 /* --sync-fd: this test starts with the other rails' (pair --rails). Tells
  * the parent it is ready and waits for its go, pinging the workers so that
  * they keep waiting; the parent gives up on slow rails itself, and a closed
@@ -380,6 +449,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	struct pair_cfg *cfg = p->cfg;
 	int init = cfg->reverse ? 1 : 0, active[2] = { 0 }, passive[2] = { 0 }, sink[2];
 	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
+	double go_at;
 	double duration, off[2] = { 0, 0 }, clock_err = 0;
 	uint64_t iters;
 	int err = 0;
@@ -417,8 +487,15 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	rail_sync(p);
 	if (send_both(p, "go", NULL, NULL))
 		return -EIO;
+	go_at = fc_now();
+	for (int i = 0; i < 2; i++)
+		p->ch[i].progress_done = p->ch[i].progress_at = 0;
+	p->in_test = 1;
 	for (int i = 0; i < 2 && !err; i++)
 		err = expect(p, i, "result", &res[i]);
+	p->in_test = 0;
+	if (err == -ETIME)
+		slow_link(p, op, lat, size, active, go_at);
 	if (!err) {
 		e = json_pack("{s:s, s:s, s:I, s:I}", "test", vb_op_name(op), "metric",
 			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
@@ -572,6 +649,8 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	p.doc = new_doc(cfg);
 	p.ev[0] = json_object();
 	p.ev[1] = json_object();
+	if (cfg->deadline > 0)
+		p.deadline_at = fc_now() + cfg->deadline;
 	err = start(&p);
 	if (!err)
 		err = setup(&p, largest_size(cfg));
@@ -586,10 +665,8 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 			fc_chan_close(&p.ch[i], err ? 2 : 5);
 	json_decref(p.setup[0]);
 	json_decref(p.setup[1]);
-	if (!err)
-		fc_pair_verdict(p.doc, &cfg->lim);
-	else
-		json_object_set_new(p.doc, "thresholds", json_object());
+	/* What finished is judged, whatever stopped the run later. */
+	fc_pair_verdict(p.doc, &cfg->lim);
 	pair_ev_finish(p.doc, p.ev, cfg);
 	json_decref(p.ev[0]);
 	json_decref(p.ev[1]);

@@ -42,7 +42,7 @@ static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analy
 	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
 	unsigned char rgb[3] = { 238, 238, 238 };
 	const char *cls = "pending";
-	char val[64] = "not measured";
+	char val[96] = "not measured", g[32], l[32];
 
 	if (a == b) {
 		fprintf(f, "<rect class=\"diag\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
@@ -54,9 +54,12 @@ static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analy
 		cls = "error";
 		snprintf(val, sizeof(val), "could not run");
 	} else if (c && c->state != FC_MX_NONE) {
-		mx_heat_rgb(mx_model_share_in(an, c), rgb);
+		/* No bandwidth measured (a latency-only run): no colour for it. */
+		if (isfinite(mx_model_share_in(an, c)))
+			mx_heat_rgb(mx_model_share_in(an, c), rgb);
 		cls = c->bad ? "bad" : "ok";
-		snprintf(val, sizeof(val), "%.3g Gb/s, %.3g us", c->gbps, c->lat_us);
+		snprintf(val, sizeof(val), "%s, %s", fc_fmt_figure(c->gbps, "%.3g", "Gb/s", g, sizeof(g)),
+			 fc_fmt_figure(c->lat_us, "%.3g", "us", l, sizeof(l)));
 	}
 	fprintf(f, "<rect class=\"cell %s\" data-a=\"", cls);
 	rp_html_escape(f, m->names[a]);
@@ -110,10 +113,31 @@ static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_an
 		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"%d\" width=\"18\" height=\"12\" "
 			   "fill=\"#%02x%02x%02x\"/>\n", LABEL + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%.3g Gb/s); "
-		   "black border: bad</text>\n",
-		LABEL + 11 * 18 + 6, h - 18, an->best_gbps);
+	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%s)</text>\n",
+		LABEL + 11 * 18 + 6, h - 18, fc_fmt_figure(an->best_gbps, "%.3g", "Gb/s", buf,
+							  sizeof(buf)));
 	fputs("</svg>\n", f);
+}
+
+/* What each mark of the heat map means, as text that no width cuts short. */
+static void html_legend(FILE *f)
+{
+	static const char *const marks[][3] = {
+		{ "#d73027", "#1a9850", "colour: the pair's bandwidth as a share of the best pair's, red 0% to green 100%" },
+		{ "#ffffff", "#000000", "black border: a bad pair (below a threshold, or failed by pair; the findings say which)" },
+		{ "#888888", "#888888", "grey: the pair could not run (an infrastructure error, not a verdict on the link)" },
+		{ "#eeeeee", "#eeeeee", "light grey: not measured (yet)" },
+		{ "#444444", "#444444", "dark: a node with itself" },
+		{ "#ffffff", "#b00000", "red bold name: a suspect node" },
+		{ "#ffffff", "#ffffff", "-: a figure that was not measured" },
+	};
+
+	fputs("<ul id=\"legend\">\n", f);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		fprintf(f, "<li><span style=\"display:inline-block;width:12px;height:12px;"
+			   "background:%s;border:2px solid %s\"></span> %s</li>\n",
+			marks[i][0], marks[i][1], marks[i][2]);
+	fputs("</ul>\n", f);
 }
 
 static void html_findings(FILE *f, const json_t *doc)
@@ -136,6 +160,7 @@ static void html_findings(FILE *f, const json_t *doc)
 static void html_nodes(FILE *f, const json_t *doc)
 {
 	const json_t *per = json_object_get(doc, "per_node");
+	char g[32], l[32];
 	size_t i;
 	json_t *nd;
 
@@ -144,8 +169,9 @@ static void html_nodes(FILE *f, const json_t *doc)
 	json_array_foreach(per, i, nd) {
 		fprintf(f, "<tr class=\"%s\"><td>", fc_jstr(nd, "state", ""));
 		rp_html_escape(f, fc_jstr(nd, "node", "?"));
-		fprintf(f, "</td><td>%.3g Gb/s</td><td>%.3g us</td><td>%d of %d</td><td>%s</td></tr>\n",
-			fc_jnum(nd, "median_gbps", NAN), fc_jnum(nd, "median_lat_us", NAN),
+		fprintf(f, "</td><td>%s</td><td>%s</td><td>%d of %d</td><td>%s</td></tr>\n",
+			fc_fmt_figure(fc_jnum(nd, "median_gbps", NAN), "%.3g", "Gb/s", g, sizeof(g)),
+			fc_fmt_figure(fc_jnum(nd, "median_lat_us", NAN), "%.3g", "us", l, sizeof(l)),
 			(int)fc_jnum(nd, "bad_peers", 0), (int)fc_jnum(nd, "peers", 0),
 			fc_jstr(nd, "state", "?"));
 	}
@@ -201,7 +227,7 @@ static void html_rails(FILE *f, const struct mx_model *m)
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
 	time_t t = (time_t)m->info.started;
-	char when[64];
+	char when[64], g[32], l[32];
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -213,17 +239,20 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		   "</style></head><body>\n",
 		(long long)m->run, fc_jstr(doc, "verdict", "?"));
 	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pairs, "
-		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %.3g Gb/s, "
-		   "%.3g us.</p>\n",
+		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s, "
+		   "%s.</p>\n",
 		(long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
 		(long long)fc_jnum(doc, "pairs_total", 0), when, fc_jstr(doc, "verdict", "?"),
-		fc_jstr(doc, "verdict", "?"), m->an.rack_median_gbps, m->an.rack_median_lat_us);
+		fc_jstr(doc, "verdict", "?"),
+		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
+		fc_fmt_figure(m->an.rack_median_lat_us, "%.3g", "us", l, sizeof(l)));
 	html_findings(f, doc);
 	if (m->nrails)
 		html_rails(f, m);
 	fputs(m->nrails ? "<h2>Bandwidth of each pair, every rail together, row to column</h2>\n" :
 			  "<h2>Bandwidth, row to column</h2>\n", f);
 	svg_heatmap(f, m, &m->an, "heatmap");
+	html_legend(f);
 	html_nodes(f, doc);
 	fputs("<p>Written by fabcheck report.</p>\n</body></html>\n", f);
 	return ferror(f) ? -1 : 0;

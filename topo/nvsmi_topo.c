@@ -8,7 +8,11 @@
 #include "core/log.h"
 #include "topo/nvsmi_topo.h"
 
-#define MAX_TOKS 160
+/* Words read per line: a header of NVSMI_MAX_COLS columns has fewer; past
+ * this the line counts as cut. */
+#define MAX_TOKS (4 * NVSMI_MAX_COLS)
+/* The longest line read: a 512-column row is about 4 KiB. */
+#define LINE_MAX_LEN (64u << 10)
 #define TOK_LEN 64
 
 /* Copies @src into @dst of @n bytes, cutting what does not fit. */
@@ -22,13 +26,18 @@ static void scopy(char *dst, size_t n, const char *src)
 
 struct toks {
 	int n;
+	int over; /* words past MAX_TOKS, dropped */
 	char t[MAX_TOKS][TOK_LEN];
 };
 
 static void toks_add(struct toks *tk, const char *s, size_t len)
 {
-	if (tk->n == MAX_TOKS || len == 0)
+	if (len == 0)
 		return;
+	if (tk->n == MAX_TOKS) {
+		tk->over++;
+		return;
+	}
 	if (len >= TOK_LEN)
 		len = TOK_LEN - 1;
 	memcpy(tk->t[tk->n], s, len);
@@ -41,7 +50,7 @@ static void tokenize(const char *line, struct toks *tk)
 {
 	const char *p = line;
 
-	tk->n = 0;
+	tk->n = tk->over = 0;
 	while (*p) {
 		const char *s;
 
@@ -165,7 +174,11 @@ static int parse_header(const struct toks *tk, struct nvsmi_topo *m)
 		if (!label_like(tk->t[i]))
 			return 0;
 		np = split_labels(tk->t[i], parts, 8);
-		for (int k = 0; k < np && m->ncols < NVSMI_MAX_COLS; k++) {
+		for (int k = 0; k < np; k++) {
+			if (m->ncols == NVSMI_MAX_COLS) {
+				m->cols_cut++;
+				continue;
+			}
 			memcpy(m->label[m->ncols], parts[k], NVSMI_LABEL_LEN);
 			m->is_gpu[m->ncols] = gpu_label(parts[k]);
 			m->ncols++;
@@ -309,7 +322,7 @@ static void finish(struct nvsmi_topo *m)
 			nrows++;
 	}
 	m->truncated = grows < m->ngpus || (nrows > 0 && nrows < m->nnics) ||
-		       (m->nnics > 0 && nrows == 0 && !m->legend_seen);
+		       (m->nnics > 0 && nrows == 0 && !m->legend_seen) || m->cols_cut || m->lines_cut;
 }
 
 int nvsmi_topo_parse(const char *text, size_t len, const char *src,
@@ -317,14 +330,15 @@ int nvsmi_topo_parse(const char *text, size_t len, const char *src,
 {
 	struct nvsmi_topo *m = calloc(1, sizeof(*m));
 	struct toks *tk = malloc(sizeof(*tk));
+	char *line = malloc(LINE_MAX_LEN);
 	enum pstate st = P_SEEK;
-	char line[4096];
 	size_t pos = 0;
 	int found = 0;
 
-	if (!m || !tk) {
+	if (!m || !tk || !line) {
 		free(m);
 		free(tk);
+		free(line);
 		return -ENOMEM;
 	}
 	while (pos < len) {
@@ -332,13 +346,16 @@ int nvsmi_topo_parse(const char *text, size_t len, const char *src,
 
 		while (e < len && text[e] != '\n')
 			e++;
-		n = e - pos < sizeof(line) - 1 ? e - pos : sizeof(line) - 1;
+		n = e - pos < LINE_MAX_LEN - 1 ? e - pos : LINE_MAX_LEN - 1;
 		memcpy(line, text + pos, n);
 		line[n] = '\0';
 		parse_line(line, tk, m, &st, &found);
+		if (n < e - pos || tk->over)
+			m->lines_cut++;
 		pos = e + 1;
 	}
 	free(tk);
+	free(line);
 	if (!found) {
 		fc_err("%s: no 'nvidia-smi topo -m' matrix found (no header line starting with GPU0); "
 		       "give the output of 'nvidia-smi topo -m'", src);

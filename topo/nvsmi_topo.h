@@ -12,7 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define NVSMI_MAX_COLS 64
+/* Columns read (GPUs and NICs together); a wider table is cut and says so. */
+#define NVSMI_MAX_COLS 512
 #define NVSMI_CELL_LEN 8
 #define NVSMI_LABEL_LEN 32
 
@@ -29,7 +30,9 @@ struct nvsmi_topo {
 	int numa_aff[NVSMI_MAX_COLS]; /* -1 when absent or N/A */
 	int gpu_numa[NVSMI_MAX_COLS]; /* -1 when absent or N/A */
 	int legend_seen, nic_legend_seen;
-	int truncated; /* GPU rows missing, or NIC rows missing before the end */
+	int cols_cut;  /* header columns past NVSMI_MAX_COLS, not read */
+	int lines_cut; /* lines longer than the reader takes, cut at their end */
+	int truncated; /* GPU or NIC rows missing, or any of the cuts above */
 };
 
 /*

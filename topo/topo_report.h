@@ -12,7 +12,7 @@
 #include "topo/nvsmi_topo.h"
 #include "topo/pcitopo.h"
 
-#define TV_MAX 64
+#define TV_MAX NVSMI_MAX_COLS
 
 struct tv_dev {
 	char name[32];	/* "GPU0", "mlx5_0" (or "NIC3" when the legend is missing) */
@@ -31,6 +31,7 @@ struct topo_view {
 	char gn[TV_MAX][TV_MAX][NVSMI_CELL_LEN]; /* GPU-NIC cell, "" unknown */
 	int nvlink_known;
 	int truncated;
+	int cols_cut; /* nvidia-smi columns past NVSMI_MAX_COLS; sysfs devices past TV_MAX */
 };
 
 /* From sysfs; @m (may be NULL) adds NV# cells when its GPU count matches.

@@ -24,6 +24,8 @@ void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 	v->source = "sysfs";
 	v->ngpus = t->ngpus < TV_MAX ? t->ngpus : TV_MAX;
 	v->nnics = t->nnics < TV_MAX ? t->nnics : TV_MAX;
+	v->cols_cut = t->ngpus - v->ngpus + t->nnics - v->nnics;
+	v->truncated = v->cols_cut > 0;
 	for (int i = 0; i < v->ngpus; i++) {
 		const struct topo_dev *g = topo_gpu(t, i);
 
@@ -80,6 +82,7 @@ void topo_view_from_nvsmi(struct topo_view *v, const struct nvsmi_topo *m)
 	v->source = "nvidia-smi";
 	v->nvlink_known = 1;
 	v->truncated = m->truncated;
+	v->cols_cut = m->cols_cut;
 	for (int c = 0; c < m->ncols; c++) {
 		struct tv_dev *d;
 
@@ -185,6 +188,7 @@ static void report_devices(const struct topo_view *v, json_t *doc)
 	json_object_set_new(doc, "nics", nics);
 	json_object_set_new(doc, "matrix", matrix);
 	json_object_set_new(doc, "truncated", json_boolean(v->truncated));
+	json_object_set_new(doc, "columns_cut", json_integer(v->cols_cut));
 }
 
 /* NVLink islands: GPUs joined by NV# cells. */
@@ -352,10 +356,14 @@ void topo_view_report(const struct topo_view *v, json_t *doc)
 	report_islands(v, doc);
 	if (!json_object_get(doc, "recommendations"))
 		json_object_set_new(doc, "recommendations", json_array());
-	if (v->truncated)
+	if (v->cols_cut)
+		fc_finding(doc, FC_WARN,
+			   "%d GPU/NIC column(s) past the first %d were not read: this topology is wider than fabcheck reads; its findings cover the first %d devices only",
+			   v->cols_cut, TV_MAX, TV_MAX);
+	else if (v->truncated)
 		fc_finding(doc, FC_WARN,
 			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing): pairs of missing rows come from the other rows or stay unknown; give the whole 'nvidia-smi topo -m' output");
-	if (v->ngpus && !v->nnics)
+	if (v->ngpus && !v->nnics && !v->cols_cut)
 		fc_finding(doc, FC_WARN,
 			   "%d GPU(s) but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
 			   v->ngpus);

@@ -412,7 +412,7 @@ static void detail_results(const struct tui_view *v, const char *metric, char *b
 	const json_t *results = json_object_get(v->detail, "results");
 	size_t off = 0, i;
 	json_t *r;
-	char sz[32];
+	char sz[32], f[4][32];
 	int w;
 
 	json_array_foreach(results, i, r) {
@@ -420,14 +420,16 @@ static void detail_results(const struct tui_view *v, const char *metric, char *b
 			continue;
 		fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz));
 		if (!strcmp(metric, "bw"))
-			w = snprintf(buf + off, len - off, "%s %s %.3g Gb/s  ", fc_jstr(r, "test", "?"),
-				     sz, fc_jnum(r, "gbps", NAN));
+			w = snprintf(buf + off, len - off, "%s %s %s  ", fc_jstr(r, "test", "?"),
+				     sz, fc_fmt_figure(fc_jnum(r, "gbps", NAN), "%.3g", "Gb/s",
+						       f[0], sizeof(f[0])));
 		else
-			w = snprintf(buf + off, len - off,
-				     "%s %s p50 %.3g p99 %.3g p99.9 %.3g max %.3g us  ",
-				     fc_jstr(r, "test", "?"), sz, fc_jnum(r, "p50_us", NAN),
-				     fc_jnum(r, "p99_us", NAN), fc_jnum(r, "p999_us", NAN),
-				     fc_jnum(r, "max_us", NAN));
+			w = snprintf(buf + off, len - off, "%s %s p50 %s p99 %s p99.9 %s max %s  ",
+				     fc_jstr(r, "test", "?"), sz,
+				     fc_fmt_figure(fc_jnum(r, "p50_us", NAN), "%.3g", NULL, f[0], sizeof(f[0])),
+				     fc_fmt_figure(fc_jnum(r, "p99_us", NAN), "%.3g", NULL, f[1], sizeof(f[1])),
+				     fc_fmt_figure(fc_jnum(r, "p999_us", NAN), "%.3g", NULL, f[2], sizeof(f[2])),
+				     fc_fmt_figure(fc_jnum(r, "max_us", NAN), "%.3g", "us", f[3], sizeof(f[3])));
 		if (w < 0)
 			break;
 		off += (size_t)w;
@@ -503,8 +505,10 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	mvaddnstr(y + 3, 0, line, COLS);
 	off = (size_t)snprintf(line, sizeof(line), "  history:   ");
 	json_array_foreach(v->history, i, h) {
-		int w = snprintf(line + off, sizeof(line) - off, "run %lld %.3g Gb/s %s  ",
-				 (long long)fc_jnum(h, "run", 0), fc_jnum(h, "gbps", NAN),
+		char g[32];
+		int w = snprintf(line + off, sizeof(line) - off, "run %lld %s %s  ",
+				 (long long)fc_jnum(h, "run", 0),
+				 fc_fmt_figure(fc_jnum(h, "gbps", NAN), "%.3g", "Gb/s", g, sizeof(g)),
 				 fc_jstr(h, "verdict", "?"));
 
 		if (w < 0 || (size_t)w >= sizeof(line) - off)

@@ -36,7 +36,7 @@ const char usage_nccl_worker[] =
 #define CHECK_ELEMS 4096 /* float32 elements read back at each end */
 
 struct ncw {
-	struct ncw_io io;
+	struct fc_wk_io io;
 	struct ncr_params p;
 	struct ncr_cuda cu;
 	struct ncr_nccl nc;
@@ -263,7 +263,7 @@ static int ws_setup(struct ncw *w, const json_t *m)
 	}
 	if (w->p.want_topo)
 		json_object_set_new(rep, "topo", ncw_node_topo());
-	return ncw_send(&w->io, "setup", rep);
+	return fc_wk_send(&w->io, "setup", rep);
 out_put:
 	json_decref(rep);
 	return err;
@@ -290,7 +290,7 @@ static int ws_init(struct ncw *w, const json_t *m)
 		w->comm = NULL;
 		return nccl_fail(w, what, r);
 	}
-	return ncw_send(&w->io, "init", NULL);
+	return fc_wk_send(&w->io, "init", NULL);
 }
 
 /* Waits for the stream, watching NCCL's async errors, the controller and
@@ -324,9 +324,9 @@ static int wait_stream(struct ncw *w, double deadline, double secs, uint64_t byt
 		}
 		if (fc_now() > next) {
 			next = fc_now() + 1;
-			if (ncw_poll_abort(&w->io))
+			if (fc_wk_poll_abort(&w->io, "the run"))
 				return -ECANCELED;
-			ncw_send(&w->io, "progress", json_pack("{s:I}", "bytes", (json_int_t)bytes));
+			fc_wk_send(&w->io, "progress", json_pack("{s:I}", "bytes", (json_int_t)bytes));
 		}
 	}
 }
@@ -397,9 +397,9 @@ static int ws_run(struct ncw *w)
 		if (err)
 			return err;
 		res.nsizes = i + 1;
-		ncw_send(&w->io, "progress", json_pack("{s:I}", "bytes", (json_int_t)sizes[i]));
+		fc_wk_send(&w->io, "progress", json_pack("{s:I}", "bytes", (json_int_t)sizes[i]));
 	}
-	return ncw_send(&w->io, "result", ncr_result_json(&res));
+	return fc_wk_send(&w->io, "result", ncr_result_json(&res));
 }
 
 /* ---- finish: the log ---- */
@@ -411,7 +411,7 @@ static int send_log(struct ncw *w)
 	int fd = open(w->logpath, O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
-		return ncw_send(&w->io, "finish", json_pack("{s:I, s:b}", "log_bytes", 0,
+		return fc_wk_send(&w->io, "finish", json_pack("{s:I, s:b}", "log_bytes", 0,
 							    "log_truncated", 0));
 	while ((n = (size_t)read(fd, buf, sizeof(buf))) > 0 && n <= sizeof(buf) && !err) {
 		for (size_t i = 0; i < n; i++)
@@ -421,13 +421,13 @@ static int send_log(struct ncw *w)
 				buf[i] = '?';
 		if (total + n > LOG_MAX)
 			break;
-		err = ncw_send(&w->io, "log", json_pack("{s:s%}", "data", buf, n));
+		err = fc_wk_send(&w->io, "log", json_pack("{s:s%}", "data", buf, n));
 		total += n;
 	}
 	close(fd);
 	if (err)
 		return err;
-	return ncw_send(&w->io, "finish", json_pack("{s:I, s:b}", "log_bytes", (json_int_t)total,
+	return fc_wk_send(&w->io, "finish", json_pack("{s:I, s:b}", "log_bytes", (json_int_t)total,
 						    "log_truncated", total >= LOG_MAX));
 }
 
@@ -452,7 +452,7 @@ static int ws_hello(struct ncw *w)
 {
 	char host[256] = "?";
 	json_t *m;
-	int err = ncw_recv(&w->io, "hello", &m);
+	int err = fc_wk_recv(&w->io, "hello", &m);
 
 	if (err)
 		return err;
@@ -462,14 +462,14 @@ static int ws_hello(struct ncw *w)
 	snprintf(w->prefix, sizeof(w->prefix), "fabcheck nccl-worker@%s", w->node);
 	fc_log_prefix = w->prefix;
 	gethostname(host, sizeof(host) - 1);
-	return ncw_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION,
+	return fc_wk_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION,
 						   "host", host, "pid", (int)getpid()));
 }
 
 static int step(struct ncw *w, const char *type, int (*fn)(struct ncw *, const json_t *))
 {
 	json_t *m;
-	int err = ncw_recv(&w->io, type, &m);
+	int err = fc_wk_recv(&w->io, type, &m);
 
 	if (err)
 		return err;
@@ -520,7 +520,7 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	/* A controller gone is seen as EPIPE / end of input, never a signal that
 	 * would skip the cleanup. */
 	signal(SIGPIPE, SIG_IGN);
-	ncw_io_init(&w.io);
+	fc_wk_io_init(&w.io, 60);
 	fc_log_prefix = "fabcheck nccl-worker";
 	fc_log_hook = keep_error;
 	ncw_guard_set_hooks(log_warnings, remove_log);
@@ -536,14 +536,14 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	if (!err)
 		err = step(&w, "finish", ws_finish_msg);
 	if (err && !w.io.in.eof)
-		ncw_send(&w.io, "error",
+		fc_wk_send(&w.io, "error",
 			 json_pack("{s:s, s:s}", "kind",
 				   w.io.in.proto_err ? "protocol" :
 				   w.ran && !node_fault && (err == -EIO || err == -ETIMEDOUT) ?
 				   "fail" : "cant",
 				   "msg", last_error[0] ? last_error : strerror(-err)));
 	release(&w);
-	ncw_io_release(&w.io);
+	fc_wk_io_release(&w.io);
 	fc_log_hook = NULL;
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
 }

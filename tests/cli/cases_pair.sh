@@ -70,6 +70,35 @@ expect "wire stderr hidden" 0 '^$' -- \
 	bash -c "! FAKE_MODE=noise $FC pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1 | grep setlocale"
 expect "wire stderr with -v" 0 '\[a\] bash: warning: setlocale' -- \
 	bash -c "FAKE_MODE=noise $FC -v pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1; true"
+# A slow link and a deadline too short for it: the test that finished is kept
+# in the report and in the store, the one under way is judged on what it had
+# moved (a bandwidth figure, "complete": false) with a finding that says the
+# link is slow; exit 1 (a check failed), not 3 (could not run).
+PT=$(mktemp -d /tmp/fc-pair-XXXXXX)
+slow_pair() {
+	local out rc
+	out=$(FAKE_MODE=slow $FC pair --launcher local --timeout 5 --db "$PT/p.db" \
+		--worker-cmd $FAKE a b --test write,read --bw -s 1M --min-gbps 0.01 --deadline 2 \
+		--json 2>/dev/null)
+	rc=$?
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+r = d["results"]
+ok = (sys.argv[1] == "1" and d["verdict"] == "fail" and d["error"] is None and len(r) == 2 and
+      r[0]["test"] == "write" and r[0].get("complete", True) and r[0]["gbps"] == 0.5 and
+      r[1]["test"] == "read" and r[1]["complete"] is False and 0 < r[1]["gbps"] < 1 and
+      r[1]["messages_done"] > 0 and
+      any("read bandwidth at 1 MiB: the link is slow" in f and "--deadline 2 s" in f for f in d["findings"]))
+print("ok" if ok else "no: exit %s %s" % (sys.argv[1], json.dumps(d)[:600]))' "$rc" <<<"$out"
+}
+expect "slow link: deadline judged, finished result kept" 0 '^ok$' -- slow_pair
+expect "slow link: the store keeps both results" 0 '^ok$' -- python3 -c '
+import json, sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute("SELECT verdict, doc FROM pairs").fetchall()
+d = json.loads(rows[0][1]) if len(rows) == 1 else {}
+print("ok" if rows and rows[0][0] == "fail" and len(d["results"]) == 2 else "no: %r" % rows)' "$PT/p.db"
+rm -rf "$PT"
 # The worker side: refuses bad input with an error message on stdout.
 expect "worker garbage" 3 '"kind":"protocol".*not JSON.*"seq":1,"type":"error"' -- bash -c "echo hi | $FC worker 2>/dev/null"
 expect "worker version" 3 'wire protocol 7, this fabcheck speaks 1' -- \

@@ -66,4 +66,22 @@ expect "topo runs nvidia-smi" 0 '"source": "nvidia-smi"' -- \
 	env PATH="$TOPO_TMP/bin:/usr/bin:/bin" $FC topo --json
 expect "topo nvidia-smi fails" 3 'no NVIDIA GPU' -- \
 	env PATH="$TOPO_TMP/bad:/usr/bin:/bin" $FC topo
+
+# Tables wider than the old 64-column limit: every GPU and NIC is kept; past
+# the reader's 512 columns the cut is said, in the JSON and as a finding.
+wide_check() { # G N: topo on a generated table, then the JSON's counts
+	tests/topo/gen_wide.py "$1" "$2" >"$TOPO_TMP/wide.txt"
+	$FC topo --json --sysfs "$E" -t "$TOPO_TMP/wide.txt" >"$TOPO_TMP/wide.json"
+	local rc=$?
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("exit", sys.argv[2], "gpus", len(d["gpus"]), "nics", len(d["nics"]), "truncated", d["truncated"], "cut", d["columns_cut"], "|", " | ".join(d["findings"]))' "$TOPO_TMP/wide.json" $rc
+}
+expect "topo 72 columns: every GPU and NIC" 0 'exit [01].*gpus 64 nics 8 truncated False cut 0' -- wide_check 64 8
+wide_nearest() { # the nearest NICs of the last GPU of the last table
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["gpus"][-1]["name"], d["gpus"][-1]["nearest_nics"])' "$TOPO_TMP/wide.json"
+}
+expect "topo 72 columns: nearest NIC from the legend" 0 "^GPU63 \\['mlx5_7'\\]$" -- wide_nearest
+expect "topo 308 columns: all kept" 0 'gpus 300 nics 8 truncated False cut 0' -- wide_check 300 8
+expect "topo 608 columns: the cut is said" 0 'gpus 512 nics 0 truncated True cut 96 .*96 GPU/NIC column\(s\) past the first 512 were not read' -- wide_check 600 8
+expect_no_hca_claim() { wide_check 600 8 | grep -c 'no RDMA HCA'; }
+expect "topo 608 columns: no false 'no RDMA HCA'" 1 '^0$' -- expect_no_hca_claim
 rm -rf "$TOPO_TMP"

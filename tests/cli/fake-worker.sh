@@ -1,14 +1,57 @@
 #!/usr/bin/env bash
 # A worker that misbehaves on purpose, for the controller's CLI tests.
 # FAKE_MODE picks how: garbage, version, order, big, type, die, hang, noise,
-# error. Started by `fabcheck pair --launcher local --worker-cmd THIS`.
+# error, slow. Started by `fabcheck pair --launcher local --worker-cmd THIS`.
 # `devices --json`: the recorded port list FAKE_DEVICES names.
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
 fi
 read -r _hello || exit 0
+
+seq=0
+say() { seq=$((seq + 1)); printf '{"v":1,"seq":%d,"type":%s}\n' "$seq" "$1"; }
+# next TYPE: the next message other than a ping must be of TYPE.
+next() {
+	local line
+	while read -r line; do
+		case $line in *'"type":"ping"'*) continue ;; esac
+		case $line in *"\"type\":\"$1\""*) msg=$line; return 0 ;; esac
+		return 1
+	done
+	return 1
+}
+# slow: speaks the protocol; the first test finishes at 0.5 Gb/s, the second
+# moves 10 messages a second and never ends (a slow link), pings answered.
+slow() {
+	say '"hello","version":"0","host":"fake","pid":1'
+	next setup || exit 1
+	say '"setup","device":"fake0","port":1,"link_layer":"Ethernet","mtu":4096,"rate_gbps":2.5,"memory":"host"'
+	next connect || exit 1
+	say '"connected","path_mtu":4096'
+	local n=0 done=0
+	while next test; do
+		n=$((n + 1))
+		t=$msg
+		say '"ready"'
+		next go || exit 1
+		case $t in *'"active":true'*) ;; *) say '"result","seconds":1,"bytes":0,"msgs":0'; continue ;; esac
+		if [ $n -eq 1 ]; then
+			say '"result","seconds":1,"bytes":62500000,"msgs":60,"gbps":0.5,"samples_gbps":[0.5]'
+			continue
+		fi
+		while :; do
+			done=$((done + 2))
+			say "\"progress\",\"done\":$done"
+			read -r -t 0.2 _ping
+			rc=$?
+			[ $rc -eq 0 ] || [ $rc -gt 128 ] || exit 0 # the controller closed
+		done
+	done
+	exit 0
+}
 case "${FAKE_MODE:-garbage}" in
+slow) slow ;;
 garbage) echo "Welcome to the node! (motd)" ;;
 version) echo '{"v":99,"seq":1,"type":"hello","version":"9.9"}' ;;
 order) echo '{"v":1,"seq":4,"type":"hello"}' ;;
