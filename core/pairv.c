@@ -71,7 +71,7 @@ static void check_bw_value(json_t *doc, const json_t *r, const char *dir, double
 	if (gbps >= floor)
 		return;
 	fc_finding(doc, FC_FAIL,
-		   "%s bandwidth at %s %s: %.3f Gb/s is below %.3f Gb/s (%s): check the cables and port speed (ibstat), the PCIe link of the HCA, and the error counters; or give the fabric's expected figure with --min-gbps",
+		   "%s bandwidth at %s %s: %.3f Gb/s is below %.3f Gb/s (%s): the diagnosis names the likely part (port speed, PCIe link, errors); or give the fabric's expected figure with --min-gbps",
 		   fc_jstr(r, "test", "?"), fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)),
 		   dir, gbps, floor, why);
 }
@@ -199,7 +199,7 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			    !fc_counter_is_error(name))
 				continue;
 			fc_finding(doc, FC_WARN,
-				   "%s %s port %d: error counter %s rose by %lld during the test: packet loss or corruption on the link; check the cable, the switch port and PFC/ECN settings",
+				   "%s %s port %d: error counter %s rose by %lld during the test: packets were lost, retried or corrupted (the diagnosis names the likely part from the physical-layer counters)",
 				   node, fc_jstr(side, "device", "?"), (int)fc_jnum(side, "port", 0),
 				   name, (long long)json_integer_value(v));
 		}

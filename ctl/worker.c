@@ -21,6 +21,7 @@
 #include "verbs/cm.h"
 #include "verbs/test.h"
 #include "ctl/wk_io.h"
+#include "ctl/worker_ev.h"
 #include "ctl/worker_gdr.h"
 #include "ctl/worker_qos.h"
 
@@ -37,6 +38,7 @@ struct worker {
 	struct vb_res r;
 	struct wk_mem mem;
 	struct wk_qos qos;
+	int ev_before; /* the "before" evidence went out: "after" is due */
 };
 
 static char last_error[1024];
@@ -90,6 +92,27 @@ static int opts_from(const json_t *m, struct vb_opts *o)
 	return 0;
 }
 
+static int ev_send(void *arg, json_t *body)
+{
+	struct worker *w = arg;
+
+	return fc_wk_send(&w->io, "evidence", body);
+}
+
+/* The port's evidence (ctl/worker_ev.h) as "evidence" messages. */
+static int wk_evidence(struct worker *w, const char *phase)
+{
+	struct wk_ev_src src = { .dev = w->r.pi->dev, .port = w->r.pi->port,
+				 .netdev = w->r.pi->netdev, .ib = !w->r.pi->is_ethernet,
+				 .gpu_bdf = w->mem.dev_open ? w->mem.dev.gpu.bus_id : NULL };
+	json_t *snap = wk_ev_read(&src);
+	int err = wk_ev_send(snap, phase, ev_send, w);
+
+	json_decref(snap);
+	w->ev_before = !err && !strcmp(phase, "before");
+	return err;
+}
+
 static int wk_setup(struct worker *w, const json_t *m)
 {
 	const char *cm = fc_jstr(m, "cm", "");
@@ -114,6 +137,8 @@ static int wk_setup(struct worker *w, const json_t *m)
 	w->r.progress_cb = wk_progress;
 	w->r.cb_arg = w;
 	wk_qos_before(&w->qos, &w->r);
+	if ((err = wk_evidence(w, "before")))
+		return err;
 	rep = vb_res_json(&w->r);
 	/* Absolute link-flap counts: a soak compares them across its slices. */
 	json_object_set(rep, "link_downed", json_object_get(w->qos.hw_before, "link_downed"));
@@ -261,6 +286,11 @@ static int wk_finish(struct worker *w)
 {
 	json_t *notes, *counters = wk_qos_after(&w->qos, &w->r, &notes);
 
+	if (wk_evidence(w, "after")) {
+		json_decref(counters);
+		json_decref(notes);
+		return -EPIPE;
+	}
 	return fc_wk_send(&w->io, "finish", json_pack("{s:o, s:o}", "counters", counters, "notes", notes));
 }
 
@@ -339,6 +369,9 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	fc_wk_io_init(&w.io, 60);
 	srand48((long)getpid() ^ (long)(fc_now() * 1e6));
 	err = wk_run(&w);
+	/* a test that failed still shows what the port counted meanwhile */
+	if (err && !w.io.in.eof && w.ev_before && !w.io.in.proto_err)
+		wk_evidence(&w, "after");
 	/* Only a failed data path is "fail"; a silent controller is not the link's. */
 	if (err && !w.io.in.eof)
 		wk_error(&w, w.io.in.proto_err ? "protocol" : err == -EIO ? "fail" : "cant",

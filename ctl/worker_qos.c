@@ -19,20 +19,23 @@
 
 #define ETHTOOL_OUT_MAX (1u << 20)
 
-/* ethtool's path: $FABCHECK_ETHTOOL, else $PATH, /usr/sbin, /sbin. */
-static int find_ethtool(char *out, size_t len)
+int wk_find_tool(const char *tool, char *out, size_t len)
 {
-	const char *env = getenv("FABCHECK_ETHTOOL"), *path = getenv("PATH");
-	char dirs[4096];
-	char *save = NULL, *d;
+	const char *path = getenv("PATH");
+	char env_name[64], dirs[4096], *save = NULL, *d, *env;
 
+	/* $FABCHECK_ETHTOOL, $FABCHECK_PERFQUERY...: a tool at another path */
+	snprintf(env_name, sizeof(env_name), "FABCHECK_%s", tool);
+	for (char *c = env_name; *c; c++)
+		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+	env = getenv(env_name);
 	if (env && *env) {
 		snprintf(out, len, "%s", env);
 		return access(out, X_OK) ? -ENOENT : 0;
 	}
 	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
 	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save))
-		if (*d && (size_t)snprintf(out, len, "%s/ethtool", d) < len &&
+		if (*d && (size_t)snprintf(out, len, "%s/%s", d, tool) < len &&
 		    access(out, X_OK) == 0)
 			return 0;
 	return -ENOENT;
@@ -100,7 +103,7 @@ json_t *wk_ethtool_stats(const char *netdev, char *why, size_t len)
 		snprintf(why, len, "the port has no network interface");
 		return NULL;
 	}
-	if (find_ethtool(exe, sizeof(exe))) {
+	if (wk_find_tool("ethtool", exe, sizeof(exe))) {
 		snprintf(why, len, "ethtool is not installed (looked in $PATH, /usr/sbin, /sbin)");
 		return NULL;
 	}

@@ -30,6 +30,10 @@ void wk_qos_before(struct wk_qos *q, const struct vb_res *r);
 json_t *wk_qos_after(struct wk_qos *q, const struct vb_res *r, json_t **notes_p);
 void wk_qos_release(struct wk_qos *q);
 
+/* A tool's path: $FABCHECK_<TOOL> (upper case), else $PATH, /usr/sbin,
+ * /sbin. 0, or -ENOENT. */
+int wk_find_tool(const char *tool, char *out, size_t len);
+
 /* Runs `ethtool -S @netdev` with a deadline; its parsed output (every
  * counter), or NULL with @why set. */
 json_t *wk_ethtool_stats(const char *netdev, char *why, size_t len);

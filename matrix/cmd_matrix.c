@@ -47,6 +47,8 @@ const char usage_matrix[] =
 	"  --import FILE        store and analyse recorded 'pair --json' documents\n"
 	"                       ({\"nodes\": [...], \"results\": [...]}) instead of testing\n"
 	"  --pace SEC           with --import: wait between results (a replay)\n"
+	"  --save-evidence DIR  each pair's evidence in DIR/NNN-A-B (see 'pair --help',\n"
+	"                       doc/diagnose.md); 'fabcheck diagnose DIR' judges it again\n"
 	"  -j, --json           one JSON document on stdout\n"
 	"\n"
 	"rails (pair options, see 'fabcheck pair --help'):\n"

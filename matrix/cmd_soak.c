@@ -53,6 +53,8 @@ const char usage_soak[] =
 	"  --hostfile FILE     nodes, one a line\n"
 	"  --db FILE           the store (default fabcheck.db)\n"
 	"  --deadline T        a slice still running T after its end is killed (default 90s)\n"
+	"  --save-evidence DIR each slice's evidence in DIR/NNN-A-B (doc/diagnose.md):\n"
+	"                      counters, ethtool, PCIe readings before and after\n"
 	"  -j, --json          one JSON document on stdout (per-pair samples, events)\n"
 	"\n"
 	"pair options, passed to each slice (see 'fabcheck pair --help'):\n"
@@ -69,7 +71,7 @@ const char usage_soak[] =
 enum {
 	OPT_DURATION = 256, OPT_SLICE, OPT_INTERVAL, OPT_DROP, OPT_HOSTFILE, OPT_DB, OPT_DEADLINE,
 	OPT_P_TEST, OPT_P_CM, OPT_P_CUDA, OPT_P_MIN_GBPS, OPT_P_LINK_PCT, OPT_P_SSH, OPT_P_LAUNCHER,
-	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT, OPT_RAILS, OPT_EXCLUDE_DEV,
+	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT, OPT_RAILS, OPT_EXCLUDE_DEV, OPT_EVIDENCE,
 };
 
 static const struct option soak_long[] = {
@@ -80,6 +82,7 @@ static const struct option soak_long[] = {
 	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
 	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
 	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
+	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
 	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
 	{ .name = "size", .has_arg = required_argument, .val = 's' },
@@ -106,6 +109,7 @@ struct soak_cli {
 	char **nodes;
 	int n;
 	const char *hostfile, *db;
+	const char *evidence_dir; /* --save-evidence DIR */
 	double duration, slice, interval, drop_pct, deadline;
 	json_t *pair_args;
 	int test_given;
@@ -149,6 +153,7 @@ static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char 
 	case OPT_HOSTFILE: c->hostfile = arg; return 0;
 	case OPT_DB: c->db = arg; return 0;
 	case OPT_DEADLINE: return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline);
+	case OPT_EVIDENCE: c->evidence_dir = arg; return 0;
 	case 'j': ctx->json = 1; return 0;
 	case OPT_P_TEST:
 		if (strcmp(arg, "write") && strcmp(arg, "send")) {
@@ -328,6 +333,7 @@ static int soak_loop(struct soak *s)
 	struct mx_runner r = {
 		.st = s->st, .run = s->run, .n = s->c.n, .names = s->c.nodes,
 		.deadline_s = 0, .stop = &fc_stop, .on_result = on_slice, .arg = s,
+		.evidence_dir = s->c.evidence_dir,
 	};
 	json_t *args = NULL;
 

@@ -29,6 +29,7 @@ enum {
 	OPT_PAIR_OPT,
 	OPT_IMPORT,
 	OPT_PACE,
+	OPT_EVIDENCE,
 	OPT_RAILS,
 	OPT_EXCLUDE_DEV,
 	OPT_SCREEN,
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
 	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_PAIR_OPT },
 	{ .name = "import", .has_arg = required_argument, .val = OPT_IMPORT },
 	{ .name = "pace", .has_arg = required_argument, .val = OPT_PACE },
+	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
 	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
 	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
 	{ .name = "screen", .has_arg = no_argument, .val = OPT_SCREEN },
@@ -215,6 +217,9 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 		       !fc_parse_int("--max-rounds", arg, 1, 4096, &c->max_rounds) ? 1 : -1;
 	case OPT_DEADLINE:
 		return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline_s) ? -1 : 1;
+	case OPT_EVIDENCE:
+		c->evidence_dir = arg;
+		return which == MX_CLI_MATRIX ? 1 : -1;
 	case OPT_RAILS:
 		if (!*arg) {
 			fc_err("--rails: empty; expected all or a comma-separated list of rails");

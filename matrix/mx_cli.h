@@ -26,6 +26,7 @@ struct mx_cli {
 	double deadline_s;
 	const char *import; /* matrix --import FILE: recorded pair documents */
 	double pace_s;	    /* --pace: seconds between imported results */
+	const char *evidence_dir; /* --save-evidence DIR */
 	const char *rails;  /* --rails all|LIST: a cell per (pair, rail) */
 	const char *exclude_dev; /* --exclude-dev LIST */
 	int screen, full;   /* matrix --screen (matrix/mx_screen.h) or --full (the default) */

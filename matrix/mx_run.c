@@ -118,9 +118,10 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	struct fc_child *k = &r->kids[r->nkids];
 	char deadline[32];
 	const char **argv;
+	char evdir[1024];
 	int rc;
 
-	argv = calloc(nargs + 12, sizeof(*argv));
+	argv = calloc(nargs + 14, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -142,6 +143,12 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	if (job->rail[0]) { /* the last --rails wins */
 		argv[n++] = "--rails";
 		argv[n++] = job->rail;
+	}
+	if (r->evidence_dir) {
+		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s%s%s", r->evidence_dir, ++r->spawned,
+			 argv[2], argv[3], job->rail[0] ? "-rail" : "", job->rail);
+		argv[n++] = "--save-evidence";
+		argv[n++] = evdir;
 	}
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "pair %s -> %s", argv[2], argv[3]);

@@ -39,6 +39,7 @@ struct mx_runner {
 	double deadline_s;	/* a pair still running after this is killed */
 	const char *exe;	/* the binary to run, default /proc/self/exe */
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop now */
+	const char *evidence_dir; /* each pair --save-evidence DIR/NNN-A-B, or NULL */
 	mx_result_fn on_result;	/* after each stored result (may be NULL) */
 	void *arg;
 	mx_plan_fn plan;	/* NULL: the circle schedule */
@@ -54,6 +55,7 @@ struct mx_runner {
 	int nkids;
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error, planned_all;
+	int spawned; /* pairs started: numbers the evidence folders */
 };
 
 /* Prepares @r (fields above the "State" line set by the caller) and marks

@@ -203,6 +203,7 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_a
 		.pair_args = s->pair_args,
 		.deadline_s = fc_jnum(s->params, "deadline_s", 300),
 		.stop = stop,
+		.evidence_dir = c->evidence_dir,
 	};
 	if (mx_run_init(&s->r))
 		goto out_close;

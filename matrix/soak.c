@@ -335,7 +335,7 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
 			if (json_integer_value(c) > 0 && fc_counter_is_error(cn) &&
 			    strcmp(cn, "link_downed"))
 				fc_finding(doc, FC_WARN,
-					   "%s: error counter %s rose by %lld over the soak: loss or corruption; check the cable, the switch port and PFC/ECN",
+					   "%s: error counter %s rose by %lld over the soak: packets were lost, retried or corrupted (with --save-evidence, 'fabcheck diagnose' names the likely part)",
 					   name, cn, (long long)json_integer_value(c));
 		}
 	}

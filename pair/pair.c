@@ -75,7 +75,9 @@ const char usage_pair[] =
 	"                      encoding and the headers of each packet at the path\n"
 	"                      MTU), at sizes of 1 MiB and more (default 90)\n"
 	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
-	"  Error counters that rise during the test are warnings.\n"
+	"  Error counters that rise during the test are warnings. A diagnosis names\n"
+	"  the likely part (cable or transceiver, HCA, host PCIe, configuration,\n"
+	"  congestion, buffers) from each port's evidence, with the next step.\n"
 	"\n"
 	"memory:\n"
 	"  --use-cuda[=N|BUS_ID] GPU memory on both nodes (GPUDirect RDMA): GPU N, the\n"
@@ -119,6 +121,9 @@ const char usage_pair[] =
 	"                      the finished tests are kept (default: no deadline)\n"
 	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
 	"  --no-db             keep nothing\n"
+	"  --save-evidence DIR write each node's raw counters, ethtool -S/-m, PCIe\n"
+	"                      and perfquery readings before and after, with the\n"
+	"                      result, for 'fabcheck diagnose DIR' (doc/diagnose.md)\n"
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 could not run\n"
@@ -128,6 +133,7 @@ enum {
 	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
 	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
 	OPT_TEST, OPT_DEADLINE, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
+	OPT_EVIDENCE,
 	OPT_PERFTEST, OPT_METHOD, OPT_WARMUP,
 	OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY, OPT_SYNC_FD,
 	OPT_POST_LIST, OPT_CQ_MOD, OPT_INLINE, OPT_THREADS, OPT_LAT_MODE, OPT_HUGEPAGES,
@@ -166,6 +172,7 @@ static const struct option pair_opts[] = {
 	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
 	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
 	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
+	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
 	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
 	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
@@ -323,6 +330,7 @@ static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx
 		return fc_parse_duration("--deadline", arg, 1, 7 * 86400, &cfg->deadline) ? -EINVAL : 0;
 	case OPT_DB: cfg->db = arg; return 0;
 	case OPT_NO_DB: cfg->no_db = 1; return 0;
+	case OPT_EVIDENCE: cfg->evidence_dir = arg; return 0;
 	case 'j': ctx->json = 1; return 0;
 	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
 	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
@@ -388,7 +396,7 @@ static void cfg_defaults(struct pair_cfg *cfg)
 static void keep_child_arg(struct pair_cfg *cfg, int c, const char *arg)
 {
 	static const int own[] = { OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY,
-				   OPT_SYNC_FD, OPT_DB, OPT_NO_DB, 'j', 'd' };
+				   OPT_SYNC_FD, OPT_DB, OPT_NO_DB, 'j', 'd', OPT_EVIDENCE };
 	char buf[512];
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)

@@ -40,6 +40,7 @@ struct pair_cfg {
 	struct fc_pair_limits lim;
 	const char *db;
 	int no_db;
+	const char *evidence_dir; /* --save-evidence, or NULL */
 	/* data path knobs (verbs/test.h): --cq-mod (0: the method's),
 	 * --inline (-2: the method's), --post-list, --threads, --lat-mode
 	 * (-1: the memory's default) */
@@ -84,6 +85,14 @@ void pair_qos_note(json_t *doc, const char *fmt, ...) __attribute__((format(prin
 void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
 
+/* Evidence (pair/pair_ev.c): "evidence" messages of a worker kept in
+ * @ev[side] ({"before": snapshot, "after": snapshot}); once the verdict is
+ * in, the diagnosis on top and, with --save-evidence, the folder. */
+void pair_ev_absorb(json_t *ev, const json_t *msg);
+void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg);
+/* pair --rails: each rail's diagnosis (from its pair documents @alone and
+ * @loaded, NULL where not run), named by rail, and the rows over all rails. */
+void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails);
 /* Latency rounds by default: enough for p99.9 (10 / (1 - 0.999)). */
 #define PAIR_LAT_ITERS 10000
 /* Bandwidth without -n or -D: this many seconds per size. */

@@ -5,6 +5,7 @@
 
 #include "core/out.h"
 #include "core/util.h"
+#include "diag/diag.h"
 #include "pair/pair.h"
 
 static void numa_part(char *buf, size_t len, const char *what, const json_t *v)
@@ -274,6 +275,7 @@ void pair_render(FILE *f, const json_t *doc)
 	render_bw(f, results);
 	render_lat(f, results);
 	render_counters(f, doc);
+	diag_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %d in %s\n",
 			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),

@@ -25,6 +25,7 @@
 #include "core/rail.h"
 #include "store/store.h"
 #include "ctl/child.h"
+#include "diag/diag.h"
 #include "pair/pair.h"
 
 struct rails_run {
@@ -151,7 +152,7 @@ static int match(struct rails_run *x)
 
 /* The child's command line for rail @r. */
 static void child_argv(const struct rails_run *x, int r, int sync_fd, const char **argv,
-		       char *dev, size_t dlen, char *fd, size_t flen)
+		       char *dev, size_t dlen, char *fd, size_t flen, char *ev, size_t elen)
 {
 	const struct fc_rail_port *pa = fc_rail_port_of(&x->map, x->nodes, 0, r);
 	const struct fc_rail_port *pb = fc_rail_port_of(&x->map, x->nodes, 1, r);
@@ -173,6 +174,12 @@ static void child_argv(const struct rails_run *x, int r, int sync_fd, const char
 		snprintf(fd, flen, "%d", sync_fd);
 		argv[n++] = "--sync-fd";
 		argv[n++] = fd;
+	}
+	if (x->cfg->evidence_dir) { /* DIR/alone-rail0, DIR/loaded-rail0, ... */
+		snprintf(ev, elen, "%s/%s-rail%d", x->cfg->evidence_dir,
+			 sync_fd >= 0 ? "loaded" : "alone", x->map.rails[r].index);
+		argv[n++] = "--save-evidence";
+		argv[n++] = ev;
 	}
 	argv[n] = NULL;
 }
@@ -261,7 +268,7 @@ static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 	memset(kids, 0, sizeof(kids));
 	for (int k = 0; k < n; k++) {
 		const char *argv[FC_LAUNCH_MAX_ARGS + 64];
-		char dev[160], fd[16];
+		char dev[160], fd[16], ev[1024];
 		int sv[2] = { -1, -1 };
 
 		if (n > 1 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
@@ -270,7 +277,7 @@ static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 		}
 		if (sv[0] >= 0)
 			fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-		child_argv(x, rails[k], sv[1], argv, dev, sizeof(dev), fd, sizeof(fd));
+		child_argv(x, rails[k], sv[1], argv, dev, sizeof(dev), fd, sizeof(fd), ev, sizeof(ev));
 		snprintf(kids[k].name, sizeof(kids[k].name), "rail %d", x->map.rails[rails[k]].index);
 		bar.fd[k] = sv[0];
 		if (fc_child_start(&kids[k], x->exe, argv, deadline))
@@ -502,6 +509,7 @@ static void rails_render(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	diag_render(f, doc);
 }
 
 static int self_exe(struct rails_run *x)
@@ -554,6 +562,7 @@ int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_object_set_new(x.doc, "thresholds",
 			    json_deep_copy(json_object_get(x.alone[0] ? x.alone[0] : x.loaded[0],
 							   "thresholds")));
+	pair_ev_rails(x.doc, x.alone, x.loaded, x.map.nrails);
 
 out_emit:
 	for (int r = 0; r < FC_RAIL_MAX; r++) {

@@ -25,6 +25,7 @@ struct pair_run {
 	struct fc_chan *chans[2];
 	json_t *doc;
 	json_t *setup[2];
+	json_t *ev[2]; /* the workers' evidence (pair_ev.c) */
 	int exit;
 	int in_test; /* waiting for the results of a test under way */
 	double deadline_at; /* --deadline as fc_now() time, 0: none */
@@ -68,6 +69,8 @@ static int report_gone(struct pair_run *p, int idx)
 	while (!fc_chan_recv(p->chans, 2, idx, 1, &m, &failed)) {
 		if (!strcmp(fc_wire_type(m), "error"))
 			return worker_error(p, idx, m);
+		if (!strcmp(fc_wire_type(m), "evidence")) /* read before it failed */
+			pair_ev_absorb(p->ev[idx], m);
 		json_decref(m);
 	}
 	return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[idx]->why, "");
@@ -78,7 +81,12 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 	json_t *m;
 	int failed, err;
 
-	err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed);
+	/* "evidence" may come before any reply: kept, then the reply awaited */
+	while (!(err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed)) &&
+	       !strcmp(fc_wire_type(m), "evidence")) {
+		pair_ev_absorb(p->ev[side], m);
+		json_decref(m);
+	}
 	if (err == -ETIME && failed == side) {
 		if (p->in_test)
 			return -ETIME; /* judged by slow_link() */
@@ -639,6 +647,8 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
 	signal(SIGPIPE, SIG_IGN);
 	p.doc = new_doc(cfg);
+	p.ev[0] = json_object();
+	p.ev[1] = json_object();
 	if (cfg->deadline > 0)
 		p.deadline_at = fc_now() + cfg->deadline;
 	err = start(&p);
@@ -657,6 +667,9 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_decref(p.setup[1]);
 	/* What finished is judged, whatever stopped the run later. */
 	fc_pair_verdict(p.doc, &cfg->lim);
+	pair_ev_finish(p.doc, p.ev, cfg);
+	json_decref(p.ev[0]);
+	json_decref(p.ev[1]);
 	pair_store_run(cfg, p.doc);
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;

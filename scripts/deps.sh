@@ -9,7 +9,7 @@ build=(build-essential pkg-config libibverbs-dev librdmacm-dev libncurses-dev
 	libsqlite3-dev libjansson-dev libnuma-dev)
 rack=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers
 	ibverbs-utils rdmacm-utils perftest openssh-server openssh-client iproute2
-	procps tcpdump ethtool slurmctld slurmd slurm-client munge)
+	procps tcpdump ethtool infiniband-diags slurmctld slurmd slurm-client munge)
 test=(libcmocka-dev clang valgrind tmux sqlite3 python3 man-db chromium jq)
 
 case "${1:-build}" in

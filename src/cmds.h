@@ -20,6 +20,7 @@ int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_soak(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
@@ -37,5 +38,6 @@ extern const char usage_plan[];
 extern const char usage_preflight[];
 extern const char usage_preflight_probe[];
 extern const char usage_soak[];
+extern const char usage_diagnose[];
 
 #endif

@@ -47,6 +47,8 @@ static const struct fc_cmd commands[] = {
 	  .hidden = 1, .summary = "the node side of preflight (started by the controller)" },
 	{ .name = "soak", .run = cmd_soak, .usage = usage_soak,
 	  .summary = "hours of bidirectional traffic over the matrix schedule: drops and flaps, timed" },
+	{ .name = "diagnose", .run = cmd_diagnose, .usage = usage_diagnose,
+	  .summary = "name the failed part from an evidence folder (--save-evidence), offline" },
 	{ .name = "tui", .run = cmd_tui, .usage = usage_tui,
 	  .summary = "live dashboard of a rack's pair matrix (runs one or follows one)" },
 	{ .name = "report", .run = cmd_report, .usage = usage_report,

@@ -294,7 +294,7 @@ void qos_counter_findings(json_t *doc, const char *node, const char *dev,
 					   node, dev, seq_errs[i], n, prio);
 			else
 				fc_finding(doc, FC_WARN,
-					   "%s %s: %s rose by %" JSON_INTEGER_FORMAT ": packets were lost; check the cable and whether the traffic class rides a PFC-protected priority",
+					   "%s %s: %s rose by %" JSON_INTEGER_FORMAT ": packets were lost: check whether the traffic class rides a PFC-protected priority (the diagnosis says whether the physical layer shows errors)",
 					   node, dev, seq_errs[i], n);
 		}
 	}

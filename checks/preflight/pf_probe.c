@@ -25,6 +25,7 @@
 #include "verbs/dev.h"
 #include "src/cmds.h"
 #include "ctl/child.h"
+#include "diag/diag.h"
 
 const char usage_preflight_probe[] =
 	"usage: fabcheck preflight-probe [--json] [--no-topo] [--timeout T]\n"
@@ -210,6 +211,7 @@ static void probe_hcas(json_t *doc, const json_t *devs, const char *kernel, doub
 		json_object_set_new(h, "board_id", sysfs_str("class/infiniband/%s/board_id%s",
 							     name, ""));
 		probe_driver(h, name, kernel);
+		json_object_set_new(h, "pcie", diag_hca_pcie_json(name));
 		json_array_append_new(hcas, h);
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			const char *nd = fc_jstr(p, "netdev", "");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "diag/diag.h"
 #include "verbs/qos.h"
 
 /* The IB MTU a RoCE port can run with a netdev MTU (the RoCEv2 headers take
@@ -167,6 +168,34 @@ out:
 	free(drv);
 }
 
+/* The HCA's PCIe link as trained against its port's rate (the probe's
+ * "pcie" of each HCA, diag/live.c): a ceiling below the port is named
+ * before any traffic, a failure when the link trained below its maximum. */
+static void check_pcie_ceiling(json_t *doc, const struct pf_node *nd, const char *dn, int port,
+			       double rate)
+{
+	const json_t *h, *pc = NULL;
+	double ceil, gts, mgts;
+	int w, mw, down;
+	size_t i;
+
+	json_array_foreach(json_object_get(nd->probe, "hcas"), i, h)
+		if (!strcmp(fc_jstr(h, "name", ""), dn))
+			pc = json_object_get(h, "pcie");
+	ceil = fc_jnum(pc, "ceiling_gbps", 0);
+	if (ceil <= 0 || rate <= 0 || ceil >= rate)
+		return;
+	gts = fc_jnum(pc, "gts", 0), mgts = fc_jnum(pc, "max_gts", 0);
+	w = (int)fc_jnum(pc, "width", 0), mw = (int)fc_jnum(pc, "max_width", 0);
+	down = gts < mgts || w < mw;
+	fc_finding(doc, down ? FC_FAIL : FC_WARN,
+		   "%s: %s trained to %g GT/s x%d (%s %g GT/s x%d): at most about %.0f Gb/s over PCIe, port %d is %g Gb/s: %s",
+		   nd->name, dn, gts, w, down ? "capable of" : "its maximum,", mgts, mw,
+		   diag_about(ceil), port, rate,
+		   down ? "reseat the HCA, check the riser and the slot's PCIe setting in the BIOS (lspci -vv LnkSta against LnkCap)"
+			: "the slot cannot carry the port: move the HCA to a slot of its own PCIe generation and width");
+}
+
 /* One port's own checks; adds its summary row to @ports. */
 static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 		       const json_t *p, const struct pf_opts *o, json_t *ports)
@@ -191,6 +220,7 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 			   node, dn, port, fc_jstr(p, "state", "?"));
 		return;
 	}
+	check_pcie_ceiling(doc, nd, dn, port, rate);
 	if (o->expect_rate_gbps > 0 && rate + 1e-6 < o->expect_rate_gbps)
 		fc_finding(doc, FC_FAIL,
 			   "%s: %s port %d runs at %g Gb/s (%s %s), expected %g Gb/s: reseat or replace the cable or transceiver, check the switch port's speed",

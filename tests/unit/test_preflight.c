@@ -191,6 +191,26 @@ static void test_versions(void **state)
 	json_decref(p);
 }
 
+/* An HCA whose PCIe link cannot carry its port, named before any traffic. */
+static void test_pcie_ceiling(void **state)
+{
+	json_t *p = load("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *h;
+	char *f;
+
+	(void)state;
+	h = json_array_get(json_object_get(probe_of(nodes, 1), "hcas"), 0);
+	json_object_set_new(h, "pcie", json_pack("{s:s, s:f, s:i, s:f, s:i, s:i, s:f}", "bdf",
+						 "0000:17:00.0", "gts", 16.0, "width", 8, "max_gts",
+						 32.0, "max_width", 16, "max_payload_bytes", 256,
+						 "ceiling_gbps", 109.5));
+	f = judge(nodes, &lab, NULL);
+	assert_non_null(strstr(f, "nodeB: mlx5_0 trained to 16 GT/s x8 (capable of 32 GT/s x16): at most about 110 Gb/s over PCIe, port 1 is"));
+	assert_null(strstr(f, "nodeA: mlx5_0 trained"));
+	free(f);
+	json_decref(nodes);
+	json_decref(p);
+}
+
 static void test_gpu_gdr_topo_qos(void **state)
 {
 	json_t *p = load("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *doc, *topo;
@@ -268,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_mtu_fault_named),
 		cmocka_unit_test(test_port_state_rate_gid),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_pcie_ceiling),
 		cmocka_unit_test(test_gpu_gdr_topo_qos),
 		cmocka_unit_test(test_unreachable),
 	};

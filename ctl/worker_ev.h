@@ -1,0 +1,26 @@
+/*
+ * The worker's evidence around a pair test (diag/diag.h): read as a
+ * snapshot at setup and at finish, sent to the controller in "evidence"
+ * messages {"phase": "before"|"after", "files": {path: text}}; a file too
+ * long for one message comes in pieces, to be appended in order.
+ */
+#ifndef FC_CTL_WORKER_EV_H
+#define FC_CTL_WORKER_EV_H
+
+#include <jansson.h>
+
+struct wk_ev_src {
+	const char *dev;
+	int port;
+	const char *netdev; /* "" for none */
+	int ib;		    /* InfiniBand: perfquery of both ends */
+	const char *gpu_bdf; /* GPU memory: the GPU's PCI function, or NULL */
+};
+
+/* Reads the evidence of @s now (sysfs, ethtool -S/-m, PCIe, perfquery). */
+json_t *wk_ev_read(const struct wk_ev_src *s);
+/* Sends @snap as "evidence" bodies through @send (which owns each body);
+ * 0 or the first error of @send. */
+int wk_ev_send(json_t *snap, const char *phase, int (*send)(void *arg, json_t *body), void *arg);
+
+#endif

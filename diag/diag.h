@@ -1,0 +1,159 @@
+/*
+ * Naming the failed part: evidence per port (port counters, `ethtool -S`
+ * PHY counters and bit error rates, `ethtool -m` module readings, PCIe link
+ * and AER, `perfquery` of both ends of an InfiniBand cable) read before and
+ * after a test, and rules (diag/rules.c) that turn it into a most likely
+ * part with its evidence and the next step to confirm it.
+ *
+ * Evidence travels as "snapshots": a JSON object mapping a relative file
+ * path to the text that was read ("counters/symbol_error": "0\n"). The same
+ * object is written to and read from an evidence folder (doc/diagnose.md),
+ * so a live run and `fabcheck diagnose DIR` judge the same input.
+ */
+#ifndef FC_DIAG_H
+#define FC_DIAG_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DIAG_MAX_PCIE 16
+
+/* Vendor-published thresholds (see diag/rules.c for their sources). */
+#define DIAG_PRE_FEC_BER_MAX 2.4e-4
+#define DIAG_POST_FEC_BER_MAX 1e-12
+
+enum diag_class {
+	DIAG_C_NONE = 0,
+	DIAG_C_PHYS,	  /* symbol, CRC, integrity, receive errors: the signal */
+	DIAG_C_POSTFEC,	  /* errors FEC could not correct (counted as PHYS too) */
+	DIAG_C_CORRECTED, /* bits FEC corrected (pre-FEC BER) */
+	DIAG_C_BITS,	  /* bits received by the PHY (the BER's denominator) */
+	DIAG_C_FLAP,	  /* link went down or retrained */
+	DIAG_C_REMOTE,	  /* remote physical errors: a link further upstream */
+	DIAG_C_DROP,	  /* discards, buffer overruns, out of buffer */
+	DIAG_C_SEQ_IN,	  /* gaps in what this port received (loss into it) */
+	DIAG_C_SEQ_OUT,	  /* loss of what this port sent: sequence NAKs it received,
+			   * duplicates of requests it had answered (its reply lost) */
+	DIAG_C_SEQ,	  /* retries, timeouts, duplicates (loss either way) */
+	DIAG_C_PAUSE,	  /* pause frames, credit waits (flow control at work) */
+	DIAG_C_ECN,	  /* ECN marks and CNPs (congestion control at work) */
+	DIAG_C_CONFIG,	  /* constraint (partition) and relay errors */
+	DIAG_C_NCLASS
+};
+
+/* The class of counter @name, as `ethtool -S`, sysfs or perfquery names it. */
+enum diag_class diag_counter_class(const char *name);
+const char *diag_class_name(enum diag_class c);
+
+struct diag_pcie {
+	char role[8]; /* "hca", "gpu", "bridge" */
+	char bdf[24];
+	double cur_gts, max_gts;
+	int cur_width, max_width;
+	int mps;	       /* max payload size in bytes; 0 unknown */
+	long long aer[3];      /* correctable, nonfatal, fatal: deltas */
+	int aer_known;
+	double ceiling_gbps;   /* payload ceiling of the link as trained */
+};
+
+struct diag_module {
+	int known;
+	double temp_c, temp_warn_c, temp_alarm_c; /* 0 when not given */
+	double volt, volt_lo_alarm, volt_hi_alarm;
+	double rx_dbm_min; /* lowest receive power of the lanes; 99 unknown */
+	double rx_lo_alarm_dbm;
+	char alarms[256];  /* the alarm and warning flags that are On */
+};
+
+/* One port's evidence over a test: counter deltas by class, BER, module,
+ * PCIe path, the far end. */
+struct diag_port {
+	char node[128], dev[64], netdev[32], link_layer[16];
+	int port;
+	double rate_gbps, seconds;
+	int mtu_before, mtu_after;
+	long long sum[DIAG_C_NCLASS];	   /* local deltas per class */
+	long long far_sum[DIAG_C_NCLASS];  /* the switch port at the other end */
+	long long pkts;			   /* packets sent and received, 0 unknown */
+	char detail[DIAG_C_NCLASS][160];   /* "symbol_error +12, ..." */
+	char far_detail[DIAG_C_NCLASS][160];
+	double pre_ber, post_ber;	   /* < 0: not computed */
+	int have_ib, have_phy, have_far, have_pcie;
+	char far_why[160];		   /* why the far end is not seen */
+	struct diag_module mod;
+	int npcie;
+	struct diag_pcie pcie[DIAG_MAX_PCIE];
+	json_t *notes; /* strings: what is not exposed, saturated, reset */
+};
+
+/* A snapshot from the files under @dir (recursively, 3 levels). Returns
+ * NULL and logs naming the file when one cannot be read or is too big. */
+json_t *diag_snap_read_dir(const char *dir);
+/* Writes @snap under @dir (created). 0, or a negative errno (logged). */
+int diag_snap_write_dir(const json_t *snap, const char *dir);
+/* mkdir -p; 0 or a negative errno (logged). */
+int diag_mkdirs(const char *path);
+
+/* Reads the PCI functions on the sysfs path of @link (bridges first, the
+ * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:
+ * link speed and width, aer_dev_*, max_payload from config space. @seen
+ * (an object) skips functions already read. Returns how many were found. */
+int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t *seen);
+
+/* The PCIe link of RDMA device @ibdev as trained, with its payload
+ * ceiling: {bdf, gts, width, max_gts, max_width, max_payload_bytes,
+ * ceiling_gbps}, or JSON null when it has no PCIe link in sysfs. */
+json_t *diag_hca_pcie_json(const char *ibdev);
+
+/* Evidence of one port from its before and after snapshots. Fills @p (its
+ * node, dev and port set by the caller); release with diag_port_release. */
+void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after);
+void diag_port_release(struct diag_port *p);
+/* The port as JSON (deltas by class, BER, module, PCIe, notes). */
+json_t *diag_port_json(const struct diag_port *p);
+
+/* Parsers of recorded text (pure). */
+int diag_parse_module(const char *ethtool_m, struct diag_module *m);
+json_t *diag_parse_perfquery(const char *text); /* NULL when no counter */
+double diag_parse_rate(const char *sysfs_rate);	/* "100 Gb/sec (4X EDR)" -> 100 */
+/* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown. */
+long long diag_parse_aer(const char *text);
+
+/* PCIe payload ceiling in Gb/s of @gts x @width at @mps bytes: encoding
+ * (8b/10b up to 5 GT/s, 128b/130b up to 32 GT/s, FLIT at 64 GT/s), TLP
+ * framing per packet and DLLP traffic. */
+double diag_pcie_gbps(double gts, int width, int mps);
+/* Max payload size in bytes from PCI config space (as sysfs "config"
+ * reads); 0 when the PCI Express capability is not within @len. */
+int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len);
+/* A ceiling as said "about": to 10 Gb/s from 100 Gb/s up, else to 1. */
+double diag_about(double gbps);
+
+/* The whole evidence folder: {"test": doc or null, "ports": [port json]}
+ * and the diagnosis, as `fabcheck diagnose` prints it. */
+struct diag_set {
+	int nports;
+	struct diag_port *ports;
+	json_t *test; /* the test's JSON document, or NULL */
+};
+
+/* Reads an evidence folder (doc/diagnose.md). 0, or a negative errno
+ * (logged, naming the file and the fix). */
+int diag_set_read(const char *dir, struct diag_set *s);
+/* Adds a port read from @before/@after snapshots (copied). */
+struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char *dev, int port,
+			       const json_t *before, const json_t *after);
+void diag_set_release(struct diag_set *s);
+
+/* The diagnosis: "diagnosis": [ {subject, part, confidence, evidence, next,
+ * rule} ] in @doc (the test's document, or a new one), most likely first;
+ * "evidence": the ports. Findings stay as they are. */
+void diag_run(json_t *doc, const struct diag_set *s);
+/* @in (taken) with "likely" entries before "possible" ones, each group in
+ * its order. */
+json_t *diag_sorted(json_t *in);
+/* Text: one block per diagnosis entry. */
+void diag_render(FILE *f, const json_t *doc);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * Recorded text as the tools print it: the class of each counter name,
+ * `perfquery`, `ethtool -m`, sysfs rate and AER files. Pure code.
+ */
+#include "diag/diag.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Counter names and what they show. Sources: the kernel's mlx5 counters
+ * documentation (Documentation/networking/device_drivers/ethernet/mellanox/
+ * mlx5/counters.rst: *_phy, hw_counters), the InfiniBand PortCounters
+ * attribute (IBTA vol. 1, 16.1.3.5; sysfs counters/ and perfquery), and the
+ * rxe driver's hw_counters (drivers/infiniband/sw/rxe/rxe_hw_counters.c).
+ * A name not listed is evidence of nothing. Patterns as fnmatch(3).
+ */
+static const struct {
+	const char *pat;
+	enum diag_class cls;
+} counter_classes[] = {
+	{ "symbol_error", DIAG_C_PHYS },
+	{ "port_rcv_errors", DIAG_C_PHYS },
+	{ "local_link_integrity_errors", DIAG_C_PHYS },
+	{ "rx_symbol_err_phy", DIAG_C_PHYS },
+	{ "rx_crc_errors_phy", DIAG_C_PHYS },
+	{ "rx_pcs_symbol_err_phy", DIAG_C_POSTFEC },
+	{ "rx_corrected_bits_phy", DIAG_C_CORRECTED },
+	{ "rx_bits_phy", DIAG_C_BITS },
+	{ "link_downed", DIAG_C_FLAP },
+	{ "link_error_recovery", DIAG_C_FLAP },
+	{ "link_down_events_phy", DIAG_C_FLAP },
+	{ "netdev_carrier_changes", DIAG_C_FLAP },
+	{ "port_rcv_remote_physical_errors", DIAG_C_REMOTE },
+	{ "excessive_buffer_overrun_errors", DIAG_C_DROP },
+	{ "port_xmit_discards", DIAG_C_DROP },
+	{ "VL15_dropped", DIAG_C_DROP },
+	{ "out_of_buffer", DIAG_C_DROP },
+	{ "rx_out_of_buffer", DIAG_C_DROP },
+	{ "rx_discards_phy", DIAG_C_DROP },
+	{ "tx_discards_phy", DIAG_C_DROP },
+	{ "rx_prio[0-7]_discards", DIAG_C_DROP },
+	{ "rx_prio[0-7]_buf_discard", DIAG_C_DROP },
+	{ "rx_prio[0-7]_cong_discard", DIAG_C_DROP },
+	{ "out_of_sequence", DIAG_C_SEQ_IN },
+	{ "out_of_seq_request", DIAG_C_SEQ_IN },
+	{ "rcvd_seq_err", DIAG_C_SEQ_OUT },
+	{ "packet_seq_err", DIAG_C_SEQ_OUT },
+	{ "implied_nak_seq_err", DIAG_C_SEQ },
+	{ "local_ack_timeout_err", DIAG_C_SEQ },
+	{ "duplicate_request", DIAG_C_SEQ_OUT },
+	{ "rnr_nak_retry_err", DIAG_C_SEQ },
+	{ "roce_adp_retrans", DIAG_C_SEQ },
+	{ "roce_adp_retrans_to", DIAG_C_SEQ },
+	{ "req_transport_retries_exceeded", DIAG_C_SEQ },
+	{ "retry_exceeded_err", DIAG_C_SEQ },
+	{ "retry_rnr_exceeded_err", DIAG_C_SEQ },
+	{ "completer_retry_err", DIAG_C_SEQ },
+	{ "rcvd_rnr_err", DIAG_C_SEQ },
+	{ "send_rnr_err", DIAG_C_SEQ },
+	{ "port_xmit_wait", DIAG_C_PAUSE },
+	{ "rx_pause_ctrl_phy", DIAG_C_PAUSE },
+	{ "tx_pause_ctrl_phy", DIAG_C_PAUSE },
+	{ "rx_prio[0-7]_pause", DIAG_C_PAUSE },
+	{ "tx_prio[0-7]_pause", DIAG_C_PAUSE },
+	{ "rx_global_pause", DIAG_C_PAUSE },
+	{ "tx_global_pause", DIAG_C_PAUSE },
+	{ "np_ecn_marked_roce_packets", DIAG_C_ECN },
+	{ "np_cnp_sent", DIAG_C_ECN },
+	{ "rp_cnp_handled", DIAG_C_ECN },
+	{ "rp_cnp_ignored", DIAG_C_ECN },
+	{ "port_rcv_switch_relay_errors", DIAG_C_CONFIG },
+	{ "port_xmit_constraint_errors", DIAG_C_CONFIG },
+	{ "port_rcv_constraint_errors", DIAG_C_CONFIG },
+};
+
+enum diag_class diag_counter_class(const char *name)
+{
+	for (size_t i = 0; i < sizeof(counter_classes) / sizeof(counter_classes[0]); i++)
+		if (!fnmatch(counter_classes[i].pat, name, 0))
+			return counter_classes[i].cls;
+	return DIAG_C_NONE;
+}
+
+const char *diag_class_name(enum diag_class c)
+{
+	static const char *const names[DIAG_C_NCLASS] = {
+		[DIAG_C_NONE] = "other",	  [DIAG_C_PHYS] = "physical",
+		[DIAG_C_POSTFEC] = "uncorrected", [DIAG_C_CORRECTED] = "fec_corrected",
+		[DIAG_C_BITS] = "bits",		  [DIAG_C_FLAP] = "flap",
+		[DIAG_C_REMOTE] = "remote_physical", [DIAG_C_DROP] = "drop",
+		[DIAG_C_SEQ_IN] = "sequence_gap", [DIAG_C_SEQ_OUT] = "sent_lost",
+		[DIAG_C_SEQ] = "retry",
+		[DIAG_C_PAUSE] = "pause",	  [DIAG_C_ECN] = "ecn_cnp",
+		[DIAG_C_CONFIG] = "constraint",
+	};
+
+	return c < DIAG_C_NCLASS ? names[c] : "?";
+}
+
+/* perfquery's names (IBTA PortCounters) to the sysfs ones. */
+static const char *const pq_names[][2] = {
+	{ "SymbolErrorCounter", "symbol_error" },
+	{ "LinkErrorRecoveryCounter", "link_error_recovery" },
+	{ "LinkDownedCounter", "link_downed" },
+	{ "PortRcvErrors", "port_rcv_errors" },
+	{ "PortRcvRemotePhysicalErrors", "port_rcv_remote_physical_errors" },
+	{ "PortRcvSwitchRelayErrors", "port_rcv_switch_relay_errors" },
+	{ "PortXmitDiscards", "port_xmit_discards" },
+	{ "PortXmitConstraintErrors", "port_xmit_constraint_errors" },
+	{ "PortRcvConstraintErrors", "port_rcv_constraint_errors" },
+	{ "LocalLinkIntegrityErrors", "local_link_integrity_errors" },
+	{ "ExcessiveBufferOverrunErrors", "excessive_buffer_overrun_errors" },
+	{ "VL15Dropped", "VL15_dropped" },
+	{ "PortXmitWait", "port_xmit_wait" },
+	{ "PortXmitData", "port_xmit_data" },
+	{ "PortRcvData", "port_rcv_data" },
+	{ "PortXmitPkts", "port_xmit_packets" },
+	{ "PortRcvPkts", "port_rcv_packets" },
+};
+
+/* One line "Name:......value" of perfquery; 1 when it is a counter. */
+static int pq_line(const char *line, size_t len, char *name, size_t nlen,
+		   unsigned long long *v_p)
+{
+	const char *colon = memchr(line, ':', len), *p;
+	char *end;
+
+	if (!colon || line[0] == '#' || colon == line || (size_t)(colon - line) >= nlen)
+		return 0;
+	for (p = line; p < colon; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return 0;
+	memcpy(name, line, (size_t)(colon - line));
+	name[colon - line] = '\0';
+	for (p = colon + 1; p < line + len && *p == '.'; p++)
+		;
+	if (p == line + len || !isdigit((unsigned char)*p) || !strncmp(p, "0x", 2))
+		return 0;
+	*v_p = strtoull(p, &end, 10);
+	return end <= line + len && (end == line + len || isspace((unsigned char)*end));
+}
+
+json_t *diag_parse_perfquery(const char *text)
+{
+	json_t *o = json_object();
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char name[64];
+		unsigned long long v;
+
+		if (pq_line(line, len, name, sizeof(name), &v)) {
+			const char *canon = NULL;
+
+			for (size_t i = 0; i < sizeof(pq_names) / sizeof(pq_names[0]); i++)
+				if (!strcmp(name, pq_names[i][0]))
+					canon = pq_names[i][1];
+			if (canon)
+				json_object_set_new(o, canon, json_integer((json_int_t)v));
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!json_object_size(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+double diag_parse_rate(const char *s)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : 0;
+
+	return s && end != s && v > 0 ? v : 0;
+}
+
+long long diag_parse_aer(const char *text)
+{
+	const char *p = text ? strstr(text, "TOTAL_ERR_") : NULL;
+
+	if (!p)
+		return -1;
+	p += strcspn(p, " \t");
+	return strtoll(p, NULL, 10);
+}
+
+/* `ethtool -m` "Key   : value" with the key's spaces collapsed. */
+static int module_kv(const char *line, size_t len, char *key, size_t klen, const char **val)
+{
+	const char *colon = memchr(line, ':', len);
+	size_t k = 0;
+
+	if (!colon)
+		return 0;
+	for (const char *p = line; p < colon && k + 1 < klen; p++) {
+		if (isspace((unsigned char)*p) && (!k || key[k - 1] == ' '))
+			continue;
+		key[k++] = isspace((unsigned char)*p) ? ' ' : *p;
+	}
+	while (k && key[k - 1] == ' ')
+		k--;
+	key[k] = '\0';
+	for (*val = colon + 1; **val == ' ' || **val == '\t'; (*val)++)
+		;
+	return k > 0;
+}
+
+/* The dBm figure of "0.5000 mW / -3.01 dBm"; 99 when absent. */
+static double dbm_of(const char *v)
+{
+	const char *slash = strchr(v, '/');
+
+	return slash && strstr(slash, "dBm") ? strtod(slash + 1, NULL) : 99;
+}
+
+static void module_line(struct diag_module *m, const char *key, const char *val)
+{
+	int thr = strstr(key, "threshold") != NULL;
+
+	if (!strcmp(key, "Module temperature"))
+		m->temp_c = strtod(val, NULL), m->known = 1;
+	else if (!strcmp(key, "Module temperature high alarm threshold"))
+		m->temp_alarm_c = strtod(val, NULL);
+	else if (!strcmp(key, "Module temperature high warning threshold"))
+		m->temp_warn_c = strtod(val, NULL);
+	else if (!strcmp(key, "Module voltage"))
+		m->volt = strtod(val, NULL), m->known = 1;
+	else if (!strcmp(key, "Module voltage high alarm threshold"))
+		m->volt_hi_alarm = strtod(val, NULL);
+	else if (!strcmp(key, "Module voltage low alarm threshold"))
+		m->volt_lo_alarm = strtod(val, NULL);
+	else if (!strcmp(key, "Laser rx power low alarm threshold"))
+		m->rx_lo_alarm_dbm = dbm_of(val);
+	else if (!strncmp(key, "Rcvr signal avg optical power", 29) ||
+		 !strncmp(key, "Receiver signal average optical power", 37)) {
+		double d = dbm_of(val);
+
+		if (d < m->rx_dbm_min)
+			m->rx_dbm_min = d;
+		m->known = 1;
+	} else if (!thr && (strstr(key, "alarm") || strstr(key, "warning")) &&
+		   !strncmp(val, "On", 2) && strlen(m->alarms) + strlen(key) + 3 < sizeof(m->alarms)) {
+		strcat(m->alarms, *m->alarms ? ", " : "");
+		strcat(m->alarms, key);
+	}
+}
+
+int diag_parse_module(const char *text, struct diag_module *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rx_dbm_min = 99;
+	m->rx_lo_alarm_dbm = 99;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *val;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char key[96], vbuf[96];
+
+		if (len < 200 && module_kv(line, len, key, sizeof(key), &val)) {
+			snprintf(vbuf, sizeof(vbuf), "%.*s", (int)(line + len - val), val);
+			module_line(m, key, vbuf);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return m->known ? 0 : -1;
+}
+
+/*
+ * PCIe payload ceiling. Encoding: 8b/10b at 2.5 and 5 GT/s, 128b/130b at
+ * 8-32 GT/s, 242/256 FLITs at 64 GT/s (PCIe base specification). Per TLP
+ * of @mps payload bytes: 4 B header-prefix framing and sequence number, a
+ * 16 B header (4DW, 64-bit addresses) and a 4 B LCRC: 24 B. DLLPs (ACKs,
+ * flow-control updates) take about 5% more. A 16 GT/s x8 link at 256 B
+ * gives 128 * 128/130 * 256/280 * 0.95 = about 110 Gb/s.
+ */
+double diag_pcie_gbps(double gts, int width, int mps)
+{
+	double enc = gts <= 5.0 ? 0.8 : gts <= 32.0 ? 128.0 / 130.0 : 242.0 / 256.0;
+
+	if (gts <= 0 || width <= 0)
+		return 0;
+	if (mps <= 0)
+		mps = 256;
+	return gts * width * enc * ((double)mps / (mps + 24)) * 0.95;
+}
+
+int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len)
+{
+	size_t ptr = len > 0x34 ? cfg[0x34] & ~3u : 0;
+
+	/* the capability list (PCIe base spec 7.5.3): the PCI Express
+	 * capability (ID 0x10) holds Device Control at +8, MPS in bits 7:5 */
+	for (int steps = 0; ptr >= 0x40 && ptr + 10 <= len && steps < 48; steps++) {
+		if (cfg[ptr] == 0x10)
+			return 128 << ((cfg[ptr + 8] >> 5) & 7);
+		ptr = cfg[ptr + 1] & ~3u;
+	}
+	return 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * One port's evidence from its before and after snapshots: counter deltas
+ * by class, bit error rates, the module, the PCIe path, the far end.
+ */
+#include "diag/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/pcitopo.h" /* topo_parse_gts */
+#include "verbs/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
+
+static const char *snap_str(const json_t *snap, const char *rel)
+{
+	return json_string_value(json_object_get(snap, rel));
+}
+
+static void note(struct diag_port *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct diag_port *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_array_append_new(p->notes, json_string(msg));
+}
+
+/* counters/ and hw_counters/ files, carrier_changes, perfquery.txt where
+ * sysfs has no counters/, and ethtool-S.txt: one object name -> value. */
+static json_t *snap_counters(const json_t *snap, int *ib_p, int *phy_p)
+{
+	json_t *o = json_object(), *v, *eth, *pq;
+	const char *rel, *s;
+
+	json_object_foreach((json_t *)snap, rel, v) {
+		const char *name = NULL;
+		char *end;
+		long long n;
+
+		if (!strncmp(rel, "counters/", 9))
+			name = rel + 9, *ib_p = 1;
+		else if (!strncmp(rel, "hw_counters/", 12))
+			name = rel + 12;
+		else if (!strcmp(rel, "carrier_changes"))
+			name = "netdev_carrier_changes";
+		if (!name || strchr(name, '/'))
+			continue;
+		n = strtoll(json_string_value(v), &end, 10);
+		if (end != json_string_value(v) && (*end == '\n' || !*end))
+			json_object_set_new(o, name, json_integer(n));
+	}
+	if (!*ib_p && (s = snap_str(snap, "perfquery.txt")) && (pq = diag_parse_perfquery(s))) {
+		json_object_update(o, pq);
+		json_decref(pq);
+		*ib_p = 1;
+	}
+	if ((s = snap_str(snap, "ethtool-S.txt")) && (eth = qos_parse_ethtool_s(s))) {
+		const char *k;
+
+		json_object_foreach(eth, k, v)
+			if (strstr(k, "_phy") && diag_counter_class(k) != DIAG_C_NONE)
+				*phy_p = 1;
+		json_object_update_missing(o, eth);
+		json_decref(eth);
+	}
+	return o;
+}
+
+/* IB PortCounters widths: a counter at its maximum has stopped counting. */
+static long long ib_max(const char *name)
+{
+	static const struct {
+		const char *name;
+		long long max;
+	} w[] = {
+		{ "symbol_error", 65535 }, { "link_error_recovery", 255 },
+		{ "link_downed", 255 }, { "port_rcv_errors", 65535 },
+		{ "port_rcv_remote_physical_errors", 65535 }, { "port_xmit_discards", 65535 },
+		{ "local_link_integrity_errors", 15 }, { "excessive_buffer_overrun_errors", 15 },
+	};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(name, w[i].name))
+			return w[i].max;
+	return 0;
+}
+
+/* Packet counts: rxe hw_counters, IB PortCounters, mlx5 ethtool. */
+static int is_pkts(const char *name)
+{
+	return !strcmp(name, "sent_pkts") || !strcmp(name, "rcvd_pkts") ||
+	       !strcmp(name, "port_xmit_packets") || !strcmp(name, "port_rcv_packets") ||
+	       !strcmp(name, "rx_packets_phy") || !strcmp(name, "tx_packets_phy");
+}
+
+static void add_detail(char *buf, size_t len, const char *name, long long d)
+{
+	size_t used = strlen(buf);
+
+	if (used + 4 >= len)
+		return;
+	snprintf(buf + used, len - used, "%s%s +%lld", used ? ", " : "", name, d);
+}
+
+/* Deltas of @before -> @after into @sum/@detail; reset and saturated
+ * counters become notes. */
+static void classify(struct diag_port *p, const json_t *before, const json_t *after,
+		     long long *sum, char (*detail)[160], const char *where)
+{
+	json_t *reset = NULL, *d = qos_delta(before, after, &reset), *v;
+	const char *k;
+	size_t i;
+
+	json_object_foreach(d, k, v) {
+		enum diag_class c = diag_counter_class(k);
+
+		sum[c] += json_integer_value(v);
+		if (sum == p->sum && is_pkts(k))
+			p->pkts += json_integer_value(v);
+		if (c != DIAG_C_NONE && c != DIAG_C_BITS)
+			add_detail(detail[c], sizeof(detail[c]), k, json_integer_value(v));
+	}
+	json_object_foreach((json_t *)after, k, v)
+		if (ib_max(k) && json_integer_value(v) >= ib_max(k))
+			note(p, "%s%s is at its maximum (%lld) and no longer counts: clear it (perfquery -R) and re-run",
+			     where, k, (long long)json_integer_value(v));
+	json_array_foreach(reset, i, v)
+		note(p, "%s%s went backwards (reset or wrapped during the test): left out", where,
+		     json_string_value(v));
+	json_decref(reset);
+	json_decref(d);
+}
+
+static double snap_time(const json_t *snap)
+{
+	const char *s = snap_str(snap, "time");
+
+	return s ? strtod(s, NULL) : 0;
+}
+
+static void ber(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	double bits = (double)p->sum[DIAG_C_BITS];
+
+	p->pre_ber = p->post_ber = -1;
+	if (!p->have_phy)
+		return;
+	if (bits <= 0 && p->rate_gbps > 0 && p->seconds > 0)
+		bits = p->rate_gbps * 1e9 * p->seconds;
+	if (bits <= 0) {
+		note(p, "bit error rate not computed: no rx_bits_phy and no rate or time window");
+		return;
+	}
+	if (json_object_get(after, "rx_corrected_bits_phy") &&
+	    json_object_get(before, "rx_corrected_bits_phy"))
+		p->pre_ber = (double)(p->sum[DIAG_C_CORRECTED] + p->sum[DIAG_C_POSTFEC]) / bits;
+	else
+		note(p, "pre-FEC bit error rate not computed: ethtool -S has no rx_corrected_bits_phy");
+	if (json_object_get(after, "rx_pcs_symbol_err_phy"))
+		p->post_ber = (double)p->sum[DIAG_C_POSTFEC] / bits;
+}
+
+static void pcie_file(struct diag_pcie *d, const char *file, const char *text, int after)
+{
+	long long aer;
+
+	if (!strcmp(file, "current_link_speed"))
+		d->cur_gts = topo_parse_gts(text);
+	else if (!strcmp(file, "max_link_speed"))
+		d->max_gts = topo_parse_gts(text);
+	else if (!strcmp(file, "current_link_width"))
+		d->cur_width = atoi(text);
+	else if (!strcmp(file, "max_link_width"))
+		d->max_width = atoi(text);
+	else if (!strcmp(file, "max_payload"))
+		d->mps = atoi(text);
+	else if (!strncmp(file, "aer_dev_", 8) && (aer = diag_parse_aer(text)) >= 0) {
+		int i = !strcmp(file + 8, "correctable") ? 0 : !strcmp(file + 8, "nonfatal") ? 1 :
+			!strcmp(file + 8, "fatal") ? 2 : -1;
+
+		if (i >= 0) {
+			d->aer[i] += after ? aer : -aer;
+			d->aer_known = 1;
+		}
+	}
+}
+
+static struct diag_pcie *pcie_slot(struct diag_port *p, const char *name, size_t nlen)
+{
+	const char *dash = memchr(name, '-', nlen);
+
+	for (int i = 0; i < p->npcie; i++)
+		if (strlen(p->pcie[i].role) + 1 + strlen(p->pcie[i].bdf) == nlen &&
+		    !strncmp(name, p->pcie[i].role, strlen(p->pcie[i].role)) &&
+		    !strncmp(dash ? dash + 1 : "", p->pcie[i].bdf, strlen(p->pcie[i].bdf)))
+			return &p->pcie[i];
+	if (!dash || p->npcie == DIAG_MAX_PCIE)
+		return NULL;
+	struct diag_pcie *d = &p->pcie[p->npcie++];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->role, sizeof(d->role), "%.*s", (int)(dash - name), name);
+	snprintf(d->bdf, sizeof(d->bdf), "%.*s", (int)(name + nlen - dash - 1), dash + 1);
+	return d;
+}
+
+/* pcie/ROLE-BDF/FILE in both snapshots; AER as after - before (after alone
+ * when there is no before: counts since boot). */
+static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	const json_t *snaps[2] = { after, before };
+	const char *rel;
+	json_t *v;
+
+	for (int s = 0; s < 2; s++)
+		json_object_foreach((json_t *)snaps[s], rel, v) {
+			const char *name = rel + 5, *slash;
+			struct diag_pcie *d;
+
+			if (strncmp(rel, "pcie/", 5) || !(slash = strchr(name, '/')))
+				continue;
+			d = pcie_slot(p, name, (size_t)(slash - name));
+			if (d && (s == 0 || !strncmp(slash + 1, "aer_dev_", 8)))
+				pcie_file(d, slash + 1, json_string_value(v), s == 0);
+		}
+	for (int i = 0; i < p->npcie; i++) {
+		struct diag_pcie *d = &p->pcie[i];
+
+		d->ceiling_gbps = diag_pcie_gbps(d->cur_gts, d->cur_width, d->mps);
+		if (d->cur_gts > 0)
+			p->have_pcie = 1;
+	}
+}
+
+static void exposed_notes(struct diag_port *p, const json_t *after)
+{
+	const char *why;
+
+	if (!p->have_ib && !p->have_phy)
+		note(p, "physical-layer counters not exposed (no symbol, FEC or CRC counters in sysfs counters/ or ethtool -S): the cable cannot be judged from this port");
+	if (!p->mod.known) {
+		why = snap_str(after, "ethtool-m.why");
+		note(p, "transceiver readings not exposed%s%s", why ? ": " : "", why ? why : "");
+	}
+	if (!p->have_pcie) {
+		why = snap_str(after, "pcie.why");
+		note(p, "PCIe link not exposed%s%s", why ? ": " : "", why ? why : "");
+	}
+	if (!strcmp(p->link_layer, "InfiniBand") && !p->have_far) {
+		why = snap_str(after, "perfquery-far.why");
+		snprintf(p->far_why, sizeof(p->far_why), "%s", why ? why : "not read");
+		note(p, "far end (switch port) not seen: %s", p->far_why);
+	}
+}
+
+static void far_end(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	const char *sb = snap_str(before, "perfquery-far.txt");
+	const char *sa = snap_str(after, "perfquery-far.txt");
+	json_t *fb = sb ? diag_parse_perfquery(sb) : NULL, *fa = sa ? diag_parse_perfquery(sa) : NULL;
+
+	if (fb && fa) {
+		p->have_far = 1;
+		classify(p, fb, fa, p->far_sum, p->far_detail, "far end: ");
+	}
+	json_decref(fb);
+	json_decref(fa);
+}
+
+static void text_field(char *out, size_t len, const json_t *a, const json_t *b, const char *rel)
+{
+	const char *s = snap_str(a, rel);
+
+	if (!s)
+		s = snap_str(b, rel);
+	if (s)
+		snprintf(out, len, "%.*s", (int)strcspn(s, "\n"), s);
+}
+
+void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	int ib_b = 0, phy_b = 0;
+	json_t *cb, *ca;
+	const char *m;
+
+	p->notes = json_array();
+	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
+	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
+	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
+	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");
+	p->mtu_after = atoi(snap_str(after, "mtu") ? snap_str(after, "mtu") : "0");
+	if (snap_time(after) > 0 && snap_time(before) > 0)
+		p->seconds = snap_time(after) - snap_time(before);
+	cb = snap_counters(before, &ib_b, &phy_b);
+	ca = snap_counters(after, &p->have_ib, &p->have_phy);
+	if (!json_object_size(before))
+		note(p, "no 'before' readings: counters cannot be compared");
+	classify(p, cb, ca, p->sum, p->detail, "");
+	ber(p, cb, ca);
+	json_decref(cb);
+	json_decref(ca);
+	m = snap_str(after, "ethtool-m.txt");
+	if (!m || diag_parse_module(m, &p->mod))
+		memset(&p->mod, 0, sizeof(p->mod));
+	pcie(p, before, after);
+	far_end(p, before, after);
+	exposed_notes(p, after);
+}
+
+void diag_port_release(struct diag_port *p)
+{
+	json_decref(p->notes);
+	p->notes = NULL;
+}

@@ -1,0 +1,290 @@
+/*
+ * The rows over a whole pair test (see the table in diag/rules.c):
+ * configuration mismatches, loss with and without flow control at work,
+ * a slow path without errors, every rail of a node slow.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "diag/rules.h"
+
+/* Loss events per packet above which drops are "likely" (1 in 1,000). */
+#define DROP_LIKELY_RATIO 1e-3
+
+static const json_t *side_of(const struct diag_ctx *c, const char *node, int other)
+{
+	const json_t *a = json_object_get(c->test, "a"), *b = json_object_get(c->test, "b");
+
+	if (!a || !b)
+		return NULL;
+	if (!strcmp(fc_jstr(a, "node", ""), node))
+		return other ? b : a;
+	if (!strcmp(fc_jstr(b, "node", ""), node))
+		return other ? a : b;
+	return NULL;
+}
+
+const char *diag_ctx_peer(const struct diag_ctx *c, const struct diag_port *p)
+{
+	const json_t *o = side_of(c, p->node, 1);
+
+	return o ? fc_jstr(o, "node", NULL) : NULL;
+}
+
+const char *diag_ctx_peer_dev(const struct diag_ctx *c, const struct diag_port *p)
+{
+	const json_t *o = side_of(c, p->node, 1);
+
+	return o ? fc_jstr(o, "device", "") : "";
+}
+
+static void pair_subject(const struct diag_ctx *c, char *buf, size_t len)
+{
+	const json_t *a = json_object_get(c->test, "a"), *b = json_object_get(c->test, "b");
+
+	snprintf(buf, len, "%s %s <-> %s %s", fc_jstr(a, "node", "?"), fc_jstr(a, "device", "?"),
+		 fc_jstr(b, "node", "?"), fc_jstr(b, "device", "?"));
+}
+
+/* One mismatch of a/b key @key: appends "key: A x, B y" to @why. */
+static int mismatch(const struct diag_ctx *c, const char *key, const char *what, char *why,
+		    size_t len)
+{
+	const json_t *a = json_object_get(c->test, "a"), *b = json_object_get(c->test, "b");
+	const json_t *va = json_object_get(a, key), *vb = json_object_get(b, key);
+	char sa[64], sb[64];
+	size_t used = strlen(why);
+
+	if (!va || !vb || json_equal((json_t *)va, (json_t *)vb))
+		return 0;
+	snprintf(sa, sizeof(sa), "%s", json_is_string(va) ? json_string_value(va) : "");
+	snprintf(sb, sizeof(sb), "%s", json_is_string(vb) ? json_string_value(vb) : "");
+	if (json_is_number(va))
+		snprintf(sa, sizeof(sa), "%g", json_number_value(va));
+	if (json_is_number(vb))
+		snprintf(sb, sizeof(sb), "%g", json_number_value(vb));
+	snprintf(why + used, len - used, "%s%s: %s %s, %s %s", used ? "; " : "", what,
+		 fc_jstr(a, "node", "A"), sa, fc_jstr(b, "node", "B"), sb);
+	return 1;
+}
+
+/* Netdev MTUs of the evidence that differ (the active MTU follows them). */
+static void netdev_mtus(const struct diag_ctx *c, char *why, size_t len)
+{
+	const struct diag_set *s = c->set;
+
+	for (int i = 1; i < s->nports; i++) {
+		const struct diag_port *p = &s->ports[0], *q = &s->ports[i];
+		size_t used = strlen(why);
+
+		if (p->mtu_after && q->mtu_after && p->mtu_after != q->mtu_after) {
+			snprintf(why + used, len - used, " (netdev MTU: %s %s %d B, %s %s %d B)",
+				 p->node, p->netdev, p->mtu_after, q->node, q->netdev, q->mtu_after);
+			return;
+		}
+	}
+}
+
+static void r_config(struct diag_ctx *c)
+{
+	char why[512] = "", subj[300], part[96] = "configuration (";
+	int n = 0;
+
+	if (mismatch(c, "mtu", "active MTU in bytes", why, sizeof(why)))
+		n++, strcat(part, "MTU");
+	if (mismatch(c, "gid_type", "GID type", why, sizeof(why)))
+		strcat(part, n++ ? ", GID type" : "GID type");
+	if (mismatch(c, "trust", "trust mode", why, sizeof(why)))
+		strcat(part, n++ ? ", trust" : "trust");
+	if (mismatch(c, "pfc", "PFC priorities", why, sizeof(why)))
+		strcat(part, n++ ? ", PFC" : "PFC");
+	if (!n)
+		return;
+	strcat(part, ")");
+	netdev_mtus(c, why, sizeof(why));
+	pair_subject(c, subj, sizeof(subj));
+	diag_emit(c, "config", subj, part, 1,
+		  "set the same value on both ends (RoCE MTU: 'ip link set DEV mtu 9000' on the fabric interface; InfiniBand: the subnet manager's MTU; trust and PFC: mlnx_qos) and re-run",
+		  why);
+}
+
+struct loss {
+	long long sent_lost[2]; /* what port 0, 1 sent: its NAKs and duplicates
+				 * received, the other's gaps */
+	long long seq, drop, pause, ecn, pkts;
+	int phys, phys_exposed;
+	char detail[320];
+};
+
+static void add_loss_detail(struct loss *l, const struct diag_port *p)
+{
+	static const enum diag_class cls[] = { DIAG_C_SEQ_IN, DIAG_C_SEQ_OUT, DIAG_C_SEQ,
+					       DIAG_C_DROP };
+	size_t used;
+
+	for (size_t k = 0; k < sizeof(cls) / sizeof(cls[0]); k++) {
+		if (!*p->detail[cls[k]])
+			continue;
+		used = strlen(l->detail);
+		snprintf(l->detail + used, sizeof(l->detail) - used, "%s%s: %s", used ? "; " : "",
+			 p->node, p->detail[cls[k]]);
+	}
+}
+
+static void gather(const struct diag_ctx *c, struct loss *l)
+{
+	const struct diag_set *s = c->set;
+
+	memset(l, 0, sizeof(*l));
+	for (int i = 0; i < s->nports; i++) {
+		const struct diag_port *p = &s->ports[i];
+		int me = i > 0;
+
+		l->sent_lost[me] += p->sum[DIAG_C_SEQ_OUT];
+		l->sent_lost[!me] += p->sum[DIAG_C_SEQ_IN];
+		l->seq += p->sum[DIAG_C_SEQ];
+		l->drop += p->sum[DIAG_C_DROP];
+		l->pause += p->sum[DIAG_C_PAUSE];
+		l->ecn += p->sum[DIAG_C_ECN];
+		l->pkts += p->pkts;
+		l->phys += diag_port_errors(p);
+		l->phys_exposed += p->have_ib || p->have_phy;
+		add_loss_detail(l, p);
+	}
+}
+
+/* "packets nodeB sent to nodeA were dropped" when one direction dominates. */
+static void direction(const struct diag_ctx *c, const struct loss *l, char *subj, size_t len,
+		      char *where, size_t wlen)
+{
+	const struct diag_set *s = c->set;
+	const long long *sl = l->sent_lost;
+	int from = sl[0] > 4 * sl[1] ? 0 : sl[1] > 4 * sl[0] ? 1 : -1;
+
+	if (s->nports != 2 || from < 0) {
+		pair_subject(c, subj, len);
+		snprintf(where, wlen, "lost both ways between the two ports");
+		return;
+	}
+	const struct diag_port *src = &s->ports[from], *dst = &s->ports[!from];
+
+	snprintf(subj, len, "%s %s -> %s %s", src->node, src->dev, dst->node, dst->dev);
+	snprintf(where, wlen,
+		 "what %s sent to %s was lost (%lld sequence gaps, NAKs and duplicates, %lld the other way): at %s's egress, in the switch, or at %s's ingress",
+		 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
+}
+
+static void r_loss(struct diag_ctx *c)
+{
+	char subj[512], where[1024], ev[1600], next[400];
+	struct loss l;
+	int cong;
+
+	gather(c, &l);
+	if (l.phys || l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop <= 0)
+		return;
+	cong = l.pause + l.ecn > 0;
+	direction(c, &l, subj, sizeof(subj), where, sizeof(where));
+	snprintf(ev, sizeof(ev), "retries or drops with no physical-layer error%s, %s: %s; %s",
+		 l.phys_exposed ? "" : " (none exposed here)",
+		 cong ? "while pause/ECN/CNP counters moved" : "with no pause, ECN or CNP counter moving",
+		 where, l.detail);
+	if (cong) {
+		snprintf(next, sizeof(next),
+			 "not the cable: check the switch's buffer and ECN/PFC counters for this traffic class, run the pair alone ('fabcheck pair' outside the job) and compare");
+		diag_emit(c, "congestion", subj, "congestion or flow control", 1, next, ev);
+	} else {
+		snprintf(next, sizeof(next),
+			 "not the cable: check drops on the switch ports and the NICs (ethtool -S, tc -s qdisc), buffer sizes and the QoS/PFC settings of the fabric class; re-run with --tclass on a lossless class");
+		long long lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
+
+		diag_emit(c, "drops", subj, "buffers or QoS configuration",
+			  l.pkts ? lost >= DROP_LIKELY_RATIO * (double)l.pkts : lost >= 100, next, ev);
+	}
+}
+
+/* Bandwidth below the floor at the largest size: the worst direction. */
+static int slow(const struct diag_ctx *c, char *why, size_t len)
+{
+	double floor = fc_jnum(json_object_get(c->test, "thresholds"), "min_gbps", 0), worst = -1;
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(c->test, "results"), i, r) {
+		static const char *const dirs[] = { "a_to_b_gbps", "b_to_a_gbps", "gbps" };
+
+		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
+			continue;
+		for (int d = 0; d < 3; d++) {
+			double g = fc_jnum(r, dirs[d], -1);
+
+			if (g >= 0 && (worst < 0 || g < worst))
+				worst = g;
+		}
+	}
+	if (floor <= 0 || worst < 0 || worst >= floor)
+		return 0;
+	snprintf(why, len, "bandwidth %.3g Gb/s is below the floor of %.3g Gb/s", worst, floor);
+	return 1;
+}
+
+static void r_slow(struct diag_ctx *c)
+{
+	char why[200], subj[300], ev[600];
+	struct loss l;
+	long long lost;
+
+	gather(c, &l);
+	if (!slow(c, why, sizeof(why)) || l.phys)
+		return;
+	lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
+	pair_subject(c, subj, sizeof(subj));
+	snprintf(ev, sizeof(ev), "%s with no physical error or flap%s", why,
+		 lost ? " (the retries and drops are in the row above)" : " and no retry or drop");
+	diag_emit(c, "slow_clean", subj, "port speed or a rate limit on the path", !lost,
+		  "check both ports' speed (ethtool DEV, ibstat) and the switch ports' speed and shaping; run 'fabcheck matrix' over more nodes: the slow port is the one slow with every peer",
+		  ev);
+}
+
+/* pair --rails (pair/pair_rails.c): "rails": [{rail, alone_gbps,
+ * loaded_gbps, host_limited, verdict}]. Rails that pass alone and fall
+ * short together point at the host they share (its PCIe switch, root
+ * complex, NUMA placement), every rail so: likely. */
+static void r_rails_slow(struct diag_ctx *c)
+{
+	const json_t *rails = json_object_get(c->test, "rails"), *r;
+	char ev[600] = "", subj[300];
+	size_t i, host = 0, used;
+
+	json_array_foreach(rails, i, r) {
+		if (!json_is_true(json_object_get(r, "host_limited")))
+			continue;
+		host++;
+		used = strlen(ev);
+		snprintf(ev + used, sizeof(ev) - used, "%srail %d %.3g Gb/s alone, %.3g with every rail loaded",
+			 used ? "; " : "", (int)fc_jnum(r, "rail", 0), fc_jnum(r, "alone_gbps", 0),
+			 fc_jnum(r, "loaded_gbps", 0));
+	}
+	if (json_array_size(rails) < 2 || !host)
+		return;
+	snprintf(subj, sizeof(subj), "%s <-> %s, every rail loaded",
+		 fc_jstr(json_object_get(c->test, "a"), "node", "?"),
+		 fc_jstr(json_object_get(c->test, "b"), "node", "?"));
+	diag_emit(c, "rails_slow", subj, "host PCIe", host == json_array_size(rails),
+		  "compare each HCA's PCIe link under load (lspci -vv LnkSta) and the switch and root ports they share, and the NUMA placement of the workers; each rail alone passes",
+		  ev);
+}
+
+void diag_test_rules(struct diag_ctx *c)
+{
+	if (json_object_get(c->test, "rails")) { /* each rail's own rows ran in its pair */
+		r_rails_slow(c);
+		return;
+	}
+	if (!c->test || !json_object_get(c->test, "a"))
+		return;
+	r_config(c);
+	r_loss(c);
+	r_slow(c);
+}

@@ -1,0 +1,127 @@
+/* The diagnosis of a test from its evidence, as JSON and as text. */
+#include <string.h>
+
+#include "core/out.h"
+#include "diag/rules.h"
+
+static json_t *class_json(const long long *sum, char (*detail)[160])
+{
+	json_t *o = json_object();
+
+	for (int c = DIAG_C_PHYS; c < DIAG_C_NCLASS; c++)
+		if (sum[c])
+			json_object_set_new(o, diag_class_name((enum diag_class)c),
+					    json_pack("{s:I, s:s}", "delta", (json_int_t)sum[c],
+						      "counters", detail[c]));
+	return o;
+}
+
+static json_t *ber_json(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *module_json(const struct diag_module *m)
+{
+	if (!m->known)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:o, s:s}", "temp_c", m->temp_c, "temp_warn_c",
+			 m->temp_warn_c, "volt", m->volt, "rx_dbm_min",
+			 m->rx_dbm_min < 99 ? json_real(m->rx_dbm_min) : json_null(), "alarms",
+			 m->alarms);
+}
+
+static json_t *pcie_json(const struct diag_port *p)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < p->npcie; i++) {
+		const struct diag_pcie *d = &p->pcie[i];
+
+		json_array_append_new(
+			a, json_pack("{s:s, s:s, s:f, s:i, s:f, s:i, s:i, s:f, s:o}", "role", d->role,
+				     "bdf", d->bdf, "gts", d->cur_gts, "width", d->cur_width,
+				     "max_gts", d->max_gts, "max_width", d->max_width,
+				     "max_payload_bytes", d->mps, "ceiling_gbps", d->ceiling_gbps,
+				     "aer", d->aer_known ? json_pack("{s:I, s:I, s:I}", "correctable",
+								     (json_int_t)d->aer[0], "nonfatal",
+								     (json_int_t)d->aer[1], "fatal",
+								     (json_int_t)d->aer[2])
+							 : json_null()));
+	}
+	return a;
+}
+
+json_t *diag_port_json(const struct diag_port *p)
+{
+	json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o}",
+			      "node", p->node, "device", p->dev, "port", p->port, "netdev",
+			      p->netdev, "link_layer", p->link_layer, "rate_gbps", p->rate_gbps,
+			      "seconds", p->seconds, "counters",
+			      class_json(p->sum, (char (*)[160])p->detail), "pre_fec_ber",
+			      ber_json(p->pre_ber), "post_fec_ber", ber_json(p->post_ber),
+			      "module", module_json(&p->mod), "pcie", pcie_json(p));
+
+	json_object_set_new(o, "far_end", p->have_far ? class_json(p->far_sum,
+								    (char (*)[160])p->far_detail)
+						      : json_null());
+	json_object_set(o, "notes", p->notes);
+	return o;
+}
+
+json_t *diag_sorted(json_t *in)
+{
+	json_t *out = json_array(), *e;
+	size_t i;
+
+	for (int pass = 0; pass < 2; pass++)
+		json_array_foreach(in, i, e)
+			if (!strcmp(fc_jstr(e, "confidence", ""), "likely") == !pass)
+				json_array_append(out, e);
+	json_decref(in);
+	return out;
+}
+
+void diag_run(json_t *doc, const struct diag_set *s)
+{
+	struct diag_ctx c = { .set = s, .test = s->test ? s->test : doc, .out = json_array() };
+	json_t *ev = json_array();
+	int n;
+	const struct diag_rule *rules = diag_port_rules(&n);
+
+	for (int i = 0; i < s->nports; i++) {
+		for (int r = 0; r < n; r++)
+			rules[r].port(&c, &s->ports[i]);
+		json_array_append_new(ev, diag_port_json(&s->ports[i]));
+	}
+	diag_test_rules(&c);
+	if (!json_array_size(c.out) && fc_doc_verdict(c.test) != FC_PASS)
+		diag_emit(&c, "none", "the test", "not determined", 0,
+			  "re-run with --save-evidence DIR and attach DIR: the counters read show no physical, PCIe, drop or configuration cause",
+			  "no rule matched the evidence (see the notes for what was not exposed)");
+	json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
+	json_object_set_new(doc, "evidence", ev);
+}
+
+void diag_render(FILE *f, const json_t *doc)
+{
+	const json_t *d = json_object_get(doc, "diagnosis"), *e, *p, *n;
+	size_t i, k;
+
+	if (!json_array_size(d))
+		fprintf(f, "\ndiagnosis: nothing to name (no rule matched)\n");
+	else
+		fprintf(f, "\ndiagnosis (most likely first):\n");
+	json_array_foreach(d, i, e)
+		fprintf(f, "  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
+			fc_jstr(e, "confidence", "?"), fc_jstr(e, "subject", "?"),
+			fc_jstr(e, "part", "?"), fc_jstr(e, "evidence", ""), fc_jstr(e, "next", ""));
+	json_array_foreach(json_object_get(doc, "evidence"), i, p) {
+		if (!json_array_size(json_object_get(p, "notes")))
+			continue;
+		fprintf(f, "  evidence notes, %s %s port %d:\n", fc_jstr(p, "node", "?"), fc_jstr(p, "device", "?"),
+			(int)fc_jnum(p, "port", 0));
+		json_array_foreach(json_object_get(p, "notes"), k, n)
+			fprintf(f, "    - %s\n", json_string_value(n));
+	}
+}

@@ -1,0 +1,206 @@
+/*
+ * An evidence folder (doc/diagnose.md): test.json, then NODE/DEV-PORT/
+ * before/ and after/ snapshots. Also the JSON form of one port.
+ */
+#include "diag/diag.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define SET_MAX_PORTS 512
+
+struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char *dev, int port,
+			       const json_t *before, const json_t *after)
+{
+	struct diag_port *p, *np;
+	json_t *empty = json_object();
+
+	if (s->nports == SET_MAX_PORTS) {
+		fc_warn("evidence: more than %d ports; the rest are left out", SET_MAX_PORTS);
+		json_decref(empty);
+		return NULL;
+	}
+	np = realloc(s->ports, sizeof(*np) * (size_t)(s->nports + 1));
+	if (!np) {
+		json_decref(empty);
+		return NULL;
+	}
+	s->ports = np;
+	p = &s->ports[s->nports++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	snprintf(p->dev, sizeof(p->dev), "%s", dev);
+	p->port = port;
+	diag_port_from_snaps(p, before ? before : empty, after ? after : empty);
+	json_decref(empty);
+	return p;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static json_t *read_side(const char *portdir, const char *side, int *err)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", portdir, side);
+	if (!is_dir(path))
+		return NULL;
+	json_t *snap = diag_snap_read_dir(path);
+
+	if (!snap)
+		*err = -EIO;
+	return snap;
+}
+
+/* NODE/DEV-PORT: the port number after the last '-'. */
+static int read_port(struct diag_set *s, const char *node, const char *portdir, const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char dev[64], *end;
+	long port = dash ? strtol(dash + 1, &end, 10) : 0;
+	json_t *before, *after;
+	int err = 0;
+
+	if (!dash || dash == name || *end || port < 1 || port > 255 ||
+	    (size_t)(dash - name) >= sizeof(dev)) {
+		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped", portdir);
+		return 0;
+	}
+	snprintf(dev, sizeof(dev), "%.*s", (int)(dash - name), name);
+	before = read_side(portdir, "before", &err);
+	after = read_side(portdir, "after", &err);
+	if (!err && !before && !after) {
+		fc_warn("evidence: '%s' has neither before/ nor after/: skipped", portdir);
+	} else if (!err) {
+		if (!after) { /* one reading only: judge it as the latest */
+			after = before;
+			before = NULL;
+		}
+		diag_set_add(s, node, dev, (int)port, before, after);
+	}
+	json_decref(before);
+	json_decref(after);
+	return err;
+}
+
+static int read_node(struct diag_set *s, const char *dir, const char *node)
+{
+	char path[768];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, node);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (e = readdir(d))) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		if (e->d_name[0] != '.' && is_dir(sub))
+			err = read_port(s, node, sub, e->d_name);
+	}
+	closedir(d);
+	return err;
+}
+
+static int read_test(struct diag_set *s, const char *dir)
+{
+	char path[768];
+	json_error_t je;
+
+	snprintf(path, sizeof(path), "%s/test.json", dir);
+	if (access(path, F_OK))
+		return 0;
+	s->test = json_load_file(path, 0, &je);
+	if (!s->test || !json_is_object(s->test)) {
+		fc_err("evidence: '%s' line %d: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
+		       path, je.line, s->test ? "not an object" : je.text);
+		json_decref(s->test);
+		s->test = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The ports in the order the test names them (a, then b), then by name:
+ * the order a live run adds them in, so both give the same diagnosis. */
+static const json_t *sort_test;
+
+static int port_rank(const struct diag_port *p)
+{
+	if (!strcmp(p->node, json_string_value(json_object_get(json_object_get(sort_test, "a"), "node")) ?: ""))
+		return 0;
+	if (!strcmp(p->node, json_string_value(json_object_get(json_object_get(sort_test, "b"), "node")) ?: ""))
+		return 1;
+	return 2;
+}
+
+static int port_cmp(const void *x, const void *y)
+{
+	const struct diag_port *a = x, *b = y;
+	int d = port_rank(a) - port_rank(b);
+
+	if (!d)
+		d = strcmp(a->node, b->node);
+	if (!d)
+		d = strcmp(a->dev, b->dev);
+	return d ? d : a->port - b->port;
+}
+
+int diag_set_read(const char *dir, struct diag_set *s)
+{
+	struct dirent *e;
+	DIR *d;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	d = opendir(dir);
+	if (!d) {
+		fc_err("evidence: cannot open '%s': %s (give the folder --save-evidence wrote, see doc/diagnose.md)",
+		       dir, strerror(errno));
+		return -errno;
+	}
+	err = read_test(s, dir);
+	while (!err && (e = readdir(d))) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && is_dir(sub))
+			err = read_node(s, dir, e->d_name);
+	}
+	closedir(d);
+	sort_test = s->test;
+	if (s->nports > 1)
+		qsort(s->ports, (size_t)s->nports, sizeof(*s->ports), port_cmp);
+	sort_test = NULL;
+	if (!err && !s->nports && !s->test) {
+		fc_err("evidence: '%s' holds no NODE/DEV-PORT/before|after folders and no test.json: not an evidence folder (see doc/diagnose.md)",
+		       dir);
+		err = -ENOENT;
+	}
+	if (err)
+		diag_set_release(s);
+	return err;
+}
+
+void diag_set_release(struct diag_set *s)
+{
+	for (int i = 0; i < s->nports; i++)
+		diag_port_release(&s->ports[i]);
+	free(s->ports);
+	json_decref(s->test);
+	memset(s, 0, sizeof(*s));
+}

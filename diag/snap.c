@@ -1,0 +1,212 @@
+/* Snapshots: relative path -> file text, from and to an evidence folder. */
+#include "diag/diag.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define SNAP_FILE_MAX (1u << 20)   /* one file: ethtool -S of a big NIC is ~100 KiB */
+#define SNAP_TOTAL_MAX (16u << 20) /* one snapshot */
+#define SNAP_DEPTH 3		   /* pcie/hca-0000:17:00.0/current_link_speed */
+
+/* Names as a snapshot may hold them: no "..", no leading '/', printable. */
+static int snap_path_ok(const char *rel)
+{
+	if (!*rel || *rel == '/' || strstr(rel, "..") || strlen(rel) > 200)
+		return 0;
+	for (const char *c = rel; *c; c++)
+		if (*c < 0x21 || *c > 0x7e || *c == '\\')
+			return 0;
+	return 1;
+}
+
+static int read_text(const char *path, char **text_p)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (!buf) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (len == cap) {
+			char *nb = cap < SNAP_FILE_MAX ? realloc(buf, cap * 2 + 1) : NULL;
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*text_p = buf;
+	return (int)len;
+}
+
+static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_t *total)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int err = 0;
+
+	if (!d) {
+		fc_err("evidence: cannot open folder '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	while (!err && (e = readdir(d))) {
+		char path[1024], sub[512];
+		struct stat st;
+		char *text = NULL;
+		json_t *js;
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (stat(path, &st) || !snap_path_ok(sub))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (depth < SNAP_DEPTH)
+				err = walk(snap, path, sub, depth + 1, total);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		n = read_text(path, &text);
+		if (n < 0) {
+			fc_err("evidence: cannot read '%s': %s%s", path, strerror(-n),
+			       n == -EFBIG ? " (over 1 MiB: not an evidence file)" : "");
+			err = n;
+			break;
+		}
+		*total += (size_t)n;
+		if (*total > SNAP_TOTAL_MAX) {
+			fc_err("evidence: '%s' holds over 16 MiB: not an evidence folder (see doc/diagnose.md)",
+			       dir);
+			free(text);
+			err = -EFBIG;
+			break;
+		}
+		js = json_string(text); /* NULL for bytes that are not UTF-8 */
+		json_object_set_new(snap, sub, js ? js : json_string("(not text)"));
+		free(text);
+	}
+	closedir(d);
+	return err;
+}
+
+json_t *diag_snap_read_dir(const char *dir)
+{
+	json_t *snap = json_object();
+	size_t total = 0;
+
+	if (walk(snap, dir, "", 1, &total)) {
+		json_decref(snap);
+		return NULL;
+	}
+	return snap;
+}
+
+int diag_mkdirs(const char *path)
+{
+	char buf[1024];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		goto fail;
+	return 0;
+fail:
+	fc_err("evidence: cannot create folder '%s': %s", buf, strerror(errno));
+	return -errno;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t len = strlen(text), off = 0;
+
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd))
+		goto fail;
+	return 0;
+fail:
+	fc_err("evidence: cannot write '%s': %s", path, strerror(errno));
+	return -EIO;
+}
+
+int diag_snap_write_dir(const json_t *snap, const char *dir)
+{
+	const char *rel;
+	json_t *v;
+	int err = diag_mkdirs(dir);
+
+	json_object_foreach((json_t *)snap, rel, v) {
+		char path[1024];
+		char *slash;
+
+		if (err)
+			break;
+		if (!snap_path_ok(rel) || !json_is_string(v))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		err = diag_mkdirs(path);
+		*slash = '/';
+		if (!err)
+			err = write_text(path, json_string_value(v));
+	}
+	return err;
+}

@@ -1,0 +1,123 @@
+/*
+ * The workers' evidence on the controller: pieces of snapshots kept per
+ * side, the diagnosis over them (diag/), and --save-evidence DIR.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/out.h"
+#include "diag/diag.h"
+#include "pair/pair.h"
+
+void pair_ev_absorb(json_t *ev, const json_t *msg)
+{
+	const char *phase = fc_jstr(msg, "phase", ""), *rel;
+	json_t *snap, *v;
+
+	if (strcmp(phase, "before") && strcmp(phase, "after"))
+		return;
+	snap = json_object_get(ev, phase);
+	if (!snap) {
+		snap = json_object();
+		json_object_set_new(ev, phase, snap);
+	}
+	json_object_foreach(json_object_get(msg, "files"), rel, v) {
+		const json_t *old = json_object_get(snap, rel);
+		char *joined;
+
+		if (!json_is_string(v))
+			continue;
+		if (!old) {
+			json_object_set(snap, rel, v);
+			continue;
+		}
+		/* a later piece of the same file */
+		if (asprintf(&joined, "%s%s", json_string_value(old), json_string_value(v)) < 0)
+			continue;
+		json_object_set_new(snap, rel, json_string(joined));
+		free(joined);
+	}
+}
+
+/* DIR/test.json and DIR/NODE/DEV-PORT/{before,after}/ (doc/diagnose.md). */
+static void save(const json_t *doc, json_t *const ev[2], const json_t *side[2], const char *dir)
+{
+	char path[1024];
+	int err = diag_mkdirs(dir);
+
+	for (int i = 0; i < 2 && !err; i++) {
+		static const char *const phases[] = { "before", "after" };
+
+		for (int k = 0; k < 2 && !err; k++) {
+			const json_t *snap = json_object_get(ev[i], phases[k]);
+
+			if (!snap || !fc_jstr(side[i], "device", NULL)) /* setup never said which */
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s-%d/%s", dir, fc_jstr(side[i], "node", "?"),
+				 fc_jstr(side[i], "device", "?"), (int)fc_jnum(side[i], "port", 0),
+				 phases[k]);
+			err = diag_snap_write_dir(snap, path);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/test.json", dir);
+	if (!err && json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
+		fc_err("evidence: cannot write '%s'", path);
+		err = -1;
+	}
+	if (err)
+		fc_finding((json_t *)doc, FC_WARN, "the evidence was not saved to %s (see above)", dir);
+	else
+		fc_info("evidence saved to %s ('fabcheck diagnose %s')", dir, dir);
+}
+
+void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg)
+{
+	const json_t *side[2] = { json_object_get(doc, "a"), json_object_get(doc, "b") };
+	struct diag_set s = { 0 };
+
+	for (int i = 0; i < 2; i++)
+		if (json_object_size(ev[i]) && fc_jstr(side[i], "device", NULL))
+			diag_set_add(&s, fc_jstr(side[i], "node", "?"), fc_jstr(side[i], "device", "?"),
+				     (int)fc_jnum(side[i], "port", 0),
+				     json_object_get(ev[i], "before"),
+				     json_object_get(ev[i], "after"));
+	diag_run(doc, &s);
+	diag_set_release(&s);
+	if (cfg->evidence_dir)
+		save(doc, ev, side, cfg->evidence_dir);
+}
+
+static void rail_diagnoses(json_t *all, const json_t *d, const json_t *rail, const char *phase)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "diagnosis"), i, e) {
+		json_t *c = json_deep_copy(e);
+
+		json_object_set_new(c, "subject",
+				    json_sprintf("rail %d %s: %s", (int)fc_jnum(rail, "rail", 0), phase,
+						 fc_jstr(e, "subject", "?")));
+		json_array_append_new(all, c);
+	}
+}
+
+void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails)
+{
+	const json_t *rails = json_object_get(doc, "rails");
+	struct diag_set s = { 0 };
+	json_t *all = json_array();
+
+	diag_run(doc, &s); /* the rows over every rail (no port evidence here) */
+	json_array_extend(all, json_object_get(doc, "diagnosis"));
+	for (int r = 0; r < nrails; r++) {
+		if (alone[r])
+			rail_diagnoses(all, alone[r], json_array_get(rails, (size_t)r), "alone");
+		if (loaded[r])
+			rail_diagnoses(all, loaded[r], json_array_get(rails, (size_t)r), "loaded");
+	}
+	json_object_set_new(doc, "diagnosis", diag_sorted(all));
+	json_object_del(doc, "evidence");
+}
