@@ -6,10 +6,12 @@
 R=("$FC" pair nodeA nodeB --ssh-config "$SSH_CFG" --no-db --timeout 15 --min-gbps 0.0001)
 
 # ---- message rate: QPs over pinned threads, post lists, 8 B messages --------
+# 400 sends of 8 B move 3,200 B: with Soft-RoCE's retries on a busy host that can
+# fall under R's 0.0001 Gb/s floor, so this case asks only that bytes moved.
 expect_json "rate: -q 4 --threads 2 --post-list 16, write and send of 8 B" \
 	"d['verdict'] in ('pass', 'warn') and [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('send', 'bw')] and
 	 all(r['msg_rate_mpps'] > 0 and r['qps'] == 4 and r['threads'] == 2 and r['post_list'] == 16 and r['size_bytes'] == 8 for r in d['results'])" \
-	-- "${R[@]}" --test write,send --bw -s 8 -q 4 --threads 2 --post-list 16 -n 400 --json
+	-- "${R[@]:0:9}" --min-gbps 0.000001 --test write,send --bw -s 8 -q 4 --threads 2 --post-list 16 -n 400 --json
 expect "rate: the text report gives Mpps at every size" 0 \
 	"write +2 B .*Mpps.*write +4 B .*Mpps.*write +8 B .*Mpps" \
 	-- bash -c "$(printf '%q ' "${R[@]}") --test write --bw -a --max-size 8 --post-list 4 --cq-mod 8 -n 200 | tr '\n' ' '"
