@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "ctl/ssh_mux.h"
 
 static const char *const launcher_names[] = {
 	[FC_LAUNCH_SSH] = "ssh",
@@ -58,19 +59,37 @@ static int ssh_line(const char *const *cmd, int ncmd, const char *const *sub, in
 }
 
 static int ssh_argv(const struct fc_launch *l, const char *node, const char **argv, int n,
-		    const char *remote, char *cto, size_t ctolen)
+		    const char *remote, char *opt, size_t optlen)
 {
-	snprintf(cto, ctolen, "ConnectTimeout=%d", l->connect_timeout);
+	const char *mux = fc_ssh_mux_dir();
+	int w = snprintf(opt, optlen, "ConnectTimeout=%d", l->connect_timeout);
+
 	argv[n++] = "ssh";
 	argv[n++] = "-T";
 	argv[n++] = "-o";
 	argv[n++] = "BatchMode=yes";
 	argv[n++] = "-o";
-	argv[n++] = cto;
+	argv[n++] = opt;
 	argv[n++] = "-o";
 	argv[n++] = "ServerAliveInterval=5";
 	argv[n++] = "-o";
 	argv[n++] = "ServerAliveCountMax=3";
+	if (mux && w > 0 && (size_t)w + 1 < optlen) {
+		char *cp = opt + w + 1, *cpe;
+		size_t left = optlen - (size_t)w - 1;
+		int wp = snprintf(cp, left, "ControlPath=%s/%%C", mux);
+
+		if (wp > 0 && (size_t)wp + 1 < left) {
+			cpe = cp + wp + 1;
+			snprintf(cpe, left - (size_t)wp - 1, "ControlPersist=%d", FC_SSH_PERSIST_S);
+			argv[n++] = "-o";
+			argv[n++] = "ControlMaster=auto";
+			argv[n++] = "-o";
+			argv[n++] = cp;
+			argv[n++] = "-o";
+			argv[n++] = cpe;
+		}
+	}
 	if (l->ssh_config) {
 		argv[n++] = "-F";
 		argv[n++] = l->ssh_config;
@@ -93,15 +112,15 @@ int fc_launch_argv(const struct fc_launch *l, const char *node, const char *cons
 
 	while (sub[nsub])
 		nsub++;
-	/* Room for srun's 7 options, -v, the subcommand and the NULL. */
-	if (used + 64 > buflen || nsub + 24 > FC_LAUNCH_MAX_ARGS)
+	/* Room for ssh's 22 options, -v, the subcommand and the NULL. */
+	if (used + 192 > buflen || nsub + 26 > FC_LAUNCH_MAX_ARGS)
 		return -E2BIG;
 	memcpy(buf, cmd, used);
 	nw = fc_split_words(buf, words, FC_LAUNCH_MAX_ARGS - 9 - (int)nsub);
 	if (nw <= 0)
 		return nw < 0 ? nw : -EINVAL;
 	if (l->kind == FC_LAUNCH_SSH) {
-		int w = ssh_line(words, nw, sub, l->verbose, buf + used, buflen - used - 32);
+		int w = ssh_line(words, nw, sub, l->verbose, buf + used, buflen - used - 160);
 
 		if (w < 0)
 			return w;
@@ -388,8 +407,8 @@ static void ping_all(struct fc_chan **chans, int n)
 			fc_chan_send(chans[i], "ping", NULL);
 }
 
-int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
-		 int *failed_p)
+static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
+		     int *failed_p, struct pollfd *pfd, int *map)
 {
 	struct fc_chan *c = chans[which];
 	double deadline = fc_now() + timeout, next_ping = fc_now() + 1;
@@ -397,8 +416,7 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 
 	*failed_p = which;
 	for (;;) {
-		struct pollfd pfd[2 * FC_CHAN_MAX];
-		int np = 0, map[2 * FC_CHAN_MAX], ms;
+		int np = 0, ms;
 		double now, wake;
 
 		if (c->held) {
@@ -437,7 +455,7 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			ping_all(chans, n);
 			next_ping = now + 1;
 		}
-		for (int i = 0; i < n && np < 2 * FC_CHAN_MAX - 1; i++) {
+		for (int i = 0; i < n; i++) {
 			if (chans[i]->dead)
 				continue;
 			pfd[np] = (struct pollfd){ .fd = chans[i]->from_fd, .events = POLLIN };
@@ -469,6 +487,27 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			}
 		}
 	}
+}
+
+int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
+		 int *failed_p)
+{
+	/* Two descriptors a channel, however many channels. */
+	struct pollfd *pfd = calloc((size_t)n * 2 + 1, sizeof(*pfd));
+	int *map = calloc((size_t)n * 2 + 1, sizeof(*map)), rc;
+
+	if (!pfd || !map) {
+		free(pfd);
+		free(map);
+		*failed_p = which;
+		snprintf(chans[which]->why, sizeof(chans[which]->why), "%s: out of memory",
+			 chans[which]->node);
+		return -ENOMEM;
+	}
+	rc = chan_recv(chans, n, which, timeout, msg_p, failed_p, pfd, map);
+	free(pfd);
+	free(map);
+	return rc;
 }
 
 void fc_chan_close(struct fc_chan *c, double grace)

@@ -21,9 +21,6 @@
  */
 enum fc_launcher { FC_LAUNCH_SSH, FC_LAUNCH_LOCAL, FC_LAUNCH_SLURM };
 
-/* The most channels one fc_chan_recv watches. */
-#define FC_CHAN_MAX 256
-
 struct fc_launch {
 	enum fc_launcher kind;
 	const char *ssh_config; /* -F FILE, or NULL */
@@ -35,6 +32,7 @@ struct fc_launch {
 	const char *worker_sub; /* its subcommand, default "worker" */
 	int verbose;
 	int connect_timeout;	/* seconds, ssh ConnectTimeout */
+	int fanout;		/* workers started at once (ctl/scale.h); 0: the default */
 };
 
 struct fc_chan {
@@ -64,7 +62,8 @@ const char *fc_launcher_name(enum fc_launcher k);
  * The command line that runs `fabcheck SUBCMD ARGS...` on @node through @l
  * into @argv (room for FC_LAUNCH_MAX_ARGS, NULL-terminated), using @buf for
  * the strings it composes. @sub is NULL-terminated: {"worker", NULL}.
- * For ssh, the remote command is one shell line with every word quoted.
+ * For ssh, the remote command is one shell line with every word quoted, and
+ * the connection is shared when fc_ssh_mux_dir() names a control folder.
  * Returns the argument count, -E2BIG, or -EINVAL for an empty command.
  */
 int fc_launch_argv(const struct fc_launch *l, const char *node, const char *const *sub,

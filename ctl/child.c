@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
+#include "ctl/scale.h"
 
 static void close_pair(int p[2])
 {
@@ -88,7 +89,7 @@ static void keep_out(struct fc_child *c, const char *buf, size_t got)
 {
 	if (c->out_cut)
 		return;
-	if (c->olen + got > FC_CHILD_OUT_MAX) {
+	if (c->olen + got > (c->out_max ? c->out_max : FC_CHILD_OUT_MAX)) {
 		c->out_cut = 1;
 		return;
 	}
@@ -251,6 +252,35 @@ void fc_children_wait(struct fc_child *c, int n)
 		;
 	if (left < 0) /* poll itself failed: end them */
 		fc_children_stop(c, n);
+}
+
+int fc_children_run(struct fc_child *c, int n, int fanout, fc_child_start_fn start, void *arg)
+{
+	int started = 0, running = 0, left;
+
+	fanout = fc_fanout_of(fanout);
+	for (;;) {
+		while (started < n && running < fanout && !fc_stop) {
+			if (!start(arg, started, &c[started]))
+				running++;
+			else
+				c[started].done = 1;
+			started++;
+		}
+		left = fc_children_poll(c, started, 1000);
+		if (left < 0) { /* poll itself failed: end them */
+			fc_children_stop(c, started);
+			break;
+		}
+		running = left;
+		if (!running && (started == n || fc_stop))
+			break;
+	}
+	for (int i = started; i < n; i++) {
+		c[i].done = 1;
+		c[i].exec_failed = EINTR; /* never started: stopped first */
+	}
+	return started;
 }
 
 void fc_child_release(struct fc_child *c)

@@ -26,7 +26,8 @@ struct fc_child {
 	int fd[2];	  /* stdout, stderr; -1 once closed */
 	char *out;	  /* NUL-terminated */
 	size_t olen, ocap;
-	int out_cut;	  /* stdout went past FC_CHILD_OUT_MAX: the rest was dropped */
+	size_t out_max;	  /* the most of stdout kept, set before the start; 0: FC_CHILD_OUT_MAX */
+	int out_cut;	  /* stdout went past out_max: the rest was dropped */
 	char err[FC_CHILD_ERR_KEEP + 1];
 	size_t elen;
 	double start, deadline; /* monotonic; deadline 0: none */
@@ -49,6 +50,15 @@ int fc_child_start(struct fc_child *c, const char *exe, const char *const *argv,
 int fc_children_poll(struct fc_child *c, int n, int timeout_ms);
 /* Polls until every child is done. */
 void fc_children_wait(struct fc_child *c, int n);
+/*
+ * Starts child @i with @start (it sets c->name and calls fc_child_start; a
+ * child that could not start is done) with at most @fanout (0: the
+ * default, ctl/scale.h) running at once, as pdsh -f: the next starts as one
+ * ends. Polls until every child is done; on fc_stop the rest never start.
+ * Returns how many started.
+ */
+typedef int (*fc_child_start_fn)(void *arg, int i, struct fc_child *c);
+int fc_children_run(struct fc_child *c, int n, int fanout, fc_child_start_fn start, void *arg);
 /* Ends the children not done (SIGTERM, SIGKILL after the grace) and reaps
  * them; their output is kept. */
 void fc_children_stop(struct fc_child *c, int n);

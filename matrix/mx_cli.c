@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/sched.h"
 #include "core/util.h"
+#include "ctl/scale.h"
 
 enum {
 	OPT_HOSTFILE = 256,
@@ -35,6 +36,8 @@ enum {
 	OPT_SCREEN,
 	OPT_FULL,
 	OPT_MAX_ROUNDS,
+	OPT_FANOUT,
+	OPT_NO_MUX,
 	/* Passed through to `pair` as they are. */
 	OPT_P_TEST,
 	OPT_P_BW,
@@ -77,6 +80,8 @@ static const struct option long_opts[] = {
 	{ .name = "screen", .has_arg = no_argument, .val = OPT_SCREEN },
 	{ .name = "full", .has_arg = no_argument, .val = OPT_FULL },
 	{ .name = "max-rounds", .has_arg = required_argument, .val = OPT_MAX_ROUNDS },
+	{ .name = "fanout", .has_arg = required_argument, .val = OPT_FANOUT },
+	{ .name = "no-ssh-mux", .has_arg = no_argument, .val = OPT_NO_MUX },
 	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
 	{ .name = "bw", .has_arg = no_argument, .val = OPT_P_BW },
 	{ .name = "lat", .has_arg = no_argument, .val = OPT_P_LAT },
@@ -215,6 +220,11 @@ static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char 
 	case OPT_MAX_ROUNDS:
 		return which == MX_CLI_MATRIX &&
 		       !fc_parse_int("--max-rounds", arg, 1, 4096, &c->max_rounds) ? 1 : -1;
+	case OPT_FANOUT:
+		return fc_fanout_parse(arg, &c->fanout) ? -1 : 1;
+	case OPT_NO_MUX:
+		c->no_mux = 1;
+		return 1;
 	case OPT_DEADLINE:
 		return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline_s) ? -1 : 1;
 	case OPT_EVIDENCE:

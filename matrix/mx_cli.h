@@ -31,6 +31,8 @@ struct mx_cli {
 	const char *exclude_dev; /* --exclude-dev LIST */
 	int screen, full;   /* matrix --screen (matrix/mx_screen.h) or --full (the default) */
 	int max_rounds;	    /* --max-rounds of the screen, 0 = its default */
+	int fanout;	    /* --fanout: workers at once (two a pair), 0 = the default */
+	int no_mux;	    /* --no-ssh-mux */
 	/* tui only */
 	int once, max_iter;
 };
@@ -55,6 +57,8 @@ void mx_cli_release(struct mx_cli *c);
 	"  round loads every rail at once: pair --rails --loaded-only),\n"           \
 	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
 	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
+	"  --fanout N (workers at once, two a pair, as pdsh -f; default 256: a\n"    \
+	"  round of more pairs runs in waves), --no-ssh-mux (no ssh ControlMaster)\n" \
 	"  --pair-opt ARG (any other pair option, repeatable)\n"                      \
 	"  default: pair's (write and read; bandwidth at 1 MiB, latency at 2 B)\n"
 

@@ -20,8 +20,7 @@
 
 /* ---- the rack's rails, when the run begins ------------------------------ */
 
-/* The launcher options among the pair options. */
-static void launch_of(const json_t *args, struct fc_launch *l, double *timeout)
+void mx_launch_of(const json_t *args, struct fc_launch *l, double *timeout)
 {
 	size_t i, n = json_array_size(args);
 
@@ -98,7 +97,7 @@ static int split(const char *opt, const char *list, char *buf, size_t len, const
 }
 
 int mx_rails_params(json_t *params, char **names, int n, const char *rails,
-		    const char *exclude)
+		    const char *exclude, int fanout)
 {
 	static char obuf[512], ebuf[512];
 	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
@@ -124,7 +123,8 @@ int mx_rails_params(json_t *params, char **names, int n, const char *rails,
 	}
 	if (o.nonly < 0 || o.nexclude < 0)
 		goto out_free;
-	launch_of(json_object_get(params, "pair_args"), &l, &timeout);
+	mx_launch_of(json_object_get(params, "pair_args"), &l, &timeout);
+	l.fanout = fanout;
 	fprintf(stderr, "listing the RDMA ports of %d nodes to match their rails\n", n);
 	if (pair_ports_list(&l, (const char *const *)names, n, timeout + 10, ports) < 0)
 		goto out_free;

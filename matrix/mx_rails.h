@@ -12,12 +12,17 @@
 
 struct mx_model;
 
-/* Lists every node's ports, matches them into rails (--rails, --exclude-dev)
+/* Lists every node's ports (@fanout at once), matches them into rails (--rails, --exclude-dev)
  * and keeps the rails, each node's port on each and the findings (a swapped
  * cable...) in @params "rails". Returns 0, or -EINVAL (logged: a usage
  * error, or no rail shared) or -ENOMEM. */
 int mx_rails_params(json_t *params, char **names, int n, const char *rails,
-		    const char *exclude);
+		    const char *exclude, int fanout);
+
+/* The launcher options among the pair options @args (--launcher,
+ * --ssh-config, --worker-cmd, --timeout into *timeout). */
+struct fc_launch;
+void mx_launch_of(const json_t *args, struct fc_launch *l, double *timeout);
 
 /* matrix --import: the rails the recorded pair documents name, in their
  * order of first appearance. Returns 1 when they name any. */

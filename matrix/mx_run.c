@@ -13,6 +13,7 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "ctl/child.h"
+#include "ctl/scale.h"
 #include "matrix/mx_model.h"
 
 /* The most of a child's stdout kept (a pair document is a few KiB). */
@@ -165,12 +166,17 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	return 0;
 }
 
-/* Starts queued jobs whose two nodes are free. */
+/* Starts queued jobs whose two nodes are free, at most fanout / 2 pairs
+ * (two workers each) at once: a round of more pairs runs in waves. */
 static int start_jobs(struct mx_runner *r)
 {
-	int i = 0, rc;
+	int i = 0, rc, most = fc_fanout_of(r->fanout) / 2;
 
-	while (i < r->nq && r->nkids < r->n / 2 + 1) {
+	if (most < 1)
+		most = 1;
+	if (most > r->n / 2 + 1)
+		most = r->n / 2 + 1;
+	while (i < r->nq && r->nkids < most) {
 		struct mx_job j = r->queue[i];
 
 		if (r->busy[j.a] || r->busy[j.b]) {

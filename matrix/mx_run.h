@@ -43,6 +43,7 @@ struct mx_runner {
 	mx_result_fn on_result;	/* after each stored result (may be NULL) */
 	void *arg;
 	mx_plan_fn plan;	/* NULL: the circle schedule */
+	int fanout;		/* workers at once, two a pair (ctl/scale.h); 0: the default */
 	void *plan_arg;
 
 	/* State. */

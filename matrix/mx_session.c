@@ -15,6 +15,8 @@
 #include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
 #include "pair/pair.h"
+#include "ctl/scale.h"
+#include "ctl/ssh_mux.h"
 
 /* pair's own defaults already measure write bandwidth at 1 MiB and read
  * latency (with read bandwidth and write latency besides): nothing to add. */
@@ -128,6 +130,21 @@ out_free:
 	return rc;
 }
 
+/* Room for the workers (a pair child's two pipes, a port listing's two)
+ * and the ssh connection sharing of the run, decided once for its pairs. */
+static int prepare_launch(const struct mx_cli *c, const json_t *args, char **nodes, int n)
+{
+	struct fc_launch l;
+	double timeout;
+	int fan = fc_fanout_of(c->fanout);
+
+	if (fc_fd_reserve("matrix", n < fan ? n : fan, 2, "--fanout "))
+		return FC_EXIT_CANT;
+	mx_launch_of(args, &l, &timeout);
+	fc_ssh_mux_setup(&l, nodes[0], c->no_mux);
+	return 0;
+}
+
 static int begin_new(struct mx_session *s, const struct mx_cli *c)
 {
 	json_t *args = json_deep_copy(c->pair_args);
@@ -143,7 +160,10 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	s->params = mx_params_new(c->nodes, c->n, c->both, c->retest, &c->opts, args,
 				  c->deadline_s);
 	json_decref(args);
-	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev))
+	if (prepare_launch(c, c->pair_args, c->nodes, c->n))
+		return FC_EXIT_CANT;
+	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev,
+					c->fanout))
 		return FC_EXIT_USAGE;
 	if (c->screen) /* a new relabelling each run: other peers each night */
 		json_object_set_new(s->params, "screen",
@@ -194,6 +214,8 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_a
 		goto out_close;
 	s->both = json_is_true(json_object_get(s->params, "both_directions"));
 	s->retest = json_is_true(json_object_get(s->params, "retest"));
+	if (c->resume && prepare_launch(c, s->pair_args, s->names, s->n))
+		goto out_close;
 	s->r = (struct mx_runner){
 		.st = s->st,
 		.run = s->run,
@@ -204,6 +226,7 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_a
 		.deadline_s = fc_jnum(s->params, "deadline_s", 300),
 		.stop = stop,
 		.evidence_dir = c->evidence_dir,
+		.fanout = c->fanout,
 	};
 	if (mx_run_init(&s->r))
 		goto out_close;
@@ -265,5 +288,6 @@ void mx_session_close(struct mx_session *s)
 	json_decref(s->pair_args);
 	json_decref(s->params);
 	fc_store_close(s->st);
+	fc_ssh_mux_end();
 	memset(s, 0, sizeof(*s));
 }

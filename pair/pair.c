@@ -10,6 +10,7 @@
 #include "src/cmds.h"
 #include "verbs/test.h"
 #include "pair/pair.h"
+#include "ctl/ssh_mux.h"
 
 const char usage_pair[] =
 	"usage: fabcheck pair NODE_A NODE_B [options]\n"
@@ -488,6 +489,7 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 			      int dev_given)
 {
 	struct pair_cfg cfg = *cfg_p;
+	int rc;
 
 	if (check_rails(&cfg, dev_given))
 		return FC_EXIT_USAGE;
@@ -546,7 +548,10 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	if (cfg.launch.kind != FC_LAUNCH_SSH && cfg.launch.ssh_config)
 		fc_warn("--ssh-config has no effect with --launcher %s",
 			fc_launcher_name(cfg.launch.kind));
-	return cfg.rails ? pair_rails_run(ctx, &cfg) : pair_run(ctx, &cfg);
+	fc_ssh_mux_setup(&cfg.launch, cfg.node[0], 0);
+	rc = cfg.rails ? pair_rails_run(ctx, &cfg) : pair_run(ctx, &cfg);
+	fc_ssh_mux_end();
+	return rc;
 }
 
 void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,

@@ -45,25 +45,37 @@ static void raise_exit(struct rails_run *x, int code)
 		x->exit = code;
 }
 
+struct ports_start {
+	const struct fc_launch *l;
+	const char *const *nodes;
+	double timeout;
+};
+
+static int start_devices(void *arg, int i, struct fc_child *k)
+{
+	const struct ports_start *ps = arg;
+	const char *sub[] = { "devices", "--json", NULL };
+	const char *argv[FC_LAUNCH_MAX_ARGS];
+	char buf[2048];
+
+	snprintf(k->name, sizeof(k->name), "%s", ps->nodes[i]);
+	if (fc_launch_argv(ps->l, ps->nodes[i], sub, argv, buf, sizeof(buf)) < 0) {
+		k->exec_failed = E2BIG;
+		return -E2BIG;
+	}
+	return fc_child_start(k, NULL, argv, ps->timeout);
+}
+
 int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
 		    struct pair_ports *out)
 {
-	const char *sub[] = { "devices", "--json", NULL };
 	struct fc_child *kids = calloc((size_t)n + 1, sizeof(*kids));
+	struct ports_start ps = { .l = l, .nodes = nodes, .timeout = timeout };
 	int bad = 0;
 
 	if (!kids)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		const char *argv[FC_LAUNCH_MAX_ARGS];
-		char buf[2048];
-
-		snprintf(kids[i].name, sizeof(kids[i].name), "%s", nodes[i]);
-		if (fc_launch_argv(l, nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
-		    fc_child_start(&kids[i], NULL, argv, timeout))
-			kids[i].done = 1;
-	}
-	fc_children_wait(kids, n);
+	fc_children_run(kids, n, l->fanout, start_devices, &ps);
 	for (int i = 0; i < n; i++) {
 		json_t *d = kids[i].out ? json_loads(kids[i].out, 0, NULL) : NULL;
 		const json_t *devs = json_object_get(d, "devices");

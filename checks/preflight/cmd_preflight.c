@@ -23,6 +23,8 @@
 #include "src/cmds.h"
 #include "matrix/mx_cli.h"
 #include "ctl/child.h"
+#include "ctl/scale.h"
+#include "ctl/ssh_mux.h"
 
 const char usage_preflight[] =
 	"usage: fabcheck preflight NODE... [options]\n"
@@ -47,13 +49,15 @@ const char usage_preflight[] =
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
 	"                      $FABCHECK_WORKER_CMD)\n"
 	"  --timeout T         deadline for each node's answer (default 60s)\n"
+	"  --fanout N          nodes probed at once, as pdsh -f (default 256)\n"
+	"  --no-ssh-mux        no ssh connection sharing (ControlMaster)\n"
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 a node could not\n"
 	"be reached or probed.\n";
 
 enum { OPT_HOSTFILE = 256, OPT_RATE, OPT_MTU, OPT_TCLASS, OPT_LAUNCHER, OPT_SSH, OPT_WCMD,
-       OPT_TIMEOUT };
+       OPT_TIMEOUT, OPT_FANOUT, OPT_NO_MUX };
 
 static const struct option pf_long[] = {
 	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
@@ -64,6 +68,8 @@ static const struct option pf_long[] = {
 	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH },
 	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WCMD },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "fanout", .has_arg = required_argument, .val = OPT_FANOUT },
+	{ .name = "no-ssh-mux", .has_arg = no_argument, .val = OPT_NO_MUX },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
 	{ 0 },
 };
@@ -75,7 +81,11 @@ struct pf_cli {
 	struct pf_opts o;
 	struct fc_launch l;
 	double timeout;
+	int no_mux;
 };
+
+/* The most of a probe's document kept (one is a few KiB). */
+#define PF_OUT_MAX (1u << 20)
 
 static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const char *arg)
 {
@@ -92,6 +102,8 @@ static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const cha
 	case OPT_SSH: c->l.ssh_config = arg; return 0;
 	case OPT_WCMD: c->l.worker_cmd = arg; return 0;
 	case OPT_TIMEOUT: return fc_parse_duration("--timeout", arg, 1, 3600, &c->timeout);
+	case OPT_FANOUT: return fc_fanout_parse(arg, &c->l.fanout);
+	case OPT_NO_MUX: c->no_mux = 1; return 0;
 	case 'j': ctx->json = 1; return 0;
 	default: return -EINVAL;
 	}
@@ -153,7 +165,7 @@ static void probe_why(struct fc_child *k, const struct pf_cli *c, char *why, siz
 			 c->timeout, *last ? "; it said: " : "", last);
 	else if (k->out_cut)
 		snprintf(why, len, "the probe wrote more than %u MiB; its output was not read",
-			 FC_CHILD_OUT_MAX >> 20);
+			 PF_OUT_MAX >> 20);
 	else if (code == 255 && c->l.kind == FC_LAUNCH_SSH)
 		snprintf(why, len, "cannot reach the node over ssh (exit 255%s%s): check the name, ~/.ssh/config or --ssh-config",
 			 *last ? ": " : "", last);
@@ -169,28 +181,40 @@ static void probe_why(struct fc_child *k, const struct pf_cli *c, char *why, siz
 		snprintf(why, len, "the probe's output is not a JSON document (an old fabcheck there?)");
 }
 
+struct pf_start {
+	const struct pf_cli *c;
+	const char *const *sub;
+};
+
+static int start_probe(void *arg, int i, struct fc_child *k)
+{
+	const struct pf_start *ps = arg;
+	const struct pf_cli *c = ps->c;
+	const char *argv[FC_LAUNCH_MAX_ARGS];
+	char buf[2048];
+
+	snprintf(k->name, sizeof(k->name), "%s", c->nodes[i]);
+	k->out_max = PF_OUT_MAX;
+	fc_info("%s: probing (%s)", c->nodes[i], fc_launcher_name(c->l.kind));
+	if (fc_launch_argv(&c->l, c->nodes[i], ps->sub, argv, buf, sizeof(buf)) < 0) {
+		k->exec_failed = E2BIG;
+		return -E2BIG;
+	}
+	return fc_child_start(k, NULL, argv, c->timeout);
+}
+
 static json_t *run_probes(const struct pf_cli *c)
 {
 	struct fc_child *kids = calloc((size_t)c->n, sizeof(*kids));
 	json_t *nodes = json_array();
 	char tmo[32];
-	static const char *sub[] = { "preflight-probe", "--json", "--timeout", NULL, NULL };
+	const char *sub[] = { "preflight-probe", "--json", "--timeout", tmo, NULL };
+	struct pf_start ps = { .c = c, .sub = sub };
 
 	if (!kids)
 		return nodes;
 	snprintf(tmo, sizeof(tmo), "%d", c->timeout > 10 ? (int)(c->timeout / 2) : 5);
-	sub[3] = tmo;
-	for (int i = 0; i < c->n; i++) {
-		const char *argv[FC_LAUNCH_MAX_ARGS];
-		char buf[2048];
-
-		snprintf(kids[i].name, sizeof(kids[i].name), "%s", c->nodes[i]);
-		if (fc_launch_argv(&c->l, c->nodes[i], sub, argv, buf, sizeof(buf)) < 0 ||
-		    fc_child_start(&kids[i], NULL, argv, c->timeout))
-			kids[i].done = 1;
-		fc_info("%s: probing (%s)", c->nodes[i], fc_launcher_name(c->l.kind));
-	}
-	fc_children_wait(kids, c->n);
+	fc_children_run(kids, c->n, c->l.fanout, start_probe, &ps);
 	for (int i = 0; i < c->n; i++) {
 		json_t *doc = kids[i].out && !kids[i].timed_out && !kids[i].out_cut ? json_loads(kids[i].out, 0, NULL) : NULL;
 		char why[1024];
@@ -264,7 +288,15 @@ int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
 	if (rc)
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
+	/* Two pipes a probe. */
+	if (fc_fd_reserve("preflight", c.n < fc_fanout_of(c.l.fanout) ? c.n : fc_fanout_of(c.l.fanout),
+			  2, "--fanout ")) {
+		rc = FC_EXIT_CANT;
+		goto out;
+	}
+	fc_ssh_mux_setup(&c.l, c.nodes[0], c.no_mux);
 	nodes = run_probes(&c);
+	fc_ssh_mux_end();
 	doc = fc_doc_new();
 	json_object_set_new(doc, "expect",
 			    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,

@@ -1,0 +1,180 @@
+/* ssh connection sharing through a control folder (see ssh_mux.h). */
+#include "ctl/ssh_mux.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "ctl/child.h"
+
+#define MUX_ENV "FABCHECK_SSH_MUX"
+
+static char mux_dir[FC_SSH_MUX_DIR_MAX + 1];
+static int mux_decided, mux_owned;
+
+int fc_ssh_mux_dir_ok(const char *dir)
+{
+	struct stat st;
+
+	return dir[0] == '/' && strlen(dir) <= FC_SSH_MUX_DIR_MAX && !lstat(dir, &st) &&
+	       S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
+/* The value of @key in `ssh -G` output, NULL when absent; in @buf. */
+static const char *g_value(const char *g, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = g; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t vl;
+
+		if (strncmp(l, key, kl) || l[kl] != ' ')
+			continue;
+		l += kl + 1;
+		vl = strcspn(l, "\r\n");
+		snprintf(buf, len, "%.*s", (int)vl, l);
+		return buf;
+	}
+	return NULL;
+}
+
+int fc_ssh_mux_user_cfg(const char *g_out)
+{
+	char m[64], p[64], k[64];
+	const char *master = g_value(g_out, "controlmaster", m, sizeof(m));
+	const char *path = g_value(g_out, "controlpath", p, sizeof(p));
+	const char *persist = g_value(g_out, "controlpersist", k, sizeof(k));
+
+	if (!master)
+		return -1;
+	return strcmp(master, "false") || (path && strcmp(path, "none")) ||
+	       (persist && strcmp(persist, "no"));
+}
+
+static void decide(const char *dir)
+{
+	mux_decided = 1;
+	snprintf(mux_dir, sizeof(mux_dir), "%s", dir ? dir : "");
+	setenv(MUX_ENV, dir ? dir : "off", 1);
+}
+
+/* 1 when sharing may be added for @node: ssh -G shows none of the user's. */
+static int user_allows(const struct fc_launch *l, const char *node)
+{
+	const char *argv[8];
+	char why[512];
+	int n = 0, code, u;
+	char *out;
+
+	argv[n++] = "ssh";
+	if (l->ssh_config) {
+		argv[n++] = "-F";
+		argv[n++] = l->ssh_config;
+	}
+	argv[n++] = "-G";
+	argv[n++] = "--";
+	argv[n++] = node;
+	argv[n] = NULL;
+	out = fc_capture(argv, 10, &code, why, sizeof(why));
+	u = out && code == 0 ? fc_ssh_mux_user_cfg(out) : -1;
+	free(out);
+	if (u < 0)
+		fc_info("ssh -G %s printed no configuration (%s): ssh connections are not shared",
+			node, *why ? why : "an ssh older than OpenSSH 6.8?");
+	else if (u)
+		fc_info("ssh: the ssh configuration shares connections itself (ControlMaster/ControlPath/ControlPersist): left to it");
+	return u == 0;
+}
+
+/* A fresh control folder under $XDG_RUNTIME_DIR, else /tmp. */
+static int make_dir(char *dir, size_t len)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *bases[] = { rt && *rt ? rt : "/tmp", "/tmp" };
+
+	for (size_t i = 0; i < 2; i++) {
+		if ((size_t)snprintf(dir, len, "%s/fabcheck-ssh-XXXXXX", bases[i]) >= len)
+			continue;
+		if (mkdtemp(dir))
+			return 0;
+	}
+	return -errno;
+}
+
+void fc_ssh_mux_setup(const struct fc_launch *l, const char *node, int off)
+{
+	const char *env = getenv(MUX_ENV);
+	char dir[FC_SSH_MUX_DIR_MAX + 1];
+
+	if (l->kind != FC_LAUNCH_SSH || mux_decided)
+		return;
+	if (off || (env && !strcmp(env, "off"))) {
+		decide(NULL);
+		return;
+	}
+	if (env && *env) {
+		if (!fc_ssh_mux_dir_ok(env))
+			fc_warn("%s=%s: not a folder of this user's closed to others (mode 0700), nor "
+				"'off', or longer than %d bytes: ssh connections are not shared",
+				MUX_ENV, env, FC_SSH_MUX_DIR_MAX);
+		decide(fc_ssh_mux_dir_ok(env) ? env : NULL);
+		return;
+	}
+	if (!user_allows(l, node)) {
+		decide(NULL);
+		return;
+	}
+	if (make_dir(dir, sizeof(dir))) {
+		fc_warn("cannot make a control folder for ssh under $XDG_RUNTIME_DIR or /tmp: %s; "
+			"ssh connections are not shared", strerror(errno));
+		decide(NULL);
+		return;
+	}
+	mux_owned = 1;
+	decide(dir);
+	fc_info("ssh: sharing each node's connection through %s (--no-ssh-mux to turn off)", dir);
+}
+
+void fc_ssh_mux_end(void)
+{
+	DIR *d;
+	struct dirent *e;
+	char path[FC_SSH_MUX_DIR_MAX + 300];
+
+	mux_decided = 0;
+	if (!mux_owned) {
+		mux_dir[0] = 0;
+		return;
+	}
+	mux_owned = 0;
+	unsetenv(MUX_ENV);
+	/* The masters end on their own FC_SSH_PERSIST_S after their last
+	 * session; without its socket none takes a new one. */
+	if ((d = opendir(mux_dir))) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", mux_dir, e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	if (rmdir(mux_dir))
+		fc_warn("cannot remove the ssh control folder %s: %m", mux_dir);
+	mux_dir[0] = 0;
+}
+
+const char *fc_ssh_mux_dir(void)
+{
+	const char *env;
+
+	if (mux_decided)
+		return mux_dir[0] ? mux_dir : NULL;
+	/* Not decided here: what the command that started this one chose. */
+	env = getenv(MUX_ENV);
+	return env && strcmp(env, "off") && fc_ssh_mux_dir_ok(env) ? env : NULL;
+}
