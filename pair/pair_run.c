@@ -669,6 +669,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_decref(p.setup[0]);
 	json_decref(p.setup[1]);
 	/* What finished is judged, whatever stopped the run later. */
+	pair_ev_ceilings(p.doc, p.ev);
 	fc_pair_verdict(p.doc, &cfg->lim);
 	pair_ev_finish(p.doc, p.ev, cfg);
 	json_decref(p.ev[0]);
