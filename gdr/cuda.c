@@ -165,6 +165,7 @@ static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
 		memcpy((char *)&st->api + cuda_syms[i].off, &fn, sizeof(fn));
 	}
 	dev->cuda_export = st->api.range_handle != NULL;
+	dev->gdr_flush = st->api.flush_rdma != NULL;
 	return 0;
 }
 
@@ -463,16 +464,28 @@ static int cuda_flush(struct gdr_dev *dev)
 	char e[96];
 	CUresult r;
 
-	if (!st->api.flush_rdma) {
-		/* NCCL's other way, a loopback RDMA READ, is not done here. */
-		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
-			dev->gpu.index);
+	/* Without it the caller flushes another way (a loopback RDMA READ:
+	 * gdr_dev.gdr_flush says which). */
+	if (!st->api.flush_rdma)
 		return 0;
-	}
 	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r) {
 		fc_err("GPU %d on %s: cuFlushGPUDirectRDMAWrites: %s", dev->gpu.index, node_name(),
+		       cu_err(&st->api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cuda_bind(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+	char e[96];
+	CUresult r = st->api.ctx_set_current(st->ctx);
+
+	if (r) {
+		fc_err("GPU %d on %s: cuCtxSetCurrent: %s", dev->gpu.index, node_name(),
 		       cu_err(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
@@ -500,6 +513,7 @@ const struct gdr_ops gdr_cuda_ops = {
 	.copy_to_host = cuda_copy_to,
 	.sync = cuda_sync,
 	.flush = cuda_flush,
+	.bind = cuda_bind,
 	.reg = cuda_reg,
 	.release = cuda_release,
 };
