@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen bench-history
+	deps clean valgrind bench-matrix bench-screen bench-history bench-launch
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -136,6 +136,13 @@ build/bench_history: tests/bench/bench_history.c build/libfabcheck.a
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
 bench-history: build/bench_history
 	@build/bench_history
+
+# Starting 64, 256 and 1,024 local workers from one controller (issue 18).
+build/bench_launch: tests/bench/bench_launch.c build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
+bench-launch: fabcheck build/bench_launch
+	@build/bench_launch
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

@@ -29,6 +29,9 @@
 #include "src/cmds.h"
 #include "matrix/mx_cli.h"
 #include "matrix/mx_run.h"
+#include "matrix/mx_rails.h"
+#include "ctl/scale.h"
+#include "ctl/ssh_mux.h"
 
 const char usage_soak[] =
 	"usage: fabcheck soak NODE... --duration T [options] [pair options]\n"
@@ -334,12 +337,20 @@ static int soak_loop(struct soak *s)
 		.st = s->st, .run = s->run, .n = s->c.n, .names = s->c.nodes,
 		.deadline_s = 0, .stop = &fc_stop, .on_result = on_slice, .arg = s,
 		.evidence_dir = s->c.evidence_dir,
+		/* Every pair of a slice at once: the slices must overlap. */
+		.fanout = 2 * s->c.n,
 	};
 	json_t *args = NULL;
+	struct fc_launch l;
+	double tmo;
 
 	r.pair_args = s->c.pair_args;
+	if (fc_fd_reserve("soak", s->c.n, 1, NULL))
+		return -EMFILE;
 	if ((rc = mx_run_init(&r)))
 		return rc;
+	mx_launch_of(s->c.pair_args, &l, &tmo);
+	fc_ssh_mux_setup(&l, s->c.nodes[0], 0);
 	r.rounds = 0; /* the soak queues its own rounds */
 	while (!fc_stop) {
 		double left = s->c.duration - (fc_now() - mono0);
@@ -376,6 +387,7 @@ out:
 		mx_run_poll(&r, 0);
 	}
 	mx_run_release(&r);
+	fc_ssh_mux_end();
 	json_decref(args);
 	return rc;
 }

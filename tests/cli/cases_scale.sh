@@ -80,4 +80,10 @@ expect "ssh: a folder given is kept" 0 '^$' -- test -d "$SCT/mine"
 chmod 755 "$SCT/mine"
 expect "ssh: a folder open to others is refused" 0 'FABCHECK_SSH_MUX=.*mine: not a folder of this user.s closed to others \(mode 0700\)' -- bash -c \
 	"${SMXENV[*]} FABCHECK_SSH_MUX=$SCT/mine $FC preflight nodeA --timeout 5 2>&1; true"
+
+# ---- the options in the help (the bash completion reads them there) -----------
+expect "preflight help: --fanout, --no-ssh-mux" 0 '--fanout N .*pdsh -f \(default 256\)' -- $FC preflight --help
+expect "matrix help: --fanout, --no-ssh-mux" 0 '--no-ssh-mux' -- $FC matrix --help
+expect "completion offers --fanout" 0 '^--fanout$' -- bash -c \
+	"fabcheck() { $FC \"\$@\"; }; . doc/fabcheck.bash-completion; COMP_WORDS=(fabcheck preflight --fan); COMP_CWORD=2; _fabcheck; printf '%s\n' \"\${COMPREPLY[@]}\""
 rm -rf "$SCT"

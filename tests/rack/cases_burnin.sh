@@ -31,6 +31,17 @@ expect_json "preflight: nodeB at MTU 1500: every finding names nodeB" \
 "$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null 2>&1
 expect "preflight: passes again after clear" 0 'verdict: pass' -- "${PF[@]}" --expect-mtu 9000
 
+# ---- ssh connection sharing (doc/scale.md): a master per node, reused ----------
+expect "preflight: ssh shares each node's connection by default" 0 "sharing each node's connection through /(tmp|run)/.*fabcheck-ssh-" -- \
+	env -u FABCHECK_SSH_MUX "$FC" -v preflight nodeA nodeB --ssh-config "$SSH_CFG" --timeout 60
+BIMUX=$(mktemp -d /tmp/fcmux-XXXXXX)
+expect "preflight: through a control folder given (FABCHECK_SSH_MUX)" 0 'verdict: pass' -- \
+	env FABCHECK_SSH_MUX="$BIMUX" "${PF[@]}"
+expect "ssh sharing: a master running for each of the two nodes" 0 '^2$' -- bash -c \
+	"n=0; for s in $BIMUX/*; do ssh -O check -S \"\$s\" x 2>&1 | grep -q 'Master running' && n=\$((n + 1)); done; echo \$n"
+for s in "$BIMUX"/*; do ssh -O exit -S "$s" x >/dev/null 2>&1; done
+rm -rf "$BIMUX"
+
 # ---- soak: 60 s with nodeB's link down in the middle ---------------------------
 # The link goes down 20 s in and comes back 15 s later; the soak must report
 # the flap on nodeB (and the pair's failed traffic) with its time.

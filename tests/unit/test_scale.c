@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/out.h"
 #include "ctl/chan.h"
+#include "ctl/chan_pool.h"
 #include "ctl/child.h"
 #include "ctl/scale.h"
 #include "ctl/ssh_mux.h"
@@ -266,6 +268,54 @@ static void test_mux_setup(void **state)
 	rmdir(bin);
 }
 
+/* 64 local workers (tests/cli/mx-worker.sh answers "hello"), 8 starting
+ * at a time: every one answers and they are alive together. */
+static void test_chans_open_64(void **state)
+{
+	struct fc_chan ch[64], *chans[64];
+	char names[64][8], cmd[PATH_MAX + 32];
+	const char *nodes[64];
+	json_t *rep[64];
+	struct fc_launch l = { .kind = FC_LAUNCH_LOCAL, .fanout = 8 };
+	int alive = 0;
+
+	(void)state;
+	assert_non_null(realpath("tests/cli/mx-worker.sh", cmd));
+	l.worker_cmd = cmd;
+	for (int i = 0; i < 64; i++) {
+		snprintf(names[i], sizeof(names[i]), "w%02d", i);
+		nodes[i] = names[i];
+	}
+	assert_int_equal(fc_chans_open(ch, chans, nodes, 64, &l, 30, rep), 64);
+	for (int i = 0; i < 64; i++) {
+		assert_non_null(rep[i]);
+		assert_string_equal(fc_jstr(rep[i], "type", ""), "hello");
+		json_decref(rep[i]);
+		alive += !ch[i].dead && ch[i].pid > 0;
+	}
+	assert_int_equal(alive, 64);
+	fc_chans_close(ch, 64, 5);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(ch[i].pid, 0);
+}
+
+/* A worker that is not there: named, and the others still answer. */
+static void test_chans_open_missing(void **state)
+{
+	struct fc_chan ch[3], *chans[3];
+	const char *nodes[] = { "a", "b", "c" };
+	struct fc_launch l = { .kind = FC_LAUNCH_LOCAL, .fanout = 2,
+			       .worker_cmd = "/nonexistent/fabcheck" };
+
+	(void)state;
+	assert_int_equal(fc_chans_open(ch, chans, nodes, 3, &l, 10, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(ch[i].dead);
+		assert_non_null(strstr(ch[i].why, "not installed"));
+	}
+	fc_chans_close(ch, 3, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +325,8 @@ int main(void)
 		cmocka_unit_test(test_user_cfg),
 		cmocka_unit_test(test_argv_mux),
 		cmocka_unit_test(test_mux_setup),
+		cmocka_unit_test(test_chans_open_64),
+		cmocka_unit_test(test_chans_open_missing),
 		cmocka_unit_test(test_fd_reserve_raises), /* last: it lowers the hard limit */
 	};
 
