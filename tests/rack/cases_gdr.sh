@@ -23,7 +23,7 @@ BIN=$(readlink -f "$FC")
 fakew() { echo "env $* FABCHECK_LIBCUDA=$FAKE $BIN"; }
 
 # ---- host memory: --validate on write, read and send ------------------------
-expect_json "validate: write, read, send on host memory" \
+expect_json "validate: write, read, send on host memory" 0 \
 	"d['verdict'] in ('pass', 'warn') and not any('--validate' in f for f in d['findings']) and
 	 [r['test'] for r in d['results']] == ['write', 'read', 'send'] and
 	 [r.get('validate_a') is None for r in d['results']] == [True, False, True] and
@@ -35,7 +35,7 @@ expect_json "validate: write, read, send on host memory" \
 	-- "${G[@]}" --test write,read,send --bw -s 16K -n 20 --validate --json
 # Every slot of the cycle written and checked: 4 KiB messages cycle over 16
 # slots, 4 QPs on 2 threads with post lists write 4 x 40 messages.
-expect_json "validate: -q 4 --threads 2 --post-list 4, every slot checked" \
+expect_json "validate: -q 4 --threads 2 --post-list 4, every slot checked" 0 \
 	"d['verdict'] in ('pass', 'warn') and not any('--validate' in f for f in d['findings']) and
 	 all(r['threads'] == 2 and r['post_list'] == 4 for r in d['results']) and
 	 [(r['validate_b']['slots'], r['validate_b']['messages_validated'], r['validate_b']['untouched']) for r in d['results'][:1]] == [(16, 16, 0)] and
@@ -43,7 +43,7 @@ expect_json "validate: -q 4 --threads 2 --post-list 4, every slot checked" \
 	-- "${G[@]}" --test write,send --bw -s 4K -n 40 -q 4 --threads 2 --post-list 4 --validate --json
 # Long enough (about 1 s here) for both directions to run together: a 20-message
 # run ended on one side before the other began, so no common window was measured.
-expect_json "validate: bidirectional write checks both sides" \
+expect_json "validate: bidirectional write checks both sides" 0 \
 	"d['verdict'] in ('pass', 'warn') and
 	 all(d['results'][0][k]['matched'] >= 20 and 'bad_slot' not in d['results'][0][k]
 	     for k in ('validate_a', 'validate_b'))" \
@@ -55,7 +55,7 @@ expect "use-cuda: no libcuda on the nodes" 3 \
 	-- "${G[@]}" --test write --bw -s 8K -n 5 --use-cuda
 
 # ---- --use-cuda on the stand-in driver ---------------------------------------
-expect_json "use-cuda: peermem route on rxe, validate through the GPU copy path" \
+expect_json "use-cuda: peermem route on rxe, validate through the GPU copy path" 0 \
 	"d['verdict'] in ('pass', 'warn') and
 	 [(s['memory'], s['gpu'], s['gpu_bus_id'], s['max_inline']) for s in (d['a'], d['b'])]
 	 == [('cuda:0 (peermem)', 0, '0000:3B:00.0', 0)] * 2 and
