@@ -76,6 +76,7 @@ struct cuda_state {
 	struct cuda_api api;
 	CUdevice cudev;
 	CUcontext ctx;
+	int no_flush_said;
 };
 
 #define SYM(field, req, ...) \
@@ -465,6 +466,8 @@ static int cuda_flush(struct gdr_dev *dev)
 
 	if (!st->api.flush_rdma) {
 		/* NCCL's other way, a loopback RDMA READ, is not done here. */
+		if (__atomic_fetch_add(&st->no_flush_said, 1, __ATOMIC_RELAXED))
+			return 0;
 		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
 			dev->gpu.index);
 		return 0;
@@ -473,6 +476,20 @@ static int cuda_flush(struct gdr_dev *dev)
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r) {
 		fc_err("GPU %d on %s: cuFlushGPUDirectRDMAWrites: %s", dev->gpu.index, node_name(),
+		       cu_err(&st->api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cuda_bind(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+	char e[96];
+	CUresult r = st->api.ctx_set_current(st->ctx);
+
+	if (r) {
+		fc_err("GPU %d on %s: cuCtxSetCurrent: %s", dev->gpu.index, node_name(),
 		       cu_err(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
@@ -500,6 +517,7 @@ const struct gdr_ops gdr_cuda_ops = {
 	.copy_to_host = cuda_copy_to,
 	.sync = cuda_sync,
 	.flush = cuda_flush,
+	.bind = cuda_bind,
 	.reg = cuda_reg,
 	.release = cuda_release,
 };

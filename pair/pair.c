@@ -88,8 +88,11 @@ const char usage_pair[] =
 	"                      GPU at that PCI bus id, or alone the GPU nearest the HCA\n"
 	"                      (without -d, --use-cuda=N uses the HCA nearest GPU N)\n"
 	"      --gdr MODE      auto (dma-buf, then peermem), dmabuf or peermem\n"
-	"      --validate      fill the sender's buffer with a pattern and check every\n"
-	"                      received byte after each bandwidth test\n"
+	"      --validate      number every message (header: number, slot, length;\n"
+	"                      CRC32C of the payload) and check each one where it\n"
+	"                      lands (header, CRC, the completion's length and\n"
+	"                      immediate value); writes go as RDMA WRITE WITH\n"
+	"                      IMMEDIATE then, write latency by immediate\n"
 	"      --hugepages     host buffers in huge pages (reserve them first:\n"
 	"                      /proc/sys/vm/nr_hugepages)\n"
 	"  The buffer is placed on the NUMA node of the HCA (of the GPU with\n"
@@ -520,8 +523,13 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 		fc_err("pair: --lat-mode poll reads memory with the CPU, which GPU memory does not allow; with --use-cuda use --lat-mode imm (the default)");
 		return FC_EXIT_USAGE;
 	}
+	if (cfg.mem.validate && cfg.lat_mode == VB_LAT_POLL) {
+		fc_err("pair: --validate checks each message at its receive completion, which write latency by polling (--lat-mode poll) has none of; use --lat-mode imm (the default with --validate)");
+		return FC_EXIT_USAGE;
+	}
+	/* GPU memory and --validate: each side waits on a completion. */
 	if (cfg.lat_mode < 0)
-		cfg.lat_mode = cfg.mem.kind == GDR_CUDA ? VB_LAT_IMM : VB_LAT_POLL;
+		cfg.lat_mode = cfg.mem.kind == GDR_CUDA || cfg.mem.validate ? VB_LAT_IMM : VB_LAT_POLL;
 	if (cfg.post_list > cfg.tx_depth) {
 		fc_err("pair: --post-list %d is longer than the window (-t %d): raise -t or shorten the list",
 		       cfg.post_list, cfg.tx_depth);

@@ -90,6 +90,9 @@ void pair_qos_render(FILE *f, const json_t *doc);
  * in, the diagnosis on top and, with --save-evidence, the folder. */
 void pair_ev_absorb(json_t *ev, const json_t *msg);
 void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg);
+/* Each side's smallest PCIe ceiling from its evidence, as "pcie_ceiling"
+ * of the side, for the verdict's floor (core/pairv.h). */
+void pair_ev_ceilings(json_t *doc, json_t *const ev[2]);
 /* pair --rails: each rail's diagnosis (from its pair documents @alone and
  * @loaded, NULL where not run), named by rail, and the rows over all rails. */
 void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails);

@@ -69,6 +69,11 @@ struct vb_res {
 	struct ibv_qp *qp[VB_MAX_QPS];
 	uint32_t psn[VB_MAX_QPS];
 	int rq_posted[VB_MAX_QPS];   /* receives outstanding per QP */
+	/* Receives posted per QP so far: receive k of QP q goes to rx slot
+	 * q * (nslots / nqps) + k % (nslots / nqps), so the receives
+	 * outstanding on a QP hold distinct slots, apart from other QPs'. */
+	uint64_t rq_next[VB_MAX_QPS];
+	int rx_cap;		     /* receives kept posted per QP (0: rx_depth) */
 	struct vb_port_info *pi;
 	int gid_index;		     /* -1 on InfiniBand without a GID */
 	int tx_depth, rx_depth;
@@ -148,7 +153,8 @@ void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p);
 
 /* The QP attributes every RC QP of the test gets (inline: VB_QP_INLINE). */
 void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia);
-/* Posts receives on QP @q until rx_depth are outstanding. */
+/* Posts receives on QP @q until rx_depth (or rx_cap) are outstanding; a
+ * receive's wr_id is q | slot << 8. */
 int vb_post_recvs(struct vb_res *r, int q);
 /* Index of the QP with number @qpn, or -1. */
 int vb_qp_index(const struct vb_res *r, uint32_t qpn);

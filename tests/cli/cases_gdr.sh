@@ -91,4 +91,7 @@ expect "pair bad --use-cuda" 2 "--use-cuda: 'gpu0' is not a GPU" -- $FC pair nod
 expect "pair bad --gdr" 2 "--gdr: 'host' is not a registration method" -- $FC pair nodeA nodeB --use-cuda --gdr host
 expect "pair write latency by polling on GPU" 2 'lat-mode poll reads memory with the CPU.*--lat-mode imm' \
 	-- $FC pair nodeA nodeB --use-cuda --test write --lat --lat-mode poll
+expect "pair --validate with write latency by polling" 2 \
+	'--validate checks each message at its receive completion, which write latency by polling \(--lat-mode poll\) has none of; use --lat-mode imm' \
+	-- $FC pair nodeA nodeB --validate --test write --lat --lat-mode poll
 expect "pair usage names --use-cuda" 0 '--use-cuda\[=N\|BUS_ID\]' -- $FC pair --help
