@@ -15,6 +15,8 @@ ROOT=$(pwd)
 FAKE=$ROOT/build/tests/libfakecuda.so
 mkdir -p build/tests
 [ -f "$FAKE" ] || ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$FAKE" tests/gdr/fakecuda.c
+FAKE_NF=$ROOT/build/tests/libfakecuda-noflush.so
+[ -f "$FAKE_NF" ] || ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -DFAKE_NO_FLUSH -o "$FAKE_NF" tests/gdr/fakecuda.c
 T2S=$ROOT/tests/data/gdr/two-socket
 TNP=$ROOT/tests/data/gdr/no-peermem
 G=("$FC" pair nodeA nodeB --ssh-config "$SSH_CFG" --no-db --timeout 15 --min-gbps 0.0001)
@@ -78,12 +80,24 @@ expect_json "use-cuda: peermem route on rxe, validate through the GPU copy path"
 	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('write', 'lat'), ('read', 'bw'), ('read', 'lat')] and
 	 d['results'][1]['lat_mode'] == 'imm' and d['results'][1]['min_us'] > 0 and
 	 all(v['memory'] == 'cuda:0 (peermem)' and v['numbered_headers'] is False and
+	     v['flush'] == 'cuFlushGPUDirectRDMAWrites' and v['loopback_reads'] == 0 and
 	     v['messages_validated'] == v['sent'] >= 10 and 'problem' not in v and v['stray'] == 0
 	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v) and
 	 [(r.get('validate_a') is None, r.get('validate_b') is None) for r in d['results']] ==
 	 [(True, False), (False, False), (False, True), (False, True)]" \
 	-- env FABCHECK_WORKER_CMD="$(fakew FABCHECK_SYSFS=$T2S)" \
 	"${G[@]}" -s 8K -n 10 -d rxe0 --use-cuda --validate --json
+# A driver without cuFlushGPUDirectRDMAWrites: a loopback RDMA READ on the
+# real rxe0 before each check (one a message), as NCCL flushes.
+expect_json "use-cuda: no driver flush, a loopback RDMA READ before each check" \
+	"d['verdict'] in ('pass', 'warn') and
+	 [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('write', 'lat')] and
+	 all(v['flush'] == 'loopback RDMA READ' and v['loopback_reads'] == v['messages_validated'] == v['sent'] >= 10 and
+	     'problem' not in v and v['stray'] == 0
+	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v) and
+	 d['results'][1]['validate_a']['flush'] == 'loopback RDMA READ'" \
+	-- env FABCHECK_WORKER_CMD="env FABCHECK_SYSFS=$T2S FABCHECK_LIBCUDA=$FAKE_NF $BIN" \
+	"${G[@]}" --test write -s 8K -n 10 -d rxe0 --use-cuda --validate --json
 expect "use-cuda: a corrupting GPU copy is caught" 1 \
 	'nodeB: --validate: write of 8192 B: [0-9]+ of [0-9]+ messages failed \(cuda:1 \(peermem\) memory\); the first, in slot 0, the payload check: QP 0, message 0 for slot 0 \(8192 B\): payload: .*offset 4113' \
 	-- env FABCHECK_WORKER_CMD="$(fakew FAKECUDA=corrupt FABCHECK_SYSFS=$T2S)" \
