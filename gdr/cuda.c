@@ -76,7 +76,6 @@ struct cuda_state {
 	struct cuda_api api;
 	CUdevice cudev;
 	CUcontext ctx;
-	int no_flush_said;
 };
 
 #define SYM(field, req, ...) \
@@ -166,6 +165,7 @@ static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
 		memcpy((char *)&st->api + cuda_syms[i].off, &fn, sizeof(fn));
 	}
 	dev->cuda_export = st->api.range_handle != NULL;
+	dev->gdr_flush = st->api.flush_rdma != NULL;
 	return 0;
 }
 
@@ -467,14 +467,10 @@ static int cuda_flush(struct gdr_dev *dev)
 	char e[96];
 	CUresult r;
 
-	if (!st->api.flush_rdma) {
-		/* NCCL's other way, a loopback RDMA READ, is not done here. */
-		if (__atomic_fetch_add(&st->no_flush_said, 1, __ATOMIC_RELAXED))
-			return 0;
-		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
-			dev->gpu.index);
+	/* Without it the caller flushes another way (a loopback RDMA READ:
+	 * gdr_dev.gdr_flush says which). */
+	if (!st->api.flush_rdma)
 		return 0;
-	}
 	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r) {

@@ -151,7 +151,9 @@ struct gdr_ops {
 	/* Waits for every copy issued so far. */
 	int (*sync)(struct gdr_dev *dev);
 	/* Makes GPUDirect RDMA writes seen so far visible to the device's own
-	 * reads (NULL: nothing to do, as for host memory). */
+	 * reads (NULL: nothing to do, as for host memory). A no-op where the
+	 * driver cannot (gdr_dev.gdr_flush 0): the caller flushes by a
+	 * loopback RDMA READ then (verbs/loop.c). */
 	int (*flush)(struct gdr_dev *dev);
 	/* Makes the device's context current on the calling thread (NULL:
 	 * nothing to do): a data path thread may check GPU memory. */
@@ -172,6 +174,7 @@ struct gdr_dev {
 	struct gdr_gpu_info *gpus; /* every GPU seen (CUDA), ngpus long */
 	int driver_version;
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
+	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */
 	int hugepages;		   /* host memory: in huge pages (--hugepages) */

@@ -302,7 +302,7 @@ static struct ibv_qp *qp_create(struct vb_res *r, int q)
 	return qp;
 }
 
-static int qp_init(struct vb_res *r, struct ibv_qp *qp)
+int vb_qp_to_init(struct vb_res *r, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -332,7 +332,7 @@ int vb_res_create_qps(struct vb_res *r)
 			return -ENOMEM;
 		}
 		r->psn[q] = (uint32_t)(lrand48() & 0xffffff);
-		err = qp_init(r, r->qp[q]);
+		err = vb_qp_to_init(r, r->qp[q]);
 		if (err)
 			return err;
 	}
@@ -341,6 +341,7 @@ int vb_res_create_qps(struct vb_res *r)
 
 void vb_res_close(struct vb_res *r)
 {
+	vb_loop_close(r);
 	for (int q = 0; q < VB_MAX_QPS; q++) {
 		if (r->qp[q] && !r->cm)
 			ibv_destroy_qp(r->qp[q]);
