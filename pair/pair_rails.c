@@ -386,6 +386,8 @@ static json_t *rail_json(struct rails_run *x, int r)
 		      "b", side(json_object_get(ref, "b"), fc_rail_port_of(&x->map, x->nodes, 1, r)),
 		      "alone", phase_json(x->alone[r]), "loaded", phase_json(x->loaded[r]),
 		      "verdict", host ? "fail" : v, "host_limited", host);
+	if (x->map.rails[r].peer[0])
+		json_object_set_new(o, "switch", json_string(x->map.rails[r].peer));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
 	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());
 	if (x->alone[r])
