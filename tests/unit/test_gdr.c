@@ -467,6 +467,14 @@ static void test_report(void **state)
 	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
 			       "nodeB: GPU 1 (0000:86:00.0) is PHB from mlx5_2, worse than PXB"));
+	/* SYS: a finding of its own, the inter-socket link named. */
+	json_array_clear(json_object_get(doc, "findings"));
+	dev.gpu.dist = TOPO_SYS;
+	gdr_mem_findings(doc, "nodeB", &m, "mlx5_2");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			       "nodeB: GPU 1 (0000:86:00.0) is SYS from mlx5_2: they sit on different sockets"));
+	assert_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			   "worse than PXB"));
 	/* PXB and better: no finding. */
 	json_array_clear(json_object_get(doc, "findings"));
 	dev.gpu.dist = TOPO_PXB;
