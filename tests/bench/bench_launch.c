@@ -12,6 +12,7 @@
  * A benchmark, not a test: figures vary with the host and its load.
  */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
 {
 	int counts[16] = { 64, 256, 1024 }, nc = 3;
 
+	signal(SIGPIPE, SIG_IGN);
 	if (!realpath("fabcheck", exe)) {
 		fprintf(stderr, "bench-launch: no ./fabcheck here (run 'make bench-launch' from the tree): %s\n",
 			strerror(errno));
