@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "ctl/scale.h"
 #include "checks/nccl/nccl_run.h"
 
 extern char **environ;
@@ -154,8 +155,11 @@ static int start(struct ncr_state *s)
 {
 	const struct ncr_cfg *cfg = s->cfg;
 	json_t *h;
-	int err;
+	int err, short_fds;
 
+	/* Every rank at once (an NCCL job's ranks run together): three
+	 * descriptors a channel. */
+	short_fds = fc_fd_reserve("nccl run", s->n, 3, NULL);
 	for (int i = 0; i < s->n; i++) {
 		struct ncr_rank *r = &s->r[i];
 
@@ -166,6 +170,13 @@ static int start(struct ncr_state *s)
 		else
 			snprintf(r->label, sizeof(r->label), "%s", r->node);
 		s->chans[i] = &r->ch;
+		if (short_fds) {
+			r->ch.to_fd = r->ch.from_fd = r->ch.err_fd = -1;
+			r->ch.dead = 1;
+			rank_fail(s, i, FC_EXIT_CANT,
+				  "too few open files for every rank at once (see above)");
+			continue;
+		}
 		if (fc_chan_start(&r->ch, r->node, &cfg->launch))
 			rank_fail(s, i, FC_EXIT_CANT, r->ch.why);
 	}

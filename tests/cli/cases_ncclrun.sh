@@ -68,6 +68,8 @@ expect "nccl run 2 ranks" 0 'all_reduce over 2 ranks.*NCCL 2\.28\.9' -- $FAKES $
 expect "nccl run table" 0 '65536 +16384 +float' -- $FAKES $RUN -g 2 -e 64K localhost
 expect "nccl run sockets found in the log" 0 'NCCL log: inter-node traffic uses TCP sockets' -- \
 	$FAKES $RUN -g 2 -e 4K localhost
+expect "nccl run: too few open files for every rank" 3 'nccl run: 2 workers at once need 70 open files \(3 each and 64 for itself\), but the open-file limit \(RLIMIT_NOFILE\) stops at 69: this controller can drive 1 at once; raise the hard limit' -- \
+	bash -c "ulimit -n 69 && $FAKES $RUN -g 2 -e 4K localhost"
 expect "nccl run expect-net IB fails" 1 'verdict: fail' -- \
 	$FAKES $RUN -g 2 -e 4K --expect-net IB localhost
 expect "nccl run IB with GDR passes" 0 'verdict: pass' -- \

@@ -37,6 +37,14 @@ expect "matrix --fanout 2: every pair of the rack ran (6 pairs, 12 workers)" 0 '
 expect "matrix without --fanout: two pairs at once" 0 '^[34]$' -- \
 	scale_count "$SCT/c4" $FC matrix --launcher local --timeout 10 \
 	--worker-cmd "$(pwd)/tests/cli/count-worker.sh" --db "$SCT/m4.db" $(scale_nodes 4)
+# Under Slurm the bound is on the job steps: srun processes at once.
+SRUND=$SCT/srun
+mkdir -p "$SRUND"
+ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$SRUND/srun"
+expect "preflight --launcher slurm --fanout 2: at most 2 job steps at once" 0 '^[12]$' -- \
+	scale_count "$SCT/c5" env PATH="$SRUND:$PATH" $FC preflight --launcher slurm --fanout 2 \
+	--worker-cmd "$(pwd)/tests/cli/count-worker.sh" $(scale_nodes 8)
+expect "preflight --launcher slurm --fanout 2: all 8 steps ran" 0 '^8$' -- wc -l <"$SCT/c5/seen"
 expect "bad --fanout" 2 "--fanout: '0' is out of range or not a number; expected an integer from 1 to 4096" -- \
 	$FC preflight a --fanout 0
 expect "matrix bad --fanout" 2 "--fanout: 'x' is out of range" -- $FC matrix a b --fanout x
