@@ -7,6 +7,7 @@
 #define FC_TUI_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "matrix/mx_model.h"
 
@@ -42,6 +43,9 @@ struct tui_binding {
 /* Starts ncurses (colours when the terminal has them) and hooks the
  * terminal's restoration to exit. */
 int tui_start(struct tui_view *v);
+/* The same on terminal type @term writing to @out, reading @in (a bench
+ * draws to /dev/null); no exit hook. */
+int tui_start_on(struct tui_view *v, const char *term, FILE *out, FILE *in);
 /* Restores the terminal; safe to call twice, and from atexit. */
 void tui_stop(void);
 /* Draws the whole screen from @m. */

@@ -20,12 +20,9 @@ enum { C_GOOD = 1, C_MID, C_BAD, C_ERROR, C_SUSPECT, C_TITLE };
 
 static int started;
 
-int tui_start(struct tui_view *v)
+/* Modes and colours of a started screen. */
+static void tui_setup(struct tui_view *v)
 {
-	if (!initscr())
-		return -1;
-	started = 1;
-	atexit(tui_stop);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -40,6 +37,24 @@ int tui_start(struct tui_view *v)
 		init_pair(C_SUSPECT, COLOR_RED, -1);
 		init_pair(C_TITLE, COLOR_CYAN, -1);
 	}
+}
+
+int tui_start(struct tui_view *v)
+{
+	if (!initscr())
+		return -1;
+	started = 1;
+	atexit(tui_stop);
+	tui_setup(v);
+	return 0;
+}
+
+int tui_start_on(struct tui_view *v, const char *term, FILE *out, FILE *in)
+{
+	if (!newterm(term, out, in))
+		return -1;
+	started = 1;
+	tui_setup(v);
 	return 0;
 }
 
