@@ -219,8 +219,9 @@ static int test_from(const json_t *m, struct vb_test *t)
 
 static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 {
-	json_t *o = json_pack("{s:f, s:I, s:I}", "seconds", res->seconds, "bytes",
-			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs);
+	json_t *o = json_pack("{s:f, s:I, s:I, s:I}", "seconds", res->seconds, "bytes",
+			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs, "posted",
+			      (json_int_t)res->posted);
 
 	/* What ran: the method and its knobs as resolved. */
 	json_object_set_new(o, "method", json_pack("{s:s, s:i, s:i, s:i, s:s}", "name",

@@ -267,6 +267,29 @@ static void render_counters(FILE *f, const json_t *doc)
 	}
 }
 
+/* The counters check (core/ctrcheck.h): one line a direction. */
+static void render_ctrcheck(FILE *f, const json_t *doc)
+{
+	const json_t *c = json_object_get(doc, "counters_check"), *d;
+	size_t i;
+
+	if (!c)
+		return;
+	if (!strcmp(fc_jstr(c, "verdict", ""), "not_judged")) {
+		fprintf(f, "port counters against the results: not judged: %s\n", fc_jstr(c, "why", "?"));
+		return;
+	}
+	fprintf(f, "port counters against the results (%s): %s\n", fc_jstr(c, "source", "?"),
+		fc_jstr(c, "verdict", "?"));
+	json_array_foreach(json_object_get(c, "directions"), i, d)
+		fprintf(f, "  %s->%s: sent %.0f, received %.0f, at least %.0f and at most %.0f %s: %s\n",
+			fc_jstr(d, "from", "?"), fc_jstr(d, "to", "?"), fc_jnum(d, "sent", 0),
+			fc_jnum(d, "received", 0), fc_jnum(d, "least", 0), fc_jnum(d, "most", 0),
+			fc_jstr(c, "unit", ""), fc_jstr(d, "verdict", "?"));
+	if (json_object_get(c, "above_not_judged"))
+		fprintf(f, "  at most: not judged: %s\n", fc_jstr(c, "above_not_judged", ""));
+}
+
 /* --validate: per test and checking side, what was checked. */
 static void render_validate(FILE *f, const json_t *doc)
 {
@@ -306,6 +329,7 @@ void pair_render(FILE *f, const json_t *doc)
 	render_lat(f, results);
 	render_validate(f, doc);
 	render_counters(f, doc);
+	render_ctrcheck(f, doc);
 	diag_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %d in %s\n",
