@@ -5,7 +5,8 @@
  * or only the first ROUNDS rounds of the schedule, as a screen leaves
  * it), 1% of the (node, rail) ports at half rate and 3% noise elsewhere;
  * analyses it with the model's own code; then times a full redraw
- * (clearok: every character sent again) of each view onto an xterm whose
+ * (clearok: every character sent again) of each view (above 256 nodes the
+ * suspects list, a zoomed block, and the heat map in blocks) onto an xterm whose
  * output goes to /dev/null, and writes the HTML report (to HTML_FILE, or a
  * temporary file; "none": not at all), printing its size.
  *
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "core/sched.h"
 #include "core/util.h"
@@ -112,7 +114,7 @@ static void gen_results(struct mx_model *m, int rounds, const unsigned char *bad
 static void gen_model(struct mx_model *m, int n, int nrails, int rounds)
 {
 	unsigned char *bad = xcalloc((size_t)n * (size_t)nrails, 1);
-	double now = fc_now();
+	double now = (double)time(NULL);
 
 	memset(m, 0, sizeof(*m));
 	m->run = 1;
@@ -175,6 +177,14 @@ static void bench_views(struct mx_model *m, int cols, int lines)
 	}
 	v.history = json_array();
 	printf("tui %dx%d, colours %s:\n", COLS, LINES, v.colors ? "on" : "off");
+	if (m->n > TUI_BLOCK_NODES) {
+		tui_list(&v, m, 0);
+		time_draws(&v, m, keys, "suspects list (the first view)");
+		tui_list(&v, m, 1);
+		time_draws(&v, m, keys, "the first suspect's block, zoomed");
+		tui_zoom(&v, m);
+	}
+	v.rail = 0;
 	time_draws(&v, m, keys, "heat map, every rail together");
 	v.rail = 1;
 	time_draws(&v, m, keys, "heat map, rail 0");
