@@ -260,6 +260,17 @@ const char *fc_jstr(const json_t *obj, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
+const json_t *fc_jnamed(const json_t *arr, const char *name)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach((json_t *)arr, i, e)
+		if (!strcmp(fc_jstr(e, "name", ""), name))
+			return e;
+	return NULL;
+}
+
 double fc_jnum(const json_t *obj, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(obj, key);

@@ -67,5 +67,7 @@ const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf
 /* Short helpers for reading documents. */
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt);
 double fc_jnum(const json_t *obj, const char *key, double dflt);
+/* The element of the array @arr whose "name" is @name, or NULL. */
+const json_t *fc_jnamed(const json_t *arr, const char *name);
 
 #endif

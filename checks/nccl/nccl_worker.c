@@ -448,24 +448,6 @@ static int ws_finish(struct ncw *w)
 
 /* ---- the conversation ---- */
 
-static int ws_hello(struct ncw *w)
-{
-	char host[256] = "?";
-	json_t *m;
-	int err = fc_wk_recv(&w->io, "hello", &m);
-
-	if (err)
-		return err;
-	snprintf(w->node, sizeof(w->node), "%s", fc_jstr(m, "node", "?"));
-	w->io.idle = fc_jnum(m, "timeout", 30) * 3 + 10;
-	json_decref(m);
-	snprintf(w->prefix, sizeof(w->prefix), "fabcheck nccl-worker@%s", w->node);
-	fc_log_prefix = w->prefix;
-	gethostname(host, sizeof(host) - 1);
-	return fc_wk_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION,
-						   "host", host, "pid", (int)getpid()));
-}
-
 static int step(struct ncw *w, const char *type, int (*fn)(struct ncw *, const json_t *))
 {
 	json_t *m;
@@ -525,7 +507,8 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	fc_log_hook = keep_error;
 	ncw_guard_set_hooks(log_warnings, remove_log);
 	ncw_guard_start(&w.io);
-	err = ws_hello(&w);
+	err = fc_wk_hello(&w.io, "fabcheck nccl-worker", w.node, sizeof(w.node), w.prefix,
+			  sizeof(w.prefix));
 	if (!err)
 		err = step(&w, "setup", ws_setup);
 	w.ran = 1;

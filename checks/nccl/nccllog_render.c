@@ -165,18 +165,6 @@ static void net_table(FILE *f, const json_t *doc)
 	json_decref(groups);
 }
 
-/* The status of @name in "env_status", or NULL. */
-static const json_t *env_status(const json_t *doc, const char *name)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(json_object_get(doc, "env_status"), i, e)
-		if (!strcmp(fc_jstr(e, "name", ""), name))
-			return e;
-	return NULL;
-}
-
 static void env_table(FILE *f, const json_t *doc)
 {
 	const json_t *env = json_object_get(doc, "env"), *st;
@@ -189,13 +177,13 @@ static void env_table(FILE *f, const json_t *doc)
 	fprintf(f, "\nNCCL settings echoed by NCCL\n");
 	t = fc_table_new(3, "VARIABLE", "VALUE", "STATUS");
 	json_object_foreach((json_t *)env, k, v) {
-		st = env_status(doc, k);
+		st = fc_jnamed(json_object_get(doc, "env_status"), k);
 		fc_table_add(t, k, json_string_value(v), fc_jstr(st, "status", "-"));
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 	json_object_foreach((json_t *)env, k, v) {
-		st = env_status(doc, k);
+		st = fc_jnamed(json_object_get(doc, "env_status"), k);
 		if (st && strcmp(fc_jstr(st, "status", "ok"), "ok") && *fc_jstr(st, "why", ""))
 			fprintf(f, "  %s: %s\n", k, fc_jstr(st, "why", ""));
 	}

@@ -25,13 +25,7 @@ struct pf_rail_in {
 /* The probe's device entry of @dev. */
 static const json_t *probe_dev(const json_t *probe, const char *dev)
 {
-	size_t i;
-	json_t *d;
-
-	json_array_foreach(json_object_get(probe, "devices"), i, d)
-		if (!strcmp(fc_jstr(d, "name", ""), dev))
-			return d;
-	return NULL;
+	return fc_jnamed(json_object_get(probe, "devices"), dev);
 }
 
 static const json_t *probe_port(const json_t *probe, const struct fc_rail_port *p)
