@@ -52,44 +52,6 @@ struct topo_opts {
 	const char *nvsmi_file;
 };
 
-/* Reads all of @fd up to TOPO_TEXT_MAX bytes; NULL with errno on failure. */
-static char *read_fd(int fd, size_t *len_p)
-{
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
-
-	while (buf) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb = cap < TOPO_TEXT_MAX ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				free(buf);
-				errno = cap < TOPO_TEXT_MAX ? ENOMEM : EFBIG;
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*len_p = len;
-	return buf;
-}
-
 static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
 {
 	struct stat st;
@@ -111,7 +73,7 @@ static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
 			close(fd);
 		return -EISDIR;
 	}
-	text = read_fd(fd, &len);
+	text = fc_read_fd(fd, TOPO_TEXT_MAX, &len);
 	err = -errno;
 	if (fd)
 		close(fd);
