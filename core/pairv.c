@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/stats.h"
+#include "core/ctrcheck.h"
 #include "core/out.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -135,39 +135,106 @@ static void check_dips(json_t *doc, const json_t *r, const char *key, const char
 		check_dip_samples(doc, r, json_object_get(r, key), dir);
 }
 
-static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t *b,
-		     const struct fc_pair_limits *lim, json_t *thr)
+/* The side whose PCIe ceiling (from its evidence, pair/pair_ev.c) is the
+ * smallest on the path, or NULL when neither side read one. */
+static const json_t *pcie_limit(const json_t *a, const json_t *b)
+{
+	const json_t *ca = json_object_get(a, "pcie_ceiling"), *cb = json_object_get(b, "pcie_ceiling");
+	double ga = fc_jnum(ca, "gbps", 0), gb = fc_jnum(cb, "gbps", 0);
+
+	if (ga > 0 && (gb <= 0 || ga <= gb))
+		return a;
+	return gb > 0 ? b : NULL;
+}
+
+/* "mlx5_2 (PCIe 0000:3b:00.0) trained to 16 GT/s x8 (capable of 32 GT/s
+ * x16): at most about 110 Gb/s" for the element of @side that limits. */
+static void pcie_words(const json_t *side, char *out, size_t len)
+{
+	const json_t *c = json_object_get(side, "pcie_ceiling");
+	int gpu = !strcmp(fc_jstr(c, "role", ""), "gpu");
+
+	snprintf(out, len, "%s %s (PCIe %s) %s %g GT/s x%d%s, max payload %d B: at most about %.0f Gb/s",
+		 fc_jstr(side, "node", "?"), gpu ? "GPU" : fc_jstr(side, "device", "?"),
+		 fc_jstr(c, "bdf", "?"), gpu ? "at" : "trained to", fc_jnum(c, "gts", 0),
+		 (int)fc_jnum(c, "width", 0),
+		 json_is_true(json_object_get(c, "downtrained")) ? " (trained down)" : "",
+		 (int)fc_jnum(c, "max_payload_bytes", 0), fc_jnum(c, "gbps", 0));
+}
+
+/* The PCIe link below the port's payload ceiling: said once, with the
+ * element; a link trained below its capability is the host's fault. */
+static void check_pcie(json_t *doc, const json_t *a, const json_t *b)
+{
+	const json_t *lim = pcie_limit(a, b), *c = json_object_get(lim, "pcie_ceiling");
+	double pa = fc_jnum(a, "payload_gbps", 0), pb = fc_jnum(b, "payload_gbps", 0);
+	double port = pa && pb ? (pa < pb ? pa : pb) : 0;
+	char what[320];
+
+	if (!lim || port <= 0 || fc_jnum(c, "gbps", 0) >= port)
+		return;
+	pcie_words(lim, what, sizeof(what));
+	fc_finding(doc, FC_WARN,
+		   "%s, below the port's payload ceiling of %.3f Gb/s: bandwidth is judged against the PCIe ceiling; %s",
+		   what, port,
+		   json_is_true(json_object_get(c, "downtrained")) ?
+			   "the link trained below its capability: compare 'lspci -vv' LnkSta with LnkCap, reseat the card or move it to a full-width slot" :
+			   "the slot's design limits the port: move the card to a faster or wider slot to reach the port rate");
+}
+
+/* The floor of bandwidth at @size and the words of why, from the smallest
+ * ceiling on the path: the ports' payload ceilings at the path MTU, the
+ * PCIe links of the HCAs (and GPUs) as their evidence read them. */
+static double bw_floor(json_t *doc, const json_t *r, const json_t *a, const json_t *b,
+		       const struct fc_pair_limits *lim, char *why, size_t len)
 {
 	double size = fc_jnum(r, "size_bytes", 0);
 	double ra = fc_jnum(a, "rate_gbps", 0), rb = fc_jnum(b, "rate_gbps", 0);
 	double pa = fc_jnum(a, "payload_gbps", 0), pb = fc_jnum(b, "payload_gbps", 0);
 	const json_t *slow = pa && pb ? (pa < pb ? a : b) : (ra < rb ? a : b);
-	double rate = ra < rb ? ra : rb, ceiling = pa && pb ? (pa < pb ? pa : pb) : 0, floor = 0;
-	char why[256];
-	const char *dirs[] = { "a_to_b_gbps", "b_to_a_gbps" };
-	char dir[160];
+	const json_t *pl = pcie_limit(a, b);
+	double rate = ra < rb ? ra : rb, ceiling = pa && pb ? (pa < pb ? pa : pb) : 0;
+	double pcie = fc_jnum(json_object_get(pl, "pcie_ceiling"), "gbps", 0);
+	char what[320];
 
 	if (lim->min_gbps > 0) {
-		floor = lim->min_gbps;
-		snprintf(why, sizeof(why), "--min-gbps");
-	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE && ceiling > 0) {
-		const json_t *pl = json_object_get(slow, "payload");
+		snprintf(why, len, "--min-gbps");
+		return lim->min_gbps;
+	}
+	if (lim->min_link_pct <= 0 || size < FC_LINK_PCT_MIN_SIZE)
+		return 0;
+	if (pl && (ceiling > 0 || rate > 0) && pcie < (ceiling > 0 ? ceiling : rate)) {
+		pcie_words(pl, what, sizeof(what));
+		snprintf(why, len, "%g%% of %.3f Gb/s, the PCIe ceiling of %s", lim->min_link_pct,
+			 pcie, what);
+		return lim->min_link_pct / 100.0 * pcie;
+	}
+	if (ceiling > 0) {
+		const json_t *p = json_object_get(slow, "payload");
 
-		floor = lim->min_link_pct / 100.0 * ceiling;
-		snprintf(why, sizeof(why),
+		snprintf(why, len,
 			 "%g%% of %.3f Gb/s, the payload ceiling of the slower port's %g Gb/s at path MTU %d B with %d B of headers a packet",
 			 lim->min_link_pct, ceiling, fc_jnum(slow, "rate_gbps", 0),
-			 (int)fc_jnum(pl, "mtu", 0), (int)fc_jnum(pl, "header_bytes", 0));
-	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE && rate > 0) {
-		floor = lim->min_link_pct / 100.0 * rate;
-		snprintf(why, sizeof(why), "%g%% of the slower port's %g Gb/s", lim->min_link_pct,
-			 rate);
-	} else if (lim->min_link_pct > 0 && size >= FC_LINK_PCT_MIN_SIZE) {
-		fc_finding(doc, FC_WARN,
-			   "%s bandwidth is not judged: the port rate of %s %s is unknown (width or speed code not known to fabcheck); give the expected figure with --min-gbps",
-			   fc_jstr(r, "test", "?"), fc_jstr(slow, "node", "?"),
-			   fc_jstr(slow, "device", "?"));
+			 (int)fc_jnum(p, "mtu", 0), (int)fc_jnum(p, "header_bytes", 0));
+		return lim->min_link_pct / 100.0 * ceiling;
 	}
+	if (rate > 0) {
+		snprintf(why, len, "%g%% of the slower port's %g Gb/s", lim->min_link_pct, rate);
+		return lim->min_link_pct / 100.0 * rate;
+	}
+	fc_finding(doc, FC_WARN,
+		   "%s bandwidth is not judged: the port rate of %s %s is unknown (width or speed code not known to fabcheck); give the expected figure with --min-gbps",
+		   fc_jstr(r, "test", "?"), fc_jstr(slow, "node", "?"), fc_jstr(slow, "device", "?"));
+	return 0;
+}
+
+static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t *b,
+		     const struct fc_pair_limits *lim, json_t *thr)
+{
+	const char *dirs[] = { "a_to_b_gbps", "b_to_a_gbps" };
+	char why[512], dir[160];
+	double floor = bw_floor(doc, r, a, b, lim, why, sizeof(why));
+
 	if (floor <= 0)
 		return;
 	json_object_set_new(thr, "min_gbps", json_real(floor));
@@ -215,6 +282,7 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 	size_t i;
 
 	check_mtu(doc, a, b);
+	check_pcie(doc, a, b);
 	size_range(results, &bw_max, &lat_min);
 	json_array_foreach(results, i, r) {
 		const char *metric = fc_jstr(r, "metric", "");
@@ -252,6 +320,7 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 		}
 	}
 	check_counters(doc, json_object_get(doc, "counters"), a, b);
+	fc_counters_check(doc);
 	json_object_set_new(doc, "thresholds", thr);
 }
 

@@ -79,6 +79,22 @@ double fc_median(double *v, size_t n)
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double fc_median_hi(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+double fc_median_lo(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(n - 1) / 2];
+}
+
 uint64_t fc_pct_rounds(double p)
 {
 	return (uint64_t)ceil(10.0 / (1.0 - p / 100.0) - 1e-6);

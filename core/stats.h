@@ -24,6 +24,17 @@ double fc_percentile_sorted(const double *sorted, size_t n, double p);
 /* Median of @v (sorted in place); NAN when @n is 0. */
 double fc_median(double *v, size_t n);
 
+/*
+ * The upper and lower medians of @v (sorted in place): of an even count,
+ * the higher or the lower of the two middle values, never their mean;
+ * NAN when @n is 0. A reference for "what a healthy one does" when faults
+ * only push one way: the upper median of bandwidths stays a healthy value
+ * while up to half of them are slow (of two, one slow), where the mean of
+ * the two middle ones is dragged half way down.
+ */
+double fc_median_hi(double *v, size_t n);
+double fc_median_lo(double *v, size_t n);
+
 /* Gb/s (1e9 bit/s) for @bytes moved in @seconds; 0 when seconds <= 0. */
 double fc_gbps(uint64_t bytes, double seconds);
 

@@ -221,7 +221,10 @@ const char *fc_vmsg_why(const struct fc_vmsg_bad *b, char *buf, size_t len)
 			 (long long)b->bad_off);
 		break;
 	case FC_VMSG_IMM:
-		snprintf(buf + n, len - n, "immediate: the completion carries %u", b->imm);
+		if (b->imm == 0xffffffffu)
+			snprintf(buf + n, len - n, "immediate: the completion carries none");
+		else
+			snprintf(buf + n, len - n, "immediate: the completion carries %u", b->imm);
 		break;
 	}
 	return buf;

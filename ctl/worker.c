@@ -146,6 +146,8 @@ static int wk_setup(struct worker *w, const json_t *m)
 			json_object_get(w->qos.hw_before, "netdev_carrier_changes"));
 	vb_cm_json(&w->r, rep);
 	wk_mem_report(&w->mem, &w->r, rep);
+	if (w->mem.opts.validate)
+		w->r.rx_cap = vb_val_rx_cap(&w->r, o.max_size);
 	return fc_wk_send(&w->io, "setup", rep);
 }
 
@@ -217,8 +219,9 @@ static int test_from(const json_t *m, struct vb_test *t)
 
 static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 {
-	json_t *o = json_pack("{s:f, s:I, s:I}", "seconds", res->seconds, "bytes",
-			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs);
+	json_t *o = json_pack("{s:f, s:I, s:I, s:I}", "seconds", res->seconds, "bytes",
+			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs, "posted",
+			      (json_int_t)res->posted);
 
 	/* What ran: the method and its knobs as resolved. */
 	json_object_set_new(o, "method", json_pack("{s:s, s:i, s:i, s:i, s:s}", "name",
@@ -227,6 +230,9 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 						   "buffer", t->cycle == VB_CYCLE_PAGE ? "one" : "slots"));
 	json_object_set_new(json_object_get(o, "method"), "post_list", json_integer(t->post_list));
 	json_object_set_new(json_object_get(o, "method"), "threads", json_integer(t->threads));
+	/* --validate: every message this side posted, the warm-up's too. */
+	if (t->val)
+		json_object_set_new(o, "validate_sent", json_integer((json_int_t)t->val->sent));
 	if (t->lat && t->active && res->lat.n) {
 		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :
 										 FC_LAT_FABCHECK);

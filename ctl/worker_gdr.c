@@ -106,20 +106,71 @@ void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
 	}
 }
 
-/* Where a validated test's messages are checked: the slots it cycles
- * through, or (send) the receive slots the receiver chose. */
-static void check_layout(const struct vb_res *r, const struct vb_test *t, uint64_t *stride_p,
-			 uint32_t *n_p)
+/* --validate on GPU memory: the data path reads and poisons through the driver. */
+static int val_read(void *arg, const uint8_t *p, size_t len, uint8_t *out)
 {
-	*stride_p = t->op == VB_SEND ? r->stride : t->cyc_stride;
-	*n_p = t->op == VB_SEND ? r->nslots : t->cyc_nslots;
-}
-
-int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
-{
-	uint64_t half = (uint64_t)r->stride * r->nslots;
+	struct wk_mem *wm = arg;
 	int err;
 
+	/* No cuFlushGPUDirectRDMAWrites: a loopback RDMA READ, as NCCL. */
+	if (!wm->dev.gdr_flush && (err = vb_loop_read(wm->res, p)))
+		return err;
+	return gdr_mem_read_at(&wm->mem, p, len, out);
+}
+
+/* How GPUDirect writes are flushed before a check. */
+static const char *flush_name(const struct wk_mem *wm)
+{
+	if (gdr_mem_host_accessible(&wm->mem))
+		return "none (host memory)";
+	return wm->dev.gdr_flush ? "cuFlushGPUDirectRDMAWrites" : "loopback RDMA READ";
+}
+
+static int val_poison(void *arg, uint8_t *p, size_t len)
+{
+	return gdr_mem_poison_at(&((struct wk_mem *)arg)->mem, p, len);
+}
+
+/* --validate: the test's numbered messages in the tx half, the rx half poisoned. */
+static int val_prepare(struct wk_mem *wm, struct vb_res *r, struct vb_test *t)
+{
+	uint64_t half = (uint64_t)r->stride * r->nslots;
+	int host = gdr_mem_host_accessible(&wm->mem), err;
+
+	if (t->cycle != VB_CYCLE_SLOTS) {
+		fc_err("--validate needs a slot per message; the perftest method's one buffer cannot tell messages apart");
+		return -EINVAL;
+	}
+	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL) {
+		fc_err("--validate checks each message at its receive completion, which write latency by polling has none of: use --lat-mode imm");
+		return -EINVAL;
+	}
+	/* Both workers count the same tests: their tags agree. */
+	wm->val.tag = (uint32_t)(0x76616c00u ^ (wm->ntests << 8) ^ (uint32_t)t->op ^ (uint32_t)t->size);
+	/* The CPU numbers each header where it may write the buffer; both
+	 * sides have the same kind of memory (one --use-cuda for the pair). */
+	wm->val.stamp = wm->val.peer_stamps = host;
+	wm->val.read = host ? NULL : val_read;
+	wm->val.poison = host ? NULL : val_poison;
+	wm->val.arg = wm;
+	wm->res = r;
+	wm->loop_base = vb_loop_reads(r);
+	t->val = &wm->val;
+	if (!host && !wm->dev.gdr_flush && !wm->flush_said++)
+		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+): GPUDirect writes are flushed by a loopback RDMA READ before each check, as NCCL does",
+			wm->dev.gpu.index);
+	if ((err = vb_val_prepare(r, t)))
+		return err;
+	err = gdr_mem_fill_msgs(&wm->mem, 0, t->cyc_stride, t->cyc_nslots, wm->val.part,
+				(uint32_t)t->size, wm->val.tag, half, (size_t)half);
+	if (err)
+		fc_err("--validate: cannot fill the %s buffer: %s", gdr_kind_name(wm->dev.kind),
+		       strerror(-err));
+	return err;
+}
+
+int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, struct vb_test *t)
+{
 	if (!gdr_mem_host_accessible(&wm->mem)) {
 		r->max_inline = 0;
 		if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL) {
@@ -129,52 +180,71 @@ int wk_mem_prepare(struct wk_mem *wm, struct vb_res *r, const struct vb_test *t)
 	}
 	wm->ntests++;
 	wm->last = *t;
-	if (!wm->opts.validate || t->lat)
+	wm->last.val = NULL;
+	if (!wm->opts.validate)
 		return 0;
-	if (t->cycle != VB_CYCLE_SLOTS) {
-		fc_err("--validate needs a slot per message; the perftest method's one buffer cannot tell messages apart");
-		return -EINVAL;
-	}
-	/* Both workers count the same tests: their tags agree. */
-	wm->tag = (uint32_t)(0x76616c00u ^ (wm->ntests << 8) ^ (uint32_t)t->op ^ (uint32_t)t->size);
-	err = gdr_mem_fill_msgs(&wm->mem, 0, t->cyc_stride, t->cyc_nslots, (uint32_t)t->size,
-				wm->tag, half, (size_t)half);
-	if (err)
-		fc_err("--validate: cannot fill the %s buffer: %s", gdr_kind_name(wm->dev.kind),
-		       strerror(-err));
-	return err;
+	return val_prepare(wm, r, t);
+}
+
+/* Where the last test's messages landed: its cycle, or (send) the receive slots. */
+static void check_layout(const struct vb_res *r, const struct vb_test *t, uint64_t *stride_p,
+			 uint32_t *n_p)
+{
+	*stride_p = t->op == VB_SEND ? r->stride : t->cyc_stride;
+	*n_p = t->op == VB_SEND ? r->nslots : t->cyc_nslots;
+}
+
+/* Slots the messages that came were due in: a QP's first part messages
+ * each have their own. */
+static uint32_t slots_due(const struct wk_mem *wm, const struct vb_res *r)
+{
+	uint32_t n = 0;
+
+	for (int q = 0; q < r->nqps; q++)
+		n += wm->val.rx_seq[q] < wm->val.part ? wm->val.rx_seq[q] : wm->val.part;
+	return n;
 }
 
 int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 {
 	uint64_t half = (uint64_t)r->stride * r->nslots, stride;
 	const struct vb_test *t = &wm->last;
-	struct gdr_msg_check c;
-	char desc[64];
+	const struct fc_vtally *ty = &wm->val.tally;
+	char desc[64], why[320];
+	int64_t first;
 	uint32_t n;
+	int stray;
 	json_t *v;
-	int err;
 
-	if (!wm->opts.validate || !wm->ntests || t->lat) {
+	if (!wm->opts.validate || !wm->ntests) {
 		fc_err("the controller asked to check data of a test that was not validated");
 		return -EPROTO;
 	}
+	/* Every message was checked as it came; now nothing may have come
+	 * after its check, nor anywhere else. */
 	check_layout(r, t, &stride, &n);
-	err = gdr_mem_check_msgs(&wm->mem, half, stride, n, (uint32_t)t->size, wm->tag,
-				 t->op != VB_SEND, &c);
-	if (err < 0)
-		return err; /* logged where it failed */
-	v = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:s}", "memory",
-		      gdr_mem_describe(&wm->mem, desc, sizeof(desc)), "slots", (int)n, "matched",
-		      (int)c.validated, "untouched", (int)c.untouched, "messages_validated",
-		      (int)c.validated, "bytes_checked", (json_int_t)c.bytes, "check",
-		      t->op == VB_SEND ? "each receive slot: a good message of this test" :
-					 "each slot: its own message (the last one written there)");
-	if (c.bad) {
-		json_object_set_new(v, "bad_slot", json_integer(c.bad_slot));
-		json_object_set_new(v, "problem", json_string(c.kind));
-		json_object_set_new(v, "why", json_string(c.why));
+	stray = gdr_mem_stray(&wm->mem, half, stride, n, t->size < FC_VMSG_HDR ? t->size : FC_VMSG_HDR,
+			      &first);
+	if (stray < 0)
+		return stray; /* logged where it failed */
+	v = json_pack("{s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:s}", "memory",
+		      gdr_mem_describe(&wm->mem, desc, sizeof(desc)), "slots",
+		      (int)(wm->val.part * (uint32_t)r->nqps), "slots_due", (int)slots_due(wm, r),
+		      "slots_checked", (int)fc_vtally_slots(ty), "messages_validated",
+		      (json_int_t)ty->msgs, "messages_bad", (json_int_t)ty->bad, "bytes_checked",
+		      (json_int_t)ty->bytes, "stray", stray, "check",
+		      t->op == VB_READ ? "each read at its completion: header, CRC32C, byte_len" :
+					 "each message at its receive completion: header, CRC32C, byte_len, immediate");
+	json_object_set_new(v, "numbered_headers", json_boolean(wm->val.peer_stamps && t->op != VB_READ));
+	json_object_set_new(v, "flush", json_string(flush_name(wm)));
+	json_object_set_new(v, "loopback_reads", json_integer((json_int_t)(vb_loop_reads(r) - wm->loop_base)));
+	if (ty->first_set) {
+		json_object_set_new(v, "bad_slot", json_integer(ty->first.want.slot));
+		json_object_set_new(v, "problem", json_string(fc_vmsg_err_name(ty->first.err)));
+		json_object_set_new(v, "why", json_string(fc_vtally_why(ty, why, sizeof(why))));
 	}
+	if (stray)
+		json_object_set_new(v, "stray_slot", json_integer(first));
 	json_object_set_new(result, "validate", v);
 	return 0;
 }

@@ -110,6 +110,11 @@ json_t *diag_hca_pcie_json(const char *ibdev);
  * node, dev and port set by the caller); release with diag_port_release. */
 void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after);
 void diag_port_release(struct diag_port *p);
+/* The smallest PCIe payload ceiling on the port's path (diag/ceiling.c):
+ * {gbps, role ("hca" or "gpu"), bdf, gts, width, max_gts, max_width,
+ * max_payload_bytes, downtrained, basis}, or NULL when no PCIe link of
+ * the HCA or the GPU was read. */
+json_t *diag_path_ceiling_json(const struct diag_port *p);
 /* The port as JSON (deltas by class, BER, module, PCIe, notes). */
 json_t *diag_port_json(const struct diag_port *p);
 

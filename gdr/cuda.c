@@ -74,6 +74,7 @@ static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
 				 "%s on %s has no %s: the NVIDIA driver is too old; fix: update the NVIDIA driver",
 				 dev->lib, node_name(), err);
 	dev->cuda_export = st->api.range_handle != NULL;
+	dev->gdr_flush = st->api.flush_rdma != NULL;
 	return 0;
 }
 
@@ -142,7 +143,8 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct to
 	return 0;
 }
 
-static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req)
+static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req,
+		       const struct topo *topo, const char *hca)
 {
 	const struct fc_cuda *api = &st->api;
 	char why[384], e[256];
@@ -150,6 +152,8 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 	int pos;
 
 	pos = gdr_gpu_pick(dev->gpus, dev->ngpus, req, why, sizeof(why));
+	if (pos >= 0 && req->how == GDR_GPU_NEAREST && hca)
+		pos = gdr_gpu_spread(dev->gpus, dev->ngpus, topo, hca, pos);
 	if (pos < 0)
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
@@ -186,7 +190,7 @@ static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
 	if (!ret)
 		ret = cuda_list(dev, st, topo, hca);
 	if (!ret)
-		ret = cuda_select(dev, st, req);
+		ret = cuda_select(dev, st, req, topo, hca);
 	if (ret)
 		goto out_close;
 	dev->priv = st;
@@ -372,16 +376,28 @@ static int cuda_flush(struct gdr_dev *dev)
 	char e[256];
 	fc_cures r;
 
-	if (!st->api.flush_rdma) {
-		/* NCCL's other way, a loopback RDMA READ, is not done here. */
-		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
-			dev->gpu.index);
+	/* Without it the caller flushes another way (a loopback RDMA READ:
+	 * gdr_dev.gdr_flush says which). */
+	if (!st->api.flush_rdma)
 		return 0;
-	}
 	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r) {
 		fc_err("GPU %d on %s: cuFlushGPUDirectRDMAWrites: %s", dev->gpu.index, node_name(),
+		       fc_cuda_strerror(&st->api, r, e, sizeof(e)));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cuda_bind(struct gdr_dev *dev)
+{
+	struct cuda_state *st = dev->priv;
+	char e[256];
+	fc_cures r = st->api.ctx_set_current(st->ctx);
+
+	if (r) {
+		fc_err("GPU %d on %s: cuCtxSetCurrent: %s", dev->gpu.index, node_name(),
 		       fc_cuda_strerror(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
@@ -409,6 +425,7 @@ const struct gdr_ops gdr_cuda_ops = {
 	.copy_to_host = cuda_copy_to,
 	.sync = cuda_sync,
 	.flush = cuda_flush,
+	.bind = cuda_bind,
 	.reg = cuda_reg,
 	.release = cuda_release,
 };

@@ -73,7 +73,8 @@ struct gdr_gpu_info {
 
 /*
  * Picks the GPU that @req names among @gpus (index order). For
- * GDR_GPU_NEAREST the smallest distance wins, the lowest index on ties.
+ * GDR_GPU_NEAREST the smallest distance wins, the lowest index on ties
+ * (gdr_gpu_spread then shares ties among the HCAs that have them).
  * Returns the position in @gpus, or -ENODEV (no GPU) / -ENOENT (no such
  * index or bus id) with a message in @err that lists what exists.
  */
@@ -86,6 +87,17 @@ int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_re
  * TOPO_UNKNOWN without a topology or HCA (a software HCA has no PCI). */
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca);
+/*
+ * The GPU a rail's HCA pairs with, as NCCL pairs them, where several GPUs
+ * tie at the smallest distance from @hca (@pos, what gdr_gpu_pick chose):
+ * the HCAs of @topo whose nearest GPUs are that same set share them in
+ * name order (the k-th such HCA takes the k-th GPU, by index, modulo), so
+ * two HCAs under one PCIe switch with two GPUs get one GPU each and every
+ * rail's pair, started apart, still lands on its own GPU. Returns the
+ * position in @gpus; @pos where nothing ties or the topology lacks @hca.
+ */
+int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		   const char *hca, int pos);
 /* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
  * -ENOENT when the topology has no HCA or no such GPU. */
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
@@ -139,8 +151,13 @@ struct gdr_ops {
 	/* Waits for every copy issued so far. */
 	int (*sync)(struct gdr_dev *dev);
 	/* Makes GPUDirect RDMA writes seen so far visible to the device's own
-	 * reads (NULL: nothing to do, as for host memory). */
+	 * reads (NULL: nothing to do, as for host memory). A no-op where the
+	 * driver cannot (gdr_dev.gdr_flush 0): the caller flushes by a
+	 * loopback RDMA READ then (verbs/loop.c). */
 	int (*flush)(struct gdr_dev *dev);
+	/* Makes the device's context current on the calling thread (NULL:
+	 * nothing to do): a data path thread may check GPU memory. */
+	int (*bind)(struct gdr_dev *dev);
 	/* Registers by @method; on failure returns -errno and says which
 	 * call failed and why in @why. */
 	int (*reg)(struct gdr_mem *m, struct ibv_pd *pd, int access,
@@ -157,6 +174,7 @@ struct gdr_dev {
 	struct gdr_gpu_info *gpus; /* every GPU seen (CUDA), ngpus long */
 	int driver_version;
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
+	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */
 	int hugepages;		   /* host memory: in huge pages (--hugepages) */
@@ -229,32 +247,23 @@ void gdr_staging_free(struct gdr_dev *dev, void *p, int pinned);
 
 /*
  * --validate by messages (gdr/vcheck.c): slot j of [tx, tx + stride *
- * nslots) gets message j of the test (core/vmsg.h: header with seq, slot,
- * length, @tag; CRC32C of the payload), [rx, rx + rx_len) is poisoned. GPU
- * memory goes through a host image, one device copy and a stream
- * synchronisation.
+ * nslots) gets message j % part for slot j of the test (core/vmsg.h: header
+ * with seq, slot, length, @tag; CRC32C of the payload), [rx, rx + rx_len)
+ * is poisoned. GPU memory goes through a host image, one device copy and
+ * a synchronisation.
  */
 int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t nslots,
-		      uint32_t len, uint32_t tag, uint64_t rx, size_t rx_len);
-
-struct gdr_msg_check {
-	uint32_t slots, validated, untouched;
-	uint64_t bytes;	   /* bytes checked */
-	int bad;
-	uint32_t bad_slot;
-	const char *kind;  /* fc_vmsg_err_name of the problem */
-	char why[256];
-};
-
-/*
- * Checks every rx slot after GPUDirect writes are flushed: with @fixed_n
- * slot j must hold message j (write, read: the slot is the message's);
- * with 0 any good message of this test (send: the receiver picked the
- * slot). A slot still poisoned counts as untouched. 0 with @c filled (a
- * bad slot in c->bad), or -errno when the memory could not be read.
- */
-int gdr_mem_check_msgs(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots,
-		       uint32_t len, uint32_t tag, uint32_t fixed_n, struct gdr_msg_check *c);
+		      uint32_t part, uint32_t len, uint32_t tag, uint64_t rx, size_t rx_len);
+/* Host image of @len bytes at @p (inside @m) in @out: GPU memory after
+ * GPUDirect writes are flushed, through the driver. 0 or -errno (logged). */
+int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out);
+/* Writes the poison over @len (at most 64) bytes at @p inside @m. */
+int gdr_mem_poison_at(struct gdr_mem *m, void *p, size_t len);
+/* Slots of [rx, rx + stride * nslots) whose first @hl bytes are not all
+ * poison (a message arrived after its check, or outside any): their count
+ * (the first in *first_p, -1 when none), or -errno. */
+int gdr_mem_stray(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots, size_t hl,
+		  int64_t *first_p);
 
 /*
  * True when the CPU may read and write the memory. GPU memory is not: the
@@ -298,8 +307,9 @@ void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m,
 /* The distance warning from a side of a pair report ("node", "device",
  * "gpu", "gpu_bus_id", "gpu_distance"); nothing for host memory. */
 void gdr_side_findings(json_t *doc, const json_t *side);
-/* Failures from a sink's "validate" result: {"memory", "slots", "matched",
- * "untouched"[, "bad_slot", "bad_offset"]}. */
+/* Failures from a sink's "validate" result (ctl/worker_gdr.c): a bad
+ * message ("problem", "why"), fewer messages checked than "sent", slots
+ * never checked, or "stray" slots. */
 void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint64_t size,
 			   const json_t *v);
 

@@ -91,6 +91,7 @@ void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca)
 	json_object_set_new(side, "gpu_name", json_string(m->dev->gpu.name));
 	json_object_set_new(side, "gpu_bus_id", json_string(m->dev->gpu.bus_id));
 	json_object_set_new(side, "gpu_distance", json_string(topo_dist_name(m->dev->gpu.dist)));
+	json_object_set_new(side, "gpu_count", json_integer(m->dev->ngpus));
 	if (hca)
 		json_object_set_new(side, "gpu_hca", json_string(hca));
 }
@@ -102,6 +103,10 @@ void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *
 		fc_finding(doc, FC_WARN,
 			   "%s: the PCIe path from GPU %d (%s) to %s is unknown: check that the HCA is a PCI device and /sys is readable",
 			   node, g->index, g->bus_id, hca);
+	else if (g->dist == TOPO_SYS)
+		fc_finding(doc, FC_WARN,
+			   "%s: GPU %d (%s) is SYS from %s: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link (UPI, xGMI) and its bandwidth, not the HCA's, bounds the test; NCCL does not use GPUDirect RDMA across sockets and stages through host memory instead; use the GPU on the HCA's socket (under its PCIe switch) or the HCA on the GPU's",
+			   node, g->index, g->bus_id, hca ? hca : "the HCA");
 	else if (g->dist != TOPO_UNKNOWN && g->dist > TOPO_PXB)
 		fc_finding(doc, FC_WARN,
 			   "%s: GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use the GPU nearest the HCA or the HCA nearest the GPU",
@@ -134,22 +139,31 @@ void gdr_validate_findings(json_t *doc, const char *node, const char *test, uint
 {
 	const char *mem = fc_jstr(v, "memory", "host");
 	double slots = fc_jnum(v, "slots", 0), sent = fc_jnum(v, "sent", 0);
+	double good = fc_jnum(v, "messages_validated", 0), bad = fc_jnum(v, "messages_bad", 0);
+	double seen = fc_jnum(v, "slots_checked", 0);
+	int gpu = !strncmp(mem, "cuda", 4);
 
 	if (!json_is_object(v))
 		return;
-	if (json_is_integer(json_object_get(v, "bad_slot")))
+	if (json_object_get(v, "problem"))
 		fc_finding(doc, FC_FAIL,
-			   "%s: --validate: %s of %llu B: slot %lld (%s memory) fails the %s check: %s: the data path misplaces or corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
-			   node, test, (unsigned long long)size, (long long)fc_jnum(v, "bad_slot", -1),
-			   mem, fc_jstr(v, "problem", "?"), fc_jstr(v, "why", "?"),
-			   strncmp(mem, "cuda", 4) ? "" : " and the GPUDirect setup (ACS on the switch, driver and peermem versions)");
-	else if (fc_jnum(v, "matched", 0) < 1)
+			   "%s: --validate: %s of %llu B: %.0f of %.0f messages failed (%s memory); the first, in slot %lld, the %s check: %s: the data path misplaces, repeats, loses or corrupts data; check the HCA firmware, the PCIe link (AER errors in dmesg)%s",
+			   node, test, (unsigned long long)size, bad, good + bad, mem,
+			   (long long)fc_jnum(v, "bad_slot", -1), fc_jstr(v, "problem", "?"),
+			   fc_jstr(v, "why", "?"),
+			   gpu ? " and the GPUDirect setup (ACS on the switch, driver and peermem versions)" : "");
+	else if (good < 1 || good + bad != sent)
 		fc_finding(doc, FC_FAIL,
-			   "%s: --validate: %s of %llu B: no message arrived in the receive buffer (%s memory) although the test completed: the HCA reported success for data it did not deliver",
-			   node, test, (unsigned long long)size, mem);
-	else if (strcmp(test, "send") && sent >= slots && fc_jnum(v, "untouched", 0) > 0)
+			   "%s: --validate: %s of %llu B: %.0f of %.0f messages were checked (%s memory): the others never completed where they were due, although the test did",
+			   node, test, (unsigned long long)size, good + bad, sent, mem);
+	else if (seen < fc_jnum(v, "slots_due", 0))
 		fc_finding(doc, FC_FAIL,
-			   "%s: --validate: %s of %llu B: %.0f of %.0f slots were never written although %.0f messages were sent (%s memory): messages went elsewhere or were dropped",
-			   node, test, (unsigned long long)size, fc_jnum(v, "untouched", 0), slots,
+			   "%s: --validate: %s of %llu B: a good message was checked in %.0f of the %.0f slots messages were due in (of %.0f; %.0f messages sent; %s memory)",
+			   node, test, (unsigned long long)size, seen, fc_jnum(v, "slots_due", 0), slots,
 			   sent, mem);
+	if (fc_jnum(v, "stray", 0) > 0)
+		fc_finding(doc, FC_FAIL,
+			   "%s: --validate: %s of %llu B: %.0f slots (the first: %lld) were written after their message was checked, or hold data no message was due for (%s memory): a late duplicate or a misdirected write",
+			   node, test, (unsigned long long)size, fc_jnum(v, "stray", 0),
+			   (long long)fc_jnum(v, "stray_slot", -1), mem);
 }

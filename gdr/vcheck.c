@@ -2,8 +2,10 @@
  * --validate with messages that say who they are (core/vmsg.h): every slot
  * a test cycles through holds its own message (header with seq, slot,
  * length and the test's tag, CRC32C of the payload), the receive side is
- * poisoned first, and the check reads every slot back (through the driver
- * for GPU memory, after GPUDirect writes are flushed).
+ * poisoned first; the data path checks each message as it completes
+ * (verbs/val.c) through gdr_mem_read_at (the driver for GPU memory, after
+ * GPUDirect writes are flushed) and poisons its header again after; at the
+ * end every slot's header must hold the poison (nothing arrived late).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +52,7 @@ static int put_back(struct gdr_mem *m, uint64_t off, const uint8_t *p, size_t le
 }
 
 int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t nslots,
-		      uint32_t len, uint32_t tag, uint64_t rx, size_t rx_len)
+		      uint32_t part, uint32_t len, uint32_t tag, uint64_t rx, size_t rx_len)
 {
 	size_t span = (size_t)stride * nslots;
 	int copied, err;
@@ -59,7 +61,8 @@ int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t 
 	if (!p)
 		return err;
 	for (uint32_t j = 0; j < nslots; j++) {
-		struct fc_vmsg_id id = { .tag = tag, .seq = j, .slot = j, .len = len };
+		struct fc_vmsg_id id = { .tag = tag, .seq = part ? j % part : j, .slot = j,
+					 .len = len };
 
 		fc_vmsg_fill(p + (size_t)j * stride, &id);
 	}
@@ -80,44 +83,56 @@ int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t 
 	return err;
 }
 
-static int untouched(const uint8_t *p, uint32_t len)
+int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
 {
-	for (uint32_t i = 0; i < len; i++)
-		if (p[i] != POISON)
-			return 0;
-	return 1;
-}
+	uint64_t off = (uint64_t)((const uint8_t *)p - (const uint8_t *)m->base);
+	int err;
 
-/* Any message of this test (send: the receiver chose the slot). */
-static enum fc_vmsg_err check_any(const uint8_t *p, uint32_t len, uint32_t tag, uint32_t n,
-				  struct fc_vmsg_bad *bad)
-{
-	struct fc_vmsg_id want = { .tag = tag, .len = len };
-	enum fc_vmsg_err e = fc_vmsg_check(p, len, &want, UINT32_MAX, bad);
-
-	if (e == FC_VMSG_SLOT && bad->got.slot < n) {
-		want.seq = want.slot = bad->got.slot;
-		return fc_vmsg_check(p, len, &want, UINT32_MAX, bad);
+	if (off > m->len || len > m->len - off) {
+		fc_err("--validate: bytes %llu+%zu are outside the %zu-byte buffer",
+		       (unsigned long long)off, len, m->len);
+		return -ERANGE;
 	}
-	/* A message shorter than the header names no slot: try each. */
-	for (uint32_t j = 1; e == FC_VMSG_HEADER && len < FC_VMSG_HDR && j < n; j++) {
-		want.seq = want.slot = j;
-		e = fc_vmsg_check(p, len, &want, UINT32_MAX, bad);
+	if (gdr_mem_host_accessible(m)) {
+		memcpy(out, p, len);
+		return 0;
 	}
-	return e;
-}
-
-int gdr_mem_check_msgs(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots,
-		       uint32_t len, uint32_t tag, uint32_t fixed_n, struct gdr_msg_check *c)
-{
-	size_t span = (size_t)stride * nslots;
-	int copied, err;
-	uint8_t *p;
-
-	memset(c, 0, sizeof(*c));
-	c->slots = nslots;
+	if (m->dev->ops->bind && (err = m->dev->ops->bind(m->dev)))
+		return err;
 	if (m->dev->ops->flush && (err = m->dev->ops->flush(m->dev)))
 		return err;
+	return m->dev->ops->copy_to_host(m, out, off, len);
+}
+
+int gdr_mem_poison_at(struct gdr_mem *m, void *p, size_t len)
+{
+	uint64_t off = (uint64_t)((uint8_t *)p - (uint8_t *)m->base);
+	uint8_t img[64];
+	int err;
+
+	if (off > m->len || len > m->len - off || len > sizeof(img)) {
+		fc_err("--validate: cannot poison bytes %llu+%zu of the %zu-byte buffer",
+		       (unsigned long long)off, len, m->len);
+		return -ERANGE;
+	}
+	if (gdr_mem_host_accessible(m)) {
+		memset(p, POISON, len);
+		return 0;
+	}
+	if (m->dev->ops->bind && (err = m->dev->ops->bind(m->dev)))
+		return err;
+	memset(img, POISON, len);
+	return put_back(m, off, img, len);
+}
+
+int gdr_mem_stray(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots, size_t hl,
+		  int64_t *first_p)
+{
+	size_t span = (size_t)stride * nslots;
+	int copied, err, n = 0;
+	uint8_t *p;
+
+	*first_p = -1;
 	p = view(m, rx, span, &copied, &err);
 	if (!p)
 		return err;
@@ -125,29 +140,16 @@ int gdr_mem_check_msgs(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t
 		free(p);
 		return err;
 	}
-	for (uint32_t j = 0; j < nslots && !c->bad; j++) {
+	for (uint32_t j = 0; j < nslots; j++) {
 		const uint8_t *s = p + (size_t)j * stride;
-		struct fc_vmsg_id want = { .tag = tag, .seq = j, .slot = j, .len = len };
-		struct fc_vmsg_bad bad;
-		enum fc_vmsg_err e;
+		size_t i = 0;
 
-		if (untouched(s, len)) {
-			c->untouched++;
-			continue;
-		}
-		e = fixed_n ? fc_vmsg_check(s, len, &want, UINT32_MAX, &bad) :
-			      check_any(s, len, tag, nslots, &bad);
-		if (e) {
-			c->bad = 1;
-			c->bad_slot = j;
-			c->kind = fc_vmsg_err_name(e);
-			fc_vmsg_why(&bad, c->why, sizeof(c->why));
-			break;
-		}
-		c->validated++;
-		c->bytes += len;
+		while (i < hl && s[i] == POISON)
+			i++;
+		if (i < hl && !n++)
+			*first_p = j;
 	}
 	if (copied)
 		free(p);
-	return 0;
+	return n;
 }

@@ -79,8 +79,8 @@ static void medians(struct fc_mx_analysis *an, double *scratch, double *scratch2
 					scratch2[kl++] = c[d]->lat_us;
 			}
 		}
-		an->nodes[i].median_gbps = fc_median(scratch, k);
-		an->nodes[i].median_lat_us = fc_median(scratch2, kl);
+		an->nodes[i].median_gbps = fc_median_hi(scratch, k);
+		an->nodes[i].median_lat_us = fc_median_lo(scratch2, kl);
 	}
 	for (i = 0; i < n; i++) {
 		if (isfinite(an->nodes[i].median_gbps))
@@ -88,8 +88,8 @@ static void medians(struct fc_mx_analysis *an, double *scratch, double *scratch2
 		if (isfinite(an->nodes[i].median_lat_us))
 			scratch2[nl++] = an->nodes[i].median_lat_us;
 	}
-	an->rack_median_gbps = fc_median(scratch, nm);
-	an->rack_median_lat_us = fc_median(scratch2, nl);
+	an->rack_median_gbps = fc_median_hi(scratch, nm);
+	an->rack_median_lat_us = fc_median_lo(scratch2, nl);
 }
 
 static void mark_bad(struct fc_mx_analysis *an)

@@ -7,7 +7,10 @@
  * of the rack median, or its latency above max_lat_us. The rack median is
  * the median of the per-node medians, so that one slow node (which drags
  * down a third or a half of all pairs in a small rack) does not drag the
- * reference with it. A node that is bad with most of its peers is a suspect
+ * reference with it; of an even count of nodes it is the upper median
+ * (the lower for latency), never the mean of the middle two, so that a
+ * screen round of two pairs, one through a slow node, keeps the healthy
+ * pair's figure as the reference (core/stats.h fc_median_hi). A node that is bad with most of its peers is a suspect
  * node (found greedily, worst first, so that a second bad node is not
  * blamed on the first's account); a bad pair whose two nodes are not
  * suspects is a suspect link.

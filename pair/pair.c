@@ -75,6 +75,10 @@ const char usage_pair[] =
 	"                      encoding and the headers of each packet at the path\n"
 	"                      MTU), at sizes of 1 MiB and more (default 90)\n"
 	"  --max-lat-us X      fail p50 latency above X us at the smallest size\n"
+	"  The port counters must cover what the results say moved (none below it,\n"
+	"  less 1%) and, when nothing was retried, explain no more than its packets,\n"
+	"  headers and ACKs plus 10% (counters_check, doc/pair-counters.md); a\n"
+	"  direction that disagrees is a warning.\n"
 	"  Error counters that rise during the test are warnings. A diagnosis names\n"
 	"  the likely part (cable or transceiver, HCA, host PCIe, configuration,\n"
 	"  congestion, buffers) from each port's evidence, with the next step.\n"
@@ -84,8 +88,11 @@ const char usage_pair[] =
 	"                      GPU at that PCI bus id, or alone the GPU nearest the HCA\n"
 	"                      (without -d, --use-cuda=N uses the HCA nearest GPU N)\n"
 	"      --gdr MODE      auto (dma-buf, then peermem), dmabuf or peermem\n"
-	"      --validate      fill the sender's buffer with a pattern and check every\n"
-	"                      received byte after each bandwidth test\n"
+	"      --validate      number every message (header: number, slot, length;\n"
+	"                      CRC32C of the payload) and check each one where it\n"
+	"                      lands (header, CRC, the completion's length and\n"
+	"                      immediate value); writes go as RDMA WRITE WITH\n"
+	"                      IMMEDIATE then, write latency by immediate\n"
 	"      --hugepages     host buffers in huge pages (reserve them first:\n"
 	"                      /proc/sys/vm/nr_hugepages)\n"
 	"  The buffer is placed on the NUMA node of the HCA (of the GPU with\n"
@@ -102,6 +109,9 @@ const char usage_pair[] =
 	"                      nodes have on it, or numbers): each rail alone, then all\n"
 	"                      at once, each test starting together on every rail;\n"
 	"                      with --use-cuda each rail on the GPU nearest its HCA\n"
+	"                      (GPUs that tie shared among the HCAs that have them, as\n"
+	"                      NCCL pairs them); two rails of a node on one GPU where\n"
+	"                      it has as many GPUs as rails are a warning\n"
 	"  --exclude-dev LIST  devices or net devices that are no rail (storage,\n"
 	"                      management NICs)\n"
 	"  --min-loaded-pct P  fail a rail whose bandwidth with every rail loaded is\n"
@@ -516,8 +526,13 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 		fc_err("pair: --lat-mode poll reads memory with the CPU, which GPU memory does not allow; with --use-cuda use --lat-mode imm (the default)");
 		return FC_EXIT_USAGE;
 	}
+	if (cfg.mem.validate && cfg.lat_mode == VB_LAT_POLL) {
+		fc_err("pair: --validate checks each message at its receive completion, which write latency by polling (--lat-mode poll) has none of; use --lat-mode imm (the default with --validate)");
+		return FC_EXIT_USAGE;
+	}
+	/* GPU memory and --validate: each side waits on a completion. */
 	if (cfg.lat_mode < 0)
-		cfg.lat_mode = cfg.mem.kind == GDR_CUDA ? VB_LAT_IMM : VB_LAT_POLL;
+		cfg.lat_mode = cfg.mem.kind == GDR_CUDA || cfg.mem.validate ? VB_LAT_IMM : VB_LAT_POLL;
 	if (cfg.post_list > cfg.tx_depth) {
 		fc_err("pair: --post-list %d is longer than the window (-t %d): raise -t or shorten the list",
 		       cfg.post_list, cfg.tx_depth);

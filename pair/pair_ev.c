@@ -89,6 +89,25 @@ void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg
 		save(doc, ev, side, cfg->evidence_dir);
 }
 
+void pair_ev_ceilings(json_t *doc, json_t *const ev[2])
+{
+	for (int i = 0; i < 2; i++) {
+		json_t *side = json_object_get(doc, i ? "b" : "a"), *c;
+		struct diag_port p = { .port = (int)fc_jnum(side, "port", 0) };
+
+		if (!json_object_size(ev[i]) || !fc_jstr(side, "device", NULL))
+			continue;
+		snprintf(p.node, sizeof(p.node), "%s", fc_jstr(side, "node", "?"));
+		snprintf(p.dev, sizeof(p.dev), "%s", fc_jstr(side, "device", "?"));
+		diag_port_from_snaps(&p, json_object_get(ev[i], "before"),
+				     json_object_get(ev[i], "after"));
+		c = diag_path_ceiling_json(&p);
+		if (c)
+			json_object_set_new(side, "pcie_ceiling", c);
+		diag_port_release(&p);
+	}
+}
+
 static void rail_diagnoses(json_t *all, const json_t *d, const json_t *rail, const char *phase)
 {
 	const json_t *e;

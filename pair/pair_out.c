@@ -267,6 +267,59 @@ static void render_counters(FILE *f, const json_t *doc)
 	}
 }
 
+/* The counters check (core/ctrcheck.h): one line a direction. */
+static void render_ctrcheck(FILE *f, const json_t *doc)
+{
+	const json_t *c = json_object_get(doc, "counters_check"), *d;
+	size_t i;
+
+	if (!c)
+		return;
+	if (!strcmp(fc_jstr(c, "verdict", ""), "not_judged")) {
+		fprintf(f, "port counters against the results: not judged: %s\n", fc_jstr(c, "why", "?"));
+		return;
+	}
+	fprintf(f, "port counters against the results (%s): %s\n", fc_jstr(c, "source", "?"),
+		fc_jstr(c, "verdict", "?"));
+	json_array_foreach(json_object_get(c, "directions"), i, d)
+		fprintf(f, "  %s->%s: sent %.0f, received %.0f, at least %.0f and at most %.0f %s: %s\n",
+			fc_jstr(d, "from", "?"), fc_jstr(d, "to", "?"), fc_jnum(d, "sent", 0),
+			fc_jnum(d, "received", 0), fc_jnum(d, "least", 0), fc_jnum(d, "most", 0),
+			fc_jstr(c, "unit", ""), fc_jstr(d, "verdict", "?"));
+	if (json_object_get(c, "above_not_judged"))
+		fprintf(f, "  at most: not judged: %s\n", fc_jstr(c, "above_not_judged", ""));
+}
+
+/* --validate: per test and checking side, what was checked. */
+static void render_validate(FILE *f, const json_t *doc)
+{
+	const json_t *results = json_object_get(doc, "results"), *r;
+	const json_t *nodes = json_object_get(doc, "nodes");
+	size_t i;
+	int head = 0;
+
+	json_array_foreach((json_t *)results, i, r) {
+		for (int k = 0; k < 2; k++) {
+			const json_t *v = json_object_get(r, k ? "validate_b" : "validate_a");
+
+			if (!v)
+				continue;
+			if (!head++)
+				fprintf(f, "\nvalidated (each message checked where it landed: header, CRC32C, the completion's length and immediate):\n");
+			fprintf(f, "  %-5s %-3s %8lld B  %s: %.0f of %.0f messages good, %.0f B checked, %.0f of %.0f slots, %s memory%s\n",
+				fc_jstr(r, "test", "?"), fc_jstr(r, "metric", "?"),
+				(long long)fc_jnum(r, "size_bytes", 0),
+				json_string_value(json_array_get(nodes, (size_t)k)) ?
+					json_string_value(json_array_get(nodes, (size_t)k)) : "?",
+				fc_jnum(v, "messages_validated", 0), fc_jnum(v, "sent", 0),
+				fc_jnum(v, "bytes_checked", 0), fc_jnum(v, "slots_checked", 0),
+				fc_jnum(v, "slots", 0), fc_jstr(v, "memory", "?"),
+				fc_jnum(v, "messages_bad", 0) || fc_jnum(v, "stray", 0) ?
+					" (FAILED: see the findings)" : "");
+		}
+	}
+}
+
 void pair_render(FILE *f, const json_t *doc)
 {
 	const json_t *results = json_object_get(doc, "results");
@@ -274,7 +327,9 @@ void pair_render(FILE *f, const json_t *doc)
 	render_sides(f, doc);
 	render_bw(f, results);
 	render_lat(f, results);
+	render_validate(f, doc);
 	render_counters(f, doc);
+	render_ctrcheck(f, doc);
 	diag_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %d in %s\n",

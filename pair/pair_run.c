@@ -320,8 +320,8 @@ static void lat_entry(json_t *e, const json_t *res, const json_t *ans)
 static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t size,
 		       const int *sink, json_t **res)
 {
-	uint64_t sent[2] = { (uint64_t)fc_jnum(res[0], "msgs", 0),
-			     (uint64_t)fc_jnum(res[1], "msgs", 0) };
+	uint64_t sent[2] = { (uint64_t)fc_jnum(res[0], "validate_sent", 0),
+			     (uint64_t)fc_jnum(res[1], "validate_sent", 0) };
 	json_t *m;
 
 	for (int i = 0; i < 2; i++) {
@@ -458,7 +458,9 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	active[init] = 1;
 	if (!lat) {
 		active[1 - init] = cfg->bidir;
-		if (op == VB_SEND) {
+		/* Validated, a write carries an immediate value: the receiver
+		 * takes a completion per message, as for a send. */
+		if (op == VB_SEND || (op == VB_WRITE && cfg->mem.validate)) {
 			passive[1 - init] = 1;
 			passive[init] = cfg->bidir;
 		}
@@ -466,9 +468,10 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 		passive[1 - init] = op != VB_READ;
 	}
 	for (int i = 0; i < 2; i++) {
-		/* --validate: the side data flows to checks it (bandwidth tests). */
-		sink[i] = cfg->mem.validate && !lat &&
-			  (cfg->bidir || (op == VB_READ ? active[i] : !active[i]));
+		/* --validate: the side data flows to checks it; a latency
+		 * ping-pong of writes or sends flows both ways. */
+		sink[i] = cfg->mem.validate &&
+			  (op == VB_READ ? active[i] : lat || cfg->bidir || !active[i]);
 		msg[i] = json_pack("{s:s, s:s, s:I, s:I, s:f, s:b, s:b, s:f, s:s, s:i}", "op",
 				   vb_op_name(op), "metric", lat ? "lat" : "bw", "size",
 				   (json_int_t)size, "iters", (json_int_t)iters, "duration",
@@ -519,6 +522,13 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 					json_object_get(json_object_get(res[init], "method"), "post_list"));
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
+		/* What each side put on the wire, for the counters check. */
+		json_object_set_new(e, "posted", json_pack("[I, I]", (json_int_t)fc_jnum(res[0], "posted", 0),
+							   (json_int_t)fc_jnum(res[1], "posted", 0)));
+		if (!lat)
+			json_object_set_new(e, "timed_bytes",
+					    json_pack("[I, I]", (json_int_t)fc_jnum(res[0], "bytes", 0),
+						      (json_int_t)fc_jnum(res[1], "bytes", 0)));
 		json_array_append_new(json_object_get(p->doc, "results"), e);
 		/* Both sides are done: every byte has landed. */
 		err = check_sinks(p, e, op, size, sink, res);
@@ -666,6 +676,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_decref(p.setup[0]);
 	json_decref(p.setup[1]);
 	/* What finished is judged, whatever stopped the run later. */
+	pair_ev_ceilings(p.doc, p.ev);
 	fc_pair_verdict(p.doc, &cfg->lim);
 	pair_ev_finish(p.doc, p.ev, cfg);
 	json_decref(p.ev[0]);

@@ -54,9 +54,13 @@ static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analy
 		cls = "error";
 		snprintf(val, sizeof(val), "could not run");
 	} else if (c && c->state != FC_MX_NONE) {
-		/* No bandwidth measured (a latency-only run): no colour for it. */
+		/* No bandwidth measured (a latency-only run): no colour for it,
+		 * unless pair failed it (a completion error before any figure):
+		 * that is as bad as a cell gets. */
 		if (isfinite(mx_model_share_in(an, c)))
 			mx_heat_rgb(mx_model_share_in(an, c), rgb);
+		else if (c->state == FC_MX_FAIL)
+			mx_heat_rgb(0, rgb);
 		cls = c->bad ? "bad" : "ok";
 		snprintf(val, sizeof(val), "%s, %s", fc_fmt_figure(c->gbps, "%.3g", "Gb/s", g, sizeof(g)),
 			 fc_fmt_figure(c->lat_us, "%.3g", "us", l, sizeof(l)));

@@ -6,11 +6,13 @@
 #   bandwidth: write, read, send at 64 KiB and 1 MiB   (Gb/s, perftest's BW average)
 #   latency:   write, read, send at 2 B                (us, perftest's t_typical
 #              against fabcheck's median, both perftest's get_median)
+#   message rate: write and send at 8 B, 2 QPs, post lists of 16
+#              (Mpps, perftest's MsgRate against fabcheck's msg_rate_mpps)
 # Per case: both medians, the ratio fabcheck / perftest and its 95% bootstrap
 # confidence interval; a claim only where the interval supports it. The table
 # goes to doc/pair-bench.md (between its bench markers) and to stdout.
 #   BENCH_RUNS (20)  BENCH_BW_ITERS_64K (200)  BENCH_BW_ITERS_1M (20)
-#   BENCH_LAT_ITERS (1000)  BENCH_CASES (all: "write_bw_64K read_lat ...")
+#   BENCH_LAT_ITERS (1000)  BENCH_RATE_ITERS (20000)  BENCH_CASES (all: "write_bw_64K read_lat ...")
 #   BENCH_RACK: use this running rack, boot none   BENCH_OUT: raw values file
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -19,7 +21,10 @@ RUNS=${BENCH_RUNS:-20}
 IT64=${BENCH_BW_ITERS_64K:-200}
 IT1M=${BENCH_BW_ITERS_1M:-20}
 ITLAT=${BENCH_LAT_ITERS:-1000}
-CASES=${BENCH_CASES:-write_bw_64K write_bw_1M read_bw_64K read_bw_1M send_bw_64K send_bw_1M write_lat read_lat send_lat}
+ITRATE=${BENCH_RATE_ITERS:-20000}
+# perftest refuses iterations that are not a multiple of the post list.
+((ITRATE % 16 == 0)) || { echo "bench: BENCH_RATE_ITERS ($ITRATE) must be a multiple of 16, the post list" >&2; exit 2; }
+CASES=${BENCH_CASES:-write_bw_64K write_bw_1M read_bw_64K read_bw_1M send_bw_64K send_bw_1M write_lat read_lat send_lat write_rate_8 send_rate_8}
 RAW=${BENCH_OUT:-$(mktemp /tmp/fabcheck-bench.XXXXXX)}
 LAB=${FABCHECK_LAB_HOME:-$PWD/lab-home}
 
@@ -38,36 +43,36 @@ peer=$net.2
 others() { local l n=""; for l in "$LAB"/racks/*.lock; do [ -e "$l" ] || continue; l=${l##*/}; l=${l%.lock}; [ "$l" = "$rack" ] || n+=" $l"; done; echo "${n# }"; }
 node() { local n=$1; shift; ssh -F "$cfg" "$n" -- "$@" 2>/dev/null </dev/null; }
 
-# case -> test, metric, size, iterations
+# case -> test, metric, size, iterations, the key compared, extra options
+# of fabcheck (FX) and of perftest (PX), perftest's table column (COL)
 params() {
 	local c=$1
-	T=${c%%_*}
+	T=${c%%_*} FX=() PX="--report_gbits" COL=4 KEY=gbps
 	case $c in
 	*_bw_64K) M=bw S=65536 N=$IT64 ;;
 	*_bw_1M) M=bw S=1048576 N=$IT1M ;;
-	*_lat) M=lat S=2 N=$ITLAT ;;
+	*_lat) M=lat S=2 N=$ITLAT PX="" COL=5 KEY=p50_us ;;
+	*_rate_8) M=bw S=8 N=$ITRATE KEY=msg_rate_mpps COL=5
+		FX=(-q 2 --post-list 16) PX="--report_gbits -q 2 --post_list 16" ;;
 	esac
 }
 fc_run() {
-	local key=gbps
-	[ "$M" = lat ] && key=p50_us
-	timeout 300 "$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0001 --perftest \
-		--test "$T" "--$M" -s "$S" -n "$N" --json 2>/dev/null |
+	timeout 300 "$FC" pair nodeA nodeB --ssh-config "$cfg" --no-db --min-gbps 0.0000001 --perftest \
+		--test "$T" "--$M" -s "$S" -n "$N" "${FX[@]}" --json 2>/dev/null |
 		python3 -c 'import json, sys
 try:
     v = json.load(sys.stdin)["results"][0][sys.argv[1]]
     print(v if v is not None else "")
 except Exception:
-    print("")' "$key"
+    print("")' "$KEY"
 }
 # perftest: the server on nodeB, the client on nodeA; the client's table line.
 pt_run() {
-	local tool=ib_${T}_$M col=4 extra=--report_gbits
-	[ "$M" = lat ] && col=5 extra=
-	node nodeB "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $extra >/tmp/bench-srv.log 2>&1 &"
+	local tool=ib_${T}_$M
+	node nodeB "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $PX >/tmp/bench-srv.log 2>&1 &"
 	sleep 1
-	node nodeA "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $extra $peer" |
-		awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $c } END { print v }'
+	node nodeA "timeout 120 $tool -d rxe0 -x 1 -F -s $S -n $N $PX $peer" |
+		awk -v c="$COL" '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $c } END { print v }'
 	node nodeB "pkill -x $tool" >/dev/null
 }
 
@@ -88,9 +93,9 @@ for ((i = 1; i <= RUNS; i++)); do
 	done
 done
 busy_end=$(others)
-python3 - "$RAW" "$RUNS" "${busy:-none}" "${busy_end:-none}" "$IT64" "$IT1M" "$ITLAT" <<'PY'
+python3 - "$RAW" "$RUNS" "${busy:-none}" "${busy_end:-none}" "$IT64" "$IT1M" "$ITLAT" "$ITRATE" <<'PY'
 import random, re, statistics, sys, time
-raw, runs, busy, busy_end, it64, it1m, itlat = sys.argv[1:]
+raw, runs, busy, busy_end, it64, it1m, itlat, itrate = sys.argv[1:]
 cases = {}
 for line in open(raw):
     c, _, f, p = line.split()
@@ -114,8 +119,10 @@ def claim(lat, lo, hi):
 rows = []
 for c, (f, p) in cases.items():
     lat = c.endswith("_lat")
-    unit = "us" if lat else "Gb/s"
-    name = c.replace("_", " ").replace("bw", "bw at").replace("lat", "lat at 2 B")
+    rate = "_rate_" in c
+    unit = "us" if lat else "Mpps" if rate else "Gb/s"
+    name = (c.replace("_rate_8", " rate at 8 B, 2 QPs, post list 16") if rate else
+            c.replace("_", " ").replace("bw", "bw at").replace("lat", "lat at 2 B"))
     if len(f) < 2 or len(p) < 2:
         rows.append(f"| {name} | {len(f)} / {len(p)} | - | - | - | - | too few runs |")
         continue
@@ -126,7 +133,8 @@ for c, (f, p) in cases.items():
                 f"{mf / mp:.3f} | [{lo:.3f}, {hi:.3f}] | {claim(lat, lo, hi)} |")
 table = "\n".join([
     f"`make bench`, {time.strftime('%Y-%m-%d %H:%M')}: {runs} interleaved runs per case; "
-    f"bandwidth 64 KiB x {it64} and 1 MiB x {it1m}, latency 2 B x {itlat}; "
+    f"bandwidth 64 KiB x {it64} and 1 MiB x {it1m}, latency 2 B x {itlat}, "
+    f"message rate 8 B x {itrate} per QP; "
     f"fabcheck `pair --perftest` against perftest 6.x with the same settings. "
     f"Other racks running on the host: {busy} at the start, {busy_end} at the end.",
     "",

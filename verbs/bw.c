@@ -4,7 +4,10 @@
  * t->warmup requests per QP (none in perftest's method) fills the pipeline
  * first; the timed pass runs from its first post to its last completion and
  * records every interval (res->bw). A send test ends with a send with
- * immediate data, so the receiver knows when to stop.
+ * immediate data, so the receiver knows when to stop. With --validate
+ * (test.h: struct vb_val) message m of QP q goes to its own slot, writes
+ * and sends carry an immediate value, the window is at most a QP's slots,
+ * and the side data reaches checks every message at its completion.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,6 +39,7 @@ struct bw_run {
 	struct ibv_cq *scq, *rcq;
 	struct bw_shared *sh;
 	uint64_t msgs;
+	uint64_t posted_all; /* every message posted, warm-up included */
 	int err;
 	pthread_t tid;
 	const struct vb_test *t;
@@ -51,6 +55,8 @@ struct bw_run {
 	double t_first, t_last, t_sample;
 	uint64_t bytes, sample_bytes;
 	struct vb_clock clk;
+	uint64_t window;      /* requests in flight per QP at most */
+	uint8_t *scratch;     /* --validate on GPU memory: one message's host image */
 };
 
 /* Fills work request @wr (and its @sge) for the next message on QP @q. */
@@ -59,7 +65,8 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 {
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
-	uint64_t slot = b->slot++;
+	uint32_t imm = 1;
+	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot++;
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 
 	*sge = (struct ibv_sge){
@@ -70,7 +77,9 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 	*wr = (struct ibv_send_wr){ .sg_list = sge, .num_sge = 1 };
 	switch (t->op) {
 	case VB_WRITE:
-		wr->opcode = IBV_WR_RDMA_WRITE;
+		/* Validated: a completion at the receiver for each message. */
+		wr->opcode = t->val ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		wr->imm_data = htonl(imm);
 		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
@@ -80,8 +89,8 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_SEND:
-		wr->opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
-		wr->imm_data = htonl(1);
+		wr->opcode = fin || t->val ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		wr->imm_data = htonl(imm);
 		break;
 	}
 	if (sig) {
@@ -112,6 +121,7 @@ static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n
 		       (unsigned long long)b->t->size, (int)(bad - wrs) + 1, strerror(err));
 		return -err;
 	}
+	b->posted_all += (uint64_t)n;
 	return 0;
 }
 
@@ -135,7 +145,7 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 	for (int q = b->k; q < r->nqps; q += b->nthr) {
 		/* A whole list at a time (perftest posts only full lists too). */
 		while (!b->last_posted[q] &&
-		       b->posted[q] - b->done[q] + (uint64_t)list <= (uint64_t)r->tx_depth) {
+		       b->posted[q] - b->done[q] + (uint64_t)list <= b->window) {
 			int n = 0, err;
 
 			if (!b->t_first) {
@@ -194,6 +204,9 @@ static int bw_poll_send(struct bw_run *b)
 			continue;
 		b->done[q] += cnt;
 		b->clk.done += cnt;
+		if (b->t->val && b->t->op == VB_READ &&
+		    vb_val_reads(b->r, b->t, q, cnt, &wc[i], b->scratch))
+			return -EIO;
 		if (b->timed) {
 			b->bytes += cnt * b->t->size;
 			b->msgs += cnt;
@@ -220,7 +233,8 @@ static int bw_poll_recv(struct bw_run *b)
 		return -EIO;
 	}
 	for (int i = 0; i < n; i++) {
-		int q = (int)wc[i].wr_id;
+		int q = (int)(wc[i].wr_id & 0xff);
+		const struct vb_test *t = b->t;
 
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			vb_wc_error(b->r, &wc[i]);
@@ -230,8 +244,12 @@ static int bw_poll_recv(struct bw_run *b)
 			continue;
 		b->r->rq_posted[q]--;
 		b->clk.done++;
-		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+		if (t->val ? (wc[i].wc_flags & IBV_WC_WITH_IMM) && (ntohl(wc[i].imm_data) & FC_VIMM_LAST) :
+			     (wc[i].wc_flags & IBV_WC_WITH_IMM) != 0)
 			b->fins++;
+		/* Checked before its receive is posted again. */
+		if (t->val && vb_val_recv(b->r, t, q, &wc[i], (uint32_t)(wc[i].wr_id >> 8), b->scratch))
+			return -EIO;
 		if (vb_post_recvs(b->r, q))
 			return -EIO;
 	}
@@ -258,7 +276,7 @@ static int bw_owned(const struct bw_run *b)
 static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed)
 {
 	const struct vb_test *t = b->t;
-	int fin = timed && t->op == VB_SEND;
+	int fin = timed && (t->op == VB_SEND || (t->op == VB_WRITE && t->val));
 	double end = 0;
 	int stopping = 0, err = 0, idle = 0;
 	uint64_t seen;
@@ -375,6 +393,18 @@ static int bw_threads(struct bw_run *bs, int n)
 	return err;
 }
 
+/* --validate on memory the CPU cannot read: a host image per thread. */
+static int bw_scratch(struct bw_run *bs, int n, const struct vb_test *t)
+{
+	for (int k = 0; t->val && t->val->read && k < n; k++)
+		if (!(bs[k].scratch = malloc((size_t)t->size))) {
+			fc_err("--validate: no memory for a %llu-byte host image of a message",
+			       (unsigned long long)t->size);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
 int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 {
 	int n = t->threads > 1 ? t->threads : 1;
@@ -386,10 +416,18 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 
 	if (!bs)
 		return -ENOMEM;
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		bs[k] = (struct bw_run){ .r = r, .t = t, .res = res, .k = k, .nthr = n,
-					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh };
-	err = n > 1 ? bw_threads(bs, n) : bw_both(&bs[0]);
+					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh,
+					 .window = (uint64_t)r->tx_depth };
+		if (t->val && t->val->part < bs[k].window)
+			bs[k].window = t->val->part;
+	}
+	err = bw_scratch(bs, n, t);
+	if (!err)
+		err = n > 1 ? bw_threads(bs, n) : bw_both(&bs[0]);
+	for (int k = 0; k < n; k++)
+		res->posted += bs[k].posted_all;
 	for (int k = 0; !err && t->active && k < n; k++) {
 		if (!first || (bs[k].t_first && bs[k].t_first < first))
 			first = bs[k].t_first;
@@ -404,6 +442,8 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 		if (res->have_bw)
 			fc_bwlog_end(&res->bw, last, bytes);
 	}
+	for (int k = 0; k < n; k++)
+		free(bs[k].scratch);
 	free(bs);
 	return err;
 }

@@ -11,6 +11,10 @@
  * the send completions after the clock stopped. perftest's method times
  * from one post to the next (perftest's tposted[i + 1] - tposted[i]), so
  * the reaping and the loop are inside the figure, as in perftest.
+ *
+ * --validate (test.h: struct vb_val): write by immediate, send and read
+ * only. Each message is checked off the clock: the timing side after its
+ * round was timed, the answering side after it answered.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +34,8 @@ struct lat_run {
 	uint64_t warm;
 	double end;
 	double prev_post;  /* perftest's method: the last round's post */
+	struct ibv_wc last_wc; /* the last send completion reaped */
+	uint8_t *scratch;  /* --validate on GPU memory: one message's host image */
 };
 
 static int lat_reap(struct lat_run *l, int block)
@@ -49,6 +55,7 @@ static int lat_reap(struct lat_run *l, int block)
 				return -EIO;
 			}
 			l->outstanding--;
+			l->last_wc = wc[i];
 		}
 		if (n) {
 			l->clk.last_progress = fc_now();
@@ -67,15 +74,20 @@ static int lat_post(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uin
 {
 	struct vb_res *r = l->r;
 	uint64_t size = l->t->size;
-	struct ibv_sge sge = {
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	int err;
+
+	/* Validated: this side's own message number, the last flag kept. */
+	if (l->t->val)
+		slot = vb_val_next(r, l->t, 0, (imm & FC_VIMM_LAST) != 0, &imm);
+	sge = (struct ibv_sge){
 		.addr = (uintptr_t)vb_test_local(r, l->t, op == IBV_WR_RDMA_READ, slot),
 		.length = (uint32_t)size,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = op,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	int err;
-
+	wr = (struct ibv_send_wr){ .sg_list = &sge, .num_sge = 1, .opcode = op,
+				   .send_flags = IBV_SEND_SIGNALED };
 	while (l->outstanding >= r->tx_depth)
 		if ((err = lat_reap(l, 1)))
 			return err;
@@ -102,6 +114,7 @@ static int lat_post(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uin
 		return -err;
 	}
 	l->outstanding++;
+	l->res->posted++;
 	return 0;
 }
 
@@ -217,14 +230,18 @@ static int lat_read(struct lat_run *l)
 		l->clk.done++;
 		if ((err = lat_record(l, it, t0, fc_now() - t0)))
 			break;
+		if (l->t->val && (err = vb_val_reads(l->r, l->t, 0, 1, &l->last_wc, l->scratch)))
+			break;
 		if (last)
 			break;
 	}
 	return err;
 }
 
-/* Waits for one receive; returns its immediate data in *imm_p. */
-static int wait_recv(struct lat_run *l, uint32_t *imm_p)
+/* Waits for one receive; returns its immediate data in *imm_p and the
+ * completion in *wc_p. Validated, its receive is posted again only once
+ * the message was checked (recv_done). */
+static int wait_recv(struct lat_run *l, uint32_t *imm_p, struct ibv_wc *wc_p)
 {
 	struct ibv_wc wc;
 	unsigned spins = 0;
@@ -249,7 +266,19 @@ static int wait_recv(struct lat_run *l, uint32_t *imm_p)
 	l->clk.last_progress = fc_now();
 	l->clk.done++;
 	*imm_p = wc.wc_flags & IBV_WC_WITH_IMM ? ntohl(wc.imm_data) : 0;
-	return vb_post_recvs(l->r, 0);
+	*wc_p = wc;
+	return l->t->val ? 0 : vb_post_recvs(l->r, 0);
+}
+
+/* Validated: checks the message of receive @wc, then posts it again. */
+static int recv_done(struct lat_run *l, const struct ibv_wc *wc)
+{
+	int err;
+
+	if (!l->t->val)
+		return 0;
+	err = vb_val_recv(l->r, l->t, 0, wc, (uint32_t)(wc->wr_id >> 8), l->scratch);
+	return err ? err : vb_post_recvs(l->r, 0);
 }
 
 /* The immediate value of round @it: its number, bit 31 on the last round. */
@@ -261,6 +290,7 @@ static uint32_t lat_imm(uint64_t it, int last)
 /* Ping-pong through receive completions: sends, or writes with immediate. */
 static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 {
+	struct ibv_wc wc;
 	uint32_t imm;
 	int err = 0;
 
@@ -272,15 +302,16 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 			last = lat_last(l, it);
 			t0 = fc_now();
 			if ((err = lat_post(l, op, it, lat_imm(it, last))) ||
-			    (err = wait_recv(l, &imm)))
+			    (err = wait_recv(l, &imm, &wc)))
 				break;
-			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)))
+			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)) ||
+			    (err = recv_done(l, &wc)))
 				break;
 		} else {
-			if ((err = wait_recv(l, &imm)))
+			if ((err = wait_recv(l, &imm, &wc)))
 				break;
 			last = (imm & 0x80000000u) != 0;
-			if ((err = lat_post(l, op, it, imm)))
+			if ((err = lat_post(l, op, it, imm)) || (err = recv_done(l, &wc)))
 				break;
 			l->res->msgs++;
 		}
@@ -307,6 +338,11 @@ int vb_lat_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	if (t->duration > 0)
 		l.end = t0 + t->duration;
 	vb_clock_start(&l.clk, t->active ? "waiting for answers" : "answering");
+	if (t->val && t->val->read && !(l.scratch = malloc((size_t)t->size))) {
+		fc_err("--validate: no memory for a %llu-byte host image of a message",
+		       (unsigned long long)t->size);
+		return -ENOMEM;
+	}
 	switch (t->op) {
 	case VB_WRITE:
 		err = t->lat_mode == VB_LAT_IMM ? lat_recv_pingpong(&l, IBV_WR_RDMA_WRITE_WITH_IMM) :
@@ -317,6 +353,7 @@ int vb_lat_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	}
 	while (!err && l.outstanding > 0)
 		err = lat_reap(&l, 1);
+	free(l.scratch);
 	res->seconds = fc_now() - t0;
 	return err;
 }

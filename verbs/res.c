@@ -302,7 +302,7 @@ static struct ibv_qp *qp_create(struct vb_res *r, int q)
 	return qp;
 }
 
-static int qp_init(struct vb_res *r, struct ibv_qp *qp)
+int vb_qp_to_init(struct vb_res *r, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -332,7 +332,7 @@ int vb_res_create_qps(struct vb_res *r)
 			return -ENOMEM;
 		}
 		r->psn[q] = (uint32_t)(lrand48() & 0xffffff);
-		err = qp_init(r, r->qp[q]);
+		err = vb_qp_to_init(r, r->qp[q]);
 		if (err)
 			return err;
 	}
@@ -341,6 +341,7 @@ int vb_res_create_qps(struct vb_res *r)
 
 void vb_res_close(struct vb_res *r)
 {
+	vb_loop_close(r);
 	for (int q = 0; q < VB_MAX_QPS; q++) {
 		if (r->qp[q] && !r->cm)
 			ibv_destroy_qp(r->qp[q]);
@@ -484,16 +485,28 @@ int vb_qp_index(const struct vb_res *r, uint32_t qpn)
 	return -1;
 }
 
+/* Receive slots per QP: the rx half shared out (at least one each). */
+static uint64_t recv_part(const struct vb_res *r)
+{
+	uint64_t part = r->nqps > 0 ? r->nslots / (uint32_t)r->nqps : 0;
+
+	return part ? part : 1;
+}
+
 int vb_post_recvs(struct vb_res *r, int q)
 {
-	while (r->rq_posted[q] < r->rx_depth) {
-		uint64_t slot = r->recv_slot0 ? 0 : (uint64_t)r->rq_posted[q] + (uint64_t)q * 7;
+	int cap = r->rx_cap > 0 && r->rx_cap < r->rx_depth ? r->rx_cap : r->rx_depth;
+
+	while (r->rq_posted[q] < cap) {
+		uint64_t part = recv_part(r);
+		uint64_t slot = r->recv_slot0 ? 0 : (uint64_t)q * part + r->rq_next[q] % part;
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)vb_rx(r, slot),
 			.length = (uint32_t)r->stride,
 			.lkey = r->mr->lkey,
 		};
-		struct ibv_recv_wr wr = { .wr_id = (uint64_t)q, .sg_list = &sge, .num_sge = 1 };
+		struct ibv_recv_wr wr = { .wr_id = (uint64_t)q | (slot % r->nslots) << 8,
+					  .sg_list = &sge, .num_sge = 1 };
 		struct ibv_recv_wr *bad;
 		int err = ibv_post_recv(r->qp[q], &wr, &bad);
 
@@ -503,6 +516,7 @@ int vb_post_recvs(struct vb_res *r, int q)
 			return -err;
 		}
 		r->rq_posted[q]++;
+		r->rq_next[q]++;
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 #define VB_QP_INLINE 236
 
 struct rdma_cm_id;
+struct vb_loop;
 struct rdma_event_channel;
 
 struct vb_opts {
@@ -69,6 +70,12 @@ struct vb_res {
 	struct ibv_qp *qp[VB_MAX_QPS];
 	uint32_t psn[VB_MAX_QPS];
 	int rq_posted[VB_MAX_QPS];   /* receives outstanding per QP */
+	/* Receives posted per QP so far: receive k of QP q goes to rx slot
+	 * q * (nslots / nqps) + k % (nslots / nqps), so the receives
+	 * outstanding on a QP hold distinct slots, apart from other QPs'. */
+	uint64_t rq_next[VB_MAX_QPS];
+	int rx_cap;		     /* receives kept posted per QP (0: rx_depth) */
+	struct vb_loop *loop;	     /* vb_loop_read's QP, NULL until used */
 	struct vb_port_info *pi;
 	int gid_index;		     /* -1 on InfiniBand without a GID */
 	int tx_depth, rx_depth;
@@ -117,6 +124,24 @@ json_t *vb_res_json(const struct vb_res *r);
 /* Reads the peer's setup report. Returns 0 or -EPROTO with @why set. */
 int vb_peer_from_json(const json_t *j, struct vb_peer *p, char *why, size_t len);
 
+/* RESET->INIT of @qp on the port (local write, remote read and write). */
+int vb_qp_to_init(struct vb_res *r, struct ibv_qp *qp);
+/* RESET->INIT->RTR->RTS of @qp toward itself (a loopback QP). */
+int vb_qp_self(struct vb_res *r, struct ibv_qp *qp, uint32_t psn);
+
+/*
+ * A loopback QP that reads one byte of the buffer into host memory, as
+ * NCCL flushes GPUDirect writes where the driver has no
+ * cuFlushGPUDirectRDMAWrites: the read cannot pass the HCA's earlier
+ * writes to that memory on PCIe, so once it completed they are visible.
+ * vb_loop_read opens it on first use; safe from several threads.
+ * 0 or -errno (logged).
+ */
+int vb_loop_read(struct vb_res *r, const void *addr);
+/* Loopback reads done so far. */
+uint64_t vb_loop_reads(const struct vb_res *r);
+void vb_loop_close(struct vb_res *r);
+
 /* INIT->RTR->RTS of every QP toward the peer, at @path_mtu bytes. */
 int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu);
 
@@ -148,7 +173,8 @@ void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p);
 
 /* The QP attributes every RC QP of the test gets (inline: VB_QP_INLINE). */
 void vb_qp_init_attr(const struct vb_res *r, struct ibv_qp_init_attr *ia);
-/* Posts receives on QP @q until rx_depth are outstanding. */
+/* Posts receives on QP @q until rx_depth (or rx_cap) are outstanding; a
+ * receive's wr_id is q | slot << 8. */
 int vb_post_recvs(struct vb_res *r, int q);
 /* Index of the QP with number @qpn, or -1. */
 int vb_qp_index(const struct vb_res *r, uint32_t qpn);

@@ -236,7 +236,8 @@ int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)
 		memset(vb_rx(r, 0), 0, (size_t)r->stride * r->nslots);
 	r->recv_slot0 = t->cycle == VB_CYCLE_PAGE;
-	if (t->op == VB_SEND || (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_IMM))
+	if (t->op == VB_SEND || (t->op == VB_WRITE && t->lat && t->lat_mode == VB_LAT_IMM) ||
+	    (t->op == VB_WRITE && t->val && t->passive))
 		for (int q = 0; q < r->nqps; q++)
 			if (vb_post_recvs(r, q))
 				return -EIO;

@@ -6,6 +6,7 @@
 
 #include "core/bwlog.h"
 #include "core/hist.h"
+#include "core/vstream.h"
 #include "verbs/res.h"
 
 enum vb_op { VB_WRITE, VB_READ, VB_SEND };
@@ -36,6 +37,38 @@ enum vb_cycle { VB_CYCLE_DEFAULT, VB_CYCLE_SLOTS, VB_CYCLE_PAGE };
 #define VB_KNOB_DEFAULT (-1)
 #define VB_KNOB_ON (-2) /* warm-up asked for, of the fabcheck method's amount */
 
+/*
+ * --validate in the data path (verbs/val.c over core/vstream.h): message
+ * m of QP q goes to slot fc_vslot(q, m, part) of the test's cycle; the
+ * side data arrives at checks every message at its completion (a receive;
+ * for read, the read itself) and poisons the slot's header after, so a
+ * message that did not arrive cannot pass as the one before it. A write
+ * is an RDMA WRITE WITH IMMEDIATE then (the receiver needs a completion
+ * per message), a send a SEND WITH IMMEDIATE; the immediate carries the
+ * message number. The sender writes the number into each header where the
+ * CPU may write the buffer (stamp); in GPU memory the header keeps the
+ * number its slot was filled with (m % part) and the immediate says which
+ * message it is.
+ */
+struct vb_val {
+	struct fc_vtally tally;
+	uint32_t tag;	  /* the test's (core/vmsg.h) */
+	uint32_t part;	  /* slots per QP */
+	int stamp;	  /* this side writes each message's number into its header */
+	int peer_stamps;  /* the sender does (the same memory kind both sides) */
+	/* GPU memory: a host image of [p, p + len) of the buffer in @out,
+	 * after GPUDirect writes are flushed; NULL: the CPU reads the buffer. */
+	int (*read)(void *arg, const uint8_t *p, size_t len, uint8_t *out);
+	/* GPU memory: writes the poison over [p, p + len); NULL: memset. */
+	int (*poison)(void *arg, uint8_t *p, size_t len);
+	void *arg;
+	uint32_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
+	uint32_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
+	uint64_t sent;	  /* messages this side posted (warm-up included) */
+};
+
+#define VB_VAL_POISON 0xa5
+
 struct vb_test {
 	enum vb_op op;
 	int lat;	  /* 0 bandwidth, 1 latency */
@@ -58,11 +91,13 @@ struct vb_test {
 	 * vb_test_resolve; the same on both sides whatever the other sizes. */
 	uint64_t cyc_stride;
 	uint32_t cyc_nslots;
+	struct vb_val *val; /* --validate (NULL: not validated) */
 };
 
 struct vb_result {
 	double seconds;	  /* bw: first post to last completion */
 	uint64_t bytes, msgs;
+	uint64_t posted;  /* messages this side posted, warm-up included */
 	double *samples;  /* bw: Gb/s of the first VB_KEEP_INTERVALS intervals */
 	size_t nsamples, cap;
 	struct fc_hist lat; /* lat: seconds per round, every round */
@@ -91,6 +126,31 @@ const char *vb_method_name(enum vb_method m);
 uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 void vb_result_release(struct vb_result *res);
+
+/* ---- --validate in the data path (verbs/val.c) ---- */
+
+/* Slot of message @seq of QP @q (validated tests). */
+static inline uint32_t vb_val_slot(const struct vb_test *t, int q, uint32_t seq)
+{
+	return fc_vslot(q, seq, t->val->part);
+}
+/* Next message of QP @q: its slot, its number in the header of its tx slot
+ * (where this side stamps) and its immediate value; counts it as sent. */
+uint32_t vb_val_next(const struct vb_res *r, const struct vb_test *t, int q, int last,
+		     uint32_t *imm_p);
+/* The receive @wc of QP @q (its buffer: receive slot @rslot for a send)
+ * carries the message due on @q: checks it, poisons its header. Problems
+ * go to the tally; -errno only when the memory could not be read. */
+int vb_val_recv(struct vb_res *r, const struct vb_test *t, int q, const struct ibv_wc *wc,
+		uint32_t rslot, uint8_t *scratch);
+/* @n more reads of QP @q completed (the last one's completion @wc). */
+int vb_val_reads(struct vb_res *r, const struct vb_test *t, int q, uint64_t n,
+		 const struct ibv_wc *wc, uint8_t *scratch);
+/* Receives a validated run keeps posted per QP (0: rx_depth), so that a
+ * slot is never rewritten before its message was checked. */
+int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size);
+/* Refuses a test --validate cannot check (too few slots per QP). */
+int vb_val_prepare(struct vb_res *r, struct vb_test *t);
 
 /* Shared by the loops (verbs/bw.c, verbs/lat.c). */
 struct vb_clock {

@@ -1,7 +1,8 @@
 /*
  * Preflight per rail (see preflight.h): the rails matched across the nodes
- * (core/rail.h) from their probes' port lists, the same rate, MTU and
- * firmware on every node's port of a rail, and each GPU's rail-local HCA.
+ * (core/rail.h) from their probes' port lists, the same rate, MTU,
+ * firmware and HCA PCIe link speed and width on every node's port of a rail,
+ * and each GPU's rail-local HCA.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,46 +40,56 @@ static const json_t *probe_port(const json_t *probe, const struct fc_rail_port *
 	return NULL;
 }
 
+/* Value @key of port @p of @probe into @buf; 0 when the probe has none. */
+static int port_value(const json_t *probe, const struct fc_rail_port *p, const json_t *q,
+		      const char *key, char *buf, size_t len)
+{
+	const json_t *pcie = json_object_get(fc_jnamed(json_object_get(probe, "hcas"), p->dev), "pcie");
+	double v;
+
+	if (!strcmp(key, "fw_ver")) {
+		snprintf(buf, len, "%s", fc_jstr(probe_dev(probe, p->dev), "fw_ver", ""));
+		return buf[0] != 0;
+	}
+	if (!strcmp(key, "pcie_gts") || !strcmp(key, "pcie_width")) {
+		v = fc_jnum(pcie, key + 5, 0); /* the HCA's current link, diag/live.c */
+		if (v > 0)
+			snprintf(buf, len, key[5] == 'g' ? "%g GT/s" : "x%g", v);
+		return v > 0;
+	}
+	if (!strcmp(key, "netdev_mtu"))
+		v = fc_jnum(json_object_get(json_object_get(probe, "netdevs"), p->netdev), "mtu", 0);
+	else
+		v = fc_jnum(q, key, 0);
+	if (v > 0)
+		snprintf(buf, len, "%g%s", v, !strcmp(key, "rate_gbps") ? " Gb/s" : " B");
+	return v > 0;
+}
+
 /* One value of every node's port on rail @r into @vals (NULL: none). */
 static void rail_values(const struct pf_rail_in *x, int r, const char *key, char (*buf)[64],
 			const char **vals)
 {
 	for (int i = 0; i < x->n; i++) {
 		const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
-		const json_t *probe = x->probes[i], *q = p ? probe_port(probe, p) : NULL;
-		double v = 0;
+		const json_t *q = p ? probe_port(x->probes[i], p) : NULL;
 
-		vals[i] = NULL;
-		if (!q)
-			continue;
-		if (!strcmp(key, "fw_ver")) {
-			snprintf(buf[i], sizeof(buf[i]), "%s",
-				 fc_jstr(probe_dev(probe, p->dev), "fw_ver", ""));
-			vals[i] = buf[i][0] ? buf[i] : NULL;
-			continue;
-		}
-		if (!strcmp(key, "netdev_mtu"))
-			v = fc_jnum(json_object_get(json_object_get(probe, "netdevs"), p->netdev),
-				    "mtu", 0);
-		else
-			v = fc_jnum(q, key, 0);
-		if (v > 0) {
-			snprintf(buf[i], sizeof(buf[i]), "%g%s", v,
-				 !strcmp(key, "rate_gbps") ? " Gb/s" : " B");
-			vals[i] = buf[i];
-		}
+		vals[i] = q && port_value(x->probes[i], p, q, key, buf[i], sizeof(buf[i])) ? buf[i]
+										      : NULL;
 	}
 }
 
 static void check_rail_agreement(json_t *doc, const struct pf_rail_in *x, const char **names)
 {
 	static const struct {
-		const char *key, *what, *fix;
+		const char *key, *what, *fix, *of;
 	} keys[] = {
-		{ "rate_gbps", "rate", "reseat or replace that port's cable or transceiver; check its switch port's speed" },
-		{ "active_mtu", "active MTU", "set one MTU on every port of the rail (netdev MTU 9000 for RoCE) and on its switch" },
-		{ "netdev_mtu", "netdev MTU", "set one MTU on every port of the rail (ip link set DEV mtu 9000) and on its switch" },
-		{ "fw_ver", "firmware", "flash the same firmware on every HCA of the rail" },
+		{ "rate_gbps", "rate", "reseat or replace that port's cable or transceiver; check its switch port's speed", "port" },
+		{ "active_mtu", "active MTU", "set one MTU on every port of the rail (netdev MTU 9000 for RoCE) and on its switch", "port" },
+		{ "netdev_mtu", "netdev MTU", "set one MTU on every port of the rail (ip link set DEV mtu 9000) and on its switch", "port" },
+		{ "fw_ver", "firmware", "flash the same firmware on every HCA of the rail", "port" },
+		{ "pcie_gts", "PCIe link speed", "reseat the HCA or check its slot and the BIOS's PCIe settings (lspci -vv: LnkSta against LnkCap)", "HCA" },
+		{ "pcie_width", "PCIe link width", "reseat the HCA or check its slot and the BIOS's PCIe settings (lspci -vv: LnkSta against LnkCap)", "HCA" },
 	};
 	const char **vals = calloc((size_t)x->n + 1, sizeof(*vals));
 	char (*buf)[64] = calloc((size_t)x->n + 1, sizeof(*buf));
@@ -88,10 +99,46 @@ static void check_rail_agreement(json_t *doc, const struct pf_rail_in *x, const 
 			char what[160];
 
 			rail_values(x, r, keys[k].key, buf, vals);
-			snprintf(what, sizeof(what), "the %s of its port on rail %d (%s)", keys[k].what,
+			snprintf(what, sizeof(what), "the %s of its %s on rail %d (%s)", keys[k].what, keys[k].of,
 				 x->map.rails[r].index, x->map.rails[r].name);
 			pf_agree(doc, FC_FAIL, what, vals, names, x->n, keys[k].fix);
 		}
+	free(vals);
+	free(buf);
+}
+
+/*
+ * Node @i's rail HCAs against each other: the same PCIe link speed and width
+ * on every rail (where most agree, the odd rail named). Run where fewer than
+ * three nodes are checked: two nodes cannot outvote each other, so the
+ * comparison across nodes lists both values; a node's other rails can.
+ */
+static void check_node_pcie(json_t *doc, const struct pf_rail_in *x, int i, const char *node)
+{
+	static const char *const keys[] = { "pcie_gts", "pcie_width" };
+	const char **vals = calloc((size_t)x->map.nrails + 1, sizeof(*vals));
+	char (*buf)[64] = calloc((size_t)x->map.nrails + 1, sizeof(*buf));
+
+	for (size_t k = 0; vals && buf && k < sizeof(keys) / sizeof(keys[0]); k++) {
+		int m;
+
+		for (int r = 0; r < x->map.nrails; r++) {
+			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+
+			vals[r] = p && port_value(x->probes[i], p, probe_port(x->probes[i], p), keys[k],
+						  buf[r], sizeof(buf[r])) ? buf[r] : NULL;
+		}
+		m = pf_majority(vals, x->map.nrails);
+		for (int r = 0; m >= 0 && r < x->map.nrails; r++)
+			if (vals[r] && strcmp(vals[r], vals[m]))
+				fc_finding(doc, FC_FAIL,
+					   "%s: the PCIe link %s of its HCA %s on rail %d is %s where its "
+					   "other rails' HCAs have %s: reseat that HCA or check its slot "
+					   "and the BIOS's PCIe settings (lspci -vv: LnkSta against LnkCap)",
+					   node, k ? "width" : "speed",
+					   fc_rail_port_of(&x->map, x->nodes, i, r)->dev,
+					   x->map.rails[r].index, vals[r], vals[m]);
+	}
 	free(vals);
 	free(buf);
 }
@@ -180,10 +227,13 @@ static json_t *rails_json(const struct pf_rail_in *x)
 			json_object_set_new(ports, x->nodes[i].name,
 					    p ? json_string(p->dev) : json_null());
 		}
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:o}", "rail",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:o}", "rail",
 						      x->map.rails[r].index, "name",
 						      x->map.rails[r].name, "subnet",
-						      x->map.rails[r].subnet, "devices", ports));
+						      x->map.rails[r].subnet, "switch",
+						      x->map.rails[r].peer[0] ? x->map.rails[r].peer
+									      : NULL,
+						      "devices", ports));
 	}
 	return list;
 }
@@ -216,8 +266,11 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 				   x.map.findings[i].text);
 	check_rail_agreement(doc, &x, (const char **)names);
 	for (int i = 0; i < n; i++)
-		if (probes[i])
+		if (probes[i]) {
 			check_gpu_rails(doc, &x, i, names[i]);
+			if (n < 3)
+				check_node_pcie(doc, &x, i, names[i]);
+		}
 out_free:
 	fc_rail_map_release(&x.map);
 	free(x.ports);

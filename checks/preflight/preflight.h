@@ -38,11 +38,14 @@ int pf_majority(const char *const *vals, int n);
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
 	      const char *const *names, int n, const char *fix);
 
+
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two
  * rails or more: the rails matched by the fabric and their findings (a
- * swapped cable, a port on no rail), the same rate, active and netdev MTU
- * and firmware on every node's port of a rail (the odd one named), and each
+ * swapped cable, a port on no rail), the same rate, active and netdev MTU,
+ * firmware and HCA PCIe link speed and width on every node's port of a rail
+ * (the odd one named; with fewer than three nodes also against the node's
+ * other rails), and each
  * GPU's nearest rail HCA: PIX or PXB, and its own where the node has as many
  * rail HCAs as GPUs. Adds "rails" to @doc. Returns the number of rails (0:
  * fewer than two, nothing checked).

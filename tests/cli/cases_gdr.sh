@@ -79,7 +79,7 @@ expect "nearest mlx5_0 table" 0 '^1 +Fake GPU 1 .* SYS$' -- fake $T2S $FC gpu-ch
 expect "nearest mlx5_0 json" 0 '"hca": "mlx5_0"' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_0 --json
 expect "nearest is PHB: warn" 0 'GPU 1 \(0000:86:00.0\) is PHB from mlx5_2, worse than PXB' \
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_2
-expect "other socket: warn" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1, worse than PXB' \
+expect "other socket: a finding of its own" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link' \
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1 --gpu 0
 expect "hca nearest the gpu" 0 '"hca": "mlx5_1"' -- fake $T2S $FC gpu-check -s 1M -n 1 --gpu 1 --json
 rm -rf "$EMPTY"
@@ -91,4 +91,7 @@ expect "pair bad --use-cuda" 2 "--use-cuda: 'gpu0' is not a GPU" -- $FC pair nod
 expect "pair bad --gdr" 2 "--gdr: 'host' is not a registration method" -- $FC pair nodeA nodeB --use-cuda --gdr host
 expect "pair write latency by polling on GPU" 2 'lat-mode poll reads memory with the CPU.*--lat-mode imm' \
 	-- $FC pair nodeA nodeB --use-cuda --test write --lat --lat-mode poll
+expect "pair --validate with write latency by polling" 2 \
+	'--validate checks each message at its receive completion, which write latency by polling \(--lat-mode poll\) has none of; use --lat-mode imm' \
+	-- $FC pair nodeA nodeB --validate --test write --lat --lat-mode poll
 expect "pair usage names --use-cuda" 0 '--use-cuda\[=N\|BUS_ID\]' -- $FC pair --help

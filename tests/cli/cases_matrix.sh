@@ -131,6 +131,18 @@ ok = all(re.match(r"^(# (HELP|TYPE) \w+ .+|\w+\{(\w+=\"[^\"]*\",?)+\} -?[0-9.e+-
          for l in open(sys.argv[1]).read().splitlines())
 print("ok" if ok else "bad line")' $MXT/r.prom
 expect "report html svg cells and colours" 0 '^ok$' -- python3 tests/cli/check_html.py $MXT/r.html 4 nodeC
+# A pair that failed before any figure (a completion error): its cell is as
+# red as a cell gets, not the grey of one not measured.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d["results"] if "nodeC" in (r["a"]["node"], r["b"]["node"]))
+r["results"], r["verdict"] = [], "fail"
+r["findings"] = ["nodeC: rxe0 qp 0x12: send completed with error \x27remote invalid request error\x27 (status 9)"]
+json.dump(d, open(sys.argv[2], "w"))' $MXD/rack4-slowC.json $MXT/nofig.json
+$FC matrix --import $MXT/nofig.json --db $MXT/nofig.db >/dev/null 2>&1
+expect "report html: a pair failed without a figure is red" 0 '^ok$' -- sh -c \
+	"$FC report --db $MXT/nofig.db --run 1 --html $MXT/nofig.html >/dev/null && python3 tests/cli/check_html.py $MXT/nofig.html 4 nodeC"
 # The runner for real: `pair` children of this binary with the local
 # launcher. This host has no RDMA, so every pair fails to run: exit 3, each
 # node named with pair's own reason, every result kept.

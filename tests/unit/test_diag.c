@@ -122,6 +122,44 @@ static void test_pcie_downtrained(void **state)
 	json_decref(doc);
 }
 
+/* The smallest ceiling on the path: the HCA as trained; a GPU at its
+ * width and maximum speed (idle GPUs lower their speed). */
+static void test_path_ceiling(void **state)
+{
+	struct diag_set s;
+	struct diag_port p = { 0 };
+	json_t *c;
+
+	(void)state;
+	assert_int_equal(diag_set_read(DATA "pcie-aer-downtrained", &s), 0);
+	c = diag_path_ceiling_json(&s.ports[0]);
+	assert_non_null(c);
+	assert_string_equal(str(c, "role"), "hca");
+	assert_float_equal(json_real_value(json_object_get(c, "gbps")), 109.5, 0.5);
+	assert_true(json_is_true(json_object_get(c, "downtrained")));
+	json_decref(c);
+	diag_set_release(&s);
+
+	p.npcie = 3;
+	p.pcie[0] = (struct diag_pcie){ .role = "bridge", .cur_gts = 2.5, .cur_width = 1 };
+	p.pcie[1] = (struct diag_pcie){ .role = "hca", .cur_gts = 32, .max_gts = 32,
+					.cur_width = 16, .max_width = 16, .mps = 256 };
+	p.pcie[2] = (struct diag_pcie){ .role = "gpu", .cur_gts = 2.5, .max_gts = 32,
+					.cur_width = 16, .max_width = 16, .mps = 256 };
+	c = diag_path_ceiling_json(&p); /* the idle GPU's 2.5 GT/s does not count */
+	assert_float_equal(json_real_value(json_object_get(c, "gbps")), diag_pcie_gbps(32, 16, 256), 1e-9);
+	assert_false(json_is_true(json_object_get(c, "downtrained")));
+	json_decref(c);
+	p.pcie[2].cur_width = 8; /* a GPU trained to half its width limits */
+	c = diag_path_ceiling_json(&p);
+	assert_string_equal(str(c, "role"), "gpu");
+	assert_float_equal(json_real_value(json_object_get(c, "gbps")), diag_pcie_gbps(32, 8, 256), 1e-9);
+	assert_true(json_is_true(json_object_get(c, "downtrained")));
+	json_decref(c);
+	p.npcie = 1;
+	assert_null(diag_path_ceiling_json(&p)); /* a bridge alone is no ceiling */
+}
+
 static void test_hca_aer(void **state)
 {
 	(void)state;
@@ -520,6 +558,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ber_over),	 cmocka_unit_test(test_ber_under),
 		cmocka_unit_test(test_module_hot),	 cmocka_unit_test(test_pcie_downtrained),
+		cmocka_unit_test(test_path_ceiling),
 		cmocka_unit_test(test_hca_aer),		 cmocka_unit_test(test_ib_flaps),
 		cmocka_unit_test(test_perfquery_far),	 cmocka_unit_test(test_hca_all_ports),
 		cmocka_unit_test(test_not_exposed_once), cmocka_unit_test(test_drops_direction),

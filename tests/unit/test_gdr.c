@@ -17,6 +17,7 @@
 
 #include "topo/pcitopo.h"
 #include "core/log.h"
+#include "core/vmsg.h"
 #include "gdr/gdr.h"
 
 #define TREE_2S "tests/data/gdr/two-socket"
@@ -310,50 +311,42 @@ static void test_host_backend(void **state)
 static void test_slots(void **state)
 {
 	const uint64_t stride = 8192, half = 8 * stride;
-	struct gdr_msg_check c;
+	struct fc_vmsg_id id = { .tag = 77, .seq = 5, .slot = 1, .len = 5000 };
+	struct fc_vmsg_bad bad;
 	struct gdr_dev dev;
 	struct gdr_mem m;
-	uint8_t *tx, *rx;
+	uint8_t *tx, *rx, img[5000];
+	int64_t first;
+	int lvl = fc_log_level;
 
 	(void)state;
 	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
 	assert_int_equal(gdr_mem_alloc(&dev, &m, 2 * half), 0);
 	tx = m.base;
 	rx = tx + half;
-	/* Source: a message per tx slot; sink: the rx half, poisoned. */
-	assert_int_equal(gdr_mem_fill_msgs(&m, 0, stride, 8, 5000, 77, half, half), 0);
-	/* Nothing arrived yet: all untouched, none validated. */
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
-	assert_true(!c.bad && c.validated == 0 && c.untouched == 8);
-	/* Five writes arrive, each in its own slot. */
-	for (int i = 0; i < 5; i++)
-		memcpy(rx + i * stride, tx + i * stride, 5000);
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
-	assert_true(!c.bad && c.validated == 5 && c.untouched == 3 && c.bytes == 5 * 5000);
-	/* One corrupt byte inside slot 4: named with its offset. */
-	rx[4 * stride + 4321] ^= 0x10;
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
-	assert_true(c.bad && c.bad_slot == 4 && !strcmp(c.kind, "payload"));
-	assert_non_null(strstr(c.why, "offset 4321"));
-	rx[4 * stride + 4321] ^= 0x10;
-	/* Slot 1's message written into slot 2: misplaced. */
-	memcpy(rx + 2 * stride, tx + 1 * stride, 5000);
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
-	assert_true(c.bad && c.bad_slot == 2 && !strcmp(c.kind, "slot"));
-	/* Sends land in any receive slot: that is fine there. */
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 0, &c), 0);
-	assert_true(!c.bad && c.validated == 5);
-	memcpy(rx + 2 * stride, tx + 2 * stride, 5000);
-	/* A message cut short: the rest of its slot still holds the poison. */
-	memset(rx + 3 * stride + 1000, 0xa5, 4000);
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 77, 1, &c), 0);
-	assert_true(c.bad && c.bad_slot == 3 && !strcmp(c.kind, "payload"));
+	/* Source: slot j holds message j % 4 for slot j; the rx half poisoned. */
+	assert_int_equal(gdr_mem_fill_msgs(&m, 0, stride, 8, 4, 5000, 77, half, half), 0);
+	assert_int_equal(fc_vmsg_check(tx + 5 * stride, 5000, &id, UINT32_MAX, &bad), FC_VMSG_SLOT);
+	id.seq = 1;
+	id.slot = 5;
+	assert_int_equal(fc_vmsg_check(tx + 5 * stride, 5000, &id, UINT32_MAX, &bad), FC_VMSG_OK);
+	/* Nothing arrived: every header still poisoned. */
+	assert_int_equal(gdr_mem_stray(&m, half, stride, 8, FC_VMSG_HDR, &first), 0);
+	assert_int_equal(first, -1);
+	/* A message read back, its header poisoned after its check. */
 	memcpy(rx + 3 * stride, tx + 3 * stride, 5000);
-	/* Data of the previous test (another tag) is stale. */
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 8, 5000, 78, 1, &c), 0);
-	assert_true(c.bad && c.bad_slot == 0 && !strcmp(c.kind, "stale-test"));
-	/* Out of the buffer. */
-	assert_int_equal(gdr_mem_check_msgs(&m, half, stride, 9, 5000, 77, 1, &c), -ERANGE);
+	assert_int_equal(gdr_mem_stray(&m, half, stride, 8, FC_VMSG_HDR, &first), 1);
+	assert_int_equal(first, 3);
+	assert_int_equal(gdr_mem_read_at(&m, rx + 3 * stride, 5000, img), 0);
+	assert_memory_equal(img, tx + 3 * stride, 5000);
+	assert_int_equal(gdr_mem_poison_at(&m, rx + 3 * stride, FC_VMSG_HDR), 0);
+	assert_int_equal(gdr_mem_stray(&m, half, stride, 8, FC_VMSG_HDR, &first), 0);
+	/* Past the buffer. */
+	fc_log_level = -1;
+	assert_int_equal(gdr_mem_read_at(&m, rx + half - 10, 11, img), -ERANGE);
+	assert_int_equal(gdr_mem_poison_at(&m, rx + 3 * stride, 65), -ERANGE);
+	assert_int_equal(gdr_mem_stray(&m, half, stride, 9, FC_VMSG_HDR, &first), -ERANGE);
+	fc_log_level = lvl;
 	assert_true(gdr_mem_host_accessible(&m));
 	gdr_mem_free(&m);
 	gdr_dev_close(&dev);
@@ -432,6 +425,14 @@ static void test_report(void **state)
 	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
 			       "nodeB: GPU 1 (0000:86:00.0) is PHB from mlx5_2, worse than PXB"));
+	/* SYS: a finding of its own, the inter-socket link named. */
+	json_array_clear(json_object_get(doc, "findings"));
+	dev.gpu.dist = TOPO_SYS;
+	gdr_mem_findings(doc, "nodeB", &m, "mlx5_2");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			       "nodeB: GPU 1 (0000:86:00.0) is SYS from mlx5_2: they sit on different sockets"));
+	assert_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			   "worse than PXB"));
 	/* PXB and better: no finding. */
 	json_array_clear(json_object_get(doc, "findings"));
 	dev.gpu.dist = TOPO_PXB;

@@ -341,12 +341,38 @@ static void test_median(void **state)
 	assert_true(fc_median(v, 3) == 3);
 	assert_true(fc_median(w, 4) == 2.5);
 	assert_true(isnan(fc_median(w, 0)));
+	assert_true(fc_median_hi(w, 4) == 3);
+	assert_true(fc_median_lo(w, 4) == 2);
+	assert_true(fc_median_hi(v, 3) == 3 && fc_median_lo(v, 3) == 3);
+	assert_true(isnan(fc_median_hi(w, 0)) && isnan(fc_median_lo(w, 0)));
+}
+
+/* Two pairs of four nodes, one through a slow node (a screen's first
+ * round): the healthy pair is the reference, so the slow pair is below 40%
+ * of it; the mean of the two node-median middles (0.0446) would pass it. */
+static void test_two_pairs_one_slow(void **state)
+{
+	struct fc_mx_result r[] = {
+		{ .a = 0, .b = 3, .gbps = 0.0694, .lat_us = 10, .state = FC_MX_OK },
+		{ .a = 2, .b = 1, .gbps = 0.0197, .lat_us = 30, .state = FC_MX_OK },
+	};
+	struct fc_mx_opts o = { .min_rack_pct = 40 };
+	struct fc_mx_analysis an;
+
+	(void)state;
+	assert_int_equal(fc_mx_analyze(4, r, 2, &o, &an), 0);
+	assert_true(an.rack_median_gbps == 0.0694);
+	assert_true(an.rack_median_lat_us == 10);
+	assert_true(fc_mx_cell(&an, 2, 1)->bad & FC_MX_BAD_RACK);
+	assert_int_equal(fc_mx_cell(&an, 0, 3)->bad, 0);
+	fc_mx_release(&an);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_two_pairs_one_slow),
 		cmocka_unit_test(test_slow_node_named),
 		cmocka_unit_test(test_healthy_rack_passes),
 		cmocka_unit_test(test_slow_link_named),

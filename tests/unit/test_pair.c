@@ -278,6 +278,45 @@ static void test_verdict(void **state)
 	json_decref(doc);
 }
 
+/* A 400 Gb/s port behind an HCA trained to 16 GT/s x8: the floor is 90%
+ * of that link's ceiling (the element named), not of the port's. */
+static void test_verdict_pcie_floor(void **state)
+{
+	struct fc_pair_limits lim = { .min_link_pct = 90 };
+	json_t *doc;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		double gbps = k ? 105 : 90; /* 90% of 109.5 is 98.6 */
+
+		doc = rack_doc(gbps, 4096, 0);
+		json_array_remove(json_object_get(doc, "results"), 0);
+		json_object_set_new(json_object_get(doc, "a"), "payload_gbps", json_real(385.0));
+		json_object_set_new(json_object_get(doc, "b"), "payload_gbps", json_real(385.0));
+		json_object_set_new(json_object_get(doc, "b"), "pcie_ceiling",
+				    json_pack("{s:f, s:s, s:s, s:f, s:i, s:i, s:b}", "gbps", 109.5,
+					      "role", "hca", "bdf", "0000:3b:00.0", "gts", 16.0,
+					      "width", 8, "max_payload_bytes", 256, "downtrained",
+					      1));
+		fc_pair_verdict(doc, &lim);
+		assert_true(has_finding(doc, "nodeB rxe0 (PCIe 0000:3b:00.0) trained to 16 GT/s x8 (trained down), max payload 256 B: at most about 110 Gb/s, below the port's payload ceiling of 385.000 Gb/s"));
+		assert_true(has_finding(doc, "reseat the card"));
+		assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) -
+				 0.9 * 109.5) < 1e-9);
+		assert_int_equal(has_finding(doc, "is below 98.550 Gb/s (90% of 109.500 Gb/s, the PCIe ceiling of nodeB rxe0"), !k);
+		assert_string_equal(fc_jstr(doc, "verdict", ""), k ? "warn" : "fail");
+		json_decref(doc);
+	}
+	/* A PCIe ceiling above the port's changes nothing. */
+	doc = rack_doc(0.16, 4096, 0);
+	json_object_set_new(json_object_get(doc, "a"), "pcie_ceiling",
+			    json_pack("{s:f, s:s, s:s}", "gbps", 470.0, "role", "hca", "bdf", "x"));
+	fc_pair_verdict(doc, &lim);
+	assert_true(has_finding(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
+	assert_false(has_finding(doc, "PCIe ceiling"));
+	json_decref(doc);
+}
+
 static void test_sizes_and_slots(void **state)
 {
 	struct pair_cfg cfg = { .max_size = 8u << 20 };
@@ -383,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counters_delta),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_verdict_pcie_floor),
 		cmocka_unit_test(test_sizes_and_slots),
 		cmocka_unit_test(test_launch_argv),
 	};

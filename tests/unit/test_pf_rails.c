@@ -159,7 +159,8 @@ static json_t *gpu8_probe(int node)
 						      "device", dev, "port", 1, "state", "ACTIVE",
 						      "link_layer", "InfiniBand", "rate_gbps", 400.0,
 						      "active_mtu", 4096, "subnet", sub));
-		json_array_append_new(hcas, json_pack("{s:s, s:s}", "name", dev, "fw_ver", "28.39.1002"));
+		json_array_append_new(hcas, json_pack("{s:s, s:s, s:{s:f, s:i}}", "name", dev, "fw_ver",
+						      "28.39.1002", "pcie", "gts", 32.0, "width", 16));
 		snprintf(lbl, sizeof(lbl), "NIC%d", i);
 		json_array_append_new(nics, json_pack("{s:s, s:s}", "name", dev, "label", lbl));
 		snprintf(g, sizeof(g), "GPU%d", i);
@@ -206,6 +207,51 @@ static void test_gpu_rail_local(void **state)
 	json_decref(nodes);
 }
 
+/* The HCA PCIe link of one rail trained down: named per rail, across nodes
+ * (three nodes: the odd one by majority) or within the node (two nodes: its
+ * other rails outvote it). Links the probe could not read are not compared. */
+static json_t *hca_pcie(json_t *nodes, int node, int rail)
+{
+	return json_object_get(json_array_get(json_object_get(probe_of(nodes, node), "hcas"),
+					      (size_t)rail), "pcie");
+}
+
+static void test_rail_pcie_link(void **state)
+{
+	json_t *nodes = rack_of(3, gpu8_probe), *doc;
+	char *f;
+
+	(void)state;
+	json_object_set_new(hca_pcie(nodes, 1, 3), "width", json_integer(8));
+	json_object_set_new(hca_pcie(nodes, 2, 6), "gts", json_real(16));
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "nodeB: the PCIe link width of its HCA on rail 3 (mlx5_3) is x8 "
+				  "where the other nodes have x16"));
+	assert_non_null(strstr(f, "nodeC: the PCIe link speed of its HCA on rail 6 (mlx5_6) is "
+				  "16 GT/s where the other nodes have 32 GT/s"));
+	assert_null(strstr(f, "nodeA: the PCIe"));
+	assert_null(strstr(f, "rail 3 (mlx5_3) is 16"));
+	assert_null(strstr(f, "its other rails' HCAs")); /* three nodes: once, across them */
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+
+	nodes = rack_of(2, gpu8_probe);
+	json_object_set_new(hca_pcie(nodes, 1, 3), "width", json_integer(8));
+	json_object_del(json_array_get(json_object_get(probe_of(nodes, 0), "hcas"), 5), "pcie");
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "nodeB: the PCIe link width of its HCA mlx5_3 on rail 3 is x8 where "
+				  "its other rails' HCAs have x16"));
+	assert_non_null(strstr(f, "the PCIe link width of its HCA on rail 3 (mlx5_3) differs across "
+				  "nodes (nodeA x16, nodeB x8)"));
+	assert_null(strstr(f, "nodeA: the PCIe"));
+	assert_null(strstr(f, "rail 5 (mlx5_5)")); /* one node's link unknown: nothing to compare */
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_rail1_mtu_lowered),
 		cmocka_unit_test(test_rail_swap),
 		cmocka_unit_test(test_gpu_rail_local),
+		cmocka_unit_test(test_rail_pcie_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

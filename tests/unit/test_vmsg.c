@@ -10,6 +10,7 @@
 
 #include "core/crc32c.h"
 #include "core/vmsg.h"
+#include "core/vstream.h"
 
 /* RFC 3720 B.4 and the usual check value. */
 static void test_crc_vectors(void **state __attribute__((unused)))
@@ -164,6 +165,96 @@ static void test_cycle_layout(void **state __attribute__((unused)))
 	assert_int_equal(fc_cycle_layout(0, 8 << 20, &stride, &n), -EINVAL);
 }
 
+/* Checks @b as message @seq of QP 1 (part 4: slot 4 + seq % 4) into @t;
+ * the first problem's sentence in @why. */
+static enum fc_vmsg_err tchk(struct fc_vtally *t, const uint8_t *b, uint64_t byte_len,
+			     uint32_t seq, uint32_t hdr_seq, int has_imm, uint32_t imm, char *why)
+{
+	struct fc_vmsg_id want = { .tag = 77, .seq = seq, .slot = fc_vslot(1, seq, 4), .len = 512 };
+	enum fc_vmsg_err e = fc_vtally_check(t, 1, b, byte_len, &want, hdr_seq, has_imm, imm);
+
+	fc_vtally_why(t, why, 320);
+	return e;
+}
+
+/* One message at a time, as the receiver checks them: each problem named. */
+static void test_tally(void **state __attribute__((unused)))
+{
+	char why[320];
+	struct fc_vtally t;
+	/* Messages 5 and 6 of QP 1 (slots 5, 6), numbered in their headers. */
+	uint8_t *m5 = msg(77, 5, 5, 512), *m6 = msg(77, 6, 6, 512);
+	/* In GPU memory the header keeps its fill number (seq % part). */
+	uint8_t *g6 = msg(77, 2, 6, 512);
+
+	assert_int_equal(fc_vslot(1, 5, 4), 5);
+	assert_int_equal(fc_vslot(3, 9, 4), 13);
+	assert_int_equal(fc_vpart(16, 4), 4);
+	assert_int_equal(fc_vpart(4, 4), 0);
+	assert_int_equal(fc_vpart(3, 1), 3);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, m5, 512, 5, 5, 1, 5, why), FC_VMSG_OK);
+	assert_int_equal(tchk(&t, m6, 512, 6, 6, 1, 6 | FC_VIMM_LAST, why), FC_VMSG_OK);
+	assert_int_equal(tchk(&t, g6, 512, 6, 2, 1, 6, why), FC_VMSG_OK);
+	assert_true(t.msgs == 3 && t.bytes == 3 * 512 && !t.bad && !t.first_set);
+	assert_int_equal(fc_vtally_slots(&t), 2);
+	/* A flipped payload byte, named with its offset. */
+	m6[300] ^= 4;
+	assert_int_equal(tchk(&t, m6, 512, 6, 6, 1, 6, why), FC_VMSG_PAYLOAD);
+	assert_non_null(strstr(why, "QP 1, message 6 for slot 6 (512 B): payload"));
+	assert_non_null(strstr(why, "offset 300"));
+	m6[300] ^= 4;
+	/* Only the first problem is kept; every bad one is counted. */
+	memset(&t, 0, sizeof(t));
+	/* Swapped slots: message 5 where 6 is due (numbered headers: a
+	 * duplicate of the one before), and on GPU memory a message of
+	 * another slot. */
+	assert_int_equal(tchk(&t, m5, 512, 6, 6, 0, 0, why), FC_VMSG_DUP);
+	assert_non_null(strstr(why, "duplicate: message 5 arrived again"));
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, m5, 512, 6, 2, 0, 0, why), FC_VMSG_SLOT);
+	assert_non_null(strstr(why, "QP 1, message 6 for slot 6 (512 B): slot: message 5 for slot 5 landed here (misplaced)"));
+	/* A duplicate by its immediate value (headers not numbered). */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, g6, 512, 7, 3, 1, 6, why), FC_VMSG_DUP);
+	assert_non_null(strstr(why, "QP 1, message 7 for slot 7 (512 B): duplicate: message 6"));
+	/* Older and later immediates: stale, and messages lost. */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, g6, 512, 9, 1, 1, 6, why), FC_VMSG_STALE);
+	assert_non_null(strstr(why, "stale: the older message 6"));
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, g6, 512, 4, 0, 1, 6, why), FC_VMSG_AHEAD);
+	assert_non_null(strstr(why, "missing: message 6 came instead"));
+	/* No immediate value on the completion. */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, m6, 512, 6, 6, 1, FC_VIMM_NONE, why), FC_VMSG_IMM);
+	assert_non_null(strstr(why, "immediate: the completion carries none"));
+	/* Short and long by the completion's byte_len. */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tchk(&t, m6, 100, 6, 6, 1, 6, why), FC_VMSG_SHORT);
+	assert_non_null(strstr(why, "short: 100 B arrived"));
+	assert_int_equal(tchk(&t, m6, 600, 6, 6, 1, 6, why), FC_VMSG_LEN);
+	assert_true(t.bad == 2 && t.first.err == FC_VMSG_SHORT && t.msgs == 0);
+	/* A stale header from the previous test, and a poisoned one (the
+	 * message did not arrive). */
+	memset(&t, 0, sizeof(t));
+	{
+		uint8_t *old = msg(76, 6, 6, 512);
+
+		assert_int_equal(tchk(&t, old, 512, 6, 6, 1, 6, why), FC_VMSG_OTHER_TEST);
+		assert_non_null(strstr(why, "stale-test"));
+		memset(old, 0xa5, 24);
+		memset(&t, 0, sizeof(t));
+		assert_int_equal(tchk(&t, old, 512, 6, 6, 1, 6, why), FC_VMSG_HEADER);
+		assert_non_null(strstr(why, "header: its CRC32C does not match"));
+		assert_true(t.bad == 1 && t.msgs == 0);
+		free(old);
+	}
+	free(m5);
+	free(m6);
+	free(g6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_slot_dup_stale_short),
 		cmocka_unit_test(test_tiny_and_imm),
 		cmocka_unit_test(test_cycle_layout),
+		cmocka_unit_test(test_tally),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

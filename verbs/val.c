@@ -1,0 +1,132 @@
+/*
+ * --validate in the data path: the sender numbers each message (its slot
+ * and immediate value, and its header where the CPU may write the buffer);
+ * the side the data reaches checks each one at its completion against the
+ * message due on that QP, then poisons the slot's header (see test.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "verbs/test.h"
+
+uint32_t vb_val_next(const struct vb_res *r, const struct vb_test *t, int q, int last,
+		     uint32_t *imm_p)
+{
+	struct vb_val *v = t->val;
+	uint32_t seq = v->tx_seq[q]++, slot = vb_val_slot(t, q, seq);
+
+	if (v->stamp && t->op != VB_READ) {
+		struct fc_vmsg_id id = { .tag = v->tag, .seq = seq, .slot = slot,
+					 .len = (uint32_t)t->size };
+
+		fc_vmsg_stamp(vb_test_local(r, t, 0, slot), &id);
+	}
+	*imm_p = (seq & FC_VIMM_SEQ) | (last ? FC_VIMM_LAST : 0);
+	__atomic_add_fetch(&v->sent, 1, __ATOMIC_RELAXED);
+	return slot;
+}
+
+/* Checks the message due on QP @q at @at (in the buffer), then poisons its header. */
+static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *at,
+		    uint64_t byte_len, int has_imm, uint32_t imm, uint8_t *scratch)
+{
+	struct vb_val *v = t->val;
+	uint32_t seq = v->rx_seq[q]++, len = (uint32_t)t->size;
+	struct fc_vmsg_id want = { .tag = v->tag, .seq = seq, .slot = vb_val_slot(t, q, seq),
+				   .len = len };
+	uint32_t hdr_seq = v->peer_stamps && t->op != VB_READ ? seq : seq % v->part;
+	size_t hl = len < FC_VMSG_HDR ? len : FC_VMSG_HDR;
+	const uint8_t *p = at;
+	int err;
+
+	if (v->read) {
+		if ((err = v->read(v->arg, at, len, scratch)))
+			return err;
+		p = scratch;
+	}
+	fc_vtally_check(&v->tally, q, p, byte_len, &want, hdr_seq, has_imm, imm);
+	if (v->poison)
+		return v->poison(v->arg, at, hl);
+	memset(at, VB_VAL_POISON, hl);
+	(void)r;
+	return 0;
+}
+
+int vb_val_recv(struct vb_res *r, const struct vb_test *t, int q, const struct ibv_wc *wc,
+		uint32_t rslot, uint8_t *scratch)
+{
+	uint32_t due = t->val->rx_seq[q];
+	uint8_t *at = t->op == VB_SEND ? vb_rx(r, rslot) :
+					 vb_test_local(r, t, 1, vb_val_slot(t, q, due));
+	uint32_t imm = wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : FC_VIMM_NONE;
+
+	return check_at(r, t, q, at, wc->byte_len, 1, imm, scratch);
+}
+
+int vb_val_reads(struct vb_res *r, const struct vb_test *t, int q, uint64_t n,
+		 const struct ibv_wc *wc, uint8_t *scratch)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t slot = vb_val_slot(t, q, t->val->rx_seq[q]);
+		/* Only a signalled read has a completion with its length. */
+		uint64_t len = i + 1 == n && wc ? wc->byte_len : t->size;
+		int err = check_at(r, t, q, vb_test_local(r, t, 1, slot), len, 0, 0, scratch);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size)
+{
+	uint64_t half = r->stride * r->nslots, stride;
+	uint64_t sizes[2] = { max_size < FC_CYCLE_SMALL ? max_size : FC_CYCLE_SMALL, max_size };
+	uint32_t min = r->nslots, n;
+	int cap;
+
+	for (int k = 0; k < 2; k++)
+		if (!fc_cycle_layout(sizes[k], half, &stride, &n) && n < min)
+			min = n;
+	/* Receive k + cap of a QP is posted only once message k was checked:
+	 * with cap below the QP's slots, a message can reach a slot (even a
+	 * multi-packet write, whose first packets need no receive) only once
+	 * the slot's last message was checked and poisoned. */
+	cap = r->nqps > 0 ? (int)(min / (uint32_t)r->nqps) - 1 : 1;
+	if (cap < 1)
+		cap = 1;
+	return cap < r->rx_depth ? cap : r->rx_depth;
+}
+
+int vb_val_prepare(struct vb_res *r, struct vb_test *t)
+{
+	struct vb_val *v = t->val;
+	uint32_t part = fc_vpart(t->cyc_nslots, r->nqps);
+	int win;
+
+	if (!part) {
+		fc_err("--validate: %llu B messages cycle over %u slots, too few for %d QPs (2 each at least, so that a slot is not rewritten while its message is checked): use fewer QPs (-q) or smaller messages",
+		       (unsigned long long)t->size, t->cyc_nslots, r->nqps);
+		return -EINVAL;
+	}
+	memset(&v->tally, 0, sizeof(v->tally));
+	memset(v->tx_seq, 0, sizeof(v->tx_seq));
+	memset(v->rx_seq, 0, sizeof(v->rx_seq));
+	v->sent = 0;
+	v->part = part;
+	/* A window of at most a QP's slots: a slot is rewritten (stamped,
+	 * read into) only once its last message completed. */
+	win = r->tx_depth < (int)part ? r->tx_depth : (int)part;
+	if (t->post_list > win)
+		t->post_list = win;
+	/* A signalled request among any win - post_list + 1 in flight, or
+	 * the window closes for good; every read on its own, so that its
+	 * length is checked. */
+	if (t->cq_mod > win - t->post_list + 1)
+		t->cq_mod = win - t->post_list + 1;
+	if (t->op == VB_READ)
+		t->cq_mod = 1;
+	return 0;
+}
