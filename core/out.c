@@ -354,6 +354,16 @@ void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
 	va_end(ap);
 }
 
+void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (json_is_integer(v))
+		fc_table_addf(t, col, "%lld", (long long)json_integer_value(v));
+	else
+		fc_table_addf(t, col, "-");
+}
+
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 {
 	int w[64] = { 0 };

@@ -223,10 +223,7 @@ static void device_row(struct fc_table *t, const char *label, const json_t *d, c
 	fc_table_addf(t, 0, "%s", label);
 	fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
 	fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
-	if (json_is_integer(json_object_get(d, "numa")))
-		fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
-	else
-		fc_table_addf(t, 3, "-");
+	fc_table_addint(t, 3, d, "numa");
 	fc_table_addf(t, 4, "%s", near);
 	fc_table_addf(t, 5, "%s", dist);
 }

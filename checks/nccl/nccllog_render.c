@@ -106,10 +106,7 @@ static void ranks_table(FILE *f, const json_t *doc)
 		fc_table_row(t);
 		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
 		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
-		if (json_is_integer(json_object_get(r, "cuda_dev")))
-			fc_table_addf(t, 2, "%d", (int)fc_jnum(r, "cuda_dev", 0));
-		else
-			fc_table_addf(t, 2, "-");
+		fc_table_addint(t, 2, r, "cuda_dev");
 		fc_table_addf(t, 3, "%s", str_or(r, "bus_id", "-"));
 		fc_table_addf(t, 4, "%s", fc_jstr(r, "init", ""));
 	}
