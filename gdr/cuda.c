@@ -234,7 +234,8 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct to
 	return 0;
 }
 
-static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req)
+static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req,
+		       const struct topo *topo, const char *hca)
 {
 	const struct cuda_api *api = &st->api;
 	char why[384], e[96];
@@ -242,6 +243,8 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 	int pos;
 
 	pos = gdr_gpu_pick(dev->gpus, dev->ngpus, req, why, sizeof(why));
+	if (pos >= 0 && req->how == GDR_GPU_NEAREST && hca)
+		pos = gdr_gpu_spread(dev->gpus, dev->ngpus, topo, hca, pos);
 	if (pos < 0)
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
@@ -278,7 +281,7 @@ static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
 	if (!ret)
 		ret = cuda_list(dev, st, topo, hca);
 	if (!ret)
-		ret = cuda_select(dev, st, req);
+		ret = cuda_select(dev, st, req, topo, hca);
 	if (ret)
 		goto out_close;
 	dev->priv = st;

@@ -91,6 +91,7 @@ void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca)
 	json_object_set_new(side, "gpu_name", json_string(m->dev->gpu.name));
 	json_object_set_new(side, "gpu_bus_id", json_string(m->dev->gpu.bus_id));
 	json_object_set_new(side, "gpu_distance", json_string(topo_dist_name(m->dev->gpu.dist)));
+	json_object_set_new(side, "gpu_count", json_integer(m->dev->ngpus));
 	if (hca)
 		json_object_set_new(side, "gpu_hca", json_string(hca));
 }

@@ -34,6 +34,10 @@ const char *vb_port_state_name(int state);
  * or libibverbs cannot list them.
  */
 json_t *vb_devices_json(const char **why_p);
+/* Set by the program (src/main.c) to what adds to each InfiniBand port of
+ * `devices` the switch it reaches (ctl/ibpeer.c, a layer above); NULL:
+ * nothing is added. */
+extern void (*vb_devices_peer_hook)(json_t *devices, json_t *doc);
 
 /* Fills @pi for DEV:PORT. Returns 0 or a negative errno (logged). */
 int vb_port_query(const char *dev, int port, struct vb_port_info *pi);

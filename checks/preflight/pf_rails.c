@@ -227,10 +227,13 @@ static json_t *rails_json(const struct pf_rail_in *x)
 			json_object_set_new(ports, x->nodes[i].name,
 					    p ? json_string(p->dev) : json_null());
 		}
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:o}", "rail",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:o}", "rail",
 						      x->map.rails[r].index, "name",
 						      x->map.rails[r].name, "subnet",
-						      x->map.rails[r].subnet, "devices", ports));
+						      x->map.rails[r].subnet, "switch",
+						      x->map.rails[r].peer[0] ? x->map.rails[r].peer
+									      : NULL,
+						      "devices", ports));
 	}
 	return list;
 }

@@ -38,6 +38,8 @@ expect_json "validate: write, read, send bandwidth on host memory, every message
 	 [r['test'] for r in d['results']] == ['write', 'read', 'send'] and
 	 [r.get('validate_a') is None for r in d['results']] == [True, False, True] and
 	 [r.get('validate_b') is None for r in d['results']] == [False, True, False] and
+	 [r['validate_b' if r['test'] != 'read' else 'validate_a']['opcode'] for r in d['results']] ==
+	 ['RDMA WRITE WITH IMMEDIATE', 'RDMA READ', 'SEND WITH IMMEDIATE'] and
 	 all(v['numbered_headers'] == (r['test'] != 'read') and v['sent'] >= 20
 	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v) and $VOK" \
 	-- "${G[@]}" --test write,read,send --bw -s 16K -n 20 --validate --json
