@@ -303,7 +303,8 @@ static void render_validate(FILE *f, const json_t *doc)
 			if (!v)
 				continue;
 			if (!head++)
-				fprintf(f, "\nvalidated (each message checked where it landed: header, CRC32C, the completion's length and immediate):\n");
+				fprintf(f, "\nvalidated (each message checked where it landed: header, CRC32C, the completion's length\n"
+					   "and immediate; writes went as RDMA WRITE WITH IMMEDIATE):\n");
 			fprintf(f, "  %-5s %-3s %8lld B  %s: %.0f of %.0f messages good, %.0f B checked, %.0f of %.0f slots, %s memory%s\n",
 				fc_jstr(r, "test", "?"), fc_jstr(r, "metric", "?"),
 				(long long)fc_jnum(r, "size_bytes", 0),
