@@ -237,6 +237,10 @@ int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 					 "each message at its receive completion: header, CRC32C, byte_len, immediate");
 	json_object_set_new(v, "numbered_headers", json_boolean(wm->val.peer_stamps && t->op != VB_READ));
 	json_object_set_new(v, "flush", json_string(flush_name(wm)));
+	/* What the messages went as (a validated write carries an immediate). */
+	json_object_set_new(v, "opcode", json_string(t->op == VB_READ ? "RDMA READ" :
+						     t->op == VB_SEND ? "SEND WITH IMMEDIATE" :
+									"RDMA WRITE WITH IMMEDIATE"));
 	json_object_set_new(v, "loopback_reads", json_integer((json_int_t)(vb_loop_reads(r) - wm->loop_base)));
 	if (ty->first_set) {
 		json_object_set_new(v, "bad_slot", json_integer(ty->first.want.slot));
