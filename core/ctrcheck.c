@@ -54,6 +54,14 @@ static void account_one(const json_t *r, int mtu, struct fc_ctr_dir dir[2])
 		else
 			dir[1 - i].ack_pkts += n * pk;
 	}
+	for (int i = 0; i < 2; i++) {
+		/* Out of and into side i's port: its transmit and receive counters. */
+		uint64_t loop = 2 * (uint64_t)fc_jnum(json_object_get(r, i ? "validate_b" : "validate_a"),
+						       "loopback_reads", 0);
+
+		dir[0].loop_pkts += loop;
+		dir[1].loop_pkts += loop;
+	}
 }
 
 int fc_ctr_account(const json_t *results, int path_mtu, struct fc_ctr_dir dir[2])
@@ -75,7 +83,7 @@ int fc_ctr_account(const json_t *results, int path_mtu, struct fc_ctr_dir dir[2]
 
 void fc_ctr_bounds(struct fc_ctr_dir *d, int bytes, int hdr, uint64_t control)
 {
-	uint64_t pkts = d->data_pkts + d->req_pkts + d->ack_pkts;
+	uint64_t pkts = d->data_pkts + d->req_pkts + d->ack_pkts + d->loop_pkts;
 
 	if (bytes) {
 		d->least = (double)d->moved_bytes;

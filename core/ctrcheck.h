@@ -9,6 +9,9 @@
  * request packet X->Y. The other side may acknowledge every write or send
  * packet, so at most one ACK a packet goes back (rxe acknowledges each
  * message and every 64th packet of a long one; hardware coalesces more).
+ * --validate on GPU memory without a driver flush reads one byte over a
+ * loopback QP before each check ("loopback_reads"): two packets out of and
+ * into that side's port each.
  *
  * What the ports counted: port_xmit_data / port_rcv_data (4-byte words:
  * bytes on the wire, headers included) where both nodes have them, else
@@ -22,8 +25,8 @@
  *
  * Above: neither counter may show more than the results explain: in bytes
  * the payload plus CTR_HDR_SLACK more than the path's headers for every
- * packet, an ACK for every data packet and the requests; in packets the
- * data, requests and ACKs; with rdma_cm CTR_CM_PKTS connection packets
+ * packet, an ACK for every data packet, the requests and the loopback
+ * reads; in packets the data, requests, ACKs and loopback reads; with rdma_cm CTR_CM_PKTS connection packets
  * (of at most CTR_CM_BYTES) a QP; then CTR_TOL_ABOVE on top. Judged only
  * when no error counter rose on either node: a retry resends the whole
  * window from the lost packet (on the virtual rack's rxe up to 1.6 times
@@ -57,6 +60,7 @@ struct fc_ctr_dir {
 	/* packets this way: data, read requests, and the most ACKs the
 	 * sending side returns for the other way's data */
 	uint64_t data_pkts, req_pkts, ack_pkts;
+	uint64_t loop_pkts; /* loopback flush reads on the ports of this way */
 	double least, most;
 };
 

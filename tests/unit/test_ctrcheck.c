@@ -250,6 +250,26 @@ static void test_one_port(void **state)
 	json_decref(doc);
 }
 
+/* --validate's loopback flush reads go out of and into the checking side's port. */
+static void test_loopback_reads(void **state)
+{
+	const char *with = "[{\"test\": \"write\", \"size_bytes\": 8192, \"posted\": [20, 0],"
+			   " \"validate_b\": {\"loopback_reads\": 20}}]";
+	const char *without = "[{\"test\": \"write\", \"size_bytes\": 8192, \"posted\": [20, 0]}]";
+	const char *ca = "{\"sent_pkts\": 40, \"rcvd_pkts\": 20}";
+	const char *cb = "{\"sent_pkts\": 60, \"rcvd_pkts\": 80}";
+	json_t *doc = doc_of(with, ca, cb, "relayed");
+
+	(void)state;
+	assert_string_equal(check_verdict(doc), "agree");
+	assert_true(fc_jnum(dir_of(doc, 0), "most", 0) == 80 && fc_jnum(dir_of(doc, 1), "most", 0) == 80);
+	json_decref(doc);
+	doc = doc_of(without, ca, cb, "relayed");
+	assert_string_equal(check_verdict(doc), "disagree");
+	assert_string_equal(fc_jstr(dir_of(doc, 0), "verdict", ""), "more");
+	json_decref(doc);
+}
+
 static void test_traffic_names(void **state)
 {
 	(void)state;
@@ -264,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_retries),	     cmocka_unit_test(test_tolerance_edge),
 		cmocka_unit_test(test_data_counters), cmocka_unit_test(test_not_judged),
 		cmocka_unit_test(test_one_port),     cmocka_unit_test(test_traffic_names),
+		cmocka_unit_test(test_loopback_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
