@@ -57,14 +57,12 @@ static void render_sides(FILE *f, const json_t *doc)
 		fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
 		fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
 		fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
-		if (json_is_integer(json_object_get(s, "gid_index"))) {
-			fc_table_addf(t, 5, "%d", (int)fc_jnum(s, "gid_index", 0));
+		fc_table_addint(t, 5, s, "gid_index");
+		if (json_is_integer(json_object_get(s, "gid_index")))
 			fc_table_addf(t, 6, "%s (%s)", fc_jstr(s, "gid", "?"),
 				      fc_jstr(s, "gid_type", "?"));
-		} else {
-			fc_table_addf(t, 5, "-");
+		else
 			fc_table_addf(t, 6, "-");
-		}
 		fc_table_addf(t, 7, "%d", (int)fc_jnum(s, "lid", 0));
 		fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
 		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),

@@ -49,5 +49,8 @@ void vb_port_link(const struct vb_port_info *pi, int gid_pos, int mtu, struct fc
 
 /* JSON object for one port (shared by `devices` and `pair`). */
 json_t *vb_port_json(const struct vb_port_info *pi);
+/* Sets "gid_index", "gid" and "gid_type" of @o from @g; "gid_index": null
+ * when @g is NULL (no usable GID). */
+void vb_gid_json(json_t *o, const struct fc_gid *g);
 
 #endif

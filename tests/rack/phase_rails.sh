@@ -34,6 +34,23 @@ expect "rails: --use-cuda without a GPU driver is named per rail, exit 3" 3 \
 	'rail 1 \(rxe1\) (alone|loaded): node[AB]: cannot load libcuda.so.1' -- \
 	"$FC" pair nodeA nodeB --rails all --use-cuda "${RA[@]}" --no-db
 
+# --use-cuda on the test-only stand-in driver (tests/gdr/fakecuda.c, two GPUs,
+# "GPU memory" is host memory; registered by the peermem route, which the
+# recorded tree two-socket offers): rxe has no PCIe function, so no distance
+# ranks the GPUs and both rails of each node take GPU 0; the rails list shows
+# each side's GPU, and each node, with two GPUs for two rails, is named.
+RFAKE=$(pwd)/build/tests/libfakecuda.so
+[ -f "$RFAKE" ] || { mkdir -p build/tests && ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$RFAKE" tests/gdr/fakecuda.c; }
+T0R=$SECONDS
+expect_json "rails: --use-cuda on the stand-in driver: each rail's GPU, two rails on one GPU named per node" v \
+	"[(r['a']['gpu'], r['b']['gpu'], r['a']['gpu_count'], r['b']['gpu_count']) for r in d['rails']] == [(0, 0, 2, 2)] * 2
+	 and len([f for f in d['findings'] if 'rails 0 (rxe0) and 1 (rxe1) both had their buffers on GPU 0' in f
+	          and 'although the node has 2 GPUs for 2 rails' in f]) == 2
+	 and any(f.startswith('nodeA: rails 0') for f in d['findings']) and any(f.startswith('nodeB: rails 0') for f in d['findings'])" \
+	-- env FABCHECK_WORKER_CMD="env FABCHECK_SYSFS=$(pwd)/tests/data/gdr/two-socket FABCHECK_LIBCUDA=$RFAKE $(readlink -f "$FC")" \
+	"$FC" pair nodeA nodeB --rails all --loaded-only --use-cuda "${RA[@]}" -n 20 --no-db --json
+echo "    pair --rails all --use-cuda on the stand-in driver (loaded only): $((SECONDS - T0R)) s"
+
 # One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
 SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
 expect "rails: fault $SLOW --rail 1 rate 5" 0 "$SLOW: eth2 limited to 5 Mbit/s" -- \
