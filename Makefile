@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen bench-history
+	deps clean valgrind bench-matrix bench-screen bench-history bench-tui
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -136,6 +136,14 @@ build/bench_history: tests/bench/bench_history.c build/libfabcheck.a
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
 bench-history: build/bench_history
 	@build/bench_history
+
+# The TUI's redraw and the HTML report of 1,024 nodes x 8 rails (issue 18).
+build/bench_tui: tests/bench/bench_tui.c build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfabcheck.a $(LIBS)
+bench-tui: build/bench_tui
+	@build/bench_tui 1024 8 200x60 0 none
+	@build/bench_tui 1024 8 200x60 12 none
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

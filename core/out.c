@@ -260,6 +260,17 @@ const char *fc_jstr(const json_t *obj, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
+const json_t *fc_jnamed(const json_t *arr, const char *name)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach((json_t *)arr, i, e)
+		if (!strcmp(fc_jstr(e, "name", ""), name))
+			return e;
+	return NULL;
+}
+
 double fc_jnum(const json_t *obj, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(obj, key);
@@ -341,6 +352,16 @@ void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
 	if (vasprintf(cell, fmt, ap) < 0)
 		*cell = NULL;
 	va_end(ap);
+}
+
+void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (json_is_integer(v))
+		fc_table_addf(t, col, "%lld", (long long)json_integer_value(v));
+	else
+		fc_table_addf(t, col, "-");
 }
 
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent)

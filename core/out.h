@@ -56,6 +56,8 @@ struct fc_table *fc_table_new(int ncols, ...); /* header strings */
 void fc_table_add(struct fc_table *t, ...);    /* ncols strings */
 void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4))); /* one cell of the last row */
+/* One cell: the integer @obj holds at @key, or "-" where it holds none. */
+void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char *key);
 void fc_table_row(struct fc_table *t);	       /* starts an empty row */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
 void fc_table_free(struct fc_table *t);
@@ -67,5 +69,7 @@ const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf
 /* Short helpers for reading documents. */
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt);
 double fc_jnum(const json_t *obj, const char *key, double dflt);
+/* The element of the array @arr whose "name" is @name, or NULL. */
+const json_t *fc_jnamed(const json_t *arr, const char *name);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ctrcheck.h"
 #include "core/out.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -319,6 +320,7 @@ void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)
 		}
 	}
 	check_counters(doc, json_object_get(doc, "counters"), a, b);
+	fc_counters_check(doc);
 	json_object_set_new(doc, "thresholds", thr);
 }
 

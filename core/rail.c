@@ -16,7 +16,7 @@ struct member {
 };
 
 struct group {
-	const char *key;  /* subnet, or the device name when matching by name */
+	const char *key;  /* subnet, switch, or the device name when matching by name */
 	const char *name; /* the device most nodes have on it */
 	int nodes_with;	  /* nodes with a port on it */
 	int rail;	  /* position in map->rails, -1 when not a rail */
@@ -197,6 +197,71 @@ static int note_left_out(struct match *x)
 	return rc;
 }
 
+/* What the rails are matched by, as a word for the findings. */
+static const char *key_kind(const struct match *x)
+{
+	return x->map->by_switch ? "switch" : x->map->by_name ? "device" : "subnet";
+}
+
+/*
+ * InfiniBand: match by the switch each port reaches where every eligible
+ * port reports one and there are as many switches as a node has ports.
+ * Returns 1 to match by switch; 0 otherwise (a note says why, once).
+ */
+static int choose_by_switch(struct match *x, int *rc)
+{
+	int with = 0, without = 0, maxports = 0, nsw = 0;
+	const char *sw[FC_RAIL_MAX + 1];
+
+	*rc = 0;
+	if (x->map->link_layer != FC_RAIL_LL_IB)
+		return 0;
+	for (int i = 0; i < x->n; i++) {
+		int cand = 0;
+
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+			int k;
+
+			if (!p->active || excluded(x, p) || p->link_layer != FC_RAIL_LL_IB)
+				continue;
+			cand++;
+			if (!p->peer[0]) {
+				without++;
+				continue;
+			}
+			with++;
+			for (k = 0; k < nsw && strcmp(sw[k], p->peer); k++)
+				;
+			if (k == nsw && nsw <= FC_RAIL_MAX)
+				sw[nsw++] = p->peer;
+		}
+		maxports = cand > maxports ? cand : maxports;
+	}
+	if (without) {
+		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				  "the switch %d InfiniBand port%s reach%s is not known (fabcheck "
+				  "devices reads it with smpquery of infiniband-diags, which needs "
+				  "umad access): rails are not matched by switch",
+				  without, without > 1 ? "s" : "", without > 1 ? "" : "es");
+		return 0;
+	}
+	if (!with || maxports < 2)
+		return 0;
+	if (nsw != maxports) {
+		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+				  "the InfiniBand ports reach %s%d switches for %d ports a node "
+				  "(rails that span several leaf switches): rails are not matched "
+				  "by switch", nsw > FC_RAIL_MAX ? "more than " : "",
+				  nsw > FC_RAIL_MAX ? FC_RAIL_MAX : nsw, maxports);
+		return 0;
+	}
+	*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
+			  "rails matched by the switch each InfiniBand port reaches (%d switches)",
+			  nsw);
+	return 1;
+}
+
 /* Matching by device name: no subnet known, or one InfiniBand subnet for
  * every port. */
 static int choose_by_name(struct match *x, int *rc)
@@ -253,7 +318,7 @@ static const char *member_key(const struct match *x, const struct member *m)
 {
 	const struct fc_rail_port *p = mport(x, m);
 
-	return x->map->by_name ? p->dev : p->subnet;
+	return x->map->by_switch ? p->peer : x->map->by_name ? p->dev : p->subnet;
 }
 
 /* The eligible ports, each with its group (network). */
@@ -275,7 +340,7 @@ static int collect(struct match *x)
 
 			if (!p->active || excluded(x, p) || p->link_layer != x->map->link_layer)
 				continue;
-			if (!x->map->by_name && !p->subnet[0]) {
+			if (!x->map->by_name && !x->map->by_switch && !p->subnet[0]) {
 				rc = add_finding(x->map, FC_RAIL_WARN, i,
 						 "%s of %s has no IPv4 address on %s: it is on no "
 						 "rail (RoCE v2 needs one)",
@@ -347,10 +412,11 @@ static int pick_members(struct match *x)
 			m->used = 1;
 		}
 		rc = add_finding(x->map, FC_RAIL_FAIL, m->node,
-				 "%s and %s of %s are both on %s %s: two rails on one subnet "
+				 "%s and %s of %s are both on %s %s: two rails on one %s "
 				 "(%s is left out)",
 				 mport(x, prev)->dev, mport(x, m)->dev, x->nodes[m->node].name,
-				 x->map->by_name ? "device" : "subnet", x->g[m->group].key,
+				 key_kind(x), x->g[m->group].key,
+				 x->map->by_switch ? "switch" : "subnet",
 				 m->used ? mport(x, prev)->dev : mport(x, m)->dev);
 	}
 	return rc;
@@ -422,7 +488,7 @@ static int make_rails(struct match *x)
 						"matches no rail of its peers (a cable in the wrong "
 						"switch, or a wrong address?)",
 						mport(x, &x->m[a])->dev, x->nodes[x->m[a].node].name,
-						x->map->by_name ? "device" : "subnet", x->g[k].key);
+						key_kind(x), x->g[k].key);
 			continue;
 		}
 		if (nr == (int)(sizeof(order) / sizeof(order[0])))
@@ -450,7 +516,9 @@ static int make_rails(struct match *x)
 		rl = &x->map->rails[x->map->nrails++];
 		rl->index = r;
 		snprintf(rl->name, sizeof(rl->name), "%s", g->name);
-		snprintf(rl->subnet, sizeof(rl->subnet), "%s", x->map->by_name ? "" : g->key);
+		snprintf(rl->subnet, sizeof(rl->subnet), "%s",
+			 x->map->by_name || x->map->by_switch ? "" : g->key);
+		snprintf(rl->peer, sizeof(rl->peer), "%s", x->map->by_switch ? g->key : "");
 	}
 	return rc;
 }
@@ -490,9 +558,10 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 {
 	const struct fc_rail *rl = &map->rails[r];
 
-	if (rl->subnet[0])
-		return snprintf(buf, len, "rail %d (%s, %s on the other nodes)", rl->index,
-				rl->subnet, rl->name);
+	if (rl->subnet[0] || rl->peer[0])
+		return snprintf(buf, len, "rail %d (%s%s, %s on the other nodes)", rl->index,
+				rl->peer[0] ? "switch " : "", rl->peer[0] ? rl->peer : rl->subnet,
+				rl->name);
 	return snprintf(buf, len, "rail %d (%s)", rl->index, rl->name);
 }
 
@@ -546,6 +615,8 @@ int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_
 	map->link_layer = fabric_ll(&x);
 	rc = note_left_out(&x);
 	if (!rc)
+		map->by_switch = choose_by_switch(&x, &rc);
+	if (!rc && !map->by_switch)
 		map->by_name = choose_by_name(&x, &rc);
 	if (!rc)
 		rc = collect(&x);
@@ -633,6 +704,7 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 								    FC_RAIL_LL_UNKNOWN;
 			jcopy(p, "netdev", o->netdev, sizeof(o->netdev));
 			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
+			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
 			if (!o->dev[0])
 				return -EINVAL;
 			cnt++;

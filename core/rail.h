@@ -12,7 +12,11 @@
  * of one node on one network is two rails on one subnet. When the ports
  * carry no network (or every InfiniBand port shares one subnet prefix, as on
  * a fabric with one subnet manager) rails are matched by device name, and
- * the map says so.
+ * the map says so. On InfiniBand, where every port reports the switch it
+ * reaches (the node GUID of its neighbour, read over umad), rails are
+ * matched by that switch instead, when there is one switch per rail (as
+ * many switches as a node has ports: a rack or one scalable unit); a rail
+ * that spans several leaf switches falls back to the subnet or the name.
  */
 #ifndef FC_RAIL_H
 #define FC_RAIL_H
@@ -32,6 +36,7 @@ struct fc_rail_port {
 	enum fc_rail_ll link_layer;
 	char netdev[32];		  /* RoCE: the port's net device */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "10.0.0.0/24", "fe80:0000:0000:0000"; "" unknown */
+	char peer[24];			  /* InfiniBand: the switch's node GUID, "0x..."; "" unknown */
 };
 
 struct fc_rail_node {
@@ -50,7 +55,8 @@ struct fc_rail_opts {
 struct fc_rail {
 	int index;		    /* number among all the fabric's rails */
 	char name[64];		    /* the device most nodes have on it */
-	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name */
+	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name or switch */
+	char peer[24];		    /* the switch, when matched by switch */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
@@ -65,6 +71,7 @@ struct fc_rail_map {
 	int nnodes, nrails;
 	enum fc_rail_ll link_layer;
 	int by_name;		 /* matched by device name */
+	int by_switch;		 /* matched by the switch each port reaches */
 	struct fc_rail rails[FC_RAIL_MAX];
 	int *port;		 /* nnodes * nrails: [node * nrails + rail] = port index or -1 */
 	struct fc_rail_finding *findings;
@@ -89,7 +96,8 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 
 /*
  * Reads the ports of a `fabcheck devices --json` "devices" list into @out
- * (room for @max): device, port, state, link layer, net device, "subnet".
+ * (room for @max): device, port, state, link layer, net device, "subnet",
+ * "switch_guid".
  * Returns the count, or -EINVAL when @devices is not such a list, -E2BIG past
  * @max.
  */

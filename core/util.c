@@ -187,6 +187,48 @@ int fc_read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
+char *fc_read_fd(int fd, size_t max, size_t *len_p)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1);
+
+	while (buf) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb = cap < max ? realloc(buf, cap * 2 + 1) : NULL;
+
+			if (!nb) {
+				free(buf);
+				errno = cap < max ? ENOMEM : EFBIG;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (n == 0) {
+			buf[len] = '\0';
+			*len_p = len;
+			return buf;
+		}
+		len += (size_t)n;
+	}
+	if (buf) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+	} else {
+		errno = ENOMEM;
+	}
+	return NULL;
+}
+
 double fc_now(void)
 {
 	struct timespec ts;

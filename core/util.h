@@ -29,6 +29,11 @@ const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len);
  * Returns the length or a negative errno. */
 int fc_read_file(const char *path, char *buf, size_t len);
 
+/* Reads all of @fd to its end, at most @max bytes (a power of two), NUL
+ * ended, with its length in *@len_p. NULL with errno on failure (EFBIG: it
+ * holds more than @max bytes). */
+char *fc_read_fd(int fd, size_t max, size_t *len_p);
+
 /* Monotonic time in seconds. */
 double fc_now(void);
 

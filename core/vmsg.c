@@ -26,33 +26,32 @@ static uint64_t pat_seed(const struct fc_vmsg_id *id)
 	return ((uint64_t)id->tag << 32 | id->slot) * 0x9e3779b97f4a7c15ULL + 1;
 }
 
+/* Byte @i of the stream, @x its state: a new 64-bit word every 8 bytes. */
+static uint8_t pat_next(uint64_t *x, size_t i)
+{
+	if (!(i & 7)) {
+		*x ^= *x << 13;
+		*x ^= *x >> 7;
+		*x ^= *x << 17;
+	}
+	return (uint8_t)(*x >> ((i & 7) * 8));
+}
+
 static void pat_fill(uint8_t *p, size_t n, const struct fc_vmsg_id *id)
 {
 	uint64_t x = pat_seed(id);
 
-	for (size_t i = 0; i < n; i++) {
-		if (!(i & 7)) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		p[i] = (uint8_t)(x >> ((i & 7) * 8));
-	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = pat_next(&x, i);
 }
 
 static int64_t pat_first_diff(const uint8_t *p, size_t n, const struct fc_vmsg_id *id)
 {
 	uint64_t x = pat_seed(id);
 
-	for (size_t i = 0; i < n; i++) {
-		if (!(i & 7)) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		if (p[i] != (uint8_t)(x >> ((i & 7) * 8)))
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != pat_next(&x, i))
 			return (int64_t)i;
-	}
 	return -1;
 }
 

@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/fc.h"
 #include "core/log.h"
+#include "core/out.h"
 #include "core/util.h"
 
 void fc_wk_io_init(struct fc_wk_io *io, double idle)
@@ -117,4 +119,23 @@ int fc_wk_poll_abort(struct fc_wk_io *io, const char *what)
 		return 1;
 	}
 	return err < 0;
+}
+
+int fc_wk_hello(struct fc_wk_io *io, const char *who, char *node, size_t node_len,
+		char *prefix, size_t prefix_len)
+{
+	char host[256] = "?";
+	json_t *m;
+	int err = fc_wk_recv(io, "hello", &m);
+
+	if (err)
+		return err;
+	snprintf(node, node_len, "%s", fc_jstr(m, "node", "?"));
+	io->idle = fc_jnum(m, "timeout", 30) * 3 + 10;
+	json_decref(m);
+	snprintf(prefix, prefix_len, "%s@%s", who, node);
+	fc_log_prefix = prefix;
+	gethostname(host, sizeof(host) - 1);
+	return fc_wk_send(io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION, "host",
+						 host, "pid", (int)getpid()));
 }

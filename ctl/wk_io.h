@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/wire.h"
@@ -35,6 +36,15 @@ int fc_wk_send(struct fc_wk_io *io, const char *type, json_t *body);
  * with @want, it must be of that type. 0 with *msg_p, or -errno after
  * logging (-ETIMEDOUT: the controller was silent for `idle` seconds). */
 int fc_wk_recv(struct fc_wk_io *io, const char *want, json_t **msg_p);
+/*
+ * The hello exchange that opens the conversation: waits for the
+ * controller's "hello", takes the node name it gives this worker into @node
+ * and the keep-alive from its timeout (3 x timeout + 10 s), logs as
+ * "@who@NODE" from then on (@prefix holds it and must outlive the worker),
+ * and answers with the version, host name and pid. 0 or -errno.
+ */
+int fc_wk_hello(struct fc_wk_io *io, const char *who, char *node, size_t node_len,
+		char *prefix, size_t prefix_len);
 /* Without blocking, during @what ("a test"): 0 when nothing but pings came,
  * 1 when the controller closed the channel or sent something else (logged;
  * the channel is then unusable). */

@@ -219,8 +219,9 @@ static int test_from(const json_t *m, struct vb_test *t)
 
 static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 {
-	json_t *o = json_pack("{s:f, s:I, s:I}", "seconds", res->seconds, "bytes",
-			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs);
+	json_t *o = json_pack("{s:f, s:I, s:I, s:I}", "seconds", res->seconds, "bytes",
+			      (json_int_t)res->bytes, "msgs", (json_int_t)res->msgs, "posted",
+			      (json_int_t)res->posted);
 
 	/* What ran: the method and its knobs as resolved. */
 	json_object_set_new(o, "method", json_pack("{s:s, s:i, s:i, s:i, s:s}", "name",
@@ -299,31 +300,14 @@ static int wk_finish(struct worker *w)
 	return fc_wk_send(&w->io, "finish", json_pack("{s:o, s:o}", "counters", counters, "notes", notes));
 }
 
-static int wk_hello(struct worker *w)
-{
-	char host[256] = "?";
-	json_t *m;
-	int err = fc_wk_recv(&w->io, "hello", &m);
-
-	if (err)
-		return err;
-	snprintf(w->node, sizeof(w->node), "%s", fc_jstr(m, "node", "?"));
-	w->io.idle = fc_jnum(m, "timeout", 30) * 3 + 10;
-	json_decref(m);
-	snprintf(w->prefix, sizeof(w->prefix), "fabcheck worker@%s", w->node);
-	fc_log_prefix = w->prefix;
-	gethostname(host, sizeof(host) - 1);
-	return fc_wk_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION, "host",
-					     host, "pid", (int)getpid()));
-}
-
 /* Runs the conversation; returns 0 after "finish", or -errno. */
 static int wk_run(struct worker *w)
 {
 	json_t *m;
 	int err;
 
-	if ((err = wk_hello(w)))
+	if ((err = fc_wk_hello(&w->io, "fabcheck worker", w->node, sizeof(w->node), w->prefix,
+				 sizeof(w->prefix))))
 		return err;
 	if ((err = fc_wk_recv(&w->io, "setup", &m)))
 		return err;

@@ -109,7 +109,21 @@ void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
 /* --validate on GPU memory: the data path reads and poisons through the driver. */
 static int val_read(void *arg, const uint8_t *p, size_t len, uint8_t *out)
 {
-	return gdr_mem_read_at(&((struct wk_mem *)arg)->mem, p, len, out);
+	struct wk_mem *wm = arg;
+	int err;
+
+	/* No cuFlushGPUDirectRDMAWrites: a loopback RDMA READ, as NCCL. */
+	if (!wm->dev.gdr_flush && (err = vb_loop_read(wm->res, p)))
+		return err;
+	return gdr_mem_read_at(&wm->mem, p, len, out);
+}
+
+/* How GPUDirect writes are flushed before a check. */
+static const char *flush_name(const struct wk_mem *wm)
+{
+	if (gdr_mem_host_accessible(&wm->mem))
+		return "none (host memory)";
+	return wm->dev.gdr_flush ? "cuFlushGPUDirectRDMAWrites" : "loopback RDMA READ";
 }
 
 static int val_poison(void *arg, uint8_t *p, size_t len)
@@ -139,7 +153,12 @@ static int val_prepare(struct wk_mem *wm, struct vb_res *r, struct vb_test *t)
 	wm->val.read = host ? NULL : val_read;
 	wm->val.poison = host ? NULL : val_poison;
 	wm->val.arg = wm;
+	wm->res = r;
+	wm->loop_base = vb_loop_reads(r);
 	t->val = &wm->val;
+	if (!host && !wm->dev.gdr_flush && !wm->flush_said++)
+		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+): GPUDirect writes are flushed by a loopback RDMA READ before each check, as NCCL does",
+			wm->dev.gpu.index);
 	if ((err = vb_val_prepare(r, t)))
 		return err;
 	err = gdr_mem_fill_msgs(&wm->mem, 0, t->cyc_stride, t->cyc_nslots, wm->val.part,
@@ -217,6 +236,12 @@ int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 		      t->op == VB_READ ? "each read at its completion: header, CRC32C, byte_len" :
 					 "each message at its receive completion: header, CRC32C, byte_len, immediate");
 	json_object_set_new(v, "numbered_headers", json_boolean(wm->val.peer_stamps && t->op != VB_READ));
+	json_object_set_new(v, "flush", json_string(flush_name(wm)));
+	/* What the messages went as (a validated write carries an immediate). */
+	json_object_set_new(v, "opcode", json_string(t->op == VB_READ ? "RDMA READ" :
+						     t->op == VB_SEND ? "SEND WITH IMMEDIATE" :
+									"RDMA WRITE WITH IMMEDIATE"));
+	json_object_set_new(v, "loopback_reads", json_integer((json_int_t)(vb_loop_reads(r) - wm->loop_base)));
 	if (ty->first_set) {
 		json_object_set_new(v, "bad_slot", json_integer(ty->first.want.slot));
 		json_object_set_new(v, "problem", json_string(fc_vmsg_err_name(ty->first.err)));

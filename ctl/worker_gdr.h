@@ -22,6 +22,9 @@ struct wk_mem {
 	char hca[64];
 	uint64_t ntests; /* both workers count the same tests: seeds agree */
 	struct vb_val val; /* --validate: the last test's checks (verbs/test.h) */
+	struct vb_res *res; /* the resources the checks run on (loopback flush) */
+	int flush_said;
+	uint64_t loop_base; /* loopback reads before the last test */
 	struct vb_test last; /* the test prepared last */
 	struct gdr_numa numa; /* where the buffer and the threads went */
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "verbs/qos.h"
+#include "core/ctrcheck.h"
 #include "core/log.h"
 #include "core/pairv.h"
 #include "core/util.h"
@@ -207,9 +208,13 @@ json_t *wk_qos_after(struct wk_qos *q, const struct vb_res *r, json_t **notes_p)
 	vb_netdev_counters_read(after, r->pi->netdev);
 	out = fc_counters_delta(q->hw_before, after);
 	json_t *cc = qos_delta_keep(q->hw_before, after, qos_is_cc_counter);
+	/* The traffic counters even at zero, for the pair's counters check. */
+	json_t *traffic = qos_delta_keep(q->hw_before, after, fc_is_traffic_counter);
 
 	json_object_update_missing(out, cc);
+	json_object_update_missing(out, traffic);
 	json_decref(cc);
+	json_decref(traffic);
 	json_decref(after);
 	if (q->eth_before && json_object_size(q->eth_before)) {
 		json_t *stats = wk_ethtool_stats(q->netdev, why, sizeof(why));

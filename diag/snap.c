@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/util.h"
 
 #define SNAP_FILE_MAX (1u << 20)   /* one file: ethtool -S of a big NIC is ~100 KiB */
 #define SNAP_TOTAL_MAX (16u << 20) /* one snapshot */
@@ -28,49 +29,15 @@ static int snap_path_ok(const char *rel)
 
 static int read_text(const char *path, char **text_p)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	size_t len = 0;
 
 	if (fd < 0)
 		return -errno;
-	buf = malloc(cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (!buf) {
-			close(fd);
-			return -ENOMEM;
-		}
-		if (len == cap) {
-			char *nb = cap < SNAP_FILE_MAX ? realloc(buf, cap * 2 + 1) : NULL;
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			free(buf);
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	*text_p = fc_read_fd(fd, SNAP_FILE_MAX, &len);
+	err = errno;
 	close(fd);
-	buf[len] = '\0';
-	*text_p = buf;
-	return (int)len;
+	return *text_p ? (int)len : -err;
 }
 
 static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_t *total)

@@ -1,11 +1,8 @@
 /*
- * CUDA memory through the driver API, loaded at run time: one binary runs
- * with and without a GPU. Only the few types and constants used here are
- * declared (values from the CUDA driver API reference); no CUDA header is
- * needed to build. Entry points are taken by their versioned names
- * (cuMemAlloc_v2, ...), which is what cuda.h maps the plain names to.
+ * CUDA memory through the driver API, loaded at run time by gdr/cudrv.c: one
+ * binary runs with and without a GPU. The device attributes and flags used
+ * here only are declared here (values from the CUDA driver API reference).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdarg.h>
@@ -16,21 +13,9 @@
 
 #include "core/fc.h"
 #include "core/log.h"
+#include "gdr/cudrv.h"
 #include "gdr/gdr.h"
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-
-enum {
-	CUDA_SUCCESS = 0,
-	CUDA_ERROR_INVALID_VALUE = 1,
-	CUDA_ERROR_OUT_OF_MEMORY = 2,
-	CUDA_ERROR_STUB_LIBRARY = 34,
-	CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
-	CUDA_ERROR_NO_DEVICE = 100,
-};
 enum {
 	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116,
 	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
@@ -46,68 +31,10 @@ enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
 
 #define GPU_PAGE (64u << 10) /* allocations rounded to GPU pages */
 
-struct cuda_api {
-	CUresult (*init)(unsigned int flags);
-	CUresult (*driver_version)(int *v);
-	CUresult (*device_count)(int *n);
-	CUresult (*device_get)(CUdevice *d, int ordinal);
-	CUresult (*device_name)(char *name, int len, CUdevice d);
-	CUresult (*device_attr)(int *v, int attr, CUdevice d);
-	CUresult (*device_bus_id)(char *buf, int len, CUdevice d);
-	CUresult (*ctx_retain)(CUcontext *ctx, CUdevice d);
-	CUresult (*ctx_release)(CUdevice d);
-	CUresult (*ctx_set_current)(CUcontext ctx);
-	CUresult (*ctx_sync)(void);
-	CUresult (*mem_alloc)(CUdeviceptr *p, size_t len);
-	CUresult (*mem_free)(CUdeviceptr p);
-	CUresult (*memcpy_htod)(CUdeviceptr dst, const void *src, size_t len);
-	CUresult (*memcpy_dtoh)(void *dst, CUdeviceptr src, size_t len);
-	CUresult (*host_alloc)(void **p, size_t len);
-	CUresult (*host_free)(void *p);
-	CUresult (*pointer_set_attr)(const void *v, int attr, CUdeviceptr p);
-	CUresult (*error_name)(CUresult r, const char **s);
-	CUresult (*range_handle)(void *handle, CUdeviceptr p, size_t len, int type,
-				 unsigned long long flags);
-	CUresult (*flush_rdma)(int target, int scope);
-};
-
 struct cuda_state {
-	void *lib;
-	struct cuda_api api;
-	CUdevice cudev;
-	CUcontext ctx;
-	int no_flush_said;
-};
-
-#define SYM(field, req, ...) \
-	{ offsetof(struct cuda_api, field), req, { __VA_ARGS__, NULL } }
-
-static const struct {
-	size_t off;
-	int required;
-	const char *names[3]; /* newest first */
-} cuda_syms[] = {
-	SYM(init, 1, "cuInit"),
-	SYM(driver_version, 1, "cuDriverGetVersion"),
-	SYM(device_count, 1, "cuDeviceGetCount"),
-	SYM(device_get, 1, "cuDeviceGet"),
-	SYM(device_name, 1, "cuDeviceGetName"),
-	SYM(device_attr, 1, "cuDeviceGetAttribute"),
-	SYM(device_bus_id, 1, "cuDeviceGetPCIBusId"),
-	SYM(ctx_retain, 1, "cuDevicePrimaryCtxRetain"),
-	SYM(ctx_release, 1, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
-	SYM(ctx_set_current, 1, "cuCtxSetCurrent"),
-	SYM(ctx_sync, 1, "cuCtxSynchronize"),
-	SYM(mem_alloc, 1, "cuMemAlloc_v2"),
-	SYM(mem_free, 1, "cuMemFree_v2"),
-	SYM(memcpy_htod, 1, "cuMemcpyHtoD_v2"),
-	SYM(memcpy_dtoh, 1, "cuMemcpyDtoH_v2"),
-	SYM(host_alloc, 0, "cuMemAllocHost_v2"),
-	SYM(host_free, 0, "cuMemFreeHost"),
-	SYM(pointer_set_attr, 0, "cuPointerSetAttribute"),
-	SYM(error_name, 0, "cuGetErrorName"),
-	SYM(range_handle, 0, "cuMemGetHandleForAddressRange"),
-	SYM(flush_rdma, 0, "cuFlushGPUDirectRDMAWrites"),
+	struct fc_cuda api;
+	fc_cudev cudev;
+	fc_cuctx ctx;
 };
 
 static const char *node_name(void)
@@ -117,17 +44,6 @@ static const char *node_name(void)
 	if (!host[0] && gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "this node");
 	return host;
-}
-
-static const char *cu_err(const struct cuda_api *api, CUresult r, char *buf, size_t len)
-{
-	const char *name = NULL;
-
-	if (api->error_name && api->error_name(r, &name) == CUDA_SUCCESS && name)
-		snprintf(buf, len, "%s (%d)", name, r);
-	else
-		snprintf(buf, len, "CUDA error %d", r);
-	return buf;
 }
 
 /* Records why opening failed (for reports), logs it once, returns @ret. */
@@ -145,57 +61,50 @@ open_fail(struct gdr_dev *dev, int ret, const char *fmt, ...)
 
 static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
 {
-	const char *env = getenv("FABCHECK_LIBCUDA");
-	const char *path = env && *env ? env : "libcuda.so.1";
-	void *fn;
+	char err[512];
+	int ret = fc_cuda_load(&st->api, err, sizeof(err));
 
-	dev->lib = path;
-	st->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!st->lib)
-		return open_fail(dev, -ENOENT,
+	dev->lib = st->api.path;
+	if (ret == -ENOENT)
+		return open_fail(dev, ret,
 				 "cannot load %s on %s (%s): the NVIDIA driver is not installed; fix: install the NVIDIA driver, or drop --use-cuda to test from host memory",
-				 path, node_name(), dlerror());
-	for (size_t i = 0; i < FC_ARRAY_SIZE(cuda_syms); i++) {
-		fn = NULL;
-		for (int k = 0; !fn && cuda_syms[i].names[k]; k++)
-			fn = dlsym(st->lib, cuda_syms[i].names[k]);
-		if (!fn && cuda_syms[i].required)
-			return open_fail(dev, -ENOSYS,
-					 "%s on %s has no %s: the NVIDIA driver is too old; fix: update the NVIDIA driver",
-					 path, node_name(), cuda_syms[i].names[0]);
-		memcpy((char *)&st->api + cuda_syms[i].off, &fn, sizeof(fn));
-	}
+				 dev->lib, node_name(), err);
+	if (ret)
+		return open_fail(dev, ret,
+				 "%s on %s has no %s: the NVIDIA driver is too old; fix: update the NVIDIA driver",
+				 dev->lib, node_name(), err);
 	dev->cuda_export = st->api.range_handle != NULL;
+	dev->gdr_flush = st->api.flush_rdma != NULL;
 	return 0;
 }
 
 static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 {
-	const struct cuda_api *api = &st->api;
-	char e[96];
-	CUresult r;
+	const struct fc_cuda *api = &st->api;
+	char e[256];
+	fc_cures r;
 	int n = 0;
 
 	r = api->init(0);
-	if (r == CUDA_ERROR_NO_DEVICE)
+	if (r == FC_CUDA_ERROR_NO_DEVICE)
 		return open_fail(dev, -ENODEV,
 				 "no CUDA device on %s (cuInit: %s); fix: check nvidia-smi and the driver, or drop --use-cuda",
-				 node_name(), cu_err(api, r, e, sizeof(e)));
-	if (r == CUDA_ERROR_STUB_LIBRARY)
+				 node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
+	if (r == FC_CUDA_ERROR_STUB_LIBRARY)
 		return open_fail(dev, -ENOENT,
 				 "%s on %s is the CUDA toolkit's stub, not the driver (cuInit: %s); fix: install the NVIDIA driver, or drop the stubs folder from LD_LIBRARY_PATH",
-				 dev->lib, node_name(), cu_err(api, r, e, sizeof(e)));
-	if (r != CUDA_SUCCESS)
+				 dev->lib, node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
+	if (r != FC_CUDA_SUCCESS)
 		return open_fail(dev, -EIO,
 				 "cuInit failed on %s: %s; fix: check nvidia-smi and dmesg (driver and kernel module versions must match)",
-				 node_name(), cu_err(api, r, e, sizeof(e)));
-	if (api->driver_version(&dev->driver_version) != CUDA_SUCCESS)
+				 node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
+	if (api->driver_version(&dev->driver_version) != FC_CUDA_SUCCESS)
 		dev->driver_version = 0;
 	r = api->device_count(&n);
-	if (r != CUDA_SUCCESS || n <= 0)
+	if (r != FC_CUDA_SUCCESS || n <= 0)
 		return open_fail(dev, -ENODEV,
 				 "no CUDA device on %s (cuDeviceGetCount: %s, %d devices); fix: check nvidia-smi, or drop --use-cuda",
-				 node_name(), r ? cu_err(api, r, e, sizeof(e)) : "ok", n);
+				 node_name(), r ? fc_cuda_strerror(api, r, e, sizeof(e)) : "ok", n);
 	dev->ngpus = n;
 	return 0;
 }
@@ -204,10 +113,10 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct topo *topo,
 		     const char *hca)
 {
-	const struct cuda_api *api = &st->api;
-	char e[96];
-	CUdevice d;
-	CUresult r;
+	const struct fc_cuda *api = &st->api;
+	char e[256];
+	fc_cudev d;
+	fc_cures r;
 
 	dev->gpus = calloc((size_t)dev->ngpus, sizeof(*dev->gpus));
 	if (!dev->gpus)
@@ -221,7 +130,7 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct to
 			r = api->device_bus_id(g->bus_id, (int)sizeof(g->bus_id), d);
 		if (r)
 			return open_fail(dev, -EIO, "cannot query GPU %d on %s: %s", i,
-					 node_name(), cu_err(api, r, e, sizeof(e)));
+					 node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
 		if (api->device_name(g->name, (int)sizeof(g->name), d))
 			snprintf(g->name, sizeof(g->name), "?");
 		/* Drivers older than the attribute answer INVALID_VALUE: no. */
@@ -234,14 +143,17 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct to
 	return 0;
 }
 
-static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req)
+static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct gdr_gpu_req *req,
+		       const struct topo *topo, const char *hca)
 {
-	const struct cuda_api *api = &st->api;
-	char why[384], e[96];
-	CUresult r;
+	const struct fc_cuda *api = &st->api;
+	char why[384], e[256];
+	fc_cures r;
 	int pos;
 
 	pos = gdr_gpu_pick(dev->gpus, dev->ngpus, req, why, sizeof(why));
+	if (pos >= 0 && req->how == GDR_GPU_NEAREST && hca)
+		pos = gdr_gpu_spread(dev->gpus, dev->ngpus, topo, hca, pos);
 	if (pos < 0)
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
@@ -252,13 +164,13 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 	if (r)
 		return open_fail(dev, -EIO,
 				 "cannot create a context on GPU %d (%s) on %s: %s; fix: check nvidia-smi (compute mode, other processes)",
-				 dev->gpu.index, dev->gpu.bus_id, node_name(), cu_err(api, r, e, sizeof(e)));
+				 dev->gpu.index, dev->gpu.bus_id, node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
 	r = api->ctx_set_current(st->ctx);
 	if (r) {
 		api->ctx_release(st->cudev);
 		st->ctx = NULL;
 		return open_fail(dev, -EIO, "cannot use the context of GPU %d on %s: %s",
-				 dev->gpu.index, node_name(), cu_err(api, r, e, sizeof(e)));
+				 dev->gpu.index, node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
 	}
 	return 0;
 }
@@ -278,7 +190,7 @@ static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
 	if (!ret)
 		ret = cuda_list(dev, st, topo, hca);
 	if (!ret)
-		ret = cuda_select(dev, st, req);
+		ret = cuda_select(dev, st, req, topo, hca);
 	if (ret)
 		goto out_close;
 	dev->priv = st;
@@ -286,7 +198,7 @@ static int cuda_init(struct gdr_dev *dev, const struct gdr_gpu_req *req,
 out_close:
 	free(dev->gpus);
 	dev->gpus = NULL;
-	dlclose(st->lib);
+	fc_cuda_unload(&st->api);
 out_free:
 	free(st);
 	return ret;
@@ -300,7 +212,7 @@ static void cuda_release(struct gdr_dev *dev)
 		return;
 	if (st->ctx)
 		st->api.ctx_release(st->cudev);
-	dlclose(st->lib);
+	fc_cuda_unload(&st->api);
 	free(st);
 	dev->priv = NULL;
 }
@@ -313,17 +225,17 @@ static struct cuda_state *state_of(const struct gdr_mem *m)
 static int cuda_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len)
 {
 	struct cuda_state *st = dev->priv;
-	CUdeviceptr p = 0;
-	char e[96];
-	CUresult r;
+	fc_cuptr p = 0;
+	char e[256];
+	fc_cures r;
 
 	m->alloc_len = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
 	r = st->api.mem_alloc(&p, m->alloc_len);
 	if (r) {
 		fc_err("cannot allocate %zu bytes on GPU %d (%s) on %s: %s%s", m->alloc_len,
-		       dev->gpu.index, dev->gpu.bus_id, node_name(), cu_err(&st->api, r, e, sizeof(e)),
-		       r == CUDA_ERROR_OUT_OF_MEMORY ? "; fix: use a smaller --size or free the GPU" : "");
-		return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+		       dev->gpu.index, dev->gpu.bus_id, node_name(), fc_cuda_strerror(&st->api, r, e, sizeof(e)),
+		       r == FC_CUDA_ERROR_OUT_OF_MEMORY ? "; fix: use a smaller --size or free the GPU" : "");
+		return r == FC_CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 	}
 	m->base = (void *)(uintptr_t)p;
 	m->iova = p;
@@ -332,18 +244,18 @@ static int cuda_alloc(struct gdr_dev *dev, struct gdr_mem *m, size_t len)
 
 static void cuda_free(struct gdr_mem *m)
 {
-	state_of(m)->api.mem_free((CUdeviceptr)m->iova);
+	state_of(m)->api.mem_free((fc_cuptr)m->iova);
 }
 
 static int cuda_copy_from(struct gdr_mem *m, uint64_t off, const void *src, size_t len)
 {
-	const struct cuda_api *api = &state_of(m)->api;
-	char e[96];
-	CUresult r = api->memcpy_htod((CUdeviceptr)(m->iova + off), src, len);
+	const struct fc_cuda *api = &state_of(m)->api;
+	char e[256];
+	fc_cures r = api->memcpy_htod((fc_cuptr)(m->iova + off), src, len);
 
 	if (r) {
 		fc_err("copy of %zu bytes to GPU %d failed: %s", len, m->dev->gpu.index,
-		       cu_err(api, r, e, sizeof(e)));
+		       fc_cuda_strerror(api, r, e, sizeof(e)));
 		return -EIO;
 	}
 	return 0;
@@ -351,13 +263,13 @@ static int cuda_copy_from(struct gdr_mem *m, uint64_t off, const void *src, size
 
 static int cuda_copy_to(struct gdr_mem *m, void *dst, uint64_t off, size_t len)
 {
-	const struct cuda_api *api = &state_of(m)->api;
-	char e[96];
-	CUresult r = api->memcpy_dtoh(dst, (CUdeviceptr)(m->iova + off), len);
+	const struct fc_cuda *api = &state_of(m)->api;
+	char e[256];
+	fc_cures r = api->memcpy_dtoh(dst, (fc_cuptr)(m->iova + off), len);
 
 	if (r) {
 		fc_err("copy of %zu bytes from GPU %d failed: %s", len, m->dev->gpu.index,
-		       cu_err(api, r, e, sizeof(e)));
+		       fc_cuda_strerror(api, r, e, sizeof(e)));
 		return -EIO;
 	}
 	return 0;
@@ -366,12 +278,12 @@ static int cuda_copy_to(struct gdr_mem *m, void *dst, uint64_t off, size_t len)
 static int cuda_sync(struct gdr_dev *dev)
 {
 	struct cuda_state *st = dev->priv;
-	char e[96];
-	CUresult r = st->api.ctx_sync();
+	char e[256];
+	fc_cures r = st->api.ctx_sync();
 
 	if (r) {
 		fc_err("GPU %d on %s: cuCtxSynchronize: %s", dev->gpu.index, node_name(),
-		       cu_err(&st->api, r, e, sizeof(e)));
+		       fc_cuda_strerror(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
 	return 0;
@@ -379,14 +291,14 @@ static int cuda_sync(struct gdr_dev *dev)
 
 int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p)
 {
-	const struct cuda_api *api = &state_of(m)->api;
+	const struct fc_cuda *api = &state_of(m)->api;
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-	CUdeviceptr start = m->iova & ~(pg - 1);
+	fc_cuptr start = m->iova & ~(pg - 1);
 	uint64_t off = m->iova - start;
 	size_t span = (size_t)((m->len + off + pg - 1) & ~(pg - 1));
-	char e[96];
+	char e[256];
 	int fd = -1;
-	CUresult r;
+	fc_cures r;
 
 	if (!api->range_handle) {
 		fc_err("the CUDA driver has no cuMemGetHandleForAddressRange (needs 11.7 or newer)");
@@ -403,8 +315,8 @@ int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p)
 	}
 	if (r || fd < 0) {
 		fc_err("cuMemGetHandleForAddressRange on GPU %d (%zu bytes): %s", m->dev->gpu.index,
-		       span, cu_err(api, r, e, sizeof(e)));
-		return r == CUDA_ERROR_INVALID_VALUE || !r ? -EINVAL : -EOPNOTSUPP;
+		       span, fc_cuda_strerror(api, r, e, sizeof(e)));
+		return r == FC_CUDA_ERROR_INVALID_VALUE || !r ? -EINVAL : -EOPNOTSUPP;
 	}
 	*offset_p = off;
 	return fd;
@@ -450,33 +362,29 @@ static int reg_peermem(struct gdr_mem *m, struct ibv_pd *pd, int access, char *w
  * either registration path. */
 static void sync_memops(struct gdr_mem *m)
 {
-	const struct cuda_api *api = &state_of(m)->api;
+	const struct fc_cuda *api = &state_of(m)->api;
 	unsigned int one = 1;
 
 	if (!api->pointer_set_attr ||
-	    api->pointer_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)m->iova))
+	    api->pointer_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (fc_cuptr)m->iova))
 		fc_warn("GPU %d: cannot set SYNC_MEMOPS on the buffer", m->dev->gpu.index);
 }
 
 static int cuda_flush(struct gdr_dev *dev)
 {
 	struct cuda_state *st = dev->priv;
-	char e[96];
-	CUresult r;
+	char e[256];
+	fc_cures r;
 
-	if (!st->api.flush_rdma) {
-		/* NCCL's other way, a loopback RDMA READ, is not done here. */
-		if (__atomic_fetch_add(&st->no_flush_said, 1, __ATOMIC_RELAXED))
-			return 0;
-		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+); the check relies on the device copy's ordering",
-			dev->gpu.index);
+	/* Without it the caller flushes another way (a loopback RDMA READ:
+	 * gdr_dev.gdr_flush says which). */
+	if (!st->api.flush_rdma)
 		return 0;
-	}
 	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r) {
 		fc_err("GPU %d on %s: cuFlushGPUDirectRDMAWrites: %s", dev->gpu.index, node_name(),
-		       cu_err(&st->api, r, e, sizeof(e)));
+		       fc_cuda_strerror(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
 	return 0;
@@ -485,12 +393,12 @@ static int cuda_flush(struct gdr_dev *dev)
 static int cuda_bind(struct gdr_dev *dev)
 {
 	struct cuda_state *st = dev->priv;
-	char e[96];
-	CUresult r = st->api.ctx_set_current(st->ctx);
+	char e[256];
+	fc_cures r = st->api.ctx_set_current(st->ctx);
 
 	if (r) {
 		fc_err("GPU %d on %s: cuCtxSetCurrent: %s", dev->gpu.index, node_name(),
-		       cu_err(&st->api, r, e, sizeof(e)));
+		       fc_cuda_strerror(&st->api, r, e, sizeof(e)));
 		return -EIO;
 	}
 	return 0;
@@ -530,7 +438,7 @@ void *gdr_staging_alloc(struct gdr_dev *dev, size_t len, int *pinned_p)
 
 	*pinned_p = 0;
 	if (st && st->api.host_alloc && st->api.host_free &&
-	    st->api.host_alloc(&p, len) == CUDA_SUCCESS && p) {
+	    st->api.host_alloc(&p, len) == FC_CUDA_SUCCESS && p) {
 		*pinned_p = 1;
 		return p;
 	}

@@ -73,7 +73,8 @@ struct gdr_gpu_info {
 
 /*
  * Picks the GPU that @req names among @gpus (index order). For
- * GDR_GPU_NEAREST the smallest distance wins, the lowest index on ties.
+ * GDR_GPU_NEAREST the smallest distance wins, the lowest index on ties
+ * (gdr_gpu_spread then shares ties among the HCAs that have them).
  * Returns the position in @gpus, or -ENODEV (no GPU) / -ENOENT (no such
  * index or bus id) with a message in @err that lists what exists.
  */
@@ -86,6 +87,17 @@ int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_re
  * TOPO_UNKNOWN without a topology or HCA (a software HCA has no PCI). */
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca);
+/*
+ * The GPU a rail's HCA pairs with, as NCCL pairs them, where several GPUs
+ * tie at the smallest distance from @hca (@pos, what gdr_gpu_pick chose):
+ * the HCAs of @topo whose nearest GPUs are that same set share them in
+ * name order (the k-th such HCA takes the k-th GPU, by index, modulo), so
+ * two HCAs under one PCIe switch with two GPUs get one GPU each and every
+ * rail's pair, started apart, still lands on its own GPU. Returns the
+ * position in @gpus; @pos where nothing ties or the topology lacks @hca.
+ */
+int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		   const char *hca, int pos);
 /* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
  * -ENOENT when the topology has no HCA or no such GPU. */
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
@@ -139,7 +151,9 @@ struct gdr_ops {
 	/* Waits for every copy issued so far. */
 	int (*sync)(struct gdr_dev *dev);
 	/* Makes GPUDirect RDMA writes seen so far visible to the device's own
-	 * reads (NULL: nothing to do, as for host memory). */
+	 * reads (NULL: nothing to do, as for host memory). A no-op where the
+	 * driver cannot (gdr_dev.gdr_flush 0): the caller flushes by a
+	 * loopback RDMA READ then (verbs/loop.c). */
 	int (*flush)(struct gdr_dev *dev);
 	/* Makes the device's context current on the calling thread (NULL:
 	 * nothing to do): a data path thread may check GPU memory. */
@@ -160,6 +174,7 @@ struct gdr_dev {
 	struct gdr_gpu_info *gpus; /* every GPU seen (CUDA), ngpus long */
 	int driver_version;
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
+	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */
 	int hugepages;		   /* host memory: in huge pages (--hugepages) */

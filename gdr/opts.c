@@ -91,6 +91,7 @@ void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca)
 	json_object_set_new(side, "gpu_name", json_string(m->dev->gpu.name));
 	json_object_set_new(side, "gpu_bus_id", json_string(m->dev->gpu.bus_id));
 	json_object_set_new(side, "gpu_distance", json_string(topo_dist_name(m->dev->gpu.dist)));
+	json_object_set_new(side, "gpu_count", json_integer(m->dev->ngpus));
 	if (hca)
 		json_object_set_new(side, "gpu_hca", json_string(hca));
 }
@@ -102,6 +103,10 @@ void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *
 		fc_finding(doc, FC_WARN,
 			   "%s: the PCIe path from GPU %d (%s) to %s is unknown: check that the HCA is a PCI device and /sys is readable",
 			   node, g->index, g->bus_id, hca);
+	else if (g->dist == TOPO_SYS)
+		fc_finding(doc, FC_WARN,
+			   "%s: GPU %d (%s) is SYS from %s: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link (UPI, xGMI) and its bandwidth, not the HCA's, bounds the test; NCCL does not use GPUDirect RDMA across sockets and stages through host memory instead; use the GPU on the HCA's socket (under its PCIe switch) or the HCA on the GPU's",
+			   node, g->index, g->bus_id, hca ? hca : "the HCA");
 	else if (g->dist != TOPO_UNKNOWN && g->dist > TOPO_PXB)
 		fc_finding(doc, FC_WARN,
 			   "%s: GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use the GPU nearest the HCA or the HCA nearest the GPU",

@@ -40,6 +40,49 @@ void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo
 					     TOPO_UNKNOWN;
 }
 
+/* Which of @gpus are nearest @nic (a bit per position, the first 64) and at
+ * what distance. */
+static uint64_t nearest_set(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+			    const char *nic, enum topo_dist *dist_p)
+{
+	enum topo_dist best = TOPO_UNKNOWN;
+	uint64_t set = 0;
+
+	for (int i = 0; i < n && i < 64; i++) {
+		enum topo_dist d = topo_distance(topo, gpus[i].bus_id, nic);
+
+		if (d < best) {
+			best = d;
+			set = 0;
+		}
+		if (d == best && d != TOPO_UNKNOWN)
+			set |= 1ULL << i;
+	}
+	*dist_p = best;
+	return set;
+}
+
+int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
+		   const char *hca, int pos)
+{
+	const struct topo_dev *me = topo ? topo_find(topo, hca) : NULL, *nic;
+	enum topo_dist d, dn;
+	uint64_t set = me ? nearest_set(gpus, n, topo, me->name, &d) : 0;
+	int rank = 0, tied = __builtin_popcountll(set);
+
+	if (tied < 2 || !(set >> pos & 1))
+		return pos;
+	for (int j = 0; (nic = topo_nic(topo, j)); j++)
+		if (strcmp(nic->name, me->name) < 0 && nearest_set(gpus, n, topo, nic->name, &dn) == set &&
+		    dn == d)
+			rank++;
+	rank %= tied;
+	for (int i = 0; i < n && i < 64; i++)
+		if (set >> i & 1 && !rank--)
+			return i;
+	return pos;
+}
+
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len)
 {
 	const struct topo_dev *nic;

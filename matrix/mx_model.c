@@ -349,6 +349,48 @@ const struct fc_mx_cell *mx_model_worst(const struct fc_mx_analysis *an, int nod
 	return worst;
 }
 
+/* @c is worse than the block's worst so far. */
+static int worse(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
+		 const struct fc_mx_cell *w)
+{
+	double sc = mx_model_share_in(an, c), sw;
+
+	if (!w || (c->bad && !w->bad))
+		return 1;
+	if (!c->bad != !w->bad)
+		return 0;
+	sw = mx_model_share_in(an, w);
+	return isfinite(sc) && (!isfinite(sw) || sc < sw);
+}
+
+void mx_model_block(const struct mx_model *m, const struct fc_mx_analysis *an, int a0, int b0,
+		    int g, struct mx_block *k)
+{
+	int a1 = a0 + g < an->n ? a0 + g : an->n, b1 = b0 + g < an->n ? b0 + g : an->n;
+
+	*k = (struct mx_block){ .wa = -1, .wb = -1 };
+	for (int a = a0; a < a1; a++)
+		for (int b = b0; b < b1; b++) {
+			int mirrored;
+			const struct fc_mx_cell *c = a == b ? NULL :
+						     mx_model_show_in(m, an, a, b, &mirrored);
+
+			if (!c)
+				continue;
+			if (c->state == FC_MX_ERROR) {
+				k->errors++;
+				continue;
+			}
+			k->measured++;
+			k->bad += c->bad != 0;
+			if (worse(an, c, k->worst)) {
+				k->worst = c;
+				k->wa = a;
+				k->wb = b;
+			}
+		}
+}
+
 double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c)
 {
 	double best = m->an.best_gbps;

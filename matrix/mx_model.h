@@ -87,6 +87,16 @@ const struct fc_mx_cell *mx_model_show_in(const struct mx_model *m,
 double mx_model_share_in(const struct fc_mx_analysis *an, const struct fc_mx_cell *c);
 /* The slowest measured pair of @node in @an (either direction), or NULL. */
 const struct fc_mx_cell *mx_model_worst(const struct fc_mx_analysis *an, int node);
+/* A block of a heat map at rack scale: rows a0 .. a0+g-1, columns b0 ..
+ * b0+g-1 of @an (cut at the rack's end). Its worst pair is its lowest share
+ * of the best pair, a bad pair counting as worse than any good one. */
+struct mx_block {
+	int wa, wb;	  /* the worst pair, -1 when nothing inside was measured */
+	const struct fc_mx_cell *worst;
+	int measured, bad, errors; /* pairs inside that ran, were bad, could not run */
+};
+void mx_model_block(const struct mx_model *m, const struct fc_mx_analysis *an, int a0, int b0,
+		    int g, struct mx_block *k);
 /* Bandwidth as a share of the best pair (0..1; NAN when none). */
 double mx_model_share(const struct mx_model *m, const struct fc_mx_cell *c);
 /* Heat colour of a share: red (0) through yellow (0.5) to green (1). */

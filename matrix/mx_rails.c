@@ -55,9 +55,10 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 	json_t *o = json_object(), *list = json_array(), *fnd = json_array(), *per = json_object();
 
 	for (int r = 0; r < map->nrails; r++)
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s}", "rail", map->rails[r].index,
-						      "name", map->rails[r].name, "subnet",
-						      map->rails[r].subnet));
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?}", "rail",
+						      map->rails[r].index, "name", map->rails[r].name,
+						      "subnet", map->rails[r].subnet, "switch",
+						      map->rails[r].peer[0] ? map->rails[r].peer : NULL));
 	for (int i = 0; i < map->nfindings; i++)
 		json_array_append_new(fnd, json_pack("{s:s, s:s}", "severity",
 						     sev_name(map->findings[i].sev), "text",
@@ -82,6 +83,7 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 	json_object_set_new(o, "findings", fnd);
 	json_object_set_new(o, "ports", per);
 	json_object_set_new(o, "by_name", json_boolean(map->by_name));
+	json_object_set_new(o, "by_switch", json_boolean(map->by_switch));
 	return o;
 }
 

@@ -72,6 +72,14 @@ int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, 
 
 /* --rails: each rail alone, then every rail at once; returns the exit code. */
 int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg);
+/*
+ * --rails with GPU memory (pair/pair_railgpu.c): on each node of @rails (the
+ * report's "rails" list, sides "a" and "b" with "gpu", "gpu_count"), two
+ * rails that had their buffers on one GPU: a warning where the node has as
+ * many GPUs as rails, a note where it has fewer.
+ */
+void pair_rail_gpus_check(json_t *doc, const json_t *rails, const char *node_a,
+			  const char *node_b);
 /* Keeps a finished pair document in the store (--db, unless --no-db). */
 void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */

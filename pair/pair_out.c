@@ -57,14 +57,12 @@ static void render_sides(FILE *f, const json_t *doc)
 		fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
 		fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
 		fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
-		if (json_is_integer(json_object_get(s, "gid_index"))) {
-			fc_table_addf(t, 5, "%d", (int)fc_jnum(s, "gid_index", 0));
+		fc_table_addint(t, 5, s, "gid_index");
+		if (json_is_integer(json_object_get(s, "gid_index")))
 			fc_table_addf(t, 6, "%s (%s)", fc_jstr(s, "gid", "?"),
 				      fc_jstr(s, "gid_type", "?"));
-		} else {
-			fc_table_addf(t, 5, "-");
+		else
 			fc_table_addf(t, 6, "-");
-		}
 		fc_table_addf(t, 7, "%d", (int)fc_jnum(s, "lid", 0));
 		fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
 		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
@@ -267,6 +265,29 @@ static void render_counters(FILE *f, const json_t *doc)
 	}
 }
 
+/* The counters check (core/ctrcheck.h): one line a direction. */
+static void render_ctrcheck(FILE *f, const json_t *doc)
+{
+	const json_t *c = json_object_get(doc, "counters_check"), *d;
+	size_t i;
+
+	if (!c)
+		return;
+	if (!strcmp(fc_jstr(c, "verdict", ""), "not_judged")) {
+		fprintf(f, "port counters against the results: not judged: %s\n", fc_jstr(c, "why", "?"));
+		return;
+	}
+	fprintf(f, "port counters against the results (%s): %s\n", fc_jstr(c, "source", "?"),
+		fc_jstr(c, "verdict", "?"));
+	json_array_foreach(json_object_get(c, "directions"), i, d)
+		fprintf(f, "  %s->%s: sent %.0f, received %.0f, at least %.0f and at most %.0f %s: %s\n",
+			fc_jstr(d, "from", "?"), fc_jstr(d, "to", "?"), fc_jnum(d, "sent", 0),
+			fc_jnum(d, "received", 0), fc_jnum(d, "least", 0), fc_jnum(d, "most", 0),
+			fc_jstr(c, "unit", ""), fc_jstr(d, "verdict", "?"));
+	if (json_object_get(c, "above_not_judged"))
+		fprintf(f, "  at most: not judged: %s\n", fc_jstr(c, "above_not_judged", ""));
+}
+
 /* --validate: per test and checking side, what was checked. */
 static void render_validate(FILE *f, const json_t *doc)
 {
@@ -282,7 +303,8 @@ static void render_validate(FILE *f, const json_t *doc)
 			if (!v)
 				continue;
 			if (!head++)
-				fprintf(f, "\nvalidated (each message checked where it landed: header, CRC32C, the completion's length and immediate):\n");
+				fprintf(f, "\nvalidated (each message checked where it landed: header, CRC32C, the completion's length\n"
+					   "and immediate; writes went as RDMA WRITE WITH IMMEDIATE):\n");
 			fprintf(f, "  %-5s %-3s %8lld B  %s: %.0f of %.0f messages good, %.0f B checked, %.0f of %.0f slots, %s memory%s\n",
 				fc_jstr(r, "test", "?"), fc_jstr(r, "metric", "?"),
 				(long long)fc_jnum(r, "size_bytes", 0),
@@ -306,6 +328,7 @@ void pair_render(FILE *f, const json_t *doc)
 	render_lat(f, results);
 	render_validate(f, doc);
 	render_counters(f, doc);
+	render_ctrcheck(f, doc);
 	diag_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %d in %s\n",

@@ -308,8 +308,8 @@ static json_t *side(const json_t *child_side, const struct fc_rail_port *p)
 {
 	json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "device", p->dev, "port", p->port, "netdev",
 			      p->netdev, "subnet", p->subnet);
-	static const char *const keep[] = { "gpu", "gpu_bus_id", "gpu_distance", "memory", "mtu",
-					    "gid_index" };
+	static const char *const keep[] = { "gpu", "gpu_bus_id", "gpu_distance", "gpu_count",
+					    "memory", "mtu", "gid_index" };
 
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 		if (json_object_get(child_side, keep[i]))
@@ -386,6 +386,8 @@ static json_t *rail_json(struct rails_run *x, int r)
 		      "b", side(json_object_get(ref, "b"), fc_rail_port_of(&x->map, x->nodes, 1, r)),
 		      "alone", phase_json(x->alone[r]), "loaded", phase_json(x->loaded[r]),
 		      "verdict", host ? "fail" : v, "host_limited", host);
+	if (x->map.rails[r].peer[0])
+		json_object_set_new(o, "switch", json_string(x->map.rails[r].peer));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
 	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());
 	if (x->alone[r])
@@ -465,6 +467,7 @@ static void build_doc(struct rails_run *x)
 			add_counters(counters, json_object_get(x->loaded[r], "counters"));
 	}
 	json_object_set_new(x->doc, "rails", rails);
+	pair_rail_gpus_check(x->doc, rails, x->cfg->label[0], x->cfg->label[1]);
 	json_object_set_new(x->doc, "results", aggregate(x));
 	json_object_set_new(x->doc, "results_of", json_string(x->map.nrails > 1 && x->loaded[0] ?
 								  "every rail loaded" : "rail alone"));
@@ -499,7 +502,9 @@ static void rails_render(FILE *f, const json_t *doc)
 		fc_table_addf(t, 1, "%s:%d", fc_jstr(a, "device", "?"), (int)fc_jnum(a, "port", 0));
 		fc_table_addf(t, 2, "%s:%d", fc_jstr(b, "device", "?"), (int)fc_jnum(b, "port", 0));
 		if (json_is_integer(json_object_get(a, "gpu")) || json_is_integer(json_object_get(b, "gpu")))
-			fc_table_addf(t, 3, "%d/%d", (int)fc_jnum(a, "gpu", -1), (int)fc_jnum(b, "gpu", -1));
+			fc_table_addf(t, 3, "%d %s/%d %s", (int)fc_jnum(a, "gpu", -1),
+				      fc_jstr(a, "gpu_distance", "?"), (int)fc_jnum(b, "gpu", -1),
+				      fc_jstr(b, "gpu_distance", "?"));
 		else
 			fc_table_addf(t, 3, "-");
 		gbps_cell(t, 4, json_object_get(r, "alone_gbps"));

@@ -522,6 +522,13 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 					json_object_get(json_object_get(res[init], "method"), "post_list"));
 			json_object_set_new(e, "bidir", json_boolean(cfg->bidir));
 		}
+		/* What each side put on the wire, for the counters check. */
+		json_object_set_new(e, "posted", json_pack("[I, I]", (json_int_t)fc_jnum(res[0], "posted", 0),
+							   (json_int_t)fc_jnum(res[1], "posted", 0)));
+		if (!lat)
+			json_object_set_new(e, "timed_bytes",
+					    json_pack("[I, I]", (json_int_t)fc_jnum(res[0], "bytes", 0),
+						      (json_int_t)fc_jnum(res[1], "bytes", 0)));
 		json_array_append_new(json_object_get(p->doc, "results"), e);
 		/* Both sides are done: every byte has landed. */
 		err = check_sinks(p, e, op, size, sink, res);

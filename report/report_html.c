@@ -10,6 +10,11 @@
 
 #define CELL 28	  /* px per matrix cell */
 #define LABEL 110 /* px for the row labels */
+/* Above RP_BLOCK_NODES nodes a heat map has a cell per block of nodes, at
+ * most RP_BLOCKS a side: the worst pair inside it (a 1,024-node run's report
+ * stays a few megabytes, and a browser draws it in seconds). */
+#define RP_BLOCK_NODES 256
+#define RP_BLOCKS 32
 
 void rp_html_escape(FILE *f, const char *s)
 {
@@ -79,10 +84,62 @@ static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analy
 	fprintf(f, ": %s%s</title></rect>\n", val, c && c->bad ? " (bad)" : "");
 }
 
+/* A block of @g x @g nodes from (a0, b0): coloured by its worst pair. */
+static void svg_block(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a0,
+		      int b0, int g, int x, int y)
+{
+	int a1 = a0 + g < m->n ? a0 + g : m->n, b1 = b0 + g < m->n ? b0 + g : m->n;
+	unsigned char rgb[3] = { 238, 238, 238 };
+	struct mx_block k;
+	char v[32];
+
+	mx_model_block(m, an, a0, b0, g, &k);
+	if (k.worst && isfinite(mx_model_share_in(an, k.worst)))
+		mx_heat_rgb(mx_model_share_in(an, k.worst), rgb);
+	else if (k.worst && k.worst->state == FC_MX_FAIL)
+		mx_heat_rgb(0, rgb);
+	else if (k.errors)
+		rgb[0] = rgb[1] = rgb[2] = 136;
+	fprintf(f, "<rect class=\"cell block %s\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		   "height=\"%d\" fill=\"#%02x%02x%02x\"%s><title>",
+		k.bad ? "bad" : k.worst ? "ok" : k.errors ? "error" : "pending", x, y, CELL - 1,
+		CELL - 1, rgb[0], rgb[1], rgb[2],
+		k.bad ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
+	rp_html_escape(f, m->names[a0]);
+	fputs(" .. ", f);
+	rp_html_escape(f, m->names[a1 - 1]);
+	fputs(" -&gt; ", f);
+	rp_html_escape(f, m->names[b0]);
+	fputs(" .. ", f);
+	rp_html_escape(f, m->names[b1 - 1]);
+	if (k.worst) {
+		fputs(": worst ", f);
+		rp_html_escape(f, m->names[k.wa]);
+		fputs(" -&gt; ", f);
+		rp_html_escape(f, m->names[k.wb]);
+		fprintf(f, " %s", fc_fmt_figure(k.worst->gbps, "%.3g", "Gb/s", v, sizeof(v)));
+	}
+	fprintf(f, "; %d bad of %d measured, %d could not run</title></rect>\n", k.bad,
+		k.measured, k.errors);
+}
+
+/* Row and column labels: a node's, or a block's first node's and how many
+ * follow it ("node0032 +31"). */
+static void svg_label(FILE *f, const struct mx_model *m, int i, int g)
+{
+	char buf[32];
+	int last = i + g < m->n ? i + g - 1 : m->n - 1;
+
+	rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+	if (g > 1 && last > i)
+		fprintf(f, " +%d", last - i);
+}
+
 static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
 			const char *id)
 {
-	int n = m->n, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
+	int g = m->n > RP_BLOCK_NODES ? (m->n + RP_BLOCKS - 1) / RP_BLOCKS : 1;
+	int n = (m->n + g - 1) / g, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
 
 	/* Room for the legend's text under a small matrix. */
 	if (w < LABEL + 11 * 18 + 300)
@@ -94,21 +151,27 @@ static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_an
 		   "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		id, w, h, w, h, w, h);
 	for (int i = 0; i < n; i++) {
-		int susp = an->nodes[i].state == FC_MX_NODE_SUSPECT;
-		const char *style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
+		int susp = 0;
+		const char *style;
 
+		for (int j = i * g; j < (i + 1) * g && j < m->n; j++)
+			susp |= an->nodes[j].state == FC_MX_NODE_SUSPECT;
+		style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
 		fprintf(f, "<text class=\"row%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>",
 			susp ? " suspect" : "", LABEL - 4, LABEL + i * CELL + CELL / 2 + 4, style);
-		rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+		svg_label(f, m, i * g, g);
 		fprintf(f, "</text>\n<text class=\"col%s\" transform=\"translate(%d,%d) "
 			   "rotate(-60)\"%s>", susp ? " suspect" : "",
 			LABEL + i * CELL + CELL / 2, LABEL - 4, style);
-		rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+		svg_label(f, m, i * g, g);
 		fputs("</text>\n", f);
 	}
 	for (int a = 0; a < n; a++)
 		for (int b = 0; b < n; b++)
-			svg_cell(f, m, an, a, b, LABEL + b * CELL, LABEL + a * CELL);
+			if (g > 1)
+				svg_block(f, m, an, a * g, b * g, g, LABEL + b * CELL, LABEL + a * CELL);
+			else
+				svg_cell(f, m, an, a, b, LABEL + b * CELL, LABEL + a * CELL);
 	/* Legend: share of the best pair. */
 	for (int i = 0; i <= 10; i++) {
 		unsigned char rgb[3];

@@ -52,44 +52,6 @@ struct topo_opts {
 	const char *nvsmi_file;
 };
 
-/* Reads all of @fd up to TOPO_TEXT_MAX bytes; NULL with errno on failure. */
-static char *read_fd(int fd, size_t *len_p)
-{
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
-
-	while (buf) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb = cap < TOPO_TEXT_MAX ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				free(buf);
-				errno = cap < TOPO_TEXT_MAX ? ENOMEM : EFBIG;
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*len_p = len;
-	return buf;
-}
-
 static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
 {
 	struct stat st;
@@ -111,7 +73,7 @@ static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
 			close(fd);
 		return -EISDIR;
 	}
-	text = read_fd(fd, &len);
+	text = fc_read_fd(fd, TOPO_TEXT_MAX, &len);
 	err = -errno;
 	if (fd)
 		close(fd);
@@ -261,10 +223,7 @@ static void device_row(struct fc_table *t, const char *label, const json_t *d, c
 	fc_table_addf(t, 0, "%s", label);
 	fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
 	fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
-	if (json_is_integer(json_object_get(d, "numa")))
-		fc_table_addf(t, 3, "%d", (int)fc_jnum(d, "numa", -1));
-	else
-		fc_table_addf(t, 3, "-");
+	fc_table_addint(t, 3, d, "numa");
 	fc_table_addf(t, 4, "%s", near);
 	fc_table_addf(t, 5, "%s", dist);
 }

@@ -35,7 +35,12 @@ const char usage_tui[] =
 	"                       (see 'fabcheck matrix --help')\n"
 	"\n"
 	"keys: q quit, m switch metric (bandwidth of best / of link rate / latency),\n"
-	"r rerun the cursor pair, arrows or hjkl move, PgUp/PgDn page, ^L redraw.\n"
+	"r rerun the cursor pair, arrows or hjkl move, PgUp/PgDn page, ^L redraw,\n"
+	"R next rail (with --rails), s the suspects list (worst first) or back,\n"
+	"Enter in the list: show the suspect in the heat map.\n"
+	"Above 256 nodes the TUI opens on the suspects list and the heat map shows\n"
+	"blocks of nodes, each the worst pair inside it: z zooms into the cursor's\n"
+	"block (a cell per pair) and back.\n"
 	"\n"
 	"Exit: 0 closed, 1 the run it ran has a suspect, 2 usage, 3 could not run.\n";
 
@@ -52,6 +57,9 @@ enum tui_action {
 	ACT_PGDN,
 	ACT_REDRAW,
 	ACT_RAIL,
+	ACT_LIST,
+	ACT_ZOOM,
+	ACT_SHOW,
 };
 
 static const struct tui_binding bindings[] = {
@@ -72,6 +80,12 @@ static const struct tui_binding bindings[] = {
 	{ .key = 12 /* ^L */, .action = ACT_REDRAW },
 	/* Not in the footer (the header names it in a run with rails). */
 	{ .key = 'R', .help = "rail", .action = ACT_RAIL },
+	/* Nor these (the header names them at rack scale). */
+	{ .key = 's', .help = "suspects", .action = ACT_LIST },
+	{ .key = 'z', .help = "zoom", .action = ACT_ZOOM },
+	{ .key = KEY_ENTER, .help = "show", .action = ACT_SHOW },
+	{ .key = '\n', .action = ACT_SHOW },
+	{ .key = '\r', .action = ACT_SHOW },
 	{ 0 },
 };
 
@@ -217,12 +231,18 @@ static int handle_key(struct tui *t, int ch)
 	case ACT_QUIT: return 1;
 	case ACT_METRIC: t->v.metric = (t->v.metric + 1) % TUI_NMETRICS; break;
 	case ACT_RERUN: rerun(t); break;
-	case ACT_LEFT: t->v.cur_b--; break;
-	case ACT_RIGHT: t->v.cur_b++; break;
-	case ACT_UP: t->v.cur_a--; break;
-	case ACT_DOWN: t->v.cur_a++; break;
-	case ACT_PGUP: t->v.cur_a -= page; break;
-	case ACT_PGDN: t->v.cur_a += page; break;
+	case ACT_LEFT: tui_move(&t->v, &t->m, 0, -1); break;
+	case ACT_RIGHT: tui_move(&t->v, &t->m, 0, 1); break;
+	case ACT_UP: tui_move(&t->v, &t->m, -1, 0); break;
+	case ACT_DOWN: tui_move(&t->v, &t->m, 1, 0); break;
+	case ACT_PGUP: tui_move(&t->v, &t->m, -page, 0); break;
+	case ACT_PGDN: tui_move(&t->v, &t->m, page, 0); break;
+	case ACT_LIST: tui_list(&t->v, &t->m, 0); break;
+	case ACT_ZOOM: tui_zoom(&t->v, &t->m); break;
+	case ACT_SHOW:
+		if (t->v.list)
+			tui_list(&t->v, &t->m, 1);
+		break;
 	case ACT_REDRAW: clearok(stdscr, TRUE); break;
 	case ACT_RAIL: /* together, each rail, the overview, together again */
 		t->v.rail = t->m.nrails ? (t->v.rail + 1) % (t->m.nrails + 2) : 0;
@@ -348,6 +368,9 @@ static int open_model(struct tui *t)
 			}
 		}
 	}
+	/* A rack too large for a cell per pair opens on its suspects. */
+	if (t->m.n > TUI_BLOCK_NODES)
+		tui_list(&t->v, &t->m, 0);
 	return 0;
 }
 

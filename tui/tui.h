@@ -7,6 +7,7 @@
 #define FC_TUI_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "matrix/mx_model.h"
 
@@ -29,7 +30,15 @@ struct tui_view {
 	char message[256]; /* the last action's result */
 	json_t *detail;	   /* the cursor pair's newest document in the run */
 	json_t *history;   /* [ {run, time, gbps, lat_us, verdict} ] newest first */
+	/* Rack scale (tui/view_big.c): above TUI_BLOCK_NODES nodes the heat map
+	 * shows blocks of nodes, and the TUI opens on the suspects list. */
+	int list;	   /* the suspects list instead of the heat map */
+	int sel;	   /* the list's selected row */
+	int zoomed;	   /* one block at one cell per pair */
+	int zoom_g, zoom_a, zoom_b; /* that block: side, first row, first column */
 };
+
+#define TUI_BLOCK_NODES 256
 
 /* One key binding: the key table the footer and the loop both read. */
 struct tui_binding {
@@ -42,12 +51,23 @@ struct tui_binding {
 /* Starts ncurses (colours when the terminal has them) and hooks the
  * terminal's restoration to exit. */
 int tui_start(struct tui_view *v);
+/* The same on terminal type @term writing to @out, reading @in (a bench
+ * draws to /dev/null); no exit hook. */
+int tui_start_on(struct tui_view *v, const char *term, FILE *out, FILE *in);
 /* Restores the terminal; safe to call twice, and from atexit. */
 void tui_stop(void);
 /* Draws the whole screen from @m. */
 void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_binding *keys);
 /* Keeps the cursor on the matrix and in view. */
 void tui_clamp(struct tui_view *v, const struct mx_model *m);
+/* Moves the cursor @da rows and @db columns (blocks in the block map, and
+ * onto the worst pair of the block reached; the selection in the list). */
+void tui_move(struct tui_view *v, const struct mx_model *m, int da, int db);
+/* Zooms into the cursor's block, or back out. */
+void tui_zoom(struct tui_view *v, const struct mx_model *m);
+/* Opens the suspects list, or closes it (@show: onto the selected suspect,
+ * its block zoomed into). */
+void tui_list(struct tui_view *v, const struct mx_model *m, int show);
 /* Link rate of a node from its pair documents (Gb/s; NAN unknown). */
 double tui_node_rate(const struct mx_model *m, int node);
 

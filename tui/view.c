@@ -10,22 +10,18 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "tui/tui.h"
+#include "tui/view_int.h"
 
 #define MIN_COLS 80
 #define MIN_LINES 24
 #define DETAIL_LINES 5
 #define LABEL_MAX 14
 
-enum { C_GOOD = 1, C_MID, C_BAD, C_ERROR, C_SUSPECT, C_TITLE };
-
 static int started;
 
-int tui_start(struct tui_view *v)
+/* Modes and colours of a started screen. */
+static void tui_setup(struct tui_view *v)
 {
-	if (!initscr())
-		return -1;
-	started = 1;
-	atexit(tui_stop);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -40,6 +36,24 @@ int tui_start(struct tui_view *v)
 		init_pair(C_SUSPECT, COLOR_RED, -1);
 		init_pair(C_TITLE, COLOR_CYAN, -1);
 	}
+}
+
+int tui_start(struct tui_view *v)
+{
+	if (!initscr())
+		return -1;
+	started = 1;
+	atexit(tui_stop);
+	tui_setup(v);
+	return 0;
+}
+
+int tui_start_on(struct tui_view *v, const char *term, FILE *out, FILE *in)
+{
+	if (!newterm(term, out, in))
+		return -1;
+	started = 1;
+	tui_setup(v);
 	return 0;
 }
 
@@ -81,8 +95,8 @@ static size_t common_prefix(const struct mx_model *m)
 
 /* A label of at most @w characters: the common prefix dropped, then the
  * tail kept (node0127 -> 127). */
-static const char *label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
-			 size_t len)
+const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
+		      size_t len)
 {
 	const char *s = m->names[i] + prefix;
 	size_t l = strlen(s);
@@ -96,17 +110,21 @@ static const char *label(const struct mx_model *m, int i, size_t prefix, int w, 
 	return buf;
 }
 
-struct layout {
-	int lw, cw;	  /* label and cell widths */
-	int y0, rows;	  /* first matrix line (the column header), rows of cells */
-	int vc;		  /* columns of cells visible */
-	int detail_y, find_y, find_h;
-	size_t prefix;
-};
-
-static void compute_layout(const struct mx_model *m, struct layout *l)
+/* Blocks: above TUI_BLOCK_NODES nodes, unless zoomed into one or on the
+ * nodes x rails overview. */
+static int blocks(const struct tui_view *v, const struct mx_model *m)
 {
-	int maxlab = 1;
+	return m->n > TUI_BLOCK_NODES && !v->zoomed && !(m->nrails && v->rail == m->nrails + 1);
+}
+
+static int min_i(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+void tui_layout(const struct tui_view *v, const struct mx_model *m, struct layout *l)
+{
+	int maxlab = 1, span;
 
 	l->prefix = common_prefix(m);
 	for (int i = 0; i < m->n; i++) {
@@ -116,21 +134,56 @@ static void compute_layout(const struct mx_model *m, struct layout *l)
 			maxlab = len;
 	}
 	l->lw = (maxlab < LABEL_MAX ? maxlab : LABEL_MAX) + 2;
-	/* 5: " 100!" with a space between cells; 3: "99!" (99 = 99-100%); 1: a
-	 * glyph per pair, for racks wider than the terminal. */
-	l->cw = l->lw + m->n * 5 <= COLS ? 5 : l->lw + m->n * 3 <= COLS ? 3 : 1;
-	l->vc = (COLS - l->lw) / l->cw;
-	if (l->vc > m->n)
-		l->vc = m->n;
+	l->g = 1;
+	l->a0 = l->b0 = 0;
+	l->a1 = l->b1 = m->n;
+	if (v->zoomed) {
+		l->a0 = v->zoom_a;
+		l->b0 = v->zoom_b;
+		l->a1 = min_i(m->n, v->zoom_a + v->zoom_g);
+		l->b1 = min_i(m->n, v->zoom_b + v->zoom_g);
+	}
+	span = l->a1 - l->a0 > l->b1 - l->b0 ? l->a1 - l->a0 : l->b1 - l->b0;
+	if (blocks(v, m)) {
+		/* A block "99!" of three columns; as many as the width holds. */
+		int fit = (COLS - l->lw) / 3;
+
+		l->g = (m->n + (fit > 0 ? fit : 1) - 1) / (fit > 0 ? fit : 1);
+		span = (m->n + l->g - 1) / l->g;
+		l->cw = 3;
+	} else {
+		/* 5: " 100!" with a space between cells; 3: "99!" (99 = 99-100%); 1: a
+		 * glyph per pair, for racks wider than the terminal. */
+		l->cw = l->lw + span * 5 <= COLS ? 5 : l->lw + span * 3 <= COLS ? 3 : 1;
+	}
+	l->vc = min_i((COLS - l->lw) / l->cw, span);
 	l->y0 = 2;
 	l->find_h = 3;
-	l->rows = LINES - l->y0 - 1 - DETAIL_LINES - l->find_h - 1;
-	if (l->rows > m->n)
-		l->rows = m->n;
+	l->rows = min_i(LINES - l->y0 - 1 - DETAIL_LINES - l->find_h - 1, span);
 	/* Room left over goes to the findings. */
 	l->detail_y = l->y0 + 1 + l->rows;
 	l->find_y = l->detail_y + DETAIL_LINES;
 	l->find_h = LINES - 1 - l->find_y;
+}
+
+/* Keeps @cur in lo..hi-1 and the window of @vis units of @g from *first. */
+static void clamp_axis(int *cur, int *first, int lo, int hi, int g, int vis)
+{
+	int u, fu;
+
+	if (*cur >= hi)
+		*cur = hi - 1;
+	if (*cur < lo)
+		*cur = lo;
+	if (vis <= 0)
+		return;
+	u = (*cur - lo) / g;
+	fu = *first >= lo ? (*first - lo) / g : 0;
+	if (u < fu)
+		fu = u;
+	if (u >= fu + vis)
+		fu = u - vis + 1;
+	*first = lo + fu * g;
 }
 
 void tui_clamp(struct tui_view *v, const struct mx_model *m)
@@ -139,27 +192,9 @@ void tui_clamp(struct tui_view *v, const struct mx_model *m)
 
 	if (m->n < 1)
 		return;
-	compute_layout(m, &l);
-	if (v->cur_a >= m->n)
-		v->cur_a = m->n - 1;
-	if (v->cur_b >= m->n)
-		v->cur_b = m->n - 1;
-	if (v->cur_a < 0)
-		v->cur_a = 0;
-	if (v->cur_b < 0)
-		v->cur_b = 0;
-	if (l.rows > 0) {
-		if (v->cur_a < v->top)
-			v->top = v->cur_a;
-		if (v->cur_a >= v->top + l.rows)
-			v->top = v->cur_a - l.rows + 1;
-	}
-	if (l.vc > 0) {
-		if (v->cur_b < v->left)
-			v->left = v->cur_b;
-		if (v->cur_b >= v->left + l.vc)
-			v->left = v->cur_b - l.vc + 1;
-	}
+	tui_layout(v, m, &l);
+	clamp_axis(&v->cur_a, &v->top, l.a0, l.a1, l.g, l.rows);
+	clamp_axis(&v->cur_b, &v->left, l.b0, l.b1, l.g, l.vc);
 }
 
 static const char *const metric_names[] = {
@@ -169,7 +204,7 @@ static const char *const metric_names[] = {
 };
 
 /* The analysis the heat map shows: one rail's, or every rail together. */
-static const struct fc_mx_analysis *view_an(const struct tui_view *v, const struct mx_model *m)
+const struct fc_mx_analysis *tui_view_an(const struct tui_view *v, const struct mx_model *m)
 {
 	return v->rail >= 1 && v->rail <= m->nrails ? &m->ran.rails[v->rail - 1] : &m->an;
 }
@@ -180,15 +215,15 @@ static int overview(const struct tui_view *v, const struct mx_model *m)
 }
 
 /* mx_model_show on the shown analysis. */
-static const struct fc_mx_cell *show(const struct tui_view *v, const struct mx_model *m, int a,
-				     int b, int *mirrored_p)
+const struct fc_mx_cell *tui_show(const struct tui_view *v, const struct mx_model *m, int a,
+				  int b, int *mirrored_p)
 {
-	return mx_model_show_in(m, view_an(v, m), a, b, mirrored_p);
+	return mx_model_show_in(m, tui_view_an(v, m), a, b, mirrored_p);
 }
 
 /* The share (0..1, higher is better) a cell shows under the metric. */
-static double cell_share(const struct tui_view *v, const struct mx_model *m,
-			 const struct fc_mx_cell *c, int a, int b)
+double tui_cell_share(const struct tui_view *v, const struct mx_model *m,
+		      const struct fc_mx_cell *c, int a, int b)
 {
 	double rate;
 
@@ -197,13 +232,13 @@ static double cell_share(const struct tui_view *v, const struct mx_model *m,
 		rate = fmin(tui_node_rate(m, a), tui_node_rate(m, b));
 		if (isfinite(rate) && rate > 0 && isfinite(c->gbps))
 			return fmin(1, c->gbps / rate);
-		return mx_model_share_in(view_an(v, m), c);
+		return mx_model_share_in(tui_view_an(v, m), c);
 	case TUI_LAT:
 		if (!isfinite(c->lat_us) || c->lat_us <= 0 || !isfinite(m->an.rack_median_lat_us))
 			return NAN;
 		return fmin(1, m->an.rack_median_lat_us / c->lat_us);
 	default:
-		return mx_model_share_in(view_an(v, m), c);
+		return mx_model_share_in(tui_view_an(v, m), c);
 	}
 }
 
@@ -221,7 +256,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 		      int a, int b, int y, int x)
 {
 	int mirrored, pair = 0, attr = 0;
-	const struct fc_mx_cell *c = show(v, m, a, b, &mirrored);
+	const struct fc_mx_cell *c = tui_show(v, m, a, b, &mirrored);
 	char txt[16] = "", mark = ' ';
 	double share;
 
@@ -247,7 +282,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 		else
 			snprintf(txt, sizeof(txt), "%*s ", l->cw - 1, l->cw == 5 ? "err" : "er");
 	} else {
-		share = cell_share(v, m, c, a, b);
+		share = tui_cell_share(v, m, c, a, b);
 		if (c->bad)
 			mark = '!';
 		else if (c->retest && mark == ' ')
@@ -288,7 +323,7 @@ static void draw_cell(const struct tui_view *v, const struct mx_model *m, const 
 
 static int node_attr(const struct tui_view *v, const struct mx_model *m, int i)
 {
-	if (view_an(v, m)->nodes[i].state != FC_MX_NODE_SUSPECT)
+	if (tui_view_an(v, m)->nodes[i].state != FC_MX_NODE_SUSPECT)
 		return 0;
 	return A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : A_UNDERLINE);
 }
@@ -301,26 +336,26 @@ static void draw_matrix(const struct tui_view *v, const struct mx_model *m, cons
 	move(y, 0);
 	clrtoeol();
 	mvaddnstr(y, 0, l->lw > 8 ? "from\\to" : "\\", l->lw - 1);
-	for (b = v->left; b < v->left + l->vc && b < m->n; b++) {
+	for (b = v->left; b < v->left + l->vc && b < l->b1; b++) {
 		int w = l->cw == 1 ? 1 : l->cw - 1;
 		int attr = node_attr(v, m, b) | (b == v->cur_b ? A_REVERSE : 0);
 
 		attron(attr);
 		mvprintw(y, l->lw + (b - v->left) * l->cw, "%*s", w,
-			 label(m, b, l->prefix, w, buf, sizeof(buf)));
+			 tui_label(m, b, l->prefix, w, buf, sizeof(buf)));
 		attroff(attr);
 	}
-	for (a = v->top; a < v->top + l->rows && a < m->n; a++) {
+	for (a = v->top; a < v->top + l->rows && a < l->a1; a++) {
 		int attr = node_attr(v, m, a) | (a == v->cur_a ? A_REVERSE : 0);
 
 		y = l->y0 + 1 + (a - v->top);
 		move(y, 0);
 		clrtoeol();
 		attron(attr);
-		mvprintw(y, 0, "%c%-*s", view_an(v, m)->nodes[a].state == FC_MX_NODE_SUSPECT ? '*' : ' ',
-			 l->lw - 1, label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
+		mvprintw(y, 0, "%c%-*s", tui_view_an(v, m)->nodes[a].state == FC_MX_NODE_SUSPECT ? '*' : ' ',
+			 l->lw - 1, tui_label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
 		attroff(attr);
-		for (b = v->left; b < v->left + l->vc && b < m->n; b++)
+		for (b = v->left; b < v->left + l->vc && b < l->b1; b++)
 			draw_cell(v, m, l, a, b, y, l->lw + (b - v->left) * l->cw);
 	}
 }
@@ -341,7 +376,7 @@ static void draw_overview(const struct tui_view *v, const struct mx_model *m, co
 		y = l->y0 + 1 + (a - v->top);
 		move(y, 0);
 		clrtoeol();
-		mvprintw(y, 0, " %-*s", l->lw - 1, label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
+		mvprintw(y, 0, " %-*s", l->lw - 1, tui_label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
 		for (int r = 0; r < m->nrails; r++) {
 			const struct fc_mx_analysis *an = &m->ran.rails[r];
 			int susp = an->nodes[a].state == FC_MX_NODE_SUSPECT, attr = 0;
@@ -368,7 +403,19 @@ static void fmt_dur(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
 }
 
-static void draw_header(const struct tui_view *v, const struct mx_model *m)
+/* What the frame shows at rack scale: the list, blocks, one block. */
+static void header_scale(const struct tui_view *v, const struct layout *l)
+{
+	if (v->list)
+		printw("  suspects (s: heat map, Enter: show in it)");
+	else if (v->zoomed)
+		printw("  nodes %d-%d x %d-%d (z: back)", l->a0, l->a1 - 1, l->b0, l->b1 - 1);
+	else if (l->g > 1)
+		printw("  blocks of %d nodes, the worst pair (z: zoom, s: suspects)", l->g);
+}
+
+static void draw_header(const struct tui_view *v, const struct mx_model *m,
+			const struct layout *l)
 {
 	struct mx_progress p;
 	char el[32], left[32], line[512];
@@ -387,6 +434,7 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m)
 		       m->rails[v->rail - 1].name);
 	else if (m->nrails)
 		printw("  every rail together (R: one rail)");
+	header_scale(v, l);
 	attroff(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
 	fmt_dur(p.elapsed_s, el, sizeof(el));
 	if (isfinite(p.left_s))
@@ -589,14 +637,23 @@ void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_bin
 		return;
 	}
 	tui_clamp(v, m);
-	compute_layout(m, &l);
-	draw_header(v, m);
-	if (overview(v, m))
-		draw_overview(v, m, &l);
-	else
-		draw_matrix(v, m, &l);
-	draw_detail(v, m, l.detail_y);
-	draw_findings(v, m, l.find_y, l.find_h);
+	tui_layout(v, m, &l);
+	draw_header(v, m, &l);
+	if (v->list) {
+		int h = LINES - 1 - DETAIL_LINES - l.y0;
+
+		tui_draw_list(v, m, l.y0, h);
+		draw_detail(v, m, l.y0 + h);
+	} else {
+		if (overview(v, m))
+			draw_overview(v, m, &l);
+		else if (l.g > 1)
+			tui_draw_blocks(v, m, &l);
+		else
+			draw_matrix(v, m, &l);
+		draw_detail(v, m, l.detail_y);
+		draw_findings(v, m, l.find_y, l.find_h);
+	}
 	draw_footer(v, keys);
 	refresh();
 }

@@ -39,6 +39,7 @@ struct bw_run {
 	struct ibv_cq *scq, *rcq;
 	struct bw_shared *sh;
 	uint64_t msgs;
+	uint64_t posted_all; /* every message posted, warm-up included */
 	int err;
 	pthread_t tid;
 	const struct vb_test *t;
@@ -120,6 +121,7 @@ static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n
 		       (unsigned long long)b->t->size, (int)(bad - wrs) + 1, strerror(err));
 		return -err;
 	}
+	b->posted_all += (uint64_t)n;
 	return 0;
 }
 
@@ -424,6 +426,8 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	err = bw_scratch(bs, n, t);
 	if (!err)
 		err = n > 1 ? bw_threads(bs, n) : bw_both(&bs[0]);
+	for (int k = 0; k < n; k++)
+		res->posted += bs[k].posted_all;
 	for (int k = 0; !err && t->active && k < n; k++) {
 		if (!first || (bs[k].t_first && bs[k].t_first < first))
 			first = bs[k].t_first;

@@ -9,12 +9,16 @@
 #include "verbs/dev.h"
 #include "src/cmds.h"
 
+void (*vb_devices_peer_hook)(json_t *devices, json_t *doc);
+
 const char usage_devices[] =
 	"usage: fabcheck devices [--json]\n"
 	"\n"
 	"Lists this host's RDMA devices: for each port its state, link layer,\n"
 	"active MTU, active rate in Gb/s (from width and speed), the GID table with\n"
-	"types (IB, RoCE v1, RoCE v2) and the GID a test would use.\n"
+	"types (IB, RoCE v1, RoCE v2) and the GID a test would use. On InfiniBand,\n"
+	"where smpquery (infiniband-diags) has umad access, the switch each port\n"
+	"reaches (its node GUID), by which rails are matched.\n"
 	"\n"
 	"  -j, --json    one JSON document on stdout\n"
 	"  -h, --help    this text\n"
@@ -43,14 +47,12 @@ static void render_devices(FILE *f, const json_t *doc)
 				      fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"));
 			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ?
 							  fc_jstr(p, "netdev", "") : "-");
-			if (json_is_integer(json_object_get(p, "gid_index"))) {
-				fc_table_addf(t, 7, "%d", (int)fc_jnum(p, "gid_index", 0));
+			fc_table_addint(t, 7, p, "gid_index");
+			if (json_is_integer(json_object_get(p, "gid_index")))
 				fc_table_addf(t, 8, "%s (%s)", fc_jstr(p, "gid", ""),
 					      fc_jstr(p, "gid_type", ""));
-			} else {
-				fc_table_addf(t, 7, "-");
+			else
 				fc_table_addf(t, 8, "none usable");
-			}
 			if (json_is_number(json_object_get(p, "payload_gbps")))
 				fc_table_addf(t, 9, "%.3f Gb/s at %d B", fc_jnum(p, "payload_gbps", 0),
 					      (int)fc_jnum(p, "active_mtu", 0));
@@ -123,6 +125,8 @@ int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 	doc = fc_doc_new();
 	json_object_set_new(doc, "host", json_string(host));
 	json_object_set_new(doc, "devices", devs);
+	if (vb_devices_peer_hook)
+		vb_devices_peer_hook(devs, doc);
 	json_array_foreach(devs, i, d) {
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			const char *dev = fc_jstr(d, "name", "?");

@@ -214,6 +214,19 @@ static void port_payload_json(const struct vb_port_info *pi, json_t *o)
 	fc_payload_json(o, &l, &c);
 }
 
+void vb_gid_json(json_t *o, const struct fc_gid *g)
+{
+	char buf[64];
+
+	if (!g) {
+		json_object_set_new(o, "gid_index", json_null());
+		return;
+	}
+	json_object_set_new(o, "gid_index", json_integer(g->index));
+	json_object_set_new(o, "gid", json_string(fc_gid_fmt(g->raw, buf, sizeof(buf))));
+	json_object_set_new(o, "gid_type", json_string(fc_gid_type_name(g->type)));
+}
+
 json_t *vb_port_json(const struct vb_port_info *pi)
 {
 	json_t *gids = json_array();
@@ -239,15 +252,7 @@ json_t *vb_port_json(const struct vb_port_info *pi)
 		      "lid", pi->lid, "netdev", pi->netdev, "gids", gids);
 	port_payload_json(pi, o);
 	json_object_set_new(o, "subnet", json_string(pi->subnet));
-	if (pi->chosen_gid >= 0) {
-		const struct fc_gid *g = &pi->gids[pi->chosen_gid];
-
-		json_object_set_new(o, "gid_index", json_integer(g->index));
-		json_object_set_new(o, "gid", json_string(fc_gid_fmt(g->raw, buf, sizeof(buf))));
-		json_object_set_new(o, "gid_type", json_string(fc_gid_type_name(g->type)));
-	} else {
-		json_object_set_new(o, "gid_index", json_null());
-	}
+	vb_gid_json(o, pi->chosen_gid >= 0 ? &pi->gids[pi->chosen_gid] : NULL);
 	return o;
 }
 

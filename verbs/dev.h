@@ -34,6 +34,10 @@ const char *vb_port_state_name(int state);
  * or libibverbs cannot list them.
  */
 json_t *vb_devices_json(const char **why_p);
+/* Set by the program (src/main.c) to what adds to each InfiniBand port of
+ * `devices` the switch it reaches (ctl/ibpeer.c, a layer above); NULL:
+ * nothing is added. */
+extern void (*vb_devices_peer_hook)(json_t *devices, json_t *doc);
 
 /* Fills @pi for DEV:PORT. Returns 0 or a negative errno (logged). */
 int vb_port_query(const char *dev, int port, struct vb_port_info *pi);
@@ -45,5 +49,8 @@ void vb_port_link(const struct vb_port_info *pi, int gid_pos, int mtu, struct fc
 
 /* JSON object for one port (shared by `devices` and `pair`). */
 json_t *vb_port_json(const struct vb_port_info *pi);
+/* Sets "gid_index", "gid" and "gid_type" of @o from @g; "gid_index": null
+ * when @g is NULL (no usable GID). */
+void vb_gid_json(json_t *o, const struct fc_gid *g);
 
 #endif

@@ -114,6 +114,7 @@ static int lat_post(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uin
 		return -err;
 	}
 	l->outstanding++;
+	l->res->posted++;
 	return 0;
 }
 

@@ -27,13 +27,20 @@ static void mask_names(int mask, char *buf, size_t len)
 		}
 }
 
-static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum)
+/* Where a QP sends to: the peer's QP (or, for a loopback QP, its own). */
+struct qp_dest {
+	uint32_t qpn, psn;
+	const uint8_t *gid;
+	int lid;
+};
+
+static int qp_rtr(struct vb_res *r, struct ibv_qp *qp, const struct qp_dest *p, int mtu_enum)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = (enum ibv_mtu)mtu_enum,
-		.dest_qp_num = p->qpn[q],
-		.rq_psn = p->psn[q],
+		.dest_qp_num = p->qpn,
+		.rq_psn = p->psn,
 		.max_dest_rd_atomic = (uint8_t)r->rd_atom,
 		.min_rnr_timer = 12,
 		.ah_attr = { .port_num = (uint8_t)r->pi->port, .sl = 0, .src_path_bits = 0 },
@@ -57,11 +64,11 @@ static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum
 	}
 	if (r->sl >= 0)
 		a.ah_attr.sl = (uint8_t)r->sl;
-	err = ibv_modify_qp(r->qp[q], &a, mask);
+	err = ibv_modify_qp(qp, &a, mask);
 	if (err) {
 		mask_names(mask, names, sizeof(names));
 		fc_err("%s qp 0x%x: INIT->RTR refused: %s (attribute mask 0x%x: %s; peer qp 0x%x, %s %s, path MTU %d B, GID index %d, traffic class %d, SL %d): check -x, --tclass, --sl and that both ports share a subnet or VLAN",
-		       r->pi->dev, r->qp[q]->qp_num, strerror(err), mask, names, p->qpn[q],
+		       r->pi->dev, qp->qp_num, strerror(err), mask, names, p->qpn,
 		       r->pi->is_ethernet ? "GID" : "LID",
 		       r->pi->is_ethernet ? fc_gid_fmt(p->gid, gid, sizeof(gid)) :
 					    (snprintf(gid, sizeof(gid), "%d", p->lid), gid),
@@ -72,25 +79,25 @@ static int qp_rtr(struct vb_res *r, int q, const struct vb_peer *p, int mtu_enum
 	return 0;
 }
 
-static int qp_rts(struct vb_res *r, int q)
+static int qp_rts(struct vb_res *r, struct ibv_qp *qp, uint32_t sq_psn)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
 		.timeout = 14,	 /* 4.096 us * 2^14 = 67 ms per try */
 		.retry_cnt = 7,
 		.rnr_retry = 7, /* receiver not ready: retry without limit */
-		.sq_psn = r->psn[q],
+		.sq_psn = sq_psn,
 		.max_rd_atomic = (uint8_t)r->rd_atomic,
 	};
 	int mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 		   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 	char names[256];
-	int err = ibv_modify_qp(r->qp[q], &a, mask);
+	int err = ibv_modify_qp(qp, &a, mask);
 
 	if (err) {
 		mask_names(mask, names, sizeof(names));
 		fc_err("%s qp 0x%x: RTR->RTS refused: %s (attribute mask 0x%x: %s, max_rd_atomic %d)",
-		       r->pi->dev, r->qp[q]->qp_num, strerror(err), mask, names, r->rd_atomic);
+		       r->pi->dev, qp->qp_num, strerror(err), mask, names, r->rd_atomic);
 	}
 	return -err;
 }
@@ -111,13 +118,33 @@ int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu)
 	r->path_mtu = path_mtu;
 	r->rd_atomic = r->init_rd_atom < p->rd_atom ? r->init_rd_atom : p->rd_atom;
 	for (int q = 0; q < r->nqps; q++) {
-		err = qp_rtr(r, q, p, mtu_enum);
+		struct qp_dest d = { .qpn = p->qpn[q], .psn = p->psn[q], .gid = p->gid,
+				     .lid = p->lid };
+
+		err = qp_rtr(r, r->qp[q], &d, mtu_enum);
 		if (!err)
-			err = qp_rts(r, q);
+			err = qp_rts(r, r->qp[q], r->psn[q]);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+int vb_qp_self(struct vb_res *r, struct ibv_qp *qp, uint32_t psn)
+{
+	struct qp_dest d = { .qpn = qp->qp_num, .psn = psn, .lid = r->pi->lid };
+	int mtu_enum = fc_mtu_enum(r->path_mtu ? r->path_mtu : r->pi->active_mtu), err;
+
+	if (r->pi->chosen_gid >= 0)
+		d.gid = r->pi->gids[r->pi->chosen_gid].raw;
+	if (!mtu_enum || (r->pi->is_ethernet && !d.gid)) {
+		fc_err("%s: a loopback QP needs the port's MTU and GID", r->pi->dev);
+		return -EINVAL;
+	}
+	err = vb_qp_to_init(r, qp);
+	if (!err)
+		err = qp_rtr(r, qp, &d, mtu_enum);
+	return err ? err : qp_rts(r, qp, psn);
 }
 
 int vb_qp_qos(const struct vb_res *r, int *tclass_p, int *sl_p)

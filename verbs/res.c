@@ -302,7 +302,7 @@ static struct ibv_qp *qp_create(struct vb_res *r, int q)
 	return qp;
 }
 
-static int qp_init(struct vb_res *r, struct ibv_qp *qp)
+int vb_qp_to_init(struct vb_res *r, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -332,7 +332,7 @@ int vb_res_create_qps(struct vb_res *r)
 			return -ENOMEM;
 		}
 		r->psn[q] = (uint32_t)(lrand48() & 0xffffff);
-		err = qp_init(r, r->qp[q]);
+		err = vb_qp_to_init(r, r->qp[q]);
 		if (err)
 			return err;
 	}
@@ -341,6 +341,7 @@ int vb_res_create_qps(struct vb_res *r)
 
 void vb_res_close(struct vb_res *r)
 {
+	vb_loop_close(r);
 	for (int q = 0; q < VB_MAX_QPS; q++) {
 		if (r->qp[q] && !r->cm)
 			ibv_destroy_qp(r->qp[q]);
@@ -381,7 +382,7 @@ json_t *vb_res_json(const struct vb_res *r)
 {
 	const struct fc_gid *g = r->gid_index >= 0 ? chosen_gid(r) : NULL;
 	json_t *qpn = json_array(), *psn = json_array(), *o;
-	char buf[64], host[256] = "?";
+	char host[256] = "?";
 
 	gethostname(host, sizeof(host) - 1);
 	for (int q = 0; q < r->nqps; q++) {
@@ -408,13 +409,7 @@ json_t *vb_res_json(const struct vb_res *r)
 						 r->pi->vlan, "rocev1",
 						 g && g->type == FC_GID_ROCE_V1, "ipv6",
 						 g && r->pi->is_ethernet && !fc_gid_is_ipv4_mapped(g->raw)));
-	if (g) {
-		json_object_set_new(o, "gid_index", json_integer(g->index));
-		json_object_set_new(o, "gid", json_string(fc_gid_fmt(g->raw, buf, sizeof(buf))));
-		json_object_set_new(o, "gid_type", json_string(fc_gid_type_name(g->type)));
-	} else {
-		json_object_set_new(o, "gid_index", json_null());
-	}
+	vb_gid_json(o, g);
 	return o;
 }
 

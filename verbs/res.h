@@ -21,6 +21,7 @@
 #define VB_QP_INLINE 236
 
 struct rdma_cm_id;
+struct vb_loop;
 struct rdma_event_channel;
 
 struct vb_opts {
@@ -74,6 +75,7 @@ struct vb_res {
 	 * outstanding on a QP hold distinct slots, apart from other QPs'. */
 	uint64_t rq_next[VB_MAX_QPS];
 	int rx_cap;		     /* receives kept posted per QP (0: rx_depth) */
+	struct vb_loop *loop;	     /* vb_loop_read's QP, NULL until used */
 	struct vb_port_info *pi;
 	int gid_index;		     /* -1 on InfiniBand without a GID */
 	int tx_depth, rx_depth;
@@ -121,6 +123,24 @@ void vb_res_close(struct vb_res *r);
 json_t *vb_res_json(const struct vb_res *r);
 /* Reads the peer's setup report. Returns 0 or -EPROTO with @why set. */
 int vb_peer_from_json(const json_t *j, struct vb_peer *p, char *why, size_t len);
+
+/* RESET->INIT of @qp on the port (local write, remote read and write). */
+int vb_qp_to_init(struct vb_res *r, struct ibv_qp *qp);
+/* RESET->INIT->RTR->RTS of @qp toward itself (a loopback QP). */
+int vb_qp_self(struct vb_res *r, struct ibv_qp *qp, uint32_t psn);
+
+/*
+ * A loopback QP that reads one byte of the buffer into host memory, as
+ * NCCL flushes GPUDirect writes where the driver has no
+ * cuFlushGPUDirectRDMAWrites: the read cannot pass the HCA's earlier
+ * writes to that memory on PCIe, so once it completed they are visible.
+ * vb_loop_read opens it on first use; safe from several threads.
+ * 0 or -errno (logged).
+ */
+int vb_loop_read(struct vb_res *r, const void *addr);
+/* Loopback reads done so far. */
+uint64_t vb_loop_reads(const struct vb_res *r);
+void vb_loop_close(struct vb_res *r);
 
 /* INIT->RTR->RTS of every QP toward the peer, at @path_mtu bytes. */
 int vb_res_connect(struct vb_res *r, const struct vb_peer *p, int path_mtu);

@@ -97,6 +97,7 @@ struct vb_test {
 struct vb_result {
 	double seconds;	  /* bw: first post to last completion */
 	uint64_t bytes, msgs;
+	uint64_t posted;  /* messages this side posted, warm-up included */
 	double *samples;  /* bw: Gb/s of the first VB_KEEP_INTERVALS intervals */
 	size_t nsamples, cap;
 	struct fc_hist lat; /* lat: seconds per round, every round */

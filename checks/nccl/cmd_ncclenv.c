@@ -69,10 +69,7 @@ static void render(FILE *f, const json_t *doc)
 	t = fc_table_new(5, "LINE", "NAME", "VALUE", "STATUS", "WHY");
 	json_array_foreach(vars, i, v) {
 		fc_table_row(t);
-		if (json_is_integer(json_object_get(v, "line")))
-			fc_table_addf(t, 0, "%d", (int)fc_jnum(v, "line", 0));
-		else
-			fc_table_addf(t, 0, "-");
+		fc_table_addint(t, 0, v, "line");
 		fc_table_addf(t, 1, "%s", fc_jstr(v, "name", ""));
 		fc_table_addf(t, 2, "%s", fc_jstr(v, "value", ""));
 		fc_table_addf(t, 3, "%s", fc_jstr(v, "status", ""));

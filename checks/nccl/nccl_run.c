@@ -33,6 +33,8 @@
 	"      --expect-net NET   the network NCCL must use: IB, Socket or a plugin\n" \
 	"      --expect-gdr       GPUDirect RDMA must be on for every NET channel\n" \
 	"      --log-dir DIR      keep each rank's NCCL log there (NODE-rankR.log)\n" \
+	"      --rail-gbps G      each rail's link rate in Gb/s, for the busbw the rails\n" \
+	"                         can carry where the NCCL log gives none (before 2.27)\n" \
 	"      --launcher ssh|local|slurm  ssh (default), every rank on this host, or\n" \
 	"                         srun --nodelist=NODE -N1 -n1 (the job's GPUs must be\n" \
 	"                         visible to its steps)\n" \
@@ -50,7 +52,7 @@
 const char usage_nccl_run[] = USAGE_NCCL_RUN;
 
 enum { OPT_OP = 256, OPT_EXPECT_NET, OPT_EXPECT_GDR, OPT_LOG_DIR, OPT_LAUNCHER,
-       OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT };
+       OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT, OPT_RAIL_GBPS };
 
 static const struct option run_opts[] = {
 	{ .name = "gpus-per-node", .has_arg = required_argument, .val = 'g' },
@@ -67,6 +69,7 @@ static const struct option run_opts[] = {
 	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
 	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
 	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "rail-gbps", .has_arg = required_argument, .val = OPT_RAIL_GBPS },
 	{ .name = "json", .has_arg = no_argument, .val = 'j' },
 	{ 0 },
 };
@@ -140,6 +143,7 @@ static int parse_opt(int c, const char *arg, struct ncr_cfg *cfg, struct fc_ctx 
 			return -EINVAL;
 		cfg->launch.connect_timeout = (int)cfg->p.timeout;
 		return 0;
+	case OPT_RAIL_GBPS: return fc_parse_double("--rail-gbps", arg, 1, 10000, &cfg->rail_gbps);
 	case 'j': ctx->json = 1; return 0;
 	default: return -EINVAL;
 	}
@@ -162,6 +166,7 @@ static void cfg_defaults(struct ncr_cfg *cfg)
 	cfg->launch.connect_timeout = 30;
 	cfg->launch.worker_cmd = env && *env ? env : NULL;
 	cfg->launch.worker_sub = "nccl-worker";
+	cfg->nccl_algo = getenv("NCCL_ALGO");
 }
 
 static int check_cfg(struct ncr_cfg *cfg)

@@ -18,6 +18,8 @@ struct ncr_cfg {
 	const char *expect_net;
 	int expect_gdr;
 	const char *log_dir;
+	double rail_gbps;	/* --rail-gbps: each rail's link rate; 0: from the log */
+	const char *nccl_algo;	/* NCCL_ALGO of this environment, passed to every rank */
 };
 
 struct ncr_rank {
@@ -50,5 +52,9 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg);
 void ncr_render(FILE *f, const json_t *doc);
 /* The report of a run that went through: ranks, results, the log. */
 void ncr_report(struct ncr_state *s);
+/* busbw against what the rails can carry (nccl_run_rails.c): "rails" and
+ * its finding into the document; its text line. */
+void ncr_rails_report(struct ncr_state *s);
+void ncr_rails_render(FILE *f, const json_t *doc);
 
 #endif

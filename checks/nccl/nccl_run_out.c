@@ -173,65 +173,6 @@ static void analyse_logs(struct ncr_state *s)
 	json_object_set_new(s->doc, "nccl_log", rep);
 }
 
-/* The slowest rate among NCCL's HCAs (Gb/s, from 2.27's detail lines); 0 unknown. */
-static double rails_rate(const json_t *hcas)
-{
-	double rate = 0;
-	size_t i;
-	json_t *h;
-
-	json_array_foreach(hcas, i, h) {
-		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
-
-		if (!(r > 0))
-			return 0;
-		rate = !rate || r < rate ? r : rate;
-	}
-	return rate;
-}
-
-/*
- * busbw against what the rails can carry (ncr_rails_busbw): the peak over the
- * sizes below 80% of it is a warning. Needs two nodes and NCCL's HCA list with
- * link rates; "rails" says what was used or why nothing is expected.
- */
-static void rails_expectation(struct ncr_state *s)
-{
-	const json_t *hcas = json_object_get(json_object_get(s->doc, "nccl_log"), "hcas");
-	int nrails = (int)json_array_size(hcas);
-	double rate = rails_rate(hcas), peak = 0, want;
-	const char *why = NULL;
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(json_object_get(s->doc, "results"), i, e)
-		peak = fc_jnum(e, "busbw_gbytes_s", 0) > peak ? fc_jnum(e, "busbw_gbytes_s", 0) : peak;
-	want = ncr_rails_busbw(s->cfg->p.op, nrails, rate, s->cfg->gpus_per_node, s->cfg->nnodes);
-	if (s->cfg->nnodes < 2)
-		why = "one node: the network is not on the path";
-	else if (!nrails)
-		why = "the NCCL log shows no HCA list";
-	else if (!rate)
-		why = "the NCCL log gives no link rate (NCCL 2.27 and later print it with NET)";
-	json_object_set_new(s->doc, "rails",
-			    json_pack("{s:i, s:o, s:i, s:f, s:o, s:s?}", "count", nrails,
-				      "rate_gbit_s", rate > 0 ? json_real(rate) : json_null(),
-				      "used_per_node", nrails < s->cfg->gpus_per_node ?
-							       nrails : s->cfg->gpus_per_node,
-				      "payload_share", NCR_RAIL_PAYLOAD,
-				      "expected_busbw_gbytes_s", want > 0 ? json_real(want) :
-									   json_null(),
-				      "why_none", why));
-	if (want > 0 && peak < 0.8 * want)
-		fc_finding(s->doc, FC_WARN,
-			   "peak busbw %.1f GB/s is %.0f%% of the %.1f GB/s the rails can carry "
-			   "(%d of %d HCAs per node at %.0f Gb/s, ring): check every rail with "
-			   "fabcheck pair --rails all, and NCCL_ALGO=Ring for comparison",
-			   peak, 100 * peak / want, want,
-			   nrails < s->cfg->gpus_per_node ? nrails : s->cfg->gpus_per_node, nrails,
-			   rate);
-}
-
 void ncr_report(struct ncr_state *s)
 {
 	const struct ncr_cfg *cfg = s->cfg;
@@ -251,7 +192,7 @@ void ncr_report(struct ncr_state *s)
 	version_findings(s);
 	results(s);
 	analyse_logs(s);
-	rails_expectation(s);
+	ncr_rails_report(s);
 }
 
 /* ---- text ---- */
@@ -312,10 +253,7 @@ void ncr_render(FILE *f, const json_t *doc)
 	fputc('\n', f);
 	render_results(f, doc);
 	fprintf(f, "\n  avg bus bandwidth: %.3f GB/s\n", fc_jnum(doc, "avg_busbw_gbytes_s", 0));
-	if (fc_jnum(json_object_get(doc, "rails"), "expected_busbw_gbytes_s", 0) > 0)
-		fprintf(f, "  the rails can carry: %.1f GB/s busbw (%d HCAs per node used, ring)\n",
-			fc_jnum(json_object_get(doc, "rails"), "expected_busbw_gbytes_s", 0),
-			(int)fc_jnum(json_object_get(doc, "rails"), "used_per_node", 0));
+	ncr_rails_render(f, doc);
 	if (log) {
 		fprintf(f, "\nNCCL log of every rank:\n");
 		ncl_render(f, log);

@@ -38,12 +38,12 @@ const char usage_nccl_worker[] =
 struct ncw {
 	struct fc_wk_io io;
 	struct ncr_params p;
-	struct ncr_cuda cu;
+	struct fc_cuda cu;
 	struct ncr_nccl nc;
 	int have_ctx, cu_dev;
 	int ran;	/* past setup: failures are the fabric's, not the node's */
-	ncr_custream stream;
-	ncr_devptr sbuf, rbuf;
+	fc_custream stream;
+	fc_cuptr sbuf, rbuf;
 	ncr_comm comm;
 	char logdir[256], logpath[300];
 	char node[128], prefix[192];
@@ -109,12 +109,12 @@ static int nccl_fail(struct ncw *w, const char *what, int r)
 	return -EIO;
 }
 
-static int cuda_fail(struct ncw *w, const char *what, ncr_cures r)
+static int cuda_fail(struct ncw *w, const char *what, fc_cures r)
 {
 	char buf[256];
 
 	fc_err("%s on GPU %d failed: %s", what, w->p.gpu,
-	       ncr_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
+	       fc_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
 	return -EIO;
 }
 
@@ -172,7 +172,7 @@ static int load_libs(struct ncw *w)
 		return 0;
 	fc_err("%s%s%s", ecu ? why_cu : "", ecu && enc ? "; and " : "", enc ? why_nc : "");
 	if (!ecu)
-		ncr_cuda_unload(&w->cu);
+		fc_cuda_unload(&w->cu);
 	if (!enc)
 		ncr_nccl_unload(&w->nc);
 	return -ENOENT;
@@ -182,14 +182,14 @@ static int open_gpu(struct ncw *w, json_t *rep)
 {
 	char name[128] = "?", bus[32] = "?", buf[256];
 	int n = 0, ver = 0;
-	ncr_cures r;
-	ncr_cuctx ctx;
+	fc_cures r;
+	fc_cuctx ctx;
 
 	r = w->cu.init(0);
 	if (r) {
 		fc_err("no GPU: cuInit failed: %s; check nvidia-smi on this node (driver loaded, "
 		       "GPU visible, CUDA_VISIBLE_DEVICES)",
-		       ncr_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
+		       fc_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
 		return -ENODEV;
 	}
 	w->cu.driver_version(&ver);
@@ -208,7 +208,7 @@ static int open_gpu(struct ncw *w, json_t *rep)
 	if ((r = w->cu.ctx_retain(&ctx, w->cu_dev)))
 		return cuda_fail(w, "cuDevicePrimaryCtxRetain", r);
 	w->have_ctx = 1;
-	if ((r = w->cu.ctx_set(ctx)))
+	if ((r = w->cu.ctx_set_current(ctx)))
 		return cuda_fail(w, "cuCtxSetCurrent", r);
 	if ((r = w->cu.stream_create(&w->stream, 0)))
 		return cuda_fail(w, "cuStreamCreate", r);
@@ -216,7 +216,7 @@ static int open_gpu(struct ncw *w, json_t *rep)
 	    (r = w->cu.mem_alloc(&w->rbuf, w->p.max_bytes))) {
 		fc_err("cannot allocate 2 x %llu bytes on GPU %d (%s): %s; lower --max-bytes",
 		       (unsigned long long)w->p.max_bytes, w->p.gpu, bus,
-		       ncr_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
+		       fc_cuda_strerror(&w->cu, r, buf, sizeof(buf)));
 		return -ENOMEM;
 	}
 	/* Every rank sends 1.0f: the sum is nranks, exact in float32. */
@@ -301,12 +301,12 @@ static int wait_stream(struct ncw *w, double deadline, double secs, uint64_t byt
 	unsigned spins = 0;
 
 	for (;;) {
-		ncr_cures r = w->cu.stream_query(w->stream);
+		fc_cures r = w->cu.stream_query(w->stream);
 		int aerr = 0;
 
-		if (r == NCR_CUDA_SUCCESS)
+		if (r == FC_CUDA_SUCCESS)
 			return 0;
-		if (r != NCR_CUDA_NOT_READY)
+		if (r != FC_CUDA_ERROR_NOT_READY)
 			return cuda_fail(w, "the all_reduce stream", r);
 		if (++spins % 1024)
 			continue;
@@ -349,11 +349,11 @@ static int check_result(struct ncw *w, uint64_t bytes, int *wrong_p)
 {
 	static float buf[CHECK_ELEMS];
 	uint64_t count = bytes / 4, n = count < CHECK_ELEMS ? count : CHECK_ELEMS;
-	ncr_devptr at[2] = { w->rbuf, w->rbuf + (count - n) * 4 };
+	fc_cuptr at[2] = { w->rbuf, w->rbuf + (count - n) * 4 };
 
 	*wrong_p = 0;
 	for (int k = 0; k < (count > n ? 2 : 1); k++) {
-		ncr_cures r = w->cu.memcpy_dtoh(buf, at[k], n * 4);
+		fc_cures r = w->cu.memcpy_dtoh(buf, at[k], n * 4);
 
 		if (r)
 			return cuda_fail(w, "cuMemcpyDtoH", r);
@@ -366,7 +366,7 @@ static int check_result(struct ncw *w, uint64_t bytes, int *wrong_p)
 static int run_size(struct ncw *w, uint64_t bytes, struct ncr_rank_result *res, int i)
 {
 	double dl = ncr_size_deadline(w->p.timeout, bytes, w->p.iters + w->p.warmup), t0, secs;
-	ncr_cures r;
+	fc_cures r;
 	int err;
 
 	if ((r = w->cu.memset_d32(w->rbuf, 0, bytes / 4)))
@@ -448,24 +448,6 @@ static int ws_finish(struct ncw *w)
 
 /* ---- the conversation ---- */
 
-static int ws_hello(struct ncw *w)
-{
-	char host[256] = "?";
-	json_t *m;
-	int err = fc_wk_recv(&w->io, "hello", &m);
-
-	if (err)
-		return err;
-	snprintf(w->node, sizeof(w->node), "%s", fc_jstr(m, "node", "?"));
-	w->io.idle = fc_jnum(m, "timeout", 30) * 3 + 10;
-	json_decref(m);
-	snprintf(w->prefix, sizeof(w->prefix), "fabcheck nccl-worker@%s", w->node);
-	fc_log_prefix = w->prefix;
-	gethostname(host, sizeof(host) - 1);
-	return fc_wk_send(&w->io, "hello", json_pack("{s:s, s:s, s:i}", "version", FC_VERSION,
-						   "host", host, "pid", (int)getpid()));
-}
-
 static int step(struct ncw *w, const char *type, int (*fn)(struct ncw *, const json_t *))
 {
 	json_t *m;
@@ -525,7 +507,8 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	fc_log_hook = keep_error;
 	ncw_guard_set_hooks(log_warnings, remove_log);
 	ncw_guard_start(&w.io);
-	err = ws_hello(&w);
+	err = fc_wk_hello(&w.io, "fabcheck nccl-worker", w.node, sizeof(w.node), w.prefix,
+			  sizeof(w.prefix));
 	if (!err)
 		err = step(&w, "setup", ws_setup);
 	w.ran = 1;

@@ -106,10 +106,7 @@ static void ranks_table(FILE *f, const json_t *doc)
 		fc_table_row(t);
 		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
 		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
-		if (json_is_integer(json_object_get(r, "cuda_dev")))
-			fc_table_addf(t, 2, "%d", (int)fc_jnum(r, "cuda_dev", 0));
-		else
-			fc_table_addf(t, 2, "-");
+		fc_table_addint(t, 2, r, "cuda_dev");
 		fc_table_addf(t, 3, "%s", str_or(r, "bus_id", "-"));
 		fc_table_addf(t, 4, "%s", fc_jstr(r, "init", ""));
 	}
@@ -165,18 +162,6 @@ static void net_table(FILE *f, const json_t *doc)
 	json_decref(groups);
 }
 
-/* The status of @name in "env_status", or NULL. */
-static const json_t *env_status(const json_t *doc, const char *name)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(json_object_get(doc, "env_status"), i, e)
-		if (!strcmp(fc_jstr(e, "name", ""), name))
-			return e;
-	return NULL;
-}
-
 static void env_table(FILE *f, const json_t *doc)
 {
 	const json_t *env = json_object_get(doc, "env"), *st;
@@ -189,13 +174,13 @@ static void env_table(FILE *f, const json_t *doc)
 	fprintf(f, "\nNCCL settings echoed by NCCL\n");
 	t = fc_table_new(3, "VARIABLE", "VALUE", "STATUS");
 	json_object_foreach((json_t *)env, k, v) {
-		st = env_status(doc, k);
+		st = fc_jnamed(json_object_get(doc, "env_status"), k);
 		fc_table_add(t, k, json_string_value(v), fc_jstr(st, "status", "-"));
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 	json_object_foreach((json_t *)env, k, v) {
-		st = env_status(doc, k);
+		st = fc_jnamed(json_object_get(doc, "env_status"), k);
 		if (st && strcmp(fc_jstr(st, "status", "ok"), "ok") && *fc_jstr(st, "why", ""))
 			fprintf(f, "  %s: %s\n", k, fc_jstr(st, "why", ""));
 	}

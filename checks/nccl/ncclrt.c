@@ -53,20 +53,6 @@ double ncr_busbw_factor(enum ncr_op op, int nranks)
 	return 0;
 }
 
-double ncr_rails_busbw(enum ncr_op op, int rails, double rate_gbit, int gpus_per_node,
-		       int nnodes)
-{
-	int used = rails < gpus_per_node ? rails : gpus_per_node;
-	double factor = 0;
-
-	switch (op) {
-	case NCR_ALL_REDUCE: factor = 1; break;
-	}
-	if (nnodes < 2 || used < 1 || !(rate_gbit > 0))
-		return 0;
-	return used * rate_gbit / 8 * NCR_RAIL_PAYLOAD * factor;
-}
-
 void ncr_hex_encode(const uint8_t *in, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

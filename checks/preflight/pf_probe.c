@@ -21,6 +21,7 @@
 
 #include "core/log.h"
 #include "core/out.h"
+#include "ctl/ibpeer.h"
 #include "core/util.h"
 #include "verbs/dev.h"
 #include "src/cmds.h"
@@ -274,6 +275,7 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 		devs = json_array();
 	}
 	json_object_set_new(doc, "devices", devs);
+	fc_ib_switches_add(devs, doc);
 	probe_hcas(doc, devs, u.release, timeout);
 	if (!no_topo)
 		probe_topo(doc, timeout);

@@ -26,7 +26,7 @@ struct pf_rail_in {
 /* The probe's device entry of @dev. */
 static const json_t *probe_dev(const json_t *probe, const char *dev)
 {
-	return pf_named(json_object_get(probe, "devices"), dev);
+	return fc_jnamed(json_object_get(probe, "devices"), dev);
 }
 
 static const json_t *probe_port(const json_t *probe, const struct fc_rail_port *p)
@@ -44,7 +44,7 @@ static const json_t *probe_port(const json_t *probe, const struct fc_rail_port *
 static int port_value(const json_t *probe, const struct fc_rail_port *p, const json_t *q,
 		      const char *key, char *buf, size_t len)
 {
-	const json_t *pcie = json_object_get(pf_named(json_object_get(probe, "hcas"), p->dev), "pcie");
+	const json_t *pcie = json_object_get(fc_jnamed(json_object_get(probe, "hcas"), p->dev), "pcie");
 	double v;
 
 	if (!strcmp(key, "fw_ver")) {
@@ -227,10 +227,13 @@ static json_t *rails_json(const struct pf_rail_in *x)
 			json_object_set_new(ports, x->nodes[i].name,
 					    p ? json_string(p->dev) : json_null());
 		}
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:o}", "rail",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:o}", "rail",
 						      x->map.rails[r].index, "name",
 						      x->map.rails[r].name, "subnet",
-						      x->map.rails[r].subnet, "devices", ports));
+						      x->map.rails[r].subnet, "switch",
+						      x->map.rails[r].peer[0] ? x->map.rails[r].peer
+									      : NULL,
+						      "devices", ports));
 	}
 	return list;
 }

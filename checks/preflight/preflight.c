@@ -107,17 +107,6 @@ out:
 	free(names);
 }
 
-const json_t *pf_named(const json_t *list, const char *name)
-{
-	size_t i;
-	json_t *h;
-
-	json_array_foreach(list, i, h)
-		if (!strcmp(fc_jstr(h, "name", ""), name))
-			return h;
-	return NULL;
-}
-
 /* Per device name: firmware and driver agree across the nodes that have it. */
 static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 {
@@ -142,7 +131,7 @@ static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 				continue;
 			json_object_set_new(seen, dev, json_true());
 			for (int i = 0; i < n; i++) {
-				const json_t *o = nd[i].probe ? pf_named(json_object_get(nd[i].probe, "hcas"), dev) : NULL;
+				const json_t *o = nd[i].probe ? fc_jnamed(json_object_get(nd[i].probe, "hcas"), dev) : NULL;
 
 				names[i] = nd[i].name;
 				vals[i] = o ? json_string_value(json_object_get(o, "fw_ver")) : NULL;

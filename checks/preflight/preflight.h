@@ -38,8 +38,6 @@ int pf_majority(const char *const *vals, int n);
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
 	      const char *const *names, int n, const char *fix);
 
-/* The entry of @list (a JSON array of objects) whose "name" is @name; NULL. */
-const json_t *pf_named(const json_t *list, const char *name);
 
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two

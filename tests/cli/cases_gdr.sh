@@ -79,7 +79,7 @@ expect "nearest mlx5_0 table" 0 '^1 +Fake GPU 1 .* SYS$' -- fake $T2S $FC gpu-ch
 expect "nearest mlx5_0 json" 0 '"hca": "mlx5_0"' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_0 --json
 expect "nearest is PHB: warn" 0 'GPU 1 \(0000:86:00.0\) is PHB from mlx5_2, worse than PXB' \
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_2
-expect "other socket: warn" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1, worse than PXB' \
+expect "other socket: a finding of its own" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link' \
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1 --gpu 0
 expect "hca nearest the gpu" 0 '"hca": "mlx5_1"' -- fake $T2S $FC gpu-check -s 1M -n 1 --gpu 1 --json
 rm -rf "$EMPTY"

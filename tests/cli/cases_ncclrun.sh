@@ -91,6 +91,22 @@ expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the ra
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.verdict) \\(.findings|join(\" \"))\"'"
 expect "nccl run: one node, no rail expectation" 0 '^null one node' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
+# the algorithm's factor: NCCL_ALGO=Tree on three nodes of one GPU: (n-1)/n = 2/3 of 47 GB/s
+expect "nccl run: NCCL_ALGO=Tree on three nodes" 0 '^tree 0.667 31.3 ' -- bash -c \
+	"FAKENCCL=ib NCCL_ALGO=Tree $FAKES $RUN -e 4K --json a b c | jq -r '\"\\(.rails.algorithm) \\(.rails.algorithm_factor*1000|round/1000) \\(.rails.expected_busbw_gbytes_s*10|round/10) \\(.rails.nccl_algo)\"'"
+expect "nccl run: NCCL_ALGO=CollnetDirect is not modelled" 0 '^null none NCCL_ALGO allows no algorithm .*CollNet' -- bash -c \
+	"FAKENCCL=ib NCCL_ALGO=CollnetDirect $FAKES $RUN -e 4K --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.algorithm) \\(.rails.why_none)\"'"
+# a value NCCL ignores whole (a word it does not know): every algorithm, the smallest factor
+expect "nccl run: NCCL_ALGO that NCCL ignores" 0 "^tree 0.667 'rnig' is not an algorithm NCCL knows" -- bash -c \
+	"FAKENCCL=ib NCCL_ALGO=ring,rnig $FAKES $RUN -e 4K --json a b c | jq -r '\"\\(.rails.algorithm) \\(.rails.algorithm_factor*1000|round/1000) \\(.rails.nccl_algo_ignored)\"'"
+# no rate in the log (before 2.27): said, and --rail-gbps gives it
+expect "nccl run: no link rate in the log" 0 '^null .*give it with --rail-gbps' -- bash -c \
+	"FAKENCCL=ib,norate $FAKES $RUN -e 4K --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
+expect "nccl run --rail-gbps where the log has no rate" 0 '^23.5 --rail-gbps 200$' -- bash -c \
+	"FAKENCCL=ib,norate $FAKES $RUN -e 4K --rail-gbps 200 --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.rate_from) \\(.rails.rate_gbit_s)\"'"
+expect "nccl run --rail-gbps against the log's rate" 0 'the NCCL log gives 400 Gb/s for its slowest HCA where --rail-gbps says 200' -- bash -c \
+	"FAKENCCL=ib $FAKES $RUN -e 4K --rail-gbps 200 a b"
+expect "nccl run --rail-gbps: not a rate" 2 'rail-gbps' -- $RUN --rail-gbps fast a b
 # the slurm launcher starts 'nccl-worker' steps: an srun stand-in that runs them here
 NRSRUN=$(mktemp -d)
 printf '#!/bin/sh\n# srun stand-in: drops its options (--nodelist -N1 -n1 --quiet ...), runs the step here\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n' >"$NRSRUN/srun"

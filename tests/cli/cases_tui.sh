@@ -103,8 +103,13 @@ expect "tui follows a run being written: complete" 0 'pairs 6/6 .* fail' -- cat 
 # A signal restores the terminal too.
 tmux new-session -d -s "fctui-$$-sig" -x 100 -y 30 \
 	"stty -a > $TUT/sig.before; $(printf '%q ' "$TFC") tui --db $TUT/slow.db 2> $TUT/sig.err; echo \$? > $TUT/sig.rc; stty -a > $TUT/sig.after; sleep 30"
-sleep 1.5
-sigpid=$(pgrep -P "$(tmux list-panes -t "fctui-$$-sig" -F '#{pane_pid}')" -f ' tui ')
+# (the TUI's pid as soon as it runs: a loaded host starts it late)
+for i in $(seq 100); do
+	sigpid=$(pgrep -P "$(tmux list-panes -t "fctui-$$-sig" -F '#{pane_pid}')" -f ' tui ')
+	[ -n "$sigpid" ] && break
+	sleep 0.1
+done
+sleep 1
 kill -TERM $sigpid 2>/dev/null
 for i in $(seq 50); do [ -s $TUT/sig.rc ] && break; sleep 0.1; done
 tmux kill-session -t "fctui-$$-sig" 2>/dev/null
@@ -142,4 +147,54 @@ expect "tui rail 1: only nodeC marked" 0 '^ok$' -- only_suspect $TUT/out-rail1.t
 tui_run railov 100x30 'R R R' 1 -- --db $TUT/rails.db --max-iterations 15
 expect "tui R R R: the nodes x rails overview" 0 'nodes x 2 rails' -- cat $TUT/out-railov.txt
 expect "tui overview: nodeC bad on rail 1 only" 0 '^ C +[0-9]+ +[0-9]+!' -- cat $TUT/out-railov.txt
+# Rack scale: 300 nodes (above 256), the schedule's first 8 rounds, node077
+# slow. The TUI opens on the suspects list, worst first, with the evidence;
+# s shows the heat map in blocks (a cell per 8 x 8 nodes at 120 columns,
+# the worst pair inside); Enter shows the selected suspect's block zoomed
+# in (a cell per pair), z goes back out to the blocks.
+python3 $MXD/gen.py 300 rack1-node077 0.02 8 > $TUT/r300.json
+$FC matrix --import $TUT/r300.json --db $TUT/r300.db >/dev/null 2>&1
+tui_run r300 120x40 - 1 -- --db $TUT/r300.db --max-iterations 15
+expect "tui 300 nodes opens on the suspects list" 0 '300 nodes .* suspects \(s: heat map' -- \
+	cat $TUT/out-r300.txt
+expect "tui suspects list: share, level, evidence" 0 \
+	'^ 12%  node +8/8 +suspect node rack1-node077: bad with 8 of 8 peers' -- cat $TUT/out-r300.txt
+expect "tui suspects list: the cursor on its worst pair" 0 '^rack1-node077 -> rack1-node[0-9]+: BAD' -- \
+	cat $TUT/out-r300.txt
+expect "tui 300 nodes: clean exit" 0 '^exit=0$' -- cat $TUT/out-r300.txt
+tui_run r300s 120x40 s 1 -- --db $TUT/r300.db --max-iterations 15
+expect "tui s: the heat map in blocks" 0 'blocks of 8 nodes, the worst pair \(z: zoom' -- \
+	cat $TUT/out-r300s.txt
+expect "tui blocks: node077's block row marked, its bad blocks" 0 '^\*072 .*12!' -- \
+	cat $TUT/out-r300s.txt
+expect "tui blocks: one marked row" 0 '^1$' -- sh -c "grep -c '^\*' $TUT/out-r300s.txt"
+expect "tui blocks: a healthy block row" 0 '^ 000 +9[0-9] ' -- cat $TUT/out-r300s.txt
+tui_run r300z 120x40 Enter 1 -- --db $TUT/r300.db --max-iterations 15
+expect "tui Enter: the suspect's block zoomed in" 0 'nodes 72-79 x [0-9]+-[0-9]+ \(z: back\)' -- \
+	cat $TUT/out-r300z.txt
+expect "tui zoomed: a cell per pair, node077's bad one" 0 '^\*077 .* 12!' -- cat $TUT/out-r300z.txt
+tui_run r300zz 120x40 'Enter z' 1 -- --db $TUT/r300.db --max-iterations 15
+expect "tui z: back to the blocks" 0 'blocks of 8 nodes' -- cat $TUT/out-r300zz.txt
+tui_run r300ss 120x40 's s' 1 -- --db $TUT/r300.db --max-iterations 15
+expect "tui s s: the list again" 0 '^ 12%  node ' -- cat $TUT/out-r300ss.txt
+# The HTML report of that run: above 256 nodes the heat map has a cell per
+# block (30 x 30 blocks of 10 nodes), node077's row of blocks bad.
+$FC report --db $TUT/r300.db --html $TUT/r300.html >/dev/null 2>&1
+expect "html 300 nodes: a cell per block" 0 '^900$' -- \
+	sh -c "grep -c '<rect class=\"cell block' $TUT/r300.html"
+expect "html 300 nodes: no cell per pair" 0 '^0$' -- \
+	sh -c "grep -c '<rect class=\"cell [a-z]*\" data-a' $TUT/r300.html || true"
+expect "html 300 nodes: node077's blocks bad, the worst pair named" 0 \
+	'^rack1-node070 \.\. rack1-node079 -&gt; rack1-node[0-9]+ \.\. rack1-node[0-9]+: worst rack1-node077 -&gt;' -- \
+	sh -c "grep 'cell block bad' $TUT/r300.html | sed 's/.*<title>//' | sort -u | head -1"
+expect "html 300 nodes: every bad block on node077's row or column" 0 '^ok$' -- sh -c \
+	"grep 'cell block bad' $TUT/r300.html | grep -v 'rack1-node070 \.\. rack1-node079' | grep -q . && echo stray || echo ok"
+# At 130 nodes (the cases above) the heat map keeps a cell per pair: s
+# still opens the list, z says there is nothing to zoom.
+tui_run smallz 120x40 'z' 1 -- --db $TUT/big.db --max-iterations 15
+expect "tui z below 256 nodes: nothing to zoom" 0 'z: one cell per pair already' -- \
+	cat $TUT/out-smallz.txt
+tui_run smalls 100x30 s 1 -- --db $TUT/slow.db --max-iterations 15
+expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node nodeC' -- \
+	cat $TUT/out-smalls.txt
 rm -rf "$TUT"

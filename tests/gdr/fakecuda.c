@@ -20,7 +20,8 @@
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
  * PCI bus numbers, comma separated hex (default 3b,86).
- * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old).
+ * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old); with
+ * -DFAKE_NO_FLUSH it lacks cuFlushGPUDirectRDMAWrites (before CUDA 11.3).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -307,6 +308,7 @@ EXPORT CUresult cuMemGetHandleForAddressRange(void *h, CUdeviceptr p, size_t len
 	return 0;
 }
 
+#ifndef FAKE_NO_FLUSH
 /* Flushes nothing (host memory); checks the arguments fabcheck passes. */
 EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
 EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope)
@@ -315,3 +317,4 @@ EXPORT CUresult cuFlushGPUDirectRDMAWrites(int target, int scope)
 		return 1;
 	return mode("flushfail") ? 801 : 0;
 }
+#endif

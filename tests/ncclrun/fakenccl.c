@@ -14,6 +14,7 @@
  *   nolog     writes no log
  *   ib        the log shows IB with GPUDirect instead of sockets
  *   far       with ib: two HCAs, and the channels use the second (mlx5_1)
+ *   norate    with ib: no per-device lines with speed= (as before NCCL 2.27)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,18 +124,20 @@ static void log_init(int rank, int nranks)
 {
 	if (rank == 0)
 		nlog(0, "INFO NCCL version 2.28.9+cuda13.0");
-	/* NCCL echoes the settings it reads (as integer parameters do). */
+	/* NCCL echoes the settings it reads: integer parameters with a full
+	 * stop, strings (NCCL_ALGO, NCCL_SOCKET_IFNAME) without. */
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 
 		if (!strncmp(*e, "NCCL_", 5) && strncmp(*e, "NCCL_DEBUG", 10) && eq)
-			nlog(0, "INFO %.*s set by environment to %s.", (int)(eq - *e), *e, eq + 1);
+			nlog(0, "INFO %.*s set by environment to %s%s", (int)(eq - *e), *e, eq + 1,
+			     eq[1 + strspn(eq + 1, "-0123456789")] ? "" : ".");
 	}
 	nlog(0, "INFO cudaDriverVersion 12040");
 	if (mode("ib")) {
 		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB %s[RO]; OOB eth0:10.0.2.15<0>",
 		     mode("far") ? "[1]mlx5_1:1/IB " : "");
-		for (int d = 0; d < (mode("far") ? 2 : 1); d++)
+		for (int d = 0; !mode("norate") && d < (mode("far") ? 2 : 1); d++)
 			nlog(0, "INFO NET/IB: [%d] mlx5_%d:uverbs%d:1/IB provider=Mlx5 speed=400000 "
 			     "context=0x55d0c1a0%d pciPath=/sys/devices/pci0000:00/0000:00:0%d.0 ar=0",
 			     d, d, d, d, d + 3);

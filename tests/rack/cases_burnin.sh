@@ -13,7 +13,7 @@ PF=("$FC" preflight nodeA nodeB --ssh-config "$SSH_CFG" --timeout 60)
 # ---- preflight --------------------------------------------------------------
 expect "preflight: healthy rack passes at 2.5 Gb/s, MTU 9000" 0 'verdict: pass' -- \
 	"${PF[@]}" --expect-rate 2.5 --expect-mtu 9000
-expect_json "preflight json: both nodes, rxe0 ACTIVE, RoCE v2, 9000/4096, versions, skips with reasons" \
+expect_json "preflight json: both nodes, rxe0 ACTIVE, RoCE v2, 9000/4096, versions, skips with reasons" 0 \
 	"d['verdict'] == 'pass' and [n['node'] for n in d['nodes']] == ['nodeA', 'nodeB'] and
 	 all(p['device'] == 'rxe0' and p['state'] == 'ACTIVE' and p['gid_type'] == 'RoCE v2' and p['netdev_mtu'] == 9000 and p['active_mtu'] == 4096 and p['rate_gbps'] == 2.5 for n in d['nodes'] for p in n['ports']) and
 	 all(n['kernel'] and n['gpus'] == 0 for n in d['nodes']) and d['gpu_nodes'] == 0 and
@@ -24,7 +24,7 @@ expect "preflight: a rate the rack does not have fails, naming each port" 1 'nod
 "$FC" lab fault --name "$RACK_NAME" nodeB mtu 1500 >/dev/null 2>&1
 expect "preflight: nodeB at MTU 1500 is named (expected MTU)" 1 'nodeB: eth0 MTU is 1500, expected 9000 \(rxe0 port 1 runs at an active MTU of 1024 B\)' -- \
 	"${PF[@]}" --expect-mtu 9000
-expect_json "preflight: nodeB at MTU 1500: every finding names nodeB" \
+expect_json "preflight: nodeB at MTU 1500: every finding names nodeB" 1 \
 	"d['verdict'] == 'fail' and len(d['findings']) >= 2 and all('nodeB' in f for f in d['findings']) and
 	 not any(f.startswith('nodeA') for f in d['findings'])" \
 	-- "${PF[@]}" --json
@@ -45,13 +45,13 @@ sleep 15
 wait $SOAKPID
 rc=$?
 if [ $rc -eq 1 ]; then ok "soak with a flap exits 1"; else not_ok "soak with a flap exits 1" "exit $rc" "$(tail -n 20 "$BIR/soak.err")"; fi
-expect_json "soak: the flap is on nodeB, timed inside the soak; nodeA has none" \
+expect_json "soak: the flap is on nodeB, timed inside the soak; nodeA has none" 0 \
 	"any(e['kind'] == 'flap' and e['node'] == 'nodeB' and 0 <= e['since_start_s'] <= 60 and ':' in e['when'] for e in d['events']) and
 	 not any(e['kind'] == 'flap' and e.get('node') == 'nodeA' for e in d['events']) and
 	 d['nodes']['nodeB']['flaps'] and not d['nodes']['nodeA']['flaps'] and
 	 any(f.startswith('nodeB: link flap: link_downed rose by') for f in d['findings'])" \
 	-- cat "$BIR/soak.json"
-expect_json "soak: nodeA-nodeB has samples before and after, and the failed traffic has its time" \
+expect_json "soak: nodeA-nodeB has samples before and after, and the failed traffic has its time" 0 \
 	"len(d['pairs']) == 1 and d['pairs'][0]['a'] == 'nodeA' and d['pairs'][0]['failed_slices'] >= 1 and
 	 d['pairs'][0]['slices'] > d['pairs'][0]['failed_slices'] and d['pairs'][0]['median_a_to_b_gbps'] > 0 and
 	 any(e['kind'] == 'failed' and e['pair'] == 'nodeA-nodeB' and 15 <= e['since_start_s'] <= 75 for e in d['events'])" \

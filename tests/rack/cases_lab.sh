@@ -9,7 +9,7 @@ read -r NET MCAST < <("${L[@]}" status "${N[@]}" --json | python3 -c \
 # ---- each node: rxe0 on the fabric address, hostname, fabcheck on PATH ------
 i=1
 for n in nodeA nodeB; do
-	expect_json "$n: devices shows rxe0 ACTIVE, RoCE v2 GID ::ffff:$NET.$i, MTU 4096" \
+	expect_json "$n: devices shows rxe0 ACTIVE, RoCE v2 GID ::ffff:$NET.$i, MTU 4096" 0 \
 		"d['host'] == '$n' and [x['name'] for x in d['devices']] == ['rxe0'] and
 		 [(p['state'], p['gid'], p['gid_type'], p['active_mtu'], p['link_layer']) for p in d['devices'][0]['ports']]
 		 == [('ACTIVE', '::ffff:$NET.$i', 'RoCE v2', 4096, 'Ethernet')] and
@@ -36,7 +36,7 @@ expect_out "nodeA -> nodeB RDMA WRITE over rxe0 completes" '^ *65536 +50 +[0-9.]
 # ---- status, ssh-config, exec -------------------------------------------------
 expect "status lists the nodes" 0 "nodeA +ready +$NET\.1 .*
 nodeB +ready +$NET\.2 " -- "${L[@]}" status "${N[@]}"
-expect_json "status --json: pass, 2 ready nodes, its ssh_config" \
+expect_json "status --json: pass, 2 ready nodes, its ssh_config" 0 \
 	"d['verdict'] == 'pass' and d['rack'] == '$RACK_NAME' and d['ssh_config'] == '$SSH_CFG' and
 	 [(x['name'], x['state'], x['fabric_ip']) for x in d['nodes']] == [('nodeA', 'ready', '$NET.1'), ('nodeB', 'ready', '$NET.2')]
 	 and d['fabric']['mtu'] == 9000" -- "${L[@]}" status "${N[@]}" --json
@@ -60,12 +60,12 @@ expect_out "rate: tbf under the netem on egress" 'tbf 10: parent 1:1 rate 20Mbit
 expect_out "rate: the netem stays" 'netem 1: root .*loss 5%' -- qd nodeA
 expect_out "rate: ingress redirected to ifb0" 'mirred.*ifb0' -- rexec nodeA tc filter show dev eth0 ingress
 expect_out "rate: tbf on ifb0 (ingress)" 'tbf .*rate 20Mbit' -- qd nodeA ifb0
-expect_json "status shows nodeA's faults" \
+expect_json "status shows nodeA's faults" 0 \
 	"d['nodes'][0]['faults'] == {'loss_pct': 5, 'rate_mbit': 20} and d['nodes'][1]['faults'] == {}" \
 	-- "${L[@]}" status "${N[@]}" --json
 expect "fault mtu" 0 'nodeA: eth0 MTU 1500' -- "${L[@]}" fault "${N[@]}" nodeA mtu 1500
 expect_out "mtu: eth0 at 1500" 'mtu 1500 ' -- rexec nodeA ip -o link show eth0
-expect_json "mtu: rxe0 follows (active MTU 1024)" "d['devices'][0]['ports'][0]['active_mtu'] == 1024" \
+expect_json "mtu: rxe0 follows (active MTU 1024)" 0 "d['devices'][0]['ports'][0]['active_mtu'] == 1024" \
 	-- rexec nodeA fabcheck devices --json
 expect "fault down" 0 'nodeA: eth0 is down' -- "${L[@]}" fault "${N[@]}" nodeA down
 expect_out "down: eth0 down" 'state DOWN' -- rexec nodeA ip -o link show eth0
@@ -74,10 +74,10 @@ expect "fault clear" 0 'nodeA: faults cleared' -- "${L[@]}" fault "${N[@]}" node
 expect_no "clear: no netem, tbf or ingress on eth0" 'netem|tbf|ingress' -- qd nodeA
 expect_out "clear: no ifb0" '^none$' -- rexec nodeA 'ip link show ifb0 >/dev/null 2>&1 && echo ifb0 || echo none'
 expect_out "clear: eth0 up at the rack's MTU" 'mtu 9000 .*state UP' -- rexec nodeA ip -o link show eth0
-expect_json "clear: rxe0 ACTIVE at MTU 4096 again" \
+expect_json "clear: rxe0 ACTIVE at MTU 4096 again" 0 \
 	"[(p['state'], p['active_mtu']) for p in d['devices'][0]['ports']] == [('ACTIVE', 4096)]" \
 	-- rexec nodeA fabcheck devices --json
-expect_json "clear: status shows no faults" "d['nodes'][0]['faults'] == {}" -- "${L[@]}" status "${N[@]}" --json
+expect_json "clear: status shows no faults" 0 "d['nodes'][0]['faults'] == {}" -- "${L[@]}" status "${N[@]}" --json
 
 # ---- bad input: clear messages, exit 2 (usage) or 3 (cannot run) ------------------
 expect "fault: unknown node" 2 "node 'nodeZ' is not in rack '$RACK_NAME'; its nodes are: nodeA nodeB" -- \
@@ -115,13 +115,13 @@ expect "up --nodes without value" 2 '--nodes: missing value' -- "${L[@]}" up --n
 expect "up unknown option" 2 "lab up: unknown option '--frob'" -- "${L[@]}" up --frob
 expect "up extra argument" 2 "lab up: unexpected argument 'x'" -- "${L[@]}" up x
 expect "second up of the same name is refused" 3 "rack '$RACK_NAME' is already up" -- "${L[@]}" up "${N[@]}"
-expect_json "the refused up left the rack running" "d['verdict'] == 'pass'" -- "${L[@]}" status "${N[@]}" --json
+expect_json "the refused up left the rack running" 0 "d['verdict'] == 'pass'" -- "${L[@]}" status "${N[@]}" --json
 expect "exec: unknown node" 2 "node 'nodeQ' is not in rack" -- "${L[@]}" exec "${N[@]}" nodeQ hostname
 expect "exec: no command" 2 'missing the command to run on nodeA' -- "${L[@]}" exec "${N[@]}" nodeA
 expect "status: unknown option" 2 "lab status: unknown option '--xml'" -- "${L[@]}" status "${N[@]}" --xml
 expect "status: extra argument" 2 "lab status: unexpected argument 'x'" -- "${L[@]}" status "${N[@]}" x
 expect "status of no rack" 3 "no rack named 'nosuch' is up .*fabcheck lab up --name nosuch" -- "${L[@]}" status --name nosuch
-expect_json "status --json of no rack" "d['verdict'] == 'fail' and d['nodes'] == []" -- "${L[@]}" status --name nosuch --json
+expect_json "status --json of no rack" 3 "d['verdict'] == 'fail' and d['nodes'] == []" -- "${L[@]}" status --name nosuch --json
 expect "fault on no rack" 3 "no rack named 'nosuch' is up" -- "${L[@]}" fault --name nosuch nodeA down
 expect "ssh-config of no rack" 3 "no rack named 'nosuch' is up" -- "${L[@]}" ssh-config --name nosuch
 expect "unknown lab command" 2 "'frob' is not a lab command" -- "${L[@]}" frob
@@ -135,10 +135,10 @@ expect_rack_gone ci-bad-$$
 R2=$RACK_NAME-b
 RACKS+=("$R2")
 if rack_up "$R2" --nodes 1 --mtu 1500; then
-	expect_json "second rack: its own segment and subnet" \
+	expect_json "second rack: its own segment and subnet" 0 \
 		"d['fabric']['mcast'] != '$MCAST' and not d['fabric']['subnet'].startswith('$NET.') and d['fabric']['mtu'] == 1500" \
 		-- "${L[@]}" status --name "$R2" --json
-	expect_json "second rack: rxe0 at MTU 1024 (fabric MTU 1500)" \
+	expect_json "second rack: rxe0 at MTU 1024 (fabric MTU 1500)" 0 \
 		"d['host'] == 'nodeA' and d['devices'][0]['ports'][0]['active_mtu'] == 1024" \
 		-- "${L[@]}" exec --name "$R2" nodeA fabcheck devices --json
 	expect_out "first rack still answers" '^nodeB$' -- rexec nodeB hostname

@@ -21,7 +21,7 @@ MX_OPTS=(--min-rack-pct 30 --asym-pct 30 --retest)
 expect "matrix on 2 nodes passes" 0 'verdict: pass' -- \
 	"$FC" matrix nodeA nodeB --ssh-config "$SSH_CFG" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
 	--db "$MXR/two.db"
-expect_json "matrix on 2 nodes: one measured pair" \
+expect_json "matrix on 2 nodes: one measured pair" 0 \
 	"d['verdict'] == 'pass' and len(d['pairs']) == 1 and d['pairs'][0]['gbps'] > 0.001 and d['suspects'] == []" \
 	-- "$FC" matrix --resume 1 --db "$MXR/two.db" --ssh-config "$SSH_CFG" --json
 
@@ -54,7 +54,7 @@ if rack_up "$RMX" --nodes 4; then
 		"$FC" matrix "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
 		--db "$MXR/four.db"
 	echo "    healthy 4-node matrix: $((SECONDS - T0M)) s"
-	expect_json "healthy: 6 pairs, no suspect" \
+	expect_json "healthy: 6 pairs, no suspect" 0 \
 		"d['verdict'] == 'pass' and len(d['pairs']) == 6 and d['suspects'] == [] and d['rounds'] == 3" \
 		-- "$FC" matrix --resume 1 --db "$MXR/four.db" --ssh-config "$S4" --json
 
@@ -65,7 +65,7 @@ if rack_up "$RMX" --nodes 4; then
 		"$FC" matrix "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
 		--both-directions --db "$MXR/four.db"
 	echo "    faulted 4-node matrix (both directions, retest): $((SECONDS - T0M)) s"
-	expect_json "faulted: nodeC and no other is suspect" \
+	expect_json "faulted: nodeC and no other is suspect" 1 \
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
 		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
 		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --ssh-config "$S4" --json
@@ -76,7 +76,7 @@ if rack_up "$RMX" --nodes 4; then
 		"$FC" matrix --screen "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" \
 		--min-rack-pct 30 --db "$MXR/screen.db"
 	echo "    faulted 4-node screen: $((SECONDS - T0M)) s"
-	expect_json "screen: nodeC alone, 4 of 6 pairs in 2 rounds" \
+	expect_json "screen: nodeC alone, 4 of 6 pairs in 2 rounds" 1 \
 		"d['screen']['stop'] == 'done' and d['rounds'] == 2 and len(d['pairs']) == 4 and
 		 [s.get('node') for s in d['suspects']] == ['nodeC']" \
 		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --ssh-config "$S4" --json

@@ -13,7 +13,7 @@ if [ $((SECONDS - t0)) -le 30 ]; then
 else
 	not_ok "nccl run: no driver reported within the deadline" "took $((SECONDS - t0)) s (deadline 20 s)"
 fi
-expect_json "nccl run --json: one failing finding per node, no results" \
+expect_json "nccl run --json: one failing finding per node, no results" 3 \
 	"d['verdict'] == 'fail' and len(d['findings']) == 2 and
 	 d['findings'][0].startswith('nodeA: ') and d['findings'][1].startswith('nodeB: ') and
 	 all('libcuda.so.1' in f for f in d['findings']) and 'results' not in d" \

@@ -73,7 +73,7 @@ qos_wire "matrix --tclass 184 passes it to pair: ToS 0xb8 (DSCP 46) on the wire"
 rm -f "$FABCHECK_LAB_HOME/qos-$$.db"
 
 # ---- what the report says ----------------------------------------------------
-expect_json "pair --tclass 106 --sl 3 --json: what each QP carries, SL in the address vector, with a note" \
+expect_json "pair --tclass 106 --sl 3 --json: what each QP carries, SL in the address vector, with a note" 0 \
 	"d['verdict'] in ('pass', 'warn') and
 	 all((d[s]['tclass'], d[s]['dscp'], d[s]['ecn'], d[s]['sl'], d[s]['qos_source']) == (106, 26, 2, 0, 'qp') for s in 'ab') and
 	 (d['options']['tclass'], d['options']['dscp'], d['options']['ecn'], d['options']['sl']) == (106, 26, 2, 3) and
@@ -81,17 +81,17 @@ expect_json "pair --tclass 106 --sl 3 --json: what each QP carries, SL in the ad
 	 all(f\"{s}: its QPs carry SL 0, not the 3 asked for with --sl: the driver keeps no SL\" in ' '.join(d['findings']) for s in ('nodeA rxe0', 'nodeB rxe0')) and
 	 not any('traffic class' in f for f in d['findings'])" \
 	-- "${QP[@]}" --tclass 106 --sl 3 --test write --bw -s 4K -n 10 --json
-expect_json "pair --cm --tclass 106 --json: both QPs read back 106" \
+expect_json "pair --cm --tclass 106 --json: both QPs read back 106" 0 \
 	"d['options']['exchange'] == 'rdma_cm' and all(d[s]['tclass'] == 106 and d[s]['dscp'] == 26 for s in 'ab')" \
 	-- "${QP[@]}" --cm --tclass 106 --test write --bw -s 4K -n 10 --json
-expect_json "pair default: traffic class 0 reported, options null, no SL note" \
+expect_json "pair default: traffic class 0 reported, options null, no SL note" 0 \
 	"all(d[s]['tclass'] == 0 for s in 'ab') and d['options']['tclass'] is None and d['options']['sl'] is None and
 	 not any('--sl' in n for n in d.get('notes', []))" \
 	-- "${QP[@]}" --test write --bw -s 4K -n 10 --json
 # rxe: hw_counters only (no counters/ folder, none of mlx5's congestion
 # counters); its virtio eth0 has ethtool statistics but no pause, priority or
 # discard counter: one note per node, no netdev object, no finding.
-expect_json "pair counters on rxe: deltas reported, the netdev's missing counters noted once a node" \
+expect_json "pair counters on rxe: deltas reported, the netdev's missing counters noted once a node" 0 \
 	"d['counters']['nodeA']['sent_pkts'] > 0 and d['counters']['nodeB']['rcvd_pkts'] > 0 and
 	 all('netdev' not in d['counters'][n] for n in ('nodeA', 'nodeB')) and
 	 sorted(n.split(':')[0] for n in d['notes'] if 'netdev eth0 exposes no pause, priority or discard counters' in n) == ['nodeA', 'nodeB'] and

@@ -8,7 +8,7 @@ R=("$FC" pair nodeA nodeB --ssh-config "$SSH_CFG" --no-db --timeout 15 --min-gbp
 # ---- message rate: QPs over pinned threads, post lists, 8 B messages --------
 # 400 sends of 8 B move 3,200 B: with Soft-RoCE's retries on a busy host that can
 # fall under R's 0.0001 Gb/s floor, so this case asks only that bytes moved.
-expect_json "rate: -q 4 --threads 2 --post-list 16, write and send of 8 B" \
+expect_json "rate: -q 4 --threads 2 --post-list 16, write and send of 8 B" 0 \
 	"d['verdict'] in ('pass', 'warn') and [(r['test'], r['metric']) for r in d['results']] == [('write', 'bw'), ('send', 'bw')] and
 	 all(r['msg_rate_mpps'] > 0 and r['qps'] == 4 and r['threads'] == 2 and r['post_list'] == 16 and r['size_bytes'] == 8 for r in d['results'])" \
 	-- "${R[@]:0:9}" --min-gbps 0.000001 --test write,send --bw -s 8 -q 4 --threads 2 --post-list 16 -n 400 --json
@@ -17,7 +17,7 @@ expect "rate: the text report gives Mpps at every size" 0 \
 	-- bash -c "$(printf '%q ' "${R[@]}") --test write --bw -a --max-size 8 --post-list 4 --cq-mod 8 -n 200 | tr '\n' ' '"
 
 # ---- write latency by RDMA WRITE WITH IMMEDIATE on host memory --------------
-expect_json "lat-mode imm: write latency on host memory, named in the report" \
+expect_json "lat-mode imm: write latency on host memory, named in the report" 0 \
 	"d['verdict'] in ('pass', 'warn') and len(d['results']) == 1 and
 	 d['results'][0]['lat_mode'] == 'imm' and 0 < d['results'][0]['min_us'] <= d['results'][0]['p50_us'] and d['results'][0]['samples'] > 0" \
 	-- "${R[@]}" --test write --lat --lat-mode imm -n 100 --json
@@ -25,12 +25,12 @@ expect "lat-mode imm: the text names the mode" 0 'write +2 B +50 +[0-9.]+ us .* 
 	-- "${R[@]}" --test write --lat --lat-mode imm -n 50
 
 # ---- locality and huge pages --------------------------------------------------
-expect_json "locality: per side NUMA of HCA, buffer and CPUs in JSON" \
+expect_json "locality: per side NUMA of HCA, buffer and CPUs in JSON" 0 \
 	"all(set(('hca', 'buffer', 'cpus', 'pinned')) <= set(d[s]['numa']) and d[s]['numa']['hca'] is None and
 	     d[s]['numa']['buffer'] == 0 and d[s]['numa']['cpus'] == 0 and 'no NUMA node' in d[s]['numa']['note'] and
 	     d[s]['relaxed_ordering'] is True and d[s]['hugepages'] is False for s in ('a', 'b'))" \
 	-- "${R[@]}" --test write --bw -s 4K -n 20 --json
-expect_json "hugepages: host buffers in 2 MiB pages, data moves" \
+expect_json "hugepages: host buffers in 2 MiB pages, data moves" 0 \
 	"d['verdict'] in ('pass', 'warn') and all(d[s]['hugepages'] is True and d[s]['page_bytes'] == 2097152 for s in ('a', 'b')) and
 	 d['results'][0]['gbps'] > 0" \
 	-- "${R[@]}" --test write --bw -s 64K -n 20 --hugepages --json

@@ -72,19 +72,32 @@ expect_no() {
 	fi
 }
 
-# expect_json NAME PYEXPR -- CMD...: CMD's stdout is one JSON document, bound
-# to `d`; PYEXPR (python3) must be true. Exit codes are not checked here.
+# expect_json NAME RC PYEXPR -- CMD...: CMD exits RC and its stdout is one
+# JSON document, bound to `d`; PYEXPR (python3) must be true. RC is an exit
+# code or several ('1|3'), or v: the code the document's verdict implies
+# (pass, warn: 0; fail: 1 or 3; error: 2 or 3), for commands whose verdict
+# the case leaves open.
 expect_json() {
-	local name=$1 expr=$2 out res
-	shift 3
+	local name=$1 want=$2 expr=$3 out res rc
+	shift 4
+	if ! [[ $want =~ ^(v|[0-9]+(\|[0-9]+)*)$ ]]; then
+		not_ok "$name" "expect_json: '$want' is not an exit code (expect_json NAME RC PYEXPR -- CMD...)"
+		return 0
+	fi
 	out=$("$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null)
+	rc=$?
 	if res=$(python3 -c '
-import json, sys
+import json, re, sys
 d = json.loads(sys.stdin.read())
-sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$expr" <<<"$out" 2>&1); then
+rc, want = int(sys.argv[2]), sys.argv[3]
+if want == "v":
+    want = {"pass": "0", "warn": "0", "fail": "1|3", "error": "2|3"}.get(d.get("verdict"), "0")
+if not re.fullmatch(want, str(rc)):
+    sys.exit("exit %d, want %s" % (rc, want))
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$expr" "$rc" "$want" <<<"$out" 2>&1); then
 		ok "$name"
 	else
-		not_ok "$name" "want ($expr) of:" "$out${res:+
+		not_ok "$name" "exit $rc (want $want), want ($expr) of:" "$out${res:+
 $res}"
 	fi
 }

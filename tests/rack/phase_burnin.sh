@@ -18,11 +18,11 @@ if rack_up "$RB" --nodes 3 --slurm; then
 	SP=(--test write --bw -n 50 -s 64K --min-gbps 0.0001 --timeout 60)
 	expect "slurm: srun -N3 reaches every node" 0 'nodeA.*nodeB.*nodeC' -- \
 		bash -c "$(printf '%q ' "${LX[@]}") nodeA srun -N3 hostname 2>/dev/null | sort | tr '\n' ' '"
-	expect_json "slurm: pair through srun (workers are job steps)" \
+	expect_json "slurm: pair through srun (workers are job steps)" 0 \
 		"d['options']['launcher'] == 'slurm' and d['a']['node'] == 'nodeA' and d['b']['node'] == 'nodeC' and
 		 d['results'][0]['gbps'] > 0 and d['verdict'] in ('pass', 'warn')" \
 		-- "${LX[@]}" nodeA fabcheck pair nodeA nodeC --launcher slurm "${SP[@]}" --no-db --json
-	expect_json "slurm: matrix of 3 nodes through srun" \
+	expect_json "slurm: matrix of 3 nodes through srun" 0 \
 		"d['verdict'] == 'pass' and sorted(d['nodes']) == ['nodeA', 'nodeB', 'nodeC'] and len(d['pairs']) == 3 and
 		 all(p['gbps'] > 0 for p in d['pairs'])" \
 		-- "${LX[@]}" nodeA fabcheck matrix nodeA nodeB nodeC --launcher slurm "${SP[@]}" \
@@ -33,7 +33,7 @@ if rack_up "$RB" --nodes 3 --slurm; then
 	# burnin-rack, healthy: every step passes or is skipped for want of GPUs.
 	expect "burnin-rack: healthy 3-node rack exits 0" 0 'soak +(pass|warn) .*verdict: pass' -- \
 		bash -c "set -o pipefail; scripts/burnin-rack nodeA nodeB nodeC --fabric lab --ssh-config '$SSH_CFG' --out '$BIO/ok' 2>'$BIO/ok.err' | tr '\n' ' '"
-	expect_json "burnin-rack: summary.json" \
+	expect_json "burnin-rack: summary.json" 0 \
 		"d['verdict'] == 'pass' and d['exit_code'] == 0 and [s['step'] for s in d['steps']] == ['preflight', 'matrix', 'matrix-cuda', 'nccl', 'soak'] and
 		 [s['status'] for s in d['steps']][2:4] == ['skip', 'skip'] and 'GPUs on 0 of 3 nodes' in d['steps'][2]['detail']" \
 		-- cat "$BIO/ok/summary.json"

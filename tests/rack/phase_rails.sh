@@ -11,18 +11,18 @@ RA=(--ssh-config "$SSH_CFG" --test write --bw -s 64K -n 100 --min-gbps 0.001 --t
 # The matrix's pairs move less (-n 50) to keep the six pairs, two rails each,
 # and the retest of the slowed port within about two minutes.
 RMXO=(--min-rack-pct 40 --retest -n 50)
-expect_json "rails: nodeB has rxe0 and rxe1 ACTIVE, each on its own subnet" \
+expect_json "rails: nodeB has rxe0 and rxe1 ACTIVE, each on its own subnet" 0 \
 	"sorted((p['device'], p['netdev'], p['state']) for x in d['devices'] for p in x['ports']) ==
 	 [('rxe0', 'eth0', 'ACTIVE'), ('rxe1', 'eth2', 'ACTIVE')] and
 	 len({p['subnet'] for x in d['devices'] for p in x['ports']}) == 2" \
 	-- rexec nodeB fabcheck devices --json
-expect_json "rails: status lists two rails" \
+expect_json "rails: status lists two rails" 0 \
 	"[r['device'] for r in d['fabric']['rails']] == ['rxe0', 'rxe1'] and len(d['nodes'][0]['rails']) == 2" \
 	-- "$FC" lab status "${RN[@]}" --json
 
 # pair --rails all: each rail alone, then both at once.
 T0R=$SECONDS
-expect_json "pair --rails all: both rails, alone and loaded figures" \
+expect_json "pair --rails all: both rails, alone and loaded figures" v \
 	"[(r['rail'], r['a']['device'], r['b']['device']) for r in d['rails']] == [(0, 'rxe0', 'rxe0'), (1, 'rxe1', 'rxe1')]
 	 and all(r['alone_gbps'] > 0 and r['loaded_gbps'] > 0 and r['alone']['results'] and r['loaded']['results'] for r in d['rails'])
 	 and d['results'][0]['rails'] == 2 and d['counters']" \
@@ -34,6 +34,23 @@ expect "rails: --use-cuda without a GPU driver is named per rail, exit 3" 3 \
 	'rail 1 \(rxe1\) (alone|loaded): node[AB]: cannot load libcuda.so.1' -- \
 	"$FC" pair nodeA nodeB --rails all --use-cuda "${RA[@]}" --no-db
 
+# --use-cuda on the test-only stand-in driver (tests/gdr/fakecuda.c, two GPUs,
+# "GPU memory" is host memory; registered by the peermem route, which the
+# recorded tree two-socket offers): rxe has no PCIe function, so no distance
+# ranks the GPUs and both rails of each node take GPU 0; the rails list shows
+# each side's GPU, and each node, with two GPUs for two rails, is named.
+RFAKE=$(pwd)/build/tests/libfakecuda.so
+[ -f "$RFAKE" ] || { mkdir -p build/tests && ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$RFAKE" tests/gdr/fakecuda.c; }
+T0R=$SECONDS
+expect_json "rails: --use-cuda on the stand-in driver: each rail's GPU, two rails on one GPU named per node" v \
+	"[(r['a']['gpu'], r['b']['gpu'], r['a']['gpu_count'], r['b']['gpu_count']) for r in d['rails']] == [(0, 0, 2, 2)] * 2
+	 and len([f for f in d['findings'] if 'rails 0 (rxe0) and 1 (rxe1) both had their buffers on GPU 0' in f
+	          and 'although the node has 2 GPUs for 2 rails' in f]) == 2
+	 and any(f.startswith('nodeA: rails 0') for f in d['findings']) and any(f.startswith('nodeB: rails 0') for f in d['findings'])" \
+	-- env FABCHECK_WORKER_CMD="env FABCHECK_SYSFS=$(pwd)/tests/data/gdr/two-socket FABCHECK_LIBCUDA=$RFAKE $(readlink -f "$FC")" \
+	"$FC" pair nodeA nodeB --rails all --loaded-only --use-cuda "${RA[@]}" -n 20 --no-db --json
+echo "    pair --rails all --use-cuda on the stand-in driver (loaded only): $((SECONDS - T0R)) s"
+
 # One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
 SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
 expect "rails: fault $SLOW --rail 1 rate 5" 0 "$SLOW: eth2 limited to 5 Mbit/s" -- \
@@ -42,7 +59,7 @@ T0R=$SECONDS
 "$FC" matrix nodeA nodeB nodeC nodeD --rails all "${RA[@]}" "${RMXO[@]}" --db "$FABCHECK_LAB_HOME/rails-$$.db" --json \
 	>"$FABCHECK_LAB_HOME/rails-mx.json" 2>>"$RACK_LOG"
 echo "    matrix --rails all, 4 nodes x 2 rails, $SLOW rail 1 at 5 Mbit: $((SECONDS - T0R)) s"
-expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level port" \
+expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level port" 0 \
 	"[(s['node'], s['rail'], s['level'], s['device']) for s in d['suspects']] == [('$SLOW', 1, 'port', 'rxe1')]
 	 and all(p['verdict'] == 'pass' for p in d['pairs'] if p['rail'] == 0)
 	 and len(d['pairs']) >= 12" -- cat "$FABCHECK_LAB_HOME/rails-mx.json"
@@ -57,7 +74,7 @@ T0R=$SECONDS
 	--db "$FABCHECK_LAB_HOME/rails-screen-$$.db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" \
 	2>>"$RACK_LOG"
 echo "    matrix --screen --rails all, 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
-expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" \
+expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" 0 \
 	"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
 	 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
 	 and len(d['pairs']) == 8" -- cat "$FABCHECK_LAB_HOME/rails-screen.json"
@@ -66,19 +83,19 @@ rm -f "$FABCHECK_LAB_HOME/rails-screen-$$.db"*
 
 # Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.
 expect "rails: fault nodeD miswire" 0 'nodeD: rxe0 now on rail 1' -- "$FC" lab fault nodeD miswire "${RN[@]}"
-expect_json "rails: miswire is a finding naming nodeD and both devices; traffic still flows" \
+expect_json "rails: miswire is a finding naming nodeD and both devices; traffic still flows" 1 \
 	"any('nodeD' in f and 'rxe1 on rail 0' in f and 'rxe0 on rail 1' in f for f in d['findings'])
 	 and [(r['b']['device']) for r in d['rails']] == ['rxe1', 'rxe0'] and all(r['loaded_gbps'] > 0 for r in d['rails'])" \
 	-- "$FC" pair nodeA nodeD --rails all --loaded-only "${RA[@]}" --no-db --json
 expect "rails: clear undoes the miswire" 0 'nodeD: faults cleared' -- "$FC" lab fault nodeD clear "${RN[@]}"
-expect_json "rails: nodeD's rxe0 back on eth0" \
+expect_json "rails: nodeD's rxe0 back on eth0" 0 \
 	"[(p['device'], p['netdev']) for x in d['devices'] for p in x['ports']] == [('rxe0', 'eth0'), ('rxe1', 'eth2')]" \
 	-- rexec nodeD fabcheck devices --json
 
 # Preflight per rail: the 2-rail rack passes; a lowered MTU on one node's
 # rail 1 is named with the node and the rail.
 PF4=("$FC" preflight nodeA nodeB nodeC nodeD --ssh-config "$SSH_CFG" --timeout 60)
-expect_json "rails: preflight passes on the 2-rail rack, both rails listed" \
+expect_json "rails: preflight passes on the 2-rail rack, both rails listed" 0 \
 	"d['verdict'] == 'pass' and [(r['name'], r['devices']['nodeD']) for r in d['rails']] == [('rxe0', 'rxe0'), ('rxe1', 'rxe1')]" \
 	-- "${PF4[@]}" --expect-rate 2.5 --json
 "$FC" lab fault nodeC --rail 1 mtu 1500 "${RN[@]}" >/dev/null 2>&1

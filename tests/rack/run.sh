@@ -79,12 +79,12 @@ if rack_up "$R4" --nodes 4 --rails 2; then
 		'import json, sys; print(json.load(sys.stdin)["fabric"]["subnet"].rsplit(".", 1)[0])')
 	i=1
 	for n in nodeA nodeB nodeC nodeD; do
-		expect_json "4 nodes: $n has rxe0 ACTIVE with GID ::ffff:$net.$i" \
+		expect_json "4 nodes: $n has rxe0 ACTIVE with GID ::ffff:$net.$i" 0 \
 			"d['host'] == '$n' and any(p['state'] == 'ACTIVE' and p['gid'] == '::ffff:$net.$i' for dev in d['devices'] for p in dev['ports'])" \
 			-- rexec "$n" fabcheck devices --json
 		i=$((i + 1))
 	done
-	expect_json "4 nodes: status lists 4 ready nodes" \
+	expect_json "4 nodes: status lists 4 ready nodes" 0 \
 		"[n['name'] for n in d['nodes']] == ['nodeA','nodeB','nodeC','nodeD'] and all(n['state'] == 'ready' for n in d['nodes'])" \
 		-- "$FC" lab status --name "$R4" --json
 	echo "== tests/rack/phase_rails.sh"

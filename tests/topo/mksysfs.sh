@@ -6,6 +6,8 @@
 #          ACS redirect on the switch port above GPU2; nvidia_peermem loaded
 #   hgx    8 GPUs + 8 InfiniBand HCAs behind two-level switches (GPU and its
 #          HCA PIX, neighbours PXB), peermem via memory_peers/nv_mem
+#   a100   8 GPUs + 8 InfiniBand HCAs, 4 PCIe switches of 2 GPUs + 2 HCAs
+#          each (DGX A100 class: both GPUs of a switch PIX to both its HCAs)
 #   split  2 GPUs + 2 RoCE HCAs: GPU0 and mlx5_0 under nested switches (PXB),
 #          GPU1 on another host bridge (NODE), mlx5_1 on the other socket;
 #          RoCE MTU 1500 on mlx5_0, no RoCE v2 GID on mlx5_1, no peermem,
@@ -104,6 +106,25 @@ dgx_switch() {
 	: "$g1" "$g2"
 }
 
+# One PCIe switch with two GPUs and two HCAs (DGX A100 class).
+a100_switch() {
+	local bb=$1 numa=$2 nic1=$3 nic2=$4
+	local b=$((16#$bb)) rp usp k
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	for k in 0 1 2 3; do
+		bridge "$usp/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)" "$numa"
+	done
+	gpu "$usp/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((b + 2)) $((b + 3)))" "$numa"
+	gpu "$usp/$(printf '0000:%02x:01.0/0000:%02x:00.0' $((b + 2)) $((b + 4)))" "$numa"
+	hca "$usp/$(printf '0000:%02x:02.0/0000:%02x:00.0' $((b + 2)) $((b + 5)))" "$nic1" \
+		"$numa" InfiniBand
+	hca "$usp/$(printf '0000:%02x:03.0/0000:%02x:00.0' $((b + 2)) $((b + 6)))" "$nic2" \
+		"$numa" InfiniBand
+}
+
 # Two-level switch: top switch with two second-level switches, each holding
 # one GPU and one HCA (DGX A100 / HGX H100 class).
 hgx_complex() {
@@ -153,6 +174,14 @@ hgx)
 	echo 1.3 >"$R/kernel/mm/memory_peers/nv_mem/version"
 	netdev eno1 1500
 	;;
+a100)
+	a100_switch 00 0 mlx5_0 mlx5_1
+	a100_switch 20 0 mlx5_2 mlx5_3
+	a100_switch 80 1 mlx5_4 mlx5_5
+	a100_switch a0 1 mlx5_6 mlx5_7
+	mkdir -p "$R/module/nvidia_peermem"
+	netdev eno1 1500
+	;;
 split)
 	# socket 0, host bridge 00: nested switches; GPU0 below, mlx5_0 above
 	bridge pci0000:00/0000:00:01.0 0 short
@@ -187,7 +216,7 @@ empty)
 	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
 	;;
 *)
-	echo "mksysfs.sh: unknown scenario '$SC' (dgx, hgx, split, empty)" >&2
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, hgx, split, empty)" >&2
 	exit 2
 	;;
 esac

@@ -352,6 +352,48 @@ static void test_slots(void **state)
 	gdr_dev_close(&dev);
 }
 
+/* The findings of a sink's validate result: each way a run must fail. */
+static const char *vfind(const char *extra, int *n_p)
+{
+	static char last[1024];
+	json_t *doc = json_pack("{s:s, s:[]}", "verdict", "pass", "findings");
+	json_t *v = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "memory", "host",
+			      "slots", 16, "slots_due", 16, "slots_checked", 16, "messages_validated",
+			      40, "messages_bad", 0, "sent", 40, "stray", 0);
+	json_t *x = json_loads(extra, 0, NULL);
+
+	assert_non_null(x);
+	json_object_update(v, x);
+	gdr_validate_findings(doc, "nodeB", "write", 4096, v);
+	*n_p = (int)json_array_size(json_object_get(doc, "findings"));
+	snprintf(last, sizeof(last), "%s %s", json_string_value(json_object_get(doc, "verdict")),
+		 *n_p ? json_string_value(json_array_get(json_object_get(doc, "findings"), 0)) : "");
+	json_decref(x);
+	json_decref(v);
+	json_decref(doc);
+	return last;
+}
+
+static void test_validate_findings(void **state)
+{
+	int n;
+
+	(void)state;
+	assert_string_equal(vfind("{}", &n), "pass ");
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(vfind("{\"messages_validated\": 39, \"messages_bad\": 1, \"problem\": \"duplicate\", \"bad_slot\": 3, \"why\": \"QP 0, message 3 for slot 3 (4096 B): duplicate: message 2 arrived again\"}", &n),
+			       "fail nodeB: --validate: write of 4096 B: 1 of 40 messages failed (host memory); the first, in slot 3, the duplicate check: QP 0, message 3"));
+	assert_non_null(strstr(vfind("{\"messages_validated\": 38}", &n),
+			       "fail nodeB: --validate: write of 4096 B: 38 of 40 messages were checked"));
+	assert_non_null(strstr(vfind("{\"messages_validated\": 0, \"sent\": 0}", &n),
+			       "0 of 0 messages were checked"));
+	assert_non_null(strstr(vfind("{\"slots_checked\": 15}", &n),
+			       "a good message was checked in 15 of the 16 slots"));
+	assert_non_null(strstr(vfind("{\"stray\": 2, \"stray_slot\": 7}", &n),
+			       "2 slots (the first: 7) were written after their message was checked"));
+	assert_int_equal(n, 1);
+}
+
 static void test_opts_wire(void **state)
 {
 	struct gdr_opts o = { 0 }, back;
@@ -425,6 +467,14 @@ static void test_report(void **state)
 	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
 			       "nodeB: GPU 1 (0000:86:00.0) is PHB from mlx5_2, worse than PXB"));
+	/* SYS: a finding of its own, the inter-socket link named. */
+	json_array_clear(json_object_get(doc, "findings"));
+	dev.gpu.dist = TOPO_SYS;
+	gdr_mem_findings(doc, "nodeB", &m, "mlx5_2");
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			       "nodeB: GPU 1 (0000:86:00.0) is SYS from mlx5_2: they sit on different sockets"));
+	assert_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 0)),
+			   "worse than PXB"));
 	/* PXB and better: no finding. */
 	json_array_clear(json_object_get(doc, "findings"));
 	dev.gpu.dist = TOPO_PXB;
@@ -521,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_reg_refused),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_opts_wire),
+		cmocka_unit_test(test_validate_findings),
 		cmocka_unit_test(test_report),
 	};
 

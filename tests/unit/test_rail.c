@@ -223,6 +223,57 @@ static void test_ib_one_subnet(void **state)
 	fc_rail_map_release(&m);
 }
 
+/* One leaf switch a rail: matched by switch; gpu02's swapped cables found
+ * although every port shares one subnet prefix and the names line up. */
+static void test_ib_switches(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("ib-switches-swap.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_true(m.by_switch);
+	assert_false(m.by_name);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(m.rails[1].peer, "0x7cfe900301a0b001");
+	assert_string_equal(m.rails[1].subnet, "");
+	assert_string_equal(dev_on(&m, &r, 1, 1), "mlx5_2");
+	assert_string_equal(dev_on(&m, &r, 1, 2), "mlx5_1");
+	assert_int_equal(count_text(&m, "gpu02", "mlx5_2 on rail 1 (switch 0x7cfe900301a0b001, "
+				    "mlx5_1 on the other nodes)", "mlx5_1 on rail 2", "swapped", NULL), 1);
+	assert_int_equal(count_text(&m, "matched by the switch", "4 switches", NULL), 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
+	fc_rail_map_release(&m);
+
+	/* the same ports without their switches: by name, the swap unseen, said once */
+	load("ib-one-subnet.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_false(m.by_switch);
+	assert_int_equal(count_text(&m, "the switch 8 InfiniBand ports reach is not known",
+				    "smpquery", NULL), 1);
+	fc_rail_map_release(&m);
+}
+
+/* Two scalable units: 8 switches for 4 ports a node: not by switch (a rail
+ * spans two leaves), by name; no false finding. */
+static void test_ib_switches_2su(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("ib-switches-2su.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_false(m.by_switch);
+	assert_true(m.by_name);
+	assert_int_equal(m.nrails, 4);
+	assert_int_equal(count_text(&m, "reach 8 switches for 4 ports a node", NULL), 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
+	assert_int_equal(count_sev(&m, FC_RAIL_WARN), 0);
+	fc_rail_map_release(&m);
+}
+
 static void test_only(void **state)
 {
 	const char *only[] = { "rxe1" }, *num[] = { "0" }, *bad[] = { "mlx5_0" };
@@ -279,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_roce_healthy),  cmocka_unit_test(test_roce_swap),
 		cmocka_unit_test(test_roce_one_subnet), cmocka_unit_test(test_roce_odd_and_down),
 		cmocka_unit_test(test_ib_8rail),       cmocka_unit_test(test_ib_one_subnet),
+		cmocka_unit_test(test_ib_switches),     cmocka_unit_test(test_ib_switches_2su),
 		cmocka_unit_test(test_only),	       cmocka_unit_test(test_helpers),
 	};
 

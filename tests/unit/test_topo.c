@@ -158,39 +158,8 @@ static void test_nvsmi_details(void **state)
 
 /* ---- recorded sysfs trees ---- */
 
-static char tmpdir[] = "/tmp/fabcheck-topo-XXXXXX";
-
-static int trees_setup(void **state)
-{
-	char cmd[512];
-
-	(void)state;
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(cmd, sizeof(cmd),
-		 "for s in dgx hgx split empty; do tests/topo/mksysfs.sh %s/$s $s || exit 1; done",
-		 tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int trees_teardown(void **state)
-{
-	char cmd[512];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static struct topo *load(const char *sc)
-{
-	char root[256];
-	struct topo *t = NULL;
-
-	snprintf(root, sizeof(root), "%s/%s", tmpdir, sc);
-	assert_int_equal(topo_load(root, &t), 0);
-	return t;
-}
+#define TREES_SCENARIOS "dgx hgx split empty"
+#include "tests/unit/sysfs_trees.h"
 
 static json_t *report(struct topo *t)
 {

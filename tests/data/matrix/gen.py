@@ -2,12 +2,14 @@
 """Writes pair documents in the shape of `fabcheck pair --json`
 (architecture.md) for matrix tests: a rack at Soft-RoCE-under-TCG speed
 (about 0.16 Gb/s), optionally with one node rate-limited, in the order of the
-round-robin schedule. Usage: gen.py NODES [SLOW_NODE [SLOW_GBPS]] > FILE"""
+round-robin schedule (its first ROUNDS rounds when given, as a screen leaves a
+run). Usage: gen.py NODES [SLOW_NODE [SLOW_GBPS [ROUNDS]]] > FILE"""
 import json, sys
 
 n = int(sys.argv[1])
 slow = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "-" else None
 slow_gbps = float(sys.argv[3]) if len(sys.argv) > 3 else 0.02
+rounds = int(sys.argv[4]) if len(sys.argv) > 4 else None
 nodes = ["node%s" % chr(ord("A") + i) for i in range(n)] if n <= 26 else \
         ["rack1-node%03d" % i for i in range(n)]
 
@@ -37,7 +39,7 @@ def doc(a, b, k):
 # The circle schedule, as core/sched.c makes it.
 m = n + (n & 1)
 out, k = [], 0
-for r in range(m - 1):
+for r in range(m - 1 if rounds is None else min(rounds, m - 1)):
     pairs = [(r, m - 1, r & 1)] + [((r + i) % (m - 1), (r - i + m - 1) % (m - 1), 0)
                                    for i in range(1, m // 2)]
     for x, y, flip in pairs:

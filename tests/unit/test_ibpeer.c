@@ -1,0 +1,150 @@
+/*
+ * The switch each InfiniBand port reaches: smpquery nodeinfo output
+ * (core/smpinfo.c) on the recorded outputs of tests/data/ibpeer (each names
+ * its source in its first line), and ctl/ibpeer.c asking a stand-in
+ * smpquery (a script on PATH that prints those outputs) for each port.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/out.h"
+#include "core/smpinfo.h"
+#include "core/util.h"
+#include "ctl/ibpeer.h"
+
+#define DATA "tests/data/ibpeer/"
+
+static char *slurp(const char *file)
+{
+	static char buf[8192];
+
+	assert_true(fc_read_file(file, buf, sizeof(buf)) > 0);
+	return buf;
+}
+
+static void test_nodeinfo_parse(void **state)
+{
+	struct fc_smp_nodeinfo ni;
+
+	(void)state;
+	assert_int_equal(fc_smp_nodeinfo_parse(slurp(DATA "smpquery-nodeinfo_dr-0-1_switch.txt"),
+					       &ni), 0);
+	assert_string_equal(ni.type, "Switch");
+	assert_string_equal(ni.guid, "0xfc6a1c0300e1f2a0");
+	assert_int_equal(ni.local_port, 17);
+	assert_int_equal(ni.num_ports, 65);
+	assert_int_equal(fc_smp_nodeinfo_parse(
+				 slurp(DATA "smpquery-nodeinfo_dr-0-1_hca-back-to-back.txt"), &ni), 0);
+	assert_string_equal(ni.type, "Channel Adapter");
+	assert_string_equal(ni.guid, "0x1070fd0300a1b2c4"); /* the node's, not PortGuid */
+	/* what smpquery prints without umad access: no NodeInfo */
+	assert_int_equal(fc_smp_nodeinfo_parse(slurp(DATA "smpquery_no-umad.txt"), &ni), -EINVAL);
+	/* short GUIDs are widened; a bad or too long one is no GUID */
+	assert_int_equal(fc_smp_nodeinfo_parse("NodeType:....Switch\nGuid:.....0x2c9\n", &ni), 0);
+	assert_string_equal(ni.guid, "0x00000000000002c9");
+	assert_int_equal(ni.local_port, -1);
+	assert_int_equal(fc_smp_nodeinfo_parse("NodeType:....Switch\nGuid:.....0x12g4\n", &ni),
+			 -EINVAL);
+	assert_int_equal(fc_smp_nodeinfo_parse("NodeType:..Switch\nGuid:..0x11112222333344445\n",
+					       &ni), -EINVAL);
+	assert_int_equal(fc_smp_nodeinfo_parse("Guid:.....0x2c9\n", &ni), -EINVAL);
+	assert_int_equal(fc_smp_nodeinfo_parse("", &ni), -EINVAL);
+}
+
+static json_t *port(const char *dev, const char *ll, const char *state)
+{
+	return json_pack("{s:s, s:[{s:s, s:i, s:s, s:s}]}", "name", dev, "ports", "device", dev,
+			 "port", 1, "link_layer", ll, "state", state);
+}
+
+static json_t *port_of(json_t *devs, size_t i)
+{
+	return json_array_get(json_object_get(json_array_get(devs, i), "ports"), 0);
+}
+
+static char bin[] = "/tmp/fabcheck-ibpeer-XXXXXX";
+
+/* A stand-in smpquery: the switch for mlx5_0, an HCA for mlx5_1, no umad
+ * access for any other device; it records how it was asked. */
+static void fake_smpquery(void)
+{
+	char path[128], cwd[512];
+	FILE *f;
+
+	assert_non_null(mkdtemp(bin));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/smpquery", bin);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho \"$*\" >>%s/args\ncase $2 in\n"
+		   "mlx5_0) grep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_switch.txt ;;\n"
+		   "mlx5_1) grep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_hca-back-to-back.txt ;;\n"
+		   "*) grep -v '^#' %s/" DATA "smpquery_no-umad.txt >&2; exit 255 ;;\nesac\n",
+		bin, cwd, cwd, cwd);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void test_switches_add(void **state)
+{
+	json_t *devs = json_array(), *doc = fc_doc_new();
+	const char *old = getenv("PATH");
+	char path[4096], args[1024];
+
+	(void)state;
+	fake_smpquery();
+	json_array_append_new(devs, port("mlx5_0", "InfiniBand", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_1", "InfiniBand", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_2", "InfiniBand", "DOWN"));
+	json_array_append_new(devs, port("rxe0", "Ethernet", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_3", "InfiniBand", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_4", "InfiniBand", "ACTIVE"));
+	snprintf(path, sizeof(path), "%s:%s", bin, old ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	fc_ib_switches_add(devs, doc);
+	assert_string_equal(fc_jstr(port_of(devs, 0), "switch_guid", ""), "0xfc6a1c0300e1f2a0");
+	assert_null(json_object_get(port_of(devs, 1), "switch_guid"));
+	assert_string_equal(fc_jstr(port_of(devs, 1), "peer_type", ""), "Channel Adapter");
+	assert_null(json_object_get(port_of(devs, 2), "switch_guid"));
+	assert_null(json_object_get(port_of(devs, 3), "switch_guid"));
+	assert_null(json_object_get(port_of(devs, 4), "switch_guid"));
+	assert_non_null(strstr(fc_jstr(doc, "switch_note", ""),
+			       "not read: smpquery -C mlx5_3 -P 1 -D nodeinfo 0,1 "
+			       "(infiniband-diags): smpquery: iberror: failed: Failed to open"));
+	/* asked over the direct route out of each port; after a failure no more */
+	snprintf(path, sizeof(path), "%s/args", bin);
+	assert_true(fc_read_file(path, args, sizeof(args)) > 0);
+	assert_string_equal(args, "-C mlx5_0 -P 1 -D nodeinfo 0,1\n-C mlx5_1 -P 1 -D nodeinfo 0,1\n"
+				  "-C mlx5_3 -P 1 -D nodeinfo 0,1");
+	/* no smpquery at all: said once */
+	json_object_del(doc, "switch_note");
+	json_object_del(port_of(devs, 0), "switch_guid");
+	setenv("PATH", "/nonexistent", 1);
+	fc_ib_switches_add(devs, doc);
+	assert_non_null(strstr(fc_jstr(doc, "switch_note", ""), "nodeinfo 0,1 (infiniband-diags): cannot run smpquery"));
+	assert_null(json_object_get(port_of(devs, 0), "switch_guid"));
+	setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", bin);
+	assert_int_equal(system(path), 0);
+	json_decref(devs);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nodeinfo_parse),
+		cmocka_unit_test(test_switches_add),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
