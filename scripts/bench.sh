@@ -76,7 +76,7 @@ pt_run() {
 	node nodeB "pkill -x $tool" >/dev/null
 }
 
-busy=$(others)
+busy=$(others) seen=$busy
 echo "bench: $RUNS interleaved runs of: $CASES (raw values: $RAW)"
 echo "bench: other racks running at the start: ${busy:-none}"
 : >"$RAW"
@@ -89,13 +89,14 @@ for ((i = 1; i <= RUNS; i++)); do
 			p=$(pt_run); f=$(fc_run)
 		fi
 		echo "$c $i ${f:-nan} ${p:-nan}" >>"$RAW"
+		for o in $(others); do [[ " $seen " == *" $o "* ]] || seen+=" $o"; done
 		printf '  run %2d %-13s fabcheck %-12s perftest %s\n' "$i" "$c" "${f:-?}" "${p:-?}"
 	done
 done
-busy_end=$(others)
-python3 - "$RAW" "$RUNS" "${busy:-none}" "${busy_end:-none}" "$IT64" "$IT1M" "$ITLAT" "$ITRATE" <<'PY'
+seen=${seen# }
+python3 - "$RAW" "$RUNS" "${busy:-none}" "${seen:-none}" "$IT64" "$IT1M" "$ITLAT" "$ITRATE" <<'PY'
 import random, re, statistics, sys, time
-raw, runs, busy, busy_end, it64, it1m, itlat, itrate = sys.argv[1:]
+raw, runs, busy, seen, it64, it1m, itlat, itrate = sys.argv[1:]
 cases = {}
 for line in open(raw):
     c, _, f, p = line.split()
@@ -136,7 +137,7 @@ table = "\n".join([
     f"bandwidth 64 KiB x {it64} and 1 MiB x {it1m}, latency 2 B x {itlat}, "
     f"message rate 8 B x {itrate} per QP; "
     f"fabcheck `pair --perftest` against perftest 6.x with the same settings. "
-    f"Other racks running on the host: {busy} at the start, {busy_end} at the end.",
+    f"Other racks running on the host: {busy} at the start; seen between cases: {seen}.",
     "",
     "| case | runs (fabcheck / perftest) | fabcheck median | perftest median | ratio | 95% CI of the ratio | claim |",
     "| --- | --- | --- | --- | --- | --- | --- |",

@@ -48,7 +48,7 @@ diag_case "diagnosis: loss 5 on nodeB: drops in what nodeB sends, not a cable" \
 # host or the port's hardware.
 diag_case "diagnosis: rate 20 on nodeB: a slow path, no hardware part" \
 	"$NOCABLE and .verdict == \"fail\" and any(.diagnosis[]; .rule == \"slow_clean\") and
-	 all(.diagnosis[]; .part | test(\"HCA|PCIe|transceiver|configuration\") | not)" rate -- -t 2 --test write
+	 all(.diagnosis[]; .part | test(\"HCA|PCIe|transceiver|^configuration\") | not)" rate -- -t 2 --test write
 "$FC" lab fault --name "$RACK_NAME" nodeB mtu 1500 >/dev/null
 diag_case "diagnosis: mtu 1500 on nodeB: configuration (MTU)" \
 	"$NOCABLE and .diagnosis[0].part == \"configuration (MTU)\"" mtu --
