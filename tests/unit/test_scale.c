@@ -64,10 +64,16 @@ static void test_fd_reserve_raises(void **state)
 	assert_int_equal(fc_fd_reserve("test", 256, 2, "--fanout "), 0);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
 	assert_int_equal(now.rlim_cur, 256 * 2 + FC_FD_BASE);
-	/* Past the hard limit: refused. */
+	/* Past the hard limit: refused. The hard limit is lowered to the
+	 * soft one where the process may (valgrind keeps the one it started
+	 * with, and refuses); either way one worker more than it holds. */
 	now.rlim_max = now.rlim_cur;
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &now), 0);
-	assert_int_equal(fc_fd_reserve("test", 1024, 2, "--fanout "), -EMFILE);
+	if (setrlimit(RLIMIT_NOFILE, &now))
+		assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
+	assert_true(now.rlim_max != RLIM_INFINITY);
+	assert_int_equal(fc_fd_reserve("test", (int)((now.rlim_max - FC_FD_BASE) / 2) + 1, 2,
+				       "--fanout "),
+			 -EMFILE);
 }
 
 static void test_fanout_parse(void **state)
