@@ -10,7 +10,7 @@ RA=(--ssh-config "$SSH_CFG" --test write --bw -s 64K -n 100 --min-gbps 0.001 --t
 # by a factor of two or more, so only a much slower port is bad.
 # The matrix's pairs move less (-n 50) to keep the six pairs, two rails each,
 # and the retest of the slowed port within about two minutes.
-RMXO=(--min-rack-pct 40 --retest -n 50)
+RMXO=(--min-rack-pct 25 --retest -n 50)
 expect_json "rails: nodeB has rxe0 and rxe1 ACTIVE, each on its own subnet" 0 \
 	"sorted((p['device'], p['netdev'], p['state']) for x in d['devices'] for p in x['ports']) ==
 	 [('rxe0', 'eth0', 'ACTIVE'), ('rxe1', 'eth2', 'ACTIVE')] and
