@@ -112,7 +112,6 @@ bench:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
-	@scripts/bench-rate.sh
 
 # The matrix's schedule and analysis at 512 nodes (issue 6).
 build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a
