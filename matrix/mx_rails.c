@@ -339,7 +339,7 @@ static json_t *rails_json(const struct mx_model *m)
 	return list;
 }
 
-void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects)
+void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs)
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
 	const char **rn = calloc((size_t)m->nrails + 1, sizeof(*rn));
@@ -348,7 +348,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects)
 
 	json_object_set_new(doc, "rails", rails_json(m));
 	json_object_set(doc, "rail_ports", json_object_get(rp, "ports"));
-	json_object_set_new(doc, "pairs", pairs_json(m));
+	if (pairs)
+		json_object_set_new(doc, "pairs", pairs_json(m));
 	json_array_foreach(json_object_get(rp, "findings"), i, f) {
 		const char *sev = fc_jstr(f, "severity", "note");
 
