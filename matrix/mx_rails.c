@@ -273,8 +273,7 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 
 int mx_rails_analyze(struct mx_model *m)
 {
-	fc_mxl_release(&m->ran);
-	return fc_mxl_analyze(m->n, m->nrails, m->rcells, m->nrcells, &m->opts, &m->ran);
+	return fc_mxl_reanalyze(m->n, m->nrails, m->rcells, m->nrcells, &m->opts, &m->ran);
 }
 
 void mx_rails_release(struct mx_model *m)
