@@ -50,3 +50,25 @@ double fc_pair_doc_lat_us(const json_t *doc)
 		r = pick(results, "lat", NULL, "p50_us", 0);
 	return r ? fc_jnum(r, "p50_us", NAN) : NAN;
 }
+
+int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out)
+{
+	const json_t *e = json_array_get(json_object_get(doc, "rails"), i), *ph;
+
+	if (!json_is_object(e))
+		return 0;
+	ph = json_object_get(e, "loaded");
+	if (!json_is_object(ph))
+		ph = json_object_get(e, "alone");
+	*out = (struct fc_pair_rail){ .rail = (int)fc_jnum(e, "rail", -1),
+				      .name = fc_jstr(e, "name", ""),
+				      .subnet = fc_jstr(e, "subnet", ""),
+				      .phase = json_is_object(ph) ? ph : NULL,
+				      .gbps = NAN, .lat_us = NAN };
+	if (out->phase) {
+		out->verdict = fc_jstr(ph, "verdict", "error");
+		out->gbps = fc_pair_doc_gbps(ph, &out->size_bytes);
+		out->lat_us = fc_pair_doc_lat_us(ph);
+	}
+	return 1;
+}
