@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "core/util.h"
 #include "matrix/mx_rails.h"
 
 enum fc_mx_state mx_state_of(const char *verdict)
@@ -107,7 +108,6 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 	struct mx_model *m = arg;
 	struct fc_mx_result *r;
 	int a = mx_model_node(m, p->a), b = mx_model_node(m, p->b);
-	char **ne;
 	json_t *doc;
 
 	if (a < 0)
@@ -118,20 +118,11 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 		return -ENOMEM;
 	if (m->nres == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct fc_mx_result *nr = realloc(m->res, cap * sizeof(*nr));
-		int64_t *ni;
 
-		if (!nr)
+		if (fc_resize((void **)&m->res, cap, sizeof(*m->res)) ||
+		    fc_resize((void **)&m->res_id, cap, sizeof(*m->res_id)) ||
+		    fc_resize((void **)&m->res_err, cap, sizeof(*m->res_err)))
 			return -ENOMEM;
-		m->res = nr;
-		ni = realloc(m->res_id, cap * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		m->res_id = ni;
-		ne = realloc(m->res_err, cap * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		m->res_err = ne;
 		m->cap = cap;
 	}
 	r = &m->res[m->nres];
