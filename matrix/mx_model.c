@@ -36,35 +36,6 @@ int mx_model_node(const struct mx_model *m, const char *name)
 	return -1;
 }
 
-static int add_node(struct mx_model *m, const char *name)
-{
-	char **nn = realloc(m->names, ((size_t)m->n + 1) * sizeof(*nn));
-	double *nr;
-
-	if (!nn)
-		return -ENOMEM;
-	m->names = nn;
-	nr = realloc(m->rate_gbps, ((size_t)m->n + 1) * sizeof(*nr));
-	if (!nr)
-		return -ENOMEM;
-	m->rate_gbps = nr;
-	m->rate_gbps[m->n] = NAN;
-	m->names[m->n] = strdup(name);
-	if (!m->names[m->n])
-		return -ENOMEM;
-	if (!m->by_name && !(m->by_name = json_object()))
-		return -ENOMEM;
-	/* Names the model got otherwise first (NULL index): indexed too. */
-	for (int k = (int)json_object_size(m->by_name); k < m->n; k++)
-		if (json_object_set_new(m->by_name, m->names[k], json_integer(k)))
-			return -ENOMEM;
-	if (json_object_set_new(m->by_name, name, json_integer(m->n))) {
-		free(m->names[m->n]);
-		return -ENOMEM;
-	}
-	return m->n++;
-}
-
 json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc_mx_opts *o,
 		      const json_t *pair_args, double deadline_s)
 {
@@ -94,129 +65,6 @@ void mx_params_opts(const json_t *p, struct fc_mx_opts *o)
 	o->asym_pct = fc_jnum(p, "asym_pct", d.asym_pct);
 }
 
-static void params_read(struct mx_model *m)
-{
-	const json_t *p = m->info.params;
-
-	m->both = json_is_true(json_object_get(p, "both_directions"));
-	m->retest = json_is_true(json_object_get(p, "retest"));
-	mx_params_opts(p, &m->opts);
-}
-
-static int add_row(const struct fc_store_pair *p, void *arg)
-{
-	struct mx_model *m = arg;
-	struct fc_mx_result *r;
-	int a = mx_model_node(m, p->a), b = mx_model_node(m, p->b);
-	json_t *doc;
-
-	if (a < 0)
-		a = add_node(m, p->a);
-	if (a >= 0 && b < 0)
-		b = add_node(m, p->b);
-	if (a < 0 || b < 0)
-		return -ENOMEM;
-	if (m->nres == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-
-		if (fc_resize((void **)&m->res, cap, sizeof(*m->res)) ||
-		    fc_resize((void **)&m->res_id, cap, sizeof(*m->res_id)) ||
-		    fc_resize((void **)&m->res_err, cap, sizeof(*m->res_err)))
-			return -ENOMEM;
-		m->cap = cap;
-	}
-	r = &m->res[m->nres];
-	r->a = a;
-	r->b = b;
-	r->gbps = p->gbps;
-	r->lat_us = p->lat_us;
-	r->state = mx_state_of(p->verdict);
-	/* Parse the document only for what the columns lack: the retest mark
-	 * (only a retest row has the key) and a node's link rate not yet known. */
-	r->retest = 0;
-	if (strstr(p->doc, "\"retest\"") ||
-	    ((isnan(m->rate_gbps[a]) || isnan(m->rate_gbps[b])) && strstr(p->doc, "rate_gbps"))) {
-		doc = json_loads(p->doc, 0, NULL);
-		r->retest = json_is_true(json_object_get(doc, "retest"));
-		if (isnan(m->rate_gbps[a]))
-			m->rate_gbps[a] = fc_jnum(json_object_get(doc, "a"), "rate_gbps", NAN);
-		if (isnan(m->rate_gbps[b]))
-			m->rate_gbps[b] = fc_jnum(json_object_get(doc, "b"), "rate_gbps", NAN);
-		json_decref(doc);
-	}
-	m->res_err[m->nres] = NULL;
-	if (r->state == FC_MX_ERROR) {
-		const char *why;
-
-		doc = json_loads(p->doc, 0, NULL);
-		why = fc_jstr(doc, "error", NULL);
-		if (!why && json_array_size(json_object_get(doc, "findings")))
-			why = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
-		/* The child's log prefix says nothing here. */
-		if (why && !strncmp(why, "fabcheck: error: ", 17))
-			why += 17;
-		m->res_err[m->nres] = strdup(why ? why : "no result");
-		json_decref(doc);
-	}
-	if (m->nrails && mx_rails_row(m, a, b, p->doc, r->retest, r->state))
-		return -ENOMEM;
-	m->res_id[m->nres++] = p->id;
-	m->last_id = p->id;
-	m->last_time = p->time;
-	m->analyzed = 0;
-	return 0;
-}
-
-int mx_model_load(struct mx_model *m, struct fc_store *st, int64_t run)
-{
-	const json_t *nodes;
-	size_t i;
-	json_t *v;
-	int rc;
-
-	memset(m, 0, sizeof(*m));
-	m->run = run;
-	rc = fc_store_run_get(st, run, &m->info);
-	if (rc)
-		return rc;
-	params_read(m);
-	if (mx_rails_load(m)) {
-		mx_model_release(m);
-		return -ENOMEM;
-	}
-	nodes = json_object_get(m->info.params, "nodes");
-	json_array_foreach(nodes, i, v) {
-		if (json_is_string(v) && mx_model_node(m, json_string_value(v)) < 0 &&
-		    add_node(m, json_string_value(v)) < 0) {
-			mx_model_release(m);
-			return -ENOMEM;
-		}
-	}
-	rc = fc_store_pairs(st, run, 0, add_row, m);
-	if (rc) {
-		if (rc == -ENOMEM)
-			fc_err("out of memory reading run %lld", (long long)run);
-		mx_model_release(m);
-	}
-	return rc;
-}
-
-int mx_model_refresh(struct mx_model *m, struct fc_store *st)
-{
-	size_t before = m->nres;
-	struct fc_store_run info;
-	int rc;
-
-	rc = fc_store_pairs(st, m->run, m->last_id, add_row, m);
-	if (rc)
-		return rc;
-	if (!fc_store_run_get(st, m->run, &info)) {
-		fc_store_run_release(&m->info);
-		m->info = info;
-	}
-	return (int)(m->nres - before);
-}
-
 int mx_model_analyze(struct mx_model *m)
 {
 	int rc;
@@ -241,6 +89,7 @@ void mx_model_release(struct mx_model *m)
 		free(m->names[i]);
 	free(m->names);
 	json_decref(m->by_name);
+	free(m->seen);
 	free(m->rate_gbps);
 	for (size_t i = 0; i < m->nres; i++)
 		free(m->res_err[i]);

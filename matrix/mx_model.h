@@ -28,6 +28,8 @@ struct mx_model {
 	char **res_err;		  /* why a result could not run (NULL otherwise) */
 	size_t nres, cap;
 	int64_t last_id; /* newest row read */
+	unsigned char *seen; /* bits: a -> b read ([a * seen_n + b], mx_load.c) */
+	int seen_n;
 	double last_time; /* unix time of the newest row */
 	struct fc_mx_analysis an;
 	int analyzed;

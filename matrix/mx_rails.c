@@ -230,23 +230,18 @@ static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 	return 0;
 }
 
-int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
-		 enum fc_mx_state row_state)
+int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, size_t nf,
+		 int retest, enum fc_mx_state row_state)
 {
-	json_t *doc = json_loads(text, 0, NULL);
-	struct fc_pair_rail e;
 	int rc = 0, any = 0;
 
-	for (size_t i = 0; !rc && fc_pair_doc_rail(doc, i, &e); i++) {
-		int r = mx_rail_find(m, e.name, e.subnet);
-
-		if (r < 0 || !e.phase)
+	for (size_t i = 0; !rc && i < nf; i++) {
+		if (f[i].rail < 0)
 			continue;
 		any = 1;
-		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = r, .gbps = e.gbps,
-						       .lat_us = e.lat_us,
-						       .state = mx_state_of(e.verdict),
-						       .retest = retest });
+		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = f[i].rail,
+						       .gbps = f[i].gbps, .lat_us = f[i].lat_us,
+						       .state = f[i].state, .retest = retest });
 	}
 	/* No rail measured (the pair could not run): an error on every rail. */
 	for (int r = 0; !any && !rc && r < m->nrails; r++)
@@ -255,6 +250,32 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 						       .state = row_state == FC_MX_ERROR ?
 									FC_MX_ERROR : FC_MX_FAIL,
 						       .retest = retest });
+	return rc;
+}
+
+int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
+		 enum fc_mx_state row_state)
+{
+	json_t *doc = json_loads(text, 0, NULL);
+	struct mx_rail_fig *f = NULL;
+	struct fc_pair_rail e;
+	size_t nf = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && fc_pair_doc_rail(doc, i, &e); i++) {
+		if (!e.phase)
+			continue;
+		if (fc_resize((void **)&f, nf + 1, sizeof(*f))) {
+			rc = -ENOMEM;
+			break;
+		}
+		f[nf++] = (struct mx_rail_fig){ .rail = mx_rail_find(m, e.name, e.subnet),
+						.gbps = e.gbps, .lat_us = e.lat_us,
+						.state = mx_state_of(e.verdict) };
+	}
+	if (!rc)
+		rc = mx_rails_add(m, a, b, f, nf, retest, row_state);
+	free(f);
 	json_decref(doc);
 	return rc;
 }

@@ -34,6 +34,19 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 
 /* The model's side (mx_model.c). */
 int mx_rails_load(struct mx_model *m);
+/* A measured rail of a pair row: its rack rail (-1: none of the rack's),
+ * figures and state. */
+struct mx_rail_fig {
+	int rail;
+	double gbps, lat_us;
+	enum fc_mx_state state;
+};
+/* The cells of a pair row from its measured rails @f (those whose rail is
+ * -1 left out); none: the pair could not run, an error (a failure, after
+ * @row_state) on every rail. */
+int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, size_t nf,
+		 int retest, enum fc_mx_state row_state);
+/* The same from the row's document (its rails with a phase). */
 int mx_rails_row(struct mx_model *m, int a, int b, const char *doc, int retest,
 		 enum fc_mx_state row_state);
 int mx_rails_analyze(struct mx_model *m);

@@ -88,7 +88,7 @@ struct fc_store_pair {
 	double size_bytes; /* the size of that bandwidth figure, 0 when none */
 	double lat_us;	/* read latency p50, NAN when none */
 	double time;	/* unix time it was stored */
-	const char *doc; /* the whole pair document as JSON text */
+	const char *doc; /* the whole pair document as JSON text (NULL: not read) */
 };
 typedef int (*fc_store_pair_cb)(const struct fc_store_pair *p, void *arg);
 
@@ -99,6 +99,13 @@ int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_
 		   void *arg);
 /* Calls @cb for the newest @limit results (all when <= 0) of the pair @a,
  * @b in either direction across all runs, newest first. */
+/* As fc_store_pairs, without reading the documents (doc NULL): at rack
+ * scale they are gigabytes, the columns a few megabytes. */
+int fc_store_pairs_brief(struct fc_store *st, int64_t run, int64_t after_id,
+			 fc_store_pair_cb cb, void *arg);
+/* The document of pair row @id (malloc'd text, the caller frees it), or
+ * NULL (logged). */
+char *fc_store_pair_doc(struct fc_store *st, int64_t id);
 int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int limit,
 			  fc_store_pair_cb cb, void *arg);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -112,8 +113,12 @@ int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *
 }
 
 #define PAIR_COLS "SELECT id, run, a, b, verdict, gbps, size_bytes, lat_us, time, doc FROM pairs"
+/* The columns without the document: a row's first page, where the
+ * document (kilobytes, in overflow pages) is not read at all. */
+#define PAIR_BRIEF "SELECT id, run, a, b, verdict, gbps, size_bytes, lat_us, time FROM pairs"
 
-/* Steps @s, calling @cb per row; finalizes @s. */
+/* Steps @s, calling @cb per row; finalizes @s. A statement without the
+ * doc column (PAIR_BRIEF) gives doc NULL. */
 static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, void *arg)
 {
 	struct fc_store_pair p;
@@ -129,7 +134,7 @@ static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, 
 		p.size_bytes = sqlite3_column_double(s, 6);
 		p.lat_us = store_col_num(s, 7);
 		p.time = sqlite3_column_double(s, 8);
-		p.doc = store_col_text(s, 9);
+		p.doc = sqlite3_column_count(s) > 9 ? store_col_text(s, 9) : NULL;
 		cbrc = cb(&p, arg);
 		if (cbrc)
 			break;
@@ -140,17 +145,58 @@ static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, 
 	return cbrc;
 }
 
-int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_pair_cb cb,
-		   void *arg)
+/* The rows of @run after @after_id, with the columns @cols. */
+static int run_rows(struct fc_store *st, const char *cols, int64_t run, int64_t after_id,
+		    fc_store_pair_cb cb, void *arg)
 {
+	char sql[256];
 	sqlite3_stmt *s;
 
-	if (sqlite3_prepare_v2(st->db, PAIR_COLS " WHERE run = ? AND id > ? ORDER BY id", -1,
-			       &s, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql), "%s WHERE run = ? AND id > ? ORDER BY id", cols);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return read_fail(st, "cannot read pair results");
 	sqlite3_bind_int64(s, 1, run);
 	sqlite3_bind_int64(s, 2, after_id);
 	return pair_rows(st, s, cb, arg);
+}
+
+int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_pair_cb cb,
+		   void *arg)
+{
+	return run_rows(st, PAIR_COLS, run, after_id, cb, arg);
+}
+
+int fc_store_pairs_brief(struct fc_store *st, int64_t run, int64_t after_id,
+			 fc_store_pair_cb cb, void *arg)
+{
+	return run_rows(st, PAIR_BRIEF, run, after_id, cb, arg);
+}
+
+char *fc_store_pair_doc(struct fc_store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	char *doc = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT doc FROM pairs WHERE id = ?", -1, &s, NULL) !=
+	    SQLITE_OK) {
+		read_fail(st, "cannot read a pair result");
+		return NULL;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		doc = strdup(store_col_text(s, 0));
+		if (!doc)
+			fc_err("store %s: out of memory reading pair row %lld", st->path,
+			       (long long)id);
+	} else if (rc == SQLITE_DONE) {
+		fc_err("store %s: no pair row %lld", st->path, (long long)id);
+	} else {
+		read_fail(st, "cannot read a pair result");
+	}
+	sqlite3_finalize(s);
+	return doc;
 }
 
 int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int limit,

@@ -3,7 +3,8 @@
  * a rack-scale run back (make bench-report): N nodes x R rails, every pair
  * of the round-robin schedule once (or its first ROUNDS rounds, as a screen
  * leaves a run), each stored as a `pair --rails --loaded-only --json`
- * document, in the schedule's order. A share of the (node, rail) ports is
+ * document of the real shape and size (about 16 KB at 8 rails; a full
+ * 1,024 x 8 matrix is some 9 GB), in the schedule's order. A share of the (node, rail) ports is
  * at half rate, the rest within +-noise of 390 Gb/s a rail. Seeded: the
  * same rack every time. Not a test, and nothing of it is in the product.
  */
