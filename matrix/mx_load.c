@@ -255,6 +255,9 @@ static int read_cells(struct loader *ld, size_t first)
 	ld->k = first;
 	if (!m->nrails || first == m->nres)
 		return 0;
+	rc = mx_rails_reserve(m, (m->nres - first) * (size_t)m->nrails);
+	if (rc)
+		return rc;
 	if (!first) {
 		rc = fc_store_links(ld->st, m->run, add_run_link, ld);
 		for (; !rc && ld->k < m->nres; ld->k++)

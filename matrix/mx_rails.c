@@ -215,6 +215,20 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 	return -1;
 }
 
+int mx_rails_reserve(struct mx_model *m, size_t more)
+{
+	struct fc_mxl_cell *p;
+
+	if (m->nrcells + more <= m->rcap)
+		return 0;
+	p = realloc(m->rcells, (m->nrcells + more) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	m->rcells = p;
+	m->rcap = m->nrcells + more;
+	return 0;
+}
+
 static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 {
 	if (m->nrcells == m->rcap) {

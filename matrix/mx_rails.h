@@ -34,6 +34,9 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 
 /* The model's side (mx_model.c). */
 int mx_rails_load(struct mx_model *m);
+/* Room for @more cells at once (a load knows how many: a row's rails),
+ * where growing by doubling would copy and overshoot. 0 or -ENOMEM. */
+int mx_rails_reserve(struct mx_model *m, size_t more);
 /* A measured rail of a pair row: its rack rail (-1: none of the rack's),
  * figures and state. */
 struct mx_rail_fig {
