@@ -28,7 +28,8 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen bench-history bench-tui bench-launch
+	deps clean valgrind bench-matrix bench-screen bench-history bench-tui bench-launch \
+	bench-report
 all: fabcheck
 
 # `make V=1` shows the full compiler lines.
@@ -150,6 +151,16 @@ build/bench_tui: tests/bench/bench_tui.c build/libfabcheck.a
 bench-tui: build/bench_tui
 	@build/bench_tui 1024 8 200x60 0 none
 	@build/bench_tui 1024 8 200x60 12 none
+
+# fabcheck report's peak memory, time and output on a generated store of
+# 1,024 nodes x 8 rails, every pair (issue 18).
+build/bench_report: tests/bench/bench_report.c tests/bench/gen_store.c tests/bench/gen_store.h \
+		build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ tests/bench/bench_report.c tests/bench/gen_store.c \
+		build/libfabcheck.a $(LIBS)
+bench-report: fabcheck build/bench_report
+	@build/bench_report 1024 8
 
 install: fabcheck
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/fabcheck/lab \

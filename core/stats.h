@@ -25,7 +25,8 @@ double fc_percentile_sorted(const double *sorted, size_t n, double p);
 double fc_median(double *v, size_t n);
 
 /*
- * The upper and lower medians of @v (sorted in place): of an even count,
+ * The upper and lower medians of @v (reordered in place, not sorted; the
+ * values finite): of an even count,
  * the higher or the lower of the two middle values, never their mean;
  * NAN when @n is 0. A reference for "what a healthy one does" when faults
  * only push one way: the upper median of bandwidths stays a healthy value

@@ -144,7 +144,9 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 	}
 }
 
-json_t *mx_model_doc(const struct mx_model *m)
+/* With @pairs, a "pairs" entry per measured direction (per rail with
+ * rails); without, none: all but that list, in the same order. */
+static json_t *model_doc(const struct mx_model *m, int pairs)
 {
 	json_t *doc = fc_doc_new(), *nodes = json_array(), *suspects = json_array();
 	struct mx_progress pr;
@@ -166,11 +168,14 @@ json_t *mx_model_doc(const struct mx_model *m)
 				      "min_rack_pct", m->opts.min_rack_pct, "max_lat_us",
 				      m->opts.max_lat_us > 0 ? json_real(m->opts.max_lat_us) :
 							       json_null()));
-	json_object_set_new(doc, "pairs", pairs_json(m));
+	/* With rails, mx_rails_doc replaces it with the pairs per rail, in
+	 * its place: the aggregates are never built. */
+	if (pairs)
+		json_object_set_new(doc, "pairs", m->nrails ? json_array() : pairs_json(m));
 	json_object_set_new(doc, "per_node", nodes_detail(m));
 	add_findings(m, doc, suspects);
 	if (m->nrails)
-		mx_rails_doc(m, doc, suspects);
+		mx_rails_doc(m, doc, suspects, pairs);
 	json_object_set_new(doc, "suspects", suspects);
 	/* A screen runs a share of the pairs by design. */
 	if (pr.done < pr.total && !json_object_get(m->info.params, "screen"))
@@ -179,4 +184,14 @@ json_t *mx_model_doc(const struct mx_model *m)
 			   "'fabcheck matrix --resume %lld'",
 			   (long long)m->run, pr.done, pr.total, (long long)m->run);
 	return doc;
+}
+
+json_t *mx_model_doc(const struct mx_model *m)
+{
+	return model_doc(m, 1);
+}
+
+json_t *mx_model_doc_brief(const struct mx_model *m)
+{
+	return model_doc(m, 0);
 }

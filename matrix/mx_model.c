@@ -215,8 +215,8 @@ int mx_model_analyze(struct mx_model *m)
 
 	if (m->analyzed)
 		return 0;
-	fc_mx_release(&m->an);
-	rc = fc_mx_analyze(m->n, m->res, m->nres, &m->opts, &m->an);
+	/* Again as results come in: the analyses reuse their memory. */
+	rc = fc_mx_reanalyze(m->n, m->res, m->nres, &m->opts, &m->an);
 	if (!rc && m->nrails)
 		rc = mx_rails_analyze(m);
 	if (rc) {

@@ -67,6 +67,11 @@ void mx_model_progress(const struct mx_model *m, double now, struct mx_progress 
 
 /* The `fabcheck matrix --json` document of the model (analysis done). */
 json_t *mx_model_doc(const struct mx_model *m);
+/* The same without its "pairs" list (an entry per measured direction and
+ * rail: 4 million at 1,024 nodes x 8 rails, gigabytes as JSON): its
+ * verdict, findings, suspects and per-node figures, for what reads those
+ * (report's HTML, the TUI's verdict) and draws the pairs from the model. */
+json_t *mx_model_doc_brief(const struct mx_model *m);
 
 /* The run parameters of a matrix: what --resume and the TUI read back. */
 json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc_mx_opts *o,

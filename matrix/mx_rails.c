@@ -273,8 +273,7 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 
 int mx_rails_analyze(struct mx_model *m)
 {
-	fc_mxl_release(&m->ran);
-	return fc_mxl_analyze(m->n, m->nrails, m->rcells, m->nrcells, &m->opts, &m->ran);
+	return fc_mxl_reanalyze(m->n, m->nrails, m->rcells, m->nrcells, &m->opts, &m->ran);
 }
 
 void mx_rails_release(struct mx_model *m)
@@ -339,7 +338,7 @@ static json_t *rails_json(const struct mx_model *m)
 	return list;
 }
 
-void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects)
+void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs)
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
 	const char **rn = calloc((size_t)m->nrails + 1, sizeof(*rn));
@@ -348,7 +347,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects)
 
 	json_object_set_new(doc, "rails", rails_json(m));
 	json_object_set(doc, "rail_ports", json_object_get(rp, "ports"));
-	json_object_set_new(doc, "pairs", pairs_json(m));
+	if (pairs)
+		json_object_set_new(doc, "pairs", pairs_json(m));
 	json_array_foreach(json_object_get(rp, "findings"), i, f) {
 		const char *sev = fc_jstr(f, "severity", "note");
 

@@ -35,8 +35,8 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *doc, int retest,
 int mx_rails_analyze(struct mx_model *m);
 void mx_rails_release(struct mx_model *m);
 
-/* The rails, the pairs per (pair, rail), the rails' findings and the
- * suspects with their level, into a matrix document (mx_doc.c). */
-void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects);
+/* The rails, the pairs per (pair, rail) (with @pairs), the rails' findings
+ * and the suspects with their level, into a matrix document (mx_doc.c). */
+void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs);
 
 #endif

@@ -102,7 +102,8 @@ static void mark_bad(struct fc_mx_analysis *an)
 	for (i = 0; i < nn; i++) {
 		struct fc_mx_cell *c = &an->cells[i];
 
-		c->bad = 0;
+		/* bad starts at 0 (the cells are zeroed); a cell that did not run
+		 * is not written, so a sparse matrix's untouched pages stay so. */
 		if (!ran(c))
 			continue;
 		if (c->state == FC_MX_FAIL)
@@ -116,27 +117,32 @@ static void mark_bad(struct fc_mx_analysis *an)
 	}
 }
 
+/* Each unordered pair once, counted for both its nodes. */
 static void count_peers(struct fc_mx_analysis *an)
 {
 	int n = an->n, i, j;
 
 	for (i = 0; i < n; i++) {
-		struct fc_mx_node *nd = &an->nodes[i];
+		for (j = i + 1; j < n; j++) {
+			struct fc_mx_node *x = &an->nodes[i], *y = &an->nodes[j];
 
-		for (j = 0; j < n; j++) {
-			if (i == j)
-				continue;
 			if (pair_ran(an, i, j)) {
-				nd->peers++;
+				x->peers++;
+				y->peers++;
 				if (fc_mx_pair_bad(an, i, j)) {
-					nd->bad++;
-					if (j > i)
-						an->nbad_pairs++;
+					x->bad++;
+					y->bad++;
+					an->nbad_pairs++;
 				}
 			} else if (pair_errored(an, i, j)) {
-				nd->errors++;
+				x->errors++;
+				y->errors++;
 			}
 		}
+	}
+	for (i = 0; i < n; i++) {
+		struct fc_mx_node *nd = &an->nodes[i];
+
 		if (nd->peers)
 			nd->state = FC_MX_NODE_OK;
 		else if (nd->errors)
@@ -281,25 +287,14 @@ static int rack_wide(struct fc_mx_analysis *an)
 	return 0;
 }
 
-int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
-		  const struct fc_mx_opts *opts, struct fc_mx_analysis *out)
+/* The analysis proper, on @out's cells and nodes (zeroed, n set). */
+static int analyze_cells(struct fc_mx_analysis *out, const struct fc_mx_result *res, size_t nres)
 {
-	struct fc_mx_opts dflt = FC_MX_OPTS_DEFAULT;
-	double *scratch;
-	int rc;
+	int n = out->n, rc;
+	double *scratch = malloc((4 * (size_t)n + 2) * sizeof(*scratch));
 
-	memset(out, 0, sizeof(*out));
-	if (n < 0)
-		return -EINVAL;
-	out->n = n;
-	out->opts = opts ? *opts : dflt;
-	out->cells = calloc((size_t)n * (size_t)n + 1, sizeof(*out->cells));
-	out->nodes = calloc((size_t)n + 1, sizeof(*out->nodes));
-	scratch = malloc((4 * (size_t)n + 2) * sizeof(*scratch));
-	if (!out->cells || !out->nodes || !scratch) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
+	if (!scratch)
+		return -ENOMEM;
 	rc = fill_cells(out, res, nres);
 	if (rc)
 		goto out_free;
@@ -314,14 +309,49 @@ int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
 		rc = find_asymmetry(out);
 	if (!rc)
 		rc = rack_wide(out);
-	if (rc)
-		goto out_free;
-	free(scratch);
-	return 0;
-
 out_free:
 	free(scratch);
-	fc_mx_release(out);
+	return rc;
+}
+
+int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
+		  const struct fc_mx_opts *opts, struct fc_mx_analysis *out)
+{
+	memset(out, 0, sizeof(*out));
+	return fc_mx_reanalyze(n, res, nres, opts, out);
+}
+
+int fc_mx_reanalyze(int n, const struct fc_mx_result *res, size_t nres,
+		    const struct fc_mx_opts *opts, struct fc_mx_analysis *an)
+{
+	struct fc_mx_opts dflt = FC_MX_OPTS_DEFAULT;
+	struct fc_mx_cell *cells = an->cells;
+	struct fc_mx_node *nodes = an->nodes;
+	int rc;
+
+	if (n < 0) {
+		fc_mx_release(an);
+		return -EINVAL;
+	}
+	free(an->findings);
+	if (cells && nodes && an->n == n) {
+		/* Memory already written costs no page faults, as fresh memory does. */
+		memset(cells, 0, ((size_t)n * (size_t)n + 1) * sizeof(*cells));
+		memset(nodes, 0, ((size_t)n + 1) * sizeof(*nodes));
+	} else {
+		free(cells);
+		free(nodes);
+		cells = calloc((size_t)n * (size_t)n + 1, sizeof(*cells));
+		nodes = calloc((size_t)n + 1, sizeof(*nodes));
+	}
+	memset(an, 0, sizeof(*an));
+	an->n = n;
+	an->opts = opts ? *opts : dflt;
+	an->cells = cells;
+	an->nodes = nodes;
+	rc = cells && nodes ? analyze_cells(an, res, nres) : -ENOMEM;
+	if (rc)
+		fc_mx_release(an);
 	return rc;
 }
 

@@ -108,6 +108,12 @@ struct fc_mx_analysis {
 int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
 		  const struct fc_mx_opts *opts, struct fc_mx_analysis *out);
 void fc_mx_release(struct fc_mx_analysis *an);
+/* The same into @an, which holds an earlier analysis (or is zeroed): its
+ * memory is used again when @n is the same, which spares the page faults of
+ * fresh memory when a run is analysed again as results come in. The result
+ * is fc_mx_analyze's; after an error @an is released. */
+int fc_mx_reanalyze(int n, const struct fc_mx_result *res, size_t nres,
+		    const struct fc_mx_opts *opts, struct fc_mx_analysis *an);
 
 static inline const struct fc_mx_cell *fc_mx_cell(const struct fc_mx_analysis *an, int a, int b)
 {

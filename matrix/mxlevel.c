@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *fc_mxl_level_name(enum fc_mxl_level level)
 {
@@ -34,39 +36,117 @@ static int add_suspect(struct fc_mxl_analysis *an, int *cap, struct fc_mxl_suspe
 	return 0;
 }
 
-/* Each rail alone, through the one-rail analysis. */
+/* The cells of each rail in their order: @order lists the cells of rail 0,
+ * then rail 1...; @start[r] .. @start[r + 1] are rail r's. One pass over
+ * the cells (a counting sort), not one per rail. */
+static int group_by_rail(const struct fc_mxl_cell *cells, size_t ncells, int nrails,
+			 size_t *order, size_t *start)
+{
+	memset(start, 0, ((size_t)nrails + 1) * sizeof(*start));
+	for (size_t i = 0; i < ncells; i++) {
+		if (cells[i].rail < 0 || cells[i].rail >= nrails)
+			return -EINVAL;
+		start[cells[i].rail + 1]++;
+	}
+	for (int r = 0; r < nrails; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0, *next = start; i < ncells; i++)
+		order[next[cells[i].rail]++] = i;
+	/* next[] was start[]: shift it back. */
+	memmove(start + 1, start, (size_t)nrails * sizeof(*start));
+	start[0] = 0;
+	return 0;
+}
+
+/* The rails one thread analyses: rails first, first + step, ... */
+struct rail_job {
+	struct fc_mxl_analysis *an;
+	const struct fc_mxl_cell *cells;
+	const size_t *order, *start;
+	const struct fc_mx_opts *opts;
+	struct fc_mx_result *res; /* room for the largest rail's cells */
+	int first, step, rc;
+};
+
+static void *rail_job_run(void *arg)
+{
+	struct rail_job *j = arg;
+
+	for (int r = j->first; r < j->an->nrails && !j->rc; r += j->step) {
+		size_t k = 0;
+
+		for (size_t i = j->start[r]; i < j->start[r + 1]; i++) {
+			const struct fc_mxl_cell *c = &j->cells[j->order[i]];
+
+			j->res[k++] = (struct fc_mx_result){ .a = c->a, .b = c->b, .gbps = c->gbps,
+							     .lat_us = c->lat_us, .state = c->state,
+							     .retest = c->retest };
+		}
+		j->rc = fc_mx_reanalyze(j->an->n, j->res, k, j->opts, &j->an->rails[r]);
+	}
+	return NULL;
+}
+
+/* How many threads analyse the rails: one per CPU, up to RAIL_THREADS_MAX
+ * and the rails' count; one for a small rack, where a thread costs more
+ * than it saves. */
+#define RAIL_THREADS_MAX 4
+static int rail_threads(const struct fc_mxl_analysis *an)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int t = cpus > 1 ? (int)(cpus < RAIL_THREADS_MAX ? cpus : RAIL_THREADS_MAX) : 1;
+
+	if (an->n < 128)
+		return 1;
+	return t < an->nrails ? t : an->nrails;
+}
+
+/* Each rail alone, through the one-rail analysis; the rails are
+ * independent, so threads share them out (the result does not depend on
+ * how many). */
 static int per_rail(struct fc_mxl_analysis *an, const struct fc_mxl_cell *cells, size_t ncells,
 		    const struct fc_mx_opts *opts)
 {
-	struct fc_mx_result *res = malloc((ncells + 1) * sizeof(*res));
-	int rc = 0;
+	struct rail_job jobs[RAIL_THREADS_MAX] = { { 0 } };
+	pthread_t tid[RAIL_THREADS_MAX];
+	int nt = rail_threads(an), started[RAIL_THREADS_MAX] = { 0 }, rc = -ENOMEM;
+	size_t *order = malloc((ncells + 1) * sizeof(*order)), *start, most = 0;
 
-	if (!res)
-		return -ENOMEM;
-	for (size_t i = 0; i < ncells; i++)
-		if (cells[i].rail < 0 || cells[i].rail >= an->nrails) {
-			free(res);
-			return -EINVAL;
-		}
-	for (int r = 0; r < an->nrails && !rc; r++) {
-		size_t k = 0;
-
-		for (size_t i = 0; i < ncells; i++) {
-			const struct fc_mxl_cell *c = &cells[i];
-
-			if (c->rail == r)
-				res[k++] = (struct fc_mx_result){ .a = c->a, .b = c->b,
-								  .gbps = c->gbps,
-								  .lat_us = c->lat_us,
-								  .state = c->state,
-								  .retest = c->retest };
-		}
-		rc = fc_mx_analyze(an->n, res, k, opts, &an->rails[r]);
-		if (!rc && isfinite(an->rails[r].rack_median_gbps) &&
+	start = calloc((size_t)an->nrails + 1, sizeof(*start));
+	if (!order || !start)
+		goto out_free;
+	rc = group_by_rail(cells, ncells, an->nrails, order, start);
+	for (int r = 0; r < an->nrails; r++)
+		most = start[r + 1] - start[r] > most ? start[r + 1] - start[r] : most;
+	for (int t = 0; t < nt && !rc; t++) {
+		jobs[t] = (struct rail_job){ .an = an, .cells = cells, .order = order,
+					     .start = start, .opts = opts, .first = t, .step = nt,
+					     .res = malloc((most + 1) * sizeof(*jobs[t].res)) };
+		if (!jobs[t].res)
+			rc = -ENOMEM;
+	}
+	/* A thread that cannot start leaves its rails to this one. */
+	for (int t = 1; t < nt && !rc; t++)
+		started[t] = !pthread_create(&tid[t], NULL, rail_job_run, &jobs[t]);
+	if (!rc)
+		rail_job_run(&jobs[0]);
+	for (int t = 1; t < nt && !rc; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			rail_job_run(&jobs[t]);
+	}
+	for (int t = 0; t < nt && !rc; t++)
+		rc = jobs[t].rc;
+	for (int r = 0; r < an->nrails && !rc; r++)
+		if (isfinite(an->rails[r].rack_median_gbps) &&
 		    (isnan(an->best_rail_gbps) || an->rails[r].rack_median_gbps > an->best_rail_gbps))
 			an->best_rail_gbps = an->rails[r].rack_median_gbps;
-	}
-	free(res);
+out_free:
+	for (int t = 0; t < nt; t++)
+		free(jobs[t].res);
+	free(start);
+	free(order);
 	return rc;
 }
 
@@ -216,26 +296,40 @@ static int find_links(struct fc_mxl_analysis *an, int *cap)
 int fc_mxl_analyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
 		   const struct fc_mx_opts *opts, struct fc_mxl_analysis *out)
 {
+	memset(out, 0, sizeof(*out));
+	return fc_mxl_reanalyze(n, nrails, cells, ncells, opts, out);
+}
+
+int fc_mxl_reanalyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
+		     const struct fc_mx_opts *opts, struct fc_mxl_analysis *an)
+{
+	struct fc_mx_analysis *rails;
 	int cap = 0, rc, *is_rail;
 
-	memset(out, 0, sizeof(*out));
+	if (n < 0 || nrails < 1 || nrails > FC_MXL_RAILS_MAX || an->n != n ||
+	    an->nrails != nrails)
+		fc_mxl_release(an);
 	if (n < 0 || nrails < 1 || nrails > FC_MXL_RAILS_MAX)
 		return -EINVAL;
-	out->n = n;
-	out->nrails = nrails;
-	out->best_rail_gbps = NAN;
-	out->rails = calloc((size_t)nrails, sizeof(*out->rails));
+	rails = an->rails;
+	free(an->suspects);
+	memset(an, 0, sizeof(*an));
+	an->n = n;
+	an->nrails = nrails;
+	an->best_rail_gbps = NAN;
+	/* Each rail's analysis keeps its memory from the last time. */
+	an->rails = rails ? rails : calloc((size_t)nrails, sizeof(*an->rails));
 	is_rail = calloc((size_t)nrails, sizeof(*is_rail));
-	rc = out->rails && is_rail ? per_rail(out, cells, ncells, opts) : -ENOMEM;
+	rc = an->rails && is_rail ? per_rail(an, cells, ncells, opts) : -ENOMEM;
 	if (!rc)
-		rc = find_rails(out, &cap, is_rail);
+		rc = find_rails(an, &cap, is_rail);
 	if (!rc)
-		rc = find_nodes_and_ports(out, &cap, is_rail);
+		rc = find_nodes_and_ports(an, &cap, is_rail);
 	if (!rc)
-		rc = find_links(out, &cap);
+		rc = find_links(an, &cap);
 	free(is_rail);
 	if (rc)
-		fc_mxl_release(out);
+		fc_mxl_release(an);
 	return rc;
 }
 

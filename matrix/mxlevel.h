@@ -66,6 +66,11 @@ struct fc_mxl_analysis {
 int fc_mxl_analyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
 		   const struct fc_mx_opts *opts, struct fc_mxl_analysis *out);
 void fc_mxl_release(struct fc_mxl_analysis *an);
+/* The same into @an, which holds an earlier analysis (or is zeroed): the
+ * rails' memory is used again when @n and @nrails are the same
+ * (fc_mx_reanalyze). After an error @an is released. */
+int fc_mxl_reanalyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t ncells,
+		     const struct fc_mx_opts *opts, struct fc_mxl_analysis *an);
 
 /* "link", "port", "node", "rail" (the JSON `level`). */
 const char *fc_mxl_level_name(enum fc_mxl_level level);

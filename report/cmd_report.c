@@ -255,7 +255,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		rc = FC_EXIT_CANT;
 		goto out_release;
 	}
-	doc = mx_model_doc(&m);
+	doc = mx_model_doc_brief(&m);
 	if (history)
 		mx_history_doc(&h, &m, doc);
 	for (int k = 0; k < OUT_N; k++) {

@@ -8,7 +8,7 @@
 struct mx_model;
 struct mx_history;
 
-/* @doc is mx_model_doc(m). Each returns 0 or -1 when the stream failed. */
+/* @doc is mx_model_doc_brief(m) (or the whole mx_model_doc). Each returns 0 or -1 when the stream failed. */
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc);
 int rp_write_csv(FILE *f, const struct mx_model *m);
 int rp_write_prom(FILE *f, const struct mx_model *m);

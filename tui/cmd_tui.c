@@ -277,7 +277,7 @@ static void step_runner(struct tui *t)
 		return;
 	t->running = 0;
 	{
-		json_t *doc = mx_model_doc(&t->m);
+		json_t *doc = mx_model_doc_brief(&t->m);
 
 		fc_store_run_end(t->st, t->m.run, fc_jstr(doc, "verdict", "fail"));
 		json_decref(doc);

@@ -111,6 +111,19 @@ static void test_model(void **state)
 		assert_non_null(strstr(f, "--resume"));
 		free(f);
 	}
+	/* The brief document is the whole one less its pairs, in its order. */
+	{
+		json_t *b = mx_model_doc_brief(&m);
+		char *tb = json_dumps(b, JSON_COMPACT), *td;
+
+		assert_null(json_object_get(b, "pairs"));
+		json_object_del(d, "pairs");
+		td = json_dumps(d, JSON_COMPACT);
+		assert_string_equal(tb, td);
+		free(tb);
+		free(td);
+		json_decref(b);
+	}
 	json_decref(d);
 	mx_model_release(&m);
 	fc_store_close(st);

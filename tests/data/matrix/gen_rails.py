@@ -4,8 +4,9 @@
 0.16 Gb/s), one direction per pair in the order of the round-robin schedule,
 every rail of a pair in the same round. Usage:
   gen_rails.py NODES RAILS [FAULT] > FILE
-  gen_rails.py --pair-docs NODES RAILS [FAULT] > FILE   (for matrix --import:
-      {"nodes", "results"} of `pair --rails --loaded-only --json` documents)
+  gen_rails.py --pair-docs NODES RAILS [FAULT [ROUNDS]] > FILE   (for matrix
+      --import: {"nodes", "results"} of `pair --rails --loaded-only --json`
+      documents; of the schedule's first ROUNDS rounds when given)
 FAULT: port:NODE:RAIL (that node slow on that rail), node:NODE (slow on every
 rail), rail:RAIL (every pair slow on that rail), link:NODE:NODE:RAIL (one
 pair slow on one rail), down:NODE:RAIL (nothing runs on that port)."""
@@ -15,6 +16,7 @@ docs = sys.argv[1] == "--pair-docs"
 args = sys.argv[2:] if docs else sys.argv[1:]
 n, nr = int(args[0]), int(args[1])
 fault = args[2].split(":") if len(args) > 2 else ["none"]
+rounds = int(args[3]) if len(args) > 3 else None
 if n <= 8 and nr <= 2:
     nodes = ["node%s" % chr(ord("A") + i) for i in range(n)]
     rails = ["rxe%d" % r for r in range(nr)]
@@ -39,7 +41,7 @@ def cell(a, b, r, k):
 
 m = n + (n & 1)
 pairs, k = [], 0
-for rnd in range(m - 1):
+for rnd in range(m - 1 if rounds is None else min(rounds, m - 1)):
     sched = [(rnd, m - 1, rnd & 1)] + [((rnd + i) % (m - 1), (rnd - i + m - 1) % (m - 1), 0)
                                        for i in range(1, m // 2)]
     for x, y, flip in sched:

@@ -1,0 +1,43 @@
+# Cases for `report` at rack scale (sourced by tests/cli/run.sh): what it
+# writes of a 64-node, 8-rail store (a cell per pair) and of 300-node stores
+# (blocks), with and without rails, is byte for byte what it wrote when it
+# built the run's whole JSON document (the SHA-256 below were taken from
+# that build, 5dd4777), the start time aside. A change to the reports'
+# format changes them: check the new output, then write its digests here.
+RPT=$(mktemp -d /tmp/fc-report-XXXXXX)
+MXD=tests/data/matrix
+# report_sums NAME: the digests of NAME's HTML, CSV and Prometheus text,
+# the run's start time taken out (local time in the page, unix time in
+# the metrics).
+report_sums() {
+	sed -E 's/started [^;]*; verdict/started -; verdict/' "$RPT/$1.html" | sha256sum | cut -c1-16
+	sha256sum < "$RPT/$1.csv" | cut -c1-16
+	sed -E 's/^(fabcheck_matrix_start_time_seconds\{run="1"\}) .*/\1 -/' "$RPT/$1.prom" |
+		sha256sum | cut -c1-16
+}
+# report_case NAME DESC SUMS GENERATOR...: imports what GENERATOR writes,
+# reports it and compares the digests with SUMS (three, space-separated).
+report_case() {
+	local name=$1 desc=$2 want=$3
+	shift 3
+	"$@" > "$RPT/$name.json"
+	$FC matrix --import "$RPT/$name.json" --db "$RPT/$name.db" >/dev/null 2>&1
+	expect "report $desc: html, csv, prom as before" 0 "^$want\$" -- bash -c \
+		"$FC report --db $RPT/$name.db --html $RPT/$name.html --csv $RPT/$name.csv \
+		--prom $RPT/$name.prom >/dev/null && echo \$(report_sums $name)"
+}
+export -f report_sums
+export RPT
+report_case r64 "64 nodes x 8 rails" "43f8920c1a5961f9 ed611e8428b8fb6b 5332dbd4d4ca2a73" \
+	python3 $MXD/gen_rails.py --pair-docs 64 8 port:gpu05:3
+report_case r300r "300 nodes x 2 rails, 8 rounds" "39a0193e5b305a1e 0e4fc8af42a7bbb8 9b3c99828b7f2972" \
+	python3 $MXD/gen_rails.py --pair-docs 300 2 port:gpu77:1 8
+report_case r300 "300 nodes, 8 rounds" "a7a4e01dddae4508 e1a38c117115c84e 00cbd561f95dccb3" \
+	python3 $MXD/gen.py 300 rack1-node077 0.02 8
+# The digests compare more than empty files.
+# 9 heat maps (every rail together, then each) of 64 x 63 cells.
+expect "report 64 x 8: a cell per pair and rail" 0 '^36288$' -- sh -c \
+	"grep -c '<rect class=\"cell ' $RPT/r64.html"
+expect "report 300 x 2: blocks, the bad port's" 0 'class="cell block bad".*<title>gpu71 \.\. gpu80 -&gt; .*: worst gpu77 -&gt;' -- \
+	cat $RPT/r300r.html
+rm -rf "$RPT"
