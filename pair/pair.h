@@ -94,13 +94,18 @@ void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
 
 /* Evidence (pair/pair_ev.c): "evidence" messages of a worker kept in
- * @ev[side] ({"before": snapshot, "after": snapshot}); once the verdict is
- * in, the diagnosis on top and, with --save-evidence, the folder. */
+ * @ev[side] ({"before": snapshot, "after": snapshot}). pair_ev_read parses
+ * each side's port once into @s (@idx[side]: its index, -1 without
+ * evidence); pair_ev_ceilings puts each side's smallest PCIe ceiling in
+ * as "pcie_ceiling", for the verdict's floor (core/pairv.h); once the
+ * verdict is in, pair_ev_finish adds the diagnosis, releases @s and, with
+ * --save-evidence, writes the folder. */
+struct diag_set;
 void pair_ev_absorb(json_t *ev, const json_t *msg);
-void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg);
-/* Each side's smallest PCIe ceiling from its evidence, as "pcie_ceiling"
- * of the side, for the verdict's floor (core/pairv.h). */
-void pair_ev_ceilings(json_t *doc, json_t *const ev[2]);
+void pair_ev_read(struct diag_set *s, const json_t *doc, json_t *const ev[2], int idx[2]);
+void pair_ev_ceilings(json_t *doc, const struct diag_set *s, const int idx[2]);
+void pair_ev_finish(json_t *doc, struct diag_set *s, json_t *const ev[2],
+		    const struct pair_cfg *cfg);
 /* pair --rails: each rail's diagnosis (from its pair documents @alone and
  * @loaded, NULL where not run), named by rail, and the rows over all rails. */
 void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails);

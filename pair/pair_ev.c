@@ -72,40 +72,45 @@ static void save(const json_t *doc, json_t *const ev[2], const json_t *side[2], 
 		fc_info("evidence saved to %s ('fabcheck diagnose %s')", dir, dir);
 }
 
-void pair_ev_finish(json_t *doc, json_t *const ev[2], const struct pair_cfg *cfg)
-{
-	const json_t *side[2] = { json_object_get(doc, "a"), json_object_get(doc, "b") };
-	struct diag_set s = { 0 };
-
-	for (int i = 0; i < 2; i++)
-		if (json_object_size(ev[i]) && fc_jstr(side[i], "device", NULL))
-			diag_set_add(&s, fc_jstr(side[i], "node", "?"), fc_jstr(side[i], "device", "?"),
-				     (int)fc_jnum(side[i], "port", 0),
-				     json_object_get(ev[i], "before"),
-				     json_object_get(ev[i], "after"));
-	diag_run(doc, &s);
-	diag_set_release(&s);
-	if (cfg->evidence_dir)
-		save(doc, ev, side, cfg->evidence_dir);
-}
-
-void pair_ev_ceilings(json_t *doc, json_t *const ev[2])
+/* Each side's port, read once from its snapshots: the ceilings before
+ * the verdict and the diagnosis after it share it. */
+void pair_ev_read(struct diag_set *s, const json_t *doc, json_t *const ev[2], int idx[2])
 {
 	for (int i = 0; i < 2; i++) {
-		json_t *side = json_object_get(doc, i ? "b" : "a"), *c;
-		struct diag_port p = { .port = (int)fc_jnum(side, "port", 0) };
+		const json_t *side = json_object_get(doc, i ? "b" : "a");
 
+		idx[i] = -1;
 		if (!json_object_size(ev[i]) || !fc_jstr(side, "device", NULL))
 			continue;
-		snprintf(p.node, sizeof(p.node), "%s", fc_jstr(side, "node", "?"));
-		snprintf(p.dev, sizeof(p.dev), "%s", fc_jstr(side, "device", "?"));
-		diag_port_from_snaps(&p, json_object_get(ev[i], "before"),
-				     json_object_get(ev[i], "after"));
-		c = diag_path_ceiling_json(&p);
-		if (c)
-			json_object_set_new(side, "pcie_ceiling", c);
-		diag_port_release(&p);
+		if (diag_set_add(s, fc_jstr(side, "node", "?"), fc_jstr(side, "device", "?"),
+				 (int)fc_jnum(side, "port", 0), json_object_get(ev[i], "before"),
+				 json_object_get(ev[i], "after")))
+			idx[i] = s->nports - 1;
 	}
+}
+
+void pair_ev_ceilings(json_t *doc, const struct diag_set *s, const int idx[2])
+{
+	for (int i = 0; i < 2; i++) {
+		json_t *c;
+
+		if (idx[i] < 0)
+			continue;
+		c = diag_path_ceiling_json(&s->ports[idx[i]]);
+		if (c)
+			json_object_set_new(json_object_get(doc, i ? "b" : "a"), "pcie_ceiling", c);
+	}
+}
+
+void pair_ev_finish(json_t *doc, struct diag_set *s, json_t *const ev[2],
+		    const struct pair_cfg *cfg)
+{
+	const json_t *side[2] = { json_object_get(doc, "a"), json_object_get(doc, "b") };
+
+	diag_run(doc, s);
+	diag_set_release(s);
+	if (cfg->evidence_dir)
+		save(doc, ev, side, cfg->evidence_dir);
 }
 
 static void rail_diagnoses(json_t *all, const json_t *d, const json_t *rail, const char *phase)

@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "diag/diag.h"
 #include "gdr/numa.h"
 #include "pair/pair.h"
 #include "store/store.h"
@@ -650,7 +651,8 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct pair_run p = { .cfg = cfg };
-	int err, rc;
+	struct diag_set evs = { 0 };
+	int err, rc, evi[2];
 
 	snprintf(cfg->label[0], sizeof(cfg->label[0]), "%s", cfg->node[0]);
 	snprintf(cfg->label[1], sizeof(cfg->label[1]), "%s%s", cfg->node[1],
@@ -676,9 +678,10 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_decref(p.setup[0]);
 	json_decref(p.setup[1]);
 	/* What finished is judged, whatever stopped the run later. */
-	pair_ev_ceilings(p.doc, p.ev);
+	pair_ev_read(&evs, p.doc, p.ev, evi);
+	pair_ev_ceilings(p.doc, &evs, evi);
 	fc_pair_verdict(p.doc, &cfg->lim);
-	pair_ev_finish(p.doc, p.ev, cfg);
+	pair_ev_finish(p.doc, &evs, p.ev, cfg);
 	json_decref(p.ev[0]);
 	json_decref(p.ev[1]);
 	pair_store_run(cfg, p.doc);

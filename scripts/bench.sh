@@ -101,12 +101,24 @@ seen=${seen# }
 python3 - "$RAW" "$RUNS" "${busy:-none}" "${seen:-none}" "$IT64" "$IT1M" "$ITLAT" "$ITRATE" <<'PY'
 import random, re, statistics, sys, time
 raw, runs, busy, seen, it64, it1m, itlat, itrate = sys.argv[1:]
-cases = {}
+# A run that printed no figure, or zero (perftest prints 0.000000 when its
+# test did not complete), is a failed run: left out of the medians and
+# counted in the table.
+cases, failed = {}, {}
+def good(v):
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    return x if x > 0 and x != float("inf") else None
 for line in open(raw):
     c, _, f, p = line.split()
     d = cases.setdefault(c, ([], []))
-    if f != "nan": d[0].append(float(f))
-    if p != "nan": d[1].append(float(p))
+    n = failed.setdefault(c, [0, 0])
+    for k, v in enumerate((f, p)):
+        x = good(v)
+        if x is None: n[k] += 1
+        else: d[k].append(x)
 random.seed(1)
 def ci(f, p, n=10000):
     r = []
@@ -129,13 +141,15 @@ for c, (f, p) in cases.items():
     qp = re.match(r".*_rate_q(\d+)p(\d+)$", c)
     name = (f"{c.split('_')[0]} rate at 8 B, {qp[1]} QP(s), post list {qp[2]}" if rate else
             c.replace("_", " ").replace("bw", "bw at").replace("lat", "lat at 2 B"))
+    nf, np_ = failed[c]
+    runs_col = f"{len(f)} / {len(p)}" + (f" ({nf} / {np_} failed)" if nf or np_ else "")
     if len(f) < 2 or len(p) < 2:
-        rows.append(f"| {name} | {len(f)} / {len(p)} | - | - | - | - | too few runs |")
+        rows.append(f"| {name} | {runs_col} | - | - | - | - | too few runs |")
         continue
     mf, mp = statistics.median(f), statistics.median(p)
     lo, hi = ci(f, p)
-    fmt = (lambda v: f"{v:.1f}") if lat else (lambda v: f"{v:.4f}")
-    rows.append(f"| {name} | {len(f)} / {len(p)} | {fmt(mf)} {unit} | {fmt(mp)} {unit} | "
+    fmt = (lambda v: f"{v:.1f}") if lat else (lambda v: f"{v:.3g}") if rate else (lambda v: f"{v:.4f}")
+    rows.append(f"| {name} | {runs_col} | {fmt(mf)} {unit} | {fmt(mp)} {unit} | "
                 f"{mf / mp:.3f} | [{lo:.3f}, {hi:.3f}] | {claim(lat, lo, hi)} |")
 table = "\n".join([
     f"`make bench`, {time.strftime('%Y-%m-%d %H:%M')}: {runs} interleaved runs per case; "
@@ -144,7 +158,7 @@ table = "\n".join([
     f"fabcheck `pair --perftest` against perftest 6.x with the same settings. "
     f"Other racks running on the host: {busy} at the start; seen between cases: {seen}.",
     "",
-    "| case | runs (fabcheck / perftest) | fabcheck median | perftest median | ratio | 95% CI of the ratio | claim |",
+    "| case | runs with a figure (fabcheck / perftest) | fabcheck median | perftest median | ratio | 95% CI of the ratio | claim |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     *rows])
 print(table)

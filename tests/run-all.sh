@@ -4,10 +4,10 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 pass=0 fail=0
 step() {
-	local name=$1; shift
+	local name=$1 t0=$SECONDS; shift
 	echo "==== $name"
-	if "$@"; then pass=$((pass + 1)); echo "==== $name: ok"
-	else fail=$((fail + 1)); echo "==== $name: FAILED"; fi
+	if "$@"; then pass=$((pass + 1)); echo "==== $name: ok ($((SECONDS - t0)) s)"
+	else fail=$((fail + 1)); echo "==== $name: FAILED ($((SECONDS - t0)) s)"; fi
 }
 step unit tests/run-unit.sh $(ls build/tests/test_* | grep -v '\.d$')
 step cli tests/cli/run.sh

@@ -68,9 +68,32 @@ run ./fabcheck --version
 run ./fabcheck help
 echo "valgrind: unit tests: $pass passed, $fail failed"
 # The CLI cases: tests/cli/run.sh checks each exit code and output, so a
-# valgrind error (exit 99) or a crash (exit > 128) fails its case.
-if ! FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${files[*]}" tests/cli/run.sh; then
-	fail=$((fail + 1))
-fi
+# valgrind error (exit 99) or a crash (exit > 128) fails its case. The case
+# files are dealt to VG_JOBS runs side by side (default: the CPUs, at most
+# 4), the files with the most cases first, each to the least loaded run.
+jobs=${VG_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 4 ] && jobs=4
+[ "$jobs" -lt 1 ] && jobs=1
+groups=() load=()
+for ((j = 0; j < jobs; j++)); do groups[j]=""; load[j]=0; done
+while read -r n f; do
+	best=0
+	for ((j = 1; j < jobs; j++)); do [ "${load[j]}" -lt "${load[best]}" ] && best=$j; done
+	groups[best]+="$f "
+	load[best]=$((load[best] + n))
+done < <(for f in "${files[@]}"; do echo "$(grep -c 'expect' "$f") $f"; done | sort -rn)
+pids=() logs=()
+for ((j = 0; j < jobs; j++)); do
+	[ -n "${groups[j]}" ] || continue
+	logs[j]=$(mktemp /tmp/fabcheck-vgcli.XXXXXX)
+	FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${groups[j]}" tests/cli/run.sh >"${logs[j]}" 2>&1 &
+	pids[j]=$!
+done
+for j in "${!pids[@]}"; do
+	wait "${pids[j]}" || fail=$((fail + 1))
+	echo "-- valgrind CLI run $((j + 1)) of $jobs: ${groups[j]}"
+	cat "${logs[j]}"
+	rm -f "${logs[j]}"
+done
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
