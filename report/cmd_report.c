@@ -30,9 +30,10 @@ const char usage_report[] =
 	"  --prom FILE   Prometheus text for node_exporter's textfile collector\n"
 	"                (per-pair bandwidth and latency, per-node verdict)\n"
 	"  --list        the runs in the store\n"
-	"  --history     with --html: each link more than 15%% below the median of its\n"
-	"                last 7 runs, with a chart of its trend; with --csv: every\n"
-	"                link's figures in those runs\n"
+	"  --history     with --html: each link (node pair, on each rail of a run\n"
+	"                with rails) more than 15%% below the median of its last 7\n"
+	"                runs, with a chart of its trend; with --csv: every link's\n"
+	"                figures in those runs\n"
 	"\n"
 	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
 

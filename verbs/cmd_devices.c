@@ -47,12 +47,7 @@ static void render_devices(FILE *f, const json_t *doc)
 				      fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"));
 			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ?
 							  fc_jstr(p, "netdev", "") : "-");
-			fc_table_addint(t, 7, p, "gid_index");
-			if (json_is_integer(json_object_get(p, "gid_index")))
-				fc_table_addf(t, 8, "%s (%s)", fc_jstr(p, "gid", ""),
-					      fc_jstr(p, "gid_type", ""));
-			else
-				fc_table_addf(t, 8, "none usable");
+			fc_table_addgid(t, 7, p, "none usable");
 			if (json_is_number(json_object_get(p, "payload_gbps")))
 				fc_table_addf(t, 9, "%.3f Gb/s at %d B", fc_jnum(p, "payload_gbps", 0),
 					      (int)fc_jnum(p, "active_mtu", 0));
