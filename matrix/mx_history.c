@@ -3,20 +3,23 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "core/out.h"
+#include "matrix/mx_rails.h"
 
 struct gather {
 	struct mx_history *h;
 	const struct mx_model *m;
-	const char **sorted; /* the model's names, sorted, for bsearch */
-	int *idx;	     /* their indices */
+	int *idx; /* the model's node indices, sorted by name, for the search */
 	struct fc_hist_point *p;
 	size_t np, cap;
-	int run; /* offset of the run being read */
+	int run;	   /* offset of the run being read; -1: look it up */
+	int only_a, only_b; /* one link (mx_history_link), else -1 */
+	int only_rail;
 };
 
 static int cmp_idx(const void *x, const void *y, void *arg)
@@ -43,7 +46,7 @@ static int node_index(const struct gather *g, const char *name)
 	return -1;
 }
 
-static int add_point(struct gather *g, int a, int b, double gbps)
+static int add_point(struct gather *g, int a, int b, int rail, int run, double gbps)
 {
 	if (g->np == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 1024;
@@ -54,73 +57,109 @@ static int add_point(struct gather *g, int a, int b, double gbps)
 		g->p = p;
 		g->cap = cap;
 	}
-	g->p[g->np++] = (struct fc_hist_point){ .a = a, .b = b, .run = g->run, .gbps = gbps };
+	g->p[g->np++] = (struct fc_hist_point){ .a = a, .b = b, .rail = rail, .run = run,
+						.gbps = gbps };
 	return 0;
 }
 
-static int past_row(const struct fc_store_pair *p, void *arg)
+/* The offset of run @id among the runs judged, -1 when not one of them. */
+static int run_offset(const struct mx_history *h, int64_t id)
+{
+	for (int i = 0; i <= h->nruns; i++)
+		if (h->runs[i] == id)
+			return i;
+	return -1;
+}
+
+/* The model's rail of a stored link: -1 for a result without rails in a
+ * run without rails; -2 when it has no place in this model (a rail of a
+ * run with rails that this one lacks, or the other kind of run). */
+static int link_rail(const struct mx_model *m, const struct fc_store_link *l)
+{
+	int r;
+
+	if (l->rail < 0)
+		return m->nrails ? -2 : -1;
+	if (!m->nrails)
+		return -2;
+	r = mx_rail_find(m, l->device, l->subnet);
+	return r < 0 ? -2 : r;
+}
+
+static int link_row(const struct fc_store_link *l, void *arg)
 {
 	struct gather *g = arg;
-	int a = node_index(g, p->a), b = node_index(g, p->b);
-	enum fc_mx_state st = mx_state_of(p->verdict);
+	int a = node_index(g, l->a), b = node_index(g, l->b), rail = link_rail(g->m, l);
+	int run = g->run >= 0 ? g->run : run_offset(g->h, l->run);
+	enum fc_mx_state st = mx_state_of(l->verdict);
 
-	if (a < 0 || b < 0 || a == b || !isfinite(p->gbps) ||
+	if (a < 0 || b < 0 || a == b || rail == -2 || run < 0 || !isfinite(l->gbps) ||
 	    (st != FC_MX_OK && st != FC_MX_FAIL))
 		return 0;
-	return add_point(g, a, b, p->gbps);
+	if (g->only_a >= 0 && (rail != g->only_rail || !((a == g->only_a && b == g->only_b) ||
+							 (a == g->only_b && b == g->only_a))))
+		return 0;
+	return add_point(g, a, b, rail, run, l->gbps);
 }
 
-static int pick_run(const struct fc_store_run *r, void *arg)
+/* The matrix runs before the model's, up to k of them. */
+static int pick_runs(struct mx_history *h, struct fc_store *st)
 {
-	struct gather *g = arg;
-	struct mx_history *h = g->h;
+	int n = fc_store_runs_before(st, "matrix", h->runs[0], h->o.k, h->runs + 1);
 
-	if (strcmp(r->kind, "matrix") || r->id >= h->runs[0] || h->nruns >= h->o.k)
-		return 0;
-	h->runs[++h->nruns] = r->id;
+	if (n < 0)
+		return n;
+	h->nruns = n;
 	return 0;
 }
 
-static int gather(struct gather *g, struct fc_store *st)
+/* Every link of the model's run and of the runs before it, a run at a time. */
+static int gather_all(struct gather *g, struct fc_store *st)
 {
-	const struct mx_model *m = g->m;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < m->nres; i++) {
-		const struct fc_mx_result *r = &m->res[i];
-
-		if ((r->state == FC_MX_OK || r->state == FC_MX_FAIL) && isfinite(r->gbps) &&
-		    add_point(g, r->a, r->b, r->gbps))
-			return -ENOMEM;
-	}
-	rc = fc_store_run_list(st, 0, pick_run, g);
-	for (int i = 1; i <= g->h->nruns && !rc; i++) {
+	for (int i = 0; i <= g->h->nruns && !rc; i++) {
 		g->run = i;
-		rc = fc_store_pairs(st, g->h->runs[i], 0, past_row, g);
+		rc = fc_store_links(st, g->h->runs[i], link_row, g);
 	}
 	return rc;
 }
 
-int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
-		    const struct fc_hist_opts *o)
+/* One link's rows, all its runs in one read. */
+static int gather_link(struct gather *g, struct fc_store *st)
 {
-	struct gather g = { .h = h, .m = m };
+	const struct mx_history *h = g->h;
+
+	g->run = -1;
+	return fc_store_link_history(st, g->m->names[g->only_a], g->m->names[g->only_b],
+				     h->runs[h->nruns], h->runs[0], link_row, g);
+}
+
+static int load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
+		const struct fc_hist_opts *o, struct gather *g)
+{
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->o = *o;
 	h->runs[0] = m->run;
-	g.idx = malloc(((size_t)m->n + 1) * sizeof(*g.idx));
-	if (!g.idx)
+	g->h = h;
+	g->m = m;
+	if (o->k < 1 || o->k > FC_HIST_K_MAX)
+		return -EINVAL;
+	g->idx = malloc(((size_t)m->n + 1) * sizeof(*g->idx));
+	if (!g->idx)
 		return -ENOMEM;
 	for (int i = 0; i < m->n; i++)
-		g.idx[i] = i;
-	qsort_r(g.idx, (size_t)m->n, sizeof(*g.idx), cmp_idx, (void *)m);
-	rc = gather(&g, st);
+		g->idx[i] = i;
+	qsort_r(g->idx, (size_t)m->n, sizeof(*g->idx), cmp_idx, (void *)m);
+	rc = pick_runs(h, st);
 	if (!rc)
-		rc = fc_hist_links(g.p, g.np, o, &h->links, &h->nlinks);
-	free(g.p);
-	free(g.idx);
+		rc = g->only_a >= 0 ? gather_link(g, st) : gather_all(g, st);
+	if (!rc)
+		rc = fc_hist_links(g->p, g->np, o, &h->links, &h->nlinks);
+	free(g->p);
+	free(g->idx);
 	if (rc) {
 		fc_err("history of run %lld: cannot read the runs before it (%s)",
 		       (long long)m->run, strerror(-rc));
@@ -129,6 +168,27 @@ int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_m
 	for (int i = 0; i < h->nlinks; i++)
 		h->nflagged += h->links[i].flagged;
 	return 0;
+}
+
+int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
+		    const struct fc_hist_opts *o)
+{
+	struct gather g = { .only_a = -1, .only_b = -1, .only_rail = -1 };
+
+	return load(h, st, m, o, &g);
+}
+
+int mx_history_link(struct mx_history *h, struct fc_store *st, const struct mx_model *m, int a,
+		    int b, int rail, const struct fc_hist_opts *o)
+{
+	struct gather g = { .only_a = a, .only_b = b, .only_rail = rail };
+
+	if (a < 0 || b < 0 || a >= m->n || b >= m->n || a == b || rail < -1 ||
+	    rail >= (m->nrails ? m->nrails : 0)) {
+		memset(h, 0, sizeof(*h));
+		return -EINVAL;
+	}
+	return load(h, st, m, o, &g);
 }
 
 void mx_history_release(struct mx_history *h)
@@ -150,23 +210,41 @@ static json_t *series_json(const struct mx_history *h, const struct fc_hist_link
 	return s;
 }
 
+const char *mx_history_rail(const struct mx_model *m, int rail, char *buf, size_t len)
+{
+	if (rail < 0 || rail >= m->nrails)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%d (%s)", m->rails[rail].index, m->rails[rail].name);
+	return buf;
+}
+
 void mx_history_doc(const struct mx_history *h, const struct mx_model *m, json_t *doc)
 {
 	json_t *flagged = json_array();
+	char rail[96];
 
 	for (int i = 0; i < h->nlinks; i++) {
 		const struct fc_hist_link *l = &h->links[i];
+		int on_rail = l->rail >= 0 && l->rail < m->nrails;
+		json_t *o;
 
 		if (!l->flagged)
 			continue;
-		json_array_append_new(flagged, json_pack(
-			"{s:s, s:s, s:i, s:f, s:f, s:f, s:i, s:o}", "a", m->names[l->a], "b",
-			m->names[l->b], "rail", l->rail, "gbps", l->now, "median_gbps", l->median,
-			"drop_pct", l->drop_pct, "runs", l->runs, "series", series_json(h, l)));
+		o = json_pack("{s:s, s:s, s:o, s:f, s:f, s:f, s:i, s:o}", "a", m->names[l->a], "b",
+			      m->names[l->b], "rail",
+			      on_rail ? json_integer(m->rails[l->rail].index) : json_null(), "gbps",
+			      l->now, "median_gbps", l->median, "drop_pct", l->drop_pct, "runs",
+			      l->runs, "series", series_json(h, l));
+		if (on_rail)
+			json_object_set_new(o, "device", json_string(m->rails[l->rail].name));
+		json_array_append_new(flagged, o);
+		mx_history_rail(m, l->rail, rail, sizeof(rail));
 		fc_finding(doc, FC_WARN,
-			   "link %s-%s: %.3g Gb/s is %.0f%% below its median of the last %d runs "
-			   "(%.3g Gb/s); 'fabcheck report --history' shows its trend",
-			   m->names[l->a], m->names[l->b], l->now, l->drop_pct, l->runs, l->median);
+			   "link %s-%s%s%s: %.3g Gb/s is %.0f%% below its median of the last %d "
+			   "runs (%.3g Gb/s); 'fabcheck report --history' shows its trend",
+			   m->names[l->a], m->names[l->b], on_rail ? " on rail " : "",
+			   on_rail ? rail : "", l->now, l->drop_pct, l->runs, l->median);
 	}
 	json_object_set_new(doc, "history",
 			    json_pack("{s:i, s:f, s:i, s:i, s:o}", "k", h->o.k, "drop_pct",
@@ -176,15 +254,18 @@ void mx_history_doc(const struct mx_history *h, const struct mx_model *m, json_t
 
 int mx_history_csv(FILE *f, const struct mx_history *h, const struct mx_model *m)
 {
-	fputs("runs_ago,run,a,b,rail,gbps,median_gbps,flagged\n", f);
+	fputs("runs_ago,run,a,b,rail,device,gbps,median_gbps,flagged\n", f);
 	for (int i = 0; i < h->nlinks; i++) {
 		const struct fc_hist_link *l = &h->links[i];
+		int on_rail = l->rail >= 0 && l->rail < m->nrails;
 
 		for (int r = h->nruns; r >= 0; r--) {
 			if (!isfinite(l->series[r]))
 				continue;
-			fprintf(f, "%d,%lld,%s,%s,%d,%.6g,", r, (long long)h->runs[r],
-				m->names[l->a], m->names[l->b], l->rail, l->series[r]);
+			fprintf(f, "%d,%lld,%s,%s,%d,%s,%.6g,", r, (long long)h->runs[r],
+				m->names[l->a], m->names[l->b],
+				on_rail ? m->rails[l->rail].index : -1,
+				on_rail ? m->rails[l->rail].name : "all", l->series[r]);
 			if (r == 0 && isfinite(l->median))
 				fprintf(f, "%.6g,%d\n", l->median, l->flagged);
 			else

@@ -1,6 +1,10 @@
 /*
- * Links against their own past, from the store: the figures of this run's
- * links in the last k matrix runs before it (matrix/history.h judges).
+ * Links against their own past, from the store's link rows: the figures of
+ * this run's links in the last k matrix runs before it (matrix/history.h
+ * judges). A link is a node pair on one rail of a run with rails (rail the
+ * model's 0 .. nrails-1, matched across runs by subnet, or name without
+ * one), or the pair as a whole in a run without (rail -1, "all"); a run of
+ * the other kind, or without that rail, is no part of its past.
  * Used by `matrix` (findings and the "history" object), `report --history`
  * (HTML with an SVG chart per flagged link, and CSV) and the TUI's trend.
  */
@@ -24,12 +28,21 @@ struct mx_history {
 /* Reads the history of @m's links from @st. 0 or a negative errno (logged). */
 int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
 		    const struct fc_hist_opts *o);
+/* The same for one link: nodes @a, @b (model indices), @rail (-1 or the
+ * model's rail), read in one query (the TUI's trend). h->nlinks is 0 when
+ * the run has no figure of it yet. 0, -EINVAL (not a link of the model) or
+ * another negative errno (logged). */
+int mx_history_link(struct mx_history *h, struct fc_store *st, const struct mx_model *m, int a,
+		    int b, int rail, const struct fc_hist_opts *o);
 void mx_history_release(struct mx_history *h);
+/* "all", or "INDEX (NAME)" of the model's @rail, into @buf. */
+const char *mx_history_rail(const struct mx_model *m, int rail, char *buf, size_t len);
 
 /* Adds "history" to @doc (k, drop, runs, flagged links with their series)
  * and a finding per flagged link. */
 void mx_history_doc(const struct mx_history *h, const struct mx_model *m, json_t *doc);
-/* CSV: run_offset,run,a,b,gbps,median_gbps,flagged for every link's series. */
+/* CSV: runs_ago,run,a,b,rail,device,gbps,median_gbps,flagged for every
+ * link's series (rail -1 and device "all" without rails). */
 int mx_history_csv(FILE *f, const struct mx_history *h, const struct mx_model *m);
 
 #endif

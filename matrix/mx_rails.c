@@ -206,12 +206,8 @@ int mx_rails_load(struct mx_model *m)
 	return 0;
 }
 
-/* The rack rail of a pair's rail entry: by subnet, or by name when the
- * rack's rails were matched by name. */
-static int rail_of(const struct mx_model *m, const json_t *e)
+int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 {
-	const char *subnet = fc_jstr(e, "subnet", ""), *name = fc_jstr(e, "name", "");
-
 	for (int r = 0; r < m->nrails; r++)
 		if (*subnet ? !strcmp(subnet, m->rails[r].subnet) :
 			      !strcmp(name, m->rails[r].name))
@@ -237,28 +233,20 @@ static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 		 enum fc_mx_state row_state)
 {
-	json_t *doc = json_loads(text, 0, NULL), *e;
-	size_t i;
+	json_t *doc = json_loads(text, 0, NULL);
+	struct fc_pair_rail e;
 	int rc = 0, any = 0;
 
-	json_array_foreach(json_object_get(doc, "rails"), i, e) {
-		const json_t *ph = json_object_get(e, "loaded");
-		int r = rail_of(m, e);
-		double size;
+	for (size_t i = 0; !rc && fc_pair_doc_rail(doc, i, &e); i++) {
+		int r = mx_rail_find(m, e.name, e.subnet);
 
-		if (!json_is_object(ph))
-			ph = json_object_get(e, "alone");
-		if (r < 0 || !json_is_object(ph))
+		if (r < 0 || !e.phase)
 			continue;
 		any = 1;
-		rc = add_cell(m, (struct fc_mxl_cell){
-					 .a = a, .b = b, .rail = r,
-					 .gbps = fc_pair_doc_gbps(ph, &size),
-					 .lat_us = fc_pair_doc_lat_us(ph),
-					 .state = mx_state_of(fc_jstr(ph, "verdict", "error")),
-					 .retest = retest });
-		if (rc)
-			break;
+		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = r, .gbps = e.gbps,
+						       .lat_us = e.lat_us,
+						       .state = mx_state_of(e.verdict),
+						       .retest = retest });
 	}
 	/* No rail measured (the pair could not run): an error on every rail. */
 	for (int r = 0; !any && !rc && r < m->nrails; r++)

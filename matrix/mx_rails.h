@@ -28,6 +28,10 @@ void mx_launch_of(const json_t *args, struct fc_launch *l, double *timeout);
  * order of first appearance. Returns 1 when they name any. */
 int mx_rails_params_from_docs(json_t *params, const json_t *docs);
 
+/* The model's rail of a pair document's rail @name, @subnet: by subnet, or
+ * by name when it has none (the rack's rails matched by name); -1 none. */
+int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet);
+
 /* The model's side (mx_model.c). */
 int mx_rails_load(struct mx_model *m);
 int mx_rails_row(struct mx_model *m, int a, int b, const char *doc, int retest,

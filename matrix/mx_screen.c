@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "matrix/mx_model.h"
 
 json_t *mx_screen_params(int max_rounds, unsigned long long seed)
@@ -18,19 +19,11 @@ json_t *mx_screen_params(int max_rounds, unsigned long long seed)
 
 static int grow(struct mx_screen *m, size_t need)
 {
-	struct fc_scr_meas *v;
-	struct fc_scr_res *r;
-
 	if (need <= m->cap)
 		return 0;
-	v = realloc(m->meas, need * sizeof(*v));
-	if (!v)
+	if (fc_resize((void **)&m->meas, need, sizeof(*m->meas)) ||
+	    fc_resize((void **)&m->res, need, sizeof(*m->res)))
 		return -ENOMEM;
-	m->meas = v;
-	r = realloc(m->res, need * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	m->res = r;
 	m->cap = need;
 	return 0;
 }

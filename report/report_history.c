@@ -51,6 +51,7 @@ static void chart(FILE *f, const struct mx_history *h, const struct fc_hist_link
 
 int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m)
 {
+	char rail[96];
 	int shown = 0;
 
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>fabcheck: link "
@@ -73,8 +74,10 @@ int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_m
 		rp_html_escape(f, m->names[l->a]);
 		fputs(" - ", f);
 		rp_html_escape(f, m->names[l->b]);
-		fprintf(f, "</td><td>%d</td><td>%.3g Gb/s</td><td>%.3g Gb/s</td><td>%.0f%%</td><td>",
-			l->rail, l->now, l->median, l->drop_pct);
+		fputs("</td><td>", f);
+		rp_html_escape(f, mx_history_rail(m, l->rail, rail, sizeof(rail)));
+		fprintf(f, "</td><td>%.3g Gb/s</td><td>%.3g Gb/s</td><td>%.0f%%</td><td>", l->now,
+			l->median, l->drop_pct);
 		chart(f, h, l);
 		fputs("</td></tr>\n", f);
 	}

@@ -42,6 +42,27 @@ static const char schema_v1[] =
 	"CREATE INDEX pairs_ab ON pairs(a, b, time);"
 	"PRAGMA user_version = 1;";
 
+/* Schema 2: a row per (pair, rail) result (store/links.c), so that a
+ * link's history on one rail is read without opening the documents. */
+static const char schema_v2[] =
+	"CREATE TABLE links ("
+	" pair INTEGER NOT NULL REFERENCES pairs(id),"
+	" run INTEGER NOT NULL REFERENCES runs(id),"
+	" a TEXT NOT NULL,"
+	" b TEXT NOT NULL,"
+	" rail INTEGER NOT NULL," /* -1: a pair run without rails, as a whole */
+	" device TEXT NOT NULL,"  /* the rail's name, '' for -1 */
+	" subnet TEXT NOT NULL,"
+	" verdict TEXT NOT NULL,"
+	" gbps REAL,"
+	" lat_us REAL);"
+	"CREATE INDEX links_run ON links(run);"
+	"CREATE INDEX links_ab ON links(a, b, run);"
+	"PRAGMA user_version = 2;";
+
+/* Step i takes a store of schema i to i + 1 (0: a new file). */
+static const char *const schema_steps[FC_STORE_SCHEMA] = { schema_v1, schema_v2 };
+
 static double wall_now(void)
 {
 	struct timespec ts;
@@ -51,7 +72,7 @@ static double wall_now(void)
 }
 
 /* Logs the database's last error for @what and returns -EIO. */
-static int store_fail(struct fc_store *st, const char *what)
+int store_fail(struct fc_store *st, const char *what)
 {
 	fc_err("store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
 	return -EIO;
@@ -110,6 +131,24 @@ static int store_table_count(struct fc_store *st, int *n_p)
 	return rc;
 }
 
+/* The steps from schema @ver to this one's, inside the caller's
+ * transaction; each step's rows are filled from the rows already there. */
+static int store_upgrade(struct fc_store *st, int ver)
+{
+	int rc = 0;
+
+	for (int v = ver; v < FC_STORE_SCHEMA && !rc; v++) {
+		rc = store_exec(st, schema_steps[v], "cannot create the tables");
+		if (!rc && v == 1)
+			rc = store_links_fill(st);
+	}
+	if (!rc && ver > 0)
+		fc_warn("store %s: upgraded from schema %d to %d (a row per pair and rail result); "
+			"a fabcheck older than this one no longer opens it", st->path, ver,
+			FC_STORE_SCHEMA);
+	return rc;
+}
+
 static int store_setup_schema(struct fc_store *st)
 {
 	int ver = 0, ntables = 0, rc;
@@ -120,8 +159,10 @@ static int store_setup_schema(struct fc_store *st)
 	rc = store_user_version(st, &ver);
 	if (rc)
 		goto out_rollback;
-	if (ver == FC_STORE_SCHEMA)
+	if (ver == FC_STORE_SCHEMA) {
+		st->schema = ver;
 		return store_exec(st, "COMMIT", "cannot commit");
+	}
 	if (ver > FC_STORE_SCHEMA) {
 		fc_err("store %s: written by a newer fabcheck (schema %d, this one knows %d); "
 		       "upgrade fabcheck or pass --db with another file",
@@ -129,19 +170,24 @@ static int store_setup_schema(struct fc_store *st)
 		rc = -EPROTO;
 		goto out_rollback;
 	}
-	rc = store_table_count(st, &ntables);
-	if (rc)
-		goto out_rollback;
-	if (ntables) {
-		fc_err("store %s: is a SQLite file that fabcheck did not write; "
-		       "pass --db with another file", st->path);
-		rc = -EPROTO;
-		goto out_rollback;
+	if (ver == 0) {
+		rc = store_table_count(st, &ntables);
+		if (rc)
+			goto out_rollback;
+		if (ntables) {
+			fc_err("store %s: is a SQLite file that fabcheck did not write; "
+			       "pass --db with another file", st->path);
+			rc = -EPROTO;
+			goto out_rollback;
+		}
 	}
-	rc = store_exec(st, schema_v1, "cannot create the tables");
+	rc = store_upgrade(st, ver);
 	if (rc)
 		goto out_rollback;
-	return store_exec(st, "COMMIT", "cannot commit the new tables");
+	rc = store_exec(st, "COMMIT", "cannot commit the new tables");
+	if (!rc)
+		st->schema = FC_STORE_SCHEMA;
+	return rc;
 
 out_rollback:
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -250,15 +296,18 @@ struct fc_store *fc_store_open_ro(const char *path)
 	}
 	if (!st)
 		return NULL;
-	if (store_user_version(st, &ver) == 0 && ver != FC_STORE_SCHEMA)
-		fc_err("store %s: %s (schema %d, this one knows %d); give --db with a store "
+	/* An older schema is read as it stands (nothing is written here):
+	 * store/links.c reads its link results from the documents. */
+	if (store_user_version(st, &ver) == 0 && (ver < 1 || ver > FC_STORE_SCHEMA))
+		fc_err("store %s: %s (schema %d, this one knows 1 to %d); give --db with a store "
 		       "fabcheck wrote", path, ver > FC_STORE_SCHEMA ? "written by a newer "
 		       "fabcheck" : "is not a fabcheck store", ver, FC_STORE_SCHEMA);
-	if (ver != FC_STORE_SCHEMA) {
+	if (ver < 1 || ver > FC_STORE_SCHEMA) {
 		fc_store_close(st);
 		errno = EPROTO;
 		return NULL;
 	}
+	st->schema = ver;
 	return st;
 }
 
@@ -400,10 +449,6 @@ int fc_store_run_end(struct fc_store *st, int64_t run, const char *verdict)
 	return rc;
 }
 
-static int bind_num(sqlite3_stmt *s, int idx, double v)
-{
-	return isfinite(v) ? sqlite3_bind_double(s, idx, v) : sqlite3_bind_null(s, idx);
-}
 
 int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const char *b,
 		      const json_t *pair_doc)
@@ -413,6 +458,7 @@ int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const cha
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	const char *verdict = json_string_value(json_object_get(pair_doc, "verdict"));
 	double size = 0, gbps = fc_pair_doc_gbps(pair_doc, &size);
+	double lat = fc_pair_doc_lat_us(pair_doc);
 	sqlite3_stmt *s;
 	int rc = 0;
 
@@ -422,19 +468,34 @@ int fc_store_pair_add(struct fc_store *st, int64_t run, const char *a, const cha
 	}
 	if (store_prepare(st, sql, &s))
 		return -EIO;
-	/* A single statement outside a transaction commits on its own. */
+	/* The pair and its links in one savepoint: a commit of their own
+	 * outside a transaction, all or none inside one. */
+	if (store_exec(st, "SAVEPOINT pair_add", "cannot start a transaction")) {
+		sqlite3_finalize(s);
+		return -EIO;
+	}
+	verdict = verdict ? verdict : "error";
 	if (sqlite3_bind_int64(s, 1, run) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 2, a, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 3, b, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-	    sqlite3_bind_text(s, 4, verdict ? verdict : "error", -1, SQLITE_TRANSIENT) !=
-		    SQLITE_OK ||
-	    bind_num(s, 5, gbps) != SQLITE_OK ||
-	    bind_num(s, 6, isfinite(gbps) ? size : NAN) != SQLITE_OK ||
-	    bind_num(s, 7, fc_pair_doc_lat_us(pair_doc)) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 4, verdict, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+	    store_bind_num(s, 5, gbps) != SQLITE_OK ||
+	    store_bind_num(s, 6, isfinite(gbps) ? size : NAN) != SQLITE_OK ||
+	    store_bind_num(s, 7, lat) != SQLITE_OK ||
 	    sqlite3_bind_double(s, 8, wall_now()) != SQLITE_OK ||
 	    bind_json(s, 9, pair_doc) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
 		rc = store_fail(st, "cannot record a pair result");
 	sqlite3_finalize(s);
+	if (!rc)
+		rc = store_links_add(st, &(struct fc_store_link){
+					     .pair = sqlite3_last_insert_rowid(st->db), .run = run,
+					     .a = a, .b = b, .rail = -1, .device = "", .subnet = "",
+					     .verdict = verdict, .gbps = gbps, .lat_us = lat },
+				     pair_doc);
+	if (rc)
+		sqlite3_exec(st->db, "ROLLBACK TO pair_add", NULL, NULL, NULL);
+	if (store_exec(st, "RELEASE pair_add", "cannot commit a pair result") && !rc)
+		rc = -EIO;
 	return rc;
 }
 

@@ -6,6 +6,8 @@
  * parameters; a pair row is one finished `fabcheck pair --json` document of
  * that run, kept whole, plus indexed columns for the common questions.
  * Each pair is committed on its own, so a crash loses no finished pair.
+ * A link row is one (pair, rail) result of a pair row (schema 2): a row per
+ * rail of a `pair --rails` document, else one (rail -1) for the pair.
  * WAL mode lets a reader (the TUI) follow a run that another process writes.
  */
 #ifndef FC_STORE_H
@@ -15,8 +17,10 @@
 #include <stdint.h>
 
 #define FC_STORE_DEFAULT "fabcheck.db"
-/* Schema version kept in PRAGMA user_version. */
-#define FC_STORE_SCHEMA 1
+/* Schema version kept in PRAGMA user_version. A store of an older one is
+ * upgraded when a command opens it to write, and read as it stands by the
+ * read-only ones. */
+#define FC_STORE_SCHEMA 2
 
 struct fc_store;
 
@@ -98,11 +102,50 @@ int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_
 int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int limit,
 			  fc_store_pair_cb cb, void *arg);
 
+/* One (pair, rail) result as read back; the strings live until the
+ * callback returns. */
+struct fc_store_link {
+	int64_t pair, run; /* the pair row it belongs to, its run */
+	const char *a, *b;
+	int rail;	      /* the rail's index in the pair document; -1: no rails */
+	const char *device;   /* the rail's name ("" for -1) */
+	const char *subnet;   /* its subnet ("" when not known) */
+	const char *verdict;  /* that rail's (the pair's for -1) */
+	double gbps, lat_us;  /* NAN when none */
+};
+typedef int (*fc_store_link_cb)(const struct fc_store_link *l, void *arg);
+
+/* Calls @cb for each link result of @run, in row order. A non-zero return
+ * from @cb stops and is returned. */
+int fc_store_links(struct fc_store *st, int64_t run, fc_store_link_cb cb, void *arg);
+/* Calls @cb for each link result of the pair @a, @b (either direction, any
+ * rail) in the runs @first_run .. @last_run, in row order. */
+int fc_store_link_history(struct fc_store *st, const char *a, const char *b,
+			  int64_t first_run, int64_t last_run, fc_store_link_cb cb, void *arg);
+/* The ids of the newest @max runs of @kind before run @before, newest
+ * first, into @ids. Returns how many, or a negative errno. */
+int fc_store_runs_before(struct fc_store *st, const char *kind, int64_t before, int max,
+			 int64_t *ids);
+
 /* Pure helpers (no database): the figures the indexed columns hold, taken
  * from a pair document. Bandwidth: write bw at the largest size (any bw
  * test when there is no write); latency: read p50 (any latency test when
  * there is no read). Return NAN when the document has none. */
 double fc_pair_doc_gbps(const json_t *doc, double *size_bytes_p);
 double fc_pair_doc_lat_us(const json_t *doc);
+
+/* One rail of a `pair --rails` document's "rails" list: its figures are
+ * those of its "loaded" phase, else of its "alone" one (phase NULL, the
+ * figures NAN and verdict NULL when it has neither). The strings live in
+ * the document. */
+struct fc_pair_rail {
+	int rail;		  /* its index in the pair's rails, -1 when not given */
+	const char *name, *subnet; /* "" when not given */
+	const json_t *phase;
+	const char *verdict;
+	double gbps, size_bytes, lat_us;
+};
+/* The @i-th rail of @doc into *out: 1, or 0 past the end (or no list). */
+int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out);
 
 #endif

@@ -4,9 +4,41 @@
 
 #include <sqlite3.h>
 
+#include "store/store.h"
+
 struct fc_store {
 	sqlite3 *db;
 	char *path;
+	int schema; /* its PRAGMA user_version: below FC_STORE_SCHEMA only read-only */
 };
+
+#include <math.h>
+
+static inline const char *store_col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+/* A column's number, NAN when NULL. */
+static inline double store_col_num(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+/* Binds @v, or NULL when it is not finite. */
+static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)
+{
+	return isfinite(v) ? sqlite3_bind_double(s, idx, v) : sqlite3_bind_null(s, idx);
+}
+
+/* Logs the database's last error for @what; -EIO. */
+int store_fail(struct fc_store *st, const char *what);
+/* store/links.c: the link rows of the pair row l->pair (rail -1 and the
+ * pair's figures in @base; a row per rail instead when @doc has rails). */
+int store_links_add(struct fc_store *st, const struct fc_store_link *base, const json_t *doc);
+/* The link rows of every pair row there (the step to schema 2). */
+int store_links_fill(struct fc_store *st);
 
 #endif

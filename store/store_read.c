@@ -17,17 +17,7 @@ static int read_fail(struct fc_store *st, const char *what)
 	return -EIO;
 }
 
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
 
-	return t ? (const char *)t : "";
-}
-
-static double col_num(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
 
 void fc_store_run_release(struct fc_store_run *r)
 {
@@ -45,8 +35,8 @@ static void run_from_row(sqlite3_stmt *s, struct fc_store_run *r)
 
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(s, 0);
-	snprintf(r->kind, sizeof(r->kind), "%s", col_text(s, 1));
-	snprintf(r->verdict, sizeof(r->verdict), "%s", col_text(s, 2));
+	snprintf(r->kind, sizeof(r->kind), "%s", store_col_text(s, 1));
+	snprintf(r->verdict, sizeof(r->verdict), "%s", store_col_text(s, 2));
 	r->started = sqlite3_column_double(s, 3);
 	r->ended = sqlite3_column_double(s, 4);
 	r->npairs = sqlite3_column_int64(s, 6);
@@ -132,14 +122,14 @@ static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		p.id = sqlite3_column_int64(s, 0);
 		p.run = sqlite3_column_int64(s, 1);
-		p.a = col_text(s, 2);
-		p.b = col_text(s, 3);
-		p.verdict = col_text(s, 4);
-		p.gbps = col_num(s, 5);
+		p.a = store_col_text(s, 2);
+		p.b = store_col_text(s, 3);
+		p.verdict = store_col_text(s, 4);
+		p.gbps = store_col_num(s, 5);
 		p.size_bytes = sqlite3_column_double(s, 6);
-		p.lat_us = col_num(s, 7);
+		p.lat_us = store_col_num(s, 7);
 		p.time = sqlite3_column_double(s, 8);
-		p.doc = col_text(s, 9);
+		p.doc = store_col_text(s, 9);
 		cbrc = cb(&p, arg);
 		if (cbrc)
 			break;

@@ -92,6 +92,50 @@ static void test_links(void **state)
 	assert_int_equal(fc_hist_links(p, 1, &o, &l, &n), -EINVAL);
 }
 
+/* Per rail: each (pair, rail) against its own past on that rail. Rail 1 of
+ * the pair runs at half of rail 0 every night (a slower rail) and stays
+ * there: not flagged, though below rail 0's figure of tonight; rail 0
+ * falls 40% below its own median: flagged. Rail 2 is noise alone. */
+static void test_per_rail(void **state)
+{
+	static const double noise[] = { 0.97, 1.02, 0.99, 1.03, 0.98, 1.01, 1.0 };
+	struct fc_hist_point p[3 * 8];
+	struct fc_hist_opts o = dflt;
+	struct fc_hist_link *l;
+	int n, np = 0;
+
+	(void)state;
+	for (int run = 0; run <= 7; run++) {
+		double f = run ? noise[run - 1] : 1;
+
+		p[np++] = (struct fc_hist_point){ 0, 1, 0, run, run ? 100 * f : 60 };
+		p[np++] = (struct fc_hist_point){ 1, 0, 1, run, 50 * f };
+		p[np++] = (struct fc_hist_point){ 0, 1, 2, run, 100 * f * (run ? 1 : 0.95) };
+	}
+	assert_int_equal(fc_hist_links(p, (size_t)np, &o, &l, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(l[0].rail, 0);
+	assert_true(l[0].flagged);
+	assert_true(fabs(l[0].median - 100) < 1e-9);
+	assert_true(fabs(l[0].drop_pct - 40) < 1e-9);
+	for (int i = 1; i < 3; i++) {
+		assert_false(l[i].flagged);
+		assert_int_equal(l[i].runs, 7);
+		assert_true(l[i].rail == 1 ? fabs(l[i].median - 50) < 1e-9 :
+					     fabs(l[i].median - 100) < 1e-9);
+	}
+	fc_hist_free(l);
+	/* The same figures without rails (-1) are a link apart from rail 0. */
+	for (int i = 0; i < np; i++)
+		if (p[i].rail == 2)
+			p[i].rail = -1;
+	assert_int_equal(fc_hist_links(p, (size_t)np, &o, &l, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(l[0].rail, 0);
+	assert_int_equal(l[2].rail == -1 || l[1].rail == -1, 1);
+	fc_hist_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_noise_only),
 		cmocka_unit_test(test_too_few_runs),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_per_rail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -243,6 +243,138 @@ static void test_reopen_and_schema(void **state)
 	assert_null(fc_store_open(t->path));
 }
 
+/* A `pair --rails` document: rail 0 loaded, rail 1 alone (failed), rail 2
+ * with neither phase. */
+static json_t *rails_doc(double g0, double g1)
+{
+	return json_pack("{s:s, s:[], s:[{s:i, s:s, s:s, s:n, s:{s:s, s:[{s:s, s:s, s:i, s:f}]}},"
+			 "{s:i, s:s, s:s, s:{s:s, s:[{s:s, s:s, s:i, s:f}]}, s:n},"
+			 "{s:i, s:s, s:s}], s:[]}",
+			 "verdict", "fail", "findings", "rails",
+			 "rail", 0, "name", "rxe0", "subnet", "10.77.1.0/24", "alone", "loaded",
+			 "verdict", "pass", "results", "test", "write", "metric", "bw",
+			 "size_bytes", 1048576, "gbps", g0,
+			 "rail", 1, "name", "rxe1", "subnet", "10.78.1.0/24", "alone", "verdict",
+			 "fail", "results", "test", "write", "metric", "bw", "size_bytes", 65536,
+			 "gbps", g1, "loaded",
+			 "rail", 2, "name", "rxe2", "subnet", "", "results");
+}
+
+struct links_seen {
+	int n, rails[8];
+	char verdict[8][8], device[8][8];
+	double gbps[8];
+};
+
+static int collect_link(const struct fc_store_link *l, void *arg)
+{
+	struct links_seen *c = arg;
+
+	if (c->n < 8) {
+		c->rails[c->n] = l->rail;
+		snprintf(c->verdict[c->n], sizeof(c->verdict[0]), "%s", l->verdict);
+		snprintf(c->device[c->n], sizeof(c->device[0]), "%s", l->device);
+		c->gbps[c->n] = l->gbps;
+	}
+	c->n++;
+	return 0;
+}
+
+/* The three link rows of run 2's rails document, as written or as read
+ * from the document of a schema 1 store. */
+static void check_rails_links(struct fc_store *st, int64_t run)
+{
+	struct links_seen c = { 0 };
+
+	assert_int_equal(fc_store_links(st, run, collect_link, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.rails[0], 0);
+	assert_string_equal(c.device[0], "rxe0");
+	assert_string_equal(c.verdict[0], "pass");
+	assert_true(fabs(c.gbps[0] - 10) < 1e-9);
+	assert_int_equal(c.rails[1], 1);
+	assert_string_equal(c.verdict[1], "fail");
+	assert_true(fabs(c.gbps[1] - 3) < 1e-9);
+	assert_int_equal(c.rails[2], 2);
+	assert_string_equal(c.verdict[2], "error");
+	assert_true(isnan(c.gbps[2]));
+}
+
+static int sql_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Link rows: one (rail -1) for a pair without rails, one per rail of a
+ * rails document; per link across runs; a schema 1 store read read-only
+ * from its documents, then upgraded by a writer. */
+static void test_links_and_upgrade(void **state)
+{
+	struct tmpdb *t = *state;
+	struct fc_store *st = fc_store_open(t->path);
+	struct links_seen c = { 0 };
+	json_t *d1 = pair_doc("pass", 5, 9.5, 4), *d2 = rails_doc(10, 3);
+	int64_t r1, r2, ids[4];
+	sqlite3 *db;
+
+	assert_non_null(st);
+	r1 = fc_store_run_begin(st, "matrix", NULL);
+	r2 = fc_store_run_begin(st, "matrix", NULL);
+	assert_true(fc_store_run_begin(st, "soak", NULL) > r2);
+	assert_int_equal(fc_store_pair_add(st, r1, "n1", "n2", d1), 0);
+	assert_int_equal(fc_store_pair_add(st, r2, "n2", "n1", d2), 0);
+	assert_int_equal(fc_store_links(st, r1, collect_link, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.rails[0], -1);
+	assert_string_equal(c.device[0], "");
+	assert_true(fabs(c.gbps[0] - 9.5) < 1e-9);
+	check_rails_links(st, r2);
+	c.n = 0;
+	assert_int_equal(fc_store_link_history(st, "n1", "n2", r1, r2, collect_link, &c), 0);
+	assert_int_equal(c.n, 4);
+	c.n = 0;
+	assert_int_equal(fc_store_link_history(st, "n1", "n2", r2, r2, collect_link, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(fc_store_runs_before(st, "matrix", r2 + 5, 4, ids), 2);
+	assert_true(ids[0] == r2 && ids[1] == r1);
+	assert_int_equal(fc_store_runs_before(st, "matrix", r2, 4, ids), 1);
+	fc_store_close(st);
+
+	/* The same store as schema 1 wrote it: no link rows. */
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE links; PRAGMA user_version = 1", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = fc_store_open_ro(t->path);
+	assert_non_null(st);
+	check_rails_links(st, r2);
+	c.n = 0;
+	assert_int_equal(fc_store_link_history(st, "n2", "n1", r1, r2, collect_link, &c), 0);
+	assert_int_equal(c.n, 4);
+	fc_store_close(st);
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sql_int(db, "PRAGMA user_version"), 1); /* read-only left it */
+	sqlite3_close(db);
+	st = fc_store_open(t->path);
+	assert_non_null(st);
+	check_rails_links(st, r2);
+	fc_store_close(st);
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sql_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(db, "SELECT count(*) FROM links"), 4);
+	assert_int_equal(sql_int(db, "SELECT count(*) FROM links WHERE rail = -1"), 1);
+	sqlite3_close(db);
+	json_decref(d1);
+	json_decref(d2);
+}
+
 static void test_foreign_and_bad_files(void **state)
 {
 	struct tmpdb *t = *state;
@@ -367,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_doc_figures),
 		cmocka_unit_test_setup_teardown(test_run_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_and_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_links_and_upgrade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_and_bad_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_keeps_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_writer, setup, teardown),
