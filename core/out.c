@@ -280,6 +280,9 @@ double fc_jnum(const json_t *obj, const char *key, double dflt)
 
 /* ---- tables ---- */
 
+/* The columns a table may have (a program's tables have a dozen). */
+#define FC_TABLE_MAX_COLS 64
+
 struct fc_table {
 	int ncols;
 	int nrows; /* including the header row */
@@ -303,21 +306,32 @@ static int table_grow(struct fc_table *t)
 	return 0;
 }
 
-struct fc_table *fc_table_new(int ncols, ...)
+struct fc_table *fc_table_newv(int ncols, const char *const *heads)
 {
 	struct fc_table *t = calloc(1, sizeof(*t));
-	va_list ap;
 
-	if (!t)
+	if (!t || ncols > FC_TABLE_MAX_COLS)
 		abort();
 	t->ncols = ncols;
 	if (table_grow(t))
 		abort();
+	for (int i = 0; i < ncols; i++)
+		t->cells[i] = strdup(heads[i]);
+	return t;
+}
+
+struct fc_table *fc_table_new(int ncols, ...)
+{
+	const char *heads[FC_TABLE_MAX_COLS];
+	va_list ap;
+
+	if (ncols > FC_TABLE_MAX_COLS)
+		abort();
 	va_start(ap, ncols);
 	for (int i = 0; i < ncols; i++)
-		t->cells[i] = strdup(va_arg(ap, const char *));
+		heads[i] = va_arg(ap, const char *);
 	va_end(ap);
-	return t;
+	return fc_table_newv(ncols, heads);
 }
 
 void fc_table_row(struct fc_table *t)
@@ -364,10 +378,20 @@ void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char 
 		fc_table_addf(t, col, "-");
 }
 
+void fc_table_addgid(struct fc_table *t, int col, const json_t *obj, const char *none)
+{
+	fc_table_addint(t, col, obj, "gid_index");
+	if (json_is_integer(json_object_get(obj, "gid_index")))
+		fc_table_addf(t, col + 1, "%s (%s)", fc_jstr(obj, "gid", "?"),
+			      fc_jstr(obj, "gid_type", "?"));
+	else
+		fc_table_addf(t, col + 1, "%s", none);
+}
+
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 {
-	int w[64] = { 0 };
-	int n = t->ncols < 64 ? t->ncols : 64;
+	int w[FC_TABLE_MAX_COLS] = { 0 };
+	int n = t->ncols;
 
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < n; c++) {

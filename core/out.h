@@ -53,11 +53,16 @@ void fc_render_findings(FILE *f, const json_t *doc);
 /* Aligned text tables: columns sized to their widest cell. */
 struct fc_table;
 struct fc_table *fc_table_new(int ncols, ...); /* header strings */
+/* The same with the @ncols header strings in @heads (at most 64 columns). */
+struct fc_table *fc_table_newv(int ncols, const char *const *heads);
 void fc_table_add(struct fc_table *t, ...);    /* ncols strings */
 void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4))); /* one cell of the last row */
 /* One cell: the integer @obj holds at @key, or "-" where it holds none. */
 void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char *key);
+/* Two cells of a port object @obj: its "gid_index" at @col, and "GID (TYPE)"
+ * from "gid" and "gid_type" at @col + 1, or @none where it holds no index. */
+void fc_table_addgid(struct fc_table *t, int col, const json_t *obj, const char *none);
 void fc_table_row(struct fc_table *t);	       /* starts an empty row */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
 void fc_table_free(struct fc_table *t);

@@ -35,45 +35,49 @@ int fc_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
 	return 0;
 }
 
+/* Reads @text whole as a number (a base-10 integer when @integer) from @min to
+ * @max into *@v_p; else logs why, naming @opt and the range, and returns
+ * -EINVAL. The integers fc_parse_int reads fit a double exactly. */
+static int parse_number(const char *opt, const char *text, int integer, double min,
+			double max, double *v_p)
+{
+	const char *what = integer ? "an integer" : "a number";
+	const char *fmt = integer ? "%.0f" : "%g";
+	char *end = NULL, lo[32], hi[32];
+	double v = NAN;
+
+	if (text && *text) {
+		errno = 0;
+		v = integer ? (double)strtol(text, &end, 10) : strtod(text, &end);
+		if (!errno && !*end && end != text && isfinite(v) && v >= min && v <= max) {
+			*v_p = v;
+			return 0;
+		}
+	}
+	snprintf(lo, sizeof(lo), fmt, min);
+	snprintf(hi, sizeof(hi), fmt, max);
+	if (!text || !*text)
+		fc_err("%s: empty value; expected %s from %s to %s", opt, what, lo, hi);
+	else
+		fc_err("%s: '%s' is out of range or not a number; expected %s from %s to %s",
+		       opt, text, what, lo, hi);
+	return -EINVAL;
+}
+
 int fc_parse_int(const char *opt, const char *text, long min, long max, int *out_p)
 {
-	char *end;
-	long v;
+	double v;
+	int err = parse_number(opt, text, 1, (double)min, (double)max, &v);
 
-	if (!text || !*text) {
-		fc_err("%s: empty value; expected an integer from %ld to %ld", opt, min, max);
-		return -EINVAL;
-	}
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || *end || end == text || v < min || v > max) {
-		fc_err("%s: '%s' is out of range or not a number; expected an integer from %ld to %ld",
-		       opt, text, min, max);
-		return -EINVAL;
-	}
-	*out_p = (int)v;
-	return 0;
+	if (!err)
+		*out_p = (int)v;
+	return err;
 }
 
 int fc_parse_double(const char *opt, const char *text, double min, double max,
 		    double *out_p)
 {
-	char *end;
-	double v;
-
-	if (!text || !*text) {
-		fc_err("%s: empty value; expected a number from %g to %g", opt, min, max);
-		return -EINVAL;
-	}
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno || *end || end == text || !isfinite(v) || v < min || v > max) {
-		fc_err("%s: '%s' is out of range or not a number; expected a number from %g to %g",
-		       opt, text, min, max);
-		return -EINVAL;
-	}
-	*out_p = v;
-	return 0;
+	return parse_number(opt, text, 0, min, max, out_p);
 }
 
 int fc_parse_size(const char *opt, const char *text, uint64_t min, uint64_t max,
@@ -332,6 +336,28 @@ int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice
 				return -EINVAL;
 			}
 	}
+	return 0;
+}
+
+int fc_resize(void **arr, size_t n, size_t size)
+{
+	void *p = realloc(*arr, n * size);
+
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+int fc_grow(void **arr, int *cap, int used, size_t size)
+{
+	int ncap = *cap ? *cap * 2 : 16;
+
+	if (used < *cap)
+		return 0;
+	if (fc_resize(arr, (size_t)ncap, size))
+		return -ENOMEM;
+	*cap = ncap;
 	return 0;
 }
 

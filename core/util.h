@@ -60,6 +60,13 @@ int fc_sh_append(char *buf, size_t len, size_t *off_p, const char *word);
  * Returns the count, or -E2BIG when there are more. */
 int fc_split_words(char *s, const char **words, int max);
 
+/* Resizes the array *@arr to @n elements of @size bytes; on failure *@arr is
+ * kept as it was. 0 or -ENOMEM. */
+int fc_resize(void **arr, size_t n, size_t size);
+/* Room for element @used of the array *@arr of *@cap elements of @size
+ * bytes: when it is full, doubles *@cap (16 at first). 0 or -ENOMEM. */
+int fc_grow(void **arr, int *cap, int used, size_t size);
+
 /* The k-th CPU of @set (k wraps around), or -1 when @set is empty. */
 int fc_cpu_nth(const cpu_set_t *set, int k);
 

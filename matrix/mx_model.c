@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "core/util.h"
 #include "matrix/mx_rails.h"
 
 enum fc_mx_state mx_state_of(const char *verdict)
@@ -22,9 +23,16 @@ enum fc_mx_state mx_state_of(const char *verdict)
 
 int mx_model_node(const struct mx_model *m, const char *name)
 {
-	for (int i = 0; i < m->n; i++)
-		if (!strcmp(m->names[i], name))
-			return i;
+	const json_t *i;
+
+	/* Hashed: looked up twice per row, half a million rows at 1,024 nodes. */
+	if (m->by_name) {
+		i = json_object_get(m->by_name, name);
+		return i ? (int)json_integer_value(i) : -1;
+	}
+	for (int k = 0; k < m->n; k++)
+		if (!strcmp(m->names[k], name))
+			return k;
 	return -1;
 }
 
@@ -44,6 +52,16 @@ static int add_node(struct mx_model *m, const char *name)
 	m->names[m->n] = strdup(name);
 	if (!m->names[m->n])
 		return -ENOMEM;
+	if (!m->by_name && !(m->by_name = json_object()))
+		return -ENOMEM;
+	/* Names the model got otherwise first (NULL index): indexed too. */
+	for (int k = (int)json_object_size(m->by_name); k < m->n; k++)
+		if (json_object_set_new(m->by_name, m->names[k], json_integer(k)))
+			return -ENOMEM;
+	if (json_object_set_new(m->by_name, name, json_integer(m->n))) {
+		free(m->names[m->n]);
+		return -ENOMEM;
+	}
 	return m->n++;
 }
 
@@ -90,7 +108,6 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 	struct mx_model *m = arg;
 	struct fc_mx_result *r;
 	int a = mx_model_node(m, p->a), b = mx_model_node(m, p->b);
-	char **ne;
 	json_t *doc;
 
 	if (a < 0)
@@ -101,20 +118,11 @@ static int add_row(const struct fc_store_pair *p, void *arg)
 		return -ENOMEM;
 	if (m->nres == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct fc_mx_result *nr = realloc(m->res, cap * sizeof(*nr));
-		int64_t *ni;
 
-		if (!nr)
+		if (fc_resize((void **)&m->res, cap, sizeof(*m->res)) ||
+		    fc_resize((void **)&m->res_id, cap, sizeof(*m->res_id)) ||
+		    fc_resize((void **)&m->res_err, cap, sizeof(*m->res_err)))
 			return -ENOMEM;
-		m->res = nr;
-		ni = realloc(m->res_id, cap * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		m->res_id = ni;
-		ne = realloc(m->res_err, cap * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		m->res_err = ne;
 		m->cap = cap;
 	}
 	r = &m->res[m->nres];
@@ -232,6 +240,7 @@ void mx_model_release(struct mx_model *m)
 	for (int i = 0; i < m->n; i++)
 		free(m->names[i]);
 	free(m->names);
+	json_decref(m->by_name);
 	free(m->rate_gbps);
 	for (size_t i = 0; i < m->nres; i++)
 		free(m->res_err[i]);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/sched.h"
+#include "core/util.h"
 
 /* The expected count of healthy items named by noise alone stays under this. */
 #define SCR_FALSE_NAMES 0.01
@@ -213,23 +214,6 @@ static int bad_streak(const struct fc_scr_res *res, const struct key *k, size_t 
 	return streak;
 }
 
-/* Room for one more element in *@v (doubling). 0 or -ENOMEM. */
-static int room(void **v, int *cap, int used, size_t size)
-{
-	void *p;
-	int ncap;
-
-	if (used < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*v, (size_t)ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 static int add_link(struct fc_screen *s, int a, int b, int rail)
 {
 	/* Keys are sorted: the same pair on another rail is the last one. */
@@ -237,7 +221,7 @@ static int add_link(struct fc_screen *s, int a, int b, int rail)
 		s->links[s->nlinks - 1].rails |= 1u << rail;
 		return 0;
 	}
-	if (room((void **)&s->links, &s->links_cap, s->nlinks, sizeof(*s->links)))
+	if (fc_grow((void **)&s->links, &s->links_cap, s->nlinks, sizeof(*s->links)))
 		return -ENOMEM;
 	s->links[s->nlinks++] = (struct fc_scr_pair){ .a = a, .b = b, .rails = 1u << rail };
 	return 0;
@@ -245,7 +229,7 @@ static int add_link(struct fc_screen *s, int a, int b, int rail)
 
 static int name_link(struct fc_screen *s, const struct fc_scr_res *r)
 {
-	if (room((void **)&s->named_links, &s->links_named_cap, s->links_named,
+	if (fc_grow((void **)&s->named_links, &s->links_named_cap, s->links_named,
 		 sizeof(*s->named_links)))
 		return -ENOMEM;
 	s->named_links[s->links_named++] = *r;

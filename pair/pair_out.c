@@ -57,12 +57,7 @@ static void render_sides(FILE *f, const json_t *doc)
 		fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
 		fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
 		fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
-		fc_table_addint(t, 5, s, "gid_index");
-		if (json_is_integer(json_object_get(s, "gid_index")))
-			fc_table_addf(t, 6, "%s (%s)", fc_jstr(s, "gid", "?"),
-				      fc_jstr(s, "gid_type", "?"));
-		else
-			fc_table_addf(t, 6, "-");
+		fc_table_addgid(t, 5, s, "-");
 		fc_table_addf(t, 7, "%d", (int)fc_jnum(s, "lid", 0));
 		fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
 		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
@@ -128,41 +123,79 @@ static void render_bw_notes(FILE *f, const json_t *results)
 	}
 }
 
+/* A figure column of the bw and lat tables: the result's key, its format, its unit. */
+struct fig_col {
+	const char *key, *fmt, *unit;
+};
+
+/* A row of @t for the result @r: its test (marked when cut short), size,
+ * iterations, then its @n figures @cols from column 3. */
+static void fig_row(struct fc_table *t, const json_t *r, const struct fig_col *cols, int n)
+{
+	char sz[32], fig[48];
+
+	fc_table_row(t);
+	fc_table_addf(t, 0, "%s%s", fc_jstr(r, "test", "?"),
+		      json_is_false(json_object_get(r, "complete")) ? " (cut short)" : "");
+	fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
+	fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
+	for (int k = 0; k < n; k++)
+		fc_table_addf(t, 3 + k, "%s",
+			      fc_fmt_figure(fc_jnum(r, cols[k].key, NAN), cols[k].fmt, cols[k].unit,
+					    fig, sizeof(fig)));
+}
+
+/* The table of one metric's results: its header, its figure columns from
+ * column 3, a text column after them (@last, or none when NULL), its title. */
+struct fig_table {
+	const char *metric;
+	int ncols;
+	const char *const *heads;
+	int nfigs;
+	const struct fig_col *figs;
+	const char *last, *title;
+};
+
+/* Prints the table of @ft's results; 0 when there is none. */
+static int render_figs(FILE *f, const json_t *results, const struct fig_table *ft)
+{
+	struct fc_table *t = NULL;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(fc_jstr(r, "metric", ""), ft->metric))
+			continue;
+		if (!t)
+			t = fc_table_newv(ft->ncols, ft->heads);
+		fig_row(t, r, ft->figs, ft->nfigs);
+		if (ft->last)
+			fc_table_addf(t, 3 + ft->nfigs, "%s", fc_jstr(r, ft->last, "-"));
+	}
+	if (!t)
+		return 0;
+	fprintf(f, "%s", ft->title);
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+	return 1;
+}
+
 static void render_bw(FILE *f, const json_t *results)
 {
-	static const char *const bw_cols[][3] = {
+	static const char *const heads[] = { "TEST", "SIZE", "ITERS", "BW", "A->B", "B->A",
+					     "MSG RATE", "TIME" };
+	static const struct fig_col figs[] = {
 		{ "gbps", "%.3f", "Gb/s" }, { "a_to_b_gbps", "%.3f", "Gb/s" },
 		{ "b_to_a_gbps", "%.3f", "Gb/s" }, { "msg_rate_mpps", "%.4f", "Mpps" },
 		{ "seconds", "%.3f", "s" },
 	};
-	struct fc_table *t = NULL;
-	size_t i;
-	json_t *r;
-	char sz[32], fig[48];
+	static const struct fig_table ft = {
+		"bw", 8, heads, 5, figs, NULL,
+		"\nbandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):\n",
+	};
 
-	json_array_foreach(results, i, r) {
-		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
-			continue;
-		if (!t)
-			t = fc_table_new(8, "TEST", "SIZE", "ITERS", "BW", "A->B", "B->A",
-					 "MSG RATE", "TIME");
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
-		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
-		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
-		for (int k = 0; k < 5; k++)
-			fc_table_addf(t, 3 + k, "%s",
-				      fc_fmt_figure(fc_jnum(r, bw_cols[k][0], NAN), bw_cols[k][1],
-						    bw_cols[k][2], fig, sizeof(fig)));
-		if (json_is_false(json_object_get(r, "complete")))
-			fc_table_addf(t, 0, "%s (cut short)", fc_jstr(r, "test", "?"));
-	}
-	if (!t)
-		return;
-	fprintf(f, "\nbandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):\n");
-	fc_table_print(t, f, "  ");
-	fc_table_free(t);
-	render_bw_notes(f, results);
+	if (render_figs(f, results, &ft))
+		render_bw_notes(f, results);
 }
 
 /* "-" in the table: why, once per test and size. */
@@ -184,38 +217,22 @@ static void render_lat_notes(FILE *f, const json_t *results)
 
 static void render_lat(FILE *f, const json_t *results)
 {
-	static const char *const keys[] = { "min_us", "p50_us", "p90_us", "p99_us",
-					    "p999_us", "max_us", "avg_us", "stdev_us" };
-	struct fc_table *t = NULL;
-	size_t i;
-	json_t *r;
-	char sz[32], fig[48];
+	static const char *const heads[] = { "TEST", "SIZE", "ITERS", "MIN", "P50", "P90",
+					     "P99", "P99.9", "MAX", "AVG", "STDEV", "MODE" };
+	static const struct fig_col figs[] = {
+		{ "min_us", "%.2f", "us" }, { "p50_us", "%.2f", "us" }, { "p90_us", "%.2f", "us" },
+		{ "p99_us", "%.2f", "us" }, { "p999_us", "%.2f", "us" }, { "max_us", "%.2f", "us" },
+		{ "avg_us", "%.2f", "us" }, { "stdev_us", "%.2f", "us" },
+	};
+	static const struct fig_table ft = {
+		"lat", 12, heads, 8, figs, "lat_mode",
+		"\nlatency (write and send: half the round trip; read: the whole read;\n"
+		"write MODE poll: the CPU polls the last byte, imm: RDMA WRITE WITH\n"
+		"IMMEDIATE, each side waits on its receive completion):\n",
+	};
 
-	json_array_foreach(results, i, r) {
-		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
-			continue;
-		if (!t)
-			t = fc_table_new(12, "TEST", "SIZE", "ITERS", "MIN", "P50", "P90", "P99",
-					 "P99.9", "MAX", "AVG", "STDEV", "MODE");
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", fc_jstr(r, "test", "?"));
-		fc_table_addf(t, 11, "%s", fc_jstr(r, "lat_mode", "-"));
-		fc_table_addf(t, 1, "%s", fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
-		fc_table_addf(t, 2, "%.0f", fc_jnum(r, "iters", 0));
-		for (int k = 0; k < 8; k++)
-			fc_table_addf(t, 3 + k, "%s", fc_fmt_figure(fc_jnum(r, keys[k], NAN), "%.2f",
-								    "us", fig, sizeof(fig)));
-		if (json_is_false(json_object_get(r, "complete")))
-			fc_table_addf(t, 0, "%s (cut short)", fc_jstr(r, "test", "?"));
-	}
-	if (!t)
-		return;
-	fprintf(f, "\nlatency (write and send: half the round trip; read: the whole read;\n"
-		   "write MODE poll: the CPU polls the last byte, imm: RDMA WRITE WITH\n"
-		   "IMMEDIATE, each side waits on its receive completion):\n");
-	fc_table_print(t, f, "  ");
-	fc_table_free(t);
-	render_lat_notes(f, results);
+	if (render_figs(f, results, &ft))
+		render_lat_notes(f, results);
 }
 
 /* The counters of @set that moved, " none" when none did; 0 when @set

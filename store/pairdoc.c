@@ -5,18 +5,23 @@
 #include "core/out.h"
 #include "store/store.h"
 
-/* The bw result of @test (any test when NULL) at the largest size. */
-static const json_t *largest_bw(const json_t *results, const char *test)
+/* The @metric result of @test (any test when NULL) with a number @key, at the
+ * largest size (@largest) or the smallest; the first of equal sizes. */
+static const json_t *pick(const json_t *results, const char *metric, const char *test,
+			  const char *key, int largest)
 {
 	const json_t *best = NULL, *r;
 	size_t i;
 
 	json_array_foreach(results, i, r) {
-		if (strcmp(fc_jstr(r, "metric", ""), "bw") ||
+		double size = fc_jnum(r, "size_bytes", 0);
+
+		if (strcmp(fc_jstr(r, "metric", ""), metric) ||
 		    (test && strcmp(fc_jstr(r, "test", ""), test)) ||
-		    !json_is_number(json_object_get(r, "gbps")))
+		    !json_is_number(json_object_get(r, key)))
 			continue;
-		if (!best || fc_jnum(r, "size_bytes", 0) > fc_jnum(best, "size_bytes", 0))
+		if (!best || (largest ? size > fc_jnum(best, "size_bytes", 0) :
+					size < fc_jnum(best, "size_bytes", 0)))
 			best = r;
 	}
 	return best;
@@ -25,39 +30,25 @@ static const json_t *largest_bw(const json_t *results, const char *test)
 double fc_pair_doc_gbps(const json_t *doc, double *size_bytes_p)
 {
 	const json_t *results = json_object_get(doc, "results");
-	const json_t *r = largest_bw(results, "write");
+	const json_t *r = pick(results, "bw", "write", "gbps", 1);
 
 	if (!r)
-		r = largest_bw(results, NULL);
+		r = pick(results, "bw", NULL, "gbps", 1);
 	if (size_bytes_p)
 		*size_bytes_p = r ? fc_jnum(r, "size_bytes", 0) : 0;
 	return r ? fc_jnum(r, "gbps", NAN) : NAN;
 }
 
-/* The p50 of the first latency result of @test (any when NULL) at the
- * smallest size. */
-static double smallest_lat(const json_t *results, const char *test)
-{
-	const json_t *best = NULL, *r;
-	size_t i;
-
-	json_array_foreach(results, i, r) {
-		if (strcmp(fc_jstr(r, "metric", ""), "lat") ||
-		    (test && strcmp(fc_jstr(r, "test", ""), test)) ||
-		    !json_is_number(json_object_get(r, "p50_us")))
-			continue;
-		if (!best || fc_jnum(r, "size_bytes", 0) < fc_jnum(best, "size_bytes", 0))
-			best = r;
-	}
-	return best ? fc_jnum(best, "p50_us", NAN) : NAN;
-}
-
+/* The p50 of the latency result of read (of any test when read has none) at
+ * the smallest size. */
 double fc_pair_doc_lat_us(const json_t *doc)
 {
 	const json_t *results = json_object_get(doc, "results");
-	double v = smallest_lat(results, "read");
+	const json_t *r = pick(results, "lat", "read", "p50_us", 0);
 
-	return isnan(v) ? smallest_lat(results, NULL) : v;
+	if (!r)
+		r = pick(results, "lat", NULL, "p50_us", 0);
+	return r ? fc_jnum(r, "p50_us", NAN) : NAN;
 }
 
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out)

@@ -408,32 +408,49 @@ int nvsmi_topo_nearest_nics(const struct nvsmi_topo *m, int gpu, int *out, int m
 	return n;
 }
 
-int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS])
+int nvsmi_components(int n, int (*member)(const void *arg, int i),
+		     int (*joined)(const void *arg, int u, int v), const void *arg, int *comp)
 {
-	int n = 0;
+	int count = 0;
 
-	for (int c = 0; c < NVSMI_MAX_COLS; c++)
+	for (int c = 0; c < n; c++)
 		comp[c] = -1;
-	for (int c = 0; c < m->ncols; c++) {
+	for (int c = 0; c < n; c++) {
 		int stack[NVSMI_MAX_COLS], sp = 0;
 
-		if (!m->is_gpu[c] || comp[c] >= 0)
+		if ((member && !member(arg, c)) || comp[c] >= 0)
 			continue;
-		comp[c] = n;
+		comp[c] = count;
 		stack[sp++] = c;
 		while (sp) {
 			int u = stack[--sp];
 
-			for (int v = 0; v < m->ncols; v++)
-				if (m->is_gpu[v] && comp[v] < 0 &&
-				    nvsmi_cell_rank(nvsmi_topo_cell(m, u, v)) == 1) {
-					comp[v] = n;
+			for (int v = 0; v < n; v++)
+				if ((!member || member(arg, v)) && comp[v] < 0 && joined(arg, u, v)) {
+					comp[v] = count;
 					stack[sp++] = v;
 				}
 		}
-		n++;
+		count++;
 	}
-	return n;
+	return count;
+}
+
+static int gpu_col(const void *arg, int c)
+{
+	return ((const struct nvsmi_topo *)arg)->is_gpu[c];
+}
+
+static int nv_cell(const void *arg, int u, int v)
+{
+	return nvsmi_cell_rank(nvsmi_topo_cell(arg, u, v)) == 1;
+}
+
+int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS])
+{
+	for (int c = m->ncols; c < NVSMI_MAX_COLS; c++)
+		comp[c] = -1;
+	return nvsmi_components(m->ncols, gpu_col, nv_cell, m, comp);
 }
 
 json_t *nvsmi_topo_summary(const struct nvsmi_topo *m)

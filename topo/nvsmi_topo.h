@@ -57,6 +57,13 @@ int nvsmi_topo_col(const struct nvsmi_topo *m, const char *label);
  * GPU row is missing or there are no NIC columns.
  */
 int nvsmi_topo_nearest_nics(const struct nvsmi_topo *m, int gpu, int *out, int max);
+/* The components of a graph over @n nodes (at most NVSMI_MAX_COLS):
+ * comp[i], from 0, for each node that @member(@arg, i) takes (each node when
+ * @member is NULL), -1 for the others; @joined(@arg, u, v) says whether the
+ * member u has an edge to v. Returns the number of components. */
+int nvsmi_components(int n, int (*member)(const void *arg, int i),
+		     int (*joined)(const void *arg, int u, int v), const void *arg, int *comp);
+
 /* NVLink islands: comp[col] = island number of each GPU column (GPUs
  * linked by NV# cells share one); returns the number of islands. */
 int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS]);

@@ -191,37 +191,25 @@ static void report_devices(const struct topo_view *v, json_t *doc)
 	json_object_set_new(doc, "columns_cut", json_integer(v->cols_cut));
 }
 
+/* An NV# cell between two GPUs, read either way (a row may be unknown). */
+static int nv_joined(const void *arg, int u, int w)
+{
+	const struct topo_view *v = arg;
+
+	return nvsmi_cell_rank(v->gg[u][w]) == 1 || nvsmi_cell_rank(v->gg[w][u]) == 1;
+}
+
 /* NVLink islands: GPUs joined by NV# cells. */
 static void report_islands(const struct topo_view *v, json_t *doc)
 {
-	int comp[TV_MAX], n = 0;
+	int comp[TV_MAX], n;
 	json_t *islands;
 
 	if (!v->nvlink_known) {
 		json_object_set_new(doc, "nvlink_islands", json_null());
 		return;
 	}
-	for (int g = 0; g < v->ngpus; g++)
-		comp[g] = -1;
-	for (int g = 0; g < v->ngpus; g++) {
-		int stack[TV_MAX], sp = 0;
-
-		if (comp[g] >= 0)
-			continue;
-		comp[g] = n;
-		stack[sp++] = g;
-		while (sp) {
-			int u = stack[--sp];
-
-			for (int w = 0; w < v->ngpus; w++)
-				if (comp[w] < 0 && (nvsmi_cell_rank(v->gg[u][w]) == 1 ||
-						    nvsmi_cell_rank(v->gg[w][u]) == 1)) {
-					comp[w] = n;
-					stack[sp++] = w;
-				}
-		}
-		n++;
-	}
+	n = nvsmi_components(v->ngpus, NULL, nv_joined, v, comp);
 	islands = json_array();
 	for (int i = 0; i < n; i++) {
 		json_t *isl = json_array();

@@ -1,9 +1,9 @@
 /* fabcheck devices: the RDMA devices and ports of this host. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "verbs/dev.h"
@@ -47,12 +47,7 @@ static void render_devices(FILE *f, const json_t *doc)
 				      fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"));
 			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ?
 							  fc_jstr(p, "netdev", "") : "-");
-			fc_table_addint(t, 7, p, "gid_index");
-			if (json_is_integer(json_object_get(p, "gid_index")))
-				fc_table_addf(t, 8, "%s (%s)", fc_jstr(p, "gid", ""),
-					      fc_jstr(p, "gid_type", ""));
-			else
-				fc_table_addf(t, 8, "none usable");
+			fc_table_addgid(t, 7, p, "none usable");
 			if (json_is_number(json_object_get(p, "payload_gbps")))
 				fc_table_addf(t, 9, "%.3f Gb/s at %d B", fc_jnum(p, "payload_gbps", 0),
 					      (int)fc_jnum(p, "active_mtu", 0));
@@ -83,30 +78,17 @@ static void render_devices(FILE *f, const json_t *doc)
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
+	static const struct fc_opts spec = { .opt = fc_opts_json_only, .cmd = "devices",
+					     .usage = usage_devices,
+					     .no_args = "it takes no arguments" };
 	char host[256] = "?";
 	const char *why = NULL;
 	json_t *doc, *devs;
 	size_t i, j;
 	json_t *d, *p;
-	int c;
 
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
-		switch (c) {
-		case 'j': ctx->json = 1; break;
-		default:
-			fprintf(stderr, "%s", usage_devices);
-			return FC_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fc_err("devices: unexpected argument '%s'; it takes no arguments", argv[optind]);
+	if (fc_opts_parse(ctx, &spec, NULL, argc, argv))
 		return FC_EXIT_USAGE;
-	}
 	gethostname(host, sizeof(host) - 1);
 	devs = vb_devices_json(&why);
 	if (!devs) {

@@ -6,6 +6,7 @@
  */
 #include "checks/nccl/ncclenv.h"
 #include "core/log.h"
+#include "core/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,10 +21,8 @@ int ncclenv_vars_add(struct ncclenv_vars *vs, const char *name, const char *valu
 	if (vs->n == vs->cap) {
 		size_t cap = vs->cap ? vs->cap * 2 : 16;
 
-		v = realloc(vs->v, cap * sizeof(*v));
-		if (!v)
+		if (fc_resize((void **)&vs->v, cap, sizeof(*vs->v)))
 			return -ENOMEM;
-		vs->v = v;
 		vs->cap = cap;
 	}
 	v = &vs->v[vs->n];

@@ -11,14 +11,13 @@
 #include "checks/nccl/nccllog_int.h"
 
 /* "[4f000]" or "[7]": a bus id (hex, 4+ digits) or a device index. */
-static void bracket(const char **p, int64_t *bus, int *dev, int *is_bus)
+static void bracket(const char **p, int64_t *bus, int *dev)
 {
 	const char *s = *p, *e;
 	int64_t v;
 
 	*bus = -1;
 	*dev = -1;
-	*is_bus = 0;
 	if (*s != '[')
 		return;
 	s++;
@@ -27,12 +26,10 @@ static void bracket(const char **p, int64_t *bus, int *dev, int *is_bus)
 		return;
 	const char *af = strpbrk(s, "abcdefABCDEF");
 
-	if (e - s >= 4 || (af && af < e)) {
+	if (e - s >= 4 || (af && af < e))
 		*bus = v;
-		*is_bus = 1;
-	} else {
+	else
 		*dev = atoi(s);
-	}
 	*p = e + 1;
 }
 
@@ -104,6 +101,21 @@ static void note_rank(struct ncl_log *lg, int rank, int host, int cuda_dev, int6
 		r->nvml_dev = nvml;
 }
 
+/* "SEP RANK[BRACKET]" at *@p, after blanks: the rank in *@rank_p, the bus id
+ * or device of the bracket in *@bus_p and *@dev_p (-1 when it has none); 0
+ * when it is not there. */
+static int end_point(const char **p, const char *sep, long *rank_p, int64_t *bus_p, int *dev_p)
+{
+	ncl_ws(p);
+	if (!ncl_skip(p, sep))
+		return 0;
+	ncl_ws(p);
+	if (!ncl_num(p, rank_p))
+		return 0;
+	bracket(p, bus_p, dev_p);
+	return 1;
+}
+
 /*
  * "Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3", "Ring 00 : 15[4f000]
  * -> 0[18000] [receive] via NET/IB/0", 2.3 "Ring 00 : 0 -> 1 via P2P/IPC".
@@ -114,7 +126,7 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 	const char *p = r->msg;
 	struct ncl_chan c = { .conn = -1, .host = -1 };
 	int64_t fbus, tbus;
-	int fdev, tdev, fb, tb; /* fb/tb: the bracket held a bus id */
+	int fdev, tdev;
 	long ch, conn, from, to;
 	int local_is_to, hostidx = r->host[0] ? h : -1, ring = ncl_starts(p, "Ring ");
 
@@ -124,20 +136,8 @@ int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h)
 		return 0;
 	if (ncl_skip(&p, "/") && ncl_num(&p, &conn))
 		c.conn = (int)conn;
-	ncl_ws(&p);
-	if (!ncl_skip(&p, ":"))
+	if (!end_point(&p, ":", &from, &fbus, &fdev) || !end_point(&p, "->", &to, &tbus, &tdev))
 		return 0;
-	ncl_ws(&p);
-	if (!ncl_num(&p, &from))
-		return 0;
-	bracket(&p, &fbus, &fdev, &fb);
-	ncl_ws(&p);
-	if (!ncl_skip(&p, "->"))
-		return 0;
-	ncl_ws(&p);
-	if (!ncl_num(&p, &to))
-		return 0;
-	bracket(&p, &tbus, &tdev, &tb);
 	ncl_ws(&p);
 	if (ncl_skip(&p, "[send]"))
 		c.dir = 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checks/nccl/nccllog_int.h"
+#include "core/util.h"
 
 struct ncl_log *ncl_log_new(void)
 {
@@ -40,23 +41,6 @@ size_t ncl_log_nccl_lines(const struct ncl_log *lg)
 	return lg->nccl_lines;
 }
 
-/* Grows *arr to hold n + 1 elements of size sz; 0 or -ENOMEM. */
-static int grow(void **arr, int *cap, int n, size_t sz)
-{
-	void *p;
-	int ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*arr, (size_t)ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 void ncl_copy(char *dst, size_t len, const char *src, size_t n)
 {
 	if (n >= len)
@@ -73,7 +57,7 @@ int ncl_host(struct ncl_log *lg, const char *name)
 		if (!strncmp(lg->hosts[i].name, name, NCL_HOST - 1))
 			return i;
 	if (lg->nhosts >= NCL_MAX_HOSTS ||
-	    grow((void **)&lg->hosts, &lg->hosts_cap, lg->nhosts, sizeof(*h))) {
+	    fc_grow((void **)&lg->hosts, &lg->hosts_cap, lg->nhosts, sizeof(*h))) {
 		lg->cut_host_lines++;
 		return -1;
 	}
@@ -97,7 +81,7 @@ struct ncl_proc *ncl_proc(struct ncl_log *lg, int host, long pid)
 		if (lg->procs[i].host == host && lg->procs[i].pid == pid)
 			return &lg->procs[i];
 	if (lg->nprocs >= NCL_MAX_PROCS ||
-	    grow((void **)&lg->procs, &lg->procs_cap, lg->nprocs, sizeof(*p))) {
+	    fc_grow((void **)&lg->procs, &lg->procs_cap, lg->nprocs, sizeof(*p))) {
 		lg->cut_proc_lines++;
 		return NULL;
 	}
