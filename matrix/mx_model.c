@@ -23,9 +23,16 @@ enum fc_mx_state mx_state_of(const char *verdict)
 
 int mx_model_node(const struct mx_model *m, const char *name)
 {
-	for (int i = 0; i < m->n; i++)
-		if (!strcmp(m->names[i], name))
-			return i;
+	const json_t *i;
+
+	/* Hashed: looked up twice per row, half a million rows at 1,024 nodes. */
+	if (m->by_name) {
+		i = json_object_get(m->by_name, name);
+		return i ? (int)json_integer_value(i) : -1;
+	}
+	for (int k = 0; k < m->n; k++)
+		if (!strcmp(m->names[k], name))
+			return k;
 	return -1;
 }
 
@@ -45,6 +52,16 @@ static int add_node(struct mx_model *m, const char *name)
 	m->names[m->n] = strdup(name);
 	if (!m->names[m->n])
 		return -ENOMEM;
+	if (!m->by_name && !(m->by_name = json_object()))
+		return -ENOMEM;
+	/* Names the model got otherwise first (NULL index): indexed too. */
+	for (int k = (int)json_object_size(m->by_name); k < m->n; k++)
+		if (json_object_set_new(m->by_name, m->names[k], json_integer(k)))
+			return -ENOMEM;
+	if (json_object_set_new(m->by_name, name, json_integer(m->n))) {
+		free(m->names[m->n]);
+		return -ENOMEM;
+	}
 	return m->n++;
 }
 
@@ -223,6 +240,7 @@ void mx_model_release(struct mx_model *m)
 	for (int i = 0; i < m->n; i++)
 		free(m->names[i]);
 	free(m->names);
+	json_decref(m->by_name);
 	free(m->rate_gbps);
 	for (size_t i = 0; i < m->nres; i++)
 		free(m->res_err[i]);

@@ -18,6 +18,7 @@ struct mx_model {
 	struct fc_store_run info; /* kind, verdict, started, params */
 	int n;			  /* nodes */
 	char **names;
+	json_t *by_name;   /* name -> index, kept by the loader (NULL: names scanned) */
 	double *rate_gbps; /* per node: its port's link rate from the documents, NAN unknown */
 	int both;    /* --both-directions */
 	int retest;  /* --retest asked */

@@ -314,6 +314,18 @@ out_free:
 	return rc;
 }
 
+/* Zeroes the cells the last analysis wrote. Memory already written costs
+ * no page faults, as fresh memory does; the pages it never wrote (most of a
+ * sparse screen's) are only read, so they stay unwritten. */
+static void clear_cells(struct fc_mx_cell *cells, size_t nn)
+{
+	static const struct fc_mx_cell zero;
+
+	for (size_t i = 0; i < nn; i++)
+		if (memcmp(&cells[i], &zero, sizeof(zero)))
+			memset(&cells[i], 0, sizeof(zero));
+}
+
 int fc_mx_analyze(int n, const struct fc_mx_result *res, size_t nres,
 		  const struct fc_mx_opts *opts, struct fc_mx_analysis *out)
 {
@@ -335,8 +347,7 @@ int fc_mx_reanalyze(int n, const struct fc_mx_result *res, size_t nres,
 	}
 	free(an->findings);
 	if (cells && nodes && an->n == n) {
-		/* Memory already written costs no page faults, as fresh memory does. */
-		memset(cells, 0, ((size_t)n * (size_t)n + 1) * sizeof(*cells));
+		clear_cells(cells, (size_t)n * (size_t)n + 1);
 		memset(nodes, 0, ((size_t)n + 1) * sizeof(*nodes));
 	} else {
 		free(cells);

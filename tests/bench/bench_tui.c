@@ -1,136 +1,47 @@
 /*
- * `make bench-tui`: the TUI and the HTML report at rack scale. Builds the
- * model the TUI draws (matrix/mx_model.h) of a generated run, N nodes x R
- * rails (default 1,024 x 8), every pair measured once (the full matrix,
- * or only the first ROUNDS rounds of the schedule, as a screen leaves
- * it), 1% of the (node, rail) ports at half rate and 3% noise elsewhere;
- * analyses it with the model's own code; then times a full redraw
- * (clearok: every character sent again) of each view (above 256 nodes the
- * suspects list, a zoomed block, and the heat map in blocks) onto an xterm whose
- * output goes to /dev/null, and writes the HTML report (to HTML_FILE, or a
- * temporary file; "none": not at all), printing its size.
+ * `make bench-tui`: the TUI and the HTML report at rack scale, from a
+ * store. Writes a generated `matrix --rails` run of N nodes x R rails
+ * (default 1,024 x 8; tests/bench/bench_store.h: the rows `matrix` writes,
+ * every pair of the full matrix, or only the first ROUNDS rounds of the
+ * schedule, as a screen leaves it) into a store in a temporary folder (in
+ * a child process, so that its memory is not this one's); then does what
+ * `fabcheck tui --db` does on it, timing each step: opens the store read
+ * only, loads the run (mx_model_load) and analyses it (mx_model_analyze),
+ * once; analyses it again as a refresh with new rows does; times a full
+ * redraw (clearok: every character sent again) of each view (above 256
+ * nodes the suspects list, a zoomed block, and the heat map in blocks) onto
+ * an xterm whose output goes to /dev/null; writes the HTML report (to
+ * HTML_FILE, or a temporary file; "none": not at all), printing its size;
+ * and prints this process's peak memory. The store is removed at the end.
  *
  *   bench_tui [NODES [RAILS [COLSxLINES [ROUNDS [HTML_FILE | none]]]]]
  *
- * Not a test. The store is not involved: reading a run back is
- * mx_model_load's business, timed by nothing here.
+ * TMPDIR chooses where the store goes (a full 1,024 x 8 matrix takes some
+ * gigabytes). BENCH_TUI_STORE=FILE keeps it: written there when missing
+ * (with these arguments), read as it is when there, never removed. Not a
+ * test.
  */
 #include <curses.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/sched.h"
 #include "core/util.h"
 #include "matrix/mx_model.h"
 #include "report/report.h"
+#include "store/store.h"
+#include "tests/bench/bench_store.h"
 #include "tui/tui.h"
 
 #define DRAWS 21
-
-/* libc's generator, seeded in main: the same rack every run. */
-static double uni(void)
-{
-	return drand48();
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-
-	if (!p) {
-		fprintf(stderr, "bench_tui: out of memory\n");
-		exit(3);
-	}
-	return p;
-}
-
-static void gen_nodes(struct mx_model *m, int n, int nrails)
-{
-	char buf[64];
-
-	m->n = n;
-	m->names = xcalloc((size_t)n, sizeof(*m->names));
-	m->rate_gbps = xcalloc((size_t)n, sizeof(*m->rate_gbps));
-	for (int i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "gpu-node%04d", i);
-		m->names[i] = strdup(buf);
-		m->rate_gbps[i] = 400.0 * nrails;
-	}
-	m->nrails = nrails;
-	m->rails = xcalloc((size_t)nrails, sizeof(*m->rails));
-	for (int r = 0; r < nrails; r++) {
-		m->rails[r].index = r;
-		snprintf(m->rails[r].name, sizeof(m->rails[r].name), "mlx5_%d", r);
-		snprintf(m->rails[r].subnet, sizeof(m->rails[r].subnet), "10.%d.0.0/16", r);
-	}
-}
-
-/* The pairs of the schedule's first @rounds rounds (all when 0). */
-static void gen_results(struct mx_model *m, int rounds, const unsigned char *bad)
-{
-	int n = m->n, nr = m->nrails, all = fc_sched_rounds(n, 0);
-	struct fc_pair_idx *p = xcalloc((size_t)fc_sched_round_max(n), sizeof(*p));
-	size_t cap = (size_t)n * (size_t)(n - 1) / 2;
-
-	if (!rounds || rounds > all)
-		rounds = all;
-	m->res = xcalloc(cap, sizeof(*m->res));
-	m->res_id = xcalloc(cap, sizeof(*m->res_id));
-	m->res_err = xcalloc(cap, sizeof(*m->res_err));
-	m->rcells = xcalloc(cap * (size_t)nr, sizeof(*m->rcells));
-	m->cap = cap;
-	m->rcap = cap * (size_t)nr;
-	for (int r = 0; r < rounds; r++) {
-		int k = fc_sched_round(n, 0, r, p);
-
-		for (int i = 0; i < k; i++) {
-			struct fc_mx_result *res = &m->res[m->nres];
-			double sum = 0;
-
-			for (int q = 0; q < nr; q++) {
-				double g = 390 * (1 + 0.03 * (uni() - 0.5) * 2);
-
-				if (bad[p[i].a * nr + q] || bad[p[i].b * nr + q])
-					g *= 0.5;
-				sum += g;
-				m->rcells[m->nrcells++] = (struct fc_mxl_cell){
-					.a = p[i].a, .b = p[i].b, .rail = q, .gbps = g,
-					.lat_us = 3 + uni(), .state = FC_MX_OK };
-			}
-			*res = (struct fc_mx_result){ .a = p[i].a, .b = p[i].b, .gbps = sum,
-						      .lat_us = 3 + uni(), .state = FC_MX_OK };
-			m->res_id[m->nres] = (int64_t)m->nres + 1;
-			m->nres++;
-		}
-	}
-	m->last_id = (int64_t)m->nres;
-	free(p);
-}
-
-static void gen_model(struct mx_model *m, int n, int nrails, int rounds)
-{
-	unsigned char *bad = xcalloc((size_t)n * (size_t)nrails, 1);
-	double now = (double)time(NULL);
-
-	memset(m, 0, sizeof(*m));
-	m->run = 1;
-	snprintf(m->info.kind, sizeof(m->info.kind), "matrix");
-	snprintf(m->info.verdict, sizeof(m->info.verdict), "fail");
-	m->info.started = now - 3600;
-	m->info.ended = now;
-	m->opts = (struct fc_mx_opts)FC_MX_OPTS_DEFAULT;
-	gen_nodes(m, n, nrails);
-	/* 1% of the ports, at least one. */
-	for (int k = 0; k < (n * nrails + 99) / 100; k++)
-		bad[(size_t)(uni() * n * nrails) % ((size_t)n * nrails)] = 1;
-	gen_results(m, rounds, bad);
-	m->last_time = now;
-	free(bad);
-}
 
 static int cmp(const void *x, const void *y)
 {
@@ -217,12 +128,121 @@ static void bench_html(const struct mx_model *m, const char *path)
 	fclose(f);
 }
 
+static double file_mb(const char *path, const char *suffix)
+{
+	char p[4200];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return stat(p, &sb) ? 0 : (double)sb.st_size / 1e6;
+}
+
+static char store_dir[4096], store_path[4200];
+
+/* At exit, whatever the way out: the store can take gigabytes. */
+static void remove_store(void)
+{
+	const char *dir = store_dir, *path = store_path;
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char p[4200];
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* The store, written by a child: its memory and its time are its own. */
+static void write_store(const char *path, int n, int nrails, int rounds)
+{
+	double t0 = fc_now();
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+
+	if (pid == 0) {
+		struct bench_store_stats bs;
+
+		srand48(18);
+		if (bench_store_write(path, n, nrails, rounds, &bs))
+			_exit(3);
+		printf("store: %ld pair rows (%d bad ports), written in %.1f s: %.1f MB "
+		       "(%.1f KB a row)\n",
+		       bs.rows, bs.bad_ports, fc_now() - t0, file_mb(path, "") + file_mb(path, "-wal"),
+		       (file_mb(path, "") + file_mb(path, "-wal")) * 1e3 / (double)(bs.rows ? bs.rows : 1));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "bench_tui: cannot write the store %s\n", path);
+		exit(3);
+	}
+}
+
+/* CPU seconds of this process, every thread: on a loaded host the wall
+ * time says how long it took, this what it cost. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long peak_mb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/* What `tui --db` does before it draws: open, load, analyse. */
+static void load_store(struct mx_model *m, const char *path)
+{
+	struct fc_store *st;
+	double t0 = fc_now(), c0 = cpu_s(), t1, c1;
+	int64_t run;
+
+	st = fc_store_open_ro(path);
+	run = st ? fc_store_run_latest(st, "matrix") : 0;
+	if (run <= 0 || mx_model_load(m, st, run)) {
+		fprintf(stderr, "bench_tui: cannot load the run from %s\n", path);
+		exit(3);
+	}
+	t1 = fc_now();
+	c1 = cpu_s();
+	printf("load (open read-only, mx_model_load): %.0f ms (cpu %.0f ms); %d nodes x %d "
+	       "rails, %zu pairs, %zu cells\n", (t1 - t0) * 1000, (c1 - c0) * 1000, m->n,
+	       m->nrails, m->nres, m->nrcells);
+	if (mx_model_analyze(m))
+		exit(3);
+	printf("analysis (mx_model_analyze, once): %.0f ms (cpu %.0f ms); %d suspects over "
+	       "the rails\n", (fc_now() - t1) * 1000, (cpu_s() - c1) * 1000, m->ran.nsuspects);
+	t1 = fc_now();
+	c1 = cpu_s();
+	m->analyzed = 0;
+	if (mx_model_analyze(m))
+		exit(3);
+	printf("analysis again (a refresh with new rows): %.0f ms (cpu %.0f ms)\n",
+	       (fc_now() - t1) * 1000, (cpu_s() - c1) * 1000);
+	printf("peak memory after the load and the analysis: %ld MB\n", peak_mb());
+	fc_store_close(st);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1024, nrails = argc > 2 ? atoi(argv[2]) : 8;
 	int cols = 200, lines = 60, rounds = argc > 4 ? atoi(argv[4]) : 0;
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *keep = getenv("BENCH_TUI_STORE") && *getenv("BENCH_TUI_STORE") ?
+				   getenv("BENCH_TUI_STORE") : NULL;
+	char *dir = store_dir, *path = store_path;
 	struct mx_model m;
-	double t0;
 
 	if (argc > 3 && sscanf(argv[3], "%dx%d", &cols, &lines) != 2) {
 		fprintf(stderr, "bench_tui: a size is COLSxLINES, such as 200x60\n");
@@ -234,19 +254,29 @@ int main(int argc, char **argv)
 				"[ROUNDS [HTML_FILE | none]]]]]\n", FC_SCHED_MAX_NODES, FC_MXL_RAILS_MAX);
 		return 2;
 	}
-	srand48(18);
-	t0 = fc_now();
-	gen_model(&m, n, nrails, rounds);
-	printf("model: %d nodes x %d rails, %zu pairs, %zu cells, generated in %.0f ms\n", n,
-	       nrails, m.nres, m.nrcells, (fc_now() - t0) * 1000);
-	t0 = fc_now();
-	if (mx_model_analyze(&m))
-		return 3;
-	printf("analysis (mx_model_analyze, on new results): %.0f ms; %d suspects over the "
-	       "rails\n", (fc_now() - t0) * 1000, m.ran.nsuspects);
+	if (keep) {
+		snprintf(store_path, sizeof(store_path), "%s", keep);
+	} else {
+		snprintf(store_dir, sizeof(store_dir), "%s/fc-bench-tui-XXXXXX", tmp);
+		if (!mkdtemp(dir)) {
+			fprintf(stderr, "bench_tui: cannot make a folder in %s: %s (set TMPDIR)\n",
+				tmp, strerror(errno));
+			return 3;
+		}
+		snprintf(store_path, sizeof(store_path), "%s/bench.db", dir);
+		atexit(remove_store);
+	}
+	printf("bench-tui: %d nodes x %d rails, %s, store %s\n", n, nrails,
+	       rounds ? "the first rounds of the schedule" : "the full matrix", path);
+	if (rounds)
+		printf("  (%d rounds)\n", rounds);
+	if (!keep || access(keep, F_OK))
+		write_store(path, n, nrails, rounds);
+	load_store(&m, path);
 	bench_views(&m, cols, lines);
 	if (argc <= 5 || strcmp(argv[5], "none"))
 		bench_html(&m, argc > 5 ? argv[5] : NULL);
+	printf("peak memory: %ld MB\n", peak_mb());
 	mx_model_release(&m);
 	return 0;
 }
