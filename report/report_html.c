@@ -10,10 +10,14 @@
 
 #define CELL 28	  /* px per matrix cell */
 #define LABEL 110 /* px for the row labels */
-/* Above RP_BLOCK_NODES nodes a heat map has a cell per block of nodes, at
- * most RP_BLOCKS a side: the worst pair inside it (a 1,024-node run's report
- * stays a few megabytes, and a browser draws it in seconds). */
+/* Above RP_BLOCK_NODES nodes, or when the page's heat maps (one for every
+ * rail together and one per rail) would have more than RP_PAGE_CELLS cells
+ * between them, each heat map has a cell per block of nodes, at most
+ * RP_BLOCKS a side: the worst pair inside it. A 1,024-node, 8-rail run's
+ * report stays a few megabytes and a browser draws it in seconds; so does a
+ * 256-node, 8-rail one (a cell per pair: 9 maps of 65,280 cells, 127 MB). */
 #define RP_BLOCK_NODES 256
+#define RP_PAGE_CELLS (RP_BLOCK_NODES * (RP_BLOCK_NODES - 1))
 #define RP_BLOCKS 32
 
 void rp_html_escape(FILE *f, const char *s)
@@ -135,10 +139,21 @@ static void svg_label(FILE *f, const struct mx_model *m, int i, int g)
 		fprintf(f, " +%d", last - i);
 }
 
+/* The nodes a heat map's cell holds a side: 1, a cell per pair, while the
+ * page stays within RP_PAGE_CELLS. */
+static int heat_group(const struct mx_model *m)
+{
+	double maps = m->nrails ? m->nrails + 1 : 1;
+
+	if (m->n <= RP_BLOCK_NODES && maps * m->n * (m->n - 1) <= RP_PAGE_CELLS)
+		return 1;
+	return (m->n + RP_BLOCKS - 1) / RP_BLOCKS;
+}
+
 static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
 			const char *id)
 {
-	int g = m->n > RP_BLOCK_NODES ? (m->n + RP_BLOCKS - 1) / RP_BLOCKS : 1;
+	int g = heat_group(m);
 	int n = (m->n + g - 1) / g, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
 
 	/* Room for the legend's text under a small matrix. */

@@ -11,15 +11,6 @@
 #include "core/log.h"
 #include "store/store_int.h"
 
-
-static int read_fail(struct fc_store *st, const char *what)
-{
-	fc_err("store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
-	return -EIO;
-}
-
-
-
 void fc_store_run_release(struct fc_store_run *r)
 {
 	json_decref(r->params);
@@ -50,7 +41,7 @@ int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p
 	int rc;
 
 	if (sqlite3_prepare_v2(st->db, RUN_COLS " WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read runs");
+		return store_fail(st, "cannot read runs");
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
@@ -61,7 +52,7 @@ int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p
 		       st->path, (long long)id);
 		rc = -ENOENT;
 	} else {
-		rc = read_fail(st, "cannot read a run");
+		rc = store_fail(st, "cannot read a run");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -77,72 +68,71 @@ int64_t fc_store_run_latest(struct fc_store *st, const char *kind)
 				"SELECT id FROM runs WHERE ?1 IS NULL OR kind = ?1"
 				" ORDER BY id DESC LIMIT 1", -1, &s, NULL);
 	if (rc != SQLITE_OK)
-		return read_fail(st, "cannot read runs");
+		return store_fail(st, "cannot read runs");
 	if (kind)
 		sqlite3_bind_text(s, 1, kind, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(s, 0);
 	else if (rc != SQLITE_DONE)
-		id = read_fail(st, "cannot read runs");
+		id = store_fail(st, "cannot read runs");
 	sqlite3_finalize(s);
 	return id;
 }
 
-int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *arg)
+static int run_row(sqlite3_stmt *s, const struct store_cb *cb)
 {
 	struct fc_store_run r;
-	sqlite3_stmt *s;
-	int rc, cbrc = 0;
+	int cbrc;
 
-	if (sqlite3_prepare_v2(st->db, RUN_COLS " ORDER BY id DESC LIMIT ?", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return read_fail(st, "cannot read runs");
-	sqlite3_bind_int(s, 1, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		run_from_row(s, &r);
-		cbrc = cb(&r, arg);
-		fc_store_run_release(&r);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = read_fail(st, "cannot read runs");
-	sqlite3_finalize(s);
+	run_from_row(s, &r);
+	cbrc = cb->fn.run(&r, cb->arg);
+	fc_store_run_release(&r);
 	return cbrc;
 }
 
+int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *arg)
+{
+	struct store_cb rcb = { .fn.run = cb, .arg = arg };
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(st->db, RUN_COLS " ORDER BY id DESC LIMIT ?", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return store_fail(st, "cannot read runs");
+	sqlite3_bind_int(s, 1, limit > 0 ? limit : -1);
+	return store_each_row(st, s, run_row, &rcb, "cannot read runs");
+}
+
 #define PAIR_COLS "SELECT id, run, a, b, verdict, gbps, size_bytes, lat_us, time, doc FROM pairs"
-/* The columns without the document: a row's first page, where the
- * document (kilobytes, in overflow pages) is not read at all. */
+/* The columns without the document: read from the index pairs_cols alone
+ * where the store has it; the document (kilobytes, in overflow pages) is
+ * not read at all. */
 #define PAIR_BRIEF "SELECT id, run, a, b, verdict, gbps, size_bytes, lat_us, time FROM pairs"
 
-/* Steps @s, calling @cb per row; finalizes @s. A statement without the
- * doc column (PAIR_BRIEF) gives doc NULL. */
-static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, void *arg)
+static int pair_row(sqlite3_stmt *s, const struct store_cb *cb)
 {
 	struct fc_store_pair p;
-	int rc, cbrc = 0;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		p.id = sqlite3_column_int64(s, 0);
-		p.run = sqlite3_column_int64(s, 1);
-		p.a = store_col_text(s, 2);
-		p.b = store_col_text(s, 3);
-		p.verdict = store_col_text(s, 4);
-		p.gbps = store_col_num(s, 5);
-		p.size_bytes = sqlite3_column_double(s, 6);
-		p.lat_us = store_col_num(s, 7);
-		p.time = sqlite3_column_double(s, 8);
-		p.doc = sqlite3_column_count(s) > 9 ? store_col_text(s, 9) : NULL;
-		cbrc = cb(&p, arg);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = read_fail(st, "cannot read pair results");
-	sqlite3_finalize(s);
-	return cbrc;
+	p.id = sqlite3_column_int64(s, 0);
+	p.run = sqlite3_column_int64(s, 1);
+	p.a = store_col_text(s, 2);
+	p.b = store_col_text(s, 3);
+	p.verdict = store_col_text(s, 4);
+	p.gbps = store_col_num(s, 5);
+	p.size_bytes = sqlite3_column_double(s, 6);
+	p.lat_us = store_col_num(s, 7);
+	p.time = sqlite3_column_double(s, 8);
+	/* A statement without the doc column (PAIR_BRIEF): doc NULL. */
+	p.doc = sqlite3_column_count(s) > 9 ? store_col_text(s, 9) : NULL;
+	return cb->fn.pair(&p, cb->arg);
+}
+
+/* Steps @s, calling @cb per row; finalizes @s. */
+static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, void *arg)
+{
+	struct store_cb rcb = { .fn.pair = cb, .arg = arg };
+
+	return store_each_row(st, s, pair_row, &rcb, "cannot read pair results");
 }
 
 /* The rows of @run after @after_id, with the columns @cols. */
@@ -154,7 +144,7 @@ static int run_rows(struct fc_store *st, const char *cols, int64_t run, int64_t 
 
 	snprintf(sql, sizeof(sql), "%s WHERE run = ? AND id > ? ORDER BY id", cols);
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read pair results");
+		return store_fail(st, "cannot read pair results");
 	sqlite3_bind_int64(s, 1, run);
 	sqlite3_bind_int64(s, 2, after_id);
 	return pair_rows(st, s, cb, arg);
@@ -180,7 +170,7 @@ char *fc_store_pair_doc(struct fc_store *st, int64_t id)
 
 	if (sqlite3_prepare_v2(st->db, "SELECT doc FROM pairs WHERE id = ?", -1, &s, NULL) !=
 	    SQLITE_OK) {
-		read_fail(st, "cannot read a pair result");
+		store_fail(st, "cannot read a pair result");
 		return NULL;
 	}
 	sqlite3_bind_int64(s, 1, id);
@@ -193,7 +183,7 @@ char *fc_store_pair_doc(struct fc_store *st, int64_t id)
 	} else if (rc == SQLITE_DONE) {
 		fc_err("store %s: no pair row %lld", st->path, (long long)id);
 	} else {
-		read_fail(st, "cannot read a pair result");
+		store_fail(st, "cannot read a pair result");
 	}
 	sqlite3_finalize(s);
 	return doc;
@@ -208,7 +198,7 @@ int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int
 			       PAIR_COLS " WHERE (a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)"
 					 " ORDER BY time DESC, id DESC LIMIT ?3",
 			       -1, &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read pair results");
+		return store_fail(st, "cannot read pair results");
 	sqlite3_bind_text(s, 1, a, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 2, b, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(s, 3, limit > 0 ? limit : -1);

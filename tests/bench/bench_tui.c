@@ -86,7 +86,6 @@ static void bench_views(struct mx_model *m, int cols, int lines)
 		fprintf(stderr, "bench_tui: cannot start a terminal (terminfo xterm-256color?)\n");
 		exit(3);
 	}
-	v.history = json_array();
 	printf("tui %dx%d, colours %s:\n", COLS, LINES, v.colors ? "on" : "off");
 	if (m->n > TUI_BLOCK_NODES) {
 		tui_list(&v, m, 0);
@@ -102,7 +101,6 @@ static void bench_views(struct mx_model *m, int cols, int lines)
 	v.rail = m->nrails + 1;
 	time_draws(&v, m, keys, "nodes x rails overview");
 	tui_stop();
-	json_decref(v.history);
 	fclose(out);
 	fclose(in);
 }

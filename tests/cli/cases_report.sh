@@ -40,4 +40,12 @@ expect "report 64 x 8: a cell per pair and rail" 0 '^36288$' -- sh -c \
 	"grep -c '<rect class=\"cell ' $RPT/r64.html"
 expect "report 300 x 2: blocks, the bad port's" 0 'class="cell block bad".*<title>gpu71 \.\. gpu80 -&gt; .*: worst gpu77 -&gt;' -- \
 	cat $RPT/r300r.html
+# 100 nodes x 8 rails: 9 heat maps of 9,900 cells would pass the page's
+# 65,280; each is 25 x 25 blocks of 4 nodes instead.
+python3 $MXD/gen_rails.py --pair-docs 100 8 port:gpu07:2 4 > $RPT/r100.json
+$FC matrix --import $RPT/r100.json --db $RPT/r100.db >/dev/null 2>&1
+expect "report 100 x 8: blocks of 4 nodes, 25 a side, 9 maps" 0 '^5625$' -- sh -c \
+	"$FC report --db $RPT/r100.db --html $RPT/r100.html >/dev/null && grep -c '<rect class=\"cell block ' $RPT/r100.html"
+expect "report 100 x 8: the bad port's block" 0 'class="cell block bad".*<title>gpu05 \.\. gpu08 -&gt; .*: worst gpu07 -&gt;' -- \
+	cat $RPT/r100.html
 rm -rf "$RPT"
