@@ -1,12 +1,12 @@
 /* fabcheck diagnose DIR: the diagnosis of an evidence folder, offline. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/fc.h"
 #include "core/log.h"
 #include "core/out.h"
@@ -142,21 +142,13 @@ static void render(FILE *f, const json_t *doc)
 
 int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
+	static const struct fc_opts spec = { .opt = fc_opts_json_only, .cmd = "diagnose",
+					     .usage = usage_diagnose };
 	json_t *doc;
-	int c, err;
+	int err;
 
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
-		if (c != 'j') {
-			fprintf(stderr, "%s", usage_diagnose);
-			return FC_EXIT_USAGE;
-		}
-		ctx->json = 1;
-	}
+	if (fc_opts_parse(ctx, &spec, NULL, argc, argv))
+		return FC_EXIT_USAGE;
 	if (argc - optind != 1) {
 		fc_err("diagnose: give one evidence folder (what --save-evidence DIR wrote); see 'fabcheck diagnose --help'");
 		return FC_EXIT_USAGE;

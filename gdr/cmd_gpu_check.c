@@ -5,13 +5,13 @@
  * where there is one. Exits 3 where there is no GPU.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -54,52 +54,34 @@ struct gc_opts {
 #define GC_SEED_COPY 0x6764722d636f7079ULL
 #define GC_SEED_FILL 0x6764722d66696c6cULL
 
+static int gc_gpu(void *dst, const char *arg, const struct fc_opt *o)
+{
+	return gdr_parse_gpu_spec(fc_opt_what(o), arg, &((struct gc_opts *)dst)->req);
+}
+
+static int gc_mode(void *dst, const char *arg, const struct fc_opt *o)
+{
+	return gdr_parse_mode(fc_opt_what(o), arg, &((struct gc_opts *)dst)->mode);
+}
+
+#define FC_OPT_T struct gc_opts
+static const struct fc_opts gc_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_CALL("gpu", 0, gc_gpu, required_argument),
+		FCO_SIZE("size", 's', size, 4096, 64LL << 30),
+		FCO_INT("iters", 'n', iters, 1, 10000),
+		FCO_STR("device", 'd', hca),
+		FCO_CALL("gdr", 0, gc_mode, required_argument),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "gpu-check", .usage = usage_gpu_check, .no_args = "use --gpu to choose a GPU",
+};
+
 static int parse_opts(struct fc_ctx *ctx, int argc, char **argv, struct gc_opts *o)
 {
-	static const struct option opts[] = {
-		{ .name = "gpu", .has_arg = required_argument, .val = 'g' },
-		{ .name = "size", .has_arg = required_argument, .val = 's' },
-		{ .name = "iters", .has_arg = required_argument, .val = 'n' },
-		{ .name = "device", .has_arg = required_argument, .val = 'd' },
-		{ .name = "gdr", .has_arg = required_argument, .val = 'G' },
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
-	int c;
-
 	*o = (struct gc_opts){ .size = 64ULL << 20, .iters = 5, .mode = GDR_MODE_AUTO };
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "s:n:d:j", opts)) != -1) {
-		switch (c) {
-		case 'g':
-			if (gdr_parse_gpu_spec("--gpu", optarg, &o->req))
-				return -EINVAL;
-			break;
-		case 's':
-			if (fc_parse_size("--size", optarg, 4096, 64ULL << 30, &o->size))
-				return -EINVAL;
-			break;
-		case 'n':
-			if (fc_parse_int("--iters", optarg, 1, 10000, &o->iters))
-				return -EINVAL;
-			break;
-		case 'd': o->hca = optarg; break;
-		case 'G':
-			if (gdr_parse_mode("--gdr", optarg, &o->mode))
-				return -EINVAL;
-			break;
-		case 'j': ctx->json = 1; break;
-		default:
-			fprintf(stderr, "%s", usage_gpu_check);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fc_err("gpu-check: unexpected argument '%s'; use --gpu to choose a GPU",
-		       argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return fc_opts_parse(ctx, &gc_spec, o, argc, argv);
 }
 
 /* The HCA to register with: -d, else the first RDMA device; NULL if none. */

@@ -9,7 +9,6 @@
  * flaps per node, error counters, each with its time.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "ctl/child.h"
 #include "core/out.h"
 #include "core/sched.h"
@@ -30,6 +30,7 @@
 #include "matrix/mx_cli.h"
 #include "matrix/mx_run.h"
 #include "matrix/mx_rails.h"
+#include "ctl/launch_opts.h"
 #include "ctl/scale.h"
 #include "ctl/ssh_mux.h"
 
@@ -71,43 +72,6 @@ const char usage_soak[] =
 	"Exit: 0 pass, 1 a drop, a flap or a failed slice, 2 usage, 3 could not run\n"
 	"(no slice gave a result) or stopped before the end.\n";
 
-enum {
-	OPT_DURATION = 256, OPT_SLICE, OPT_INTERVAL, OPT_DROP, OPT_HOSTFILE, OPT_DB, OPT_DEADLINE,
-	OPT_P_TEST, OPT_P_CM, OPT_P_CUDA, OPT_P_MIN_GBPS, OPT_P_LINK_PCT, OPT_P_SSH, OPT_P_LAUNCHER,
-	OPT_P_WCMD, OPT_P_TIMEOUT, OPT_P_OPT, OPT_RAILS, OPT_EXCLUDE_DEV, OPT_EVIDENCE,
-};
-
-static const struct option soak_long[] = {
-	{ .name = "duration", .has_arg = required_argument, .val = OPT_DURATION },
-	{ .name = "slice", .has_arg = required_argument, .val = OPT_SLICE },
-	{ .name = "interval", .has_arg = required_argument, .val = OPT_INTERVAL },
-	{ .name = "drop-pct", .has_arg = required_argument, .val = OPT_DROP },
-	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
-	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
-	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
-	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
-	{ .name = "json", .has_arg = no_argument, .val = 'j' },
-	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
-	{ .name = "size", .has_arg = required_argument, .val = 's' },
-	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
-	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
-	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
-	{ .name = "device", .has_arg = required_argument, .val = 'd' },
-	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
-	{ .name = "cm", .has_arg = no_argument, .val = OPT_P_CM },
-	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_P_CUDA },
-	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_P_MIN_GBPS },
-	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_P_LINK_PCT },
-	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_P_SSH },
-	{ .name = "launcher", .has_arg = required_argument, .val = OPT_P_LAUNCHER },
-	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_P_WCMD },
-	{ .name = "timeout", .has_arg = required_argument, .val = OPT_P_TIMEOUT },
-	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_P_OPT },
-	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
-	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
-	{ 0 },
-};
-
 struct soak_cli {
 	char **nodes;
 	int n;
@@ -136,65 +100,45 @@ static double wall_now(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static void pass(struct soak_cli *c, const char *opt, const char *arg)
+static int opt_test(void *dst, const char *arg, const struct fc_opt *o)
 {
-	json_array_append_new(c->pair_args, json_string(opt));
-	if (arg)
-		json_array_append_new(c->pair_args, json_string(arg));
-}
-
-static int soak_opt(struct fc_ctx *ctx, struct soak_cli *c, int opt, const char *arg)
-{
-	enum fc_launcher k;
-	char buf[256];
-
-	switch (opt) {
-	case OPT_DURATION: return fc_parse_duration("--duration", arg, 1, 30 * 86400, &c->duration);
-	case OPT_SLICE: return fc_parse_duration("--slice", arg, 2, 86400, &c->slice);
-	case OPT_INTERVAL: return fc_parse_duration("--interval", arg, 0.1, 60, &c->interval);
-	case OPT_DROP: return fc_parse_double("--drop-pct", arg, 1, 100, &c->drop_pct);
-	case OPT_HOSTFILE: c->hostfile = arg; return 0;
-	case OPT_DB: c->db = arg; return 0;
-	case OPT_DEADLINE: return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline);
-	case OPT_EVIDENCE: c->evidence_dir = arg; return 0;
-	case 'j': ctx->json = 1; return 0;
-	case OPT_P_TEST:
-		if (strcmp(arg, "write") && strcmp(arg, "send")) {
-			fc_err("--test: '%s' is not a soak test; expected write or send (one)", arg);
-			return -EINVAL;
-		}
-		c->test_given = 1;
-		pass(c, "--test", arg);
-		return 0;
-	case 's': pass(c, "-s", arg); return 0;
-	case 'q': pass(c, "-q", arg); return 0;
-	case 't': pass(c, "-t", arg); return 0;
-	case 'd': pass(c, "-d", arg); return 0;
-	case 'x': pass(c, "-x", arg); return 0;
-	case OPT_P_CM: pass(c, "--cm", NULL); return 0;
-	case OPT_P_CUDA:
-		snprintf(buf, sizeof(buf), "--use-cuda%s%s", arg ? "=" : "", arg ? arg : "");
-		pass(c, buf, NULL);
-		return 0;
-	case OPT_P_MIN_GBPS: pass(c, "--min-gbps", arg); return 0;
-	case OPT_P_LINK_PCT: pass(c, "--min-link-pct", arg); return 0;
-	case OPT_P_SSH: pass(c, "--ssh-config", arg); return 0;
-	case OPT_P_LAUNCHER:
-		if (fc_launcher_parse(arg, &k))
-			return -EINVAL;
-		pass(c, "--launcher", arg);
-		return 0;
-	case OPT_P_WCMD: pass(c, "--worker-cmd", arg); return 0;
-	case OPT_P_TIMEOUT: pass(c, "--timeout", arg); return 0;
-	case OPT_P_OPT: pass(c, arg, NULL); return 0;
-	case OPT_RAILS: /* every rail of a pair loaded at once, a series per rail */
-		pass(c, "--rails", arg);
-		pass(c, "--loaded-only", NULL);
-		return 0;
-	case OPT_EXCLUDE_DEV: pass(c, "--exclude-dev", arg); return 0;
-	default: return -EINVAL;
+	(void)o;
+	if (strcmp(arg, "write") && strcmp(arg, "send")) {
+		fc_err("--test: '%s' is not a soak test; expected write or send (one)", arg);
+		return -EINVAL;
 	}
+	((struct soak_cli *)dst)->test_given = 1;
+	return 0;
 }
+
+#define FC_OPT_T struct soak_cli
+#define ARG required_argument
+
+static const struct fc_opts soak_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_DURATION("duration", 0, duration, 1, 30 * 86400),
+		FCO_DURATION("slice", 0, slice, 2, 86400),
+		FCO_DURATION("interval", 0, interval, 0.1, 60),
+		FCO_DOUBLE("drop-pct", 0, drop_pct, 1, 100),
+		FCO_STR("hostfile", 0, hostfile),
+		FCO_STR("db", 0, db),
+		FCO_DURATION("deadline", 0, deadline, 1, 86400),
+		FCO_STR("save-evidence", 0, evidence_dir),
+		/* Passed to each slice's pair. */
+		FCO_CALL("test", 0, opt_test, ARG, .flags = FC_OPT_PASSED),
+		FCO_PASS("size", 's', ARG, .what = "-s"),
+		FCO_PASS("min-gbps", 0, ARG),
+		MX_PAIR_PASS_OPTS,
+		FCO_CALL("launcher", 0, fc_launcher_opt, ARG, .flags = FC_OPT_PASSED | FC_OPT_CHECK),
+		FCO_CALL_AT("rails", 0, mx_pass_rails, pair_args, json_t *),
+		FCO_PASS("exclude-dev", 0, ARG),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "soak", .usage = "run 'fabcheck soak --help' for the options\n",
+	.pass_at = FC_OPTS_PASS_AT(struct soak_cli, pair_args),
+};
+#undef ARG
 
 static int soak_nodes(struct soak_cli *c, int argc, char **argv)
 {
@@ -213,8 +157,6 @@ static int soak_nodes(struct soak_cli *c, int argc, char **argv)
 
 static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **argv)
 {
-	int opt;
-
 	memset(c, 0, sizeof(*c));
 	c->slice = 60;
 	c->interval = 1;
@@ -222,15 +164,8 @@ static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **a
 	c->deadline = 90;
 	c->db = FC_STORE_DEFAULT;
 	c->pair_args = json_array();
-	optind = 1;
-	while ((opt = fc_getopt(argc, argv, "js:q:t:d:x:", soak_long)) != -1) {
-		if (opt == '?') {
-			fprintf(stderr, "run 'fabcheck soak --help' for the options\n");
-			return FC_EXIT_USAGE;
-		}
-		if (soak_opt(ctx, c, opt, optarg))
-			return FC_EXIT_USAGE;
-	}
+	if (fc_opts_parse(ctx, &soak_spec, c, argc, argv))
+		return FC_EXIT_USAGE;
 	if (c->duration <= 0) {
 		fc_err("soak: --duration T is required (e.g. --duration 8h)");
 		return FC_EXIT_USAGE;

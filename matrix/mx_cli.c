@@ -2,250 +2,101 @@
 #include "matrix/mx_cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/sched.h"
 #include "core/util.h"
+#include "ctl/launch_opts.h"
 #include "ctl/scale.h"
 
-enum {
-	OPT_HOSTFILE = 256,
-	OPT_DB,
-	OPT_RESUME,
-	OPT_BOTH,
-	OPT_RETEST,
-	OPT_MIN_GBPS,
-	OPT_MAX_LAT,
-	OPT_RACK_PCT,
-	OPT_ASYM_PCT,
-	OPT_DEADLINE,
-	OPT_RUN,
-	OPT_ONCE,
-	OPT_MAX_ITER,
-	OPT_PAIR_OPT,
-	OPT_IMPORT,
-	OPT_PACE,
-	OPT_EVIDENCE,
-	OPT_RAILS,
-	OPT_EXCLUDE_DEV,
-	OPT_SCREEN,
-	OPT_FULL,
-	OPT_MAX_ROUNDS,
-	OPT_FANOUT,
-	OPT_NO_MUX,
-	/* Passed through to `pair` as they are. */
-	OPT_P_TEST,
-	OPT_P_BW,
-	OPT_P_LAT,
-	OPT_P_REVERSE,
-	OPT_P_CM,
-	OPT_P_CUDA,
-	OPT_P_SSH,
-	OPT_P_LAUNCHER,
-	OPT_P_TIMEOUT,
-	OPT_P_LINK_PCT,
-	OPT_P_WORKER_CMD,
-	OPT_P_INTERVAL,
-	OPT_P_MAX_SIZE,
-	OPT_P_TCLASS,
-	OPT_P_SL,
-};
+/* --test, --bw, --lat, -s, -a: the pairs' test is chosen (then passed on). */
+static int mark_test(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)arg, (void)o;
+	((struct mx_cli *)dst)->pair_test_given = 1;
+	return 0;
+}
 
-static const struct option long_opts[] = {
-	{ .name = "json", .has_arg = no_argument, .val = 'j' },
-	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
-	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
-	{ .name = "resume", .has_arg = required_argument, .val = OPT_RESUME },
-	{ .name = "both-directions", .has_arg = no_argument, .val = OPT_BOTH },
-	{ .name = "retest", .has_arg = no_argument, .val = OPT_RETEST },
-	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_MIN_GBPS },
-	{ .name = "max-lat-us", .has_arg = required_argument, .val = OPT_MAX_LAT },
-	{ .name = "min-rack-pct", .has_arg = required_argument, .val = OPT_RACK_PCT },
-	{ .name = "asym-pct", .has_arg = required_argument, .val = OPT_ASYM_PCT },
-	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
-	{ .name = "run", .has_arg = required_argument, .val = OPT_RUN },
-	{ .name = "once", .has_arg = no_argument, .val = OPT_ONCE },
-	{ .name = "max-iterations", .has_arg = required_argument, .val = OPT_MAX_ITER },
-	{ .name = "pair-opt", .has_arg = required_argument, .val = OPT_PAIR_OPT },
-	{ .name = "import", .has_arg = required_argument, .val = OPT_IMPORT },
-	{ .name = "pace", .has_arg = required_argument, .val = OPT_PACE },
-	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
-	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
-	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
-	{ .name = "screen", .has_arg = no_argument, .val = OPT_SCREEN },
-	{ .name = "full", .has_arg = no_argument, .val = OPT_FULL },
-	{ .name = "max-rounds", .has_arg = required_argument, .val = OPT_MAX_ROUNDS },
-	{ .name = "fanout", .has_arg = required_argument, .val = OPT_FANOUT },
-	{ .name = "no-ssh-mux", .has_arg = no_argument, .val = OPT_NO_MUX },
-	{ .name = "test", .has_arg = required_argument, .val = OPT_P_TEST },
-	{ .name = "bw", .has_arg = no_argument, .val = OPT_P_BW },
-	{ .name = "lat", .has_arg = no_argument, .val = OPT_P_LAT },
-	{ .name = "size", .has_arg = required_argument, .val = 's' },
-	{ .name = "all-sizes", .has_arg = no_argument, .val = 'a' },
-	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
-	{ .name = "duration", .has_arg = required_argument, .val = 'D' },
-	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
-	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
-	{ .name = "bidir", .has_arg = no_argument, .val = 'b' },
-	{ .name = "reverse", .has_arg = no_argument, .val = OPT_P_REVERSE },
-	{ .name = "device", .has_arg = required_argument, .val = 'd' },
-	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
-	{ .name = "cm", .has_arg = no_argument, .val = OPT_P_CM },
-	{ .name = "tclass", .has_arg = required_argument, .val = OPT_P_TCLASS },
-	{ .name = "sl", .has_arg = required_argument, .val = OPT_P_SL },
-	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_P_CUDA },
-	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_P_SSH },
-	{ .name = "launcher", .has_arg = required_argument, .val = OPT_P_LAUNCHER },
-	{ .name = "timeout", .has_arg = required_argument, .val = OPT_P_TIMEOUT },
-	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_P_LINK_PCT },
-	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_P_WORKER_CMD },
-	{ .name = "interval", .has_arg = required_argument, .val = OPT_P_INTERVAL },
-	{ .name = "max-size", .has_arg = required_argument, .val = OPT_P_MAX_SIZE },
-	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
+int mx_pass_rails(void *dst, const char *arg, const struct fc_opt *o)
+{
+	json_t *args = *FC_OPT_AT(dst, o, json_t *);
+
+	fc_opt_pass(args, o, arg);
+	json_array_append_new(args, json_string("--loaded-only"));
+	return 0;
+}
+
+/* --rails: a cell per pair and rail, each round loading every rail at once. */
+static int opt_rails(void *dst, const char *arg, const struct fc_opt *o)
+{
+	if (!*arg) {
+		fc_err("--rails: empty; expected all or a comma-separated list of rails");
+		return -EINVAL;
+	}
+	((struct mx_cli *)dst)->rails = arg;
+	return mx_pass_rails(dst, arg, o);
+}
+
+#define FC_OPT_T struct mx_cli
+#define MATRIX (1u << MX_CLI_MATRIX)
+#define TUI (1u << MX_CLI_TUI)
+#define NO no_argument
+#define ARG required_argument
+#define PASSED .flags = FC_OPT_PASSED
+static const struct fc_opt mx_opts[] = {
+	FCO_JSON,
+	FCO_STR("hostfile", 0, hostfile),
+	FCO_STR("db", 0, db),
+	FCO_ID("resume", 0, resume, .only = MATRIX),
+	FCO_FLAG("both-directions", 0, both),
+	FCO_FLAG("retest", 0, retest),
+	FCO_DOUBLE("min-gbps", 0, opts.min_gbps, 0, 1e5, PASSED),
+	FCO_DOUBLE("max-lat-us", 0, opts.max_lat_us, 0, 1e9, PASSED),
+	FCO_DOUBLE("min-rack-pct", 0, opts.min_rack_pct, 0, 100),
+	FCO_DOUBLE("asym-pct", 0, opts.asym_pct, 0, 100),
+	FCO_DURATION("deadline", 0, deadline_s, 1, 86400),
+	FCO_ID("run", 0, follow, .only = TUI),
+	FCO_FLAG("once", 0, once, .only = TUI),
+	FCO_INT("max-iterations", 0, max_iter, 1, 1000000, .only = TUI),
+	FCO_STR("import", 0, import, .only = MATRIX),
+	FCO_DURATION("pace", 0, pace_s, 0, 3600, .only = MATRIX),
+	FCO_STR("save-evidence", 0, evidence_dir, .only = MATRIX),
+	FCO_CALL_AT("rails", 0, opt_rails, pair_args, json_t *),
+	FCO_STR("exclude-dev", 0, exclude_dev, PASSED),
+	FCO_FLAG("screen", 0, screen, .only = MATRIX),
+	FCO_FLAG("full", 0, full, .only = MATRIX),
+	FCO_INT("max-rounds", 0, max_rounds, 1, 4096, .only = MATRIX),
+	FCO_CALL_AT("fanout", 0, fc_fanout_opt, fanout, int),
+	FCO_FLAG("no-ssh-mux", 0, no_mux),
+	/* Passed through to `pair` as they are. */
+	FCO_CALL("test", 0, mark_test, ARG, PASSED),
+	FCO_CALL("bw", 0, mark_test, NO, PASSED),
+	FCO_CALL("lat", 0, mark_test, NO, PASSED),
+	FCO_CALL("size", 's', mark_test, ARG, PASSED, .what = "-s"),
+	FCO_CALL("all-sizes", 'a', mark_test, NO, PASSED, .what = "-a"),
+	FCO_PASS("iters", 'n', ARG, .what = "-n"),
+	FCO_PASS("duration", 'D', ARG, .what = "-D"),
+	FCO_PASS("bidir", 'b', NO, .what = "-b"),
+	FCO_PASS("reverse", 0, NO),
+	FCO_INT_PASS("tclass", 0, 0, 255),
+	FCO_INT_PASS("sl", 0, 0, 15),
+	FCO_PASS("launcher", 0, ARG),
+	FCO_PASS("interval", 0, ARG),
+	FCO_PASS("max-size", 0, ARG),
+	MX_PAIR_PASS_OPTS,
 	{ 0 },
 };
-
-static void pass(struct mx_cli *c, const char *opt, const char *arg)
-{
-	json_array_append_new(c->pair_args, json_string(opt));
-	if (arg)
-		json_array_append_new(c->pair_args, json_string(arg));
-}
-
-/* The pass-through options: 1 when @opt was one, 0 when not, <0 bad. */
-static int pass_through(struct mx_cli *c, int opt, const char *arg)
-{
-	static const struct {
-		int opt;
-		const char *name;
-	} map[] = {
-		{ OPT_P_TEST, "--test" },     { OPT_P_BW, "--bw" },	     { OPT_P_LAT, "--lat" },
-		{ 's', "-s" },		      { 'a', "-a" },		     { 'n', "-n" },
-		{ 'D', "-D" },		      { 'q', "-q" },		     { 't', "-t" },
-		{ 'b', "-b" },		      { OPT_P_REVERSE, "--reverse" }, { 'd', "-d" },
-		{ 'x', "-x" },		      { OPT_P_CM, "--cm" },	     { OPT_P_SSH, "--ssh-config" },
-		{ OPT_P_LAUNCHER, "--launcher" }, { OPT_P_TIMEOUT, "--timeout" },
-		{ OPT_P_LINK_PCT, "--min-link-pct" }, { OPT_P_WORKER_CMD, "--worker-cmd" },
-		{ OPT_P_INTERVAL, "--interval" }, { OPT_P_MAX_SIZE, "--max-size" },
-		{ OPT_P_TCLASS, "--tclass" }, { OPT_P_SL, "--sl" },
-	};
-	char buf[256];
-	int v;
-
-	if (opt == OPT_P_CUDA) {
-		snprintf(buf, sizeof(buf), "--use-cuda%s%s", arg ? "=" : "", arg ? arg : "");
-		pass(c, buf, NULL);
-		return 1;
-	}
-	/* Checked here too, so that a bad value stops the matrix at once. */
-	if ((opt == OPT_P_TCLASS && fc_parse_int("--tclass", arg, 0, 255, &v)) ||
-	    (opt == OPT_P_SL && fc_parse_int("--sl", arg, 0, 15, &v)))
-		return -1;
-	if (opt == OPT_PAIR_OPT) {
-		pass(c, arg, NULL);
-		return 1;
-	}
-	for (size_t i = 0; i < FC_ARRAY_SIZE(map); i++) {
-		if (map[i].opt != opt)
-			continue;
-		if (opt == OPT_P_TEST || opt == OPT_P_BW || opt == OPT_P_LAT || opt == 's' ||
-		    opt == 'a')
-			c->pair_test_given = 1;
-		pass(c, map[i].name, arg);
-		return 1;
-	}
-	return 0;
-}
-
-static int parse_run_id(const char *opt, const char *text, int64_t *out_p)
-{
-	uint64_t v;
-
-	if (fc_parse_u64(opt, text, 1, INT64_MAX, &v))
-		return -EINVAL;
-	*out_p = (int64_t)v;
-	return 0;
-}
-
-/* Options of the matrix itself; 1 when @opt was one, <0 when bad. */
-static int own_option(struct fc_ctx *ctx, struct mx_cli *c, int opt, const char *arg, int which)
-{
-	switch (opt) {
-	case 'j': ctx->json = 1; return 1;
-	case OPT_HOSTFILE: c->hostfile = arg; return 1;
-	case OPT_DB: c->db = arg; return 1;
-	case OPT_BOTH: c->both = 1; return 1;
-	case OPT_RETEST: c->retest = 1; return 1;
-	case OPT_RESUME:
-		return which == MX_CLI_MATRIX && !parse_run_id("--resume", arg, &c->resume) ? 1 : -1;
-	case OPT_RUN:
-		return which == MX_CLI_TUI && !parse_run_id("--run", arg, &c->follow) ? 1 : -1;
-	case OPT_ONCE:
-		c->once = 1;
-		return which == MX_CLI_TUI ? 1 : -1;
-	case OPT_MAX_ITER:
-		return which == MX_CLI_TUI &&
-		       !fc_parse_int("--max-iterations", arg, 1, 1000000, &c->max_iter) ? 1 : -1;
-	case OPT_MIN_GBPS:
-		if (fc_parse_double("--min-gbps", arg, 0, 1e5, &c->opts.min_gbps))
-			return -1;
-		pass(c, "--min-gbps", arg);
-		return 1;
-	case OPT_MAX_LAT:
-		if (fc_parse_double("--max-lat-us", arg, 0, 1e9, &c->opts.max_lat_us))
-			return -1;
-		pass(c, "--max-lat-us", arg);
-		return 1;
-	case OPT_RACK_PCT:
-		return fc_parse_double("--min-rack-pct", arg, 0, 100, &c->opts.min_rack_pct) ? -1 : 1;
-	case OPT_ASYM_PCT:
-		return fc_parse_double("--asym-pct", arg, 0, 100, &c->opts.asym_pct) ? -1 : 1;
-	case OPT_IMPORT:
-		c->import = arg;
-		return which == MX_CLI_MATRIX ? 1 : -1;
-	case OPT_PACE:
-		return which == MX_CLI_MATRIX &&
-		       !fc_parse_duration("--pace", arg, 0, 3600, &c->pace_s) ? 1 : -1;
-	case OPT_SCREEN:
-		c->screen = 1;
-		return which == MX_CLI_MATRIX ? 1 : -1;
-	case OPT_FULL:
-		c->full = 1;
-		return which == MX_CLI_MATRIX ? 1 : -1;
-	case OPT_MAX_ROUNDS:
-		return which == MX_CLI_MATRIX &&
-		       !fc_parse_int("--max-rounds", arg, 1, 4096, &c->max_rounds) ? 1 : -1;
-	case OPT_FANOUT:
-		return fc_fanout_parse(arg, &c->fanout) ? -1 : 1;
-	case OPT_NO_MUX:
-		c->no_mux = 1;
-		return 1;
-	case OPT_DEADLINE:
-		return fc_parse_duration("--deadline", arg, 1, 86400, &c->deadline_s) ? -1 : 1;
-	case OPT_EVIDENCE:
-		c->evidence_dir = arg;
-		return which == MX_CLI_MATRIX ? 1 : -1;
-	case OPT_RAILS:
-		if (!*arg) {
-			fc_err("--rails: empty; expected all or a comma-separated list of rails");
-			return -1;
-		}
-		c->rails = arg;
-		pass(c, "--rails", arg);
-		pass(c, "--loaded-only", NULL);
-		return 1;
-	case OPT_EXCLUDE_DEV:
-		c->exclude_dev = arg;
-		pass(c, "--exclude-dev", arg);
-		return 1;
-	}
-	return 0;
-}
+#undef PASSED
+#undef ARG
+#undef NO
+#undef TUI
+#undef MATRIX
+#undef FC_OPT_T
 
 /*
  * The node of one hostfile line (@len bytes, comment and newline included),
@@ -383,29 +234,16 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 		 const char *usage)
 {
 	struct fc_mx_opts dflt = FC_MX_OPTS_DEFAULT;
-	int opt, rc;
+	const struct fc_opts spec = { .opt = mx_opts, .cmd = argv[0], .usage = usage,
+				      .pass_at = FC_OPTS_PASS_AT(struct mx_cli, pair_args),
+				      .variant = 1u << which };
 
 	memset(c, 0, sizeof(*c));
 	c->opts = dflt;
 	c->deadline_s = 300;
 	c->pair_args = json_array();
-	optind = 1;
-	opterr = 1;
-	while ((opt = fc_getopt(argc, argv, "js:an:D:q:t:bd:x:", long_opts)) != -1) {
-		rc = own_option(ctx, c, opt, optarg, which);
-		if (rc == 0)
-			rc = pass_through(c, opt, optarg);
-		if (rc <= 0) {
-			if (rc == 0 || opt == '?')
-				fprintf(stderr, "%s", usage);
-			else if (opt == OPT_RESUME || opt == OPT_RUN || opt == OPT_ONCE ||
-				 opt == OPT_MAX_ITER || opt == OPT_IMPORT || opt == OPT_PACE ||
-				 opt == OPT_SCREEN || opt == OPT_FULL)
-				fc_err("%s: option '%s' is not one of this command's; see --help",
-				       argv[0], argv[optind - 1]);
-			return FC_EXIT_USAGE;
-		}
-	}
+	if (fc_opts_parse(ctx, &spec, c, argc, argv))
+		return FC_EXIT_USAGE;
 	if (mx_node_args(argv[0], c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
 	if (check_nodes(c))

@@ -46,6 +46,26 @@ struct mx_cli {
 int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, int which,
 		 const char *usage);
 void mx_cli_release(struct mx_cli *c);
+/* --rails of the matrix and soak (an entry of core/opts.h whose field is
+ * the json_t * list of pair options): passes "--rails LIST --loaded-only",
+ * every rail of a pair loaded at once. */
+struct fc_opt;
+int mx_pass_rails(void *dst, const char *arg, const struct fc_opt *o);
+
+/* Entries (core/opts.h) for the pair options that matrix, tui and soak pass
+ * on to each pair as they are given. */
+#define MX_PAIR_PASS_OPTS                                                         \
+	FCO_PASS("qps", 'q', required_argument, .what = "-q"),                    \
+		FCO_PASS("tx-depth", 't', required_argument, .what = "-t"),       \
+		FCO_PASS("device", 'd', required_argument, .what = "-d"),         \
+		FCO_PASS("dev", 'd', required_argument, .what = "-d"),            \
+		FCO_PASS("gid-index", 'x', required_argument, .what = "-x"),      \
+		FCO_PASS("cm", 0, no_argument), FCO_PASS("use-cuda", 0, optional_argument), \
+		FCO_PASS("ssh-config", 0, required_argument),                     \
+		FCO_PASS("worker-cmd", 0, required_argument),                     \
+		FCO_PASS("timeout", 0, required_argument),                        \
+		FCO_PASS("min-link-pct", 0, required_argument),                   \
+		FCO_PASS("pair-opt", 0, required_argument, .flags = FC_OPT_PASS_VALUE)
 
 /* The pair options' help text, shared by both usages. */
 #define MX_CLI_PAIR_HELP                                                            \

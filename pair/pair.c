@@ -1,15 +1,16 @@
 /* fabcheck pair: options. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "verbs/test.h"
 #include "pair/pair.h"
+#include "ctl/launch_opts.h"
 #include "ctl/ssh_mux.h"
 
 const char usage_pair[] =
@@ -140,73 +141,13 @@ const char usage_pair[] =
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 could not run\n"
 	"(node unreachable, no device, worker lost).\n";
 
-enum {
-	OPT_BW = 256, OPT_LAT, OPT_MAX_SIZE, OPT_REVERSE, OPT_INTERVAL, OPT_CM, OPT_MIN_GBPS,
-	OPT_MIN_LINK, OPT_MAX_LAT, OPT_LAUNCHER, OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT,
-	OPT_TEST, OPT_DEADLINE, OPT_DB, OPT_NO_DB, OPT_USE_CUDA, OPT_GDR, OPT_VALIDATE, OPT_TCLASS, OPT_SL,
-	OPT_EVIDENCE,
-	OPT_PERFTEST, OPT_METHOD, OPT_WARMUP,
-	OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY, OPT_SYNC_FD,
-	OPT_POST_LIST, OPT_CQ_MOD, OPT_INLINE, OPT_THREADS, OPT_LAT_MODE, OPT_HUGEPAGES,
-};
-
-static const struct option pair_opts[] = {
-	{ .name = "test", .has_arg = required_argument, .val = OPT_TEST },
-	{ .name = "bw", .has_arg = no_argument, .val = OPT_BW },
-	{ .name = "lat", .has_arg = no_argument, .val = OPT_LAT },
-	{ .name = "size", .has_arg = required_argument, .val = 's' },
-	{ .name = "all-sizes", .has_arg = no_argument, .val = 'a' },
-	{ .name = "max-size", .has_arg = required_argument, .val = OPT_MAX_SIZE },
-	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
-	{ .name = "duration", .has_arg = required_argument, .val = 'D' },
-	{ .name = "perftest", .has_arg = no_argument, .val = OPT_PERFTEST },
-	{ .name = "method", .has_arg = required_argument, .val = OPT_METHOD },
-	{ .name = "warm-up", .has_arg = optional_argument, .val = OPT_WARMUP },
-	{ .name = "qps", .has_arg = required_argument, .val = 'q' },
-	{ .name = "bidir", .has_arg = no_argument, .val = 'b' },
-	{ .name = "reverse", .has_arg = no_argument, .val = OPT_REVERSE },
-	{ .name = "tx-depth", .has_arg = required_argument, .val = 't' },
-	{ .name = "interval", .has_arg = required_argument, .val = OPT_INTERVAL },
-	{ .name = "dev", .has_arg = required_argument, .val = 'd' },
-	{ .name = "device", .has_arg = required_argument, .val = 'd' },
-	{ .name = "gid-index", .has_arg = required_argument, .val = 'x' },
-	{ .name = "cm", .has_arg = no_argument, .val = OPT_CM },
-	{ .name = "tclass", .has_arg = required_argument, .val = OPT_TCLASS },
-	{ .name = "sl", .has_arg = required_argument, .val = OPT_SL },
-	{ .name = "min-gbps", .has_arg = required_argument, .val = OPT_MIN_GBPS },
-	{ .name = "min-link-pct", .has_arg = required_argument, .val = OPT_MIN_LINK },
-	{ .name = "max-lat-us", .has_arg = required_argument, .val = OPT_MAX_LAT },
-	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
-	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
-	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
-	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
-	{ .name = "deadline", .has_arg = required_argument, .val = OPT_DEADLINE },
-	{ .name = "db", .has_arg = required_argument, .val = OPT_DB },
-	{ .name = "no-db", .has_arg = no_argument, .val = OPT_NO_DB },
-	{ .name = "save-evidence", .has_arg = required_argument, .val = OPT_EVIDENCE },
-	{ .name = "json", .has_arg = no_argument, .val = 'j' },
-	{ .name = "use-cuda", .has_arg = optional_argument, .val = OPT_USE_CUDA },
-	{ .name = "gdr", .has_arg = required_argument, .val = OPT_GDR },
-	{ .name = "validate", .has_arg = no_argument, .val = OPT_VALIDATE },
-	{ .name = "rails", .has_arg = required_argument, .val = OPT_RAILS },
-	{ .name = "exclude-dev", .has_arg = required_argument, .val = OPT_EXCLUDE_DEV },
-	{ .name = "min-loaded-pct", .has_arg = required_argument, .val = OPT_MIN_LOADED },
-	{ .name = "loaded-only", .has_arg = no_argument, .val = OPT_LOADED_ONLY },
-	{ .name = "sync-fd", .has_arg = required_argument, .val = OPT_SYNC_FD },
-	{ .name = "post-list", .has_arg = required_argument, .val = OPT_POST_LIST },
-	{ .name = "cq-mod", .has_arg = required_argument, .val = OPT_CQ_MOD },
-	{ .name = "inline", .has_arg = required_argument, .val = OPT_INLINE },
-	{ .name = "threads", .has_arg = required_argument, .val = OPT_THREADS },
-	{ .name = "lat-mode", .has_arg = required_argument, .val = OPT_LAT_MODE },
-	{ .name = "hugepages", .has_arg = no_argument, .val = OPT_HUGEPAGES },
-	{ 0 },
-};
-
-static int parse_tests(const char *arg, unsigned *ops)
+static int parse_tests(void *dst, const char *arg, const struct fc_opt *o)
 {
+	unsigned *ops = &((struct pair_cfg *)dst)->ops;
 	char *copy = strdup(arg), *save = NULL, *tok;
 	int err = 0;
 
+	(void)o;
 	*ops = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		enum vb_op op;
@@ -250,11 +191,14 @@ static int parse_one_dev(const char *s, char *dev, size_t len, int *port)
 	return colon ? fc_parse_int("-d PORT", colon + 1, 1, 255, port) : 0;
 }
 
-static int parse_devs(const char *arg, struct pair_cfg *cfg)
+static int parse_devs(void *dst, const char *arg, const struct fc_opt *o)
 {
+	struct pair_cfg *cfg = dst;
 	const char *comma = strchr(arg, ',');
 	char first[128];
 
+	(void)o;
+	cfg->dev_given = 1;
 	if (!comma)
 		return parse_one_dev(arg, cfg->dev[0], sizeof(cfg->dev[0]), &cfg->port[0]) ||
 		       parse_one_dev(arg, cfg->dev[1], sizeof(cfg->dev[1]), &cfg->port[1]) ? -EINVAL : 0;
@@ -263,11 +207,13 @@ static int parse_devs(const char *arg, struct pair_cfg *cfg)
 	       parse_one_dev(comma + 1, cfg->dev[1], sizeof(cfg->dev[1]), &cfg->port[1]) ? -EINVAL : 0;
 }
 
-static int parse_gids(const char *arg, struct pair_cfg *cfg)
+static int parse_gids(void *dst, const char *arg, const struct fc_opt *o)
 {
+	struct pair_cfg *cfg = dst;
 	const char *comma = strchr(arg, ',');
 	char first[32];
 
+	(void)o;
 	if (!comma) {
 		if (fc_parse_int("-x", arg, 0, 255, &cfg->gid[0]))
 			return -EINVAL;
@@ -279,10 +225,12 @@ static int parse_gids(const char *arg, struct pair_cfg *cfg)
 	       fc_parse_int("-x", comma + 1, 0, 255, &cfg->gid[1]) ? -EINVAL : 0;
 }
 
-static int parse_method(const char *arg, struct pair_cfg *cfg)
+static int parse_method(void *dst, const char *arg, const struct fc_opt *o)
 {
+	struct pair_cfg *cfg = dst;
 	enum vb_method m;
 
+	(void)o;
 	if (vb_method_parse(arg, &m)) {
 		fc_err("--method: '%s' is not a method; expected fabcheck or perftest", arg);
 		return -EINVAL;
@@ -291,87 +239,144 @@ static int parse_method(const char *arg, struct pair_cfg *cfg)
 	return 0;
 }
 
-static int parse_opt(int c, const char *arg, struct pair_cfg *cfg, struct fc_ctx *ctx)
+/* --bw, --lat: the one given drops the other's default. */
+static int opt_bw_lat(void *dst, const char *arg, const struct fc_opt *o)
 {
-	int n;
+	struct pair_cfg *cfg = dst;
+	int *mine = !strcmp(o->name, "bw") ? &cfg->bw : &cfg->lat;
+	int *other = mine == &cfg->bw ? &cfg->lat : &cfg->bw;
 
-	switch (c) {
-	case OPT_TEST: return parse_tests(arg, &cfg->ops);
-	case OPT_BW: cfg->bw = 1; cfg->lat = cfg->lat == 2 ? 0 : cfg->lat; return 0;
-	case OPT_LAT: cfg->lat = 1; cfg->bw = cfg->bw == 2 ? 0 : cfg->bw; return 0;
-	case 's': return fc_parse_size("-s", arg, 2, 1ULL << 30, &cfg->size);
-	case 'a': cfg->all_sizes = 1; return 0;
-	case OPT_MAX_SIZE: return fc_parse_size("--max-size", arg, 2, 1ULL << 30, &cfg->max_size);
-	case 'n': return fc_parse_u64("-n", arg, 1, 100000000, &cfg->iters);
-	case 'D': return fc_parse_duration("-D", arg, 0.01, 86400, &cfg->duration);
-	case OPT_PERFTEST: cfg->method = VB_METHOD_PERFTEST; return 0;
-	case OPT_METHOD: return parse_method(arg, cfg);
-	case OPT_WARMUP:
-		if (!arg) {
-			cfg->warmup = VB_KNOB_ON; /* the fabcheck method's amount */
-			return 0;
-		}
-		return fc_parse_int("--warm-up", arg, 1, 1000000, &cfg->warmup);
-	case 'q': return fc_parse_int("-q", arg, 1, 64, &cfg->qps);
-	case 'b': cfg->bidir = 1; return 0;
-	case OPT_REVERSE: cfg->reverse = 1; return 0;
-	case 't': return fc_parse_int("-t", arg, 1, 8192, &cfg->tx_depth);
-	case OPT_INTERVAL: return fc_parse_duration("--interval", arg, 0.01, 60, &cfg->interval);
-	case 'd': return parse_devs(arg, cfg);
-	case 'x': return parse_gids(arg, cfg);
-	case OPT_CM: cfg->cm = 1; return 0;
-	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &cfg->tclass);
-	case OPT_SL: return fc_parse_int("--sl", arg, 0, 15, &cfg->sl);
-	case OPT_MIN_GBPS: return fc_parse_double("--min-gbps", arg, 0, 1e6, &cfg->lim.min_gbps);
-	case OPT_MIN_LINK: return fc_parse_double("--min-link-pct", arg, 0, 100, &cfg->lim.min_link_pct);
-	case OPT_MAX_LAT: return fc_parse_double("--max-lat-us", arg, 0, 1e9, &cfg->lim.max_lat_us);
-	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &cfg->launch.kind))
-			return -EINVAL;
-		return 0;
-	case OPT_SSH_CONFIG: cfg->launch.ssh_config = arg; return 0;
-	case OPT_WORKER_CMD: cfg->launch.worker_cmd = arg; return 0;
-	case OPT_TIMEOUT:
-		if (fc_parse_duration("--timeout", arg, 1, 3600, &cfg->timeout))
-			return -EINVAL;
-		n = (int)cfg->timeout;
-		cfg->launch.connect_timeout = n;
-		return 0;
-	case OPT_DEADLINE:
-		return fc_parse_duration("--deadline", arg, 1, 7 * 86400, &cfg->deadline) ? -EINVAL : 0;
-	case OPT_DB: cfg->db = arg; return 0;
-	case OPT_NO_DB: cfg->no_db = 1; return 0;
-	case OPT_EVIDENCE: cfg->evidence_dir = arg; return 0;
-	case 'j': ctx->json = 1; return 0;
-	case OPT_USE_CUDA: return gdr_opts_use_cuda(&cfg->mem, arg);
-	case OPT_GDR: cfg->gdr_given = 1; return gdr_parse_mode("--gdr", arg, &cfg->mem.mode);
-	case OPT_VALIDATE: cfg->mem.validate = 1; return 0;
-	case OPT_HUGEPAGES: cfg->mem.hugepages = 1; return 0;
-	case OPT_RAILS: cfg->rails = arg; return 0;
-	case OPT_EXCLUDE_DEV: cfg->exclude_dev = arg; return 0;
-	case OPT_MIN_LOADED:
-		return fc_parse_double("--min-loaded-pct", arg, 0, 100, &cfg->min_loaded_pct);
-	case OPT_LOADED_ONLY: cfg->loaded_only = 1; return 0;
-	case OPT_SYNC_FD: return fc_parse_int("--sync-fd", arg, 3, 65535, &cfg->sync_fd);
-	case OPT_POST_LIST: return fc_parse_int("--post-list", arg, 1, 1024, &cfg->post_list);
-	case OPT_CQ_MOD: return fc_parse_int("--cq-mod", arg, 1, 8192, &cfg->cq_mod);
-	case OPT_INLINE:
-		if (!strcmp(arg, "max")) {
-			cfg->inline_max = 4096; /* capped at the QP's limit */
-			return 0;
-		}
-		return fc_parse_int("--inline", arg, 0, 4096, &cfg->inline_max);
-	case OPT_THREADS: return fc_parse_int("--threads", arg, 1, VB_MAX_THREADS, &cfg->threads);
-	case OPT_LAT_MODE:
-		if (strcmp(arg, "poll") && strcmp(arg, "imm")) {
-			fc_err("--lat-mode: '%s' is not a mode; expected poll or imm", arg);
-			return -EINVAL;
-		}
-		cfg->lat_mode = !strcmp(arg, "imm") ? VB_LAT_IMM : VB_LAT_POLL;
-		return 0;
-	default: return -EINVAL;
-	}
+	(void)arg;
+	*mine = 1;
+	*other = *other == 2 ? 0 : *other;
+	return 0;
 }
+
+static int opt_perftest(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)arg, (void)o;
+	((struct pair_cfg *)dst)->method = VB_METHOD_PERFTEST;
+	return 0;
+}
+
+static int opt_warmup(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct pair_cfg *cfg = dst;
+
+	if (!arg) {
+		cfg->warmup = VB_KNOB_ON; /* the fabcheck method's amount */
+		return 0;
+	}
+	return fc_parse_int(fc_opt_what(o), arg, 1, 1000000, &cfg->warmup);
+}
+
+static int opt_timeout(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct pair_cfg *cfg = dst;
+
+	if (fc_parse_duration(fc_opt_what(o), arg, 1, 3600, &cfg->timeout))
+		return -EINVAL;
+	cfg->launch.connect_timeout = (int)cfg->timeout;
+	return 0;
+}
+
+static int opt_use_cuda(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)o;
+	return gdr_opts_use_cuda(&((struct pair_cfg *)dst)->mem, arg);
+}
+
+static int opt_gdr(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct pair_cfg *cfg = dst;
+
+	cfg->gdr_given = 1;
+	return gdr_parse_mode(fc_opt_what(o), arg, &cfg->mem.mode);
+}
+
+static int opt_inline(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct pair_cfg *cfg = dst;
+
+	if (!strcmp(arg, "max")) {
+		cfg->inline_max = 4096; /* capped at the QP's limit */
+		return 0;
+	}
+	return fc_parse_int(fc_opt_what(o), arg, 0, 4096, &cfg->inline_max);
+}
+
+static int opt_lat_mode(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)o;
+	if (strcmp(arg, "poll") && strcmp(arg, "imm")) {
+		fc_err("--lat-mode: '%s' is not a mode; expected poll or imm", arg);
+		return -EINVAL;
+	}
+	((struct pair_cfg *)dst)->lat_mode = !strcmp(arg, "imm") ? VB_LAT_IMM : VB_LAT_POLL;
+	return 0;
+}
+
+static void keep_child_arg(void *dst, const struct fc_opt *o, const char *arg);
+
+#define FC_OPT_T struct pair_cfg
+#define NO no_argument
+#define ARG required_argument
+
+static const struct fc_opts pair_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_CALL("test", 0, parse_tests, ARG),
+		FCO_CALL("bw", 0, opt_bw_lat, NO),
+		FCO_CALL("lat", 0, opt_bw_lat, NO),
+		FCO_SIZE("size", 's', size, 2, 1LL << 30, .what = "-s"),
+		FCO_FLAG("all-sizes", 'a', all_sizes),
+		FCO_SIZE("max-size", 0, max_size, 2, 1LL << 30),
+		FCO_U64("iters", 'n', iters, 1, 100000000, .what = "-n"),
+		FCO_DURATION("duration", 'D', duration, 0.01, 86400, .what = "-D"),
+		FCO_CALL("perftest", 0, opt_perftest, NO),
+		FCO_CALL("method", 0, parse_method, ARG),
+		FCO_CALL("warm-up", 0, opt_warmup, optional_argument),
+		FCO_INT("qps", 'q', qps, 1, 64, .what = "-q"),
+		FCO_FLAG("bidir", 'b', bidir),
+		FCO_FLAG("reverse", 0, reverse),
+		FCO_INT("tx-depth", 't', tx_depth, 1, 8192, .what = "-t"),
+		FCO_DURATION("interval", 0, interval, 0.01, 60),
+		FCO_CALL("dev", 'd', parse_devs, ARG),
+		FCO_CALL("device", 'd', parse_devs, ARG),
+		FCO_CALL("gid-index", 'x', parse_gids, ARG),
+		FCO_FLAG("cm", 0, cm),
+		FCO_INT("tclass", 0, tclass, 0, 255),
+		FCO_INT("sl", 0, sl, 0, 15),
+		FCO_DOUBLE("min-gbps", 0, lim.min_gbps, 0, 1e6),
+		FCO_DOUBLE("min-link-pct", 0, lim.min_link_pct, 0, 100),
+		FCO_DOUBLE("max-lat-us", 0, lim.max_lat_us, 0, 1e9),
+		FC_LAUNCH_OPTS(launch),
+		FCO_CALL("timeout", 0, opt_timeout, ARG),
+		FCO_DURATION("deadline", 0, deadline, 1, 7 * 86400),
+		FCO_STR("db", 0, db),
+		FCO_FLAG("no-db", 0, no_db),
+		FCO_STR("save-evidence", 0, evidence_dir),
+		FCO_CALL("use-cuda", 0, opt_use_cuda, optional_argument),
+		FCO_CALL("gdr", 0, opt_gdr, ARG),
+		FCO_FLAG("validate", 0, mem.validate),
+		FCO_STR("rails", 0, rails),
+		FCO_STR("exclude-dev", 0, exclude_dev),
+		FCO_DOUBLE("min-loaded-pct", 0, min_loaded_pct, 0, 100),
+		FCO_FLAG("loaded-only", 0, loaded_only),
+		FCO_INT("sync-fd", 0, sync_fd, 3, 65535),
+		FCO_INT("post-list", 0, post_list, 1, 1024),
+		FCO_INT("cq-mod", 0, cq_mod, 1, 8192),
+		FCO_CALL("inline", 0, opt_inline, ARG),
+		FCO_INT("threads", 0, threads, 1, VB_MAX_THREADS),
+		FCO_CALL("lat-mode", 0, opt_lat_mode, ARG),
+		FCO_FLAG("hugepages", 0, mem.hugepages),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "pair", .usage = "run 'fabcheck pair --help' for the options\n",
+	.seen = keep_child_arg,
+};
+#undef ARG
+#undef NO
 
 static void cfg_defaults(struct pair_cfg *cfg)
 {
@@ -404,29 +409,26 @@ static void cfg_defaults(struct pair_cfg *cfg)
 
 /* Each option of the command line but the rail selection and the output,
  * for the pair each rail runs (--rails). */
-static void keep_child_arg(struct pair_cfg *cfg, int c, const char *arg)
+static void keep_child_arg(void *dst, const struct fc_opt *o, const char *arg)
 {
-	static const int own[] = { OPT_RAILS, OPT_EXCLUDE_DEV, OPT_MIN_LOADED, OPT_LOADED_ONLY,
-				   OPT_SYNC_FD, OPT_DB, OPT_NO_DB, 'j', 'd', OPT_EVIDENCE };
+	static const char *const own[] = { "rails", "exclude-dev", "min-loaded-pct",
+					   "loaded-only", "sync-fd", "db", "no-db", "json",
+					   "dev", "device", "save-evidence" };
+	json_t *args = ((struct pair_cfg *)dst)->child_args;
 	char buf[512];
 
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (c == own[i])
+	for (size_t i = 0; i < FC_ARRAY_SIZE(own); i++)
+		if (!strcmp(o->name, own[i]))
 			return;
-	for (const struct option *o = pair_opts; o->name; o++) {
-		if (o->val != c)
-			continue;
-		if (o->has_arg == optional_argument) {
-			snprintf(buf, sizeof(buf), "--%s%s%s", o->name, arg ? "=" : "", arg ? arg : "");
-			json_array_append_new(cfg->child_args, json_string(buf));
-		} else {
-			snprintf(buf, sizeof(buf), "--%s", o->name);
-			json_array_append_new(cfg->child_args, json_string(buf));
-			if (o->has_arg == required_argument)
-				json_array_append_new(cfg->child_args, json_string(arg));
-		}
+	if (fc_opt_has_arg(o) == optional_argument) {
+		snprintf(buf, sizeof(buf), "--%s%s%s", o->name, arg ? "=" : "", arg ? arg : "");
+		json_array_append_new(args, json_string(buf));
 		return;
 	}
+	snprintf(buf, sizeof(buf), "--%s", o->name);
+	json_array_append_new(args, json_string(buf));
+	if (arg)
+		json_array_append_new(args, json_string(arg));
 }
 
 /* What --rails allows and needs. */
@@ -475,22 +477,15 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct pair_cfg cfg;
-	int c, dev_given = 0, rc;
+	int rc;
 
 	cfg_defaults(&cfg);
 	cfg.child_args = json_array();
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "s:an:D:q:bt:d:x:j", pair_opts)) != -1) {
-		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
-			if (c == '?')
-				fprintf(stderr, "run 'fabcheck pair --help' for the options\n");
-			json_decref(cfg.child_args);
-			return FC_EXIT_USAGE;
-		}
-		dev_given |= c == 'd';
-		keep_child_arg(&cfg, c, optarg);
+	if (fc_opts_parse(ctx, &pair_spec, &cfg, argc, argv)) {
+		json_decref(cfg.child_args);
+		return FC_EXIT_USAGE;
 	}
-	rc = pair_check_and_run(ctx, &cfg, argc, argv, dev_given);
+	rc = pair_check_and_run(ctx, &cfg, argc, argv, cfg.dev_given);
 	json_decref(cfg.child_args);
 	return rc;
 }
@@ -583,13 +578,13 @@ void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
 }
 
 /* The launch options of one parsed option, into @l. */
-static void note_launch(int c, const char *arg, struct pair_launch_opts *l)
+static void note_launch(const struct fc_opt *o, const char *arg, struct pair_launch_opts *l)
 {
-	if (c == OPT_WORKER_CMD)
+	if (!strcmp(o->name, "worker-cmd"))
 		l->worker_cmd = arg;
-	else if (c == OPT_LAUNCHER)
+	else if (!strcmp(o->name, "launcher"))
 		l->launcher = arg;
-	else if (c == OPT_SSH_CONFIG)
+	else if (!strcmp(o->name, "ssh-config"))
 		l->ssh_config = arg;
 }
 
@@ -605,36 +600,44 @@ int pair_opts_check(const char *what, const char *const *args, int n,
 		    struct pair_launch_opts *l)
 {
 	const char **argv = calloc((size_t)n + 2, sizeof(*argv));
+	struct fc_opts spec = pair_spec;
+	struct fc_opts_table t;
+	const struct fc_opt *o;
 	struct fc_ctx ctx = { 0 };
 	struct pair_cfg cfg;
 	int c, rc = 0;
 
-	if (!argv)
+	spec.seen = NULL; /* nothing kept for rails here */
+	if (!argv || fc_opts_table(&spec, "+", &t)) {
+		free(argv);
 		return -ENOMEM;
+	}
 	memset(l, 0, sizeof(*l));
 	argv[0] = "pair";
 	memcpy(argv + 1, args, (size_t)n * sizeof(*argv));
 	cfg_defaults(&cfg);
 	optind = 0; /* a fresh scan: getopt_long reorders argv, our copy */
 	opterr = 0;
-	for (int at = 1; !rc && (c = getopt_long(n + 1, (char **)argv, "+s:an:D:q:bt:d:x:j",
-						 pair_opts, NULL)) != -1; at = optind) {
+	for (int at = 1; !rc && (c = getopt_long(n + 1, (char **)argv, t.shorts, t.longs,
+						 NULL)) != -1; at = optind) {
 		const char *sep = optarg && !within(optarg, argv[at]) ? "' '" : "";
 
-		if (c == '?') {
+		o = c == '?' ? NULL : fc_opts_find(&spec, c);
+		if (!o) {
 			fc_err("%s: '%s' is not an option of 'fabcheck pair' (or lacks its value)",
 			       what, argv[at]);
 			rc = -EINVAL;
-		} else if (c == OPT_DB || c == OPT_NO_DB || c == 'j') {
+		} else if (!strcmp(o->name, "db") || !strcmp(o->name, "no-db") ||
+			   o->kind == FC_OPT_JSON) {
 			fc_err("%s: '%s' is the matrix's to set, not a pair option to keep", what,
 			       argv[at]);
 			rc = -EINVAL;
-		} else if (parse_opt(c, optarg, &cfg, &ctx)) {
+		} else if (fc_opt_take(&ctx, &spec, o, optarg, &cfg)) {
 			fc_err("%s: '%s%s%s' is refused (the reason above)", what, argv[at], sep,
 			       *sep ? optarg : "");
 			rc = -EINVAL;
 		} else {
-			note_launch(c, optarg, l);
+			note_launch(o, optarg, l);
 		}
 	}
 	if (!rc && optind <= n) {

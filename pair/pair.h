@@ -47,6 +47,7 @@ struct pair_cfg {
 	int cq_mod, inline_max, post_list, threads, lat_mode;
 	struct gdr_opts mem; /* --use-cuda, --gdr, --validate */
 	int gdr_given;
+	int dev_given;	     /* -d given */
 	/* Rails (pair/pair_rails.c). */
 	const char *rails;   /* --rails all|LIST, NULL: one port */
 	const char *exclude_dev; /* --exclude-dev LIST */

@@ -1,9 +1,9 @@
 /* fabcheck plan: communication arithmetic for fabric and parallelism. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/out.h"
 #include "plan/zero.h"
 #include "core/util.h"
@@ -53,78 +53,70 @@ struct plan_args {
 	const struct plan_fabric *fabric;	      /* NULL = all */
 };
 
-static int parse_strategy(const char *s, int *out)
+static int parse_strategy(void *dst, const char *s, const struct fc_opt *o)
 {
+	struct plan_args *a = dst;
+
+	(void)o;
 	if (!strcmp(s, "all")) {
-		*out = -1;
+		a->strategy = -1;
 		return 0;
 	}
 	for (int i = 0; i < PLAN_NSTRAT; i++)
 		if (!strcmp(s, plan_strategy_name(i))) {
-			*out = i;
+			a->strategy = i;
 			return 0;
 		}
 	fc_err("--strategy: '%s' is not a strategy; expected ddp, zero1, zero2, zero3 or all", s);
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct plan_args *a)
+static int parse_fabric(void *dst, const char *s, const struct fc_opt *o)
 {
-	static const struct option opts[] = {
-		{ .name = "params", .has_arg = required_argument, .val = 'p' },
-		{ .name = "bytes-per-param", .has_arg = required_argument, .val = 'b' },
-		{ .name = "gpus", .has_arg = required_argument, .val = 'g' },
-		{ .name = "gpus-per-node", .has_arg = required_argument, .val = 'n' },
-		{ .name = "nics-per-node", .has_arg = required_argument, .val = 'N' },
-		{ .name = "fabric", .has_arg = required_argument, .val = 'f' },
-		{ .name = "gbps", .has_arg = required_argument, .val = 'G' },
-		{ .name = "lat-us", .has_arg = required_argument, .val = 'L' },
-		{ .name = "efficiency", .has_arg = required_argument, .val = 'E' },
-		{ .name = "strategy", .has_arg = required_argument, .val = 's' },
-		{ .name = "compute-ms", .has_arg = required_argument, .val = 'c' },
-		{ .name = "overlap", .has_arg = required_argument, .val = 'O' },
-		{ .name = "collectives", .has_arg = required_argument, .val = 'C' },
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
-	int c, rc = 0;
+	struct plan_args *a = dst;
 
-	optind = 1;
-	while (!rc && (c = fc_getopt(argc, argv, "p:b:g:n:f:s:c:j", opts)) != -1) {
-		switch (c) {
-		case 'p': rc = plan_parse_count("--params", optarg, &a->params); break;
-		case 'b': rc = fc_parse_double("--bytes-per-param", optarg, 0.125, 64, &a->bpp); break;
-		case 'g': rc = fc_parse_int("--gpus", optarg, 1, 1 << 20, &a->gpus); break;
-		case 'n': rc = fc_parse_int("--gpus-per-node", optarg, 1, 64, &a->gpn); break;
-		case 'N': rc = fc_parse_int("--nics-per-node", optarg, 1, 64, &a->nics); break;
-		case 'G': rc = fc_parse_double("--gbps", optarg, 0.001, 1e5, &a->gbps); break;
-		case 'L': rc = fc_parse_double("--lat-us", optarg, 0, 1e6, &a->lat_us); break;
-		case 'E': rc = fc_parse_double("--efficiency", optarg, 0.01, 1, &a->eff); break;
-		case 'c': rc = fc_parse_double("--compute-ms", optarg, 0, 1e9, &a->compute_ms); break;
-		case 'O': rc = fc_parse_double("--overlap", optarg, 0, 1, &a->overlap); break;
-		case 'C': rc = fc_parse_int("--collectives", optarg, 1, 1 << 20, &a->collectives); break;
-		case 's': rc = parse_strategy(optarg, &a->strategy); break;
-		case 'j': ctx->json = 1; break;
-		case 'f':
-			if (!strcmp(optarg, "all"))
-				a->fabric = NULL;
-			else if (!(a->fabric = plan_fabric_find(optarg))) {
-				fc_err("--fabric: '%s' is not a fabric; expected 100gbe, 200gbe, 400gbe, hdr, ndr or all (or --gbps X)",
-				       optarg);
-				rc = -1;
-			}
-			break;
-		default:
-			fputs(usage_plan, stderr);
-			return -1;
-		}
-	}
-	if (rc)
-		return rc;
-	if (optind < argc) {
-		fc_err("plan: unexpected argument '%s'; options only (see --help)", argv[optind]);
+	(void)o;
+	if (!strcmp(s, "all"))
+		a->fabric = NULL;
+	else if (!(a->fabric = plan_fabric_find(s))) {
+		fc_err("--fabric: '%s' is not a fabric; expected 100gbe, 200gbe, 400gbe, hdr, ndr or all (or --gbps X)",
+		       s);
 		return -1;
 	}
+	return 0;
+}
+
+static int parse_params(void *dst, const char *s, const struct fc_opt *o)
+{
+	return plan_parse_count(fc_opt_what(o), s, &((struct plan_args *)dst)->params);
+}
+
+#define FC_OPT_T struct plan_args
+static const struct fc_opts plan_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_CALL("params", 'p', parse_params, required_argument),
+		FCO_DOUBLE("bytes-per-param", 'b', bpp, 0.125, 64),
+		FCO_INT("gpus", 'g', gpus, 1, 1 << 20),
+		FCO_INT("gpus-per-node", 'n', gpn, 1, 64),
+		FCO_INT("nics-per-node", 0, nics, 1, 64),
+		FCO_CALL("fabric", 'f', parse_fabric, required_argument),
+		FCO_DOUBLE("gbps", 0, gbps, 0.001, 1e5),
+		FCO_DOUBLE("lat-us", 0, lat_us, 0, 1e6),
+		FCO_DOUBLE("efficiency", 0, eff, 0.01, 1),
+		FCO_CALL("strategy", 's', parse_strategy, required_argument),
+		FCO_DOUBLE("compute-ms", 'c', compute_ms, 0, 1e9),
+		FCO_DOUBLE("overlap", 0, overlap, 0, 1),
+		FCO_INT("collectives", 0, collectives, 1, 1 << 20),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "plan", .usage = usage_plan, .no_args = "options only (see --help)",
+};
+
+static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct plan_args *a)
+{
+	if (fc_opts_parse(ctx, &plan_spec, a, argc, argv))
+		return -1;
 	if (a->params <= 0 || a->gpus <= 0) {
 		fc_err("plan: --params and --gpus are required (e.g. --params 70B --gpus 64)");
 		return -1;

@@ -1,6 +1,5 @@
 /* fabcheck report: a stored matrix run as HTML, CSV or Prometheus text. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/out.h"
 #include "core/util.h"
 #include "src/cmds.h"
@@ -276,51 +276,36 @@ out_release:
 	return rc;
 }
 
+struct report_args {
+	const char *out[OUT_N], *db;
+	int64_t run;
+	int list, history;
+};
+
+#define FC_OPT_T struct report_args
+static const struct fc_opts report_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_ID("run", 0, run),
+		FCO_STR("db", 0, db),
+		FCO_STR("html", 0, out[OUT_HTML]),
+		FCO_STR("csv", 0, out[OUT_CSV]),
+		FCO_STR("prom", 0, out[OUT_PROM]),
+		FCO_FLAG("list", 0, list),
+		FCO_FLAG("history", 0, history),
+		{ 0 },
+	},
+	.cmd = "report", .usage = usage_report, .no_args = "see 'fabcheck report --help'",
+};
+
 int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 {
-	enum { O_RUN = 256, O_DB, O_HTML, O_CSV, O_PROM, O_LIST, O_HISTORY };
-	static const struct option opts[] = {
-		{ .name = "run", .has_arg = required_argument, .val = O_RUN },
-		{ .name = "db", .has_arg = required_argument, .val = O_DB },
-		{ .name = "html", .has_arg = required_argument, .val = O_HTML },
-		{ .name = "csv", .has_arg = required_argument, .val = O_CSV },
-		{ .name = "prom", .has_arg = required_argument, .val = O_PROM },
-		{ .name = "list", .has_arg = no_argument, .val = O_LIST },
-		{ .name = "history", .has_arg = no_argument, .val = O_HISTORY },
-		{ 0 },
-	};
-	const char *out[OUT_N] = { 0 }, *db = NULL;
-	int64_t run = 0;
-	uint64_t v;
-	int c, list = 0, history = 0;
+	struct report_args a = { 0 };
+	const char *const *out = a.out;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "", opts)) != -1) {
-		switch (c) {
-		case O_RUN:
-			if (fc_parse_u64("--run", optarg, 1, INT64_MAX, &v))
-				return FC_EXIT_USAGE;
-			run = (int64_t)v;
-			break;
-		case O_DB: db = optarg; break;
-		case O_HTML: out[OUT_HTML] = optarg; break;
-		case O_CSV: out[OUT_CSV] = optarg; break;
-		case O_PROM: out[OUT_PROM] = optarg; break;
-		case O_LIST: list = 1; break;
-		case O_HISTORY: history = 1; break;
-		default:
-			fprintf(stderr, "%s", usage_report);
-			return FC_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fc_err("report: unexpected argument '%s'; see 'fabcheck report --help'",
-		       argv[optind]);
+	if (fc_opts_parse(ctx, &report_spec, &a, argc, argv))
 		return FC_EXIT_USAGE;
-	}
-	if (list) {
-		struct fc_store *st = fc_store_open_ro(db);
+	if (a.list) {
+		struct fc_store *st = fc_store_open_ro(a.db);
 		int rc;
 
 		if (!st)
@@ -333,9 +318,9 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");
 		return FC_EXIT_USAGE;
 	}
-	if (history && out[OUT_PROM]) {
+	if (a.history && out[OUT_PROM]) {
 		fc_err("report --history writes --html and --csv; drop --prom (or --history)");
 		return FC_EXIT_USAGE;
 	}
-	return report_run(db, run, out, history);
+	return report_run(a.db, a.run, a.out, a.history);
 }

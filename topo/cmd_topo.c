@@ -1,7 +1,6 @@
 /* fabcheck topo: GPUs, HCAs, PCIe distances, NVLink, NCCL advice. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "topo/nvsmi_topo.h"
 #include "topo/pcitopo.h"
 #include "topo/topo_report.h"
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -182,32 +182,22 @@ static void try_nvsmi(struct nvsmi_topo **m_p)
 	free(text);
 }
 
+#define FC_OPT_T struct topo_opts
+static const struct fc_opts topo_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_STR("sysfs", 's', sysfs),
+		FCO_STR("nvidia-smi-topo", 't', nvsmi_file),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "topo", .usage = usage_topo,
+	.no_args = "give files with --sysfs or --nvidia-smi-topo",
+};
+
 static int parse_opts(int argc, char **argv, struct fc_ctx *ctx, struct topo_opts *o)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ .name = "sysfs", .has_arg = required_argument, .val = 's' },
-		{ .name = "nvidia-smi-topo", .has_arg = required_argument, .val = 't' },
-		{ 0 },
-	};
-	int c;
-
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "js:t:", opts)) != -1) {
-		switch (c) {
-		case 'j': ctx->json = 1; break;
-		case 's': o->sysfs = optarg; break;
-		case 't': o->nvsmi_file = optarg; break;
-		default:
-			fprintf(stderr, "%s", usage_topo);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fc_err("topo: unexpected argument '%s'; give files with --sysfs or --nvidia-smi-topo",
-		       argv[optind]);
+	if (fc_opts_parse(ctx, &topo_spec, o, argc, argv))
 		return -EINVAL;
-	}
 	if (o->sysfs && !*o->sysfs) {
 		fc_err("--sysfs: empty path; give the root of a sysfs tree (default /sys)");
 		return -EINVAL;

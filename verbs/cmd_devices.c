@@ -1,9 +1,9 @@
 /* fabcheck devices: the RDMA devices and ports of this host. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "verbs/dev.h"
@@ -78,30 +78,17 @@ static void render_devices(FILE *f, const json_t *doc)
 
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
+	static const struct fc_opts spec = { .opt = fc_opts_json_only, .cmd = "devices",
+					     .usage = usage_devices,
+					     .no_args = "it takes no arguments" };
 	char host[256] = "?";
 	const char *why = NULL;
 	json_t *doc, *devs;
 	size_t i, j;
 	json_t *d, *p;
-	int c;
 
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
-		switch (c) {
-		case 'j': ctx->json = 1; break;
-		default:
-			fprintf(stderr, "%s", usage_devices);
-			return FC_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fc_err("devices: unexpected argument '%s'; it takes no arguments", argv[optind]);
+	if (fc_opts_parse(ctx, &spec, NULL, argc, argv))
 		return FC_EXIT_USAGE;
-	}
 	gethostname(host, sizeof(host) - 1);
 	devs = vb_devices_json(&why);
 	if (!devs) {

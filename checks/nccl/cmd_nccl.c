@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "checks/nccl/ncclenv.h"
 #include "checks/nccl/nccllog.h"
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "src/cmds.h"
@@ -192,49 +192,54 @@ struct check_opts {
 	const char *topo_path;
 };
 
+static int opt_net(void *dst, const char *arg, const struct fc_opt *opt)
+{
+	struct check_opts *o = dst;
+
+	(void)opt;
+	if (!valid_net(arg)) {
+		fc_err("--expect-net: '%s' is not a network name; expected IB, "
+		       "Socket or a plugin name such as IBext_v8", arg);
+		return -EINVAL;
+	}
+	o->exp.net = arg;
+	return 0;
+}
+
+static int opt_hcas(void *dst, const char *arg, const struct fc_opt *opt)
+{
+	struct check_opts *o = dst;
+
+	(void)opt;
+	free(o->hca_text);
+	o->hca_text = strdup(arg);
+	if (!o->hca_text || parse_hcas(o->hca_text, o->hcas, &o->exp.nhcas)) {
+		fc_err("--expect-hca: '%s' is not a HCA list; expected names "
+		       "separated by commas, each with an optional :port, for "
+		       "example mlx5_0,mlx5_1:1", arg);
+		return -EINVAL;
+	}
+	o->exp.hcas = o->hcas;
+	return 0;
+}
+
+#define FC_OPT_T struct check_opts
+static const struct fc_opts check_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_CALL("expect-net", 'n', opt_net, required_argument),
+		FCO_CALL("expect-hca", 'H', opt_hcas, required_argument),
+		FCO_FLAG("expect-gdr", 'g', exp.gdr),
+		FCO_STR("topo", 't', topo_path),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "check-log", .usage = usage_check_log,
+};
+
 static int parse_opts(struct fc_ctx *ctx, int argc, char **argv, struct check_opts *o)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ .name = "expect-net", .has_arg = required_argument, .val = 'n' },
-		{ .name = "expect-hca", .has_arg = required_argument, .val = 'H' },
-		{ .name = "expect-gdr", .has_arg = no_argument, .val = 'g' },
-		{ .name = "topo", .has_arg = required_argument, .val = 't' },
-		{ 0 },
-	};
-	int c;
-
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "jn:H:gt:", opts)) != -1) {
-		switch (c) {
-		case 'j': ctx->json = 1; break;
-		case 'g': o->exp.gdr = 1; break;
-		case 't': o->topo_path = optarg; break;
-		case 'n':
-			if (!valid_net(optarg)) {
-				fc_err("--expect-net: '%s' is not a network name; expected IB, "
-				       "Socket or a plugin name such as IBext_v8", optarg);
-				return -EINVAL;
-			}
-			o->exp.net = optarg;
-			break;
-		case 'H':
-			free(o->hca_text);
-			o->hca_text = strdup(optarg);
-			if (!o->hca_text ||
-			    parse_hcas(o->hca_text, o->hcas, &o->exp.nhcas)) {
-				fc_err("--expect-hca: '%s' is not a HCA list; expected names "
-				       "separated by commas, each with an optional :port, for "
-				       "example mlx5_0,mlx5_1:1", optarg);
-				return -EINVAL;
-			}
-			o->exp.hcas = o->hcas;
-			break;
-		default:
-			fputs(usage_check_log, stderr);
-			return -EINVAL;
-		}
-	}
+	if (fc_opts_parse(ctx, &check_spec, o, argc, argv))
+		return -EINVAL;
 	if (optind >= argc) {
 		fc_err("check-log: no log file given; pass one or more NCCL_DEBUG=INFO logs "
 		       "(or '-' for stdin)");

@@ -1,10 +1,10 @@
 /* fabcheck nccl env: what NCCL will make of a job's NCCL_* settings. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "checks/nccl/ncclenv.h"
@@ -171,39 +171,25 @@ static json_t *load_topo(const char *path)
 	return t;
 }
 
+#define FC_OPT_T struct env_args
+static const struct fc_opts env_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_STR("file", 'f', file),
+		FCO_STR("topo", 't', topo),
+		FCO_STR("sysfs", 0, sysfs),
+		FCO_FLAG("no-host", 0, no_host),
+		FCO_STR("nccl-lib", 0, lib),
+		FCO_FLAG("shipped", 0, shipped),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "nccl env", .usage = usage_nccl_env, .no_args = "give a file with --file",
+};
+
 static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct env_args *a)
 {
-	static const struct option opts[] = {
-		{ .name = "file", .has_arg = required_argument, .val = 'f' },
-		{ .name = "topo", .has_arg = required_argument, .val = 't' },
-		{ .name = "sysfs", .has_arg = required_argument, .val = 's' },
-		{ .name = "no-host", .has_arg = no_argument, .val = 'H' },
-		{ .name = "nccl-lib", .has_arg = required_argument, .val = 'L' },
-		{ .name = "shipped", .has_arg = no_argument, .val = 'S' },
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ 0 },
-	};
-	int c;
-
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "f:t:j", opts)) != -1) {
-		switch (c) {
-		case 'f': a->file = optarg; break;
-		case 't': a->topo = optarg; break;
-		case 's': a->sysfs = optarg; break;
-		case 'H': a->no_host = 1; break;
-		case 'L': a->lib = optarg; break;
-		case 'S': a->shipped = 1; break;
-		case 'j': ctx->json = 1; break;
-		default:
-			fputs(usage_nccl_env, stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fc_err("nccl env: unexpected argument '%s'; give a file with --file", argv[optind]);
+	if (fc_opts_parse(ctx, &env_spec, a, argc, argv))
 		return -EINVAL;
-	}
 	if (a->lib && a->shipped) {
 		fc_err("nccl env: --nccl-lib and --shipped exclude each other; choose one");
 		return -EINVAL;

@@ -1,6 +1,5 @@
 /* fabcheck nccl run: options. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +7,11 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/opts.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "checks/nccl/nccl_run.h"
+#include "ctl/launch_opts.h"
 
 #define USAGE_NCCL_RUN \
 	"usage: fabcheck nccl run NODE... [options]\n" \
@@ -51,29 +52,6 @@
 
 const char usage_nccl_run[] = USAGE_NCCL_RUN;
 
-enum { OPT_OP = 256, OPT_EXPECT_NET, OPT_EXPECT_GDR, OPT_LOG_DIR, OPT_LAUNCHER,
-       OPT_SSH_CONFIG, OPT_WORKER_CMD, OPT_TIMEOUT, OPT_RAIL_GBPS };
-
-static const struct option run_opts[] = {
-	{ .name = "gpus-per-node", .has_arg = required_argument, .val = 'g' },
-	{ .name = "min-bytes", .has_arg = required_argument, .val = 'b' },
-	{ .name = "max-bytes", .has_arg = required_argument, .val = 'e' },
-	{ .name = "step-factor", .has_arg = required_argument, .val = 'f' },
-	{ .name = "iters", .has_arg = required_argument, .val = 'n' },
-	{ .name = "warmup", .has_arg = required_argument, .val = 'w' },
-	{ .name = "op", .has_arg = required_argument, .val = OPT_OP },
-	{ .name = "expect-net", .has_arg = required_argument, .val = OPT_EXPECT_NET },
-	{ .name = "expect-gdr", .has_arg = no_argument, .val = OPT_EXPECT_GDR },
-	{ .name = "log-dir", .has_arg = required_argument, .val = OPT_LOG_DIR },
-	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
-	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH_CONFIG },
-	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WORKER_CMD },
-	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
-	{ .name = "rail-gbps", .has_arg = required_argument, .val = OPT_RAIL_GBPS },
-	{ .name = "json", .has_arg = no_argument, .val = 'j' },
-	{ 0 },
-};
-
 static int valid_net(const char *s)
 {
 	size_t n = strlen(s);
@@ -87,67 +65,95 @@ static int valid_net(const char *s)
 	return 1;
 }
 
-static int parse_opt(int c, const char *arg, struct ncr_cfg *cfg, struct fc_ctx *ctx)
+static int opt_factor(void *dst, const char *arg, const struct fc_opt *o)
 {
-	struct stat st;
 	int f;
 
-	switch (c) {
-	case 'g': return fc_parse_int("--gpus-per-node", arg, 1, 64, &cfg->gpus_per_node);
-	case 'b': return fc_parse_size("--min-bytes", arg, 4, NCR_MAX_BYTES, &cfg->p.min_bytes);
-	case 'e': return fc_parse_size("--max-bytes", arg, 4, NCR_MAX_BYTES, &cfg->p.max_bytes);
-	case 'f':
-		if (fc_parse_int("--step-factor", arg, 2, 1024, &f))
-			return -EINVAL;
-		cfg->p.factor = (unsigned)f;
-		return 0;
-	case 'n': return fc_parse_int("--iters", arg, 1, 100000, &cfg->p.iters);
-	case 'w': return fc_parse_int("--warmup", arg, 0, 100000, &cfg->p.warmup);
-	case OPT_OP:
-		if (ncr_op_parse(arg, &cfg->p.op)) {
-			fc_err("--op: '%s' is not an operation this runs; expected all_reduce", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_EXPECT_NET:
-		if (!valid_net(arg)) {
-			fc_err("--expect-net: '%s' is not a network name; expected IB, Socket or a "
-			       "plugin name such as IBext_v8", arg);
-			return -EINVAL;
-		}
-		cfg->expect_net = arg;
-		return 0;
-	case OPT_EXPECT_GDR: cfg->expect_gdr = 1; return 0;
-	case OPT_LOG_DIR:
-		if (stat(arg, &st) || !S_ISDIR(st.st_mode) || access(arg, W_OK)) {
-			fc_err("--log-dir: '%s' is not a folder this user can write; create it first",
-			       arg);
-			return -EINVAL;
-		}
-		cfg->log_dir = arg;
-		return 0;
-	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &cfg->launch.kind))
-			return -EINVAL;
-		return 0;
-	case OPT_SSH_CONFIG:
-		if (access(arg, R_OK)) {
-			fc_err("--ssh-config: cannot read '%s': %s", arg, strerror(errno));
-			return -EINVAL;
-		}
-		cfg->launch.ssh_config = arg;
-		return 0;
-	case OPT_WORKER_CMD: cfg->launch.worker_cmd = arg; return 0;
-	case OPT_TIMEOUT:
-		if (fc_parse_duration("--timeout", arg, 1, 3600, &cfg->p.timeout))
-			return -EINVAL;
-		cfg->launch.connect_timeout = (int)cfg->p.timeout;
-		return 0;
-	case OPT_RAIL_GBPS: return fc_parse_double("--rail-gbps", arg, 1, 10000, &cfg->rail_gbps);
-	case 'j': ctx->json = 1; return 0;
-	default: return -EINVAL;
-	}
+	if (fc_parse_int(fc_opt_what(o), arg, 2, 1024, &f))
+		return -EINVAL;
+	((struct ncr_cfg *)dst)->p.factor = (unsigned)f;
+	return 0;
 }
+
+static int opt_op(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)o;
+	if (ncr_op_parse(arg, &((struct ncr_cfg *)dst)->p.op)) {
+		fc_err("--op: '%s' is not an operation this runs; expected all_reduce", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_net(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)o;
+	if (!valid_net(arg)) {
+		fc_err("--expect-net: '%s' is not a network name; expected IB, Socket or a "
+		       "plugin name such as IBext_v8", arg);
+		return -EINVAL;
+	}
+	((struct ncr_cfg *)dst)->expect_net = arg;
+	return 0;
+}
+
+static int opt_log_dir(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct stat st;
+
+	(void)o;
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode) || access(arg, W_OK)) {
+		fc_err("--log-dir: '%s' is not a folder this user can write; create it first", arg);
+		return -EINVAL;
+	}
+	((struct ncr_cfg *)dst)->log_dir = arg;
+	return 0;
+}
+
+static int opt_ssh_config(void *dst, const char *arg, const struct fc_opt *o)
+{
+	(void)o;
+	if (access(arg, R_OK)) {
+		fc_err("--ssh-config: cannot read '%s': %s", arg, strerror(errno));
+		return -EINVAL;
+	}
+	((struct ncr_cfg *)dst)->launch.ssh_config = arg;
+	return 0;
+}
+
+static int opt_timeout(void *dst, const char *arg, const struct fc_opt *o)
+{
+	struct ncr_cfg *cfg = dst;
+
+	if (fc_parse_duration(fc_opt_what(o), arg, 1, 3600, &cfg->p.timeout))
+		return -EINVAL;
+	cfg->launch.connect_timeout = (int)cfg->p.timeout;
+	return 0;
+}
+
+#define FC_OPT_T struct ncr_cfg
+static const struct fc_opts run_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_INT("gpus-per-node", 'g', gpus_per_node, 1, 64),
+		FCO_SIZE("min-bytes", 'b', p.min_bytes, 4, NCR_MAX_BYTES),
+		FCO_SIZE("max-bytes", 'e', p.max_bytes, 4, NCR_MAX_BYTES),
+		FCO_CALL("step-factor", 'f', opt_factor, required_argument),
+		FCO_INT("iters", 'n', p.iters, 1, 100000),
+		FCO_INT("warmup", 'w', p.warmup, 0, 100000),
+		FCO_CALL("op", 0, opt_op, required_argument),
+		FCO_CALL("expect-net", 0, opt_net, required_argument),
+		FCO_FLAG("expect-gdr", 0, expect_gdr),
+		FCO_CALL("log-dir", 0, opt_log_dir, required_argument),
+		FCO_CALL_AT("launcher", 0, fc_launcher_opt, launch.kind, enum fc_launcher),
+		FCO_CALL("ssh-config", 0, opt_ssh_config, required_argument),
+		FCO_STR("worker-cmd", 0, launch.worker_cmd),
+		FCO_CALL("timeout", 0, opt_timeout, required_argument),
+		FCO_DOUBLE("rail-gbps", 0, rail_gbps, 1, 10000),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "nccl run", .usage = "run 'fabcheck nccl help run' for the options\n",
+};
 
 static void cfg_defaults(struct ncr_cfg *cfg)
 {
@@ -200,17 +206,10 @@ static int check_cfg(struct ncr_cfg *cfg)
 int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct ncr_cfg cfg;
-	int c;
 
 	cfg_defaults(&cfg);
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "g:b:e:f:n:w:j", run_opts)) != -1) {
-		if (c == '?' || parse_opt(c, optarg, &cfg, ctx)) {
-			if (c == '?')
-				fprintf(stderr, "run 'fabcheck nccl help run' for the options\n");
-			return FC_EXIT_USAGE;
-		}
-	}
+	if (fc_opts_parse(ctx, &run_spec, &cfg, argc, argv))
+		return FC_EXIT_USAGE;
 	if (optind >= argc) {
 		fc_err("nccl run: no node given; name the nodes to run on (fabcheck nccl run "
 		       "nodeA nodeB), or 'localhost --launcher local' for this host");

@@ -7,7 +7,6 @@
  * its own deadline, and judges the documents here (checks/preflight/preflight.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "core/out.h"
 #include "core/util.h"
 #include "ctl/chan.h"
+#include "ctl/launch_opts.h"
 #include "src/cmds.h"
 #include "matrix/mx_cli.h"
 #include "ctl/child.h"
@@ -56,24 +56,6 @@ const char usage_preflight[] =
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 a node could not\n"
 	"be reached or probed.\n";
 
-enum { OPT_HOSTFILE = 256, OPT_RATE, OPT_MTU, OPT_TCLASS, OPT_LAUNCHER, OPT_SSH, OPT_WCMD,
-       OPT_TIMEOUT, OPT_FANOUT, OPT_NO_MUX };
-
-static const struct option pf_long[] = {
-	{ .name = "hostfile", .has_arg = required_argument, .val = OPT_HOSTFILE },
-	{ .name = "expect-rate", .has_arg = required_argument, .val = OPT_RATE },
-	{ .name = "expect-mtu", .has_arg = required_argument, .val = OPT_MTU },
-	{ .name = "tclass", .has_arg = required_argument, .val = OPT_TCLASS },
-	{ .name = "launcher", .has_arg = required_argument, .val = OPT_LAUNCHER },
-	{ .name = "ssh-config", .has_arg = required_argument, .val = OPT_SSH },
-	{ .name = "worker-cmd", .has_arg = required_argument, .val = OPT_WCMD },
-	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
-	{ .name = "fanout", .has_arg = required_argument, .val = OPT_FANOUT },
-	{ .name = "no-ssh-mux", .has_arg = no_argument, .val = OPT_NO_MUX },
-	{ .name = "json", .has_arg = no_argument, .val = 'j' },
-	{ 0 },
-};
-
 struct pf_cli {
 	char **nodes;
 	int n;
@@ -87,32 +69,26 @@ struct pf_cli {
 /* The most of a probe's document kept (one is a few KiB). */
 #define PF_OUT_MAX (1u << 20)
 
-static int pf_parse_opt(struct fc_ctx *ctx, struct pf_cli *c, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_HOSTFILE: c->hostfile = arg; return 0;
-	case OPT_RATE:
-		return fc_parse_double("--expect-rate", arg, 0.001, 1e5, &c->o.expect_rate_gbps);
-	case OPT_MTU: return fc_parse_int("--expect-mtu", arg, 256, 65536, &c->o.expect_mtu);
-	case OPT_TCLASS: return fc_parse_int("--tclass", arg, 0, 255, &c->o.tclass);
-	case OPT_LAUNCHER:
-		if (fc_launcher_parse(arg, &c->l.kind))
-			return -EINVAL;
-		return 0;
-	case OPT_SSH: c->l.ssh_config = arg; return 0;
-	case OPT_WCMD: c->l.worker_cmd = arg; return 0;
-	case OPT_TIMEOUT: return fc_parse_duration("--timeout", arg, 1, 3600, &c->timeout);
-	case OPT_FANOUT: return fc_fanout_parse(arg, &c->l.fanout);
-	case OPT_NO_MUX: c->no_mux = 1; return 0;
-	case 'j': ctx->json = 1; return 0;
-	default: return -EINVAL;
-	}
-}
+#define FC_OPT_T struct pf_cli
+static const struct fc_opts pf_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_STR("hostfile", 0, hostfile),
+		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
+		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
+		FCO_INT("tclass", 0, o.tclass, 0, 255),
+		FC_LAUNCH_OPTS(l),
+		FCO_DURATION("timeout", 0, timeout, 1, 3600),
+		FCO_CALL_AT("fanout", 0, fc_fanout_opt, l.fanout, int),
+		FCO_FLAG("no-ssh-mux", 0, no_mux),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "preflight", .usage = "run 'fabcheck preflight --help' for the options\n",
+};
 
 static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 {
 	const char *env = getenv("FABCHECK_WORKER_CMD");
-	int opt;
 
 	memset(c, 0, sizeof(*c));
 	c->o.tclass = 106;
@@ -120,15 +96,8 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 	c->l.kind = FC_LAUNCH_SSH;
 	c->l.worker_cmd = env && *env ? env : NULL;
 	c->l.verbose = ctx->verbose;
-	optind = 1;
-	while ((opt = fc_getopt(argc, argv, "j", pf_long)) != -1) {
-		if (opt == '?') {
-			fprintf(stderr, "run 'fabcheck preflight --help' for the options\n");
-			return FC_EXIT_USAGE;
-		}
-		if (pf_parse_opt(ctx, c, opt, optarg))
-			return FC_EXIT_USAGE;
-	}
+	if (fc_opts_parse(ctx, &pf_spec, c, argc, argv))
+		return FC_EXIT_USAGE;
 	c->l.connect_timeout = (int)c->timeout;
 	if (mx_node_args("preflight", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;

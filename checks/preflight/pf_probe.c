@@ -9,7 +9,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <infiniband/verbs.h>
 #include <libgen.h>
 #include <limits.h>
@@ -19,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "ctl/ibpeer.h"
@@ -229,39 +229,32 @@ static void probe_hcas(json_t *doc, const json_t *devs, const char *kernel, doub
 	json_object_set_new(doc, "qos", qos);
 }
 
+struct probe_args {
+	double timeout;
+	int no_topo;
+};
+
+#define FC_OPT_T struct probe_args
+static const struct fc_opts probe_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_FLAG("no-topo", 0, no_topo),
+		FCO_DURATION("timeout", 0, timeout, 1, 600),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "preflight-probe", .usage = usage_preflight_probe, .no_args = "",
+};
+
 int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "json", .has_arg = no_argument, .val = 'j' },
-		{ .name = "no-topo", .has_arg = no_argument, .val = 'T' },
-		{ .name = "timeout", .has_arg = required_argument, .val = 't' },
-		{ 0 },
-	};
+	struct probe_args a = { .timeout = 20 };
 	char host[256] = "?";
 	const char *why = NULL;
 	struct utsname u;
-	double timeout = 20;
-	int c, no_topo = 0;
 	json_t *doc, *devs;
 
-	optind = 1;
-	while ((c = fc_getopt(argc, argv, "j", opts)) != -1) {
-		if (c == 'j') {
-			ctx->json = 1;
-		} else if (c == 'T') {
-			no_topo = 1;
-		} else if (c == 't') {
-			if (fc_parse_duration("--timeout", optarg, 1, 600, &timeout))
-				return FC_EXIT_USAGE;
-		} else {
-			fprintf(stderr, "%s", usage_preflight_probe);
-			return FC_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fc_err("preflight-probe: unexpected argument '%s'", argv[optind]);
+	if (fc_opts_parse(ctx, &probe_spec, &a, argc, argv))
 		return FC_EXIT_USAGE;
-	}
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
@@ -276,9 +269,9 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	json_object_set_new(doc, "devices", devs);
 	fc_ib_switches_add(devs, doc);
-	probe_hcas(doc, devs, u.release, timeout);
-	if (!no_topo)
-		probe_topo(doc, timeout);
+	probe_hcas(doc, devs, u.release, a.timeout);
+	if (!a.no_topo)
+		probe_topo(doc, a.timeout);
 	/* Always JSON: the controller reads it. */
 	ctx->json = 1;
 	return fc_emit(ctx, doc, NULL);
