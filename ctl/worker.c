@@ -348,10 +348,8 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	int err;
 
 	(void)ctx;
-	if (argc > 1) {
-		fc_err("worker: unexpected argument '%s'; the worker takes none", argv[1]);
+	if (fc_refuse_args("worker", argv + 1, argc - 1, "the worker takes none"))
 		return FC_EXIT_USAGE;
-	}
 	fc_log_prefix = "fabcheck worker";
 	fc_log_hook = keep_error;
 	memset(&w, 0, sizeof(w));

@@ -494,10 +494,8 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	int err;
 
 	(void)ctx;
-	if (argc > 1) {
-		fc_err("nccl-worker: unexpected argument '%s'; it takes none", argv[1]);
+	if (fc_refuse_args("nccl-worker", argv + 1, argc - 1, "it takes none"))
 		return FC_EXIT_USAGE;
-	}
 	memset(&w, 0, sizeof(w));
 	/* A controller gone is seen as EPIPE / end of input, never a signal that
 	 * would skip the cleanup. */
