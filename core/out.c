@@ -280,6 +280,27 @@ double fc_jnum(const json_t *obj, const char *key, double dflt)
 
 /* ---- tables ---- */
 
+json_t *fc_json_counters(const char *text, fc_counter_line_fn *fn)
+{
+	json_t *o = json_object();
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char name[256];
+		unsigned long long v;
+
+		if (fn(line, len, name, sizeof(name), &v))
+			json_object_set_new(o, name, json_integer((json_int_t)v));
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!json_object_size(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The columns a table may have (a program's tables have a dozen). */
 #define FC_TABLE_MAX_COLS 64
 

@@ -50,6 +50,14 @@ json_t *fc_json_text(const char *s);
 /* Prints the findings and a "verdict: X" line for a text report. */
 void fc_render_findings(FILE *f, const json_t *doc);
 
+/* Reads the line @line (@len bytes, not NUL-ended) as a counter: its name
+ * into @name (@nlen bytes) and its value; 1 when the line holds one. */
+typedef int fc_counter_line_fn(const char *line, size_t len, char *name, size_t nlen,
+			       unsigned long long *v_p);
+/* The counters that @fn reads in the lines of @text, as a JSON object of
+ * integers; NULL when there is none (or @text is NULL). */
+json_t *fc_json_counters(const char *text, fc_counter_line_fn *fn);
+
 /* Aligned text tables: columns sized to their widest cell. */
 struct fc_table;
 struct fc_table *fc_table_new(int ncols, ...); /* header strings */

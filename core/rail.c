@@ -203,6 +203,61 @@ static const char *key_kind(const struct match *x)
 	return x->map->by_switch ? "switch" : x->map->by_name ? "device" : "subnet";
 }
 
+/* A port the rails take: active, not left out, on the fabric's link layer. */
+static int eligible(const struct match *x, const struct fc_rail_port *p)
+{
+	return p->active && !excluded(x, p) && p->link_layer == x->map->link_layer;
+}
+
+/* Ports that report a key, those that do not, the most eligible ports a node has. */
+struct key_count {
+	int with, without, maxports;
+};
+
+/* Counts the key of each eligible port (the switch it reaches when
+ * @by_switch, else its subnet) into @kc; @seen(@arg, key) for each one reported. */
+static void count_keys(const struct match *x, int by_switch, struct key_count *kc,
+		       void (*seen)(void *arg, const char *key), void *arg)
+{
+	memset(kc, 0, sizeof(*kc));
+	for (int i = 0; i < x->n; i++) {
+		int cand = 0;
+
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+			const char *key = by_switch ? p->peer : p->subnet;
+
+			if (!eligible(x, p))
+				continue;
+			cand++;
+			if (!key[0]) {
+				kc->without++;
+				continue;
+			}
+			kc->with++;
+			seen(arg, key);
+		}
+		kc->maxports = cand > kc->maxports ? cand : kc->maxports;
+	}
+}
+
+/* The switches the ports reach, FC_RAIL_MAX + 1 at most. */
+struct switches {
+	const char *sw[FC_RAIL_MAX + 1];
+	int n;
+};
+
+static void add_switch(void *arg, const char *peer)
+{
+	struct switches *s = arg;
+	int k;
+
+	for (k = 0; k < s->n && strcmp(s->sw[k], peer); k++)
+		;
+	if (k == s->n && s->n <= FC_RAIL_MAX)
+		s->sw[s->n++] = peer;
+}
+
 /*
  * InfiniBand: match by the switch each port reaches where every eligible
  * port reports one and there are as many switches as a node has ports.
@@ -210,50 +265,31 @@ static const char *key_kind(const struct match *x)
  */
 static int choose_by_switch(struct match *x, int *rc)
 {
-	int with = 0, without = 0, maxports = 0, nsw = 0;
-	const char *sw[FC_RAIL_MAX + 1];
+	struct switches s = { .n = 0 };
+	struct key_count kc;
+	int nsw;
 
 	*rc = 0;
 	if (x->map->link_layer != FC_RAIL_LL_IB)
 		return 0;
-	for (int i = 0; i < x->n; i++) {
-		int cand = 0;
-
-		for (int j = 0; j < x->nodes[i].nports; j++) {
-			const struct fc_rail_port *p = &x->nodes[i].ports[j];
-			int k;
-
-			if (!p->active || excluded(x, p) || p->link_layer != FC_RAIL_LL_IB)
-				continue;
-			cand++;
-			if (!p->peer[0]) {
-				without++;
-				continue;
-			}
-			with++;
-			for (k = 0; k < nsw && strcmp(sw[k], p->peer); k++)
-				;
-			if (k == nsw && nsw <= FC_RAIL_MAX)
-				sw[nsw++] = p->peer;
-		}
-		maxports = cand > maxports ? cand : maxports;
-	}
-	if (without) {
+	count_keys(x, 1, &kc, add_switch, &s);
+	nsw = s.n;
+	if (kc.without) {
 		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
 				  "the switch %d InfiniBand port%s reach%s is not known (fabcheck "
 				  "devices reads it with smpquery of infiniband-diags, which needs "
 				  "umad access): rails are not matched by switch",
-				  without, without > 1 ? "s" : "", without > 1 ? "" : "es");
+				  kc.without, kc.without > 1 ? "s" : "", kc.without > 1 ? "" : "es");
 		return 0;
 	}
-	if (!with || maxports < 2)
+	if (!kc.with || kc.maxports < 2)
 		return 0;
-	if (nsw != maxports) {
+	if (nsw != kc.maxports) {
 		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
 				  "the InfiniBand ports reach %s%d switches for %d ports a node "
 				  "(rails that span several leaf switches): rails are not matched "
 				  "by switch", nsw > FC_RAIL_MAX ? "more than " : "",
-				  nsw > FC_RAIL_MAX ? FC_RAIL_MAX : nsw, maxports);
+				  nsw > FC_RAIL_MAX ? FC_RAIL_MAX : nsw, kc.maxports);
 		return 0;
 	}
 	*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
@@ -262,53 +298,48 @@ static int choose_by_switch(struct match *x, int *rc)
 	return 1;
 }
 
+/* The first subnet reported, and whether every port reports that one. */
+struct subnets {
+	const char *first;
+	int one;
+};
+
+static void add_subnet(void *arg, const char *subnet)
+{
+	struct subnets *s = arg;
+
+	if (!s->first)
+		s->first = subnet;
+	else if (strcmp(s->first, subnet))
+		s->one = 0;
+}
+
 /* Matching by device name: no subnet known, or one InfiniBand subnet for
  * every port. */
 static int choose_by_name(struct match *x, int *rc)
 {
-	int with = 0, without = 0, multi = 0;
-	const char *first = NULL;
-	int one_subnet = 1;
+	struct subnets s = { NULL, 1 };
+	struct key_count kc;
 
 	*rc = 0;
-	for (int i = 0; i < x->n; i++) {
-		int cand = 0;
-
-		for (int j = 0; j < x->nodes[i].nports; j++) {
-			const struct fc_rail_port *p = &x->nodes[i].ports[j];
-
-			if (!p->active || excluded(x, p) || p->link_layer != x->map->link_layer)
-				continue;
-			cand++;
-			if (!p->subnet[0]) {
-				without++;
-				continue;
-			}
-			with++;
-			if (!first)
-				first = p->subnet;
-			else if (strcmp(first, p->subnet))
-				one_subnet = 0;
-		}
-		multi |= cand > 1;
-	}
-	if (!with) {
+	count_keys(x, 0, &kc, add_subnet, &s);
+	if (!kc.with) {
 		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
 				  "rails matched by device name: no port reports its subnet");
 		return 1;
 	}
-	if (x->map->link_layer == FC_RAIL_LL_IB && one_subnet && multi) {
+	if (x->map->link_layer == FC_RAIL_LL_IB && s.one && kc.maxports > 1) {
 		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
 				  "rails matched by device name: every InfiniBand port is on "
 				  "subnet prefix %s (one subnet manager for all rails)",
-				  first);
+				  s.first);
 		return 1;
 	}
-	if (without && x->map->link_layer == FC_RAIL_LL_IB) {
+	if (kc.without && x->map->link_layer == FC_RAIL_LL_IB) {
 		*rc = add_finding(x->map, FC_RAIL_NOTE, -1,
 				  "rails matched by device name: %d port%s report no subnet "
 				  "prefix",
-				  without, without > 1 ? "s" : "");
+				  kc.without, kc.without > 1 ? "s" : "");
 		return 1;
 	}
 	return 0;
@@ -338,7 +369,7 @@ static int collect(struct match *x)
 			struct member *m = &x->m[x->nm];
 			int k;
 
-			if (!p->active || excluded(x, p) || p->link_layer != x->map->link_layer)
+			if (!eligible(x, p))
 				continue;
 			if (!x->map->by_name && !x->map->by_switch && !p->subnet[0]) {
 				rc = add_finding(x->map, FC_RAIL_WARN, i,

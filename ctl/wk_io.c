@@ -27,6 +27,41 @@ void fc_wk_io_release(struct fc_wk_io *io)
 	pthread_mutex_destroy(&io->lock);
 }
 
+static char last_error[1024];
+
+static void keep_error(enum fc_log_level lvl, const char *msg)
+{
+	if (lvl == FC_LOG_ERR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+int fc_wk_begin(struct fc_wk_io *io, const char *cmd, int argc, char **argv)
+{
+	static char prefix[64];
+
+	if (argc > 1) {
+		fc_err("%s: unexpected argument '%s'; it takes none", cmd, argv[1]);
+		return FC_EXIT_USAGE;
+	}
+	snprintf(prefix, sizeof(prefix), "fabcheck %s", cmd);
+	fc_log_prefix = prefix;
+	last_error[0] = '\0';
+	fc_log_hook = keep_error;
+	fc_wk_io_init(io, 60);
+	return 0;
+}
+
+const char *fc_wk_last_error(const char *fallback)
+{
+	return last_error[0] ? last_error : fallback;
+}
+
+void fc_wk_end(struct fc_wk_io *io)
+{
+	fc_wk_io_release(io);
+	fc_log_hook = NULL;
+}
+
 int fc_wk_send(struct fc_wk_io *io, const char *type, json_t *body)
 {
 	char *line;

@@ -30,6 +30,17 @@ struct fc_wk_io {
 
 void fc_wk_io_init(struct fc_wk_io *io, double idle);
 void fc_wk_io_release(struct fc_wk_io *io);
+/*
+ * A worker's start, `fabcheck @cmd` (a worker takes no argument): 0 after
+ * naming the log lines "fabcheck @cmd", keeping the last error logged (see
+ * fc_wk_last_error) and readying @io with a keep-alive of 60 s until the
+ * hello; FC_EXIT_USAGE after logging an argument it was given.
+ */
+int fc_wk_begin(struct fc_wk_io *io, const char *cmd, int argc, char **argv);
+/* The last error logged since fc_wk_begin, or @fallback when none was. */
+const char *fc_wk_last_error(const char *fallback);
+/* A worker's end: releases @io and stops keeping errors. */
+void fc_wk_end(struct fc_wk_io *io);
 /* Sends @type with @body (consumed; NULL for none): 0 or -errno. */
 int fc_wk_send(struct fc_wk_io *io, const char *type, json_t *body);
 /* Waits for the next message other than "ping" (see the keep-alive rule);

@@ -41,18 +41,10 @@ struct worker {
 	int ev_before; /* the "before" evidence went out: "after" is due */
 };
 
-static char last_error[1024];
-
-static void keep_error(enum fc_log_level lvl, const char *msg)
-{
-	if (lvl == FC_LOG_ERR)
-		snprintf(last_error, sizeof(last_error), "%s", msg);
-}
-
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
 {
 	return fc_wk_send(&w->io, "error", json_pack("{s:s, s:s}", "kind", kind, "msg",
-					     last_error[0] ? last_error : fallback));
+					     fc_wk_last_error(fallback)));
 }
 
 /* During a test: stop when stdin closed or something other than a ping came. */
@@ -348,12 +340,9 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	int err;
 
 	(void)ctx;
-	if (fc_refuse_args("worker", argv + 1, argc - 1, "the worker takes none"))
-		return FC_EXIT_USAGE;
-	fc_log_prefix = "fabcheck worker";
-	fc_log_hook = keep_error;
 	memset(&w, 0, sizeof(w));
-	fc_wk_io_init(&w.io, 60);
+	if (fc_wk_begin(&w.io, "worker", argc, argv))
+		return FC_EXIT_USAGE;
 	srand48((long)getpid() ^ (long)(fc_now() * 1e6));
 	err = wk_run(&w);
 	/* a test that failed still shows what the port counted meanwhile */
@@ -368,7 +357,6 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	vb_res_close(&w.r);
 	wk_mem_close(&w.mem);
 	wk_qos_release(&w.qos);
-	fc_wk_io_release(&w.io);
-	fc_log_hook = NULL;
+	fc_wk_end(&w.io);
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
 }

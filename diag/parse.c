@@ -7,8 +7,12 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/out.h"
 
 /*
  * Counter names and what they show. Sources: the kernel's mlx5 counters
@@ -144,32 +148,25 @@ static int pq_line(const char *line, size_t len, char *name, size_t nlen,
 	return end <= line + len && (end == line + len || isspace((unsigned char)*end));
 }
 
+/* A perfquery counter the evidence reads, under its own name. */
+static int pq_counter(const char *line, size_t len, char *name, size_t nlen,
+		      unsigned long long *v_p)
+{
+	char raw[64];
+
+	if (!pq_line(line, len, raw, sizeof(raw), v_p))
+		return 0;
+	for (size_t i = 0; i < sizeof(pq_names) / sizeof(pq_names[0]); i++)
+		if (!strcmp(raw, pq_names[i][0])) {
+			snprintf(name, nlen, "%s", pq_names[i][1]);
+			return 1;
+		}
+	return 0;
+}
+
 json_t *diag_parse_perfquery(const char *text)
 {
-	json_t *o = json_object();
-
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char name[64];
-		unsigned long long v;
-
-		if (pq_line(line, len, name, sizeof(name), &v)) {
-			const char *canon = NULL;
-
-			for (size_t i = 0; i < sizeof(pq_names) / sizeof(pq_names[0]); i++)
-				if (!strcmp(name, pq_names[i][0]))
-					canon = pq_names[i][1];
-			if (canon)
-				json_object_set_new(o, canon, json_integer((json_int_t)v));
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	if (!json_object_size(o)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return fc_json_counters(text, pq_counter);
 }
 
 double diag_parse_rate(const char *s)
@@ -219,25 +216,34 @@ static double dbm_of(const char *v)
 	return slash && strstr(slash, "dBm") ? strtod(slash + 1, NULL) : 99;
 }
 
+/* The `ethtool -m` keys read into one figure: where it goes, whether it is
+ * the dBm of "mW / dBm", whether it makes the module known. */
+static const struct {
+	const char *key;
+	size_t off;
+	int dbm, known;
+} module_keys[] = {
+	{ "Module temperature", offsetof(struct diag_module, temp_c), 0, 1 },
+	{ "Module temperature high alarm threshold", offsetof(struct diag_module, temp_alarm_c), 0, 0 },
+	{ "Module temperature high warning threshold", offsetof(struct diag_module, temp_warn_c), 0, 0 },
+	{ "Module voltage", offsetof(struct diag_module, volt), 0, 1 },
+	{ "Module voltage high alarm threshold", offsetof(struct diag_module, volt_hi_alarm), 0, 0 },
+	{ "Module voltage low alarm threshold", offsetof(struct diag_module, volt_lo_alarm), 0, 0 },
+	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
+};
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
 
-	if (!strcmp(key, "Module temperature"))
-		m->temp_c = strtod(val, NULL), m->known = 1;
-	else if (!strcmp(key, "Module temperature high alarm threshold"))
-		m->temp_alarm_c = strtod(val, NULL);
-	else if (!strcmp(key, "Module temperature high warning threshold"))
-		m->temp_warn_c = strtod(val, NULL);
-	else if (!strcmp(key, "Module voltage"))
-		m->volt = strtod(val, NULL), m->known = 1;
-	else if (!strcmp(key, "Module voltage high alarm threshold"))
-		m->volt_hi_alarm = strtod(val, NULL);
-	else if (!strcmp(key, "Module voltage low alarm threshold"))
-		m->volt_lo_alarm = strtod(val, NULL);
-	else if (!strcmp(key, "Laser rx power low alarm threshold"))
-		m->rx_lo_alarm_dbm = dbm_of(val);
-	else if (!strncmp(key, "Rcvr signal avg optical power", 29) ||
+	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
+		if (!strcmp(key, module_keys[i].key)) {
+			*(double *)((char *)m + module_keys[i].off) =
+				module_keys[i].dbm ? dbm_of(val) : strtod(val, NULL);
+			m->known |= module_keys[i].known;
+			return;
+		}
+	if (!strncmp(key, "Rcvr signal avg optical power", 29) ||
 		 !strncmp(key, "Receiver signal average optical power", 37)) {
 		double d = dbm_of(val);
 

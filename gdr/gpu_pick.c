@@ -206,21 +206,17 @@ int gdr_reg_decide(const struct gdr_reg_inputs *in, struct gdr_reg_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 	dmabuf_missing(in, why, sizeof(why));
 	dmabuf_ok = !why[0];
-	switch (in->mode) {
-	case GDR_MODE_DMABUF:
-		if (!dmabuf_ok)
-			goto no_dmabuf;
-		plan->first = GDR_REG_DMABUF;
-		snprintf(plan->msg, sizeof(plan->msg), "dma-buf, as --gdr dmabuf asks");
+	if (in->mode == GDR_MODE_DMABUF && !dmabuf_ok)
+		goto no_dmabuf;
+	if (in->mode == GDR_MODE_PEERMEM && !peermem_ok)
+		goto no_peermem;
+	if (in->mode != GDR_MODE_AUTO) { /* the method --gdr asks for, available */
+		int dmabuf = in->mode == GDR_MODE_DMABUF;
+
+		plan->first = dmabuf ? GDR_REG_DMABUF : GDR_REG_PEERMEM;
+		snprintf(plan->msg, sizeof(plan->msg), "%s, as --gdr %s asks",
+			 dmabuf ? "dma-buf" : "peermem", gdr_method_name(plan->first));
 		return 0;
-	case GDR_MODE_PEERMEM:
-		if (!peermem_ok)
-			goto no_peermem;
-		plan->first = GDR_REG_PEERMEM;
-		snprintf(plan->msg, sizeof(plan->msg), "peermem, as --gdr peermem asks");
-		return 0;
-	case GDR_MODE_AUTO:
-		break;
 	}
 	if (dmabuf_ok) {
 		plan->first = GDR_REG_DMABUF;

@@ -83,22 +83,40 @@ int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t 
 	return err;
 }
 
-int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
+/*
+ * Where @len bytes at @p, at most @max, lie in @m: their offset in *@off_p,
+ * and 1 when the host reaches the memory, 0 when it does not (the device is
+ * then bound to this thread); else logs that it cannot @what them and
+ * returns a negative errno.
+ */
+static int reach(struct gdr_mem *m, const void *p, size_t len, size_t max, const char *what,
+		 uint64_t *off_p)
 {
 	uint64_t off = (uint64_t)((const uint8_t *)p - (const uint8_t *)m->base);
 	int err;
 
-	if (off > m->len || len > m->len - off) {
-		fc_err("--validate: bytes %llu+%zu are outside the %zu-byte buffer",
+	*off_p = off;
+	if (off > m->len || len > m->len - off || len > max) {
+		fc_err("--validate: cannot %s bytes %llu+%zu of the %zu-byte buffer", what,
 		       (unsigned long long)off, len, m->len);
 		return -ERANGE;
 	}
-	if (gdr_mem_host_accessible(m)) {
-		memcpy(out, p, len);
-		return 0;
-	}
+	if (gdr_mem_host_accessible(m))
+		return 1;
 	if (m->dev->ops->bind && (err = m->dev->ops->bind(m->dev)))
 		return err;
+	return 0;
+}
+
+int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
+{
+	uint64_t off;
+	int err = reach(m, p, len, m->len, "read", &off);
+
+	if (err > 0)
+		memcpy(out, p, len);
+	if (err)
+		return err > 0 ? 0 : err;
 	if (m->dev->ops->flush && (err = m->dev->ops->flush(m->dev)))
 		return err;
 	return m->dev->ops->copy_to_host(m, out, off, len);
@@ -106,21 +124,14 @@ int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
 
 int gdr_mem_poison_at(struct gdr_mem *m, void *p, size_t len)
 {
-	uint64_t off = (uint64_t)((uint8_t *)p - (uint8_t *)m->base);
 	uint8_t img[64];
-	int err;
+	uint64_t off;
+	int err = reach(m, p, len, sizeof(img), "poison", &off);
 
-	if (off > m->len || len > m->len - off || len > sizeof(img)) {
-		fc_err("--validate: cannot poison bytes %llu+%zu of the %zu-byte buffer",
-		       (unsigned long long)off, len, m->len);
-		return -ERANGE;
-	}
-	if (gdr_mem_host_accessible(m)) {
+	if (err > 0)
 		memset(p, POISON, len);
-		return 0;
-	}
-	if (m->dev->ops->bind && (err = m->dev->ops->bind(m->dev)))
-		return err;
+	if (err)
+		return err > 0 ? 0 : err;
 	memset(img, POISON, len);
 	return put_back(m, off, img, len);
 }

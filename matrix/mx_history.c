@@ -96,8 +96,9 @@ static int link_row(const struct fc_store_link *l, void *arg)
 	if (a < 0 || b < 0 || a == b || rail == -2 || run < 0 || !isfinite(l->gbps) ||
 	    (st != FC_MX_OK && st != FC_MX_FAIL))
 		return 0;
-	if (g->only_a >= 0 && (rail != g->only_rail || !((a == g->only_a && b == g->only_b) ||
-							 (a == g->only_b && b == g->only_a))))
+	if (g->only_a >= 0 &&
+	    ((g->only_rail != MX_HIST_ANY_RAIL && rail != g->only_rail) ||
+	     !((a == g->only_a && b == g->only_b) || (a == g->only_b && b == g->only_a))))
 		return 0;
 	return add_point(g, a, b, rail, run, l->gbps);
 }
@@ -183,7 +184,7 @@ int mx_history_link(struct mx_history *h, struct fc_store *st, const struct mx_m
 {
 	struct gather g = { .only_a = a, .only_b = b, .only_rail = rail };
 
-	if (a < 0 || b < 0 || a >= m->n || b >= m->n || a == b || rail < -1 ||
+	if (a < 0 || b < 0 || a >= m->n || b >= m->n || a == b || rail < MX_HIST_ANY_RAIL ||
 	    rail >= (m->nrails ? m->nrails : 0)) {
 		memset(h, 0, sizeof(*h));
 		return -EINVAL;

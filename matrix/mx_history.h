@@ -29,9 +29,11 @@ struct mx_history {
 int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
 		    const struct fc_hist_opts *o);
 /* The same for one link: nodes @a, @b (model indices), @rail (-1 or the
- * model's rail), read in one query (the TUI's trend). h->nlinks is 0 when
- * the run has no figure of it yet. 0, -EINVAL (not a link of the model) or
+ * model's rail; MX_HIST_ANY_RAIL: the pair on each rail, worst drop
+ * first), read in one query (the TUI's trend). h->nlinks is 0 when the run
+ * has no figure of it yet. 0, -EINVAL (not a link of the model) or
  * another negative errno (logged). */
+#define MX_HIST_ANY_RAIL (-2)
 int mx_history_link(struct mx_history *h, struct fc_store *st, const struct mx_model *m, int a,
 		    int b, int rail, const struct fc_hist_opts *o);
 void mx_history_release(struct mx_history *h);

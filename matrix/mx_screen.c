@@ -108,14 +108,32 @@ static int plan(void *arg, struct mx_runner *r)
 	return cnt > 0;
 }
 
-/* Rounds already stored (a resumed screen): the highest round of a row. */
+static int node_index(const struct mx_session *ss, const char *name)
+{
+	for (int i = 0; i < ss->n; i++)
+		if (!strcmp(ss->names[i], name))
+			return i;
+	return -1;
+}
+
+/* Rounds already stored (a resumed screen): the highest round of a row,
+ * and who met whom in each, so that retests still prefer new peers. */
+struct stored {
+	struct mx_screen *m;
+	int rounds;
+};
+
 static int stored_rounds(const struct fc_store_pair *p, void *arg)
 {
+	struct stored *st = arg;
 	json_t *doc = json_loads(p->doc, 0, NULL);
-	int *max = arg, round = (int)fc_jnum(json_object_get(doc, "matrix"), "round", 0);
+	int round = (int)fc_jnum(json_object_get(doc, "matrix"), "round", 0);
 
-	if (round > *max)
-		*max = round;
+	if (round > st->rounds)
+		st->rounds = round;
+	if (round > 0)
+		fc_screen_met(&st->m->s, node_index(st->m->ss, p->a), node_index(st->m->ss, p->b),
+			      round - 1);
 	json_decref(doc);
 	return 0;
 }
@@ -124,7 +142,8 @@ int mx_screen_open(struct mx_screen *m, struct mx_session *ss)
 {
 	const json_t *sp = json_object_get(ss->params, "screen");
 	struct fc_scr_opts so = { 0 };
-	int rc, done = 0;
+	struct stored done = { .m = m };
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!json_is_object(sp))
@@ -145,7 +164,7 @@ int mx_screen_open(struct mx_screen *m, struct mx_session *ss)
 		mx_screen_close(m);
 		return rc;
 	}
-	m->s.round = done < m->s.max_rounds ? done : m->s.max_rounds;
+	m->s.round = done.rounds < m->s.max_rounds ? done.rounds : m->s.max_rounds;
 	ss->r.plan = plan;
 	ss->r.plan_arg = m;
 	ss->r.rounds = m->s.max_rounds;

@@ -105,6 +105,11 @@ int fc_screen_update(struct fc_screen *s, const struct fc_scr_res *res, size_t n
  * fc_screen_update with the results of the rounds before. */
 int fc_screen_next(struct fc_screen *s, struct fc_scr_pair *out);
 
+/* Records that @a and @b met in round @round (0-based), as a resumed
+ * screen reads its stored rounds back, so that retests still prefer new
+ * peers; out-of-range input is ignored. */
+void fc_screen_met(struct fc_screen *s, int a, int b, int round);
+
 /* One measured (pair, rail) as the analysis takes it. */
 struct fc_scr_meas {
 	int a, b, rail;

@@ -16,13 +16,21 @@ static int met_before(const struct fc_screen *s, int u, int v)
 	return 0;
 }
 
+void fc_screen_met(struct fc_screen *s, int a, int b, int round)
+{
+	if (a < 0 || b < 0 || a >= s->n || b >= s->n || a == b || round < 0 ||
+	    round >= s->max_rounds)
+		return;
+	s->met[(size_t)a * (size_t)s->max_rounds + (size_t)round] = b;
+	s->met[(size_t)b * (size_t)s->max_rounds + (size_t)round] = a;
+}
+
 static void meet(struct fc_screen *s, struct fc_scr_pair *out, int *cnt, int a, int b,
 		 unsigned rails, unsigned char *busy)
 {
 	out[(*cnt)++] = (struct fc_scr_pair){ .a = a, .b = b, .rails = rails };
 	busy[a] = busy[b] = 1;
-	s->met[(size_t)a * (size_t)s->max_rounds + (size_t)s->round] = b;
-	s->met[(size_t)b * (size_t)s->max_rounds + (size_t)s->round] = a;
+	fc_screen_met(s, a, b, s->round);
 }
 
 static unsigned all_rails(const struct fc_screen *s)

@@ -93,31 +93,30 @@ int store_links_add(struct fc_store *st, const struct fc_store_link *base, const
 
 #define DOC_COLS "SELECT id, run, a, b, verdict, gbps, lat_us, doc FROM pairs"
 
+/* The links of a pair row's (DOC_COLS) document; a document that does not
+ * parse is the pair as a whole. */
+static int doc_row(sqlite3_stmt *s, const struct store_cb *cb)
+{
+	struct fc_store_link base = {
+		.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
+		.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = -1, .device = "",
+		.subnet = "", .verdict = store_col_text(s, 4), .gbps = store_col_num(s, 5),
+		.lat_us = store_col_num(s, 6)
+	};
+	json_t *doc = json_loads(store_col_text(s, 7), 0, NULL);
+	int cbrc = doc_links(doc, &base, cb->fn.link, cb->arg);
+
+	json_decref(doc);
+	return cbrc;
+}
+
 /* Steps @s over pair rows (DOC_COLS), calling @cb for the links of each
- * row's document; finalizes @s. A document that does not parse is the
- * pair as a whole. */
+ * row's document; finalizes @s. */
 static int doc_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_link_cb cb, void *arg)
 {
-	int rc, cbrc = 0;
+	struct store_cb rcb = { .fn.link = cb, .arg = arg };
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct fc_store_link base = {
-			.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
-			.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = -1, .device = "",
-			.subnet = "", .verdict = store_col_text(s, 4), .gbps = store_col_num(s, 5),
-			.lat_us = store_col_num(s, 6)
-		};
-		json_t *doc = json_loads(store_col_text(s, 7), 0, NULL);
-
-		cbrc = doc_links(doc, &base, cb, arg);
-		json_decref(doc);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = store_fail(st, "cannot read pair results");
-	sqlite3_finalize(s);
-	return cbrc;
+	return store_each_row(st, s, doc_row, &rcb, "cannot read pair results");
 }
 
 int store_links_fill(struct fc_store *st)
@@ -138,27 +137,24 @@ int store_links_fill(struct fc_store *st)
 
 #define LINK_COLS "SELECT pair, run, a, b, rail, device, subnet, verdict, gbps, lat_us FROM links"
 
+static int link_row(sqlite3_stmt *s, const struct store_cb *cb)
+{
+	struct fc_store_link l = {
+		.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
+		.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = sqlite3_column_int(s, 4),
+		.device = store_col_text(s, 5), .subnet = store_col_text(s, 6),
+		.verdict = store_col_text(s, 7), .gbps = store_col_num(s, 8), .lat_us = store_col_num(s, 9)
+	};
+
+	return cb->fn.link(&l, cb->arg);
+}
+
 /* Steps @s over link rows (LINK_COLS), calling @cb per row; finalizes @s. */
 static int link_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_link_cb cb, void *arg)
 {
-	int rc, cbrc = 0;
+	struct store_cb rcb = { .fn.link = cb, .arg = arg };
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct fc_store_link l = {
-			.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
-			.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = sqlite3_column_int(s, 4),
-			.device = store_col_text(s, 5), .subnet = store_col_text(s, 6),
-			.verdict = store_col_text(s, 7), .gbps = store_col_num(s, 8), .lat_us = store_col_num(s, 9)
-		};
-
-		cbrc = cb(&l, arg);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = store_fail(st, "cannot read link results");
-	sqlite3_finalize(s);
-	return cbrc;
+	return store_each_row(st, s, link_row, &rcb, "cannot read link results");
 }
 
 /* Prepares @where on the link rows, or on the pair rows' documents in a

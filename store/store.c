@@ -78,6 +78,20 @@ int store_fail(struct fc_store *st, const char *what)
 	return -EIO;
 }
 
+int store_each_row(struct fc_store *st, sqlite3_stmt *s,
+		   int (*row)(sqlite3_stmt *, const struct store_cb *), const struct store_cb *cb,
+		   const char *what)
+{
+	int rc, cbrc = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && !(cbrc = row(s, cb)))
+		;
+	if (!cbrc && rc != SQLITE_DONE)
+		cbrc = store_fail(st, what);
+	sqlite3_finalize(s);
+	return cbrc;
+}
+
 static int store_exec(struct fc_store *st, const char *sql, const char *what)
 {
 	char *msg = NULL;
@@ -97,38 +111,33 @@ static int store_prepare(struct fc_store *st, const char *sql, sqlite3_stmt **st
 	return 0;
 }
 
-static int store_user_version(struct fc_store *st, int *ver_p)
+/* The integer of the first row of @sql into *@v_p: 0, or -EIO logged with @what. */
+static int store_query_int(struct fc_store *st, const char *sql, const char *what, int *v_p)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prepare(st, "PRAGMA user_version", &s);
+	rc = store_prepare(st, sql, &s);
 	if (rc)
 		return rc;
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		rc = store_fail(st, "cannot read the schema version");
-	} else {
-		*ver_p = sqlite3_column_int(s, 0);
-	}
+	if (sqlite3_step(s) != SQLITE_ROW)
+		rc = store_fail(st, what);
+	else
+		*v_p = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
 	return rc;
+}
+
+static int store_user_version(struct fc_store *st, int *ver_p)
+{
+	return store_query_int(st, "PRAGMA user_version", "cannot read the schema version", ver_p);
 }
 
 /* Counts the tables of a version-0 file: a non-empty one is not ours. */
 static int store_table_count(struct fc_store *st, int *n_p)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prepare(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &s);
-	if (rc)
-		return rc;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		rc = store_fail(st, "cannot read the file; is it a SQLite database?");
-	else
-		*n_p = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc;
+	return store_query_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+			       "cannot read the file; is it a SQLite database?", n_p);
 }
 
 /* The steps from schema @ver to this one's, inside the caller's
@@ -412,16 +421,17 @@ int64_t fc_store_run_begin(struct fc_store *st, const char *kind, const json_t *
 	return id;
 }
 
-int fc_store_run_set_params(struct fc_store *st, int64_t run, const json_t *params)
+/* Binds @run to the last parameter of the UPDATE of a run @s, whose other
+ * parameters are bound (@unbound: one of them failed), steps and finalizes
+ * it. 0, -EIO (logged with @what) or -ENOENT (no such run). */
+static int update_run(struct fc_store *st, int64_t run, sqlite3_stmt *s, int unbound,
+		      const char *what)
 {
-	sqlite3_stmt *s;
 	int rc = 0;
 
-	if (store_prepare(st, "UPDATE runs SET params = ? WHERE id = ?", &s))
-		return -EIO;
-	if (bind_json(s, 1, params) != SQLITE_OK || sqlite3_bind_int64(s, 2, run) != SQLITE_OK ||
+	if (unbound || sqlite3_bind_int64(s, sqlite3_bind_parameter_count(s), run) != SQLITE_OK ||
 	    sqlite3_step(s) != SQLITE_DONE)
-		rc = store_fail(st, "cannot update a run's parameters");
+		rc = store_fail(st, what);
 	else if (sqlite3_changes(st->db) != 1) {
 		fc_err("store %s: no run %lld", st->path, (long long)run);
 		rc = -ENOENT;
@@ -430,23 +440,26 @@ int fc_store_run_set_params(struct fc_store *st, int64_t run, const json_t *para
 	return rc;
 }
 
+int fc_store_run_set_params(struct fc_store *st, int64_t run, const json_t *params)
+{
+	sqlite3_stmt *s;
+
+	if (store_prepare(st, "UPDATE runs SET params = ? WHERE id = ?", &s))
+		return -EIO;
+	return update_run(st, run, s, bind_json(s, 1, params) != SQLITE_OK,
+			  "cannot update a run's parameters");
+}
+
 int fc_store_run_end(struct fc_store *st, int64_t run, const char *verdict)
 {
 	sqlite3_stmt *s;
-	int rc = 0;
 
 	if (store_prepare(st, "UPDATE runs SET ended = ?, verdict = ? WHERE id = ?", &s))
 		return -EIO;
-	if (sqlite3_bind_double(s, 1, wall_now()) != SQLITE_OK ||
-	    sqlite3_bind_text(s, 2, verdict, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-	    sqlite3_bind_int64(s, 3, run) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
-		rc = store_fail(st, "cannot record the end of a run");
-	else if (sqlite3_changes(st->db) != 1) {
-		fc_err("store %s: no run %lld", st->path, (long long)run);
-		rc = -ENOENT;
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return update_run(st, run, s,
+			  sqlite3_bind_double(s, 1, wall_now()) != SQLITE_OK ||
+				  sqlite3_bind_text(s, 2, verdict, -1, SQLITE_TRANSIENT) != SQLITE_OK,
+			  "cannot record the end of a run");
 }
 
 

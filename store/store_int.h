@@ -35,6 +35,21 @@ static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)
 
 /* Logs the database's last error for @what; -EIO. */
 int store_fail(struct fc_store *st, const char *what);
+
+/* A caller's callback over rows of one kind, and its argument. */
+struct store_cb {
+	union {
+		fc_store_run_cb run;
+		fc_store_pair_cb pair;
+		fc_store_link_cb link;
+	} fn;
+	void *arg;
+};
+/* Steps @s, calling @row(@s, @cb) for each row until one returns non-zero,
+ * and finalizes @s. Returns that value, 0, or -EIO (logged with @what). */
+int store_each_row(struct fc_store *st, sqlite3_stmt *s,
+		   int (*row)(sqlite3_stmt *, const struct store_cb *), const struct store_cb *cb,
+		   const char *what);
 /* store/links.c: the link rows of the pair row l->pair (rail -1 and the
  * pair's figures in @base; a row per rail instead when @doc has rails). */
 int store_links_add(struct fc_store *st, const struct fc_store_link *base, const json_t *doc);

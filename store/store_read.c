@@ -10,15 +10,6 @@
 #include "core/log.h"
 #include "store/store_int.h"
 
-
-static int read_fail(struct fc_store *st, const char *what)
-{
-	fc_err("store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
-	return -EIO;
-}
-
-
-
 void fc_store_run_release(struct fc_store_run *r)
 {
 	json_decref(r->params);
@@ -49,7 +40,7 @@ int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p
 	int rc;
 
 	if (sqlite3_prepare_v2(st->db, RUN_COLS " WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read runs");
+		return store_fail(st, "cannot read runs");
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
@@ -60,7 +51,7 @@ int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p
 		       st->path, (long long)id);
 		rc = -ENOENT;
 	} else {
-		rc = read_fail(st, "cannot read a run");
+		rc = store_fail(st, "cannot read a run");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -76,68 +67,66 @@ int64_t fc_store_run_latest(struct fc_store *st, const char *kind)
 				"SELECT id FROM runs WHERE ?1 IS NULL OR kind = ?1"
 				" ORDER BY id DESC LIMIT 1", -1, &s, NULL);
 	if (rc != SQLITE_OK)
-		return read_fail(st, "cannot read runs");
+		return store_fail(st, "cannot read runs");
 	if (kind)
 		sqlite3_bind_text(s, 1, kind, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(s, 0);
 	else if (rc != SQLITE_DONE)
-		id = read_fail(st, "cannot read runs");
+		id = store_fail(st, "cannot read runs");
 	sqlite3_finalize(s);
 	return id;
 }
 
-int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *arg)
+static int run_row(sqlite3_stmt *s, const struct store_cb *cb)
 {
 	struct fc_store_run r;
+	int cbrc;
+
+	run_from_row(s, &r);
+	cbrc = cb->fn.run(&r, cb->arg);
+	fc_store_run_release(&r);
+	return cbrc;
+}
+
+int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *arg)
+{
+	struct store_cb rcb = { .fn.run = cb, .arg = arg };
 	sqlite3_stmt *s;
-	int rc, cbrc = 0;
 
 	if (sqlite3_prepare_v2(st->db, RUN_COLS " ORDER BY id DESC LIMIT ?", -1, &s, NULL) !=
 	    SQLITE_OK)
-		return read_fail(st, "cannot read runs");
+		return store_fail(st, "cannot read runs");
 	sqlite3_bind_int(s, 1, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		run_from_row(s, &r);
-		cbrc = cb(&r, arg);
-		fc_store_run_release(&r);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = read_fail(st, "cannot read runs");
-	sqlite3_finalize(s);
-	return cbrc;
+	return store_each_row(st, s, run_row, &rcb, "cannot read runs");
 }
 
 #define PAIR_COLS "SELECT id, run, a, b, verdict, gbps, size_bytes, lat_us, time, doc FROM pairs"
 
+static int pair_row(sqlite3_stmt *s, const struct store_cb *cb)
+{
+	struct fc_store_pair p;
+
+	p.id = sqlite3_column_int64(s, 0);
+	p.run = sqlite3_column_int64(s, 1);
+	p.a = store_col_text(s, 2);
+	p.b = store_col_text(s, 3);
+	p.verdict = store_col_text(s, 4);
+	p.gbps = store_col_num(s, 5);
+	p.size_bytes = sqlite3_column_double(s, 6);
+	p.lat_us = store_col_num(s, 7);
+	p.time = sqlite3_column_double(s, 8);
+	p.doc = store_col_text(s, 9);
+	return cb->fn.pair(&p, cb->arg);
+}
+
 /* Steps @s, calling @cb per row; finalizes @s. */
 static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, void *arg)
 {
-	struct fc_store_pair p;
-	int rc, cbrc = 0;
+	struct store_cb rcb = { .fn.pair = cb, .arg = arg };
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		p.id = sqlite3_column_int64(s, 0);
-		p.run = sqlite3_column_int64(s, 1);
-		p.a = store_col_text(s, 2);
-		p.b = store_col_text(s, 3);
-		p.verdict = store_col_text(s, 4);
-		p.gbps = store_col_num(s, 5);
-		p.size_bytes = sqlite3_column_double(s, 6);
-		p.lat_us = store_col_num(s, 7);
-		p.time = sqlite3_column_double(s, 8);
-		p.doc = store_col_text(s, 9);
-		cbrc = cb(&p, arg);
-		if (cbrc)
-			break;
-	}
-	if (!cbrc && rc != SQLITE_DONE)
-		cbrc = read_fail(st, "cannot read pair results");
-	sqlite3_finalize(s);
-	return cbrc;
+	return store_each_row(st, s, pair_row, &rcb, "cannot read pair results");
 }
 
 int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_pair_cb cb,
@@ -147,7 +136,7 @@ int fc_store_pairs(struct fc_store *st, int64_t run, int64_t after_id, fc_store_
 
 	if (sqlite3_prepare_v2(st->db, PAIR_COLS " WHERE run = ? AND id > ? ORDER BY id", -1,
 			       &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read pair results");
+		return store_fail(st, "cannot read pair results");
 	sqlite3_bind_int64(s, 1, run);
 	sqlite3_bind_int64(s, 2, after_id);
 	return pair_rows(st, s, cb, arg);
@@ -162,7 +151,7 @@ int fc_store_pair_history(struct fc_store *st, const char *a, const char *b, int
 			       PAIR_COLS " WHERE (a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)"
 					 " ORDER BY time DESC, id DESC LIMIT ?3",
 			       -1, &s, NULL) != SQLITE_OK)
-		return read_fail(st, "cannot read pair results");
+		return store_fail(st, "cannot read pair results");
 	sqlite3_bind_text(s, 1, a, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 2, b, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(s, 3, limit > 0 ? limit : -1);

@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "tui/tui.h"
 #include "src/cmds.h"
+#include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_session.h"
 
@@ -22,10 +23,11 @@ const char usage_tui[] =
 	"\n"
 	"A live dashboard of a rack's pair matrix: the node-by-node heat map, the\n"
 	"cursor pair's detail (bandwidth per size, latency percentiles, counter\n"
-	"deltas, its history), progress and time left, and the suspects. With\n"
-	"nodes it runs the matrix itself (as 'fabcheck matrix' would); without,\n"
-	"it follows a run that another process writes to the store (the newest\n"
-	"matrix run, or --run ID).\n"
+	"deltas, its trend over the last 7 matrix runs against its own median: on\n"
+	"the rail shown, or its worst rail), progress and time left, and the\n"
+	"suspects. With nodes it runs the matrix itself (as 'fabcheck matrix'\n"
+	"would); without, it follows a run that another process writes to the\n"
+	"store (the newest matrix run, or --run ID).\n"
 	"\n"
 	"  --db FILE            result store (default fabcheck.db)\n"
 	"  --run ID             the run to follow\n"
@@ -97,7 +99,7 @@ struct tui {
 	struct mx_session s;
 	int have_session; /* s is open: running the matrix or rerunning pairs */
 	int running;	  /* the schedule is still running here */
-	int detail_a, detail_b;
+	int detail_a, detail_b, detail_rail;
 	int64_t detail_last;
 	int dirty;
 	struct mx_cli c;
@@ -108,36 +110,75 @@ struct hist_ctx {
 	const char *a, *b;
 };
 
-static int hist_row(const struct fc_store_pair *p, void *arg)
+/* The cursor pair's document of this run among its newest results. */
+static int detail_row(const struct fc_store_pair *p, void *arg)
 {
 	struct hist_ctx *h = arg;
 	struct tui *t = h->t;
 
-	if (!t->v.detail && p->run == t->m.run && !strcmp(p->a, h->a) && !strcmp(p->b, h->b))
-		t->v.detail = json_loads(p->doc, 0, NULL);
-	json_array_append_new(t->v.history,
-			      json_pack("{s:I, s:f, s:f, s:s}", "run", (json_int_t)p->run, "time",
-					p->time, "gbps", isfinite(p->gbps) ? p->gbps : -1.0,
-					"verdict", p->verdict));
-	return 0;
+	if (p->run != t->m.run || strcmp(p->a, h->a) || strcmp(p->b, h->b))
+		return 0;
+	t->v.detail = json_loads(p->doc, 0, NULL);
+	return 1;
 }
 
-/* Reads the cursor pair's document and history when the cursor moved or
- * new results came. */
+/* The rail the trend is read on: the rail shown, or each rail (the worst
+ * shown) when the heat map shows them together or the overview. */
+static int trend_rail(const struct tui *t)
+{
+	if (!t->m.nrails)
+		return -1;
+	return t->v.rail >= 1 && t->v.rail <= t->m.nrails ? t->v.rail - 1 : MX_HIST_ANY_RAIL;
+}
+
+/* The cursor link a, b against its past: one query of the store. */
+static void load_trend(struct tui *t, int a, int b)
+{
+	const struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
+	struct tui_trend *tr = &t->v.trend;
+	int rail = trend_rail(t);
+	struct mx_history h;
+
+	*tr = (struct tui_trend){ .k = o.k, .min_runs = o.min_runs, .drop_max = o.drop_pct };
+	if (mx_history_link(&h, t->st, &t->m, a, b, rail, &o)) {
+		tr->state = -1;
+		return;
+	}
+	if (h.nlinks) {
+		const struct fc_hist_link *l = &h.links[0];
+
+		tr->state = 1;
+		tr->rail = l->rail;
+		tr->of_rails = rail == MX_HIST_ANY_RAIL ? h.nlinks : 0;
+		tr->npoints = h.nruns + 1;
+		memcpy(tr->series, l->series, (size_t)tr->npoints * sizeof(*tr->series));
+		tr->now = l->now;
+		tr->median = l->median;
+		tr->drop_pct = l->drop_pct;
+		tr->runs = l->runs;
+		tr->flagged = l->flagged;
+	}
+	mx_history_release(&h);
+}
+
+/* Reads the cursor pair's document and its trend when the cursor or the
+ * rail shown moved or new results came: once per such refresh, never per
+ * frame, and only for that link. */
 static void load_detail(struct tui *t)
 {
 	struct hist_ctx h = { .t = t };
 	int a = t->v.cur_a, b = t->v.cur_b, mirrored;
 
-	if (a == t->detail_a && b == t->detail_b && t->detail_last == t->m.last_id)
+	if (a == t->detail_a && b == t->detail_b && t->detail_last == t->m.last_id &&
+	    t->detail_rail == t->v.rail)
 		return;
 	t->detail_a = a;
 	t->detail_b = b;
+	t->detail_rail = t->v.rail;
 	t->detail_last = t->m.last_id;
 	json_decref(t->v.detail);
-	json_decref(t->v.history);
 	t->v.detail = NULL;
-	t->v.history = json_array();
+	t->v.trend = (struct tui_trend){ 0 };
 	if (a == b || a < 0 || b < 0 || a >= t->m.n || b >= t->m.n)
 		return;
 	if (mx_model_show(&t->m, a, b, &mirrored) && mirrored) {
@@ -147,7 +188,8 @@ static void load_detail(struct tui *t)
 		h.a = t->m.names[a];
 		h.b = t->m.names[b];
 	}
-	fc_store_pair_history(t->st, h.a, h.b, 6, hist_row, &h);
+	fc_store_pair_history(t->st, h.a, h.b, 6, detail_row, &h);
+	load_trend(t, a, b);
 }
 
 static void update_active(struct tui *t)
@@ -420,7 +462,6 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 	}
 out_close:
 	json_decref(t.v.detail);
-	json_decref(t.v.history);
 	mx_model_release(&t.m);
 	if (t.have_session || t.c.n)
 		mx_session_close(&t.s);

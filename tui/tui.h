@@ -9,7 +9,22 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "matrix/history.h"
 #include "matrix/mx_model.h"
+
+/* The cursor link's trend over the last k matrix runs of the store
+ * (matrix/mx_history.h): read by the controller when the cursor, the rail
+ * shown or the results change, drawn from here. */
+struct tui_trend {
+	int state;	  /* 0 no link (diagonal, no result yet), 1 shown, -1 unreadable */
+	int rail;	  /* the model's rail, -1 without rails */
+	int of_rails;	  /* every rail shown: the worst of this many */
+	int npoints;	  /* series[0 .. npoints - 1]: [0] this run, [i] i runs before */
+	double series[FC_HIST_K_MAX + 1];
+	double now, median, drop_pct; /* NAN when none */
+	int runs, flagged, k, min_runs;
+	double drop_max; /* flagged above this drop, % */
+};
 
 enum tui_metric {
 	TUI_BW_BEST, /* bandwidth as a share of the best pair */
@@ -29,7 +44,7 @@ struct tui_view {
 	char active[256];  /* pairs running now, for the status line */
 	char message[256]; /* the last action's result */
 	json_t *detail;	   /* the cursor pair's newest document in the run */
-	json_t *history;   /* [ {run, time, gbps, lat_us, verdict} ] newest first */
+	struct tui_trend trend;
 	/* Rack scale (tui/view_big.c): above TUI_BLOCK_NODES nodes the heat map
 	 * shows blocks of nodes, and the TUI opens on the suspects list. */
 	int list;	   /* the suspects list instead of the heat map */

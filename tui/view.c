@@ -514,8 +514,6 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	int mirrored, a = v->cur_a, b = v->cur_b;
 	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
 	char line[1024], why[256] = "";
-	size_t i, off = 0;
-	json_t *h;
 
 	for (int k = 0; k < DETAIL_LINES; k++) {
 		move(y + k, 0);
@@ -551,21 +549,11 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	snprintf(line, sizeof(line), "  counters:  ");
 	detail_counters(v, line + strlen(line), sizeof(line) - strlen(line));
 	mvaddnstr(y + 3, 0, line, COLS);
-	off = (size_t)snprintf(line, sizeof(line), "  history:   ");
-	json_array_foreach(v->history, i, h) {
-		char g[32];
-		int w = snprintf(line + off, sizeof(line) - off, "run %lld %s %s  ",
-				 (long long)fc_jnum(h, "run", 0),
-				 fc_fmt_figure(fc_jnum(h, "gbps", NAN), "%.3g", "Gb/s", g, sizeof(g)),
-				 fc_jstr(h, "verdict", "?"));
-
-		if (w < 0 || (size_t)w >= sizeof(line) - off)
-			break;
-		off += (size_t)w;
-	}
-	if (!json_array_size(v->history))
-		snprintf(line + off, sizeof(line) - off, "none in the store");
+	snprintf(line, sizeof(line), "  trend:     ");
+	tui_trend_text(&v->trend, m, line + strlen(line), sizeof(line) - strlen(line));
+	attron(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
 	mvaddnstr(y + 4, 0, line, COLS);
+	attroff(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
 }
 
 static void draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h)

@@ -10,45 +10,39 @@
 
 #include "core/out.h"
 
+/* One line "   name: value" of `ethtool -S`; 1 when it is a counter. */
+static int ethtool_counter(const char *line, size_t len, char *name, size_t nlen,
+			   unsigned long long *v_p)
+{
+	char buf[256], *n = buf, *colon, *end;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	while (isspace((unsigned char)*n))
+		n++;
+	colon = strrchr(n, ':');
+	if (!colon || colon == n)
+		return 0;
+	*colon = '\0';
+	for (char *p = colon - 1; p > n && isspace((unsigned char)*p); p--)
+		*p = '\0';
+	while (isspace((unsigned char)colon[1]))
+		colon++;
+	errno = 0;
+	*v_p = strtoull(colon + 1, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (errno || end == colon + 1 || *end || strchr(n, ' '))
+		return 0;
+	snprintf(name, nlen, "%s", n);
+	return 1;
+}
+
 json_t *qos_parse_ethtool_s(const char *text)
 {
-	json_t *o = json_object();
-	const char *line = text;
-
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[256], *name, *colon, *end;
-		unsigned long long v;
-
-		if (len < sizeof(buf)) {
-			memcpy(buf, line, len);
-			buf[len] = '\0';
-			name = buf;
-			while (isspace((unsigned char)*name))
-				name++;
-			colon = strrchr(name, ':');
-			if (colon && colon != name) {
-				*colon = '\0';
-				for (char *p = colon - 1; p > name && isspace((unsigned char)*p); p--)
-					*p = '\0';
-				while (isspace((unsigned char)colon[1]))
-					colon++;
-				errno = 0;
-				v = strtoull(colon + 1, &end, 10);
-				while (isspace((unsigned char)*end))
-					end++;
-				if (!errno && end != colon + 1 && !*end && !strchr(name, ' '))
-					json_object_set_new(o, name, json_integer((json_int_t)v));
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	if (!json_object_size(o)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return fc_json_counters(text, ethtool_counter);
 }
 
 json_t *qos_delta(const json_t *before, const json_t *after, json_t **reset_p)

@@ -49,7 +49,6 @@ struct ncw {
 	char node[128], prefix[192];
 };
 
-static char last_error[1024];
 static char log_path[300], log_dir[256]; /* for the watchdog */
 static int node_fault; /* an NCCL failure that is this node's, not the fabric's */
 
@@ -59,12 +58,6 @@ static void remove_log(void)
 		unlink(log_path);
 	if (*log_dir)
 		rmdir(log_dir);
-}
-
-static void keep_error(enum fc_log_level lvl, const char *msg)
-{
-	if (lvl == FC_LOG_ERR)
-		snprintf(last_error, sizeof(last_error), "%s", msg);
 }
 
 /* The last two "NCCL WARN" messages of the log, "; "-joined. */
@@ -494,15 +487,12 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 	int err;
 
 	(void)ctx;
-	if (fc_refuse_args("nccl-worker", argv + 1, argc - 1, "it takes none"))
-		return FC_EXIT_USAGE;
 	memset(&w, 0, sizeof(w));
+	if (fc_wk_begin(&w.io, "nccl-worker", argc, argv))
+		return FC_EXIT_USAGE;
 	/* A controller gone is seen as EPIPE / end of input, never a signal that
 	 * would skip the cleanup. */
 	signal(SIGPIPE, SIG_IGN);
-	fc_wk_io_init(&w.io, 60);
-	fc_log_prefix = "fabcheck nccl-worker";
-	fc_log_hook = keep_error;
 	ncw_guard_set_hooks(log_warnings, remove_log);
 	ncw_guard_start(&w.io);
 	err = fc_wk_hello(&w.io, "fabcheck nccl-worker", w.node, sizeof(w.node), w.prefix,
@@ -522,9 +512,8 @@ int cmd_nccl_worker(struct fc_ctx *ctx, int argc, char **argv)
 				   w.io.in.proto_err ? "protocol" :
 				   w.ran && !node_fault && (err == -EIO || err == -ETIMEDOUT) ?
 				   "fail" : "cant",
-				   "msg", last_error[0] ? last_error : strerror(-err)));
+				   "msg", fc_wk_last_error(strerror(-err))));
 	release(&w);
-	fc_wk_io_release(&w.io);
-	fc_log_hook = NULL;
+	fc_wk_end(&w.io);
 	return err ? FC_EXIT_CANT : FC_EXIT_PASS;
 }

@@ -59,66 +59,92 @@ static void summary(FILE *f, const json_t *doc)
 		json_array_size(json_object_get(doc, "errors")));
 }
 
-static void hcas_table(FILE *f, const json_t *doc)
+/* A table of the elements of a document's array: a row a element, by @row. */
+struct array_table {
+	const char *title;
+	int ncols;
+	const char *const *heads;
+	void (*row)(struct fc_table *t, const json_t *e);
+};
+
+/* Prints @at's title and table of @arr, at most MAX_ROWS rows and then a
+ * "..." row; nothing when @arr is empty. */
+static void array_table(FILE *f, const json_t *arr, const struct array_table *at)
 {
-	const json_t *hcas = json_object_get(doc, "hcas");
 	struct fc_table *t;
 	size_t i;
-	json_t *h;
+	json_t *e;
 
-	if (!json_array_size(hcas))
+	if (!json_array_size(arr))
 		return;
-	fprintf(f, "\nHCAs (NCCL's IB device list)\n");
-	t = fc_table_new(5, "IDX", "HCA", "PORT", "LINK", "GDR");
-	json_array_foreach(hcas, i, h) {
+	fprintf(f, "\n%s\n", at->title);
+	t = fc_table_newv(at->ncols, at->heads);
+	json_array_foreach(arr, i, e) {
 		fc_table_row(t);
-		if (json_is_integer(json_object_get(h, "merged_into")))
-			fc_table_addf(t, 0, "%d (merged %d)", (int)fc_jnum(h, "index", 0),
-				      (int)fc_jnum(h, "merged_into", 0));
-		else
-			fc_table_addf(t, 0, "%d", (int)fc_jnum(h, "index", 0));
-		fc_table_addf(t, 1, "%s", fc_jstr(h, "name", "?"));
-		fc_table_addf(t, 2, "%d", (int)fc_jnum(h, "port", 0));
-		fc_table_addf(t, 3, "%s%s", str_or(h, "link", "?"),
-			      json_is_true(json_object_get(h, "sharp")) ? "/SHARP" : "");
-		fc_table_addf(t, 4, "%s", str_or(h, "gdr", "-"));
+		if (i == MAX_ROWS) {
+			fc_table_addf(t, 0, "...");
+			break;
+		}
+		at->row(t, e);
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 }
 
-static void ranks_table(FILE *f, const json_t *doc)
+static void hca_row(struct fc_table *t, const json_t *h)
 {
-	const json_t *ranks = json_object_get(doc, "ranks");
-	struct fc_table *t;
-	size_t i;
-	json_t *r;
+	if (json_is_integer(json_object_get(h, "merged_into")))
+		fc_table_addf(t, 0, "%d (merged %d)", (int)fc_jnum(h, "index", 0),
+			      (int)fc_jnum(h, "merged_into", 0));
+	else
+		fc_table_addf(t, 0, "%d", (int)fc_jnum(h, "index", 0));
+	fc_table_addf(t, 1, "%s", fc_jstr(h, "name", "?"));
+	fc_table_addf(t, 2, "%d", (int)fc_jnum(h, "port", 0));
+	fc_table_addf(t, 3, "%s%s", str_or(h, "link", "?"),
+		      json_is_true(json_object_get(h, "sharp")) ? "/SHARP" : "");
+	fc_table_addf(t, 4, "%s", str_or(h, "gdr", "-"));
+}
 
-	if (!json_array_size(ranks))
-		return;
-	fprintf(f, "\nranks\n");
-	t = fc_table_new(5, "RANK", "HOST", "CUDA DEV", "BUS ID", "INIT");
-	json_array_foreach(ranks, i, r) {
-		if (i == MAX_ROWS) {
-			fc_table_add(t, "...", "", "", "", "");
-			break;
-		}
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
-		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
-		fc_table_addint(t, 2, r, "cuda_dev");
-		fc_table_addf(t, 3, "%s", str_or(r, "bus_id", "-"));
-		fc_table_addf(t, 4, "%s", fc_jstr(r, "init", ""));
-	}
-	fc_table_print(t, f, "  ");
-	fc_table_free(t);
+/* The model holds at most NCL_MAX_HCAS (64, MAX_ROWS) HCAs: the table is never cut. */
+static const char *const hca_heads[] = { "IDX", "HCA", "PORT", "LINK", "GDR" };
+static const struct array_table hcas_at = { "HCAs (NCCL's IB device list)", 5, hca_heads,
+					    hca_row };
+
+static void rank_row(struct fc_table *t, const json_t *r)
+{
+	fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
+	fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
+	fc_table_addint(t, 2, r, "cuda_dev");
+	fc_table_addf(t, 3, "%s", str_or(r, "bus_id", "-"));
+	fc_table_addf(t, 4, "%s", fc_jstr(r, "init", ""));
+}
+
+static const char *const rank_heads[] = { "RANK", "HOST", "CUDA DEV", "BUS ID", "INIT" };
+static const struct array_table ranks_at = { "ranks", 5, rank_heads, rank_row };
+
+/* A group of NET channels: "c" one of them, "n" how many. */
+static void net_row(struct fc_table *t, const json_t *g)
+{
+	const json_t *c = json_object_get(g, "c");
+
+	fc_table_addf(t, 0, "%s", str_or(c, "host", "-"));
+	fc_table_addf(t, 1, "%d", (int)fc_jnum(c, "local_rank", -1));
+	fc_table_addf(t, 2, "%s", str_or(c, "direction", "-"));
+	fc_table_addf(t, 3, "%s", fc_jstr(c, "via", ""));
+	fc_table_addf(t, 4, "%s", str_or(c, "hca", "-"));
+	fc_table_addf(t, 5, "%d", (int)fc_jnum(g, "n", 0));
+	fc_table_addf(t, 6, "%s", json_is_true(json_object_get(c, "gdr")) ? "yes" : "no");
 }
 
 /* NET channels grouped per host, rank, direction and device. */
 static void net_table(FILE *f, const json_t *doc)
 {
+	static const char *const heads[] = { "HOST", "RANK", "DIR", "VIA", "HCA", "CHANNELS",
+					     "GDR" };
+	static const struct array_table at = {
+		"network channels (per rank, direction and device)", 7, heads, net_row,
+	};
 	json_t *groups = json_object(), *order = json_array(), *g;
-	struct fc_table *t;
 	char key[512];
 	size_t i;
 	json_t *c;
@@ -137,27 +163,7 @@ static void net_table(FILE *f, const json_t *doc)
 		}
 		json_object_set_new(g, "n", json_integer((json_int_t)fc_jnum(g, "n", 0) + 1));
 	}
-	if (json_array_size(order)) {
-		fprintf(f, "\nnetwork channels (per rank, direction and device)\n");
-		t = fc_table_new(7, "HOST", "RANK", "DIR", "VIA", "HCA", "CHANNELS", "GDR");
-		json_array_foreach(order, i, g) {
-			c = json_object_get(g, "c");
-			if (i == MAX_ROWS) {
-				fc_table_add(t, "...", "", "", "", "", "", "");
-				break;
-			}
-			fc_table_row(t);
-			fc_table_addf(t, 0, "%s", str_or(c, "host", "-"));
-			fc_table_addf(t, 1, "%d", (int)fc_jnum(c, "local_rank", -1));
-			fc_table_addf(t, 2, "%s", str_or(c, "direction", "-"));
-			fc_table_addf(t, 3, "%s", fc_jstr(c, "via", ""));
-			fc_table_addf(t, 4, "%s", str_or(c, "hca", "-"));
-			fc_table_addf(t, 5, "%d", (int)fc_jnum(g, "n", 0));
-			fc_table_addf(t, 6, "%s", json_is_true(json_object_get(c, "gdr")) ? "yes" : "no");
-		}
-		fc_table_print(t, f, "  ");
-		fc_table_free(t);
-	}
+	array_table(f, order, &at);
 	json_decref(order);
 	json_decref(groups);
 }
@@ -202,56 +208,39 @@ static const char *join(const json_t *a, const char *key, char *buf, size_t len)
 	return buf[0] ? buf : "-";
 }
 
-/* With --topo: each GPU's HCAs against its rail-local ones, and PXN routes. */
-static void rails_table(FILE *f, const json_t *doc)
+static void rail_row(struct fc_table *t, const json_t *r)
 {
-	const json_t *rows = json_object_get(doc, "gpu_rails");
+	const json_t *rl = json_object_get(r, "rail_local");
 	char near[128], hcas[128], pxn[256];
-	struct fc_table *t;
-	size_t i;
-	json_t *r;
+	size_t k, used = 0;
+	json_t *e;
 
-	if (!json_array_size(rows))
-		return;
-	fprintf(f, "\nGPU rails (--topo)\n");
-	t = fc_table_new(7, "RANK", "HOST", "GPU", "RAIL-LOCAL HCA", "NCCL USES", "LOCAL", "PXN");
-	json_array_foreach(rows, i, r) {
-		const json_t *rl = json_object_get(r, "rail_local");
-		const json_t *px = json_object_get(r, "pxn");
-		size_t k, used = 0;
-		json_t *e;
-
-		if (i == MAX_ROWS) {
-			fc_table_add(t, "...", "", "", "", "", "", "");
-			break;
-		}
-		pxn[0] = '\0';
-		json_array_foreach(px, k, e)
-			if (used < sizeof(pxn))
-				used += (size_t)snprintf(pxn + used, sizeof(pxn) - used,
-							 "%s%s via rank %d", used ? "," : "",
-							 fc_jstr(e, "hca", "?"),
-							 (int)fc_jnum(e, "proxy_rank", -1));
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
-		fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
-		fc_table_addf(t, 2, "%s", fc_jstr(r, "gpu", "?"));
-		fc_table_addf(t, 3, "%s", join(json_object_get(r, "nearest"), NULL, near,
-					       sizeof(near)));
-		fc_table_addf(t, 4, "%s", join(json_object_get(r, "hcas"), NULL, hcas, sizeof(hcas)));
-		fc_table_addf(t, 5, "%s", json_is_true(rl) ? "yes" : json_is_false(rl) ? "NO" : "-");
-		fc_table_addf(t, 6, "%s", pxn[0] ? pxn : "-");
-	}
-	fc_table_print(t, f, "  ");
-	fc_table_free(t);
+	pxn[0] = '\0';
+	json_array_foreach(json_object_get(r, "pxn"), k, e)
+		if (used < sizeof(pxn))
+			used += (size_t)snprintf(pxn + used, sizeof(pxn) - used, "%s%s via rank %d",
+						 used ? "," : "", fc_jstr(e, "hca", "?"),
+						 (int)fc_jnum(e, "proxy_rank", -1));
+	fc_table_addf(t, 0, "%d", (int)fc_jnum(r, "rank", 0));
+	fc_table_addf(t, 1, "%s", str_or(r, "host", "-"));
+	fc_table_addf(t, 2, "%s", fc_jstr(r, "gpu", "?"));
+	fc_table_addf(t, 3, "%s", join(json_object_get(r, "nearest"), NULL, near, sizeof(near)));
+	fc_table_addf(t, 4, "%s", join(json_object_get(r, "hcas"), NULL, hcas, sizeof(hcas)));
+	fc_table_addf(t, 5, "%s", json_is_true(rl) ? "yes" : json_is_false(rl) ? "NO" : "-");
+	fc_table_addf(t, 6, "%s", pxn[0] ? pxn : "-");
 }
+
+/* With --topo: each GPU's HCAs against its rail-local ones, and PXN routes. */
+static const char *const rail_heads[] = { "RANK", "HOST", "GPU", "RAIL-LOCAL HCA", "NCCL USES",
+					  "LOCAL", "PXN" };
+static const struct array_table rails_at = { "GPU rails (--topo)", 7, rail_heads, rail_row };
 
 void ncl_render(FILE *f, const json_t *doc)
 {
 	summary(f, doc);
-	hcas_table(f, doc);
-	ranks_table(f, doc);
+	array_table(f, json_object_get(doc, "hcas"), &hcas_at);
+	array_table(f, json_object_get(doc, "ranks"), &ranks_at);
 	net_table(f, doc);
-	rails_table(f, doc);
+	array_table(f, json_object_get(doc, "gpu_rails"), &rails_at);
 	env_table(f, doc);
 }

@@ -107,54 +107,91 @@ out:
 	free(names);
 }
 
+/* Room to compare one value across the nodes: their names, each one's value
+ * (NULL: it has none) and room for its text; the ids already compared. */
+struct pf_column {
+	const struct pf_node *nd;
+	int n;
+	const char **names, **vals;
+	char (*text)[160];
+	json_t *seen;
+};
+
+/* Compares values across the nodes for @e, an element of the array @key of
+ * a node's probe or summary row, named by @id. */
+typedef void pf_compare_fn(json_t *doc, struct pf_column *c, const json_t *e, const char *id,
+			   const void *arg);
+
+/*
+ * @fn once per distinct id (@id_of) among the elements of the array @key of
+ * the nodes' probes (@sum: of their summary rows), in the order first seen.
+ */
+static void each_distinct(json_t *doc, const struct pf_node *nd, int n, int sum, const char *key,
+			  void (*id_of)(const json_t *e, char *id, size_t len), pf_compare_fn *fn,
+			  const void *arg)
+{
+	struct pf_column c = { nd, n, calloc((size_t)n, sizeof(*c.names)),
+			       calloc((size_t)n, sizeof(*c.vals)),
+			       calloc((size_t)n, sizeof(*c.text)), json_object() };
+
+	for (int i = 0; i < n && c.names; i++)
+		c.names[i] = nd[i].name;
+	for (int a = 0; a < n && c.names && c.vals && c.text && c.seen; a++) {
+		size_t k;
+		json_t *e;
+
+		json_array_foreach(json_object_get(sum ? nd[a].sum : nd[a].probe, key), k, e) {
+			char id[128];
+
+			id_of(e, id, sizeof(id));
+			if (json_object_get(c.seen, id))
+				continue;
+			json_object_set_new(c.seen, id, json_true());
+			fn(doc, &c, e, id, arg);
+		}
+	}
+	json_decref(c.seen);
+	free(c.names);
+	free(c.vals);
+	free(c.text);
+}
+
+static void hca_id(const json_t *h, char *id, size_t len)
+{
+	snprintf(id, len, "%s", fc_jstr(h, "name", "?"));
+}
+
+/* Firmware and driver of the HCAs named @dev agree across the nodes that have one. */
+static void hca_versions(json_t *doc, struct pf_column *c, const json_t *h, const char *dev,
+			 const void *arg)
+{
+	char what[200];
+
+	(void)h, (void)arg;
+	for (int i = 0; i < c->n; i++) {
+		const json_t *pr = c->nd[i].probe;
+		const json_t *o = pr ? fc_jnamed(json_object_get(pr, "hcas"), dev) : NULL;
+
+		c->vals[i] = o ? json_string_value(json_object_get(o, "fw_ver")) : NULL;
+		c->text[i][0] = 0;
+		if (o)
+			snprintf(c->text[i], sizeof(c->text[i]), "%s %s", fc_jstr(o, "driver", "?"),
+				 fc_jstr(o, "driver_version", "?"));
+	}
+	snprintf(what, sizeof(what), "%s firmware", dev);
+	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n,
+		 "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)");
+	for (int i = 0; i < c->n; i++)
+		c->vals[i] = c->text[i][0] ? c->text[i] : NULL;
+	snprintf(what, sizeof(what), "%s driver", dev);
+	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n,
+		 "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
+}
+
 /* Per device name: firmware and driver agree across the nodes that have it. */
 static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 {
-	const char **vals = calloc((size_t)n, sizeof(*vals));
-	const char **names = calloc((size_t)n, sizeof(*names));
-	char (*drv)[160] = calloc((size_t)n, sizeof(*drv));
-	json_t *seen = json_object();
-
-	if (!vals || !names || !drv)
-		goto out;
-	for (int a = 0; a < n; a++) {
-		size_t k;
-		json_t *h;
-
-		if (!nd[a].probe)
-			continue;
-		json_array_foreach(json_object_get(nd[a].probe, "hcas"), k, h) {
-			const char *dev = fc_jstr(h, "name", "?");
-			char what[200];
-
-			if (json_object_get(seen, dev))
-				continue;
-			json_object_set_new(seen, dev, json_true());
-			for (int i = 0; i < n; i++) {
-				const json_t *o = nd[i].probe ? fc_jnamed(json_object_get(nd[i].probe, "hcas"), dev) : NULL;
-
-				names[i] = nd[i].name;
-				vals[i] = o ? json_string_value(json_object_get(o, "fw_ver")) : NULL;
-				drv[i][0] = 0;
-				if (o)
-					snprintf(drv[i], sizeof(drv[i]), "%s %s",
-						 fc_jstr(o, "driver", "?"), fc_jstr(o, "driver_version", "?"));
-			}
-			snprintf(what, sizeof(what), "%s firmware", dev);
-			pf_agree(doc, FC_FAIL, what, vals, names, n,
-			      "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)");
-			for (int i = 0; i < n; i++)
-				vals[i] = drv[i][0] ? drv[i] : NULL;
-			snprintf(what, sizeof(what), "%s driver", dev);
-			pf_agree(doc, FC_FAIL, what, vals, names, n,
-			      "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
-		}
-	}
-out:
-	json_decref(seen);
-	free(vals);
-	free(names);
-	free(drv);
+	each_distinct(doc, nd, n, 0, "hcas", hca_id, hca_versions, NULL);
 }
 
 /* The HCA's PCIe link as trained against its port's rate (the probe's
@@ -239,8 +276,15 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 	}
 }
 
-/* Port values compared across nodes, per DEV:PORT. */
-static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const struct pf_opts *o)
+static void port_id(const json_t *p, char *id, size_t len)
+{
+	snprintf(id, len, "%s:%d", fc_jstr(p, "device", "?"), (int)fc_jnum(p, "port", 0));
+}
+
+/* The values of the port @id (DEV:PORT, @p one of its summary rows) agree
+ * across the nodes where it is ACTIVE. */
+static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const char *id,
+			const void *arg)
 {
 	static const struct {
 		const char *key, *what, *unit, *fix;
@@ -252,62 +296,39 @@ static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const s
 		{ "netdev_mtu", "netdev MTU", " B",
 		  "set one MTU across the rack (ip link set DEV mtu 9000) and on the switch ports" },
 	};
-	const char **vals = calloc((size_t)n, sizeof(*vals));
-	const char **names = calloc((size_t)n, sizeof(*names));
-	char (*buf)[32] = calloc((size_t)n, sizeof(*buf));
-	json_t *keysseen = json_object();
+	const struct pf_opts *o = arg;
 
-	if (!vals || !names || !buf)
-		goto out;
-	for (int a = 0; a < n; a++) {
-		size_t k;
-		json_t *p;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char what[200];
 
-		json_array_foreach(json_object_get(nd[a].sum, "ports"), k, p) {
-			char id[128];
+		if ((k == 0 && o->expect_rate_gbps > 0) || (k == 2 && o->expect_mtu > 0))
+			continue;
+		for (int i = 0; i < c->n; i++) {
+			size_t q;
+			json_t *pp;
 
-			snprintf(id, sizeof(id), "%s:%d", fc_jstr(p, "device", "?"),
-				 (int)fc_jnum(p, "port", 0));
-			if (json_object_get(keysseen, id))
-				continue;
-			json_object_set_new(keysseen, id, json_true());
-			for (size_t c = 0; c < sizeof(keys) / sizeof(keys[0]); c++) {
-				char what[200];
+			c->vals[i] = NULL;
+			json_array_foreach(json_object_get(c->nd[i].sum, "ports"), q, pp) {
+				double v = fc_jnum(pp, keys[k].key, 0);
+				char pid[128];
 
-				if ((c == 0 && o->expect_rate_gbps > 0) || (c == 2 && o->expect_mtu > 0))
+				port_id(pp, pid, sizeof(pid));
+				if (strcmp(pid, id) || v <= 0 || strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
 					continue;
-				for (int i = 0; i < n; i++) {
-					size_t q;
-					json_t *pp;
-
-					names[i] = nd[i].name;
-					vals[i] = NULL;
-					json_array_foreach(json_object_get(nd[i].sum, "ports"), q, pp) {
-						double v = fc_jnum(pp, keys[c].key, 0);
-						char pid[128];
-
-						snprintf(pid, sizeof(pid), "%s:%d",
-							 fc_jstr(pp, "device", "?"),
-							 (int)fc_jnum(pp, "port", 0));
-						if (strcmp(pid, id) || v <= 0 ||
-						    strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
-							continue;
-						snprintf(buf[i], sizeof(buf[i]), "%g%s", v,
-							 keys[c].unit);
-						vals[i] = buf[i];
-					}
-				}
-				snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
-					 strchr(id, ':') + 1, keys[c].what);
-				pf_agree(doc, FC_FAIL, what, vals, names, n, keys[c].fix);
+				snprintf(c->text[i], sizeof(c->text[i]), "%g%s", v, keys[k].unit);
+				c->vals[i] = c->text[i];
 			}
 		}
+		snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
+			 strchr(id, ':') + 1, keys[k].what);
+		pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, keys[k].fix);
 	}
-out:
-	json_decref(keysseen);
-	free(vals);
-	free(names);
-	free(buf);
+}
+
+/* Port values compared across nodes, per DEV:PORT. */
+static void check_port_agreement(json_t *doc, struct pf_node *nd, int n, const struct pf_opts *o)
+{
+	each_distinct(doc, nd, n, 1, "ports", port_id, port_values, o);
 }
 
 static int module_loaded(const json_t *probe, const char *m)

@@ -37,23 +37,7 @@ expect "report --history refuses --prom" 2 'drop --prom' -- \
 # rail 1 alone (a floor of 70%, so only its history can tell). The link is
 # judged against its own past on that rail; the same pair on rail 0, and
 # every other (pair, rail), stays quiet.
-python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 > $HIT/rails.json
-python3 - $HIT/rails.json $HIT <<'PY'
-import json, random, sys
-base = json.load(open(sys.argv[1]))
-for run in range(1, 8):
-    d = json.loads(json.dumps(base))
-    rnd = random.Random(run)
-    for r in d["results"]:
-        for e in r["rails"]:
-            for x in e["loaded"]["results"]:
-                if x.get("gbps"):
-                    x["gbps"] = round(x["gbps"] * rnd.uniform(0.95, 1.05), 5)
-                    if run == 7 and e["rail"] == 1 and \
-                       {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeD"}:
-                        x["gbps"] = round(x["gbps"] * 0.75, 5)
-    json.dump(d, open("%s/rails-%d.json" % (sys.argv[2], run), "w"))
-PY
+python3 tests/data/matrix/gen_history.py $HIT
 for i in 1 2 3 4 5 6; do
 	$FC matrix --import $HIT/rails-$i.json --db $HIT/r.db >/dev/null 2>&1
 done

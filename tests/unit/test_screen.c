@@ -164,6 +164,89 @@ static void test_link_retest(void **state)
 }
 
 /* A link bad K tries in a row is named, and the screen holds it. */
+/* Plans the first adaptive round of a 16-node, 1-rail screen with nodes
+ * 3, 5 and 11 bad, after two seed rounds; @resume: as a resumed screen
+ * does, a fresh screen given the seed rounds' results and, with @met, who
+ * met whom. Returns the pair count; the pairs in @out. */
+static int plan_after_seeds(uint64_t seed, int resume, int met, struct fc_scr_pair *out)
+{
+	struct fc_scr_opts o = { .seed_rounds = 2, .seed = seed };
+	struct fc_scr_res r[16];
+	struct fc_scr_pair p[8], seen[16];
+	struct fc_screen s, t;
+	size_t n = 0;
+	int cnt;
+
+	assert_int_equal(fc_screen_init(&s, 16, 1, &o), 0);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(fc_screen_next(&s, p), 8);
+		for (int i = 0; i < 8; i++) {
+			int bad = p[i].a == 3 || p[i].b == 3 || p[i].a == 5 || p[i].b == 5 ||
+				  p[i].a == 11 || p[i].b == 11;
+
+			seen[n] = p[i];
+			r[n++] = res(p[i].a, p[i].b, 0, bad);
+		}
+		assert_int_equal(fc_screen_update(&s, r, n), 0);
+	}
+	if (!resume) {
+		cnt = fc_screen_next(&s, out);
+		fc_screen_release(&s);
+		return cnt;
+	}
+	fc_screen_release(&s);
+	assert_int_equal(fc_screen_init(&t, 16, 1, &o), 0);
+	for (size_t i = 0; met && i < n; i++)
+		fc_screen_met(&t, seen[i].a, seen[i].b, (int)(i / 8));
+	t.round = 2;
+	assert_int_equal(fc_screen_update(&t, r, n), 0);
+	cnt = fc_screen_next(&t, out);
+	fc_screen_release(&t);
+	return cnt;
+}
+
+/* A resumed screen plans as the one that ran on: it remembers who met
+ * whom. Without that memory some seeds retest against a peer met before. */
+static void test_resume_remembers_peers(void **state)
+{
+	int differ = 0, planned = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct fc_scr_pair a[8], b[8], c[8];
+		int na = plan_after_seeds(seed, 0, 0, a), nb = plan_after_seeds(seed, 1, 1, b);
+		int nc = plan_after_seeds(seed, 1, 0, c);
+
+		planned += na > 0; /* 0: every bad node named in the seed rounds */
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, sizeof(a[0]) * (size_t)na);
+		differ += nc != na || memcmp(a, c, sizeof(a[0]) * (size_t)na);
+	}
+	assert_true(planned >= 20);
+	assert_true(differ > 0);
+}
+
+/* Stored rows that name no node of the run, or a round past the limit,
+ * are passed over. */
+static void test_met_out_of_range(void **state)
+{
+	struct fc_screen s;
+
+	(void)state;
+	assert_int_equal(fc_screen_init(&s, 4, 1, NULL), 0);
+	fc_screen_met(&s, -1, 2, 0);
+	fc_screen_met(&s, 1, 1, 0);
+	fc_screen_met(&s, 0, 4, 0);
+	fc_screen_met(&s, 0, 1, s.max_rounds);
+	fc_screen_met(&s, 0, 1, -1);
+	for (int i = 0; i < 4 * s.max_rounds; i++)
+		assert_int_equal(s.met[i], -1);
+	fc_screen_met(&s, 0, 1, 1);
+	assert_int_equal(s.met[0 * s.max_rounds + 1], 1);
+	assert_int_equal(s.met[1 * s.max_rounds + 1], 0);
+	fc_screen_release(&s);
+}
+
 static void test_link_named(void **state)
 {
 	struct fc_scr_res r[32];
@@ -271,6 +354,8 @@ int main(void)
 		cmocka_unit_test(test_sim_noise_only),
 		cmocka_unit_test(test_sim_bad_host),
 		cmocka_unit_test(test_sim_noise_costs_rounds),
+		cmocka_unit_test(test_resume_remembers_peers),
+		cmocka_unit_test(test_met_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
