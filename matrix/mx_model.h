@@ -40,6 +40,7 @@ struct mx_model {
 	int nrails;
 	struct fc_mxl_cell *rcells;
 	size_t nrcells, rcap;
+	int rails_by_links; /* loading: the cells come from the store's link rows */
 	struct fc_mxl_analysis ran;
 };
 

@@ -230,6 +230,20 @@ static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 	return 0;
 }
 
+/* No rail measured (the pair could not run): an error on every rail. */
+static int rail_errors(struct mx_model *m, int a, int b, int retest, enum fc_mx_state row_state)
+{
+	int rc = 0;
+
+	for (int r = 0; !rc && r < m->nrails; r++)
+		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = r, .gbps = NAN,
+						       .lat_us = NAN,
+						       .state = row_state == FC_MX_ERROR ?
+									FC_MX_ERROR : FC_MX_FAIL,
+						       .retest = retest });
+	return rc;
+}
+
 int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 		 enum fc_mx_state row_state)
 {
@@ -248,14 +262,62 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 						       .state = mx_state_of(e.verdict),
 						       .retest = retest });
 	}
-	/* No rail measured (the pair could not run): an error on every rail. */
-	for (int r = 0; !any && !rc && r < m->nrails; r++)
-		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = r, .gbps = NAN,
-						       .lat_us = NAN,
-						       .state = row_state == FC_MX_ERROR ?
-									FC_MX_ERROR : FC_MX_FAIL,
-						       .retest = retest });
+	if (!any && !rc)
+		rc = rail_errors(m, a, b, retest, row_state);
 	json_decref(doc);
+	return rc;
+}
+
+/* The rows' cells from the store's link rows (mx_rails_links): the model
+ * row the links being read belong to, and whether it has a cell yet. */
+struct links_walk {
+	struct mx_model *m;
+	size_t row, nrows;
+	int any;
+};
+
+/* Row @w->row is done: a row that had no rail measured gets its errors. */
+static int walk_next(struct links_walk *w)
+{
+	const struct fc_mx_result *r = &w->m->res[w->row];
+	int rc = w->any ? 0 : rail_errors(w->m, r->a, r->b, r->retest, r->state);
+
+	w->row++;
+	w->any = 0;
+	return rc;
+}
+
+static int add_link(const struct fc_store_link *l, void *arg)
+{
+	struct links_walk *w = arg;
+	const struct fc_mx_result *r;
+	int q, rc = 0;
+
+	while (!rc && w->row < w->nrows && w->m->res_id[w->row] < l->pair)
+		rc = walk_next(w);
+	/* A row added since the rows were read: mx_model_refresh's. */
+	if (rc || w->row == w->nrows || w->m->res_id[w->row] != l->pair || l->rail < 0)
+		return rc;
+	/* A rail entry with no phase (the link's verdict "error", no figure):
+	 * no cell, as mx_rails_row skips it. */
+	q = mx_rail_find(w->m, l->device, l->subnet);
+	if (q < 0 || (!strcmp(l->verdict, "error") && isnan(l->gbps) && isnan(l->lat_us)))
+		return 0;
+	r = &w->m->res[w->row];
+	w->any = 1;
+	return add_cell(w->m, (struct fc_mxl_cell){ .a = r->a, .b = r->b, .rail = q,
+						    .gbps = l->gbps, .lat_us = l->lat_us,
+						    .state = mx_state_of(l->verdict),
+						    .retest = r->retest });
+}
+
+int mx_rails_links(struct mx_model *m, struct fc_store *st)
+{
+	struct links_walk w = { .m = m, .nrows = m->nres };
+	int rc = fc_store_links(st, m->run, add_link, &w);
+
+	while (!rc && w.row < w.nrows)
+		rc = walk_next(&w);
 	return rc;
 }
 

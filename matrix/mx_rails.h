@@ -36,6 +36,12 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 int mx_rails_load(struct mx_model *m);
 int mx_rails_row(struct mx_model *m, int a, int b, const char *doc, int retest,
 		 enum fc_mx_state row_state);
+/* The cells of every row read so far from the store's link rows (a store
+ * that keeps them: fc_store_has_links), in row order, as mx_rails_row takes
+ * them from the documents, no document parsed. Returns 0 or a negative
+ * errno. */
+struct fc_store;
+int mx_rails_links(struct mx_model *m, struct fc_store *st);
 int mx_rails_analyze(struct mx_model *m);
 void mx_rails_release(struct mx_model *m);
 

@@ -57,7 +57,8 @@ static int insert_link(const struct fc_store_link *l, void *arg)
 	    sqlite3_bind_text(s, 6, l->device, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 7, l->subnet, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 8, l->verdict, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    store_bind_num(s, 9, l->gbps) != SQLITE_OK || store_bind_num(s, 10, l->lat_us) != SQLITE_OK ||
+	    store_bind_num(s, 9, store_doc_real(l->gbps)) != SQLITE_OK ||
+	    store_bind_num(s, 10, store_doc_real(l->lat_us)) != SQLITE_OK ||
 	    sqlite3_step(s) != SQLITE_DONE)
 		rc = store_fail(in->st, "cannot record a link result");
 	sqlite3_reset(s);

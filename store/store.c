@@ -390,6 +390,22 @@ const char *fc_store_path(const struct fc_store *st)
 	return st->path;
 }
 
+int fc_store_has_links(const struct fc_store *st)
+{
+	return st->schema >= 2;
+}
+
+double store_doc_real(double v)
+{
+	char buf[40];
+
+	/* As jansson writes a real ("%.*g") and reads it back (strtod). */
+	if (!isfinite(v))
+		return v;
+	snprintf(buf, sizeof(buf), "%.*g", STORE_DOC_PRECISION, v);
+	return strtod(buf, NULL);
+}
+
 /* Binds @params as JSON text (or NULL) to parameter @idx of @s. */
 static int bind_json(sqlite3_stmt *s, int idx, const json_t *params)
 {
@@ -397,7 +413,7 @@ static int bind_json(sqlite3_stmt *s, int idx, const json_t *params)
 
 	if (!params)
 		return sqlite3_bind_null(s, idx);
-	text = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	text = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(STORE_DOC_PRECISION));
 	if (!text)
 		return SQLITE_NOMEM;
 	return sqlite3_bind_text(s, idx, text, -1, free);

@@ -35,6 +35,9 @@ struct fc_store *fc_store_open_ro(const char *path);
 void fc_store_close(struct fc_store *st);
 /* The path the store was opened with. */
 const char *fc_store_path(const struct fc_store *st);
+/* True when the store keeps link rows (schema 2 and up): fc_store_links
+ * reads them without opening a document. */
+int fc_store_has_links(const struct fc_store *st);
 
 /* Starts a run of @kind ("pair", "matrix", "soak") with @params (any JSON,
  * may be NULL; not stolen). Returns the run id (> 0) or a negative errno. */

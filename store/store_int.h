@@ -33,6 +33,13 @@ static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)
 	return isfinite(v) ? sqlite3_bind_double(s, idx, v) : sqlite3_bind_null(s, idx);
 }
 
+/* The significant digits of the numbers in the stored documents. */
+#define STORE_DOC_PRECISION 10
+/* @v as a stored document holds it (STORE_DOC_PRECISION digits): what a
+ * link row keeps, so that the figures read from link rows are the same as
+ * the ones read from the documents of a store without them. */
+double store_doc_real(double v);
+
 /* Logs the database's last error for @what; -EIO. */
 int store_fail(struct fc_store *st, const char *what);
 
