@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/out.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,14 @@ int fc_wants_json(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+int fc_refuse_args(const char *cmd, char *const *args, int n, const char *hint)
+{
+	if (n <= 0)
+		return 0;
+	fc_err("%s: unexpected argument '%s'%s%s", cmd, args[0], *hint ? "; " : "", hint);
+	return -EINVAL;
 }
 
 /* The long option @word ("--name" or "--name=value") names, or NULL. */

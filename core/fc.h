@@ -52,6 +52,11 @@ int fc_wants_help(int argc, char **argv);
 /* True when argv holds --json before any "--". */
 int fc_wants_json(int argc, char **argv);
 
+/* Refuses the @n arguments @args of @cmd, when there are any: logs
+ * "CMD: unexpected argument 'ARG'; HINT" (no "; HINT" for an empty @hint)
+ * and returns -EINVAL; else 0. */
+int fc_refuse_args(const char *cmd, char *const *args, int n, const char *hint);
+
 struct option;
 /*
  * getopt_long for the commands: an unknown option or a missing value is

@@ -165,10 +165,6 @@ int fc_opts_parse(struct fc_ctx *ctx, const struct fc_opts *spec, void *dst, int
 		if (fc_opt_take(ctx, spec, o, optarg, dst))
 			return -EINVAL;
 	}
-	if (spec->no_args && optind < argc) {
-		fc_err("%s: unexpected argument '%s'%s%s", spec->cmd, argv[optind],
-		       *spec->no_args ? "; " : "", spec->no_args);
-		return -EINVAL;
-	}
-	return 0;
+	return spec->no_args ? fc_refuse_args(spec->cmd, argv + optind, argc - optind,
+					      spec->no_args) : 0;
 }

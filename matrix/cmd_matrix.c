@@ -251,7 +251,9 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	for (int i = 0; i < m.an.nfindings; i++)
 		nerr += m.an.findings[i].kind == FC_MX_UNREACHABLE ||
 			m.an.findings[i].kind == FC_MX_PAIR_ERROR;
-	doc = mx_model_doc(&m);
+	/* The text shows the pairs only in the grid of up to 12 nodes; at
+	 * 1,024 x 8 the pairs list alone takes gigabytes. */
+	doc = ctx->json || m.n <= 12 ? mx_model_doc(&m) : mx_model_doc_brief(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
 	add_history(s->st, &m, doc);
 	if (scr && scr->ss) {
