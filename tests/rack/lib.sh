@@ -105,10 +105,10 @@ $res}"
 # rack_qemu_left NAME: pids of QEMU processes of rack NAME still running
 # (zombies, which have no command line, do not count).
 rack_qemu_left() {
-	local p
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "-name fabcheck/$1/node" && echo "${p#/proc/}"
-	done
+	# One pgrep over every command line: a tr and a grep per process took
+	# seconds a scan on a loaded host, long enough for a boot to finish
+	# before the Ctrl-C case saw its QEMU start.
+	pgrep -f -- "-name fabcheck/$1/node"
 }
 
 # expect_rack_gone NAME: no QEMU process of the rack and no lock are left.
