@@ -17,6 +17,19 @@
  * matched by that switch instead, when there is one switch per rail (as
  * many switches as a node has ports: a rack or one scalable unit); a rail
  * that spans several leaf switches falls back to the subnet or the name.
+ *
+ * Routed RoCE (each port in its own /31, /30, /127 or /126 to its leaf):
+ * every subnet differs, so the leaf names the rail: the LLDP neighbour
+ * (chassis) where every port reports one, else the port's position (its
+ * NUMA node and PCIe address, in order, on every node of a uniform rack),
+ * which the map marks as assumed. InfiniBand with one subnet manager and no
+ * switch known falls back to position the same way, then to the name.
+ *
+ * Left out by rule, each said once per device: a port on another link
+ * layer than the fabric's, one that carries the node's ssh address or
+ * default route (when the node has other ports), one whose rate differs
+ * from the majority of the node's ports, and one on a network no other
+ * node has while its node has a port on every rail without it.
  */
 #ifndef FC_RAIL_H
 #define FC_RAIL_H
@@ -37,6 +50,14 @@ struct fc_rail_port {
 	char netdev[32];		  /* RoCE: the port's net device */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "10.0.0.0/24", "fe80:0000:0000:0000"; "" unknown */
 	char peer[24];			  /* InfiniBand: the switch's node GUID, "0x..."; "" unknown */
+	double rate;			  /* Gb/s, 0 unknown */
+	int prefix_len;			  /* of the subnet's address, -1 unknown */
+	char gateway[48];		  /* routed RoCE: the next hop on the port's link */
+	int numa;			  /* the device's NUMA node, -1 unknown */
+	char pci[16];			  /* the device's PCI address, "" unknown */
+	char lldp[64];			  /* the LLDP neighbour's chassis name, "" none */
+	char lldp_port[32];		  /* and its port */
+	char mgmt[96];			  /* why it is the node's management port, "" not */
 };
 
 struct fc_rail_node {
@@ -52,11 +73,23 @@ struct fc_rail_opts {
 	int nexclude;
 };
 
+/* How the rails were matched across nodes. */
+enum fc_rail_by {
+	FC_RAIL_BY_SUBNET = 0, /* a shared IPv4/IPv6 subnet, or IB subnet prefix */
+	FC_RAIL_BY_SWITCH,     /* InfiniBand: the switch each port is cabled to */
+	FC_RAIL_BY_LLDP,       /* routed RoCE: the LLDP neighbour (the leaf) */
+	FC_RAIL_BY_POSITION,   /* NUMA node and PCIe order: assumed on a uniform rack */
+	FC_RAIL_BY_NAME,       /* the device name */
+};
+/* "subnet", "switch", "lldp", "position", "name". */
+const char *fc_rail_by_name(enum fc_rail_by by);
+
 struct fc_rail {
 	int index;		    /* number among all the fabric's rails */
 	char name[64];		    /* the device most nodes have on it */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name or switch */
 	char peer[24];		    /* the switch, when matched by switch */
+	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
@@ -72,6 +105,8 @@ struct fc_rail_map {
 	enum fc_rail_ll link_layer;
 	int by_name;		 /* matched by device name */
 	int by_switch;		 /* matched by the switch each port reaches */
+	enum fc_rail_by by;	 /* how (by_name, by_switch kept for the callers) */
+	char assumed[320];	 /* by position: what was assumed, what would confirm it */
 	struct fc_rail rails[FC_RAIL_MAX];
 	int *port;		 /* nnodes * nrails: [node * nrails + rail] = port index or -1 */
 	struct fc_rail_finding *findings;
@@ -96,8 +131,9 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 
 /*
  * Reads the ports of a `fabcheck devices --json` "devices" list into @out
- * (room for @max): device, port, state, link layer, net device, "subnet",
- * "switch_guid".
+ * (room for @max): device, port, state, link layer, net device, "subnet"
+ * (else from "addrs"), "switch_guid", "rate_gbps", "gateway", "numa_node",
+ * "pci", "lldp" {"chassis", "port"} and "mgmt".
  * Returns the count, or -EINVAL when @devices is not such a list, -E2BIG past
  * @max.
  */
@@ -105,6 +141,15 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 
 /* "10.0.3.7", 24 -> "10.0.3.0/24". Returns 0 or -EINVAL. */
 int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len);
+/* "fd00:1::7", 64 -> "fd00:1::/64". Returns 0 or -EINVAL. */
+int fc_rail_subnet_ipv6(const char *addr, int prefix_len, char *buf, size_t len);
+/*
+ * The subnet rails are matched by among a port's addresses ("10.0.0.1/24",
+ * "fd00:1::1/64"): the first IPv4 one, else the first IPv6 one that is not
+ * link-local (fe80::/10). Returns its prefix length, or -1 (@buf "") when
+ * none is usable.
+ */
+int fc_rail_subnet_of(const char *const *addrs, int n, char *buf, size_t len);
 /* The subnet prefix (first 8 bytes) of an InfiniBand GID as
  * "fe80:0000:0000:0000". */
 void fc_rail_subnet_ib(const unsigned char gid[16], char *buf, size_t len);

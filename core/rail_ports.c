@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int fc_rail_name_cmp(const char *a, const char *b)
 {
@@ -42,6 +43,65 @@ int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len)
 	inet_ntop(AF_INET, &in, txt, sizeof(txt));
 	snprintf(buf, len, "%s/%d", txt, prefix_len);
 	return 0;
+}
+
+int fc_rail_subnet_ipv6(const char *addr, int prefix_len, char *buf, size_t len)
+{
+	struct in6_addr in;
+	char txt[INET6_ADDRSTRLEN];
+
+	if (!addr || prefix_len < 0 || prefix_len > 128 || inet_pton(AF_INET6, addr, &in) != 1)
+		return -EINVAL;
+	for (int b = 0; b < 16; b++) {
+		int keep = prefix_len - 8 * b;
+
+		in.s6_addr[b] &= keep >= 8 ? 0xff : keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
+	}
+	inet_ntop(AF_INET6, &in, txt, sizeof(txt));
+	snprintf(buf, len, "%s/%d", txt, prefix_len);
+	return 0;
+}
+
+/* "ADDR/LEN" of family @v6 into @buf's subnet; the prefix length or -1. */
+static int subnet_one(const char *a, int v6, char *buf, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN + 8];
+	const char *slash = strchr(a, '/');
+	int plen;
+	char *end;
+
+	if (!slash || (size_t)(slash - a) >= sizeof(addr) || (strchr(a, ':') != NULL) != v6)
+		return -1;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(slash - a), a);
+	plen = (int)strtol(slash + 1, &end, 10);
+	if (*end || end == slash + 1)
+		return -1;
+	if (v6 && !strncasecmp(addr, "fe8", 3)) /* link-local fe80::/10 names no network */
+		return -1;
+	if (v6 ? fc_rail_subnet_ipv6(addr, plen, buf, len) : fc_rail_subnet_ipv4(addr, plen, buf, len))
+		return -1;
+	return plen;
+}
+
+int fc_rail_subnet_of(const char *const *addrs, int n, char *buf, size_t len)
+{
+	buf[0] = 0;
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int i = 0; i < n; i++) {
+			int plen = addrs[i] ? subnet_one(addrs[i], v6, buf, len) : -1;
+
+			if (plen >= 0)
+				return plen;
+		}
+	buf[0] = 0;
+	return -1;
+}
+
+const char *fc_rail_by_name(enum fc_rail_by by)
+{
+	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name" };
+
+	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "?";
 }
 
 void fc_rail_subnet_ib(const unsigned char gid[16], char *buf, size_t len)
@@ -96,6 +156,28 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map)
 	return w;
 }
 
+/* The subnet and prefix length from "subnet", else from "addrs". */
+static void port_subnet(const json_t *p, struct fc_rail_port *o)
+{
+	const json_t *addrs = json_object_get(p, "addrs"), *a;
+	const char *list[16];
+	int n = 0;
+	size_t i;
+
+	json_array_foreach(addrs, i, a)
+		if (json_is_string(a) && n < 16)
+			list[n++] = json_string_value(a);
+	o->prefix_len = json_is_integer(json_object_get(p, "prefix_len")) ?
+				(int)json_integer_value(json_object_get(p, "prefix_len")) : -1;
+	if (!o->subnet[0]) {
+		o->prefix_len = fc_rail_subnet_of(list, n, o->subnet, sizeof(o->subnet));
+	} else if (o->prefix_len < 0) {
+		const char *slash = strchr(o->subnet, '/');
+
+		o->prefix_len = slash ? atoi(slash + 1) : -1;
+	}
+}
+
 static void jcopy(const json_t *o, const char *key, char *buf, size_t len)
 {
 	const char *v = json_string_value(json_object_get(o, key));
@@ -136,6 +218,15 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 			jcopy(p, "netdev", o->netdev, sizeof(o->netdev));
 			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
 			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
+			port_subnet(p, o);
+			o->rate = json_number_value(json_object_get(p, "rate_gbps"));
+			jcopy(p, "gateway", o->gateway, sizeof(o->gateway));
+			o->numa = json_is_integer(json_object_get(p, "numa_node")) ?
+					  (int)json_integer_value(json_object_get(p, "numa_node")) : -1;
+			jcopy(p, "pci", o->pci, sizeof(o->pci));
+			jcopy(json_object_get(p, "lldp"), "chassis", o->lldp, sizeof(o->lldp));
+			jcopy(json_object_get(p, "lldp"), "port", o->lldp_port, sizeof(o->lldp_port));
+			jcopy(p, "mgmt", o->mgmt, sizeof(o->mgmt));
 			if (!o->dev[0])
 				return -EINVAL;
 			cnt++;

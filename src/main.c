@@ -5,7 +5,7 @@
 #include "core/fc.h"
 #include "core/log.h"
 #include "core/out.h"
-#include "ctl/ibpeer.h"
+#include "ctl/lldp.h"
 #include "src/cmds.h"
 #include "verbs/dev.h"
 
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	/* --json anywhere: every exit writes one document (fc_out_finish),
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
-	vb_devices_peer_hook = fc_ib_switches_add;
+	vb_devices_peer_hook = fc_port_neighbours_add;
 	for (; rc < 0 && i < argc && argv[i][0] == '-'; i++)
 		rc = global_opt(&ctx, argv[i]);
 	if (rc < 0)

@@ -1,5 +1,6 @@
 /* RDMA device and port discovery through libibverbs (see dev.h). */
 #include "verbs/dev.h"
+#include "verbs/dev_net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -107,20 +108,14 @@ void vb_port_link(const struct vb_port_info *pi, int gid_pos, int mtu, struct fc
 	}
 }
 
-static int mask_len(uint32_t mask)
-{
-	int n = 0;
-
-	for (mask = ntohl(mask); mask & 0x80000000u; mask <<= 1)
-		n++;
-	return n;
-}
-
 /* The network a port is on, which rails are matched by: on RoCE the first
- * IPv4 subnet of its net device, on InfiniBand the GID's subnet prefix. */
+ * IPv4 subnet of its net device (else its first IPv6 one that is not
+ * link-local), on InfiniBand the GID's subnet prefix. */
 static void port_subnet(struct vb_port_info *pi)
 {
-	struct ifaddrs *ifa, *i;
+	char addrs[16][64];
+	const char *list[16];
+	int n;
 
 	pi->subnet[0] = 0;
 	if (!pi->is_ethernet) {
@@ -128,21 +123,10 @@ static void port_subnet(struct vb_port_info *pi)
 			fc_rail_subnet_ib(pi->gids[0].raw, pi->subnet, sizeof(pi->subnet));
 		return;
 	}
-	if (!pi->netdev[0] || getifaddrs(&ifa))
-		return;
-	for (i = ifa; i; i = i->ifa_next) {
-		char addr[INET_ADDRSTRLEN];
-		const struct sockaddr_in *a = (const void *)i->ifa_addr;
-		const struct sockaddr_in *m = (const void *)i->ifa_netmask;
-
-		if (!a || !m || a->sin_family != AF_INET || strcmp(i->ifa_name, pi->netdev))
-			continue;
-		inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
-		if (!fc_rail_subnet_ipv4(addr, mask_len(m->sin_addr.s_addr), pi->subnet,
-					 sizeof(pi->subnet)))
-			break;
-	}
-	freeifaddrs(ifa);
+	n = vb_netdev_addrs(pi->netdev, addrs, 16);
+	for (int i = 0; i < n; i++)
+		list[i] = addrs[i];
+	fc_rail_subnet_of(list, n, pi->subnet, sizeof(pi->subnet));
 }
 
 static int port_fill(struct ibv_context *ctx, const char *dev, int port,
@@ -251,6 +235,7 @@ json_t *vb_port_json(const struct vb_port_info *pi)
 		      fc_port_speed_name(pi->speed, pi->speed_ex), "rate_gbps", pi->rate_gbps,
 		      "lid", pi->lid, "netdev", pi->netdev, "gids", gids);
 	port_payload_json(pi, o);
+	vb_port_net_json(pi->dev, pi->is_ethernet ? pi->netdev : "", o);
 	json_object_set_new(o, "subnet", json_string(pi->subnet));
 	vb_gid_json(o, pi->chosen_gid >= 0 ? &pi->gids[pi->chosen_gid] : NULL);
 	return o;

@@ -169,7 +169,8 @@ static void test_roce_odd_and_down(void **state)
 }
 
 /* 8-HCA servers: the Ethernet management NIC left out by link layer, the
- * IB storage HCA only by --exclude-dev; gpu03's mlx5_3/mlx5_5 swapped. */
+ * 200G IB storage HCA by its rate (once looked a ninth rail), and by
+ * --exclude-dev without the note; gpu03's mlx5_3/mlx5_5 swapped. */
 static void test_ib_8rail(void **state)
 {
 	const char *excl[] = { "mlx5_8" };
@@ -181,8 +182,9 @@ static void test_ib_8rail(void **state)
 	(void)state;
 	load("ib-8rail.json", &r);
 	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
-	assert_int_equal(m.nrails, 9); /* the storage HCA looks like a ninth rail */
-	assert_string_equal(m.rails[8].name, "mlx5_8");
+	assert_int_equal(m.nrails, 8);
+	assert_int_equal(count_text(&m, "mlx5_8 left out on 4 nodes", "rate 200 Gb/s",
+				    "400 Gb/s", NULL), 1);
 	fc_rail_map_release(&m);
 
 	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
@@ -324,6 +326,140 @@ static void test_helpers(void **state)
 	assert_int_equal(fc_rail_ports_from_json(NULL, NULL, 0), -EINVAL);
 }
 
+/* The plans of tests/data/rails/gen-plans.py (issue 24). */
+
+/* A /31 per port, no LLDP: every subnet differs, matched by position (4
+ * rails, not 0), said to be assumed; gpu02's names out of PCIe order are a
+ * note, not a swap. */
+static void test_routed_position(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("routed-31.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(dev_on(&m, &r, 1, 0), "mlx5_1"); /* gpu02's first slot */
+	assert_string_equal(dev_on(&m, &r, 2, 3), "mlx5_3");
+	assert_non_null(strstr(m.assumed, "assumed from position"));
+	assert_non_null(strstr(m.assumed, "lldpctl"));
+	assert_int_equal(count_text(&m, "gpu02", "not in the PCIe order", NULL), 1);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_NOTE);
+	fc_rail_map_release(&m);
+}
+
+/* A /31 per port with lldpd: by the leaf; gpu03's two cables to each
+ * other's leaf are a swap that names the node, devices and leaves. */
+static void test_routed_lldp_swap(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("routed-31-lldp-swap.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_LLDP);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(m.rails[1].leaf, "leaf2");
+	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_2");
+	assert_int_equal(count_text(&m, "gpu03", "mlx5_2 on rail 1 (leaf leaf2",
+				    "mlx5_1 on rail 2 (leaf leaf3", "swapped", NULL), 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
+	assert_string_equal(m.assumed, "");
+	fc_rail_map_release(&m);
+}
+
+/* A /24 per host and rail: no subnet shared, routed; by position. */
+static void test_per_host_subnets(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("per-host-24.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	assert_int_equal(m.nrails, 2);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(dev_on(&m, &r, i, 1), "mlx5_1");
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
+	fc_rail_map_release(&m);
+}
+
+/* IPv6 addresses only: the /64 of each rail, link-local ones ignored. */
+static void test_ipv6_only(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("ipv6-only.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_SUBNET);
+	assert_int_equal(m.nrails, 2);
+	assert_string_equal(m.rails[1].subnet, "fd00:2::/64");
+	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_1");
+	assert_int_equal(m.nfindings, 0);
+	fc_rail_map_release(&m);
+}
+
+/* One subnet manager, no switch read, PCI addresses known: by position,
+ * not by name (gpu03's names out of slot order stay on their slot). */
+static void test_ib_one_sm_position(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("ib-one-sm-pci.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	assert_false(m.by_name);
+	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_2");
+	assert_non_null(strstr(m.assumed, "smpquery"));
+	fc_rail_map_release(&m);
+}
+
+/* A storage NIC at another rate on a shared segment, a management port with
+ * the ssh address and a front-end NIC of one node: each left out with its
+ * reason in one line; the two rails stay. */
+static void test_storage_mgmt(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-storage-mgmt.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 2);
+	assert_string_equal(m.rails[1].subnet, "10.2.0.0/24");
+	assert_int_equal(count_text(&m, "mlx5_2 left out on 3 nodes", "rate 100 Gb/s", NULL), 1);
+	assert_int_equal(count_text(&m, "mlx5_3 left out on 3 nodes", "ssh address", NULL), 1);
+	assert_int_equal(count_text(&m, "mlx5_4 of gpu03 left out", "172.16.9.0/24", NULL), 1);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_NOTE);
+	fc_rail_map_release(&m);
+}
+
+static void test_subnet_of(void **state)
+{
+	const char *v6[] = { "fe80::1/64", "2001:db8:5:7::9/64" }, *both[] = { "fd00::1/64",
+									      "10.1.2.3/31" };
+	const char *bad[] = { "10.1.2.3", "fe80::1/64" };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(fc_rail_subnet_of(v6, 2, buf, sizeof(buf)), 64);
+	assert_string_equal(buf, "2001:db8:5:7::/64");
+	assert_int_equal(fc_rail_subnet_of(both, 2, buf, sizeof(buf)), 31);
+	assert_string_equal(buf, "10.1.2.2/31");
+	assert_int_equal(fc_rail_subnet_of(bad, 2, buf, sizeof(buf)), -1);
+	assert_string_equal(buf, "");
+	assert_int_equal(fc_rail_subnet_ipv6("fd00:1:2:3:4::1", 127, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fd00:1:2:3:4::/127");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +468,10 @@ int main(void)
 		cmocka_unit_test(test_ib_8rail),       cmocka_unit_test(test_ib_one_subnet),
 		cmocka_unit_test(test_ib_switches),     cmocka_unit_test(test_ib_switches_2su),
 		cmocka_unit_test(test_only),	       cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_routed_position), cmocka_unit_test(test_routed_lldp_swap),
+		cmocka_unit_test(test_per_host_subnets), cmocka_unit_test(test_ipv6_only),
+		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),
+		cmocka_unit_test(test_subnet_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

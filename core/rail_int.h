@@ -1,0 +1,63 @@
+/* Rails: what core/rail.c and core/rail_rules.c share (private). */
+#ifndef FC_RAIL_INT_H
+#define FC_RAIL_INT_H
+
+#include "core/rail.h"
+
+/* One eligible port, and the network it is on. */
+struct member {
+	int node, port, group;
+	int used;     /* the node's port on that group's rail */
+	char key[24]; /* by position: "position K" */
+};
+
+struct group {
+	const char *key;  /* subnet, switch, leaf, position or the device name */
+	const char *name; /* the device most nodes have on it */
+	int nodes_with;	  /* nodes with a port on it */
+	int rail;	  /* position in map->rails, -1 when not a rail */
+};
+
+/* Ports left out by a rule, said once per device and reason. */
+#define RAIL_LEFT_MAX 32
+struct left_out {
+	char dev[64], why[200];
+	int count, first; /* nodes, the first of them */
+};
+
+struct match {
+	const struct fc_rail_node *nodes;
+	int n;
+	const struct fc_rail_opts *o;
+	struct fc_rail_map *map;
+	struct member *m;
+	int nm;
+	struct group *g;
+	int ng;
+	unsigned char *left; /* [node * stride + port]: left out by a rule */
+	int stride;
+	struct left_out lo[RAIL_LEFT_MAX];
+	int nlo;
+};
+
+int rail_add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
+int rail_in_list(const char *s, const char *const *list, int n);
+/* Active, not --exclude-dev, on the fabric's link layer. */
+int rail_candidate(const struct match *x, const struct fc_rail_port *p);
+/* A candidate no rule left out: the ports the rails take. */
+int rail_eligible(const struct match *x, int node, int port);
+
+/* Link layer, management port, rate; the notes of --exclude-dev (rail_rules.c). */
+int rail_leave_out(struct match *x);
+/* Notes port @port of @node left out for @why (grouped by device and why). */
+void rail_left_add(struct match *x, int node, int port, const char *why);
+/* One note per device and reason left out. */
+int rail_left_flush(struct match *x);
+/* How the rails are matched: sets map->by (and by_name, by_switch); a note says why. */
+int rail_choose(struct match *x);
+/* By position: each node's members ordered by NUMA node, PCI address and
+ * name get "position K"; a node laid out unlike the others is a warning. */
+int rail_position_keys(struct match *x);
+
+#endif

@@ -1,0 +1,497 @@
+/*
+ * Rails: the ports left out by rule (another link layer, the management
+ * port, another rate) and how the rails are matched on the fabric's
+ * addressing plan (see rail.h).
+ */
+#include "core/rail_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *ll_name(enum fc_rail_ll ll)
+{
+	return ll == FC_RAIL_LL_ETH ? "Ethernet (RoCE)" : "InfiniBand";
+}
+
+void rail_left_add(struct match *x, int node, int port, const char *why)
+{
+	const struct fc_rail_port *p = &x->nodes[node].ports[port];
+	int k;
+
+	x->left[node * x->stride + port] = 1;
+	for (k = 0; k < x->nlo; k++)
+		if (!strcmp(x->lo[k].dev, p->dev) && !strcmp(x->lo[k].why, why))
+			break;
+	if (k == x->nlo) {
+		if (x->nlo == RAIL_LEFT_MAX)
+			k = RAIL_LEFT_MAX - 1; /* the last line counts the rest */
+		else
+			x->nlo++;
+		snprintf(x->lo[k].dev, sizeof(x->lo[k].dev), "%s", p->dev);
+		snprintf(x->lo[k].why, sizeof(x->lo[k].why), "%s", why);
+		x->lo[k].first = node;
+		x->lo[k].count = 0;
+	}
+	x->lo[k].count++;
+}
+
+int rail_left_flush(struct match *x)
+{
+	int rc = 0;
+
+	for (int k = 0; k < x->nlo && !rc; k++) {
+		const struct left_out *l = &x->lo[k];
+
+		if (l->count > 1)
+			rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+					      "%s left out on %d nodes (%s and others): %s; "
+					      "--exclude-dev %s leaves it out without this note",
+					      l->dev, l->count, x->nodes[l->first].name, l->why, l->dev);
+		else
+			rc = rail_add_finding(x->map, FC_RAIL_NOTE, l->first,
+					      "%s of %s left out: %s; --exclude-dev %s leaves it out "
+					      "without this note",
+					      l->dev, x->nodes[l->first].name, l->why, l->dev);
+	}
+	x->nlo = 0;
+	return rc;
+}
+
+/* The link layer most active ports have (InfiniBand on a tie). */
+static enum fc_rail_ll fabric_ll(const struct match *x)
+{
+	int cnt[3] = { 0 };
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (p->active && p->link_layer > 0 && p->link_layer <= 2 &&
+			    !rail_in_list(p->dev, x->o->exclude, x->o->nexclude) &&
+			    !(p->netdev[0] && rail_in_list(p->netdev, x->o->exclude, x->o->nexclude)))
+				cnt[p->link_layer]++;
+		}
+	return cnt[FC_RAIL_LL_ETH] > cnt[FC_RAIL_LL_IB] ? FC_RAIL_LL_ETH : FC_RAIL_LL_IB;
+}
+
+/* The ports of another link layer than the fabric's. */
+static void other_ll(struct match *x)
+{
+	char why[200];
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (!p->active || rail_in_list(p->dev, x->o->exclude, x->o->nexclude) ||
+			    (p->netdev[0] && rail_in_list(p->netdev, x->o->exclude, x->o->nexclude)) ||
+			    p->link_layer == x->map->link_layer)
+				continue;
+			snprintf(why, sizeof(why), "on another link layer than the fabric's (%s)",
+				 ll_name(x->map->link_layer));
+			rail_left_add(x, i, j, why);
+		}
+}
+
+/* Candidates of node @i not left out, other than port @skip. */
+static int others(const struct match *x, int i, int skip)
+{
+	int c = 0;
+
+	for (int j = 0; j < x->nodes[i].nports; j++)
+		c += j != skip && rail_eligible(x, i, j) && !x->nodes[i].ports[j].mgmt[0];
+	return c;
+}
+
+/* The port that carries the node's ssh address or default route, where
+ * the node has other ports: the management network, not a rail. */
+static void mgmt_ports(struct match *x)
+{
+	char why[200];
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (!rail_eligible(x, i, j) || !p->mgmt[0] || !others(x, i, j))
+				continue;
+			snprintf(why, sizeof(why), "it %s (the management network, not a rail)",
+				 p->mgmt);
+			rail_left_add(x, i, j, why);
+		}
+}
+
+/* The rate more than half of node @i's eligible ports have (the whole
+ * fabric's when @i < 0); 0 when none has. */
+static double major_rate(const struct match *x, int i)
+{
+	int lo = i < 0 ? 0 : i, hi = i < 0 ? x->n : i + 1, total = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int a = lo; a < hi; a++)
+			for (int j = 0; j < x->nodes[a].nports; j++) {
+				double r = x->nodes[a].ports[j].rate;
+				int same = 0;
+
+				if (!rail_eligible(x, a, j) || !(r > 0))
+					continue;
+				if (!pass) {
+					total++;
+					continue;
+				}
+				for (int b = lo; b < hi; b++)
+					for (int k = 0; k < x->nodes[b].nports; k++)
+						same += rail_eligible(x, b, k) &&
+							fabs(x->nodes[b].ports[k].rate - r) <= 0.01 * r;
+				if (2 * same > total)
+					return r;
+			}
+	return 0;
+}
+
+/* A port whose rate differs from the majority of its node's ports (or, on
+ * a node without one, of the fabric's): a storage or front-end NIC. */
+static void other_rate(struct match *x)
+{
+	double fabric = major_rate(x, -1), *want = calloc((size_t)x->n + 1, sizeof(*want));
+	char why[200];
+
+	if (!want)
+		return;
+	for (int i = 0; i < x->n; i++) {
+		want[i] = major_rate(x, i);
+		if (!(want[i] > 0))
+			want[i] = fabric;
+	}
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			double r = x->nodes[i].ports[j].rate;
+
+			if (!rail_eligible(x, i, j) || !(r > 0) || !(want[i] > 0) ||
+			    fabs(r - want[i]) <= 0.01 * want[i])
+				continue;
+			snprintf(why, sizeof(why), "its rate %g Gb/s differs from the %g Gb/s of "
+				 "the node's other ports (a storage or front-end NIC)", r, want[i]);
+			rail_left_add(x, i, j, why);
+		}
+	free(want);
+}
+
+int rail_leave_out(struct match *x)
+{
+	int rc;
+
+	x->map->link_layer = fabric_ll(x);
+	other_ll(x);
+	mgmt_ports(x);
+	other_rate(x);
+	rc = rail_left_flush(x);
+	for (int e = 0; e < x->o->nexclude && !rc; e++) {
+		int hit = 0;
+
+		for (int i = 0; i < x->n && !hit; i++)
+			for (int j = 0; j < x->nodes[i].nports && !hit; j++)
+				hit = !strcmp(x->nodes[i].ports[j].dev, x->o->exclude[e]) ||
+				      !strcmp(x->nodes[i].ports[j].netdev, x->o->exclude[e]);
+		if (!hit)
+			rc = rail_add_finding(x->map, FC_RAIL_WARN, -1,
+					      "--exclude-dev %s: no node has a device or net device "
+					      "of that name",
+					      x->o->exclude[e]);
+	}
+	return rc;
+}
+
+/* Ports that report a key, those that do not, the most eligible ports a node has. */
+struct key_count {
+	int with, without, maxports;
+};
+
+/* The key of a port for @by: the switch, the LLDP neighbour, the subnet. */
+static const char *port_key(const struct fc_rail_port *p, enum fc_rail_by by)
+{
+	return by == FC_RAIL_BY_SWITCH ? p->peer : by == FC_RAIL_BY_LLDP ? p->lldp :
+	       by == FC_RAIL_BY_POSITION ? p->pci : p->subnet;
+}
+
+/* Counts the key of each eligible port into @kc; @seen(@arg, port) for
+ * each one reported. */
+static void count_keys(const struct match *x, enum fc_rail_by by, struct key_count *kc,
+		       void (*seen)(void *arg, const struct fc_rail_port *p), void *arg)
+{
+	memset(kc, 0, sizeof(*kc));
+	for (int i = 0; i < x->n; i++) {
+		int cand = 0;
+
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+
+			if (!rail_eligible(x, i, j))
+				continue;
+			cand++;
+			if (!port_key(p, by)[0]) {
+				kc->without++;
+				continue;
+			}
+			kc->with++;
+			if (seen)
+				seen(arg, p);
+		}
+		kc->maxports = cand > kc->maxports ? cand : kc->maxports;
+	}
+}
+
+/* The distinct keys the ports report, FC_RAIL_MAX + 1 at most. */
+struct keys {
+	const char *k[FC_RAIL_MAX + 1];
+	int n;
+	enum fc_rail_by by;
+};
+
+static void add_key(void *arg, const struct fc_rail_port *p)
+{
+	struct keys *s = arg;
+	const char *key = port_key(p, s->by);
+	int k;
+
+	for (k = 0; k < s->n && strcmp(s->k[k], key); k++)
+		;
+	if (k == s->n && s->n <= FC_RAIL_MAX)
+		s->k[s->n++] = key;
+}
+
+/*
+ * InfiniBand: match by the switch each port reaches where every eligible
+ * port reports one and there are as many switches as a node has ports.
+ * Returns 1 to match by switch; 0 otherwise (a note says why, once).
+ */
+static int choose_by_switch(struct match *x, int *rc)
+{
+	struct keys s = { .n = 0, .by = FC_RAIL_BY_SWITCH };
+	struct key_count kc;
+
+	*rc = 0;
+	if (x->map->link_layer != FC_RAIL_LL_IB)
+		return 0;
+	count_keys(x, FC_RAIL_BY_SWITCH, &kc, add_key, &s);
+	if (kc.without) {
+		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+				       "the switch %d InfiniBand port%s reach%s is not known "
+				       "(fabcheck devices reads it with smpquery of "
+				       "infiniband-diags, which needs umad access): rails are not "
+				       "matched by switch",
+				       kc.without, kc.without > 1 ? "s" : "",
+				       kc.without > 1 ? "" : "es");
+		return 0;
+	}
+	if (!kc.with || kc.maxports < 2)
+		return 0;
+	if (s.n != kc.maxports) {
+		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+				       "the InfiniBand ports reach %s%d switches for %d ports a "
+				       "node (rails that span several leaf switches): rails are not "
+				       "matched by switch", s.n > FC_RAIL_MAX ? "more than " : "",
+				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n, kc.maxports);
+		return 0;
+	}
+	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+			       "rails matched by the switch each InfiniBand port reaches (%d "
+			       "switches)", s.n);
+	return 1;
+}
+
+/* The first subnet reported, whether every port reports that one, and how
+ * many are routed (a /31, /30, /127 or /126 per port). */
+struct subnets {
+	const char *first;
+	int one, routed;
+};
+
+static void add_subnet(void *arg, const struct fc_rail_port *p)
+{
+	struct subnets *s = arg;
+	int v6 = strchr(p->subnet, ':') != NULL;
+
+	if (!s->first)
+		s->first = p->subnet;
+	else if (strcmp(s->first, p->subnet))
+		s->one = 0;
+	/* RFC 3021 (/31 point-to-point links), RFC 6164 (/127); /30 and /126
+	 * keep a network and broadcast address for the two ends. */
+	s->routed += p->link_layer == FC_RAIL_LL_ETH && p->prefix_len >= (v6 ? 126 : 30);
+}
+
+/* Where the subnet names no rail: by position where every port's PCI
+ * address is known, else by device name. @why says what the subnets are. */
+static enum fc_rail_by fallback(struct match *x, const char *why, int *rc)
+{
+	struct key_count kc;
+
+	count_keys(x, FC_RAIL_BY_POSITION, &kc, NULL, NULL);
+	if (kc.with && !kc.without) {
+		snprintf(x->map->assumed, sizeof(x->map->assumed),
+			 "rails assumed from position (the same NUMA node and PCIe order of "
+			 "the ports on every node): %s; %s would confirm which leaf each port "
+			 "reaches", why,
+			 x->map->link_layer == FC_RAIL_LL_IB ?
+				 "smpquery nodeinfo of infiniband-diags (umad access)" :
+				 "lldpd running on the nodes (lldpctl -f json)");
+		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1, "%s", x->map->assumed);
+		return FC_RAIL_BY_POSITION;
+	}
+	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1, "rails matched by device name: %s%s",
+			       why, kc.with ? "; position would need every port's PCI address" : "");
+	return FC_RAIL_BY_NAME;
+}
+
+/* RoCE where every port has its own routed subnet: by the LLDP neighbour
+ * (the leaf) where every port reports one, else by position. */
+static enum fc_rail_by choose_routed(struct match *x, int *rc)
+{
+	struct keys s = { .n = 0, .by = FC_RAIL_BY_LLDP };
+	struct key_count kc;
+
+	count_keys(x, FC_RAIL_BY_LLDP, &kc, add_key, &s);
+	if (kc.with && !kc.without) {
+		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+				       "routed RoCE (a subnet per port or host): rails matched by the LLDP "
+				       "neighbour each port reaches (%s%d leaf switches)",
+				       s.n > FC_RAIL_MAX ? "more than " : "",
+				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n);
+		return FC_RAIL_BY_LLDP;
+	}
+	return fallback(x, kc.with ? "routed RoCE (a subnet per port or host), and not "
+				     "every port reports an LLDP neighbour" :
+				     "routed RoCE (a subnet per port or host), no LLDP neighbour "
+				     "known",
+			rc);
+}
+
+/* Whether any eligible port shares its subnet with another node's. */
+static int any_shared_subnet(const struct match *x)
+{
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const char *s = x->nodes[i].ports[j].subnet;
+
+			if (!rail_eligible(x, i, j) || !s[0])
+				continue;
+			for (int a = i + 1; a < x->n; a++)
+				for (int k = 0; k < x->nodes[a].nports; k++)
+					if (rail_eligible(x, a, k) &&
+					    !strcmp(x->nodes[a].ports[k].subnet, s))
+						return 1;
+		}
+	return 0;
+}
+
+int rail_choose(struct match *x)
+{
+	struct subnets s = { NULL, 1, 0 };
+	struct fc_rail_map *map = x->map;
+	struct key_count kc;
+	char why[160];
+	int rc = 0;
+
+	map->by = FC_RAIL_BY_SUBNET;
+	if (choose_by_switch(x, &rc))
+		map->by = FC_RAIL_BY_SWITCH;
+	if (rc || map->by == FC_RAIL_BY_SWITCH)
+		goto out;
+	count_keys(x, FC_RAIL_BY_SUBNET, &kc, add_subnet, &s);
+	if (!kc.with) {
+		map->by = FC_RAIL_BY_NAME;
+		rc = rail_add_finding(map, FC_RAIL_NOTE, -1,
+				      "rails matched by device name: no port reports its subnet");
+	} else if (map->link_layer == FC_RAIL_LL_IB && s.one && kc.maxports > 1) {
+		snprintf(why, sizeof(why), "every InfiniBand port is on subnet prefix %s (one "
+			 "subnet manager for all rails)", s.first);
+		map->by = fallback(x, why, &rc);
+	} else if (kc.without && map->link_layer == FC_RAIL_LL_IB) {
+		snprintf(why, sizeof(why), "%d port%s report no subnet prefix", kc.without,
+			 kc.without > 1 ? "s" : "");
+		map->by = fallback(x, why, &rc);
+	} else if (map->link_layer == FC_RAIL_LL_ETH &&
+		   (2 * s.routed > kc.with || (x->n > 1 && !any_shared_subnet(x)))) {
+		map->by = choose_routed(x, &rc);
+	}
+out:
+	map->by_name = map->by == FC_RAIL_BY_NAME;
+	map->by_switch = map->by == FC_RAIL_BY_SWITCH;
+	return rc;
+}
+
+/* Position order: NUMA node, PCI address, device name. */
+static const struct match *pos_ctx;
+static int pos_node;
+
+static int cmp_pos(const void *pa, const void *pb)
+{
+	const struct fc_rail_port *a = &pos_ctx->nodes[pos_node].ports[*(const int *)pa];
+	const struct fc_rail_port *b = &pos_ctx->nodes[pos_node].ports[*(const int *)pb];
+	int c = a->numa != b->numa ? (a->numa < b->numa ? -1 : 1) : strcmp(a->pci, b->pci);
+
+	return c ? c : fc_rail_name_cmp(a->dev, b->dev);
+}
+
+/* The NUMA node most nodes have at position @k (-1 unknown). */
+static int numa_at(const struct match *x, int k)
+{
+	int best = -1, bestc = 0;
+
+	for (int a = 0; a < x->nm; a++) {
+		int c = 0, na;
+
+		if (atoi(x->m[a].key + 9) != k)
+			continue;
+		na = x->nodes[x->m[a].node].ports[x->m[a].port].numa;
+		for (int b = 0; b < x->nm; b++)
+			c += atoi(x->m[b].key + 9) == k &&
+			     x->nodes[x->m[b].node].ports[x->m[b].port].numa == na;
+		if (c > bestc) {
+			bestc = c;
+			best = na;
+		}
+	}
+	return best;
+}
+
+int rail_position_keys(struct match *x)
+{
+	int rc = 0, a = 0;
+
+	while (a < x->nm) {
+		int idx[FC_RAIL_MAX * 4], cnt = 0, node = x->m[a].node, b;
+
+		for (b = a; b < x->nm && x->m[b].node == node; b++)
+			if (cnt < (int)(sizeof(idx) / sizeof(idx[0])))
+				idx[cnt++] = x->m[b].port;
+		pos_ctx = x;
+		pos_node = node;
+		qsort(idx, (size_t)cnt, sizeof(idx[0]), cmp_pos);
+		for (int k = a; k < b; k++)
+			for (int r = 0; r < cnt; r++)
+				if (idx[r] == x->m[k].port)
+					snprintf(x->m[k].key, sizeof(x->m[k].key), "position %d", r);
+		a = b;
+	}
+	for (int k = 0; !rc && k < FC_RAIL_MAX; k++) {
+		int want = numa_at(x, k);
+
+		for (int m = 0; !rc && m < x->nm; m++) {
+			const struct fc_rail_port *p = &x->nodes[x->m[m].node].ports[x->m[m].port];
+
+			if (atoi(x->m[m].key + 9) != k || want < 0 || p->numa == want)
+				continue;
+			rc = rail_add_finding(x->map, FC_RAIL_WARN, x->m[m].node,
+					      "%s of %s is at position %d on NUMA node %d, where the "
+					      "other nodes have NUMA node %d: the rack is not uniform, "
+					      "and rails by position may pair the wrong ports",
+					      p->dev, x->nodes[x->m[m].node].name, k, p->numa, want);
+		}
+	}
+	return rc;
+}
