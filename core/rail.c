@@ -256,15 +256,33 @@ static int complete(const struct match *x, int i)
 	return 1;
 }
 
+/* Whether another node has a device named as @m's port down, or on a
+ * network two nodes or more share: then @m's port is a rail gone wrong. */
+static int named_elsewhere(const struct match *x, const struct member *m)
+{
+	const char *dev = mport(x, m)->dev;
+
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports && i != m->node; j++)
+			if (!strcmp(x->nodes[i].ports[j].dev, dev) && !x->nodes[i].ports[j].active)
+				return 1;
+	for (int a = 0; a < x->nm; a++)
+		if (x->m[a].node != m->node && x->m[a].used && x->g[x->m[a].group].nodes_with > 1 &&
+		    !strcmp(mport(x, &x->m[a])->dev, dev))
+			return 1;
+	return 0;
+}
+
 /* A port on a network no other node has: left out where its node has a
- * port on every rail without it (a storage or front-end NIC), else a port
- * that matches no rail of its peers. */
+ * port on every rail without it and no other node has that device down or
+ * on a rail (a storage or front-end NIC), else a port that matches no rail
+ * of its peers. */
 static int lone_port(struct match *x, const struct member *m)
 {
 	const char *kind = key_kind(x);
 	char why[200];
 
-	if (complete(x, m->node)) {
+	if (complete(x, m->node) && !named_elsewhere(x, m)) {
 		snprintf(why, sizeof(why), "no other node has a port on its %s%s%s, and the node "
 			 "has a port on every rail without it", kind, *kind ? " " : "",
 			 x->g[m->group].key);

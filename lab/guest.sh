@@ -5,7 +5,8 @@
 # progress to <share>/state/<node>: kernel -> rdma -> ready (or "failed: why").
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-node= ip= mtu= share= mac= prefix=24 rails=1
+node= ip= mtu= share= mac= prefix=24 rails=1 addressing=subnet ipv6=0 nodes=1 index=0
+storip= stormac=
 for w in $(cat /proc/cmdline); do
 	case $w in
 	fc.node=*) node=${w#*=} ;;
@@ -14,11 +15,18 @@ for w in $(cat /proc/cmdline); do
 	fc.share=*) share=${w#*=} ;;
 	fc.mac=*) mac=${w#*=} ;;
 	fc.rails=*) rails=${w#*=} ;;
+	fc.addressing=routed) addressing=routed prefix=31 ;;
+	fc.ipv6=1) ipv6=1 ;;
+	fc.nodes=*) nodes=${w#*=} ;;
+	fc.index=*) index=${w#*=} ;;
+	fc.storip=*) storip=${w#*=} ;;
+	fc.stormac=*) stormac=${w#*=} ;;
 	fc.ip[1-9]=* | fc.mac[1-9]=*) k=${w%%=*}; eval "${k#fc.}=\${w#*=}" ;;
 	esac
 done
 
 [[ $rails =~ ^[1-9]$ ]] || rails=1
+[[ $nodes =~ ^[0-9]+$ ]] || nodes=1
 
 say() { echo "fabcheck-guest: $node: [$(cut -d' ' -f1 /proc/uptime) s] $*" >/dev/console; }
 state() {
@@ -47,8 +55,23 @@ fabric_up() {
 	[ "$(cat "/sys/class/net/$1/address" 2>/dev/null)" = "$3" ] ||
 		failed "$1 is not a fabric NIC (expected MAC $3, found $(cat "/sys/class/net/$1/address" 2>/dev/null))"
 	ip link set "$1" mtu "$mtu" || failed "cannot set MTU $mtu on $1"
-	ip addr add "$2/$prefix" dev "$1" || failed "cannot add $2/$prefix to $1"
+	local net=${2%.*} host=${2##*.} plen=$prefix hlen=32 j
+	if [ "$ipv6" = 1 ]; then # IPv6 only: fd00:A:B:C::D, no IPv4 (nodad: no wait)
+		net=fd00:${net//./:}: plen=$((prefix == 31 ? 127 : 64)) hlen=128
+		ip addr add "$net:$host/$plen" dev "$1" nodad || failed "cannot add $net:$host/$plen to $1"
+	else
+		net+=. && ip addr add "$2/$prefix" dev "$1" || failed "cannot add $2/$prefix to $1"
+	fi
 	ip link set "$1" up || failed "cannot bring $1 up"
+	# Routed (a /31 or /127 per port): the other nodes' ports on this segment
+	# are on-link host routes, so traffic flows while every subnet differs.
+	if [ "$addressing" = routed ]; then
+		for ((j = 0; j < nodes; j++)); do
+			[ "$j" = "$index" ] && continue
+			ip route add "$net$([ "$ipv6" = 1 ] && echo :)$((2 * j + 1))/$hlen" dev "$1" ||
+				failed "cannot add a route to node $j's port on $1"
+		done
+	fi
 }
 
 hostname "$node" || failed "cannot set the hostname"
@@ -65,6 +88,16 @@ for ((r = 1; r < rails; r++)); do
 	[ -n "$rip" ] && [ -n "$rmac" ] || failed "no address or MAC for rail $r on the kernel command line"
 	fabric_up "eth$((r + 1))" "$rip" "$rmac"
 done
+# The storage NIC (--storage-nic): found by its MAC, its own subnet.
+if [ -n "$stormac" ]; then
+	sdev=
+	for f in /sys/class/net/*/address; do
+		[ "$(cat "$f")" = "$stormac" ] && sdev=$(basename "$(dirname "$f")")
+	done
+	[ -n "$sdev" ] || failed "no NIC with the storage MAC $stormac"
+	ip link set "$sdev" mtu "$mtu" && ip addr add "$storip/24" dev "$sdev" && ip link set "$sdev" up ||
+		failed "cannot set up the storage NIC $sdev"
+fi
 ip addr add 10.0.2.15/24 dev eth1 && ip link set eth1 up &&
 	ip route add default via 10.0.2.2 dev eth1 || failed "cannot set up the management NIC eth1"
 
@@ -74,7 +107,11 @@ for ((r = 0; r < rails; r++)); do
 	rdma link add "rxe$r" type rxe netdev "$dev" ||
 		failed "rdma link add rxe$r type rxe netdev $dev failed (see the kernel messages above)"
 done
-for ((r = 0; r < rails; r++)); do
+if [ -n "$stormac" ]; then
+	rdma link add "rxe$rails" type rxe netdev "$sdev" ||
+		failed "rdma link add rxe$rails type rxe netdev $sdev failed (the storage NIC)"
+fi
+for ((r = 0; r < rails + (${#stormac} > 0); r++)); do
 	wait_for 20 port_active "rxe$r" || failed "rxe$r port 1 did not become ACTIVE in 20 s"
 done
 state rdma

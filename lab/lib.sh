@@ -43,6 +43,12 @@ rail_net() { # rail_net R: the first three octets of rail R's subnet
 }
 rail_mcast() { echo "230.0.0.$((1 + $1)):$((RACK_PORT + 500 * $1))"; }
 rail_eth() { if [ "$1" = 0 ]; then echo eth0; else echo "eth$(($1 + 1))"; fi; }
+# node_octet I: node I's host number on every rail: I+1, or with
+# --addressing routed 2I+1 (each port alone in its /31: .0/31, .2/31, ...).
+node_octet() { if [ "${RACK_ADDRESSING:-subnet}" = routed ]; then echo $((2 * $1 + 1)); else echo $(($1 + 1)); fi; }
+# The storage NIC (--storage-nic): the segment after the last rail's, its own subnet.
+STORAGE_SEG=$LAB_RAILS_MAX
+storage_net() { echo "10.200.$RACK_SLOT"; }
 
 # ---- paths ------------------------------------------------------------------
 
@@ -167,3 +173,7 @@ elapsed() { # elapsed START_US: seconds since START, one decimal
 	local d=$(($(now) - $1))
 	printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10))
 }
+
+# ipv6_of A.B.C.D: the rack's IPv6 address of that IPv4 one (--ipv6): the
+# unique-local fd00:A:B:C::D (its /64 one per rail).
+ipv6_of() { local IFS=.; set -- $1; echo "fd00:$1:$2:$3::$4"; }

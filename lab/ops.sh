@@ -105,7 +105,7 @@ status_node_rails_json() {
 	local r
 	for ((r = 0; r < RACK_RAILS; r++)); do
 		printf '%s{ "rail": %d, "fabric_ip": "%s.%d", "faults": {%s } }' "$([ $r -gt 0 ] && echo ', ')" \
-			"$r" "$(rail_net "$r")" $(($1 + 1)) "$(faults_json "$1" "$r")"
+			"$r" "$(rail_net "$r")" "$(node_octet "$1")" "$(faults_json "$1" "$r")"
 	done
 }
 

@@ -190,7 +190,7 @@ up_pick_ports() {
 	RACK_SLOT=
 	for ((s = 1; s <= 250; s++)); do
 		# Rail R's segment uses the port 500 * R above rail 0's.
-		for ((r = 0; r < RACK_RAILS; r++)); do
+		for r in $(seq 0 $((RACK_RAILS - 1))) ${RACK_STORAGE:+$STORAGE_SEG}; do
 			grep -q ":$((LAB_MCAST_BASE + s + 500 * r))\$" <<<"$udp" && continue 2
 		done
 		RACK_SLOT=$s
@@ -218,6 +218,9 @@ RACK_SLOT=$RACK_SLOT
 RACK_PORT=$RACK_PORT
 RACK_NET=$RACK_NET
 RACK_RAILS=$RACK_RAILS
+RACK_ADDRESSING=$RACK_ADDRESSING
+RACK_IPV6=$RACK_IPV6
+RACK_STORAGE=$RACK_STORAGE
 SSH_PORTS=(${SSH_PORTS[*]})
 RACK_BIN='$RACK_BIN'
 RACK_KERNEL=$KERNEL_VER
@@ -238,14 +241,23 @@ up_launch_node() {
 		rmac=52:54:00:$(printf '%02x' $((0x78 + r))):$hex
 		rails+=(-netdev "socket,id=fab$r,mcast=$(rail_mcast "$r"),localaddr=127.0.0.1"
 			-device "virtio-net-pci,netdev=fab$r,mac=$rmac,addr=0x$(printf '%x' $((0x11 + r)))")
-		rargs+=" fc.ip$r=$(rail_net "$r").$((i + 1)) fc.mac$r=$rmac"
+		rargs+=" fc.ip$r=$(rail_net "$r").$(node_octet "$i") fc.mac$r=$rmac"
 	done
+	# The storage NIC: its own segment, at 10 Gb/s (virtio-net's speed, which
+	# Soft-RoCE reports as its port rate) where the rails report 1 Gb/s links.
+	if [ -n "$RACK_STORAGE" ]; then
+		rmac=52:54:00:7f:$hex
+		rails+=(-netdev "socket,id=stor,mcast=$(rail_mcast "$STORAGE_SEG"),localaddr=127.0.0.1"
+			-device "virtio-net-pci,netdev=stor,mac=$rmac,addr=0x1e,speed=10000,duplex=full")
+		rargs+=" fc.storip=$(storage_net).$((i + 1)) fc.stormac=$rmac"
+	fi
+	rargs+=" fc.addressing=$RACK_ADDRESSING fc.ipv6=${RACK_IPV6:-0} fc.nodes=$RACK_NODES fc.index=$i"
 	setsid qemu-system-x86_64 -name "fabcheck/$RACK/$n" \
 		-accel tcg -cpu max -smp 1 -m "$RACK_MEM" -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$((i + 1)) fc.mtu=$RACK_MTU fc.mac=$mac fc.rails=$RACK_RAILS$rargs fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR hugepages=${FABCHECK_LAB_HUGEPAGES:-16} ${FABCHECK_LAB_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 fc.node=$n fc.ip=$RACK_NET.$(node_octet "$i") fc.mtu=$RACK_MTU fc.mac=$mac fc.rails=$RACK_RAILS$rargs fc.share=$SHARE fc.cache=$RACK_9P_CACHE fc.bindir=$RACK_BINDIR hugepages=${FABCHECK_LAB_HUGEPAGES:-16} ${FABCHECK_LAB_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \
@@ -273,7 +285,11 @@ up_launch() {
 	up_write_env
 	up_write_ssh_config
 	for ((i = 0; i < RACK_NODES; i++)); do
-		echo "$RACK_NET.$((i + 1)) node${LAB_NODE_LETTERS[i]}"
+		if [ -n "$RACK_IPV6" ]; then
+			echo "$(ipv6_of "$RACK_NET.$(node_octet "$i")") node${LAB_NODE_LETTERS[i]}"
+		else
+			echo "$RACK_NET.$(node_octet "$i") node${LAB_NODE_LETTERS[i]}"
+		fi
 	done >"$SHARE/hosts"
 	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $(rails_text) MTU $RACK_MTU"
 	for ((i = 0; i < RACK_NODES; i++)); do
@@ -299,7 +315,7 @@ rails_text() {
 	local r out=""
 	for ((r = 0; r < RACK_RAILS; r++)); do
 		if [ -n "${1:-}" ]; then
-			out+="${out:+, }rxe$r on $(rail_net "$r").$1"
+			out+="${out:+, }rxe$r on $(rail_net "$r").$(node_octet $(($1 - 1)))"
 		elif [ "$RACK_RAILS" = 1 ]; then
 			out="$RACK_NET.0/24"
 		else
@@ -405,6 +421,7 @@ up_ssh_ok() {
 
 up_parse() {
 	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180 UP_SLURM= RACK_RAILS=1
+	RACK_ADDRESSING=subnet RACK_IPV6= RACK_STORAGE=
 	local name=${FABCHECK_LAB_NAME:-lab}
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -416,6 +433,14 @@ up_parse() {
 		--mtu=*) check_int --mtu "${1#*=}" $LAB_MTU_MIN $LAB_MTU_MAX; RACK_MTU=$((10#${1#*=})); shift ;;
 		--rails) need_value "$1" $#; check_int --rails "$2" 1 $LAB_RAILS_MAX; RACK_RAILS=$((10#$2)); shift 2 ;;
 		--rails=*) check_int --rails "${1#*=}" 1 $LAB_RAILS_MAX; RACK_RAILS=$((10#${1#*=})); shift ;;
+		--addressing | --addressing=*)
+			if [ "$1" = --addressing ]; then need_value "$1" $#; RACK_ADDRESSING=$2; shift 2; else RACK_ADDRESSING=${1#*=}; shift; fi
+			case $RACK_ADDRESSING in
+			subnet | routed) ;;
+			*) die_usage "lab up --addressing: '$RACK_ADDRESSING' is not a plan; expected subnet (a /24 per rail) or routed (a /31 per port)" ;;
+			esac ;;
+		--ipv6) RACK_IPV6=1; shift ;;
+		--storage-nic) RACK_STORAGE=1; shift ;;
 		--timeout) need_value "$1" $#; check_int --timeout "$2" 1 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
 		--timeout=*) check_int --timeout "${1#*=}" 1 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
 		--slurm) UP_SLURM=1; shift ;;

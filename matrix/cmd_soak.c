@@ -65,7 +65,8 @@ const char usage_soak[] =
 	"  --test write|send, -s SIZE, -q N, -t N, -d DEV[:PORT], -x IDX, --cm,\n"
 	"  --use-cuda[=GPU], --min-gbps X, --min-link-pct P, --ssh-config FILE,\n"
 	"  --launcher ssh|slurm|local, --worker-cmd PATH, --timeout T,\n"
-	"  --rails all|LIST, --exclude-dev LIST (every rail of a pair loaded at once;\n"
+	"  --rails all|first|LIST, --exclude-dev LIST (every rail by default, of a\n"
+	"  pair loaded at once; first: the first active port only;\n"
 	"  a series, drops and flaps per rail: pairs and nodes named NODE/RAIL),\n"
 	"  --pair-opt ARG (any other pair option, repeatable)\n"
 	"\n"
@@ -155,6 +156,23 @@ static int soak_nodes(struct soak_cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* Every rail by default (the pair's own), all at once as with --rails:
+ * unless --rails or -d was given. */
+static void soak_rails_default(json_t *args)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(args, i, v) {
+		const char *a = json_string_value(v);
+
+		if (!strcmp(a, "--rails") || !strcmp(a, "-d") || !strcmp(a, "--dev") ||
+		    !strcmp(a, "--device"))
+			return;
+	}
+	json_array_append_new(args, json_string("--loaded-only"));
+}
+
 static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
@@ -166,6 +184,7 @@ static int soak_parse(struct fc_ctx *ctx, struct soak_cli *c, int argc, char **a
 	c->pair_args = json_array();
 	if (fc_opts_parse(ctx, &soak_spec, c, argc, argv))
 		return FC_EXIT_USAGE;
+	soak_rails_default(c->pair_args);
 	if (c->duration <= 0) {
 		fc_err("soak: --duration T is required (e.g. --duration 8h)");
 		return FC_EXIT_USAGE;

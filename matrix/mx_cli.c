@@ -27,8 +27,27 @@ int mx_pass_rails(void *dst, const char *arg, const struct fc_opt *o)
 	json_t *args = *FC_OPT_AT(dst, o, json_t *);
 
 	fc_opt_pass(args, o, arg);
-	json_array_append_new(args, json_string("--loaded-only"));
+	if (strcmp(arg, "first"))
+		json_array_append_new(args, json_string("--loaded-only"));
 	return 0;
+}
+
+/* Whether -d is among the pair options @args. */
+static int dev_given(const json_t *args)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(args, i, v)
+		if (!strcmp(json_string_value(v), "-d") || !strcmp(json_string_value(v), "--dev") ||
+		    !strcmp(json_string_value(v), "--device"))
+			return 1;
+	return 0;
+}
+
+int mx_cli_rails_default(const struct mx_cli *c)
+{
+	return !c->rails && !dev_given(c->pair_args);
 }
 
 /* --rails: a cell per pair and rail, each round loading every rail at once. */
@@ -212,21 +231,21 @@ static int check_nodes(struct mx_cli *c)
 	return 0;
 }
 
-/* --rails picks the ports itself: not with -d; --exclude-dev needs it. */
+/* Every rail unless -d or --rails first; --rails picks the ports itself:
+ * not with -d; --exclude-dev chooses among rails. */
 static int check_rails(const struct mx_cli *c)
 {
-	size_t i;
-	json_t *v;
+	int first = c->rails && !strcmp(c->rails, "first");
 
-	if (c->exclude_dev && !c->rails) {
-		fc_err("--exclude-dev chooses among rails; add --rails all");
+	if (c->exclude_dev && (first || (!c->rails && dev_given(c->pair_args)))) {
+		fc_err("--exclude-dev chooses among rails; %s", first ?
+		       "--rails first tests the first active port only" : "-d names one port");
 		return -EINVAL;
 	}
-	json_array_foreach(c->pair_args, i, v)
-		if (c->rails && !strcmp(json_string_value(v), "-d")) {
-			fc_err("-d names one port and --rails the rails; give one of them");
-			return -EINVAL;
-		}
+	if (c->rails && dev_given(c->pair_args)) {
+		fc_err("-d names one port and --rails the rails; give one of them");
+		return -EINVAL;
+	}
 	return 0;
 }
 

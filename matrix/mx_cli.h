@@ -51,6 +51,8 @@ void mx_cli_release(struct mx_cli *c);
  * every rail of a pair loaded at once. */
 struct fc_opt;
 int mx_pass_rails(void *dst, const char *arg, const struct fc_opt *o);
+/* Every rail by default: neither --rails nor -d given. */
+int mx_cli_rails_default(const struct mx_cli *c);
 
 /* Entries (core/opts.h) for the pair options that matrix, tui and soak pass
  * on to each pair as they are given. */
@@ -73,8 +75,8 @@ int mx_pass_rails(void *dst, const char *arg, const struct fc_opt *o);
 	"  --test LIST, --bw, --lat, -s SIZE, -a, --max-size SIZE, -n N, -D T,\n"     \
 	"  -q N, -t N, -b, --reverse, --interval T, -d DEV[:PORT], -x IDX, --cm,\n"   \
 	"  --tclass N, --sl N,\n"                                                    \
-	"  --rails all|LIST, --exclude-dev LIST (a cell per pair and rail; each\n"   \
-	"  round loads every rail at once: pair --rails --loaded-only),\n"           \
+	"  --rails all|first|LIST, --exclude-dev LIST (every rail by default: a\n"    \
+	"  cell per pair and rail; each round loads every rail at once),\n"          \
 	"  --use-cuda[=GPU], --ssh-config FILE, --launcher ssh|slurm|local,\n"        \
 	"  --worker-cmd PATH, --timeout T, --min-link-pct P,\n"                       \
 	"  --fanout N (workers at once, two a pair, as pdsh -f; default 256: a\n"    \

@@ -104,8 +104,22 @@ static int split(const char *opt, const char *list, char *buf, size_t len, const
 	return n;
 }
 
+/* Every rail by default: fewer than two found, the pairs run one port
+ * each (pair's own default), the findings said here. */
+static int one_rail(const struct fc_rail_map *map, const struct pair_ports *ports, int n)
+{
+	for (int i = 0; i < map->nfindings; i++)
+		fc_warn("rails: %s", map->findings[i].text);
+	for (int i = 0; i < n; i++)
+		if (ports[i].n < 0)
+			fc_warn("rails: %s", ports[i].why);
+	fprintf(stderr, "%d rail%s shared: each pair tests one port\n", map->nrails,
+		map->nrails == 1 ? "" : "s");
+	return 1;
+}
+
 int mx_rails_params(json_t *params, char **names, int n, const char *rails,
-		    const char *exclude, int fanout)
+		    const char *exclude, int fanout, int dflt)
 {
 	static char obuf[512], ebuf[512];
 	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
@@ -143,6 +157,10 @@ int mx_rails_params(json_t *params, char **names, int n, const char *rails,
 		fc_err("%s", map.err[0] ? map.err : "cannot match the nodes' rails");
 		goto out_free;
 	}
+	if (dflt && map.nrails < 2) {
+		rc = one_rail(&map, ports, n);
+		goto out_free;
+	}
 	if (!map.nrails) {
 		fc_err("matrix --rails: the nodes share no rail (no active port of the fabric's "
 		       "link layer on a network two nodes reach)");
@@ -153,6 +171,13 @@ int mx_rails_params(json_t *params, char **names, int n, const char *rails,
 	if (exclude)
 		json_object_set_new(rj, "exclude_dev", json_string(exclude));
 	json_object_set_new(params, "rails", rj);
+	if (dflt) { /* what --rails all passes to each pair */
+		json_t *pa = json_object_get(params, "pair_args");
+
+		json_array_append_new(pa, json_string("--rails"));
+		json_array_append_new(pa, json_string("all"));
+		json_array_append_new(pa, json_string("--loaded-only"));
+	}
 	rc = 0;
 out_free:
 	fc_rail_map_release(&map);

@@ -15,9 +15,11 @@ struct mx_model;
 /* Lists every node's ports (@fanout at once), matches them into rails (--rails, --exclude-dev)
  * and keeps the rails, each node's port on each and the findings (a swapped
  * cable...) in @params "rails". Returns 0, or -EINVAL (logged: a usage
- * error, or no rail shared) or -ENOMEM. */
+ * error, or no rail shared) or -ENOMEM. @dflt: every rail by default, not
+ * asked for: with two rails or more as --rails all (its pair options added
+ * to @params "pair_args"), with fewer 1 (the findings logged) and nothing kept. */
 int mx_rails_params(json_t *params, char **names, int n, const char *rails,
-		    const char *exclude, int fanout);
+		    const char *exclude, int fanout, int dflt);
 
 /* The launcher options among the pair options @args (--launcher,
  * --ssh-config, --worker-cmd, --timeout into *timeout). */

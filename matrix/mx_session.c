@@ -162,9 +162,15 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 	json_decref(args);
 	if (prepare_launch(c, c->pair_args, c->nodes, c->n))
 		return FC_EXIT_CANT;
-	if (c->rails && mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev,
-					c->fanout))
+	if (mx_cli_rails_default(c)) {
+		if (mx_rails_params(s->params, c->nodes, c->n, "all", c->exclude_dev, c->fanout,
+				    1) < 0)
+			return FC_EXIT_USAGE;
+	} else if (c->rails && strcmp(c->rails, "first") &&
+		   mx_rails_params(s->params, c->nodes, c->n, c->rails, c->exclude_dev, c->fanout,
+				   0)) {
 		return FC_EXIT_USAGE;
+	}
 	if (c->screen) /* a new relabelling each run: other peers each night */
 		json_object_set_new(s->params, "screen",
 				    mx_screen_params(c->max_rounds,

@@ -105,11 +105,19 @@ const char usage_pair[] =
 	"  (--lat-mode imm): no CPU reads GPU memory.\n"
 	"\n"
 	"rails (the unit of a GPU rack: HCA i of every node on leaf switch i):\n"
-	"  --rails all|LIST    test every rail both nodes share (matched by the fabric:\n"
-	"                      the IP subnet on RoCE, the subnet prefix on InfiniBand),\n"
-	"                      or the rails LIST names (rail names, i.e. the device most\n"
-	"                      nodes have on it, or numbers): each rail alone, then all\n"
-	"                      at once, each test starting together on every rail;\n"
+	"  Every rail both nodes share is tested by default (without -d): each rail\n"
+	"  alone, then all at once, each test starting together on every rail. Rails\n"
+	"  are matched by the fabric: a shared IPv4/IPv6 subnet or IB subnet prefix;\n"
+	"  on routed RoCE (a /31 per port) the LLDP neighbour, else the position (NUMA\n"
+	"  node, PCIe order; said to be assumed); on one IB subnet the switch each\n"
+	"  port reaches. Left out, each said in one line: a port on another link\n"
+	"  layer, the port with the node's ssh address or default route, a port at\n"
+	"  another rate than the node's others, a port no other node has a peer of.\n"
+	"  A node with one rail runs as one port.\n"
+	"  --rails all|first|LIST  every rail (the default), the first active port\n"
+	"                      only (as before rails), or the rails LIST names (rail\n"
+	"                      names, i.e. the device most nodes have on it, or\n"
+	"                      numbers);\n"
 	"                      with --use-cuda each rail on the GPU nearest its HCA\n"
 	"                      (GPUs that tie shared among the HCAs that have them, as\n"
 	"                      NCCL pairs them); two rails of a node on one GPU where\n"
@@ -141,15 +149,27 @@ const char usage_pair[] =
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 could not run\n"
 	"(node unreachable, no device, worker lost).\n";
 
-/* What --rails allows and needs. */
-static int check_rails(const struct pair_cfg *cfg, int dev_given)
+/* What --rails allows and needs: every rail unless -d or --rails first. */
+static int check_rails(struct pair_cfg *cfg, int dev_given)
 {
-	if (!cfg->rails) {
+	if (cfg->rails && !strcmp(cfg->rails, "first")) {
 		if (cfg->exclude_dev || cfg->loaded_only) {
-			fc_err("pair: --exclude-dev and --loaded-only choose among rails; add --rails all");
+			fc_err("pair: --exclude-dev and --loaded-only choose among rails; --rails first tests the first active port only");
+			return -EINVAL;
+		}
+		cfg->rails = NULL;
+		return 0;
+	}
+	if (!cfg->rails && (dev_given || cfg->sync_fd >= 0)) {
+		if (cfg->exclude_dev || cfg->loaded_only) {
+			fc_err("pair: -d names one port; --exclude-dev and --loaded-only choose among rails: give one of them");
 			return -EINVAL;
 		}
 		return 0;
+	}
+	if (!cfg->rails) {
+		cfg->rails = "all";
+		cfg->rails_default = 1;
 	}
 	if (dev_given) {
 		fc_err("pair: -d names one port and --rails the rails; give one of them");
@@ -160,7 +180,7 @@ static int check_rails(const struct pair_cfg *cfg, int dev_given)
 		return -EINVAL;
 	}
 	if (!*cfg->rails) {
-		fc_err("--rails: empty; expected all or a comma-separated list of rails (e.g. mlx5_0,mlx5_3 or 0,3)");
+		fc_err("--rails: empty; expected all, first or a comma-separated list of rails (e.g. mlx5_0,mlx5_3 or 0,3)");
 		return -EINVAL;
 	}
 	return 0;

@@ -50,7 +50,9 @@ struct pair_cfg {
 	int gdr_given;
 	int dev_given;	     /* -d given */
 	/* Rails (pair/pair_rails.c). */
-	const char *rails;   /* --rails all|LIST, NULL: one port */
+	const char *rails;   /* --rails all|LIST, NULL: one port (-d, --rails first) */
+	int rails_default;   /* every rail, not asked for: one rail found runs as one port */
+	json_t *rail_notes;  /* the matching's findings for that one port's report */
 	const char *exclude_dev; /* --exclude-dev LIST */
 	double min_loaded_pct; /* fail a rail loaded below this share of alone */
 	int loaded_only;     /* --loaded-only: every rail at once, not each alone */

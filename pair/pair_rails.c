@@ -546,6 +546,60 @@ static int self_exe(struct rails_run *x)
 	return 0;
 }
 
+/*
+ * Every rail by default and one found (or the ports not listed): that rail
+ * runs as one port, with the matching's notes (@rail < 0: the first active
+ * port, the listing having failed).
+ */
+static int one_port(struct fc_ctx *ctx, struct rails_run *x, int rail)
+{
+	struct pair_cfg *cfg = x->cfg;
+	json_t *notes = json_pack("{s:[], s:[]}", "notes", "findings");
+	const json_t *v;
+	size_t i;
+	int rc;
+
+	if (rail < 0) {
+		json_array_foreach(json_object_get(x->doc, "findings"), i, v)
+			pair_qos_note(notes, "%s; testing the first active port, not every rail",
+				      json_string_value(v));
+		if (!json_array_size(json_object_get(x->doc, "findings")))
+			pair_qos_note(notes, "%s and %s share no rail: testing the first active port",
+				      cfg->node[0], cfg->node[1]);
+	} else {
+		for (int f = 0; f < x->map.nfindings; f++) {
+			const struct fc_rail_finding *rf = &x->map.findings[f];
+			const char *key = rf->sev == FC_RAIL_FAIL ? "fail" :
+					  rf->sev == FC_RAIL_WARN ? "findings" : "notes";
+
+			if (!json_object_get(notes, key))
+				json_object_set_new(notes, key, json_array());
+			json_array_append_new(json_object_get(notes, key), json_string(rf->text));
+		}
+		json_object_set_new(notes, "rails_matched",
+				    json_pack("{s:i, s:s, s:s}", "rails", 1, "matched_by",
+					      fc_rail_by_name(x->map.by), "subnet",
+					      x->map.rails[0].subnet));
+		for (int k = 0; k < 2; k++) {
+			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, k, rail);
+
+			snprintf(cfg->dev[k], sizeof(cfg->dev[k]), "%s", p->dev);
+			cfg->port[k] = p->port;
+		}
+		cfg->dev_given = 1;
+	}
+	if (!json_array_size(json_object_get(notes, "notes")))
+		json_object_del(notes, "notes");
+	cfg->rails = NULL;
+	cfg->rail_notes = notes;
+	json_decref(x->doc);
+	fc_rail_map_release(&x->map);
+	rc = pair_run(ctx, cfg);
+	cfg->rail_notes = NULL;
+	json_decref(notes);
+	return rc;
+}
+
 int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct rails_run x = { .cfg = cfg };
@@ -560,13 +614,18 @@ int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 			    json_pack("{s:s, s:s?, s:f, s:b}", "rails", cfg->rails, "exclude_dev",
 				      cfg->exclude_dev, "min_loaded_pct", cfg->min_loaded_pct,
 				      "loaded_only", cfg->loaded_only));
-	if (self_exe(&x) || list_ports(&x))
+	if (self_exe(&x) || list_ports(&x)) {
+		if (cfg->rails_default)
+			return one_port(ctx, &x, -1);
 		goto out_emit;
+	}
 	if (match(&x)) {
 		json_decref(x.doc);
 		fc_rail_map_release(&x.map);
 		return FC_EXIT_USAGE;
 	}
+	if (cfg->rails_default && x.map.nrails < 2)
+		return one_port(ctx, &x, x.map.nrails ? 0 : -1);
 	if (!x.map.nrails) {
 		fc_finding(x.doc, FC_FAIL, "%s and %s share no rail: no active port of the fabric's "
 			   "link layer on a network both reach", cfg->node[0], cfg->node[1]);

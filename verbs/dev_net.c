@@ -146,28 +146,37 @@ static int ssh_here(char (*addrs)[64], int n)
 	return 0;
 }
 
-/* NUMA node and PCI address of @dev (the net device's for Soft-RoCE). */
+/* Whether @s looks like a PCI address ("0000:17:00.0"). */
+static int is_pci(const char *s)
+{
+	unsigned d, b, sl, f;
+	char end;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &sl, &f, &end) == 4;
+}
+
+/* NUMA node and PCI address of @dev (the net device's for Soft-RoCE): the
+ * PCI function its sysfs device sits under (a virtio device's parent). */
 static void placement(const char *dev, const char *netdev, json_t *o)
 {
-	char path[PATH_MAX], link[PATH_MAX];
 	const char *base[2] = { "/sys/class/infiniband", "/sys/class/net" };
 	const char *name[2] = { dev, netdev };
+	char path[PATH_MAX + 16], real[PATH_MAX];
 
 	for (int k = 0; k < 2; k++) {
-		ssize_t n;
+		char *slash;
 		FILE *f;
 		int numa;
 
-		if (!name[k][0])
-			continue;
 		snprintf(path, sizeof(path), "%s/%s/device", base[k], name[k]);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
+		if (!name[k][0] || !realpath(path, real))
 			continue;
-		link[n] = 0;
-		json_object_set_new(o, "pci", json_string(strrchr(link, '/') ? strrchr(link, '/') + 1 :
-										     link));
-		snprintf(path, sizeof(path), "%s/%s/device/numa_node", base[k], name[k]);
+		while ((slash = strrchr(real, '/')) && slash != real && !is_pci(slash + 1))
+			*slash = 0;
+		if (!slash || slash == real)
+			continue;
+		json_object_set_new(o, "pci", json_string(slash + 1));
+		snprintf(path, sizeof(path), "%s/numa_node", real);
 		f = fopen(path, "r");
 		if (f && fscanf(f, "%d", &numa) == 1)
 			json_object_set_new(o, "numa_node", json_integer(numa));

@@ -44,6 +44,10 @@ const char usage_preflight[] =
 	"  --expect-mtu N      RoCE: the netdev MTU (e.g. 9000); InfiniBand: the active\n"
 	"                      MTU (e.g. 4096) (default: equal across nodes)\n"
 	"  --tclass N          traffic class for the trust/PFC check (default 106)\n"
+	"  --exclude-dev LIST  devices or net devices that are no rail (storage,\n"
+	"                      management); every rail is checked, and ports off the\n"
+	"                      GPU fabric (the ssh or default-route port, another\n"
+	"                      link layer or rate, no peer) are left out, each noted\n"
 	"  --launcher ssh|slurm|local  how to reach the nodes (default ssh)\n"
 	"  --ssh-config FILE   ssh -F FILE\n"
 	"  --worker-cmd PATH   fabcheck's path on the nodes (default 'fabcheck', or\n"
@@ -76,6 +80,7 @@ static const struct fc_opts pf_spec = {
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
 		FCO_INT("tclass", 0, o.tclass, 0, 255),
+		FCO_STR("exclude-dev", 0, o.exclude_dev),
 		FC_LAUNCH_OPTS(l),
 		FCO_DURATION("timeout", 0, timeout, 1, 3600),
 		FCO_CALL_AT("fanout", 0, fc_fanout_opt, l.fanout, int),

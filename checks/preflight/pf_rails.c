@@ -242,10 +242,37 @@ static json_t *rails_json(const struct pf_rail_in *x)
 	return list;
 }
 
-int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n)
+/* The rail notes (ports left out, how rails were matched) into "notes". */
+static void rail_notes(json_t *doc, const struct fc_rail_map *map)
+{
+	json_t *notes = json_object_get(doc, "notes");
+
+	for (int i = 0; i < map->nfindings; i++) {
+		if (map->findings[i].sev != FC_RAIL_NOTE)
+			continue;
+		if (!notes) {
+			notes = json_array();
+			json_object_set_new(doc, "notes", notes);
+		}
+		json_array_append_new(notes, json_string(map->findings[i].text));
+	}
+}
+
+int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		   const char *exclude)
 {
 	struct pf_rail_in x = { .probes = probes, .n = n };
+	const char *excl[PF_PORTS_MAX];
+	struct fc_rail_opts o = { .exclude = excl };
+	char ebuf[512];
 	int rails = 0;
+
+	snprintf(ebuf, sizeof(ebuf), "%s", exclude ? exclude : "");
+	if (exclude && (o.nexclude = fc_rail_split_list(ebuf, excl, PF_PORTS_MAX)) < 0) {
+		fc_finding(doc, FC_WARN, "--exclude-dev '%s' is not a comma-separated list of "
+			   "devices: nothing left out by it", exclude);
+		o.nexclude = 0;
+	}
 
 	x.ports = calloc((size_t)n * PF_PORTS_MAX + 1, sizeof(*x.ports));
 	x.nodes = calloc((size_t)n + 1, sizeof(*x.nodes));
@@ -260,7 +287,10 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 						    .ports = x.ports + i * PF_PORTS_MAX,
 						    .nports = cnt < 0 ? 0 : cnt };
 	}
-	if (fc_rail_match(x.nodes, n, NULL, &x.map) || x.map.nrails < 2)
+	if (fc_rail_match(x.nodes, n, &o, &x.map))
+		goto out_free;
+	rail_notes(doc, &x.map);
+	if (x.map.nrails < 2)
 		goto out_free;
 	rails = x.map.nrails;
 	json_object_set_new(doc, "rails", rails_json(&x));

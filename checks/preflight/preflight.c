@@ -438,7 +438,7 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 }
 
 /* The rails of the nodes that could be probed (pf_rails.c). */
-static int check_rails(json_t *doc, const struct pf_node *nd, int n)
+static int check_rails(json_t *doc, const struct pf_node *nd, int n, const char *exclude)
 {
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
@@ -450,7 +450,7 @@ static int check_rails(json_t *doc, const struct pf_node *nd, int n)
 			probes[k++] = nd[i].probe;
 		}
 	if (names && probes)
-		rails = pf_check_rails(doc, names, probes, k);
+		rails = pf_check_rails(doc, names, probes, k, exclude);
 	free(names);
 	free(probes);
 	return rails;
@@ -491,7 +491,7 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 	check_hca_versions(doc, nd, n);
 	/* With two rails or more, ports are compared per rail (matched by the
 	 * fabric) rather than per device name. */
-	if (!check_rails(doc, nd, n))
+	if (!check_rails(doc, nd, n, o->exclude_dev))
 		check_port_agreement(doc, nd, n, o);
 	json_object_set_new(doc, "gpu_nodes", json_integer(gpu_nodes));
 	free(nd);

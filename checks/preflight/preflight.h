@@ -14,6 +14,7 @@ struct pf_opts {
 	double expect_rate_gbps; /* 0: ports must agree across nodes */
 	int expect_mtu;		 /* netdev MTU of RoCE ports (IB: active MTU); 0: agree */
 	int tclass;		 /* traffic class for the QoS check */
+	const char *exclude_dev; /* --exclude-dev LIST: devices that are no rail */
 };
 
 /*
@@ -48,8 +49,10 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
  * other rails), and each
  * GPU's nearest rail HCA: PIX or PXB, and its own where the node has as many
  * rail HCAs as GPUs. Adds "rails" to @doc. Returns the number of rails (0:
- * fewer than two, nothing checked).
+ * fewer than two, nothing checked). @exclude: --exclude-dev LIST or NULL;
+ * the ports left out by rule or by it go into "notes".
  */
-int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n);
+int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		   const char *exclude);
 
 #endif

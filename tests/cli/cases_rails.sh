@@ -6,7 +6,8 @@ mkdir -p "$RLT"
 RDEV=tests/data/rails/devices-2rail.json
 RFAKE=(--launcher local --worker-cmd tests/cli/fake-worker.sh --no-db)
 expect "pair --rails with -d" 2 '-d names one port and --rails the rails' -- $FC pair a b --rails all -d rxe0
-expect "pair --exclude-dev without --rails" 2 'add --rails all' -- $FC pair a b --exclude-dev mlx5_8
+expect "pair --exclude-dev with -d" 2 '-d names one port; --exclude-dev and --loaded-only choose among rails' -- $FC pair a b --exclude-dev mlx5_8 -d rxe0
+expect "pair --exclude-dev with --rails first" 2 '--rails first tests the first active port only' -- $FC pair a b --exclude-dev mlx5_8 --rails first
 expect "pair --rails empty" 2 '--rails: empty' -- $FC pair a b --rails ''
 expect "pair --rails ,," 2 "',,' is not a comma-separated list" -- env FAKE_DEVICES=$RDEV $FC pair a b --rails ,, "${RFAKE[@]}"
 expect "pair --rails unknown rail" 2 "no rail is named 'mlx5_0'; the rails are 0 \(rxe0\) 1 \(rxe1\)" -- \
@@ -24,6 +25,22 @@ ok = (d["verdict"] == "fail" and [(x["rail"], x["name"], x["subnet"], x["a"]["de
       and any(f.startswith("rail 1 (rxe1) loaded: nodeA: no RDMA device found") for f in d["findings"])
       and "results" in d and "counters" in d and d["options"]["rails"] == "all")
 print("ok" if ok else json.dumps(d)[:600])' "$RLT/two.json"
+# Every rail by default: the same two rails without --rails; --rails first
+# and -d test one port as before (no "rails" list, no port listing).
+expect "pair (default): every rail, each alone and loaded" 0 '^\[0, 1\] loaded all$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print([x["rail"] for x in d["rails"]], "loaded" if d["rails"][1]["loaded"] else "none", d["options"]["rails"])' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB "${RFAKE[@]}" --json
+expect "pair --rails first: one port, as before rails" 0 '^None$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print(d.get("rails"))' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails first "${RFAKE[@]}" --json
+expect "pair (default), one rail left: one port, the rail noted" 0 '^None rxe0 1$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print(d.get("rails"), d["options"].get("rails", "rxe0"), d["rails_matched"]["rails"])' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --exclude-dev rxe1 "${RFAKE[@]}" --json
+expect "pair (default): ports not listed, the first port tested and said" 3 'cannot list its RDMA ports .*testing the first active port, not every rail' -- \
+	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB "${RFAKE[@]}" --json
 expect "pair --rails all exits 3 when no rail could run" 3 'rail 0 \(rxe0\) alone: nodeA: no RDMA device' -- \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
 expect "pair --rails 1: one rail, alone only" 0 '^\[1\] none$' -- python3 -c 'import json, subprocess, sys
@@ -62,7 +79,12 @@ s = d["suspects"]
 print("ok" if len(s) == 1 and s[0]["level"] == "node" and s[0]["rail"] is None and s[0]["node"] == "nodeC" else s)' \
 	$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$RLT/m.db" --json
 expect "matrix --rails with -d" 2 '-d names one port and --rails the rails' -- $FC matrix a b --rails all -d rxe0 --db "$RLT/m.db"
-expect "matrix --exclude-dev without --rails" 2 'add --rails all' -- $FC matrix a b --exclude-dev x --db "$RLT/m.db"
+expect "matrix --exclude-dev with -d" 2 '--exclude-dev chooses among rails; -d names one port' -- $FC matrix a b --exclude-dev x -d rxe0 --db "$RLT/m.db"
+expect "matrix (default): every rail, the pairs given --rails all" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+names = [r["name"] for r in d["rails"]["list"]] if isinstance(d.get("rails"), dict) else [r["name"] for r in d.get("rails", [])]
+print("ok" if names == ["rxe0", "rxe1"] else json.dumps(d)[:400])' \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC matrix nodeA nodeB --launcher local --worker-cmd tests/cli/fake-worker.sh --db "$RLT/m.db" --json
 expect "matrix --rails: unknown rail" 2 "no rail is named 'rxe7'" -- \
 	env FAKE_DEVICES=$RDEV $FC matrix nodeA nodeB nodeC --rails rxe7 --launcher local --worker-cmd tests/cli/fake-worker.sh --db "$RLT/m.db"
 rm -rf "$RLT"

@@ -1,7 +1,8 @@
 # Rails on the 4-node rack of tests/rack/run.sh, booted with --rails 2 (run.sh
 # sources this with R4 and SSH_CFG set): matching, one rail of one node
 # slowed and named alone by the matrix, a swapped pair of cables, and pair
-# --rails all alone and loaded, preflight per rail. Under TCG the rails of a
+# alone and loaded, preflight per rail: every command with its defaults
+# (every rail, issue 24), no --rails. Under TCG the rails of a
 # guest share its one vCPU, so loaded figures are below alone ones (the host
 # finding).
 RN=(--name "$R4")
@@ -20,19 +21,19 @@ expect_json "rails: status lists two rails" 0 \
 	"[r['device'] for r in d['fabric']['rails']] == ['rxe0', 'rxe1'] and len(d['nodes'][0]['rails']) == 2" \
 	-- "$FC" lab status "${RN[@]}" --json
 
-# pair --rails all: each rail alone, then both at once.
+# pair, by default: each rail alone, then both at once.
 T0R=$SECONDS
-expect_json "pair --rails all: both rails, alone and loaded figures" v \
+expect_json "pair (default, every rail): both rails, alone and loaded figures" v \
 	"[(r['rail'], r['a']['device'], r['b']['device']) for r in d['rails']] == [(0, 'rxe0', 'rxe0'), (1, 'rxe1', 'rxe1')]
 	 and all(r['alone_gbps'] > 0 and r['loaded_gbps'] > 0 and r['alone']['results'] and r['loaded']['results'] for r in d['rails'])
 	 and d['results'][0]['rails'] == 2 and d['counters']" \
-	-- "$FC" pair nodeA nodeB --rails all "${RA[@]}" --no-db --json
-echo "    pair --rails all (2 rails, alone then loaded): $((SECONDS - T0R)) s"
+	-- "$FC" pair nodeA nodeB "${RA[@]}" --no-db --json
+echo "    pair, every rail by default (2 rails, alone then loaded): $((SECONDS - T0R)) s"
 # --use-cuda: each rail's pair takes GPU memory; the guests have no GPU
 # driver, and each rail's pair says so (the error path of the GPU choice).
 expect "rails: --use-cuda without a GPU driver is named per rail, exit 3" 3 \
 	'rail 1 \(rxe1\) (alone|loaded): node[AB]: cannot load libcuda.so.1' -- \
-	"$FC" pair nodeA nodeB --rails all --use-cuda "${RA[@]}" --no-db
+	"$FC" pair nodeA nodeB --use-cuda "${RA[@]}" --no-db
 
 # --use-cuda on the test-only stand-in driver (tests/gdr/fakecuda.c, two GPUs,
 # "GPU memory" is host memory; registered by the peermem route, which the
@@ -48,17 +49,17 @@ expect_json "rails: --use-cuda on the stand-in driver: each rail's GPU, two rail
 	          and 'although the node has 2 GPUs for 2 rails' in f]) == 2
 	 and any(f.startswith('nodeA: rails 0') for f in d['findings']) and any(f.startswith('nodeB: rails 0') for f in d['findings'])" \
 	-- env FABCHECK_WORKER_CMD="env FABCHECK_SYSFS=$(pwd)/tests/data/gdr/two-socket FABCHECK_LIBCUDA=$RFAKE $(readlink -f "$FC")" \
-	"$FC" pair nodeA nodeB --rails all --loaded-only --use-cuda "${RA[@]}" -n 20 --no-db --json
-echo "    pair --rails all --use-cuda on the stand-in driver (loaded only): $((SECONDS - T0R)) s"
+	"$FC" pair nodeA nodeB --loaded-only --use-cuda "${RA[@]}" -n 20 --no-db --json
+echo "    pair --use-cuda on the stand-in driver (loaded only): $((SECONDS - T0R)) s"
 
 # One rail of one node, chosen here, slowed: the matrix names that (node, rail) alone.
 SLOW=$(printf 'nodeB\nnodeC\nnodeD\n' | shuf -n 1)
 expect "rails: fault $SLOW --rail 1 rate 5" 0 "$SLOW: eth2 limited to 5 Mbit/s" -- \
 	"$FC" lab fault "$SLOW" --rail 1 rate 5 "${RN[@]}"
 T0R=$SECONDS
-"$FC" matrix nodeA nodeB nodeC nodeD --rails all "${RA[@]}" "${RMXO[@]}" --db "$FABCHECK_LAB_HOME/rails-$$.db" --json \
+"$FC" matrix nodeA nodeB nodeC nodeD "${RA[@]}" "${RMXO[@]}" --db "$FABCHECK_LAB_HOME/rails-$$.db" --json \
 	>"$FABCHECK_LAB_HOME/rails-mx.json" 2>>"$RACK_LOG"
-echo "    matrix --rails all, 4 nodes x 2 rails, $SLOW rail 1 at 5 Mbit: $((SECONDS - T0R)) s"
+echo "    matrix (every rail by default), 4 nodes x 2 rails, $SLOW rail 1 at 5 Mbit: $((SECONDS - T0R)) s"
 expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level port" 0 \
 	"[(s['node'], s['rail'], s['level'], s['device']) for s in d['suspects']] == [('$SLOW', 1, 'port', 'rxe1')]
 	 and all(p['verdict'] == 'pass' for p in d['pairs'] if p['rail'] == 0)
@@ -70,10 +71,10 @@ expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level po
 # healthy pairs spread over 3x on a loaded host, the slowed port is 10x
 # below, so the floor is 25% of the rack's.
 T0R=$SECONDS
-"$FC" matrix --screen nodeA nodeB nodeC nodeD --rails all "${RA[@]}" --min-rack-pct 25 \
+"$FC" matrix --screen nodeA nodeB nodeC nodeD "${RA[@]}" --min-rack-pct 25 \
 	--db "$FABCHECK_LAB_HOME/rails-screen-$$.db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" \
 	2>>"$RACK_LOG"
-echo "    matrix --screen --rails all, 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
+echo "    matrix --screen (every rail by default), 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
 expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" 0 \
 	"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
 	 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
@@ -86,7 +87,7 @@ expect "rails: fault nodeD miswire" 0 'nodeD: rxe0 now on rail 1' -- "$FC" lab f
 expect_json "rails: miswire is a finding naming nodeD and both devices; traffic still flows" 1 \
 	"any('nodeD' in f and 'rxe1 on rail 0' in f and 'rxe0 on rail 1' in f for f in d['findings'])
 	 and [(r['b']['device']) for r in d['rails']] == ['rxe1', 'rxe0'] and all(r['loaded_gbps'] > 0 for r in d['rails'])" \
-	-- "$FC" pair nodeA nodeD --rails all --loaded-only "${RA[@]}" --no-db --json
+	-- "$FC" pair nodeA nodeD --loaded-only "${RA[@]}" --no-db --json
 expect "rails: clear undoes the miswire" 0 'nodeD: faults cleared' -- "$FC" lab fault nodeD clear "${RN[@]}"
 expect_json "rails: nodeD's rxe0 back on eth0" 0 \
 	"[(p['device'], p['netdev']) for x in d['devices'] for p in x['ports']] == [('rxe0', 'eth0'), ('rxe1', 'eth2')]" \

@@ -94,6 +94,11 @@ fi
 expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"
 
+# ---- 2a. the addressing plans: routed /127, IPv6-only, a storage NIC ------------
+echo "== tests/rack/phase_plans.sh"
+# shellcheck source=tests/rack/phase_plans.sh
+. tests/rack/phase_plans.sh
+
 # ---- 2b. the burn-in: 3 nodes with Slurm ------------------------------------------
 echo "== tests/rack/phase_burnin.sh"
 # shellcheck source=tests/rack/phase_burnin.sh

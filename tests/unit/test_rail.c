@@ -442,6 +442,23 @@ static void test_storage_mgmt(void **state)
 	fc_rail_map_release(&m);
 }
 
+/* Two nodes, nodeB's rxe1 down: nodeA's rxe1 has no peer, but it is a rail
+ * gone down, not a storage NIC: a failure, not left out. */
+static void test_pair_rail_down(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("roce-4x2-odd.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, 2, NULL, &m), 0);
+	assert_int_equal(m.nrails, 1);
+	assert_int_equal(count_text(&m, "rxe1 of nodeA", "matches no rail", NULL), 1);
+	assert_int_equal(count_text(&m, "left out", NULL), 0);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_FAIL);
+	fc_rail_map_release(&m);
+}
+
 static void test_subnet_of(void **state)
 {
 	const char *v6[] = { "fe80::1/64", "2001:db8:5:7::9/64" }, *both[] = { "fd00::1/64",
@@ -471,7 +488,7 @@ int main(void)
 		cmocka_unit_test(test_routed_position), cmocka_unit_test(test_routed_lldp_swap),
 		cmocka_unit_test(test_per_host_subnets), cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),
-		cmocka_unit_test(test_subnet_of),
+		cmocka_unit_test(test_subnet_of),     cmocka_unit_test(test_pair_rail_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
