@@ -265,7 +265,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	/* A suspect is a failed check; pairs that could not run, when nothing
 	 * is to blame, mean the matrix could not run. */
 	if (rc != FC_EXIT_CANT) {
-		if (m.nrails ? m.ran.nsuspects > 0 : m.an.nsuspects > 0)
+		if (m.nrails ? m.ran.nsuspects > 0 : fc_mx_failed(&m.an))
 			rc = FC_EXIT_FAIL;
 		else if (nerr)
 			rc = FC_EXIT_CANT;
