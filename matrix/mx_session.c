@@ -239,7 +239,7 @@ out_close:
 
 int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 {
-	int max = an->n * 2 + 8, cnt, *a, *b;
+	int max = an->n * 4 + 8, cnt, *a, *b;
 
 	if (!s->retest || s->retested)
 		return 0;
@@ -262,7 +262,7 @@ int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 
 int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
 {
-	int max = m->n * m->nrails * 2 + 8, cnt;
+	int max = m->n * m->nrails * 4 + 8, cnt;
 	struct fc_mxl_cell *plan;
 
 	if (!s->retest || s->retested)

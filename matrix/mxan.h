@@ -151,7 +151,10 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 
 
 /* The pairs --retest runs again: each bad pair of a suspect node with a
- * node that is not a suspect, and each suspect link. Fills @out (room for
+ * node that is not a suspect, and each suspect link, in the direction that
+ * was bad; after each, a reference for each good end of it (one of its good
+ * pairs with another good node, not planned already), so that the suspect
+ * is judged against readings of the same moment. Fills @out (room for
  * @max) and returns the count. */
 int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max);
 

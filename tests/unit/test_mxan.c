@@ -449,13 +449,22 @@ static void test_pair_verdict_and_retest(void **state)
 	assert_int_equal(first_kind(&an, FC_MX_SUSPECT_NODE)->a, 1);
 	fc_mx_finding_text(&an, first_kind(&an, FC_MX_SUSPECT_NODE), names, text, sizeof(text));
 	assert_non_null(strstr(text, "failed by pair"));
-	/* The retest plan: nodeB against each good node it was bad with. */
-	n = fc_mx_retest_plan(&an, ra, rb, 8);
-	assert_int_equal(n, 3);
-	for (int i = 0; i < n; i++) {
-		assert_true(ra[i] == 1 || rb[i] == 1);
+	/* The retest plan: nodeB against each good node it was bad with, and
+	 * beside them references among the good nodes (nodeA-nodeC after
+	 * nodeB-nodeA, nodeC-nodeA planned already, nodeD-nodeA after nodeB-nodeD). */
+	n = fc_mx_retest_plan(&an, ra, rb, 16);
+	assert_int_equal(n, 5);
+	for (int i = 0, withb = 0; i < n; i++) {
 		assert_int_not_equal(ra[i], rb[i]);
-		assert_true(fc_mx_cell(&an, ra[i], rb[i])->bad);
+		assert_int_not_equal(fc_mx_cell(&an, ra[i], rb[i])->state, FC_MX_NONE);
+		if (ra[i] == 1 || rb[i] == 1) {
+			withb++;
+			assert_true(fc_mx_cell(&an, ra[i], rb[i])->bad);
+		} else {
+			assert_false(fc_mx_pair_bad(&an, ra[i], rb[i]));
+		}
+		if (i == n - 1)
+			assert_int_equal(withb, 3);
 	}
 	fc_mx_release(&an);
 	/* The retest passes: later results replace the first ones. */
