@@ -258,13 +258,25 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		return FC_EXIT_CANT;
 	}
 	if (retest_queued) {
+		int before = s->retested;
+
 		/* A resumed run that was retested already is not retested again. */
 		for (size_t i = 0; i < m.nres; i++)
 			s->retested |= m.res[i].retest;
+		if (!before && s->retested)
+			s->hist_retested = 1;
 		*retest_queued = m.nrails ? mx_session_retest_rails(s, &m) :
 					    mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
 			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
+			mx_model_release(&m);
+			return 0;
+		}
+		/* The links below their past, once, after the suspects' retest. */
+		*retest_queued = scr && scr->ss ? 0 : mx_session_retest_history(s, &m);
+		if (*retest_queued > 0) {
+			fprintf(stderr, "measuring again %d link(s) below their past runs\n",
+				*retest_queued);
 			mx_model_release(&m);
 			return 0;
 		}
