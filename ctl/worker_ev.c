@@ -199,7 +199,8 @@ json_t *wk_ev_read(const struct wk_ev_src *s)
 		put_tool(snap, "ethtool-S.txt", "ethtool", (const char *[]){ "-S", s->netdev, NULL });
 		put_tool(snap, "ethtool-m.txt", "ethtool", (const char *[]){ "-m", s->netdev, NULL });
 	} else {
-		put(snap, "ethtool-m.why", "the port has no network interface");
+		put(snap, "ethtool-m.txt.why", "the port has no network interface");
+		put(snap, "ethtool-S.txt.why", "the port has no network interface");
 	}
 	pcie(snap, s);
 	if (s->ib) {

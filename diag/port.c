@@ -135,6 +135,11 @@ static void classify(struct diag_port *p, const json_t *before, const json_t *af
 	json_decref(d);
 }
 
+static long long phys_total(const struct diag_port *p)
+{
+	return p->sum[DIAG_C_PHYS] + p->sum[DIAG_C_POSTFEC];
+}
+
 static double snap_time(const json_t *snap)
 {
 	const char *s = snap_str(snap, "time");
@@ -142,15 +147,59 @@ static double snap_time(const json_t *snap)
 	return s ? strtod(s, NULL) : 0;
 }
 
-static void ber(struct diag_port *p, const json_t *before, const json_t *after)
+/* The bits received over the window: rx_bits_phy, else the port's rate
+ * (its lanes x the lane rate) x the window, said so. */
+static double window_bits(struct diag_port *p)
 {
 	double bits = (double)p->sum[DIAG_C_BITS];
 
-	p->pre_ber = p->post_ber = -1;
+	if (bits > 0)
+		return bits;
+	if (p->rate_gbps <= 0 || p->seconds <= 0)
+		return 0;
+	p->bits_estimated = 1;
+	if (p->have_phy || phys_total(p) > 0) {
+		char lanes[48] = "";
+
+		if (p->width)
+			snprintf(lanes, sizeof(lanes), ", %d lanes x %g Gb/s", p->width,
+				 p->rate_gbps / p->width);
+		note(p, "bits in the window estimated as the port rate (%g Gb/s%s) x %.1f s%s",
+		     p->rate_gbps, lanes, p->seconds,
+		     p->have_phy ? ": ethtool -S has no rx_bits_phy" : "");
+	}
+	return p->rate_gbps * 1e9 * p->seconds;
+}
+
+static void lanes_corrected(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	for (int i = 0; i < DIAG_MAX_LANES; i++) {
+		char name[32];
+		const json_t *b, *a;
+
+		snprintf(name, sizeof(name), "rx_err_lane_%d_phy", i);
+		b = json_object_get(before, name);
+		a = json_object_get(after, name);
+		if (!a || !b)
+			continue;
+		p->lane_corr[i] = json_integer_value(a) - json_integer_value(b);
+		if (p->lane_corr[i] < 0)
+			p->lane_corr[i] = 0;
+		p->nlane_corr = i + 1;
+	}
+}
+
+static void ber(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	double bits = window_bits(p);
+
+	p->pre_ber = p->post_ber = p->phys_ber = -1;
+	p->bits = bits;
+	if (bits > 0)
+		p->phys_ber = (double)phys_total(p) / bits;
+	lanes_corrected(p, before, after);
 	if (!p->have_phy)
 		return;
-	if (bits <= 0 && p->rate_gbps > 0 && p->seconds > 0)
-		bits = p->rate_gbps * 1e9 * p->seconds;
 	if (bits <= 0) {
 		note(p, "bit error rate not computed: no rx_bits_phy and no rate or time window");
 		return;
@@ -236,6 +285,36 @@ static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
 	}
 }
 
+/* Why FILE could not be read: FILE.why as the worker writes it, or the
+ * name without its extension (NAME.why, as older folders have it). */
+static const char *why_of(const json_t *snap, const char *file)
+{
+	char rel[96];
+	const char *s;
+
+	snprintf(rel, sizeof(rel), "%s.why", file);
+	if ((s = snap_str(snap, rel)))
+		return s;
+	snprintf(rel, sizeof(rel), "%.*s.why", (int)strcspn(file, "."), file);
+	return snap_str(snap, rel);
+}
+
+/* The module's lanes against the link's width: dark ones said once. */
+static void module_lanes(struct diag_port *p)
+{
+	struct diag_module *m = &p->mod;
+	char dark[96] = "";
+
+	diag_module_judge(m, p->width);
+	for (int i = 0; i < m->nlanes; i++)
+		if (m->dark & (1u << i))
+			snprintf(dark + strlen(dark), sizeof(dark) - strlen(dark), "%s%d",
+				 *dark ? "," : "", i + 1);
+	if (*dark)
+		note(p, "module lanes %s not in use (no light or transmitter off): not judged%s", dark,
+		     p->width ? "" : " (the link's width is not known: every lane with light is)");
+}
+
 static void exposed_notes(struct diag_port *p, const json_t *after)
 {
 	const char *why;
@@ -243,8 +322,13 @@ static void exposed_notes(struct diag_port *p, const json_t *after)
 	if (!p->have_ib && !p->have_phy)
 		note(p, "physical-layer counters not exposed (no symbol, FEC or CRC counters in sysfs counters/ or ethtool -S): the cable cannot be judged from this port");
 	if (!p->mod.known) {
-		why = snap_str(after, "ethtool-m.why");
+		why = why_of(after, "ethtool-m.txt");
 		note(p, "transceiver readings not exposed%s%s", why ? ": " : "", why ? why : "");
+	}
+	if (!strcmp(p->link_layer, "Ethernet") && !snap_str(after, "ethtool-S.txt")) {
+		why = why_of(after, "ethtool-S.txt");
+		note(p, "NIC statistics (ethtool -S) not read%s%s: PHY counters, pause and FEC not judged",
+		     why ? ": " : "", why ? why : "");
 	}
 	if (!p->have_pcie) {
 		why = snap_str(after, "pcie.why");
@@ -291,6 +375,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
+	p->width = diag_parse_width(snap_str(after, "rate"));
 	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");
 	p->mtu_after = atoi(snap_str(after, "mtu") ? snap_str(after, "mtu") : "0");
 	if (snap_time(after) > 0 && snap_time(before) > 0)
@@ -306,6 +391,8 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	m = snap_str(after, "ethtool-m.txt");
 	if (!m || diag_parse_module(m, &p->mod))
 		memset(&p->mod, 0, sizeof(p->mod));
+	else
+		module_lanes(p);
 	pcie(p, before, after);
 	far_end(p, before, after);
 	exposed_notes(p, after);

@@ -177,8 +177,17 @@ static void test_ib_flaps(void **state)
 static void test_perfquery_far(void **state)
 {
 	(void)state;
-	expect_first("perfquery-far", "far_end", "cable or transceiver", "nodeA mlx5_1 port 1",
-		     "likely", "symbol_error +4078");
+	json_t *doc;
+	const json_t *cable;
+
+	expect_first("perfquery-far", "far_end", "the switch port at the other end (or its module)",
+		     "nodeA mlx5_1 port 1", "likely", "symbol_error +4078");
+	doc = diagnose("perfquery-far");
+	assert_non_null(strstr(str(first(doc), "next"), "spare one on the same switch"));
+	cable = json_array_get(json_object_get(doc, "diagnosis"), 1);
+	assert_string_equal(str(cable, "part"), "the cable");
+	assert_string_equal(str(cable, "confidence"), "possible");
+	json_decref(doc);
 }
 
 static void test_hca_all_ports(void **state)
@@ -192,6 +201,78 @@ static void test_hca_all_ports(void **state)
 	assert_non_null(cable);
 	assert_string_equal(str(cable, "confidence"), "possible");
 	json_decref(doc);
+}
+
+/* No diagnosis whose part is a module, cable or port. */
+static void no_part(const json_t *doc, const char *what)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		if (strstr(str(e, "part"), what))
+			fail_msg("'%s' named: %s (%s)", what, str(e, "part"), str(e, "evidence"));
+}
+
+static int has_note(const json_t *doc, int port, const char *text)
+{
+	const json_t *p = json_array_get(json_object_get(doc, "evidence"), (size_t)port), *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(p, "notes"), i, n)
+		if (strstr(json_string_value(n), text))
+			return 1;
+	return 0;
+}
+
+/* An 8-lane CMIS module on a 4-lane link: lanes 5-8 dark and flagged. */
+static void test_cmis_unused_lanes(void **state)
+{
+	json_t *doc = diagnose("cmis-4of8-healthy");
+	const json_t *mod = json_object_get(json_array_get(json_object_get(doc, "evidence"), 0), "module");
+
+	(void)state;
+	no_part(doc, "transceiver");
+	assert_true(has_note(doc, 0, "module lanes 5,6,7,8 not in use"));
+	assert_float_equal(json_real_value(json_object_get(mod, "rx_dbm_min")), 2.77, 0.01);
+	json_decref(doc);
+}
+
+/* A weak lane comes first, by its own reason, never "-inf dBm". */
+static void test_cmis_weak_lane(void **state)
+{
+	json_t *doc = diagnose("cmis-weak-lane");
+	const json_t *d = first(doc), *e;
+	size_t i;
+
+	(void)state;
+	assert_string_equal(str(d, "rule"), "module_lane");
+	assert_string_equal(str(d, "part"), "transceiver or fibre (lane 3)");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_non_null(strstr(str(d, "evidence"), "lane 3 receives -5.20 dBm, 8.3 dB below"));
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		assert_null(strstr(str(e, "evidence"), "inf"));
+	assert_non_null(by_rule(doc, "ber"));
+	json_decref(doc);
+}
+
+/* SFF-8636 active cable: 0 mW of launch power with its bias on. */
+static void test_sff8636_lanes(void **state)
+{
+	struct diag_set s;
+	const struct diag_module *m;
+	json_t *doc = diagnose("sff8636-aoc");
+
+	(void)state;
+	no_part(doc, "transceiver");
+	json_decref(doc);
+	assert_int_equal(diag_set_read(DATA "sff8636-aoc", &s), 0);
+	m = &s.ports[0].mod;
+	assert_int_equal(m->used, 0xf);
+	assert_int_equal(m->weak_lane, 0);
+	assert_int_equal(m->rx_min_lane, 1);
+	assert_float_equal(m->rx_dbm_min, -1.41, 0.01);
+	diag_set_release(&s);
 }
 
 /* Every port says once what it does not expose. */
@@ -298,6 +379,26 @@ static json_t *run_pair(json_t *test, const char *a_after[], const char *b_after
 	json_decref(a);
 	json_decref(b);
 	return doc;
+}
+
+/* What could not be read is a note with its reason (FILE.why). */
+static void test_why_notes(void **state)
+{
+	const char *kv[] = { "link_layer", "Ethernet\n", "netdev", "eth2\n",
+			     "ethtool-S.txt.why", "'ethtool -S' failed (exit 1): no stats available",
+			     "ethtool-m.txt.why", "'ethtool -m' failed (exit 1): Operation not supported",
+			     NULL };
+	json_t *a = snap(kv), *doc = json_object();
+	struct diag_set s = { 0 };
+
+	(void)state;
+	diag_set_add(&s, "nodeA", "mlx5_0", 1, a, a);
+	diag_run(doc, &s);
+	assert_true(has_note(doc, 0, "NIC statistics (ethtool -S) not read: 'ethtool -S' failed (exit 1): no stats available"));
+	assert_true(has_note(doc, 0, "transceiver readings not exposed: 'ethtool -m' failed (exit 1): Operation not supported"));
+	diag_set_release(&s);
+	json_decref(a);
+	json_decref(doc);
 }
 
 static void test_drops_direction(void **state)
@@ -486,6 +587,7 @@ static void test_parsers(void **state)
 	assert_int_equal(diag_parse_module("\tModule temperature : 41.5 degrees C / 106 degrees F\n"
 					   "\tRcvr signal avg optical power(Channel 2) : 0.0100 mW / -20.00 dBm\n",
 					   &m), 0);
+	diag_module_judge(&m, 0);
 	assert_float_equal(m.temp_c, 41.5, 1e-9);
 	assert_float_equal(m.rx_dbm_min, -20, 1e-9);
 	assert_int_equal(diag_counter_class("rx_prio5_pause"), DIAG_C_PAUSE);
@@ -569,6 +671,8 @@ int main(void)
 		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_rails_slow),	 cmocka_unit_test(test_healthy_pass),
 		cmocka_unit_test(test_parsers),		 cmocka_unit_test(test_pcie_ceiling),
 		cmocka_unit_test(test_snap_roundtrip),	 cmocka_unit_test(test_bad_folders),
+		cmocka_unit_test(test_cmis_unused_lanes), cmocka_unit_test(test_cmis_weak_lane),
+		cmocka_unit_test(test_sff8636_lanes),	 cmocka_unit_test(test_why_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
