@@ -51,6 +51,8 @@ struct diag_pcie {
 	char bdf[24];
 	double cur_gts, max_gts;
 	int cur_width, max_width;
+	double other_gts;      /* the other reading's speed and width (before/ */
+	int other_width;       /* when cur_ is after/): the higher is judged */
 	int mps;	       /* max payload size in bytes; 0 unknown */
 	long long aer[3];      /* correctable, nonfatal, fatal: deltas */
 	int aer_known;
@@ -102,6 +104,17 @@ struct diag_port {
 	double phys_ber;		   /* physical errors per bit; < 0 unknown */
 	long long lane_corr[DIAG_MAX_LANES]; /* rx_err_lane_N_phy deltas */
 	int nlane_corr;			   /* lanes with such a counter */
+	/* flow and congestion control over the window (diag/port.c) */
+	double pause_s;			   /* time told to pause (received); < 0 unknown */
+	int pause_estimated;		   /* 1: frames x 65535 quanta at the port rate */
+	long long pause_frames;		   /* pause frames received; -1 unknown */
+	char pause_detail[160];
+	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
+	/* configuration and the card */
+	char trust[8];			   /* "pcp", "dscp"; "" unknown */
+	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
+	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
+	char health[240];		   /* card reporters in error (devlink health) */
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
 	struct diag_module mod;
@@ -152,6 +165,13 @@ void diag_module_judge(struct diag_module *m, int width);
 int diag_parse_width(const char *sysfs_rate);
 json_t *diag_parse_perfquery(const char *text); /* NULL when no counter */
 double diag_parse_rate(const char *sysfs_rate);	/* "100 Gb/sec (4X EDR)" -> 100 */
+/* Trust mode ("pcp", "dscp") of `mlnx_qos -i` or sysfs qos/trust into @out,
+ * "" when none; PFC priorities of `mlnx_qos -i`, `dcb pfc show dev` or eight
+ * 0/1 flags as a bit mask, -1 unknown. */
+void diag_parse_trust(const char *text, char *out, size_t len);
+int diag_parse_pfc(const char *text);
+/* `devlink health show`: [{handle, reporter, state, error}], NULL when none. */
+json_t *diag_parse_devlink(const char *text);
 /* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown. */
 long long diag_parse_aer(const char *text);
 

@@ -445,3 +445,105 @@ int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len)
 	}
 	return 0;
 }
+
+/* The trust mode of `mlnx_qos -i` ("Priority trust state: dscp") or of a
+ * file holding the word alone (sysfs qos/trust); "" when none. */
+void diag_parse_trust(const char *text, char *out, size_t len)
+{
+	const char *p = text ? strstr(text, "trust state:") : NULL;
+
+	*out = '\0';
+	if (p)
+		p += strlen("trust state:");
+	else if (text && (!strncmp(text, "pcp", 3) || !strncmp(text, "dscp", 4)))
+		p = text;
+	if (!p)
+		return;
+	p += strspn(p, " \t");
+	snprintf(out, len, "%.*s", (int)strcspn(p, " \t\n"), p);
+	if (strcmp(out, "pcp") && strcmp(out, "dscp"))
+		*out = '\0';
+}
+
+/* Eight 0/1 flags from @p on ("0 0 0 1 0 0 0 0", "0,0,0,1,0,0,0,0"). */
+static int pfc_flags(const char *p)
+{
+	int mask = 0, n = 0;
+
+	for (; *p && *p != '\n' && n < 8; p++) {
+		if (*p == '0' || *p == '1')
+			mask |= (*p == '1') << n++;
+		else if (*p != ' ' && *p != '\t' && *p != ',')
+			return -1;
+	}
+	return n == 8 ? mask : -1;
+}
+
+/* The priorities with PFC on, a bit each: `mlnx_qos -i` ("enabled  0 0 0 1
+ * ..." under "PFC configuration:"), `dcb pfc show dev` ("prio-pfc 0:off
+ * 1:off 2:off 3:on ..."), or the eight flags alone; -1 unknown. */
+int diag_parse_pfc(const char *text)
+{
+	const char *p;
+	int mask = 0;
+
+	if (!text)
+		return -1;
+	if ((p = strstr(text, "PFC configuration:")) && (p = strstr(p, "enabled")))
+		return pfc_flags(p + strlen("enabled"));
+	if ((p = strstr(text, "prio-pfc"))) {
+		for (int prio = 0; prio < 8; prio++) {
+			char key[8];
+			const char *q;
+
+			snprintf(key, sizeof(key), " %d:on", prio);
+			q = strstr(p, key);
+			mask |= q && (!strchr(p, '\n') || q < strchr(p, '\n')) ? 1 << prio : 0;
+		}
+		return mask;
+	}
+	return pfc_flags(text + strspn(text, " \t"));
+}
+
+/* `devlink health show` ("pci/BDF:", "  reporter NAME", "    state S error
+ * N recover M ..."): [{handle, reporter, state, error}] in output order;
+ * NULL when no reporter line. */
+json_t *diag_parse_devlink(const char *text)
+{
+	json_t *out = json_array(), *cur = NULL;
+	char handle[64] = "";
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *p = line + strspn(line, " \t");
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char word[64];
+
+		while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+			len--;
+		if ((!strncmp(p, "pci/", 4) || !strncmp(p, "auxiliary/", 10)) && len > 1 && line[len - 1] == ':' &&
+		    (size_t)(line + len - p) < sizeof(handle))
+			snprintf(handle, sizeof(handle), "%.*s", (int)(line + len - p) - 1, p);
+		else if (sscanf(p, "reporter %63s", word) == 1 || sscanf(p, "name %63s", word) == 1) {
+			cur = json_pack("{s:s, s:s, s:s, s:I}", "handle", handle, "reporter", word,
+					"state", "", "error", (json_int_t)-1);
+			json_array_append_new(out, cur);
+		} else if (cur && !strncmp(p, "state ", 6)) {
+			long long err = -1;
+			const char *e = NULL;
+
+			if (sscanf(p, "state %63s", word) == 1) {
+				json_object_set_new(cur, "state", json_string(word));
+				e = strstr(p + 6 + strlen(word), " error ");
+			}
+			if (e && e < line + len)
+				err = strtoll(e + 7, NULL, 10);
+			json_object_set_new(cur, "error", json_integer(err));
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!json_array_size(out)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}

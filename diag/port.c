@@ -4,6 +4,7 @@
  */
 #include "diag/diag.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,16 +214,124 @@ static void ber(struct diag_port *p, const json_t *before, const json_t *after)
 		p->post_ber = (double)p->sum[DIAG_C_POSTFEC] / bits;
 }
 
+static long long delta_of(const json_t *before, const json_t *after, const char *name)
+{
+	const json_t *b = json_object_get(before, name), *a = json_object_get(after, name);
+	long long d;
+
+	if (!a || !b)
+		return -1;
+	d = json_integer_value(a) - json_integer_value(b);
+	return d < 0 ? -1 : d;
+}
+
+/* The sum of the deltas of the counters matching @pat; -1 when none. */
+static long long delta_sum(const json_t *before, const json_t *after, const char *pat,
+			   char *detail, size_t len)
+{
+	long long sum = -1, d;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)after, k, v) {
+		if (fnmatch(pat, k, 0) || (d = delta_of(before, after, k)) < 0)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + d;
+		if (d > 0 && detail)
+			add_detail(detail, len, k, d);
+	}
+	return sum;
+}
+
+/* Pause 802.3 Annex 31B / 802.1Qbb: a quantum is 512 bit times, a frame
+ * asks for at most 65535 of them. */
+#define PAUSE_QUANTA_MAX 65535.0
+
+/* Time this port was told to stop sending: the *_pause_duration counters
+ * (mlx5 counters.rst: microseconds), else pause frames received x the
+ * longest pause at the port rate (an upper bound: frames refresh a pause
+ * before it ends). */
+static void pause_time(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	long long us = delta_sum(before, after, "rx*pause_duration", p->pause_detail,
+				 sizeof(p->pause_detail));
+	long long frames = delta_sum(before, after, "rx_prio[0-7]_pause", NULL, 0);
+
+	if (frames < 0)
+		frames = delta_of(before, after, "rx_pause_ctrl_phy");
+	if (frames < 0)
+		frames = delta_of(before, after, "rx_global_pause");
+	p->pause_frames = frames;
+	p->pause_s = -1;
+	if (us >= 0) {
+		p->pause_s = (double)us / 1e6;
+	} else if (frames >= 0 && p->rate_gbps > 0) {
+		p->pause_s = (double)frames * PAUSE_QUANTA_MAX * 512 / (p->rate_gbps * 1e9);
+		p->pause_estimated = 1;
+		if (frames > 0)
+			snprintf(p->pause_detail, sizeof(p->pause_detail),
+				 "%lld pause frames x 65535 quanta of 512 bit times at %g Gb/s", frames,
+				 p->rate_gbps);
+	}
+	p->ecn_marked = delta_of(before, after, "np_ecn_marked_roce_packets");
+	p->cnp_sent = delta_of(before, after, "np_cnp_sent");
+	p->cnp_handled = delta_of(before, after, "rp_cnp_handled");
+}
+
+static int slashes(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+/* Trust and PFC as read after the test; the card's devlink health. */
+static void config_files(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	json_t *hb = diag_parse_devlink(snap_str(before, "devlink-health.txt"));
+	json_t *ha = diag_parse_devlink(snap_str(after, "devlink-health.txt"));
+	const json_t *r;
+	size_t i;
+
+	diag_parse_trust(snap_str(after, "trust"), p->trust, sizeof(p->trust));
+	p->pfc = diag_parse_pfc(snap_str(after, "pfc"));
+	json_array_foreach(ha, i, r) {
+		const char *name = json_string_value(json_object_get(r, "reporter"));
+		long long err = json_integer_value(json_object_get(r, "error")), was = -1;
+		int bad = !strcmp(json_string_value(json_object_get(r, "state")), "error");
+		const json_t *q;
+		size_t k, used = strlen(p->health);
+
+		json_array_foreach(hb, k, q)
+			if (!strcmp(json_string_value(json_object_get(q, "reporter")), name) &&
+			    json_equal(json_object_get(q, "handle"), json_object_get(r, "handle")))
+				was = json_integer_value(json_object_get(q, "error"));
+		if (was >= 0 && err > was)
+			bad = 1;
+		/* port reporters (tx, rx: "pci/BDF/PORT") are the port's, not the card's */
+		if (!bad || slashes(json_string_value(json_object_get(r, "handle"))) != 1)
+			continue;
+		snprintf(p->health + used, sizeof(p->health) - used, "%s%s %s (state %s, error %lld%s)",
+			 used ? "; " : "", json_string_value(json_object_get(r, "handle")), name,
+			 json_string_value(json_object_get(r, "state")), err,
+			 was >= 0 ? (err > was ? ", rose during the test" : "") : "");
+	}
+	json_decref(hb);
+	json_decref(ha);
+}
+
 static void pcie_file(struct diag_pcie *d, const char *file, const char *text, int after)
 {
 	long long aer;
 
 	if (!strcmp(file, "current_link_speed"))
-		d->cur_gts = topo_parse_gts(text);
+		*(after ? &d->cur_gts : &d->other_gts) = topo_parse_gts(text);
 	else if (!strcmp(file, "max_link_speed"))
 		d->max_gts = topo_parse_gts(text);
 	else if (!strcmp(file, "current_link_width"))
-		d->cur_width = atoi(text);
+		*(after ? &d->cur_width : &d->other_width) = atoi(text);
 	else if (!strcmp(file, "max_link_width"))
 		d->max_width = atoi(text);
 	else if (!strcmp(file, "max_payload"))
@@ -273,15 +382,24 @@ static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
 			if (strncmp(rel, "pcie/", 5) || !(slash = strchr(name, '/')))
 				continue;
 			d = pcie_slot(p, name, (size_t)(slash - name));
-			if (d && (s == 0 || !strncmp(slash + 1, "aer_dev_", 8)))
+			if (d && (s == 0 || !strncmp(slash + 1, "aer_dev_", 8) ||
+				  !strncmp(slash + 1, "current_link_", 13)))
 				pcie_file(d, slash + 1, json_string_value(v), s == 0);
 		}
 	for (int i = 0; i < p->npcie; i++) {
 		struct diag_pcie *d = &p->pcie[i];
 
+		if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
+			note(p, "PCIe %s %s read %g GT/s x%d before the test and %g GT/s x%d after: the higher judged (links lower their speed when idle)",
+			     d->role, d->bdf, d->other_gts, d->other_width, d->cur_gts, d->cur_width);
+			d->cur_gts = d->other_gts > d->cur_gts ? d->other_gts : d->cur_gts;
+			d->cur_width = d->other_width > d->cur_width ? d->other_width : d->cur_width;
+		}
 		d->ceiling_gbps = diag_pcie_gbps(d->cur_gts, d->cur_width, d->mps);
 		if (d->cur_gts > 0)
 			p->have_pcie = 1;
+		if (!strcmp(d->role, "hca") && !*p->hca_bdf)
+			snprintf(p->hca_bdf, sizeof(p->hca_bdf), "%s", d->bdf);
 	}
 }
 
@@ -386,6 +504,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 		note(p, "no 'before' readings: counters cannot be compared");
 	classify(p, cb, ca, p->sum, p->detail, "");
 	ber(p, cb, ca);
+	pause_time(p, cb, ca);
 	json_decref(cb);
 	json_decref(ca);
 	m = snap_str(after, "ethtool-m.txt");
@@ -394,6 +513,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	else
 		module_lanes(p);
 	pcie(p, before, after);
+	config_files(p, before, after);
 	far_end(p, before, after);
 	exposed_notes(p, after);
 }

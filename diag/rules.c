@@ -7,7 +7,10 @@
  * row; tests/unit/test_diag.c feeds each row recorded evidence.
  *
  *   row              looks at  part it names
- *   hca_all_ports    HCA       HCA (errors on every port of it; cables second)
+ *   hca_all_ports    card      HCA (errors or flaps on every port of one PCI
+ *                              device in the window; cables second)
+ *   hca_health       card      HCA (a devlink health reporter of the card in
+ *                              error or counting errors during the test)
  *   module_alarm     port      transceiver (module alarm, hot, voltage, rx power
  *                              of the lanes in use)
  *   module_lane      port      transceiver or fibre (one lane weak, or carrying
@@ -19,9 +22,12 @@
  *   far_end          port      the switch port at the other end (or its module),
  *                              then the cable (errors counted only there)
  *   remote_phys      port      another link upstream
- *   hca_aer          port      HCA (AER on its function)
+ *   hca_aer          port      HCA (AER on its function); GPU for the GPU's
+ *                              (rule "gpu_aer")
  *   pcie_limit       port      host PCIe (HCA or GPU link downtrained, ceiling)
- *   bridge           port      host PCIe (a bridge downtrained or with AER)
+ *   bridge           port      host PCIe (a bridge downtrained or with AER; a
+ *                              bridge slow only while the GPU below is idle
+ *                              is not)
  *   rails_slow       node      host PCIe (every rail of the node slow)
  *   config           test      configuration (MTU, GID type, trust, PFC)
  *   congestion       test      congestion or flow control
@@ -167,8 +173,22 @@ static void cable_next(const struct diag_ctx *c, const struct diag_port *p, char
 		 "; if it follows the port, try the switch port at the other end");
 }
 
-/* Every port of @p's HCA in the evidence is bad (and there are two or more):
- * the HCA comes first, each cable second. */
+/* @p and @q are on one card: one node, one ibdev, or HCA functions of one
+ * PCI device (a dual-port ConnectX in Ethernet mode is mlx5_0 and mlx5_1
+ * on functions .0 and .1 of one device). */
+static int same_card(const struct diag_port *p, const struct diag_port *q)
+{
+	size_t n = strcspn(p->hca_bdf, ".");
+
+	if (strcmp(p->node, q->node))
+		return 0;
+	if (!strcmp(p->dev, q->dev))
+		return 1;
+	return *p->hca_bdf && p->hca_bdf[n] == '.' && !strncmp(p->hca_bdf, q->hca_bdf, n + 1);
+}
+
+/* Every port of @p's card in the evidence is bad (and there are two or
+ * more): the card comes first, each cable second. */
 static int hca_all_bad(const struct diag_ctx *c, const struct diag_port *p)
 {
 	int n = 0, bad = 0;
@@ -176,12 +196,88 @@ static int hca_all_bad(const struct diag_ctx *c, const struct diag_port *p)
 	for (int i = 0; i < c->set->nports; i++) {
 		const struct diag_port *q = &c->set->ports[i];
 
-		if (!strcmp(q->node, p->node) && !strcmp(q->dev, p->dev)) {
+		if (same_card(p, q)) {
 			n++;
 			bad += errors_any(q);
 		}
 	}
 	return n >= 2 && bad == n;
+}
+
+/* The card itself reports a fault: a devlink health reporter of it in
+ * error, or non-fatal or fatal AER on its function. */
+static int card_fault(const struct diag_ctx *c, const struct diag_port *p)
+{
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *q = &c->set->ports[i];
+
+		if (!same_card(p, q))
+			continue;
+		if (*q->health)
+			return 1;
+		for (int k = 0; k < q->npcie; k++)
+			if (!strcmp(q->pcie[k].role, "hca") && q->pcie[k].aer[1] + q->pcie[k].aer[2] > 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A common cause on the card: the port's own part is second to it. */
+static int card_cause(const struct diag_ctx *c, const struct diag_port *p)
+{
+	return hca_all_bad(c, p) || card_fault(c, p);
+}
+
+/* The first port of @p's card in the evidence (rows once per card). */
+static int card_first(const struct diag_ctx *c, const struct diag_port *p)
+{
+	for (const struct diag_port *q = c->set->ports; q < p; q++)
+		if (same_card(p, q))
+			return 0;
+	return 1;
+}
+
+/* "nodeF mlx5_4" or "nodeF mlx5_0, mlx5_1 (PCIe 0000:17:00)". */
+static void card_subject(const struct diag_ctx *c, const struct diag_port *p, char *buf,
+			 size_t len)
+{
+	int devs = 0;
+
+	snprintf(buf, len, "%s %s", p->node, p->dev);
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *q = &c->set->ports[i];
+		size_t used = strlen(buf);
+
+		if (same_card(p, q) && strcmp(q->dev, p->dev) && !strstr(buf, q->dev)) {
+			snprintf(buf + used, len - used, ", %s", q->dev);
+			devs++;
+		}
+	}
+	if (devs && *p->hca_bdf)
+		snprintf(buf + strlen(buf), len - strlen(buf), " (PCIe %.*s)",
+			 (int)strcspn(p->hca_bdf, "."), p->hca_bdf);
+}
+
+static void r_hca_health(struct diag_ctx *c, const struct diag_port *p)
+{
+	char subj[256], next[400], ev[600] = "";
+
+	if (!card_first(c, p))
+		return;
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *q = &c->set->ports[i];
+		size_t used = strlen(ev);
+
+		if (same_card(p, q) && *q->health && !strstr(ev, q->health))
+			snprintf(ev + used, sizeof(ev) - used, "%s%s", used ? "; " : "", q->health);
+	}
+	if (!*ev)
+		return;
+	card_subject(c, p, subj, sizeof(subj));
+	snprintf(next, sizeof(next),
+		 "read 'devlink health diagnose pci/%s reporter fw' and the kernel log (dmesg | grep mlx5); update the firmware (mlxfwmanager), then replace the card if a reporter goes to error again; its ports' cables are second",
+		 *p->hca_bdf ? p->hca_bdf : "BDF");
+	emit(c, "hca_health", subj, "HCA", 1, next, "the card's devlink health reporters in error: %s (devlink health show)", ev);
 }
 
 static void r_link_flap(struct diag_ctx *c, const struct diag_port *p)
@@ -192,7 +288,7 @@ static void r_link_flap(struct diag_ctx *c, const struct diag_port *p)
 		return;
 	port_subject(p, subj, sizeof(subj));
 	cable_next(c, p, next, sizeof(next));
-	emit(c, "link_flap", subj, "cable or transceiver", !hca_all_bad(c, p), next,
+	emit(c, "link_flap", subj, "cable or transceiver", !card_cause(c, p), next,
 	     "the link went down or retrained during the test: %s", p->detail[DIAG_C_FLAP]);
 }
 
@@ -293,7 +389,7 @@ static void r_phys_errors(struct diag_ctx *c, const struct diag_port *p)
 	port_subject(p, subj, sizeof(subj));
 	cable_next(c, p, next, sizeof(next));
 	rate_text(p, p->phys_ber, rate, sizeof(rate));
-	likely = !hca_all_bad(c, p) && p->phys_ber > PHYS_BER_MAX;
+	likely = !card_cause(c, p) && p->phys_ber > PHYS_BER_MAX;
 	if (p->have_far && p->far_sum[DIAG_C_PHYS] > 0)
 		snprintf(far, sizeof(far), "; the switch port at the other end counts errors too (%s): the cable first",
 			 p->far_detail[DIAG_C_PHYS]);
@@ -349,18 +445,18 @@ static void r_hca_aer(struct diag_ctx *c, const struct diag_port *p)
 
 	for (int i = 0; i < p->npcie; i++) {
 		const struct diag_pcie *d = &p->pcie[i];
-		int severe = d->aer[1] + d->aer[2] > 0;
+		int severe = d->aer[1] + d->aer[2] > 0, gpu = !strcmp(d->role, "gpu");
 
-		if (strcmp(d->role, "hca") || !d->aer_known || d->aer[0] + d->aer[1] + d->aer[2] <= 0)
+		if ((strcmp(d->role, "hca") && !gpu) || !d->aer_known ||
+		    d->aer[0] + d->aer[1] + d->aer[2] <= 0)
 			continue;
-		snprintf(subj, sizeof(subj), "%s %s (PCIe %s)", p->node, p->dev, d->bdf);
+		snprintf(subj, sizeof(subj), "%s %s (PCIe %s)", p->node, gpu ? "GPU" : p->dev, d->bdf);
 		snprintf(next, sizeof(next),
-			 "read 'lspci -vvv -s %s' (DevSta, AER) and the kernel log (dmesg | grep -i aer); reseat the HCA, then replace it if the errors stay",
-			 d->bdf);
-		emit(c, "hca_aer", subj, "HCA", severe, next,
-		     "PCIe AER on the HCA's function: %lld correctable, %lld non-fatal, %lld fatal",
-		     d->aer[0], d->aer[1], d->aer[2]);
-		return;
+			 "read 'lspci -vvv -s %s' (DevSta, AER) and the kernel log (dmesg | grep -i aer); reseat the %s, then replace it if the errors stay",
+			 d->bdf, gpu ? "GPU" : "HCA");
+		emit(c, gpu ? "gpu_aer" : "hca_aer", subj, gpu ? "GPU" : "HCA", severe, next,
+		     "PCIe AER on the %s's function: %lld correctable, %lld non-fatal, %lld fatal",
+		     gpu ? "GPU" : "HCA", d->aer[0], d->aer[1], d->aer[2]);
 	}
 }
 
@@ -376,15 +472,17 @@ static void r_pcie_limit(struct diag_ctx *c, const struct diag_port *p)
 
 	for (int i = 0; i < p->npcie; i++) {
 		const struct diag_pcie *d = &p->pcie[i];
-		int gpu = !strcmp(d->role, "gpu"), below = p->rate_gbps > 0 &&
-							  d->ceiling_gbps > 0 &&
-							  d->ceiling_gbps < p->rate_gbps;
-		/* A GPU lowers its link speed when idle; only its width says it. */
+		int gpu = !strcmp(d->role, "gpu");
+		/* A GPU lowers its link speed when idle: it is judged at its top
+		 * speed and its trained width (as diag/ceiling.c does) */
+		double gts = gpu && d->max_gts > d->cur_gts ? d->max_gts : d->cur_gts;
+		double ceiling = gpu ? diag_pcie_gbps(gts, d->cur_width, d->mps) : d->ceiling_gbps;
+		int below = p->rate_gbps > 0 && ceiling > 0 && ceiling < p->rate_gbps;
 		int width_only = gpu && !(d->cur_width < d->max_width);
 
 		if (strcmp(d->role, "hca") && !gpu)
 			continue;
-		if (!downtrained(d) && !below)
+		if ((gpu ? !(d->cur_width < d->max_width) : !downtrained(d)) && !below)
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s (%s %s)", p->node, gpu ? "GPU" : p->dev,
 			 gpu ? "GPU" : "PCIe", d->bdf);
@@ -395,8 +493,19 @@ static void r_pcie_limit(struct diag_ctx *c, const struct diag_port *p)
 		     "%s trained to %g GT/s x%d%s%g GT/s x%d): at most about %.0f Gb/s, port is %g Gb/s",
 		     gpu ? "the GPU" : p->dev, d->cur_gts, d->cur_width,
 		     downtrained(d) ? " (capable of " : " (its maximum, ", d->max_gts, d->max_width,
-		     diag_about(d->ceiling_gbps), p->rate_gbps);
+		     diag_about(ceiling), p->rate_gbps);
 	}
+}
+
+/* A GPU on the path reads below its top speed: idle (GPUs lower their
+ * link speed when idle, and the bridges above them follow). */
+static int gpu_idle(const struct diag_port *p)
+{
+	for (int i = 0; i < p->npcie; i++)
+		if (!strcmp(p->pcie[i].role, "gpu") && p->pcie[i].cur_gts > 0 &&
+		    p->pcie[i].cur_gts < p->pcie[i].max_gts)
+			return 1;
+	return 0;
 }
 
 static void r_bridge(struct diag_ctx *c, const struct diag_port *p)
@@ -406,9 +515,12 @@ static void r_bridge(struct diag_ctx *c, const struct diag_port *p)
 	for (int i = 0; i < p->npcie; i++) {
 		const struct diag_pcie *d = &p->pcie[i];
 		long long aer = d->aer[0] + d->aer[1] + d->aer[2];
+		int narrow = d->max_width > 0 && d->cur_width > 0 && d->cur_width < d->max_width;
 
 		if (strcmp(d->role, "bridge") || (!downtrained(d) && aer <= 0))
 			continue;
+		if (aer <= 0 && !narrow && gpu_idle(p))
+			continue; /* its speed follows the idle GPU below it */
 		snprintf(subj, sizeof(subj), "%s PCIe bridge %s (above %s)", p->node, d->bdf, p->dev);
 		snprintf(next, sizeof(next),
 			 "read 'lspci -vvv -s %s' (LnkSta, AER); reseat the riser or card behind it; if the errors stay, the board's PCIe switch",
@@ -425,25 +537,20 @@ static void r_hca_all_ports(struct diag_ctx *c, const struct diag_port *p)
 	char subj[256];
 	int n = 0;
 
-	for (int i = 0; i < c->set->nports; i++) {
-		const struct diag_port *q = &c->set->ports[i];
-
-		if (!strcmp(q->node, p->node) && !strcmp(q->dev, p->dev)) {
-			if (q < p)
-				return; /* once per HCA */
-			n++;
-		}
-	}
-	if (!hca_all_bad(c, p))
+	if (!card_first(c, p) || !hca_all_bad(c, p))
 		return;
-	snprintf(subj, sizeof(subj), "%s %s", p->node, p->dev);
+	for (int i = 0; i < c->set->nports; i++)
+		n += same_card(p, &c->set->ports[i]);
+	card_subject(c, p, subj, sizeof(subj));
 	emit(c, "hca_all_ports", subj, "HCA", 1,
 	     "move one port's cable to a known-good port of another HCA; if the errors stay on this HCA, replace it",
-	     "physical errors or flaps on all %d ports of %s, each with its own cable", n, p->dev);
+	     "physical errors or flaps on all %d ports of the card in the same window, each with its own cable",
+	     n);
 }
 
 static const struct diag_rule rules[] = {
-	{ "hca_all_ports", r_hca_all_ports }, { "module_alarm", r_module_alarm },
+	{ "hca_all_ports", r_hca_all_ports }, { "hca_health", r_hca_health },
+	{ "module_alarm", r_module_alarm },
 	{ "module_lane", r_module_lane },     { "link_flap", r_link_flap },
 	{ "ber", r_ber },		      { "phys_errors", r_phys_errors },
 	{ "far_end", r_far_end },	      { "remote_phys", r_remote_phys },

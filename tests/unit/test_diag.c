@@ -14,52 +14,11 @@
 #include <cmocka.h>
 
 #include "diag/diag.h"
+#include "diag_util.h"
 
-#define DATA "tests/data/diag/"
 
-/* Diagnoses a fixture folder; returns the document. */
-static json_t *diagnose(const char *name)
-{
-	struct diag_set s;
-	char dir[256];
-	json_t *doc = json_object();
 
-	snprintf(dir, sizeof(dir), DATA "%s", name);
-	assert_int_equal(diag_set_read(dir, &s), 0);
-	diag_run(doc, &s);
-	diag_set_release(&s);
-	return doc;
-}
 
-static const json_t *first(const json_t *doc)
-{
-	const json_t *d = json_array_get(json_object_get(doc, "diagnosis"), 0);
-
-	if (!d) {
-		json_dumpf(doc, stderr, JSON_INDENT(1));
-		fail_msg("no diagnosis");
-	}
-	return d;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
-/* The diagnosis entry of rule @rule, or NULL. */
-static const json_t *by_rule(const json_t *doc, const char *rule)
-{
-	const json_t *e;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		if (!strcmp(str(e, "rule"), rule))
-			return e;
-	return NULL;
-}
 
 static void expect_first(const char *fixture, const char *rule, const char *part,
 			 const char *subject, const char *conf, const char *evidence)
@@ -203,77 +162,10 @@ static void test_hca_all_ports(void **state)
 	json_decref(doc);
 }
 
-/* No diagnosis whose part is a module, cable or port. */
-static void no_part(const json_t *doc, const char *what)
-{
-	const json_t *e;
-	size_t i;
 
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		if (strstr(str(e, "part"), what))
-			fail_msg("'%s' named: %s (%s)", what, str(e, "part"), str(e, "evidence"));
-}
 
-static int has_note(const json_t *doc, int port, const char *text)
-{
-	const json_t *p = json_array_get(json_object_get(doc, "evidence"), (size_t)port), *n;
-	size_t i;
 
-	json_array_foreach(json_object_get(p, "notes"), i, n)
-		if (strstr(json_string_value(n), text))
-			return 1;
-	return 0;
-}
 
-/* An 8-lane CMIS module on a 4-lane link: lanes 5-8 dark and flagged. */
-static void test_cmis_unused_lanes(void **state)
-{
-	json_t *doc = diagnose("cmis-4of8-healthy");
-	const json_t *mod = json_object_get(json_array_get(json_object_get(doc, "evidence"), 0), "module");
-
-	(void)state;
-	no_part(doc, "transceiver");
-	assert_true(has_note(doc, 0, "module lanes 5,6,7,8 not in use"));
-	assert_float_equal(json_real_value(json_object_get(mod, "rx_dbm_min")), 2.77, 0.01);
-	json_decref(doc);
-}
-
-/* A weak lane comes first, by its own reason, never "-inf dBm". */
-static void test_cmis_weak_lane(void **state)
-{
-	json_t *doc = diagnose("cmis-weak-lane");
-	const json_t *d = first(doc), *e;
-	size_t i;
-
-	(void)state;
-	assert_string_equal(str(d, "rule"), "module_lane");
-	assert_string_equal(str(d, "part"), "transceiver or fibre (lane 3)");
-	assert_string_equal(str(d, "confidence"), "likely");
-	assert_non_null(strstr(str(d, "evidence"), "lane 3 receives -5.20 dBm, 8.3 dB below"));
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		assert_null(strstr(str(e, "evidence"), "inf"));
-	assert_non_null(by_rule(doc, "ber"));
-	json_decref(doc);
-}
-
-/* SFF-8636 active cable: 0 mW of launch power with its bias on. */
-static void test_sff8636_lanes(void **state)
-{
-	struct diag_set s;
-	const struct diag_module *m;
-	json_t *doc = diagnose("sff8636-aoc");
-
-	(void)state;
-	no_part(doc, "transceiver");
-	json_decref(doc);
-	assert_int_equal(diag_set_read(DATA "sff8636-aoc", &s), 0);
-	m = &s.ports[0].mod;
-	assert_int_equal(m->used, 0xf);
-	assert_int_equal(m->weak_lane, 0);
-	assert_int_equal(m->rx_min_lane, 1);
-	assert_float_equal(m->rx_dbm_min, -1.41, 0.01);
-	diag_set_release(&s);
-}
 
 /* Every port says once what it does not expose. */
 static void test_not_exposed_once(void **state)
@@ -339,24 +231,7 @@ static void test_rack_healthy(void **state)
 
 /* ---- evidence built here, for the rows over a whole test ---------------- */
 
-static json_t *snap(const char *kv[])
-{
-	json_t *s = json_object();
 
-	for (int i = 0; kv[i]; i += 2)
-		json_object_set_new(s, kv[i], json_string(kv[i + 1]));
-	return s;
-}
-
-static json_t *pair_doc(int mtu_a, int mtu_b, double floor, double gbps)
-{
-	return json_pack("{s:s, s:{s:s, s:s, s:i, s:i}, s:{s:s, s:s, s:i, s:i}, s:{s:f},"
-			 " s:[{s:s, s:s, s:i, s:f}]}",
-			 "verdict", "warn", "a", "node", "nodeA", "device", "rxe0", "port", 1, "mtu",
-			 mtu_a, "b", "node", "nodeB", "device", "rxe0", "port", 1, "mtu", mtu_b,
-			 "thresholds", "min_gbps", floor, "results", "test", "write", "metric", "bw",
-			 "size_bytes", 65536, "gbps", gbps);
-}
 
 /* Two rxe ports with the given hw_counters after (all zero before). */
 static json_t *run_pair(json_t *test, const char *a_after[], const char *b_after[])
@@ -381,25 +256,6 @@ static json_t *run_pair(json_t *test, const char *a_after[], const char *b_after
 	return doc;
 }
 
-/* What could not be read is a note with its reason (FILE.why). */
-static void test_why_notes(void **state)
-{
-	const char *kv[] = { "link_layer", "Ethernet\n", "netdev", "eth2\n",
-			     "ethtool-S.txt.why", "'ethtool -S' failed (exit 1): no stats available",
-			     "ethtool-m.txt.why", "'ethtool -m' failed (exit 1): Operation not supported",
-			     NULL };
-	json_t *a = snap(kv), *doc = json_object();
-	struct diag_set s = { 0 };
-
-	(void)state;
-	diag_set_add(&s, "nodeA", "mlx5_0", 1, a, a);
-	diag_run(doc, &s);
-	assert_true(has_note(doc, 0, "NIC statistics (ethtool -S) not read: 'ethtool -S' failed (exit 1): no stats available"));
-	assert_true(has_note(doc, 0, "transceiver readings not exposed: 'ethtool -m' failed (exit 1): Operation not supported"));
-	diag_set_release(&s);
-	json_decref(a);
-	json_decref(doc);
-}
 
 static void test_drops_direction(void **state)
 {
@@ -671,8 +527,6 @@ int main(void)
 		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_rails_slow),	 cmocka_unit_test(test_healthy_pass),
 		cmocka_unit_test(test_parsers),		 cmocka_unit_test(test_pcie_ceiling),
 		cmocka_unit_test(test_snap_roundtrip),	 cmocka_unit_test(test_bad_folders),
-		cmocka_unit_test(test_cmis_unused_lanes), cmocka_unit_test(test_cmis_weak_lane),
-		cmocka_unit_test(test_sff8636_lanes),	 cmocka_unit_test(test_why_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
