@@ -37,6 +37,11 @@ struct fc_drain_opts {
 	int drain;	   /* --drain */
 	int dry_run;	   /* --drain-dry-run: print the commands, run none */
 	int resume_passed; /* --resume-passed */
+	/* Resume only fabcheck's drains of this kind ("health": those whose
+	 * reason ends "(health)"); NULL: of the kind of the run at hand, so
+	 * that a matrix that passes never clears what preflight or health
+	 * found (a firmware a matrix cannot see). */
+	const char *resume_kind;
 };
 
 /* --drain, --drain-dry-run and --resume-passed into the struct
@@ -82,7 +87,8 @@ int fc_drain_may_resume(const char *state, const char *reason);
  * Drains each node of @targets (an array of {"node", "part", "device",
  * "text"}; the first target of a node gives its reason) and, with
  * o->resume_passed, resumes the nodes of @passed (node names) drained by
- * fabcheck. A node already drained with another reason is left so.
+ * fabcheck in a run of the same kind (o->resume_kind). A node already
+ * drained with another reason is left so.
  * Adds the "slurm" list and a finding per failed command to @doc, records
  * each action in @st (NULL: none) under run @run. Returns the number of
  * commands that failed.

@@ -179,6 +179,15 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	act(c, FC_FAIL, node, "drain", argv, cmd, reason, text);
 }
 
+/* The reason ends "(KIND)" or "(KIND run N)". */
+static int drained_by_kind(const char *reason, const char *kind)
+{
+	const char *p = strrchr(reason, '(');
+	size_t kl = strlen(kind);
+
+	return p && !strncmp(p + 1, kind, kl) && (p[1 + kl] == ')' || p[1 + kl] == ' ');
+}
+
 static void resume_one(struct drain_ctx *c, const char *node)
 {
 	char nodearg[300], state[128], cur[512], cmd[512], why[768];
@@ -194,6 +203,11 @@ static void resume_one(struct drain_ctx *c, const char *node)
 		return;
 	if (!fc_drain_may_resume(state, cur)) {
 		snprintf(why, sizeof(why), "passed, but drained by hand (%s): left drained", cur);
+		record(c, node, "left", cur, NULL, NULL, why);
+		return;
+	}
+	if (!drained_by_kind(cur, c->o->resume_kind ? c->o->resume_kind : c->kind)) {
+		snprintf(why, sizeof(why), "passed, but drained by another of fabcheck's checks (%s), which this one cannot clear: left drained", cur);
 		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}

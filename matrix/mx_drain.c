@@ -1,6 +1,7 @@
 /* The nodes a matrix or soak names, for Slurm (see mx_drain.h). */
 #include "matrix/mx_drain.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/out.h"
@@ -59,12 +60,18 @@ void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t 
 	json_array_foreach(events, i, e) {
 		const char *node = fc_jstr(e, "node", NULL);
 
-		if (node && !strcmp(fc_jstr(e, "kind", ""), "flap"))
-			fc_drain_target(targets, node, "link flap", "", fc_jstr(e, "text", ""));
-		else
+		if (node && !strcmp(fc_jstr(e, "kind", ""), "flap")) {
+			/* With rails a soak names NODE/RAIL. */
+			const char *slash = strchr(node, '/');
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - node : (long)strlen(node)), node);
+			fc_drain_target(targets, name, "link flap", slash ? slash + 1 : "",
+					fc_jstr(e, "text", ""));
+		} else
 			other = 1;
 	}
-	for (int k = 0; !other && k < n; k++) {
+	for (int k = 0; passed && !other && k < n; k++) {
 		int bad = 0;
 
 		json_array_foreach(targets, i, e)

@@ -16,7 +16,8 @@
  * names it; with a rail bad as a whole none passed. */
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed);
 /* A soak document over @nodes: each node with a link flap is a target
- * ("link flap"); the others passed when no slice failed or dropped. */
+ * ("link flap"; with rails on NODE/RAIL's rail); the others passed (into
+ * @passed, NULL: none) when no slice failed or dropped. */
 void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
 			   json_t *passed);
 /* The drains of a finished run (when @o asks): none when the run could

@@ -102,5 +102,108 @@ expect "drain: scontrol missing" 1 \
 	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --json
 expect "drain: json lists the action" 1 '"action": "failed"' -- \
 	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --json
+
+# ---- health -------------------------------------------------------------------
+HLT=$(mktemp -d /tmp/fc-health-XXXXXX)
+export FABCHECK_SCONTROL=$(pwd)/tests/cli/stand-in-scontrol.sh
+# hl_doc FILE PYTHON: the recorded rxe node's probe, changed by PYTHON (p is
+# the probe), with counters for rxe0:1.
+hl_doc() {
+	python3 - tests/data/preflight/rxe-node.json "$2" >"$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["counters"] = {"rxe0:1": {"symbol_error": 0, "link_downed": 0, "sent_pkts": 10}}
+exec(sys.argv[2])
+json.dump(p, sys.stdout)
+PY
+}
+hl_doc $HLT/ok.json 'pass'
+hl_doc $HLT/sym.json 'p["counters"]["rxe0:1"].update(symbol_error=7, sent_pkts=99)'
+hl_doc $HLT/pkts.json 'p["counters"]["rxe0:1"].update(sent_pkts=500)'
+hl_doc $HLT/mtu.json 'p["netdevs"]["eth0"]["mtu"] = 1500'
+hl_doc $HLT/down.json 'p["devices"][0]["ports"][0]["state"] = "DOWN"'
+# The rack's reference: three nodes as preflight --json records them.
+python3 - tests/data/preflight/rxe-node.json >$HLT/ref.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+port = dict(device="rxe0", port=1, state="ACTIVE", rate_gbps=2.5, active_mtu=4096,
+            netdev="eth0", netdev_mtu=9000, fw_ver="0.0.0")
+json.dump({"verdict": "pass", "nodes": [dict(node=n, status="ok", ports=[port])
+                                         for n in ("nodeA", "nodeB", "nodeC")]}, sys.stdout)
+PY
+expect "health help" 0 'usage: fabcheck health' -- $FC health --help
+expect "health listed" 0 'health +this node alone' -- $FC help
+expect "health: a healthy node passes" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/ok.json --state $HLT/st.json --node nodeB --reference $HLT/ref.json
+expect "health: the state file kept" 0 '"symbol_error":0' -- cat $HLT/st.json
+expect "health: traffic counters moving is no fault" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/pkts.json --state $HLT/st.json --node nodeB
+expect "health: an error counter that moved since the last check" 1 \
+	'nodeB: rxe0 port 1 error counters moved since the last check \([0-9TZ:-]+\): symbol_error \+7' -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeB
+expect "health: not again once recorded" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeB
+expect "health: another node's state file starts over" 0 "state file .* is not this node's \(nodeC\)" -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeC
+expect "health: MTU against the rack's recorded majority" 1 \
+	"nodeB: rxe0 port 1 netdev MTU is 1500 where the rack's recorded majority \($HLT/ref.json\) is 9000" -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json
+expect "health: MTU given" 1 'nodeB: eth0 MTU is 1500, expected 9000' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --expect-mtu 9000
+expect "health: a port down" 1 'nodeB: rxe0 port 1 is DOWN' -- \
+	$FC health --probe-doc $HLT/down.json --no-state --node nodeB
+expect "health: bad reference" 3 "--reference $HLT/nope.json: .*give a 'fabcheck preflight --json' document" -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --reference $HLT/nope.json
+expect "health: unwritable state is said" 0 'cannot write the state file /nonexistent/dir/s.json' -- \
+	$FC health --probe-doc $HLT/ok.json --state /nonexistent/dir/s.json --node nodeB
+slurm_nodes nodeA nodeB nodeC
+expect "health --drain-self: the node drained with the part" 1 \
+	'drain +nodeB .*State=DRAIN Reason="fabcheck: mtu on eth0 \(health\)"' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
+expect "health --drain-self: Slurm holds it" 0 '^IDLE\+DRAIN\|fabcheck: mtu on eth0 \(health\)\|$' -- slurm_state nodeB
+expect "health --resume-passed: its own drain resumed once healthy" 0 'resume +nodeB' -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --resume-passed
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
+expect "health --resume-passed: a matrix drain is not health's to clear" 0 'left +nodeB .*another of fabcheck' -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --drain-self --resume-passed
+expect "health --resume-passed: the matrix drain kept" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- slurm_state nodeB
+slurm_nodes nodeA nodeC
+expect "health --drain-self: a node Slurm does not know" 1 \
+	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \
+	$FC health --probe-doc $HLT/down.json --no-state --node nodeB --drain-self
+
+# ---- preflight, soak, burnin.sbatch --idle -----------------------------------
+printf '#!/bin/sh\ncat %s/tests/data/preflight/rxe-node.json\n' "$(pwd)" >$HLT/ok-worker.sh
+chmod +x $HLT/ok-worker.sh
+slurm_nodes nodeA nodeB
+expect "preflight --drain: each node a check names" 1 \
+	'drain +nodeA .*State=DRAIN Reason="fabcheck: no RDMA device \(preflight run 1\)"' -- \
+	$FC preflight nodeA nodeB --launcher local --drain --db $HLT/pf.db
+expect "preflight --drain: kept as a preflight run" 0 'drain +nodeB +fabcheck: no RDMA device \(preflight run 1\)' -- \
+	$FC report --slurm --db $HLT/pf.db
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
+expect "preflight --resume-passed: its own drain resumed" 0 'resume +nodeA .*State=RESUME' -- \
+	$FC preflight nodeA nodeB --launcher local --worker-cmd $HLT/ok-worker.sh --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: a matrix drain is not preflight's" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- \
+	slurm_state nodeB
+slurm_nodes nodeA nodeB
+expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \
+	$FC preflight nodeA --launcher local --worker-cmd /nonexistent/fabcheck --drain --db $HLT/pf.db
+expect "preflight: scontrol not called then" 0 '^none$' -- sh -c "[ -e $SLT/s/log ] && echo called || echo none"
+slurm_nodes nodeA nodeB
+expect "soak --drain: nothing measured, nothing drained" 3 'Slurm: nothing drained or resumed' -- \
+	$FC soak nodeA nodeB --launcher local --duration 3 --slice 2 --interval 1 --db $HLT/soak.db --drain
+printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
+printf '#!/bin/sh\necho fabcheck "$@"\n' >$HLT/fc-args
+chmod +x $HLT/sinfo $HLT/fc-args
+expect "burnin.sbatch --idle: a screen of the idle nodes with --drain" 0 \
+	'^fabcheck matrix nodeA nodeC nodeF --screen --drain --launcher slurm --db x.db$' -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle --db x.db
+printf '#!/bin/sh\necho "nodeA idle"\n' >$HLT/sinfo
+expect "burnin.sbatch --idle: one idle node, nothing to check" 0 '1 idle node\(s\); a matrix needs two' -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
+printf '#!/bin/sh\necho "slurm_load_partitions: Unable to contact slurm controller" >&2; exit 1\n' >$HLT/sinfo
+expect "burnin.sbatch --idle: sinfo fails" 3 "sinfo -h -N -o %N %T' failed: slurm_load_partitions" -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
 unset FAKE_SLURM FABCHECK_SCONTROL
-rm -rf "$SLT"
+rm -rf "$HLT" "$SLT"
