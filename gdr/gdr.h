@@ -88,18 +88,16 @@ int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_re
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca);
 /*
- * The GPU a rail's HCA pairs with, as NCCL pairs them, where several GPUs
- * tie at the smallest distance from @hca (@pos, what gdr_gpu_pick chose):
- * the HCAs of @topo whose nearest GPUs are that same set share them in
- * name order (the k-th such HCA takes the k-th GPU, by index, modulo), so
- * two HCAs under one PCIe switch with two GPUs get one GPU each and every
- * rail's pair, started apart, still lands on its own GPU. Returns the
- * position in @gpus; @pos where nothing ties or the topology lacks @hca.
+ * The GPU NCCL pairs with HCA @hca (topo_nccl_nic_gpu: NCCL's local GPUs of
+ * the HCA, the first whose NIC on channel 0 it is), as its position in
+ * @gpus (matched by bus id), so every rail's pair, started apart, lands on
+ * the GPU NCCL would drive it from. @pos (what gdr_gpu_pick chose) when the
+ * topology lacks @hca, no GPU of NCCL's uses it, or CUDA does not list it.
  */
 int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		   const char *hca, int pos);
-/* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
- * -ENOENT when the topology has no HCA or no such GPU. */
+/* The HCA NCCL gives GPU @bus_id on channel 0 (topo_nccl_gpu_nic) into
+ * @buf; -ENOENT when the topology has no HCA or no such GPU. */
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
 /* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
  * NULL (and nothing logged) when it has none. */
