@@ -90,10 +90,10 @@ struct diag_port {
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);
-/* Writes @snap under @dir (created). 0, or a negative errno (logged). */
-int diag_snap_write_dir(const json_t *snap, const char *dir);
-/* mkdir -p; 0 or a negative errno (logged). */
-int diag_mkdirs(const char *path);
+/* Writes @snap into folder @dfd (core/safefile.h: no file through a link,
+ * none outside @dfd), @shown naming it in messages. 0, or a negative errno
+ * (logged). */
+int diag_snap_write_at(int dfd, const json_t *snap, const char *shown);
 
 /* Reads the PCI functions on the sysfs path of @link (bridges first, the
  * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:

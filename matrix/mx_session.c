@@ -69,16 +69,21 @@ static int names_from_params(struct mx_session *s)
 	return s->names ? rc : -ENOMEM;
 }
 
-/* A launch option kept in the store is used only when the command line
- * gives it too, with the same value. */
+/* A launch option kept in the store (or one that names a file or a
+ * descriptor) is used only when the command line gives it too, with the
+ * same value: as OPT VALUE, or as --pair-opt=OPT=VALUE for the options the
+ * matrix has no flag of its own for. */
 static int launch_repeated(const struct mx_session *s, const char *opt, const char *stored,
 			   const char *given)
 {
+	int via = !strcmp(opt, "--save-evidence") || !strcmp(opt, "--sync-fd");
+
 	if (!stored || (given && !strcmp(stored, given)))
 		return 0;
-	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store does not "
-	       "choose what runs on the nodes: give %s '%s' on the command line to use it",
-	       (long long)s->run, fc_store_path(s->st), opt, stored, opt, stored);
+	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store chooses "
+	       "neither what runs on the nodes nor a file or descriptor: give %s%s%s%s%s on "
+	       "the command line to use it", (long long)s->run, fc_store_path(s->st), opt,
+	       stored, via ? "--pair-opt='" : "", opt, via ? "=" : " '", stored, "'");
 	return -EPERM;
 }
 
@@ -117,12 +122,16 @@ static int resume_pair_args(struct mx_session *s, const struct mx_cli *c)
 	rc = FC_EXIT_USAGE;
 	if (launch_repeated(s, "--worker-cmd", ls.worker_cmd, lc.worker_cmd) ||
 	    launch_repeated(s, "--launcher", ls.launcher, lc.launcher) ||
-	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config))
+	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config) ||
+	    launch_repeated(s, "--save-evidence", ls.evidence_dir, lc.evidence_dir) ||
+	    launch_repeated(s, "--sync-fd", ls.sync_fd, lc.sync_fd))
 		goto out_free;
 	s->pair_args = json_deep_copy(json_object_get(s->params, "pair_args"));
 	append_opt(s->pair_args, "--launcher", lc.launcher);
 	append_opt(s->pair_args, "--ssh-config", lc.ssh_config);
 	append_opt(s->pair_args, "--worker-cmd", lc.worker_cmd);
+	append_opt(s->pair_args, "--save-evidence", lc.evidence_dir);
+	append_opt(s->pair_args, "--sync-fd", lc.sync_fd);
 	rc = s->pair_args ? 0 : FC_EXIT_CANT;
 out_free:
 	free(st);

@@ -7,9 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/csv.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/out.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_history.h"
@@ -37,21 +39,6 @@ const char usage_report[] =
 	"\n"
 	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static const char *cell_verdict(const struct fc_mx_cell *c)
 {
 	if (c->state == FC_MX_ERROR)
@@ -69,9 +56,9 @@ int rp_write_csv(FILE *f, const struct mx_model *m)
 			if (!c || c->state == FC_MX_NONE)
 				continue;
 			fprintf(f, "%lld,", (long long)m->run);
-			csv_field(f, m->names[a]);
+			fc_csv_cell(f, m->names[a]);
 			fputc(',', f);
-			csv_field(f, m->names[b]);
+			fc_csv_cell(f, m->names[b]);
 			if (isfinite(c->gbps))
 				fprintf(f, ",%.6g", c->gbps);
 			else
@@ -179,37 +166,33 @@ int rp_write_prom(FILE *f, const struct mx_model *m)
 
 enum { OUT_HTML, OUT_CSV, OUT_PROM, OUT_N };
 
-/* Writes through FILE.tmp and a rename, so a reader (node_exporter) never
- * sees half a file. */
+struct out_job {
+	int kind;
+	const struct mx_model *m;
+	const json_t *doc;
+	const struct mx_history *h;
+};
+
+static int fill_out(FILE *f, void *arg)
+{
+	const struct out_job *j = arg;
+
+	if (j->h)
+		return j->kind == OUT_HTML ? rp_write_history_html(f, j->h, j->m) :
+					     mx_history_csv(f, j->h, j->m);
+	return j->kind == OUT_HTML ? rp_write_html(f, j->m, j->doc) :
+	       j->kind == OUT_CSV  ? rp_write_csv(f, j->m) : rp_write_prom(f, j->m);
+}
+
+/* Through a mkstemp file and a rename (core/safefile.h), so a reader
+ * (node_exporter) never sees half a file and no planted link redirects it. */
 static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc,
 		     const struct mx_history *h)
 {
-	char tmp[4096];
-	FILE *f;
-	int rc;
+	static const char *const opt[OUT_N] = { "--html", "--csv", "--prom" };
+	struct out_job j = { kind, m, doc, h };
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		fc_err("cannot write %s: %m; check that the folder exists and is writable", path);
-		return -1;
-	}
-	if (h)
-		rc = kind == OUT_HTML ? rp_write_history_html(f, h, m) : mx_history_csv(f, h, m);
-	else
-		rc = kind == OUT_HTML ? rp_write_html(f, m, doc) :
-		     kind == OUT_CSV ? rp_write_csv(f, m) : rp_write_prom(f, m);
-	if (fclose(f) || rc) {
-		fc_err("cannot write %s: %m; is the disk full?", path);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		fc_err("cannot write %s: %m", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return fc_replace_file(opt[kind], path, fill_out, &j);
 }
 
 static int list_run(const struct fc_store_run *r, void *arg)

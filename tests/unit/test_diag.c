@@ -3,6 +3,7 @@
  * of the rules table fed recorded evidence (tests/data/diag/, each with a
  * SOURCE naming where its input comes from) or evidence built here.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -518,7 +519,13 @@ static void test_snap_roundtrip(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(diag_snap_write_dir(s, dir), 0);
+	{
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+
+		assert_true(dfd >= 0);
+		assert_int_equal(diag_snap_write_at(dfd, s, dir), 0);
+		close(dfd);
+	}
 	back = diag_snap_read_dir(dir);
 	assert_non_null(back);
 	assert_int_equal(json_object_size(back), 2); /* "../escape" is never written */
