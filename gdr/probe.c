@@ -82,3 +82,13 @@ void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *h
 		if (dev->gpus[i].index == dev->gpu.index)
 			dev->gpu.dist = dev->gpus[i].dist;
 }
+
+void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near)
+{
+	struct gdr_flush_in in = {
+		.cuda_sym = dev->gdr_flush, .flush_opts = dev->gpu.flush_opts,
+		.wr_order = dev->gpu.wr_order, .c2c_near = c2c_near,
+	};
+
+	dev->flush = gdr_flush_decide(&in, dev->flush_why, sizeof(dev->flush_why));
+}
