@@ -13,6 +13,7 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_drain.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_rails.h"
@@ -50,6 +51,8 @@ const char usage_matrix[] =
 	"  --save-evidence DIR  each pair's evidence in DIR/NNN-A-B (see 'pair --help',\n"
 	"                       doc/diagnose.md); 'fabcheck diagnose DIR' judges it again\n"
 	"  -j, --json           one JSON document on stdout\n"
+	"\n"
+	"Slurm (doc/slurm.md):\n" FC_DRAIN_HELP
 	"\n"
 	"rails (pair options, see 'fabcheck pair --help'):\n"
 	"  --rails all|LIST     match every node's ports into rails (by the fabric: IP\n"
@@ -208,6 +211,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	fc_drain_render(f, doc);
 }
 
 /* Each link against its own past runs (a warning per flagged link). */
@@ -224,7 +228,7 @@ static void add_history(struct fc_store *st, const struct mx_model *m, json_t *d
 
 /* Analyses the stored run, runs the retest when asked, and reports. */
 static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
-		  int *retest_queued)
+		  int *retest_queued, const struct fc_drain_opts *drain)
 {
 	struct mx_model m;
 	json_t *doc;
@@ -259,6 +263,15 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
+	}
+	if (fc_drain_wanted(drain)) {
+		json_t *targets = json_array(), *passed = json_array();
+		int measured = (m.nrails ? m.ran.nsuspects : m.an.nsuspects) > 0 || !nerr;
+
+		mx_drain_targets(doc, targets, passed);
+		mx_drain_run(doc, s->st, s->run, "matrix", drain, targets, passed, measured);
+		json_decref(targets);
+		json_decref(passed);
 	}
 	fc_store_run_end(s->st, s->run, fc_jstr(doc, "verdict", "fail"));
 	rc = fc_emit(ctx, doc, render_matrix);
@@ -381,7 +394,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
 		goto out_close;
 	}
-	rc = finish(ctx, &s, NULL, NULL);
+	rc = finish(ctx, &s, NULL, NULL, &c->drain);
 out_close:
 	mx_session_close(&s);
 out_free:
@@ -443,7 +456,7 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 			rc = rc == -EINVAL ? FC_EXIT_USAGE : FC_EXIT_CANT;
 			goto out_session;
 		}
-		rc = finish(ctx, &s, &scr, &queued);
+		rc = finish(ctx, &s, &scr, &queued, &c.drain);
 	} while (queued > 0 && !rc);
 
 out_session:

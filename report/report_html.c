@@ -239,6 +239,31 @@ static void html_findings(FILE *f, const json_t *doc)
 	fputs("</ul>\n", f);
 }
 
+/* The Slurm drains and resumes of the run (ctl/drain.h), when any. */
+static void html_slurm(FILE *f, const json_t *doc)
+{
+	const json_t *list = json_object_get(doc, "slurm");
+	size_t i;
+	json_t *a;
+
+	if (!json_array_size(list))
+		return;
+	fputs("<h2>Slurm</h2>\n<table id=\"slurm\"><tr><th>action</th><th>node</th>"
+	      "<th>reason</th><th>command</th><th>result</th></tr>\n", f);
+	json_array_foreach(list, i, a) {
+		static const char *const keys[] = { "action", "node", "reason", "command", "result" };
+
+		fputs("<tr>", f);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fputs("<td>", f);
+			rp_html_escape(f, fc_jstr(a, keys[k], ""));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void html_nodes(FILE *f, const json_t *doc)
 {
 	const json_t *per = json_object_get(doc, "per_node");
@@ -329,6 +354,7 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
 		fc_fmt_figure(m->an.rack_median_lat_us, "%.3g", "us", l, sizeof(l)));
 	html_findings(f, doc);
+	html_slurm(f, doc);
 	if (m->nrails)
 		html_rails(f, m);
 	fputs(m->nrails ? "<h2>Bandwidth of each pair, every rail together, row to column</h2>\n" :
