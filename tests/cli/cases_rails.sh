@@ -111,3 +111,10 @@ print("ok" if ok else p)' \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
 rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
+
+# nccl run: NCCL_IB_HCA names the chosen rails' devices exactly; one set in
+# the environment is kept (the fake workers then fail: exit 3).
+expect "nccl run --rails 1: NCCL_IB_HCA is the rail's device" 3 'nccl run: NCCL_IB_HCA==rxe1:1 \(the 1 rail' -- \
+	env FAKE_DEVICES=$RDEV $FC nccl run nodeA nodeB --rails 1 --launcher local --worker-cmd tests/cli/fake-worker.sh --timeout 5
+expect "nccl run: an NCCL_IB_HCA of the environment is kept" 0 '^0$' -- bash -c \
+	'env NCCL_IB_HCA=mlx5_0 FAKE_DEVICES=$1 $2 nccl run nodeA nodeB --rails 1 --launcher local --worker-cmd tests/cli/fake-worker.sh --timeout 5 2>&1 | grep -c "NCCL_IB_HCA=" || true' _ "$RDEV" "$FC"

@@ -11,11 +11,12 @@ if rack_up "$RP" --nodes 2 --rails 2 --addressing routed --ipv6 --storage-nic; t
 	SSH_CFG=$("$FC" lab ssh-config --name "$RP")
 	RPA=(--ssh-config "$SSH_CFG" --test write --bw -s 64K -n 100 --timeout 60 --no-db --json)
 	expect_json "plans: nodeA's rails each in a /127 of their own, IPv6 only; rxe2 at 10 Gb/s" 0 \
-		"p = {q['device']: q for x in d['devices'] for q in x['ports']}
-		 ok = sorted(p) == ['rxe0', 'rxe1', 'rxe2']
-		 ok = ok and all(p[r]['prefix_len'] == 127 and ':' in p[r]['subnet'] and
-		                 not any('.' in a for a in p[r]['addrs']) for r in ('rxe0', 'rxe1'))
-		 ok and p['rxe0']['subnet'] != p['rxe1']['subnet'] and p['rxe2']['rate_gbps'] == 10 and p['rxe0']['rate_gbps'] == 2.5" \
+		"(lambda p: sorted(p) == ['rxe0', 'rxe1', 'rxe2']
+		   and all(p[r]['prefix_len'] == 127 and ':' in p[r]['subnet'] and
+		           not any('.' in a for a in p[r]['addrs']) for r in ('rxe0', 'rxe1'))
+		   and p['rxe0']['subnet'] != p['rxe1']['subnet']
+		   and p['rxe2']['rate_gbps'] == 10 and p['rxe0']['rate_gbps'] == 2.5)(
+		  {q['device']: q for x in d['devices'] for q in x['ports']})" \
 		-- rexec nodeA fabcheck devices --json
 	# The healthy pair: both rails, alone and loaded (the loaded figures of a
 	# one-vCPU guest are below its alone ones: --min-loaded-pct 0).
@@ -28,14 +29,15 @@ if rack_up "$RP" --nodes 2 --rails 2 --addressing routed --ipv6 --storage-nic; t
 		 and any('assumed from position' in n and 'lldpctl' in n for n in d['notes'])" \
 		-- "$FC" pair nodeA nodeB "${RPA[@]}" --min-gbps 0.001 --min-loaded-pct 0
 	echo "    plans: pair, every rail by default (routed /127, IPv6, storage NIC): $((SECONDS - T0R)) s"
-	# nodeB's rail 1 at 1 Mbit/s (0.001 Gb/s): under a floor of 0.004 Gb/s,
-	# which healthy rails here clear four times over (0.015-0.03 Gb/s), rail 1
-	# fails and rail 0 passes.
-	"$FC" lab fault nodeB --rail 1 rate 1 --name "$RP" >/dev/null 2>&1
-	expect_json "plans: nodeB's slowed rail 1 fails as (pair, rail 1), rail 0 passes" 1 \
-		"[(r['name'], r['verdict']) for r in d['rails']] == [('rxe0', 'pass'), ('rxe1', 'fail')]
+	# nodeB's rail 1 at 2 Mbit/s (0.002 Gb/s): under a floor of 0.004 Gb/s,
+	# which healthy rails here clear four times over (0.015-0.05 Gb/s), rail 1
+	# fails and rail 0 does not (a warning at most: the error counters that
+	# rise under TCG). 30 messages of 64 KiB: about 8 s at 2 Mbit/s.
+	"$FC" lab fault nodeB --rail 1 rate 2 --name "$RP" >/dev/null 2>&1
+	expect_json "plans: nodeB's slowed rail 1 fails as (pair, rail 1), rail 0 does not" 1 \
+		"[(r['name'], r['verdict'] == 'fail') for r in d['rails']] == [('rxe0', False), ('rxe1', True)]
 		 and any(f.startswith('rail 1 (rxe1)') for f in d['findings'])" \
-		-- "$FC" pair nodeA nodeB "${RPA[@]}" --loaded-only --min-gbps 0.004 --min-loaded-pct 0
+		-- "$FC" pair nodeA nodeB "${RPA[@]}" -n 30 --loaded-only --min-gbps 0.004 --min-loaded-pct 0
 fi
 expect "lab down $RP" 0 "is down" -- "$FC" lab down --name "$RP"
 expect_rack_gone "$RP"

@@ -36,6 +36,12 @@
 	"      --log-dir DIR      keep each rank's NCCL log there (NODE-rankR.log)\n" \
 	"      --rail-gbps G      each rail's link rate in Gb/s, for the busbw the rails\n" \
 	"                         can carry where the NCCL log gives none (before 2.27)\n" \
+	"      --rails all|first|LIST  every rail by default: the nodes' ports matched\n" \
+	"                         into rails, NCCL_IB_HCA set to the rails' devices\n" \
+	"                         where a port is left out (storage, management) or\n" \
+	"                         LIST chose some; first: NCCL's own choice; an\n" \
+	"                         NCCL_IB_HCA of this environment is kept\n" \
+	"      --exclude-dev LIST devices that are no rail\n" \
 	"      --launcher ssh|local|slurm  ssh (default), every rank on this host, or\n" \
 	"                         srun --nodelist=NODE -N1 -n1 (the job's GPUs must be\n" \
 	"                         visible to its steps)\n" \
@@ -149,6 +155,8 @@ static const struct fc_opts run_spec = {
 		FCO_STR("worker-cmd", 0, launch.worker_cmd),
 		FCO_CALL("timeout", 0, opt_timeout, required_argument),
 		FCO_DOUBLE("rail-gbps", 0, rail_gbps, 1, 10000),
+		FCO_STR("rails", 0, rails),
+		FCO_STR("exclude-dev", 0, exclude_dev),
 		FCO_JSON,
 		{ 0 },
 	},
@@ -222,5 +230,7 @@ int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 	cfg.launch.verbose = ctx->verbose;
 	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)
 		fc_warn("--ssh-config has no effect with --launcher local");
+	if (ncr_choose_rails(&cfg))
+		return FC_EXIT_USAGE;
 	return ncr_run(ctx, &cfg);
 }

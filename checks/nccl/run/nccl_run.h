@@ -20,6 +20,9 @@ struct ncr_cfg {
 	const char *log_dir;
 	double rail_gbps;	/* --rail-gbps: each rail's link rate; 0: from the log */
 	const char *nccl_algo;	/* NCCL_ALGO of this environment, passed to every rank */
+	const char *rails;	/* --rails all|first|LIST (NULL: all) */
+	const char *exclude_dev; /* --exclude-dev LIST */
+	const char *ib_hca;	/* NCCL_IB_HCA chosen from the rails, NULL: none */
 };
 
 struct ncr_rank {
@@ -46,6 +49,10 @@ struct ncr_state {
 	int exit;
 };
 
+/* Every rail by default (nccl_run_hca.c): NCCL_IB_HCA set to the rails'
+ * devices where a port was left out or --rails chose some; not where
+ * NCCL_IB_HCA is set or --rails first. Returns 0, or -1 (a usage error, logged). */
+int ncr_choose_rails(struct ncr_cfg *cfg);
 /* Runs the test and prints the report; returns the exit code. */
 int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg);
 /* Text rendering of a run document. */

@@ -1,0 +1,88 @@
+/*
+ * nccl run: every rail by default, the ports off the GPU fabric left out.
+ * NCCL takes every RDMA device it finds (NCCL_IB_HCA unset), a storage or
+ * management NIC included; here the nodes' ports are matched into rails
+ * (core/rail.h) and NCCL_IB_HCA names the rails' devices exactly, where a
+ * port was left out or --rails chose some. NCCL_IB_HCA of this environment,
+ * or --rails first, leaves NCCL's own choice.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/nccl/run/nccl_run.h"
+#include "core/log.h"
+#include "core/rail.h"
+#include "pair/pair.h"
+
+/* The rails of the nodes' ports (@o: --rails, --exclude-dev) into @hca
+ * ("=mlx5_0:1,mlx5_3:1"); 1 when some port of a node is not on them. */
+static int rails_hca(const struct fc_rail_map *map, const struct fc_rail_node *nodes, int n,
+		     char *hca, size_t len)
+{
+	size_t off = (size_t)snprintf(hca, len, "=");
+	int used = 0, active = 0;
+
+	for (int r = 0; r < map->nrails && off < len; r++) {
+		const struct fc_rail_port *p = NULL;
+
+		for (int i = 0; i < n && !p; i++)
+			p = fc_rail_port_of(map, nodes, i, r);
+		if (p)
+			off += (size_t)snprintf(hca + off, len - off, "%s%s:%d", r ? "," : "",
+						map->rails[r].name, p->port);
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < nodes[i].nports; j++)
+			active += nodes[i].ports[j].active;
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < map->nrails; r++)
+			used += fc_rail_port_of(map, nodes, i, r) != NULL;
+	return used < active;
+}
+
+int ncr_choose_rails(struct ncr_cfg *cfg)
+{
+	static char hca[1024], obuf[512], ebuf[512];
+	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
+	struct fc_rail_opts o = { .only = only, .exclude = excl };
+	struct pair_ports *ports;
+	struct fc_rail_node *nodes;
+	struct fc_rail_map map = { 0 };
+	int rc = 0, n = cfg->nnodes;
+
+	if ((cfg->rails && !strcmp(cfg->rails, "first")) || getenv("NCCL_IB_HCA"))
+		return 0;
+	snprintf(obuf, sizeof(obuf), "%s", cfg->rails ? cfg->rails : "");
+	snprintf(ebuf, sizeof(ebuf), "%s", cfg->exclude_dev ? cfg->exclude_dev : "");
+	if ((cfg->rails && strcmp(cfg->rails, "all") &&
+	     (o.nonly = fc_rail_split_list(obuf, only, FC_RAIL_MAX)) < 0) ||
+	    (cfg->exclude_dev && (o.nexclude = fc_rail_split_list(ebuf, excl, PAIR_PORTS_MAX)) < 0)) {
+		fc_err("nccl run: --rails and --exclude-dev take a comma-separated list of names");
+		return -1;
+	}
+	ports = calloc((size_t)n + 1, sizeof(*ports));
+	nodes = calloc((size_t)n + 1, sizeof(*nodes));
+	if (!ports || !nodes || pair_ports_list(&cfg->launch, (const char *const *)cfg->nodes, n,
+						  cfg->p.timeout + 10, ports) < 0)
+		goto out;
+	for (int i = 0; i < n; i++)
+		nodes[i] = (struct fc_rail_node){ .name = cfg->nodes[i], .ports = ports[i].p,
+						  .nports = ports[i].n < 0 ? 0 : ports[i].n };
+	if (fc_rail_match(nodes, n, &o, &map)) {
+		fc_err("nccl run: %s", map.err[0] ? map.err : "cannot match the nodes' rails");
+		rc = -1;
+	} else if (map.nrails && (rails_hca(&map, nodes, n, hca, sizeof(hca)) || o.nonly)) {
+		for (int i = 0; i < map.nfindings; i++)
+			fc_info("rails: %s", map.findings[i].text);
+		setenv("NCCL_IB_HCA", hca, 1); /* relayed to every rank with the other NCCL_* */
+		cfg->ib_hca = hca;
+		fprintf(stderr, "nccl run: NCCL_IB_HCA=%s (the %d rail%s; --rails first leaves "
+			"NCCL's own choice)\n", hca, map.nrails, map.nrails > 1 ? "s" : "");
+	}
+out:
+	fc_rail_map_release(&map);
+	free(ports);
+	free(nodes);
+	return rc;
+}
