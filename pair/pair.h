@@ -94,6 +94,9 @@ void pair_render(FILE *f, const json_t *doc);
 void pair_qos_options(const struct pair_cfg *cfg, json_t *opts);
 void pair_qos_side(json_t *doc, const struct pair_cfg *cfg, int side, const json_t *reply);
 void pair_qos_note(json_t *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Every rail by default, one found (pair_qos.c): @from's "notes", "findings"
+ * (warnings), "fail" and "rails_matched" into the one port's report @doc. */
+void pair_rail_notes(json_t *doc, const json_t *from);
 void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
 

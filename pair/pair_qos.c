@@ -37,6 +37,23 @@ void pair_qos_note(json_t *doc, const char *fmt, ...)
 	json_array_append_new(notes, json_string(msg));
 }
 
+/* Every rail by default, one found: what the matching said, and which. */
+void pair_rail_notes(json_t *doc, const json_t *from)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!from)
+		return;
+	json_array_foreach(json_object_get(from, "notes"), i, v)
+		pair_qos_note(doc, "%s", json_string_value(v));
+	json_array_foreach(json_object_get(from, "findings"), i, v)
+		fc_finding(doc, FC_WARN, "%s", json_string_value(v));
+	json_array_foreach(json_object_get(from, "fail"), i, v)
+		fc_finding(doc, FC_FAIL, "%s", json_string_value(v));
+	json_object_set(doc, "rails_matched", json_object_get(from, "rails_matched"));
+}
+
 /* What was recorded only, said once (with the second side). */
 static void qos_notes(json_t *doc, const struct pair_cfg *cfg, int roce)
 {

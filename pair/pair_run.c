@@ -603,23 +603,6 @@ static uint64_t largest_size(const struct pair_cfg *cfg)
 	return max;
 }
 
-/* Every rail by default, one found: what the matching said, and which. */
-static void rail_notes(json_t *doc, const json_t *from)
-{
-	const json_t *v;
-	size_t i;
-
-	if (!from)
-		return;
-	json_array_foreach(json_object_get(from, "notes"), i, v)
-		pair_qos_note(doc, "%s", json_string_value(v));
-	json_array_foreach(json_object_get(from, "findings"), i, v)
-		fc_finding(doc, FC_WARN, "%s", json_string_value(v));
-	json_array_foreach(json_object_get(from, "fail"), i, v)
-		fc_finding(doc, FC_FAIL, "%s", json_string_value(v));
-	json_object_set(doc, "rails_matched", json_object_get(from, "rails_matched"));
-}
-
 static json_t *new_doc(const struct pair_cfg *cfg)
 {
 	json_t *doc = fc_doc_new(), *tests = json_array();
@@ -643,7 +626,7 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 	json_object_set_new(json_object_get(doc, "options"), "method",
 			    json_string(vb_method_name((enum vb_method)cfg->method)));
 	pair_qos_options(cfg, json_object_get(doc, "options"));
-	rail_notes(doc, cfg->rail_notes);
+	pair_rail_notes(doc, cfg->rail_notes);
 	return doc;
 }
 
