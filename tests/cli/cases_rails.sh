@@ -75,9 +75,29 @@ $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/r.db" 
 $FC report --db "$RLT/r.db" --html "$RLT/r.html" --prom "$RLT/r.prom" >/dev/null 2>&1
 expect "report rails: a heat map per rail and the overview" 0 '^2 1$' -- \
 	bash -c 'echo $(grep -c "<svg id=\"heatmap-rail" "$1") $(grep -c "<table id=\"rails\">" "$1")' _ "$RLT/r.html"
-expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
-	cat "$RLT/r.prom"
 expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
+# Bounded by default: per (node, rail) gauges and a series per suspect link
+# (none here: nodeC's port on rail 1 is the suspect, in the port gauges);
+# every pair's only with --prom-all-pairs.
+expect "report rails: prometheus has no pair series but the ports'" 0 '^ok$' -- python3 -c '
+import re, sys
+t = open(sys.argv[1]).read().splitlines()
+bw = [l for l in t if l.startswith("fabcheck_pair_bandwidth_gbps{")]
+ok = not bw
+ok = ok and any(re.match(r"fabcheck_port_suspect\{node=\"nodeC\",rail=\"rxe1\",run=\"1\"\} 1$", l) for l in t)
+ok = ok and any(re.match(r"fabcheck_port_median_gbps\{node=\"nodeA\",rail=\"rxe0\",run=\"1\"\} 0\.1", l) for l in t)
+print("ok" if ok else bw)' "$RLT/r.prom"
+$FC report --db "$RLT/r.db" --prom "$RLT/all.prom" --csv "$RLT/r.csv" --prom-all-pairs >/dev/null 2>&1
+expect "report rails: --prom-all-pairs writes every pair of every rail" 0 '^12$' -- \
+	sh -c "grep -c '^fabcheck_pair_bandwidth_gbps{' '$RLT/all.prom'"
+expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
+	cat "$RLT/all.prom"
+expect "report rails: a CSV row per (pair, rail), with the rail and device" 0 '^12 ok$' -- python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = {(r["rail"], r["device"]) for r in rows} == {("0", "rxe0"), ("1", "rxe1")}
+ok = ok and all(r["verdict"] == "fail" for r in rows if r["rail"] == "1" and "nodeC" in (r["a"], r["b"]))
+print(len(rows), "ok" if ok else rows[:3])' "$RLT/r.csv"
 rm -rf "$RLT"
 
 # soak --rails: a series (and its failures) per rail of each pair.
