@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_drain.h"
+#include "matrix/mx_diag.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_rails.h"
@@ -232,6 +233,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	mx_doc_diagnoses_render(f, doc);
 	fc_drain_render(f, doc);
 }
 
@@ -292,6 +294,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	 * 1,024 x 8 the pairs list alone takes gigabytes. */
 	doc = ctx->json || m.n <= 12 ? mx_model_doc(&m) : mx_model_doc_brief(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	mx_doc_diagnoses(&m, s->st, doc);
 	add_history(s->st, &m, doc);
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));

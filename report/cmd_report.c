@@ -14,6 +14,7 @@
 #include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_diag.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
 #include "report/report.h"
@@ -345,6 +346,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		goto out_release;
 	}
 	doc = mx_model_doc_brief(&m);
+	mx_doc_diagnoses(&m, st, doc);
 	json_object_set_new(doc, "slurm", json_array());
 	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)

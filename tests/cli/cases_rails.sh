@@ -109,3 +109,36 @@ print("ok" if ok else p)' \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
 rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
+
+# The suspects carry the part diagnosis of their worst pair: the rails run
+# with a diagnosis in each pair document of nodeC (rail 1's and rail 0's
+# rows, as pair --rails writes them); the port on rail 1 gets rail 1's.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rdiag-$$
+mkdir -p "$RLT"
+python3 - tests/data/matrix/rails-docs-4x2-port.json "$RLT/d.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["results"]:
+    if "nodeC" in (p["a"]["node"], p["b"]["node"]):
+        p["diagnosis"] = [
+            {"subject": "rail 0 loaded: nodeC rxe0", "part": "host PCIe", "confidence": "possible",
+             "evidence": "rail 0 evidence", "next": "rail 0 step"},
+            {"subject": "rail 1 loaded: nodeC rxe1 port 1", "part": "cable or transceiver",
+             "confidence": "likely", "evidence": "symbol errors +812 on nodeC rxe1", "next": "reseat the cable"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect "matrix rails: the port suspect carries its worst pair's diagnosis on its rail" 0 '^ok$' -- python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+s = d["suspects"][0]; g = s.get("diagnosis", {})
+print("ok" if g.get("part") == "cable or transceiver" and g.get("confidence") == "likely" and "nodeC" in g["pair"]
+      and g["next"] == "reseat the cable" else d["suspects"])' \
+	$FC matrix --import "$RLT/d.json" --db "$RLT/m.db" --json
+expect "matrix rails: the text names the part under the findings" 1 \
+	"the suspects' parts .* node nodeC on rxe1: likely cable or transceiver \\(pair nodeC -> [a-zA-Z]+\\) +evidence: symbol errors \\+812 on nodeC rxe1 +next: reseat the cable" -- \
+	bash -c "set -o pipefail; $FC matrix --import '$RLT/d.json' --db '$RLT/t.db' 2>/dev/null | tr '\n' ' '"
+$FC report --db "$RLT/t.db" --html "$RLT/t.html" >/dev/null 2>&1
+expect "report rails: the HTML names the suspect's part" 0 \
+	'<li><b>nodeC on rxe1</b>: likely cable or transceiver; evidence: symbol errors \+812 on nodeC rxe1; next: reseat the cable</li>' -- \
+	cat "$RLT/t.html"
+rm -rf "$RLT"
