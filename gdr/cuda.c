@@ -98,6 +98,9 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 		return open_fail(dev, -ENOENT,
 				 "%s on %s is the CUDA toolkit's stub, not the driver (cuInit: %s); fix: install the NVIDIA driver, or drop the stubs folder from LD_LIBRARY_PATH",
 				 dev->lib, node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
+	if (r != FC_CUDA_SUCCESS && *fc_cuda_init_advice(r))
+		return open_fail(dev, -EIO, "cuInit failed on %s: %s%s", node_name(),
+				 fc_cuda_strerror(api, r, e, sizeof(e)), fc_cuda_init_advice(r));
 	if (r != FC_CUDA_SUCCESS)
 		return open_fail(dev, -EIO,
 				 "cuInit failed on %s: %s; fix: check nvidia-smi and dmesg (driver and kernel module versions must match)",

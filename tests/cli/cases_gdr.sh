@@ -38,6 +38,10 @@ expect "zero devices" 3 'no CUDA device on .*0 devices' \
 	-- env FAKECUDA=zero FABCHECK_LIBCUDA=$FAKE $FC gpu-check
 expect "cuInit fails" 3 'cuInit failed on .*CUDA_ERROR_UNKNOWN \(999\).*dmesg' \
 	-- env FAKECUDA=fail FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "cuInit 802: fabric manager" 3 'CUDA error 802.*start the fabric manager \(systemctl start nvidia-fabricmanager' \
+	-- env FAKECUDA=nofm FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "cuInit 803: driver mismatch" 3 'CUDA error 803.*libcuda.so\) and the kernel module differ' \
+	-- env FAKECUDA=mismatch FABCHECK_LIBCUDA=$FAKE $FC gpu-check
 expect "driver too old" 3 'has no cuMemAlloc_v2: the NVIDIA driver is too old; fix: update' \
 	-- env FABCHECK_LIBCUDA=$FAKE_OLD $FC gpu-check
 # GPU index or bus id that is not there.

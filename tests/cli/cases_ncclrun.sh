@@ -52,6 +52,8 @@ expect "nccl run old driver" 3 'has no cuMemAlloc_v2: the CUDA driver is too old
 # the driver says no
 expect "nccl run no device" 3 'no GPU: cuInit failed: CUDA_ERROR_NO_DEVICE' -- \
 	env FAKECUDA=nodev $FAKES $RUN localhost
+expect "nccl run cuInit 802" 3 'no GPU: cuInit failed: .*802.*nvidia-fabricmanager' -- \
+	env FAKECUDA=nofm $FAKES $RUN localhost
 expect "nccl run stub driver" 3 'CUDA_ERROR_STUB_LIBRARY' -- env FAKECUDA=stub $FAKES $RUN localhost
 expect "nccl run more GPUs than there are" 3 'GPU 2 is asked for.*sees 2 GPUs' -- \
 	$FAKES $RUN -g 3 -e 4K localhost

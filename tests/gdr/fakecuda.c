@@ -12,6 +12,7 @@
  * FAKECUDA selects the behaviour (comma separated):
  *   nodev    cuInit -> CUDA_ERROR_NO_DEVICE     zero   0 devices
  *   stub     cuInit -> CUDA_ERROR_STUB_LIBRARY  fail   cuInit -> 999
+ *   nofm     cuInit -> 802 (no fabric manager)  mismatch cuInit -> 803
  *   nodmabuf DMA_BUF_SUPPORTED = 0              oom    cuMemAlloc -> OOM
  *   corrupt  every device-to-host copy flips the byte at offset 4113
  *   noexport cuMemGetHandleForAddressRange -> CUDA_ERROR_NOT_SUPPORTED
@@ -86,6 +87,10 @@ EXPORT CUresult cuInit(unsigned int flags)
 		return 34;
 	if (mode("fail"))
 		return 999;
+	if (mode("nofm"))
+		return 802;
+	if (mode("mismatch"))
+		return 803;
 	return 0;
 }
 

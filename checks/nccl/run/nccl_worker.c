@@ -150,7 +150,12 @@ static int set_env(struct ncw *w, const json_t *env)
 	snprintf(log_dir, sizeof(log_dir), "%s", w->logdir);
 	setenv("NCCL_DEBUG", "INFO", 1);
 	setenv("NCCL_DEBUG_FILE", w->logpath, 1);
-	setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,NET", 0);
+	{
+		char subsys[256];
+
+		ncr_debug_subsys(getenv("NCCL_DEBUG_SUBSYS"), subsys, sizeof(subsys));
+		setenv("NCCL_DEBUG_SUBSYS", subsys, 1);
+	}
 	return 0;
 }
 
@@ -179,6 +184,11 @@ static int open_gpu(struct ncw *w, json_t *rep)
 	fc_cuctx ctx;
 
 	r = w->cu.init(0);
+	if (r && *fc_cuda_init_advice(r)) {
+		fc_err("no GPU: cuInit failed: %s%s", fc_cuda_strerror(&w->cu, r, buf, sizeof(buf)),
+		       fc_cuda_init_advice(r));
+		return -ENODEV;
+	}
 	if (r) {
 		fc_err("no GPU: cuInit failed: %s; check nvidia-smi on this node (driver loaded, "
 		       "GPU visible, CUDA_VISIBLE_DEVICES)",
