@@ -81,6 +81,10 @@ expect "forced peermem absent" 1 '--gdr peermem: nvidia_peermem is not loaded; f
 	-- fake $TNP $FC gpu-check -s 1M -n 1 --gdr peermem
 expect "forced dmabuf absent" 1 '--gdr dmabuf: dma-buf is not available: the GPU does not report' \
 	-- fake $T2S FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1 --gdr dmabuf
+# The PCIe mapping flag only where NCCL sets it (a C2C GPU with a PCIe NIC):
+# not on this PCIe node, so a driver that takes only that flag refuses.
+expect "dma-buf export without the PCIe flag" 1 'reports dma-buf support but refused to export' \
+	-- fake $EMPTY FAKECUDA=pcieonly $FC gpu-check -s 1M -n 1
 expect "export refused" 1 'reports dma-buf support but refused to export' \
 	-- fake $EMPTY FAKECUDA=noexport $FC gpu-check -s 1M -n 1
 

@@ -17,6 +17,7 @@
  *   corrupt  every device-to-host copy flips the byte at offset 4113
  *   noexport cuMemGetHandleForAddressRange -> CUDA_ERROR_NOT_SUPPORTED
  *   nopcie   cuMemGetHandleForAddressRange refuses the PCIe mapping flag
+ *   pcieonly cuMemGetHandleForAddressRange takes only the PCIe mapping flag
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
@@ -314,7 +315,7 @@ EXPORT CUresult cuMemGetHandleForAddressRange(void *h, CUdeviceptr p, size_t len
 	if (mode("noexport"))
 		return 801;
 	/* The driver wants host-page aligned ranges; so does this stand-in. */
-	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || p % (unsigned long)pg ||
+	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || (!flags && mode("pcieonly")) || p % (unsigned long)pg ||
 	    len % (unsigned long)pg)
 		return 1;
 	fd = memfd_create("fakecuda-dmabuf", MFD_CLOEXEC);
