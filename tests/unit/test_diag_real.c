@@ -329,6 +329,26 @@ static void test_gpu_aer(void **state)
 	json_decref(doc);
 }
 
+/* The rack's mtu 1500 folder without its test.json: the mtu files alone. */
+static void test_rack_mtu_no_test(void **state)
+{
+	struct diag_set s;
+	json_t *doc = json_object();
+	const json_t *d;
+
+	(void)state;
+	assert_int_equal(diag_set_read(DATA "rack-mtu", &s), 0);
+	json_decref(s.test);
+	s.test = NULL;
+	diag_run(doc, &s);
+	d = first(doc);
+	assert_string_equal(str(d, "part"), "configuration (MTU)");
+	assert_string_equal(str(d, "evidence"), "netdev MTU: nodeA eth0 9000 B, nodeB eth0 1500 B");
+	no_part(doc, "cable");
+	diag_set_release(&s);
+	json_decref(doc);
+}
+
 /* The QoS and health formats as the tools print them. */
 static void test_qos_parsers(void **state)
 {
@@ -375,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_pcie_idle_links),
 		cmocka_unit_test(test_gpu_aer),
 		cmocka_unit_test(test_qos_parsers),
+		cmocka_unit_test(test_rack_mtu_no_test),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
