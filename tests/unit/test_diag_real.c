@@ -354,6 +354,19 @@ static void test_rack_mtu_no_test(void **state)
 	json_decref(doc);
 }
 
+/* mlnx_qos -i of both ends, as saved: trust and PFC differ. */
+static void test_qos_mismatch(void **state)
+{
+	json_t *doc = diagnose("qos-mismatch");
+	const json_t *d = first(doc);
+
+	(void)state;
+	assert_string_equal(str(d, "part"), "configuration (trust, PFC)");
+	assert_string_equal(str(d, "subject"), "nodeA mlx5_2 <-> nodeB mlx5_2");
+	assert_non_null(strstr(str(d, "evidence"), "trust mode: nodeA dscp, nodeB pcp"));
+	json_decref(doc);
+}
+
 /* The QoS and health formats as the tools print them. */
 static void test_qos_parsers(void **state)
 {
@@ -400,7 +413,7 @@ int main(void)
 		cmocka_unit_test(test_pcie_idle_links),
 		cmocka_unit_test(test_gpu_aer),
 		cmocka_unit_test(test_qos_parsers),
-		cmocka_unit_test(test_rack_mtu_no_test),
+		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
