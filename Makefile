@@ -70,17 +70,24 @@ build/fabcheck-san: $(SOBJ)/src/main.o build/libfabcheck-san.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIBS)
 
-build/tests/%: tests/unit/%.c build/libfabcheck-san.a
+# The fake HCA (tests/fake/): an archive, linked where a test uses it.
+FAKE_SRCS := $(wildcard tests/fake/*.c)
+build/libfake-san.a: $(FAKE_SRCS:%.c=$(SOBJ)/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+build/libfake.a: $(FAKE_SRCS:%.c=$(OBJ)/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/tests/%: tests/unit/%.c build/libfabcheck-san.a build/libfake-san.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfake-san.a build/libfabcheck-san.a $(LIBS) -lcmocka
 
 # Unit tests without sanitizers, for valgrind.
 VG_BINS := $(TEST_SRCS:tests/unit/%.c=build/vg/%)
-build/vg/%: tests/unit/%.c build/libfabcheck.a
+build/vg/%: tests/unit/%.c build/libfabcheck.a build/libfake.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST vg $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfake.a build/libfabcheck.a $(LIBS) -lcmocka
 build/vg-tests: $(VG_BINS)
 
 deps:

@@ -47,7 +47,10 @@ const char usage_pair[] =
 	"message rate:\n"
 	"      --post-list N   chain N work requests per post (default 1)\n"
 	"      --cq-mod N      signal one send completion in N (default tx depth / 2,\n"
-	"                      at most 64)\n"
+	"                      at most 64; with --perftest perftest's). A list and a\n"
+	"                      moderation that could leave a full window with no\n"
+	"                      signalled request (list + N - gcd(list, N) > window)\n"
+	"                      are refused; a default is lowered, with a note\n"
 	"      --inline N      send messages up to N bytes inline (bandwidth default 0,\n"
 	"                      latency default the device's maximum; 'max' for that)\n"
 	"      --threads N     spread the QPs over N threads, each pinned to a CPU of\n"
@@ -530,11 +533,8 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	/* GPU memory and --validate: each side waits on a completion. */
 	if (cfg.lat_mode < 0)
 		cfg.lat_mode = cfg.mem.kind == GDR_CUDA || cfg.mem.validate ? VB_LAT_IMM : VB_LAT_POLL;
-	if (cfg.post_list > cfg.tx_depth) {
-		fc_err("pair: --post-list %d is longer than the window (-t %d): raise -t or shorten the list",
-		       cfg.post_list, cfg.tx_depth);
+	if (pair_knobs_check(&cfg))
 		return FC_EXIT_USAGE;
-	}
 	if (cfg.threads > 1 && cfg.cm) {
 		fc_err("pair: --threads needs the relayed exchange: rdma_cm (--cm) puts every QP on one completion queue; drop one of them");
 		return FC_EXIT_USAGE;

@@ -146,5 +146,12 @@ int pair_opts_check(const char *what, const char *const *args, int n,
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
+/* The largest size of the run (the workers' buffers are laid out for it). */
+uint64_t pair_largest_size(const struct pair_cfg *cfg);
+/* The bandwidth knobs checked together (pair/pair_knobs.c): -EINVAL, logged,
+ * for a combination that would stall; pair_knobs_notes adds what the rule
+ * changes to @doc's notes. */
+int pair_knobs_check(const struct pair_cfg *cfg);
+void pair_knobs_notes(const struct pair_cfg *cfg, json_t *doc);
 
 #endif

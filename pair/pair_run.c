@@ -440,6 +440,7 @@ static void test_knobs(const struct pair_cfg *cfg, int lat, json_t *m)
 	if (cfg->inline_max != -2)
 		json_object_set_new(m, "inline", json_integer(cfg->inline_max));
 	json_object_set_new(m, "post_list", json_integer(cfg->post_list));
+	json_object_set_new(m, "all_sizes", json_boolean(cfg->all_sizes));
 	json_object_set_new(m, "threads", json_integer(lat ? 1 : cfg->threads));
 	json_object_set_new(m, "lat_mode",
 			    json_string(cfg->lat_mode == VB_LAT_IMM ? "imm" : "poll"));
@@ -583,7 +584,7 @@ static int finish(struct pair_run *p)
 	return 0;
 }
 
-static uint64_t largest_size(const struct pair_cfg *cfg)
+uint64_t pair_largest_size(const struct pair_cfg *cfg)
 {
 	uint64_t sizes[PAIR_MAX_SIZES], max = 2;
 
@@ -659,13 +660,14 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
 	signal(SIGPIPE, SIG_IGN);
 	p.doc = new_doc(cfg);
+	pair_knobs_notes(cfg, p.doc);
 	p.ev[0] = json_object();
 	p.ev[1] = json_object();
 	if (cfg->deadline > 0)
 		p.deadline_at = fc_now() + cfg->deadline;
 	err = start(&p);
 	if (!err)
-		err = setup(&p, largest_size(cfg));
+		err = setup(&p, pair_largest_size(cfg));
 	if (!err)
 		err = connect_both(&p);
 	if (!err)

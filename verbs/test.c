@@ -2,6 +2,7 @@
 #include "verbs/test.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +57,8 @@ const char *vb_method_name(enum vb_method m)
 	return method_names[m];
 }
 
-/* perftest (perftest_parameters.h): DEF_CQ_MOD, MSG_SIZE_CQ_MOD_LIMIT,
- * DEF_INLINE_WRITE, DEF_INLINE_SEND_RC_UC_XRC, DEF_CACHE_LINE_SIZE. */
-#define PT_CQ_MOD 100
-#define PT_CQ_MOD_LIMIT 8192
+/* perftest (perftest_parameters.h): DEF_INLINE_WRITE,
+ * DEF_INLINE_SEND_RC_UC_XRC, DEF_CACHE_LINE_SIZE. */
 #define PT_INLINE_WRITE 220
 #define PT_INLINE_SEND 236
 #define PT_CACHE_LINE 64
@@ -92,7 +91,32 @@ static void resolve_slots(const struct vb_res *r, struct vb_test *t)
 	}
 }
 
-void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
+/* Post list and CQ moderation for a window of @window requests per QP. */
+int vb_test_knobs(const struct vb_res *r, struct vb_test *t, int window)
+{
+	struct vb_knob_in in = {
+		.method = t->method, .op = t->op, .size = t->size, .all_sizes = t->all_sizes,
+		.tx_depth = r->tx_depth, .window = window, .nqps = r->nqps, .validate = t->val != NULL,
+		.post_list = t->post_list, .cq_mod = t->cq_mod_asked,
+	};
+	struct vb_knob_out out;
+
+	if (t->lat) {
+		t->post_list = 1;
+		t->cq_mod = 1; /* every latency request is signalled */
+		return 0;
+	}
+	if (vb_knobs_settle(&in, &out) < 0) {
+		fc_err("%s: %s", r->pi ? r->pi->dev : "bandwidth", out.why);
+		return -EINVAL;
+	}
+	snprintf(t->note, sizeof(t->note), "%s", out.note);
+	t->post_list = out.post_list;
+	t->cq_mod = out.cq_mod;
+	return 0;
+}
+
+int vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 {
 	int pt = t->method == VB_METHOD_PERFTEST;
 
@@ -105,26 +129,14 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 			t->warmup = !t->duration && (uint64_t)r->tx_depth > t->iters ? (int)t->iters :
 										      r->tx_depth;
 	}
-	if (t->cq_mod == VB_KNOB_DEFAULT) {
-		if (pt)
-			t->cq_mod = t->size > PT_CQ_MOD_LIMIT ? 1 : PT_CQ_MOD;
-		else
-			t->cq_mod = r->tx_depth >= 2 ? (r->tx_depth / 2 < 64 ? r->tx_depth / 2 : 64) : 1;
-	}
-	if (t->cq_mod > r->tx_depth)
-		t->cq_mod = r->tx_depth;
-	if (t->cq_mod < 1)
-		t->cq_mod = 1;
+	t->note[0] = '\0';
+	t->cq_mod_asked = t->cq_mod;
 	if (t->inline_max == VB_KNOB_DEFAULT)
 		t->inline_max = pt ? perftest_inline(r, t) : t->lat ? r->max_inline : 0;
 	if (t->inline_max > r->max_inline)
 		t->inline_max = r->max_inline;
 	if (t->op == VB_READ)
 		t->inline_max = 0;
-	if (t->post_list < 1)
-		t->post_list = 1;
-	if (t->post_list > r->tx_depth)
-		t->post_list = r->tx_depth;
 	if (t->threads < 1 || t->lat)
 		t->threads = 1;
 	if (t->threads > r->nqps)
@@ -134,6 +146,7 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 	if (t->cycle == VB_CYCLE_DEFAULT)
 		t->cycle = pt ? VB_CYCLE_PAGE : VB_CYCLE_SLOTS;
 	resolve_slots(r, t);
+	return vb_test_knobs(r, t, r->tx_depth);
 }
 
 /* perftest's address step within its page (increase_loc_addr): messages

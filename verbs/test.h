@@ -92,6 +92,9 @@ struct vb_test {
 	uint64_t cyc_stride;
 	uint32_t cyc_nslots;
 	struct vb_val *val; /* --validate (NULL: not validated) */
+	int all_sizes;	  /* the run goes through every size (-a): perftest's CQ moderation */
+	int cq_mod_asked; /* cq_mod as asked for (VB_KNOB_DEFAULT: the method's) */
+	char note[480];	  /* what vb_test_resolve / vb_val_prepare changed ("": nothing) */
 };
 
 struct vb_result {
@@ -116,8 +119,47 @@ const char *vb_op_name(enum vb_op op);
 int vb_test_prepare(struct vb_res *r, const struct vb_test *t);
 int vb_test_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res);
 /* Fills the knobs left at VB_KNOB_DEFAULT (or VB_CYCLE_DEFAULT) from the
- * method, for @r's QPs (inline is capped at what they accept). */
-void vb_test_resolve(const struct vb_res *r, struct vb_test *t);
+ * method, for @r's QPs (inline is capped at what they accept), and settles
+ * the post list and CQ moderation (vb_knobs_settle, what changed in
+ * t->note). Returns 0, or -EINVAL (logged) for a combination that would
+ * stall. */
+int vb_test_resolve(const struct vb_res *r, struct vb_test *t);
+/* The post list and CQ moderation of @t settled for @window requests per
+ * QP (vb_knobs_settle; t->note says what changed). 0 or -EINVAL (logged). */
+int vb_test_knobs(const struct vb_res *r, struct vb_test *t, int window);
+
+/* ---- The knobs resolved together (verbs/knobs.c, pure) ---- */
+
+struct vb_knob_in {
+	enum vb_method method;
+	enum vb_op op;
+	uint64_t size;
+	int all_sizes;	  /* -a */
+	int tx_depth;
+	int window;	  /* requests in flight per QP at most: tx_depth, or vb_val_window */
+	int nqps;	  /* for the messages */
+	int validate;
+	int post_list;	  /* as asked for (1: none) */
+	int cq_mod;	  /* as asked for (<= 0: the method's) */
+};
+struct vb_knob_out {
+	int post_list, cq_mod;
+	char note[480];	  /* what was changed, or "" */
+	char why[480];	  /* why refused */
+};
+/* Whether a bandwidth loop of lists of @post_list requests, one in @cq_mod
+ * signalled, always has a signalled request in flight when @window is full
+ * (the rule in verbs/knobs.c). */
+int vb_knobs_fit(int post_list, int cq_mod, int window);
+/* The method's CQ moderation for @in at @post_list (before the rule). */
+int vb_cq_mod_default(const struct vb_knob_in *in, int post_list);
+/* Settles post list and CQ moderation: 0 as asked, 1 changed (out->note
+ * says how: a default adjusted, a list shortened to --validate's window),
+ * -1 refused (out->why names the options, the rule and a fix). */
+int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out);
+/* The window --validate leaves a QP at @size: min(@tx_depth, its slots
+ * per QP) for a buffer laid out for @max_size; 0 when too few slots. */
+int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps);
 /* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
 int vb_method_parse(const char *s, enum vb_method *m_p);
 const char *vb_method_name(enum vb_method m);

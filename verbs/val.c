@@ -104,7 +104,7 @@ int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 {
 	struct vb_val *v = t->val;
 	uint32_t part = fc_vpart(t->cyc_nslots, r->nqps);
-	int win;
+	int win, err;
 
 	if (!part) {
 		fc_err("--validate: %llu B messages cycle over %u slots, too few for %d QPs (2 each at least, so that a slot is not rewritten while its message is checked): use fewer QPs (-q) or smaller messages",
@@ -117,16 +117,10 @@ int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 	v->sent = 0;
 	v->part = part;
 	/* A window of at most a QP's slots: a slot is rewritten (stamped,
-	 * read into) only once its last message completed. */
+	 * read into) only once its last message completed; the post list and
+	 * CQ moderation settled again for it (verbs/knobs.c). */
 	win = r->tx_depth < (int)part ? r->tx_depth : (int)part;
-	if (t->post_list > win)
-		t->post_list = win;
-	/* A signalled request among any win - post_list + 1 in flight, or
-	 * the window closes for good; every read on its own, so that its
-	 * length is checked. */
-	if (t->cq_mod > win - t->post_list + 1)
-		t->cq_mod = win - t->post_list + 1;
-	if (t->op == VB_READ)
-		t->cq_mod = 1;
+	if ((err = vb_test_knobs(r, t, win)))
+		return err;
 	return 0;
 }
