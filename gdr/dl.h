@@ -2,7 +2,7 @@
  * Libraries loaded at run time (the CUDA driver, NCCL): the library named by
  * an environment variable or its usual name, and a table of the entry points
  * taken from it, each by its newest name first. The loaders of gdr/cudrv.c
- * and checks/nccl/nccl_lib.c are written on these.
+ * and checks/nccl/run/nccl_lib.c are written on these.
  */
 #ifndef FC_GDR_DL_H
 #define FC_GDR_DL_H

@@ -15,8 +15,11 @@ rank() {
 	ctl) echo 3 ;;
 	pair) echo 4 ;;
 	matrix) echo 5 ;;
+	checks/nccl/env) echo 6 ;;
+	checks/nccl/log) echo 7 ;;
+	checks/nccl/run) echo 8 ;;
 	checks/* | report | plan | tui | lab) echo 6 ;;
-	src) echo 7 ;;
+	src) echo 9 ;;
 	*) echo "" ;;
 	esac
 }

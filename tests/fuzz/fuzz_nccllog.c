@@ -4,9 +4,9 @@
  * exercised), then the report is built with expectations the second byte
  * chooses, dumped as JSON (every string must be valid UTF-8) and rendered.
  *
- * fuzz-sources: checks/nccl/nccllog_*.c checks/nccl/ncclenv_check.c checks/nccl/ncclenv_kb.c checks/nccl/ncclenv_names.c checks/nccl/ncclenv_parse.c core/log.c core/util.c core/out.c
+ * fuzz-sources: checks/nccl/log/nccllog_*.c checks/nccl/env/ncclenv_check.c checks/nccl/env/ncclenv_kb.c checks/nccl/env/ncclenv_names.c checks/nccl/env/ncclenv_parse.c core/log.c core/util.c core/out.c
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *          tests/fuzz/fuzz_nccllog.c checks/nccllog_*.c core/log.c core/util.c \
+ *          tests/fuzz/fuzz_nccllog.c checks/nccl/log/nccllog_*.c core/log.c core/util.c \
  *          core/out.c -ljansson -o /tmp/fuzz_nccllog
  * Run with a scratch corpus first: libFuzzer writes new inputs into the first
  * folder, so never name the shared fixtures first:
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "checks/nccl/nccllog.h"
+#include "checks/nccl/log/nccllog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

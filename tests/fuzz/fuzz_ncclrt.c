@@ -4,14 +4,14 @@
  * and, when that passes, as a rank's "result" for those parameters
  * (ncr_result_from_json), plus the unique-id hex codec. What is accepted must
  * be in range and survive a format / parse round trip.
- * fuzz-sources: checks/nccl/ncclrt.c core/out.c core/log.c core/util.c
+ * fuzz-sources: checks/nccl/run/ncclrt.c core/out.c core/log.c core/util.c
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/nccl/ncclrt.h"
+#include "checks/nccl/run/ncclrt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

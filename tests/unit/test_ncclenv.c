@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks/nccl/ncclenv.h"
+#include "checks/nccl/env/ncclenv.h"
 #include "core/out.h"
 
 /* ---- helpers ---- */

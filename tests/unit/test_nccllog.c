@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/nccl/nccllog.h"
+#include "checks/nccl/log/nccllog.h"
 
 static char *slurp(const char *path, size_t *len_p)
 {

@@ -1,6 +1,6 @@
 /*
  * Unit tests of check-log's judgement of the NCCL_* settings a log echoes
- * (checks/nccl/nccllog_env.c, with the knowledge of `nccl env`), on small logs
+ * (checks/nccl/log/nccllog_env.c, with the knowledge of `nccl env`), on small logs
  * written for the purpose under tests/data/nccl/env-*.log.
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/nccl/nccllog.h"
+#include "checks/nccl/log/nccllog.h"
 #include "core/out.h"
 
 static json_t *report(const char *path, const json_t *topo)

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "checks/nccl/ncclrt.h"
+#include "checks/nccl/run/ncclrt.h"
 #include "core/out.h"
 
 static void test_sizes(void **state)

@@ -1,0 +1,64 @@
+/*
+ * Analysis of NCCL_DEBUG=INFO logs (NCCL 2.3 to today): a pure parser (libc
+ * and jansson only) that turns log text into facts (version, network, HCAs,
+ * ranks, channels, GPUDirect state, environment echoes, warnings, errors) and
+ * a report with findings and a verdict (the `fabcheck nccl check-log`
+ * document of architecture.md).
+ *
+ * Use: ncl_log_new(), then for each input ncl_log_feed() any number of times
+ * followed by ncl_log_end_file(), then ncl_log_report().
+ */
+#ifndef FC_NCCLLOG_H
+#define FC_NCCLLOG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct ncl_log;
+
+/* A new, empty log model; NULL (errno ENOMEM) when out of memory. */
+struct ncl_log *ncl_log_new(void);
+void ncl_log_free(struct ncl_log *lg);
+
+/* Feeds @len bytes of text in any chunking: lines end at \n or \r; NUL bytes,
+ * control characters and invalid UTF-8 are neutralised; lines longer than
+ * 1 MiB are cut. Never fails: what is not understood is ignored. */
+void ncl_log_feed(struct ncl_log *lg, const char *buf, size_t len);
+/* Ends one input: a last line without a newline is parsed. @name (may be
+ * NULL) names the input in the report; its NCCL line count is recorded. */
+void ncl_log_end_file(struct ncl_log *lg, const char *name);
+
+/* Lines seen and lines recognised as NCCL output (INFO/WARN/TRACE lines and
+ * the bare "NCCL version" line). Zero NCCL lines: not an NCCL log. */
+size_t ncl_log_lines(const struct ncl_log *lg);
+size_t ncl_log_nccl_lines(const struct ncl_log *lg);
+
+/* What the user expects; every field is optional. */
+struct ncl_expect {
+	const char *net;	  /* --expect-net: "IB", "Socket" or a plugin name */
+	const char *const *hcas; /* --expect-hca: names, optionally "name:port" */
+	int nhcas;
+	int gdr;		  /* --expect-gdr */
+	const json_t *topo;	  /* document of `fabcheck topo --json`, or NULL */
+};
+
+/*
+ * The report: facts, findings and verdict. Keys (see architecture.md):
+ * verdict, findings, nccl_version, nccl_versions, nccl_era, network,
+ * networks, plugin, hcas, hca_lists_differ, oob, bootstrap, socket_ifs,
+ * ranks, channels, gdr, gdr_per_hca, socket_fallback, single_node,
+ * init_complete, has_warn, warnings, errors, env, nic_distance, files, lines,
+ * nccl_lines; with exp->topo also gpu_rails (checks/nccl/log/nccllog_rails.c).
+ * Returns NULL only when out of memory.
+ */
+json_t *ncl_log_report(const struct ncl_log *lg, const struct ncl_expect *exp);
+
+/* Text rendering of a report (tables; findings are printed by fc_emit). */
+void ncl_render(FILE *f, const json_t *doc);
+
+/* Validates the shape of a `fabcheck topo --json` document: 0, or -EINVAL
+ * with *why_p set to a static explanation. */
+int ncl_topo_check(const json_t *topo, const char **why_p);
+
+#endif

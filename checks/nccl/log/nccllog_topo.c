@@ -1,0 +1,154 @@
+/*
+ * Topology check: with the document of `fabcheck topo --json` from a node of
+ * the job ({"gpus": [{"name", "bus_id", "nearest_nics": [...]}], "nics": [...]}),
+ * a GPU whose NET channels use an HCA that is not among its nearest gets a
+ * warning. Nodes of a job are assumed alike: the same file serves every host.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "checks/nccl/log/nccllog_int.h"
+
+#define MAX_LISTED 6
+
+int ncl_topo_check(const json_t *topo, const char **why_p)
+{
+	const json_t *gpus = json_object_get(topo, "gpus");
+	size_t i;
+	json_t *g;
+
+	if (!json_is_object(topo) || !json_is_array(gpus)) {
+		*why_p = "it has no \"gpus\" list (expected the output of 'fabcheck topo --json')";
+		return -EINVAL;
+	}
+	json_array_foreach(gpus, i, g) {
+		if (!json_is_object(g) || !json_is_array(json_object_get(g, "nearest_nics"))) {
+			*why_p = "a GPU entry lacks its \"nearest_nics\" list";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The topo GPU of a rank: by bus id, else by "GPU<nvml index>". */
+const json_t *ncl_topo_gpu(const json_t *topo, const struct ncl_rank *r)
+{
+	const json_t *gpus = json_object_get(topo, "gpus");
+	char name[24];
+	size_t i;
+	json_t *g;
+
+	if (r->bus_id >= 0)
+		json_array_foreach(gpus, i, g) {
+			const char *b = fc_jstr(g, "bus_id", "");
+
+			if (*b && ncl_parse_bus(b) == r->bus_id)
+				return g;
+		}
+	if (r->nvml_dev < 0)
+		return NULL;
+	snprintf(name, sizeof(name), "GPU%d", r->nvml_dev);
+	json_array_foreach(gpus, i, g)
+		if (!strcmp(fc_jstr(g, "name", ""), name))
+			return g;
+	return NULL;
+}
+
+/* True when every part of "a+b" is among the nearest NICs. */
+int ncl_topo_nearest(const json_t *gpu, const char *hca)
+{
+	const json_t *near = json_object_get(gpu, "nearest_nics");
+	char buf[NCL_TEXT], *tok, *save = NULL;
+
+	if (!json_array_size(near))
+		return 1; /* topo knows no NIC for it: nothing to compare */
+	ncl_copy(buf, sizeof(buf), hca, strlen(hca));
+	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		size_t i;
+		json_t *n;
+		int hit = 0;
+
+		json_array_foreach(near, i, n)
+			hit |= json_is_string(n) && !strcmp(json_string_value(n), tok);
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
+/* The GPU's nearest NICs as "a,b"; returns 1 when NCCL lists one of them on @h. */
+static int near_list(const struct ncl_log *lg, int h, const json_t *gpu, char *buf,
+		     size_t len)
+{
+	size_t i, used = 0;
+	json_t *n;
+	int listed = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(gpu, "nearest_nics"), i, n) {
+		if (!json_is_string(n))
+			continue;
+		listed |= ncl_hca_listed(lg, h, json_string_value(n));
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+						 json_string_value(n));
+	}
+	return listed;
+}
+
+void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc)
+{
+	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed;
+	char hca[NCL_TEXT], near[NCL_TEXT];
+
+	for (size_t i = 0; i < lg->nchans; i++) {
+		const struct ncl_chan *c = &lg->chans[i];
+		int local = c->dir == 2 ? c->to : c->from;
+		const struct ncl_rank *r;
+		const json_t *g;
+
+		if (c->t != NCL_T_NET || c->proxy >= 0)
+			continue;
+		net++;
+		if (local > lg->max_rank || !lg->ranks[local].present)
+			continue;
+		r = &lg->ranks[local];
+		g = ncl_topo_gpu(topo, r);
+		ncl_hca_of(lg, c->host, c->net_dev, hca, sizeof(hca));
+		if (!g || !hca[0])
+			continue;
+		matched++;
+		if (ncl_topo_nearest(g, hca) || local == last_rank)
+			continue;
+		last_rank = local;
+		if (reported >= MAX_LISTED) {
+			more++;
+			continue;
+		}
+		reported++;
+		listed = near_list(lg, c->host, g, near, sizeof(near));
+		fc_finding(doc, FC_WARN,
+			   "rank %d (%s, %s) moves data on %s (channel %d) but its nearest HCA%s %s "
+			   "(--topo): traffic crosses PCIe bridges or the CPU; %s",
+			   local, r->host >= 0 ? lg->hosts[r->host].name : "?",
+			   fc_jstr(g, "name", "GPU"), hca, c->channel,
+			   strchr(near, ',') ? "s are" : " is", near,
+			   listed ? "NCCL lists it: check NCCL_CROSS_NIC and NCCL_IB_HCA's order" :
+				    "NCCL does not list it: check its port state (ibv_devinfo), "
+				    "NCCL_IB_HCA and the devices visible in the container");
+	}
+	if (more)
+		fc_finding(doc, FC_WARN, "%d more ranks use an HCA that is not their nearest", more);
+	if (!net)
+		fc_finding(doc, FC_WARN,
+			   "--topo was given but the log has no NET channel lines to compare; "
+			   "capture them with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET");
+	else if (!matched)
+		fc_finding(doc, FC_WARN,
+			   "no rank's GPU or HCA in the log could be matched with the --topo file "
+			   "(bus ids, GPU indexes or the IB device list are missing or differ): "
+			   "was it taken on another kind of node?");
+	ncl_rails(lg, topo, doc);
+}

@@ -1,0 +1,60 @@
+/* fabcheck nccl run: the controller. */
+#ifndef FC_CTL_NCCL_RUN_H
+#define FC_CTL_NCCL_RUN_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "checks/nccl/run/ncclrt.h"
+#include "core/fc.h"
+#include "ctl/chan.h"
+
+struct ncr_cfg {
+	char **nodes;
+	int nnodes;
+	int gpus_per_node;
+	struct ncr_params p; /* template: sizes, iters, op, timeout */
+	struct fc_launch launch;
+	const char *expect_net;
+	int expect_gdr;
+	const char *log_dir;
+	double rail_gbps;	/* --rail-gbps: each rail's link rate; 0: from the log */
+	const char *nccl_algo;	/* NCCL_ALGO of this environment, passed to every rank */
+};
+
+struct ncr_rank {
+	struct fc_chan ch;
+	char label[160];
+	const char *node;
+	int gpu;
+	int failed;
+	char fail_what[1200]; /* the failure without the rank's label */
+	char fail_msg[1400];  /* as reported */
+	json_t *setup;
+	struct ncr_rank_result res;
+	char *log;
+	size_t loglen;
+};
+
+struct ncr_state {
+	const struct ncr_cfg *cfg;
+	int n;
+	struct ncr_rank *r;
+	struct fc_chan **chans;
+	json_t *doc;
+	json_t *seen; /* "node\nmsg" of findings already made */
+	int exit;
+};
+
+/* Runs the test and prints the report; returns the exit code. */
+int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg);
+/* Text rendering of a run document. */
+void ncr_render(FILE *f, const json_t *doc);
+/* The report of a run that went through: ranks, results, the log. */
+void ncr_report(struct ncr_state *s);
+/* busbw against what the rails can carry (nccl_run_rails.c): "rails" and
+ * its finding into the document; its text line. */
+void ncr_rails_report(struct ncr_state *s);
+void ncr_rails_render(FILE *f, const json_t *doc);
+
+#endif

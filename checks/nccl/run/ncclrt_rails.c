@@ -1,0 +1,142 @@
+/* fabcheck nccl run: what the rails can carry (see ncclrt.h). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "checks/nccl/run/ncclrt.h"
+
+static const struct {
+	const char *word;
+	unsigned algo;
+} algo_words[] = {
+	{ "ring", NCR_ALGO_RING },	    { "tree", NCR_ALGO_TREE },
+	{ "nvls", NCR_ALGO_NVLS },	    { "nvlstree", NCR_ALGO_NVLS },
+	{ "collnet", NCR_ALGO_COLLNET },    { "collnetdirect", NCR_ALGO_COLLNET },
+	{ "collnetchain", NCR_ALGO_COLLNET }, { "pat", NCR_ALGO_PAT },
+};
+
+/* The algorithm one word names (@w of @n chars, blanks trimmed); 0 none. */
+static unsigned algo_word(const char *w, size_t n)
+{
+	while (n && (*w == ' ' || *w == '\t'))
+		w++, n--;
+	while (n && (w[n - 1] == ' ' || w[n - 1] == '\t'))
+		n--;
+	for (size_t k = 0; k < sizeof(algo_words) / sizeof(algo_words[0]); k++)
+		if (strlen(algo_words[k].word) == n && !strncasecmp(w, algo_words[k].word, n))
+			return algo_words[k].algo;
+	return 0;
+}
+
+/* The list part of @s for all_reduce: @s itself, or of a per-operation
+ * value the text after "allreduce:" up to ';' (NULL: not named there). */
+static const char *allreduce_part(const char *s, size_t *len_p)
+{
+	const char *p = s;
+
+	if (!strchr(s, ':')) {
+		*len_p = strlen(s);
+		return s;
+	}
+	while (p && *p) {
+		const char *end = strchr(p, ';'), *colon = strchr(p, ':');
+		size_t seg = end ? (size_t)(end - p) : strlen(p);
+
+		while (*p == ' ')
+			p++, seg--;
+		if (colon && colon < p + seg && (size_t)(colon - p) == strlen("allreduce") &&
+		    !strncasecmp(p, "allreduce", strlen("allreduce"))) {
+			*len_p = seg - (size_t)(colon + 1 - p);
+			return colon + 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+unsigned ncr_algo_parse(const char *s)
+{
+	unsigned set = 0, excl = 0;
+	const char *l;
+	size_t n;
+
+	if (!s || !*s || !(l = allreduce_part(s, &n)))
+		return NCR_ALGO_ALL;
+	if (n && *l == '^')
+		excl = 1, l++, n--;
+	while (n) {
+		const char *comma = memchr(l, ',', n);
+		size_t w = comma ? (size_t)(comma - l) : n;
+
+		set |= algo_word(l, w);
+		l += w, n -= w;
+		if (n)
+			l++, n--;
+	}
+	return excl ? NCR_ALGO_ALL & ~set : set;
+}
+
+const char *ncr_algo_name(unsigned algo)
+{
+	switch (algo) {
+	case NCR_ALGO_RING: return "ring";
+	case NCR_ALGO_TREE: return "tree";
+	case NCR_ALGO_NVLS: return "NVLS tree";
+	case NCR_ALGO_COLLNET: return "CollNet";
+	case NCR_ALGO_PAT: return "PAT";
+	}
+	return "?";
+}
+
+double ncr_algo_factor(unsigned algo, int nnodes, int gpus_per_node)
+{
+	int n = nnodes * gpus_per_node;
+
+	if (nnodes < 2 || gpus_per_node < 1)
+		return 0;
+	switch (algo) {
+	case NCR_ALGO_RING: return 1;
+	case NCR_ALGO_TREE:
+	case NCR_ALGO_NVLS: return nnodes == 2 ? 1 : (double)(n - 1) / n;
+	}
+	return 0;
+}
+
+/* The node's network payload rate, GB/s: one rail per GPU at most. */
+static double node_rate(int rails, double rate_gbit, int gpus_per_node)
+{
+	int used = rails < gpus_per_node ? rails : gpus_per_node;
+
+	return used > 0 && rate_gbit > 0 ? used * rate_gbit / 8 * NCR_RAIL_PAYLOAD : 0;
+}
+
+double ncr_rails_busbw(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
+		       int gpus_per_node, int nnodes, unsigned *which_p)
+{
+	double best = 0;
+
+	if (which_p)
+		*which_p = 0;
+	if (op != NCR_ALL_REDUCE)
+		return 0;
+	for (unsigned a = NCR_ALGO_RING; a <= NCR_ALGO_NVLS; a <<= 1) {
+		double f = algos & a ? ncr_algo_factor(a, nnodes, gpus_per_node) : 0;
+
+		if (f > 0 && (!best || f < best)) {
+			best = f;
+			if (which_p)
+				*which_p = a;
+		}
+	}
+	return best * node_rate(rails, rate_gbit, gpus_per_node);
+}
+
+double ncr_rails_bound(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
+		       int gpus_per_node, int nnodes)
+{
+	int n = nnodes * gpus_per_node;
+
+	if (op != NCR_ALL_REDUCE || nnodes != 2 || !(algos & (NCR_ALGO_TREE | NCR_ALGO_NVLS)))
+		return 0;
+	return 2.0 * (n - 1) / n * node_rate(rails, rate_gbit, gpus_per_node);
+}
