@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen bench-history bench-tui bench-launch \
+	deps clean valgrind bench-loop bench-matrix bench-screen bench-history bench-tui bench-launch \
 	bench-report
 all: fabcheck
 
@@ -120,6 +120,13 @@ bench:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
+
+# The bandwidth loop's own cost per work request on the fake HCA (issue 26).
+build/bench_loop: tests/bench/bench_loop.c build/libfake.a build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfake.a build/libfabcheck.a $(LIBS)
+bench-loop: build/bench_loop
+	@build/bench_loop
 
 # The matrix's schedule and analysis at 512 nodes (issue 6).
 build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a

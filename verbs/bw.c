@@ -47,7 +47,7 @@ struct bw_run {
 	uint64_t posted[VB_MAX_QPS], done[VB_MAX_QPS];
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
-	uint64_t slot;
+	uint64_t slot, nslots; /* the next slot, of the cycle's (perftest's steps) */
 	struct ibv_send_wr wrs[BW_MAX_CHAIN];
 	struct ibv_sge sges[BW_MAX_CHAIN];
 	int fins;
@@ -66,11 +66,14 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint32_t imm = 1;
-	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot++;
+	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot;
+	uint64_t off = vb_test_offset(t, q, slot);
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 
+	/* the next slot, kept below the cycle's (no division per request) */
+	b->slot = b->slot + 1 >= b->nslots ? 0 : b->slot + 1;
 	*sge = (struct ibv_sge){
-		.addr = (uintptr_t)vb_test_local(r, t, t->op == VB_READ, slot),
+		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, 0) : vb_tx(r, 0)) + off,
 		.length = (uint32_t)t->size,
 		.lkey = r->mr->lkey,
 	};
@@ -80,12 +83,12 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 		/* Validated: a completion at the receiver for each message. */
 		wr->opcode = t->val ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 		wr->imm_data = htonl(imm);
-		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
+		wr->wr.rdma.remote_addr = vb_peer_rx(r, 0) + off;
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_READ:
 		wr->opcode = IBV_WR_RDMA_READ;
-		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 0, slot);
+		wr->wr.rdma.remote_addr = vb_peer_tx(r, 0) + off;
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_SEND:
@@ -419,7 +422,8 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	for (int k = 0; k < n; k++) {
 		bs[k] = (struct bw_run){ .r = r, .t = t, .res = res, .k = k, .nthr = n,
 					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh,
-					 .window = (uint64_t)r->tx_depth };
+					 .window = (uint64_t)r->tx_depth,
+					 .nslots = t->cycle == VB_CYCLE_PAGE ? t->pt_nsteps : t->cyc_nslots };
 		if (t->val && t->val->part < bs[k].window)
 			bs[k].window = t->val->part;
 	}

@@ -77,6 +77,27 @@ static int perftest_inline(const struct vb_res *r, const struct vb_test *t)
 	return t->op == VB_WRITE ? PT_INLINE_WRITE : PT_INLINE_SEND;
 }
 
+/*
+ * perftest's buffers (perftest_resources.c): a region per QP of
+ * BUFF_SIZE(size, cycle_buffer), the larger of the message and a page, in
+ * which messages up to half a page step by cache lines (increase_loc_addr;
+ * latency tests and larger messages reuse one address). Regions that do
+ * not fit in the half are shared round robin.
+ */
+static void resolve_regions(struct vb_test *t, uint64_t half)
+{
+	uint64_t step = t->size > PT_CACHE_LINE ?
+				(t->size + PT_CACHE_LINE - 1) & ~(uint64_t)(PT_CACHE_LINE - 1) :
+				PT_CACHE_LINE;
+	uint64_t region = t->size > PT_CYCLE ? (t->size + PT_CYCLE - 1) & ~(uint64_t)(PT_CYCLE - 1) :
+					       PT_CYCLE;
+
+	t->pt_region = region;
+	t->pt_nregions = half / region ? (uint32_t)(half / region) : 1;
+	t->pt_step = step;
+	t->pt_nsteps = t->lat || t->size > PT_CYCLE / 2 ? 1 : (uint32_t)(PT_CYCLE / step);
+}
+
 /* The slots a size cycles through, in the smaller of the two halves. */
 static void resolve_slots(const struct vb_res *r, struct vb_test *t)
 {
@@ -89,6 +110,7 @@ static void resolve_slots(const struct vb_res *r, struct vb_test *t)
 		t->cyc_stride = r->stride;
 		t->cyc_nslots = r->nslots;
 	}
+	resolve_regions(t, half);
 }
 
 /* Post list and CQ moderation for a window of @window requests per QP. */
@@ -149,30 +171,14 @@ int vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 	return vb_test_knobs(r, t, r->tx_depth);
 }
 
-/* perftest's address step within its page (increase_loc_addr): messages
- * up to half a page at cache-line steps, larger ones at one address. */
-static uint64_t page_offset(const struct vb_test *t, uint64_t i)
-{
-	uint64_t step = t->size > PT_CACHE_LINE ? (t->size + PT_CACHE_LINE - 1) & ~(uint64_t)(PT_CACHE_LINE - 1) :
-						  PT_CACHE_LINE;
-
-	if (t->lat || t->size > PT_CYCLE / 2)
-		return 0;
-	return (i % (PT_CYCLE / step)) * step;
-}
-
 uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
 {
-	if (t->cycle == VB_CYCLE_PAGE)
-		return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + page_offset(t, i);
-	return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
+	return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + vb_test_offset(t, 0, i);
 }
 
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
 {
-	if (t->cycle == VB_CYCLE_PAGE)
-		return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + page_offset(t, i);
-	return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
+	return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + vb_test_offset(t, 0, i);
 }
 
 void vb_clock_start(struct vb_clock *c, const char *what)

@@ -92,6 +92,10 @@ struct vb_test {
 	uint64_t cyc_stride;
 	uint32_t cyc_nslots;
 	struct vb_val *val; /* --validate (NULL: not validated) */
+	/* VB_CYCLE_PAGE: perftest's buffer per QP (pt_region bytes each, QP q
+	 * at q % pt_nregions), stepped through by pt_step, pt_nsteps times. */
+	uint64_t pt_region, pt_step;
+	uint32_t pt_nregions, pt_nsteps;
 	int all_sizes;	  /* the run goes through every size (-a): perftest's CQ moderation */
 	int cq_mod_asked; /* cq_mod as asked for (VB_KNOB_DEFAULT: the method's) */
 	char note[480];	  /* what vb_test_resolve / vb_val_prepare changed ("": nothing) */
@@ -163,8 +167,18 @@ int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps);
 /* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
 int vb_method_parse(const char *s, enum vb_method *m_p);
 const char *vb_method_name(enum vb_method m);
-/* Where message @i of the test starts in @r's tx or rx half, or in the
- * peer's: the slots cycled, or perftest's one buffer. */
+/* Where message @i of QP @q starts within a buffer half (both sides lay
+ * theirs out alike): the slots cycled, or perftest's buffer of the QP.
+ * Cheap when @i is below the slots (the loops keep it so). */
+static inline uint64_t vb_test_offset(const struct vb_test *t, int q, uint64_t i)
+{
+	if (t->cycle == VB_CYCLE_PAGE)
+		return (uint64_t)((uint32_t)q % t->pt_nregions) * t->pt_region +
+		       (t->pt_nsteps > 1 ? (i % t->pt_nsteps) * t->pt_step : 0);
+	return (i < t->cyc_nslots ? i : i % t->cyc_nslots) * t->cyc_stride;
+}
+/* Where message @i of the test (of QP 0) starts in @r's tx or rx half, or
+ * in the peer's. */
 uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 void vb_result_release(struct vb_result *res);

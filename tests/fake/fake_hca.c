@@ -33,13 +33,15 @@ static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct fk_cq *c = (struct fk_cq *)cq;
 	struct fk_side *s = cq_side(cq);
-	int got = 0;
+	int got = 0, solo = !s->peer;
 
-	pthread_mutex_lock(&c->lock);
+	if (!solo)
+		pthread_mutex_lock(&c->lock);
 	c->polls++;
 	if (c->head < c->tail && c->waited < c->delay) {
 		c->waited++;
-		pthread_mutex_unlock(&c->lock);
+		if (!solo)
+			pthread_mutex_unlock(&c->lock);
 		return 0;
 	}
 	while (got < n && c->head < c->tail) {
@@ -48,12 +50,13 @@ static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 		wc[got] = c->wc[at];
 		if (freed)
-			__atomic_sub_fetch(&s->qp[wc[got].qp_num - 1].sq_used, freed, __ATOMIC_RELAXED);
+			s->qp[wc[got].qp_num - 1].sq_used -= freed;
 		got++;
 	}
 	if (got)
 		c->waited = 0;
-	pthread_mutex_unlock(&c->lock);
+	if (!solo)
+		pthread_mutex_unlock(&c->lock);
 	return got;
 }
 
@@ -138,22 +141,58 @@ static void drain(struct fk_qp *qp)
 	}
 }
 
+/* Loop only: each request done when posted; one thread owns the QP and
+ * its CQs (no lock, no copy). */
+static int solo_post_send(struct fk_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct fk_cq *c = (struct fk_cq *)qp->qp.send_cq;
+
+	for (; wr; wr = wr->next) {
+		if (qp->sq_used >= qp->cap_sq) {
+			qp->side->enomem++;
+			*bad = wr;
+			return ENOMEM;
+		}
+		qp->sq_used++;
+		qp->posted++;
+		qp->sent++;
+		qp->unsig++;
+		if (wr->send_flags & IBV_SEND_SIGNALED) {
+			uint64_t at = c->tail % (uint64_t)c->cq.cqe;
+
+			if (c->tail - c->head >= (uint64_t)c->cq.cqe) {
+				c->overrun++;
+				continue;
+			}
+			c->wc[at] = (struct ibv_wc){ .wr_id = wr->wr_id, .qp_num = qp->qp.qp_num,
+						     .byte_len = wr->sg_list[0].length,
+						     .opcode = IBV_WC_RDMA_WRITE };
+			c->freed[at] = qp->unsig;
+			c->tail++;
+			qp->unsig = 0;
+		}
+	}
+	return 0;
+}
+
 static int fk_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fk_qp *qp = (struct fk_qp *)ibqp;
 	int err = 0;
 
+	if (!qp->side->peer)
+		return solo_post_send(qp, wr, bad);
 	pthread_mutex_lock(qp->link);
 	for (; wr; wr = wr->next) {
 		struct fk_msg *m;
 
-		if (__atomic_load_n(&qp->sq_used, __ATOMIC_RELAXED) >= qp->cap_sq) {
+		if (qp->sq_used >= qp->cap_sq) {
 			qp->side->enomem++;
 			*bad = wr;
 			err = ENOMEM;
 			break;
 		}
-		__atomic_add_fetch(&qp->sq_used, 1, __ATOMIC_RELAXED);
+		qp->sq_used++;
 		qp->posted++;
 		qp->unsig++;
 		m = &qp->pend[qp->pend_tail++ % (uint64_t)qp->cap_sq];
@@ -271,6 +310,9 @@ int fk_side_init(struct fk_side *s, const struct fk_cfg *c)
 	s->mr = (struct ibv_mr){ .context = &s->ctx, .pd = &s->pd, .addr = buf,
 				 .length = r->buf_len, .lkey = 0x1111, .rkey = 0x2222 };
 	r->mr = &s->mr;
+	/* loop only: the peer's layout is ours, at address 0 (nothing copied) */
+	r->peer = (struct vb_peer){ .nqps = c->nqps, .mtu = 4096, .stride = r->stride,
+				    .nslots = r->nslots, .rd_atom = 16 };
 	for (int k = 0; !err && k < r->ncqsets; k++) {
 		/* vb_res_open's sizes */
 		err = cq_init(&s->scq[k], s, r->tx_depth * r->nqps + 1) ||

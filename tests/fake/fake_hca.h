@@ -64,7 +64,7 @@ struct fk_qp {
 	int q;
 	pthread_mutex_t *link;	  /* the connection's lock (both QPs) */
 	uint32_t unsig;		  /* requests since the last signalled one */
-	int64_t sq_used;	  /* atomic */
+	int64_t sq_used;	  /* the sender's thread alone posts and polls its send CQ */
 	struct fk_rwr *rq;
 	uint64_t rq_head, rq_tail;
 	struct fk_msg *pend;	  /* receiver not ready: in order */
