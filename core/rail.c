@@ -1,8 +1,6 @@
 /* Rails matched across nodes by the fabric (see rail.h). */
 #include "core/rail.h"
 
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,63 +30,6 @@ struct match {
 	struct group *g;
 	int ng;
 };
-
-int fc_rail_name_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			unsigned long x = strtoul(a, (char **)&a, 10);
-			unsigned long y = strtoul(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a - (unsigned char)*b;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
-int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len)
-{
-	struct in_addr in;
-	uint32_t h, mask;
-	char txt[INET_ADDRSTRLEN];
-
-	if (!addr || prefix_len < 0 || prefix_len > 32 || inet_pton(AF_INET, addr, &in) != 1)
-		return -EINVAL;
-	mask = prefix_len ? 0xffffffffu << (32 - prefix_len) : 0;
-	h = ntohl(in.s_addr) & mask;
-	in.s_addr = htonl(h);
-	inet_ntop(AF_INET, &in, txt, sizeof(txt));
-	snprintf(buf, len, "%s/%d", txt, prefix_len);
-	return 0;
-}
-
-void fc_rail_subnet_ib(const unsigned char gid[16], char *buf, size_t len)
-{
-	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x", gid[0], gid[1], gid[2], gid[3],
-		 gid[4], gid[5], gid[6], gid[7]);
-}
-
-int fc_rail_split_list(char *buf, const char **out, int max)
-{
-	int cnt = 0;
-	char *save = NULL, *tok;
-
-	if (!*buf)
-		return -EINVAL;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cnt == max)
-			return -E2BIG;
-		out[cnt++] = tok;
-	}
-	/* strtok_r skips empty fields: ",," or a trailing comma. */
-	return cnt ? cnt : -EINVAL;
-}
 
 static int in_list(const char *s, const char *const *list, int n)
 {
@@ -664,82 +605,4 @@ int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_
 	free(x.m);
 	free(x.g);
 	return rc;
-}
-
-void fc_rail_map_release(struct fc_rail_map *map)
-{
-	free(map->port);
-	free(map->findings);
-	map->port = NULL;
-	map->findings = NULL;
-	map->nfindings = map->findings_cap = 0;
-}
-
-const struct fc_rail_port *fc_rail_port_of(const struct fc_rail_map *map,
-					   const struct fc_rail_node *nodes, int node, int r)
-{
-	int p;
-
-	if (!map->port || node < 0 || node >= map->nnodes || r < 0 || r >= map->nrails)
-		return NULL;
-	p = map->port[node * map->nrails + r];
-	return p < 0 ? NULL : &nodes[node].ports[p];
-}
-
-enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map)
-{
-	enum fc_rail_sev w = FC_RAIL_NOTE;
-
-	for (int i = 0; i < map->nfindings; i++)
-		if (map->findings[i].sev > w)
-			w = map->findings[i].sev;
-	return w;
-}
-
-static void jcopy(const json_t *o, const char *key, char *buf, size_t len)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	snprintf(buf, len, "%s", v ? v : "");
-}
-
-int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int max)
-{
-	size_t i, j;
-	const json_t *d, *p;
-	int cnt = 0;
-
-	if (!json_is_array(devices))
-		return -EINVAL;
-	json_array_foreach(devices, i, d) {
-		const json_t *ports = json_object_get(d, "ports");
-
-		if (!json_is_array(ports))
-			return -EINVAL;
-		json_array_foreach(ports, j, p) {
-			struct fc_rail_port *o = &out[cnt];
-			const char *ll = json_string_value(json_object_get(p, "link_layer"));
-			const char *st = json_string_value(json_object_get(p, "state"));
-
-			if (cnt == max)
-				return -E2BIG;
-			memset(o, 0, sizeof(*o));
-			jcopy(p, "device", o->dev, sizeof(o->dev));
-			if (!o->dev[0])
-				jcopy(d, "name", o->dev, sizeof(o->dev));
-			o->port = (int)json_integer_value(json_object_get(p, "port"));
-			o->active = st && !strcmp(st, "ACTIVE");
-			o->link_layer = !ll			  ? FC_RAIL_LL_UNKNOWN :
-					!strcmp(ll, "Ethernet")	  ? FC_RAIL_LL_ETH :
-					!strcmp(ll, "InfiniBand") ? FC_RAIL_LL_IB :
-								    FC_RAIL_LL_UNKNOWN;
-			jcopy(p, "netdev", o->netdev, sizeof(o->netdev));
-			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
-			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
-			if (!o->dev[0])
-				return -EINVAL;
-			cnt++;
-		}
-	}
-	return cnt;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "matrix/mx_rails.h"
@@ -263,10 +264,13 @@ int mx_history_csv(FILE *f, const struct mx_history *h, const struct mx_model *m
 		for (int r = h->nruns; r >= 0; r--) {
 			if (!isfinite(l->series[r]))
 				continue;
-			fprintf(f, "%d,%lld,%s,%s,%d,%s,%.6g,", r, (long long)h->runs[r],
-				m->names[l->a], m->names[l->b],
-				on_rail ? m->rails[l->rail].index : -1,
-				on_rail ? m->rails[l->rail].name : "all", l->series[r]);
+			fprintf(f, "%d,%lld,", r, (long long)h->runs[r]);
+			fc_csv_cell(f, m->names[l->a]);
+			fputc(',', f);
+			fc_csv_cell(f, m->names[l->b]);
+			fprintf(f, ",%d,", on_rail ? m->rails[l->rail].index : -1);
+			fc_csv_cell(f, on_rail ? m->rails[l->rail].name : "all");
+			fprintf(f, ",%.6g,", l->series[r]);
 			if (r == 0 && isfinite(l->median))
 				fprintf(f, "%.6g,%d\n", l->median, l->flagged);
 			else

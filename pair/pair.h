@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/fc.h"
+#include "core/opts.h"
 #include "core/pairv.h"
 #include "core/rail.h"
 #include "gdr/gdr.h"
@@ -143,6 +144,10 @@ struct pair_launch_opts {
  */
 int pair_opts_check(const char *what, const char *const *args, int n,
 		    struct pair_launch_opts *l);
+
+/* The options of `fabcheck pair` (pair/pair_opts.c), and their defaults. */
+extern const struct fc_opts pair_spec;
+void pair_cfg_defaults(struct pair_cfg *cfg);
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);

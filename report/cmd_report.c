@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/csv.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/out.h"
@@ -37,21 +38,6 @@ const char usage_report[] =
 	"\n"
 	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static const char *cell_verdict(const struct fc_mx_cell *c)
 {
 	if (c->state == FC_MX_ERROR)
@@ -69,9 +55,9 @@ int rp_write_csv(FILE *f, const struct mx_model *m)
 			if (!c || c->state == FC_MX_NONE)
 				continue;
 			fprintf(f, "%lld,", (long long)m->run);
-			csv_field(f, m->names[a]);
+			fc_csv_cell(f, m->names[a]);
 			fputc(',', f);
-			csv_field(f, m->names[b]);
+			fc_csv_cell(f, m->names[b]);
 			if (isfinite(c->gbps))
 				fprintf(f, ",%.6g", c->gbps);
 			else

@@ -22,7 +22,7 @@ bi_interrupt_after() {
 # ---- preflight --------------------------------------------------------------
 expect "preflight help" 0 'usage: fabcheck preflight NODE' -- $FC preflight --help
 expect "preflight listed" 0 'preflight +check every node before traffic' -- $FC help
-expect "preflight-probe hidden" 0 '^$' -- bash -c "! $FC help | grep -w preflight-probe"
+expect_quiet "preflight-probe hidden" 0 -- bash -c "! $FC help | grep -w preflight-probe"
 expect "preflight no nodes" 2 'preflight: no nodes; give them as arguments or with --hostfile' -- $FC preflight
 expect "preflight bad node" 2 "'a;b' is not a node name" -- $FC preflight 'a;b'
 expect "preflight node twice" 2 "node 'a' is given twice" -- $FC preflight a a

@@ -6,7 +6,7 @@ FAKE=tests/cli/fake-worker.sh
 LOCAL=(--launcher local --timeout 3 --no-db)
 expect "pair help" 0 'usage: fabcheck pair NODE_A NODE_B' -- $FC pair --help
 expect "pair listed" 0 'pair +RDMA bandwidth' -- $FC help
-expect "worker hidden" 0 '^$' -- bash -c "! $FC help | grep -w worker"
+expect_quiet "worker hidden" 0 -- bash -c "! $FC help | grep -w worker"
 expect "pair one node" 2 'expected two nodes' -- $FC pair nodeA
 expect "pair bad node name" 2 "'node;rm' is not a node name" -- $FC pair 'node;rm' nodeB
 expect "pair bad test" 2 "--test: 'atomic' is not a test" -- $FC pair a b --test write,atomic
@@ -40,7 +40,7 @@ ln -s "$(pwd)/tests/cli/stand-in-ssh.sh" "$SSHD/ssh"
 SSHENV=(env PATH="$SSHD:$PATH" SSH_ARGV="$SSHD/argv" SSH_HOME="$SSHD")
 expect "worker-cmd with ';' runs nothing more" 3 '[ab]: fabcheck is not installed .*exit 127' -- \
 	"${SSHENV[@]}" $FC pair --timeout 5 --no-db --worker-cmd 'fabcheck; touch injected' a b
-expect "worker-cmd with ';': no file made" 0 '^$' -- \
+expect_quiet "worker-cmd with ';': no file made" 0 -- \
 	bash -c "ls '$SSHD' | grep -v -x -e argv -e ssh; true"
 expect "worker-cmd with ';': the quoted line" 0 "^'fabcheck;' touch injected worker$" -- \
 	tail -n 1 "$SSHD/argv"
@@ -66,7 +66,7 @@ expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeo
 	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire stderr noise ignored" 3 '[ab]: no RDMA device found: fake' -- \
 	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire stderr hidden" 0 '^$' -- \
+expect_quiet "wire stderr hidden" 0 -- \
 	bash -c "! FAKE_MODE=noise $FC pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1 | grep setlocale"
 expect "wire stderr with -v" 0 '\[a\] bash: warning: setlocale' -- \
 	bash -c "FAKE_MODE=noise $FC -v pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1; true"
@@ -109,7 +109,7 @@ expect "worker wrong type" 3 "expected a 'hello' message from the controller, go
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
 expect "worker no device" 3 '"kind":"cant","msg":"no RDMA device.*"seq":2,"type":"error"' -- \
 	bash -c "printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' '{\"v\":1,\"seq\":2,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
-expect "worker stdin closed" 3 '^$' -- bash -c "$FC worker </dev/null 2>/dev/null"
+expect_quiet "worker stdin closed" 3 -- bash -c "$FC worker </dev/null 2>/dev/null"
 expect "worker stdin closed after hello" 3 '"type":"hello"' -- \
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' | $FC worker 2>/dev/null"
 # Every run is kept in the store, failed ones too (--db FILE).

@@ -62,7 +62,7 @@ mkdir -p "$SMX"
 ln -s "$(pwd)/tests/cli/stand-in-ssh.sh" "$SMX/ssh"
 printf 'user x\ncontrolmaster false\ncontrolpersist no\n' >"$SMX/g-none"
 printf 'controlmaster auto\ncontrolpath /home/x/.ssh/cm-%%C\ncontrolpersist 600\n' >"$SMX/g-own"
-SMXENV=(env -u XDG_RUNTIME_DIR -u FABCHECK_SSH_MUX PATH="$SMX:$PATH" SSH_ARGV="$SMX/argv" SSH_HOME="$SMX")
+SMXENV=(env -u XDG_RUNTIME_DIR -u FABCHECK_SSH_MUX PATH="$SMX:$PATH" SSH_ARGV="$SMX/argv" SSH_HOME="$SMX" SSH_G_ARGV="$SMX/g-argv")
 scale_ssh() { # G-FILE ARGS...: runs preflight of one node through the stand-in ssh
 	local g=$1
 	shift
@@ -70,9 +70,15 @@ scale_ssh() { # G-FILE ARGS...: runs preflight of one node through the stand-in 
 	"${SMXENV[@]}" SSH_G_OUT="$g" $FC preflight nodeA --timeout 5 "$@" >/dev/null 2>&1
 	cat "$SMX/argv"
 }
-expect "ssh: shared through a control folder of its own" 0 $'ControlMaster=auto\n-o\nControlPath=/tmp/fabcheck-ssh-[A-Za-z0-9]{6}/%C\n-o\nControlPersist=30\n' -- \
-	scale_ssh "$SMX/g-none"
-expect "ssh: the control folder is removed at the end" 0 '^$' -- bash -c \
+scale_ssh_words() { # G-FILE ARGS...: scale_ssh's arguments on one line, each followed by a space
+	scale_ssh "$@" | tr '\n' ' '
+}
+expect "ssh: shared through a control folder of its own" 0 ' -o ControlMaster=auto -o ControlPath=/tmp/fabcheck-ssh-[A-Za-z0-9]{6}/%C -o ControlPersist=30 ' -- \
+	scale_ssh_words "$SMX/g-none"
+# ssh -G is asked about the node after a --, so that no node name can be
+# taken for one of its options.
+expect "ssh -G: the node after --" 0 '^-G -- nodeA $' -- sh -c "tr '\\n' ' ' <'$SMX/g-argv'"
+expect_quiet "ssh: the control folder is removed at the end" 0 -- bash -c \
 	"d=\$(grep -o '/tmp/fabcheck-ssh-[A-Za-z0-9]*' $SMX/argv); [ -n \"\$d\" ] && [ ! -e \"\$d\" ]"
 scale_ssh_plain() { # G-FILE ARGS...: the ssh options of sharing it was given
 	scale_ssh "$@" | grep -ci control
@@ -80,11 +86,11 @@ scale_ssh_plain() { # G-FILE ARGS...: the ssh options of sharing it was given
 expect "ssh: the user's own ControlMaster is left alone" 1 '^0$' -- scale_ssh_plain "$SMX/g-own"
 expect "ssh: no ssh -G, no sharing" 1 '^0$' -- scale_ssh_plain ''
 expect "ssh: --no-ssh-mux" 1 '^0$' -- scale_ssh_plain "$SMX/g-none" --no-ssh-mux
-expect "ssh: the argv holds the node after --" 0 $'^--\nnodeA\n' -- scale_ssh "$SMX/g-none"
+expect "ssh: the argv holds the node after --" 0 ' -- nodeA fabcheck preflight-probe --json --timeout 5 $' -- scale_ssh_words "$SMX/g-none"
 mkdir -m 700 "$SCT/mine"
 expect "ssh: FABCHECK_SSH_MUX names the folder" 0 "ControlPath=$SCT/mine/%C" -- bash -c \
 	"rm -f $SMX/argv; ${SMXENV[*]} FABCHECK_SSH_MUX=$SCT/mine $FC preflight nodeA --timeout 5 >/dev/null 2>&1; cat $SMX/argv"
-expect "ssh: a folder given is kept" 0 '^$' -- test -d "$SCT/mine"
+expect_quiet "ssh: a folder given is kept" 0 -- test -d "$SCT/mine"
 chmod 755 "$SCT/mine"
 expect "ssh: a folder open to others is refused" 0 'FABCHECK_SSH_MUX=.*mine: not a folder of this user.s closed to others \(mode 0700\)' -- bash -c \
 	"${SMXENV[*]} FABCHECK_SSH_MUX=$SCT/mine $FC preflight nodeA --timeout 5 2>&1; true"

@@ -7,17 +7,44 @@ FC=${FC:-build/fabcheck-san}
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
 pass=0 fail=0
+# shellcheck source=tests/cli/pattern.sh
+. tests/cli/pattern.sh
+# pattern_can_fail NAME PATTERN: a PATTERN that could never fail (see
+# pattern_fault) is an error of the suite, said and counted as a failure.
+pattern_can_fail() {
+	local why
+	why=$(pattern_fault "$2")
+	[ -z "$why" ] && return 0
+	fail=$((fail + 1))
+	echo "FAIL: $1: suite error: $why"
+	return 1
+}
 # expect NAME RC PATTERN -- CMD...: runs CMD, checks its exit code and that
 # stdout+stderr match the extended regex PATTERN.
 expect() {
 	local name=$1 want=$2 pat=$3; shift 4
 	local out rc
+	pattern_can_fail "$name" "$pat" || return 0
 	out=$("$@" 2>&1); rc=$?
 	if [ "$rc" -eq "$want" ] && grep -Eq -- "$pat" <<<"$out"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
 		echo "FAIL: $name: exit $rc (want $want), output:"
+		sed 's/^/    /' <<<"$out" | head -20
+	fi
+}
+# expect_quiet NAME RC -- CMD...: runs CMD, checks its exit code and that it
+# prints nothing at all (stdout and stderr).
+expect_quiet() {
+	local name=$1 want=$2; shift 3
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$want" ] && [ -z "$out" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name: exit $rc (want $want), want no output, output:"
 		sed 's/^/    /' <<<"$out" | head -20
 	fi
 }

@@ -47,7 +47,7 @@ for k in 'StrictHostKeyChecking no' 'UserKnownHostsFile /dev/null' 'BatchMode ye
 	expect "ssh_config: $k" 0 "$k" -- cat "$SSH_CFG"
 done
 expect "exec runs on the node" 0 '^nodeB$' -- "${L[@]}" exec "${N[@]}" nodeB hostname
-expect "exec passes the exit code" 7 '' -- "${L[@]}" exec "${N[@]}" nodeA 'exit 7'
+expect_rc "exec passes the exit code" 7 -- "${L[@]}" exec "${N[@]}" nodeA 'exit 7'
 expect "exec passes stdin" 0 '^piped$' -- bash -c 'echo piped | "$@"' _ "${L[@]}" exec "${N[@]}" nodeA cat
 
 # ---- faults: each seen inside the guest, then cleared -----------------------------

@@ -6,6 +6,8 @@
 # Case files count results with the helpers below and never exit.
 
 pass=${pass:-0} fail=${fail:-0}
+# shellcheck source=tests/cli/pattern.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/pattern.sh"
 
 ok() {
 	pass=$((pass + 1))
@@ -33,8 +35,13 @@ rexec() {
 # expect NAME RC PATTERN -- CMD...: runs CMD, checks its exit code and that its
 # stdout+stderr match the extended regex PATTERN.
 expect() {
-	local name=$1 want=$2 pat=$3 out rc
+	local name=$1 want=$2 pat=$3 out rc why
 	shift 4
+	why=$(pattern_fault "$pat")
+	if [ -n "$why" ]; then
+		not_ok "$name" "suite error: $why"
+		return 0
+	fi
 	out=$("$@" 2>&1 </dev/null)
 	rc=$?
 	if [ "$rc" -eq "$want" ] && grep -Eq -- "$pat" <<<"$out"; then
@@ -47,14 +54,32 @@ expect() {
 # expect_out NAME PATTERN -- CMD...: CMD exits 0 and its stdout (only)
 # matches PATTERN. For commands run on nodes through rexec.
 expect_out() {
-	local name=$1 pat=$2 out rc
+	local name=$1 pat=$2 out rc why
 	shift 3
+	why=$(pattern_fault "$pat")
+	if [ -n "$why" ]; then
+		not_ok "$name" "suite error: $why"
+		return 0
+	fi
 	out=$("$@" 2>>"${RACK_LOG:-/dev/null}" </dev/null)
 	rc=$?
 	if [ "$rc" -eq 0 ] && grep -Eq -- "$pat" <<<"$out"; then
 		ok "$name"
 	else
 		not_ok "$name" "exit $rc, want /$pat/ in stdout:" "$out"
+	fi
+}
+
+# expect_rc NAME RC -- CMD...: CMD exits RC; its output is not looked at.
+expect_rc() {
+	local name=$1 want=$2 out rc
+	shift 3
+	out=$("$@" 2>&1 </dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want $want), output:" "$out"
 	fi
 }
 
