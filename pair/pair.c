@@ -274,14 +274,16 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	return rc;
 }
 
-void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p)
 {
 	*iters_p = cfg->iters;
 	*duration_p = cfg->duration;
 	if (cfg->iters || cfg->duration > 0)
 		return;
-	if (lat)
+	if (cfg->method == VB_METHOD_PERFTEST)
+		*iters_p = !lat && op == VB_WRITE ? PAIR_PT_WRITE_BW_ITERS : PAIR_PT_ITERS;
+	else if (lat)
 		*iters_p = PAIR_LAT_ITERS;
 	else
 		*duration_p = PAIR_BW_SECONDS;

@@ -115,9 +115,14 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 #define PAIR_LAT_ITERS 10000
 /* Bandwidth without -n or -D: this many seconds per size. */
 #define PAIR_BW_SECONDS 2.0
+/* --perftest without -n or -D: perftest's DEF_ITERS (latency rounds, read
+ * and send bandwidth messages per QP) and DEF_ITERS_WB (write bandwidth),
+ * src/perftest_parameters.h (init_perftest_params). */
+#define PAIR_PT_ITERS 1000
+#define PAIR_PT_WRITE_BW_ITERS 5000
 
 /* How long a test runs: rounds or messages per QP, else seconds. */
-void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p);
 /* The bandwidth result from both sides' reports (pair/pair_bw.c); both
  * ways, over the window both ran in, each side's clock at @offset (seconds

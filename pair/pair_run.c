@@ -306,6 +306,8 @@ static void lat_entry(json_t *e, const json_t *res, const json_t *ans)
 		json_object_set_new(e, "iters", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
 	if (json_object_get(res, "notes"))
 		json_object_set(e, "notes", json_object_get(res, "notes"));
+	if (json_object_get(res, "pct_short"))
+		json_object_set(e, "pct_short", json_object_get(res, "pct_short"));
 	if (json_object_get(res, "stats_method"))
 		json_object_set(e, "stats_method", json_object_get(res, "stats_method"));
 	/* Every round the peer answered, the warm-up's among them: the
@@ -456,7 +458,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	uint64_t iters;
 	int err = 0;
 
-	pair_test_length(cfg, lat, &iters, &duration);
+	pair_test_length(cfg, op, lat, &iters, &duration);
 	active[init] = 1;
 	if (!lat) {
 		active[1 - init] = cfg->bidir;

@@ -53,6 +53,8 @@ struct bw_run {
 	int fins;
 	int timed;
 	double t_first, t_last, t_sample;
+	/* --perftest -D: only completions in [win_lo, win_hi] count (0: all) */
+	double win_lo, win_hi;
 	uint64_t bytes, sample_bytes;
 	struct vb_clock clk;
 	uint64_t window;      /* requests in flight per QP at most */
@@ -210,7 +212,7 @@ static int bw_poll_send(struct bw_run *b)
 		if (b->t->val && b->t->op == VB_READ &&
 		    vb_val_reads(b->r, b->t, q, cnt, &wc[i], b->scratch))
 			return -EIO;
-		if (b->timed) {
+		if (b->timed && (!b->win_hi || (now >= b->win_lo && now <= b->win_hi))) {
 			b->bytes += cnt * b->t->size;
 			b->msgs += cnt;
 			if (b->nthr > 1)
@@ -275,6 +277,20 @@ static int bw_owned(const struct bw_run *b)
 	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
 }
 
+/* perftest's -D (perftest_parameters.c, catch_alarm): a margin of a
+ * quarter of the duration, in whole seconds (its int arithmetic), is cut
+ * at each end; BW is what completed in between over that time. */
+static void bw_trim(struct bw_run *b, double end, double duration)
+{
+	double margin = vb_pt_margin(duration);
+
+	b->win_lo = b->win_hi = 0;
+	if (!b->timed || b->t->method != VB_METHOD_PERFTEST || margin <= 0)
+		return;
+	b->win_lo = end - duration + margin;
+	b->win_hi = end - margin;
+}
+
 /* One pass: @per_qp requests on every QP (or @duration seconds). */
 static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed)
 {
@@ -293,6 +309,7 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	if (duration > 0) {
 		end = fc_now() + duration;
 		per_qp = UINT64_MAX;
+		bw_trim(b, end, duration);
 	}
 	for (;;) {
 		double now = fc_now();
@@ -439,6 +456,11 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 			last = bs[k].t_last;
 		bytes += bs[k].bytes;
 		res->msgs += bs[k].msgs;
+	}
+	if (!err && t->active && bs[0].win_hi) {
+		/* the trimmed window, as perftest times it */
+		first = bs[0].win_lo;
+		last = last < bs[0].win_hi ? last : bs[0].win_hi;
 	}
 	if (!err && t->active) {
 		res->seconds = last - first;

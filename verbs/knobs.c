@@ -15,6 +15,7 @@
  *	L <= W and L + C - gcd(L, C) <= W;
  * otherwise the loop waits for a completion that never comes.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,4 +146,13 @@ int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps)
 	if (!part)
 		return 0;
 	return (int)part < tx_depth ? (int)part : tx_depth;
+}
+
+double vb_pt_margin(double duration)
+{
+	/* perftest_parameters.c: margin = duration / 4 in int seconds, and
+	 * the run needs duration > 2 * margin */
+	double m = floor(duration / 4);
+
+	return m > 0 && duration > 2 * m ? m : 0;
 }

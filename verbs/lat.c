@@ -287,6 +287,17 @@ static uint32_t lat_imm(uint64_t it, int last)
 	return (uint32_t)(it & 0x7fffffff) | (last ? 0x80000000u : 0);
 }
 
+/* The opcode of a round: perftest's send latency is a plain SEND (its
+ * send_lat), so in its method every round but the last, whose immediate
+ * tells the answering side the test ended; validated, every one carries
+ * the message number. */
+static enum ibv_wr_opcode round_op(const struct lat_run *l, enum ibv_wr_opcode op, int last)
+{
+	if (op == IBV_WR_SEND_WITH_IMM && l->t->method == VB_METHOD_PERFTEST && !l->t->val && !last)
+		return IBV_WR_SEND;
+	return op;
+}
+
 /* Ping-pong through receive completions: sends, or writes with immediate. */
 static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 {
@@ -301,7 +312,7 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 		if (l->t->active) {
 			last = lat_last(l, it);
 			t0 = fc_now();
-			if ((err = lat_post(l, op, it, lat_imm(it, last))) ||
+			if ((err = lat_post(l, round_op(l, op, last), it, lat_imm(it, last))) ||
 			    (err = wait_recv(l, &imm, &wc)))
 				break;
 			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)) ||
@@ -311,7 +322,8 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 			if ((err = wait_recv(l, &imm, &wc)))
 				break;
 			last = (imm & 0x80000000u) != 0;
-			if ((err = lat_post(l, op, it, imm)) || (err = recv_done(l, &wc)))
+			if ((err = lat_post(l, round_op(l, op, last), it, imm)) ||
+			    (err = recv_done(l, &wc)))
 				break;
 			l->res->msgs++;
 		}

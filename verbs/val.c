@@ -37,7 +37,6 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 	struct fc_vmsg_id want = { .tag = v->tag, .seq = seq, .slot = vb_val_slot(t, q, seq),
 				   .len = len };
 	uint32_t hdr_seq = v->peer_stamps && t->op != VB_READ ? seq : seq % v->part;
-	size_t hl = len < FC_VMSG_HDR ? len : FC_VMSG_HDR;
 	const uint8_t *p = at;
 	int err;
 
@@ -47,9 +46,12 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 		p = scratch;
 	}
 	fc_vtally_check(&v->tally, q, p, byte_len, &want, hdr_seq, has_imm, imm);
+	/* The header and every chunk's mark poisoned (GPU memory: the whole
+	 * message, one write), so that the next message of the slot must
+	 * bring each of its chunks (core/vmsg.h). */
 	if (v->poison)
-		return v->poison(v->arg, at, hl);
-	memset(at, VB_VAL_POISON, hl);
+		return v->poison(v->arg, at, len);
+	fc_vmsg_poison(at, len, VB_VAL_POISON);
 	(void)r;
 	return 0;
 }

@@ -89,6 +89,7 @@ static void exec_msg(struct fk_qp *qp, const struct fk_msg *m)
 			     .byte_len = m->len };
 
 	qp->sent++;
+	qp->imms += m->has_imm;
 	if (hit && f->short_by > 0)
 		len = (uint64_t)f->short_by < len ? len - (uint64_t)f->short_by : 0;
 	if (p) {

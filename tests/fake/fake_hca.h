@@ -70,6 +70,7 @@ struct fk_qp {
 	struct fk_msg *pend;	  /* receiver not ready: in order */
 	uint64_t pend_head, pend_tail;
 	uint64_t sent;		  /* messages executed */
+	uint64_t imms;		  /* of those, with an immediate value */
 	uint64_t posted;	  /* requests accepted */
 	int64_t cap_sq;		  /* max_send_wr (vb_qp_init_attr: tx_depth + 1) */
 	int cap_rq;		  /* max_recv_wr (rx_depth) */
