@@ -31,6 +31,7 @@
 struct bw_shared {
 	int stop;	      /* set (atomically) by a thread that failed */
 	uint64_t bytes;	      /* timed bytes of every thread, for the samples */
+	uint64_t t0_ns;	      /* the first timed post of any thread: the log's one start */
 };
 
 struct bw_run {
@@ -130,9 +131,23 @@ static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n
 	return 0;
 }
 
+/* The timed pass's first post of this thread; the first of all threads
+ * starts the interval log (thread 0 opens it at its first sample). */
+static void bw_first_post(struct bw_run *b, double now)
+{
+	uint64_t zero = 0, ns = (uint64_t)(now * 1e9);
+
+	b->t_first = now;
+	if (b->timed)
+		__atomic_compare_exchange_n(&b->sh->t0_ns, &zero, ns, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+}
+
 static int bw_log_start(struct bw_run *b)
 {
-	if (fc_bwlog_init(&b->res->bw, b->t_first)) {
+	double t0 = (double)__atomic_load_n(&b->sh->t0_ns, __ATOMIC_ACQUIRE) * 1e-9;
+
+	if (fc_bwlog_init(&b->res->bw, t0 > 0 ? t0 : b->t_first)) {
 		fc_err("cannot keep the bandwidth intervals: out of memory");
 		return -ENOMEM;
 	}
@@ -153,11 +168,8 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 		       b->posted[q] - b->done[q] + (uint64_t)list <= b->window) {
 			int n = 0, err;
 
-			if (!b->t_first) {
-				b->t_first = fc_now();
-				if (b->timed && !b->k && (err = bw_log_start(b)))
-					return err;
-			}
+			if (!b->t_first)
+				bw_first_post(b, fc_now());
 			while (n < list && !b->last_posted[q]) {
 				int last = stopping || b->posted[q] + 1 >= target;
 
@@ -171,17 +183,26 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 	return 0;
 }
 
-/* Thread 0 samples the bytes of every thread. */
-static void bw_sample(struct bw_run *b, double now)
+/* Thread 0 samples the bytes of every thread, from the log's start. */
+static int bw_sample(struct bw_run *b, double now)
 {
 	uint64_t bytes = b->nthr > 1 ? __atomic_load_n(&b->sh->bytes, __ATOMIC_RELAXED) : b->bytes;
+	int err;
 
-	if (!b->timed || b->k || now - b->t_sample < b->t->interval)
-		return;
+	if (!b->timed || b->k)
+		return 0;
+	if (!b->res->have_bw) {
+		if ((err = bw_log_start(b)))
+			return err;
+		b->t_sample = b->res->bw.t0;
+	}
+	if (now - b->t_sample < b->t->interval)
+		return 0;
 	vb_result_push(b->res, fc_gbps(bytes - b->sample_bytes, now - b->t_sample));
 	fc_bwlog_mark(&b->res->bw, now, bytes);
 	b->t_sample = now;
 	b->sample_bytes = bytes;
+	return 0;
 }
 
 static int bw_poll_send(struct bw_run *b)
@@ -221,11 +242,7 @@ static int bw_poll_send(struct bw_run *b)
 	}
 	b->t_last = now;
 	b->clk.last_progress = now;
-	if (b->timed && !b->t_sample) {
-		b->t_sample = b->t_first;
-	}
-	bw_sample(b, now);
-	return 0;
+	return bw_sample(b, now);
 }
 
 static int bw_poll_recv(struct bw_run *b)
@@ -330,9 +347,11 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 			break;
 		if (t->passive && (err = bw_poll_recv(b)))
 			break;
-		/* Nothing completed for a while: let the kernel run (on Soft-RoCE
-		 * the data path is kernel threads on the same CPUs). */
-		idle = b->clk.done == seen ? idle + 1 : 0;
+		/* Nothing completed for a while: on a software provider (rxe,
+		 * siw) let the kernel run, its data path is kernel threads on
+		 * the same CPUs; a hardware HCA's loop never gives its core up
+		 * (it would delay the last completion's time stamp). */
+		idle = b->r->soft && b->clk.done == seen ? idle + 1 : 0;
 		if (idle >= BW_IDLE_SPINS) {
 			sched_yield();
 			idle = 0;
@@ -465,6 +484,9 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	if (!err && t->active) {
 		res->seconds = last - first;
 		res->bytes = bytes;
+		/* a run too short for thread 0 to sample still has its curve */
+		if (!res->have_bw && (err = bw_log_start(&bs[0])))
+			bytes = 0;
 		if (res->have_bw)
 			fc_bwlog_end(&res->bw, last, bytes);
 	}

@@ -62,8 +62,11 @@ struct vb_val {
 	/* GPU memory: writes the poison over [p, p + len); NULL: memset. */
 	int (*poison)(void *arg, uint8_t *p, size_t len);
 	void *arg;
-	uint32_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
-	uint32_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
+	/* 64-bit: a 32-bit number would wrap onto a busy slot where the
+	 * slots per QP are not a power of two (the header and immediate
+	 * carry its low bits) */
+	uint64_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
+	uint64_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
 	uint64_t sent;	  /* messages this side posted (warm-up included) */
 };
 
@@ -188,7 +191,7 @@ void vb_result_release(struct vb_result *res);
 /* ---- --validate in the data path (verbs/val.c) ---- */
 
 /* Slot of message @seq of QP @q (validated tests). */
-static inline uint32_t vb_val_slot(const struct vb_test *t, int q, uint32_t seq)
+static inline uint32_t vb_val_slot(const struct vb_test *t, int q, uint64_t seq)
 {
 	return fc_vslot(q, seq, t->val->part);
 }

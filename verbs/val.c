@@ -15,10 +15,11 @@ uint32_t vb_val_next(const struct vb_res *r, const struct vb_test *t, int q, int
 		     uint32_t *imm_p)
 {
 	struct vb_val *v = t->val;
-	uint32_t seq = v->tx_seq[q]++, slot = vb_val_slot(t, q, seq);
+	uint64_t seq = v->tx_seq[q]++;
+	uint32_t slot = vb_val_slot(t, q, seq);
 
 	if (v->stamp && t->op != VB_READ) {
-		struct fc_vmsg_id id = { .tag = v->tag, .seq = seq, .slot = slot,
+		struct fc_vmsg_id id = { .tag = v->tag, .seq = (uint32_t)seq, .slot = slot,
 					 .len = (uint32_t)t->size };
 
 		fc_vmsg_stamp(vb_test_local(r, t, 0, slot), &id);
@@ -33,10 +34,11 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 		    uint64_t byte_len, int has_imm, uint32_t imm, uint8_t *scratch)
 {
 	struct vb_val *v = t->val;
-	uint32_t seq = v->rx_seq[q]++, len = (uint32_t)t->size;
-	struct fc_vmsg_id want = { .tag = v->tag, .seq = seq, .slot = vb_val_slot(t, q, seq),
+	uint64_t seq = v->rx_seq[q]++;
+	uint32_t len = (uint32_t)t->size;
+	struct fc_vmsg_id want = { .tag = v->tag, .seq = (uint32_t)seq, .slot = vb_val_slot(t, q, seq),
 				   .len = len };
-	uint32_t hdr_seq = v->peer_stamps && t->op != VB_READ ? seq : seq % v->part;
+	uint32_t hdr_seq = (uint32_t)(v->peer_stamps && t->op != VB_READ ? seq : seq % v->part);
 	const uint8_t *p = at;
 	int err;
 
@@ -59,7 +61,7 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 int vb_val_recv(struct vb_res *r, const struct vb_test *t, int q, const struct ibv_wc *wc,
 		uint32_t rslot, uint8_t *scratch)
 {
-	uint32_t due = t->val->rx_seq[q];
+	uint64_t due = t->val->rx_seq[q];
 	uint8_t *at = t->op == VB_SEND ? vb_rx(r, rslot) :
 					 vb_test_local(r, t, 1, vb_val_slot(t, q, due));
 	uint32_t imm = wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : FC_VIMM_NONE;
