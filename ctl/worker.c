@@ -227,8 +227,11 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 	if (t->note[0])
 		json_object_set_new(json_object_get(o, "method"), "note", json_string(t->note));
 	/* --validate: every message this side posted, the warm-up's too. */
-	if (t->val)
+	if (t->val) {
 		json_object_set_new(o, "validate_sent", json_integer((json_int_t)t->val->sent));
+		/* the rate this side's checking confirms at most (its threads) */
+		json_object_set_new(o, "validate_crc_gbps", json_real(t->val->crc_gbps * t->threads));
+	}
 	if (t->lat && t->active && res->lat.n) {
 		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :
 										 FC_LAT_FABCHECK);

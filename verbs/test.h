@@ -68,6 +68,10 @@ struct vb_val {
 	uint64_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
 	uint64_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
 	uint64_t sent;	  /* messages this side posted (warm-up included) */
+	/* What one core of this side checks per second (CRC32C over messages
+	 * of the test's size, measured at prepare): times the threads, the
+	 * validation's own ceiling on the rate it can confirm. */
+	double crc_gbps;
 };
 
 #define VB_VAL_POISON 0xa5
@@ -210,6 +214,8 @@ int vb_val_reads(struct vb_res *r, const struct vb_test *t, int q, uint64_t n,
 /* Receives a validated run keeps posted per QP (0: rx_depth), so that a
  * slot is never rewritten before its message was checked. */
 int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size);
+/* CRC32C Gb/s of one core over @size-byte messages (about 20 ms). */
+double vb_val_crc_rate(uint64_t size);
 /* Refuses a test --validate cannot check (too few slots per QP). */
 int vb_val_prepare(struct vb_res *r, struct vb_test *t);
 

@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/crc32c.h"
 #include "core/log.h"
+#include "core/stats.h"
+#include "core/util.h"
 #include "verbs/test.h"
 
 uint32_t vb_val_next(const struct vb_res *r, const struct vb_test *t, int q, int last,
@@ -104,6 +107,24 @@ int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size)
 	return cap < r->rx_depth ? cap : r->rx_depth;
 }
 
+double vb_val_crc_rate(uint64_t size)
+{
+	static uint8_t buf[1 << 20];
+	size_t n = size < sizeof(buf) ? (size_t)size : sizeof(buf);
+	double t0 = fc_now(), t1;
+	uint64_t bytes = 0;
+	uint32_t crc = 0;
+
+	/* about 20 ms: what the receiver's poll loop pays per message */
+	do {
+		crc = fc_crc32c(crc, buf, n);
+		bytes += n;
+		t1 = fc_now();
+	} while (t1 - t0 < 0.02);
+	buf[crc & 0xff]++; /* kept: the loop is not optimised away */
+	return fc_gbps(bytes, t1 - t0);
+}
+
 int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 {
 	struct vb_val *v = t->val;
@@ -120,6 +141,7 @@ int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 	memset(v->rx_seq, 0, sizeof(v->rx_seq));
 	v->sent = 0;
 	v->part = part;
+	v->crc_gbps = vb_val_crc_rate(t->size);
 	/* A window of at most a QP's slots: a slot is rewritten (stamped,
 	 * read into) only once its last message completed; the post list and
 	 * CQ moderation settled again for it (verbs/knobs.c). */
