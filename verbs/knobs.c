@@ -117,8 +117,8 @@ int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out)
 		if (in->cq_mod > 0) {
 			snprintf(out->why, sizeof(out->why),
 				 "--post-list %d with --cq-mod %d in a window of %s leaves no signalled request in flight once the window is full, and the test would wait for a completion that never comes (the rule: post list + cq-mod - gcd(post list, cq-mod) <= window): use --cq-mod %d (or one that divides the post list) or raise -t to %d",
-				 l, c, window_what(in, wb, sizeof(wb)), fit ? fit : 1,
-				 l + c - gcd(l, c));
+				 l, in->cq_mod, window_what(in, wb, sizeof(wb)), fit ? fit : 1,
+				 l + in->cq_mod - gcd(l, in->cq_mod));
 			return -1;
 		}
 		if (n < sizeof(out->note))
