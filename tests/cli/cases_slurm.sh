@@ -161,6 +161,8 @@ expect "health --drain-self: the node drained with the part" 1 \
 	'drain +nodeB .*State=DRAIN Reason="fabcheck: mtu on eth0 \(health\)"' -- \
 	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
 expect "health --drain-self: Slurm holds it" 0 '^IDLE\+DRAIN\|fabcheck: mtu on eth0 \(health\)\|$' -- slurm_state nodeB
+expect "health --drain-self: failing again changes nothing" 1 'kept +nodeB +drained with this reason already' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
 expect "health --resume-passed: its own drain resumed once healthy" 0 'resume +nodeB' -- \
 	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --resume-passed
 printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
