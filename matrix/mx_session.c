@@ -1,5 +1,6 @@
 /* Beginning or resuming a matrix run (see mx_session.h). */
 #include "matrix/mx_session.h"
+#include "matrix/mx_history.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -248,7 +249,7 @@ out_close:
 
 int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 {
-	int max = an->n * 2 + 8, cnt, *a, *b;
+	int max = an->n * 4 + 8, cnt, *a, *b;
 
 	if (!s->retest || s->retested)
 		return 0;
@@ -271,7 +272,7 @@ int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 
 int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
 {
-	int max = m->n * m->nrails * 2 + 8, cnt;
+	int max = m->n * m->nrails * 4 + 8, cnt;
 	struct fc_mxl_cell *plan;
 
 	if (!s->retest || s->retested)
@@ -299,4 +300,34 @@ void mx_session_close(struct mx_session *s)
 	fc_store_close(s->st);
 	fc_ssh_mux_end();
 	memset(s, 0, sizeof(*s));
+}
+
+int mx_session_retest_history(struct mx_session *s, const struct mx_model *m)
+{
+	struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
+	struct mx_history h;
+	int cnt = 0;
+
+	/* Only a run this process measured: not one resumed to be seen again,
+	 * nor an import. */
+	if (s->hist_retested || !s->r.spawned)
+		return 0;
+	s->hist_retested = 1;
+	if (mx_history_load(&h, s->st, m, &o))
+		return 0;
+	for (int i = 0; i < h.nlinks && cnt >= 0; i++) {
+		const struct fc_hist_link *l = &h.links[i];
+		const struct fc_mx_analysis *an = l->rail >= 0 ? &m->ran.rails[l->rail] : &m->an;
+		int fwd = fc_mx_cell(an, l->a, l->b)->state != FC_MX_NONE;
+
+		if (!l->flagged)
+			continue;
+		if (mx_run_add_rail(&s->r, fwd ? l->a : l->b, fwd ? l->b : l->a, 1,
+				    l->rail >= 0 ? m->rails[l->rail].name : NULL))
+			cnt = -ENOMEM;
+		else
+			cnt++;
+	}
+	mx_history_release(&h);
+	return cnt;
 }
