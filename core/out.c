@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const verdict_names[] = {
@@ -323,6 +324,18 @@ const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf
 	n = snprintf(buf, len, fmt, v);
 	if (n >= 0 && (size_t)n < len && unit && *unit)
 		snprintf(buf + n, len - (size_t)n, " %s", unit);
+	return buf;
+}
+
+const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len)
+{
+	time_t s;
+	struct tm tm;
+
+	/* 253402300799: 9999-12-31 23:59:59 UTC */
+	if (!(t >= 0 && t <= 253402300799.0) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
+	    !strftime(buf, len, fmt, &tm))
+		snprintf(buf, len, "?");
 	return buf;
 }
 
