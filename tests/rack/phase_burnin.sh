@@ -6,7 +6,12 @@
 #   2. scripts/burnin-rack over ssh: a healthy rack passes (exit 0) and its
 #      folder holds the reports and the summary; with nodeC at MTU 1500 it
 #      exits 1 naming nodeC;
-#   3. scripts/burnin.sbatch submitted with sbatch -N3 --wait (preflight only).
+#   3. scripts/burnin.sbatch submitted with sbatch -N3 --wait (preflight only);
+#   4. Slurm drains (doc/slurm.md): matrix --drain through srun drains the
+#      rate-limited nodeC with fabcheck's reason; after the repair a matrix
+#      over ssh with --resume-passed resumes nodeC and leaves a drain set by
+#      hand on nodeB; fabcheck health as slurmd's HealthCheckProgram drains
+#      nodeB when its MTU is changed, and resumes it once it is back.
 # Thresholds: the lab profile of scripts/burnin.conf, durations tiny.
 RB=bi3-$$
 RACKS+=("$RB")
@@ -22,11 +27,13 @@ if rack_up "$RB" --nodes 3 --slurm; then
 		"d['options']['launcher'] == 'slurm' and d['a']['node'] == 'nodeA' and d['b']['node'] == 'nodeC' and
 		 d['results'][0]['gbps'] > 0 and d['verdict'] in ('pass', 'warn')" \
 		-- "${LX[@]}" nodeA fabcheck pair nodeA nodeC --launcher slurm "${SP[@]}" --no-db --json
+	# --retest: a pair that the host's load slowed is measured again beside
+	# its references (matrix/mxan.h fc_mx_retest_plan), as burnin-rack does.
 	expect_json "slurm: matrix of 3 nodes through srun" 0 \
 		"d['verdict'] == 'pass' and sorted(d['nodes']) == ['nodeA', 'nodeB', 'nodeC'] and len(d['pairs']) == 3 and
 		 all(p['gbps'] > 0 for p in d['pairs'])" \
 		-- "${LX[@]}" nodeA fabcheck matrix nodeA nodeB nodeC --launcher slurm "${SP[@]}" \
-		--min-rack-pct 20 --db /tmp/mx.db --json
+		--min-rack-pct 20 --retest --db /tmp/mx.db --json
 	expect "slurm: preflight through srun" 0 'verdict: pass' -- \
 		"${LX[@]}" nodeA fabcheck preflight nodeA nodeB nodeC --launcher slurm --expect-mtu 9000
 
@@ -50,12 +57,16 @@ if rack_up "$RB" --nodes 3 --slurm; then
 	"$FC" lab fault --name "$RB" nodeC clear >/dev/null 2>&1
 
 	# The batch job over its allocation's nodes (preflight through srun).
-	expect_rc "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 -- \
+	expect "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 '' -- \
 		"${LX[@]}" nodeA env FABCHECK=fabcheck FABCHECK_BURNIN="$PWD/scripts/burnin-rack" sbatch -N3 --wait -o "$SHARE/sbatch.out" \
 		"$PWD/scripts/burnin.sbatch" --fabric lab --set STEPS=preflight --out "$SHARE/sbatch"
 	expect "burnin.sbatch: ran on nodeA nodeB nodeC with the slurm launcher" 0 'job [0-9]+, 3 nodes: nodeA nodeB nodeC.*preflight +pass.*verdict: pass' -- \
 		bash -c "tr '\n' ' ' <'$SHARE/sbatch.out'"
 	expect "burnin.sbatch: preflight's launcher was slurm" 0 '"launcher": "slurm"' -- cat "$SHARE/sbatch/preflight.json"
+
+	# ---- 4. Slurm drains (tests/rack/burnin_drain.sh) --------------------------------
+	# shellcheck source=tests/rack/burnin_drain.sh
+	. tests/rack/burnin_drain.sh
 fi
 expect "lab down $RB" 0 "is down" -- "$FC" lab down --name "$RB"
 expect_rack_gone "$RB"
