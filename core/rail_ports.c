@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
+
 int fc_rail_name_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
@@ -103,6 +105,21 @@ static void jcopy(const json_t *o, const char *key, char *buf, size_t len)
 	snprintf(buf, len, "%s", v ? v : "");
 }
 
+/* A name of the list checked as it is, before it is copied (never cut). */
+static int jname(const json_t *o, const char *key, enum fc_name_kind kind, char *buf,
+		 size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	buf[0] = '\0';
+	if (!v || !*v)
+		return 0;
+	if (fc_name_check(kind, v, "the port list ('fabcheck devices --json')"))
+		return -EINVAL;
+	snprintf(buf, len, "%s", v);
+	return 0;
+}
+
 int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int max)
 {
 	size_t i, j;
@@ -124,16 +141,17 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 			if (cnt == max)
 				return -E2BIG;
 			memset(o, 0, sizeof(*o));
-			jcopy(p, "device", o->dev, sizeof(o->dev));
-			if (!o->dev[0])
-				jcopy(d, "name", o->dev, sizeof(o->dev));
+			if (jname(p, "device", FC_NAME_DEV, o->dev, sizeof(o->dev)) ||
+			    (!o->dev[0] && jname(d, "name", FC_NAME_DEV, o->dev, sizeof(o->dev))))
+				return -EINVAL;
 			o->port = (int)json_integer_value(json_object_get(p, "port"));
 			o->active = st && !strcmp(st, "ACTIVE");
 			o->link_layer = !ll			  ? FC_RAIL_LL_UNKNOWN :
 					!strcmp(ll, "Ethernet")	  ? FC_RAIL_LL_ETH :
 					!strcmp(ll, "InfiniBand") ? FC_RAIL_LL_IB :
 								    FC_RAIL_LL_UNKNOWN;
-			jcopy(p, "netdev", o->netdev, sizeof(o->netdev));
+			if (jname(p, "netdev", FC_NAME_NETDEV, o->netdev, sizeof(o->netdev)))
+				return -EINVAL;
 			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
 			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
 			if (!o->dev[0])

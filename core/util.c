@@ -241,16 +241,6 @@ double fc_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int fc_valid_node_name(const char *name)
-{
-	if (!name || !*name || name[0] == '-' || strlen(name) > 253)
-		return 0;
-	for (const char *p = name; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("-_.@:[]", *p))
-			return 0;
-	return 1;
-}
-
 const char *fc_self_exe(void)
 {
 	static char path[4096];

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/names.h" /* fc_valid_node_name */
+
 /*
  * Each parser returns 0 and sets *out_p, or returns -EINVAL after logging
  * "OPT: 'TEXT' is not ...; expected ..." where OPT names the option.
@@ -37,8 +39,6 @@ char *fc_read_fd(int fd, size_t max, size_t *len_p);
 /* Monotonic time in seconds. */
 double fc_now(void);
 
-/* Node names: letters, digits, '-', '_', '.', '@', ':' only (passed to ssh). */
-int fc_valid_node_name(const char *name);
 /* Each of @n nodes is a valid name and given once; else logs why, naming
  * @cmd (and @twice_hint, or "name each node once", for a repeat), and
  * returns -EINVAL. */

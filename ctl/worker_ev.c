@@ -98,6 +98,42 @@ static const char *put_tool(json_t *snap, const char *rel, const char *tool, con
 	return NULL;
 }
 
+/* Trust and PFC of the netdev: mlnx_qos -i holds both; else `dcb pfc show
+ * dev` and MLNX_OFED's sysfs qos/ files. */
+static void qos(json_t *snap, const struct wk_ev_src *s)
+{
+	char path[512];
+	const char *qos;
+
+	qos = put_tool(snap, "trust", "mlnx_qos", (const char *[]){ "-i", s->netdev, NULL });
+	if (qos) {
+		put(snap, "pfc", qos);
+	} else {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/qos/trust", s->netdev);
+		put_file(snap, "trust", path);
+		if (!put_tool(snap, "pfc", "dcb", (const char *[]){ "pfc", "show", "dev", s->netdev, NULL })) {
+			snprintf(path, sizeof(path), "/sys/class/net/%s/qos/pfc", s->netdev);
+			put_file(snap, "pfc", path);
+		}
+	}
+}
+
+/* The health reporters of the HCA's PCI function (devlink health show). */
+static void health(json_t *snap, const struct wk_ev_src *s)
+{
+	char path[512], real[PATH_MAX], handle[40];
+	const char *bdf;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", s->dev);
+	if (!realpath(path, real) || !(bdf = strrchr(real, '/')) || strlen(bdf + 1) != 12 ||
+	    strspn(bdf + 1, "0123456789abcdef:.") != 12) {
+		put(snap, "devlink-health.txt.why", "the device has no PCI function (a software device)");
+		return;
+	}
+	snprintf(handle, sizeof(handle), "pci/%s", bdf + 1);
+	put_tool(snap, "devlink-health.txt", "devlink", (const char *[]){ "health", "show", handle, NULL });
+}
+
 static void pcie(json_t *snap, const struct wk_ev_src *s)
 {
 	char link[512], why[400];
@@ -198,10 +234,13 @@ json_t *wk_ev_read(const struct wk_ev_src *s)
 		put_file(snap, "mtu", path);
 		put_tool(snap, "ethtool-S.txt", "ethtool", (const char *[]){ "-S", s->netdev, NULL });
 		put_tool(snap, "ethtool-m.txt", "ethtool", (const char *[]){ "-m", s->netdev, NULL });
+		qos(snap, s);
 	} else {
-		put(snap, "ethtool-m.why", "the port has no network interface");
+		put(snap, "ethtool-m.txt.why", "the port has no network interface");
+		put(snap, "ethtool-S.txt.why", "the port has no network interface");
 	}
 	pcie(snap, s);
+	health(snap, s);
 	if (s->ib) {
 		char port[16];
 

@@ -112,8 +112,8 @@ static int val_read(void *arg, const uint8_t *p, size_t len, uint8_t *out)
 	struct wk_mem *wm = arg;
 	int err;
 
-	/* No cuFlushGPUDirectRDMAWrites: a loopback RDMA READ, as NCCL. */
-	if (!wm->dev.gdr_flush && (err = vb_loop_read(wm->res, p)))
+	/* gdr_flush_decide chose a loopback RDMA READ, as NCCL flushes. */
+	if (wm->dev.flush == GDR_FLUSH_LOOPBACK && (err = vb_loop_read(wm->res, p)))
 		return err;
 	return gdr_mem_read_at(&wm->mem, p, len, out);
 }
@@ -123,7 +123,7 @@ static const char *flush_name(const struct wk_mem *wm)
 {
 	if (gdr_mem_host_accessible(&wm->mem))
 		return "none (host memory)";
-	return wm->dev.gdr_flush ? "cuFlushGPUDirectRDMAWrites" : "loopback RDMA READ";
+	return gdr_flush_name(wm->dev.flush);
 }
 
 static int val_poison(void *arg, uint8_t *p, size_t len)
@@ -156,9 +156,9 @@ static int val_prepare(struct wk_mem *wm, struct vb_res *r, struct vb_test *t)
 	wm->res = r;
 	wm->loop_base = vb_loop_reads(r);
 	t->val = &wm->val;
-	if (!host && !wm->dev.gdr_flush && !wm->flush_said++)
-		fc_info("GPU %d: the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+): GPUDirect writes are flushed by a loopback RDMA READ before each check, as NCCL does",
-			wm->dev.gpu.index);
+	if (!host && wm->dev.flush != GDR_FLUSH_CUDA && !wm->flush_said++)
+		fc_info("GPU %d: GPUDirect writes before each check: %s", wm->dev.gpu.index,
+			wm->dev.flush_why);
 	if ((err = vb_val_prepare(r, t)))
 		return err;
 	err = gdr_mem_fill_msgs(&wm->mem, 0, t->cyc_stride, t->cyc_nslots, wm->val.part,
@@ -237,6 +237,8 @@ int wk_mem_verify(struct wk_mem *wm, struct vb_res *r, json_t *result)
 					 "each message at its receive completion: header, CRC32C, byte_len, immediate");
 	json_object_set_new(v, "numbered_headers", json_boolean(wm->val.peer_stamps && t->op != VB_READ));
 	json_object_set_new(v, "flush", json_string(flush_name(wm)));
+	if (!gdr_mem_host_accessible(&wm->mem))
+		json_object_set_new(v, "flush_why", json_string(wm->dev.flush_why));
 	/* What the messages went as (a validated write carries an immediate). */
 	json_object_set_new(v, "opcode", json_string(t->op == VB_READ ? "RDMA READ" :
 						     t->op == VB_SEND ? "SEND WITH IMMEDIATE" :

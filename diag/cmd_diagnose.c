@@ -22,8 +22,8 @@ const char usage_diagnose[] =
 	"together by hand from sysfs, ethtool -S, ethtool -m and perfquery output on\n"
 	"a machine without fabcheck (layout: doc/diagnose.md). Each diagnosis comes\n"
 	"with its confidence (likely, possible), its evidence in one line and the\n"
-	"next step to confirm it. A folder of such folders (matrix rounds, soak\n"
-	"slices) is diagnosed folder by folder.\n"
+	"next step to confirm it. A folder of such folders (matrix pairs, soak\n"
+	"slices, each rail's test) is diagnosed folder by folder.\n"
 	"\n"
 	"  -j, --json   one JSON document on stdout\n"
 	"  -h, --help   this text\n"
@@ -69,15 +69,15 @@ static int diagnose_one(const char *dir, json_t *doc, json_t *sets)
 	return 0;
 }
 
-/* An evidence folder: test.json, or NODE/DEV-PORT/before|after below it. */
-static int is_set(const char *dir)
+/* NODE/DEV-PORT/before|after below @dir. */
+static int has_ports(const char *dir)
 {
 	struct dirent *n, *p;
 	DIR *dn, *dp;
-	int found = has_file(dir, "test.json");
+	int found = 0;
 
-	if (found || !(dn = opendir(dir)))
-		return found;
+	if (!(dn = opendir(dir)))
+		return 0;
 	while (!found && (n = readdir(dn))) {
 		char node[1024];
 
@@ -98,31 +98,84 @@ static int is_set(const char *dir)
 	return found;
 }
 
-/* DIR itself, or its sub-folders that are evidence folders (matrix, soak). */
-static int diagnose_dir(const char *dir, json_t *doc)
+static int name_cmp(const void *x, const void *y)
 {
-	json_t *sets = json_array();
-	struct dirent *e;
-	DIR *d;
-	int err = 0, n = 0;
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
 
-	json_object_set_new(doc, "diagnosis", json_array());
-	json_object_set_new(doc, "sets", sets);
-	if (is_set(dir) || !(d = opendir(dir)))
-		return diagnose_one(dir, doc, sets);
-	while (!err && (e = readdir(d))) {
+/* The sub-folders of @dir, sorted (so that the sets come in the order
+ * they were written: NNN-A-B, alone-rail0, loaded-rail0, ...); NULL-ended. */
+static char **sub_folders(const char *dir)
+{
+	char **v = NULL, **nv;
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
 		char sub[1024];
 		struct stat st;
 
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+		if (e->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
+		    stat(sub, &st) || !S_ISDIR(st.st_mode) || !(nv = realloc(v, (n + 2) * sizeof(*v))))
 			continue;
-		if (e->d_name[0] == '.' || stat(sub, &st) || !S_ISDIR(st.st_mode) || !is_set(sub))
-			continue;
-		err = diagnose_one(sub, doc, sets);
-		n++;
+		v = nv;
+		if ((v[n] = strdup(sub)))
+			v[++n] = NULL;
 	}
 	closedir(d);
-	return n || err ? err : diagnose_one(dir, doc, sets);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	return v;
+}
+
+/* The deepest a set lies below the folder given: matrix --rails writes
+ * DIR/NNN-A-B-RAIL/alone-railR/NODE/DEV-PORT. */
+#define DIAG_DEPTH_MAX 4
+
+/* @dir when it is an evidence folder (NODE/DEV-PORT/before|after below
+ * it), else the sets in its sub-folders, depth first; a folder that holds
+ * test.json and no set below is one too (a test with no port evidence).
+ * Returns the sets found (or -errno) and adds them to @sets. */
+static int walk(const char *dir, int depth, json_t *doc, json_t *sets)
+{
+	char **subs;
+	int n = 0, err = 0;
+
+	if (has_ports(dir))
+		return diagnose_one(dir, doc, sets) ?: 1;
+	subs = depth < DIAG_DEPTH_MAX ? sub_folders(dir) : NULL;
+	for (size_t i = 0; subs && subs[i]; i++) {
+		int k = err ? 0 : walk(subs[i], depth + 1, doc, sets);
+
+		if (k < 0)
+			err = k;
+		else
+			n += k;
+		free(subs[i]);
+	}
+	free(subs);
+	if (err)
+		return err;
+	if (!n && has_file(dir, "test.json"))
+		return diagnose_one(dir, doc, sets) ?: 1;
+	return n;
+}
+
+/* DIR itself, or the evidence folders below it (matrix, soak, rails). */
+static int diagnose_dir(const char *dir, json_t *doc)
+{
+	json_t *sets = json_array();
+	int n;
+
+	json_object_set_new(doc, "diagnosis", json_array());
+	json_object_set_new(doc, "sets", sets);
+	n = walk(dir, 0, doc, sets);
+	/* Nothing found: the folder itself, for its error. */
+	return n ? (n < 0 ? n : 0) : diagnose_one(dir, doc, sets);
 }
 
 static void render(FILE *f, const json_t *doc)

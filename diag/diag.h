@@ -51,26 +51,46 @@ struct diag_pcie {
 	char bdf[24];
 	double cur_gts, max_gts;
 	int cur_width, max_width;
+	double other_gts;      /* the other reading's speed and width (before/ */
+	int other_width;       /* when cur_ is after/): the higher is judged */
 	int mps;	       /* max payload size in bytes; 0 unknown */
 	long long aer[3];      /* correctable, nonfatal, fatal: deltas */
 	int aer_known;
 	double ceiling_gbps;   /* payload ceiling of the link as trained */
 };
 
+#define DIAG_MAX_LANES 16 /* CMIS bank 0 and 1: OSFP and QSFP-DD have 8 */
+
 struct diag_module {
 	int known;
 	double temp_c, temp_warn_c, temp_alarm_c; /* 0 when not given */
 	double volt, volt_lo_alarm, volt_hi_alarm;
-	double rx_dbm_min; /* lowest receive power of the lanes; 99 unknown */
 	double rx_lo_alarm_dbm;
-	char alarms[256];  /* the alarm and warning flags that are On */
+	char alarms[256];  /* module-level flags that are On, then those of
+			    * the lanes in use (after diag_module_judge) */
+	/* per lane, as read: -1 when not printed */
+	int nlanes;	   /* highest channel read */
+	double lane_rx_mw[DIAG_MAX_LANES], lane_tx_mw[DIAG_MAX_LANES];
+	double lane_bias_ma[DIAG_MAX_LANES];
+	char lane_flags[DIAG_MAX_LANES][128]; /* "Laser rx power low alarm, ..." */
+	/* diag_module_judge: the lanes the link uses */
+	unsigned used;	   /* bit per lane judged */
+	unsigned dark;	   /* bit per lane with no light or its transmitter off */
+	int width;	   /* lanes the link uses (0 unknown) */
+	double rx_dbm_min; /* lowest receive power of the lanes used; 99 unknown */
+	int rx_min_lane;   /* its lane, from 1; 0 unknown */
+	int weak_lane;	   /* a lane DIAG_LANE_IMBALANCE_DB below the others, or 0 */
+	double weak_db;	   /* how far below the mean of the others */
 };
+
+/* Lane imbalance in dB (see diag/rules.c for the figure's basis). */
+#define DIAG_LANE_IMBALANCE_DB 2.0
 
 /* One port's evidence over a test: counter deltas by class, BER, module,
  * PCIe path, the far end. */
 struct diag_port {
 	char node[128], dev[64], netdev[32], link_layer[16];
-	int port;
+	int port, width;		   /* width: lanes, from the rate; 0 unknown */
 	double rate_gbps, seconds;
 	int mtu_before, mtu_after;
 	long long sum[DIAG_C_NCLASS];	   /* local deltas per class */
@@ -79,6 +99,22 @@ struct diag_port {
 	char detail[DIAG_C_NCLASS][160];   /* "symbol_error +12, ..." */
 	char far_detail[DIAG_C_NCLASS][160];
 	double pre_ber, post_ber;	   /* < 0: not computed */
+	double bits;			   /* bits received in the window; 0 unknown */
+	int bits_estimated;		   /* 1: rate x time, no rx_bits_phy */
+	double phys_ber;		   /* physical errors per bit; < 0 unknown */
+	long long lane_corr[DIAG_MAX_LANES]; /* rx_err_lane_N_phy deltas */
+	int nlane_corr;			   /* lanes with such a counter */
+	/* flow and congestion control over the window (diag/port.c) */
+	double pause_s;			   /* time told to pause (received); < 0 unknown */
+	int pause_estimated;		   /* 1: frames x 65535 quanta at the port rate */
+	long long pause_frames;		   /* pause frames received; -1 unknown */
+	char pause_detail[160];
+	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
+	/* configuration and the card */
+	char trust[8];			   /* "pcp", "dscp"; "" unknown */
+	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
+	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
+	char health[240];		   /* card reporters in error (devlink health) */
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
 	struct diag_module mod;
@@ -95,10 +131,10 @@ struct diag_port {
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);
-/* Writes @snap under @dir (created). 0, or a negative errno (logged). */
-int diag_snap_write_dir(const json_t *snap, const char *dir);
-/* mkdir -p; 0 or a negative errno (logged). */
-int diag_mkdirs(const char *path);
+/* Writes @snap into folder @dfd (core/safefile.h: no file through a link,
+ * none outside @dfd), @shown naming it in messages. 0, or a negative errno
+ * (logged). */
+int diag_snap_write_at(int dfd, const json_t *snap, const char *shown);
 
 /* Reads the PCI functions on the sysfs path of @link (bridges first, the
  * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:
@@ -125,8 +161,22 @@ json_t *diag_port_json(const struct diag_port *p);
 
 /* Parsers of recorded text (pure). */
 int diag_parse_module(const char *ethtool_m, struct diag_module *m);
+/* Which lanes of @m the link uses: the first @width lanes with light and
+ * their transmitter on (@width 0: every lane with light); lanes with no
+ * light (0 mW, "-inf dBm") or a transmitter off are "not in use". Fills
+ * used, dark, rx_dbm_min, the lane flags into alarms, the weak lane. */
+void diag_module_judge(struct diag_module *m, int width);
+/* The link width of a sysfs rate ("400 Gb/sec (4X NDR)" -> 4); 0 unknown. */
+int diag_parse_width(const char *sysfs_rate);
 json_t *diag_parse_perfquery(const char *text); /* NULL when no counter */
 double diag_parse_rate(const char *sysfs_rate);	/* "100 Gb/sec (4X EDR)" -> 100 */
+/* Trust mode ("pcp", "dscp") of `mlnx_qos -i` or sysfs qos/trust into @out,
+ * "" when none; PFC priorities of `mlnx_qos -i`, `dcb pfc show dev` or eight
+ * 0/1 flags as a bit mask, -1 unknown. */
+void diag_parse_trust(const char *text, char *out, size_t len);
+int diag_parse_pfc(const char *text);
+/* `devlink health show`: [{handle, reporter, state, error}], NULL when none. */
+json_t *diag_parse_devlink(const char *text);
 /* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown. */
 long long diag_parse_aer(const char *text);
 

@@ -232,6 +232,70 @@ static const struct {
 	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
 };
 
+/* The lane of "...(Channel 3)" or "... (Chan 3)", from 1; 0 none. */
+static int key_lane(const char *key)
+{
+	const char *p = strstr(key, "(Chan");
+	int lane;
+
+	if (!p)
+		return 0;
+	p += strcspn(p, " 0123456789");
+	lane = atoi(p);
+	return lane >= 1 && lane <= DIAG_MAX_LANES ? lane : 0;
+}
+
+static int starts(const char *key, const char *prefix)
+{
+	return !strncmp(key, prefix, strlen(prefix));
+}
+
+/* A per-lane figure: receive power (average or OMA), transmit power, bias.
+ * A single-lane SFP's figures are lane 1. */
+static int lane_value(struct diag_module *m, const char *key, const char *val)
+{
+	int lane = key_lane(key), thr = strstr(key, "threshold") || strstr(key, "alarm") ||
+					strstr(key, "warning");
+	double *slot;
+
+	if (thr)
+		return 0;
+	if (starts(key, "Rcvr signal avg optical power") || starts(key, "Receiver signal OMA") ||
+	    starts(key, "Receiver signal average optical power"))
+		slot = m->lane_rx_mw;
+	else if (starts(key, "Transmit avg optical power") || starts(key, "Laser output power"))
+		slot = m->lane_tx_mw;
+	else if (starts(key, "Laser tx bias current") || starts(key, "Laser bias current"))
+		slot = m->lane_bias_ma;
+	else
+		return 0;
+	if (!lane)
+		lane = 1;
+	slot[lane - 1] = strtod(val, NULL);
+	if (lane > m->nlanes)
+		m->nlanes = lane;
+	m->known = 1;
+	return 1;
+}
+
+/* A flag that is On: the module's own, or a lane's (judged once the lanes
+ * in use are known). */
+static void flag_on(struct diag_module *m, const char *key)
+{
+	int lane = key_lane(key);
+	char *buf = lane ? m->lane_flags[lane - 1] : m->alarms;
+	size_t size = lane ? sizeof(m->lane_flags[0]) : sizeof(m->alarms);
+	size_t klen = lane ? strcspn(key, "(") : strlen(key);
+
+	while (klen && key[klen - 1] == ' ')
+		klen--;
+	if (strlen(buf) + klen + 3 >= size)
+		return;
+	snprintf(buf + strlen(buf), size - strlen(buf), "%s%.*s", *buf ? ", " : "", (int)klen, key);
+	if (lane > m->nlanes)
+		m->nlanes = lane;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
@@ -243,18 +307,10 @@ static void module_line(struct diag_module *m, const char *key, const char *val)
 			m->known |= module_keys[i].known;
 			return;
 		}
-	if (!strncmp(key, "Rcvr signal avg optical power", 29) ||
-		 !strncmp(key, "Receiver signal average optical power", 37)) {
-		double d = dbm_of(val);
-
-		if (d < m->rx_dbm_min)
-			m->rx_dbm_min = d;
-		m->known = 1;
-	} else if (!thr && (strstr(key, "alarm") || strstr(key, "warning")) &&
-		   !strncmp(val, "On", 2) && strlen(m->alarms) + strlen(key) + 3 < sizeof(m->alarms)) {
-		strcat(m->alarms, *m->alarms ? ", " : "");
-		strcat(m->alarms, key);
-	}
+	if (lane_value(m, key, val))
+		return;
+	if (!thr && (strstr(key, "alarm") || strstr(key, "warning")) && !strncmp(val, "On", 2))
+		flag_on(m, key);
 }
 
 int diag_parse_module(const char *text, struct diag_module *m)
@@ -262,6 +318,8 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	memset(m, 0, sizeof(*m));
 	m->rx_dbm_min = 99;
 	m->rx_lo_alarm_dbm = 99;
+	for (int i = 0; i < DIAG_MAX_LANES; i++)
+		m->lane_rx_mw[i] = m->lane_tx_mw[i] = m->lane_bias_ma[i] = -1;
 	for (const char *line = text; line && *line;) {
 		const char *nl = strchr(line, '\n'), *val;
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -274,6 +332,85 @@ int diag_parse_module(const char *text, struct diag_module *m)
 		line = nl ? nl + 1 : NULL;
 	}
 	return m->known ? 0 : -1;
+}
+
+/* No light, or its transmitter off: 0 mW out or 0 mA of bias and neither
+ * above 0 (active cables read 0 mW out with their bias on). */
+static int lane_dark(const struct diag_module *m, int i)
+{
+	const double tx = m->lane_tx_mw[i], bias = m->lane_bias_ma[i];
+
+	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
+}
+
+static void weakest(struct diag_module *m)
+{
+	double sum = 0, low = 0;
+	int n = 0, at = -1;
+
+	for (int i = 0; i < m->nlanes; i++) {
+		double d;
+
+		if (!(m->used & (1u << i)) || !(m->lane_rx_mw[i] > 0))
+			continue;
+		d = 10 * log10(m->lane_rx_mw[i]);
+		sum += d;
+		n++;
+		if (at < 0 || d < low)
+			low = d, at = i;
+	}
+	if (at < 0)
+		return;
+	m->rx_dbm_min = low;
+	m->rx_min_lane = at + 1;
+	if (n >= 2 && (sum - low) / (n - 1) - low > DIAG_LANE_IMBALANCE_DB) {
+		m->weak_lane = at + 1;
+		m->weak_db = (sum - low) / (n - 1) - low;
+	}
+}
+
+void diag_module_judge(struct diag_module *m, int width)
+{
+	int used = 0, values = 0;
+
+	m->used = m->dark = 0;
+	m->width = width;
+	m->rx_dbm_min = 99;
+	m->rx_min_lane = m->weak_lane = 0;
+	m->weak_db = 0;
+	for (int i = 0; i < m->nlanes; i++)
+		values += m->lane_rx_mw[i] >= 0 || m->lane_tx_mw[i] >= 0 || m->lane_bias_ma[i] >= 0;
+	for (int i = 0; i < m->nlanes; i++) {
+		if (!values) { /* flags alone: the first lanes of the link's width */
+			m->used |= !width || i < width ? 1u << i : 0;
+			continue;
+		}
+		if (m->lane_rx_mw[i] < 0 && m->lane_tx_mw[i] < 0 && m->lane_bias_ma[i] < 0)
+			continue;
+		if (lane_dark(m, i) || (width > 0 && used >= width)) {
+			m->dark |= lane_dark(m, i) ? 1u << i : 0;
+			continue;
+		}
+		m->used |= 1u << i;
+		used++;
+	}
+	for (int i = 0; i < m->nlanes; i++) {
+		size_t n = strlen(m->alarms);
+
+		if (!(m->used & (1u << i)) || !*m->lane_flags[i] || n + 24 >= sizeof(m->alarms))
+			continue;
+		snprintf(m->alarms + n, sizeof(m->alarms) - n, "%slane %d: %s", n ? ", " : "", i + 1,
+			 m->lane_flags[i]);
+	}
+	weakest(m);
+}
+
+int diag_parse_width(const char *s)
+{
+	const char *p = s ? strchr(s, '(') : NULL;
+	int w = p ? atoi(p + 1) : 0;
+
+	return w > 0 && w <= DIAG_MAX_LANES && p[1 + strspn(p + 1, "0123456789")] == 'X' ? w : 0;
 }
 
 /*
@@ -307,4 +444,106 @@ int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len)
 		ptr = cfg[ptr + 1] & ~3u;
 	}
 	return 0;
+}
+
+/* The trust mode of `mlnx_qos -i` ("Priority trust state: dscp") or of a
+ * file holding the word alone (sysfs qos/trust); "" when none. */
+void diag_parse_trust(const char *text, char *out, size_t len)
+{
+	const char *p = text ? strstr(text, "trust state:") : NULL;
+
+	*out = '\0';
+	if (p)
+		p += strlen("trust state:");
+	else if (text && (!strncmp(text, "pcp", 3) || !strncmp(text, "dscp", 4)))
+		p = text;
+	if (!p)
+		return;
+	p += strspn(p, " \t");
+	snprintf(out, len, "%.*s", (int)strcspn(p, " \t\n"), p);
+	if (strcmp(out, "pcp") && strcmp(out, "dscp"))
+		*out = '\0';
+}
+
+/* Eight 0/1 flags from @p on ("0 0 0 1 0 0 0 0", "0,0,0,1,0,0,0,0"). */
+static int pfc_flags(const char *p)
+{
+	int mask = 0, n = 0;
+
+	for (; *p && *p != '\n' && n < 8; p++) {
+		if (*p == '0' || *p == '1')
+			mask |= (*p == '1') << n++;
+		else if (*p != ' ' && *p != '\t' && *p != ',')
+			return -1;
+	}
+	return n == 8 ? mask : -1;
+}
+
+/* The priorities with PFC on, a bit each: `mlnx_qos -i` ("enabled  0 0 0 1
+ * ..." under "PFC configuration:"), `dcb pfc show dev` ("prio-pfc 0:off
+ * 1:off 2:off 3:on ..."), or the eight flags alone; -1 unknown. */
+int diag_parse_pfc(const char *text)
+{
+	const char *p;
+	int mask = 0;
+
+	if (!text)
+		return -1;
+	if ((p = strstr(text, "PFC configuration:")) && (p = strstr(p, "enabled")))
+		return pfc_flags(p + strlen("enabled"));
+	if ((p = strstr(text, "prio-pfc"))) {
+		for (int prio = 0; prio < 8; prio++) {
+			char key[8];
+			const char *q;
+
+			snprintf(key, sizeof(key), " %d:on", prio);
+			q = strstr(p, key);
+			mask |= q && (!strchr(p, '\n') || q < strchr(p, '\n')) ? 1 << prio : 0;
+		}
+		return mask;
+	}
+	return pfc_flags(text + strspn(text, " \t"));
+}
+
+/* `devlink health show` ("pci/BDF:", "  reporter NAME", "    state S error
+ * N recover M ..."): [{handle, reporter, state, error}] in output order;
+ * NULL when no reporter line. */
+json_t *diag_parse_devlink(const char *text)
+{
+	json_t *out = json_array(), *cur = NULL;
+	char handle[64] = "";
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *p = line + strspn(line, " \t");
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char word[64];
+
+		while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+			len--;
+		if ((!strncmp(p, "pci/", 4) || !strncmp(p, "auxiliary/", 10)) && len > 1 && line[len - 1] == ':' &&
+		    (size_t)(line + len - p) < sizeof(handle))
+			snprintf(handle, sizeof(handle), "%.*s", (int)(line + len - p) - 1, p);
+		else if (sscanf(p, "reporter %63s", word) == 1 || sscanf(p, "name %63s", word) == 1) {
+			cur = json_pack("{s:s, s:s, s:s, s:I}", "handle", handle, "reporter", word,
+					"state", "", "error", (json_int_t)-1);
+			json_array_append_new(out, cur);
+		} else if (cur && !strncmp(p, "state ", 6)) {
+			long long err = -1;
+			const char *e = NULL;
+
+			if (sscanf(p, "state %63s", word) == 1) {
+				json_object_set_new(cur, "state", json_string(word));
+				e = strstr(p + 6 + strlen(word), " error ");
+			}
+			if (e && e < line + len)
+				err = strtoll(e + 7, NULL, 10);
+			json_object_set_new(cur, "error", json_integer(err));
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!json_array_size(out)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }

@@ -4,6 +4,7 @@
  */
 #include "diag/diag.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,11 @@ static void classify(struct diag_port *p, const json_t *before, const json_t *af
 	json_decref(d);
 }
 
+static long long phys_total(const struct diag_port *p)
+{
+	return p->sum[DIAG_C_PHYS] + p->sum[DIAG_C_POSTFEC];
+}
+
 static double snap_time(const json_t *snap)
 {
 	const char *s = snap_str(snap, "time");
@@ -142,15 +148,59 @@ static double snap_time(const json_t *snap)
 	return s ? strtod(s, NULL) : 0;
 }
 
-static void ber(struct diag_port *p, const json_t *before, const json_t *after)
+/* The bits received over the window: rx_bits_phy, else the port's rate
+ * (its lanes x the lane rate) x the window, said so. */
+static double window_bits(struct diag_port *p)
 {
 	double bits = (double)p->sum[DIAG_C_BITS];
 
-	p->pre_ber = p->post_ber = -1;
+	if (bits > 0)
+		return bits;
+	if (p->rate_gbps <= 0 || p->seconds <= 0)
+		return 0;
+	p->bits_estimated = 1;
+	if (p->have_phy || phys_total(p) > 0) {
+		char lanes[48] = "";
+
+		if (p->width)
+			snprintf(lanes, sizeof(lanes), ", %d lanes x %g Gb/s", p->width,
+				 p->rate_gbps / p->width);
+		note(p, "bits in the window estimated as the port rate (%g Gb/s%s) x %.1f s%s",
+		     p->rate_gbps, lanes, p->seconds,
+		     p->have_phy ? ": ethtool -S has no rx_bits_phy" : "");
+	}
+	return p->rate_gbps * 1e9 * p->seconds;
+}
+
+static void lanes_corrected(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	for (int i = 0; i < DIAG_MAX_LANES; i++) {
+		char name[32];
+		const json_t *b, *a;
+
+		snprintf(name, sizeof(name), "rx_err_lane_%d_phy", i);
+		b = json_object_get(before, name);
+		a = json_object_get(after, name);
+		if (!a || !b)
+			continue;
+		p->lane_corr[i] = json_integer_value(a) - json_integer_value(b);
+		if (p->lane_corr[i] < 0)
+			p->lane_corr[i] = 0;
+		p->nlane_corr = i + 1;
+	}
+}
+
+static void ber(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	double bits = window_bits(p);
+
+	p->pre_ber = p->post_ber = p->phys_ber = -1;
+	p->bits = bits;
+	if (bits > 0)
+		p->phys_ber = (double)phys_total(p) / bits;
+	lanes_corrected(p, before, after);
 	if (!p->have_phy)
 		return;
-	if (bits <= 0 && p->rate_gbps > 0 && p->seconds > 0)
-		bits = p->rate_gbps * 1e9 * p->seconds;
 	if (bits <= 0) {
 		note(p, "bit error rate not computed: no rx_bits_phy and no rate or time window");
 		return;
@@ -164,16 +214,124 @@ static void ber(struct diag_port *p, const json_t *before, const json_t *after)
 		p->post_ber = (double)p->sum[DIAG_C_POSTFEC] / bits;
 }
 
+static long long delta_of(const json_t *before, const json_t *after, const char *name)
+{
+	const json_t *b = json_object_get(before, name), *a = json_object_get(after, name);
+	long long d;
+
+	if (!a || !b)
+		return -1;
+	d = json_integer_value(a) - json_integer_value(b);
+	return d < 0 ? -1 : d;
+}
+
+/* The sum of the deltas of the counters matching @pat; -1 when none. */
+static long long delta_sum(const json_t *before, const json_t *after, const char *pat,
+			   char *detail, size_t len)
+{
+	long long sum = -1, d;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)after, k, v) {
+		if (fnmatch(pat, k, 0) || (d = delta_of(before, after, k)) < 0)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + d;
+		if (d > 0 && detail)
+			add_detail(detail, len, k, d);
+	}
+	return sum;
+}
+
+/* Pause 802.3 Annex 31B / 802.1Qbb: a quantum is 512 bit times, a frame
+ * asks for at most 65535 of them. */
+#define PAUSE_QUANTA_MAX 65535.0
+
+/* Time this port was told to stop sending: the *_pause_duration counters
+ * (mlx5 counters.rst: microseconds), else pause frames received x the
+ * longest pause at the port rate (an upper bound: frames refresh a pause
+ * before it ends). */
+static void pause_time(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	long long us = delta_sum(before, after, "rx*pause_duration", p->pause_detail,
+				 sizeof(p->pause_detail));
+	long long frames = delta_sum(before, after, "rx_prio[0-7]_pause", NULL, 0);
+
+	if (frames < 0)
+		frames = delta_of(before, after, "rx_pause_ctrl_phy");
+	if (frames < 0)
+		frames = delta_of(before, after, "rx_global_pause");
+	p->pause_frames = frames;
+	p->pause_s = -1;
+	if (us >= 0) {
+		p->pause_s = (double)us / 1e6;
+	} else if (frames >= 0 && p->rate_gbps > 0) {
+		p->pause_s = (double)frames * PAUSE_QUANTA_MAX * 512 / (p->rate_gbps * 1e9);
+		p->pause_estimated = 1;
+		if (frames > 0)
+			snprintf(p->pause_detail, sizeof(p->pause_detail),
+				 "%lld pause frames x 65535 quanta of 512 bit times at %g Gb/s", frames,
+				 p->rate_gbps);
+	}
+	p->ecn_marked = delta_of(before, after, "np_ecn_marked_roce_packets");
+	p->cnp_sent = delta_of(before, after, "np_cnp_sent");
+	p->cnp_handled = delta_of(before, after, "rp_cnp_handled");
+}
+
+static int slashes(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+/* Trust and PFC as read after the test; the card's devlink health. */
+static void config_files(struct diag_port *p, const json_t *before, const json_t *after)
+{
+	json_t *hb = diag_parse_devlink(snap_str(before, "devlink-health.txt"));
+	json_t *ha = diag_parse_devlink(snap_str(after, "devlink-health.txt"));
+	const json_t *r;
+	size_t i;
+
+	diag_parse_trust(snap_str(after, "trust"), p->trust, sizeof(p->trust));
+	p->pfc = diag_parse_pfc(snap_str(after, "pfc"));
+	json_array_foreach(ha, i, r) {
+		const char *name = json_string_value(json_object_get(r, "reporter"));
+		long long err = json_integer_value(json_object_get(r, "error")), was = -1;
+		int bad = !strcmp(json_string_value(json_object_get(r, "state")), "error");
+		const json_t *q;
+		size_t k, used = strlen(p->health);
+
+		json_array_foreach(hb, k, q)
+			if (!strcmp(json_string_value(json_object_get(q, "reporter")), name) &&
+			    json_equal(json_object_get(q, "handle"), json_object_get(r, "handle")))
+				was = json_integer_value(json_object_get(q, "error"));
+		if (was >= 0 && err > was)
+			bad = 1;
+		/* port reporters (tx, rx: "pci/BDF/PORT") are the port's, not the card's */
+		if (!bad || slashes(json_string_value(json_object_get(r, "handle"))) != 1)
+			continue;
+		snprintf(p->health + used, sizeof(p->health) - used, "%s%s %s (state %s, error %lld%s)",
+			 used ? "; " : "", json_string_value(json_object_get(r, "handle")), name,
+			 json_string_value(json_object_get(r, "state")), err,
+			 was >= 0 ? (err > was ? ", rose during the test" : "") : "");
+	}
+	json_decref(hb);
+	json_decref(ha);
+}
+
 static void pcie_file(struct diag_pcie *d, const char *file, const char *text, int after)
 {
 	long long aer;
 
 	if (!strcmp(file, "current_link_speed"))
-		d->cur_gts = topo_parse_gts(text);
+		*(after ? &d->cur_gts : &d->other_gts) = topo_parse_gts(text);
 	else if (!strcmp(file, "max_link_speed"))
 		d->max_gts = topo_parse_gts(text);
 	else if (!strcmp(file, "current_link_width"))
-		d->cur_width = atoi(text);
+		*(after ? &d->cur_width : &d->other_width) = atoi(text);
 	else if (!strcmp(file, "max_link_width"))
 		d->max_width = atoi(text);
 	else if (!strcmp(file, "max_payload"))
@@ -224,16 +382,55 @@ static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
 			if (strncmp(rel, "pcie/", 5) || !(slash = strchr(name, '/')))
 				continue;
 			d = pcie_slot(p, name, (size_t)(slash - name));
-			if (d && (s == 0 || !strncmp(slash + 1, "aer_dev_", 8)))
+			if (d && (s == 0 || !strncmp(slash + 1, "aer_dev_", 8) ||
+				  !strncmp(slash + 1, "current_link_", 13)))
 				pcie_file(d, slash + 1, json_string_value(v), s == 0);
 		}
 	for (int i = 0; i < p->npcie; i++) {
 		struct diag_pcie *d = &p->pcie[i];
 
+		if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
+			note(p, "PCIe %s %s read %g GT/s x%d before the test and %g GT/s x%d after: the higher judged (links lower their speed when idle)",
+			     d->role, d->bdf, d->other_gts, d->other_width, d->cur_gts, d->cur_width);
+			d->cur_gts = d->other_gts > d->cur_gts ? d->other_gts : d->cur_gts;
+			d->cur_width = d->other_width > d->cur_width ? d->other_width : d->cur_width;
+		}
 		d->ceiling_gbps = diag_pcie_gbps(d->cur_gts, d->cur_width, d->mps);
 		if (d->cur_gts > 0)
 			p->have_pcie = 1;
+		if (!strcmp(d->role, "hca") && !*p->hca_bdf)
+			snprintf(p->hca_bdf, sizeof(p->hca_bdf), "%s", d->bdf);
 	}
+}
+
+/* Why FILE could not be read: FILE.why as the worker writes it, or the
+ * name without its extension (NAME.why, as older folders have it). */
+static const char *why_of(const json_t *snap, const char *file)
+{
+	char rel[96];
+	const char *s;
+
+	snprintf(rel, sizeof(rel), "%s.why", file);
+	if ((s = snap_str(snap, rel)))
+		return s;
+	snprintf(rel, sizeof(rel), "%.*s.why", (int)strcspn(file, "."), file);
+	return snap_str(snap, rel);
+}
+
+/* The module's lanes against the link's width: dark ones said once. */
+static void module_lanes(struct diag_port *p)
+{
+	struct diag_module *m = &p->mod;
+	char dark[96] = "";
+
+	diag_module_judge(m, p->width);
+	for (int i = 0; i < m->nlanes; i++)
+		if (m->dark & (1u << i))
+			snprintf(dark + strlen(dark), sizeof(dark) - strlen(dark), "%s%d",
+				 *dark ? "," : "", i + 1);
+	if (*dark)
+		note(p, "module lanes %s not in use (no light or transmitter off): not judged%s", dark,
+		     p->width ? "" : " (the link's width is not known: every lane with light is)");
 }
 
 static void exposed_notes(struct diag_port *p, const json_t *after)
@@ -243,8 +440,13 @@ static void exposed_notes(struct diag_port *p, const json_t *after)
 	if (!p->have_ib && !p->have_phy)
 		note(p, "physical-layer counters not exposed (no symbol, FEC or CRC counters in sysfs counters/ or ethtool -S): the cable cannot be judged from this port");
 	if (!p->mod.known) {
-		why = snap_str(after, "ethtool-m.why");
+		why = why_of(after, "ethtool-m.txt");
 		note(p, "transceiver readings not exposed%s%s", why ? ": " : "", why ? why : "");
+	}
+	if (!strcmp(p->link_layer, "Ethernet") && !snap_str(after, "ethtool-S.txt")) {
+		why = why_of(after, "ethtool-S.txt");
+		note(p, "NIC statistics (ethtool -S) not read%s%s: PHY counters, pause and FEC not judged",
+		     why ? ": " : "", why ? why : "");
 	}
 	if (!p->have_pcie) {
 		why = snap_str(after, "pcie.why");
@@ -291,6 +493,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
+	p->width = diag_parse_width(snap_str(after, "rate"));
 	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");
 	p->mtu_after = atoi(snap_str(after, "mtu") ? snap_str(after, "mtu") : "0");
 	if (snap_time(after) > 0 && snap_time(before) > 0)
@@ -301,12 +504,16 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 		note(p, "no 'before' readings: counters cannot be compared");
 	classify(p, cb, ca, p->sum, p->detail, "");
 	ber(p, cb, ca);
+	pause_time(p, cb, ca);
 	json_decref(cb);
 	json_decref(ca);
 	m = snap_str(after, "ethtool-m.txt");
 	if (!m || diag_parse_module(m, &p->mod))
 		memset(&p->mod, 0, sizeof(p->mod));
+	else
+		module_lanes(p);
 	pcie(p, before, after);
+	config_files(p, before, after);
 	far_end(p, before, after);
 	exposed_notes(p, after);
 }

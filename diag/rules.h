@@ -8,6 +8,7 @@ struct diag_ctx {
 	const struct diag_set *set;
 	const json_t *test; /* the test's document, or NULL */
 	json_t *out;	    /* the diagnosis array being built */
+	int congested;	    /* the congestion row named flow control */
 };
 
 struct diag_rule {

@@ -39,12 +39,21 @@ const char *diag_ctx_peer_dev(const struct diag_ctx *c, const struct diag_port *
 	return o ? fc_jstr(o, "device", "") : "";
 }
 
+/* "A DEV <-> B DEV" from the test, else from the first two ports. */
 static void pair_subject(const struct diag_ctx *c, char *buf, size_t len)
 {
 	const json_t *a = json_object_get(c->test, "a"), *b = json_object_get(c->test, "b");
+	const struct diag_set *s = c->set;
 
-	snprintf(buf, len, "%s %s <-> %s %s", fc_jstr(a, "node", "?"), fc_jstr(a, "device", "?"),
-		 fc_jstr(b, "node", "?"), fc_jstr(b, "device", "?"));
+	if (!a && s->nports >= 2)
+		snprintf(buf, len, "%s %s <-> %s %s", s->ports[0].node, s->ports[0].dev,
+			 s->ports[1].node, s->ports[1].dev);
+	else if (!a && s->nports == 1)
+		snprintf(buf, len, "%s %s port %d", s->ports[0].node, s->ports[0].dev,
+			 s->ports[0].port);
+	else
+		snprintf(buf, len, "%s %s <-> %s %s", fc_jstr(a, "node", "?"),
+			 fc_jstr(a, "device", "?"), fc_jstr(b, "node", "?"), fc_jstr(b, "device", "?"));
 }
 
 /* One mismatch of a/b key @key: appends "key: A x, B y" to @why. */
@@ -69,29 +78,57 @@ static int mismatch(const struct diag_ctx *c, const char *key, const char *what,
 	return 1;
 }
 
-/* Netdev MTUs of the evidence that differ (the active MTU follows them). */
-static void netdev_mtus(const struct diag_ctx *c, char *why, size_t len)
+/* The evidence files of the two ends that differ (netdev MTU, trust, PFC):
+ * the ports of other nodes against the first one. Appends to @why and
+ * @part; returns the count of kinds named. @mtu_said: the test's MTU row
+ * named the MTU already (the netdev figures are then its detail). */
+static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *part,
+			 size_t plen, int n, int mtu_said)
 {
 	const struct diag_set *s = c->set;
+	const struct diag_port *p = s->nports ? &s->ports[0] : NULL;
+	int mtu = 0, trust = 0, pfc = 0;
 
 	for (int i = 1; i < s->nports; i++) {
-		const struct diag_port *p = &s->ports[0], *q = &s->ports[i];
+		const struct diag_port *q = &s->ports[i];
 		size_t used = strlen(why);
 
-		if (p->mtu_after && q->mtu_after && p->mtu_after != q->mtu_after) {
-			snprintf(why + used, len - used, " (netdev MTU: %s %s %d B, %s %s %d B)",
-				 p->node, p->netdev, p->mtu_after, q->node, q->netdev, q->mtu_after);
-			return;
+		if (!strcmp(p->node, q->node))
+			continue;
+		if (!mtu && p->mtu_after && q->mtu_after && p->mtu_after != q->mtu_after) {
+			mtu = 1;
+			snprintf(why + used, len - used, "%snetdev MTU: %s %s %d B, %s %s %d B%s",
+				 mtu_said ? " (" : used ? "; " : "", p->node, p->netdev, p->mtu_after,
+				 q->node, q->netdev, q->mtu_after, mtu_said ? ")" : "");
+			used = strlen(why);
+		}
+		if (!trust && *p->trust && *q->trust && strcmp(p->trust, q->trust)) {
+			trust = 1;
+			snprintf(why + used, len - used, "%strust mode: %s %s, %s %s", used ? "; " : "",
+				 p->node, p->trust, q->node, q->trust);
+			used = strlen(why);
+		}
+		if (!pfc && p->pfc >= 0 && q->pfc >= 0 && p->pfc != q->pfc) {
+			pfc = 1;
+			snprintf(why + used, len - used, "%sPFC on priorities (bit per priority): %s 0x%02x, %s 0x%02x",
+				 used ? "; " : "", p->node, p->pfc, q->node, q->pfc);
 		}
 	}
+	if (mtu && !mtu_said)
+		snprintf(part + strlen(part), plen - strlen(part), "%sMTU", n++ ? ", " : "");
+	if (trust && !strstr(part, "trust"))
+		snprintf(part + strlen(part), plen - strlen(part), "%strust", n++ ? ", " : "");
+	if (pfc && !strstr(part, "PFC"))
+		snprintf(part + strlen(part), plen - strlen(part), "%sPFC", n++ ? ", " : "");
+	return n;
 }
 
 static void r_config(struct diag_ctx *c)
 {
-	char why[512] = "", subj[300], part[96] = "configuration (";
-	int n = 0;
+	char why[768] = "", subj[300], part[96] = "configuration (";
+	int n = 0, mtu;
 
-	if (mismatch(c, "mtu", "active MTU in bytes", why, sizeof(why)))
+	if ((mtu = mismatch(c, "mtu", "active MTU in bytes", why, sizeof(why))))
 		n++, strcat(part, "MTU");
 	if (mismatch(c, "gid_type", "GID type", why, sizeof(why)))
 		strcat(part, n++ ? ", GID type" : "GID type");
@@ -99,13 +136,13 @@ static void r_config(struct diag_ctx *c)
 		strcat(part, n++ ? ", trust" : "trust");
 	if (mismatch(c, "pfc", "PFC priorities", why, sizeof(why)))
 		strcat(part, n++ ? ", PFC" : "PFC");
+	n = file_mismatch(c, why, sizeof(why), part, sizeof(part), n, mtu);
 	if (!n)
 		return;
 	strcat(part, ")");
-	netdev_mtus(c, why, sizeof(why));
 	pair_subject(c, subj, sizeof(subj));
 	diag_emit(c, "config", subj, part, 1,
-		  "set the same value on both ends (RoCE MTU: 'ip link set DEV mtu 9000' on the fabric interface; InfiniBand: the subnet manager's MTU; trust and PFC: mlnx_qos) and re-run",
+		  "set the same value on both ends (RoCE MTU: 'ip link set DEV mtu 9000' on the fabric interface; InfiniBand: the subnet manager's MTU; trust and PFC: 'mlnx_qos -i DEV --trust dscp --pfc 0,0,0,1,0,0,0,0' or dcb) and re-run",
 		  why);
 }
 
@@ -236,7 +273,7 @@ static void r_slow(struct diag_ctx *c)
 	long long lost;
 
 	gather(c, &l);
-	if (!slow(c, why, sizeof(why)) || l.phys)
+	if (!slow(c, why, sizeof(why)) || l.phys || c->congested)
 		return;
 	lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
 	pair_subject(c, subj, sizeof(subj));
@@ -244,6 +281,84 @@ static void r_slow(struct diag_ctx *c)
 		 lost ? " (the retries and drops are in the row above)" : " and no retry or drop");
 	diag_emit(c, "slow_clean", subj, "port speed or a rate limit on the path", !lost,
 		  "check both ports' speed (ethtool DEV, ibstat) and the switch ports' speed and shaping; run 'fabcheck matrix' over more nodes: the slow port is the one slow with every peer",
+		  ev);
+}
+
+/*
+ * Flow and congestion control at work with nothing lost. Pause time as a
+ * share of the window: 1% "matters" (a percent of the link's time taken
+ * from the test, about the run-to-run spread of a bandwidth test), 10%
+ * is "likely" on its own (a tenth of the port's rate gone: more than the
+ * margin a bandwidth floor leaves). ECN: marked packets 1% of the packets
+ * received, or a CNP handled every millisecond (DCQCN cuts the sender's
+ * rate on each CNP it handles, NVIDIA's DCQCN description; one a
+ * millisecond keeps a flow well under its line rate). Pause time from
+ * the *_pause_duration counters, else frames x the longest pause.
+ */
+#define PAUSE_SHARE_MATTERS 0.01
+#define PAUSE_SHARE_LIKELY 0.10
+#define ECN_SHARE_MATTERS 0.01
+#define CNP_PER_S_MATTERS 1000.0
+
+struct cong {
+	double share;	       /* the largest share of time a port was paused */
+	const struct diag_port *paused;
+	long long marked, sent, handled, pkts;
+	double seconds;
+	int matters;
+};
+
+static void cong_gather(const struct diag_ctx *c, struct cong *g)
+{
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *p = &c->set->ports[i];
+		double share = p->pause_s >= 0 && p->seconds > 0 ? p->pause_s / p->seconds : 0;
+
+		if (share > 1)
+			share = 1;
+		if (share > g->share)
+			g->share = share, g->paused = p;
+		g->marked += p->ecn_marked > 0 ? p->ecn_marked : 0;
+		g->sent += p->cnp_sent > 0 ? p->cnp_sent : 0;
+		g->handled += p->cnp_handled > 0 ? p->cnp_handled : 0;
+		g->pkts += p->pkts;
+		if (p->seconds > g->seconds)
+			g->seconds = p->seconds;
+	}
+	g->matters = g->share >= PAUSE_SHARE_MATTERS ||
+		     (g->pkts > 0 && g->marked >= ECN_SHARE_MATTERS * (double)g->pkts) ||
+		     (g->seconds > 0 && (double)g->handled / g->seconds >= CNP_PER_S_MATTERS);
+}
+
+static void r_congestion(struct diag_ctx *c)
+{
+	char subj[300], ev[900] = "", why[200];
+	struct cong g;
+	struct loss l;
+	size_t used;
+	int slow_bw;
+
+	gather(c, &l);
+	cong_gather(c, &g);
+	if (l.phys || l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop > 0 || !g.matters)
+		return;
+	slow_bw = slow(c, why, sizeof(why));
+	if (g.paused && g.share > 0)
+		snprintf(ev, sizeof(ev), "%s %s was told to pause %.0f%% of the %.0f s window (%s%s)",
+			 g.paused->node, g.paused->netdev[0] ? g.paused->netdev : g.paused->dev,
+			 100 * g.share, g.paused->seconds, g.paused->pause_detail,
+			 g.paused->pause_estimated ? ": at most" : "");
+	used = strlen(ev);
+	snprintf(ev + used, sizeof(ev) - used,
+		 "%sECN-marked packets +%lld, CNPs sent +%lld and handled +%lld; no drop, retry or physical error%s%s",
+		 used ? "; " : "", g.marked, g.sent, g.handled, slow_bw ? "; " : "",
+		 slow_bw ? why : "");
+	pair_subject(c, subj, sizeof(subj));
+	c->congested = 1;
+	diag_emit(c, "congestion", subj, "congestion or flow control",
+		  g.share >= PAUSE_SHARE_LIKELY || slow_bw, 
+		  "not the cable or the port: find the congested switch egress (the switch's per-priority pause and ECN counters for this class), check the traffic pattern (many-to-one incast under all-to-all) and the switch's ECN thresholds; run the pair alone ('fabcheck pair' outside the job) and compare",
 		  ev);
 }
 
@@ -282,9 +397,9 @@ void diag_test_rules(struct diag_ctx *c)
 		r_rails_slow(c);
 		return;
 	}
-	if (!c->test || !json_object_get(c->test, "a"))
-		return;
-	r_config(c);
+	r_config(c); /* the test's own figures, and the evidence files alone */
 	r_loss(c);
-	r_slow(c);
+	r_congestion(c);
+	if (c->test && json_object_get(c->test, "a"))
+		r_slow(c);
 }

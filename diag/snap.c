@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 #define SNAP_FILE_MAX DIAG_SNAP_FILE_MAX
@@ -105,75 +106,53 @@ json_t *diag_snap_read_dir(const char *dir)
 	return snap;
 }
 
-int diag_mkdirs(const char *path)
+/* Creates each folder of @rel (a snapshot's name, snap_path_ok) under
+ * @dfd and writes the file at its end, all relative to folder fds. */
+static int write_rel(int dfd, const char *rel, const char *text, const char *shown)
 {
-	char buf[1024];
+	char buf[256], where[1024], *part, *next;
+	int fd = dfd, err = 0;
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			goto fail;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		goto fail;
-	return 0;
-fail:
-	fc_err("evidence: cannot create folder '%s': %s", buf, strerror(errno));
-	return -errno;
-}
+	snprintf(buf, sizeof(buf), "%s", rel); /* snap_path_ok: at most 200 bytes */
+	snprintf(where, sizeof(where), "%s", shown);
+	for (part = buf; (next = strchr(part, '/')); part = next + 1) {
+		int sub;
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	size_t len = strlen(text), off = 0;
-
-	if (fd < 0)
-		goto fail;
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			goto fail;
+		*next = '\0';
+		if (!*part || *part == '.') { /* "a//b", "./a", ".hidden/a" */
+			err = -EINVAL;
+			break;
 		}
-		off += (size_t)n;
+		sub = fc_subdir_at(fd, part, where);
+		if (fd != dfd)
+			close(fd);
+		if (sub < 0)
+			return sub;
+		fd = sub;
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), "/%s", part);
 	}
-	if (close(fd))
-		goto fail;
-	return 0;
-fail:
-	fc_err("evidence: cannot write '%s': %s", path, strerror(errno));
-	return -EIO;
+	if (!err && (!*part || *part == '.'))
+		err = -EINVAL;
+	if (err)
+		fc_err("evidence: '%s' is not a snapshot file name; not written", rel);
+	else
+		err = fc_write_new_at(fd, part, text, strlen(text), where);
+	if (fd != dfd)
+		close(fd);
+	return err;
 }
 
-int diag_snap_write_dir(const json_t *snap, const char *dir)
+int diag_snap_write_at(int dfd, const json_t *snap, const char *shown)
 {
 	const char *rel;
 	json_t *v;
-	int err = diag_mkdirs(dir);
+	int err = 0;
 
 	json_object_foreach((json_t *)snap, rel, v) {
-		char path[1024];
-		char *slash;
-
-		if (err)
-			break;
 		if (!snap_path_ok(rel) || !json_is_string(v))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, rel);
-		slash = strrchr(path, '/');
-		*slash = '\0';
-		err = diag_mkdirs(path);
-		*slash = '/';
-		if (!err)
-			err = write_text(path, json_string_value(v));
+		if ((err = write_rel(dfd, rel, json_string_value(v), shown)))
+			break;
 	}
 	return err;
 }

@@ -110,10 +110,12 @@ static json_t *gpus_json(const struct gdr_dev *dev)
 	for (int i = 0; i < dev->ngpus && dev->gpus; i++) {
 		const struct gdr_gpu_info *g = &dev->gpus[i];
 
-		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:b, s:b, s:s}", "index",
-						     g->index, "name", g->name, "bus_id", g->bus_id,
-						     "dma_buf", g->dmabuf, "gdr_rdma", g->gdr,
-						     "distance", topo_dist_name(g->dist)));
+		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:b, s:b, s:s, s:i, s:i, s:i}",
+						     "index", g->index, "name", g->name, "bus_id",
+						     g->bus_id, "dma_buf", g->dmabuf, "gdr_rdma", g->gdr,
+						     "distance", topo_dist_name(g->dist),
+						     "compute_capability", g->cc, "flush_writes_options",
+						     g->flush_opts, "writes_ordering", g->wr_order));
 	}
 	return arr;
 }
@@ -233,8 +235,12 @@ static void registration(json_t *doc, struct gdr_mem *m, const struct gc_opts *o
 				    json_pack("{s:n, s:s?, s:s, s:s}", "device", "wanted", want,
 					      "plan", ok ? gdr_method_name(plan.first) : "none",
 					      "why", plan.msg));
-		if (!ok)
+		if (!ok && want)
 			fc_finding(doc, FC_FAIL, "%s", plan.msg);
+		else if (!ok) /* a GPU node without an HCA: what could be checked was */
+			fc_finding(doc, FC_WARN,
+				   "no RDMA device on %s: registration with an HCA not tried; GPUDirect RDMA would not work as the node is: %s",
+				   node, plan.msg);
 		else
 			fc_finding(doc, FC_WARN,
 				   "%s%s on %s: registration with an HCA not tried; it would use %s",
@@ -295,6 +301,8 @@ static void render(FILE *f, const json_t *doc)
 	fprintf(f, "  copy check         %s\n", fc_jstr(doc, "copy_check", "not run"));
 	fprintf(f, "  validate pattern   %s\n", fc_jstr(doc, "validate", "not run"));
 	fprintf(f, "  dma-buf export     %s\n", fc_jstr(doc, "dmabuf_export", "not run"));
+	fprintf(f, "  GPUDirect flush    %s\n",
+		fc_jstr(json_object_get(doc, "flush"), "how", "not decided"));
 	fprintf(f, "  nvidia_peermem     %s\n",
 		json_is_true(json_object_get(doc, "peermem")) ? "loaded" : "not loaded");
 	reg = json_object_get(doc, "registration");
@@ -303,7 +311,7 @@ static void render(FILE *f, const json_t *doc)
 			fc_jstr(reg, "device", "?"));
 	else if (reg)
 		fprintf(f, "  registration       not tried (%s%s); plan: %s\n",
-			json_object_get(reg, "wanted") ? "cannot open " : "no RDMA device",
+			json_is_string(json_object_get(reg, "wanted")) ? "cannot open " : "no RDMA device",
 			fc_jstr(reg, "wanted", ""), fc_jstr(reg, "plan", "none"));
 	fputc('\n', f);
 }
@@ -369,6 +377,9 @@ static void run_checks(json_t *doc, struct gdr_mem *m, const struct gc_opts *o,
 			    json_boolean(gdr_peermem_loaded(gdr_sysfs_root(), seen, sizeof(seen))));
 	if (seen[0])
 		json_object_set_new(doc, "peermem_path", json_string(seen));
+	json_object_set_new(doc, "flush", json_pack("{s:s, s:s}", "how",
+						    gdr_flush_name(m->dev->flush), "why",
+						    m->dev->flush_why));
 	if (timed_copies(doc, m, o) || validate_helpers(doc, m)) {
 		fc_finding(doc, FC_FAIL, "copies to or from GPU %d failed (see the error above)",
 			   m->dev->gpu.index);

@@ -17,7 +17,11 @@
 #include "gdr/gdr.h"
 
 enum {
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116,
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117,
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING = 118,
 	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
 };
 enum { CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6 };
@@ -109,6 +113,21 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 	return 0;
 }
 
+/* Compute capability and the GPUDirect flush attributes (-1 unknown). */
+static void list_flush_attrs(const struct fc_cuda *api, struct gdr_gpu_info *g, fc_cudev d)
+{
+	int ma = 0, mi = 0;
+
+	if (api->device_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
+	    api->device_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
+		ma = mi = 0;
+	g->cc = ma * 10 + mi;
+	if (api->device_attr(&g->flush_opts, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, d))
+		g->flush_opts = -1;
+	if (api->device_attr(&g->wr_order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, d))
+		g->wr_order = -1;
+}
+
 /* Fills dev->gpus with what the driver says about each GPU. */
 static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct topo *topo,
 		     const char *hca)
@@ -138,6 +157,7 @@ static int cuda_list(struct gdr_dev *dev, struct cuda_state *st, const struct to
 			g->dmabuf = 0;
 		if (api->device_attr(&g->gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, d))
 			g->gdr = 0;
+		list_flush_attrs(api, g, d);
 	}
 	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
 	return 0;
@@ -158,6 +178,7 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
 	dev->gpu = dev->gpus[pos];
+	gdr_dev_set_flush(dev, 0);
 	r = api->device_get(&st->cudev, dev->gpu.index);
 	if (!r)
 		r = api->ctx_retain(&st->ctx, st->cudev);
@@ -332,7 +353,7 @@ static int reg_dmabuf(struct gdr_mem *m, struct ibv_pd *pd, int access, char *wh
 			 m->dev->gpu.index);
 		return fd;
 	}
-	m->mr = ibv_reg_dmabuf_mr(pd, off, m->len, m->iova, fd, access);
+	m->mr = gdr_ibv_reg_dmabuf_mr(pd, off, m->len, m->iova, fd, access);
 	if (!m->mr) {
 		err = errno ? errno : EINVAL;
 		close(fd);
@@ -376,9 +397,9 @@ static int cuda_flush(struct gdr_dev *dev)
 	char e[256];
 	fc_cures r;
 
-	/* Without it the caller flushes another way (a loopback RDMA READ:
-	 * gdr_dev.gdr_flush says which). */
-	if (!st->api.flush_rdma)
+	/* Otherwise the caller flushes another way, or none is needed
+	 * (gdr_dev.flush, gdr_flush_decide). */
+	if (!st->api.flush_rdma || dev->flush != GDR_FLUSH_CUDA)
 		return 0;
 	r = st->api.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 			       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);

@@ -68,8 +68,35 @@ struct gdr_gpu_info {
 	char bus_id[32];   /* as the driver prints it */
 	int dmabuf;	   /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
 	int gdr;	   /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
+	int cc;		   /* compute capability x 10 (90 Hopper); 0 unknown */
+	int flush_opts;	   /* ..._GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS; -1 unknown */
+	int wr_order;	   /* ..._GPU_DIRECT_RDMA_WRITES_ORDERING; -1 unknown */
 	enum topo_dist dist; /* to the chosen HCA, TOPO_UNKNOWN if none */
 };
+
+/* How GPUDirect RDMA writes are made visible before the CPU checks them. */
+enum gdr_flush_how {
+	GDR_FLUSH_NONE,	    /* host memory, or the GPU orders the writes itself */
+	GDR_FLUSH_CUDA,	    /* cuFlushGPUDirectRDMAWrites */
+	GDR_FLUSH_LOOPBACK, /* a loopback RDMA READ on the QP, as NCCL flushes */
+};
+struct gdr_flush_in {
+	int cuda_sym;	/* the driver has cuFlushGPUDirectRDMAWrites */
+	int flush_opts; /* FLUSH_WRITES_OPTIONS bits (1 HOST: the call works); -1 unknown */
+	int wr_order;	/* WRITES_ORDERING: 0 NONE, 100 OWNER, 200 ALL_DEVICES; -1 unknown */
+	int c2c_near;	/* the GPU reaches its CPU over C2C and the NIC is <= PXB */
+};
+/*
+ * The flush a validation check needs (gdr/gpu_pick.c): none where the GPU
+ * orders GPUDirect writes for its owner's reads (WRITES_ORDERING OWNER or
+ * ALL_DEVICES); the loopback READ where the GPU's C2C path and the NIC's
+ * PCIe path are unordered (NCCL's ncclTopoFlushC2c, src/graph/paths.cc
+ * ncclTopoNeedFlush, where cuFlushGPUDirectRDMAWrites is no use); the driver
+ * call where FLUSH_WRITES_OPTIONS has HOST; else the loopback READ (as NCCL
+ * flushes on compute capability < 9.0). @why (may be NULL) says which.
+ */
+enum gdr_flush_how gdr_flush_decide(const struct gdr_flush_in *in, char *why, size_t len);
+const char *gdr_flush_name(enum gdr_flush_how h);
 
 /*
  * Picks the GPU that @req names among @gpus (index order). For
@@ -88,19 +115,20 @@ int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_re
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca);
 /*
- * The GPU a rail's HCA pairs with, as NCCL pairs them, where several GPUs
- * tie at the smallest distance from @hca (@pos, what gdr_gpu_pick chose):
- * the HCAs of @topo whose nearest GPUs are that same set share them in
- * name order (the k-th such HCA takes the k-th GPU, by index, modulo), so
- * two HCAs under one PCIe switch with two GPUs get one GPU each and every
- * rail's pair, started apart, still lands on its own GPU. Returns the
- * position in @gpus; @pos where nothing ties or the topology lacks @hca.
+ * The GPU NCCL pairs with HCA @hca (topo_nccl_nic_gpu: NCCL's local GPUs of
+ * the HCA, the first whose NIC on channel 0 it is), as its position in
+ * @gpus (matched by bus id), so every rail's pair, started apart, lands on
+ * the GPU NCCL would drive it from. @pos (what gdr_gpu_pick chose) when the
+ * topology lacks @hca, no GPU of NCCL's uses it, or CUDA does not list it.
  */
 int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		   const char *hca, int pos);
-/* The HCA nearest GPU @bus_id (first by name among ties) into @buf;
- * -ENOENT when the topology has no HCA or no such GPU. */
+/* The HCA NCCL gives GPU @bus_id on channel 0 (topo_nccl_gpu_nic) into
+ * @buf; -ENOENT when the topology has no HCA or no such GPU. */
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
+/* dev->flush and flush_why for the chosen GPU (gdr_flush_decide). */
+struct gdr_dev;
+void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near);
 /* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
  * NULL (and nothing logged) when it has none. */
 struct topo *gdr_topo_load(void);
@@ -112,7 +140,8 @@ struct gdr_reg_inputs {
 	int driver_version;  /* cuDriverGetVersion, 0 unknown */
 	int cuda_export;     /* cuMemGetHandleForAddressRange is in the driver */
 	int cuda_dmabuf;     /* the GPU reports DMA_BUF_SUPPORTED */
-	int verbs_dmabuf;    /* 1 kernel+rdma-core take dma-buf, 0 not, -1 not probed */
+	int verbs_dmabuf;    /* 1 kernel+rdma-core take dma-buf, 0 not, -1 not probed,
+				-2 libibverbs has no ibv_reg_dmabuf_mr */
 	int peermem;	     /* nvidia_peermem (or nv_peer_mem) seen */
 };
 
@@ -175,6 +204,8 @@ struct gdr_dev {
 	int driver_version;
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
 	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
+	enum gdr_flush_how flush;  /* what gdr_flush_decide chose for the GPU */
+	char flush_why[256];	   /* and why */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */
 	int hugepages;		   /* host memory: in huge pages (--hugepages) */
@@ -321,6 +352,10 @@ int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len);
 /* 1 when kernel and rdma-core take dma-buf MRs on @pd, 0 when not
  * (EOPNOTSUPP / EPROTONOSUPPORT), as NCCL probes it. */
 int gdr_verbs_dmabuf_supported(struct ibv_pd *pd);
+/* ibv_reg_dmabuf_mr resolved at run time (rdma-core 34+); NULL with errno
+ * EOPNOTSUPP where libibverbs lacks it. */
+struct ibv_mr *gdr_ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
+				     uint64_t iova, int fd, int access);
 /* Root of sysfs ("/sys", or $FABCHECK_SYSFS for tests on recorded trees). */
 const char *gdr_sysfs_root(void);
 

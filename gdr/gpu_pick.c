@@ -193,7 +193,10 @@ static void dmabuf_missing(const struct gdr_reg_inputs *in, char *buf, size_t le
 	else if (!in->cuda_dmabuf)
 		used += (size_t)snprintf(buf + used, len - used,
 					 "the GPU does not report dma-buf support (needs the open kernel modules, driver 515 or newer)");
-	if (in->verbs_dmabuf == 0 && used < len)
+	if (in->verbs_dmabuf == -2 && used < len)
+		snprintf(buf + used, len - used, "%slibibverbs has no ibv_reg_dmabuf_mr (rdma-core older than 34)",
+			 used ? "; " : "");
+	else if (in->verbs_dmabuf == 0 && used < len)
 		snprintf(buf + used, len - used, "%sthe kernel or rdma-core refuses dma-buf MRs (needs Linux 5.12 and rdma-core 34 or newer)",
 			 used ? "; " : "");
 }
@@ -296,4 +299,48 @@ int64_t gdr_pattern_check(const void *buf, uint64_t off, size_t len, uint64_t se
 		done += n;
 	}
 	return -1;
+}
+
+/* CUflushGPUDirectRDMAWritesOptions and CUGPUDirectRDMAWritesOrdering (cuda.h). */
+#define CU_FLUSH_OPTION_HOST 1
+#define CU_WRITES_ORDERING_OWNER 100
+
+const char *gdr_flush_name(enum gdr_flush_how h)
+{
+	switch (h) {
+	case GDR_FLUSH_CUDA:
+		return "cuFlushGPUDirectRDMAWrites";
+	case GDR_FLUSH_LOOPBACK:
+		return "loopback RDMA READ";
+	default:
+		return "none";
+	}
+}
+
+enum gdr_flush_how gdr_flush_decide(const struct gdr_flush_in *in, char *why, size_t len)
+{
+	char tmp[8];
+	enum gdr_flush_how h;
+	const char *w;
+
+	if (!why) {
+		why = tmp;
+		len = sizeof(tmp);
+	}
+	if (in->c2c_near) {
+		h = GDR_FLUSH_LOOPBACK;
+		w = "the GPU reaches its CPU over C2C and the NIC over PCIe, two unordered paths: flushed by a loopback RDMA READ, as NCCL does there (paths.cc ncclTopoNeedFlush)";
+	} else if (in->wr_order >= CU_WRITES_ORDERING_OWNER) {
+		h = GDR_FLUSH_NONE;
+		w = "the GPU orders GPUDirect RDMA writes for its own reads (WRITES_ORDERING >= OWNER): no flush";
+	} else if (in->cuda_sym && in->flush_opts >= 0 && (in->flush_opts & CU_FLUSH_OPTION_HOST)) {
+		h = GDR_FLUSH_CUDA;
+		w = "cuFlushGPUDirectRDMAWrites (FLUSH_WRITES_OPTIONS has HOST)";
+	} else {
+		h = GDR_FLUSH_LOOPBACK;
+		w = !in->cuda_sym ? "the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3+): flushed by a loopback RDMA READ, as NCCL does" :
+				    "the GPU does not support cuFlushGPUDirectRDMAWrites (FLUSH_WRITES_OPTIONS lacks HOST): flushed by a loopback RDMA READ, as NCCL does";
+	}
+	snprintf(why, len, "%s", w);
+	return h;
 }

@@ -2,6 +2,7 @@
  * Memory for the verbs data path: the dispatch over the ops tables, the
  * host backend, registration with the HCA, and --validate fill / verify.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
@@ -199,13 +200,44 @@ void gdr_mem_free(struct gdr_mem *m)
 	m->base = NULL;
 }
 
+typedef struct ibv_mr *(*reg_dmabuf_fn)(struct ibv_pd *, uint64_t, size_t, uint64_t, int, int);
+
+/* ibv_reg_dmabuf_mr, looked up at run time: rdma-core added it in 34
+ * (IBVERBS_1.12), and a binary that imported it would not start on older
+ * ones. NULL when this libibverbs lacks it. */
+static reg_dmabuf_fn reg_dmabuf_sym(void)
+{
+	static reg_dmabuf_fn fn;
+	static int looked;
+
+	if (!looked) {
+		fn = (reg_dmabuf_fn)dlsym(RTLD_DEFAULT, "ibv_reg_dmabuf_mr");
+		looked = 1;
+	}
+	return fn;
+}
+
+struct ibv_mr *gdr_ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
+				     uint64_t iova, int fd, int access)
+{
+	reg_dmabuf_fn fn = reg_dmabuf_sym();
+
+	if (!fn) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return fn(pd, off, len, iova, fd, access);
+}
+
 int gdr_verbs_dmabuf_supported(struct ibv_pd *pd)
 {
 	struct ibv_mr *mr;
 
+	if (!reg_dmabuf_sym())
+		return -2;
 	/* fd -1 is refused with EBADF where dma-buf MRs exist at all. */
 	errno = 0;
-	mr = ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
+	mr = gdr_ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
 	if (mr) {
 		ibv_dereg_mr(mr);
 		return 1;

@@ -40,54 +40,23 @@ void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo
 					     TOPO_UNKNOWN;
 }
 
-/* Which of @gpus are nearest @nic (a bit per position, the first 64) and at
- * what distance. */
-static uint64_t nearest_set(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
-			    const char *nic, enum topo_dist *dist_p)
-{
-	enum topo_dist best = TOPO_UNKNOWN;
-	uint64_t set = 0;
-
-	for (int i = 0; i < n && i < 64; i++) {
-		enum topo_dist d = topo_distance(topo, gpus[i].bus_id, nic);
-
-		if (d < best) {
-			best = d;
-			set = 0;
-		}
-		if (d == best && d != TOPO_UNKNOWN)
-			set |= 1ULL << i;
-	}
-	*dist_p = best;
-	return set;
-}
-
 int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		   const char *hca, int pos)
 {
-	const struct topo_dev *me = topo ? topo_find(topo, hca) : NULL, *nic;
-	enum topo_dist d, dn;
-	uint64_t set = me ? nearest_set(gpus, n, topo, me->name, &d) : 0;
-	int rank = 0, tied = __builtin_popcountll(set);
+	const struct topo_dev *g = topo ? topo_nccl_nic_gpu(topo, hca) : NULL;
+	char bdf[TOPO_BDF_LEN];
 
-	if (tied < 2 || !(set >> pos & 1))
-		return pos;
-	for (int j = 0; (nic = topo_nic(topo, j)); j++)
-		if (strcmp(nic->name, me->name) < 0 && nearest_set(gpus, n, topo, nic->name, &dn) == set &&
-		    dn == d)
-			rank++;
-	rank %= tied;
-	for (int i = 0; i < n && i < 64; i++)
-		if (set >> i & 1 && !rank--)
+	for (int i = 0; g && i < n; i++)
+		if (topo_bdf_norm(gpus[i].bus_id, bdf) == 0 && !strcmp(bdf, g->bdf))
 			return i;
 	return pos;
 }
 
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len)
 {
-	const struct topo_dev *nic;
+	const struct topo_dev *nic = topo ? topo_nccl_gpu_nic(topo, bus_id, 0) : NULL;
 
-	if (!topo || topo_nearest_nics(topo, bus_id, &nic, 1, NULL) < 1)
+	if (!nic)
 		return -ENOENT;
 	snprintf(buf, len, "%s", nic->name);
 	return 0;
@@ -112,4 +81,14 @@ void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *h
 	for (int i = 0; i < dev->ngpus; i++)
 		if (dev->gpus[i].index == dev->gpu.index)
 			dev->gpu.dist = dev->gpus[i].dist;
+}
+
+void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near)
+{
+	struct gdr_flush_in in = {
+		.cuda_sym = dev->gdr_flush, .flush_opts = dev->gpu.flush_opts,
+		.wr_order = dev->gpu.wr_order, .c2c_near = c2c_near,
+	};
+
+	dev->flush = gdr_flush_decide(&in, dev->flush_why, sizeof(dev->flush_why));
 }

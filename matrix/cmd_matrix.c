@@ -13,6 +13,7 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_drain.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_rails.h"
@@ -51,6 +52,8 @@ const char usage_matrix[] =
 	"                       doc/diagnose.md); 'fabcheck diagnose DIR' judges it again\n"
 	"  -j, --json           one JSON document on stdout\n"
 	"\n"
+	"Slurm (doc/slurm.md):\n" FC_DRAIN_HELP
+	"\n"
 	"rails (pair options, see 'fabcheck pair --help'):\n"
 	"  --rails all|LIST     match every node's ports into rails (by the fabric: IP\n"
 	"                       subnet on RoCE, subnet prefix on InfiniBand), then a\n"
@@ -70,12 +73,29 @@ struct progress {
 	int done, total;
 };
 
+/* Why a pair did not pass: its error, else its first finding; "" when it
+ * passed or says nothing. */
+static const char *pair_reason(const json_t *doc)
+{
+	const char *err = fc_jstr(doc, "error", "");
+	const json_t *f = json_array_get(json_object_get(doc, "findings"), 0);
+
+	if (*err)
+		return err;
+	if (!strcmp(fc_jstr(doc, "verdict", "pass"), "pass"))
+		return "";
+	if (json_is_string(f))
+		return json_string_value(f);
+	return fc_jstr(f, "text", "");
+}
+
 /* One line on stderr per finished pair. */
 static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 {
 	struct progress *p = arg;
 	struct mx_session *s = p->s;
 	double size = 0, gbps = fc_pair_doc_gbps(doc, &size), lat = fc_pair_doc_lat_us(doc);
+	const char *why;
 	char round[32];
 
 	p->done++;
@@ -92,8 +112,9 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 		fprintf(stderr, " %9.2f us", lat);
 	else
 		fprintf(stderr, " %12s", "-");
-	fprintf(stderr, "  %s%s%s\n", fc_jstr(doc, "verdict", "?"),
-		json_object_get(doc, "error") ? ": " : "", fc_jstr(doc, "error", ""));
+	fprintf(stderr, "  %s", fc_jstr(doc, "verdict", "?"));
+	why = pair_reason(doc);
+	fprintf(stderr, "%s%s\n", *why ? ": " : "", why);
 }
 
 static int run_to_end(struct mx_session *s)
@@ -175,12 +196,15 @@ static void render_matrix(FILE *f, const json_t *doc)
 	size_t i;
 	json_t *nd;
 
-	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s, %s\n\n",
+	double lat = fc_jnum(doc, "rack_median_lat_us", NAN);
+
+	/* The latency only where one was measured (a bandwidth-only run has none). */
+	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s%s%s\n\n",
 		(long long)fc_jnum(doc, "run", 0), (int)json_array_size(json_object_get(doc, "nodes")),
 		(long long)fc_jnum(doc, "pairs_done", 0), (long long)fc_jnum(doc, "pairs_total", 0),
 		(int)fc_jnum(doc, "rounds", 0),
 		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
-		num(fc_jnum(doc, "rack_median_lat_us", NAN), "us", b2, sizeof(b2)));
+		isfinite(lat) ? ", " : "", isfinite(lat) ? num(lat, "us", b2, sizeof(b2)) : "");
 	if (json_is_object(json_object_get(doc, "screen")))
 		fprintf(f, "screen: %s\n\n", fc_jstr(json_object_get(doc, "screen"), "why", ""));
 	if (json_array_size(json_object_get(doc, "rails"))) {
@@ -208,6 +232,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	fc_drain_render(f, doc);
 }
 
 /* Each link against its own past runs (a warning per flagged link). */
@@ -224,7 +249,7 @@ static void add_history(struct fc_store *st, const struct mx_model *m, json_t *d
 
 /* Analyses the stored run, runs the retest when asked, and reports. */
 static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
-		  int *retest_queued)
+		  int *retest_queued, const struct fc_drain_opts *drain)
 {
 	struct mx_model m;
 	json_t *doc;
@@ -237,13 +262,25 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		return FC_EXIT_CANT;
 	}
 	if (retest_queued) {
+		int before = s->retested;
+
 		/* A resumed run that was retested already is not retested again. */
 		for (size_t i = 0; i < m.nres; i++)
 			s->retested |= m.res[i].retest;
+		if (!before && s->retested)
+			s->hist_retested = 1;
 		*retest_queued = m.nrails ? mx_session_retest_rails(s, &m) :
 					    mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
 			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
+			mx_model_release(&m);
+			return 0;
+		}
+		/* The links below their past, once, after the suspects' retest. */
+		*retest_queued = scr && scr->ss ? 0 : mx_session_retest_history(s, &m);
+		if (*retest_queued > 0) {
+			fprintf(stderr, "measuring again %d link(s) below their past runs\n",
+				*retest_queued);
 			mx_model_release(&m);
 			return 0;
 		}
@@ -260,12 +297,21 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
 	}
+	if (fc_drain_wanted(drain)) {
+		json_t *targets = json_array(), *passed = json_array();
+		int measured = (m.nrails ? m.ran.nsuspects : m.an.nsuspects) > 0 || !nerr;
+
+		mx_drain_targets(doc, targets, passed);
+		mx_drain_run(doc, s->st, s->run, "matrix", drain, targets, passed, measured);
+		json_decref(targets);
+		json_decref(passed);
+	}
 	fc_store_run_end(s->st, s->run, fc_jstr(doc, "verdict", "fail"));
 	rc = fc_emit(ctx, doc, render_matrix);
 	/* A suspect is a failed check; pairs that could not run, when nothing
 	 * is to blame, mean the matrix could not run. */
 	if (rc != FC_EXIT_CANT) {
-		if (m.nrails ? m.ran.nsuspects > 0 : m.an.nsuspects > 0)
+		if (m.nrails ? m.ran.nsuspects > 0 : fc_mx_failed(&m.an))
 			rc = FC_EXIT_FAIL;
 		else if (nerr)
 			rc = FC_EXIT_CANT;
@@ -381,7 +427,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
 		goto out_close;
 	}
-	rc = finish(ctx, &s, NULL, NULL);
+	rc = finish(ctx, &s, NULL, NULL, &c->drain);
 out_close:
 	mx_session_close(&s);
 out_free:
@@ -443,7 +489,7 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 			rc = rc == -EINVAL ? FC_EXIT_USAGE : FC_EXIT_CANT;
 			goto out_session;
 		}
-		rc = finish(ctx, &s, &scr, &queued);
+		rc = finish(ctx, &s, &scr, &queued, &c.drain);
 	} while (queued > 0 && !rc);
 
 out_session:

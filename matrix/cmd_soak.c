@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "matrix/mx_drain.h"
 #include "core/opts.h"
 #include "ctl/child.h"
 #include "core/out.h"
@@ -69,6 +70,9 @@ const char usage_soak[] =
 	"  a series, drops and flaps per rail: pairs and nodes named NODE/RAIL),\n"
 	"  --pair-opt ARG (any other pair option, repeatable)\n"
 	"\n"
+	"Slurm (doc/slurm.md): a node whose link flapped is drained:\n" FC_DRAIN_HELP
+	"  (the others are passed only when no slice failed or dropped)\n"
+	"\n"
 	"Exit: 0 pass, 1 a drop, a flap or a failed slice, 2 usage, 3 could not run\n"
 	"(no slice gave a result) or stopped before the end.\n";
 
@@ -80,6 +84,7 @@ struct soak_cli {
 	double duration, slice, interval, drop_pct, deadline;
 	json_t *pair_args;
 	int test_given;
+	struct fc_drain_opts drain;
 };
 
 struct soak {
@@ -132,6 +137,7 @@ static const struct fc_opts soak_spec = {
 		FCO_CALL("launcher", 0, fc_launcher_opt, ARG, .flags = FC_OPT_PASSED | FC_OPT_CHECK),
 		FCO_CALL_AT("rails", 0, mx_pass_rails, pair_args, json_t *),
 		FCO_PASS("exclude-dev", 0, ARG),
+		FC_DRAIN_OPTS(drain),
 		FCO_JSON,
 		{ 0 },
 	},
@@ -352,6 +358,7 @@ static void render_soak(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "");
 	fc_table_free(t);
+	fc_drain_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %lld in %s\n",
 			(long long)fc_jnum(json_object_get(doc, "store"), "run", 0),
@@ -419,6 +426,14 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	if (!good)
 		fc_finding(doc, FC_FAIL,
 			   "no slice gave a result: the pairs could not run (see the failures above)");
+	if (fc_drain_wanted(&s.c.drain)) {
+		json_t *targets = json_array(), *passed = json_array();
+
+		mx_drain_soak_targets(doc, s.c.nodes, s.c.n, targets, rc ? NULL : passed);
+		mx_drain_run(doc, s.st, s.run, "soak", &s.c.drain, targets, passed, good > 0);
+		json_decref(targets);
+		json_decref(passed);
+	}
 	json_object_set(params, "findings", json_object_get(doc, "findings"));
 	json_object_set(params, "events", json_object_get(doc, "events"));
 	fc_store_run_set_params(s.st, s.run, params);

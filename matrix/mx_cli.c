@@ -73,6 +73,7 @@ static const struct fc_opt mx_opts[] = {
 	FCO_INT("max-rounds", 0, max_rounds, 1, 4096, .only = MATRIX),
 	FCO_CALL_AT("fanout", 0, fc_fanout_opt, fanout, int),
 	FCO_FLAG("no-ssh-mux", 0, no_mux),
+	FC_DRAIN_OPTS(drain, .only = MATRIX),
 	/* Passed through to `pair` as they are. */
 	FCO_CALL("test", 0, mark_test, ARG, PASSED),
 	FCO_CALL("bw", 0, mark_test, NO, PASSED),

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/fc.h"
+#include "ctl/drain.h"
 #include "matrix/mxan.h"
 
 struct mx_cli {
@@ -33,6 +34,7 @@ struct mx_cli {
 	int max_rounds;	    /* --max-rounds of the screen, 0 = its default */
 	int fanout;	    /* --fanout: workers at once (two a pair), 0 = the default */
 	int no_mux;	    /* --no-ssh-mux */
+	struct fc_drain_opts drain; /* matrix --drain, --drain-dry-run, --resume-passed */
 	/* tui only */
 	int once, max_iter;
 };

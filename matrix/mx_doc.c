@@ -129,7 +129,8 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 					   sizeof(text));
 		/* With rails, the suspects come from each rail (mx_rails_doc). */
 		if (m->nrails && (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK ||
-				  f->kind == FC_MX_RACK_WIDE || f->kind == FC_MX_ASYMMETRY))
+				  f->kind == FC_MX_RACK_WIDE || f->kind == FC_MX_ASYMMETRY ||
+				  f->kind == FC_MX_FLOOR || f->kind == FC_MX_SPREAD))
 			continue;
 		fc_finding(doc, f->fail ? FC_FAIL : FC_WARN, "%s", text);
 		if (f->kind == FC_MX_SUSPECT_NODE)

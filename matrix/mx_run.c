@@ -2,14 +2,19 @@
 #include "matrix/mx_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/names.h"
 #include "core/out.h"
+#include "core/safefile.h"
 #include "core/sched.h"
 #include "core/util.h"
 #include "ctl/child.h"
@@ -36,6 +41,7 @@ static int mark_done(const struct fc_store_pair *p, void *arg)
 
 int mx_run_init(struct mx_runner *r)
 {
+	r->evfd = -1;
 	r->rounds = fc_sched_rounds(r->n, r->both);
 	r->round = -1;
 	r->done = calloc((size_t)r->n * (size_t)r->n, 1);
@@ -48,6 +54,19 @@ int mx_run_init(struct mx_runner *r)
 		mx_run_release(r);
 		return -ENOMEM;
 	}
+	/* DIR/NNN-A-B-railR: room for two node names and a rail past DIR */
+	if (r->evidence_dir && strlen(r->evidence_dir) > PATH_MAX - 600) {
+		fc_err("--save-evidence: the folder name is %zu bytes; give one under %d",
+		       strlen(r->evidence_dir), PATH_MAX - 600);
+		mx_run_release(r);
+		return -ENAMETOOLONG;
+	}
+	if (r->evidence_dir && (r->evfd = fc_evdir_open(r->evidence_dir)) < 0) {
+		int err = r->evfd;
+
+		mx_run_release(r);
+		return err;
+	}
 	return fc_store_pairs(r->st, r->run, 0, mark_done, r);
 }
 
@@ -58,6 +77,9 @@ void mx_run_release(struct mx_runner *r)
 	free(r->kids);
 	free(r->kid_jobs);
 	free(r->queue);
+	if (r->evidence_dir && r->evfd >= 0)
+		close(r->evfd);
+	r->evfd = -1;
 	r->done = NULL;
 	r->busy = NULL;
 	r->kids = NULL;
@@ -113,13 +135,38 @@ static int next_round(struct mx_runner *r)
 /* How long a pair may overrun its --deadline (its teardown) before it is killed. */
 #define MX_PAIR_GRACE_S 30
 
+/* DIR/NNN-A-B (-railR) for a pair, NNN the next number no entry of DIR
+ * has (a resumed run's numbers start again at 1). Node and rail names are
+ * names (core/names.h), so it is one folder of DIR. */
+static int evidence_sub(struct mx_runner *r, const struct mx_job *job, char *buf, size_t len)
+{
+	const char *a = r->names[job->a], *b = r->names[job->b];
+	char sub[NAME_MAX + 1];
+	struct stat st;
+
+	if (fc_name_check(FC_NAME_NODE, a, "--save-evidence") ||
+	    fc_name_check(FC_NAME_NODE, b, "--save-evidence") ||
+	    (job->rail[0] && fc_name_check(FC_NAME_RAIL, job->rail, "--save-evidence")))
+		return -EINVAL;
+	do {
+		if (snprintf(sub, sizeof(sub), "%03d-%s-%s%s%s", ++r->spawned, a, b,
+			     job->rail[0] ? "-rail" : "", job->rail) >= (int)sizeof(sub) ||
+		    snprintf(buf, len, "%s/%s", r->evidence_dir, sub) >= (int)len) {
+			fc_err("--save-evidence: the folder of pair %s -> %s would be longer than "
+			       "%d bytes; give shorter node names or folder", a, b, NAME_MAX);
+			return -ENAMETOOLONG;
+		}
+	} while (!fstatat(r->evfd, sub, &st, AT_SYMLINK_NOFOLLOW));
+	return 0;
+}
+
 static int spawn(struct mx_runner *r, const struct mx_job *job)
 {
 	size_t nargs = json_array_size(r->pair_args), i, n;
 	struct fc_child *k = &r->kids[r->nkids];
 	char deadline[32];
 	const char **argv;
-	char evdir[1024];
+	char evdir[PATH_MAX];
 	int rc;
 
 	argv = calloc(nargs + 14, sizeof(*argv));
@@ -146,8 +193,10 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 		argv[n++] = job->rail;
 	}
 	if (r->evidence_dir) {
-		snprintf(evdir, sizeof(evdir), "%s/%03d-%s-%s%s%s", r->evidence_dir, ++r->spawned,
-			 argv[2], argv[3], job->rail[0] ? "-rail" : "", job->rail);
+		if (evidence_sub(r, job, evdir, sizeof(evdir))) {
+			free(argv);
+			return -ENAMETOOLONG;
+		}
 		argv[n++] = "--save-evidence";
 		argv[n++] = evdir;
 	}

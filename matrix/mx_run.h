@@ -57,6 +57,7 @@ struct mx_runner {
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error, planned_all;
 	int spawned; /* pairs started: numbers the evidence folders */
+	int evfd;    /* evidence_dir, opened as an evidence folder (core/safefile.h) */
 };
 
 /* Prepares @r (fields above the "State" line set by the caller) and marks

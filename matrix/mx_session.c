@@ -1,5 +1,6 @@
 /* Beginning or resuming a matrix run (see mx_session.h). */
 #include "matrix/mx_session.h"
+#include "matrix/mx_history.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -69,16 +70,21 @@ static int names_from_params(struct mx_session *s)
 	return s->names ? rc : -ENOMEM;
 }
 
-/* A launch option kept in the store is used only when the command line
- * gives it too, with the same value. */
+/* A launch option kept in the store (or one that names a file or a
+ * descriptor) is used only when the command line gives it too, with the
+ * same value: as OPT VALUE, or as --pair-opt=OPT=VALUE for the options the
+ * matrix has no flag of its own for. */
 static int launch_repeated(const struct mx_session *s, const char *opt, const char *stored,
 			   const char *given)
 {
+	int via = !strcmp(opt, "--save-evidence") || !strcmp(opt, "--sync-fd");
+
 	if (!stored || (given && !strcmp(stored, given)))
 		return 0;
-	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store does not "
-	       "choose what runs on the nodes: give %s '%s' on the command line to use it",
-	       (long long)s->run, fc_store_path(s->st), opt, stored, opt, stored);
+	fc_err("run %lld in %s: its stored pair options carry %s '%s', and a store chooses "
+	       "neither what runs on the nodes nor a file or descriptor: give %s%s%s%s%s on "
+	       "the command line to use it", (long long)s->run, fc_store_path(s->st), opt,
+	       stored, via ? "--pair-opt='" : "", opt, via ? "=" : " '", stored, "'");
 	return -EPERM;
 }
 
@@ -117,12 +123,16 @@ static int resume_pair_args(struct mx_session *s, const struct mx_cli *c)
 	rc = FC_EXIT_USAGE;
 	if (launch_repeated(s, "--worker-cmd", ls.worker_cmd, lc.worker_cmd) ||
 	    launch_repeated(s, "--launcher", ls.launcher, lc.launcher) ||
-	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config))
+	    launch_repeated(s, "--ssh-config", ls.ssh_config, lc.ssh_config) ||
+	    launch_repeated(s, "--save-evidence", ls.evidence_dir, lc.evidence_dir) ||
+	    launch_repeated(s, "--sync-fd", ls.sync_fd, lc.sync_fd))
 		goto out_free;
 	s->pair_args = json_deep_copy(json_object_get(s->params, "pair_args"));
 	append_opt(s->pair_args, "--launcher", lc.launcher);
 	append_opt(s->pair_args, "--ssh-config", lc.ssh_config);
 	append_opt(s->pair_args, "--worker-cmd", lc.worker_cmd);
+	append_opt(s->pair_args, "--save-evidence", lc.evidence_dir);
+	append_opt(s->pair_args, "--sync-fd", lc.sync_fd);
 	rc = s->pair_args ? 0 : FC_EXIT_CANT;
 out_free:
 	free(st);
@@ -239,7 +249,7 @@ out_close:
 
 int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 {
-	int max = an->n * 2 + 8, cnt, *a, *b;
+	int max = an->n * 4 + 8, cnt, *a, *b;
 
 	if (!s->retest || s->retested)
 		return 0;
@@ -262,7 +272,7 @@ int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
 
 int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
 {
-	int max = m->n * m->nrails * 2 + 8, cnt;
+	int max = m->n * m->nrails * 4 + 8, cnt;
 	struct fc_mxl_cell *plan;
 
 	if (!s->retest || s->retested)
@@ -290,4 +300,34 @@ void mx_session_close(struct mx_session *s)
 	fc_store_close(s->st);
 	fc_ssh_mux_end();
 	memset(s, 0, sizeof(*s));
+}
+
+int mx_session_retest_history(struct mx_session *s, const struct mx_model *m)
+{
+	struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
+	struct mx_history h;
+	int cnt = 0;
+
+	/* Only a run this process measured: not one resumed to be seen again,
+	 * nor an import. */
+	if (s->hist_retested || !s->r.spawned)
+		return 0;
+	s->hist_retested = 1;
+	if (mx_history_load(&h, s->st, m, &o))
+		return 0;
+	for (int i = 0; i < h.nlinks && cnt >= 0; i++) {
+		const struct fc_hist_link *l = &h.links[i];
+		const struct fc_mx_analysis *an = l->rail >= 0 ? &m->ran.rails[l->rail] : &m->an;
+		int fwd = fc_mx_cell(an, l->a, l->b)->state != FC_MX_NONE;
+
+		if (!l->flagged)
+			continue;
+		if (mx_run_add_rail(&s->r, fwd ? l->a : l->b, fwd ? l->b : l->a, 1,
+				    l->rail >= 0 ? m->rails[l->rail].name : NULL))
+			cnt = -ENOMEM;
+		else
+			cnt++;
+	}
+	mx_history_release(&h);
+	return cnt;
 }

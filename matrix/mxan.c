@@ -23,6 +23,18 @@ int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b)
 	return fc_mx_cell(an, a, b)->bad || fc_mx_cell(an, b, a)->bad;
 }
 
+int fc_mx_failed(const struct fc_mx_analysis *an)
+{
+	for (int i = 0; i < an->nfindings; i++) {
+		enum fc_mx_kind k = an->findings[i].kind;
+
+		if (k == FC_MX_RACK_WIDE || k == FC_MX_FLOOR ||
+		    (k == FC_MX_SPREAD && an->findings[i].fail))
+			return 1;
+	}
+	return an->nsuspects > 0;
+}
+
 static int pair_ran(const struct fc_mx_analysis *an, int a, int b)
 {
 	return ran(fc_mx_cell(an, a, b)) || ran(fc_mx_cell(an, b, a));
@@ -165,47 +177,236 @@ static int add_finding(struct fc_mx_analysis *an, enum fc_mx_kind kind, int a, i
 		an->findings_cap = cap;
 	}
 	an->findings[an->nfindings++] = (struct fc_mx_finding){
-		.kind = kind, .a = a, .b = b, .v1 = v1, .v2 = v2, .fail = fail
+		.kind = kind, .a = a, .b = b, .v1 = v1, .v2 = v2, .fail = fail,
+		.worst_peer = -1, .worst_gbps = NAN
 	};
+	return 0;
+}
+
+/* Bad on the bits the suspects are judged on. */
+static int judged_bad(const struct fc_mx_analysis *an, int a, int b)
+{
+	return ((fc_mx_cell(an, a, b)->bad | fc_mx_cell(an, b, a)->bad) & an->judge) != 0;
+}
+
+static int remains(const struct fc_mx_analysis *an, int i)
+{
+	return an->nodes[i].state == FC_MX_NODE_OK;
+}
+
+/* How bad a bad cell is, 0 to 1: its shortfall from the rack median (or
+ * latency's excess over the ceiling); a pair that `pair` failed, 1. */
+static double cell_deficit(const struct fc_mx_analysis *an, const struct fc_mx_cell *c)
+{
+	double d = 0;
+
+	if (!(c->bad & an->judge))
+		return 0;
+	if (c->bad & an->judge & FC_MX_BAD_VERDICT)
+		return 1;
+	if ((c->bad & (FC_MX_BAD_ABS | FC_MX_BAD_RACK)) && isfinite(an->rack_median_gbps) &&
+	    an->rack_median_gbps > 0)
+		d = 1 - c->gbps / an->rack_median_gbps;
+	if ((c->bad & FC_MX_BAD_LAT) && c->lat_us > 0)
+		d = fmax(d, 1 - an->opts.max_lat_us / c->lat_us);
+	return fmin(fmax(d, 0), 1);
+}
+
+static double pair_deficit(const struct fc_mx_analysis *an, int a, int b)
+{
+	return fmax(cell_deficit(an, fc_mx_cell(an, a, b)), cell_deficit(an, fc_mx_cell(an, b, a)));
+}
+
+/* The greedy search's counts over the pairs that remain: peers, bad ones,
+ * and the sum of the bad ones' deficits. */
+struct greedy {
+	int *up, *ub;
+	double *sd;
+};
+
+static double mean_deficit(const struct greedy *g, int i)
+{
+	return g->ub[i] ? g->sd[i] / g->ub[i] : 0;
+}
+
+/* @i has a remaining peer to hold it against: one bad with at most half of
+ * its own other remaining peers, or whose other bad pairs are less than
+ * half as bad as @i's. Of nodes all bad with each other by as much, none
+ * stands out. */
+static int has_contrast(const struct fc_mx_analysis *an, int i, const struct greedy *g)
+{
+	double mine = mean_deficit(g, i);
+
+	for (int j = 0; j < an->n; j++) {
+		int others, bad_others, bij;
+
+		if (j == i || !remains(an, j) || !pair_ran(an, i, j))
+			continue;
+		bij = judged_bad(an, i, j);
+		others = g->up[j] - 1;
+		bad_others = g->ub[j] - bij;
+		if (others >= 1 && 2 * bad_others <= others)
+			return 1;
+		if (bad_others > 0 &&
+		    (g->sd[j] - (bij ? pair_deficit(an, i, j) : 0)) / bad_others < mine / 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* @i before @best: a higher share of bad peers, then worse pairs, then
+ * more of them. */
+static int worse(int i, int best, const struct greedy *g)
+{
+	long l = (long)g->ub[i] * g->up[best], r = (long)g->ub[best] * g->up[i];
+
+	if (l != r)
+		return l > r;
+	if (mean_deficit(g, i) != mean_deficit(g, best))
+		return mean_deficit(g, i) > mean_deficit(g, best);
+	return g->ub[i] > g->ub[best];
+}
+
+static double pair_min_gbps(const struct fc_mx_analysis *an, int a, int b);
+
+/* The suspect node finding for @i on the pairs that remain. */
+static int add_node_finding(struct fc_mx_analysis *an, int i, const struct greedy *g)
+{
+	struct fc_mx_finding *f;
+	int rc = add_finding(an, FC_MX_SUSPECT_NODE, i, -1, an->nodes[i].median_gbps,
+			     an->rack_median_gbps, 1);
+
+	if (rc)
+		return rc;
+	f = &an->findings[an->nfindings - 1];
+	f->peers = g->up[i];
+	f->nbad = g->ub[i];
+	for (int j = 0; j < an->n; j++) {
+		double v;
+
+		if (j == i || !remains(an, j) || !judged_bad(an, i, j))
+			continue;
+		f->why |= (fc_mx_cell(an, i, j)->bad | fc_mx_cell(an, j, i)->bad) & an->judge;
+		v = pair_min_gbps(an, i, j);
+		if (isfinite(v) && (isnan(f->worst_gbps) || v < f->worst_gbps)) {
+			f->worst_gbps = v;
+			f->worst_peer = j;
+		}
+	}
 	return 0;
 }
 
 /* Greedy: the worst node first; its pairs no longer count against its
  * peers, so a second bad node is judged on the pairs that remain. */
-static int find_suspect_nodes(struct fc_mx_analysis *an, int *up, int *ub)
+static int find_suspect_nodes(struct fc_mx_analysis *an, struct greedy *g)
 {
 	int n = an->n, i, j, best, rc;
 
 	for (i = 0; i < n; i++) {
-		up[i] = an->nodes[i].peers;
-		ub[i] = an->nodes[i].bad;
+		g->up[i] = an->nodes[i].peers;
+		g->ub[i] = 0;
+		g->sd[i] = 0;
+		for (j = 0; j < n; j++) {
+			if (j == i || !pair_ran(an, i, j) || !judged_bad(an, i, j))
+				continue;
+			g->ub[i]++;
+			g->sd[i] += pair_deficit(an, i, j);
+		}
 	}
 	for (;;) {
 		best = -1;
 		for (i = 0; i < n; i++) {
-			if (an->nodes[i].state != FC_MX_NODE_OK || up[i] < 2 || 2 * ub[i] <= up[i])
+			if (!remains(an, i) || g->up[i] < 2 || 2 * g->ub[i] <= g->up[i] ||
+			    !has_contrast(an, i, g))
 				continue;
-			/* Higher share of bad peers, then more of them. */
-			if (best < 0 || (long)ub[i] * up[best] > (long)ub[best] * up[i] ||
-			    ((long)ub[i] * up[best] == (long)ub[best] * up[i] && ub[i] > ub[best]))
+			if (best < 0 || worse(i, best, g))
 				best = i;
 		}
 		if (best < 0)
 			return 0;
-		an->nodes[best].state = FC_MX_NODE_SUSPECT;
-		an->nsuspects++;
-		rc = add_finding(an, FC_MX_SUSPECT_NODE, best, -1, an->nodes[best].median_gbps,
-				 an->rack_median_gbps, 1);
+		rc = add_node_finding(an, best, g);
 		if (rc)
 			return rc;
+		an->nodes[best].state = FC_MX_NODE_SUSPECT;
+		an->nsuspects++;
 		for (j = 0; j < n; j++) {
 			if (j == best || !pair_ran(an, best, j))
 				continue;
-			up[j]--;
-			if (fc_mx_pair_bad(an, best, j))
-				ub[j]--;
+			g->up[j]--;
+			if (judged_bad(an, best, j)) {
+				g->ub[j]--;
+				g->sd[j] -= pair_deficit(an, best, j);
+			}
 		}
 	}
+}
+
+/* The nodes that remain (no suspect among them), when there are three or
+ * more and every pair that ran among them is bad: none is to blame. */
+static int find_spread(struct fc_mx_analysis *an, int *spread_p)
+{
+	int n = an->n, nodes = 0, pairs = 0, bad = 0;
+	unsigned char why = 0;
+
+	*spread_p = 0;
+	for (int i = 0; i < n; i++) {
+		int any = 0;
+
+		if (!remains(an, i))
+			continue;
+		for (int j = 0; j < n; j++) {
+			if (j == i || !remains(an, j) || !pair_ran(an, i, j))
+				continue;
+			any = 1;
+			if (j < i)
+				continue;
+			pairs++;
+			if (judged_bad(an, i, j)) {
+				bad++;
+				why |= (fc_mx_cell(an, i, j)->bad | fc_mx_cell(an, j, i)->bad) &
+				       an->judge;
+			}
+		}
+		nodes += any;
+	}
+	if (nodes < 3 || pairs < 3 || bad < pairs)
+		return 0;
+	*spread_p = 1;
+	/* Below the rack's own median alone is the rack's spread: a warning;
+	 * an absolute bar or pair's own verdict: a failure. */
+	return add_finding(an, FC_MX_SPREAD, nodes, pairs, an->rack_median_gbps, 0,
+			   (why & ~FC_MX_BAD_RACK) != 0);
+}
+
+/* Every pair that ran among three nodes or more is below min_gbps: one
+ * finding, and the suspects are judged without the floor. */
+static int find_floor(struct fc_mx_analysis *an)
+{
+	int n = an->n, pairs = 0, tested = 0;
+	double best = NAN;
+
+	an->judge = 0xff;
+	if (an->opts.min_gbps <= 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		tested += an->nodes[i].peers > 0;
+		for (int j = i + 1; j < n; j++) {
+			double v;
+
+			if (!pair_ran(an, i, j))
+				continue;
+			if (!((fc_mx_cell(an, i, j)->bad | fc_mx_cell(an, j, i)->bad) & FC_MX_BAD_ABS))
+				return 0;
+			pairs++;
+			v = fmax(fc_mx_cell(an, i, j)->gbps, fc_mx_cell(an, j, i)->gbps);
+			if (isfinite(v) && (isnan(best) || v > best))
+				best = v;
+		}
+	}
+	if (tested < 3 || !pairs)
+		return 0;
+	an->judge = (unsigned char)~FC_MX_BAD_ABS;
+	return add_finding(an, FC_MX_FLOOR, pairs, tested, an->opts.min_gbps, best, 1);
 }
 
 static double pair_min_gbps(const struct fc_mx_analysis *an, int a, int b)
@@ -222,13 +423,12 @@ static double pair_min_gbps(const struct fc_mx_analysis *an, int a, int b)
 
 static int find_links_and_errors(struct fc_mx_analysis *an)
 {
-	int n = an->n, i, j, rc = 0;
+	int n = an->n, i, j, spread, rc = find_spread(an, &spread);
 
-	for (i = 0; i < n && !rc; i++) {
+	for (i = 0; i < n && !rc && !spread; i++) {
 		for (j = i + 1; j < n && !rc; j++) {
-			enum fc_mx_node_state si = an->nodes[i].state, sj = an->nodes[j].state;
-
-			if (fc_mx_pair_bad(an, i, j) && si == FC_MX_NODE_OK && sj == FC_MX_NODE_OK) {
+			if (pair_ran(an, i, j) && judged_bad(an, i, j) && remains(an, i) &&
+			    remains(an, j)) {
 				an->nsuspects++;
 				rc = add_finding(an, FC_MX_SUSPECT_LINK, i, j, pair_min_gbps(an, i, j),
 						 an->rack_median_gbps, 1);
@@ -301,8 +501,14 @@ static int analyze_cells(struct fc_mx_analysis *out, const struct fc_mx_result *
 	medians(out, scratch, scratch + 2 * n + 1);
 	mark_bad(out);
 	count_peers(out);
-	/* up/ub of the greedy search reuse the scratch space as ints. */
-	rc = find_suspect_nodes(out, (int *)scratch, (int *)scratch + n);
+	rc = find_floor(out);
+	/* The greedy search's counts reuse the scratch space: up and ub as
+	 * ints in the first n doubles, the deficits after them. */
+	if (!rc) {
+		struct greedy g = { (int *)scratch, (int *)scratch + n, scratch + n };
+
+		rc = find_suspect_nodes(out, &g);
+	}
 	if (!rc)
 		rc = find_links_and_errors(out);
 	if (!rc)
@@ -374,6 +580,54 @@ void fc_mx_release(struct fc_mx_analysis *an)
 	memset(an, 0, sizeof(*an));
 }
 
+/* The measured direction of {a, b}, the one that was bad when either was. */
+static void measured_dir(const struct fc_mx_analysis *an, int a, int b, int *x, int *y)
+{
+	int fwd = ran(fc_mx_cell(an, a, b)) &&
+		  (fc_mx_cell(an, a, b)->bad || !fc_mx_cell(an, b, a)->bad);
+
+	*x = fwd ? a : b;
+	*y = fwd ? b : a;
+}
+
+static int planned(const int *out_a, const int *out_b, int cnt, int a, int b)
+{
+	for (int i = 0; i < cnt; i++)
+		if ((out_a[i] == a && out_b[i] == b) || (out_a[i] == b && out_b[i] == a))
+			return 1;
+	return 0;
+}
+
+/* Adds {a, b} in its measured direction unless it is planned already. */
+static int plan_add(const struct fc_mx_analysis *an, int a, int b, int *out_a, int *out_b,
+		    int cnt, int max)
+{
+	if (cnt >= max || planned(out_a, out_b, cnt, a, b))
+		return cnt;
+	measured_dir(an, a, b, &out_a[cnt], &out_b[cnt]);
+	return cnt + 1;
+}
+
+/* A reference for @x: a good pair of @x with a node that is fine, other than
+ * @not, measured again beside the suspect so that the two are judged on
+ * readings of the same moment (the host's load, the fabric's state), not
+ * against a median taken earlier. */
+static int plan_reference(const struct fc_mx_analysis *an, int x, int not, int *out_a,
+			  int *out_b, int cnt, int max)
+{
+	if (an->nodes[x].state != FC_MX_NODE_OK)
+		return cnt;
+	for (int c = 0; c < an->n; c++) {
+		if (c == x || c == not || an->nodes[c].state != FC_MX_NODE_OK ||
+		    !pair_ran(an, x, c) || fc_mx_pair_bad(an, x, c))
+			continue;
+		if (planned(out_a, out_b, cnt, x, c))
+			return cnt;
+		return plan_add(an, x, c, out_a, out_b, cnt, max);
+	}
+	return cnt;
+}
+
 int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max)
 {
 	int cnt = 0, i, j;
@@ -381,11 +635,10 @@ int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, i
 	for (int f = 0; f < an->nfindings; f++) {
 		const struct fc_mx_finding *fd = &an->findings[f];
 
-		if (fd->kind == FC_MX_SUSPECT_LINK && cnt < max) {
-			int fwd = fc_mx_cell(an, fd->a, fd->b)->bad != 0;
-
-			out_a[cnt] = fwd ? fd->a : fd->b;
-			out_b[cnt++] = fwd ? fd->b : fd->a;
+		if (fd->kind == FC_MX_SUSPECT_LINK) {
+			cnt = plan_add(an, fd->a, fd->b, out_a, out_b, cnt, max);
+			cnt = plan_reference(an, fd->a, fd->b, out_a, out_b, cnt, max);
+			cnt = plan_reference(an, fd->b, fd->a, out_a, out_b, cnt, max);
 		}
 		if (fd->kind != FC_MX_SUSPECT_NODE)
 			continue;
@@ -394,8 +647,8 @@ int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, i
 			if (j == i || an->nodes[j].state != FC_MX_NODE_OK || !fc_mx_pair_bad(an, i, j))
 				continue;
 			/* The direction that was measured bad, so the retest replaces it. */
-			out_a[cnt] = fc_mx_cell(an, i, j)->bad ? i : j;
-			out_b[cnt++] = fc_mx_cell(an, i, j)->bad ? j : i;
+			cnt = plan_add(an, i, j, out_a, out_b, cnt, max);
+			cnt = plan_reference(an, j, i, out_a, out_b, cnt, max);
 		}
 	}
 	return cnt;

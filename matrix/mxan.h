@@ -10,10 +10,18 @@
  * reference with it; of an even count of nodes it is the upper median
  * (the lower for latency), never the mean of the middle two, so that a
  * screen round of two pairs, one through a slow node, keeps the healthy
- * pair's figure as the reference (core/stats.h fc_median_hi). A node that is bad with most of its peers is a suspect
- * node (found greedily, worst first, so that a second bad node is not
- * blamed on the first's account); a bad pair whose two nodes are not
- * suspects is a suspect link.
+ * pair's figure as the reference (core/stats.h fc_median_hi).
+ *
+ * A node that is bad with most of its peers is a suspect node, found
+ * greedily, worst first (the higher share of bad peers, then more of them,
+ * then the lower median), and a failed pair with a suspect node is no
+ * evidence against the other end: the next node is judged on the pairs
+ * that remain. A node is a suspect only beside a peer that is fine with
+ * most of its own other peers: of three nodes all bad with each other none
+ * is to blame, and they are one finding (FC_MX_SPREAD), not a suspect
+ * each. A bad pair whose two nodes are not suspects is a suspect link.
+ * When every pair is below min_gbps, that is one finding (FC_MX_FLOOR)
+ * and the suspects are judged without the floor.
  */
 #ifndef FC_MXAN_H
 #define FC_MXAN_H
@@ -80,6 +88,8 @@ enum fc_mx_kind {
 	FC_MX_PAIR_ERROR,   /* a -> b could not run */
 	FC_MX_ASYMMETRY,    /* a -> b (v1) vs b -> a (v2) */
 	FC_MX_RACK_WIDE,    /* most nodes look bad: the threshold or the fabric */
+	FC_MX_FLOOR,	    /* every pair is below min_gbps: the floor or the fabric */
+	FC_MX_SPREAD,	    /* a: nodes (3 or more, no suspect among them) all bad with each other */
 };
 
 struct fc_mx_finding {
@@ -87,6 +97,12 @@ struct fc_mx_finding {
 	int a, b;
 	double v1, v2;
 	int fail; /* 1 fail, 0 warn */
+	/* Suspect node: the peers it was judged on (those that remained when it
+	 * was found), the bad ones among them, their FC_MX_BAD_* bits, and the
+	 * slowest of those pairs (NAN when none had a figure) with its peer. */
+	int peers, nbad, worst_peer;
+	unsigned char why;
+	double worst_gbps;
 };
 
 struct fc_mx_analysis {
@@ -99,6 +115,7 @@ struct fc_mx_analysis {
 	int nsuspects;	/* suspect nodes + suspect links */
 	int nbad_pairs; /* unordered pairs with a bad direction */
 	int nmeasured;	/* directed results that ran */
+	unsigned char judge; /* the FC_MX_BAD_* bits suspects are judged on */
 	struct fc_mx_opts opts;
 };
 
@@ -121,6 +138,9 @@ static inline const struct fc_mx_cell *fc_mx_cell(const struct fc_mx_analysis *a
 }
 /* The unordered pair {a, b} is bad in either direction. */
 int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b);
+/* A finding that fails the run: a suspect, or one about the whole rack
+ * (FC_MX_RACK_WIDE, FC_MX_FLOOR, a failing FC_MX_SPREAD). */
+int fc_mx_failed(const struct fc_mx_analysis *an);
 
 /* One line for @f: which node or link and why. */
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
@@ -131,7 +151,10 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 
 
 /* The pairs --retest runs again: each bad pair of a suspect node with a
- * node that is not a suspect, and each suspect link. Fills @out (room for
+ * node that is not a suspect, and each suspect link, in the direction that
+ * was bad; after each, a reference for each good end of it (one of its good
+ * pairs with another good node, not planned already), so that the suspect
+ * is judged against readings of the same moment. Fills @out (room for
  * @max) and returns the count. */
 int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max);
 

@@ -35,45 +35,102 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 #undef APPEND
 }
 
-/* The union of the bad reasons of @node's bad pairs, as one cell. */
-static struct fc_mx_cell node_bad_union(const struct fc_mx_analysis *an, int node, int *retest_p)
+/* A bad pair of @node with a peer it was judged on was measured again. */
+static int node_retested(const struct fc_mx_analysis *an, int node)
 {
-	struct fc_mx_cell u = { 0 };
-
-	*retest_p = 0;
 	for (int j = 0; j < an->n; j++) {
-		if (j == node)
-			continue;
-		u.bad |= fc_mx_cell(an, node, j)->bad | fc_mx_cell(an, j, node)->bad;
-		if ((fc_mx_cell(an, node, j)->retest && fc_mx_cell(an, node, j)->bad) ||
-		    (fc_mx_cell(an, j, node)->retest && fc_mx_cell(an, j, node)->bad))
-			*retest_p = 1;
+		const struct fc_mx_cell *x = fc_mx_cell(an, node, j), *y = fc_mx_cell(an, j, node);
+
+		if (j != node && an->nodes[j].state == FC_MX_NODE_OK &&
+		    ((x->retest && x->bad) || (y->retest && y->bad)))
+			return 1;
 	}
-	return u;
+	return 0;
+}
+
+/* "bad with 3 of 3 peers (below 0.05 Gb/s; the slowest 0.02 Gb/s, with
+ * nodeA; its median 0.02 Gb/s)": the pairs it was judged on, and its
+ * median only where that is below a bar too. */
+static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		      const char *const *names, char *buf, size_t len)
+{
+	const struct fc_mx_opts *o = &an->opts;
+	struct fc_mx_cell u = { .bad = f->why };
+	double med = an->nodes[f->a].median_gbps;
+	char why[256], worst[96] = "", mtext[64] = "", fig[32];
+	int low = isfinite(med) && ((o->min_gbps > 0 && med < o->min_gbps && (an->judge & FC_MX_BAD_ABS)) ||
+				    (o->min_rack_pct > 0 && isfinite(an->rack_median_gbps) &&
+				     med < an->rack_median_gbps * o->min_rack_pct / 100));
+
+	fc_mx_bad_text(an, &u, why, sizeof(why));
+	if ((f->why & (FC_MX_BAD_ABS | FC_MX_BAD_RACK)) && isfinite(f->worst_gbps) &&
+	    f->worst_peer >= 0)
+		snprintf(worst, sizeof(worst), "; the slowest %s, with %s",
+			 fc_fmt_figure(f->worst_gbps, "%.3g", "Gb/s", fig, sizeof(fig)),
+			 names[f->worst_peer]);
+	if (low)
+		snprintf(mtext, sizeof(mtext), "; its median %s",
+			 fc_fmt_figure(med, "%.3g", "Gb/s", fig, sizeof(fig)));
+	snprintf(buf, len,
+		 "suspect node %s: bad with %d of %d peers (%s%s%s)%s: check its HCA, cable, "
+		 "switch port and PCIe link, then run 'fabcheck pair' against a good node",
+		 names[f->a], f->nbad, f->peers, why, worst, mtext,
+		 node_retested(an, f->a) ? ", still bad on retest" : "");
+}
+
+/* The whole rack: every pair below the floor, or the nodes that remain
+ * all bad with each other. */
+static void rack_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,
+		      size_t len)
+{
+	char fig[32];
+
+	if (f->kind == FC_MX_FLOOR) {
+		snprintf(buf, len,
+			 "every pair is below --min-gbps %g (%d pairs of %d nodes, the best %s): "
+			 "the floor is above what this fabric carries, or the whole fabric is slow "
+			 "(check the switch and the ports' rate)",
+			 an->opts.min_gbps, f->a, f->b,
+			 fc_fmt_figure(f->v2, "%.3g", "Gb/s", fig, sizeof(fig)));
+		return;
+	}
+	{
+		struct fc_mx_cell u = { .bad = 0 };
+		char why[256];
+
+		for (int i = 0; i < an->n; i++)
+			for (int j = 0; j < an->n; j++)
+				if (i != j && an->nodes[i].state == FC_MX_NODE_OK &&
+				    an->nodes[j].state == FC_MX_NODE_OK)
+					u.bad |= fc_mx_cell(an, i, j)->bad & an->judge;
+		fc_mx_bad_text(an, &u, why, sizeof(why));
+		snprintf(buf, len,
+			 "%d nodes are bad with each other, every one of their %d pairs (%s): none "
+			 "of them stands out, so none is named; the rack's own spread is wider than "
+			 "the thresholds allow (--min-rack-pct, --min-gbps) or the fabric between "
+			 "them is slow (check the switch)",
+			 f->a, f->b, why);
+	}
 }
 
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len)
 {
-	const struct fc_mx_node *nd = f->a >= 0 && f->a < an->n ? &an->nodes[f->a] : NULL;
 	struct fc_mx_cell u;
 	char why[256], v1[32];
 	int retest = 0;
 
 	switch (f->kind) {
 	case FC_MX_SUSPECT_NODE:
-		u = node_bad_union(an, f->a, &retest);
-		fc_mx_bad_text(an, &u, why, sizeof(why));
-		snprintf(buf, len,
-			 "suspect node %s: bad with %d of %d peers (its median %s; %s)%s: "
-			 "check its HCA, cable, switch port and PCIe link, then run 'fabcheck pair' "
-			 "against a good node",
-			 names[f->a], nd->bad, nd->peers,
-			 fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)), why,
-			 retest ? ", still bad on retest" : "");
+		node_text(an, f, names, buf, len);
+		break;
+	case FC_MX_FLOOR:
+	case FC_MX_SPREAD:
+		rack_text(an, f, buf, len);
 		break;
 	case FC_MX_SUSPECT_LINK:
-		u.bad = fc_mx_cell(an, f->a, f->b)->bad | fc_mx_cell(an, f->b, f->a)->bad;
+		u.bad = (fc_mx_cell(an, f->a, f->b)->bad | fc_mx_cell(an, f->b, f->a)->bad) &
+			an->judge;
 		retest = fc_mx_cell(an, f->a, f->b)->retest || fc_mx_cell(an, f->b, f->a)->retest;
 		fc_mx_bad_text(an, &u, why, sizeof(why));
 		snprintf(buf, len,

@@ -181,7 +181,7 @@ static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int 
 		*unreach_p = tried > 1;
 		return any_ran && tried > 1;
 	}
-	if (has_kind(ra, FC_MX_RACK_WIDE))
+	if (has_kind(ra, FC_MX_RACK_WIDE) || has_kind(ra, FC_MX_FLOOR))
 		return 1;
 	return pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
 	       ra->rack_median_gbps < an->best_rail_gbps * pct / 100;

@@ -112,6 +112,9 @@ struct diag_set;
 #define PAIR_EV_MSG_MIN 1024
 #define PAIR_EV_MAX (2 * DIAG_SNAP_TOTAL_MAX) /* a snapshot before, one after */
 int pair_ev_absorb(json_t *ev, size_t *used, const json_t *msg, char *why, size_t len);
+/* 0 when the names of a worker's setup reply (device, netdev, host) are
+ * names (core/names.h); else -EINVAL, logged. */
+int pair_setup_names(const json_t *setup);
 void pair_ev_read(struct diag_set *s, const json_t *doc, json_t *const ev[2], int idx[2]);
 void pair_ev_ceilings(json_t *doc, const struct diag_set *s, const int idx[2]);
 void pair_ev_finish(json_t *doc, struct diag_set *s, json_t *const ev[2],
@@ -162,10 +165,11 @@ int pair_gid_check(char *why, size_t len, const json_t *s0, const json_t *s1);
 /* Each side's payload ceiling at @path_mtu into doc's "a" and "b"
  * ("payload_gbps", "payload"); RoCE at 1024 B or less is a finding. */
 void pair_link_ceiling(json_t *doc, int path_mtu);
-/* The options of `pair` that choose what runs on the nodes (pointers into
- * the checked arguments; NULL when not given). */
+/* The options of `pair` that choose what runs on the nodes, or which file
+ * or descriptor it uses (pointers into the checked arguments; NULL when not
+ * given): a store's copy is used only when the command line repeats it. */
 struct pair_launch_opts {
-	const char *worker_cmd, *launcher, *ssh_config;
+	const char *worker_cmd, *launcher, *ssh_config, *evidence_dir, *sync_fd;
 };
 /*
  * Checks @n arguments of `fabcheck pair` (options only, no nodes) by the

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/log.h"
+#include "core/names.h"
 #include "core/out.h"
+#include "core/safefile.h"
 #include "diag/diag.h"
 #include "pair/pair.h"
 
@@ -105,31 +108,95 @@ static void join_pieces(json_t *snap)
 	}
 }
 
+int pair_setup_names(const json_t *setup)
+{
+	const char *netdev = fc_jstr(setup, "netdev", ""), *host = fc_jstr(setup, "host", "");
+
+	if (fc_name_check(FC_NAME_DEV, fc_jstr(setup, "device", ""), "the worker's device") ||
+	    (*netdev && fc_name_check(FC_NAME_NETDEV, netdev, "the worker's net device")) ||
+	    (*host && fc_name_check(FC_NAME_NODE, host, "the worker's host name")))
+		return -EINVAL;
+	return 0;
+}
+
+/* A side's node as the report names it: a node name, or one with "#2" when
+ * both sides are the same node. */
+static int side_node_ok(const char *label)
+{
+	size_t n = strlen(label);
+	char base[256];
+
+	if (fc_name_ok(FC_NAME_NODE, label))
+		return 1;
+	if (n < 3 || n - 2 >= sizeof(base) || strcmp(label + n - 2, "#2"))
+		return 0;
+	snprintf(base, sizeof(base), "%.*s", (int)(n - 2), label);
+	return fc_name_ok(FC_NAME_NODE, base);
+}
+
+/* DIR/NODE/DEV-PORT/{before,after}/ of one side: every name checked, every
+ * folder and file made relative to the one above it (core/safefile.h). */
+static int save_side(int dfd, const json_t *side, json_t *ev, const char *dir)
+{
+	static const char *const phases[] = { "before", "after" };
+	const char *node = fc_jstr(side, "node", ""), *dev = fc_jstr(side, "device", NULL);
+	double port = fc_jnum(side, "port", 0);
+	char comp[96], shown[1024];
+	int nfd, pfd, err = 0;
+
+	if (!dev || (!json_object_get(ev, "before") && !json_object_get(ev, "after")))
+		return 0; /* setup never said which, or nothing came */
+	if (!side_node_ok(node))
+		return fc_name_check(FC_NAME_NODE, node, "evidence: the node");
+	if (fc_name_check(FC_NAME_DEV, dev, "evidence: the device the worker named"))
+		return -EINVAL;
+	if (!(port >= 1 && port <= 255 && port == (int)port)) { /* u8 port_num, ibv_query_port(3) */
+		fc_err("evidence: port %g of %s is not a port number (1 to 255)", port, dev);
+		return -EINVAL;
+	}
+	snprintf(comp, sizeof(comp), "%s-%d", dev, (int)port);
+	if ((nfd = fc_subdir_at(dfd, node, dir)) < 0)
+		return nfd;
+	snprintf(shown, sizeof(shown), "%s/%s", dir, node);
+	pfd = fc_subdir_at(nfd, comp, shown);
+	close(nfd);
+	if (pfd < 0)
+		return pfd;
+	snprintf(shown, sizeof(shown), "%s/%s/%s", dir, node, comp);
+	for (int k = 0; k < 2 && !err; k++) {
+		const json_t *snap = json_object_get(ev, phases[k]);
+		char where[1100];
+		int fd;
+
+		if (!snap)
+			continue;
+		if ((fd = fc_subdir_at(pfd, phases[k], shown)) < 0) {
+			err = fd;
+			break;
+		}
+		snprintf(where, sizeof(where), "%s/%s", shown, phases[k]);
+		err = diag_snap_write_at(fd, snap, where);
+		close(fd);
+	}
+	close(pfd);
+	return err;
+}
+
 /* DIR/test.json and DIR/NODE/DEV-PORT/{before,after}/ (doc/diagnose.md). */
 static void save(const json_t *doc, json_t *const ev[2], const json_t *side[2], const char *dir)
 {
-	char path[1024];
-	int err = diag_mkdirs(dir);
+	int dfd = fc_evdir_open(dir), err = dfd < 0 ? dfd : 0;
+	char *text;
 
-	for (int i = 0; i < 2 && !err; i++) {
-		static const char *const phases[] = { "before", "after" };
-
-		for (int k = 0; k < 2 && !err; k++) {
-			const json_t *snap = json_object_get(ev[i], phases[k]);
-
-			if (!snap || !fc_jstr(side[i], "device", NULL)) /* setup never said which */
-				continue;
-			snprintf(path, sizeof(path), "%s/%s/%s-%d/%s", dir, fc_jstr(side[i], "node", "?"),
-				 fc_jstr(side[i], "device", "?"), (int)fc_jnum(side[i], "port", 0),
-				 phases[k]);
-			err = diag_snap_write_dir(snap, path);
-		}
+	for (int i = 0; i < 2 && !err; i++)
+		err = save_side(dfd, side[i], ev[i], dir);
+	if (!err) {
+		text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		err = text ? fc_write_new_at(dfd, "test.json", text, strlen(text), dir) : -ENOMEM;
+		free(text);
 	}
-	snprintf(path, sizeof(path), "%s/test.json", dir);
-	if (!err && json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-		fc_err("evidence: cannot write '%s'", path);
-		err = -1;
-	}
+	if (dfd >= 0)
+		close(dfd);
 	if (err)
 		fc_finding((json_t *)doc, FC_WARN, "the evidence was not saved to %s (see above)", dir);
 	else

@@ -311,6 +311,10 @@ static void note_launch(const struct fc_opt *o, const char *arg, struct pair_lau
 		l->launcher = arg;
 	else if (!strcmp(o->name, "ssh-config"))
 		l->ssh_config = arg;
+	else if (!strcmp(o->name, "save-evidence"))
+		l->evidence_dir = arg;
+	else if (!strcmp(o->name, "sync-fd"))
+		l->sync_fd = arg;
 }
 
 /* True when @p points into the string @s ("--size=4K" holds its value). */

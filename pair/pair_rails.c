@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "core/out.h"
 #include "core/pairv.h"
@@ -541,6 +542,24 @@ static int self_exe(struct rails_run *x)
 	return 0;
 }
 
+/* --save-evidence DIR: made (or taken) as an evidence folder here, each
+ * rail's pair writing its own DIR/alone-railN and DIR/loaded-railN. */
+static int rails_evidence(struct rails_run *x)
+{
+	int fd = strlen(x->cfg->evidence_dir) > 990 ? -ENAMETOOLONG :
+		 fc_evdir_open(x->cfg->evidence_dir);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	fc_finding(x->doc, FC_FAIL, "--save-evidence %s: %s", x->cfg->evidence_dir,
+		   fd == -ENAMETOOLONG ? "the folder name is over 990 bytes; give a shorter one" :
+					 "refused (see above)");
+	raise_exit(x, FC_EXIT_USAGE);
+	return fd;
+}
+
 int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct rails_run x = { .cfg = cfg };
@@ -555,6 +574,8 @@ int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 			    json_pack("{s:s, s:s?, s:f, s:b}", "rails", cfg->rails, "exclude_dev",
 				      cfg->exclude_dev, "min_loaded_pct", cfg->min_loaded_pct,
 				      "loaded_only", cfg->loaded_only));
+	if (cfg->evidence_dir && rails_evidence(&x))
+		goto out_emit;
 	if (self_exe(&x) || list_ports(&x))
 		goto out_emit;
 	if (match(&x)) {

@@ -221,6 +221,10 @@ static int setup(struct pair_run *p, uint64_t max_size)
 		if (p->exit || expect(p, cli, "setup", &p->setup[cli]))
 			return -EIO;
 	}
+	for (int i = 0; i < 2; i++) /* names are data: checked before any use */
+		if (pair_setup_names(p->setup[i]))
+			return run_fail(p, FC_EXIT_CANT, "%s: %s", cfg->label[i],
+					"the worker's setup names its port wrongly (see above)");
 	json_object_set_new(p->doc, "a", side_json(cfg->label[0], p->setup[0]));
 	json_object_set_new(p->doc, "b", side_json(cfg->label[1], p->setup[1]));
 	gdr_side_findings(p->doc, json_object_get(p->doc, "a"));

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/out.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_history.h"
@@ -20,6 +21,7 @@
 const char usage_report[] =
 	"usage: fabcheck report [--run ID] [--db FILE] --html FILE | --csv FILE | --prom FILE\n"
 	"       fabcheck report --list [--db FILE]\n"
+	"       fabcheck report --slurm [--run ID] [--db FILE]\n"
 	"\n"
 	"Writes a stored matrix run (the newest when --run is not given); several\n"
 	"outputs may be given at once.\n"
@@ -31,6 +33,8 @@ const char usage_report[] =
 	"  --prom FILE   Prometheus text for node_exporter's textfile collector\n"
 	"                (per-pair bandwidth and latency, per-node verdict)\n"
 	"  --list        the runs in the store\n"
+	"  --slurm       the Slurm drains and resumes of the runs (of --run ID):\n"
+	"                what --drain and --resume-passed did, and what failed\n"
 	"  --history     with --html: each link (node pair, on each rail of a run\n"
 	"                with rails) more than 15%% below the median of its last 7\n"
 	"                runs, with a chart of its trend; with --csv: every link's\n"
@@ -165,37 +169,33 @@ int rp_write_prom(FILE *f, const struct mx_model *m)
 
 enum { OUT_HTML, OUT_CSV, OUT_PROM, OUT_N };
 
-/* Writes through FILE.tmp and a rename, so a reader (node_exporter) never
- * sees half a file. */
+struct out_job {
+	int kind;
+	const struct mx_model *m;
+	const json_t *doc;
+	const struct mx_history *h;
+};
+
+static int fill_out(FILE *f, void *arg)
+{
+	const struct out_job *j = arg;
+
+	if (j->h)
+		return j->kind == OUT_HTML ? rp_write_history_html(f, j->h, j->m) :
+					     mx_history_csv(f, j->h, j->m);
+	return j->kind == OUT_HTML ? rp_write_html(f, j->m, j->doc) :
+	       j->kind == OUT_CSV  ? rp_write_csv(f, j->m) : rp_write_prom(f, j->m);
+}
+
+/* Through a mkstemp file and a rename (core/safefile.h), so a reader
+ * (node_exporter) never sees half a file and no planted link redirects it. */
 static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc,
 		     const struct mx_history *h)
 {
-	char tmp[4096];
-	FILE *f;
-	int rc;
+	static const char *const opt[OUT_N] = { "--html", "--csv", "--prom" };
+	struct out_job j = { kind, m, doc, h };
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		fc_err("cannot write %s: %m; check that the folder exists and is writable", path);
-		return -1;
-	}
-	if (h)
-		rc = kind == OUT_HTML ? rp_write_history_html(f, h, m) : mx_history_csv(f, h, m);
-	else
-		rc = kind == OUT_HTML ? rp_write_html(f, m, doc) :
-		     kind == OUT_CSV ? rp_write_csv(f, m) : rp_write_prom(f, m);
-	if (fclose(f) || rc) {
-		fc_err("cannot write %s: %m; is the disk full?", path);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		fc_err("cannot write %s: %m", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return fc_replace_file(opt[kind], path, fill_out, &j);
 }
 
 static int list_run(const struct fc_store_run *r, void *arg)
@@ -208,6 +208,32 @@ static int list_run(const struct fc_store_run *r, void *arg)
 	printf("%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n", (long long)r->id, r->kind, when,
 	       (long long)r->npairs, *r->verdict ? r->verdict : "running",
 	       (int)json_array_size(json_object_get(r->params, "nodes")));
+	return 0;
+}
+
+static int list_action(const struct fc_store_action *a, void *arg)
+{
+	time_t t = (time_t)a->time;
+	char when[32];
+
+	(void)arg;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	printf("%6lld  %s  %-12s %-12s %s%s%s\n", (long long)a->run, when, a->action, a->node,
+	       *a->reason ? a->reason : "-", strcmp(a->result, "ok") ? ": " : "",
+	       strcmp(a->result, "ok") ? a->result : "");
+	if (*a->command)
+		printf("        command: %s\n", a->command);
+	if (*a->detail)
+		printf("        finding: %s\n", a->detail);
+	return 0;
+}
+
+static int slurm_action_json(const struct fc_store_action *a, void *arg)
+{
+	json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "node", a->node,
+					     "action", a->action, "reason", a->reason, "detail",
+					     a->detail, "command", a->command, "result", a->result,
+					     "time", a->time));
 	return 0;
 }
 
@@ -243,6 +269,8 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		goto out_release;
 	}
 	doc = mx_model_doc_brief(&m);
+	json_object_set_new(doc, "slurm", json_array());
+	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)
 		mx_history_doc(&h, &m, doc);
 	for (int k = 0; k < OUT_N; k++) {
@@ -265,7 +293,7 @@ out_release:
 struct report_args {
 	const char *out[OUT_N], *db;
 	int64_t run;
-	int list, history;
+	int list, history, slurm;
 };
 
 #define FC_OPT_T struct report_args
@@ -278,6 +306,7 @@ static const struct fc_opts report_spec = {
 		FCO_STR("prom", 0, out[OUT_PROM]),
 		FCO_FLAG("list", 0, list),
 		FCO_FLAG("history", 0, history),
+		FCO_FLAG("slurm", 0, slurm),
 		{ 0 },
 	},
 	.cmd = "report", .usage = usage_report, .no_args = "see 'fabcheck report --help'",
@@ -297,6 +326,16 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		if (!st)
 			return FC_EXIT_CANT;
 		rc = fc_store_run_list(st, 0, list_run, NULL);
+		fc_store_close(st);
+		return rc ? FC_EXIT_CANT : FC_EXIT_PASS;
+	}
+	if (a.slurm) {
+		struct fc_store *st = fc_store_open_ro(a.db);
+		int rc;
+
+		if (!st)
+			return FC_EXIT_CANT;
+		rc = fc_store_actions(st, a.run, list_action, NULL);
 		fc_store_close(st);
 		return rc ? FC_EXIT_CANT : FC_EXIT_PASS;
 	}

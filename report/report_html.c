@@ -239,6 +239,31 @@ static void html_findings(FILE *f, const json_t *doc)
 	fputs("</ul>\n", f);
 }
 
+/* The Slurm drains and resumes of the run (ctl/drain.h), when any. */
+static void html_slurm(FILE *f, const json_t *doc)
+{
+	const json_t *list = json_object_get(doc, "slurm");
+	size_t i;
+	json_t *a;
+
+	if (!json_array_size(list))
+		return;
+	fputs("<h2>Slurm</h2>\n<table id=\"slurm\"><tr><th>action</th><th>node</th>"
+	      "<th>reason</th><th>command</th><th>result</th></tr>\n", f);
+	json_array_foreach(list, i, a) {
+		static const char *const keys[] = { "action", "node", "reason", "command", "result" };
+
+		fputs("<tr>", f);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fputs("<td>", f);
+			rp_html_escape(f, fc_jstr(a, keys[k], ""));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void html_nodes(FILE *f, const json_t *doc)
 {
 	const json_t *per = json_object_get(doc, "per_node");
@@ -260,14 +285,48 @@ static void html_nodes(FILE *f, const json_t *doc)
 	fputs("</table>\n", f);
 }
 
-/* Nodes x rails: each cell the worst of the node's pairs on that rail, as
- * a share of that rail's best pair; then a heat map per rail. */
+/* One cell of the nodes x rails table: coloured by the node's own median
+ * on the rail (a share of the rail's best pair), so that a healthy node is
+ * not painted by its pair with a bad one; its worst pair, when bad, names
+ * the peer and marks it when that peer is the suspect. */
+static void html_rail_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
+			   int i)
+{
+	const struct fc_mx_cell *worst = mx_model_worst(an, i);
+	double med = an->nodes[i].median_gbps;
+	unsigned char rgb[3] = { 238, 238, 238 };
+
+	if (isfinite(med) && isfinite(an->best_gbps) && an->best_gbps > 0)
+		mx_heat_rgb(fmax(0, fmin(1, med / an->best_gbps)), rgb);
+	fprintf(f, "<td class=\"rail-cell%s\" style=\"background:#%02x%02x%02x\">",
+		an->nodes[i].state == FC_MX_NODE_SUSPECT ? " suspect" : "", rgb[0], rgb[1], rgb[2]);
+	if (!isfinite(med)) {
+		fputs("-</td>", f);
+		return;
+	}
+	fprintf(f, "%.3g Gb/s", med);
+	if (worst && worst->bad) {
+		size_t k = (size_t)(worst - an->cells);
+		int a = (int)(k / (size_t)an->n), b = (int)(k % (size_t)an->n), peer = a == i ? b : a;
+
+		fprintf(f, "<br><small>worst %.3g Gb/s, with ", worst->gbps);
+		if (an->nodes[peer].state == FC_MX_NODE_SUSPECT)
+			fputs("<b class=\"bad-peer\">", f);
+		rp_html_escape(f, m->names[peer]);
+		fputs(an->nodes[peer].state == FC_MX_NODE_SUSPECT ? "</b> (suspect)" : "", f);
+		fputs("</small>", f);
+	}
+	fputs("</td>", f);
+}
+
+/* Nodes x rails: each node's median on each rail and its worst bad pair;
+ * then a heat map per rail. */
 static void html_rails(FILE *f, const struct mx_model *m)
 {
 	char id[32];
 
-	fputs("<h2>Nodes and rails (the worst pair of each node on each rail)</h2>\n"
-	      "<table id=\"rails\"><tr><th>node</th>", f);
+	fputs("<h2>Nodes and rails (each node's median on each rail; its worst pair when "
+	      "bad)</h2>\n<table id=\"rails\"><tr><th>node</th>", f);
 	for (int r = 0; r < m->nrails; r++) {
 		fprintf(f, "<th>rail %d (", m->rails[r].index);
 		rp_html_escape(f, m->rails[r].name);
@@ -278,22 +337,8 @@ static void html_rails(FILE *f, const struct mx_model *m)
 		fputs("<tr><td>", f);
 		rp_html_escape(f, m->names[i]);
 		fputs("</td>", f);
-		for (int r = 0; r < m->nrails; r++) {
-			const struct fc_mx_analysis *an = &m->ran.rails[r];
-			const struct fc_mx_cell *worst = mx_model_worst(an, i);
-			unsigned char rgb[3] = { 238, 238, 238 };
-
-			if (worst)
-				mx_heat_rgb(mx_model_share_in(an, worst), rgb);
-			fprintf(f, "<td class=\"rail-cell%s\" style=\"background:#%02x%02x%02x\">",
-				an->nodes[i].state == FC_MX_NODE_SUSPECT ? " suspect" : "", rgb[0],
-				rgb[1], rgb[2]);
-			if (worst)
-				fprintf(f, "%.3g Gb/s", worst->gbps);
-			else
-				fputs("-", f);
-			fputs("</td>", f);
-		}
+		for (int r = 0; r < m->nrails; r++)
+			html_rail_cell(f, m, &m->ran.rails[r], i);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -320,15 +365,18 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		   "tr.suspect td{background:#fde0dd;font-weight:bold}\n"
 		   "</style></head><body>\n",
 		(long long)m->run, fc_jstr(doc, "verdict", "?"));
+	/* The latency only where one was measured. */
 	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pairs, "
-		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s, "
-		   "%s.</p>\n",
+		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s%s%s.</p>\n",
 		(long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
 		(long long)fc_jnum(doc, "pairs_total", 0), when, fc_jstr(doc, "verdict", "?"),
 		fc_jstr(doc, "verdict", "?"),
 		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
-		fc_fmt_figure(m->an.rack_median_lat_us, "%.3g", "us", l, sizeof(l)));
+		isfinite(m->an.rack_median_lat_us) ? ", " : "",
+		isfinite(m->an.rack_median_lat_us) ?
+			fc_fmt_figure(m->an.rack_median_lat_us, "%.3g", "us", l, sizeof(l)) : "");
 	html_findings(f, doc);
+	html_slurm(f, doc);
 	if (m->nrails)
 		html_rails(f, m);
 	fputs(m->nrails ? "<h2>Bandwidth of each pair, every rail together, row to column</h2>\n" :

@@ -45,6 +45,7 @@ static const struct fc_cmd commands[] = {
 	    "test every node pair of a rack in rounds and name the bad node or link"),
 	CMD("preflight", preflight,
 	    "check every node before traffic: ports, rates, versions, MTU, GIDs, GDR, PCIe"),
+	CMD("health", health, "this node alone, for Slurm's HealthCheckProgram"),
 	CMD("preflight-probe", preflight_probe,
 	    "the node side of preflight (started by the controller)", .hidden = 1),
 	CMD("soak", soak,

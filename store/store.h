@@ -158,4 +158,25 @@ struct fc_pair_rail {
 /* The @i-th rail of @doc into *out: 1, or 0 past the end (or no list). */
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out);
 
+/* One Slurm action of a run (ctl/drain.h): a drain, a resume, one left
+ * alone, or a command that failed; the strings live until the callback
+ * returns. */
+struct fc_store_action {
+	int64_t id, run;
+	double time;	     /* unix time; 0 when adding: now */
+	const char *node;
+	const char *action;  /* "drain", "resume", "would-drain", "left", "failed", ... */
+	const char *reason;  /* the reason given to Slurm (or read from it) */
+	const char *detail;  /* the finding's full text */
+	const char *command; /* the command as run */
+	const char *result;  /* "ok" or what went wrong */
+};
+/* Records @a under @run (its own table, created on the first). 0 or -EIO. */
+int fc_store_action_add(struct fc_store *st, int64_t run, const struct fc_store_action *a);
+typedef int (*fc_store_action_cb)(const struct fc_store_action *a, void *arg);
+/* Calls @cb for each action of @run (every run when <= 0), oldest first; a
+ * store without any has none. A non-zero return from @cb stops and is
+ * returned. */
+int fc_store_actions(struct fc_store *st, int64_t run, fc_store_action_cb cb, void *arg);
+
 #endif

@@ -137,6 +137,22 @@ const struct topo_dev *topo_nearest_gpu(const struct topo *t, const char *nic,
 					enum topo_dist *dist_p);
 
 /*
+ * NCCL's choices on this tree (topo/pcitopo_nccl.c, design/nccl-rules.md
+ * section 4). topo_nccl_class: the class NCCL gives a distance (NODE is PHB).
+ * topo_nccl_local: the devices of the other kind NCCL counts local to @from
+ * (a GPU or a NIC): highest path bandwidth, then lowest class; GPUs in bus
+ * order, NICs in natural name order (mlx5_2 before mlx5_10); at most @max.
+ * topo_nccl_gpu_nic: the NIC NCCL gives @gpu (bus id or name) on @channel
+ * (0: its first); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU
+ * NCCL pairs with @nic; NULL when none of its local GPUs uses it.
+ */
+enum topo_dist topo_nccl_class(enum topo_dist d);
+int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
+		    const struct topo_dev **out, int max);
+const struct topo_dev *topo_nccl_gpu_nic(const struct topo *t, const char *gpu, int channel);
+const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic);
+
+/*
  * Bridges on the path between @a and @b that have ACS bits in @mask set
  * (only for paths inside a switch: PIX or PXB). Writes up to @max pointers
  * to @out; returns the count.

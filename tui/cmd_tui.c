@@ -453,7 +453,7 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 		rc = FC_EXIT_CANT;
 	} else if (t.have_session && t.c.n && !rc) {
 		mx_model_refresh(&t.m, t.st);
-		if (!mx_model_analyze(&t.m) && t.m.an.nsuspects)
+		if (!mx_model_analyze(&t.m) && fc_mx_failed(&t.m.an))
 			rc = FC_EXIT_FAIL;
 	}
 	if (t.have_session && t.s.r.nkids) {

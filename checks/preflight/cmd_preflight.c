@@ -19,12 +19,14 @@
 #include "core/out.h"
 #include "core/util.h"
 #include "ctl/chan.h"
+#include "ctl/drain.h"
 #include "ctl/launch_opts.h"
 #include "src/cmds.h"
 #include "matrix/mx_cli.h"
 #include "ctl/child.h"
 #include "ctl/scale.h"
 #include "ctl/ssh_mux.h"
+#include "store/store.h"
 
 const char usage_preflight[] =
 	"usage: fabcheck preflight NODE... [options]\n"
@@ -53,6 +55,11 @@ const char usage_preflight[] =
 	"  --no-ssh-mux        no ssh connection sharing (ControlMaster)\n"
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
+	"Slurm (doc/slurm.md): each node a check names is drained with what failed;\n"
+	"the actions are kept as a 'preflight' run of the store (report --slurm):\n"
+	FC_DRAIN_HELP
+	"  --db FILE           the store for them (default fabcheck.db)\n"
+	"\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage, 3 a node could not\n"
 	"be reached or probed.\n";
 
@@ -64,6 +71,8 @@ struct pf_cli {
 	struct fc_launch l;
 	double timeout;
 	int no_mux;
+	struct fc_drain_opts drain;
+	const char *db;
 };
 
 /* The most of a probe's document kept (one is a few KiB). */
@@ -80,6 +89,8 @@ static const struct fc_opts pf_spec = {
 		FCO_DURATION("timeout", 0, timeout, 1, 3600),
 		FCO_CALL_AT("fanout", 0, fc_fanout_opt, l.fanout, int),
 		FCO_FLAG("no-ssh-mux", 0, no_mux),
+		FC_DRAIN_OPTS(drain),
+		FCO_STR("db", 0, db),
 		FCO_JSON,
 		{ 0 },
 	},
@@ -240,11 +251,57 @@ static void render_preflight(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "");
 	fc_table_free(t);
+	fc_drain_render(f, doc);
 	if (json_array_size(json_object_get(doc, "skipped")))
 		fprintf(f, "\nskipped:\n");
 	json_array_foreach(json_object_get(doc, "skipped"), i, n)
 		fprintf(f, "  %s\n", json_string_value(n));
 	fprintf(f, "\n");
+}
+
+/* --drain, --resume-passed: the nodes the checks named, and those probed
+ * and named by none; nothing when no node could be probed. */
+static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
+{
+	const json_t *blame = json_object_get(doc, "blame");
+	json_t *targets = blame ? json_incref((json_t *)blame) : json_array();
+	json_t *passed = json_array(), *e, *params;
+	struct fc_store *st = fc_store_open(c->db ? c->db : FC_STORE_DEFAULT);
+	int64_t run = 0;
+	size_t i, k;
+	int probed = 0;
+
+	json_array_foreach(nodes, i, e) {
+		const char *node = fc_jstr(e, "node", "");
+		int named = 0;
+		json_t *t;
+
+		if (!json_object_get(e, "probe"))
+			continue;
+		probed++;
+		json_array_foreach(targets, k, t)
+			named |= !strcmp(fc_jstr(t, "node", ""), node);
+		if (!named)
+			json_array_append_new(passed, json_string(node));
+	}
+	params = json_pack("{s:O}", "nodes", json_object_get(doc, "nodes"));
+	if (st)
+		run = fc_store_run_begin(st, "preflight", params);
+	json_decref(params);
+	if (!st || run <= 0)
+		fc_finding(doc, FC_WARN, "Slurm: the store %s cannot be written: the actions below are not kept",
+			   c->db ? c->db : FC_STORE_DEFAULT);
+	if (!probed) {
+		json_object_set_new(doc, "slurm", json_array());
+		fc_finding(doc, FC_WARN, "Slurm: nothing drained or resumed: no node could be probed");
+	} else {
+		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &c->drain, targets, passed);
+	}
+	if (st && run > 0)
+		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));
+	fc_store_close(st);
+	json_decref(targets);
+	json_decref(passed);
 }
 
 int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
@@ -272,6 +329,8 @@ int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
 				      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
 				      fc_launcher_name(c.l.kind)));
 	bad = pf_check(doc, nodes, &c.o);
+	if (fc_drain_wanted(&c.drain))
+		pf_drain(doc, nodes, &c);
 	json_decref(nodes);
 	rc = fc_emit(ctx, doc, render_preflight);
 	if (bad)

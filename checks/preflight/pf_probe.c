@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "checks/preflight/preflight.h"
 #include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
@@ -245,16 +246,13 @@ static const struct fc_opts probe_spec = {
 	.cmd = "preflight-probe", .usage = usage_preflight_probe, .no_args = "",
 };
 
-int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
+json_t *pf_probe_doc(double timeout, int no_topo)
 {
-	struct probe_args a = { .timeout = 20 };
 	char host[256] = "?";
 	const char *why = NULL;
 	struct utsname u;
 	json_t *doc, *devs;
 
-	if (fc_opts_parse(ctx, &probe_spec, &a, argc, argv))
-		return FC_EXIT_USAGE;
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
@@ -269,10 +267,19 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	json_object_set_new(doc, "devices", devs);
 	fc_ib_switches_add(devs, doc);
-	probe_hcas(doc, devs, u.release, a.timeout);
-	if (!a.no_topo)
-		probe_topo(doc, a.timeout);
+	probe_hcas(doc, devs, u.release, timeout);
+	if (!no_topo)
+		probe_topo(doc, timeout);
+	return doc;
+}
+
+int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct probe_args a = { .timeout = 20 };
+
+	if (fc_opts_parse(ctx, &probe_spec, &a, argc, argv))
+		return FC_EXIT_USAGE;
 	/* Always JSON: the controller reads it. */
 	ctx->json = 1;
-	return fc_emit(ctx, doc, NULL);
+	return fc_emit(ctx, pf_probe_doc(a.timeout, a.no_topo), NULL);
 }

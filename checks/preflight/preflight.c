@@ -22,6 +22,20 @@ static int roce_mtu_for(int netdev_mtu)
 	return 256;
 }
 
+void pf_blame(json_t *doc, const char *node, const char *part, const char *device)
+{
+	json_t *list = json_object_get(doc, "blame");
+
+	if (!list) {
+		list = json_array();
+		json_object_set_new(doc, "blame", list);
+	}
+	json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:O?}", "node", node, "part", part,
+					      "device", device ? device : "", "text",
+					      json_array_get(json_object_get(doc, "findings"),
+							     json_array_size(json_object_get(doc, "findings")) - 1)));
+}
+
 int pf_majority(const char *const *vals, int n)
 {
 	int have = 0, best = -1, best_cnt = 0;
@@ -56,9 +70,12 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
 		return;
 	if (m >= 0) {
 		for (int i = 0; i < n; i++)
-			if (vals[i] && strcmp(vals[i], vals[m]))
+			if (vals[i] && strcmp(vals[i], vals[m])) {
 				fc_finding(doc, lvl, "%s: %s is %s where the other nodes have %s: %s",
 					   names[i], what, vals[i], vals[m], fix);
+				if (lvl == FC_FAIL)
+					pf_blame(doc, names[i], what, NULL);
+			}
 		return;
 	}
 	list[0] = 0;
@@ -220,6 +237,8 @@ static void check_pcie_ceiling(json_t *doc, const struct pf_node *nd, const char
 		   diag_about(ceil), port, rate,
 		   down ? "reseat the HCA, check the riser and the slot's PCIe setting in the BIOS (lspci -vv LnkSta against LnkCap)"
 			: "the slot cannot carry the port: move the HCA to a slot of its own PCIe generation and width");
+	if (down)
+		pf_blame(doc, nd->name, "pcie link", dn);
 }
 
 /* One port's own checks; adds its summary row to @ports. */
@@ -244,28 +263,35 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 		fc_finding(doc, FC_FAIL,
 			   "%s: %s port %d is %s: check the cable, the transceiver and the switch port (and 'ip link' for RoCE)",
 			   node, dn, port, fc_jstr(p, "state", "?"));
+		pf_blame(doc, node, "port state", dn);
 		return;
 	}
 	check_pcie_ceiling(doc, nd, dn, port, rate);
-	if (o->expect_rate_gbps > 0 && rate + 1e-6 < o->expect_rate_gbps)
+	if (o->expect_rate_gbps > 0 && rate + 1e-6 < o->expect_rate_gbps) {
 		fc_finding(doc, FC_FAIL,
 			   "%s: %s port %d runs at %g Gb/s (%s %s), expected %g Gb/s: reseat or replace the cable or transceiver, check the switch port's speed",
 			   node, dn, port, rate, fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"),
 			   o->expect_rate_gbps);
+		pf_blame(doc, node, "port rate", dn);
+	}
 	if (eth) {
-		if (!json_is_integer(json_object_get(p, "gid_index")))
+		if (!json_is_integer(json_object_get(p, "gid_index"))) {
 			fc_finding(doc, FC_FAIL,
 				   "%s: %s port %d has no usable GID: give %s an IP address",
 				   node, dn, port, *ifn ? ifn : "its netdev");
-		else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2"))
+			pf_blame(doc, node, "no GID", dn);
+		} else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2")) {
 			fc_finding(doc, FC_FAIL,
 				   "%s: %s port %d has no RoCE v2 GID (best is %s): enable RoCE v2 (cma_roce_mode, or the HCA's settings) and give %s an IPv4 address",
 				   node, dn, port, fc_jstr(p, "gid_type", "?"), *ifn ? ifn : "its netdev");
-		if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu)
+			pf_blame(doc, node, "no RoCE v2 GID", dn);
+		}
+		if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu) {
 			fc_finding(doc, FC_FAIL,
 				   "%s: %s MTU is %d, expected %d (%s port %d runs at an active MTU of %d B): set 'ip link set %s mtu %d' and the same on the switch port",
 				   node, ifn, nmtu, o->expect_mtu, dn, port, amtu, ifn, o->expect_mtu);
-		else if (nmtu && amtu && amtu < 4096 && roce_mtu_for(nmtu) == amtu)
+			pf_blame(doc, node, "mtu", ifn);
+		} else if (nmtu && amtu && amtu < 4096 && roce_mtu_for(nmtu) == amtu)
 			fc_finding(doc, FC_WARN,
 				   "%s: %s port %d runs at an active MTU of %d B because %s has MTU %d: RoCE needs jumbo frames (MTU 9000) for 4096 B; set it on the node and the switch",
 				   node, dn, port, amtu, ifn, nmtu);
@@ -273,6 +299,7 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 		fc_finding(doc, FC_FAIL,
 			   "%s: %s port %d active MTU is %d B, expected %d B: check the subnet manager's MTU for the partition",
 			   node, dn, port, amtu, o->expect_mtu);
+	pf_blame(doc, node, "mtu", dn);
 	}
 }
 
@@ -374,6 +401,8 @@ static void check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skippe
 				continue;
 			fc_finding(doc, fail || strstr(t, "trained at") ? FC_FAIL : FC_WARN, "%s: %s",
 				   nd->name, t);
+			if (fail || strstr(t, "trained at"))
+				pf_blame(doc, nd->name, "topology", NULL);
 		}
 	}
 	json_object_set_new(nd->sum, "gpus", json_integer((json_int_t)ngpu));
@@ -387,10 +416,12 @@ static void check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skippe
 	else if (dmabuf_usable(nd->probe))
 		gdr = "dma-buf";
 	json_object_set_new(nd->sum, "gdr", json_string(gdr));
-	if (!strcmp(gdr, "none"))
+	if (!strcmp(gdr, "none")) {
 		fc_finding(doc, FC_FAIL,
 			   "%s: %zu GPU(s) but no GPUDirect RDMA path: neither nvidia_peermem is loaded nor dma-buf usable (NVIDIA driver 515+ on kernel 5.12+); run 'modprobe nvidia_peermem'",
 			   nd->name, ngpu);
+		pf_blame(doc, nd->name, "no GPUDirect RDMA", NULL);
+	}
 }
 
 static void check_qos(json_t *doc, const struct pf_node *nd, int tclass, json_t *skipped)
@@ -429,6 +460,7 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 		fc_finding(doc, FC_FAIL,
 			   "%s: %s: load the HCA driver (e.g. modprobe mlx5_ib) or check the HCA is seated",
 			   nd->name, fc_jstr(nd->probe, "devices_error", "?"));
+		pf_blame(doc, nd->name, "no RDMA device", NULL);
 	}
 	json_array_foreach(json_object_get(nd->probe, "devices"), i, d)
 		json_array_foreach(json_object_get(d, "ports"), j, p)

@@ -10,6 +10,11 @@
 
 #include "core/out.h"
 
+/* The node side of preflight (checks/preflight/pf_probe.c): this node's
+ * probe document, as `fabcheck preflight-probe --json` prints it; @timeout
+ * bounds each tool it runs, @no_topo leaves out `fabcheck topo`. */
+json_t *pf_probe_doc(double timeout, int no_topo);
+
 struct pf_opts {
 	double expect_rate_gbps; /* 0: ports must agree across nodes */
 	int expect_mtu;		 /* netdev MTU of RoCE ports (IB: active MTU); 0: agree */
@@ -32,6 +37,12 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o);
  * value differs from some other: all are reported). Exposed for tests.
  */
 int pf_majority(const char *const *vals, int n);
+
+/* Names @node as failed in @part (@device: NULL or the device) for the
+ * finding just added: an entry {"node", "part", "device", "text"} of the
+ * document's "blame" list, what preflight --drain and health --drain-self
+ * drain. */
+void pf_blame(json_t *doc, const char *node, const char *part, const char *device);
 
 /* Compares one value across nodes (NULL: none); one finding at @lvl per
  * odd node, or one that lists every node when there is no majority. */

@@ -18,3 +18,25 @@ expect "diagnose: the recorded verdict is the exit code (rack, mtu 1500)" 1 \
 	'recorded verdict fail.*' -- "$FC" diagnose "$D/rack-mtu"
 expect "diagnose: a folder of folders is diagnosed one by one" 1 \
 	'rack-loss: recorded verdict fail' -- "$FC" diagnose "$D"
+# The folders pair, matrix and soak --save-evidence write with rails, as the
+# code names them: pair --rails: DIR/alone-railR, DIR/loaded-railR;
+# matrix --rails: DIR/NNN-A-B-railDEV/alone-railR (one level more); soak:
+# DIR/NNN-A-B as the matrix. Each set is found, in the order written.
+DG=$(mktemp -d /tmp/fc-diag-XXXXXX)
+mkdir -p "$DG/pair" "$DG/mx/001-nodeA-nodeB-railrxe0" "$DG/mx/002-nodeA-nodeB-railrxe1" "$DG/soak"
+cp -r "$D/rack-healthy" "$DG/pair/alone-rail0"
+cp -r "$D/rack-loss" "$DG/pair/loaded-rail0"
+cp -r "$D/rack-healthy" "$DG/mx/001-nodeA-nodeB-railrxe0/alone-rail0"
+cp -r "$D/rack-loss" "$DG/mx/002-nodeA-nodeB-railrxe1/alone-rail1"
+cp -r "$D/rack-loss" "$DG/soak/003-nodeA-nodeB"
+expect "diagnose: pair --rails folder, each rail's test" 1 \
+	"alone-rail0: recorded verdict warn.*loaded-rail0: recorded verdict fail" -- \
+	bash -c "set -o pipefail; '$FC' diagnose '$DG/pair' | tr '\n' ' '"
+expect "diagnose: matrix --rails folder, two levels down" 1 \
+	"001-nodeA-nodeB-railrxe0/alone-rail0: recorded verdict warn.*002-nodeA-nodeB-railrxe1/alone-rail1: recorded verdict fail" -- \
+	bash -c "set -o pipefail; '$FC' diagnose '$DG/mx' | tr '\n' ' '"
+expect "diagnose: soak folder of slices" 1 "003-nodeA-nodeB: recorded verdict fail" -- \
+	"$FC" diagnose "$DG/soak"
+expect "diagnose --json: every set of the matrix --rails folder" 0 '^2 fail true$' -- \
+	bash -c "'$FC' diagnose --json '$DG/mx' | jq -r '\"\\(.sets | length) \\(.verdict) \\(.diagnosis | length > 0)\"'"
+rm -rf "$DG"

@@ -63,6 +63,14 @@ expect "corrupting copy validate" 1 'validate pattern +mismatch at offset 4113' 
 # Registration: neither dma-buf nor peermem, and forced methods.
 expect "no dmabuf no peermem" 1 'neither dma-buf nor peermem .*fix: modprobe nvidia-peermem, or use an NVIDIA driver and kernel with dma-buf' \
 	-- fake $TNP FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
+# A GPU node without an HCA: what could be checked was, a warning, exit 0.
+expect "no HCA, no dmabuf, no peermem: a warning" 0 'no RDMA device on .*: registration with an HCA not tried; GPUDirect RDMA would not work as the node is: .*neither dma-buf nor peermem' \
+	-- fake $EMPTY FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
+expect "no HCA, no dmabuf, no peermem: checks ran" 0 'validate pattern +ok' \
+	-- fake $EMPTY FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
+# rdma-core older than 34 (no ibv_reg_dmabuf_mr): the binary starts (the
+# symbol is looked up at run time) and peermem is still tried.
+expect "binary does not import ibv_reg_dmabuf_mr" 0 '^0$' -- sh -c "nm -D --undefined-only $FC | grep -c ibv_reg_dmabuf_mr; true"
 expect "no dmabuf, peermem" 0 'plan: peermem' \
 	-- fake $T2S FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1
 expect "forced peermem absent" 1 '--gdr peermem: nvidia_peermem is not loaded; fix: modprobe nvidia-peermem' \
@@ -82,6 +90,15 @@ expect "nearest is PHB: warn" 0 'GPU 1 \(0000:86:00.0\) is PHB from mlx5_2, wors
 expect "other socket: a finding of its own" 0 'GPU 0 \(0000:3B:00.0\) is SYS from mlx5_1: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link' \
 	-- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1 --gpu 0
 expect "hca nearest the gpu" 0 '"hca": "mlx5_1"' -- fake $T2S $FC gpu-check -s 1M -n 1 --gpu 1 --json
+# The flush a check needs, as the device attributes say (JSON flush.how).
+expect "flush: cuFlush where supported" 0 '"how": "cuFlushGPUDirectRDMAWrites"' \
+	-- fake $EMPTY $FC gpu-check -s 1M -n 1 --json
+expect "flush: loopback where unsupported" 0 '"how": "loopback RDMA READ"' \
+	-- fake $EMPTY FAKECUDA_FLUSHOPTS=0 $FC gpu-check -s 1M -n 1 --json
+expect "flush: none where ordered" 0 '"how": "none".*' \
+	-- fake $EMPTY FAKECUDA_ORDER=100 $FC gpu-check -s 1M -n 1 --json
+expect "flush: the attributes in the GPU list" 0 '"writes_ordering": 200' \
+	-- fake $EMPTY FAKECUDA_ORDER=200 $FC gpu-check -s 1M -n 1 --json
 rm -rf "$EMPTY"
 
 # pair: the memory options are checked before any node is contacted.

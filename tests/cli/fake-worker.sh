@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # A worker that misbehaves on purpose, for the controller's CLI tests.
 # FAKE_MODE picks how: garbage, version, order, big, type, die, hang, noise,
-# error, slow. Started by `fabcheck pair --launcher local --worker-cmd THIS`.
-# `devices --json`: the recorded port list FAKE_DEVICES names.
+# error, slow, evil. Started by `fabcheck pair --launcher local --worker-cmd
+# THIS`. `devices --json`: the recorded port list FAKE_DEVICES names (evil:
+# one port named EVIL_DEV).
+if [ "${1:-}" = devices ] && [ "${FAKE_MODE:-}" = evil ]; then
+	printf '{"devices":[{"name":"%s","ports":[{"device":"%s","port":1,"state":"ACTIVE","link_layer":"Ethernet","netdev":"%s","subnet":"10.0.0.0/24"}]}]}\n' \
+		"$EVIL_DEV" "$EVIL_DEV" "${EVIL_NETDEV:-eth0}"
+	exit 0
+fi
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
@@ -50,8 +56,22 @@ slow() {
 	done
 	exit 0
 }
+# evil: a compromised node's worker. It speaks the protocol but names its
+# port EVIL_DEV (a traversal, a padded name), sends evidence with a file
+# EVIL_FILE, then fails the first test.
+evil() {
+	say '"hello","version":"0","host":"evil","pid":1'
+	next setup || exit 1
+	say "\"evidence\",\"phase\":\"before\",\"files\":{\"${EVIL_FILE:-counters/symbol_error}\":\"ProxyCommand evil\\n\"}"
+	say "\"setup\",\"device\":\"$EVIL_DEV\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"rate_gbps\":2.5,\"memory\":\"host\",\"netdev\":\"${EVIL_NETDEV:-eth0}\""
+	next connect || exit 1
+	say '"connected","path_mtu":4096'
+	next test || exit 1
+	say '"error","kind":"cant","msg":"the evil worker stops here"'
+}
 case "${FAKE_MODE:-garbage}" in
 slow) slow ;;
+evil) evil ;;
 garbage) echo "Welcome to the node! (motd)" ;;
 version) echo '{"v":99,"seq":1,"type":"hello","version":"9.9"}' ;;
 order) echo '{"v":1,"seq":4,"type":"hello"}' ;;

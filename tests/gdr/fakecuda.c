@@ -19,7 +19,9 @@
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
- * PCI bus numbers, comma separated hex (default 3b,86).
+ * PCI bus numbers, comma separated hex (default 3b,86). FAKECUDA_CC (80),
+ * FAKECUDA_FLUSHOPTS (1) and FAKECUDA_ORDER (0) answer the compute
+ * capability and the GPUDirect flush-options and writes-ordering attributes.
  * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old); with
  * -DFAKE_NO_FLUSH it lacks cuFlushGPUDirectRDMAWrites (before CUDA 11.3).
  */
@@ -121,10 +123,19 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d);
 EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 {
 	(void)d;
+	const char *e;
+
 	if (attr == 124)
 		*v = !mode("nodmabuf");
 	else if (attr == 116)
 		*v = 1;
+	else if (attr == 75 || attr == 76) /* compute capability, FAKECUDA_CC (80) */
+		*v = (e = getenv("FAKECUDA_CC")) ? (attr == 75 ? atoi(e) / 10 : atoi(e) % 10) :
+						 (attr == 75 ? 8 : 0);
+	else if (attr == 117) /* GPUDirect flush options, FAKECUDA_FLUSHOPTS (1: HOST) */
+		*v = (e = getenv("FAKECUDA_FLUSHOPTS")) ? atoi(e) : 1;
+	else if (attr == 118) /* GPUDirect writes ordering, FAKECUDA_ORDER (0: NONE) */
+		*v = (e = getenv("FAKECUDA_ORDER")) ? atoi(e) : 0;
 	else
 		return 1;
 	return 0;

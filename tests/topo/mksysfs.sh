@@ -12,6 +12,16 @@
 #          GPU1 on another host bridge (NODE), mlx5_1 on the other socket;
 #          RoCE MTU 1500 on mlx5_0, no RoCE v2 GID on mlx5_1, no peermem,
 #          GPU1 at x8 of x16, config space readable only in part (not root)
+#   a100pxb  DGX A100 class as nvidia-smi shows it: 4 two-level switches,
+#          each device behind its own second-level switch, so both GPUs of
+#          a complex are PXB to both its HCAs
+#   h100   DGX H100 class: each GPU and one compute HCA under a switch (PIX):
+#          mlx5_0,3,4,5 (socket 0), mlx5_6,9,10,11 (socket 1); dual-port
+#          storage HCAs mlx5_1/2 and mlx5_7/8 on root ports of their own
+#   flat   HGX with a flat switch per socket: GPU0-3 + mlx5_0..3, GPU4-7 +
+#          mlx5_8..11, all PIX (ties of 4)
+#   gb200  GB200 class: two Grace sockets, each with two GPUs and two HCAs on
+#          root ports of their own (domains 0000/0002/0008/0009, 0010/...)
 #   empty  a host bridge and an Ethernet controller: no GPU, no HCA
 set -eu
 R=$1
@@ -150,7 +160,105 @@ hgx_complex() {
 	done
 }
 
+# A100 class: a top switch, four second-level switches, one device each.
+a100pxb_complex() {
+	local bb=$1 numa=$2 nic1=$3 nic2=$4
+	local b=$((16#$bb)) rp usp1 k nb dsp1 usp2 dsp2 dev
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp1=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp1" "$numa"
+	for k in 0 1 2 3; do
+		nb=$((b + 3 + 3 * k))
+		dsp1=$usp1/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)
+		usp2=$dsp1/$(printf '0000:%02x:00.0' $nb)
+		dsp2=$usp2/$(printf '0000:%02x:00.0' $((nb + 1)))
+		dev=$dsp2/$(printf '0000:%02x:00.0' $((nb + 2)))
+		bridge "$dsp1" "$numa"
+		bridge "$usp2" "$numa"
+		bridge "$dsp2" "$numa"
+		case $k in
+		0 | 1) gpu "$dev" "$numa" ;;
+		2) hca "$dev" "$nic1" "$numa" InfiniBand ;;
+		3) hca "$dev" "$nic2" "$numa" InfiniBand ;;
+		esac
+	done
+}
+
+# One switch under host bridge 0000:BB holding @ngpu GPUs and the HCAs named
+# after them (PIX to each other).
+flat_switch() {
+	local bb=$1 numa=$2 ngpu=$3 k=0 nic dsp
+	local b=$((16#$bb)) rp usp
+	shift 3
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	for ((k = 0; k < ngpu + $#; k++)); do
+		dsp=$usp/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)
+		bridge "$dsp" "$numa"
+		if [ $k -lt "$ngpu" ]; then
+			gpu "$dsp/$(printf '0000:%02x:00.0' $((b + 3 + k)))" "$numa"
+		else
+			nic=${*:$((k - ngpu + 1)):1}
+			hca "$dsp/$(printf '0000:%02x:00.0' $((b + 3 + k)))" "$nic" "$numa" InfiniBand
+		fi
+	done
+}
+
+# A device on a root port of its own: domain DDDD, host bridge pciDDDD:00.
+rootdev() {
+	local dom=$1 numa=$2 what=$3 name=${4:-} rp
+	rp=pci$dom:00/$dom:00:01.0
+	bridge "$rp" "$numa"
+	if [ "$what" = gpu ]; then
+		gpu "$rp/$dom:01:00.0" "$numa"
+	else
+		hca "$rp/$dom:01:00.0" "$name" "$numa" InfiniBand
+	fi
+}
+
 case $SC in
+a100pxb)
+	a100pxb_complex 00 0 mlx5_0 mlx5_1
+	a100pxb_complex 20 0 mlx5_2 mlx5_3
+	a100pxb_complex 80 1 mlx5_4 mlx5_5
+	a100pxb_complex a0 1 mlx5_6 mlx5_7
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
+h100)
+	flat_switch 00 0 1 mlx5_0
+	flat_switch 10 0 1 mlx5_3
+	flat_switch 20 0 1 mlx5_4
+	flat_switch 30 0 1 mlx5_5
+	flat_switch 80 1 1 mlx5_6
+	flat_switch 90 1 1 mlx5_9
+	flat_switch a0 1 1 mlx5_10
+	flat_switch b0 1 1 mlx5_11
+	bridge pci0000:d0/0000:d0:01.0 0
+	hca pci0000:d0/0000:d0:01.0/0000:d1:00.0 mlx5_1 0 InfiniBand
+	hca pci0000:d0/0000:d0:01.0/0000:d1:00.1 mlx5_2 0 InfiniBand
+	bridge pci0000:e0/0000:e0:01.0 1
+	hca pci0000:e0/0000:e0:01.0/0000:e1:00.0 mlx5_7 1 InfiniBand
+	hca pci0000:e0/0000:e0:01.0/0000:e1:00.1 mlx5_8 1 InfiniBand
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
+flat)
+	flat_switch 00 0 4 mlx5_0 mlx5_1 mlx5_2 mlx5_3
+	flat_switch 80 1 4 mlx5_8 mlx5_9 mlx5_10 mlx5_11
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
+gb200)
+	rootdev 0000 0 hca mlx5_0
+	rootdev 0002 0 hca mlx5_1
+	rootdev 0008 0 gpu
+	rootdev 0009 0 gpu
+	rootdev 0010 1 hca mlx5_2
+	rootdev 0012 1 hca mlx5_3
+	rootdev 0018 1 gpu
+	rootdev 0019 1 gpu
+	;;
 dgx)
 	dgx_switch 00 0 GPU0 GPU1 mlx5_0
 	dgx_switch 20 0 GPU2 GPU3 mlx5_1 0x1d
@@ -216,7 +324,7 @@ empty)
 	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
 	;;
 *)
-	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, hgx, split, empty)" >&2
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, flat, gb200, hgx, split, empty)" >&2
 	exit 2
 	;;
 esac

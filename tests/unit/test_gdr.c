@@ -230,6 +230,12 @@ static void test_reg_decide(void **state)
 		{ "--gdr peermem without the module",
 		  { GDR_MODE_PEERMEM, 12040, 1, 1, 1, 0 }, -EOPNOTSUPP, GDR_REG_NONE,
 		  GDR_REG_NONE, "modprobe nvidia-peermem, or use --gdr dmabuf" },
+		{ "rdma-core older than 34 (no ibv_reg_dmabuf_mr), peermem",
+		  { GDR_MODE_AUTO, 12040, 1, 1, -2, 1 }, 0, GDR_REG_PEERMEM, GDR_REG_NONE,
+		  "rdma-core older than 34" },
+		{ "rdma-core older than 34, no peermem",
+		  { GDR_MODE_AUTO, 12040, 1, 1, -2, 0 }, -EOPNOTSUPP, GDR_REG_NONE,
+		  GDR_REG_NONE, "libibverbs has no ibv_reg_dmabuf_mr" },
 		{ "--gdr peermem with the module",
 		  { GDR_MODE_PEERMEM, 12040, 1, 1, 1, 1 }, 0, GDR_REG_PEERMEM, GDR_REG_NONE,
 		  "--gdr peermem" },
@@ -247,6 +253,38 @@ static void test_reg_decide(void **state)
 				 gdr_method_name(plan.first), gdr_method_name(plan.second),
 				 plan.msg);
 	}
+}
+
+/* The flush before a validation check, per attribute set (cuda.h:
+ * CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS bit 1 = HOST,
+ * ..._WRITES_ORDERING 0 NONE / 100 OWNER / 200 ALL_DEVICES; NCCL's
+ * ncclTopoNeedFlush in src/graph/paths.cc for the C2C case). */
+static void test_flush_decide(void **state)
+{
+	static const struct {
+		struct gdr_flush_in in;
+		enum gdr_flush_how want;
+		const char *why;
+	} cases[] = {
+		{ { 1, 1, 0, 0 }, GDR_FLUSH_CUDA, "FLUSH_WRITES_OPTIONS has HOST" },
+		{ { 1, 0, 0, 0 }, GDR_FLUSH_LOOPBACK, "does not support cuFlush" },
+		{ { 1, -1, -1, 0 }, GDR_FLUSH_LOOPBACK, "does not support cuFlush" },
+		{ { 0, 1, 0, 0 }, GDR_FLUSH_LOOPBACK, "no cuFlushGPUDirectRDMAWrites (CUDA 11.3+)" },
+		{ { 1, 1, 100, 0 }, GDR_FLUSH_NONE, "OWNER" },
+		{ { 0, -1, 200, 0 }, GDR_FLUSH_NONE, "OWNER" },
+		{ { 1, 1, 100, 1 }, GDR_FLUSH_LOOPBACK, "C2C" },
+		{ { 1, 1, 0, 1 }, GDR_FLUSH_LOOPBACK, "ncclTopoNeedFlush" },
+	};
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum gdr_flush_how h = gdr_flush_decide(&cases[i].in, why, sizeof(why));
+
+		if (h != cases[i].want || !strstr(why, cases[i].why))
+			fail_msg("case %zu: %s (%s)", i, gdr_flush_name(h), why);
+	}
+	assert_string_equal(gdr_flush_name(GDR_FLUSH_NONE), "none");
 }
 
 static void test_pattern(void **state)
@@ -566,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_choice_on_tree),
 		cmocka_unit_test(test_peermem_probe),
 		cmocka_unit_test(test_reg_decide),
+		cmocka_unit_test(test_flush_decide),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_host_backend),
 		cmocka_unit_test(test_reg_refused),

@@ -188,6 +188,7 @@ static void test_two_bad_nodes(void **state)
 	fc_mx_release(&an);
 }
 
+/* Every pair below --min-gbps: one finding about the floor, no suspects. */
 static void test_absolute_threshold_rack_wide(void **state)
 {
 	struct fc_mx_opts o = FC_MX_OPTS_DEFAULT;
@@ -200,15 +201,165 @@ static void test_absolute_threshold_rack_wide(void **state)
 	gen_matrix(&g, 5, 0, none_slow);
 	assert_int_equal(fc_mx_analyze(5, g.r, g.n, &o, &an), 0);
 	assert_int_equal(an.nbad_pairs, 10);
-	assert_int_equal(count_kind(&an, FC_MX_RACK_WIDE), 1);
-	fc_mx_finding_text(&an, first_kind(&an, FC_MX_RACK_WIDE), names, text, sizeof(text));
-	assert_non_null(strstr(text, "--min-gbps"));
+	assert_int_equal(an.nfindings, 1);
+	assert_int_equal(count_kind(&an, FC_MX_FLOOR), 1);
+	assert_int_equal(an.nsuspects, 0);
+	assert_true(fc_mx_failed(&an));
+	fc_mx_finding_text(&an, first_kind(&an, FC_MX_FLOOR), names, text, sizeof(text));
+	assert_non_null(strstr(text, "every pair is below --min-gbps 1 (10 pairs of 5 nodes"));
+	assert_non_null(strstr(text, "the floor is above what this fabric carries"));
+	fc_mx_release(&an);
+	/* Under the floor, one node far below the others is still named. */
+	for (size_t i = 0; i < g.n; i++)
+		if (g.r[i].a == 3 || g.r[i].b == 3)
+			g.r[i].gbps = 0.02;
+	assert_int_equal(fc_mx_analyze(5, g.r, g.n, &o, &an), 0);
+	assert_int_equal(count_kind(&an, FC_MX_FLOOR), 1);
+	assert_int_equal(count_kind(&an, FC_MX_SUSPECT_NODE), 1);
+	assert_int_equal(first_kind(&an, FC_MX_SUSPECT_NODE)->a, 3);
+	assert_int_equal(count_kind(&an, FC_MX_SUSPECT_LINK), 0);
 	fc_mx_finding_text(&an, first_kind(&an, FC_MX_SUSPECT_NODE), names, text, sizeof(text));
-	assert_non_null(strstr(text, "below 1 Gb/s"));
+	assert_null(strstr(text, "below 1 Gb/s"));
+	assert_non_null(strstr(text, "below 90% of the rack median"));
 	fc_mx_release(&an);
 	/* Without the absolute threshold the same rack passes. */
+	gen_matrix(&g, 5, 0, none_slow);
 	assert_int_equal(fc_mx_analyze(5, g.r, g.n, NULL, &an), 0);
 	assert_int_equal(an.nfindings, 0);
+	assert_false(fc_mx_failed(&an));
+	fc_mx_release(&an);
+}
+
+/*
+ * The 4-node rack with nodeD's sends held to 20 Mbit/s, --min-gbps 0.05,
+ * both directions: nodeD -> x at 0.0193-0.0196 Gb/s, x -> nodeD at line
+ * rate; among the three healthy nodes every pair has one direction a few
+ * percent under 90% of the rack median, 0.0988 Gb/s, as the emulator's
+ * spread gives. Every node is bad with 3 of its 3 peers. Before, the tie
+ * named nodeA and nodeB ("bad with 3 of 3 peers (its median 0.0988 Gb/s;
+ * below 0.05 Gb/s, below 90% of the rack median 0.0988 Gb/s)") and the
+ * link nodeC-nodeD.
+ */
+static const struct fc_mx_result rack4_d20[] = {
+	{ 3, 0, 0.0195, 40, FC_MX_OK, 0 }, { 0, 3, 0.1010, 30, FC_MX_OK, 0 },
+	{ 3, 1, 0.0193, 40, FC_MX_OK, 0 }, { 1, 3, 0.0991, 30, FC_MX_OK, 0 },
+	{ 3, 2, 0.0196, 40, FC_MX_OK, 0 }, { 2, 3, 0.0988, 30, FC_MX_OK, 0 },
+	{ 0, 1, 0.0988, 30, FC_MX_OK, 0 }, { 1, 0, 0.0850, 30, FC_MX_OK, 0 },
+	{ 0, 2, 0.0860, 30, FC_MX_OK, 0 }, { 2, 0, 0.1005, 30, FC_MX_OK, 0 },
+	{ 1, 2, 0.0990, 30, FC_MX_OK, 0 }, { 2, 1, 0.0870, 30, FC_MX_OK, 0 },
+};
+
+static void test_explain_away_recorded(void **state)
+{
+	struct fc_mx_opts o = FC_MX_OPTS_DEFAULT;
+	const struct fc_mx_finding *f;
+	struct fc_mx_analysis an;
+	char text[512];
+
+	(void)state;
+	o.min_gbps = 0.05;
+	assert_int_equal(fc_mx_analyze(4, rack4_d20, 12, &o, &an), 0);
+	assert_true(fabs(an.rack_median_gbps - 0.0988) < 1e-9);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(an.nodes[i].bad, 3); /* the raw counts */
+	assert_int_equal(count_kind(&an, FC_MX_SUSPECT_NODE), 1);
+	assert_int_equal(count_kind(&an, FC_MX_SUSPECT_LINK), 0);
+	assert_int_equal(count_kind(&an, FC_MX_FLOOR), 0);
+	f = first_kind(&an, FC_MX_SUSPECT_NODE);
+	assert_int_equal(f->a, 3);
+	fc_mx_finding_text(&an, f, names, text, sizeof(text));
+	assert_non_null(strstr(text, "suspect node nodeD: bad with 3 of 3 peers (below 0.05 Gb/s, "
+				     "below 90% of the rack median 0.0988 Gb/s; the slowest "
+				     "0.0193 Gb/s, with nodeB)"));
+	/* Its median (line rate one way) is not below anything: not said. */
+	assert_null(strstr(text, "its median"));
+	/* The other three, bad with each other by a few percent: one warning. */
+	f = first_kind(&an, FC_MX_SPREAD);
+	assert_non_null(f);
+	assert_int_equal(f->a, 3);
+	assert_int_equal(f->fail, 0);
+	fc_mx_finding_text(&an, f, names, text, sizeof(text));
+	assert_non_null(strstr(text, "3 nodes are bad with each other, every one of their 3 pairs "
+				     "(below 90% of the rack median 0.0988 Gb/s)"));
+	assert_null(strstr(text, "below 0.05"));
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(an.nodes[i].state, FC_MX_NODE_OK);
+	assert_int_equal(an.nsuspects, 1);
+	fc_mx_release(&an);
+}
+
+/* A node named after another is judged on the pairs that remain, and its
+ * reason states only what those pairs show. */
+static double slow_b_lat_and_e(int a, int b)
+{
+	if (a == 4 || b == 4)
+		return 0.02;
+	return -1;
+}
+
+static void test_reason_is_the_nodes_own(void **state)
+{
+	struct fc_mx_opts o = FC_MX_OPTS_DEFAULT;
+	struct fc_mx_analysis an;
+	struct gen g;
+	char text[512];
+	int found = 0;
+
+	(void)state;
+	o.max_lat_us = 100;
+	gen_matrix(&g, 6, 0, slow_b_lat_and_e);
+	/* nodeB: high latency with everyone but nodeE; nodeE: slow. */
+	for (size_t i = 0; i < g.n; i++)
+		if ((g.r[i].a == 1 || g.r[i].b == 1) && g.r[i].a != 4 && g.r[i].b != 4)
+			g.r[i].lat_us = 400;
+	assert_int_equal(fc_mx_analyze(6, g.r, g.n, &o, &an), 0);
+	assert_int_equal(count_kind(&an, FC_MX_SUSPECT_NODE), 2);
+	for (int i = 0; i < an.nfindings; i++) {
+		const struct fc_mx_finding *f = &an.findings[i];
+
+		if (f->kind != FC_MX_SUSPECT_NODE)
+			continue;
+		fc_mx_finding_text(&an, f, names, text, sizeof(text));
+		if (f->a == 1) {
+			found++;
+			/* Judged on its 4 other peers; nodeE's slowness is not its. */
+			assert_non_null(strstr(text, "bad with 4 of 4 peers (latency above 100 us): "));
+			assert_null(strstr(text, "rack median"));
+		} else {
+			found += 10;
+			assert_int_equal(f->a, 4);
+			assert_non_null(strstr(text, "bad with 5 of 5 peers (below 90% of the rack "
+						     "median"));
+			assert_non_null(strstr(text, "its median 0.02 Gb/s"));
+		}
+	}
+	assert_int_equal(found, 11);
+	fc_mx_release(&an);
+}
+
+/* Three nodes all bad with each other by as much: none stands out. With
+ * a failing verdict the warning is a failure. */
+static void test_spread_names_none(void **state)
+{
+	struct fc_mx_result r[6] = {
+		{ 0, 1, 0.100, 30, FC_MX_OK, 0 }, { 1, 0, 0.080, 30, FC_MX_OK, 0 },
+		{ 1, 2, 0.100, 30, FC_MX_OK, 0 }, { 2, 1, 0.081, 30, FC_MX_OK, 0 },
+		{ 2, 0, 0.100, 30, FC_MX_OK, 0 }, { 0, 2, 0.079, 30, FC_MX_OK, 0 },
+	};
+	struct fc_mx_analysis an;
+
+	(void)state;
+	assert_int_equal(fc_mx_analyze(3, r, 6, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_int_equal(count_kind(&an, FC_MX_SPREAD), 1);
+	assert_false(fc_mx_failed(&an));
+	fc_mx_release(&an);
+	r[1].state = FC_MX_FAIL;
+	r[3].state = FC_MX_FAIL;
+	r[5].state = FC_MX_FAIL;
+	assert_int_equal(fc_mx_analyze(3, r, 6, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_true(fc_mx_failed(&an));
 	fc_mx_release(&an);
 }
 
@@ -298,13 +449,22 @@ static void test_pair_verdict_and_retest(void **state)
 	assert_int_equal(first_kind(&an, FC_MX_SUSPECT_NODE)->a, 1);
 	fc_mx_finding_text(&an, first_kind(&an, FC_MX_SUSPECT_NODE), names, text, sizeof(text));
 	assert_non_null(strstr(text, "failed by pair"));
-	/* The retest plan: nodeB against each good node it was bad with. */
-	n = fc_mx_retest_plan(&an, ra, rb, 8);
-	assert_int_equal(n, 3);
-	for (int i = 0; i < n; i++) {
-		assert_true(ra[i] == 1 || rb[i] == 1);
+	/* The retest plan: nodeB against each good node it was bad with, and
+	 * beside them references among the good nodes (nodeA-nodeC after
+	 * nodeB-nodeA, nodeC-nodeA planned already, nodeD-nodeA after nodeB-nodeD). */
+	n = fc_mx_retest_plan(&an, ra, rb, 16);
+	assert_int_equal(n, 5);
+	for (int i = 0, withb = 0; i < n; i++) {
 		assert_int_not_equal(ra[i], rb[i]);
-		assert_true(fc_mx_cell(&an, ra[i], rb[i])->bad);
+		assert_int_not_equal(fc_mx_cell(&an, ra[i], rb[i])->state, FC_MX_NONE);
+		if (ra[i] == 1 || rb[i] == 1) {
+			withb++;
+			assert_true(fc_mx_cell(&an, ra[i], rb[i])->bad);
+		} else {
+			assert_false(fc_mx_pair_bad(&an, ra[i], rb[i]));
+		}
+		if (i == n - 1)
+			assert_int_equal(withb, 3);
 	}
 	fc_mx_release(&an);
 	/* The retest passes: later results replace the first ones. */
@@ -378,6 +538,9 @@ int main(void)
 		cmocka_unit_test(test_slow_link_named),
 		cmocka_unit_test(test_two_bad_nodes),
 		cmocka_unit_test(test_absolute_threshold_rack_wide),
+		cmocka_unit_test(test_explain_away_recorded),
+		cmocka_unit_test(test_reason_is_the_nodes_own),
+		cmocka_unit_test(test_spread_names_none),
 		cmocka_unit_test(test_asymmetry),
 		cmocka_unit_test(test_unreachable_and_errors),
 		cmocka_unit_test(test_two_nodes_blame_the_link),

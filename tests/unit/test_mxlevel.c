@@ -216,23 +216,34 @@ static void test_port_down(void **state)
 	fc_mxl_release(&an);
 }
 
-/* Retest: the suspect port's pairs on its rail only; none on a bad rail. */
+/* Retest: the suspect port's pairs on its rail only, each followed by a
+ * reference of its good end that is not planned yet (nodeA-nodeB after
+ * nodeC-nodeA, none after nodeC-nodeB, nodeD's after nodeC-nodeD); none
+ * on a bad rail. */
 static void test_retest(void **state)
 {
 	struct rec r;
 	struct fc_mxl_analysis an;
 	struct fc_mxl_cell plan[32];
-	int k;
+	int k, with_c = 0;
 
 	(void)state;
 	analyze("rails-4x2-port.json", &r, &an);
 	k = fc_mxl_retest_plan(&an, plan, 32);
-	assert_int_equal(k, 3);
+	assert_int_equal(k, 5);
 	for (int i = 0; i < k; i++) {
+		int c = !strcmp(r.names[plan[i].a], "nodeC") || !strcmp(r.names[plan[i].b], "nodeC");
+
 		assert_int_equal(plan[i].rail, 1);
-		assert_true(!strcmp(r.names[plan[i].a], "nodeC") ||
-			    !strcmp(r.names[plan[i].b], "nodeC"));
+		with_c += c;
+		/* A reference is a good pair, measured again as it was measured. */
+		if (!c)
+			assert_int_equal(fc_mx_cell(&an.rails[1], plan[i].a, plan[i].b)->bad, 0);
+		assert_int_not_equal(fc_mx_cell(&an.rails[1], plan[i].a, plan[i].b)->state,
+				     FC_MX_NONE);
 	}
+	assert_int_equal(with_c, 3);
+	assert_true(!strcmp(r.names[plan[0].a], "nodeC") || !strcmp(r.names[plan[0].b], "nodeC"));
 	assert_int_equal(fc_mxl_retest_plan(&an, plan, 1), 1);
 	fc_mxl_release(&an);
 	analyze("rails-4x2-rail.json", &r, &an);

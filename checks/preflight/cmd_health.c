@@ -1,0 +1,263 @@
+/*
+ * fabcheck health: this node alone, in a few seconds, for Slurm's
+ * HealthCheckProgram (doc/slurm.md). The preflight probe of this node
+ * (pf_probe_doc, the same code `preflight` runs on each node) judged as a
+ * rack of one, against the rack's recorded reference and the node's last
+ * readings (health.h). No controller, no connection: it reads sysfs and
+ * the files it is given, writes its state file, and with --drain-self runs
+ * scontrol for its own node.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "checks/preflight/health.h"
+#include "checks/preflight/preflight.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/out.h"
+#include "core/util.h"
+#include "ctl/drain.h"
+#include "src/cmds.h"
+#include "verbs/counters.h"
+
+#define HL_STATE_DEFAULT "/var/lib/fabcheck/health-state.json"
+
+const char usage_health[] =
+	"usage: fabcheck health [--reference FILE] [--state FILE] [--drain-self] [options]\n"
+	"\n"
+	"Checks this node alone, in a few seconds, as Slurm's HealthCheckProgram\n"
+	"runs it (doc/slurm.md): RDMA ports ACTIVE, with --reference at the rate,\n"
+	"firmware and netdev MTU most of the rack had when it was recorded; the\n"
+	"MTU and rate given; GPU-to-HCA locality and PCIe links (fabcheck topo);\n"
+	"nvidia_peermem or dma-buf where GPUs exist; and, against its state file,\n"
+	"no error counter and no carrier count moved and no HCA PCIe link trained\n"
+	"lower since the last check. Opens no connection.\n"
+	"\n"
+	"  --reference FILE    the rack's 'fabcheck preflight --json' document (take\n"
+	"                      it on a healthy rack): its majority per device and port\n"
+	"  --state FILE        the last readings (default " HL_STATE_DEFAULT ")\n"
+	"  --no-state          neither read nor write a state file\n"
+	"  --node NAME         this node's Slurm name (default $SLURMD_NODENAME, else\n"
+	"                      the short host name)\n"
+	"  --expect-rate GBPS  every port at least this rate\n"
+	"  --expect-mtu N      RoCE: the netdev MTU; InfiniBand: the active MTU\n"
+	"  --timeout T         each tool's deadline (default 10s)\n"
+	"  --probe-doc FILE    judge a recorded 'preflight-probe --json' document\n"
+	"                      instead of this node (tests, a replay)\n"
+	"  --drain-self        drain this node in Slurm when a check fails, with the\n"
+	"                      failed part as the reason\n"
+	"  --drain-dry-run     print the scontrol command instead\n"
+	"  --resume-passed     resume this node when it passes and Slurm shows it\n"
+	"                      drained by fabcheck health (never another drain)\n"
+	"  -j, --json          one JSON document on stdout\n"
+	"\n"
+	"Exit (NHC's convention): 0 healthy (warnings allowed), 1 a check failed;\n"
+	"2 usage, 3 could not check (a file could not be read: nothing drained).\n";
+
+struct hl_cli {
+	const char *reference, *state, *node, *probe_doc;
+	int no_state;
+	struct pf_opts o;
+	double timeout;
+	struct fc_drain_opts drain;
+};
+
+#define FC_OPT_T struct hl_cli
+static const struct fc_opts hl_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_STR("reference", 0, reference),
+		FCO_STR("state", 0, state),
+		FCO_FLAG("no-state", 0, no_state),
+		FCO_STR("node", 0, node),
+		FCO_STR("probe-doc", 0, probe_doc),
+		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
+		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
+		FCO_DURATION("timeout", 0, timeout, 1, 600),
+		FCO_FLAG("drain-self", 0, drain.drain),
+		FCO_FLAG("drain-dry-run", 0, drain.dry_run),
+		FCO_FLAG("resume-passed", 0, drain.resume_passed),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "health", .usage = usage_health, .no_args = "",
+};
+
+static double now_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+void hl_read_counters(json_t *probe, const char *sysfs)
+{
+	json_t *all = json_object(), *d, *p;
+	char root[512];
+	size_t i, j;
+
+	snprintf(root, sizeof(root), "%s/class/infiniband", sysfs);
+	json_array_foreach(json_object_get(probe, "devices"), i, d)
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			char key[160];
+
+			snprintf(key, sizeof(key), "%s:%d", fc_jstr(d, "name", "?"),
+				 (int)fc_jnum(p, "port", 0));
+			json_object_set_new(all, key, vb_counters_read(root, fc_jstr(d, "name", "?"),
+								       (int)fc_jnum(p, "port", 0)));
+		}
+	json_object_set_new(probe, "counters", all);
+}
+
+/* A JSON file, or NULL after an error naming it and @what it is. */
+static json_t *load_doc(const char *path, const char *what)
+{
+	json_error_t err;
+	json_t *d = json_load_file(path, 0, &err);
+
+	if (!json_is_object(d)) {
+		fc_err("%s %s: %s (line %d); give %s", what, path,
+		       d ? "not a JSON object" : err.text, err.line,
+		       !strcmp(what, "--reference") ? "a 'fabcheck preflight --json' document of the rack" :
+						      "a 'fabcheck preflight-probe --json' document");
+		json_decref(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* The last state, NULL when there is none or it is another node's or
+ * not readable (said as a warning: the counters start over). */
+static json_t *state_read(json_t *doc, const char *path, const char *node)
+{
+	json_t *st;
+
+	if (access(path, F_OK))
+		return NULL;
+	st = json_load_file(path, 0, NULL);
+	if (!json_is_object(st) || (int)fc_jnum(st, "version", 0) != HL_STATE_VERSION ||
+	    strcmp(fc_jstr(st, "node", ""), node)) {
+		fc_finding(doc, FC_WARN,
+			   "state file %s is not this node's (%s) last check: the counters start over from this one",
+			   path, node);
+		json_decref(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Written whole or not at all (a temporary file, then rename). */
+static void state_write(json_t *doc, const char *path, const json_t *st)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (json_dump_file(st, tmp, JSON_COMPACT) || rename(tmp, path)) {
+		fc_finding(doc, FC_WARN,
+			   "cannot write the state file %s (%s): the next check cannot tell what moved; give --state FILE in a writable folder",
+			   path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+static void node_name(struct hl_cli *c, char *buf, size_t len)
+{
+	const char *env = getenv("SLURMD_NODENAME");
+
+	if (c->node)
+		snprintf(buf, len, "%s", c->node);
+	else if (env && *env)
+		snprintf(buf, len, "%s", env);
+	else if (gethostname(buf, len - 1) == 0)
+		buf[strcspn(buf, ".")] = 0;
+	else
+		snprintf(buf, len, "localhost");
+}
+
+static void render_health(FILE *f, const json_t *doc)
+{
+	fprintf(f, "health of %s%s%s\n", fc_jstr(doc, "node", "?"),
+		json_object_get(doc, "reference") ? ", against " : "",
+		fc_jstr(doc, "reference", ""));
+	fc_drain_render(f, doc);
+	fputc('\n', f);
+}
+
+/* Judges @probe into @doc; the new state into *state_p. */
+static void judge(json_t *doc, const struct hl_cli *c, const char *node, json_t *probe,
+		  const json_t *ref, const json_t *last, json_t **state_p)
+{
+	json_t *nodes = json_pack("[{s:s, s:O}]", "node", node, "probe", probe);
+
+	pf_check(doc, nodes, &c->o);
+	json_decref(nodes);
+	if (ref)
+		hl_check_reference(doc, node, probe, ref, c->reference);
+	hl_check_state(doc, node, probe, last);
+	*state_p = hl_state_new(node, probe, now_s());
+}
+
+int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
+{
+	struct hl_cli c = { .timeout = 10, .o.tclass = 106 };
+	json_t *doc, *probe, *ref = NULL, *last = NULL, *state = NULL;
+	const char *spath;
+	char node[256];
+	int rc;
+
+	if (fc_opts_parse(ctx, &hl_spec, &c, argc, argv))
+		return FC_EXIT_USAGE;
+	node_name(&c, node, sizeof(node));
+	if (!fc_valid_node_name(node)) {
+		fc_err("health: '%s' is not a node name; give --node NAME", node);
+		return FC_EXIT_USAGE;
+	}
+	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
+		return FC_EXIT_CANT;
+	probe = c.probe_doc ? load_doc(c.probe_doc, "--probe-doc") : pf_probe_doc(c.timeout, 0);
+	if (!probe) {
+		json_decref(ref);
+		return FC_EXIT_CANT;
+	}
+	if (!c.probe_doc) {
+		const char *sys = getenv("FABCHECK_PROBE_SYSFS");
+
+		hl_read_counters(probe, sys && *sys ? sys : "/sys");
+	}
+	spath = c.state ? c.state : HL_STATE_DEFAULT;
+	doc = fc_doc_new();
+	json_object_set_new(doc, "node", json_string(node));
+	if (c.reference)
+		json_object_set_new(doc, "reference", json_string(c.reference));
+	if (!c.no_state)
+		last = state_read(doc, spath, node);
+	judge(doc, &c, node, probe, ref, last, &state);
+	if (!c.no_state)
+		state_write(doc, spath, state);
+	if (fc_drain_wanted(&c.drain)) {
+		const json_t *blame = json_object_get(doc, "blame");
+		json_t *passed = json_array(), *targets = json_array();
+
+		c.drain.resume_kind = "health";
+		if (fc_doc_verdict(doc) == FC_FAIL && json_array_size(blame))
+			json_array_append(targets, json_array_get(blame, 0));
+		else if (fc_doc_verdict(doc) == FC_FAIL)
+			fc_drain_target(targets, node, "failed check", "",
+					json_string_value(json_array_get(json_object_get(doc, "findings"), 0)));
+		else
+			json_array_append_new(passed, json_string(node));
+		fc_drain_apply(doc, NULL, 0, "health", &c.drain, targets, passed);
+		json_decref(targets);
+		json_decref(passed);
+	}
+	json_decref(state);
+	json_decref(last);
+	json_decref(probe);
+	json_decref(ref);
+	rc = fc_emit(ctx, doc, render_health);
+	return rc;
+}

@@ -1,0 +1,225 @@
+/* fabcheck health: the node against the rack's reference and its own last
+ * readings (see health.h). */
+#include "checks/preflight/health.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "checks/preflight/preflight.h"
+#include "core/out.h"
+#include "diag/diag.h"
+
+/* The reference's value for @dev port @port (@key of its summary rows)
+ * across its nodes, as text, and the majority one (NULL: none). */
+static const char *ref_majority(const json_t *ref, const char *dev, int port, const char *key,
+				char (*text)[64], const char **vals, int max)
+{
+	size_t i, j;
+	json_t *nd, *p;
+	int n = 0, m;
+
+	json_array_foreach(json_object_get(ref, "nodes"), i, nd) {
+		json_array_foreach(json_object_get(nd, "ports"), j, p) {
+			const json_t *v = json_object_get(p, key);
+
+			if (n >= max || strcmp(fc_jstr(p, "device", ""), dev) ||
+			    (int)fc_jnum(p, "port", 0) != port ||
+			    strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
+				continue;
+			if (json_is_string(v))
+				snprintf(text[n], sizeof(text[n]), "%s", json_string_value(v));
+			else if (json_is_number(v) && json_number_value(v) > 0)
+				snprintf(text[n], sizeof(text[n]), "%g", json_number_value(v));
+			else
+				continue;
+			vals[n] = text[n];
+			n++;
+		}
+	}
+	m = pf_majority(vals, n);
+	return m >= 0 ? vals[m] : NULL;
+}
+
+#define HL_REF_MAX 4096
+
+void hl_check_reference(json_t *doc, const char *node, const json_t *probe, const json_t *ref,
+			const char *ref_path)
+{
+	static const struct {
+		const char *key, *what, *part, *fix;
+	} keys[] = {
+		{ "fw_ver", "firmware", "firmware",
+		  "flash the rack's firmware (mlxfwmanager, or the vendor's tool)" },
+		{ "rate_gbps", "rate (Gb/s)", "port rate",
+		  "reseat or replace the cable or transceiver; check the switch port's speed and width" },
+		{ "netdev_mtu", "netdev MTU", "mtu",
+		  "set the rack's MTU (ip link set DEV mtu N) and the same on the switch port" },
+	};
+	static char text[HL_REF_MAX][64];
+	static const char *vals[HL_REF_MAX];
+	size_t i, j;
+	json_t *d, *p;
+
+	json_array_foreach(json_object_get(probe, "devices"), i, d) {
+		const char *dev = fc_jstr(d, "name", "?");
+
+		json_array_foreach(json_object_get(d, "ports"), j, p) {
+			int port = (int)fc_jnum(p, "port", 0);
+			const char *ifn = fc_jstr(p, "netdev", "");
+			const json_t *ndv = json_object_get(json_object_get(probe, "netdevs"), ifn);
+			char mine[64];
+
+			if (strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
+				continue; /* pf_check names a port that is down */
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				const char *maj = ref_majority(ref, dev, port, keys[k].key, text, vals,
+							       HL_REF_MAX);
+
+				if (k == 0)
+					snprintf(mine, sizeof(mine), "%s", fc_jstr(d, "fw_ver", ""));
+				else if (k == 1)
+					snprintf(mine, sizeof(mine), "%g", fc_jnum(p, "rate_gbps", 0));
+				else
+					snprintf(mine, sizeof(mine), "%g", fc_jnum(ndv, "mtu", 0));
+				if (!maj || !*mine || !strcmp(mine, "0") || !strcmp(mine, maj))
+					continue;
+				fc_finding(doc, FC_FAIL,
+					   "%s: %s port %d %s is %s where the rack's recorded majority (%s) is %s: %s",
+					   node, dev, port, keys[k].what, mine, ref_path, maj, keys[k].fix);
+				pf_blame(doc, node, keys[k].part, k == 2 && *ifn ? ifn : dev);
+			}
+		}
+	}
+}
+
+/* An error counter: its rise means the link is not healthy (the classes
+ * of diag/parse.c: the signal, FEC, flaps, a remote link, drops). */
+static int is_error_counter(const char *name)
+{
+	enum diag_class c = diag_counter_class(name);
+
+	return c == DIAG_C_PHYS || c == DIAG_C_POSTFEC || c == DIAG_C_FLAP ||
+	       c == DIAG_C_REMOTE || c == DIAG_C_DROP;
+}
+
+static const char *when_text(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "an unknown time");
+	return buf;
+}
+
+static void check_counters(json_t *doc, const char *node, const json_t *probe,
+			   const json_t *state, const char *when)
+{
+	const char *key, *name;
+	json_t *ctrs, *v;
+
+	json_object_foreach(json_object_get(probe, "counters"), key, ctrs) {
+		const json_t *old = json_object_get(json_object_get(state, "counters"), key);
+		char list[512] = "", dev[64];
+		size_t len = 0;
+
+		if (!old)
+			continue;
+		json_object_foreach(ctrs, name, v) {
+			json_int_t now = json_integer_value(v);
+			json_int_t was = json_integer_value(json_object_get(old, name));
+
+			/* A lower figure is a reset (driver reload, perfquery -R): no rise. */
+			if (!is_error_counter(name) || !json_is_integer(json_object_get(old, name)) ||
+			    now <= was || len + 80 >= sizeof(list))
+				continue;
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s +%lld",
+						len ? ", " : "", name, (long long)(now - was));
+		}
+		if (!len)
+			continue;
+		snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(key, ":"), key);
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s port %s error counters moved since the last check (%s): %s: check the cable, the transceiver and the switch port (fabcheck diagnose names the part)",
+			   node, dev, strchr(key, ':') ? strchr(key, ':') + 1 : "?", when, list);
+		pf_blame(doc, node, "error counters", dev);
+	}
+}
+
+static void check_carrier(json_t *doc, const char *node, const json_t *probe,
+			  const json_t *state, const char *when)
+{
+	const char *ifn;
+	json_t *nd;
+
+	json_object_foreach(json_object_get(probe, "netdevs"), ifn, nd) {
+		const json_t *was = json_object_get(json_object_get(state, "carrier_changes"), ifn);
+		json_int_t now = json_integer_value(json_object_get(nd, "carrier_changes"));
+
+		if (!json_is_integer(was) || now <= json_integer_value(was))
+			continue;
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s link went down and up since the last check (%s): carrier_changes +%lld: check the cable, the transceiver and the switch port's log",
+			   node, ifn, when, (long long)(now - json_integer_value(was)));
+		pf_blame(doc, node, "link flap", ifn);
+	}
+}
+
+static void check_pcie(json_t *doc, const char *node, const json_t *probe, const json_t *state,
+		       const char *when)
+{
+	size_t i;
+	json_t *h;
+
+	json_array_foreach(json_object_get(probe, "hcas"), i, h) {
+		const char *dev = fc_jstr(h, "name", "?");
+		const json_t *pc = json_object_get(h, "pcie");
+		const json_t *was = json_object_get(json_object_get(state, "pcie"), dev);
+		double gts = fc_jnum(pc, "gts", 0), wgts = fc_jnum(was, "gts", 0);
+		int w = (int)fc_jnum(pc, "width", 0), ww = (int)fc_jnum(was, "width", 0);
+
+		if (!json_is_object(pc) || !json_is_object(was) || (gts >= wgts && w >= ww))
+			continue;
+		fc_finding(doc, FC_FAIL,
+			   "%s: %s PCIe link trained to %g GT/s x%d where it was %g GT/s x%d at the last check (%s): reseat the HCA, check the riser and the slot (lspci -vv LnkSta)",
+			   node, dev, gts, w, wgts, ww, when);
+		pf_blame(doc, node, "pcie link", dev);
+	}
+}
+
+void hl_check_state(json_t *doc, const char *node, const json_t *probe, const json_t *state)
+{
+	char when[64];
+
+	if (!state)
+		return;
+	when_text(fc_jnum(state, "time", 0), when, sizeof(when));
+	check_counters(doc, node, probe, state, when);
+	check_carrier(doc, node, probe, state, when);
+	check_pcie(doc, node, probe, state, when);
+}
+
+json_t *hl_state_new(const char *node, const json_t *probe, double now)
+{
+	json_t *st = json_pack("{s:i, s:s, s:f, s:O?, s:o, s:o}", "version", HL_STATE_VERSION,
+			       "node", node, "time", now, "counters",
+			       json_object_get(probe, "counters"), "carrier_changes", json_object(),
+			       "pcie", json_object());
+	const char *ifn;
+	size_t i;
+	json_t *v;
+
+	json_object_foreach(json_object_get(probe, "netdevs"), ifn, v)
+		if (json_is_integer(json_object_get(v, "carrier_changes")))
+			json_object_set(json_object_get(st, "carrier_changes"), ifn,
+					json_object_get(v, "carrier_changes"));
+	json_array_foreach(json_object_get(probe, "hcas"), i, v)
+		if (json_is_object(json_object_get(v, "pcie")))
+			json_object_set_new(json_object_get(st, "pcie"), fc_jstr(v, "name", "?"),
+					    json_pack("{s:O, s:O}", "gts",
+						      json_object_get(json_object_get(v, "pcie"), "gts"),
+						      "width",
+						      json_object_get(json_object_get(v, "pcie"), "width")));
+	return st;
+}

@@ -1,0 +1,33 @@
+/*
+ * `fabcheck health`: this node alone, as Slurm's HealthCheckProgram runs it.
+ * The preflight probe of the node (pf_probe_doc) judged by pf_check as a
+ * rack of one, and against two records: the rack's reference (a `preflight
+ * --json` document of the rack: its majority firmware, port rate and MTU
+ * per device and port) and the node's own state file (its readings at the
+ * last check: error counters, carrier changes, PCIe links). Pure: documents
+ * in, findings and a new state out (checks/preflight/health.c).
+ */
+#ifndef FC_CHECKS_HEALTH_H
+#define FC_CHECKS_HEALTH_H
+
+#include <jansson.h>
+
+#define HL_STATE_VERSION 1
+
+/* The node's port counters ("counters": {"DEV:PORT": {NAME: N}}) read
+ * from sysfs under @sysfs ("/sys") into @probe (cmd_health.c). */
+void hl_read_counters(json_t *probe, const char *sysfs);
+
+/* The probe's firmware, port rate and netdev MTU of each ACTIVE port
+ * against the majority of the nodes of @ref (a `preflight --json`
+ * document); a fail and a pf_blame per difference. */
+void hl_check_reference(json_t *doc, const char *node, const json_t *probe, const json_t *ref,
+			const char *ref_path);
+/* The probe against @state (the last check's, NULL: none): an error
+ * counter that rose, carrier changes, a PCIe link that trained lower;
+ * each a fail and a pf_blame. */
+void hl_check_state(json_t *doc, const char *node, const json_t *probe, const json_t *state);
+/* The state to keep for the next check: this probe's readings at @now. */
+json_t *hl_state_new(const char *node, const json_t *probe, double now);
+
+#endif

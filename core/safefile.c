@@ -1,0 +1,275 @@
+/* Evidence folders and replaced outputs that no planted link redirects (safefile.h). */
+#include "core/safefile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* mkdir -p of the folders above @path: the user's own path. */
+static int make_parents(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		fc_err("evidence: '%.64s...' is longer than %d bytes; give a shorter folder",
+		       path, PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			fc_err("evidence: cannot create folder '%s': %m", buf);
+			return -errno;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* An fd of folder @name in @dfd, refused when it is a link, not a folder or
+ * another user's. */
+static int open_own_dir(int dfd, const char *name, const char *shown)
+{
+	int fd = openat(dfd, name, DIR_FLAGS), err;
+	struct stat st;
+
+	if (fd < 0) {
+		err = errno;
+		if (err == ELOOP || err == ENOTDIR)
+			fc_err("evidence: '%s' is %s; fabcheck writes evidence only into folders it "
+			       "made: remove it or give another folder", shown,
+			       !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode) ?
+				       "a symbolic link" : "not a folder");
+		else
+			fc_err("evidence: cannot open folder '%s': %s", shown, strerror(err));
+		return -err;
+	}
+	if (fstat(fd, &st) || st.st_uid != geteuid()) {
+		fc_err("evidence: folder '%s' belongs to user %u, not to you (%u); fabcheck writes "
+		       "evidence only into a folder of yours: give a new folder",
+		       shown, (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* 1 when folder @dfd holds nothing, 0 when it holds something, -errno. */
+static int is_empty(int dfd)
+{
+	int fd = openat(dfd, ".", DIR_FLAGS), n = 0;
+	struct dirent *e;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return !n;
+}
+
+static int has_mark(int dfd)
+{
+	struct stat st;
+
+	return !fstatat(dfd, FC_EVDIR_MARK, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+}
+
+int fc_evdir_open(const char *path)
+{
+	static const char mark[] = "fabcheck evidence folder ('fabcheck diagnose' reads it)\n";
+	int made, fd, empty, err;
+
+	if (!*path) {
+		fc_err("evidence: the folder name is empty; give --save-evidence DIR");
+		return -EINVAL;
+	}
+	if ((err = make_parents(path)))
+		return err;
+	made = !mkdir(path, 0755);
+	if (!made && errno != EEXIST) {
+		fc_err("evidence: cannot create folder '%s': %m", path);
+		return -errno;
+	}
+	fd = open_own_dir(AT_FDCWD, path, path);
+	if (fd < 0 || (!made && has_mark(fd)))
+		return fd;
+	empty = made ? 1 : is_empty(fd);
+	if (empty <= 0) {
+		if (empty < 0)
+			fc_err("evidence: cannot list folder '%s': %s", path, strerror(-empty));
+		else
+			fc_err("evidence: folder '%s' already holds files and is not a fabcheck "
+			       "evidence folder (no %s in it); give a new or empty folder",
+			       path, FC_EVDIR_MARK);
+		close(fd);
+		return empty < 0 ? empty : -EEXIST;
+	}
+	err = fc_write_new_at(fd, FC_EVDIR_MARK, mark, sizeof(mark) - 1, path);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int fc_subdir_at(int dfd, const char *name, const char *shown)
+{
+	char full[PATH_MAX];
+
+	snprintf(full, sizeof(full), "%s/%s", shown, name);
+	if (!*name || strchr(name, '/')) {
+		fc_err("evidence: '%s' is not one folder name", full);
+		return -EINVAL;
+	}
+	if (mkdirat(dfd, name, 0755) && errno != EEXIST) {
+		fc_err("evidence: cannot create folder '%s': %m", full);
+		return -errno;
+	}
+	return open_own_dir(dfd, name, full);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int fc_write_new_at(int dfd, const char *name, const char *buf, size_t len, const char *shown)
+{
+	int fd, err;
+
+	if (!*name || strchr(name, '/')) {
+		fc_err("evidence: '%s/%s' is not one file name", shown, name);
+		return -EINVAL;
+	}
+	if (unlinkat(dfd, name, 0) && errno != ENOENT) {
+		err = -errno;
+		goto fail;
+	}
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = write_all(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err)
+		return 0;
+fail:
+	fc_err("evidence: cannot write '%s/%s': %s", shown, name, strerror(-err));
+	return err;
+}
+
+/* A FIFO or character device named by the user: written as it is. */
+static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *, void *),
+			 void *arg)
+{
+	/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO), never waits */
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), rc;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "w"))) {
+		fc_err("%s: cannot write %s: %s", what, path,
+		       fd < 0 && errno == ENXIO ? "nothing reads the FIFO" :
+		       fd < 0 ? strerror(errno) : "it is no longer a FIFO or device");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rc = fill(f, arg);
+	if (fclose(f) || rc) {
+		fc_err("%s: cannot write %s: %m", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, void *arg),
+		    void *arg)
+{
+	const char *slash = strrchr(path, '/');
+	mode_t mode = 0644;
+	char tmp[PATH_MAX];
+	struct stat st;
+	int fd, rc;
+	FILE *f;
+
+	if (!lstat(path, &st)) {
+		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+			return fill_in_place(what, path, fill, arg);
+		if (!S_ISREG(st.st_mode)) {
+			fc_err("%s: cannot write %s: it is %s; fabcheck replaces regular files only "
+			       "(and never writes through a link): give the file itself or a new name",
+			       what, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+			return -1;
+		}
+		mode = st.st_mode & 0777;
+	} else if (errno != ENOENT) {
+		fc_err("%s: cannot write %s: %m; check that the folder exists and is readable",
+		       what, path);
+		return -1;
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	/* the hidden temporary next to the target, so the rename stays in its file system */
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path) >= (int)sizeof(tmp)) {
+		fc_err("%s: cannot write %s: the path is too long", what, path);
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || fchmod(fd, mode) || !(f = fdopen(fd, "w"))) {
+		fc_err("%s: cannot write %s: %m; check that the folder exists and is writable",
+		       what, path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	rc = fill(f, arg);
+	if (fclose(f) || rc) {
+		fc_err("%s: cannot write %s: %m; is the disk full?", what, path);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		fc_err("%s: cannot write %s: %m", what, path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

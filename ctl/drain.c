@@ -1,0 +1,131 @@
+/* Draining and resuming the nodes a run named, in Slurm (see drain.h). */
+#include "ctl/drain.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "core/util.h"
+#include "ctl/child.h"
+#include "store/store.h"
+
+
+/* Appends @s to @buf (@len, at @*at) with each byte that is not
+ * printable ASCII as '?'. */
+static void put_clean(char *buf, size_t len, size_t *at, const char *s)
+{
+	for (; s && *s && *at + 1 < len; s++)
+		buf[(*at)++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f && *s != '"' ?
+				       *s : '?';
+	buf[*at < len ? *at : len - 1] = 0;
+}
+
+size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
+		       const char *kind, int64_t run)
+{
+	char tail[64];
+	size_t at = 0, room;
+
+	if (!len)
+		return 0;
+	if (run > 0)
+		snprintf(tail, sizeof(tail), " (%s run %lld)", kind ? kind : "fabcheck",
+			 (long long)run);
+	else
+		snprintf(tail, sizeof(tail), " (%s)", kind ? kind : "fabcheck");
+	room = len < FC_DRAIN_REASON_MAX + 1 ? len : FC_DRAIN_REASON_MAX + 1;
+	/* The run's tail is kept whole: the part and the device give way. */
+	room = room > strlen(tail) + 1 ? room - strlen(tail) : 1;
+	buf[0] = 0;
+	put_clean(buf, room, &at, FC_DRAIN_PREFIX);
+	put_clean(buf, room, &at, part && *part ? part : "failed check");
+	if (device && *device) {
+		put_clean(buf, room, &at, " on ");
+		put_clean(buf, room, &at, device);
+	}
+	room = len < FC_DRAIN_REASON_MAX + 1 ? len : FC_DRAIN_REASON_MAX + 1;
+	put_clean(buf, room, &at, tail);
+	return at;
+}
+
+int fc_drain_is_ours(const char *reason)
+{
+	return reason && !strncmp(reason, FC_DRAIN_PREFIX, strlen(FC_DRAIN_PREFIX));
+}
+
+int fc_drain_may_resume(const char *state, const char *reason)
+{
+	return state && strstr(state, "DRAIN") && fc_drain_is_ours(reason);
+}
+
+/* The value of "KEY=" at a word's start in @line (up to @end), to the next
+ * blank (@to_eol: to the end of the line), into @out. 1 when found. */
+static int line_value(const char *line, const char *end, const char *key, int to_eol, char *out,
+		      size_t olen)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = line; p + kl <= end; p++) {
+		const char *v, *e;
+
+		if ((p != line && !isspace((unsigned char)p[-1])) || strncmp(p, key, kl))
+			continue;
+		v = p + kl;
+		for (e = v; e < end && (to_eol || !isspace((unsigned char)*e)); e++)
+			;
+		snprintf(out, olen, "%.*s", (int)(e - v), v);
+		return 1;
+	}
+	return 0;
+}
+
+int fc_slurm_node_parse(const char *text, const char *node, char *state, size_t slen,
+			char *reason, size_t rlen)
+{
+	char name[256] = "";
+	int found_state = 0;
+
+	state[0] = reason[0] = 0;
+	for (const char *l = text; l && *l;) {
+		const char *end = strchr(l, '\n'), *b = l;
+
+		if (!end)
+			end = l + strlen(l);
+		while (b < end && isspace((unsigned char)*b))
+			b++;
+		/* The reason runs to the end of its line and may hold any word. */
+		if (!strncmp(b, "Reason=", 7)) {
+			line_value(b, end, "Reason=", 1, reason, rlen);
+		} else {
+			if (!name[0])
+				line_value(b, end, "NodeName=", 0, name, sizeof(name));
+			found_state |= line_value(b, end, "State=", 0, state, slen);
+		}
+		l = *end ? end + 1 : end;
+	}
+	if (strcmp(name, node) || !found_state)
+		return -ENOENT;
+	/* Slurm adds " [user@time]" to the reason it shows. */
+	{
+		char *tail = strrchr(reason, '[');
+		size_t n = strlen(reason);
+
+		if (tail && n && reason[n - 1] == ']' && strchr(tail, '@')) {
+			while (tail > reason && tail[-1] == ' ')
+				tail--;
+			*tail = 0;
+		}
+	}
+	return 0;
+}
+
+void fc_drain_target(json_t *targets, const char *node, const char *part, const char *device,
+		     const char *text)
+{
+	json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:s}", "node", node, "part",
+						 part ? part : "", "device", device ? device : "",
+						 "text", text ? text : ""));
+}

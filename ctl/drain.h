@@ -1,0 +1,106 @@
+/*
+ * Acting on what a run found, in Slurm: each node it named is drained with
+ * `scontrol update NodeName=N State=DRAIN Reason="fabcheck: PART on DEVICE
+ * (KIND run RUN)"`, and with --resume-passed a node that passed is resumed,
+ * only when Slurm still shows it drained with a reason of fabcheck's own
+ * (never an operator's drain). scontrol runs by argv (execvp), never
+ * through a shell; what `scontrol show node` prints is read as data. Each
+ * action (and each that failed, with the command) is a line of the
+ * document's "slurm" list, a finding where it failed, and a row of the
+ * store (store/drains.c) that `report` shows.
+ */
+#ifndef FC_CTL_DRAIN_H
+#define FC_CTL_DRAIN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+
+struct fc_store;
+
+/*
+ * The longest reason kept. Slurm's accounting stores a node's reason in
+ * the event table's `reason` column, a MySQL TINYTEXT: 255 bytes at most
+ * (SchedMD/slurm src/plugins/accounting_storage/mysql/
+ * accounting_storage_mysql.c, event_table_fields: { "reason", "tinytext
+ * not null" }); scontrol itself sets no limit (src/scontrol/update_node.c).
+ * The full text of the finding stays in the store.
+ */
+#define FC_DRAIN_REASON_MAX 255
+/* What marks a reason as fabcheck's own. */
+#define FC_DRAIN_PREFIX "fabcheck: "
+
+struct fc_drain_opts {
+	int drain;	   /* --drain */
+	int dry_run;	   /* --drain-dry-run: print the commands, run none */
+	int resume_passed; /* --resume-passed */
+	/* Resume only fabcheck's drains of this kind ("health": those whose
+	 * reason ends "(health)"); NULL: of the kind of the run at hand, so
+	 * that a matrix that passes never clears what preflight or health
+	 * found (a firmware a matrix cannot see). */
+	const char *resume_kind;
+};
+
+/* --drain, --drain-dry-run and --resume-passed into the struct
+ * fc_drain_opts @d of FC_OPT_T (core/opts.h); more fields of each entry
+ * follow (.only = ...). */
+#define FC_DRAIN_OPTS(d, ...)                                                     \
+	FCO_FLAG("drain", 0, d.drain, __VA_ARGS__),                               \
+		FCO_FLAG("drain-dry-run", 0, d.dry_run, __VA_ARGS__),             \
+		FCO_FLAG("resume-passed", 0, d.resume_passed, __VA_ARGS__)
+
+#define FC_DRAIN_HELP                                                                  \
+	"  --drain             drain in Slurm each node named at node or port level\n"    \
+	"                      (scontrol update ... State=DRAIN Reason=\"fabcheck: ...\")\n" \
+	"  --drain-dry-run     print the scontrol commands --drain would run\n"          \
+	"  --resume-passed     resume a node that passed, only when Slurm shows it\n"     \
+	"                      drained with fabcheck's reason (never an operator's)\n"
+
+static inline int fc_drain_wanted(const struct fc_drain_opts *o)
+{
+	return o->drain || o->dry_run || o->resume_passed;
+}
+
+/* Pure. The reason for @part (a word or two: "port", "mtu") on @device
+ * ("" or NULL: none) of @kind run @run (<= 0: none), within
+ * FC_DRAIN_REASON_MAX and @len: "fabcheck: port on mlx5_1 (matrix run
+ * 12)". Bytes that are not printable ASCII become '?'. Returns its length. */
+size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
+		       const char *kind, int64_t run);
+/* Pure. True when @reason (as `scontrol show node` prints it) is one that
+ * fabcheck set. */
+int fc_drain_is_ours(const char *reason);
+/* Pure. Reads `scontrol show node NODE` output: the State= word into
+ * @state and the Reason= text (without Slurm's " [user@time]" tail, ""
+ * when none) into @reason. Returns 0, or -ENOENT when the text is not
+ * that node's. */
+int fc_slurm_node_parse(const char *text, const char *node, char *state, size_t slen,
+			char *reason, size_t rlen);
+/* Pure: the resume rule. A node may be resumed when its @state has DRAIN
+ * and its @reason is fabcheck's. */
+int fc_drain_may_resume(const char *state, const char *reason);
+
+/*
+ * Drains each node of @targets (an array of {"node", "part", "device",
+ * "text"}; the first target of a node gives its reason) and, with
+ * o->resume_passed, resumes the nodes of @passed (node names) drained by
+ * fabcheck in a run of the same kind (o->resume_kind). A node already
+ * drained with another reason is left so.
+ * Adds the "slurm" list and a finding per failed command to @doc, records
+ * each action in @st (NULL: none) under run @run. Returns the number of
+ * commands that failed.
+ */
+int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
+		   const struct fc_drain_opts *o, const json_t *targets, const json_t *passed);
+
+/* The "slurm" list of @doc as text (nothing when it is empty). */
+void fc_drain_render(FILE *f, const json_t *doc);
+
+/* Appends {"node", "part", "device", "text"} to @targets. */
+void fc_drain_target(json_t *targets, const char *node, const char *part, const char *device,
+		     const char *text);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * What a matrix or soak document names, as the nodes to drain in Slurm and
+ * the nodes that passed (ctl/drain.h): pure, documents in, lists out.
+ */
+#ifndef FC_MX_DRAIN_H
+#define FC_MX_DRAIN_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "ctl/drain.h"
+
+/* A matrix document: each suspect of level node ("node") or port ("port"
+ * on its device) is a target; links and rails drain nothing. A node
+ * passed when its state is "pass", none of its pairs errored and no suspect
+ * names it; with a rail bad as a whole none passed. */
+void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed);
+/* A soak document over @nodes: each node with a link flap is a target
+ * ("link flap"; with rails on NODE/RAIL's rail); the others passed (into
+ * @passed, NULL: none) when no slice failed or dropped. */
+void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
+			   json_t *passed);
+/* The drains of a finished run (when @o asks): none when the run could
+ * not measure (@measured 0): a finding says so. Returns the commands that
+ * failed. */
+int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
+		 const struct fc_drain_opts *o, const json_t *targets, const json_t *passed,
+		 int measured);
+
+#endif

@@ -1,0 +1,209 @@
+# Cases for --drain, --drain-dry-run and --resume-passed (ctl/drain.h) on
+# this host, with a stand-in scontrol (tests/cli/stand-in-scontrol.sh) that
+# keeps each node's state and reason in a folder; sourced by run.sh.
+SLT=$(mktemp -d /tmp/fc-slurm-XXXXXX)
+SLD=tests/data/matrix
+export FABCHECK_SCONTROL=$(pwd)/tests/cli/stand-in-scontrol.sh
+# slurm_nodes NODE...: a fresh stand-in Slurm where each NODE is idle.
+slurm_nodes() {
+	rm -rf "$SLT/s" && mkdir "$SLT/s"
+	for n in "$@"; do printf 'IDLE\n\n' >"$SLT/s/$n"; done
+	export FAKE_SLURM=$SLT/s
+}
+slurm_state() { head -2 "$SLT/s/$1" | tr '\n' '|'; }
+# A link between two healthy nodes: nodeA-nodeB slow, each fine with the others.
+python3 - "$SLD/rack4-healthy.json" >"$SLT/link.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeB"}:
+        for t in r["results"]:
+            if t.get("metric") == "bw":
+                t["gbps"] = 0.02
+json.dump(d, sys.stdout)
+PY
+# A run that could not measure: every pair an error.
+python3 - "$SLD/rack4-slowC.json" >"$SLT/errors.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r.update(verdict="error", results=[], error="cannot reach the node over ssh")
+json.dump(d, sys.stdout)
+PY
+
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: the suspect node drained with fabcheck's reason" 1 \
+	'drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run 1\)"' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
+expect "drain: Slurm holds the reason" 0 '^IDLE\+DRAIN\|fabcheck: node \(matrix run 1\)\|$' -- \
+	slurm_state nodeC
+expect "drain: the reason came as one argument, no shell" 0 '^Reason=fabcheck: node \(matrix run 1\)$' -- \
+	cat $SLT/s/log
+expect "drain: the healthy nodes untouched" 0 '^IDLE\|\|$' -- slurm_state nodeA
+expect "drain: recorded, shown by report" 0 \
+	'finding: suspect node nodeC: bad with 3 of 3 peers' -- \
+	$FC report --slurm --db $SLT/m.db
+
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain dry run: the command printed" 1 \
+	'would-drain +nodeC .*State=DRAIN Reason="fabcheck: node' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run
+expect "drain dry run: nothing changed" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link' -- \
+	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed
+expect "drain: no update for a link" 1 '^0$' -- grep -c '^update$' $SLT/s/log
+
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a run that could not measure drains nothing" 3 'nothing drained or resumed' -- \
+	$FC matrix --import $SLT/errors.json --db $SLT/m.db --drain --resume-passed
+expect "drain: scontrol never called on such a run" 1 . -- cat $SLT/s/log
+
+slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeA
+printf 'IDLE+DRAIN\nbad DIMM, ticket 42\n' >$SLT/s/nodeB
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeD
+expect "resume-passed: fabcheck's own drain resumed" 0 'resume +nodeA .*State=RESUME' -- \
+	$FC matrix --import $SLD/rack4-healthy.json --db $SLT/m.db --resume-passed
+expect "resume-passed: fabcheck's drain gone" 0 '^IDLE\|\|$' -- slurm_state nodeA
+expect "resume-passed: a hand-set drain left alone" 0 '^IDLE\+DRAIN\|bad DIMM, ticket 42\|$' -- \
+	slurm_state nodeB
+expect "resume-passed: the other passed node resumed too" 0 '^IDLE\|\|$' -- slurm_state nodeD
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeD
+expect "resume: not without --resume-passed" 0 'verdict: pass' -- \
+	$FC matrix --import $SLD/rack4-healthy.json --db $SLT/m.db --drain
+expect "resume: fabcheck's drain kept without --resume-passed" 0 '^IDLE\+DRAIN\|fabcheck' -- \
+	slurm_state nodeD
+expect "resume-passed: the hand-set drain is said, not hidden" 0 'left +nodeB .*bad DIMM.*left drained' -- \
+	$FC report --slurm --db $SLT/m.db
+slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeC
+expect "resume-passed: a node that failed again stays drained" 1 'drain +nodeC' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --resume-passed
+expect "drain: an operator's drain keeps its reason" 1 'left +nodeC .*drained by hand \(ops\)' -- \
+	sh -c "printf 'IDLE+DRAIN\nops\n' >$SLT/s/nodeC; $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain"
+expect "drain: the operator's reason kept" 0 '^IDLE\+DRAIN\|ops\|$' -- slurm_state nodeC
+
+# Bad input: each a finding with the command that failed, never a skip.
+slurm_nodes nodeA nodeB nodeD
+expect "drain: a node Slurm does not know" 1 \
+	"nodeC: cannot drain it in Slurm: '.*show node nodeC' failed: exit 1: Node nodeC not found" -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
+slurm_nodes nodeA nodeB nodeC nodeD
+touch $SLT/s/deny
+expect "drain: no permission" 1 \
+	"nodeC: cannot drain it in Slurm: '.*update NodeName=nodeC State=DRAIN Reason=\"fabcheck: node \(matrix run [0-9]+\)\"' failed: exit 1: .*permission denied" -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
+expect "drain: the failure recorded" 0 'failed +nodeC .*permission denied' -- \
+	$FC report --slurm --db $SLT/m.db
+expect "drain: scontrol missing" 1 \
+	"nodeC: cannot drain it in Slurm: '/nonexistent/scontrol show node nodeC' failed: /nonexistent/scontrol is not installed" -- \
+	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --json
+expect "drain: json lists the action" 1 '"action": "failed"' -- \
+	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --json
+
+# ---- health -------------------------------------------------------------------
+HLT=$(mktemp -d /tmp/fc-health-XXXXXX)
+export FABCHECK_SCONTROL=$(pwd)/tests/cli/stand-in-scontrol.sh
+# hl_doc FILE PYTHON: the recorded rxe node's probe, changed by PYTHON (p is
+# the probe), with counters for rxe0:1.
+hl_doc() {
+	python3 - tests/data/preflight/rxe-node.json "$2" >"$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["counters"] = {"rxe0:1": {"symbol_error": 0, "link_downed": 0, "sent_pkts": 10}}
+exec(sys.argv[2])
+json.dump(p, sys.stdout)
+PY
+}
+hl_doc $HLT/ok.json 'pass'
+hl_doc $HLT/sym.json 'p["counters"]["rxe0:1"].update(symbol_error=7, sent_pkts=99)'
+hl_doc $HLT/pkts.json 'p["counters"]["rxe0:1"].update(sent_pkts=500)'
+hl_doc $HLT/mtu.json 'p["netdevs"]["eth0"]["mtu"] = 1500'
+hl_doc $HLT/down.json 'p["devices"][0]["ports"][0]["state"] = "DOWN"'
+# The rack's reference: three nodes as preflight --json records them.
+python3 - tests/data/preflight/rxe-node.json >$HLT/ref.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+port = dict(device="rxe0", port=1, state="ACTIVE", rate_gbps=2.5, active_mtu=4096,
+            netdev="eth0", netdev_mtu=9000, fw_ver="0.0.0")
+json.dump({"verdict": "pass", "nodes": [dict(node=n, status="ok", ports=[port])
+                                         for n in ("nodeA", "nodeB", "nodeC")]}, sys.stdout)
+PY
+expect "health help" 0 'usage: fabcheck health' -- $FC health --help
+expect "health listed" 0 'health +this node alone' -- $FC help
+expect "health: a healthy node passes" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/ok.json --state $HLT/st.json --node nodeB --reference $HLT/ref.json
+expect "health: the state file kept" 0 '"symbol_error":0' -- cat $HLT/st.json
+expect "health: traffic counters moving is no fault" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/pkts.json --state $HLT/st.json --node nodeB
+expect "health: an error counter that moved since the last check" 1 \
+	'nodeB: rxe0 port 1 error counters moved since the last check \([0-9TZ:-]+\): symbol_error \+7' -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeB
+expect "health: not again once recorded" 0 'verdict: pass' -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeB
+expect "health: another node's state file starts over" 0 "state file .* is not this node's \(nodeC\)" -- \
+	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeC
+expect "health: MTU against the rack's recorded majority" 1 \
+	"nodeB: rxe0 port 1 netdev MTU is 1500 where the rack's recorded majority \($HLT/ref.json\) is 9000" -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json
+expect "health: MTU given" 1 'nodeB: eth0 MTU is 1500, expected 9000' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --expect-mtu 9000
+expect "health: a port down" 1 'nodeB: rxe0 port 1 is DOWN' -- \
+	$FC health --probe-doc $HLT/down.json --no-state --node nodeB
+expect "health: bad reference" 3 "--reference $HLT/nope.json: .*give a 'fabcheck preflight --json' document" -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --reference $HLT/nope.json
+expect "health: unwritable state is said" 0 'cannot write the state file /nonexistent/dir/s.json' -- \
+	$FC health --probe-doc $HLT/ok.json --state /nonexistent/dir/s.json --node nodeB
+slurm_nodes nodeA nodeB nodeC
+expect "health --drain-self: the node drained with the part" 1 \
+	'drain +nodeB .*State=DRAIN Reason="fabcheck: mtu on eth0 \(health\)"' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
+expect "health --drain-self: Slurm holds it" 0 '^IDLE\+DRAIN\|fabcheck: mtu on eth0 \(health\)\|$' -- slurm_state nodeB
+expect "health --resume-passed: its own drain resumed once healthy" 0 'resume +nodeB' -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --resume-passed
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
+expect "health --resume-passed: a matrix drain is not health's to clear" 0 'left +nodeB .*another of fabcheck' -- \
+	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --drain-self --resume-passed
+expect "health --resume-passed: the matrix drain kept" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- slurm_state nodeB
+slurm_nodes nodeA nodeC
+expect "health --drain-self: a node Slurm does not know" 1 \
+	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \
+	$FC health --probe-doc $HLT/down.json --no-state --node nodeB --drain-self
+
+# ---- preflight, soak, burnin.sbatch --idle -----------------------------------
+printf '#!/bin/sh\ncat %s/tests/data/preflight/rxe-node.json\n' "$(pwd)" >$HLT/ok-worker.sh
+chmod +x $HLT/ok-worker.sh
+slurm_nodes nodeA nodeB
+expect "preflight --drain: each node a check names" 1 \
+	'drain +nodeA .*State=DRAIN Reason="fabcheck: no RDMA device \(preflight run 1\)"' -- \
+	$FC preflight nodeA nodeB --launcher local --drain --db $HLT/pf.db
+expect "preflight --drain: kept as a preflight run" 0 'drain +nodeB +fabcheck: no RDMA device \(preflight run 1\)' -- \
+	$FC report --slurm --db $HLT/pf.db
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
+expect "preflight --resume-passed: its own drain resumed" 0 'resume +nodeA .*State=RESUME' -- \
+	$FC preflight nodeA nodeB --launcher local --worker-cmd $HLT/ok-worker.sh --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: a matrix drain is not preflight's" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- \
+	slurm_state nodeB
+slurm_nodes nodeA nodeB
+expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \
+	$FC preflight nodeA --launcher local --worker-cmd /nonexistent/fabcheck --drain --db $HLT/pf.db
+expect "preflight: scontrol not called then" 0 '^none$' -- sh -c "[ -e $SLT/s/log ] && echo called || echo none"
+slurm_nodes nodeA nodeB
+expect "soak --drain: nothing measured, nothing drained" 3 'Slurm: nothing drained or resumed' -- \
+	$FC soak nodeA nodeB --launcher local --duration 3 --slice 2 --interval 1 --db $HLT/soak.db --drain
+printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
+printf '#!/bin/sh\necho fabcheck "$@"\n' >$HLT/fc-args
+chmod +x $HLT/sinfo $HLT/fc-args
+expect "burnin.sbatch --idle: a screen of the idle nodes with --drain" 0 \
+	'^fabcheck matrix nodeA nodeC nodeF --screen --drain --launcher slurm --db x.db$' -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle --db x.db
+printf '#!/bin/sh\necho "nodeA idle"\n' >$HLT/sinfo
+expect "burnin.sbatch --idle: one idle node, nothing to check" 0 '1 idle node\(s\); a matrix needs two' -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
+printf '#!/bin/sh\necho "slurm_load_partitions: Unable to contact slurm controller" >&2; exit 1\n' >$HLT/sinfo
+expect "burnin.sbatch --idle: sinfo fails" 3 "sinfo -h -N -o %N %T' failed: slurm_load_partitions" -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
+unset FAKE_SLURM FABCHECK_SCONTROL
+rm -rf "$HLT" "$SLT"

@@ -1,0 +1,153 @@
+/* Slurm drains (ctl/drain.h, matrix/mx_drain.h): the reason within Slurm's
+ * limit, `scontrol show node` read as data, the resume rule, and which
+ * nodes a matrix document names or clears. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/drain.h"
+#include "matrix/mx_drain.h"
+
+static void test_reason_text(void **state)
+{
+	char buf[FC_DRAIN_REASON_MAX + 1];
+	size_t n;
+
+	(void)state;
+	n = fc_drain_reason(buf, sizeof(buf), "port", "mlx5_1", "matrix", 12);
+	assert_string_equal(buf, "fabcheck: port on mlx5_1 (matrix run 12)");
+	assert_int_equal(n, strlen(buf));
+	fc_drain_reason(buf, sizeof(buf), "mtu", NULL, "health", 0);
+	assert_string_equal(buf, "fabcheck: mtu (health)");
+	assert_true(fc_drain_is_ours(buf));
+}
+
+/* A part or device of any length: the reason stays within 255 bytes,
+ * keeps the run whole and holds nothing but printable ASCII (no quote, no
+ * newline that could end up anywhere but the one argument). */
+static void test_reason_limit(void **state)
+{
+	char big[2000], buf[1024];
+	size_t n;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	big[10] = '\n';
+	big[11] = '"';
+	big[12] = (char)0xc3;
+	n = fc_drain_reason(buf, sizeof(buf), big, big, "matrix", 123456789);
+	assert_true(n <= FC_DRAIN_REASON_MAX);
+	assert_int_equal(strlen(buf), n);
+	assert_non_null(strstr(buf, " (matrix run 123456789)"));
+	assert_true(fc_drain_is_ours(buf));
+	for (size_t i = 0; i < n; i++)
+		assert_true(buf[i] >= 0x20 && buf[i] < 0x7f && buf[i] != '"');
+	/* A small buffer: cut, ended, no overrun. */
+	n = fc_drain_reason(buf, 20, "port", "mlx5_1", "matrix", 1);
+	assert_true(n < 20);
+	assert_int_equal(strlen(buf), n);
+}
+
+static const char show_drained[] =
+	"NodeName=nodeB Arch=x86_64 CoresPerSocket=1 \n"
+	"   CPUAlloc=0 CPUEfctv=1 CPUTot=1 CPULoad=0.01\n"
+	"   NodeAddr=10.0.0.2 NodeHostName=nodeB Version=22.05.8\n"
+	"   State=IDLE+DRAIN ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A\n"
+	"   Partitions=rack \n"
+	"   Reason=fabcheck: port on rxe0 (matrix run 3) State=IDLE [root@2026-12-01T22:00:00]\n";
+
+static void test_show_node(void **state)
+{
+	char st[64], rs[256];
+
+	(void)state;
+	assert_int_equal(fc_slurm_node_parse(show_drained, "nodeB", st, sizeof(st), rs, sizeof(rs)),
+			 0);
+	/* The State= inside the reason is the reason's, not the node's. */
+	assert_string_equal(st, "IDLE+DRAIN");
+	assert_string_equal(rs, "fabcheck: port on rxe0 (matrix run 3) State=IDLE");
+	assert_int_equal(fc_slurm_node_parse(show_drained, "nodeA", st, sizeof(st), rs, sizeof(rs)),
+			 -ENOENT);
+	assert_int_equal(fc_slurm_node_parse("Node nodeZ not found\n", "nodeZ", st, sizeof(st), rs,
+					     sizeof(rs)),
+			 -ENOENT);
+	assert_int_equal(fc_slurm_node_parse("NodeName=nodeA\n   State=IDLE ThreadsPerCore=1\n",
+					     "nodeA", st, sizeof(st), rs, sizeof(rs)),
+			 0);
+	assert_string_equal(st, "IDLE");
+	assert_string_equal(rs, "");
+}
+
+/* Only a drain whose reason is still fabcheck's is undone. */
+static void test_resume_rule(void **state)
+{
+	(void)state;
+	assert_true(fc_drain_may_resume("IDLE+DRAIN", "fabcheck: port on rxe0 (matrix run 3)"));
+	assert_true(fc_drain_may_resume("MIXED+DRAIN", "fabcheck: mtu on eth1 (health)"));
+	assert_false(fc_drain_may_resume("IDLE+DRAIN", "bad DIMM, ticket 123"));
+	assert_false(fc_drain_may_resume("IDLE+DRAIN", "Fabcheck: typed by hand"));
+	assert_false(fc_drain_may_resume("IDLE+DRAIN", "see fabcheck: later"));
+	assert_false(fc_drain_may_resume("IDLE+DRAIN", ""));
+	assert_false(fc_drain_may_resume("IDLE", "fabcheck: port on rxe0 (matrix run 3)"));
+	assert_false(fc_drain_may_resume("DOWN", "fabcheck: port on rxe0 (matrix run 3)"));
+}
+
+/* A port suspect is drained with its device, a link drains nothing, and
+ * the node of a link is not a pass; a rail bad as a whole clears none. */
+static void test_matrix_targets(void **state)
+{
+	json_t *doc = json_loads(
+		"{\"suspects\": ["
+		" {\"level\": \"port\", \"node\": \"n3\", \"device\": \"mlx5_1\", \"reason\": \"r3\"},"
+		" {\"level\": \"node\", \"node\": \"n4\", \"reason\": \"r4\"},"
+		" {\"level\": \"link\", \"node\": \"n1\", \"link\": [\"n1\", \"n2\"], \"reason\": \"l\"}],"
+		" \"per_node\": [{\"node\": \"n1\", \"state\": \"pass\", \"errors\": 0},"
+		" {\"node\": \"n2\", \"state\": \"pass\", \"errors\": 0},"
+		" {\"node\": \"n3\", \"state\": \"pass\", \"errors\": 0},"
+		" {\"node\": \"n5\", \"state\": \"pass\", \"errors\": 0},"
+		" {\"node\": \"n6\", \"state\": \"pass\", \"errors\": 2},"
+		" {\"node\": \"n7\", \"state\": \"unreachable\", \"errors\": 3}]}",
+		0, NULL);
+	json_t *t = json_array(), *p = json_array();
+
+	(void)state;
+	assert_non_null(doc);
+	mx_drain_targets(doc, t, p);
+	assert_int_equal(json_array_size(t), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "node")), "n3");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")),
+			    "mlx5_1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "part")),
+			    "node");
+	assert_int_equal(json_array_size(p), 1);
+	assert_string_equal(json_string_value(json_array_get(p, 0)), "n5");
+	json_array_clear(t);
+	json_array_clear(p);
+	json_array_append_new(json_object_get(doc, "suspects"),
+			      json_pack("{s:s, s:n}", "level", "rail", "node"));
+	mx_drain_targets(doc, t, p);
+	assert_int_equal(json_array_size(t), 2);
+	assert_int_equal(json_array_size(p), 0);
+	json_decref(t);
+	json_decref(p);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reason_text),
+		cmocka_unit_test(test_reason_limit),
+		cmocka_unit_test(test_show_node),
+		cmocka_unit_test(test_resume_rule),
+		cmocka_unit_test(test_matrix_targets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,171 @@
+/* Unit tests of core/names.c and core/safefile.c: names that are data,
+ * evidence folders and replaced files that no planted link redirects. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/names.h"
+#include "core/safefile.h"
+
+static void test_names(void **state)
+{
+	char pad[300], buf[16];
+
+	(void)state;
+	assert_true(fc_name_ok(FC_NAME_DEV, "mlx5_0"));
+	assert_true(fc_name_ok(FC_NAME_NETDEV, "ib0.8001"));
+	assert_true(fc_name_ok(FC_NAME_BDF, "0000:17:00.0"));
+	assert_true(fc_name_ok(FC_NAME_NODE, "user@gpu-01.rack3"));
+	assert_false(fc_name_ok(FC_NAME_DEV, "../../etc"));
+	assert_false(fc_name_ok(FC_NAME_DEV, "a/b"));
+	assert_false(fc_name_ok(FC_NAME_DEV, ".."));
+	assert_false(fc_name_ok(FC_NAME_NODE, ".."));
+	assert_false(fc_name_ok(FC_NAME_NODE, "-oProxyCommand=x"));
+	assert_false(fc_name_ok(FC_NAME_DEV, "mlx5\x1b[2J"));
+	assert_false(fc_name_ok(FC_NAME_DEV, ""));
+	assert_false(fc_name_ok(FC_NAME_DEV, NULL));
+	assert_false(fc_name_ok(FC_NAME_BDF, "0000:zz:00.0"));
+	assert_false(fc_name_ok(FC_NAME_NETDEV, "eth0eth0eth0eth0")); /* 16 > IFNAMSIZ - 1 */
+	memset(pad, 'a', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = 0;
+	assert_false(fc_name_ok(FC_NAME_NODE, pad));
+	pad[63] = 0;
+	assert_true(fc_name_ok(FC_NAME_DEV, pad));
+	pad[63] = 'a';
+	pad[64] = 0;
+	assert_false(fc_name_ok(FC_NAME_DEV, pad));
+	assert_int_equal(fc_name_check(FC_NAME_DEV, "x/y", "test"), -EINVAL);
+	assert_string_equal(fc_name_show("a\x1b" "b", buf, sizeof(buf)), "a\\x1bb");
+	assert_string_equal(fc_name_show("0123456789abcdefgh", buf, sizeof(buf)),
+			    "0123456789ab...");
+	assert_string_equal(fc_name_show("0123456789abcde", buf, sizeof(buf)), "0123456789abcde");
+}
+
+static char *tmpdir(void)
+{
+	static char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/fc-safe-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+static void rmtree(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_evdir(void **state)
+{
+	char *top = tmpdir(), ev[128], victim[128], link[160], buf[8] = { 0 };
+	int fd, sub, v;
+
+	(void)state;
+	snprintf(ev, sizeof(ev), "%s/a/ev", top);
+	fd = fc_evdir_open(ev); /* made, with its parents, and marked */
+	assert_true(fd >= 0);
+	sub = fc_subdir_at(fd, "node1", ev);
+	assert_true(sub >= 0);
+	assert_int_equal(fc_write_new_at(sub, "f", "one", 3, ev), 0);
+	assert_int_equal(fc_write_new_at(sub, "f", "two", 3, ev), 0); /* replaced */
+	/* a link planted at a file's name is removed, its target untouched */
+	snprintf(victim, sizeof(victim), "%s/victim", top);
+	v = open(victim, O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(write(v, "keep", 4), 4);
+	close(v);
+	assert_int_equal(symlinkat(victim, sub, "g"), 0);
+	assert_int_equal(fc_write_new_at(sub, "g", "evil", 4, ev), 0);
+	v = open(victim, O_RDONLY);
+	assert_int_equal(read(v, buf, sizeof(buf) - 1), 4);
+	close(v);
+	assert_string_equal(buf, "keep");
+	/* a link planted at a folder's name is refused */
+	assert_int_equal(symlinkat(top, sub, "d"), 0);
+	assert_true(fc_subdir_at(sub, "d", ev) < 0);
+	assert_true(fc_subdir_at(sub, "../x", ev) < 0);
+	assert_true(fc_write_new_at(sub, "../x", "x", 1, ev) < 0);
+	close(sub);
+	close(fd);
+	fd = fc_evdir_open(ev); /* its own folder again */
+	assert_true(fd >= 0);
+	close(fd);
+	/* an empty folder is taken, a full one without the mark refused */
+	snprintf(ev, sizeof(ev), "%s/a", top);
+	assert_true(fc_evdir_open(ev) < 0);
+	snprintf(ev, sizeof(ev), "%s/empty", top);
+	assert_int_equal(mkdir(ev, 0755), 0);
+	fd = fc_evdir_open(ev);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a link to a folder is refused */
+	snprintf(link, sizeof(link), "%s/link", top);
+	assert_int_equal(symlink(ev, link), 0);
+	assert_true(fc_evdir_open(link) < 0);
+	rmtree(top);
+}
+
+static int fill(FILE *f, void *arg)
+{
+	return fputs(arg, f) < 0 ? -1 : 0;
+}
+
+static void test_replace(void **state)
+{
+	char *top = tmpdir(), path[128], link[128], buf[16] = { 0 };
+	struct stat st;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.html", top);
+	assert_int_equal(fc_replace_file("--html", path, fill, "one"), 0);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(fc_replace_file("--html", path, fill, "two"), 0);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 3);
+	close(fd);
+	assert_string_equal(buf, "two");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640); /* the file's mode is kept */
+	/* a link at the target is refused and its target kept */
+	snprintf(link, sizeof(link), "%s/link.html", top);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(fc_replace_file("--html", link, fill, "evil"), -1);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 3);
+	close(fd);
+	assert_string_equal(buf, "two");
+	/* a character device is written in place, never replaced */
+	assert_int_equal(fc_replace_file("--html", "/dev/null", fill, "x"), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* a FIFO nobody reads fails at once */
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(fc_replace_file("--html", path, fill, "x"), -1);
+	rmtree(top);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_evdir),
+		cmocka_unit_test(test_replace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
