@@ -127,6 +127,9 @@ struct diag_port {
  * the controller: one file (ethtool -S of a big NIC is ~100 KiB), all. */
 #define DIAG_SNAP_FILE_MAX (1u << 20)
 #define DIAG_SNAP_TOTAL_MAX (16u << 20)
+/* The most an evidence folder's test.json may be (a pair document with
+ * every size's samples is some 100 KiB). */
+#define DIAG_TEST_MAX (16u << 20)
 
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */

@@ -144,9 +144,7 @@ void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
  * deadline, up to which its "progress" extends the wait for its result. */
 double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
 			uint64_t size);
-/* The fastest port there is: 1.6 Tb/s Ethernet (IEEE 802.3dj) and XDR
- * InfiniBand 4x at 800 Gb/s (IBTA). A figure one way above it is none. */
-#define PAIR_GBPS_MAX 1600.0
+#define PAIR_GBPS_MAX FC_GBPS_MAX /* core/fc.h */
 /* 0 when every number of a worker's "result" @res (but its "method", the
  * knobs it ran with) is a figure: finite, not
  * negative, and no "...gbps" one above PAIR_GBPS_MAX; else -EINVAL with
