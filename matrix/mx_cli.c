@@ -167,21 +167,40 @@ static FILE *hostfile_open(const char *path)
 	return f;
 }
 
+/* The next line of @f with its newline (NUL bytes kept) into @buf (@cap
+ * bytes), NUL ended: its length, -1 at the end, -2 when it does not fit. */
+static ssize_t line_read(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (n + 1 >= cap)
+			return -2;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = 0;
+	return n ? (ssize_t)n : -1;
+}
+
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
 {
 	FILE *f = hostfile_open(path);
 	char **nodes = NULL, line[MX_HOSTFILE_LINE_MAX + 2], *name;
 	size_t len, total = 0;
+	ssize_t got;
 	int n = 0, lineno = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	while ((got = line_read(f, line, sizeof(line))) != -1) {
 		char **nn;
 
-		len = strlen(line);
+		len = got < 0 ? sizeof(line) : (size_t)got;
 		total += len;
-		if ((len == sizeof(line) - 1 && line[len - 1] != '\n') || total > MX_HOSTFILE_MAX) {
+		if (got == -2 || total > MX_HOSTFILE_MAX) {
 			fc_err("--hostfile %s line %d: %s; give one node name a line", path, lineno + 1,
 			       total > MX_HOSTFILE_MAX ? "the file is over 16 MiB" :
 							 "longer than 4096 bytes");

@@ -90,7 +90,7 @@ int mx_params_check(const json_t *p, long long run, const char *db)
 			       stored_ok(p, "min_rack_pct", 0, 100, 0, "--min-rack-pct", run, db) &&
 			       stored_ok(p, "asym_pct", 0, 100, 0, "--asym-pct", run, db) &&
 			       stored_ok(p, "deadline_s", 1, MX_DEADLINE_MAX, 1, "--deadline", run, db) &&
-			       stored_ok(scr, "max_rounds", 1, MX_MAX_ROUNDS_MAX, 0, "--max-rounds", run, db) ?
+			       stored_ok(scr, "max_rounds", 1, MX_MAX_ROUNDS_MAX, 1, "--max-rounds", run, db) ?
 		       0 :
 		       -EINVAL;
 }
