@@ -28,7 +28,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 UNIT_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: build/vg-tests all check unit-tests cli-tests rack-tests fuzz-tests demo bench install \
-	deps clean valgrind bench-matrix bench-screen bench-history bench-tui bench-launch \
+	deps clean valgrind bench-loop bench-matrix bench-screen bench-history bench-tui bench-launch \
 	bench-report
 all: fabcheck
 
@@ -70,17 +70,24 @@ build/fabcheck-san: $(SOBJ)/src/main.o build/libfabcheck-san.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LIBS)
 
-build/tests/%: tests/unit/%.c build/libfabcheck-san.a
+# The fake HCA (tests/fake/): an archive, linked where a test uses it.
+FAKE_SRCS := $(wildcard tests/fake/*.c)
+build/libfake-san.a: $(FAKE_SRCS:%.c=$(SOBJ)/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+build/libfake.a: $(FAKE_SRCS:%.c=$(OBJ)/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/tests/%: tests/unit/%.c build/libfabcheck-san.a build/libfake-san.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfabcheck-san.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfake-san.a build/libfabcheck-san.a $(LIBS) -lcmocka
 
 # Unit tests without sanitizers, for valgrind.
 VG_BINS := $(TEST_SRCS:tests/unit/%.c=build/vg/%)
-build/vg/%: tests/unit/%.c build/libfabcheck.a
+build/vg/%: tests/unit/%.c build/libfabcheck.a build/libfake.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST vg $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfabcheck.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -I. -o $@ $< build/libfake.a build/libfabcheck.a $(LIBS) -lcmocka
 build/vg-tests: $(VG_BINS)
 
 deps:
@@ -113,6 +120,13 @@ bench:
 	@scripts/deps.sh demo
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
+
+# The bandwidth loop's own cost per work request on the fake HCA (issue 26).
+build/bench_loop: tests/bench/bench_loop.c build/libfake.a build/libfabcheck.a
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfake.a build/libfabcheck.a $(LIBS)
+bench-loop: build/bench_loop
+	@build/bench_loop
 
 # The matrix's schedule and analysis at 512 nodes (issue 6).
 build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a

@@ -5,9 +5,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const verdict_names[] = {
 	[FC_PASS] = "pass",
@@ -238,13 +241,82 @@ static json_t *error_json(const struct fc_ctx *ctx, int rc, json_t *findings, in
 	return err;
 }
 
+/* The last words of a process ended by a signal (fc_out_on_signals). */
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+static const char *const stop_names[] = { "SIGINT", "SIGTERM", "SIGHUP" };
+static char sig_doc[3][400], sig_line[3][96];
+static volatile sig_atomic_t sig_json, sig_done;
+static void (*sig_cleanup)(void);
+
+static void write_all(int fd, const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+/* System calls only: the cleanup, the document, the line, then the
+ * signal's own end (so the parent sees it). */
+static void on_stop_signal(int sig)
+{
+	int k = sig == SIGINT ? 0 : sig == SIGTERM ? 1 : 2;
+
+	if (sig_cleanup)
+		sig_cleanup();
+	if (sig_json && !sig_done) {
+		sig_done = 1;
+		write_all(STDOUT_FILENO, sig_doc[k]);
+	}
+	write_all(STDERR_FILENO, sig_line[k]);
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered when this returns */
+}
+
+void fc_out_on_signals(const struct fc_ctx *ctx, void (*cleanup)(void))
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sig_json = ctx->json;
+	sig_cleanup = cleanup;
+	sigemptyset(&sa.sa_mask);
+	for (int k = 0; k < 3; k++) {
+		sigaddset(&sa.sa_mask, stop_sigs[k]);
+		snprintf(sig_line[k], sizeof(sig_line[k]),
+			 "fabcheck: error: interrupted by %s; nothing was judged\n", stop_names[k]);
+		snprintf(sig_doc[k], sizeof(sig_doc[k]),
+			 "{\n  \"verdict\": \"error\",\n  \"findings\": [\n    \"interrupted by %s "
+			 "before the command finished\"\n  ],\n  \"error\": {\n    \"code\": "
+			 "\"interrupted\",\n    \"exit_code\": %d,\n    \"message\": \"interrupted by "
+			 "%s\",\n    \"input\": null\n  }\n}\n", stop_names[k], 128 + stop_sigs[k],
+			 stop_names[k]);
+	}
+	for (int k = 0; k < 3; k++)
+		sigaction(stop_sigs[k], &sa, NULL);
+}
+
 int fc_out_finish(struct fc_ctx *ctx, int rc)
 {
 	json_t *doc = (json_t *)ctx->out_doc, *findings;
 	int judged = ctx->out_judged;
+	sigset_t stop, old;
 
 	if (!ctx->json)
 		return rc;
+	/* From here this exit's document is written: a signal waits for it. */
+	sigemptyset(&stop);
+	for (int k = 0; k < 3; k++)
+		sigaddset(&stop, stop_sigs[k]);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	sig_done = 1;
 	ctx->out_doc = NULL;
 	if (!doc)
 		doc = fc_doc_new();
@@ -267,8 +339,9 @@ int fc_out_finish(struct fc_ctx *ctx, int rc)
 	json_decref(doc);
 	if (fflush(stdout) || ferror(stdout)) {
 		fc_err("could not write the report to stdout: %s", strerror(errno));
-		return FC_EXIT_CANT;
+		rc = FC_EXIT_CANT;
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
 

@@ -45,6 +45,15 @@ void fc_out_text(struct fc_ctx *ctx, const char *text);
  * could not be written.
  */
 int fc_out_finish(struct fc_ctx *ctx, int rc);
+/*
+ * SIGINT, SIGTERM and SIGHUP end the process with its last words: @cleanup
+ * (system calls only: it runs in the signal handler), with --json the one
+ * document (verdict "error", "error": {"code": "interrupted", "exit_code":
+ * 128 + the signal, ...}) unless fc_out_finish is writing one, a line on
+ * stderr, then the signal's own end. A command that stops on a signal by
+ * itself (ctl/child.h fc_stop_on_signals) puts its handler in place of it.
+ */
+void fc_out_on_signals(const struct fc_ctx *ctx, void (*cleanup)(void));
 /* A JSON string of @s, any byte that is not UTF-8 shown as '?'. */
 json_t *fc_json_text(const char *s);
 /* Prints the findings and a "verdict: X" line for a text report. */

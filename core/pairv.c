@@ -195,6 +195,7 @@ static double bw_floor(json_t *doc, const json_t *r, const json_t *a, const json
 	const json_t *pl = pcie_limit(a, b);
 	double rate = ra < rb ? ra : rb, ceiling = pa && pb ? (pa < pb ? pa : pb) : 0;
 	double pcie = fc_jnum(json_object_get(pl, "pcie_ceiling"), "gbps", 0);
+	double val = fc_jnum(r, "validate_ceiling_gbps", 0), other;
 	char what[320];
 
 	if (lim->min_gbps > 0) {
@@ -203,6 +204,16 @@ static double bw_floor(json_t *doc, const json_t *r, const json_t *a, const json
 	}
 	if (lim->min_link_pct <= 0 || size < FC_LINK_PCT_MIN_SIZE)
 		return 0;
+	/* --validate: the receiver checks every message's CRC32C in its poll
+	 * loop; what its cores check per second bounds what it can confirm */
+	other = ceiling > 0 ? ceiling : rate;
+	if (pl && pcie > 0 && (other <= 0 || pcie < other))
+		other = pcie;
+	if (val > 0 && (other <= 0 || val < other)) {
+		snprintf(why, len, "%g%% of %.3f Gb/s, --validate's own ceiling (the checking side's CRC32C rate on its cores, measured; not the link's)",
+			 lim->min_link_pct, val);
+		return lim->min_link_pct / 100.0 * val;
+	}
 	if (pl && (ceiling > 0 || rate > 0) && pcie < (ceiling > 0 ? ceiling : rate)) {
 		pcie_words(pl, what, sizeof(what));
 		snprintf(why, len, "%g%% of %.3f Gb/s, the PCIe ceiling of %s", lim->min_link_pct,

@@ -150,6 +150,7 @@ static void put_us(json_t *obj, const char *key, double secs, int have)
 static void pct_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m,
 		     json_t *notes)
 {
+	json_t *short_keys = json_array();
 	static const struct { const char *key; double p; } pcts[] = {
 		{ "p50_us", 50 }, { "p90_us", 90 }, { "p99_us", 99 }, { "p999_us", 99.9 },
 	};
@@ -159,25 +160,40 @@ static void pct_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m,
 		double p = pcts[i].p, v;
 		int have = fc_pct_enough(n, p);
 
-		if (!have) {
+		/* perftest prints its ranks whatever the rounds: so does its
+		 * method, marked where fabcheck's would not report them */
+		if (!have && m == FC_LAT_PERFTEST && n > 0) {
+			json_array_append_new(notes, json_sprintf(
+				"%s as perftest prints it, from %llu rounds; too few for fabcheck's method, which needs %llu (10 / (1 - %g%%))",
+				pcts[i].key, (unsigned long long)n,
+				(unsigned long long)fc_pct_rounds(p), p));
+			json_array_append_new(short_keys, json_string(pcts[i].key));
+		} else if (!have) {
 			json_array_append_new(notes, json_sprintf(
 				"%s not reported: it needs at least %llu rounds (10 / (1 - %g%%)), the run had %llu; raise -n or -D",
 				pcts[i].key, (unsigned long long)fc_pct_rounds(p), p,
 				(unsigned long long)n));
-		} else if (m == FC_LAT_PERFTEST && p == 50) {
+		}
+		if (m == FC_LAT_PERFTEST && n > 0 && p == 50) {
 			/* perftest's get_median over the m kept rounds */
 			v = n % 2 ? fc_hist_rank(h, n / 2 + 1) :
 				    (fc_hist_rank(h, n / 2) + fc_hist_rank(h, n / 2 + 1)) / 2;
 			put_us(obj, pcts[i].key, v, 1);
 			continue;
-		} else if (m == FC_LAT_PERFTEST) {
-			/* delta[ceil(m * p)], 0-based */
-			put_us(obj, pcts[i].key,
-			       fc_hist_rank(h, (uint64_t)ceil((double)n * p / 100.0) + 1), 1);
+		} else if (m == FC_LAT_PERFTEST && n > 0) {
+			/* delta[ceil(m * p)], 0-based, of the rounds before the two
+			 * largest were dropped (perftest's index reaches them) */
+			uint64_t k = (uint64_t)ceil((double)n * p / 100.0) + 1;
+
+			put_us(obj, pcts[i].key, fc_hist_rank(h, k < h->n ? k : h->n), 1);
 			continue;
 		}
 		put_us(obj, pcts[i].key, have ? fc_hist_pct(h, p) : 0, have);
 	}
+	if (json_array_size(short_keys))
+		json_object_set_new(obj, "pct_short", short_keys);
+	else
+		json_decref(short_keys);
 }
 
 void fc_lat_hist_json(json_t *obj, const struct fc_hist *h, enum fc_lat_method m)

@@ -45,14 +45,53 @@ static void pat_fill(uint8_t *p, size_t n, const struct fc_vmsg_id *id)
 		p[i] = pat_next(&x, i);
 }
 
-static int64_t pat_first_diff(const uint8_t *p, size_t n, const struct fc_vmsg_id *id)
+/* Whether message offset @o is in a mark of a @len-byte message. */
+static int in_mark(size_t o, size_t len)
+{
+	size_t c = o - o % FC_VMSG_CHUNK;
+
+	return c >= FC_VMSG_CHUNK && o - c < FC_VMSG_MARK && c + FC_VMSG_MARK <= len;
+}
+
+/* @p: the payload (message offset FC_VMSG_HDR) of a @len-byte message. */
+static int64_t pat_first_diff(const uint8_t *p, size_t len, const struct fc_vmsg_id *id)
 {
 	uint64_t x = pat_seed(id);
 
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != pat_next(&x, i))
+	for (size_t i = 0; i + FC_VMSG_HDR < len; i++)
+		if (p[i] != pat_next(&x, i) && !in_mark(i + FC_VMSG_HDR, len))
 			return (int64_t)i;
 	return -1;
+}
+
+/* The payload's CRC32C, the marks skipped. */
+static uint32_t payload_crc(const uint8_t *buf, size_t len)
+{
+	uint32_t crc = 0;
+	size_t o = FC_VMSG_HDR;
+
+	while (o < len) {
+		size_t end = (o / FC_VMSG_CHUNK + 1) * FC_VMSG_CHUNK;
+
+		if (end > len)
+			end = len;
+		crc = fc_crc32c(crc, buf + o, end - o);
+		o = end + FC_VMSG_MARK <= len ? end + FC_VMSG_MARK : end;
+	}
+	return crc;
+}
+
+static void marks_put(uint8_t *buf, size_t len, uint32_t seq)
+{
+	for (size_t c = FC_VMSG_CHUNK; c + FC_VMSG_MARK <= len; c += FC_VMSG_CHUNK)
+		put32(buf + c, seq);
+}
+
+void fc_vmsg_poison(uint8_t *buf, uint32_t len, uint8_t byte)
+{
+	memset(buf, byte, len < FC_VMSG_HDR ? len : FC_VMSG_HDR);
+	for (size_t c = FC_VMSG_CHUNK; c + FC_VMSG_MARK <= len; c += FC_VMSG_CHUNK)
+		memset(buf + c, byte, FC_VMSG_MARK);
 }
 
 static void hdr_encode(uint8_t *h, const struct fc_vmsg_id *id, uint32_t pcrc)
@@ -71,6 +110,7 @@ void fc_vmsg_stamp(uint8_t *buf, const struct fc_vmsg_id *id)
 
 	hdr_encode(h, id, id->len >= FC_VMSG_HDR ? get32(buf + 20) : 0);
 	memcpy(buf, h, id->len < FC_VMSG_HDR ? id->len : FC_VMSG_HDR);
+	marks_put(buf, id->len, id->seq);
 }
 
 void fc_vmsg_fill(uint8_t *buf, const struct fc_vmsg_id *id)
@@ -81,7 +121,8 @@ void fc_vmsg_fill(uint8_t *buf, const struct fc_vmsg_id *id)
 
 	if (n)
 		pat_fill(buf + FC_VMSG_HDR, n, id);
-	hdr_encode(h, id, n ? fc_crc32c(0, buf + FC_VMSG_HDR, n) : 0);
+	marks_put(buf, id->len, id->seq);
+	hdr_encode(h, id, n ? payload_crc(buf, id->len) : 0);
 	memcpy(buf, h, id->len < FC_VMSG_HDR ? id->len : FC_VMSG_HDR);
 }
 
@@ -137,9 +178,14 @@ enum fc_vmsg_err fc_vmsg_check(const uint8_t *buf, uint64_t byte_len,
 		return bad_is(bad, got->seq < want->seq ? FC_VMSG_STALE : FC_VMSG_AHEAD);
 	if (got->len != want->len)
 		return bad_is(bad, FC_VMSG_LEN);
-	n = want->len - FC_VMSG_HDR;
-	if (get32(buf + 20) != fc_crc32c(0, buf + FC_VMSG_HDR, n)) {
-		bad->bad_off = pat_first_diff(buf + FC_VMSG_HDR, n, want);
+	for (n = FC_VMSG_CHUNK; n + FC_VMSG_MARK <= want->len; n += FC_VMSG_CHUNK)
+		if (get32(buf + n) != want->seq) {
+			bad->bad_off = (int64_t)n;
+			bad->got.seq = get32(buf + n);
+			return bad_is(bad, FC_VMSG_PARTIAL);
+		}
+	if (get32(buf + 20) != payload_crc(buf, want->len)) {
+		bad->bad_off = pat_first_diff(buf + FC_VMSG_HDR, want->len, want);
 		if (bad->bad_off >= 0)
 			bad->bad_off += FC_VMSG_HDR;
 		return bad_is(bad, FC_VMSG_PAYLOAD);
@@ -171,6 +217,7 @@ static const char *const err_names[] = {
 	[FC_VMSG_LEN] = "length",
 	[FC_VMSG_PAYLOAD] = "payload",
 	[FC_VMSG_IMM] = "immediate",
+	[FC_VMSG_PARTIAL] = "partial",
 };
 
 const char *fc_vmsg_err_name(enum fc_vmsg_err err)
@@ -219,6 +266,10 @@ const char *fc_vmsg_why(const struct fc_vmsg_bad *b, char *buf, size_t len)
 	case FC_VMSG_PAYLOAD:
 		snprintf(buf + n, len - n, "payload: its CRC32C does not match, first bad byte at offset %lld",
 			 (long long)b->bad_off);
+		break;
+	case FC_VMSG_PARTIAL:
+		snprintf(buf + n, len - n, "partial: the %u-byte chunk at offset %lld is not this message's (its mark reads %08x): the header landed and this part did not",
+			 FC_VMSG_CHUNK, (long long)b->bad_off, g->seq);
 		break;
 	case FC_VMSG_IMM:
 		if (b->imm == 0xffffffffu)

@@ -10,7 +10,14 @@
  *  12 len   message length in bytes
  *  16 tag   the test's tag (changes every test: a stale message shows)
  *  20 pcrc  CRC32C of the payload (bytes 24..len-1)
- *  24 payload: a pattern of (tag, slot)
+ *  24 payload: a pattern of (tag, slot), but for a mark of 4 bytes at
+ *     the start of every FC_VMSG_CHUNK bytes after the first chunk (when
+ *     the message holds all 4): the message's seq. The payload CRC skips
+ *     the marks, so a sender renumbers a message by rewriting its header
+ *     and marks (fc_vmsg_stamp); a receiver that poisons the header and
+ *     every mark after its check (fc_vmsg_poison) sees a chunk of a later
+ *     message that did not land (a partial write: IOMMU, ACS, a lost
+ *     packet) as a mark that is not the message's.
  * A message shorter than the header holds the header's first len bytes:
  * a 2-byte message still carries 16 bits of hcrc, which depends on every
  * field, so a wrong seq, slot, length or test shows with odds 1 - 2^-16.
@@ -22,6 +29,9 @@
 #include <stdint.h>
 
 #define FC_VMSG_HDR 24
+/* The smallest path MTU (IB and RoCE: 256 B): a lost packet loses a whole chunk. */
+#define FC_VMSG_CHUNK 256
+#define FC_VMSG_MARK 4
 
 struct fc_vmsg_id {
 	uint32_t tag, seq, slot, len;
@@ -40,6 +50,7 @@ enum fc_vmsg_err {
 	FC_VMSG_LEN,	   /* the header names another length */
 	FC_VMSG_PAYLOAD,   /* the payload's CRC differs: a byte changed */
 	FC_VMSG_IMM,	   /* the immediate value is not the message's */
+	FC_VMSG_PARTIAL,   /* a chunk's mark is not the message's: part of it did not land */
 };
 
 struct fc_vmsg_bad {
@@ -52,9 +63,12 @@ struct fc_vmsg_bad {
 
 /* Writes the whole message @id (header and payload) into @buf (id->len bytes). */
 void fc_vmsg_fill(uint8_t *buf, const struct fc_vmsg_id *id);
-/* Rewrites only the header, for a new seq: the payload of a slot and its
- * CRC (read from the header fc_vmsg_fill wrote) stay. */
+/* Rewrites only the header and the marks, for a new seq: the payload of a
+ * slot and its CRC (read from the header fc_vmsg_fill wrote) stay. */
 void fc_vmsg_stamp(uint8_t *buf, const struct fc_vmsg_id *id);
+/* Writes @byte over the header and every mark of a @len-byte message at
+ * @buf: what a receiver does once it checked it. */
+void fc_vmsg_poison(uint8_t *buf, uint32_t len, uint8_t byte);
 
 /*
  * Checks @byte_len bytes at @buf against the message @want. @last_seq is

@@ -34,9 +34,9 @@ struct fc_vtally {
 };
 
 /* Slot of message @seq of QP @q: q * part + seq % part. */
-static inline uint32_t fc_vslot(int q, uint32_t seq, uint32_t part)
+static inline uint32_t fc_vslot(int q, uint64_t seq, uint32_t part)
 {
-	return (uint32_t)q * part + seq % part;
+	return (uint32_t)q * part + (uint32_t)(seq % part);
 }
 
 /* Slots per QP for @nslots slots over @nqps QPs; 0 when fewer than 2

@@ -97,7 +97,7 @@ static void record(struct drain_ctx *c, const char *node, const char *action, co
 	if (c->st)
 		fc_store_action_add(c->st, c->run, &a);
 	fprintf(stderr, "slurm: %s %s: %s%s%s\n", action, node, command ? command : "",
-		result && strcmp(result, "ok") ? ": " : "",
+		command && result && strcmp(result, "ok") ? ": " : "",
 		result && strcmp(result, "ok") ? result : "");
 }
 
@@ -174,6 +174,12 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	if (strstr(state, "DRAIN") && !fc_drain_is_ours(cur)) {
 		snprintf(why, sizeof(why), "already drained by hand (%s): left as it is", cur);
 		record(c, node, "left", cur, text, NULL, why);
+		return;
+	}
+	/* Drained with this very reason already (a health check that fails
+	 * again): nothing to change. */
+	if (strstr(state, "DRAIN") && !strcmp(cur, reason)) {
+		record(c, node, "kept", cur, text, NULL, "drained with this reason already");
 		return;
 	}
 	act(c, FC_FAIL, node, "drain", argv, cmd, reason, text);
@@ -265,6 +271,7 @@ void fc_drain_render(FILE *f, const json_t *doc)
 	fprintf(f, "\nSlurm:\n");
 	json_array_foreach(list, i, a)
 		fprintf(f, "  %-12s %-12s %s%s%s\n", fc_jstr(a, "action", "?"), fc_jstr(a, "node", "?"),
-			fc_jstr(a, "command", ""), strcmp(fc_jstr(a, "result", "ok"), "ok") ? ": " : "",
+			fc_jstr(a, "command", ""),
+			*fc_jstr(a, "command", "") && strcmp(fc_jstr(a, "result", "ok"), "ok") ? ": " : "",
 			strcmp(fc_jstr(a, "result", "ok"), "ok") ? fc_jstr(a, "result", "") : "");
 }

@@ -1,12 +1,15 @@
 /* ssh connection sharing through a control folder (see ssh_mux.h). */
 #include "ctl/ssh_mux.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -15,7 +18,8 @@
 #define MUX_ENV "FABCHECK_SSH_MUX"
 
 static char mux_dir[FC_SSH_MUX_DIR_MAX + 1];
-static int mux_decided, mux_owned;
+static int mux_decided, mux_removed;
+static volatile sig_atomic_t mux_owned;
 
 int fc_ssh_mux_dir_ok(const char *dir)
 {
@@ -91,12 +95,27 @@ static int user_allows(const struct fc_launch *l, const char *node)
 	return u == 0;
 }
 
-/* A fresh control folder under $XDG_RUNTIME_DIR, else /tmp. */
+/* $XDG_RUNTIME_DIR only when it is a folder (not a link) of this user's
+ * closed to others (mode 0700), as the XDG Base Directory spec requires;
+ * another user's could hold or swap the sockets. */
+static int runtime_dir_ok(const char *rt)
+{
+	struct stat st;
+
+	return rt && rt[0] == '/' && !lstat(rt, &st) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
+/* A fresh control folder (mkdtemp: mode 0700) under $XDG_RUNTIME_DIR when it
+ * is the user's own, else under /tmp. */
 static int make_dir(char *dir, size_t len)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
-	const char *bases[] = { rt && *rt ? rt : "/tmp", "/tmp" };
+	const char *bases[] = { runtime_dir_ok(rt) ? rt : "/tmp", "/tmp" };
 
+	if (rt && *rt && !runtime_dir_ok(rt))
+		fc_info("ssh: $XDG_RUNTIME_DIR %s is not a folder of this user's with mode 0700: "
+			"the control folder goes under /tmp", rt);
 	for (size_t i = 0; i < 2; i++) {
 		if ((size_t)snprintf(dir, len, "%s/fabcheck-ssh-XXXXXX", bases[i]) >= len)
 			continue;
@@ -140,31 +159,50 @@ void fc_ssh_mux_setup(const struct fc_launch *l, const char *node, int off)
 	fc_info("ssh: sharing each node's connection through %s (--no-ssh-mux to turn off)", dir);
 }
 
+void fc_ssh_mux_remove(void)
+{
+	char buf[4096];
+	int fd;
+	long n;
+
+	if (!mux_owned)
+		return;
+	mux_owned = 0;
+	/* The masters end on their own FC_SSH_PERSIST_S after their last
+	 * session; without its socket none takes a new one. Only system calls
+	 * here (getdents64, not readdir): a signal handler runs this. */
+	fd = open(mux_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	while (fd >= 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (void *)(buf + off);
+
+			if (strcmp(e->name, ".") && strcmp(e->name, ".."))
+				unlinkat(fd, e->name, 0);
+			off += e->reclen;
+		}
+	if (fd >= 0)
+		close(fd);
+	mux_removed = !rmdir(mux_dir) ? 1 : -errno;
+}
+
 void fc_ssh_mux_end(void)
 {
-	DIR *d;
-	struct dirent *e;
-	char path[FC_SSH_MUX_DIR_MAX + 300];
+	int owned = mux_owned;
 
 	mux_decided = 0;
-	if (!mux_owned) {
-		mux_dir[0] = 0;
-		return;
+	if (owned) {
+		unsetenv(MUX_ENV);
+		fc_ssh_mux_remove();
+		if (mux_removed < 0)
+			fc_warn("cannot remove the ssh control folder %s: %s", mux_dir,
+				strerror(-mux_removed));
 	}
-	mux_owned = 0;
-	unsetenv(MUX_ENV);
-	/* The masters end on their own FC_SSH_PERSIST_S after their last
-	 * session; without its socket none takes a new one. */
-	if ((d = opendir(mux_dir))) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", mux_dir, e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	if (rmdir(mux_dir))
-		fc_warn("cannot remove the ssh control folder %s: %m", mux_dir);
 	mux_dir[0] = 0;
 }
 

@@ -31,6 +31,9 @@
 void fc_ssh_mux_setup(const struct fc_launch *l, const char *node, int off);
 /* Removes the control folder this process made (its sockets with it). */
 void fc_ssh_mux_end(void);
+/* The same with system calls only, for a signal handler (and logging
+ * nothing); what fc_ssh_mux_end does after it is then nothing. */
+void fc_ssh_mux_remove(void);
 /* The control folder of ssh's ControlPath, or NULL when sharing is off. */
 const char *fc_ssh_mux_dir(void);
 /* Pure: what `ssh -G` printed says: 1 the user shares connections already

@@ -195,6 +195,7 @@ static int test_from(const json_t *m, struct vb_test *t)
 	t->post_list = (int)fc_jnum(m, "post_list", 1);
 	t->threads = (int)fc_jnum(m, "threads", 1);
 	t->lat_mode = !strcmp(fc_jstr(m, "lat_mode", "poll"), "imm") ? VB_LAT_IMM : VB_LAT_POLL;
+	t->all_sizes = json_is_true(json_object_get(m, "all_sizes"));
 	if (t->warmup < VB_KNOB_ON || t->warmup > 100000000 || t->cq_mod < -1 || t->cq_mod > 8192 ||
 	    t->inline_max < -1 || t->inline_max > 4096 || t->post_list < 1 ||
 	    t->post_list > 1024 || t->threads < 1 || t->threads > VB_MAX_THREADS) {
@@ -222,9 +223,15 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 						   "buffer", t->cycle == VB_CYCLE_PAGE ? "one" : "slots"));
 	json_object_set_new(json_object_get(o, "method"), "post_list", json_integer(t->post_list));
 	json_object_set_new(json_object_get(o, "method"), "threads", json_integer(t->threads));
+	/* What the knobs' rule changed (verbs/knobs.c). */
+	if (t->note[0])
+		json_object_set_new(json_object_get(o, "method"), "note", json_string(t->note));
 	/* --validate: every message this side posted, the warm-up's too. */
-	if (t->val)
+	if (t->val) {
 		json_object_set_new(o, "validate_sent", json_integer((json_int_t)t->val->sent));
+		/* the rate this side's checking confirms at most (its threads) */
+		json_object_set_new(o, "validate_crc_gbps", json_real(t->val->crc_gbps * t->threads));
+	}
 	if (t->lat && t->active && res->lat.n) {
 		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :
 										 FC_LAT_FABCHECK);
@@ -250,7 +257,8 @@ static int wk_test(struct worker *w, const json_t *m)
 
 	if ((err = test_from(m, &t)))
 		return err;
-	vb_test_resolve(&w->r, &t);
+	if ((err = vb_test_resolve(&w->r, &t)))
+		return err;
 	if ((err = wk_mem_prepare(&w->mem, &w->r, &t)))
 		return err;
 	if ((err = vb_test_prepare(&w->r, &t)))

@@ -96,7 +96,11 @@ void wk_mem_report(struct wk_mem *wm, struct vb_res *r, json_t *rep)
 						       !gdr_mem_host_accessible(&wm->mem)));
 	json_object_set_new(rep, "hugepages", json_boolean(wm->opts.hugepages));
 	json_object_set_new(rep, "page_bytes", json_integer((json_int_t)wm->mem.page));
-	json_object_set_new(rep, "relaxed_ordering", json_boolean(wm->mem.relaxed));
+	/* IBV_ACCESS_RELAXED_ORDERING is optional: a driver that does not
+	 * support it drops it silently and nothing reports whether PCIe
+	 * ordering was relaxed, so "requested", never true. */
+	json_object_set_new(rep, "relaxed_ordering",
+			    wm->mem.relaxed ? json_string("requested") : json_false());
 	if (wm->mem.reg_note[0])
 		json_object_set_new(rep, "registration_note", json_string(wm->mem.reg_note));
 	/* The CPU cannot read GPU memory: no inline sends from it. */

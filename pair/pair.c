@@ -29,12 +29,15 @@ const char usage_pair[] =
 	"      --max-size SIZE largest size for -a\n"
 	"  -n, --iters N       messages per QP (bandwidth) or round trips (latency);\n"
 	"                      default: latency 10000 rounds (enough for p99.9),\n"
-	"                      bandwidth 2 s per size\n"
+	"                      bandwidth 2 s per size; with --perftest perftest's\n"
+	"                      1000 (5000 for write bandwidth)\n"
 	"  -D, --duration T    run each test T seconds instead (e.g. 5, 500ms)\n"
 	"      --perftest      measure as perftest does (ib_write_bw, ib_read_lat...):\n"
 	"                      its CQ moderation, no warm-up, no inline in bandwidth\n"
-	"                      tests, one buffer, latency from post to post with its\n"
-	"                      statistics (the two largest rounds dropped)\n"
+	"                      tests, a buffer region per QP, SEND for send latency,\n"
+	"                      -D's trimmed window, latency from post to post with\n"
+	"                      its statistics (the two largest rounds dropped) and\n"
+	"                      percentiles (doc/pair-bench.md)\n"
 	"      --method M      fabcheck (default) or perftest\n"
 	"      --warm-up[=N]   an untimed warm-up first (perftest's --perform_warm_up);\n"
 	"                      N requests per QP or rounds (default: one window)\n"
@@ -47,7 +50,10 @@ const char usage_pair[] =
 	"message rate:\n"
 	"      --post-list N   chain N work requests per post (default 1)\n"
 	"      --cq-mod N      signal one send completion in N (default tx depth / 2,\n"
-	"                      at most 64)\n"
+	"                      at most 64; with --perftest perftest's). A list and a\n"
+	"                      moderation that could leave a full window with no\n"
+	"                      signalled request (list + N - gcd(list, N) > window)\n"
+	"                      are refused; a default is lowered, with a note\n"
 	"      --inline N      send messages up to N bytes inline (bandwidth default 0,\n"
 	"                      latency default the device's maximum; 'max' for that)\n"
 	"      --threads N     spread the QPs over N threads, each pinned to a CPU of\n"
@@ -100,7 +106,8 @@ const char usage_pair[] =
 	"  The buffer is placed on the NUMA node of the HCA (of the GPU with\n"
 	"  --use-cuda) and the worker pinned to its CPUs (sysfs numa_node,\n"
 	"  local_cpulist); the report shows each side's nodes. Buffers are registered\n"
-	"  with relaxed PCIe ordering where the device accepts it.\n"
+	"  with relaxed PCIe ordering requested where the device accepts the flag\n"
+	"  (\"relaxed_ordering\": \"requested\": drivers may drop it silently).\n"
 	"  With --use-cuda write latency is a ping-pong of RDMA WRITE WITH IMMEDIATE\n"
 	"  (--lat-mode imm): no CPU reads GPU memory.\n"
 	"\n"
@@ -240,11 +247,8 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	/* GPU memory and --validate: each side waits on a completion. */
 	if (cfg.lat_mode < 0)
 		cfg.lat_mode = cfg.mem.kind == GDR_CUDA || cfg.mem.validate ? VB_LAT_IMM : VB_LAT_POLL;
-	if (cfg.post_list > cfg.tx_depth) {
-		fc_err("pair: --post-list %d is longer than the window (-t %d): raise -t or shorten the list",
-		       cfg.post_list, cfg.tx_depth);
+	if (pair_knobs_check(&cfg))
 		return FC_EXIT_USAGE;
-	}
 	if (cfg.threads > 1 && cfg.cm) {
 		fc_err("pair: --threads needs the relayed exchange: rdma_cm (--cm) puts every QP on one completion queue; drop one of them");
 		return FC_EXIT_USAGE;
@@ -274,14 +278,16 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	return rc;
 }
 
-void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p)
 {
 	*iters_p = cfg->iters;
 	*duration_p = cfg->duration;
 	if (cfg->iters || cfg->duration > 0)
 		return;
-	if (lat)
+	if (cfg->method == VB_METHOD_PERFTEST)
+		*iters_p = !lat && op == VB_WRITE ? PAIR_PT_WRITE_BW_ITERS : PAIR_PT_ITERS;
+	else if (lat)
 		*iters_p = PAIR_LAT_ITERS;
 	else
 		*duration_p = PAIR_BW_SECONDS;

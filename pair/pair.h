@@ -126,9 +126,14 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 #define PAIR_LAT_ITERS 10000
 /* Bandwidth without -n or -D: this many seconds per size. */
 #define PAIR_BW_SECONDS 2.0
+/* --perftest without -n or -D: perftest's DEF_ITERS (latency rounds, read
+ * and send bandwidth messages per QP) and DEF_ITERS_WB (write bandwidth),
+ * src/perftest_parameters.h (init_perftest_params). */
+#define PAIR_PT_ITERS 1000
+#define PAIR_PT_WRITE_BW_ITERS 5000
 
 /* How long a test runs: rounds or messages per QP, else seconds. */
-void pair_test_length(const struct pair_cfg *cfg, int lat, uint64_t *iters_p,
+void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p);
 /* Floors of the test's own deadline (pair_test_budget): far below any RDMA
  * link, so that no real test is cut: 1 Mbit/s is 2500 times below the
@@ -184,5 +189,12 @@ void pair_cfg_defaults(struct pair_cfg *cfg);
 
 /* The sizes a metric runs at; returns how many. */
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
+/* The largest size of the run (the workers' buffers are laid out for it). */
+uint64_t pair_largest_size(const struct pair_cfg *cfg);
+/* The bandwidth knobs checked together (pair/pair_knobs.c): -EINVAL, logged,
+ * for a combination that would stall; pair_knobs_notes adds what the rule
+ * changes to @doc's notes. */
+int pair_knobs_check(const struct pair_cfg *cfg);
+void pair_knobs_notes(const struct pair_cfg *cfg, json_t *doc);
 
 #endif

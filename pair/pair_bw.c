@@ -80,6 +80,10 @@ static void common_window(json_t *doc, json_t *e, json_t **res, const int *dir,
 		json_object_set_new(e, key[dir[i]], json_real(w.gbps[i]));
 	}
 	json_object_set_new(e, "gbps", json_real(w.sum));
+	/* the message rate over the same common window, not the longer side's time */
+	if (fc_jnum(e, "size_bytes", 0) > 0)
+		json_object_set_new(e, "msg_rate_mpps",
+				    json_real(w.sum * 1e9 / 8 / fc_jnum(e, "size_bytes", 0) / 1e6));
 	json_object_set_new(e, "overlap",
 			    json_pack("{s:f, s:f, s:f, s:f, s:[f, f], s:[f, f], s:[f, f]}", "share",
 				      w.share, "window_s", w.end > w.start ? w.end - w.start : 0,

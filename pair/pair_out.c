@@ -22,6 +22,36 @@ static void numa_part(char *buf, size_t len, const char *what, const json_t *v)
 		snprintf(buf + n, len - n, "%s node ?", what);
 }
 
+/* What each test sent inline, as it ran (its "method"), once per test and
+ * metric: "inline up to 236 B (the QPs' limit): write lat 236 B, write bw none". */
+static void render_inline(FILE *f, const json_t *doc)
+{
+	const json_t *results = json_object_get(doc, "results"), *r;
+	char seen[16][16];
+	int n = 0;
+	size_t i;
+
+	fprintf(f, "inline up to %d B (the QPs' limit)",
+		(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
+	json_array_foreach(results, i, r) {
+		const json_t *m = json_object_get(r, "method");
+		char key[16];
+		int in = (int)fc_jnum(m, "inline", 0), dup = 0;
+
+		if (!m || n >= 16)
+			continue;
+		snprintf(key, sizeof(key), "%s %s", fc_jstr(r, "test", "?"), fc_jstr(r, "metric", "?"));
+		for (int k = 0; k < n; k++)
+			dup |= !strcmp(seen[k], key);
+		if (dup)
+			continue;
+		snprintf(seen[n++], sizeof(seen[0]), "%s", key);
+		fprintf(f, in > 0 ? "%s %s up to %d B" : "%s %s none", n == 1 ? ": used by" : ",", key,
+			in);
+	}
+	fputc('\n', f);
+}
+
 /* Per side: the NUMA node of the HCA, the buffer and the CPUs. */
 static void render_numa(FILE *f, const json_t *doc)
 {
@@ -82,11 +112,12 @@ static void render_sides(FILE *f, const json_t *doc)
 		fc_table_print(t, f, "  ");
 	}
 	fc_table_free(t);
-	if (json_object_get(doc, "path_mtu"))
-		fprintf(f, "\n  path MTU %d B, %d QP%s for bandwidth, tx depth %d, inline up to %d B\n",
+	if (json_object_get(doc, "path_mtu")) {
+		fprintf(f, "\n  path MTU %d B, %d QP%s for bandwidth, tx depth %d, ",
 			(int)fc_jnum(doc, "path_mtu", 0), (int)fc_jnum(opt, "qps", 1),
-			fc_jnum(opt, "qps", 1) > 1 ? "s" : "", (int)fc_jnum(opt, "tx_depth", 0),
-			(int)fc_jnum(json_object_get(doc, "a"), "max_inline", 0));
+			fc_jnum(opt, "qps", 1) > 1 ? "s" : "", (int)fc_jnum(opt, "tx_depth", 0));
+		render_inline(f, doc);
+	}
 	render_numa(f, doc);
 	pair_qos_render(f, doc);
 }

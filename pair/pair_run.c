@@ -312,6 +312,8 @@ static void lat_entry(json_t *e, const json_t *res, const json_t *ans)
 		json_object_set_new(e, "iters", json_integer((json_int_t)fc_jnum(res, "msgs", 0)));
 	if (json_object_get(res, "notes"))
 		json_object_set(e, "notes", json_object_get(res, "notes"));
+	if (json_object_get(res, "pct_short"))
+		json_object_set(e, "pct_short", json_object_get(res, "pct_short"));
 	if (json_object_get(res, "stats_method"))
 		json_object_set(e, "stats_method", json_object_get(res, "stats_method"));
 	/* Every round the peer answered, the warm-up's among them: the
@@ -345,6 +347,12 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 				      json_object_get(m, "validate"));
 		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
 		json_decref(m);
+		/* bandwidth: what the checking side confirms at most (core/pairv.c) */
+		if (!strcmp(fc_jstr(e, "metric", ""), "bw") && fc_jnum(res[i], "validate_crc_gbps", 0) > 0 &&
+		    (!fc_jnum(e, "validate_ceiling_gbps", 0) ||
+		     fc_jnum(res[i], "validate_crc_gbps", 0) < fc_jnum(e, "validate_ceiling_gbps", 0)))
+			json_object_set_new(e, "validate_ceiling_gbps",
+					    json_real(fc_jnum(res[i], "validate_crc_gbps", 0)));
 	}
 	return 0;
 }
@@ -451,6 +459,7 @@ static void test_knobs(const struct pair_cfg *cfg, int lat, json_t *m)
 	if (cfg->inline_max != -2)
 		json_object_set_new(m, "inline", json_integer(cfg->inline_max));
 	json_object_set_new(m, "post_list", json_integer(cfg->post_list));
+	json_object_set_new(m, "all_sizes", json_boolean(cfg->all_sizes));
 	json_object_set_new(m, "threads", json_integer(lat ? 1 : cfg->threads));
 	json_object_set_new(m, "lat_mode",
 			    json_string(cfg->lat_mode == VB_LAT_IMM ? "imm" : "poll"));
@@ -467,7 +476,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	uint64_t iters;
 	int err = 0;
 
-	pair_test_length(cfg, lat, &iters, &duration);
+	pair_test_length(cfg, op, lat, &iters, &duration);
 	active[init] = 1;
 	if (!lat) {
 		active[1 - init] = cfg->bidir;
@@ -601,7 +610,7 @@ static int finish(struct pair_run *p)
 	return 0;
 }
 
-static uint64_t largest_size(const struct pair_cfg *cfg)
+uint64_t pair_largest_size(const struct pair_cfg *cfg)
 {
 	uint64_t sizes[PAIR_MAX_SIZES], max = 2;
 
@@ -655,13 +664,14 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
 	signal(SIGPIPE, SIG_IGN);
 	p.doc = new_doc(cfg);
+	pair_knobs_notes(cfg, p.doc);
 	p.ev[0] = json_object();
 	p.ev[1] = json_object();
 	if (cfg->deadline > 0)
 		p.deadline_at = fc_now() + cfg->deadline;
 	err = start(&p);
 	if (!err)
-		err = setup(&p, largest_size(cfg));
+		err = setup(&p, pair_largest_size(cfg));
 	if (!err)
 		err = connect_both(&p);
 	if (!err)

@@ -8,7 +8,8 @@
 #              against fabcheck's median, both perftest's get_median)
 #   message rate: write at 8 B with 1 QP singly, 4 QPs in post lists of 16,
 #              write and send with 2 QPs in lists of 16 (TEST_rate_qQPSpLIST;
-#              Mpps, perftest's MsgRate against fabcheck's msg_rate_mpps)
+#              Mpps, perftest's MsgRate against fabcheck's msg_rate_mpps),
+#              the same post list and CQ moderation (-Q / --cq-mod) on both
 # Per case: both medians, the ratio fabcheck / perftest and its 95% bootstrap
 # confidence interval; a claim only where the interval supports it. The table
 # goes to doc/pair-bench.md (between its bench markers) and to stdout.
@@ -57,7 +58,11 @@ params() {
 		local q=${c##*_q} pl
 		pl=${q#*p} q=${q%p*}
 		M=bw S=8 N=$ITRATE KEY=msg_rate_mpps COL=5
-		FX=(-q "$q" --post-list "$pl") PX="--report_gbits -q $q --post_list $pl" ;;
+		# like for like: the same CQ moderation on both sides, given to
+		# both (perftest's own: the post list's length, 100 without one)
+		local cq=$((pl > 1 ? pl : 100))
+		FX=(-q "$q" --post-list "$pl" --cq-mod "$cq")
+		PX="--report_gbits -q $q --post_list $pl -Q $cq" ;;
 	esac
 }
 fc_run() {

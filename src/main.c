@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "ctl/ibpeer.h"
+#include "ctl/ssh_mux.h"
 #include "src/cmds.h"
 #include "verbs/dev.h"
 
@@ -93,9 +94,13 @@ int main(int argc, char **argv)
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
 	vb_devices_peer_hook = fc_ib_switches_add;
+	/* A signal still writes the one document and removes the ssh control
+	 * folder this process made. */
+	fc_out_on_signals(&ctx, fc_ssh_mux_remove);
 	for (; rc < 0 && i < argc && argv[i][0] == '-'; i++)
 		rc = global_opt(&ctx, argv[i]);
 	if (rc < 0)
 		rc = fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
+	fc_ssh_mux_end(); /* on every return; nothing when already ended */
 	return fc_out_finish(&ctx, rc);
 }

@@ -31,6 +31,7 @@
 struct bw_shared {
 	int stop;	      /* set (atomically) by a thread that failed */
 	uint64_t bytes;	      /* timed bytes of every thread, for the samples */
+	uint64_t t0_ns;	      /* the first timed post of any thread: the log's one start */
 };
 
 struct bw_run {
@@ -47,12 +48,14 @@ struct bw_run {
 	uint64_t posted[VB_MAX_QPS], done[VB_MAX_QPS];
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
-	uint64_t slot;
+	uint64_t slot, nslots; /* the next slot, of the cycle's (perftest's steps) */
 	struct ibv_send_wr wrs[BW_MAX_CHAIN];
 	struct ibv_sge sges[BW_MAX_CHAIN];
 	int fins;
 	int timed;
 	double t_first, t_last, t_sample;
+	/* --perftest -D: only completions in [win_lo, win_hi] count (0: all) */
+	double win_lo, win_hi;
 	uint64_t bytes, sample_bytes;
 	struct vb_clock clk;
 	uint64_t window;      /* requests in flight per QP at most */
@@ -66,11 +69,14 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint32_t imm = 1;
-	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot++;
+	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot;
+	uint64_t off = vb_test_offset(t, q, slot);
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 
+	/* the next slot, kept below the cycle's (no division per request) */
+	b->slot = b->slot + 1 >= b->nslots ? 0 : b->slot + 1;
 	*sge = (struct ibv_sge){
-		.addr = (uintptr_t)vb_test_local(r, t, t->op == VB_READ, slot),
+		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, 0) : vb_tx(r, 0)) + off,
 		.length = (uint32_t)t->size,
 		.lkey = r->mr->lkey,
 	};
@@ -80,12 +86,12 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 		/* Validated: a completion at the receiver for each message. */
 		wr->opcode = t->val ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 		wr->imm_data = htonl(imm);
-		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 1, slot);
+		wr->wr.rdma.remote_addr = vb_peer_rx(r, 0) + off;
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_READ:
 		wr->opcode = IBV_WR_RDMA_READ;
-		wr->wr.rdma.remote_addr = vb_test_remote(r, t, 0, slot);
+		wr->wr.rdma.remote_addr = vb_peer_tx(r, 0) + off;
 		wr->wr.rdma.rkey = r->peer.rkey;
 		break;
 	case VB_SEND:
@@ -125,9 +131,23 @@ static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n
 	return 0;
 }
 
+/* The timed pass's first post of this thread; the first of all threads
+ * starts the interval log (thread 0 opens it at its first sample). */
+static void bw_first_post(struct bw_run *b, double now)
+{
+	uint64_t zero = 0, ns = (uint64_t)(now * 1e9);
+
+	b->t_first = now;
+	if (b->timed)
+		__atomic_compare_exchange_n(&b->sh->t0_ns, &zero, ns, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+}
+
 static int bw_log_start(struct bw_run *b)
 {
-	if (fc_bwlog_init(&b->res->bw, b->t_first)) {
+	double t0 = (double)__atomic_load_n(&b->sh->t0_ns, __ATOMIC_ACQUIRE) * 1e-9;
+
+	if (fc_bwlog_init(&b->res->bw, t0 > 0 ? t0 : b->t_first)) {
 		fc_err("cannot keep the bandwidth intervals: out of memory");
 		return -ENOMEM;
 	}
@@ -148,11 +168,8 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 		       b->posted[q] - b->done[q] + (uint64_t)list <= b->window) {
 			int n = 0, err;
 
-			if (!b->t_first) {
-				b->t_first = fc_now();
-				if (b->timed && !b->k && (err = bw_log_start(b)))
-					return err;
-			}
+			if (!b->t_first)
+				bw_first_post(b, fc_now());
 			while (n < list && !b->last_posted[q]) {
 				int last = stopping || b->posted[q] + 1 >= target;
 
@@ -166,17 +183,26 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 	return 0;
 }
 
-/* Thread 0 samples the bytes of every thread. */
-static void bw_sample(struct bw_run *b, double now)
+/* Thread 0 samples the bytes of every thread, from the log's start. */
+static int bw_sample(struct bw_run *b, double now)
 {
 	uint64_t bytes = b->nthr > 1 ? __atomic_load_n(&b->sh->bytes, __ATOMIC_RELAXED) : b->bytes;
+	int err;
 
-	if (!b->timed || b->k || now - b->t_sample < b->t->interval)
-		return;
+	if (!b->timed || b->k)
+		return 0;
+	if (!b->res->have_bw) {
+		if ((err = bw_log_start(b)))
+			return err;
+		b->t_sample = b->res->bw.t0;
+	}
+	if (now - b->t_sample < b->t->interval)
+		return 0;
 	vb_result_push(b->res, fc_gbps(bytes - b->sample_bytes, now - b->t_sample));
 	fc_bwlog_mark(&b->res->bw, now, bytes);
 	b->t_sample = now;
 	b->sample_bytes = bytes;
+	return 0;
 }
 
 static int bw_poll_send(struct bw_run *b)
@@ -207,7 +233,7 @@ static int bw_poll_send(struct bw_run *b)
 		if (b->t->val && b->t->op == VB_READ &&
 		    vb_val_reads(b->r, b->t, q, cnt, &wc[i], b->scratch))
 			return -EIO;
-		if (b->timed) {
+		if (b->timed && (!b->win_hi || (now >= b->win_lo && now <= b->win_hi))) {
 			b->bytes += cnt * b->t->size;
 			b->msgs += cnt;
 			if (b->nthr > 1)
@@ -216,11 +242,7 @@ static int bw_poll_send(struct bw_run *b)
 	}
 	b->t_last = now;
 	b->clk.last_progress = now;
-	if (b->timed && !b->t_sample) {
-		b->t_sample = b->t_first;
-	}
-	bw_sample(b, now);
-	return 0;
+	return bw_sample(b, now);
 }
 
 static int bw_poll_recv(struct bw_run *b)
@@ -272,6 +294,20 @@ static int bw_owned(const struct bw_run *b)
 	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
 }
 
+/* perftest's -D (perftest_parameters.c, catch_alarm): a margin of a
+ * quarter of the duration, in whole seconds (its int arithmetic), is cut
+ * at each end; BW is what completed in between over that time. */
+static void bw_trim(struct bw_run *b, double end, double duration)
+{
+	double margin = vb_pt_margin(duration);
+
+	b->win_lo = b->win_hi = 0;
+	if (!b->timed || b->t->method != VB_METHOD_PERFTEST || margin <= 0)
+		return;
+	b->win_lo = end - duration + margin;
+	b->win_hi = end - margin;
+}
+
 /* One pass: @per_qp requests on every QP (or @duration seconds). */
 static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed)
 {
@@ -290,6 +326,7 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	if (duration > 0) {
 		end = fc_now() + duration;
 		per_qp = UINT64_MAX;
+		bw_trim(b, end, duration);
 	}
 	for (;;) {
 		double now = fc_now();
@@ -310,9 +347,11 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 			break;
 		if (t->passive && (err = bw_poll_recv(b)))
 			break;
-		/* Nothing completed for a while: let the kernel run (on Soft-RoCE
-		 * the data path is kernel threads on the same CPUs). */
-		idle = b->clk.done == seen ? idle + 1 : 0;
+		/* Nothing completed for a while: on a software provider (rxe,
+		 * siw) let the kernel run, its data path is kernel threads on
+		 * the same CPUs; a hardware HCA's loop never gives its core up
+		 * (it would delay the last completion's time stamp). */
+		idle = b->r->soft && b->clk.done == seen ? idle + 1 : 0;
 		if (idle >= BW_IDLE_SPINS) {
 			sched_yield();
 			idle = 0;
@@ -419,7 +458,8 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	for (int k = 0; k < n; k++) {
 		bs[k] = (struct bw_run){ .r = r, .t = t, .res = res, .k = k, .nthr = n,
 					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh,
-					 .window = (uint64_t)r->tx_depth };
+					 .window = (uint64_t)r->tx_depth,
+					 .nslots = t->cycle == VB_CYCLE_PAGE ? t->pt_nsteps : t->cyc_nslots };
 		if (t->val && t->val->part < bs[k].window)
 			bs[k].window = t->val->part;
 	}
@@ -436,9 +476,17 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 		bytes += bs[k].bytes;
 		res->msgs += bs[k].msgs;
 	}
+	if (!err && t->active && bs[0].win_hi) {
+		/* the trimmed window, as perftest times it */
+		first = bs[0].win_lo;
+		last = last < bs[0].win_hi ? last : bs[0].win_hi;
+	}
 	if (!err && t->active) {
 		res->seconds = last - first;
 		res->bytes = bytes;
+		/* a run too short for thread 0 to sample still has its curve */
+		if (!res->have_bw && (err = bw_log_start(&bs[0])))
+			bytes = 0;
 		if (res->have_bw)
 			fc_bwlog_end(&res->bw, last, bytes);
 	}

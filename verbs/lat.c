@@ -152,6 +152,18 @@ static int lat_record(struct lat_run *l, uint64_t it, double t0, double secs)
 	return 0;
 }
 
+/* The answering side, once its answer is posted: outside the round the
+ * peer times, it reaps its send completions and posts the receive again
+ * (validated: recv_done, after the check). */
+static int answered(struct lat_run *l, int recv)
+{
+	int err = lat_reap(l, 0);
+
+	if (!err && recv && !l->t->val)
+		err = vb_post_recvs(l->r, 0);
+	return err;
+}
+
 /* Spins until the last byte of rx slot @it holds @pass. */
 static int wait_byte(struct lat_run *l, uint64_t it, uint8_t pass)
 {
@@ -160,14 +172,8 @@ static int wait_byte(struct lat_run *l, uint64_t it, uint8_t pass)
 	int err;
 
 	while (*p != pass) {
-		if (++spins % 1024 == 0) {
-			if ((err = vb_clock_tick(l->r, &l->clk, fc_now())))
-				return err;
-			/* The answering side reaps while it waits; the timing
-			 * side only once its clock stopped (lat_record). */
-			if (!l->t->active && (err = lat_reap(l, 0)))
-				return err;
-		}
+		if (++spins % 1024 == 0 && (err = vb_clock_tick(l->r, &l->clk, fc_now())))
+			return err;
 	}
 	__sync_synchronize();
 	l->clk.last_progress = fc_now();
@@ -207,7 +213,7 @@ static int lat_write(struct lat_run *l)
 			last = vb_test_local(r, l->t, 1, it)[size - 2];
 			tx[size - 2] = (uint8_t)last;
 			tx[size - 1] = pass;
-			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)))
+			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)) || (err = answered(l, 0)))
 				break;
 			l->res->msgs++; /* rounds answered, warm-up included */
 		}
@@ -248,12 +254,8 @@ static int wait_recv(struct lat_run *l, uint32_t *imm_p, struct ibv_wc *wc_p)
 	int n, err;
 
 	while ((n = ibv_poll_cq(l->r->rcq, 1, &wc)) == 0) {
-		if (++spins % 1024 == 0) {
-			if ((err = vb_clock_tick(l->r, &l->clk, fc_now())))
-				return err;
-			if (!l->t->active && (err = lat_reap(l, 0)))
-				return err;
-		}
+		if (++spins % 1024 == 0 && (err = vb_clock_tick(l->r, &l->clk, fc_now())))
+			return err;
 	}
 	if (n < 0 || wc.status != IBV_WC_SUCCESS) {
 		if (n < 0)
@@ -267,7 +269,8 @@ static int wait_recv(struct lat_run *l, uint32_t *imm_p, struct ibv_wc *wc_p)
 	l->clk.done++;
 	*imm_p = wc.wc_flags & IBV_WC_WITH_IMM ? ntohl(wc.imm_data) : 0;
 	*wc_p = wc;
-	return l->t->val ? 0 : vb_post_recvs(l->r, 0);
+	/* the answering side posts it again once it answered (answered) */
+	return l->t->val || !l->t->active ? 0 : vb_post_recvs(l->r, 0);
 }
 
 /* Validated: checks the message of receive @wc, then posts it again. */
@@ -287,6 +290,17 @@ static uint32_t lat_imm(uint64_t it, int last)
 	return (uint32_t)(it & 0x7fffffff) | (last ? 0x80000000u : 0);
 }
 
+/* The opcode of a round: perftest's send latency is a plain SEND (its
+ * send_lat), so in its method every round but the last, whose immediate
+ * tells the answering side the test ended; validated, every one carries
+ * the message number. */
+static enum ibv_wr_opcode round_op(const struct lat_run *l, enum ibv_wr_opcode op, int last)
+{
+	if (op == IBV_WR_SEND_WITH_IMM && l->t->method == VB_METHOD_PERFTEST && !l->t->val && !last)
+		return IBV_WR_SEND;
+	return op;
+}
+
 /* Ping-pong through receive completions: sends, or writes with immediate. */
 static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 {
@@ -301,7 +315,7 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 		if (l->t->active) {
 			last = lat_last(l, it);
 			t0 = fc_now();
-			if ((err = lat_post(l, op, it, lat_imm(it, last))) ||
+			if ((err = lat_post(l, round_op(l, op, last), it, lat_imm(it, last))) ||
 			    (err = wait_recv(l, &imm, &wc)))
 				break;
 			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)) ||
@@ -311,7 +325,8 @@ static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 			if ((err = wait_recv(l, &imm, &wc)))
 				break;
 			last = (imm & 0x80000000u) != 0;
-			if ((err = lat_post(l, op, it, imm)) || (err = recv_done(l, &wc)))
+			if ((err = lat_post(l, round_op(l, op, last), it, imm)) ||
+			    (err = answered(l, 1)) || (err = recv_done(l, &wc)))
 				break;
 			l->res->msgs++;
 		}

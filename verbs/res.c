@@ -183,6 +183,10 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 		return -EINVAL;
 	}
 	r->vendor_id = da.vendor_id;
+	/* drivers/infiniband/sw: rxe's RXE_VENDOR_ID 0xffffff, siw's
+	 * SIW_VENDOR_ID 0x626d74 ("bmt"); the names rdma link add gives */
+	r->soft = da.vendor_id == 0xffffff || da.vendor_id == 0x626d74 ||
+		  !strncmp(r->pi->dev, "rxe", 3) || !strncmp(r->pi->dev, "siw", 3);
 	/* The device's own limits (the QP attributes hold 8 bits); the two
 	 * sides settle on the smaller in vb_res_connect. */
 	r->rd_atom = da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255;

@@ -81,6 +81,7 @@ struct vb_res {
 	int tx_depth, rx_depth;
 	int max_inline;		     /* what the QPs accept */
 	uint32_t vendor_id;	     /* ibv_device_attr.vendor_id */
+	int soft;		     /* a software provider (rxe, siw): its data path is kernel threads */
 	int recv_slot0;		     /* receives all on slot 0 (one buffer) */
 	int rd_atom;		     /* reads this side accepts at once */
 	int init_rd_atom;	     /* reads this side issues at once */

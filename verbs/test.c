@@ -2,6 +2,7 @@
 #include "verbs/test.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +57,8 @@ const char *vb_method_name(enum vb_method m)
 	return method_names[m];
 }
 
-/* perftest (perftest_parameters.h): DEF_CQ_MOD, MSG_SIZE_CQ_MOD_LIMIT,
- * DEF_INLINE_WRITE, DEF_INLINE_SEND_RC_UC_XRC, DEF_CACHE_LINE_SIZE. */
-#define PT_CQ_MOD 100
-#define PT_CQ_MOD_LIMIT 8192
+/* perftest (perftest_parameters.h): DEF_INLINE_WRITE,
+ * DEF_INLINE_SEND_RC_UC_XRC, DEF_CACHE_LINE_SIZE. */
 #define PT_INLINE_WRITE 220
 #define PT_INLINE_SEND 236
 #define PT_CACHE_LINE 64
@@ -78,6 +77,27 @@ static int perftest_inline(const struct vb_res *r, const struct vb_test *t)
 	return t->op == VB_WRITE ? PT_INLINE_WRITE : PT_INLINE_SEND;
 }
 
+/*
+ * perftest's buffers (perftest_resources.c): a region per QP of
+ * BUFF_SIZE(size, cycle_buffer), the larger of the message and a page, in
+ * which messages up to half a page step by cache lines (increase_loc_addr;
+ * latency tests and larger messages reuse one address). Regions that do
+ * not fit in the half are shared round robin.
+ */
+static void resolve_regions(struct vb_test *t, uint64_t half)
+{
+	uint64_t step = t->size > PT_CACHE_LINE ?
+				(t->size + PT_CACHE_LINE - 1) & ~(uint64_t)(PT_CACHE_LINE - 1) :
+				PT_CACHE_LINE;
+	uint64_t region = t->size > PT_CYCLE ? (t->size + PT_CYCLE - 1) & ~(uint64_t)(PT_CYCLE - 1) :
+					       PT_CYCLE;
+
+	t->pt_region = region;
+	t->pt_nregions = half / region ? (uint32_t)(half / region) : 1;
+	t->pt_step = step;
+	t->pt_nsteps = t->lat || t->size > PT_CYCLE / 2 ? 1 : (uint32_t)(PT_CYCLE / step);
+}
+
 /* The slots a size cycles through, in the smaller of the two halves. */
 static void resolve_slots(const struct vb_res *r, struct vb_test *t)
 {
@@ -90,9 +110,35 @@ static void resolve_slots(const struct vb_res *r, struct vb_test *t)
 		t->cyc_stride = r->stride;
 		t->cyc_nslots = r->nslots;
 	}
+	resolve_regions(t, half);
 }
 
-void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
+/* Post list and CQ moderation for a window of @window requests per QP. */
+int vb_test_knobs(const struct vb_res *r, struct vb_test *t, int window)
+{
+	struct vb_knob_in in = {
+		.method = t->method, .op = t->op, .size = t->size, .all_sizes = t->all_sizes,
+		.tx_depth = r->tx_depth, .window = window, .nqps = r->nqps, .validate = t->val != NULL,
+		.post_list = t->post_list, .cq_mod = t->cq_mod_asked,
+	};
+	struct vb_knob_out out;
+
+	if (t->lat) {
+		t->post_list = 1;
+		t->cq_mod = 1; /* every latency request is signalled */
+		return 0;
+	}
+	if (vb_knobs_settle(&in, &out) < 0) {
+		fc_err("%s: %s", r->pi ? r->pi->dev : "bandwidth", out.why);
+		return -EINVAL;
+	}
+	snprintf(t->note, sizeof(t->note), "%s", out.note);
+	t->post_list = out.post_list;
+	t->cq_mod = out.cq_mod;
+	return 0;
+}
+
+int vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 {
 	int pt = t->method == VB_METHOD_PERFTEST;
 
@@ -105,26 +151,14 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 			t->warmup = !t->duration && (uint64_t)r->tx_depth > t->iters ? (int)t->iters :
 										      r->tx_depth;
 	}
-	if (t->cq_mod == VB_KNOB_DEFAULT) {
-		if (pt)
-			t->cq_mod = t->size > PT_CQ_MOD_LIMIT ? 1 : PT_CQ_MOD;
-		else
-			t->cq_mod = r->tx_depth >= 2 ? (r->tx_depth / 2 < 64 ? r->tx_depth / 2 : 64) : 1;
-	}
-	if (t->cq_mod > r->tx_depth)
-		t->cq_mod = r->tx_depth;
-	if (t->cq_mod < 1)
-		t->cq_mod = 1;
+	t->note[0] = '\0';
+	t->cq_mod_asked = t->cq_mod;
 	if (t->inline_max == VB_KNOB_DEFAULT)
 		t->inline_max = pt ? perftest_inline(r, t) : t->lat ? r->max_inline : 0;
 	if (t->inline_max > r->max_inline)
 		t->inline_max = r->max_inline;
 	if (t->op == VB_READ)
 		t->inline_max = 0;
-	if (t->post_list < 1)
-		t->post_list = 1;
-	if (t->post_list > r->tx_depth)
-		t->post_list = r->tx_depth;
 	if (t->threads < 1 || t->lat)
 		t->threads = 1;
 	if (t->threads > r->nqps)
@@ -134,32 +168,17 @@ void vb_test_resolve(const struct vb_res *r, struct vb_test *t)
 	if (t->cycle == VB_CYCLE_DEFAULT)
 		t->cycle = pt ? VB_CYCLE_PAGE : VB_CYCLE_SLOTS;
 	resolve_slots(r, t);
-}
-
-/* perftest's address step within its page (increase_loc_addr): messages
- * up to half a page at cache-line steps, larger ones at one address. */
-static uint64_t page_offset(const struct vb_test *t, uint64_t i)
-{
-	uint64_t step = t->size > PT_CACHE_LINE ? (t->size + PT_CACHE_LINE - 1) & ~(uint64_t)(PT_CACHE_LINE - 1) :
-						  PT_CACHE_LINE;
-
-	if (t->lat || t->size > PT_CYCLE / 2)
-		return 0;
-	return (i % (PT_CYCLE / step)) * step;
+	return vb_test_knobs(r, t, r->tx_depth);
 }
 
 uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
 {
-	if (t->cycle == VB_CYCLE_PAGE)
-		return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + page_offset(t, i);
-	return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
+	return (rx ? vb_rx(r, 0) : vb_tx(r, 0)) + vb_test_offset(t, 0, i);
 }
 
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i)
 {
-	if (t->cycle == VB_CYCLE_PAGE)
-		return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + page_offset(t, i);
-	return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + (i % t->cyc_nslots) * t->cyc_stride;
+	return (rx ? vb_peer_rx(r, 0) : vb_peer_tx(r, 0)) + vb_test_offset(t, 0, i);
 }
 
 void vb_clock_start(struct vb_clock *c, const char *what)

@@ -62,9 +62,16 @@ struct vb_val {
 	/* GPU memory: writes the poison over [p, p + len); NULL: memset. */
 	int (*poison)(void *arg, uint8_t *p, size_t len);
 	void *arg;
-	uint32_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
-	uint32_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
+	/* 64-bit: a 32-bit number would wrap onto a busy slot where the
+	 * slots per QP are not a power of two (the header and immediate
+	 * carry its low bits) */
+	uint64_t tx_seq[VB_MAX_QPS]; /* next message to post, per QP */
+	uint64_t rx_seq[VB_MAX_QPS]; /* next message due, per QP */
 	uint64_t sent;	  /* messages this side posted (warm-up included) */
+	/* What one core of this side checks per second (CRC32C over messages
+	 * of the test's size, measured at prepare): times the threads, the
+	 * validation's own ceiling on the rate it can confirm. */
+	double crc_gbps;
 };
 
 #define VB_VAL_POISON 0xa5
@@ -92,6 +99,13 @@ struct vb_test {
 	uint64_t cyc_stride;
 	uint32_t cyc_nslots;
 	struct vb_val *val; /* --validate (NULL: not validated) */
+	/* VB_CYCLE_PAGE: perftest's buffer per QP (pt_region bytes each, QP q
+	 * at q % pt_nregions), stepped through by pt_step, pt_nsteps times. */
+	uint64_t pt_region, pt_step;
+	uint32_t pt_nregions, pt_nsteps;
+	int all_sizes;	  /* the run goes through every size (-a): perftest's CQ moderation */
+	int cq_mod_asked; /* cq_mod as asked for (VB_KNOB_DEFAULT: the method's) */
+	char note[480];	  /* what vb_test_resolve / vb_val_prepare changed ("": nothing) */
 };
 
 struct vb_result {
@@ -116,13 +130,64 @@ const char *vb_op_name(enum vb_op op);
 int vb_test_prepare(struct vb_res *r, const struct vb_test *t);
 int vb_test_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res);
 /* Fills the knobs left at VB_KNOB_DEFAULT (or VB_CYCLE_DEFAULT) from the
- * method, for @r's QPs (inline is capped at what they accept). */
-void vb_test_resolve(const struct vb_res *r, struct vb_test *t);
+ * method, for @r's QPs (inline is capped at what they accept), and settles
+ * the post list and CQ moderation (vb_knobs_settle, what changed in
+ * t->note). Returns 0, or -EINVAL (logged) for a combination that would
+ * stall. */
+int vb_test_resolve(const struct vb_res *r, struct vb_test *t);
+/* The post list and CQ moderation of @t settled for @window requests per
+ * QP (vb_knobs_settle; t->note says what changed). 0 or -EINVAL (logged). */
+int vb_test_knobs(const struct vb_res *r, struct vb_test *t, int window);
+
+/* ---- The knobs resolved together (verbs/knobs.c, pure) ---- */
+
+struct vb_knob_in {
+	enum vb_method method;
+	enum vb_op op;
+	uint64_t size;
+	int all_sizes;	  /* -a */
+	int tx_depth;
+	int window;	  /* requests in flight per QP at most: tx_depth, or vb_val_window */
+	int nqps;	  /* for the messages */
+	int validate;
+	int post_list;	  /* as asked for (1: none) */
+	int cq_mod;	  /* as asked for (<= 0: the method's) */
+};
+struct vb_knob_out {
+	int post_list, cq_mod;
+	char note[480];	  /* what was changed, or "" */
+	char why[480];	  /* why refused */
+};
+/* Whether a bandwidth loop of lists of @post_list requests, one in @cq_mod
+ * signalled, always has a signalled request in flight when @window is full
+ * (the rule in verbs/knobs.c). */
+int vb_knobs_fit(int post_list, int cq_mod, int window);
+/* The method's CQ moderation for @in at @post_list (before the rule). */
+int vb_cq_mod_default(const struct vb_knob_in *in, int post_list);
+/* Settles post list and CQ moderation: 0 as asked, 1 changed (out->note
+ * says how: a default adjusted, a list shortened to --validate's window),
+ * -1 refused (out->why names the options, the rule and a fix). */
+int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out);
+/* The window --validate leaves a QP at @size: min(@tx_depth, its slots
+ * per QP) for a buffer laid out for @max_size; 0 when too few slots. */
+int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps);
+/* perftest's -D margin, cut at each end of a bandwidth run of @duration s. */
+double vb_pt_margin(double duration);
 /* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
 int vb_method_parse(const char *s, enum vb_method *m_p);
 const char *vb_method_name(enum vb_method m);
-/* Where message @i of the test starts in @r's tx or rx half, or in the
- * peer's: the slots cycled, or perftest's one buffer. */
+/* Where message @i of QP @q starts within a buffer half (both sides lay
+ * theirs out alike): the slots cycled, or perftest's buffer of the QP.
+ * Cheap when @i is below the slots (the loops keep it so). */
+static inline uint64_t vb_test_offset(const struct vb_test *t, int q, uint64_t i)
+{
+	if (t->cycle == VB_CYCLE_PAGE)
+		return (uint64_t)((uint32_t)q % t->pt_nregions) * t->pt_region +
+		       (t->pt_nsteps > 1 ? (i % t->pt_nsteps) * t->pt_step : 0);
+	return (i < t->cyc_nslots ? i : i % t->cyc_nslots) * t->cyc_stride;
+}
+/* Where message @i of the test (of QP 0) starts in @r's tx or rx half, or
+ * in the peer's. */
 uint8_t *vb_test_local(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 uint64_t vb_test_remote(const struct vb_res *r, const struct vb_test *t, int rx, uint64_t i);
 void vb_result_release(struct vb_result *res);
@@ -130,7 +195,7 @@ void vb_result_release(struct vb_result *res);
 /* ---- --validate in the data path (verbs/val.c) ---- */
 
 /* Slot of message @seq of QP @q (validated tests). */
-static inline uint32_t vb_val_slot(const struct vb_test *t, int q, uint32_t seq)
+static inline uint32_t vb_val_slot(const struct vb_test *t, int q, uint64_t seq)
 {
 	return fc_vslot(q, seq, t->val->part);
 }
@@ -149,6 +214,8 @@ int vb_val_reads(struct vb_res *r, const struct vb_test *t, int q, uint64_t n,
 /* Receives a validated run keeps posted per QP (0: rx_depth), so that a
  * slot is never rewritten before its message was checked. */
 int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size);
+/* CRC32C Gb/s of one core over @size-byte messages (about 20 ms). */
+double vb_val_crc_rate(uint64_t size);
 /* Refuses a test --validate cannot check (too few slots per QP). */
 int vb_val_prepare(struct vb_res *r, struct vb_test *t);
 

@@ -8,17 +8,21 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/crc32c.h"
 #include "core/log.h"
+#include "core/stats.h"
+#include "core/util.h"
 #include "verbs/test.h"
 
 uint32_t vb_val_next(const struct vb_res *r, const struct vb_test *t, int q, int last,
 		     uint32_t *imm_p)
 {
 	struct vb_val *v = t->val;
-	uint32_t seq = v->tx_seq[q]++, slot = vb_val_slot(t, q, seq);
+	uint64_t seq = v->tx_seq[q]++;
+	uint32_t slot = vb_val_slot(t, q, seq);
 
 	if (v->stamp && t->op != VB_READ) {
-		struct fc_vmsg_id id = { .tag = v->tag, .seq = seq, .slot = slot,
+		struct fc_vmsg_id id = { .tag = v->tag, .seq = (uint32_t)seq, .slot = slot,
 					 .len = (uint32_t)t->size };
 
 		fc_vmsg_stamp(vb_test_local(r, t, 0, slot), &id);
@@ -33,11 +37,11 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 		    uint64_t byte_len, int has_imm, uint32_t imm, uint8_t *scratch)
 {
 	struct vb_val *v = t->val;
-	uint32_t seq = v->rx_seq[q]++, len = (uint32_t)t->size;
-	struct fc_vmsg_id want = { .tag = v->tag, .seq = seq, .slot = vb_val_slot(t, q, seq),
+	uint64_t seq = v->rx_seq[q]++;
+	uint32_t len = (uint32_t)t->size;
+	struct fc_vmsg_id want = { .tag = v->tag, .seq = (uint32_t)seq, .slot = vb_val_slot(t, q, seq),
 				   .len = len };
-	uint32_t hdr_seq = v->peer_stamps && t->op != VB_READ ? seq : seq % v->part;
-	size_t hl = len < FC_VMSG_HDR ? len : FC_VMSG_HDR;
+	uint32_t hdr_seq = (uint32_t)(v->peer_stamps && t->op != VB_READ ? seq : seq % v->part);
 	const uint8_t *p = at;
 	int err;
 
@@ -47,9 +51,12 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 		p = scratch;
 	}
 	fc_vtally_check(&v->tally, q, p, byte_len, &want, hdr_seq, has_imm, imm);
+	/* The header and every chunk's mark poisoned (GPU memory: the whole
+	 * message, one write), so that the next message of the slot must
+	 * bring each of its chunks (core/vmsg.h). */
 	if (v->poison)
-		return v->poison(v->arg, at, hl);
-	memset(at, VB_VAL_POISON, hl);
+		return v->poison(v->arg, at, len);
+	fc_vmsg_poison(at, len, VB_VAL_POISON);
 	(void)r;
 	return 0;
 }
@@ -57,7 +64,7 @@ static int check_at(struct vb_res *r, const struct vb_test *t, int q, uint8_t *a
 int vb_val_recv(struct vb_res *r, const struct vb_test *t, int q, const struct ibv_wc *wc,
 		uint32_t rslot, uint8_t *scratch)
 {
-	uint32_t due = t->val->rx_seq[q];
+	uint64_t due = t->val->rx_seq[q];
 	uint8_t *at = t->op == VB_SEND ? vb_rx(r, rslot) :
 					 vb_test_local(r, t, 1, vb_val_slot(t, q, due));
 	uint32_t imm = wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : FC_VIMM_NONE;
@@ -100,11 +107,29 @@ int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size)
 	return cap < r->rx_depth ? cap : r->rx_depth;
 }
 
+double vb_val_crc_rate(uint64_t size)
+{
+	static uint8_t buf[1 << 20];
+	size_t n = size < sizeof(buf) ? (size_t)size : sizeof(buf);
+	double t0 = fc_now(), t1;
+	uint64_t bytes = 0;
+	uint32_t crc = 0;
+
+	/* about 20 ms: what the receiver's poll loop pays per message */
+	do {
+		crc = fc_crc32c(crc, buf, n);
+		bytes += n;
+		t1 = fc_now();
+	} while (t1 - t0 < 0.02);
+	buf[crc & 0xff]++; /* kept: the loop is not optimised away */
+	return fc_gbps(bytes, t1 - t0);
+}
+
 int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 {
 	struct vb_val *v = t->val;
 	uint32_t part = fc_vpart(t->cyc_nslots, r->nqps);
-	int win;
+	int win, err;
 
 	if (!part) {
 		fc_err("--validate: %llu B messages cycle over %u slots, too few for %d QPs (2 each at least, so that a slot is not rewritten while its message is checked): use fewer QPs (-q) or smaller messages",
@@ -116,17 +141,12 @@ int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 	memset(v->rx_seq, 0, sizeof(v->rx_seq));
 	v->sent = 0;
 	v->part = part;
+	v->crc_gbps = vb_val_crc_rate(t->size);
 	/* A window of at most a QP's slots: a slot is rewritten (stamped,
-	 * read into) only once its last message completed. */
+	 * read into) only once its last message completed; the post list and
+	 * CQ moderation settled again for it (verbs/knobs.c). */
 	win = r->tx_depth < (int)part ? r->tx_depth : (int)part;
-	if (t->post_list > win)
-		t->post_list = win;
-	/* A signalled request among any win - post_list + 1 in flight, or
-	 * the window closes for good; every read on its own, so that its
-	 * length is checked. */
-	if (t->cq_mod > win - t->post_list + 1)
-		t->cq_mod = win - t->post_list + 1;
-	if (t->op == VB_READ)
-		t->cq_mod = 1;
+	if ((err = vb_test_knobs(r, t, win)))
+		return err;
 	return 0;
 }

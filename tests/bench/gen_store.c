@@ -88,7 +88,7 @@ static const char side_text[] =
 	"\"speed_code\":128,\"speed_ex_code\":0,\"vlan\":false,\"rocev1\":false,\"ipv6\":false},"
 	"\"gid_index\":0,\"gid\":\"fe80::a088:c203:64:1f2a\",\"gid_type\":\"IB\",\"link_downed\":0,"
 	"\"numa\":{\"hca\":0,\"buffer\":0,\"cpus\":0,\"pinned\":true,\"cpu_list\":\"0-31\","
-	"\"note\":null},\"hugepages\":false,\"page_bytes\":4096,\"relaxed_ordering\":true,\"v\":1,"
+	"\"note\":null},\"hugepages\":false,\"page_bytes\":4096,\"relaxed_ordering\":\"requested\",\"v\":1,"
 	"\"seq\":3,\"type\":\"setup\",\"node\":\"\",\"payload_gbps\":387.8,\"payload\":"
 	"{\"data_gbps\":400.0,\"encoding\":\"64b/66b\",\"header_bytes\":58,\"mtu\":4096,"
 	"\"share_of_port\":0.9695},\"tclass\":0,\"dscp\":0,\"ecn\":0,\"sl\":0,\"qos_source\":\"qp\"}";

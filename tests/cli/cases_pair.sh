@@ -136,6 +136,14 @@ expect "pair --lat-mode bogus" 2 "lat-mode: 'bogus' is not a mode; expected poll
 expect "pair --help lists message rate" 0 'post-list N.*' -- $FC pair --help
 expect "pair --post-list longer than -t" 2 'post-list 64 is longer than the window \(-t 32\)' \
 	-- $FC pair a b --post-list 64 -t 32
+# The knobs that could stall the loop are refused before any traffic,
+# naming the options, the rule and a fix (verbs/knobs.c); perftest's usual
+# message-rate line (its CQ moderation the list's length) is not.
+expect "pair --post-list 67 --cq-mod 100 would stall" 2 \
+	'post-list 67 with --cq-mod 100 in a window of -t 128 leaves no signalled request.*raise -t to 166' \
+	-- $FC pair a b --post-list 67 --cq-mod 100
+expect "pair --perftest -q 4 --post-list 64 is no stall" 3 '[ab]: .*srun' \
+	-- $FC pair a b --perftest -q 4 --post-list 64 --launcher slurm --no-db --timeout 3
 expect "pair --hugepages with --use-cuda" 2 'hugepages backs host memory.*use-cuda' \
 	-- $FC pair a b --hugepages --use-cuda
 rm -rf "$SSHD"

@@ -161,6 +161,8 @@ expect "health --drain-self: the node drained with the part" 1 \
 	'drain +nodeB .*State=DRAIN Reason="fabcheck: mtu on eth0 \(health\)"' -- \
 	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
 expect "health --drain-self: Slurm holds it" 0 '^IDLE\+DRAIN\|fabcheck: mtu on eth0 \(health\)\|$' -- slurm_state nodeB
+expect "health --drain-self: failing again changes nothing" 1 'kept +nodeB +drained with this reason already' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
 expect "health --resume-passed: its own drain resumed once healthy" 0 'resume +nodeB' -- \
 	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --resume-passed
 printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
@@ -199,6 +201,16 @@ chmod +x $HLT/sinfo $HLT/fc-args
 expect "burnin.sbatch --idle: a screen of the idle nodes with --drain" 0 \
 	'^fabcheck matrix nodeA nodeC nodeF --screen --drain --launcher slurm --db x.db$' -- \
 	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle --db x.db
+env FABCHECK=$HLT/fc-args scripts/burnin-rack nodeA nodeB --launcher local --set 'STEPS=preflight matrix soak' \
+	--drain --resume-passed --out $HLT/br >/dev/null 2>&1
+expect "burnin-rack --drain: passed to preflight with the folder's store" 0 \
+	"^fabcheck preflight nodeA nodeB .*--drain --resume-passed --db $HLT/br/fabcheck.db --json$" -- cat $HLT/br/preflight.json
+expect "burnin-rack --drain: passed to the matrix" 0 '^fabcheck matrix nodeA nodeB .* --drain --resume-passed --json$' -- \
+	cat $HLT/br/matrix.json
+expect "burnin-rack --drain: passed to the soak" 0 '^fabcheck soak nodeA nodeB .* --drain --resume-passed --json$' -- \
+	cat $HLT/br/soak.json
+env FABCHECK=$HLT/fc-args scripts/burnin-rack nodeA nodeB --launcher local --set 'STEPS=matrix' --out $HLT/br2 >/dev/null 2>&1
+expect "burnin-rack: no --drain, none passed" 1 '^0$' -- grep -c drain $HLT/br2/matrix.json
 printf '#!/bin/sh\necho "nodeA idle"\n' >$HLT/sinfo
 expect "burnin.sbatch --idle: one idle node, nothing to check" 0 '1 idle node\(s\); a matrix needs two' -- \
 	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle

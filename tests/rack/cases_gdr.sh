@@ -43,6 +43,11 @@ expect_json "validate: write, read, send bandwidth on host memory, every message
 	 all(v['numbered_headers'] == (r['test'] != 'read') and v['sent'] >= 20
 	     for r in d['results'] for v in (r.get('validate_a'), r.get('validate_b')) if v) and $VOK" \
 	-- "${G[@]}" --test write,read,send --bw -s 16K -n 20 --validate --json
+# 1 MiB messages: 4,095 chunk marks each (core/vmsg.h), every one renumbered
+# by the sender and poisoned by the receiver; a healthy link passes.
+expect_json "validate: 1 MiB writes and sends, every chunk's mark checked" 0 \
+	"d['verdict'] in ('pass', 'warn') and [r['test'] for r in d['results']] == ['write', 'send'] and $VOK" \
+	-- "${G[@]}" --test write,send --bw -s 1M -n 12 --validate --json
 # Latency: write by immediate (the default with --validate), send and read;
 # the ping-pongs are checked on both sides, the reads by the reader.
 expect_json "validate: write, read, send latency, every message" 0 \

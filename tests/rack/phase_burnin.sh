@@ -6,7 +6,12 @@
 #   2. scripts/burnin-rack over ssh: a healthy rack passes (exit 0) and its
 #      folder holds the reports and the summary; with nodeC at MTU 1500 it
 #      exits 1 naming nodeC;
-#   3. scripts/burnin.sbatch submitted with sbatch -N3 --wait (preflight only).
+#   3. scripts/burnin.sbatch submitted with sbatch -N3 --wait (preflight only);
+#   4. Slurm drains (doc/slurm.md): matrix --drain through srun drains the
+#      rate-limited nodeC with fabcheck's reason; after the repair a matrix
+#      over ssh with --resume-passed resumes nodeC and leaves a drain set by
+#      hand on nodeB; fabcheck health as slurmd's HealthCheckProgram drains
+#      nodeB when its MTU is changed, and resumes it once it is back.
 # Thresholds: the lab profile of scripts/burnin.conf, durations tiny.
 RB=bi3-$$
 RACKS+=("$RB")
@@ -50,12 +55,16 @@ if rack_up "$RB" --nodes 3 --slurm; then
 	"$FC" lab fault --name "$RB" nodeC clear >/dev/null 2>&1
 
 	# The batch job over its allocation's nodes (preflight through srun).
-	expect_rc "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 -- \
+	expect "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 '' -- \
 		"${LX[@]}" nodeA env FABCHECK=fabcheck FABCHECK_BURNIN="$PWD/scripts/burnin-rack" sbatch -N3 --wait -o "$SHARE/sbatch.out" \
 		"$PWD/scripts/burnin.sbatch" --fabric lab --set STEPS=preflight --out "$SHARE/sbatch"
 	expect "burnin.sbatch: ran on nodeA nodeB nodeC with the slurm launcher" 0 'job [0-9]+, 3 nodes: nodeA nodeB nodeC.*preflight +pass.*verdict: pass' -- \
 		bash -c "tr '\n' ' ' <'$SHARE/sbatch.out'"
 	expect "burnin.sbatch: preflight's launcher was slurm" 0 '"launcher": "slurm"' -- cat "$SHARE/sbatch/preflight.json"
+
+	# ---- 4. Slurm drains (tests/rack/burnin_drain.sh) --------------------------------
+	# shellcheck source=tests/rack/burnin_drain.sh
+	. tests/rack/burnin_drain.sh
 fi
 expect "lab down $RB" 0 "is down" -- "$FC" lab down --name "$RB"
 expect_rack_gone "$RB"

@@ -318,6 +318,30 @@ static void test_verdict_pcie_floor(void **state)
 	json_decref(doc);
 }
 
+/* --validate on a 400 Gb/s port: 150 Gb/s measured is a fail against the
+ * port (90% of 385), a pass against the validation's own ceiling, the
+ * checking side's CRC32C rate (160 Gb/s measured), which the verdict names. */
+static void test_verdict_validate_ceiling(void **state)
+{
+	struct fc_pair_limits lim = { .min_link_pct = 90 };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		json_t *doc = rack_doc(150, 4096, 0);
+		json_t *r = json_array_get(json_object_get(doc, "results"), 1);
+
+		json_object_set_new(json_object_get(doc, "a"), "payload_gbps", json_real(385.0));
+		json_object_set_new(json_object_get(doc, "b"), "payload_gbps", json_real(385.0));
+		if (k)
+			json_object_set_new(r, "validate_ceiling_gbps", json_real(160.0));
+		fc_pair_verdict(doc, &lim);
+		assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) -
+				 (k ? 0.9 * 160 : 0.9 * 385)) < 1e-9);
+		assert_int_equal(has_finding(doc, "is below"), !k);
+		json_decref(doc);
+	}
+}
+
 static void test_sizes_and_slots(void **state)
 {
 	struct pair_cfg cfg = { .max_size = 8u << 20 };
@@ -493,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_counters_delta),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_verdict_pcie_floor),
+		cmocka_unit_test(test_verdict_validate_ceiling),
 		cmocka_unit_test(test_sizes_and_slots),
 		cmocka_unit_test(test_launch_argv),
 		cmocka_unit_test(test_ev_pieces),

@@ -59,6 +59,8 @@ static void test_bidir_skew(void **state)
 	assert_true(fabs(json_real_value(json_object_get(e, "a_to_b_gbps")) - 8) < 1e-6);
 	assert_true(fabs(json_real_value(json_object_get(e, "b_to_a_gbps")) - 4) < 1e-6);
 	assert_true(fabs(json_real_value(json_object_get(e, "gbps")) - 12) < 1e-6);
+	/* the message rate over the same 2 s, not over the longer side's 4 s */
+	assert_true(fabs(json_real_value(json_object_get(e, "msg_rate_mpps")) - 12e9 / 8 / 65536 / 1e6) < 1e-9);
 	assert_true(has(json_object_get(doc, "findings"), "ran together for 33% of the run"));
 	json_decref(e);
 	json_decref(doc);

@@ -1,0 +1,58 @@
+# Cases for the last words of every exit (sourced by tests/cli/run.sh): one
+# JSON document when a signal ends a command, the ssh control folder removed
+# then too, and made only under an XDG_RUNTIME_DIR of the user's own.
+EXT=$(mktemp -d /tmp/fc-exit-XXXXXX)
+# sig_run SIG CMD...: CMD in the background, SIG once it waits, then its
+# exit status and what its stdout holds, parsed as JSON documents.
+sig_run() {
+	local sig=$1 pid
+	shift
+	"$@" >"$EXT/out" 2>"$EXT/err" &
+	pid=$!
+	sleep 1.5
+	kill -"$sig" $pid
+	wait $pid
+	echo "exit $?"
+	python3 -c '
+import json, sys
+t = open(sys.argv[1]).read()
+dec, i, docs = json.JSONDecoder(), 0, []
+while t[i:].strip():
+    while t[i].isspace(): i += 1
+    d, i = dec.raw_decode(t, i)
+    docs.append(d)
+for d in docs:
+    print(len(docs), "doc:", d["verdict"], d["error"]["code"], d["error"]["exit_code"], d["error"]["message"])' "$EXT/out" 2>&1 | tail -1
+}
+expect "SIGTERM: pair --json writes one document" 0 '^1 doc: error interrupted 143 interrupted by SIGTERM$' -- \
+	bash -c "$(declare -f sig_run); EXT=$EXT; FAKE_MODE=hang sig_run TERM $FC pair --launcher local --timeout 20 --no-db --worker-cmd tests/cli/fake-worker.sh a b --json | tail -1"
+expect "SIGTERM: pair ends as by the signal" 0 '^exit 143$' -- \
+	bash -c "$(declare -f sig_run); EXT=$EXT; FAKE_MODE=hang sig_run TERM $FC pair --launcher local --timeout 20 --no-db --worker-cmd tests/cli/fake-worker.sh a b --json | head -1"
+expect "SIGHUP: pair --json writes one document" 0 '^1 doc: error interrupted 129 interrupted by SIGHUP$' -- \
+	bash -c "$(declare -f sig_run); EXT=$EXT; FAKE_MODE=hang sig_run HUP $FC --json pair --launcher local --timeout 20 --no-db --worker-cmd tests/cli/fake-worker.sh a b | tail -1"
+expect "SIGHUP: the line on stderr" 0 "interrupted by SIGHUP; nothing was judged" -- cat "$EXT/err"
+# preflight through a stand-in ssh whose node never answers: SIGTERM ends
+# it with its document and removes the control folder it made.
+EXS=$EXT/ssh
+mkdir -p "$EXS/home"
+ln -s "$(pwd)/tests/cli/stand-in-ssh.sh" "$EXS/ssh"
+printf 'user x\ncontrolmaster false\ncontrolpersist no\n' >"$EXS/g-none"
+printf '#!/bin/sh\nsleep 20\n' >"$EXS/home/fabcheck"
+chmod +x "$EXS/home/fabcheck"
+EXENV=(env -u FABCHECK_SSH_MUX PATH="$EXS:$EXS/home:$PATH" SSH_ARGV="$EXS/argv" SSH_HOME="$EXS/home" SSH_G_OUT="$EXS/g-none")
+expect "SIGTERM: preflight --json writes one document" 0 '^1 doc: error interrupted 143 interrupted by SIGTERM$' -- \
+	bash -c "$(declare -f sig_run); EXT=$EXT; sig_run TERM ${EXENV[*]} XDG_RUNTIME_DIR=/nonexistent $FC preflight nodeA --timeout 20 --json | tail -1"
+expect_quiet "SIGTERM: preflight's control folder is removed" 0 -- bash -c \
+	"d=\$(grep -o '/tmp/fabcheck-ssh-[A-Za-z0-9]*' $EXS/argv); [ -n \"\$d\" ] && [ ! -e \"\$d\" ]"
+expect "SIGHUP: pair's control folder is removed" 0 '^removed$' -- bash -c \
+	"$(declare -f sig_run); EXT=$EXT; rm -f $EXS/argv; sig_run HUP ${EXENV[*]} XDG_RUNTIME_DIR=/nonexistent $FC pair nodeA nodeB --timeout 20 --no-db >/dev/null;
+	d=\$(grep -o '/tmp/fabcheck-ssh-[A-Za-z0-9]*' $EXS/argv); [ -n \"\$d\" ] && [ ! -e \"\$d\" ] && echo removed"
+# XDG_RUNTIME_DIR of another user's, or open to others: not used.
+mkdir -m 777 "$EXT/rt"
+chown nobody "$EXT/rt" 2>/dev/null
+expect "ssh: another user's XDG_RUNTIME_DIR is not used" 0 'ControlPath=/tmp/fabcheck-ssh-' -- bash -c \
+	"rm -f $EXS/argv; ${EXENV[*]} XDG_RUNTIME_DIR=$EXT/rt FABCHECK_FAKE=1 timeout 20 $FC preflight nodeA --timeout 1 >/dev/null 2>&1; cat $EXS/argv"
+mkdir -m 700 "$EXT/rt2"
+expect "ssh: the user's own XDG_RUNTIME_DIR is used" 0 "ControlPath=$EXT/rt2/fabcheck-ssh-" -- bash -c \
+	"rm -f $EXS/argv; ${EXENV[*]} XDG_RUNTIME_DIR=$EXT/rt2 timeout 20 $FC preflight nodeA --timeout 1 >/dev/null 2>&1; cat $EXS/argv"
+rm -rf "$EXT"

@@ -1,0 +1,63 @@
+# Slurm drains on the 3-node Slurm rack of tests/rack/phase_burnin.sh
+# (sourced there, inside its rack; uses RB, BIO, SHARE, SSH_CFG, LX):
+#   matrix --drain --launcher slurm drains the rate-limited nodeC with
+#   fabcheck's reason; after the repair a matrix over ssh with
+#   --resume-passed resumes nodeC and leaves nodeB's drain set by hand;
+#   fabcheck health as slurmd's HealthCheckProgram drains nodeB when its MTU
+#   is changed, and resumes it once it is back (doc/slurm.md).
+# scontrol in nodeA for a controller on the host (its arguments quoted
+# for the node's shell: a reason with blanks stays one argument).
+{
+	echo '#!/usr/bin/env bash'
+	printf 'exec %q lab exec --name %q nodeA "$(printf '"'%%q '"' scontrol "$@")"\n' "$FC" "$RB"
+} >"$BIO/scontrol"
+chmod +x "$BIO/scontrol"
+node_reason() { "${LX[@]}" nodeA scontrol show node "$1" 2>&1 | grep -E -o '(State|Reason)=[^ ]*( [^[]*)?'; }
+# node_states NODES: "NODE STATE " for each (sinfo's long state), one argument
+# for the node's shell.
+node_states() { "${LX[@]}" nodeA "sinfo -h -N -n $1 -o '%N %T'" 2>&1 | sort -u | tr '\n' ' '; }
+wait_reason() { # wait_reason NODE PATTERN: up to 60 s for node_reason to match
+	local t
+	for t in $(seq 60); do node_reason "$1" | grep -Eq -- "$2" && return 0; sleep 1; done
+	return 1
+}
+"${LX[@]}" nodeA fabcheck preflight nodeA nodeB nodeC --launcher slurm --json >"$SHARE/reference.json" 2>/dev/null
+# The rack runs about 0.01-0.02 Gb/s here: 2 Mbit/s is a tenth of that, and
+# --min-rack-pct 30 --retest (tests/rack/cases_matrix.sh) keep the noise of
+# the healthy pairs from naming another node.
+SPD=(--test write --bw -n 20 -s 64K --min-gbps 0.0001 --timeout 60)
+"$FC" lab fault --name "$RB" nodeC rate 2 >/dev/null 2>&1
+expect "drain: matrix --drain --launcher slurm drains the slow nodeC, and no other" 1 \
+	'^[^d]*drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run [0-9]+\)"' -- \
+	bash -c "set -o pipefail; $(printf '%q ' "${LX[@]}") nodeA fabcheck matrix nodeA nodeB nodeC --launcher slurm $(printf '%q ' "${SPD[@]}") --min-rack-pct 30 --retest --drain --db /tmp/drain.db 2>/dev/null | sed -n '/^Slurm:/,/^\$/p' | tr '\n' ' '"
+expect "drain: Slurm shows nodeC drained with fabcheck's reason" 0 'Reason=fabcheck: node \(matrix run [0-9]+\)' -- \
+	node_reason nodeC
+expect "drain: nodeA and nodeB stay idle" 0 '^nodeA (idle|completing) nodeB (idle|completing) nodeC drain(ed|ing) $' -- \
+	node_states nodeA,nodeB,nodeC
+"$FC" lab fault --name "$RB" nodeC clear >/dev/null 2>&1
+"${LX[@]}" nodeA "scontrol update NodeName=nodeB State=DRAIN Reason='ops: bad DIMM'" >/dev/null 2>&1
+expect "resume: a matrix over ssh with --resume-passed passes" 0 'verdict: pass' -- \
+	bash -c "FABCHECK_SCONTROL='$BIO/scontrol' $(printf '%q ' "$FC") matrix nodeA nodeB nodeC --ssh-config '$SSH_CFG' $(printf '%q ' "${SPD[@]}") --min-rack-pct 30 --resume-passed --db '$BIO/resume.db' >'$BIO/resume.out' 2>&1; rc=\$?; cat '$BIO/resume.out'; exit \$rc"
+expect "resume: nodeC resumed (fabcheck's drain)" 0 'resume +nodeC .*update NodeName=nodeC State=RESUME' -- cat "$BIO/resume.out"
+expect "resume: the hand-set drain of nodeB left alone" 0 'left +nodeB .*drained by hand \(ops: bad DIMM\)' -- \
+	cat "$BIO/resume.out"
+expect "resume: nodeB keeps the operator's reason" 0 'Reason=ops: bad DIMM' -- node_reason nodeB
+expect "resume: nodeC is back in service" 0 '^nodeC (idle|completing) $' -- node_states nodeC
+"${LX[@]}" nodeA scontrol update NodeName=nodeB State=RESUME >/dev/null 2>&1
+
+# fabcheck health as slurmd's HealthCheckProgram, every 5 s.
+printf '#!/bin/sh\nexec %s health --drain-self --resume-passed --reference %s --state /tmp/fc-health.json --timeout 5 >>/tmp/fc-health.log 2>&1\n' \
+	"$("${LX[@]}" nodeA command -v fabcheck)" "$SHARE/reference.json" >"$SHARE/health.sh"
+chmod 755 "$SHARE/health.sh"
+printf 'HealthCheckProgram=%s\nHealthCheckInterval=5\nHealthCheckNodeState=ANY\n' "$SHARE/health.sh" >>"$SHARE/slurm/slurm.conf"
+"${LX[@]}" nodeA scontrol reconfigure >/dev/null 2>&1
+sleep 6 # a healthy round first (HealthCheckInterval 5): each node's state file
+"$FC" lab fault --name "$RB" nodeB mtu 1500 >/dev/null 2>&1
+wait_reason nodeB 'Reason=fabcheck: mtu'
+expect "health: HealthCheckProgram drains nodeB at MTU 1500 with the part" 0 'Reason=fabcheck: mtu on eth0 \(health\)' -- \
+	node_reason nodeB
+expect "health: nodeA and nodeC are not drained by it" 0 '^nodeA (idle|completing) nodeC (idle|completing) $' -- \
+	node_states nodeA,nodeC
+"$FC" lab fault --name "$RB" nodeB clear >/dev/null 2>&1
+wait_reason nodeB 'State=IDLE '
+expect "health: once the MTU is back, --resume-passed resumes nodeB" 0 'State=IDLE ' -- node_reason nodeB

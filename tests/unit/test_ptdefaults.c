@@ -1,0 +1,228 @@
+/*
+ * doc/pair-bench.md's table, row by row, against the settings the code
+ * resolves: --perftest (perftest's defaults, from its source) and
+ * fabcheck's method, on the fake HCA (tests/fake/fake_hca.h) where a row
+ * is about what the loops do.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "pair/pair.h"
+#include "tests/fake/fake_hca.h"
+
+static struct fk_side side;
+
+static int setup(void **state)
+{
+	struct fk_cfg c = { .nqps = 4, .tx_depth = 128, .threads = 1, .max_size = 1 << 20,
+			    .timeout = 5, .max_inline = 236 };
+
+	(void)state;
+	return fk_side_init(&side, &c);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fk_side_free(&side);
+	return 0;
+}
+
+static struct vb_test resolved(enum vb_method m, enum vb_op op, int lat, uint64_t size,
+			       int post_list, int all_sizes)
+{
+	struct vb_test t = { .op = op, .lat = lat, .size = size, .iters = 1000, .active = 1,
+			     .interval = 0.1, .method = m, .warmup = VB_KNOB_DEFAULT,
+			     .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+			     .cycle = VB_CYCLE_DEFAULT, .post_list = post_list, .threads = 1,
+			     .all_sizes = all_sizes };
+
+	assert_int_equal(vb_test_resolve(&side.r, &t), 0);
+	return t;
+}
+
+#define PT VB_METHOD_PERFTEST
+#define FC VB_METHOD_FABCHECK
+
+/* | warm-up | none | one untimed window per QP (bandwidth), 10% of the rounds up to 200 (latency) | */
+static void test_row_warmup(void **state)
+{
+	(void)state;
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 64, 1, 0).warmup, 0);
+	assert_int_equal(resolved(PT, VB_WRITE, 1, 2, 1, 0).warmup, 0);
+	assert_int_equal(resolved(FC, VB_WRITE, 0, 64, 1, 0).warmup, 128);
+	assert_int_equal(resolved(FC, VB_WRITE, 1, 2, 1, 0).warmup, 100);
+}
+
+/* | CQ moderation | 100, every one above 8 KiB unless -a, capped at the depth,
+ * the post list's length with one | min(64, depth / 2) | */
+static void test_row_cq_mod(void **state)
+{
+	(void)state;
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 64, 1, 0).cq_mod, 100);
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 8192, 1, 0).cq_mod, 100);
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 8193, 1, 0).cq_mod, 1);
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 65536, 1, 1).cq_mod, 100); /* -a */
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 64, 16, 0).cq_mod, 16);
+	assert_int_equal(resolved(PT, VB_SEND, 0, 1 << 20, 64, 0).cq_mod, 64);
+	assert_int_equal(resolved(FC, VB_WRITE, 0, 64, 1, 0).cq_mod, 64);
+	side.r.tx_depth = 50;
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 64, 1, 0).cq_mod, 50);
+	assert_int_equal(resolved(FC, VB_WRITE, 0, 64, 1, 0).cq_mod, 25);
+	side.r.tx_depth = 128;
+}
+
+/* | inline (bandwidth) | none | none | */
+static void test_row_inline_bw(void **state)
+{
+	(void)state;
+	assert_int_equal(resolved(PT, VB_WRITE, 0, 64, 1, 0).inline_max, 0);
+	assert_int_equal(resolved(FC, VB_SEND, 0, 64, 1, 0).inline_max, 0);
+}
+
+/* | inline (latency) | 220 B write, 236 B send on NVIDIA devices, none
+ * elsewhere | up to what the QP accepts | */
+static void test_row_inline_lat(void **state)
+{
+	(void)state;
+	side.r.vendor_id = 0x02c9;
+	assert_int_equal(resolved(PT, VB_WRITE, 1, 2, 1, 0).inline_max, 220);
+	assert_int_equal(resolved(PT, VB_SEND, 1, 2, 1, 0).inline_max, 236);
+	assert_int_equal(resolved(PT, VB_READ, 1, 2, 1, 0).inline_max, 0);
+	side.r.vendor_id = 0x1af4; /* not a device perftest inlines on */
+	assert_int_equal(resolved(PT, VB_WRITE, 1, 2, 1, 0).inline_max, 0);
+	assert_int_equal(resolved(FC, VB_WRITE, 1, 2, 1, 0).inline_max, 236);
+	side.r.vendor_id = 0;
+}
+
+/* | buffer | a region per QP (the message or a page); up to half a page by
+ * cache lines, larger ones one address | the slots of a 4 MiB working set | */
+static void test_row_buffer(void **state)
+{
+	struct vb_test t = resolved(PT, VB_WRITE, 0, 64, 1, 0);
+
+	(void)state;
+	assert_int_equal(vb_test_offset(&t, 0, 0), 0);
+	assert_int_equal(vb_test_offset(&t, 0, 1), 64);
+	assert_int_equal(vb_test_offset(&t, 0, 64), 0); /* 4096 / 64 steps */
+	assert_int_equal(vb_test_offset(&t, 3, 1), 3 * 4096 + 64);
+	t = resolved(PT, VB_WRITE, 0, 4096, 1, 0);
+	assert_int_equal(vb_test_offset(&t, 2, 7), 2 * 4096);
+	t = resolved(PT, VB_WRITE, 0, 1 << 20, 1, 0);
+	assert_int_equal(vb_test_offset(&t, 1, 5), 1 << 20);
+	t = resolved(FC, VB_WRITE, 0, 1 << 20, 1, 0);
+	assert_int_equal(t.cycle, VB_CYCLE_SLOTS);
+	assert_int_equal(vb_test_offset(&t, 3, 1), 1 << 20);
+	assert_int_equal((uint64_t)t.cyc_nslots * t.cyc_stride, 4 << 20);
+}
+
+/* Send latency on the fake, @iters rounds: messages with an immediate
+ * value each side sent, and the samples. */
+static void send_lat(enum vb_method m, uint64_t *imms_a, uint64_t *imms_b, uint64_t *samples)
+{
+	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 8, .timeout = 5,
+			    .max_inline = 236 };
+	struct fk_side a, b;
+	struct vb_test ta = { .op = VB_SEND, .lat = 1, .size = 8, .iters = 300, .active = 1,
+			      .interval = 0.1, .method = m, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
+			      .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
+			      .post_list = 1, .threads = 1 };
+	struct vb_test tb = ta;
+	struct vb_result ra, rb;
+	int ea, eb;
+
+	tb.active = 0;
+	tb.passive = 1;
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	assert_int_equal(fk_side_init(&b, &c), 0);
+	fk_connect(&a, &b);
+	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
+	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+	*imms_a = a.qp[0].imms;
+	*imms_b = b.qp[0].imms;
+	*samples = ra.lat.n;
+	vb_result_release(&ra);
+	vb_result_release(&rb);
+	fk_side_free(&a);
+	fk_side_free(&b);
+}
+
+/* | send latency | SEND (the last round with an immediate, to end it) |
+ * SEND WITH IMMEDIATE | and | latency sample | post to post: iters - 1
+ * samples | post to answer: one a round | */
+static void test_row_send_lat(void **state)
+{
+	uint64_t ia, ib, n;
+
+	(void)state;
+	send_lat(PT, &ia, &ib, &n);
+	assert_int_equal(ia, 1);
+	assert_int_equal(ib, 1);
+	assert_int_equal(n, 299);
+	send_lat(FC, &ia, &ib, &n);
+	assert_int_equal(ia, 300);
+	assert_int_equal(ib, 300);
+	assert_int_equal(n, 300);
+}
+
+/* | default length | 1,000 iterations, 5,000 for write bandwidth (per QP) |
+ * latency 10,000 rounds, bandwidth 2 s per size | */
+static void test_row_length(void **state)
+{
+	struct pair_cfg cfg = { .method = PT };
+	uint64_t n;
+	double d;
+
+	(void)state;
+	pair_test_length(&cfg, VB_WRITE, 0, &n, &d);
+	assert_true(n == 5000 && d == 0);
+	pair_test_length(&cfg, VB_READ, 0, &n, &d);
+	assert_true(n == 1000 && d == 0);
+	pair_test_length(&cfg, VB_SEND, 1, &n, &d);
+	assert_true(n == 1000 && d == 0);
+	cfg.method = FC;
+	pair_test_length(&cfg, VB_WRITE, 1, &n, &d);
+	assert_true(n == 10000 && d == 0);
+	pair_test_length(&cfg, VB_WRITE, 0, &n, &d);
+	assert_true(n == 0 && d == 2.0);
+	cfg.iters = 77;
+	pair_test_length(&cfg, VB_WRITE, 0, &n, &d);
+	assert_true(n == 77 && d == 0);
+}
+
+/* | -D | a quarter of the duration in whole seconds cut at each end | from
+ * the first post to the last completion | */
+static void test_row_duration(void **state)
+{
+	(void)state;
+	assert_true(vb_pt_margin(2) == 0);
+	assert_true(vb_pt_margin(3.9) == 0);
+	assert_true(vb_pt_margin(4) == 1);
+	assert_true(vb_pt_margin(10) == 2);
+	assert_true(vb_pt_margin(100) == 25);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_row_warmup),
+		cmocka_unit_test(test_row_cq_mod),
+		cmocka_unit_test(test_row_inline_bw),
+		cmocka_unit_test(test_row_inline_lat),
+		cmocka_unit_test(test_row_buffer),
+		cmocka_unit_test(test_row_send_lat),
+		cmocka_unit_test(test_row_length),
+		cmocka_unit_test(test_row_duration),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
