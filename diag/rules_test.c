@@ -285,15 +285,18 @@ static void r_slow(struct diag_ctx *c)
 }
 
 /*
- * Flow and congestion control at work with nothing lost. Pause time as a
- * share of the window: 1% "matters" (a percent of the link's time taken
- * from the test, about the run-to-run spread of a bandwidth test), 10%
- * is "likely" on its own (a tenth of the port's rate gone: more than the
- * margin a bandwidth floor leaves). ECN: marked packets 1% of the packets
- * received, or a CNP handled every millisecond (DCQCN cuts the sender's
- * rate on each CNP it handles, NVIDIA's DCQCN description; one a
- * millisecond keeps a flow well under its line rate). Pause time from
- * the *_pause_duration counters, else frames x the longest pause.
+ * Flow and congestion control at work with nothing lost. No vendor or
+ * standard publishes a limit for these; the figures are this project's,
+ * each with its reason. Pause time as a share of the window: 1% "matters"
+ * (a percent of the link's time taken from the test, about the run-to-run
+ * spread of a bandwidth test), 10% is "likely" on its own (a tenth of the
+ * port's rate gone: more than the margin a bandwidth floor leaves). ECN:
+ * marked packets 1% of the packets received, or a CNP handled every
+ * millisecond (DCQCN cuts the sender's rate on each CNP it handles, as
+ * NVIDIA describes DCQCN; one a millisecond keeps a flow well under its
+ * line rate). Pause time from the *_pause_duration counters (microseconds,
+ * kernel mlx5 counters.rst), else frames x the longest pause (IEEE 802.3
+ * Annex 31B, 802.1Qbb: 65535 quanta of 512 bit times), an upper bound.
  */
 #define PAUSE_SHARE_MATTERS 0.01
 #define PAUSE_SHARE_LIKELY 0.10

@@ -21,14 +21,44 @@ static json_t *ber_json(double v)
 	return v < 0 ? json_null() : json_real(v);
 }
 
+/* The bits set of @mask below @n, each as its index + @base. */
+static json_t *bits_json(unsigned mask, int n, int base)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		if (mask & (1u << i))
+			json_array_append_new(a, json_integer(i + base));
+	return a;
+}
+
 static json_t *module_json(const struct diag_module *m)
 {
 	if (!m->known)
 		return json_null();
-	return json_pack("{s:f, s:f, s:f, s:o, s:s}", "temp_c", m->temp_c, "temp_warn_c",
-			 m->temp_warn_c, "volt", m->volt, "rx_dbm_min",
+	return json_pack("{s:f, s:f, s:f, s:o, s:s, s:o, s:o, s:o}", "temp_c", m->temp_c,
+			 "temp_warn_c", m->temp_warn_c, "volt", m->volt, "rx_dbm_min",
 			 m->rx_dbm_min < 99 ? json_real(m->rx_dbm_min) : json_null(), "alarms",
-			 m->alarms);
+			 m->alarms, "lanes_used", bits_json(m->used, m->nlanes, 1), "lanes_not_in_use",
+			 bits_json(m->dark, m->nlanes, 1), "weak_lane",
+			 m->weak_lane ? json_integer(m->weak_lane) : json_null());
+}
+
+static json_t *count_json(long long v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+/* Flow control, congestion control, configuration and the card's health. */
+static json_t *fabric_json(const struct diag_port *p)
+{
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "paused_s",
+			 p->pause_s < 0 ? json_null() : json_real(p->pause_s), "paused_estimated",
+			 p->pause_estimated, "ecn_marked", count_json(p->ecn_marked), "cnp_sent",
+			 count_json(p->cnp_sent), "cnp_handled", count_json(p->cnp_handled), "trust",
+			 *p->trust ? json_string(p->trust) : json_null(), "pfc_priorities",
+			 p->pfc < 0 ? json_null() : bits_json((unsigned)p->pfc, 8, 0),
+			 "card_health", *p->health ? json_string(p->health) : json_null());
 }
 
 static json_t *pcie_json(const struct diag_port *p)
@@ -65,6 +95,7 @@ json_t *diag_port_json(const struct diag_port *p)
 	json_object_set_new(o, "far_end", p->have_far ? class_json(p->far_sum,
 								    (char (*)[160])p->far_detail)
 						      : json_null());
+	json_object_set_new(o, "fabric", fabric_json(p));
 	json_object_set(o, "notes", p->notes);
 	return o;
 }

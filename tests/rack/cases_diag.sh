@@ -22,9 +22,11 @@ diag_case() {
 	fi
 }
 NOCABLE='all(.diagnosis[]; (.part | test("cable") | not) and (.next | test("swap the cable") | not))'
+# no part that is a cable, a module, a lane or a port (issue 25)
+NOPART='all(.diagnosis[]; .part | test("cable|transceiver|fibre|lane|switch port") | not)'
 
 diag_case "diagnosis: a healthy busy pair gets no cable advice" \
-	"$NOCABLE and (.findings | all(test(\"check the cable\") | not))" healthy --
+	"$NOCABLE and $NOPART and (.findings | all(test(\"check the cable\") | not))" healthy --
 diag_case_offline() {
 	local live off
 	live=$(jq -cS '.diagnosis' "$DX/healthy/test.json" 2>&1)
@@ -40,7 +42,7 @@ diag_case_offline
 
 "$FC" lab fault --name "$RACK_NAME" nodeB loss 5 >/dev/null
 diag_case "diagnosis: loss 5 on nodeB: drops in what nodeB sends, not a cable" \
-	"$NOCABLE and .diagnosis[0].part == \"buffers or QoS configuration\" and (.diagnosis[0].subject | startswith(\"nodeB rxe0 ->\"))" loss --
+	"$NOCABLE and $NOPART and .diagnosis[0].part == \"buffers or QoS configuration\" and (.diagnosis[0].subject | startswith(\"nodeB rxe0 ->\"))" loss --
 "$FC" lab fault --name "$RACK_NAME" nodeB rate 20 >/dev/null
 # A shaper without flow control drops what exceeds its rate (tbf: nodeA sent
 # 60,897 packets, nodeB received 7,023 at 5 Mbit/s), so rxe retries and the
@@ -52,6 +54,15 @@ diag_case "diagnosis: rate 20 on nodeB: a slow path, no hardware part" \
 "$FC" lab fault --name "$RACK_NAME" nodeB mtu 1500 >/dev/null
 diag_case "diagnosis: mtu 1500 on nodeB: configuration (MTU)" \
 	"$NOCABLE and .diagnosis[0].part == \"configuration (MTU)\"" mtu --
+# the same folder without its test.json: both nodes' mtu files say it alone
+rm -f "$DX/mtu/test.json"
+out=$("$FC" diagnose --json "$DX/mtu" 2>>"${RACK_LOG:-/dev/null}")
+if jq -e ".sets[0] | .diagnosis[0].part == \"configuration (MTU)\" and $NOPART" >/dev/null 2>&1 <<<"$out"; then
+	ok "diagnosis: mtu 1500 on nodeB, no test.json: configuration (MTU) from the mtu files"
+else
+	not_ok "diagnosis: mtu 1500 on nodeB, no test.json: configuration (MTU) from the mtu files" \
+		"diagnose said:" "$(jq -c '.' <<<"$out" 2>&1 | head -c 3000)"
+fi
 "$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null
 
 # ---- a link flap mid-soak: the port named -----------------------------------

@@ -28,6 +28,8 @@ static void test_cmis_unused_lanes(void **state)
 	no_part(doc, "transceiver");
 	assert_true(has_note(doc, 0, "module lanes 5,6,7,8 not in use"));
 	assert_float_equal(json_real_value(json_object_get(mod, "rx_dbm_min")), 2.77, 0.01);
+	assert_int_equal(json_array_size(json_object_get(mod, "lanes_used")), 4);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(mod, "lanes_not_in_use"), 0)), 5);
 	json_decref(doc);
 }
 
@@ -267,13 +269,16 @@ static void test_config_from_files(void **state)
 			    NULL };
 	struct side sd[] = { { "nodeA", "mlx5_0", a, a }, { "nodeB", "mlx5_0", b, b } };
 	json_t *doc = run_sides(NULL, sd, 2);
-	const json_t *d = first(doc);
+	const json_t *d = first(doc), *fab;
 
 	(void)state;
 	assert_string_equal(str(d, "rule"), "config");
 	assert_string_equal(str(d, "part"), "configuration (MTU, trust, PFC)");
 	assert_string_equal(str(d, "subject"), "nodeA mlx5_0 <-> nodeB mlx5_0");
 	assert_non_null(strstr(str(d, "evidence"), "netdev MTU: nodeA eth2 9000 B, nodeB eth2 1500 B; trust mode: nodeA dscp, nodeB pcp; PFC on priorities (bit per priority): nodeA 0x08, nodeB 0x00"));
+	fab = json_object_get(json_array_get(json_object_get(doc, "evidence"), 0), "fabric");
+	assert_string_equal(str(fab, "trust"), "dscp");
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(fab, "pfc_priorities"), 0)), 3);
 	json_decref(doc);
 }
 
@@ -329,6 +334,39 @@ static void test_gpu_aer(void **state)
 	json_decref(doc);
 }
 
+/* The rack's mtu 1500 folder without its test.json: the mtu files alone. */
+static void test_rack_mtu_no_test(void **state)
+{
+	struct diag_set s;
+	json_t *doc = json_object();
+	const json_t *d;
+
+	(void)state;
+	assert_int_equal(diag_set_read(DATA "rack-mtu", &s), 0);
+	json_decref(s.test);
+	s.test = NULL;
+	diag_run(doc, &s);
+	d = first(doc);
+	assert_string_equal(str(d, "part"), "configuration (MTU)");
+	assert_string_equal(str(d, "evidence"), "netdev MTU: nodeA eth0 9000 B, nodeB eth0 1500 B");
+	no_part(doc, "cable");
+	diag_set_release(&s);
+	json_decref(doc);
+}
+
+/* mlnx_qos -i of both ends, as saved: trust and PFC differ. */
+static void test_qos_mismatch(void **state)
+{
+	json_t *doc = diagnose("qos-mismatch");
+	const json_t *d = first(doc);
+
+	(void)state;
+	assert_string_equal(str(d, "part"), "configuration (trust, PFC)");
+	assert_string_equal(str(d, "subject"), "nodeA mlx5_2 <-> nodeB mlx5_2");
+	assert_non_null(strstr(str(d, "evidence"), "trust mode: nodeA dscp, nodeB pcp"));
+	json_decref(doc);
+}
+
 /* The QoS and health formats as the tools print them. */
 static void test_qos_parsers(void **state)
 {
@@ -375,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_pcie_idle_links),
 		cmocka_unit_test(test_gpu_aer),
 		cmocka_unit_test(test_qos_parsers),
+		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
