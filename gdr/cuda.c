@@ -98,6 +98,9 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 		return open_fail(dev, -ENOENT,
 				 "%s on %s is the CUDA toolkit's stub, not the driver (cuInit: %s); fix: install the NVIDIA driver, or drop the stubs folder from LD_LIBRARY_PATH",
 				 dev->lib, node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
+	if (r != FC_CUDA_SUCCESS && *fc_cuda_init_advice(r))
+		return open_fail(dev, -EIO, "cuInit failed on %s: %s%s", node_name(),
+				 fc_cuda_strerror(api, r, e, sizeof(e)), fc_cuda_init_advice(r));
 	if (r != FC_CUDA_SUCCESS)
 		return open_fail(dev, -EIO,
 				 "cuInit failed on %s: %s; fix: check nvidia-smi and dmesg (driver and kernel module versions must match)",
@@ -325,12 +328,16 @@ int gdr_cuda_export_dmabuf(struct gdr_mem *m, uint64_t *offset_p)
 		fc_err("the CUDA driver has no cuMemGetHandleForAddressRange (needs 11.7 or newer)");
 		return -EOPNOTSUPP;
 	}
-	/* The range must start and end on host pages. PCIe mapping first. */
-	r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
-			      CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE);
-	if (r || fd < 0) {
+	/* The range must start and end on host pages. The PCIe mapping only
+	 * where NCCL asks for it (net_ib, mode "PCI": a C2C GPU, the NIC on
+	 * PCIe), first; the default mapping otherwise or as the fallback. */
+	r = m->dev->dmabuf_pcie ? api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+						    CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) : 1;
+	if ((r || fd < 0) && m->dev->dmabuf_pcie) {
 		snprintf(m->reg_note, sizeof(m->reg_note),
 			 "the driver has no PCIe mapping type for dma-buf: default mapping");
+	}
+	if (r || fd < 0) {
 		fd = -1;
 		r = api->range_handle(&fd, start, span, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	}

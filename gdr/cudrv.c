@@ -54,6 +54,18 @@ void fc_cuda_unload(struct fc_cuda *c)
 	c->lib = NULL;
 }
 
+const char *fc_cuda_init_advice(fc_cures r)
+{
+	/* cuda.h: "the system is not yet ready ... fabric manager" (802) and
+	 * "mismatch between the versions of the display driver and the CUDA
+	 * driver" (803). */
+	if (r == FC_CUDA_ERROR_SYSTEM_NOT_READY)
+		return "; fix: on NVSwitch systems (HGX, DGX) start the fabric manager (systemctl start nvidia-fabricmanager; its version must equal the driver's) and check nvidia-smi -q | grep -i fabric";
+	if (r == FC_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+		return "; fix: the CUDA user-space driver (libcuda.so) and the kernel module differ in version: reboot after a driver update, or reinstall one driver (cat /proc/driver/nvidia/version against the libcuda.so version)";
+	return "";
+}
+
 const char *fc_cuda_strerror(const struct fc_cuda *c, fc_cures r, char *buf, size_t len)
 {
 	const char *name = NULL, *what = NULL;

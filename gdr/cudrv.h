@@ -26,6 +26,8 @@ enum {
 	FC_CUDA_ERROR_STUB_LIBRARY = 34,
 	FC_CUDA_ERROR_NO_DEVICE = 100,
 	FC_CUDA_ERROR_NOT_READY = 600,
+	FC_CUDA_ERROR_SYSTEM_NOT_READY = 802,
+	FC_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
 };
 
 struct fc_cuda {
@@ -76,5 +78,10 @@ void fc_cuda_unload(struct fc_cuda *c);
 /* "CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected", or
  * "CUDA error 999" when the driver has no name for it. */
 const char *fc_cuda_strerror(const struct fc_cuda *c, fc_cures r, char *buf, size_t len);
+/* The fix for a cuInit error that names its cause ("" for others):
+ * 802 CUDA_ERROR_SYSTEM_NOT_READY (on NVSwitch systems: the fabric manager
+ * is not running), 803 CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (the user-space
+ * driver library and the kernel module differ). */
+const char *fc_cuda_init_advice(fc_cures r);
 
 #endif

@@ -205,6 +205,9 @@ struct gdr_dev {
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
 	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	enum gdr_flush_how flush;  /* what gdr_flush_decide chose for the GPU */
+	int dmabuf_pcie;	   /* export dma-buf with the PCIe mapping flag, as NCCL
+				    * does for a C2C GPU with a PCIe NIC (mode "PCI");
+				    * 0 until fabcheck knows C2C */
 	char flush_why[256];	   /* and why */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */

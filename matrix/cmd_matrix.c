@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_drain.h"
+#include "matrix/mx_diag.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_rails.h"
@@ -232,6 +233,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	mx_doc_diagnoses_render(f, doc);
 	fc_drain_render(f, doc);
 }
 
@@ -253,7 +255,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 {
 	struct mx_model m;
 	json_t *doc;
-	int rc, nerr = 0;
+	int rc, nerr = 0, doubt;
 
 	rc = mx_model_load(&m, s->st, s->run);
 	if (rc || mx_model_analyze(&m)) {
@@ -288,15 +290,23 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	for (int i = 0; i < m.an.nfindings; i++)
 		nerr += m.an.findings[i].kind == FC_MX_UNREACHABLE ||
 			m.an.findings[i].kind == FC_MX_PAIR_ERROR;
+	doubt = scr ? mx_screen_hold(scr, &m) : 0;
 	/* The text shows the pairs only in the grid of up to 12 nodes; at
 	 * 1,024 x 8 the pairs list alone takes gigabytes. */
 	doc = ctx->json || m.n <= 12 ? mx_model_doc(&m) : mx_model_doc_brief(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	mx_doc_diagnoses(&m, s->st, doc);
 	add_history(s->st, &m, doc);
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
 	}
+	if (doubt)
+		fc_finding(doc, FC_WARN,
+			   "%d more suspect(s) in doubt, not named: the analysis leans that way on "
+			   "too few of the screen's tests (a link not bad %d tries in a row, a port "
+			   "not named); screen again or run the full matrix on those nodes",
+			   doubt, scr->s.k_confirm);
 	if (fc_drain_wanted(drain)) {
 		json_t *targets = json_array(), *passed = json_array();
 		int measured = (m.nrails ? m.ran.nsuspects : m.an.nsuspects) > 0 || !nerr;

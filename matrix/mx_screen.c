@@ -210,3 +210,28 @@ json_t *mx_screen_doc(const struct mx_screen *m)
 			"confirm_k", m->s.k_confirm, "in_doubt", doubt);
 	return doc;
 }
+
+static const enum fc_scr_level scr_level[] = {
+	[FC_MXL_LINK] = FC_SCR_LVL_LINK, [FC_MXL_PORT] = FC_SCR_LVL_PORT,
+	[FC_MXL_NODE] = FC_SCR_LVL_NODE, [FC_MXL_RAIL] = FC_SCR_LVL_RAIL,
+};
+
+int mx_screen_hold(const struct mx_screen *m, struct mx_model *mm)
+{
+	int k = 0, doubt = 0;
+
+	if (!m->ss || !mm->nrails)
+		return 0;
+	for (int i = 0; i < mm->ran.nsuspects; i++) {
+		const struct fc_mxl_suspect *s = &mm->ran.suspects[i];
+		struct fc_scr_culprit c = { .level = scr_level[s->level], .node = s->node,
+					    .rail = s->rail, .a = s->node, .b = s->peer };
+
+		if (fc_screen_holds(&m->s, &c))
+			mm->ran.suspects[k++] = *s;
+		else
+			doubt++;
+	}
+	mm->ran.nsuspects = k;
+	return doubt;
+}

@@ -23,6 +23,13 @@ struct mx_screen {
 	int rails;
 };
 
+/* Keeps of @mm's suspects (its levels analysis, with rails) those the
+ * screen's own evidence holds (fc_screen_holds: a port it named, a link
+ * bad K tries in a row); returns how many it dropped, in doubt: the
+ * analysis leans that way on too few tests (a noise dip between two
+ * ports not yet cleared). The screen exits 1 for what it holds only. */
+struct mx_model;
+int mx_screen_hold(const struct mx_screen *m, struct mx_model *mm);
 /* The run parameters of a screen ("screen": {...}) from the options. */
 json_t *mx_screen_params(int max_rounds, unsigned long long seed);
 /* Sets up the screen of session @ss when its parameters ask for one

@@ -14,6 +14,7 @@
 #include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_diag.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
 #include "report/report.h"
@@ -29,9 +30,15 @@ const char usage_report[] =
 	"  --run ID      the run (see --list)\n"
 	"  --db FILE     result store (default fabcheck.db)\n"
 	"  --html FILE   self-contained page: SVG heat map, findings, nodes\n"
-	"  --csv FILE    one line per measured direction\n"
-	"  --prom FILE   Prometheus text for node_exporter's textfile collector\n"
-	"                (per-pair bandwidth and latency, per-node verdict)\n"
+	"  --csv FILE    one line per measured direction and rail (columns run, a,\n"
+	"                b, rail, device, gbps, lat_us, verdict, retest; rail -1 and\n"
+	"                device \"all\" in a run without rails)\n"
+	"  --prom FILE   Prometheus text for node_exporter's textfile collector:\n"
+	"                per node and per (node, rail) median and verdict, and the\n"
+	"                bandwidth, latency and verdict of each suspect link (a few\n"
+	"                MB at 1,024 nodes x 8 rails)\n"
+	"  --prom-all-pairs  every pair's series in --prom (8 million at 1,024 x 8:\n"
+	"                about 1 GB; mind the scraper's limits)\n"
 	"  --list        the runs in the store\n"
 	"  --slurm       the Slurm drains and resumes of the runs (of --run ID):\n"
 	"                what --drain and --resume-passed did, and what failed\n"
@@ -49,29 +56,41 @@ static const char *cell_verdict(const struct fc_mx_cell *c)
 	return c->bad || c->state == FC_MX_FAIL ? "fail" : "pass";
 }
 
+static void csv_row(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a,
+		    int b, int r)
+{
+	const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(an, a, b);
+
+	if (!c || c->state == FC_MX_NONE)
+		return;
+	fprintf(f, "%lld,", (long long)m->run);
+	fc_csv_cell(f, m->names[a]);
+	fputc(',', f);
+	fc_csv_cell(f, m->names[b]);
+	fprintf(f, ",%d,", r < 0 ? -1 : m->rails[r].index);
+	fc_csv_cell(f, r < 0 ? "all" : m->rails[r].name);
+	if (isfinite(c->gbps))
+		fprintf(f, ",%.6g", c->gbps);
+	else
+		fputc(',', f);
+	if (isfinite(c->lat_us))
+		fprintf(f, ",%.6g", c->lat_us);
+	else
+		fputc(',', f);
+	fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest);
+}
+
+/* A row per measured direction and rail: the rail's index and device, or
+ * -1 and "all" in a run without rails (as the history's CSV). */
 int rp_write_csv(FILE *f, const struct mx_model *m)
 {
-	fputs("run,a,b,gbps,lat_us,verdict,retest\n", f);
-	for (int a = 0; a < m->n; a++) {
-		for (int b = 0; b < m->n; b++) {
-			const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(&m->an, a, b);
+	fputs("run,a,b,rail,device,gbps,lat_us,verdict,retest\n", f);
+	for (int r = m->nrails ? 0 : -1; r < m->nrails; r++) {
+		const struct fc_mx_analysis *an = r < 0 ? &m->an : &m->ran.rails[r];
 
-			if (!c || c->state == FC_MX_NONE)
-				continue;
-			fprintf(f, "%lld,", (long long)m->run);
-			fc_csv_cell(f, m->names[a]);
-			fputc(',', f);
-			fc_csv_cell(f, m->names[b]);
-			if (isfinite(c->gbps))
-				fprintf(f, ",%.6g", c->gbps);
-			else
-				fputc(',', f);
-			if (isfinite(c->lat_us))
-				fprintf(f, ",%.6g", c->lat_us);
-			else
-				fputc(',', f);
-			fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest);
-		}
+		for (int a = 0; a < m->n; a++)
+			for (int b = 0; b < m->n; b++)
+				csv_row(f, m, an, a, b, r);
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -105,26 +124,48 @@ static void prom_pair(FILE *f, const struct mx_model *m, const char *metric, int
 	fprintf(f, "\",run=\"%lld\"} %.6g\n", (long long)m->run, v);
 }
 
+/* One cell's sample of @metric (@which: 0 bandwidth, 1 latency, 2 ok). */
+static void prom_cell(FILE *f, const struct mx_model *m, const char *metric, int which, int a,
+		      int b, int r)
+{
+	const struct fc_mx_analysis *an = r < 0 ? &m->an : &m->ran.rails[r];
+	const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(an, a, b);
+	double v;
+
+	if (!c || c->state == FC_MX_NONE)
+		return;
+	v = which == 0 ? c->gbps : which == 1 ? c->lat_us : !strcmp(cell_verdict(c), "pass");
+	if (isfinite(v))
+		prom_pair(f, m, metric, a, b, r, v);
+}
+
+/* Each pair's sample with @all; without, only the suspect links' (a bad
+ * node or port is in the node and port gauges): a series per flagged link,
+ * so that a 1,024 x 8 run is a few MB, not the 8 million series of every
+ * pair. */
 static void prom_pairs(FILE *f, const struct mx_model *m, const char *metric, const char *help,
-		       int which)
+		       int which, int all)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
-	for (int r = m->nrails ? 0 : -1; r < m->nrails; r++) {
-		const struct fc_mx_analysis *an = r < 0 ? &m->an : &m->ran.rails[r];
+	for (int r = m->nrails ? 0 : -1; all && r < m->nrails; r++)
+		for (int a = 0; a < m->n; a++)
+			for (int b = 0; b < m->n; b++)
+				prom_cell(f, m, metric, which, a, b, r);
+	for (int i = 0; !all && m->nrails && i < m->ran.nsuspects; i++) {
+		const struct fc_mxl_suspect *s = &m->ran.suspects[i];
 
-		for (int a = 0; a < m->n; a++) {
-			for (int b = 0; b < m->n; b++) {
-				const struct fc_mx_cell *c = a == b ? NULL : fc_mx_cell(an, a, b);
-				double v;
+		if (s->level != FC_MXL_LINK)
+			continue;
+		prom_cell(f, m, metric, which, s->node, s->peer, s->rail);
+		prom_cell(f, m, metric, which, s->peer, s->node, s->rail);
+	}
+	for (int i = 0; !all && !m->nrails && i < m->an.nfindings; i++) {
+		const struct fc_mx_finding *fd = &m->an.findings[i];
 
-				if (!c || c->state == FC_MX_NONE)
-					continue;
-				v = which == 0 ? c->gbps : which == 1 ? c->lat_us :
-					!strcmp(cell_verdict(c), "pass");
-				if (isfinite(v))
-					prom_pair(f, m, metric, a, b, r, v);
-			}
-		}
+		if (fd->kind != FC_MX_SUSPECT_LINK)
+			continue;
+		prom_cell(f, m, metric, which, fd->a, fd->b, -1);
+		prom_cell(f, m, metric, which, fd->b, fd->a, -1);
 	}
 }
 
@@ -145,13 +186,47 @@ static void prom_nodes(FILE *f, const struct mx_model *m, const char *metric, co
 	}
 }
 
-int rp_write_prom(FILE *f, const struct mx_model *m)
+/* Per (node, rail): its median on the rail and whether it is a suspect
+ * there (a port of a run with rails). */
+static void prom_ports(FILE *f, const struct mx_model *m)
 {
-	prom_pairs(f, m, "fabcheck_pair_bandwidth_gbps",
-		   "RDMA bandwidth from src to dst in Gb/s (1e9 bit/s).", 0);
-	prom_pairs(f, m, "fabcheck_pair_latency_us",
-		   "RDMA latency p50 from src to dst in microseconds.", 1);
-	prom_pairs(f, m, "fabcheck_pair_ok", "1 when the pair passed the matrix's thresholds.", 2);
+	static const char *const metric[2] = { "fabcheck_port_median_gbps", "fabcheck_port_suspect" };
+	static const char *const help[2] = {
+		"Median bandwidth of the node's pairs on the rail in Gb/s.",
+		"1 when the matrix names the node as bad on the rail."
+	};
+
+	for (int w = 0; w < 2 && m->nrails; w++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metric[w], help[w], metric[w]);
+		for (int r = 0; r < m->nrails; r++) {
+			for (int i = 0; i < m->n; i++) {
+				const struct fc_mx_node *nd = &m->ran.rails[r].nodes[i];
+				double v = w ? nd->state == FC_MX_NODE_SUSPECT : nd->median_gbps;
+
+				if (!isfinite(v) || nd->state == FC_MX_NODE_UNTESTED)
+					continue;
+				fprintf(f, "%s{node=\"", metric[w]);
+				prom_label(f, m->names[i]);
+				fputs("\",rail=\"", f);
+				prom_label(f, m->rails[r].name);
+				fprintf(f, "\",run=\"%lld\"} %.6g\n", (long long)m->run, v);
+			}
+		}
+	}
+}
+
+int rp_write_prom(FILE *f, const struct mx_model *m, int all_pairs)
+{
+	const char *which = all_pairs ? "" : " Suspect links only (--prom-all-pairs: every pair).";
+	char help[3][160];
+
+	snprintf(help[0], sizeof(help[0]), "RDMA bandwidth from src to dst in Gb/s (1e9 bit/s).%s", which);
+	snprintf(help[1], sizeof(help[1]), "RDMA latency p50 from src to dst in microseconds.%s", which);
+	snprintf(help[2], sizeof(help[2]), "1 when the pair passed the matrix's thresholds.%s", which);
+	prom_pairs(f, m, "fabcheck_pair_bandwidth_gbps", help[0], 0, all_pairs);
+	prom_pairs(f, m, "fabcheck_pair_latency_us", help[1], 1, all_pairs);
+	prom_pairs(f, m, "fabcheck_pair_ok", help[2], 2, all_pairs);
+	prom_ports(f, m);
 	prom_nodes(f, m, "fabcheck_node_ok",
 		   "1 when the node passed (not a suspect, reachable).", 0);
 	prom_nodes(f, m, "fabcheck_node_suspect", "1 when the matrix names the node as bad.", 1);
@@ -174,6 +249,7 @@ struct out_job {
 	const struct mx_model *m;
 	const json_t *doc;
 	const struct mx_history *h;
+	int all_pairs;
 };
 
 static int fill_out(FILE *f, void *arg)
@@ -184,16 +260,16 @@ static int fill_out(FILE *f, void *arg)
 		return j->kind == OUT_HTML ? rp_write_history_html(f, j->h, j->m) :
 					     mx_history_csv(f, j->h, j->m);
 	return j->kind == OUT_HTML ? rp_write_html(f, j->m, j->doc) :
-	       j->kind == OUT_CSV  ? rp_write_csv(f, j->m) : rp_write_prom(f, j->m);
+	       j->kind == OUT_CSV  ? rp_write_csv(f, j->m) : rp_write_prom(f, j->m, j->all_pairs);
 }
 
 /* Through a mkstemp file and a rename (core/safefile.h), so a reader
  * (node_exporter) never sees half a file and no planted link redirects it. */
 static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc,
-		     const struct mx_history *h)
+		     const struct mx_history *h, int all_pairs)
 {
 	static const char *const opt[OUT_N] = { "--html", "--csv", "--prom" };
-	struct out_job j = { kind, m, doc, h };
+	struct out_job j = { kind, m, doc, h, all_pairs };
 
 	return fc_replace_file(opt[kind], path, fill_out, &j);
 }
@@ -237,7 +313,8 @@ static int slurm_action_json(const struct fc_store_action *a, void *arg)
 	return 0;
 }
 
-static int report_run(const char *db, int64_t run, const char *const *out, int history)
+static int report_run(const char *db, int64_t run, const char *const *out, int history,
+		      int all_pairs)
 {
 	struct fc_store *st = fc_store_open_ro(db);
 	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
@@ -269,6 +346,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		goto out_release;
 	}
 	doc = mx_model_doc_brief(&m);
+	mx_doc_diagnoses(&m, st, doc);
 	json_object_set_new(doc, "slurm", json_array());
 	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)
@@ -276,7 +354,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 	for (int k = 0; k < OUT_N; k++) {
 		if (!out[k])
 			continue;
-		if (write_out(k, out[k], &m, doc, history ? &h : NULL))
+		if (write_out(k, out[k], &m, doc, history ? &h : NULL, all_pairs))
 			rc = FC_EXIT_CANT;
 		else
 			printf("wrote %s (run %lld, %d nodes, verdict %s)\n", out[k],
@@ -293,7 +371,7 @@ out_release:
 struct report_args {
 	const char *out[OUT_N], *db;
 	int64_t run;
-	int list, history, slurm;
+	int list, history, slurm, prom_all_pairs;
 };
 
 #define FC_OPT_T struct report_args
@@ -307,6 +385,7 @@ static const struct fc_opts report_spec = {
 		FCO_FLAG("list", 0, list),
 		FCO_FLAG("history", 0, history),
 		FCO_FLAG("slurm", 0, slurm),
+		FCO_FLAG("prom-all-pairs", 0, prom_all_pairs),
 		{ 0 },
 	},
 	.cmd = "report", .usage = usage_report, .no_args = "see 'fabcheck report --help'",
@@ -347,5 +426,5 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("report --history writes --html and --csv; drop --prom (or --history)");
 		return FC_EXIT_USAGE;
 	}
-	return report_run(a.db, a.run, a.out, a.history);
+	return report_run(a.db, a.run, a.out, a.history, a.prom_all_pairs);
 }

@@ -239,6 +239,46 @@ static void html_findings(FILE *f, const json_t *doc)
 	fputs("</ul>\n", f);
 }
 
+/* Each suspect's part: the diagnosis of its worst pair (matrix/mx_diag.h). */
+static void html_parts(FILE *f, const json_t *doc)
+{
+	const json_t *s, *d;
+	size_t i;
+	int any = 0;
+
+	json_array_foreach(json_object_get(doc, "suspects"), i, s) {
+		const json_t *link = json_object_get(s, "link");
+
+		if (!(d = json_object_get(s, "diagnosis")))
+			continue;
+		if (!any++)
+			fputs("<h2>The suspects' parts (the diagnosis of each one's worst pair)</h2>\n"
+			      "<ul id=\"parts\">\n", f);
+		fputs("<li><b>", f);
+		rp_html_escape(f, json_is_array(link) ? json_string_value(json_array_get(link, 0)) ?: "?" :
+							fc_jstr(s, "node", "?"));
+		if (json_is_array(link)) {
+			fputs("-", f);
+			rp_html_escape(f, json_string_value(json_array_get(link, 1)) ?: "?");
+		}
+		if (fc_jstr(s, "device", NULL)) {
+			fputs(" on ", f);
+			rp_html_escape(f, fc_jstr(s, "device", ""));
+		}
+		fputs("</b>: ", f);
+		rp_html_escape(f, fc_jstr(d, "confidence", "?"));
+		fputs(" ", f);
+		rp_html_escape(f, fc_jstr(d, "part", "?"));
+		fputs("; evidence: ", f);
+		rp_html_escape(f, fc_jstr(d, "evidence", ""));
+		fputs("; next: ", f);
+		rp_html_escape(f, fc_jstr(d, "next", ""));
+		fputs("</li>\n", f);
+	}
+	if (any)
+		fputs("</ul>\n", f);
+}
+
 /* The Slurm drains and resumes of the run (ctl/drain.h), when any. */
 static void html_slurm(FILE *f, const json_t *doc)
 {
@@ -376,6 +416,7 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		isfinite(m->an.rack_median_lat_us) ?
 			fc_fmt_figure(m->an.rack_median_lat_us, "%.3g", "us", l, sizeof(l)) : "");
 	html_findings(f, doc);
+	html_parts(f, doc);
 	html_slurm(f, doc);
 	if (m->nrails)
 		html_rails(f, m);

@@ -258,9 +258,29 @@ static void advise_ifname(const struct topo *t, json_t *doc)
 			       n > 1 ? "s" : "", vlen ? "; this keeps it off " : "", virt);
 }
 
+/* Each GPU's HCA and each HCA's GPU as NCCL pairs them (topo/pcitopo_nccl.c):
+ * "nccl_nic" on the GPU entries (by bus id), "nccl_gpu" on the NIC entries. */
+static void report_nccl_pairs(const struct topo *t, json_t *doc)
+{
+	const struct topo_dev *d, *p;
+	char bdf[TOPO_BDF_LEN];
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(json_object_get(doc, "gpus"), i, o)
+		if (topo_bdf_norm(fc_jstr(o, "bus_id", ""), bdf) == 0 &&
+		    (p = topo_nccl_gpu_nic(t, bdf, 0)))
+			json_object_set_new(o, "nccl_nic", json_string(p->name));
+	json_array_foreach(json_object_get(doc, "nics"), i, o)
+		if ((d = topo_find(t, fc_jstr(o, "name", ""))) && d->kind == TOPO_KIND_NIC &&
+		    (p = topo_nccl_nic_gpu(t, d->name)))
+			json_object_set_new(o, "nccl_gpu", json_string(p->name));
+}
+
 void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)
 {
 	(void)v;
+	report_nccl_pairs(t, doc);
 	check_links(t, doc);
 	check_acs(t, doc);
 	if (t->ngpus && t->nnics && !t->peermem)

@@ -509,11 +509,39 @@ static void detail_counters(const struct tui_view *v, char *buf, size_t len)
 		snprintf(buf, len, "no change");
 }
 
+/* @text on row @y, cut to the screen's width at a word's end with " ..."
+ * after it, never in the middle of a word (a word longer than the screen
+ * is cut where the screen ends). */
+static void put_cut(int y, const char *text)
+{
+	static const char mark[] = " ...";
+	size_t len = strlen(text), room = COLS > 0 ? (size_t)COLS : 0, cut;
+
+	if (len <= room) {
+		mvaddnstr(y, 0, text, (int)room);
+		return;
+	}
+	cut = room > sizeof(mark) - 1 ? room - (sizeof(mark) - 1) : 0;
+	while (cut > 0 && text[cut] != ' ')
+		cut--;
+	while (cut > 0 && text[cut - 1] == ' ')
+		cut--;
+	if (!cut) {
+		mvaddnstr(y, 0, text, (int)room);
+		return;
+	}
+	mvaddnstr(y, 0, text, (int)cut);
+	addnstr(mark, (int)(room - cut < sizeof(mark) - 1 ? room - cut : sizeof(mark) - 1));
+}
+
 static void draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
 {
-	int mirrored, a = v->cur_a, b = v->cur_b;
-	const struct fc_mx_cell *c = mx_model_show(m, a, b, &mirrored);
-	char line[1024], why[256] = "";
+	/* The analysis shown: on a rail alone, that rail's cell and reasons,
+	 * not the pair's worst rail. */
+	const struct fc_mx_analysis *an = tui_view_an(v, m);
+	int mirrored, a = v->cur_a, b = v->cur_b, on_rail = an != &m->an;
+	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
+	char line[1024], why[256] = "", rail[96] = "";
 
 	for (int k = 0; k < DETAIL_LINES; k++) {
 		move(y + k, 0);
@@ -530,29 +558,32 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 		b = t;
 	}
 	if (c && c->bad)
-		fc_mx_bad_text(&m->an, c, why, sizeof(why));
-	snprintf(line, sizeof(line), "%s -> %s: %s%s%s%s", m->names[a], m->names[b],
+		fc_mx_bad_text(an, c, why, sizeof(why));
+	if (on_rail)
+		snprintf(rail, sizeof(rail), " on rail %d (%s)", m->rails[v->rail - 1].index,
+			 m->rails[v->rail - 1].name);
+	snprintf(line, sizeof(line), "%s -> %s%s: %s%s%s%s", m->names[a], m->names[b], rail,
 		 !c ? "not measured yet" : c->state == FC_MX_ERROR ? "could not run" :
 		 c->bad ? "BAD" : "pass", why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (c && c->state == FC_MX_ERROR)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), ": %s",
 			 fc_jstr(v->detail, "error", "?"));
 	attron(A_BOLD);
-	mvaddnstr(y, 0, line, COLS);
+	put_cut(y, line);
 	attroff(A_BOLD);
 	snprintf(line, sizeof(line), "  bandwidth: ");
 	detail_results(v, "bw", line + strlen(line), sizeof(line) - strlen(line));
-	mvaddnstr(y + 1, 0, line, COLS);
+	put_cut(y + 1, line);
 	snprintf(line, sizeof(line), "  latency:   ");
 	detail_results(v, "lat", line + strlen(line), sizeof(line) - strlen(line));
-	mvaddnstr(y + 2, 0, line, COLS);
+	put_cut(y + 2, line);
 	snprintf(line, sizeof(line), "  counters:  ");
 	detail_counters(v, line + strlen(line), sizeof(line) - strlen(line));
-	mvaddnstr(y + 3, 0, line, COLS);
+	put_cut(y + 3, line);
 	snprintf(line, sizeof(line), "  trend:     ");
 	tui_trend_text(&v->trend, m, line + strlen(line), sizeof(line) - strlen(line));
 	attron(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
-	mvaddnstr(y + 4, 0, line, COLS);
+	put_cut(y + 4, line);
 	attroff(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
 }
 
@@ -585,7 +616,7 @@ static void draw_findings(const struct tui_view *v, const struct mx_model *m, in
 		}
 		fc_mx_finding_text(&m->an, f, (const char *const *)m->names, text, sizeof(text));
 		attron(attr);
-		mvaddnstr(y + shown, 0, text, COLS);
+		put_cut(y + shown, text);
 		attroff(attr);
 	}
 }

@@ -130,6 +130,8 @@ static void score(const struct rack *k, const struct fc_screen *s,
 	if (!named)
 		return;
 	for (int i = 0; i < ncul; i++) {
+		/* What matrix --screen reports: the culprits its evidence holds
+		 * (mx_screen_hold); the rest are a warning "in doubt". */
 		if (!fc_screen_holds(s, &cul[i])) {
 			o->in_doubt++;
 			continue;

@@ -38,6 +38,10 @@ expect "zero devices" 3 'no CUDA device on .*0 devices' \
 	-- env FAKECUDA=zero FABCHECK_LIBCUDA=$FAKE $FC gpu-check
 expect "cuInit fails" 3 'cuInit failed on .*CUDA_ERROR_UNKNOWN \(999\).*dmesg' \
 	-- env FAKECUDA=fail FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "cuInit 802: fabric manager" 3 'CUDA error 802.*start the fabric manager \(systemctl start nvidia-fabricmanager' \
+	-- env FAKECUDA=nofm FABCHECK_LIBCUDA=$FAKE $FC gpu-check
+expect "cuInit 803: driver mismatch" 3 'CUDA error 803.*libcuda.so\) and the kernel module differ' \
+	-- env FAKECUDA=mismatch FABCHECK_LIBCUDA=$FAKE $FC gpu-check
 expect "driver too old" 3 'has no cuMemAlloc_v2: the NVIDIA driver is too old; fix: update' \
 	-- env FABCHECK_LIBCUDA=$FAKE_OLD $FC gpu-check
 # GPU index or bus id that is not there.
@@ -77,6 +81,10 @@ expect "forced peermem absent" 1 '--gdr peermem: nvidia_peermem is not loaded; f
 	-- fake $TNP $FC gpu-check -s 1M -n 1 --gdr peermem
 expect "forced dmabuf absent" 1 '--gdr dmabuf: dma-buf is not available: the GPU does not report' \
 	-- fake $T2S FAKECUDA=nodmabuf $FC gpu-check -s 1M -n 1 --gdr dmabuf
+# The PCIe mapping flag only where NCCL sets it (a C2C GPU with a PCIe NIC):
+# not on this PCIe node, so a driver that takes only that flag refuses.
+expect "dma-buf export without the PCIe flag" 1 'reports dma-buf support but refused to export' \
+	-- fake $EMPTY FAKECUDA=pcieonly $FC gpu-check -s 1M -n 1
 expect "export refused" 1 'reports dma-buf support but refused to export' \
 	-- fake $EMPTY FAKECUDA=noexport $FC gpu-check -s 1M -n 1
 

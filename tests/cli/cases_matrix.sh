@@ -120,7 +120,7 @@ expect "report unwritable" 3 'cannot write /nonexistent-fc/r.html' -- \
 expect "report all three" 0 'wrote .*r.prom \(run 1, 4 nodes, verdict fail\)' -- \
 	$FC report --db $MXT/m.db --run 1 --html $MXT/r.html --csv $MXT/r.csv --prom $MXT/r.prom
 expect "report csv rows" 0 '^7 ' -- wc -l $MXT/r.csv
-expect "report csv nodeC pairs fail" 0 '1,nodeB,nodeC,0.02,[0-9.]+,fail,0' -- cat $MXT/r.csv
+expect "report csv nodeC pairs fail" 0 '1,nodeB,nodeC,-1,all,0.02,[0-9.]+,fail,0' -- cat $MXT/r.csv
 expect "report prom node verdicts" 0 'fabcheck_node_suspect\{node="nodeC",run="1"\} 1' -- \
 	cat $MXT/r.prom
 expect "report prom gauges typed" 0 '# TYPE fabcheck_pair_bandwidth_gbps gauge' -- cat $MXT/r.prom

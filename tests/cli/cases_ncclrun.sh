@@ -52,6 +52,8 @@ expect "nccl run old driver" 3 'has no cuMemAlloc_v2: the CUDA driver is too old
 # the driver says no
 expect "nccl run no device" 3 'no GPU: cuInit failed: CUDA_ERROR_NO_DEVICE' -- \
 	env FAKECUDA=nodev $FAKES $RUN localhost
+expect "nccl run cuInit 802" 3 'no GPU: cuInit failed: .*802.*nvidia-fabricmanager' -- \
+	env FAKECUDA=nofm $FAKES $RUN localhost
 expect "nccl run stub driver" 3 'CUDA_ERROR_STUB_LIBRARY' -- env FAKECUDA=stub $FAKES $RUN localhost
 expect "nccl run more GPUs than there are" 3 'GPU 2 is asked for.*sees 2 GPUs' -- \
 	$FAKES $RUN -g 3 -e 4K localhost
@@ -122,6 +124,29 @@ expect "nccl run init fails" 1 'ncclCommInitRank \(rank 1 of 2\) failed: interna
 	env FAKENCCL=initfail $FAKES $RUN -g 2 -e 4K localhost
 expect "nccl run init hangs: deadline" 1 'ncclCommInitRank \(rank 0 of 2\) did not return within its deadline' -- \
 	env FAKENCCL=hang $FAKES timeout 30 $RUN -g 2 -e 4K --timeout 2 localhost
+expect "nccl run local init error named local" 3 'ncclCommInitRank \(rank [01] of 2\) failed: .*a local fault of this rank, not the fabric' -- \
+	env FAKENCCL=initusage $FAKES $RUN -g 2 -e 4K localhost
+# A rank whose all_reduce never returns: its watchdog ends it at the deadline.
+expect "nccl run all_reduce hangs: deadline" 1 'ncclAllReduce of [0-9]+ bytes \(rank 1\) did not return within its deadline' -- \
+	env FAKENCCL=arhang $FAKES timeout 60 $RUN -g 2 -e 4K --timeout 2 localhost
+# A rank killed mid-run: the run ends, naming it, and no rank is left behind.
+# (its own TMPDIR: a killed rank cannot remove its NCCL log)
+NRDIE=$(mktemp -d)
+expect "nccl run rank killed mid-run" 3 'the worker exited with status 9' -- \
+	env FAKENCCL=ardie $FAKES TMPDIR=$NRDIE timeout 60 $RUN -g 2 -e 4K --timeout 5 localhost
+rm -rf "$NRDIE"
+# The controller killed while a rank hangs inside NCCL: the rank exits too
+# (its watchdog sees the controller's pipe close), it does not keep its GPU.
+NRHUNG=$(mktemp -d)
+expect "nccl run: a hung rank exits when the controller goes away" 0 '^gone$' -- bash -c "
+	env FAKENCCL=arhang $FAKES FAKENCCL_DIR=$NRHUNG TMPDIR=$NRHUNG $RUN -g 2 -e 4K --timeout 120 localhost >/dev/null 2>&1 &
+	c=\$!
+	for i in \$(seq 100); do ls $NRHUNG/hung.* >/dev/null 2>&1 && break; sleep 0.1; done
+	kill -9 \$c; p=\$(ls $NRHUNG | sed -n 's/^hung\.//p')
+	[ -n \"\$p\" ] || { echo no-hung-rank; exit 0; }
+	for i in \$(seq 50); do kill -0 \$p 2>/dev/null || { echo gone; exit 0; }; sleep 0.1; done
+	kill -9 \$p; echo still-there"
+rm -rf "$NRHUNG"
 expect "nccl run no log" 0 'no rank sent NCCL_DEBUG=INFO lines back' -- \
 	env FAKENCCL=nolog $FAKES $RUN -e 4K localhost
 NRLOG=$(mktemp -d)

@@ -75,9 +75,29 @@ $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/r.db" 
 $FC report --db "$RLT/r.db" --html "$RLT/r.html" --prom "$RLT/r.prom" >/dev/null 2>&1
 expect "report rails: a heat map per rail and the overview" 0 '^2 1$' -- \
 	bash -c 'echo $(grep -c "<svg id=\"heatmap-rail" "$1") $(grep -c "<table id=\"rails\">" "$1")' _ "$RLT/r.html"
-expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
-	cat "$RLT/r.prom"
 expect "report rails: one suspect counted" 0 'fabcheck_matrix_suspects\{run="1"\} 1' -- cat "$RLT/r.prom"
+# Bounded by default: per (node, rail) gauges and a series per suspect link
+# (none here: nodeC's port on rail 1 is the suspect, in the port gauges);
+# every pair's only with --prom-all-pairs.
+expect "report rails: prometheus has no pair series but the ports'" 0 '^ok$' -- python3 -c '
+import re, sys
+t = open(sys.argv[1]).read().splitlines()
+bw = [l for l in t if l.startswith("fabcheck_pair_bandwidth_gbps{")]
+ok = not bw
+ok = ok and any(re.match(r"fabcheck_port_suspect\{node=\"nodeC\",rail=\"rxe1\",run=\"1\"\} 1$", l) for l in t)
+ok = ok and any(re.match(r"fabcheck_port_median_gbps\{node=\"nodeA\",rail=\"rxe0\",run=\"1\"\} 0\.1", l) for l in t)
+print("ok" if ok else bw)' "$RLT/r.prom"
+$FC report --db "$RLT/r.db" --prom "$RLT/all.prom" --csv "$RLT/r.csv" --prom-all-pairs >/dev/null 2>&1
+expect "report rails: --prom-all-pairs writes every pair of every rail" 0 '^12$' -- \
+	sh -c "grep -c '^fabcheck_pair_bandwidth_gbps{' '$RLT/all.prom'"
+expect "report rails: prometheus samples carry the rail" 0 'fabcheck_pair_bandwidth_gbps\{src="nodeB",dst="nodeC",rail="rxe1",run="1"\} 0.02' -- \
+	cat "$RLT/all.prom"
+expect "report rails: a CSV row per (pair, rail), with the rail and device" 0 '^12 ok$' -- python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = {(r["rail"], r["device"]) for r in rows} == {("0", "rxe0"), ("1", "rxe1")}
+ok = ok and all(r["verdict"] == "fail" for r in rows if r["rail"] == "1" and "nodeC" in (r["a"], r["b"]))
+print(len(rows), "ok" if ok else rows[:3])' "$RLT/r.csv"
 rm -rf "$RLT"
 
 # soak --rails: a series (and its failures) per rail of each pair.
@@ -89,3 +109,36 @@ print("ok" if ok else p)' \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
 rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
+
+# The suspects carry the part diagnosis of their worst pair: the rails run
+# with a diagnosis in each pair document of nodeC (rail 1's and rail 0's
+# rows, as pair --rails writes them); the port on rail 1 gets rail 1's.
+RLT=${TMPDIR:-/tmp}/fabcheck-cli-rdiag-$$
+mkdir -p "$RLT"
+python3 - tests/data/matrix/rails-docs-4x2-port.json "$RLT/d.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["results"]:
+    if "nodeC" in (p["a"]["node"], p["b"]["node"]):
+        p["diagnosis"] = [
+            {"subject": "rail 0 loaded: nodeC rxe0", "part": "host PCIe", "confidence": "possible",
+             "evidence": "rail 0 evidence", "next": "rail 0 step"},
+            {"subject": "rail 1 loaded: nodeC rxe1 port 1", "part": "cable or transceiver",
+             "confidence": "likely", "evidence": "symbol errors +812 on nodeC rxe1", "next": "reseat the cable"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect "matrix rails: the port suspect carries its worst pair's diagnosis on its rail" 0 '^ok$' -- python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+s = d["suspects"][0]; g = s.get("diagnosis", {})
+print("ok" if g.get("part") == "cable or transceiver" and g.get("confidence") == "likely" and "nodeC" in g["pair"]
+      and g["next"] == "reseat the cable" else d["suspects"])' \
+	$FC matrix --import "$RLT/d.json" --db "$RLT/m.db" --json
+expect "matrix rails: the text names the part under the findings" 1 \
+	"the suspects' parts .* node nodeC on rxe1: likely cable or transceiver \\(pair nodeC -> [a-zA-Z]+\\) +evidence: symbol errors \\+812 on nodeC rxe1 +next: reseat the cable" -- \
+	bash -c "set -o pipefail; $FC matrix --import '$RLT/d.json' --db '$RLT/t.db' 2>/dev/null | tr '\n' ' '"
+$FC report --db "$RLT/t.db" --html "$RLT/t.html" >/dev/null 2>&1
+expect "report rails: the HTML names the suspect's part" 0 \
+	'<li><b>nodeC on rxe1</b>: likely cable or transceiver; evidence: symbol errors \+812 on nodeC rxe1; next: reseat the cable</li>' -- \
+	cat "$RLT/t.html"
+rm -rf "$RLT"

@@ -28,11 +28,11 @@ report_case() {
 }
 export -f report_sums
 export RPT
-report_case r64 "64 nodes x 8 rails" "8e220f527b9009f7 ed611e8428b8fb6b 5332dbd4d4ca2a73" \
+report_case r64 "64 nodes x 8 rails" "8e220f527b9009f7 1052dd1ffc27f762 c9918a5bfa21c972" \
 	python3 $MXD/gen_rails.py --pair-docs 64 8 port:gpu05:3
-report_case r300r "300 nodes x 2 rails, 8 rounds" "5fded521733efea1 0e4fc8af42a7bbb8 9b3c99828b7f2972" \
+report_case r300r "300 nodes x 2 rails, 8 rounds" "5fded521733efea1 d55435726f33e7a8 ed724ffbc2ac9c0a" \
 	python3 $MXD/gen_rails.py --pair-docs 300 2 port:gpu77:1 8
-report_case r300 "300 nodes, 8 rounds" "3d4ed2b60881a01d e1a38c117115c84e 00cbd561f95dccb3" \
+report_case r300 "300 nodes, 8 rounds" "3d4ed2b60881a01d 9e98d3e98232b3f6 74c12e162586f76d" \
 	python3 $MXD/gen.py 300 rack1-node077 0.02 8
 # matrix's text report of the same runs (it builds no pairs list above 12
 # nodes now) is as before too (its summary says no latency where none was

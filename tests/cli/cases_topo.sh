@@ -85,3 +85,10 @@ expect "topo 608 columns: the cut is said" 0 'gpus 512 nics 0 truncated True cut
 expect_no_hca_claim() { wide_check 600 8 | grep -c 'no RDMA HCA'; }
 expect "topo 608 columns: no false 'no RDMA HCA'" 1 '^0$' -- expect_no_hca_claim
 rm -rf "$TOPO_TMP"
+
+# The HCA NCCL gives each GPU and the GPU it gives each HCA (HGX flat switch:
+# 4 GPUs and 4 HCAs under one switch; design/nccl-rules.md section 4).
+TFLAT=$(mktemp -d)
+expect "topo: NCCL's HCA per GPU and GPU per HCA" 0 '^mlx5_10 GPU5 mlx5_2$' -- bash -c \
+	"tests/topo/mksysfs.sh $TFLAT flat && $FC topo --sysfs $TFLAT --json | jq -r '.gpus[5].nccl_nic + \" \" + (.nics[] | select(.name==\"mlx5_10\") | .nccl_gpu) + \" \" + .gpus[1].nccl_nic'"
+rm -rf "$TFLAT"

@@ -12,10 +12,12 @@
  * FAKECUDA selects the behaviour (comma separated):
  *   nodev    cuInit -> CUDA_ERROR_NO_DEVICE     zero   0 devices
  *   stub     cuInit -> CUDA_ERROR_STUB_LIBRARY  fail   cuInit -> 999
+ *   nofm     cuInit -> 802 (no fabric manager)  mismatch cuInit -> 803
  *   nodmabuf DMA_BUF_SUPPORTED = 0              oom    cuMemAlloc -> OOM
  *   corrupt  every device-to-host copy flips the byte at offset 4113
  *   noexport cuMemGetHandleForAddressRange -> CUDA_ERROR_NOT_SUPPORTED
  *   nopcie   cuMemGetHandleForAddressRange refuses the PCIe mapping flag
+ *   pcieonly cuMemGetHandleForAddressRange takes only the PCIe mapping flag
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
@@ -86,6 +88,10 @@ EXPORT CUresult cuInit(unsigned int flags)
 		return 34;
 	if (mode("fail"))
 		return 999;
+	if (mode("nofm"))
+		return 802;
+	if (mode("mismatch"))
+		return 803;
 	return 0;
 }
 
@@ -309,7 +315,7 @@ EXPORT CUresult cuMemGetHandleForAddressRange(void *h, CUdeviceptr p, size_t len
 	if (mode("noexport"))
 		return 801;
 	/* The driver wants host-page aligned ranges; so does this stand-in. */
-	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || p % (unsigned long)pg ||
+	if (type != 1 || flags > 1 || (flags && mode("nopcie")) || (!flags && mode("pcieonly")) || p % (unsigned long)pg ||
 	    len % (unsigned long)pg)
 		return 1;
 	fd = memfd_create("fakecuda-dmabuf", MFD_CLOEXEC);

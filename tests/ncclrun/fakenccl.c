@@ -10,6 +10,10 @@
  * FAKENCCL selects the behaviour (comma separated):
  *   initfail  ncclCommInitRank -> ncclInternalError with a WARN line
  *   hang      ncclCommInitRank never returns
+ *   initusage ncclCommInitRank -> ncclInvalidUsage (a local fault)
+ *   arhang    rank 1's ncclAllReduce never returns (its pid in
+ *             $FAKENCCL_DIR/hung.PID first)
+ *   ardie     rank 1 exits inside ncclAllReduce (a rank killed mid-run)
  *   badsum    all_reduce leaves element 0 wrong
  *   nolog     writes no log
  *   ib        the log shows IB with GPUDirect instead of sockets
@@ -178,6 +182,11 @@ EXPORT int ncclCommInitRank(void **comm, int nranks, ncclUniqueId id, int rank)
 	}
 	while (mode("hang"))
 		sleep(1);
+	if (mode("initusage")) {
+		nlog(0, "WARN fake: invalid usage");
+		free(c);
+		return 5;
+	}
 	snprintf(c->dir, sizeof(c->dir), "%s/", base);
 	for (int i = 0; i < 8; i++)
 		snprintf(c->dir + strlen(c->dir), sizeof(c->dir) - strlen(c->dir), "%02x",
@@ -217,6 +226,19 @@ EXPORT int ncclAllReduce(const void *s, void *r, size_t count, int type, int op,
 	(void)stream;
 	if (type != 7 || op != 0)
 		return 4;
+	if (c->rank == 1 && mode("ardie"))
+		_exit(9);
+	if (c->rank == 1 && mode("arhang")) {
+		char p[600];
+		int fd;
+
+		snprintf(p, sizeof(p), "%s/hung.%d", getenv("FAKENCCL_DIR"), (int)getpid());
+		fd = open(p, O_CREAT | O_WRONLY, 0600);
+		if (fd >= 0)
+			close(fd);
+		for (;;)
+			sleep(1);
+	}
 	for (size_t i = 0; i < count; i++)
 		out[i] = in[i] * (float)c->nranks;
 	if (mode("badsum") && count)

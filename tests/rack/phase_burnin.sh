@@ -27,11 +27,13 @@ if rack_up "$RB" --nodes 3 --slurm; then
 		"d['options']['launcher'] == 'slurm' and d['a']['node'] == 'nodeA' and d['b']['node'] == 'nodeC' and
 		 d['results'][0]['gbps'] > 0 and d['verdict'] in ('pass', 'warn')" \
 		-- "${LX[@]}" nodeA fabcheck pair nodeA nodeC --launcher slurm "${SP[@]}" --no-db --json
+	# --retest: a pair that the host's load slowed is measured again beside
+	# its references (matrix/mxan.h fc_mx_retest_plan), as burnin-rack does.
 	expect_json "slurm: matrix of 3 nodes through srun" 0 \
 		"d['verdict'] == 'pass' and sorted(d['nodes']) == ['nodeA', 'nodeB', 'nodeC'] and len(d['pairs']) == 3 and
 		 all(p['gbps'] > 0 for p in d['pairs'])" \
 		-- "${LX[@]}" nodeA fabcheck matrix nodeA nodeB nodeC --launcher slurm "${SP[@]}" \
-		--min-rack-pct 20 --db /tmp/mx.db --json
+		--min-rack-pct 20 --retest --db /tmp/mx.db --json
 	expect "slurm: preflight through srun" 0 'verdict: pass' -- \
 		"${LX[@]}" nodeA fabcheck preflight nodeA nodeB nodeC --launcher slurm --expect-mtu 9000
 

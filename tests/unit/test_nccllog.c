@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "checks/nccl/log/nccllog.h"
+#include "checks/nccl/log/nccllog_int.h"
 
 static char *slurp(const char *path, size_t *len_p)
 {
@@ -612,6 +613,43 @@ static void test_hca_lists(void **state)
 	json_decref(doc);
 }
 
+/* mlx5 Data Direct (CX-8, NCCL 2.27.3+): NCCL lists "<hca>_dma" for the HCA
+ * (nccl-rules.md section 4, "Data Direct NICs ... appear as <hca>_dma"). The
+ * HCA's own name satisfies --expect-hca and the topology's nearest NICs. */
+static void test_data_direct(void **state)
+{
+	static const char text[] =
+		"h1:1:1 [0] NCCL INFO NCCL version 2.28.3+cuda12.9\n"
+		"h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0_dma:1/IB [1]mlx5_1_dma:1/IB [RO]; OOB ib0:10.0.0.1<0>\n"
+		"h1:1:1 [0] NCCL INFO Using network IB\n";
+	static const char *const want[] = { "mlx5_0", "mlx5_1:1" };
+	static const char *const gone[] = { "mlx5_2" };
+	struct ncl_expect exp = { .hcas = want, .nhcas = 2 };
+	json_t *doc, *gpu;
+	const json_t *h;
+
+	(void)state;
+	doc = report_text(text, strlen(text), 0, &exp);
+	h = json_array_get(json_object_get(doc, "hcas"), 0);
+	assert_string_equal(str(h, "name"), "mlx5_0_dma");
+	assert_true(json_is_true(json_object_get(h, "data_direct")));
+	assert_false(finding_has(doc, "--expect-hca"));
+	json_decref(doc);
+	exp.hcas = gone;
+	exp.nhcas = 1;
+	doc = report_text(text, strlen(text), 0, &exp);
+	assert_true(finding_has(doc, "not mlx5_2"));
+	json_decref(doc);
+	gpu = json_pack("{s:[s]}", "nearest_nics", "mlx5_0");
+	assert_true(ncl_topo_nearest(gpu, "mlx5_0_dma"));
+	assert_true(ncl_topo_nearest(gpu, "mlx5_0"));
+	assert_false(ncl_topo_nearest(gpu, "mlx5_1_dma"));
+	assert_false(ncl_topo_nearest(gpu, "mlx5_0_dmax"));
+	json_decref(gpu);
+	assert_true(ncl_hca_same("mlx5_0_dma", "mlx5_0", 6));
+	assert_false(ncl_hca_same("mlx5_10", "mlx5_1", 6));
+}
+
 /* 2.4's GPUDirect reason: ">=" and 2.4's distance numbers (NODE 3, PHB 2). */
 static void test_gdr_reason_24(void **state)
 {
@@ -770,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_expectations), cmocka_unit_test(test_details),
 		cmocka_unit_test(test_own_fixtures), cmocka_unit_test(test_share),
 		cmocka_unit_test(test_single_node), cmocka_unit_test(test_hca_lists),
+		cmocka_unit_test(test_data_direct),
 		cmocka_unit_test(test_stated_causes), cmocka_unit_test(test_gpu_rails),
 		cmocka_unit_test(test_gdr_reason_24),
 	};

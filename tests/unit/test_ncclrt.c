@@ -313,6 +313,28 @@ static void test_result_and_table(void **state)
 	assert_true(ncr_avg_busbw(NULL) == 0);
 }
 
+/* NCCL_DEBUG_SUBSYS relayed from the user: merged with INIT,ENV,NET (the
+ * log checks read [INIT], [ENV] and [NET] lines; NCCL's ^ inverts a list,
+ * src/debug.cc). */
+static void test_debug_subsys(void **state)
+{
+	static const char *const cases[][2] = {
+		{ NULL, "INIT,ENV,NET" },	   { "", "INIT,ENV,NET" },
+		{ "COLL", "COLL,INIT,ENV,NET" },   { "init,GRAPH", "init,GRAPH,ENV,NET" },
+		{ "ALL", "ALL" },		   { "^COLL,INIT", "^COLL" },
+		{ "^NET,ENV", "ALL" },		   { "NET,ENV,INIT", "NET,ENV,INIT" },
+	};
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ncr_debug_subsys(cases[i][0], out, sizeof(out));
+		if (strcmp(out, cases[i][1]))
+			fail_msg("'%s' -> '%s', want '%s'", cases[i][0] ? cases[i][0] : "(unset)", out,
+				 cases[i][1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_result_and_table),
+		cmocka_unit_test(test_debug_subsys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,6 +233,10 @@ int ncl_is_ipoib(const char *ifname);
  * name (merged devices joined with '+') into @buf; "" when unknown. */
 const char *ncl_hca_of(const struct ncl_log *lg, int h, int net_dev, char *buf,
 		       size_t len);
+/* True when @logname (NCCL's name for a device) is the HCA @name (its first
+ * @n bytes): the same name, or the name with "_dma", the mlx5 Data Direct
+ * device NCCL 2.27.3+ lists for that HCA (nccl-rules.md section 4). */
+int ncl_hca_same(const char *logname, const char *name, size_t n);
 /* True when NCCL's device list of host @h (or any host's) names @name. */
 int ncl_hca_listed(const struct ncl_log *lg, int h, const char *name);
 

@@ -263,12 +263,17 @@ static const struct ncl_host *host_with_list(const struct ncl_log *lg, int h)
 	return NULL;
 }
 
+int ncl_hca_same(const char *logname, const char *name, size_t n)
+{
+	return !strncmp(logname, name, n) && (!logname[n] || !strcmp(logname + n, "_dma"));
+}
+
 int ncl_hca_listed(const struct ncl_log *lg, int h, const char *name)
 {
 	const struct ncl_host *host = host_with_list(lg, h);
 
 	for (int i = 0; host && i < host->nhcas; i++)
-		if (!strcmp(host->hcas[i].name, name))
+		if (ncl_hca_same(host->hcas[i].name, name, strlen(name)))
 			return 1;
 	return 0;
 }

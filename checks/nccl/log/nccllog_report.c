@@ -169,6 +169,8 @@ static json_t *hcas_json(const struct ncl_log *lg, const struct ncl_facts *f)
 			json_object_set_new(o, "ibv_index", json_integer(c->ibv_index));
 		if (c->sharp)
 			json_object_set_new(o, "sharp", json_true());
+		if (strlen(c->name) > 4 && !strcmp(c->name + strlen(c->name) - 4, "_dma"))
+			json_object_set_new(o, "data_direct", json_true()); /* mlx5 Data Direct */
 		if (c->speed_mbps > 0)
 			json_object_set_new(o, "speed_mbps", json_integer(c->speed_mbps));
 		json_object_set_new(o, "gdr", c->gdr < 0 ? json_null() :

@@ -71,7 +71,8 @@ int ncl_topo_nearest(const json_t *gpu, const char *hca)
 		int hit = 0;
 
 		json_array_foreach(near, i, n)
-			hit |= json_is_string(n) && !strcmp(json_string_value(n), tok);
+			hit |= json_is_string(n) &&
+			       ncl_hca_same(tok, json_string_value(n), strlen(json_string_value(n)));
 		if (!hit)
 			return 0;
 	}

@@ -218,7 +218,7 @@ static int hca_listed(const struct ncl_host *h, const char *want)
 	int port = colon ? atoi(colon + 1) : 0;
 
 	for (int i = 0; i < h->nhcas; i++)
-		if (strlen(h->hcas[i].name) == n && !strncmp(h->hcas[i].name, want, n) &&
+		if (ncl_hca_same(h->hcas[i].name, want, n) &&
 		    (!port || h->hcas[i].port == port))
 			return 1;
 	return 0;

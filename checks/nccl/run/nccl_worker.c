@@ -92,13 +92,17 @@ static int nccl_fail(struct ncw *w, const char *what, int r)
 	char warn[1024];
 
 	log_warnings(warn, sizeof(warn));
-	/* ncclUnhandledCudaError: the CUDA driver and NCCL do not get along here. */
-	node_fault = r == 1;
+	/* ncclUnhandledCudaError: the CUDA driver and NCCL do not get along
+	 * here; ncclInvalidArgument / ncclInvalidUsage: NCCL refused this
+	 * rank's own call. Faults of this node, not of the fabric (nccl.h). */
+	node_fault = r == 1 || r == 4 || r == 5;
 	fc_err("%s failed: %s (NCCL error %d)%s%s%s", what, w->nc.error_string(r), r,
 	       *warn ? "; NCCL said: " : "", warn,
-	       r == 1 ? "; NCCL cannot use the CUDA driver on this node: install a driver as "
-			"new as the CUDA that NCCL was built for (see 'NCCL version ...+cudaX.Y' "
-			"in its log), or an NCCL built for this driver" : "");
+	       r == 1 ? "; a local fault of this node, not the fabric: NCCL cannot use the CUDA "
+			"driver here: install a driver as new as the CUDA that NCCL was built for "
+			"(see 'NCCL version ...+cudaX.Y' in its log), or an NCCL built for this driver" :
+	       node_fault ? "; a local fault of this rank, not the fabric: NCCL refused its own "
+			    "arguments or use (check the NCCL_* settings and the NCCL library)" : "");
 	return -EIO;
 }
 
@@ -150,7 +154,12 @@ static int set_env(struct ncw *w, const json_t *env)
 	snprintf(log_dir, sizeof(log_dir), "%s", w->logdir);
 	setenv("NCCL_DEBUG", "INFO", 1);
 	setenv("NCCL_DEBUG_FILE", w->logpath, 1);
-	setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,NET", 0);
+	{
+		char subsys[256];
+
+		ncr_debug_subsys(getenv("NCCL_DEBUG_SUBSYS"), subsys, sizeof(subsys));
+		setenv("NCCL_DEBUG_SUBSYS", subsys, 1);
+	}
 	return 0;
 }
 
@@ -179,6 +188,11 @@ static int open_gpu(struct ncw *w, json_t *rep)
 	fc_cuctx ctx;
 
 	r = w->cu.init(0);
+	if (r && *fc_cuda_init_advice(r)) {
+		fc_err("no GPU: cuInit failed: %s%s", fc_cuda_strerror(&w->cu, r, buf, sizeof(buf)),
+		       fc_cuda_init_advice(r));
+		return -ENODEV;
+	}
 	if (r) {
 		fc_err("no GPU: cuInit failed: %s; check nvidia-smi on this node (driver loaded, "
 		       "GPU visible, CUDA_VISIBLE_DEVICES)",
@@ -326,11 +340,19 @@ static int wait_stream(struct ncw *w, double deadline, double secs, uint64_t byt
 
 static int launch(struct ncw *w, uint64_t bytes, int n)
 {
-	for (int i = 0; i < n; i++) {
-		int r = w->nc.all_reduce((const void *)(uintptr_t)w->sbuf, (void *)(uintptr_t)w->rbuf,
-					 bytes / 4, NCR_NCCL_FLOAT32, NCR_NCCL_SUM, w->comm,
-					 w->stream);
+	char what[96];
 
+	/* Since NCCL 2.22 the first collective makes the connections: it can
+	 * block on a dead peer, so every call is under the watchdog. */
+	snprintf(what, sizeof(what), "ncclAllReduce of %llu bytes (rank %d)",
+		 (unsigned long long)bytes, w->p.rank);
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		ncw_guard_on(w->p.timeout, what);
+		r = w->nc.all_reduce((const void *)(uintptr_t)w->sbuf, (void *)(uintptr_t)w->rbuf,
+				     bytes / 4, NCR_NCCL_FLOAT32, NCR_NCCL_SUM, w->comm, w->stream);
+		ncw_guard_off();
 		if (r && r != NCR_NCCL_IN_PROGRESS)
 			return nccl_fail(w, "ncclAllReduce", r);
 	}
@@ -467,8 +489,11 @@ static int ws_finish_msg(struct ncw *w, const json_t *m)
 
 static void release(struct ncw *w)
 {
-	if (w->comm && w->nc.comm_abort)
+	if (w->comm && w->nc.comm_abort) {
+		ncw_guard_on(w->p.timeout > 0 ? w->p.timeout : 60, "ncclCommAbort");
 		w->nc.comm_abort(w->comm);
+		ncw_guard_off();
+	}
 	if (w->sbuf)
 		w->cu.mem_free(w->sbuf);
 	if (w->rbuf)

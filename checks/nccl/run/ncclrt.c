@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/out.h"
 
@@ -254,4 +255,51 @@ double ncr_avg_busbw(const json_t *table)
 double ncr_size_deadline(double timeout, uint64_t bytes, int ops)
 {
 	return timeout + (double)bytes * 2 * ops / 1e8;
+}
+
+static int needed_subsys(const char *tok, size_t n)
+{
+	static const char *const need[] = { "INIT", "ENV", "NET" };
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (strlen(need[i]) == n && !strncasecmp(tok, need[i], n))
+			return (int)i;
+	return -1;
+}
+
+void ncr_debug_subsys(const char *user, char *out, size_t len)
+{
+	int have[3] = { 0 }, inv = user && *user == '^';
+	size_t used = 0;
+	const char *p;
+
+	if (!user || !*user) {
+		snprintf(out, len, "INIT,ENV,NET");
+		return;
+	}
+	out[0] = 0;
+	for (p = user + inv; *p;) {
+		size_t n = strcspn(p, ",");
+		int k = needed_subsys(p, n);
+
+		if (n == 3 && !strncasecmp(p, "ALL", 3) && !inv) {
+			snprintf(out, len, "%s", user);
+			return;
+		}
+		if (k >= 0)
+			have[k] = 1;
+		if (n && (k < 0 || !inv) && used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s%.*s", used ? "," : "",
+						 inv && !used ? "^" : "", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+	if (inv) {
+		if (!used)
+			snprintf(out, len, "ALL");
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		if (!have[i] && used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
+						 i == 0 ? "INIT" : i == 1 ? "ENV" : "NET");
 }

@@ -106,6 +106,16 @@ double ncr_rails_busbw(enum ncr_op op, unsigned algos, int rails, double rate_gb
 double ncr_rails_bound(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
 		       int gpus_per_node, int nnodes);
 
+/*
+ * NCCL_DEBUG_SUBSYS for a rank: @user's value (NULL: unset) with the
+ * subsystems the log checks read (INIT, ENV, NET) added; "INIT,ENV,NET"
+ * when unset or empty; "ALL" kept; of an exclusion list ("^COLL,INIT",
+ * NCCL's inverted form, src/debug.cc) those three are taken out ("^COLL"),
+ * and an exclusion of nothing else becomes "ALL". Tokens are compared
+ * without case, as NCCL does. Written into @out (@len bytes).
+ */
+void ncr_debug_subsys(const char *user, char *out, size_t len);
+
 /* Hex of @n bytes into @out (2n + 1 chars). */
 void ncr_hex_encode(const uint8_t *in, size_t n, char *out);
 /* Exactly 2n hex digits into @out; -EINVAL otherwise. */
