@@ -66,6 +66,10 @@ struct option;
  */
 int fc_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
+/* The fastest port there is: 1.6 Tb/s Ethernet (IEEE 802.3dj) and XDR
+ * InfiniBand 4x at 800 Gb/s (IBTA). A figure one way above it is none. */
+#define FC_GBPS_MAX 1600.0
+
 #define FC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -1,6 +1,7 @@
 /* The one output path for text and JSON (see out.h). */
 #include "core/out.h"
 #include "core/log.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const verdict_names[] = {
@@ -65,6 +67,38 @@ int fc_doc_exit(const json_t *doc)
 	return fc_doc_verdict(doc) == FC_FAIL ? FC_EXIT_FAIL : FC_EXIT_PASS;
 }
 
+/* 1 when @s holds a control character (C0 or DEL): a name from a store or
+ * a worker with an escape sequence, which must not reach the terminal. */
+static int has_ctrl(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* @s as a text line prints it: through fc_name_show (core/names.h, the one
+ * escaping of names) when it holds a control character, else as it is. */
+static void put_text(FILE *f, const char *fmt, const char *s)
+{
+	char shown[1024];
+
+	fprintf(f, fmt, has_ctrl(s) ? fc_name_show(s, shown, sizeof(shown)) : s ? s : "");
+}
+
+/* A table cell holding a control character (a name with escapes) is
+ * kept as fc_name_show shows it. */
+static void cell_safe(char **cell)
+{
+	char shown[1024];
+
+	if (!has_ctrl(*cell))
+		return;
+	fc_name_show(*cell, shown, sizeof(shown));
+	free(*cell);
+	*cell = strdup(shown);
+}
+
 void fc_render_findings(FILE *f, const json_t *doc)
 {
 	const json_t *list = json_object_get(doc, "findings");
@@ -74,7 +108,7 @@ void fc_render_findings(FILE *f, const json_t *doc)
 	if (json_array_size(list)) {
 		fprintf(f, "\nfindings:\n");
 		json_array_foreach(list, i, v)
-			fprintf(f, "  - %s\n", json_string_value(v));
+			put_text(f, "  - %s\n", json_string_value(v));
 	}
 	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
 }
@@ -326,6 +360,18 @@ const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf
 	return buf;
 }
 
+const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len)
+{
+	time_t s;
+	struct tm tm;
+
+	/* 253402300799: 9999-12-31 23:59:59 UTC */
+	if (!(t >= 0 && t <= 253402300799.0) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
+	    !strftime(buf, len, fmt, &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(obj, key));
@@ -448,6 +494,8 @@ void fc_table_add(struct fc_table *t, ...)
 		row[i] = strdup(s ? s : "");
 	}
 	va_end(ap);
+	for (int i = 0; i < t->ncols; i++)
+		cell_safe(&row[i]);
 }
 
 void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
@@ -460,6 +508,7 @@ void fc_table_addf(struct fc_table *t, int col, const char *fmt, ...)
 	if (vasprintf(cell, fmt, ap) < 0)
 		*cell = NULL;
 	va_end(ap);
+	cell_safe(cell);
 }
 
 void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char *key)

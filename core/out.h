@@ -87,6 +87,10 @@ void fc_table_free(struct fc_table *t);
 /* "@v @unit" printed with @fmt ("%.3g"), or "-" when @v was not measured
  * (NAN, infinite): a figure not measured is never printed as a number. */
 const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf, size_t len);
+/* Unix time @t as local time by strftime @fmt into @buf; "?" for a time
+ * no calendar holds (not finite, beyond year 9999, before 1970: a store's
+ * number, never a crash in localtime). Returns @buf. */
+const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len);
 
 /* Short helpers for reading documents. */
 const char *fc_jstr(const json_t *obj, const char *key, const char *dflt);

@@ -412,7 +412,7 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 {
 	struct fc_chan *c = chans[which];
 	double deadline = fc_now() + timeout, next_ping = fc_now() + 1;
-	int err;
+	int err, progressed = 0; /* a "progress" came in this wait */
 
 	*failed_p = which;
 	for (;;) {
@@ -426,15 +426,26 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 		}
 		/* Lines read before the worker closed are still delivered. */
 		while ((err = next_msg(c, msg_p)) == 1) {
+			double ext = fc_now() + timeout;
+
 			if (!take_progress(c, *msg_p))
 				return 0;
-			deadline = fc_now() + timeout;
+			/* progress extends the wait up to the test's own deadline */
+			if (ext > c->test_until)
+				ext = c->test_until;
+			if (ext > deadline)
+				deadline = ext;
+			progressed = 1;
 		}
 		if (err < 0 || c->dead)
 			return err < 0 ? err : -EPIPE;
 		now = fc_now();
 		if (c->until > 0 && now >= c->until) {
 			snprintf(c->why, sizeof(c->why), "%s: the run's deadline came", c->node);
+			return -ETIME;
+		}
+		if (now >= deadline && progressed && c->test_until > 0 && now >= c->test_until) {
+			snprintf(c->why, sizeof(c->why), "%s: the test's own deadline came", c->node);
 			return -ETIME;
 		}
 		if (now >= deadline) {

@@ -48,6 +48,10 @@ struct fc_chan {
 	int dead;
 	int expect_eof; /* its worker is told to finish: its exit is no failure */
 	double until;	/* fc_now() after which fc_chan_recv gives -ETIME; 0: never */
+	/* The own deadline of the test under way (fc_now() time; 0: none): a
+	 * "progress" message extends a wait up to it, never past it, and a
+	 * wait that progress made last until it gives -ETIME. With none, progress extends nothing. */
+	double test_until;
 	double progress_done, progress_at; /* the last "progress" count, when it came */
 	json_t *held;	/* a message fc_chan_progress read ahead */
 	char why[1024]; /* what went wrong, naming the node */
@@ -79,7 +83,8 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  * waiting. Returns 0 with *msg_p, or -errno with chans[which]->why set, or
  * -EPIPE when another channel's worker went away first (*failed_p says
  * which; its buffered messages, an "error" perhaps, can still be read), or
- * -ETIME once chans[which]->until has passed, however busy the worker.
+ * -ETIME once chans[which]->until has passed, however busy the worker, or
+ * once its test_until has passed in a wait in which it sent "progress".
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);

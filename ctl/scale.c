@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "core/log.h"
@@ -35,6 +36,7 @@ int fc_fd_reserve(const char *cmd, int workers, int per, const char *hint)
 {
 	struct rlimit rl;
 	struct fc_fd_plan p;
+	char lower[64] = "";
 	int rc;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -53,12 +55,15 @@ int fc_fd_reserve(const char *cmd, int workers, int per, const char *hint)
 	}
 	if (!rc)
 		return 0;
+	/* "give --fanout N or less, or" only when N would be one that runs */
+	if (hint && p.can >= 1)
+		snprintf(lower, sizeof(lower), "give %s%d or less, or ", hint, p.can);
 	fc_err("%s: %d workers at once need %ld open files (%d each and %d for itself), but the "
 	       "open-file limit (RLIMIT_NOFILE) stops at %ld: this controller can drive %d at once; "
-	       "%s%s%.0d%sraise the hard limit (ulimit -Hn, 'nofile' in /etc/security/limits.conf, "
+	       "%sraise the %s (%sulimit -Hn, 'nofile' in /etc/security/limits.conf, "
 	       "LimitNOFILE= of a systemd unit)",
-	       cmd, workers, p.need, per, FC_FD_BASE, p.soft, p.can, hint ? "give " : "",
-	       hint ? hint : "", hint ? p.can : 0, hint ? " or less, or " : "");
+	       cmd, workers, p.need, per, FC_FD_BASE, p.soft, p.can, lower,
+	       p.can < 1 ? "limit" : "hard limit", p.can < 1 ? "ulimit -n, " : "");
 	return -EMFILE;
 }
 

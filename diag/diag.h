@@ -123,6 +123,14 @@ struct diag_port {
 	json_t *notes; /* strings: what is not exposed, saturated, reset */
 };
 
+/* The most a snapshot holds, read by a worker or from a folder, or sent to
+ * the controller: one file (ethtool -S of a big NIC is ~100 KiB), all. */
+#define DIAG_SNAP_FILE_MAX (1u << 20)
+#define DIAG_SNAP_TOTAL_MAX (16u << 20)
+/* The most an evidence folder's test.json may be (a pair document with
+ * every size's samples is some 100 KiB). */
+#define DIAG_TEST_MAX (16u << 20)
+
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);

@@ -6,12 +6,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/util.h"
 
 #define SET_MAX_PORTS 512
 
@@ -118,13 +120,33 @@ static int read_node(struct diag_set *s, const char *dir, const char *node)
 
 static int read_test(struct diag_set *s, const char *dir)
 {
-	char path[768];
+	char path[768], *text;
 	json_error_t je;
+	struct stat st;
+	size_t len;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/test.json", dir);
 	if (access(path, F_OK))
 		return 0;
-	s->test = json_load_file(path, 0, &je);
+	/* O_NONBLOCK: a FIFO named test.json is refused, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fc_err("evidence: '%s': %s; it must be a regular file (a fabcheck --json document)",
+		       path, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	text = fc_read_fd(fd, DIAG_TEST_MAX, &len);
+	if (!text)
+		fc_err("evidence: '%s': %s; remove it to diagnose the counters alone", path,
+		       errno == EFBIG ? "over 16 MiB, no fabcheck document is that big" : strerror(errno));
+	close(fd);
+	if (!text)
+		return -EINVAL;
+	s->test = json_loadb(text, len, 0, &je);
+	free(text);
 	if (!s->test || !json_is_object(s->test)) {
 		fc_err("evidence: '%s' line %d: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
 		       path, je.line, s->test ? "not an object" : je.text);

@@ -13,8 +13,8 @@
 #include "core/safefile.h"
 #include "core/util.h"
 
-#define SNAP_FILE_MAX (1u << 20)   /* one file: ethtool -S of a big NIC is ~100 KiB */
-#define SNAP_TOTAL_MAX (16u << 20) /* one snapshot */
+#define SNAP_FILE_MAX DIAG_SNAP_FILE_MAX
+#define SNAP_TOTAL_MAX DIAG_SNAP_TOTAL_MAX
 #define SNAP_DEPTH 3		   /* pcie/hca-0000:17:00.0/current_link_speed */
 
 /* Names as a snapshot may hold them: no "..", no leading '/', printable. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -94,10 +95,39 @@ static void export_self(void)
 		fc_warn("lab: cannot export FABCHECK_SELF: %s", strerror(errno));
 }
 
+/* With --json, a subcommand that writes text (all but status) runs as a
+ * child with its stdout on stderr: main then writes the one document, for
+ * the child's exit code. */
+static int run_quiet(char **args)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		fc_err("lab: cannot start bash: %s", strerror(errno));
+		return FC_EXIT_CANT;
+	}
+	if (!pid) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execvp("bash", args);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return FC_EXIT_CANT;
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= FC_EXIT_CANT)
+		return WEXITSTATUS(status);
+	fc_err("lab: %s ended %s %d", args[2] ? args[2] : "lab",
+	       WIFEXITED(status) ? "with exit" : "on signal",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return FC_EXIT_CANT;
+}
+
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 {
 	char path[PATH_MAX + 64];
 	char **args;
+	int n;
 
 	if (argc < 2) {
 		fputs(usage_lab, stderr);
@@ -112,15 +142,24 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 		       "reinstall with 'make install' or set FABCHECK_LAB_SCRIPT");
 		return FC_EXIT_CANT;
 	}
-	args = calloc((size_t)argc + 2, sizeof(*args));
+	args = calloc((size_t)argc + 3, sizeof(*args));
 	if (!args)
 		return FC_EXIT_CANT;
 	args[0] = "bash";
 	args[1] = path;
+	n = 2;
 	for (int i = 1; i < argc; i++)
-		args[i + 1] = argv[i];
+		if (!ctx->json || strcmp(argv[i], "--json"))
+			args[n++] = argv[i];
 	export_self();
 	fflush(NULL);
+	if (ctx->json && !strcmp(argv[1], "status")) {
+		args[n++] = "--json"; /* given before the command too: status writes the document */
+	} else if (ctx->json) {
+		n = run_quiet(args);
+		free(args);
+		return n;
+	}
 	execvp("bash", args);
 	fc_err("lab: cannot run bash: %s", strerror(errno));
 	free(args);

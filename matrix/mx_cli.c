@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/sched.h"
 #include "core/util.h"
+#include "matrix/mx_model.h"
 #include "ctl/launch_opts.h"
 #include "ctl/scale.h"
 
@@ -74,11 +75,11 @@ static const struct fc_opt mx_opts[] = {
 	FCO_ID("resume", 0, resume, .only = MATRIX),
 	FCO_FLAG("both-directions", 0, both),
 	FCO_FLAG("retest", 0, retest),
-	FCO_DOUBLE("min-gbps", 0, opts.min_gbps, 0, 1e5, PASSED),
-	FCO_DOUBLE("max-lat-us", 0, opts.max_lat_us, 0, 1e9, PASSED),
+	FCO_DOUBLE("min-gbps", 0, opts.min_gbps, 0, MX_MIN_GBPS_MAX, PASSED),
+	FCO_DOUBLE("max-lat-us", 0, opts.max_lat_us, 0, MX_MAX_LAT_US_MAX, PASSED),
 	FCO_DOUBLE("min-rack-pct", 0, opts.min_rack_pct, 0, 100),
 	FCO_DOUBLE("asym-pct", 0, opts.asym_pct, 0, 100),
-	FCO_DURATION("deadline", 0, deadline_s, 1, 86400),
+	FCO_DURATION("deadline", 0, deadline_s, 1, MX_DEADLINE_MAX),
 	FCO_ID("run", 0, follow, .only = TUI),
 	FCO_FLAG("once", 0, once, .only = TUI),
 	FCO_INT("max-iterations", 0, max_iter, 1, 1000000, .only = TUI),
@@ -89,7 +90,7 @@ static const struct fc_opt mx_opts[] = {
 	FCO_STR("exclude-dev", 0, exclude_dev, PASSED),
 	FCO_FLAG("screen", 0, screen, .only = MATRIX),
 	FCO_FLAG("full", 0, full, .only = MATRIX),
-	FCO_INT("max-rounds", 0, max_rounds, 1, 4096, .only = MATRIX),
+	FCO_INT("max-rounds", 0, max_rounds, 1, MX_MAX_ROUNDS_MAX, .only = MATRIX),
 	FCO_CALL_AT("fanout", 0, fc_fanout_opt, fanout, int),
 	FCO_FLAG("no-ssh-mux", 0, no_mux),
 	FC_DRAIN_OPTS(drain, .only = MATRIX),
@@ -174,23 +175,57 @@ static FILE *hostfile_open(const char *path)
 		errno = EISDIR;
 		return NULL;
 	}
+	/* a file, or a pipe (--hostfile <(scontrol show hostnames)); no device */
+	if (fstat(fileno(f), &sb) || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+		fc_err("--hostfile %s: is not a regular file (a device?); give a file with one node name a line",
+		       path);
+		fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
 	return f;
+}
+
+/* The next line of @f with its newline (NUL bytes kept) into @buf (@cap
+ * bytes), NUL ended: its length, -1 at the end, -2 when it does not fit. */
+static ssize_t line_read(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (n + 1 >= cap)
+			return -2;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = 0;
+	return n ? (ssize_t)n : -1;
 }
 
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
 {
 	FILE *f = hostfile_open(path);
-	char **nodes = NULL, *line = NULL, *name;
-	size_t cap = 0;
-	ssize_t len;
+	char **nodes = NULL, line[MX_HOSTFILE_LINE_MAX + 2], *name;
+	size_t len, total = 0;
+	ssize_t got;
 	int n = 0, lineno = 0;
 
 	if (!f)
 		return -errno;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((got = line_read(f, line, sizeof(line))) != -1) {
 		char **nn;
 
-		if (hostfile_line(path, ++lineno, line, (size_t)len, &name))
+		len = got < 0 ? sizeof(line) : (size_t)got;
+		total += len;
+		if (got == -2 || total > MX_HOSTFILE_MAX) {
+			fc_err("--hostfile %s line %d: %s; give one node name a line", path, lineno + 1,
+			       total > MX_HOSTFILE_MAX ? "the file is over 16 MiB" :
+							 "longer than 4096 bytes");
+			goto out_free;
+		}
+		if (hostfile_line(path, ++lineno, line, len, &name))
 			goto out_free;
 		if (!name)
 			continue;
@@ -207,7 +242,6 @@ int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
 		fc_err("--hostfile %s: cannot read line %d: %m", path, lineno + 1);
 		goto out_free;
 	}
-	free(line);
 	fclose(f);
 	*nodes_p = nodes;
 	*n_p = n;
@@ -217,7 +251,6 @@ out_free:
 	while (n--)
 		free(nodes[n]);
 	free(nodes);
-	free(line);
 	fclose(f);
 	return -EINVAL;
 }

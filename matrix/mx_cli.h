@@ -91,6 +91,11 @@ int mx_cli_rails_default(const struct mx_cli *c);
  * Lines of any length; extra words, NUL bytes, read errors and folders
  * are errors naming the file and the line (logged). 0 or -errno. */
 int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p);
+/* A hostfile line (a name of at most 253 bytes and its key=value words)
+ * and a hostfile (100,000 nodes at 160 bytes a line): past these it is
+ * refused, never read until memory runs out. */
+#define MX_HOSTFILE_LINE_MAX 4096
+#define MX_HOSTFILE_MAX (16u << 20)
 /* The nodes of a command: argv[first..] or @hostfile, not both (logged,
  * naming @cmd). A NULL-terminated list in *nodes_p. 0 or -EINVAL. */
 int mx_node_args(const char *cmd, const char *hostfile, int argc, char **argv, int first,

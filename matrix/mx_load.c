@@ -52,13 +52,16 @@ static int add_node(struct mx_model *m, const char *name)
 	return m->n++;
 }
 
-static void params_read(struct mx_model *m)
+static int params_read(struct mx_model *m, const char *db)
 {
 	const json_t *p = m->info.params;
 
+	if (mx_params_check(p, (long long)m->info.id, db))
+		return -EINVAL;
 	m->both = json_is_true(json_object_get(p, "both_directions"));
 	m->retest = json_is_true(json_object_get(p, "retest"));
 	mx_params_opts(p, &m->opts);
+	return 0;
 }
 
 /* Whether a -> b was read before; marks it. The bits are n x n, grown
@@ -300,7 +303,10 @@ int mx_model_load(struct mx_model *m, struct fc_store *st, int64_t run)
 	rc = fc_store_run_get(st, run, &m->info);
 	if (rc)
 		return rc;
-	params_read(m);
+	if ((rc = params_read(m, fc_store_path(st)))) {
+		mx_model_release(m);
+		return rc;
+	}
 	if (mx_rails_load(m)) {
 		mx_model_release(m);
 		return -ENOMEM;

@@ -65,6 +65,36 @@ void mx_params_opts(const json_t *p, struct fc_mx_opts *o)
 	o->asym_pct = fc_jnum(p, "asym_pct", d.asym_pct);
 }
 
+/* Whether the number at @key of @obj (absent: fine) is within [@min, @max],
+ * or is 0 where @zero_ok; logs why not. */
+static int stored_ok(const json_t *obj, const char *key, double min, double max, int zero_ok,
+		     const char *opt, long long run, const char *db)
+{
+	const json_t *v = json_object_get(obj, key);
+	double d = json_number_value(v);
+
+	if (!v || (json_is_number(v) && ((d >= min && d <= max) || (zero_ok && d == 0))))
+		return 1;
+	fc_err("run %lld in %s: its stored '%s' (%g) is not a number from %g to %g%s, as %s takes: "
+	       "the store was changed outside fabcheck; start a new run",
+	       run, db, key, json_is_number(v) ? d : NAN, min, max, zero_ok ? " or 0" : "", opt);
+	return 0;
+}
+
+int mx_params_check(const json_t *p, long long run, const char *db)
+{
+	const json_t *scr = json_object_get(p, "screen");
+
+	return stored_ok(p, "min_gbps", 0, MX_MIN_GBPS_MAX, 0, "--min-gbps", run, db) &&
+			       stored_ok(p, "max_lat_us", 0, MX_MAX_LAT_US_MAX, 0, "--max-lat-us", run, db) &&
+			       stored_ok(p, "min_rack_pct", 0, 100, 0, "--min-rack-pct", run, db) &&
+			       stored_ok(p, "asym_pct", 0, 100, 0, "--asym-pct", run, db) &&
+			       stored_ok(p, "deadline_s", 1, MX_DEADLINE_MAX, 1, "--deadline", run, db) &&
+			       stored_ok(scr, "max_rounds", 1, MX_MAX_ROUNDS_MAX, 1, "--max-rounds", run, db) ?
+		       0 :
+		       -EINVAL;
+}
+
 int mx_model_analyze(struct mx_model *m)
 {
 	int rc;

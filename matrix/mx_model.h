@@ -82,6 +82,17 @@ json_t *mx_params_new(char **nodes, int n, int both, int retest, const struct fc
 
 /* The analysis thresholds of run parameters (defaults where absent). */
 void mx_params_opts(const json_t *params, struct fc_mx_opts *o);
+/* The ranges of the options a run keeps (mx_cli.c's option table uses
+ * them too): a stored number is checked against them on read. */
+#define MX_MIN_GBPS_MAX 1e5
+#define MX_MAX_LAT_US_MAX 1e9
+#define MX_DEADLINE_MAX 86400
+#define MX_MAX_ROUNDS_MAX 4096
+/* 0 when every number run @run of @db keeps in @params (the thresholds,
+ * deadline_s, the screen's max_rounds) is in the range its
+ * option takes on the command line, else -EINVAL, logged naming the run,
+ * the number and the range (a store changed outside fabcheck). */
+int mx_params_check(const json_t *params, long long run, const char *db);
 
 /* The cell to show at row @a, column @b of a heat map: a -> b when it
  * was measured, else b -> a for a single-direction run (*mirrored_p set),

@@ -211,6 +211,8 @@ static int resume(struct mx_session *s, const struct mx_cli *c)
 	s->run = info.id;
 	s->params = json_incref(info.params);
 	fc_store_run_release(&info);
+	if (mx_params_check(s->params, (long long)s->run, fc_store_path(s->st)))
+		return FC_EXIT_CANT;
 	return resume_pair_args(s, c);
 }
 

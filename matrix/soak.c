@@ -14,12 +14,9 @@
 
 const char *fc_soak_when(double t, double t0, char *buf, size_t len)
 {
-	time_t s = (time_t)t;
-	struct tm tm;
-	char hms[16] = "?";
+	char hms[16];
 
-	if (localtime_r(&s, &tm))
-		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	fc_fmt_time(t, "%H:%M:%S", hms, sizeof(hms));
 	snprintf(buf, len, "%s (+%.0f s)", hms, t - t0);
 	return buf;
 }

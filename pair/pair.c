@@ -313,6 +313,19 @@ void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64
 		*duration_p = PAIR_BW_SECONDS;
 }
 
+double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
+			uint64_t size)
+{
+	double per_msg = (double)size * 8 * (lat ? 2 : 1) / PAIR_FLOOR_BPS + PAIR_FLOOR_MSG_S;
+	double qps = lat ? 1 : cfg->qps > 0 ? cfg->qps : 1;
+	/* the method's own warm-up (-1, -2) is at most 200 rounds or tx_depth
+	 * requests (verbs/test.c) */
+	double warm = cfg->warmup >= 0 ? cfg->warmup : cfg->tx_depth > 200 ? cfg->tx_depth : 200;
+	double msgs = warm * qps + (duration > 0 ? qps * cfg->tx_depth : (double)iters * qps);
+
+	return (duration > 0 ? duration : 0) + msgs * per_msg + cfg->timeout;
+}
+
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)
 {
 	int n = 0;

@@ -101,14 +101,22 @@ void pair_qos_finish(json_t *doc, const struct pair_cfg *cfg);
 void pair_qos_render(FILE *f, const json_t *doc);
 
 /* Evidence (pair/pair_ev.c): "evidence" messages of a worker kept in
- * @ev[side] ({"before": snapshot, "after": snapshot}). pair_ev_read parses
+ * @ev[side] ({"before": snapshot, "after": snapshot}) by pair_ev_absorb,
+ * the pieces of a file kept apart until pair_ev_read joins them (linear
+ * time): at most DIAG_SNAP_FILE_MAX a file and PAIR_EV_MAX a side, counted
+ * in *@used (names included, and each message as PAIR_EV_MSG_MIN bytes at
+ * least, so that empty ones cannot go on forever). Returns 0, or -E2BIG
+ * with the reason in @why (@len bytes) for a worker that sends more, which
+ * is refused. pair_ev_read parses
  * each side's port once into @s (@idx[side]: its index, -1 without
  * evidence); pair_ev_ceilings puts each side's smallest PCIe ceiling in
  * as "pcie_ceiling", for the verdict's floor (core/pairv.h); once the
  * verdict is in, pair_ev_finish adds the diagnosis, releases @s and, with
  * --save-evidence, writes the folder. */
 struct diag_set;
-void pair_ev_absorb(json_t *ev, const json_t *msg);
+#define PAIR_EV_MSG_MIN 1024
+#define PAIR_EV_MAX (2 * DIAG_SNAP_TOTAL_MAX) /* a snapshot before, one after */
+int pair_ev_absorb(json_t *ev, size_t *used, const json_t *msg, char *why, size_t len);
 /* 0 when the names of a worker's setup reply (device, netdev, host) are
  * names (core/names.h); else -EINVAL, logged. */
 int pair_setup_names(const json_t *setup);
@@ -132,6 +140,27 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 /* How long a test runs: rounds or messages per QP, else seconds. */
 void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p);
+/* Floors of the test's own deadline (pair_test_budget): far below any RDMA
+ * link, so that no real test is cut: 1 Mbit/s is 2500 times below the
+ * slowest InfiniBand link, 1X SDR at 2.5 Gb/s (IBTA spec. vol. 1, 5.2), and
+ * 1 ms a message some 500 times RoCE's and InfiniBand's few-microsecond
+ * round trips (perftest ib_write_lat). They bound only a worker that sends
+ * "progress" forever. */
+#define PAIR_FLOOR_BPS 1e6
+#define PAIR_FLOOR_MSG_S 1e-3
+/* The seconds after its go that a test of @iters messages per QP (or
+ * @duration seconds) of @size bytes may last at the floors, its warm-up and
+ * queues included, plus --timeout for the result's way back: the test's own
+ * deadline, up to which its "progress" extends the wait for its result. */
+double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
+			uint64_t size);
+#define PAIR_GBPS_MAX FC_GBPS_MAX /* core/fc.h */
+/* 0 when every number of a worker's "result" @res (but its "method", the
+ * knobs it ran with) is a figure: finite, not
+ * negative, and no "...gbps" one above PAIR_GBPS_MAX; else -EINVAL with
+ * what is wrong in @why (@len bytes). Such a result is refused, never kept
+ * (pair/pair_bw.c). */
+int pair_result_check(const json_t *res, char *why, size_t len);
 /* The bandwidth result from both sides' reports (pair/pair_bw.c); both
  * ways, over the window both ran in, each side's clock at @offset (seconds
  * its clock is ahead of the controller's) within @clock_err. */

@@ -5,6 +5,8 @@
  * channel) and only the window in which both directions ran is counted:
  * each direction, their sum, and the window as a share of the run.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,41 @@ out:
 		free(t[i]);
 		free(b[i]);
 	}
+}
+
+/* pair_result_check over @v, found under the key @key. */
+static int figures_ok(const json_t *v, const char *key, char *why, size_t len)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x) /* "method": knobs, -1 for none */
+			if (strcmp(k, "method") && figures_ok(x, k, why, len))
+				return -EINVAL;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (figures_ok(x, key, why, len))
+				return -EINVAL;
+	} else if (json_is_number(v)) {
+		double d = json_number_value(v);
+		size_t n = strlen(key);
+
+		if (!isfinite(d) || d < 0 ||
+		    (n >= 4 && !strcmp(key + n - 4, "gbps") && d > PAIR_GBPS_MAX)) {
+			snprintf(why, len, "its \"%.40s\" of %g is no figure (%s)", key, d,
+				 d < 0 || !isfinite(d) ? "not a finite number of 0 or more" :
+							 "above the fastest port, 1600 Gb/s");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int pair_result_check(const json_t *res, char *why, size_t len)
+{
+	return figures_ok(res, "", why, len);
 }
 
 void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_op op,

@@ -15,33 +15,96 @@
 #include "diag/diag.h"
 #include "pair/pair.h"
 
-void pair_ev_absorb(json_t *ev, const json_t *msg)
+/* The bytes @msg adds to a side's evidence: its files' names and texts,
+ * PAIR_EV_MSG_MIN at least. */
+static size_t ev_cost(const json_t *msg)
+{
+	size_t add = 0;
+	const char *rel;
+	json_t *v;
+
+	json_object_foreach(json_object_get(msg, "files"), rel, v)
+		add += strlen(rel) + json_string_length(v);
+	return add > PAIR_EV_MSG_MIN ? add : PAIR_EV_MSG_MIN;
+}
+
+/* A later piece @v of the file @rel of @snap: kept beside the ones before
+ * as [bytes so far, piece, piece...], joined once by join_pieces. */
+static int add_piece(json_t *snap, const char *rel, json_t *v, char *why, size_t len)
+{
+	json_t *old = json_object_get(snap, rel), *arr = old;
+	size_t had = json_is_string(old) ? json_string_length(old) :
+		     (size_t)json_integer_value(json_array_get(old, 0));
+
+	if (had + json_string_length(v) > DIAG_SNAP_FILE_MAX) {
+		snprintf(why, len, "its evidence file '%.100s' is over %u KiB (a snapshot's files are at most that)",
+			 rel, DIAG_SNAP_FILE_MAX >> 10);
+		return -E2BIG;
+	}
+	if (json_is_string(old)) {
+		arr = json_pack("[I, O]", (json_int_t)had, old);
+		json_object_set_new(snap, rel, arr);
+	}
+	json_array_set_new(arr, 0, json_integer((json_int_t)(had + json_string_length(v))));
+	json_array_append(arr, v);
+	return 0;
+}
+
+int pair_ev_absorb(json_t *ev, size_t *used, const json_t *msg, char *why, size_t len)
 {
 	const char *phase = fc_jstr(msg, "phase", ""), *rel;
+	size_t add = ev_cost(msg);
 	json_t *snap, *v;
 
+	if (*used + add > PAIR_EV_MAX) {
+		snprintf(why, len, "it sent more than %u MiB of evidence (a snapshot before and one after the tests, of %u MiB at most each)",
+			 PAIR_EV_MAX >> 20, DIAG_SNAP_TOTAL_MAX >> 20);
+		return -E2BIG;
+	}
+	*used += add;
 	if (strcmp(phase, "before") && strcmp(phase, "after"))
-		return;
+		return 0;
 	snap = json_object_get(ev, phase);
 	if (!snap) {
 		snap = json_object();
 		json_object_set_new(ev, phase, snap);
 	}
 	json_object_foreach(json_object_get(msg, "files"), rel, v) {
-		const json_t *old = json_object_get(snap, rel);
-		char *joined;
+		int err;
 
 		if (!json_is_string(v))
 			continue;
-		if (!old) {
+		if (!json_object_get(snap, rel))
 			json_object_set(snap, rel, v);
+		else if ((err = add_piece(snap, rel, v, why, len)))
+			return err;
+	}
+	return 0;
+}
+
+/* Each file that came in pieces as one text, in one pass. */
+static void join_pieces(json_t *snap)
+{
+	const char *rel;
+	json_t *v, *piece;
+	size_t i;
+
+	json_object_foreach(snap, rel, v) {
+		size_t n = (size_t)json_integer_value(json_array_get(v, 0)), off = 0;
+		char *buf;
+
+		if (!json_is_array(v) || !(buf = malloc(n + 1)))
 			continue;
+		json_array_foreach(v, i, piece) {
+			size_t k = json_string_length(piece);
+
+			if (i && off + k <= n) {
+				memcpy(buf + off, json_string_value(piece), k);
+				off += k;
+			}
 		}
-		/* a later piece of the same file */
-		if (asprintf(&joined, "%s%s", json_string_value(old), json_string_value(v)) < 0)
-			continue;
-		json_object_set_new(snap, rel, json_string(joined));
-		free(joined);
+		json_object_set_new(snap, rel, json_stringn(buf, off));
+		free(buf);
 	}
 }
 
@@ -147,6 +210,8 @@ void pair_ev_read(struct diag_set *s, const json_t *doc, json_t *const ev[2], in
 	for (int i = 0; i < 2; i++) {
 		const json_t *side = json_object_get(doc, i ? "b" : "a");
 
+		join_pieces(json_object_get(ev[i], "before"));
+		join_pieces(json_object_get(ev[i], "after"));
 		idx[i] = -1;
 		if (!json_object_size(ev[i]) || !fc_jstr(side, "device", NULL))
 			continue;

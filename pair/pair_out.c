@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
 #include "diag/diag.h"
 #include "pair/pair.h"
+#include "store/store.h"
 
 static void numa_part(char *buf, size_t len, const char *what, const json_t *v)
 {
@@ -382,4 +384,26 @@ void pair_render(FILE *f, const json_t *doc)
 		fprintf(f, "\nkept as run %d in %s\n",
 			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
 			fc_jstr(json_object_get(doc, "store"), "path", "?"));
+}
+
+void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
+{
+	struct fc_store *st;
+	int64_t run;
+
+	if (cfg->no_db)
+		return;
+	st = fc_store_open(cfg->db);
+	if (!st) {
+		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
+		return;
+	}
+	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
+	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
+	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
+		json_object_set_new(doc, "store",
+				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
+	else
+		fc_warn("the result could not be kept in %s", cfg->db);
+	fc_store_close(st);
 }

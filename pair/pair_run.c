@@ -17,7 +17,6 @@
 #include "diag/diag.h"
 #include "gdr/numa.h"
 #include "pair/pair.h"
-#include "store/store.h"
 #include "verbs/test.h"
 
 struct pair_run {
@@ -27,6 +26,7 @@ struct pair_run {
 	json_t *doc;
 	json_t *setup[2];
 	json_t *ev[2]; /* the workers' evidence (pair_ev.c) */
+	size_t ev_used[2];
 	int exit;
 	int in_test; /* waiting for the results of a test under way */
 	double deadline_at; /* --deadline as fc_now() time, 0: none */
@@ -71,7 +71,7 @@ static int report_gone(struct pair_run *p, int idx)
 		if (!strcmp(fc_wire_type(m), "error"))
 			return worker_error(p, idx, m);
 		if (!strcmp(fc_wire_type(m), "evidence")) /* read before it failed */
-			pair_ev_absorb(p->ev[idx], m);
+			pair_ev_absorb(p->ev[idx], &p->ev_used[idx], m, NULL, 0);
 		json_decref(m);
 	}
 	return run_fail(p, FC_EXIT_CANT, "%s%s", p->chans[idx]->why, "");
@@ -81,17 +81,19 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 {
 	json_t *m;
 	int failed, err;
+	char why[300];
 
 	/* "evidence" may come before any reply: kept, then the reply awaited */
 	while (!(err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed)) &&
 	       !strcmp(fc_wire_type(m), "evidence")) {
-		pair_ev_absorb(p->ev[side], m);
+		err = pair_ev_absorb(p->ev[side], &p->ev_used[side], m, why, sizeof(why));
 		json_decref(m);
+		if (err)
+			return run_fail(p, FC_EXIT_CANT, "%s: refused: %s", p->cfg->label[side], why);
 	}
 	if (err == -ETIME && failed == side) {
 		if (p->in_test)
 			return -ETIME; /* judged by slow_link() */
-		char why[300];
 
 		snprintf(why, sizeof(why),
 			 "no '%s' from the worker by the run's deadline (--deadline %.0f s)%s; give a longer --deadline",
@@ -367,7 +369,7 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:b}", "test", vb_op_name(op), "metric",
 			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
 			      (json_int_t)p->cfg->iters, "complete", 0);
-	char sz[32], rate[96];
+	char sz[32], rate[96], when[200];
 
 	for (int i = 0; i < 2; i++) {
 		struct fc_chan *c = &p->ch[i];
@@ -402,11 +404,16 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 		snprintf(rate, sizeof(rate), "%.3g Gb/s", total);
 	}
 	json_array_append_new(json_object_get(p->doc, "results"), e);
+	if (p->deadline_at > 0 && fc_now() >= p->deadline_at)
+		snprintf(when, sizeof(when), "the run's deadline (--deadline %.0f s)", p->cfg->deadline);
+	else /* progress kept the wait going up to the test's own deadline */
+		snprintf(when, sizeof(when), "the test's own deadline (%.0f s: its length at %.0f Mbit/s and %.0f ms a message, and --timeout)",
+			 p->ch[0].test_until - go_at, PAIR_FLOOR_BPS / 1e6, PAIR_FLOOR_MSG_S * 1e3);
 	fc_finding(p->doc, FC_FAIL,
-		   "%s %s at %s: the link is slow: %.0f of %.0f %s in %.0f s (%s) when the run's deadline (--deadline %.0f s) came; the tests finished before it are kept; check the port rate and error counters on both nodes (fabcheck devices, ibstat), or give a longer --deadline or fewer --iters",
+		   "%s %s at %s: the link is slow: %.0f of %.0f %s in %.0f s (%s) when %s came; the tests finished before it are kept; check the port rate and error counters on both nodes (fabcheck devices, ibstat), or give a longer --deadline or fewer --iters",
 		   vb_op_name(op), lat ? "latency" : "bandwidth",
 		   fc_fmt_size(size, sz, sizeof(sz)), done, planned,
-		   lat ? "round trips" : "messages", secs, rate, p->cfg->deadline);
+		   lat ? "round trips" : "messages", secs, rate, when);
 }
 
 /* --sync-fd: this test starts with the other rails' (pair --rails). Tells
@@ -465,6 +472,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	json_t *msg[2], *res[2] = { NULL, NULL }, *e;
 	double go_at;
 	double duration, off[2] = { 0, 0 }, clock_err = 0;
+	char why[200];
 	uint64_t iters;
 	int err = 0;
 
@@ -505,14 +513,20 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	if (send_both(p, "go", NULL, NULL))
 		return -EIO;
 	go_at = fc_now();
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		p->ch[i].progress_done = p->ch[i].progress_at = 0;
+		p->ch[i].test_until = go_at + pair_test_budget(cfg, lat, iters, duration, size);
+	}
 	p->in_test = 1;
 	for (int i = 0; i < 2 && !err; i++)
 		err = expect(p, i, "result", &res[i]);
 	p->in_test = 0;
+	for (int i = 0; i < 2 && !err; i++)
+		if (pair_result_check(res[i], why, sizeof(why)))
+			err = run_fail(p, FC_EXIT_CANT, "%s: refused its result: %s", cfg->label[i], why);
 	if (err == -ETIME)
 		slow_link(p, op, lat, size, active, go_at);
+	p->ch[0].test_until = p->ch[1].test_until = 0;
 	if (!err) {
 		e = json_pack("{s:s, s:s, s:I, s:I}", "test", vb_op_name(op), "metric",
 			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
@@ -640,28 +654,6 @@ static json_t *new_doc(const struct pair_cfg *cfg)
 }
 
 /* Keeps the run in the SQLite store; a store that fails is a warning only. */
-void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
-{
-	struct fc_store *st;
-	int64_t run;
-
-	if (cfg->no_db)
-		return;
-	st = fc_store_open(cfg->db);
-	if (!st) {
-		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
-		return;
-	}
-	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
-	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
-	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
-		json_object_set_new(doc, "store",
-				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
-	else
-		fc_warn("the result could not be kept in %s", cfg->db);
-	fc_store_close(st);
-}
-
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
 	struct pair_run p = { .cfg = cfg };

@@ -276,11 +276,19 @@ static int write_out(int kind, const char *path, const struct mx_model *m, const
 
 static int list_run(const struct fc_store_run *r, void *arg)
 {
-	time_t t = (time_t)r->started;
 	char when[32];
 
-	(void)arg;
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	fc_fmt_time(r->started, "%Y-%m-%d %H:%M:%S", when, sizeof(when));
+	if (arg) { /* --json: into the document's "runs" */
+		json_array_append_new(arg, json_pack("{s:I, s:s, s:s, s:f, s:I, s:s?, s:i}", "id",
+						     (json_int_t)r->id, "kind", r->kind, "started",
+						     when, "started_unix", isfinite(r->started) ?
+						     r->started : 0, "pairs", (json_int_t)r->npairs,
+						     "verdict", *r->verdict ? r->verdict : NULL,
+						     "nodes", (int)json_array_size(json_object_get(
+							     r->params, "nodes"))));
+		return 0;
+	}
 	printf("%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n", (long long)r->id, r->kind, when,
 	       (long long)r->npairs, *r->verdict ? r->verdict : "running",
 	       (int)json_array_size(json_object_get(r->params, "nodes")));
@@ -289,11 +297,10 @@ static int list_run(const struct fc_store_run *r, void *arg)
 
 static int list_action(const struct fc_store_action *a, void *arg)
 {
-	time_t t = (time_t)a->time;
 	char when[32];
 
 	(void)arg;
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	fc_fmt_time(a->time, "%Y-%m-%d %H:%M:%S", when, sizeof(when));
 	printf("%6lld  %s  %-12s %-12s %s%s%s\n", (long long)a->run, when, a->action, a->node,
 	       *a->reason ? a->reason : "-", strcmp(a->result, "ok") ? ": " : "",
 	       strcmp(a->result, "ok") ? a->result : "");
@@ -313,8 +320,9 @@ static int slurm_action_json(const struct fc_store_action *a, void *arg)
 	return 0;
 }
 
+/* @wrote: with --json, what was written goes there instead of stdout. */
 static int report_run(const char *db, int64_t run, const char *const *out, int history,
-		      int all_pairs)
+		      int all_pairs, json_t *wrote)
 {
 	struct fc_store *st = fc_store_open_ro(db);
 	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
@@ -356,6 +364,10 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 			continue;
 		if (write_out(k, out[k], &m, doc, history ? &h : NULL, all_pairs))
 			rc = FC_EXIT_CANT;
+		else if (wrote)
+			json_array_append_new(wrote, json_pack("{s:s, s:I, s:i, s:s}", "file", out[k],
+							       "run", (json_int_t)run, "nodes", m.n,
+							       "verdict", fc_jstr(doc, "verdict", "?")));
 		else
 			printf("wrote %s (run %lld, %d nodes, verdict %s)\n", out[k],
 			       (long long)run, m.n, fc_jstr(doc, "verdict", "?"));
@@ -386,6 +398,7 @@ static const struct fc_opts report_spec = {
 		FCO_FLAG("history", 0, history),
 		FCO_FLAG("slurm", 0, slurm),
 		FCO_FLAG("prom-all-pairs", 0, prom_all_pairs),
+		FCO_JSON,
 		{ 0 },
 	},
 	.cmd = "report", .usage = usage_report, .no_args = "see 'fabcheck report --help'",
@@ -402,21 +415,44 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		struct fc_store *st = fc_store_open_ro(a.db);
 		int rc;
 
-		if (!st)
+		json_t *doc = ctx->json ? fc_doc_new() : NULL, *runs = json_array();
+
+		if (doc)
+			json_object_set(doc, "runs", runs);
+		if (!st) {
+			json_decref(doc);
+			json_decref(runs);
 			return FC_EXIT_CANT;
-		rc = fc_store_run_list(st, 0, list_run, NULL);
+		}
+		rc = fc_store_run_list(st, 0, list_run, doc ? runs : NULL);
 		fc_store_close(st);
-		return rc ? FC_EXIT_CANT : FC_EXIT_PASS;
+		json_decref(runs);
+		if (rc) {
+			json_decref(doc);
+			return FC_EXIT_CANT;
+		}
+		return doc ? fc_emit(ctx, doc, NULL) : FC_EXIT_PASS;
 	}
 	if (a.slurm) {
 		struct fc_store *st = fc_store_open_ro(a.db);
 		int rc;
 
-		if (!st)
+		json_t *doc = ctx->json ? fc_doc_new() : NULL;
+
+		if (!st) {
+			json_decref(doc);
 			return FC_EXIT_CANT;
-		rc = fc_store_actions(st, a.run, list_action, NULL);
+		}
+		if (doc)
+			json_object_set_new(doc, "slurm", json_array());
+		rc = fc_store_actions(st, a.run, doc ? slurm_action_json : list_action,
+				      json_object_get(doc, "slurm"));
 		fc_store_close(st);
-		return rc ? FC_EXIT_CANT : FC_EXIT_PASS;
+		if (rc) {
+			json_decref(doc);
+			return FC_EXIT_CANT;
+		}
+		return doc ? fc_emit(ctx, doc, NULL) : FC_EXIT_PASS;
 	}
 	if (!out[OUT_HTML] && !out[OUT_CSV] && !out[OUT_PROM]) {
 		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");
@@ -426,5 +462,19 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		fc_err("report --history writes --html and --csv; drop --prom (or --history)");
 		return FC_EXIT_USAGE;
 	}
-	return report_run(a.db, a.run, a.out, a.history, a.prom_all_pairs);
+	{
+		json_t *doc = ctx->json ? fc_doc_new() : NULL, *wrote = json_array();
+		int rc = report_run(a.db, a.run, a.out, a.history, a.prom_all_pairs,
+				    doc ? wrote : NULL);
+
+		if (doc)
+			json_object_set_new(doc, "wrote", wrote);
+		else
+			json_decref(wrote);
+		if (rc || !doc) {
+			json_decref(doc);
+			return rc;
+		}
+		return fc_emit(ctx, doc, NULL);
+	}
 }

@@ -393,10 +393,9 @@ static void html_rails(FILE *f, const struct mx_model *m)
 
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
-	time_t t = (time_t)m->info.started;
 	char when[64], g[32], l[32];
 
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
+	fc_fmt_time(m->info.started, "%Y-%m-%d %H:%M:%S %Z", when, sizeof(when));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<title>fabcheck matrix run %lld: %s</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:2em;color:#222;background:#fff}\n"

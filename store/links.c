@@ -101,8 +101,8 @@ static int doc_row(sqlite3_stmt *s, const struct store_cb *cb)
 	struct fc_store_link base = {
 		.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
 		.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = -1, .device = "",
-		.subnet = "", .verdict = store_col_text(s, 4), .gbps = store_col_num(s, 5),
-		.lat_us = store_col_num(s, 6)
+		.subnet = "", .verdict = store_col_text(s, 4), .gbps = store_col_fig(s, 5, STORE_GBPS_MAX),
+		.lat_us = store_col_fig(s, 6, STORE_LAT_US_MAX)
 	};
 	json_t *doc = json_loads(store_col_text(s, 7), 0, NULL);
 	int cbrc = doc_links(doc, &base, cb->fn.link, cb->arg);
@@ -144,7 +144,8 @@ static int link_row(sqlite3_stmt *s, const struct store_cb *cb)
 		.pair = sqlite3_column_int64(s, 0), .run = sqlite3_column_int64(s, 1),
 		.a = store_col_text(s, 2), .b = store_col_text(s, 3), .rail = sqlite3_column_int(s, 4),
 		.device = store_col_text(s, 5), .subnet = store_col_text(s, 6),
-		.verdict = store_col_text(s, 7), .gbps = store_col_num(s, 8), .lat_us = store_col_num(s, 9)
+		.verdict = store_col_text(s, 7), .gbps = store_col_fig(s, 8, STORE_GBPS_MAX),
+		.lat_us = store_col_fig(s, 9, STORE_LAT_US_MAX)
 	};
 
 	return cb->fn.link(&l, cb->arg);

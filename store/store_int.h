@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "core/fc.h"
 #include "store/store.h"
 
 struct fc_store {
@@ -21,11 +22,19 @@ static inline const char *store_col_text(sqlite3_stmt *s, int i)
 	return t ? (const char *)t : "";
 }
 
+/* A stored figure (Gb/s, microseconds): a column's number, NAN ("not
+ * measured") when NULL, and when negative, not finite or above @max, which
+ * is then no measurement (a store changed outside fabcheck): said once. */
+double store_col_fig(sqlite3_stmt *s, int i, double max);
 /* A column's number, NAN when NULL. */
 static inline double store_col_num(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
+/* The most a stored pair's Gb/s figure may be: both ways at the fastest
+ * port (FC_GBPS_MAX each way); and its latency: the top of --max-lat-us. */
+#define STORE_GBPS_MAX (2 * FC_GBPS_MAX)
+#define STORE_LAT_US_MAX 1e9
 
 /* Binds @v, or NULL when it is not finite. */
 static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)

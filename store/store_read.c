@@ -11,6 +11,19 @@
 #include "core/log.h"
 #include "store/store_int.h"
 
+double store_col_fig(sqlite3_stmt *s, int i, double max)
+{
+	static int said;
+	double v = store_col_num(s, i);
+
+	if (isnan(v) || (v >= 0 && v <= max))
+		return v;
+	if (!said++)
+		fc_warn("store: a stored figure of %g is no measurement (negative, not finite, or above %g): taken as not measured; the store was changed outside fabcheck",
+			v, max);
+	return NAN;
+}
+
 void fc_store_run_release(struct fc_store_run *r)
 {
 	json_decref(r->params);
@@ -118,9 +131,9 @@ static int pair_row(sqlite3_stmt *s, const struct store_cb *cb)
 	p.a = store_col_text(s, 2);
 	p.b = store_col_text(s, 3);
 	p.verdict = store_col_text(s, 4);
-	p.gbps = store_col_num(s, 5);
+	p.gbps = store_col_fig(s, 5, STORE_GBPS_MAX);
 	p.size_bytes = sqlite3_column_double(s, 6);
-	p.lat_us = store_col_num(s, 7);
+	p.lat_us = store_col_fig(s, 7, STORE_LAT_US_MAX);
 	p.time = sqlite3_column_double(s, 8);
 	/* A statement without the doc column (PAIR_BRIEF): doc NULL. */
 	p.doc = sqlite3_column_count(s) > 9 ? store_col_text(s, 9) : NULL;

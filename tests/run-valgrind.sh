@@ -13,24 +13,40 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
-VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 # Not the tui cases: they read the screen on a timer, which valgrind misses.
 CASES=${VG_CASES:-topo nccl ncclenv matrix pair burnin plan qos}
 pass=0 fail=0
 log=$(mktemp /tmp/fabcheck-vg.XXXXXX)
-trap 'rm -f "$log"' EXIT
+vglogs=$(mktemp -d /tmp/fabcheck-vglogs.XXXXXX)
+trap 'rm -rf "$log" "$vglogs"' EXIT
 
-# run PROGRAM ARGS...: passes when it exits 0 under valgrind.
+# child_errors DIR: prints the valgrind reports left in DIR (one file a
+# process, tests/vg-fabcheck.sh), each headed by its file; empties DIR.
+child_errors() {
+	local f
+	for f in "$1"/vg.*; do
+		[ -s "$f" ] && { echo "== $(basename "$f")"; cat "$f"; }
+		rm -f "$f"
+	done
+	return 0
+}
+
+# run PROGRAM ARGS...: passes when it exits 0 under valgrind and valgrind
+# reported nothing in it or in any process it started.
 run() {
-	local rc
-	"${VG[@]}" "$@" >/dev/null 2>"$log"
+	local rc errs
+	VG_EXE=$1 VG_LOG_DIR=$vglogs tests/vg-fabcheck.sh "${@:2}" >/dev/null 2>"$log"
 	rc=$?
-	if [ "$rc" -eq 0 ]; then
+	errs=$(child_errors "$vglogs")
+	if [ "$rc" -eq 0 ] && [ -z "$errs" ]; then
 		pass=$((pass + 1))
 		return
 	fi
 	fail=$((fail + 1))
-	if [ "$rc" -eq 99 ]; then
+	[ -n "$errs" ] && echo "$errs" >>"$log"
+	if [ "$rc" -eq 0 ]; then
+		echo "FAIL: valgrind errors in a process started by: $*"
+	elif [ "$rc" -eq 99 ]; then
 		echo "FAIL: valgrind errors in: $*"
 	elif [ "$rc" -gt 128 ]; then
 		echo "FAIL: crashed (signal $((rc - 128)), exit $rc): $*"
@@ -86,13 +102,21 @@ pids=() logs=()
 for ((j = 0; j < jobs; j++)); do
 	[ -n "${groups[j]}" ] || continue
 	logs[j]=$(mktemp /tmp/fabcheck-vgcli.XXXXXX)
-	FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${groups[j]}" tests/cli/run.sh >"${logs[j]}" 2>&1 &
+	mkdir "$vglogs/$j"
+	VG_LOG_DIR="$vglogs/$j" FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${groups[j]}" \
+		tests/cli/run.sh >"${logs[j]}" 2>&1 &
 	pids[j]=$!
 done
 for j in "${!pids[@]}"; do
 	wait "${pids[j]}" || fail=$((fail + 1))
 	echo "-- valgrind CLI run $((j + 1)) of $jobs: ${groups[j]}"
 	cat "${logs[j]}"
+	errs=$(child_errors "$vglogs/$j")
+	if [ -n "$errs" ]; then # in a case's command or a process it started
+		fail=$((fail + 1))
+		echo "FAIL: valgrind errors in the processes of these cases:"
+		sed 's/^/    /' <<<"$errs" | head -60
+	fi
 	rm -f "${logs[j]}"
 done
 echo "valgrind: $pass passed, $fail failed"

@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # ./fabcheck under valgrind memcheck: exit 99 on a memory error or a
 # definite leak, the program's own exit code otherwise (a signal: 128+N).
-# The FC of tests/cli/run.sh for tests/run-valgrind.sh.
+# The FC of tests/cli/run.sh for tests/run-valgrind.sh, and its runner of
+# every program (VG_EXE: the program, default ./fabcheck). The processes
+# it starts run under valgrind too (--trace-children), but for the system's
+# programs and the scripts (stand-in ssh/srun, fake workers), whose own
+# leaks are not ours; with VG_LOG_DIR each process writes its report to
+# VG_LOG_DIR/vg.PID (empty when clean: only errors and definite leaks are
+# shown), which run-valgrind.sh reads, since
+# a child's error does not reach the exit code of the command.
 here=$(cd "$(dirname "$0")/.." && pwd)
+skip='/usr/*,/bin/*,/sbin/*,/lib/*,/lib64/*,/opt/*,*.sh,*.py,*/ssh,*/srun,*/sbatch,*/sh,*/bash,*/python3*'
 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	"$here/fabcheck" "$@"
+	--show-leak-kinds=definite \
+	--trace-children=yes --trace-children-skip="$skip" \
+	${VG_LOG_DIR:+--log-file="$VG_LOG_DIR/vg.%p"} "${VG_EXE:-$here/fabcheck}" "$@"

@@ -371,6 +371,21 @@ static int tui_loop(struct tui *t)
 	return 0;
 }
 
+/* --json: no screen (curses would write on stdout); --once gives the
+ * document of the frame it would draw: the run's brief. */
+static int tui_json(struct fc_ctx *ctx, struct tui *t)
+{
+	if (!t->c.once) {
+		fc_err("tui --json: a live screen has no one document; add --once for the one of "
+		       "its first frame, or use 'fabcheck report' or 'matrix --json'");
+		return FC_EXIT_USAGE;
+	}
+	step_runner(t);
+	mx_model_refresh(&t->m, t->st);
+	mx_model_analyze(&t->m);
+	return fc_emit(ctx, mx_model_doc_brief(&t->m), NULL);
+}
+
 static int open_model(struct tui *t)
 {
 	int64_t run = t->c.follow;
@@ -440,7 +455,7 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 	if (rc)
 		goto out_close;
 	fc_stop_on_signals();
-	rc = tui_loop(&t);
+	rc = ctx->json ? tui_json(ctx, &t) : tui_loop(&t);
 	if (t.running) {
 		/* Quit or a signal before the end: end the pairs, keep the rest. */
 		fc_stop = 1;

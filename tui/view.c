@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/names.h"
 #include "core/out.h"
 #include "core/sched.h"
 #include "core/util.h"
@@ -99,10 +100,17 @@ const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, cha
 		      size_t len)
 {
 	const char *s = m->names[i] + prefix;
-	size_t l = strlen(s);
+	char shown[512];
+	size_t l;
 
+	for (const char *c = s; *c; c++) /* a control character: shown escaped */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			s = fc_name_show(s, shown, sizeof(shown));
+			break;
+		}
+	l = strlen(s);
 	if ((int)l <= w)
-		return s;
+		return s == shown ? (snprintf(buf, len, "%s", s), buf) : s;
 	if (w <= 1) /* one character per column: the last one of the name */
 		snprintf(buf, len, "%s", s + l - 1);
 	else
@@ -541,7 +549,7 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	const struct fc_mx_analysis *an = tui_view_an(v, m);
 	int mirrored, a = v->cur_a, b = v->cur_b, on_rail = an != &m->an;
 	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
-	char line[1024], why[256] = "", rail[96] = "";
+	char line[1024], why[256] = "", rail[96] = "", na[160], nb[160];
 
 	for (int k = 0; k < DETAIL_LINES; k++) {
 		move(y + k, 0);
@@ -562,7 +570,8 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	if (on_rail)
 		snprintf(rail, sizeof(rail), " on rail %d (%s)", m->rails[v->rail - 1].index,
 			 m->rails[v->rail - 1].name);
-	snprintf(line, sizeof(line), "%s -> %s%s: %s%s%s%s", m->names[a], m->names[b], rail,
+	snprintf(line, sizeof(line), "%s -> %s%s: %s%s%s%s", /* names shown escaped */
+		 fc_name_show(m->names[a], na, sizeof(na)), fc_name_show(m->names[b], nb, sizeof(nb)), rail,
 		 !c ? "not measured yet" : c->state == FC_MX_ERROR ? "could not run" :
 		 c->bad ? "BAD" : "pass", why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (c && c->state == FC_MX_ERROR)

@@ -55,4 +55,45 @@ expect "ssh: another user's XDG_RUNTIME_DIR is not used" 0 'ControlPath=/tmp/fab
 mkdir -m 700 "$EXT/rt2"
 expect "ssh: the user's own XDG_RUNTIME_DIR is used" 0 "ControlPath=$EXT/rt2/fabcheck-ssh-" -- bash -c \
 	"rm -f $EXS/argv; ${EXENV[*]} XDG_RUNTIME_DIR=$EXT/rt2 timeout 20 $FC preflight nodeA --timeout 1 >/dev/null 2>&1; cat $EXS/argv"
+# A store's start time no calendar holds: shown as '?', never a crash in
+# localtime; report --list, --slurm, the writes and tui --once with --json
+# write one document and nothing else on stdout.
+$FC matrix nodeA nodeB --launcher local --worker-cmd "$(pwd)/tests/cli/mx-worker.sh" --timeout 5 \
+	--db "$EXT/m.db" >/dev/null 2>&1
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE runs SET started = 1e300"); c.commit()' "$EXT/m.db"
+expect "report --list: an out-of-range start time" 0 '^ +1  matrix  \?  ' -- $FC report --list --db "$EXT/m.db"
+expect "report --html: an out-of-range start time" 0 "wrote $EXT/r.html" -- $FC report --db "$EXT/m.db" --html "$EXT/r.html"
+one_doc() { # CMD...: "N docs: KEYS" of what CMD wrote on stdout
+	"$@" 2>/dev/null | python3 -c '
+import json, sys
+t = sys.stdin.read()
+dec, i, docs = json.JSONDecoder(), 0, []
+try:
+    while t[i:].strip():
+        while t[i].isspace(): i += 1
+        d, i = dec.raw_decode(t, i)
+        docs.append(d)
+    print(len(docs), "docs:", " ".join(sorted(docs[0])) if docs else "")
+except ValueError:
+    print("not JSON:", t[:80])'
+}
+expect "report --list --json: one document" 0 '^1 docs: error findings runs verdict$' -- \
+	one_doc $FC report --list --db "$EXT/m.db" --json
+expect "report --json before the command: one document" 0 '^1 docs: error findings verdict wrote$' -- \
+	one_doc $FC --json report --db "$EXT/m.db" --csv "$EXT/r.csv"
+expect "report --slurm --json: one document" 0 '^1 docs: error findings slurm verdict$' -- \
+	one_doc $FC report --slurm --db "$EXT/m.db" --json
+expect "tui --once --json: one document, no screen" 0 '^1 docs: .*error.*verdict' -- \
+	one_doc env TERM=xterm timeout 20 $FC tui --once --db "$EXT/m.db" --json
+expect "tui --json without --once: refused, one document" 0 '^1 docs: error findings verdict$' -- \
+	one_doc env TERM=xterm timeout 20 $FC --json tui --db "$EXT/m.db"
+expect "lab --json before the command: status writes its document" 0 '^1 docs: findings nodes rack state verdict$' -- \
+	one_doc env FABCHECK_LAB_HOME="$EXT/lab" $FC --json lab status --name nosuch
+expect "lab --json: a text subcommand still one document" 0 '^1 docs: error findings verdict$' -- \
+	one_doc env FABCHECK_LAB_HOME="$EXT/lab" $FC lab down --name nosuch --json
+# An open-file limit below what fabcheck needs for itself: no empty --fanout.
+expect "open files: no '--fanout  or less'" 0 'can drive 0 at once; raise the limit \(ulimit -n' -- \
+	bash -c "ulimit -n 64; $FC preflight --launcher local a b c d 2>&1; true"
+expect_quiet "open files: never an empty --fanout value" 0 -- \
+	bash -c "! (ulimit -n 64; $FC preflight --launcher local a b c d 2>&1) | grep -e '--fanout  '"
 rm -rf "$EXT"

@@ -5,11 +5,15 @@ VGT=$(mktemp -d /tmp/fabcheck-cli-vg.XXXXXX)
 printf 'int main(void) { volatile int *p = 0; return *p; }\n' >"$VGT/segv.c"
 printf '#include <stdlib.h>\nint main(void) { int *p = malloc(4); int v = p[1]; free(p); return v & 0; }\n' >"$VGT/oob.c"
 printf 'int main(void) { return 0; }\n' >"$VGT/ok.c"
-for p in segv oob ok; do ${CC:-cc} -O0 -g -o "$VGT/$p" "$VGT/$p.c"; done
+# forker: forks a child that runs oob, and exits 0 whatever the child did
+printf '#include <sys/wait.h>\n#include <unistd.h>\nint main(void) { char *a[] = { "%s", 0 }; pid_t p = fork(); if (!p) { execv(a[0], a); _exit(1); } waitpid(p, 0, 0); return 0; }\n' "$VGT/oob" >"$VGT/forker.c"
+for p in segv oob ok forker; do ${CC:-cc} -O0 -g -o "$VGT/$p" "$VGT/$p.c"; done
 expect "valgrind script: a segfault fails" 1 'FAIL: crashed \(signal 11, exit 139\)' -- \
 	tests/run-valgrind.sh "$VGT/segv"
 expect "valgrind script: a memory error fails" 1 'FAIL: valgrind errors in: .*/oob' -- \
 	tests/run-valgrind.sh "$VGT/oob"
+expect "valgrind script: a memory error in a child process fails" 1 'FAIL: valgrind errors in a process started by: .*/forker' -- \
+	tests/run-valgrind.sh "$VGT/forker"
 expect "valgrind script: a clean program passes" 0 'valgrind: 1 passed, 0 failed' -- \
 	tests/run-valgrind.sh "$VGT/ok"
 expect "valgrind script: a failed build fails" 1 'FAIL: valgrind: the build failed' -- \

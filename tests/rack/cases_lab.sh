@@ -34,8 +34,8 @@ expect_out "nodeA -> nodeB RDMA WRITE over rxe0 completes" '^ *65536 +50 +[0-9.]
 	rexec nodeA "timeout 30 ib_write_bw -d rxe0 -x 1 -s 65536 -n 50 -F $NET.2"
 
 # ---- status, ssh-config, exec -------------------------------------------------
-expect "status lists the nodes" 0 "nodeA +ready +$NET\.1 .*
-nodeB +ready +$NET\.2 " -- "${L[@]}" status "${N[@]}"
+expect "status lists nodeA" 0 "^nodeA +ready +$NET\.1 " -- "${L[@]}" status "${N[@]}"
+expect "status lists nodeB" 0 "^nodeB +ready +$NET\.2 " -- "${L[@]}" status "${N[@]}"
 expect_json "status --json: pass, 2 ready nodes, its ssh_config" 0 \
 	"d['verdict'] == 'pass' and d['rack'] == '$RACK_NAME' and d['ssh_config'] == '$SSH_CFG' and
 	 [(x['name'], x['state'], x['fabric_ip']) for x in d['nodes']] == [('nodeA', 'ready', '$NET.1'), ('nodeB', 'ready', '$NET.2')]

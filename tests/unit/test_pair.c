@@ -16,6 +16,7 @@
 #include "core/stats.h"
 #include "core/wire.h"
 #include "ctl/chan.h"
+#include "diag/diag.h"
 #include "pair/pair.h"
 #include "verbs/res.h"
 
@@ -435,6 +436,75 @@ static void test_launch_argv(void **state)
 	assert_int_equal(fc_launch_argv(&l, "nodeB", sub, argv, buf, sizeof(buf)), -EINVAL);
 }
 
+/* Evidence pieces: joined in order, once, on read; a file over
+ * DIAG_SNAP_FILE_MAX and a side over PAIR_EV_MAX are refused. */
+static void test_ev_pieces(void **state)
+{
+	json_t *ev = json_object(), *doc = json_pack("{s:{}, s:{}}", "a", "b"), *evs[2];
+	size_t used = 0;
+	char why[256], *big = malloc(60001);
+	struct diag_set ds = { 0 };
+	int idx[2], err = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		static const char *const p[] = { "ab", "cd", "ef" };
+		json_t *m = json_pack("{s:s, s:{s:s}}", "phase", "before", "files", "f", p[i]);
+
+		assert_int_equal(pair_ev_absorb(ev, &used, m, why, sizeof(why)), 0);
+		json_decref(m);
+	}
+	assert_int_equal(used, 3 * PAIR_EV_MSG_MIN);
+	evs[0] = ev;
+	evs[1] = json_object();
+	pair_ev_read(&ds, doc, evs, idx); /* no device named: no port read */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(ev, "before"), "f")),
+			    "abcdef");
+	memset(big, 'x', 60000);
+	big[60000] = 0;
+	for (int i = 0; i < 40 && !err; i++) {
+		json_t *m = json_pack("{s:s, s:{s:s}}", "phase", "after", "files", "g", big);
+
+		err = pair_ev_absorb(ev, &used, m, why, sizeof(why));
+		json_decref(m);
+		assert_true(err || i < 18); /* 18 pieces make 1080000 bytes > 1 MiB */
+	}
+	assert_int_equal(err, -E2BIG);
+	assert_non_null(strstr(why, "'g' is over 1024 KiB"));
+	used = PAIR_EV_MAX - 10;
+	json_t *m = json_pack("{s:s, s:{}}", "phase", "before", "files");
+	assert_int_equal(pair_ev_absorb(ev, &used, m, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "more than 32 MiB of evidence"));
+	json_decref(m);
+	json_decref(ev);
+	json_decref(evs[1]);
+	json_decref(doc);
+	free(big);
+}
+
+/* A worker's result: every number a figure. */
+static void test_result_check(void **state)
+{
+	char why[256];
+	json_t *ok = json_pack("{s:f, s:f, s:[f], s:{s:i}}", "seconds", 1.0, "gbps", 97.5,
+			       "samples_gbps", 97.0, "method", "cq_mod", -1);
+	json_t *neg = json_pack("{s:f, s:f}", "seconds", 1.0, "gbps", -1e308);
+	json_t *fast = json_pack("{s:[f]}", "samples_gbps", 1601.0);
+	json_t *negt = json_pack("{s:[[f, f]]}", "curve", 0.5, -3.0);
+
+	(void)state;
+	assert_int_equal(pair_result_check(ok, why, sizeof(why)), 0);
+	assert_int_equal(pair_result_check(neg, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "\"gbps\" of -1e+308"));
+	assert_int_equal(pair_result_check(fast, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "above the fastest port"));
+	assert_int_equal(pair_result_check(negt, why, sizeof(why)), -EINVAL);
+	json_decref(ok);
+	json_decref(neg);
+	json_decref(fast);
+	json_decref(negt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +520,8 @@ int main(void)
 		cmocka_unit_test(test_verdict_validate_ceiling),
 		cmocka_unit_test(test_sizes_and_slots),
 		cmocka_unit_test(test_launch_argv),
+		cmocka_unit_test(test_ev_pieces),
+		cmocka_unit_test(test_result_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

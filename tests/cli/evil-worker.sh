@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A worker that attacks the controller, for its CLI tests (started by
+# `fabcheck pair --launcher local --worker-cmd THIS`). EVIL_MODE picks how:
+#   bigfile   after setup, endless 60 KB pieces of one evidence file
+#   flood     after setup, endless evidence messages that carry nothing
+#   progress  the first test's result never comes, "progress" forever
+#   figure    the first test's result is EVIL_GBPS Gb/s (default -1e308)
+# Each goes on until the controller closes its stdin, or EVIL_LIMIT s.
+read -r _hello || exit 0
+seq=0
+say() { seq=$((seq + 1)); printf '{"v":1,"seq":%d,"type":%s}\n' "$seq" "$1"; }
+next() { # next TYPE: the next message other than a ping must be of TYPE
+	local line
+	while read -r line; do
+		case $line in *'"type":"ping"'*) continue ;; esac
+		case $line in *"\"type\":\"$1\""*) return 0 ;; esac
+		return 1
+	done
+	return 1
+}
+end=$((SECONDS + ${EVIL_LIMIT:-60}))
+# forever LINE-MAKER: says what LINE-MAKER prints until the controller goes
+forever() {
+	while [ $SECONDS -lt $end ]; do
+		"$@" || exit 0
+	done
+	exit 0
+}
+say '"hello","version":"0","host":"evil","pid":1'
+next setup || exit 1
+piece=$(head -c 60000 /dev/zero | tr '\0' x)
+bigfile() { say "\"evidence\",\"phase\":\"before\",\"files\":{\"sys/big\":\"$piece\"}" 2>/dev/null; }
+flood() { say '"evidence","phase":"before","files":{}' 2>/dev/null; }
+case ${EVIL_MODE:-} in
+bigfile) forever bigfile ;;
+flood) forever flood ;;
+esac
+say '"setup","device":"evil0","port":1,"link_layer":"Ethernet","mtu":4096,"rate_gbps":100,"memory":"host"'
+next connect || exit 1
+say '"connected","path_mtu":4096'
+next test || exit 1
+say '"ready"'
+next go || exit 1
+progress() { say "\"progress\",\"done\":1" 2>/dev/null && sleep 0.2; }
+case ${EVIL_MODE:-} in
+progress) forever progress ;;
+figure) say "\"result\",\"seconds\":1,\"bytes\":1000,\"msgs\":1,\"gbps\":${EVIL_GBPS:--1e308},\"samples_gbps\":[1]" ;;
+esac
+sleep 5
