@@ -105,7 +105,8 @@ static int split(const char *opt, const char *list, char *buf, size_t len, const
 }
 
 /* Every rail by default: fewer than two found, the pairs run one port
- * each (pair's own default), the findings said here. */
+ * each (--rails first: the rack was listed once here), the findings said
+ * here. */
 static int one_rail(const struct fc_rail_map *map, const struct pair_ports *ports, int n)
 {
 	for (int i = 0; i < map->nfindings; i++)
@@ -158,6 +159,11 @@ int mx_rails_params(json_t *params, char **names, int n, const char *rails,
 		goto out_free;
 	}
 	if (dflt && map.nrails < 2) {
+		/* the rack was listed once here: the pairs list no ports again */
+		json_t *pa = json_object_get(params, "pair_args");
+
+		json_array_append_new(pa, json_string("--rails"));
+		json_array_append_new(pa, json_string("first"));
 		rc = one_rail(&map, ports, n);
 		goto out_free;
 	}

@@ -615,7 +615,8 @@ static int rails_evidence(struct rails_run *x)
 	fc_finding(x->doc, FC_FAIL, "--save-evidence %s: %s", x->cfg->evidence_dir,
 		   fd == -ENAMETOOLONG ? "the folder name is over 990 bytes; give a shorter one" :
 					 "refused (see above)");
-	raise_exit(x, FC_EXIT_USAGE);
+	/* as the one-port pair and the matrix: the folder cannot be used */
+	raise_exit(x, fd == -ENAMETOOLONG ? FC_EXIT_USAGE : FC_EXIT_CANT);
 	return fd;
 }
 

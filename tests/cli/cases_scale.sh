@@ -32,7 +32,9 @@ expect "preflight without --fanout: more than 3 at once" 0 '^([4-9]|1[0-2])$' --
 expect "matrix --fanout 2: one pair (two workers) at once" 0 '^[12]$' -- \
 	scale_count "$SCT/c3" $FC matrix --launcher local --fanout 2 --timeout 10 \
 	--worker-cmd "$(pwd)/tests/cli/count-worker.sh" --db "$SCT/m3.db" $(scale_nodes 4)
-expect "matrix --fanout 2: every pair of the rack ran (6 pairs, 12 workers)" 0 '^12$' -- \
+# 4 workers list the nodes' ports (every rail by default), then 6 pairs x 2;
+# the pairs list none again (28 before: each pair listed both nodes' ports)
+expect "matrix --fanout 2: every pair of the rack ran (4 port lists, 6 pairs, 12 workers)" 0 '^16$' -- \
 	wc -l <"$SCT/c3/seen"
 expect "matrix without --fanout: two pairs at once" 0 '^[34]$' -- \
 	scale_count "$SCT/c4" $FC matrix --launcher local --timeout 10 \
