@@ -11,7 +11,11 @@
 # a child's error does not reach the exit code of the command.
 here=$(cd "$(dirname "$0")/.." && pwd)
 skip='/usr/*,/bin/*,/sbin/*,/lib/*,/lib64/*,/opt/*,*.sh,*.py,*/ssh,*/srun,*/sbatch,*/sh,*/bash,*/python3*'
-exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	--show-leak-kinds=definite \
+# --fair-sched=yes: valgrind runs one thread at a time, and with its default
+# lock a thread that spins on a completion (the fake HCA's two sides in
+# test_ptdefaults, test_bwloop) can take the lock back over and over; one
+# such run spun 9 min where it takes 8 s with a fair lock.
+exec valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full \
+	--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip="$skip" \
 	${VG_LOG_DIR:+--log-file="$VG_LOG_DIR/vg.%p"} "${VG_EXE:-$here/fabcheck}" "$@"
