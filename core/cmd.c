@@ -22,9 +22,16 @@ int fc_wants_help(int argc, char **argv)
 
 int fc_wants_json(int argc, char **argv)
 {
+	const char *cmd = NULL;
+
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
+		/* what follows 'lab exec' is the node's own command line */
+		if (cmd && !strcmp(cmd, "lab") && !strcmp(argv[i], "exec"))
+			break;
+		if (!cmd && argv[i][0] != '-')
+			cmd = argv[i];
 		if (!strcmp(argv[i], "--json"))
 			return 1;
 	}

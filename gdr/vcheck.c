@@ -122,18 +122,22 @@ int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
 	return m->dev->ops->copy_to_host(m, out, off, len);
 }
 
+/* The range is poisoned a piece at a time: a header, or (GPU memory, where
+ * the marks cannot be reached one by one) a whole message. */
 int gdr_mem_poison_at(struct gdr_mem *m, void *p, size_t len)
 {
-	uint8_t img[64];
+	uint8_t img[4096];
 	uint64_t off;
-	int err = reach(m, p, len, sizeof(img), "poison", &off);
+	int err = reach(m, p, len, m->len, "poison", &off);
 
 	if (err > 0)
 		memset(p, POISON, len);
 	if (err)
 		return err > 0 ? 0 : err;
-	memset(img, POISON, len);
-	return put_back(m, off, img, len);
+	memset(img, POISON, len < sizeof(img) ? len : sizeof(img));
+	for (size_t done = 0; done < len && !err; done += sizeof(img))
+		err = put_back(m, off + done, img, len - done < sizeof(img) ? len - done : sizeof(img));
+	return err;
 }
 
 int gdr_mem_stray(struct gdr_mem *m, uint64_t rx, uint64_t stride, uint32_t nslots, size_t hl,

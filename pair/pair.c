@@ -167,7 +167,11 @@ static int check_rails(struct pair_cfg *cfg, int dev_given)
 		cfg->rails = NULL;
 		return 0;
 	}
-	if (!cfg->rails && (dev_given || cfg->sync_fd >= 0)) {
+	/* --use-cuda=N or =BUS names one GPU: the HCA nearest it, one port */
+	int one_gpu = cfg->mem.kind == GDR_CUDA &&
+		      (cfg->mem.req.how == GDR_GPU_INDEX || cfg->mem.req.how == GDR_GPU_BUS);
+
+	if (!cfg->rails && (dev_given || cfg->sync_fd >= 0 || one_gpu)) {
 		if (cfg->exclude_dev || cfg->loaded_only) {
 			fc_err("pair: -d names one port; --exclude-dev and --loaded-only choose among rails: give one of them");
 			return -EINVAL;
