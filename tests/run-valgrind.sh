@@ -19,6 +19,10 @@ pass=0 fail=0
 log=$(mktemp /tmp/fabcheck-vg.XXXXXX)
 vglogs=$(mktemp -d /tmp/fabcheck-vglogs.XXXXXX)
 trap 'rm -rf "$log" "$vglogs"' EXIT
+# Some cases run fabcheck as an unprivileged user (cases_matrix.sh's
+# read-only store, under setpriv when the tests run as root): valgrind in
+# that process must be able to write its report here too.
+chmod 0711 "$vglogs"
 
 # child_errors DIR: prints the valgrind reports left in DIR (one file a
 # process, tests/vg-fabcheck.sh), each headed by its file; empties DIR.
@@ -102,7 +106,7 @@ pids=() logs=()
 for ((j = 0; j < jobs; j++)); do
 	[ -n "${groups[j]}" ] || continue
 	logs[j]=$(mktemp /tmp/fabcheck-vgcli.XXXXXX)
-	mkdir "$vglogs/$j"
+	mkdir -m 1733 "$vglogs/$j"
 	VG_LOG_DIR="$vglogs/$j" FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${groups[j]}" \
 		tests/cli/run.sh >"${logs[j]}" 2>&1 &
 	pids[j]=$!
