@@ -114,6 +114,7 @@ struct diag_port {
 	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
 	/* configuration and the card */
 	char trust[8];			   /* "pcp", "dscp"; "" unknown */
+	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
 	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
 	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
 	char health[240];		   /* card reporters in error (devlink health) */

@@ -79,7 +79,8 @@ static int mismatch(const struct diag_ctx *c, const char *key, const char *what,
 	return 1;
 }
 
-/* The evidence files of the two ends that differ (netdev MTU, trust, PFC):
+/* The evidence files of the two ends that differ (netdev MTU, GID type,
+ * trust, PFC):
  * the ports of other nodes against the first one. Appends to @why and
  * @part; returns the count of kinds named. @mtu_said: the test's MTU row
  * named the MTU already (the netdev figures are then its detail). */
@@ -88,7 +89,7 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 {
 	const struct diag_set *s = c->set;
 	const struct diag_port *p = s->nports ? &s->ports[0] : NULL;
-	int mtu = 0, trust = 0, pfc = 0;
+	int mtu = 0, trust = 0, pfc = 0, gid = 0;
 
 	for (int i = 1; i < s->nports; i++) {
 		const struct diag_port *q = &s->ports[i];
@@ -101,6 +102,12 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 			snprintf(why + used, len - used, "%snetdev MTU: %s %s %d B, %s %s %d B%s",
 				 mtu_said ? " (" : used ? "; " : "", p->node, p->netdev, p->mtu_after,
 				 q->node, q->netdev, q->mtu_after, mtu_said ? ")" : "");
+			used = strlen(why);
+		}
+		if (!gid && *p->gid_type && *q->gid_type && strcmp(p->gid_type, q->gid_type)) {
+			gid = 1;
+			snprintf(why + used, len - used, "%sGID type: %s %s, %s %s", used ? "; " : "",
+				 p->node, p->gid_type, q->node, q->gid_type);
 			used = strlen(why);
 		}
 		if (!trust && *p->trust && *q->trust && strcmp(p->trust, q->trust)) {
@@ -117,6 +124,8 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 	}
 	if (mtu && !mtu_said)
 		snprintf(part + strlen(part), plen - strlen(part), "%sMTU", n++ ? ", " : "");
+	if (gid && !strstr(part, "GID type"))
+		snprintf(part + strlen(part), plen - strlen(part), "%sGID type", n++ ? ", " : "");
 	if (trust && !strstr(part, "trust"))
 		snprintf(part + strlen(part), plen - strlen(part), "%strust", n++ ? ", " : "");
 	if (pfc && !strstr(part, "PFC"))
