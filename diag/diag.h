@@ -39,6 +39,8 @@ enum diag_class {
 	DIAG_C_PAUSE,	  /* pause frames, credit waits (flow control at work) */
 	DIAG_C_ECN,	  /* ECN marks and CNPs (congestion control at work) */
 	DIAG_C_CONFIG,	  /* constraint (partition) and relay errors */
+	DIAG_C_RNR,	  /* receive not ready: RNR NAKs, no receive posted (loss
+			   * unless the test's own receive cap caused it) */
 	DIAG_C_NCLASS
 };
 
