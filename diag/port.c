@@ -492,6 +492,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	p->notes = json_array();
 	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
+	text_field(p->gid_type, sizeof(p->gid_type), after, before, "gid_type");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
 	p->width = diag_parse_width(snap_str(after, "rate"));
 	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");

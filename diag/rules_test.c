@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/pairv.h"
 #include "diag/rules.h"
 
 /* Loss events per packet above which drops are "likely" (1 in 1,000). */
@@ -78,7 +79,8 @@ static int mismatch(const struct diag_ctx *c, const char *key, const char *what,
 	return 1;
 }
 
-/* The evidence files of the two ends that differ (netdev MTU, trust, PFC):
+/* The evidence files of the two ends that differ (netdev MTU, GID type,
+ * trust, PFC):
  * the ports of other nodes against the first one. Appends to @why and
  * @part; returns the count of kinds named. @mtu_said: the test's MTU row
  * named the MTU already (the netdev figures are then its detail). */
@@ -87,7 +89,7 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 {
 	const struct diag_set *s = c->set;
 	const struct diag_port *p = s->nports ? &s->ports[0] : NULL;
-	int mtu = 0, trust = 0, pfc = 0;
+	int mtu = 0, trust = 0, pfc = 0, gid = 0;
 
 	for (int i = 1; i < s->nports; i++) {
 		const struct diag_port *q = &s->ports[i];
@@ -100,6 +102,12 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 			snprintf(why + used, len - used, "%snetdev MTU: %s %s %d B, %s %s %d B%s",
 				 mtu_said ? " (" : used ? "; " : "", p->node, p->netdev, p->mtu_after,
 				 q->node, q->netdev, q->mtu_after, mtu_said ? ")" : "");
+			used = strlen(why);
+		}
+		if (!gid && *p->gid_type && *q->gid_type && strcmp(p->gid_type, q->gid_type)) {
+			gid = 1;
+			snprintf(why + used, len - used, "%sGID type: %s %s, %s %s", used ? "; " : "",
+				 p->node, p->gid_type, q->node, q->gid_type);
 			used = strlen(why);
 		}
 		if (!trust && *p->trust && *q->trust && strcmp(p->trust, q->trust)) {
@@ -116,6 +124,8 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 	}
 	if (mtu && !mtu_said)
 		snprintf(part + strlen(part), plen - strlen(part), "%sMTU", n++ ? ", " : "");
+	if (gid && !strstr(part, "GID type"))
+		snprintf(part + strlen(part), plen - strlen(part), "%sGID type", n++ ? ", " : "");
 	if (trust && !strstr(part, "trust"))
 		snprintf(part + strlen(part), plen - strlen(part), "%strust", n++ ? ", " : "");
 	if (pfc && !strstr(part, "PFC"))
@@ -154,14 +164,16 @@ struct loss {
 	char detail[320];
 };
 
-static void add_loss_detail(struct loss *l, const struct diag_port *p)
+/* @val: a --validate run, whose receive cap causes the receive-not-ready
+ * events (fc_doc_validated): those are not loss there. */
+static void add_loss_detail(struct loss *l, const struct diag_port *p, int val)
 {
 	static const enum diag_class cls[] = { DIAG_C_SEQ_IN, DIAG_C_SEQ_OUT, DIAG_C_SEQ,
-					       DIAG_C_DROP };
+					       DIAG_C_DROP, DIAG_C_RNR };
 	size_t used;
 
 	for (size_t k = 0; k < sizeof(cls) / sizeof(cls[0]); k++) {
-		if (!*p->detail[cls[k]])
+		if (!*p->detail[cls[k]] || (val && cls[k] == DIAG_C_RNR))
 			continue;
 		used = strlen(l->detail);
 		snprintf(l->detail + used, sizeof(l->detail) - used, "%s%s: %s", used ? "; " : "",
@@ -172,6 +184,7 @@ static void add_loss_detail(struct loss *l, const struct diag_port *p)
 static void gather(const struct diag_ctx *c, struct loss *l)
 {
 	const struct diag_set *s = c->set;
+	int val = fc_doc_validated(c->test);
 
 	memset(l, 0, sizeof(*l));
 	for (int i = 0; i < s->nports; i++) {
@@ -181,13 +194,13 @@ static void gather(const struct diag_ctx *c, struct loss *l)
 		l->sent_lost[me] += p->sum[DIAG_C_SEQ_OUT];
 		l->sent_lost[!me] += p->sum[DIAG_C_SEQ_IN];
 		l->seq += p->sum[DIAG_C_SEQ];
-		l->drop += p->sum[DIAG_C_DROP];
+		l->drop += p->sum[DIAG_C_DROP] + (val ? 0 : p->sum[DIAG_C_RNR]);
 		l->pause += p->sum[DIAG_C_PAUSE];
 		l->ecn += p->sum[DIAG_C_ECN];
 		l->pkts += p->pkts;
 		l->phys += diag_port_errors(p);
 		l->phys_exposed += p->have_ib || p->have_phy;
-		add_loss_detail(l, p);
+		add_loss_detail(l, p, val);
 	}
 }
 

@@ -367,6 +367,19 @@ static void test_qos_mismatch(void **state)
 	json_decref(doc);
 }
 
+/* GID types differ between the ends: named from the folder's gid_type files
+ * alone (no test.json). */
+static void test_gid_mismatch(void **state)
+{
+	json_t *doc = diagnose("gid-mismatch");
+	const json_t *d = first(doc);
+
+	(void)state;
+	assert_string_equal(str(d, "part"), "configuration (GID type)");
+	assert_non_null(strstr(str(d, "evidence"), "GID type: nodeA RoCE v2, nodeB IB/RoCE v1"));
+	json_decref(doc);
+}
+
 /* The QoS and health formats as the tools print them. */
 static void test_qos_parsers(void **state)
 {
@@ -414,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_aer),
 		cmocka_unit_test(test_qos_parsers),
 		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
+		cmocka_unit_test(test_gid_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
