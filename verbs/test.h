@@ -27,8 +27,9 @@ enum vb_lat_mode { VB_LAT_POLL, VB_LAT_IMM };
  *     slots cycled (a 4 MiB working set), every round a sample.
  *   VB_METHOD_PERFTEST: perftest's defaults: no warm-up, one signalled
  *     request in 100 (capped at tx_depth) and every one above 8 KiB, no
- *     inline in bandwidth tests, one buffer (sizes up to half a page step
- *     through one page by cache lines, larger ones reuse one address),
+ *     inline in bandwidth tests, a buffer region per QP for its sends and
+ *     one for its receives (sizes up to half a page step through it by
+ *     cache lines, larger ones reuse one address),
  *     latency from post to post with perftest's statistics.
  */
 enum vb_method { VB_METHOD_FABCHECK, VB_METHOD_PERFTEST };

@@ -120,6 +120,55 @@ static void test_row_buffer(void **state)
 	assert_int_equal((uint64_t)t.cyc_nslots * t.cyc_stride, 4 << 20);
 }
 
+/* | buffer | a region per QP | (receives): send bandwidth over 4 QPs in
+ * perftest's method on the fake: each QP's sender region holds its own
+ * byte, and every cache-line step of each receiver region holds that QP's
+ * byte (perftest_resources.c ctx_set_recv_wqes: QP i receives into its
+ * own region, stepping by increase_loc_addr), none of another QP's. */
+static void test_row_buffer_recv(void **state)
+{
+	struct fk_cfg c = { .nqps = 4, .tx_depth = 128, .threads = 1, .max_size = 64,
+			    .timeout = 5, .max_inline = 236 };
+	struct fk_side a, b;
+	struct vb_test ta = { .op = VB_SEND, .size = 64, .iters = 200, .active = 1,
+			      .interval = 0.1, .method = PT, .warmup = VB_KNOB_DEFAULT,
+			      .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+			      .cycle = VB_CYCLE_DEFAULT, .post_list = 1, .threads = 1 };
+	struct vb_test tb = ta;
+	struct vb_result ra, rb;
+	int ea, eb;
+
+	(void)state;
+	tb.active = 0;
+	tb.passive = 1;
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	assert_int_equal(fk_side_init(&b, &c), 0);
+	fk_connect(&a, &b);
+	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
+	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
+	assert_int_equal(tb.pt_nsteps, 64);
+	for (int q = 0; q < 4; q++)
+		memset(vb_tx(&a.r, 0) + vb_test_offset(&ta, q, 0), q + 1, (size_t)ta.pt_region);
+	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+	for (int q = 0; q < 4; q++)
+		for (uint64_t k = 0; k < tb.pt_nsteps; k++) {
+			const uint8_t *p = vb_rx(&b.r, 0) + vb_test_offset(&tb, q, k);
+
+			for (int i = 0; i < 64; i++)
+				if (p[i] != q + 1)
+					fail_msg("QP %d, receive step %llu, byte %d: %u, not QP %d's", q,
+						 (unsigned long long)k, i, p[i], q);
+		}
+	vb_result_release(&ra);
+	vb_result_release(&rb);
+	fk_side_free(&a);
+	fk_side_free(&b);
+}
+
 /* Send latency on the fake, @iters rounds: messages with an immediate
  * value each side sent, and the samples. */
 static void send_lat(enum vb_method m, uint64_t *imms_a, uint64_t *imms_b, uint64_t *samples)
@@ -219,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_row_inline_bw),
 		cmocka_unit_test(test_row_inline_lat),
 		cmocka_unit_test(test_row_buffer),
+		cmocka_unit_test(test_row_buffer_recv),
 		cmocka_unit_test(test_row_send_lat),
 		cmocka_unit_test(test_row_length),
 		cmocka_unit_test(test_row_duration),
