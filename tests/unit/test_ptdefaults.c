@@ -248,16 +248,66 @@ static void test_row_length(void **state)
 	assert_true(n == 77 && d == 0);
 }
 
-/* | -D | a quarter of the duration in whole seconds cut at each end | from
- * the first post to the last completion | */
+/* | -D | a quarter of the duration in whole seconds cut at each end, in
+ * every test: bandwidth and message rate count what completed in between
+ * over its time, latency the rounds in between | from the first post to the
+ * last completion, every round | */
 static void test_row_duration(void **state)
 {
+	double lo, hi;
+
 	(void)state;
 	assert_true(vb_pt_margin(2) == 0);
 	assert_true(vb_pt_margin(3.9) == 0);
 	assert_true(vb_pt_margin(4) == 1);
 	assert_true(vb_pt_margin(10) == 2);
 	assert_true(vb_pt_margin(100) == 25);
+	vb_pt_window(100, 10, &lo, &hi);
+	assert_true(lo == 102 && hi == 108);
+	vb_pt_window(100, 2, &lo, &hi); /* no margin: the duration, no drain after it */
+	assert_true(lo == 100 && hi == 102);
+}
+
+/* The -D row for latency: write latency (by immediate) for 4 s on the fake
+ * in perftest's method counts only the rounds of the middle 2 s: their
+ * post-to-post samples add up to at most the window (every round of the
+ * 4 s before: about 4 s). */
+static void test_row_duration_lat(void **state)
+{
+	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 8, .timeout = 5,
+			    .max_inline = 236 };
+	struct fk_side a, b;
+	struct vb_test ta = { .op = VB_WRITE, .lat = 1, .size = 8, .duration = 4, .active = 1,
+			      .interval = 0.1, .method = PT, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
+			      .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
+			      .post_list = 1, .threads = 1, .lat_mode = VB_LAT_IMM };
+	struct vb_test tb = ta;
+	struct vb_result ra, rb;
+	double sum;
+	int ea, eb;
+
+	(void)state;
+	tb.active = 0;
+	tb.passive = 1;
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	assert_int_equal(fk_side_init(&b, &c), 0);
+	fk_connect(&a, &b);
+	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
+	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+	/* write and send report half the round trip (as perftest) */
+	sum = 2 * fc_hist_mean(&ra.lat) * (double)ra.lat.n;
+	assert_true(ra.lat.n > 10 && ra.msgs == ra.lat.n && ra.lat.n < rb.msgs);
+	if (sum > 2.0 + 1e-3 || sum < 1.5)
+		fail_msg("the samples add up to %.3f s, not the 2 s window", sum);
+	vb_result_release(&ra);
+	vb_result_release(&rb);
+	fk_side_free(&a);
+	fk_side_free(&b);
 }
 
 int main(void)
@@ -272,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_row_send_lat),
 		cmocka_unit_test(test_row_length),
 		cmocka_unit_test(test_row_duration),
+		cmocka_unit_test(test_row_duration_lat),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
