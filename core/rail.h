@@ -22,7 +22,9 @@
  * every subnet differs, so the leaf names the rail: the LLDP neighbour
  * (chassis) where every port reports one, else the port's position (its
  * NUMA node and PCIe address, in order, on every node of a uniform rack),
- * which the map marks as assumed. InfiniBand with one subnet manager and no
+ * which the map marks as assumed; where every port has a gateway and the
+ * gateways fall in one pool per rail (core/rail_gw.c), by that pool, the
+ * leaf's (assumed too). InfiniBand with one subnet manager and no
  * switch known falls back to position the same way, then to the name.
  *
  * Left out by rule, each said once per device: a port on another link
@@ -80,8 +82,9 @@ enum fc_rail_by {
 	FC_RAIL_BY_LLDP,       /* routed RoCE: the LLDP neighbour (the leaf) */
 	FC_RAIL_BY_POSITION,   /* NUMA node and PCIe order: assumed on a uniform rack */
 	FC_RAIL_BY_NAME,       /* the device name */
+	FC_RAIL_BY_GATEWAY,    /* routed RoCE: the leaf's pool the port's gateway is in */
 };
-/* "subnet", "switch", "lldp", "position", "name". */
+/* "subnet", "switch", "lldp", "position", "name", "gateway". */
 const char *fc_rail_by_name(enum fc_rail_by by);
 
 struct fc_rail {
@@ -89,7 +92,8 @@ struct fc_rail {
 	char name[64];		    /* the device most nodes have on it */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name or switch */
 	char peer[24];		    /* the switch, when matched by switch */
-	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP */
+	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP; the
+				     * gateways' pool "ADDR/LEN" by gateway */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };

@@ -101,7 +101,8 @@ int fc_rail_subnet_of(const char *const *addrs, int n, char *buf, size_t len)
 
 const char *fc_rail_by_name(enum fc_rail_by by)
 {
-	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name" };
+	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name",
+					     "gateway" };
 
 	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "?";
 }

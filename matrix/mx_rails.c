@@ -87,7 +87,7 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 	json_object_set_new(o, "by_name", json_boolean(map->by_name));
 	json_object_set_new(o, "by_switch", json_boolean(map->by_switch));
 	json_object_set_new(o, "matched_by", json_string(fc_rail_by_name(map->by)));
-	if (map->by == FC_RAIL_BY_POSITION)
+	if (map->assumed[0])
 		json_object_set_new(o, "assumed", json_string(map->assumed));
 	return o;
 }
