@@ -112,6 +112,11 @@ struct diag_port {
 	long long pause_frames;		   /* pause frames received; -1 unknown */
 	char pause_detail[160];
 	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
+	/* InfiniBand PortXmitWait as time (diag/port.c): this port waiting for
+	 * credits to send, and the switch port at the other end waiting to send
+	 * to this one; < 0 unknown */
+	double wait_s, far_wait_s;
+	char wait_detail[160], far_wait_detail[160];
 	/* configuration and the card */
 	char trust[8];			   /* "pcp", "dscp"; "" unknown */
 	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
