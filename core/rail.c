@@ -342,6 +342,10 @@ static int make_rails(struct match *x)
 		snprintf(rl->subnet, sizeof(rl->subnet), "%s",
 			 x->map->by == FC_RAIL_BY_SUBNET ? g->key : "");
 		snprintf(rl->peer, sizeof(rl->peer), "%s", x->map->by_switch ? g->key : "");
+		for (int a = 0; x->map->by_switch && !rl->peer_desc[0] && a < x->nm; a++)
+			if (x->m[a].group == order[r])
+				snprintf(rl->peer_desc, sizeof(rl->peer_desc), "%s",
+					 mport(x, &x->m[a])->peer_desc);
 		snprintf(rl->leaf, sizeof(rl->leaf), "%s",
 			 x->map->by == FC_RAIL_BY_LLDP ? g->key : "");
 		if (x->map->by == FC_RAIL_BY_GATEWAY)
@@ -385,6 +389,9 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 {
 	const struct fc_rail *rl = &map->rails[r];
 
+	if (rl->peer_desc[0])
+		return snprintf(buf, len, "rail %d (switch %s \"%s\", %s on the other nodes)",
+				rl->index, rl->peer, rl->peer_desc, rl->name);
 	if (rl->subnet[0] || rl->peer[0] || rl->leaf[0])
 		return snprintf(buf, len, "rail %d (%s%s, %s on the other nodes)", rl->index,
 				rl->peer[0] ? "switch " : map->by == FC_RAIL_BY_GATEWAY ?

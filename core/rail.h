@@ -52,6 +52,7 @@ struct fc_rail_port {
 	char netdev[32];		  /* RoCE: the port's net device */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "10.0.0.0/24", "fe80:0000:0000:0000"; "" unknown */
 	char peer[24];			  /* InfiniBand: the switch's node GUID, "0x..."; "" unknown */
+	char peer_desc[72];		  /* and its node description (smpquery nodedesc), "" none */
 	double rate;			  /* Gb/s, 0 unknown */
 	int prefix_len;			  /* of the subnet's address, -1 unknown */
 	char gateway[48];		  /* routed RoCE: the next hop on the port's link */
@@ -92,6 +93,7 @@ struct fc_rail {
 	char name[64];		    /* the device most nodes have on it */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name or switch */
 	char peer[24];		    /* the switch, when matched by switch */
+	char peer_desc[72];	    /* its node description, "" unknown */
 	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP; the
 				     * gateways' pool "ADDR/LEN" by gateway */
 };
@@ -136,7 +138,7 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 /*
  * Reads the ports of a `fabcheck devices --json` "devices" list into @out
  * (room for @max): device, port, state, link layer, net device, "subnet"
- * (else from "addrs"), "switch_guid", "rate_gbps", "gateway", "numa_node",
+ * (else from "addrs"), "switch_guid", "switch_desc", "rate_gbps", "gateway", "numa_node",
  * "pci", "lldp" {"chassis", "port"} and "mgmt".
  * Returns the count, or -EINVAL when @devices is not such a list, -E2BIG past
  * @max.

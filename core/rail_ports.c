@@ -237,6 +237,9 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 				return -EINVAL;
 			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
 			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
+			jcopy(p, "switch_desc", o->peer_desc, sizeof(o->peer_desc));
+			for (char *c = o->peer_desc; *c; c++) /* the switch's own bytes */
+				*c = *c >= 0x20 && *c < 0x7f ? *c : '?';
 			port_subnet(p, o);
 			o->rate = json_number_value(json_object_get(p, "rate_gbps"));
 			jcopy(p, "gateway", o->gateway, sizeof(o->gateway));

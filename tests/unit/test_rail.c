@@ -248,6 +248,18 @@ static void test_ib_switches(void **state)
 	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
 	fc_rail_map_release(&m);
 
+	/* with each switch's node description: the swap names the switches by it */
+	load("ib-switches-desc.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_true(m.by_switch);
+	assert_string_equal(m.rails[1].peer_desc, "MF0;ib-leaf-02:MQM9790/U1");
+	assert_int_equal(count_text(&m, "matched by the switch", "4 switches: 0x7cfe900301a0b000 "
+				    "\"MF0;ib-leaf-01:MQM9790/U1\", 0x7cfe900301a0b001", NULL), 1);
+	assert_int_equal(count_text(&m, "gpu02", "mlx5_2 on rail 1 (switch 0x7cfe900301a0b001 "
+				    "\"MF0;ib-leaf-02:MQM9790/U1\", mlx5_1 on the other nodes)",
+				    "swapped", NULL), 1);
+	fc_rail_map_release(&m);
+
 	/* the same ports without their switches: by name, the swap unseen, said once */
 	load("ib-one-subnet.json", &r);
 	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
