@@ -371,6 +371,8 @@ static void test_verdict_validate_copy(void **state)
 	assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) - 90) < 1e-9);
 	assert_non_null(strstr(why, "copies each message out of GPU memory"));
 	assert_non_null(strstr(why, "the copy is the lower"));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "notes"), 0)),
+			       "write bandwidth judged against 90% of 100.000 Gb/s, --validate's own ceiling: the checking side copies"));
 	assert_false(has_finding(doc, "is below"));
 	/* the other side checks too, host memory, at less: its CRC is the ceiling */
 	pair_val_ceiling(r, crc_only);
