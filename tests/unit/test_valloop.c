@@ -184,7 +184,8 @@ static int standin_poison(void *arg, uint8_t *p, size_t len)
 
 /* GPU memory's checks: vb_val_prepare measures the copy (read and poison,
  * each at 8 Gb/s: 4 Gb/s the two) besides the CRC; the ceiling is the two
- * in series, below both. */
+ * in series, below both (which is lower depends on the host's load: the
+ * CRC is CPU time, the stand-in's copy wall time). */
 static void test_copy_ceiling(void **state)
 {
 	struct fk_side a, b;
@@ -203,10 +204,11 @@ static void test_copy_ceiling(void **state)
 	standin_calls = 0;
 	assert_int_equal(vb_val_prepare(&b.r, &t), 0);
 	assert_true(standin_calls > 0);
-	if (v.copy_gbps > STANDIN_GBPS / 2 * 1.05 || v.copy_gbps < 0.5)
+	/* at most the stand-in's rate (a loaded host only makes it slower) */
+	if (v.copy_gbps > STANDIN_GBPS / 2 * 1.05 || v.copy_gbps <= 0)
 		fail_msg("copy rate %.3f Gb/s: the stand-in copies at 4 Gb/s a message", v.copy_gbps);
 	ceil = vb_val_ceiling(v.crc_gbps, v.copy_gbps);
-	assert_true(v.crc_gbps > v.copy_gbps && ceil < v.copy_gbps);
+	assert_true(ceil < v.copy_gbps && ceil < v.crc_gbps);
 	/* host memory: no copy, the CRC alone */
 	v.read = NULL;
 	v.poison = NULL;
