@@ -112,6 +112,11 @@ struct diag_port {
 	long long pause_frames;		   /* pause frames received; -1 unknown */
 	char pause_detail[160];
 	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
+	/* InfiniBand PortXmitWait as time (diag/port.c): this port waiting for
+	 * credits to send, and the switch port at the other end waiting to send
+	 * to this one; < 0 unknown */
+	double wait_s, far_wait_s;
+	char wait_detail[160], far_wait_detail[160];
 	/* configuration and the card */
 	char trust[8];			   /* "pcp", "dscp"; "" unknown */
 	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
@@ -219,6 +224,11 @@ void diag_run(json_t *doc, const struct diag_set *s);
 /* @in (taken) with "likely" entries before "possible" ones, each group in
  * its order. */
 json_t *diag_sorted(json_t *in);
+/* The card over several tests' documents @sets (each diagnosed: its
+ * "verdict" and "evidence"): every test of two or more ports of one PCI
+ * device failed -> "HCA" (rule "hca_all_tests") added to @doc's
+ * "diagnosis", sorted again (diag/cards.c). */
+void diag_cards(json_t *doc, const json_t *sets);
 /* Text: one block per diagnosis entry. */
 void diag_render(FILE *f, const json_t *doc);
 
