@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,10 @@ int fc_wk_begin(struct fc_wk_io *io, const char *cmd, int argc, char **argv)
 		fc_err("%s: unexpected argument '%s'; it takes none", cmd, argv[1]);
 		return FC_EXIT_USAGE;
 	}
+	/* A controller gone is an EPIPE from write, so the worker ends through
+	 * its own path (its QPs, memory and GPU released, the reason logged),
+	 * not by SIGPIPE in the middle of a message; as the NCCL rank worker. */
+	signal(SIGPIPE, SIG_IGN);
 	snprintf(prefix, sizeof(prefix), "fabcheck %s", cmd);
 	fc_log_prefix = prefix;
 	last_error[0] = '\0';
