@@ -204,6 +204,11 @@ struct diag_set {
 /* Reads an evidence folder (doc/diagnose.md). 0, or a negative errno
  * (logged, naming the file and the fix). */
 int diag_set_read(const char *dir, struct diag_set *s);
+/* 0 when @name, the last part of the folder @path found in an evidence
+ * folder, is a name of @kind (core/names.h: "node", "RDMA device", a set
+ * folder NNN-A-B as a node name): only then is it used in a path or a
+ * line; else -EINVAL, logged naming @path (escaped) and the fix. */
+int diag_entry_check(int kind, const char *path, const char *name, const char *what);
 /* Adds a port read from @before/@after snapshots (copied). */
 struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char *dev, int port,
 			       const json_t *before, const json_t *after);

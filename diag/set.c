@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/names.h"
 #include "core/util.h"
 
 #define SET_MAX_PORTS 512
@@ -65,6 +66,20 @@ static json_t *read_side(const char *portdir, const char *side, int *err)
 	return snap;
 }
 
+int diag_entry_check(int kind, const char *path, const char *name,
+		     const char *what)
+{
+	const char *why = fc_name_why((enum fc_name_kind)kind, name);
+	char sp[512], sn[160];
+
+	if (!why)
+		return 0;
+	fc_err("evidence: folder '%s': '%s' is not a valid %s name (%s); a name in an "
+	       "evidence folder is used only once checked: rename the folder or remove it",
+	       fc_name_show(path, sp, sizeof(sp)), fc_name_show(name, sn, sizeof(sn)), what, why);
+	return -EINVAL;
+}
+
 /* NODE/DEV-PORT: the port number after the last '-'. */
 static int read_port(struct diag_set *s, const char *node, const char *portdir, const char *name)
 {
@@ -74,16 +89,22 @@ static int read_port(struct diag_set *s, const char *node, const char *portdir, 
 	json_t *before, *after;
 	int err = 0;
 
+	char shown[256];
+
 	if (!dash || dash == name || *end || port < 1 || port > 255 ||
 	    (size_t)(dash - name) >= sizeof(dev)) {
-		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped", portdir);
+		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped",
+			fc_name_show(portdir, shown, sizeof(shown)));
 		return 0;
 	}
 	snprintf(dev, sizeof(dev), "%.*s", (int)(dash - name), name);
+	if (diag_entry_check(FC_NAME_DEV, portdir, dev, "RDMA device"))
+		return -EINVAL;
 	before = read_side(portdir, "before", &err);
 	after = read_side(portdir, "after", &err);
 	if (!err && !before && !after) {
-		fc_warn("evidence: '%s' has neither before/ nor after/: skipped", portdir);
+		fc_warn("evidence: '%s' has neither before/ nor after/: skipped",
+			fc_name_show(portdir, shown, sizeof(shown)));
 	} else if (!err) {
 		if (!after) { /* one reading only: judge it as the latest */
 			after = before;
@@ -201,7 +222,8 @@ int diag_set_read(const char *dir, struct diag_set *s)
 
 		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 		if (e->d_name[0] != '.' && is_dir(sub))
-			err = read_node(s, dir, e->d_name);
+			err = diag_entry_check(FC_NAME_NODE, sub, e->d_name, "node") ?:
+				read_node(s, dir, e->d_name);
 	}
 	closedir(d);
 	sort_test = s->test;
