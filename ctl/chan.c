@@ -252,8 +252,10 @@ static void drain_stderr(struct fc_chan *c)
 		c->err_fd = -1;
 		return;
 	}
-	if (c->verbose)
-		fprintf(stderr, "[%s] %.*s", c->node, (int)n, buf);
+	if (c->verbose) { /* the worker's words: no escape sequence reaches the terminal */
+		fprintf(stderr, "[%s] ", c->node);
+		fc_put_safe(stderr, buf, (size_t)n);
+	}
 	if ((size_t)n >= sizeof(c->err_tail)) {
 		memcpy(c->err_tail, buf + n - (ssize_t)sizeof(c->err_tail) + 1,
 		       sizeof(c->err_tail) - 1);
