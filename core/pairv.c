@@ -31,6 +31,28 @@ int fc_counter_is_error(const char *name)
 	return 0;
 }
 
+int fc_counter_is_rnr(const char *name)
+{
+	/* mlx5 (NVIDIA, "Understanding mlx5 Linux counters"): out_of_buffer,
+	 * drops for lack of a receive WQE (answered by an RNR NAK on RC);
+	 * rnr_nak_retry_err, RNR NAKs received within the QP's retry limit.
+	 * rxe (rxe_hw_counters.c): rcvd_rnr_err and send_rnr_err, RNR NAKs
+	 * received and sent. Not rnr_retry_exceeded (rxe's
+	 * retry_rnr_exceeded_err): a QP that gave up is an error. */
+	static const char *const rnr[] = { "out_of_buffer", "rnr_nak_retry_err", "rcvd_rnr_err",
+					   "send_rnr_err" };
+
+	for (size_t i = 0; i < sizeof(rnr) / sizeof(rnr[0]); i++)
+		if (!strcmp(name, rnr[i]))
+			return 1;
+	return 0;
+}
+
+int fc_doc_validated(const json_t *doc)
+{
+	return json_is_true(json_object_get(json_object_get(doc, "options"), "validate"));
+}
+
 static void check_mtu(json_t *doc, const json_t *a, const json_t *b)
 {
 	int ma = (int)fc_jnum(a, "mtu", 0), mb = (int)fc_jnum(b, "mtu", 0);
@@ -262,9 +284,28 @@ static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t
 	}
 }
 
+/* --validate: the RNR counters that rose, as a note (not loss). */
+static void note_rnr(json_t *doc, const char *list)
+{
+	json_t *notes = json_object_get(doc, "notes");
+
+	if (!*list)
+		return;
+	if (!json_is_array(notes)) {
+		notes = json_array();
+		json_object_set_new(doc, "notes", notes);
+	}
+	json_array_append_new(notes,
+			      json_sprintf("receive-not-ready counters rose (%s): --validate posts a receive again only once its slot's message was checked, so the sender can find none posted and retries after an RNR NAK; not counted as loss (the verdict and the diagnosis leave them out)",
+					   list));
+}
+
 static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			   const json_t *b)
 {
+	int val = fc_doc_validated(doc);
+	char rnr[400] = "";
+	size_t off = 0;
 	const char *node;
 	json_t *set, *v;
 	const char *name;
@@ -276,12 +317,20 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 			    !fc_counter_is_error(name))
 				continue;
+			if (val && fc_counter_is_rnr(name)) {
+				if (off < sizeof(rnr))
+					off += (size_t)snprintf(rnr + off, sizeof(rnr) - off, "%s%s %s +%lld",
+								off ? ", " : "", node, name,
+								(long long)json_integer_value(v));
+				continue;
+			}
 			fc_finding(doc, FC_WARN,
 				   "%s %s port %d: error counter %s rose by %lld during the test: packets were lost, retried or corrupted (the diagnosis names the likely part from the physical-layer counters)",
 				   node, fc_jstr(side, "device", "?"), (int)fc_jnum(side, "port", 0),
 				   name, (long long)json_integer_value(v));
 		}
 	}
+	note_rnr(doc, rnr);
 }
 
 void fc_pair_verdict(json_t *doc, const struct fc_pair_limits *lim)

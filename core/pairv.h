@@ -18,6 +18,14 @@ struct fc_pair_limits {
 
 /* True for counters that count errors, drops, retries or loss. */
 int fc_counter_is_error(const char *name);
+/* True for the error counters that count receive-not-ready events (RNR
+ * NAKs sent or received, messages that found no receive posted): flow
+ * control by the receiving application, not loss on the wire. */
+int fc_counter_is_rnr(const char *name);
+/* Whether @doc is a --validate run ("options": {"validate": true}): its
+ * receiver posts a receive again only once the slot's message was checked
+ * (vb_val_rx_cap), so RNR NAKs are the validation's, not the fabric's. */
+int fc_doc_validated(const json_t *doc);
 
 /*
  * Adds findings (and raises "verdict") for @doc, which holds "a", "b",

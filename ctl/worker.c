@@ -96,7 +96,8 @@ static int wk_evidence(struct worker *w, const char *phase)
 {
 	struct wk_ev_src src = { .dev = w->r.pi->dev, .port = w->r.pi->port,
 				 .netdev = w->r.pi->netdev, .ib = !w->r.pi->is_ethernet,
-				 .gpu_bdf = w->mem.dev_open ? w->mem.dev.gpu.bus_id : NULL };
+				 .gpu_bdf = w->mem.dev_open ? w->mem.dev.gpu.bus_id : NULL,
+				 .gid_index = w->r.gid_index };
 	json_t *snap = wk_ev_read(&src);
 	int err = wk_ev_send(snap, phase, ev_send, w);
 

@@ -226,6 +226,9 @@ json_t *wk_ev_read(const struct wk_ev_src *s)
 	put_file(snap, "state", (snprintf(path, sizeof(path), "%s/state", dir), path));
 	put_file(snap, "phys_state", (snprintf(path, sizeof(path), "%s/phys_state", dir), path));
 	put_file(snap, "link_layer", (snprintf(path, sizeof(path), "%s/link_layer", dir), path));
+	if (s->gid_index >= 0) /* "RoCE v2" or "IB/RoCE v1" (kernel ib core cache.c) */
+		put_file(snap, "gid_type", (snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", dir,
+						     s->gid_index), path));
 	if (s->netdev[0] && s->netdev[0] != '-' && !strchr(s->netdev, '/')) {
 		put(snap, "netdev", s->netdev);
 		snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", s->netdev);

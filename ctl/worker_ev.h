@@ -15,6 +15,7 @@ struct wk_ev_src {
 	const char *netdev; /* "" for none */
 	int ib;		    /* InfiniBand: perfquery of both ends */
 	const char *gpu_bdf; /* GPU memory: the GPU's PCI function, or NULL */
+	int gid_index;	     /* the GID the QPs use: its type is read; -1 none */
 };
 
 /* Reads the evidence of @s now (sysfs, ethtool -S/-m, PCIe, perfquery). */

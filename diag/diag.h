@@ -39,6 +39,8 @@ enum diag_class {
 	DIAG_C_PAUSE,	  /* pause frames, credit waits (flow control at work) */
 	DIAG_C_ECN,	  /* ECN marks and CNPs (congestion control at work) */
 	DIAG_C_CONFIG,	  /* constraint (partition) and relay errors */
+	DIAG_C_RNR,	  /* receive not ready: RNR NAKs, no receive posted (loss
+			   * unless the test's own receive cap caused it) */
 	DIAG_C_NCLASS
 };
 
@@ -110,8 +112,14 @@ struct diag_port {
 	long long pause_frames;		   /* pause frames received; -1 unknown */
 	char pause_detail[160];
 	long long ecn_marked, cnp_sent, cnp_handled; /* -1 when not read */
+	/* InfiniBand PortXmitWait as time (diag/port.c): this port waiting for
+	 * credits to send, and the switch port at the other end waiting to send
+	 * to this one; < 0 unknown */
+	double wait_s, far_wait_s;
+	char wait_detail[160], far_wait_detail[160];
 	/* configuration and the card */
 	char trust[8];			   /* "pcp", "dscp"; "" unknown */
+	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
 	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
 	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
 	char health[240];		   /* card reporters in error (devlink health) */

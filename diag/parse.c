@@ -42,7 +42,11 @@ static const struct {
 	{ "excessive_buffer_overrun_errors", DIAG_C_DROP },
 	{ "port_xmit_discards", DIAG_C_DROP },
 	{ "VL15_dropped", DIAG_C_DROP },
-	{ "out_of_buffer", DIAG_C_DROP },
+	/* Receive not ready (fc_counter_is_rnr, core/pairv.c): mlx5
+	 * out_of_buffer, "drops due to lack of WQE for the associated QPs";
+	 * rnr_nak_retry_err, RNR NAKs received within the retry limit; rxe
+	 * rcvd_rnr_err / send_rnr_err, RNR NAKs received / sent. */
+	{ "out_of_buffer", DIAG_C_RNR },
 	{ "rx_out_of_buffer", DIAG_C_DROP },
 	{ "rx_discards_phy", DIAG_C_DROP },
 	{ "tx_discards_phy", DIAG_C_DROP },
@@ -56,15 +60,15 @@ static const struct {
 	{ "implied_nak_seq_err", DIAG_C_SEQ },
 	{ "local_ack_timeout_err", DIAG_C_SEQ },
 	{ "duplicate_request", DIAG_C_SEQ_OUT },
-	{ "rnr_nak_retry_err", DIAG_C_SEQ },
+	{ "rnr_nak_retry_err", DIAG_C_RNR },
 	{ "roce_adp_retrans", DIAG_C_SEQ },
 	{ "roce_adp_retrans_to", DIAG_C_SEQ },
 	{ "req_transport_retries_exceeded", DIAG_C_SEQ },
 	{ "retry_exceeded_err", DIAG_C_SEQ },
 	{ "retry_rnr_exceeded_err", DIAG_C_SEQ },
 	{ "completer_retry_err", DIAG_C_SEQ },
-	{ "rcvd_rnr_err", DIAG_C_SEQ },
-	{ "send_rnr_err", DIAG_C_SEQ },
+	{ "rcvd_rnr_err", DIAG_C_RNR },
+	{ "send_rnr_err", DIAG_C_RNR },
 	{ "port_xmit_wait", DIAG_C_PAUSE },
 	{ "rx_pause_ctrl_phy", DIAG_C_PAUSE },
 	{ "tx_pause_ctrl_phy", DIAG_C_PAUSE },
@@ -99,7 +103,7 @@ const char *diag_class_name(enum diag_class c)
 		[DIAG_C_SEQ_IN] = "sequence_gap", [DIAG_C_SEQ_OUT] = "sent_lost",
 		[DIAG_C_SEQ] = "retry",
 		[DIAG_C_PAUSE] = "pause",	  [DIAG_C_ECN] = "ecn_cnp",
-		[DIAG_C_CONFIG] = "constraint",
+		[DIAG_C_CONFIG] = "constraint",	  [DIAG_C_RNR] = "receive_not_ready",
 	};
 
 	return c < DIAG_C_NCLASS ? names[c] : "?";

@@ -60,14 +60,19 @@
  *                application leaves unused, OIF CMIS 5 table 8-79) or with
  *                its transmitter off is "not in use".
  *   lane imbalance 2 dB (DIAG_LANE_IMBALANCE_DB): one lane's receive power
- *                that far below the mean of the others. No standard limit
- *                was found for it: IEEE 802.3 bounds the launch power of
- *                each lane, not the spread at the receiver. The lanes of one
- *                module share its laser driver and fibre bundle, and the
- *                public captures in tests/data/diag/ (SOURCE there) spread
- *                0.4 to 0.9 dB from the weakest lane to the others' mean;
- *                2 dB is the issue's figure, above that spread. Alone it is
- *                "possible"; with errors on the port "likely".
+ *                that far below the mean of the others. No standard sets a
+ *                limit on the spread at a receiver for parallel modules
+ *                (SR8, DR4: one fibre a lane, each lane bounded alone). For
+ *                WDM modules the 400G-FR4 figures allow a 4 dB "difference
+ *                in launch power between any two lanes (OMAouter)" and 4.1
+ *                dB in receive power (as tabulated in the Edgecore ET7502-
+ *                FR4 datasheet, IEEE 802.3cu / 100G Lambda MSA FR4): a
+ *                spread of 2 dB is within what a compliant link may show,
+ *                so alone it is only "possible". The public captures in
+ *                tests/data/diag/ (SOURCE there) spread 0.4 to 0.9 dB from
+ *                the weakest lane to the others' mean; 2 dB is the issue's
+ *                figure, above that spread and half the FR4 allowance. With
+ *                errors on the port it is "likely".
  *   corrected bits of one lane: rx_err_lane_N_phy (mlx5 en_stats.c: the
  *                corrected bits of lane N) with one lane over half of the
  *                port's total names that lane, only on a port with errors

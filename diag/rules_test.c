@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/pairv.h"
 #include "diag/rules.h"
 
 /* Loss events per packet above which drops are "likely" (1 in 1,000). */
@@ -78,7 +79,8 @@ static int mismatch(const struct diag_ctx *c, const char *key, const char *what,
 	return 1;
 }
 
-/* The evidence files of the two ends that differ (netdev MTU, trust, PFC):
+/* The evidence files of the two ends that differ (netdev MTU, GID type,
+ * trust, PFC):
  * the ports of other nodes against the first one. Appends to @why and
  * @part; returns the count of kinds named. @mtu_said: the test's MTU row
  * named the MTU already (the netdev figures are then its detail). */
@@ -87,7 +89,7 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 {
 	const struct diag_set *s = c->set;
 	const struct diag_port *p = s->nports ? &s->ports[0] : NULL;
-	int mtu = 0, trust = 0, pfc = 0;
+	int mtu = 0, trust = 0, pfc = 0, gid = 0;
 
 	for (int i = 1; i < s->nports; i++) {
 		const struct diag_port *q = &s->ports[i];
@@ -100,6 +102,12 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 			snprintf(why + used, len - used, "%snetdev MTU: %s %s %d B, %s %s %d B%s",
 				 mtu_said ? " (" : used ? "; " : "", p->node, p->netdev, p->mtu_after,
 				 q->node, q->netdev, q->mtu_after, mtu_said ? ")" : "");
+			used = strlen(why);
+		}
+		if (!gid && *p->gid_type && *q->gid_type && strcmp(p->gid_type, q->gid_type)) {
+			gid = 1;
+			snprintf(why + used, len - used, "%sGID type: %s %s, %s %s", used ? "; " : "",
+				 p->node, p->gid_type, q->node, q->gid_type);
 			used = strlen(why);
 		}
 		if (!trust && *p->trust && *q->trust && strcmp(p->trust, q->trust)) {
@@ -116,6 +124,8 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 	}
 	if (mtu && !mtu_said)
 		snprintf(part + strlen(part), plen - strlen(part), "%sMTU", n++ ? ", " : "");
+	if (gid && !strstr(part, "GID type"))
+		snprintf(part + strlen(part), plen - strlen(part), "%sGID type", n++ ? ", " : "");
 	if (trust && !strstr(part, "trust"))
 		snprintf(part + strlen(part), plen - strlen(part), "%strust", n++ ? ", " : "");
 	if (pfc && !strstr(part, "PFC"))
@@ -154,14 +164,16 @@ struct loss {
 	char detail[320];
 };
 
-static void add_loss_detail(struct loss *l, const struct diag_port *p)
+/* @val: a --validate run, whose receive cap causes the receive-not-ready
+ * events (fc_doc_validated): those are not loss there. */
+static void add_loss_detail(struct loss *l, const struct diag_port *p, int val)
 {
 	static const enum diag_class cls[] = { DIAG_C_SEQ_IN, DIAG_C_SEQ_OUT, DIAG_C_SEQ,
-					       DIAG_C_DROP };
+					       DIAG_C_DROP, DIAG_C_RNR };
 	size_t used;
 
 	for (size_t k = 0; k < sizeof(cls) / sizeof(cls[0]); k++) {
-		if (!*p->detail[cls[k]])
+		if (!*p->detail[cls[k]] || (val && cls[k] == DIAG_C_RNR))
 			continue;
 		used = strlen(l->detail);
 		snprintf(l->detail + used, sizeof(l->detail) - used, "%s%s: %s", used ? "; " : "",
@@ -172,6 +184,7 @@ static void add_loss_detail(struct loss *l, const struct diag_port *p)
 static void gather(const struct diag_ctx *c, struct loss *l)
 {
 	const struct diag_set *s = c->set;
+	int val = fc_doc_validated(c->test);
 
 	memset(l, 0, sizeof(*l));
 	for (int i = 0; i < s->nports; i++) {
@@ -181,13 +194,13 @@ static void gather(const struct diag_ctx *c, struct loss *l)
 		l->sent_lost[me] += p->sum[DIAG_C_SEQ_OUT];
 		l->sent_lost[!me] += p->sum[DIAG_C_SEQ_IN];
 		l->seq += p->sum[DIAG_C_SEQ];
-		l->drop += p->sum[DIAG_C_DROP];
+		l->drop += p->sum[DIAG_C_DROP] + (val ? 0 : p->sum[DIAG_C_RNR]);
 		l->pause += p->sum[DIAG_C_PAUSE];
 		l->ecn += p->sum[DIAG_C_ECN];
 		l->pkts += p->pkts;
 		l->phys += diag_port_errors(p);
 		l->phys_exposed += p->have_ib || p->have_phy;
-		add_loss_detail(l, p);
+		add_loss_detail(l, p, val);
 	}
 }
 
@@ -286,17 +299,25 @@ static void r_slow(struct diag_ctx *c)
 
 /*
  * Flow and congestion control at work with nothing lost. No vendor or
- * standard publishes a limit for these; the figures are this project's,
- * each with its reason. Pause time as a share of the window: 1% "matters"
- * (a percent of the link's time taken from the test, about the run-to-run
- * spread of a bandwidth test), 10% is "likely" on its own (a tenth of the
- * port's rate gone: more than the margin a bandwidth floor leaves). ECN:
- * marked packets 1% of the packets received, or a CNP handled every
- * millisecond (DCQCN cuts the sender's rate on each CNP it handles, as
- * NVIDIA describes DCQCN; one a millisecond keeps a flow well under its
+ * standard publishes a limit for these (searched: NVIDIA's DCQCN parameter
+ * pages, the mlx5 counters documentation, the ibdiagnet manual; none gives
+ * a share of paused time or a CNP rate that "matters"): the figures are
+ * this project's, each with its reason. Pause time as a share of the
+ * window: 1% "matters" (a percent of the link's time taken from the test,
+ * about the run-to-run spread of a bandwidth test), 10% is "likely" on its
+ * own (a tenth of the port's rate gone: more than the margin a bandwidth
+ * floor leaves). ECN: marked packets 1% of the packets received, or a CNP
+ * handled every millisecond (each CNP a reaction point handles may cut the
+ * flow's rate, by up to 50% in one event by default, NVIDIA DOCA "DCQCN CC
+ * Parameters", rate decrease; one a millisecond keeps a flow under its
  * line rate). Pause time from the *_pause_duration counters (microseconds,
  * kernel mlx5 counters.rst), else frames x the longest pause (IEEE 802.3
  * Annex 31B, 802.1Qbb: 65535 quanta of 512 bit times), an upper bound.
+ * InfiniBand: PortXmitWait as time (diag/port.c: ticks of 8 bytes at the
+ * port rate, NVIDIA ibdiagnet manual "Congestion Assessment on InfiniBand
+ * Links", a lower bound) is judged against the same shares: this port
+ * waiting for credits (the fabric beyond it congested) or the switch port
+ * at the other end waiting to send to it (its receive side slow).
  */
 #define PAUSE_SHARE_MATTERS 0.01
 #define PAUSE_SHARE_LIKELY 0.10
@@ -304,24 +325,50 @@ static void r_slow(struct diag_ctx *c)
 #define CNP_PER_S_MATTERS 1000.0
 
 struct cong {
-	double share;	       /* the largest share of time a port was paused */
-	const struct diag_port *paused;
+	double share;	       /* the largest share of time a port was held back */
+	char held[400];	       /* who was held back, how long, from what */
 	long long marked, sent, handled, pkts;
 	double seconds;
 	int matters;
 };
+
+/* @p held back for @s seconds of its window (pause, credits): the longest
+ * kept in @g with its text. @how: 0 told to pause, 1 waiting for credits
+ * to send (PortXmitWait), 2 the switch port at the other end waiting to
+ * send to it. */
+static void cong_held(struct cong *g, const struct diag_port *p, double s, int how,
+		      const char *detail, int upper)
+{
+	static const char *const lead[] = { "", "", "the switch port at the other end of " };
+	static const char *const what[] = {
+		"was told to pause", "waited for credits to send",
+		"had data for it and no credits",
+	};
+	static const char *const why[] = {
+		"", "the fabric beyond it was congested; ",
+		"its receive side took data slowly; ",
+	};
+	double share = s >= 0 && p->seconds > 0 ? s / p->seconds : 0;
+
+	if (share > 1)
+		share = 1;
+	if (share <= g->share || share <= 0)
+		return;
+	g->share = share;
+	snprintf(g->held, sizeof(g->held), "%s%s %s %s %.0f%% of the %.0f s window (%s%s%s)",
+		 lead[how], p->node, p->netdev[0] ? p->netdev : p->dev, what[how], 100 * share,
+		 p->seconds, why[how], detail, upper ? ": at most" : "");
+}
 
 static void cong_gather(const struct diag_ctx *c, struct cong *g)
 {
 	memset(g, 0, sizeof(*g));
 	for (int i = 0; i < c->set->nports; i++) {
 		const struct diag_port *p = &c->set->ports[i];
-		double share = p->pause_s >= 0 && p->seconds > 0 ? p->pause_s / p->seconds : 0;
 
-		if (share > 1)
-			share = 1;
-		if (share > g->share)
-			g->share = share, g->paused = p;
+		cong_held(g, p, p->pause_s, 0, p->pause_detail, p->pause_estimated);
+		cong_held(g, p, p->wait_s, 1, p->wait_detail, 0);
+		cong_held(g, p, p->far_wait_s, 2, p->far_wait_detail, 0);
 		g->marked += p->ecn_marked > 0 ? p->ecn_marked : 0;
 		g->sent += p->cnp_sent > 0 ? p->cnp_sent : 0;
 		g->handled += p->cnp_handled > 0 ? p->cnp_handled : 0;
@@ -336,7 +383,7 @@ static void cong_gather(const struct diag_ctx *c, struct cong *g)
 
 static void r_congestion(struct diag_ctx *c)
 {
-	char subj[300], ev[900] = "", why[200];
+	char subj[300], ev[1200] = "", why[200];
 	struct cong g;
 	struct loss l;
 	size_t used;
@@ -347,11 +394,7 @@ static void r_congestion(struct diag_ctx *c)
 	if (l.phys || l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop > 0 || !g.matters)
 		return;
 	slow_bw = slow(c, why, sizeof(why));
-	if (g.paused && g.share > 0)
-		snprintf(ev, sizeof(ev), "%s %s was told to pause %.0f%% of the %.0f s window (%s%s)",
-			 g.paused->node, g.paused->netdev[0] ? g.paused->netdev : g.paused->dev,
-			 100 * g.share, g.paused->seconds, g.paused->pause_detail,
-			 g.paused->pause_estimated ? ": at most" : "");
+	snprintf(ev, sizeof(ev), "%s", g.held);
 	used = strlen(ev);
 	snprintf(ev + used, sizeof(ev) - used,
 		 "%sECN-marked packets +%lld, CNPs sent +%lld and handled +%lld; no drop, retry or physical error%s%s",

@@ -52,11 +52,12 @@ static json_t *count_json(long long v)
 /* Flow control, congestion control, configuration and the card's health. */
 static json_t *fabric_json(const struct diag_port *p)
 {
-	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "paused_s",
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "paused_s",
 			 p->pause_s < 0 ? json_null() : json_real(p->pause_s), "paused_estimated",
 			 p->pause_estimated, "ecn_marked", count_json(p->ecn_marked), "cnp_sent",
 			 count_json(p->cnp_sent), "cnp_handled", count_json(p->cnp_handled), "trust",
-			 *p->trust ? json_string(p->trust) : json_null(), "pfc_priorities",
+			 *p->trust ? json_string(p->trust) : json_null(), "gid_type",
+			 *p->gid_type ? json_string(p->gid_type) : json_null(), "pfc_priorities",
 			 p->pfc < 0 ? json_null() : bits_json((unsigned)p->pfc, 8, 0),
 			 "card_health", *p->health ? json_string(p->health) : json_null());
 }

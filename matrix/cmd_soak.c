@@ -30,6 +30,7 @@
 #include "src/cmds.h"
 #include "matrix/mx_cli.h"
 #include "matrix/mx_run.h"
+#include "matrix/mx_diag.h"
 #include "matrix/mx_rails.h"
 #include "ctl/launch_opts.h"
 #include "ctl/scale.h"
@@ -239,6 +240,7 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 		const json_t *ph = json_object_get(e, "loaded");
 		const char *rail = fc_jstr(e, "name", "?"), *node;
 		json_t *d, *counters = json_object(), *cs;
+		const json_t *dg;
 		char la[200], lb[200], key[200];
 
 		if (!json_is_object(ph))
@@ -256,6 +258,10 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 			      json_object_get(ph, "findings"), "results",
 			      json_object_get(ph, "results"), "counters", counters, "a", "node",
 			      la, "b", "node", lb);
+		/* This rail's diagnosis entry, for the soak's suspects. */
+		dg = mx_diag_pick(doc, (int)fc_jnum(e, "rail", -1));
+		if (d && dg)
+			json_object_set_new(d, "diagnosis", json_pack("[O]", dg));
 		if (d)
 			json_array_append_new(s->slices,
 					      json_pack("{s:s, s:s, s:s, s:f, s:f, s:o}", "a", la,
@@ -380,6 +386,7 @@ static void render_soak(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "");
 	fc_table_free(t);
+	mx_doc_diagnoses_render(f, doc);
 	fc_drain_render(f, doc);
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %lld in %s\n",

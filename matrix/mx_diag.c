@@ -54,19 +54,34 @@ static int worst_pair(const struct mx_model *m, const struct fc_mx_analysis *an,
 	return 0;
 }
 
-/* The diagnosis entry of @pair for @rail (its subject "rail R ..." in a
- * pair --rails document), else its first. */
-static const json_t *pick(const json_t *pair, int rail_index)
+const json_t *mx_diag_pick(const json_t *pair, int rail_index)
 {
 	const json_t *list = json_object_get(pair, "diagnosis"), *e;
 	char pre[32];
 	size_t i;
+	int r;
 
 	snprintf(pre, sizeof(pre), "rail %d ", rail_index);
 	json_array_foreach(list, i, e)
 		if (rail_index >= 0 && !strncmp(fc_jstr(e, "subject", ""), pre, strlen(pre)))
 			return e;
-	return json_array_get(list, 0);
+	if (rail_index < 0)
+		return json_array_get(list, 0);
+	/* No entry of that rail: the pair's own rows, never another rail's. */
+	json_array_foreach(list, i, e)
+		if (sscanf(fc_jstr(e, "subject", ""), "rail %d ", &r) != 1)
+			return e;
+	return NULL;
+}
+
+json_t *mx_diag_entry(const json_t *e, const char *a, const char *b)
+{
+	if (!json_is_object(e))
+		return NULL;
+	return json_pack("{s:[s,s], s:s, s:s, s:s, s:s, s:s}", "pair", a, b,
+			 "subject", fc_jstr(e, "subject", ""), "part", fc_jstr(e, "part", "?"),
+			 "confidence", fc_jstr(e, "confidence", "?"), "evidence",
+			 fc_jstr(e, "evidence", ""), "next", fc_jstr(e, "next", ""));
 }
 
 static json_t *diagnosis_of(const struct mx_model *m, struct fc_store *st, int a, int b, int r)
@@ -81,12 +96,8 @@ static json_t *diagnosis_of(const struct mx_model *m, struct fc_store *st, int a
 	if (text)
 		pair = json_loads(text, 0, NULL);
 	free(text);
-	e = pair ? pick(pair, r >= 0 ? m->rails[r].index : -1) : NULL;
-	if (json_is_object(e))
-		out = json_pack("{s:[s,s], s:s, s:s, s:s, s:s, s:s}", "pair", m->names[a],
-				m->names[b], "subject", fc_jstr(e, "subject", ""), "part",
-				fc_jstr(e, "part", "?"), "confidence", fc_jstr(e, "confidence", "?"),
-				"evidence", fc_jstr(e, "evidence", ""), "next", fc_jstr(e, "next", ""));
+	e = pair ? mx_diag_pick(pair, r >= 0 ? m->rails[r].index : -1) : NULL;
+	out = mx_diag_entry(e, m->names[a], m->names[b]);
 	json_decref(pair);
 	return out;
 }

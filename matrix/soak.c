@@ -340,5 +340,6 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
 	json_decref(events);
 	json_object_set_new(doc, "pairs", pairs);
 	json_object_set_new(doc, "nodes", nodes);
+	fc_soak_suspects(doc, slices);
 	return good;
 }

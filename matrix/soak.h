@@ -27,6 +27,15 @@ struct fc_soak_opts {
  */
 int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts *o);
 
+/*
+ * The soak's "suspects" (matrix/soak_suspects.c), from the "pairs", "nodes"
+ * and "events" fc_soak_analyze wrote: a link per pair with failed slices or
+ * drops, a node (with rails a port: node and device) per node with flaps or
+ * error counters, each with "level", "reason" and the "diagnosis" of its
+ * worst slice that has one (mx_diag_entry). fc_soak_analyze calls it.
+ */
+void fc_soak_suspects(json_t *doc, const json_t *slices);
+
 /* "16:04:05 (+35 s)" for @t, relative to @t0, into @buf. */
 const char *fc_soak_when(double t, double t0, char *buf, size_t len);
 

@@ -198,7 +198,7 @@ int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
 uint64_t pair_largest_size(const struct pair_cfg *cfg);
 /* The bandwidth knobs checked together (pair/pair_knobs.c): -EINVAL, logged,
  * for a combination that would stall; pair_knobs_notes adds what the rule
- * changes to @doc's notes. */
+ * changes to @doc's notes and --validate to its options. */
 int pair_knobs_check(const struct pair_cfg *cfg);
 void pair_knobs_notes(const struct pair_cfg *cfg, json_t *doc);
 

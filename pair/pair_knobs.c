@@ -73,5 +73,9 @@ int pair_knobs_check(const struct pair_cfg *cfg)
 
 void pair_knobs_notes(const struct pair_cfg *cfg, json_t *doc)
 {
+	/* the verdict and the diagnosis read the RNR NAKs of a validated run
+	 * as its receive cap's, not loss (core/pairv.h fc_doc_validated) */
+	json_object_set_new(json_object_get(doc, "options"), "validate",
+			    json_boolean(cfg->mem.validate));
 	knobs_each(cfg, doc);
 }

@@ -15,7 +15,7 @@
 
 #define MIN_COLS 80
 #define MIN_LINES 24
-#define DETAIL_LINES 5
+#define DETAIL_LINES 6
 #define LABEL_MAX 14
 
 static int started;
@@ -594,6 +594,9 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	attron(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
 	put_cut(y + 4, line);
 	attroff(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
+	snprintf(line, sizeof(line), "  part:      ");
+	tui_diag_text(v, m, line + strlen(line), sizeof(line) - strlen(line));
+	put_cut(y + 5, line);
 }
 
 static void draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h)

@@ -45,6 +45,8 @@ struct tui_suspect {
 int tui_suspects(const struct mx_model *m, struct tui_suspect *out, int max);
 /* The cursor link's trend as one line (tui/view_trend.c). */
 void tui_trend_text(const struct tui_trend *tr, const struct mx_model *m, char *buf, size_t len);
+/* The cursor pair's part diagnosis on the rail shown (tui/view_diag.c). */
+void tui_diag_text(const struct tui_view *v, const struct mx_model *m, char *buf, size_t len);
 void tui_draw_blocks(const struct tui_view *v, const struct mx_model *m, const struct layout *l);
 void tui_draw_list(const struct tui_view *v, const struct mx_model *m, int y, int h);
 

@@ -46,16 +46,7 @@ static const char *ref_majority(const json_t *ref, const char *dev, int port, co
 void hl_check_reference(json_t *doc, const char *node, const json_t *probe, const json_t *ref,
 			const char *ref_path)
 {
-	static const struct {
-		const char *key, *what, *part, *fix;
-	} keys[] = {
-		{ "fw_ver", "firmware", "firmware",
-		  "flash the rack's firmware (mlxfwmanager, or the vendor's tool)" },
-		{ "rate_gbps", "rate (Gb/s)", "port rate",
-		  "reseat or replace the cable or transceiver; check the switch port's speed and width" },
-		{ "netdev_mtu", "netdev MTU", "mtu",
-		  "set the rack's MTU (ip link set DEV mtu N) and the same on the switch port" },
-	};
+	static const enum pf_value keys[] = { PF_FW, PF_RATE, PF_NETDEV_MTU };
 	static char text[HL_REF_MAX][64];
 	static const char *vals[HL_REF_MAX];
 	size_t i, j;
@@ -73,21 +64,22 @@ void hl_check_reference(json_t *doc, const char *node, const json_t *probe, cons
 			if (strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
 				continue; /* pf_check names a port that is down */
 			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-				const char *maj = ref_majority(ref, dev, port, keys[k].key, text, vals,
+				const struct pf_value_rule *r = &pf_values[keys[k]];
+				const char *maj = ref_majority(ref, dev, port, r->key, text, vals,
 							       HL_REF_MAX);
 
-				if (k == 0)
-					snprintf(mine, sizeof(mine), "%s", fc_jstr(d, "fw_ver", ""));
-				else if (k == 1)
-					snprintf(mine, sizeof(mine), "%g", fc_jnum(p, "rate_gbps", 0));
+				if (keys[k] == PF_FW)
+					snprintf(mine, sizeof(mine), "%s", fc_jstr(d, r->key, ""));
+				else if (keys[k] == PF_RATE)
+					snprintf(mine, sizeof(mine), "%g", fc_jnum(p, r->key, 0));
 				else
 					snprintf(mine, sizeof(mine), "%g", fc_jnum(ndv, "mtu", 0));
 				if (!maj || !*mine || !strcmp(mine, "0") || !strcmp(mine, maj))
 					continue;
 				fc_finding(doc, FC_FAIL,
-					   "%s: %s port %d %s is %s where the rack's recorded majority (%s) is %s: %s",
-					   node, dev, port, keys[k].what, mine, ref_path, maj, keys[k].fix);
-				pf_blame(doc, node, keys[k].part, k == 2 && *ifn ? ifn : dev);
+					   "%s: %s port %d %s is %s%s where the rack's recorded majority (%s) is %s%s: %s",
+					   node, dev, port, r->what, mine, r->unit, ref_path, maj, r->unit, r->fix);
+				pf_blame(doc, node, r->part, keys[k] == PF_NETDEV_MTU && *ifn ? ifn : dev);
 			}
 		}
 	}

@@ -92,6 +92,17 @@ struct pf_node {
 	json_t *sum;	     /* the summary row */
 };
 
+const struct pf_value_rule pf_values[PF_NVALUES] = {
+	[PF_FW] = { "fw_ver", "firmware", "", "firmware",
+		    "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)" },
+	[PF_RATE] = { "rate_gbps", "rate", " Gb/s", "port rate",
+		      "reseat or replace the slower link's cable or transceiver; check the switch port's speed and width" },
+	[PF_ACTIVE_MTU] = { "active_mtu", "active MTU", " B", "mtu",
+			    "set one MTU across the rack (netdev MTU 9000 for RoCE) and on the switch ports" },
+	[PF_NETDEV_MTU] = { "netdev_mtu", "netdev MTU", " B", "mtu",
+			    "set one MTU across the rack (ip link set DEV mtu 9000) and on the switch ports" },
+};
+
 /* Node-level values compared across nodes. */
 static void check_versions(json_t *doc, struct pf_node *nd, int n)
 {
@@ -196,8 +207,7 @@ static void hca_versions(json_t *doc, struct pf_column *c, const json_t *h, cons
 				 fc_jstr(o, "driver_version", "?"));
 	}
 	snprintf(what, sizeof(what), "%s firmware", dev);
-	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n,
-		 "flash the same firmware on every HCA (mlxfwmanager, or the vendor's tool)");
+	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, pf_values[PF_FW].fix);
 	for (int i = 0; i < c->n; i++)
 		c->vals[i] = c->text[i][0] ? c->text[i] : NULL;
 	snprintf(what, sizeof(what), "%s driver", dev);
@@ -313,22 +323,16 @@ static void port_id(const json_t *p, char *id, size_t len)
 static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const char *id,
 			const void *arg)
 {
-	static const struct {
-		const char *key, *what, *unit, *fix;
-	} keys[] = {
-		{ "rate_gbps", "rate", " Gb/s",
-		  "reseat or replace the slower link's cable or transceiver; check the switch port's speed" },
-		{ "active_mtu", "active MTU", " B",
-		  "set one MTU across the rack (netdev MTU 9000 for RoCE) and on the switch ports" },
-		{ "netdev_mtu", "netdev MTU", " B",
-		  "set one MTU across the rack (ip link set DEV mtu 9000) and on the switch ports" },
-	};
+	static const enum pf_value keys[] = { PF_RATE, PF_ACTIVE_MTU, PF_NETDEV_MTU };
 	const struct pf_opts *o = arg;
 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		char what[200];
 
-		if ((k == 0 && o->expect_rate_gbps > 0) || (k == 2 && o->expect_mtu > 0))
+		const struct pf_value_rule *r = &pf_values[keys[k]];
+
+		if ((keys[k] == PF_RATE && o->expect_rate_gbps > 0) ||
+		    (keys[k] == PF_NETDEV_MTU && o->expect_mtu > 0))
 			continue;
 		for (int i = 0; i < c->n; i++) {
 			size_t q;
@@ -336,19 +340,19 @@ static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const
 
 			c->vals[i] = NULL;
 			json_array_foreach(json_object_get(c->nd[i].sum, "ports"), q, pp) {
-				double v = fc_jnum(pp, keys[k].key, 0);
+				double v = fc_jnum(pp, r->key, 0);
 				char pid[128];
 
 				port_id(pp, pid, sizeof(pid));
 				if (strcmp(pid, id) || v <= 0 || strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
 					continue;
-				snprintf(c->text[i], sizeof(c->text[i]), "%g%s", v, keys[k].unit);
+				snprintf(c->text[i], sizeof(c->text[i]), "%g%s", v, r->unit);
 				c->vals[i] = c->text[i];
 			}
 		}
 		snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
-			 strchr(id, ':') + 1, keys[k].what);
-		pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, keys[k].fix);
+			 strchr(id, ':') + 1, r->what);
+		pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, r->fix);
 	}
 }
 

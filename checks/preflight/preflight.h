@@ -45,6 +45,16 @@ int pf_majority(const char *const *vals, int n);
  * drain. */
 void pf_blame(json_t *doc, const char *node, const char *part, const char *device);
 
+/* The values a rack must agree on, per device or port: the probe's key,
+ * what it is called, its unit, the part a difference blames, and the fix.
+ * preflight compares them across the nodes, health against the rack's
+ * recorded majority: one table for both. */
+enum pf_value { PF_FW, PF_RATE, PF_ACTIVE_MTU, PF_NETDEV_MTU, PF_NVALUES };
+struct pf_value_rule {
+	const char *key, *what, *unit, *part, *fix;
+};
+extern const struct pf_value_rule pf_values[PF_NVALUES];
+
 /* Compares one value across nodes (NULL: none); one finding at @lvl per
  * odd node, or one that lists every node when there is no majority. */
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,

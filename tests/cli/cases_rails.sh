@@ -131,6 +131,22 @@ print("ok" if ok else p)' \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
 rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
+# Its suspects: a link per failing rail, with that rail's diagnosis (JSON and text).
+SKD="${TMPDIR:-/tmp}/fabcheck-cli-soak-rdiag-$$"
+mkdir -p "$SKD"
+env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
+	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/s.db" --json >"$SKD/s.json" 2>/dev/null
+expect "soak: a suspect link per rail, each with its rail's diagnosis" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = sorted((x["level"], tuple(x["link"]), x["device"], x["diagnosis"]["subject"].split(":")[0], x["diagnosis"]["part"])
+           for x in d["suspects"])
+print("ok" if s == [("link", ("nodeA", "nodeB"), "rxe0", "rail 0 loaded", "not determined"),
+                    ("link", ("nodeA", "nodeB"), "rxe1", "rail 1 loaded", "not determined")] else s)' "$SKD/s.json"
+expect "soak text: the suspects' parts, per rail" 3 '^  link nodeA-nodeB on rxe1: possible not determined \(pair nodeA -> nodeB\)$' -- \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
+	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/t.db"
+rm -rf "$SKD"
 
 # nccl run: NCCL_IB_HCA names the chosen rails' devices exactly; one set in
 # the environment is kept (the fake workers then fail: exit 3).
@@ -143,18 +159,7 @@ expect "nccl run: an NCCL_IB_HCA of the environment is kept" 0 '^0$' -- bash -c 
 # rows, as pair --rails writes them); the port on rail 1 gets rail 1's.
 RLT=${TMPDIR:-/tmp}/fabcheck-cli-rdiag-$$
 mkdir -p "$RLT"
-python3 - tests/data/matrix/rails-docs-4x2-port.json "$RLT/d.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for p in d["results"]:
-    if "nodeC" in (p["a"]["node"], p["b"]["node"]):
-        p["diagnosis"] = [
-            {"subject": "rail 0 loaded: nodeC rxe0", "part": "host PCIe", "confidence": "possible",
-             "evidence": "rail 0 evidence", "next": "rail 0 step"},
-            {"subject": "rail 1 loaded: nodeC rxe1 port 1", "part": "cable or transceiver",
-             "confidence": "likely", "evidence": "symbol errors +812 on nodeC rxe1", "next": "reseat the cable"}]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+python3 tests/data/matrix/gen_diag_docs.py tests/data/matrix/rails-docs-4x2-port.json "$RLT/d.json"
 expect "matrix rails: the port suspect carries its worst pair's diagnosis on its rail" 0 '^ok$' -- python3 -c '
 import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)

@@ -146,7 +146,7 @@ expect "health: not again once recorded" 0 'verdict: pass' -- \
 expect "health: another node's state file starts over" 0 "state file .* is not this node's \(nodeC\)" -- \
 	$FC health --probe-doc $HLT/sym.json --state $HLT/st.json --node nodeC
 expect "health: MTU against the rack's recorded majority" 1 \
-	"nodeB: rxe0 port 1 netdev MTU is 1500 where the rack's recorded majority \($HLT/ref.json\) is 9000" -- \
+	"nodeB: rxe0 port 1 netdev MTU is 1500 B where the rack's recorded majority \($HLT/ref.json\) is 9000 B" -- \
 	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json
 expect "health: MTU given" 1 'nodeB: eth0 MTU is 1500, expected 9000' -- \
 	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --expect-mtu 9000

@@ -157,4 +157,19 @@ expect "tui z below 256 nodes: nothing to zoom" 0 'z: one cell per pair already'
 tui_run smalls 100x30 s 1 -- --db $TUT/slow.db --max-iterations 15
 expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node nodeC' -- \
 	cat $TUT/out-smalls.txt
+# The detail's part line: the cursor pair's diagnosis on the rail shown
+# (nodeC's documents carry rail 0's and rail 1's); every rail together,
+# the rail on which the pair is bad.
+python3 $MXD/gen_diag_docs.py $MXD/rails-docs-4x2-port.json $TUT/dg.json
+$FC matrix --import $TUT/dg.json --db $TUT/dg.db >/dev/null 2>&1
+tui_run dg0 160x30 - 1 -- --db $TUT/dg.db --max-iterations 15
+expect "tui part line: every rail together, the bad rail's diagnosis" 0 \
+	'^  part: +likely cable or transceiver \(rail 1 loaded: nodeC rxe1 port 1\): symbol errors \+812 on nodeC rxe1; next: reseat the cable$' -- \
+	cat $TUT/out-dg0.txt
+tui_run dg1 160x30 R 1 -- --db $TUT/dg.db --max-iterations 15
+expect "tui part line: rail 0 shown, rail 0's diagnosis" 0 \
+	'^  part: +possible host PCIe \(rail 0 loaded: nodeC rxe0\): rail 0 evidence; next: rail 0 step$' -- cat $TUT/out-dg1.txt
+tui_run dg2 160x30 k 1 -- --db $TUT/dg.db --max-iterations 15
+expect "tui part line: a pair without one says so" 0 '^  part: +no diagnosis in this pair.s result$' -- \
+	cat $TUT/out-dg2.txt
 rm -rf "$TUT"

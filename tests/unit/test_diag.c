@@ -304,6 +304,38 @@ static void test_healthy_busy_rxe(void **state)
 	json_decref(doc);
 }
 
+/* RNR NAKs both ways (rxe: nodeA received them, nodeB sent them, and
+ * mlx5's out_of_buffer): loss in a run without --validate; in a validated
+ * one the receive cap's (a receive posted again only once its message
+ * was checked), so no drops row; the evidence still lists the class. */
+static void test_rnr_validated(void **state)
+{
+	const char *a0[] = { "hw_counters/rcvd_rnr_err", "0", "hw_counters/sent_pkts", "0",
+			     "hw_counters/rcvd_pkts", "0", NULL };
+	const char *a1[] = { "hw_counters/rcvd_rnr_err", "400", "hw_counters/sent_pkts", "9000",
+			     "hw_counters/rcvd_pkts", "9000", NULL };
+	const char *b0[] = { "hw_counters/send_rnr_err", "0", "hw_counters/out_of_buffer", "0",
+			     NULL };
+	const char *b1[] = { "hw_counters/send_rnr_err", "400", "hw_counters/out_of_buffer", "400",
+			     NULL };
+	const struct side sd[] = { { "nodeA", "rxe0", a0, a1 }, { "nodeB", "rxe0", b0, b1 } };
+
+	(void)state;
+	for (int val = 0; val < 2; val++) {
+		json_t *t = pair_doc(4096, 4096, 0, 1), *doc;
+		char *ev;
+
+		json_object_set_new(t, "options", json_pack("{s:b}", "validate", val));
+		doc = run_sides(t, sd, 2);
+		assert_int_equal(by_rule(doc, "drops") != NULL, !val);
+		ev = json_dumps(json_object_get(doc, "evidence"), 0);
+		assert_non_null(ev);
+		assert_non_null(strstr(ev, "receive_not_ready"));
+		free(ev);
+		json_decref(doc); /* @t went with the set (diag_set_release) */
+	}
+}
+
 static void test_congestion(void **state)
 {
 	const char *a[] = { "hw_counters/out_of_seq_request", "5", "hw_counters/np_cnp_sent", "300",
@@ -527,7 +559,8 @@ int main(void)
 		cmocka_unit_test(test_hca_aer),		 cmocka_unit_test(test_ib_flaps),
 		cmocka_unit_test(test_perfquery_far),	 cmocka_unit_test(test_hca_all_ports),
 		cmocka_unit_test(test_not_exposed_once), cmocka_unit_test(test_drops_direction),
-		cmocka_unit_test(test_congestion),	 cmocka_unit_test(test_congestion_moving),
+		cmocka_unit_test(test_congestion),
+		cmocka_unit_test(test_rnr_validated),	 cmocka_unit_test(test_congestion_moving),
 		cmocka_unit_test(test_healthy_busy_rxe), cmocka_unit_test(test_rack_loss),
 		cmocka_unit_test(test_rack_mtu),	  cmocka_unit_test(test_rack_healthy),
 		cmocka_unit_test(test_config_mtu),	 cmocka_unit_test(test_slow_clean),

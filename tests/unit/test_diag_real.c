@@ -367,6 +367,36 @@ static void test_qos_mismatch(void **state)
 	json_decref(doc);
 }
 
+/* The switch port at the other end waited 15% of the window to send to this
+ * HCA (PortXmitWait of perfquery -x), nothing lost, no error: congestion. */
+static void test_ib_xmit_wait(void **state)
+{
+	json_t *doc = diagnose("ib-xmit-wait");
+	const json_t *d = first(doc);
+
+	(void)state;
+	assert_string_equal(str(d, "rule"), "congestion");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_non_null(strstr(str(d, "evidence"), "the switch port at the other end of nodeH mlx5_0 had data for it and no credits"));
+	assert_non_null(strstr(str(d, "evidence"), "15% of the 10 s window"));
+	no_part(doc, "cable");
+	no_part(doc, "port");
+	json_decref(doc);
+}
+
+/* GID types differ between the ends: named from the folder's gid_type files
+ * alone (no test.json). */
+static void test_gid_mismatch(void **state)
+{
+	json_t *doc = diagnose("gid-mismatch");
+	const json_t *d = first(doc);
+
+	(void)state;
+	assert_string_equal(str(d, "part"), "configuration (GID type)");
+	assert_non_null(strstr(str(d, "evidence"), "GID type: nodeA RoCE v2, nodeB IB/RoCE v1"));
+	json_decref(doc);
+}
+
 /* The QoS and health formats as the tools print them. */
 static void test_qos_parsers(void **state)
 {
@@ -414,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_aer),
 		cmocka_unit_test(test_qos_parsers),
 		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
+		cmocka_unit_test(test_gid_mismatch), cmocka_unit_test(test_ib_xmit_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,20 +84,20 @@ static void assert_near(double published, double expected)
 static void test_rails_busbw_ring(void **state)
 {
 	unsigned which;
-	double ndr = ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 8, 400, 8, 2, &which);
+	double ndr = busbw_rails(BUSBW_ALGO_RING, 8, 400, 8, 2, &which);
 
 	(void)state;
-	assert_int_equal(which, NCR_ALGO_RING);
+	assert_int_equal(which, BUSBW_ALGO_RING);
 	assert_true(ndr >= 8 * 46.0 && ndr <= 8 * 48.0);
-	assert_near(96, ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_ALL, 4, 200, 8, 3, NULL));
-	assert_near(50, ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_TREE, 4, 400, 1, 2, NULL));
-	assert_near(190, ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 4, 400, 8, 5, NULL));
+	assert_near(96, busbw_rails(BUSBW_ALGO_ALL, 4, 200, 8, 3, NULL));
+	assert_near(50, busbw_rails(BUSBW_ALGO_TREE, 4, 400, 1, 2, NULL));
+	assert_near(190, busbw_rails(BUSBW_ALGO_RING, 4, 400, 8, 5, NULL));
 	/* a ring's figure does not change with the node count */
-	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 8, 400, 8, 16, NULL) == ndr);
+	assert_true(busbw_rails(BUSBW_ALGO_RING, 8, 400, 8, 16, NULL) == ndr);
 	/* one node, no rails, no rate: nothing to expect */
-	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 8, 400, 8, 1, NULL) == 0);
-	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 0, 400, 8, 2, NULL) == 0);
-	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 8, 0, 8, 2, NULL) == 0);
+	assert_true(busbw_rails(BUSBW_ALGO_RING, 8, 400, 8, 1, NULL) == 0);
+	assert_true(busbw_rails(BUSBW_ALGO_RING, 0, 400, 8, 2, NULL) == 0);
+	assert_true(busbw_rails(BUSBW_ALGO_RING, 8, 0, 8, 2, NULL) == 0);
 }
 
 /*
@@ -114,29 +114,29 @@ static void test_rails_busbw_ring(void **state)
 static void test_rails_busbw_tree_nvls(void **state)
 {
 	unsigned which;
-	double tree5 = ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_TREE, 4, 400, 8, 5, &which);
-	double auto4 = ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_ALL, 8, 400, 8, 4, NULL);
-	double auto2 = ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_ALL, 8, 400, 8, 2, NULL);
-	double bound2 = ncr_rails_bound(NCR_ALL_REDUCE, NCR_ALGO_ALL, 8, 400, 8, 2);
+	double tree5 = busbw_rails(BUSBW_ALGO_TREE, 4, 400, 8, 5, &which);
+	double auto4 = busbw_rails(BUSBW_ALGO_ALL, 8, 400, 8, 4, NULL);
+	double auto2 = busbw_rails(BUSBW_ALGO_ALL, 8, 400, 8, 2, NULL);
+	double bound2 = busbw_rails_bound(BUSBW_ALGO_ALL, 8, 400, 8, 2);
 
 	(void)state;
-	assert_int_equal(which, NCR_ALGO_TREE);
+	assert_int_equal(which, BUSBW_ALGO_TREE);
 	assert_near(150, tree5);
-	assert_true(150 < 0.8 * ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_RING, 4, 400, 8, 5, NULL));
+	assert_true(150 < 0.8 * busbw_rails(BUSBW_ALGO_RING, 4, 400, 8, 5, NULL));
 	assert_near(320, auto4);
-	assert_near(320, ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_NVLS, 8, 400, 8, 4, NULL));
+	assert_near(320, busbw_rails(BUSBW_ALGO_NVLS, 8, 400, 8, 4, NULL));
 	assert_near(330, auto2);
 	assert_true(430 > auto2 && 430 < bound2);
 	assert_true(fabs(bound2 - 2.0 * 15 / 16 * auto2) < 1e-9);
 	/* the factors: a tree's on three nodes or more, a floor of 1 on two */
-	assert_true(fabs(ncr_algo_factor(NCR_ALGO_TREE, 4, 8) - 31.0 / 32) < 1e-12);
-	assert_true(ncr_algo_factor(NCR_ALGO_NVLS, 2, 8) == 1);
-	assert_true(ncr_algo_factor(NCR_ALGO_COLLNET, 4, 8) == 0);
-	assert_true(ncr_algo_factor(NCR_ALGO_RING, 1, 8) == 0);
+	assert_true(fabs(busbw_algo_factor(BUSBW_ALGO_TREE, 4, 8) - 31.0 / 32) < 1e-12);
+	assert_true(busbw_algo_factor(BUSBW_ALGO_NVLS, 2, 8) == 1);
+	assert_true(busbw_algo_factor(BUSBW_ALGO_COLLNET, 4, 8) == 0);
+	assert_true(busbw_algo_factor(BUSBW_ALGO_RING, 1, 8) == 0);
 	/* only the ring: no two-node bound; CollNet alone: nothing modelled */
-	assert_true(ncr_rails_bound(NCR_ALL_REDUCE, NCR_ALGO_RING, 8, 400, 8, 2) == 0);
-	assert_true(ncr_rails_bound(NCR_ALL_REDUCE, NCR_ALGO_ALL, 8, 400, 8, 3) == 0);
-	assert_true(ncr_rails_busbw(NCR_ALL_REDUCE, NCR_ALGO_COLLNET, 8, 400, 8, 4, &which) == 0);
+	assert_true(busbw_rails_bound(BUSBW_ALGO_RING, 8, 400, 8, 2) == 0);
+	assert_true(busbw_rails_bound(BUSBW_ALGO_ALL, 8, 400, 8, 3) == 0);
+	assert_true(busbw_rails(BUSBW_ALGO_COLLNET, 8, 400, 8, 4, &which) == 0);
 	assert_int_equal(which, 0);
 }
 
@@ -144,20 +144,20 @@ static void test_rails_busbw_tree_nvls(void **state)
 static void test_algo_parse(void **state)
 {
 	(void)state;
-	assert_int_equal(ncr_algo_parse(NULL), NCR_ALGO_ALL);
-	assert_int_equal(ncr_algo_parse(""), NCR_ALGO_ALL);
-	assert_int_equal(ncr_algo_parse("Ring"), NCR_ALGO_RING);
-	assert_int_equal(ncr_algo_parse("tree,RING"),
-			 NCR_ALGO_TREE | NCR_ALGO_RING);
-	assert_int_equal(ncr_algo_parse("NVLSTree"), NCR_ALGO_NVLS);
-	assert_int_equal(ncr_algo_parse("^NVLS,NVLSTree,CollnetDirect,CollnetChain"), NCR_ALGO_RING | NCR_ALGO_TREE | NCR_ALGO_PAT);
-	assert_int_equal(ncr_algo_parse("allgather:ring;allreduce:tree"),
-			 NCR_ALGO_TREE);
-	assert_int_equal(ncr_algo_parse("allgather:ring"), NCR_ALGO_ALL);
-	assert_int_equal(ncr_algo_parse(" Ring , tree"), NCR_ALGO_RING | NCR_ALGO_TREE);
-	assert_int_equal(ncr_algo_parse(",,"), 0);
-	assert_string_equal(ncr_algo_name(NCR_ALGO_NVLS), "NVLS tree");
-	assert_string_equal(ncr_algo_name(NCR_ALGO_RING | NCR_ALGO_TREE), "?");
+	assert_int_equal(busbw_algo_parse(NULL), BUSBW_ALGO_ALL);
+	assert_int_equal(busbw_algo_parse(""), BUSBW_ALGO_ALL);
+	assert_int_equal(busbw_algo_parse("Ring"), BUSBW_ALGO_RING);
+	assert_int_equal(busbw_algo_parse("tree,RING"),
+			 BUSBW_ALGO_TREE | BUSBW_ALGO_RING);
+	assert_int_equal(busbw_algo_parse("NVLSTree"), BUSBW_ALGO_NVLS);
+	assert_int_equal(busbw_algo_parse("^NVLS,NVLSTree,CollnetDirect,CollnetChain"), BUSBW_ALGO_RING | BUSBW_ALGO_TREE | BUSBW_ALGO_PAT);
+	assert_int_equal(busbw_algo_parse("allgather:ring;allreduce:tree"),
+			 BUSBW_ALGO_TREE);
+	assert_int_equal(busbw_algo_parse("allgather:ring"), BUSBW_ALGO_ALL);
+	assert_int_equal(busbw_algo_parse(" Ring , tree"), BUSBW_ALGO_RING | BUSBW_ALGO_TREE);
+	assert_int_equal(busbw_algo_parse(",,"), 0);
+	assert_string_equal(busbw_algo_name(BUSBW_ALGO_NVLS), "NVLS tree");
+	assert_string_equal(busbw_algo_name(BUSBW_ALGO_RING | BUSBW_ALGO_TREE), "?");
 }
 
 static void test_hex(void **state)

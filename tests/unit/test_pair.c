@@ -342,6 +342,35 @@ static void test_verdict_validate_ceiling(void **state)
 	}
 }
 
+/* RNR NAKs in a --validate run: the receive cap's, a note and no warning;
+ * without --validate an error counter that rose, as before. */
+static void test_verdict_rnr_validated(void **state)
+{
+	struct fc_pair_limits lim = { .min_link_pct = 90 };
+
+	(void)state;
+	assert_true(fc_counter_is_rnr("send_rnr_err") && fc_counter_is_rnr("out_of_buffer"));
+	assert_false(fc_counter_is_rnr("retry_rnr_exceeded_err"));
+	assert_false(fc_counter_is_rnr("rx_out_of_buffer"));
+	for (int val = 0; val < 2; val++) {
+		json_t *doc = rack_doc(2.4, 4096, 0), *n;
+
+		json_object_set_new(doc, "options", json_pack("{s:b}", "validate", val));
+		json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeB"),
+				    "send_rnr_err", json_integer(37));
+		json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeA"),
+				    "rcvd_rnr_err", json_integer(37));
+		fc_pair_verdict(doc, &lim);
+		assert_int_equal(has_finding(doc, "error counter send_rnr_err rose by 37"), !val);
+		assert_int_equal(has_finding(doc, "error counter rcvd_rnr_err rose by 37"), !val);
+		n = json_array_get(json_object_get(doc, "notes"), 0);
+		assert_int_equal(n && strstr(json_string_value(n), "nodeB send_rnr_err +37") &&
+					 strstr(json_string_value(n), "not counted as loss"),
+				 val);
+		json_decref(doc);
+	}
+}
+
 static void test_sizes_and_slots(void **state)
 {
 	struct pair_cfg cfg = { .max_size = 8u << 20 };
@@ -518,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_verdict_pcie_floor),
 		cmocka_unit_test(test_verdict_validate_ceiling),
+		cmocka_unit_test(test_verdict_rnr_validated),
 		cmocka_unit_test(test_sizes_and_slots),
 		cmocka_unit_test(test_launch_argv),
 		cmocka_unit_test(test_ev_pieces),

@@ -180,6 +180,102 @@ static void test_counters(void **state)
 	json_decref(sl);
 }
 
+/* @s's document gets diagnosis entry @part (subject @subject), and the bw
+ * result @gbps. */
+static json_t *diagnosed(json_t *s, const char *subject, const char *part, double gbps)
+{
+	json_t *doc = json_object_get(s, "doc");
+
+	json_object_set_new(doc, "diagnosis",
+			    json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "subject", subject, "part", part,
+				      "confidence", "likely", "evidence", "ev", "next", "step"));
+	json_object_set_new(json_array_get(json_object_get(doc, "results"), 0), "gbps",
+			    json_real(gbps));
+	return s;
+}
+
+static const json_t *suspect(const json_t *doc, const char *level, const char *node)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "suspects"), i, s)
+		if (!strcmp(fc_jstr(s, "level", ""), level) &&
+		    (!node || !strcmp(fc_jstr(s, "node", ""), node)))
+			return s;
+	return NULL;
+}
+
+/* A link with a drop takes the diagnosis of its slowest slice; a node with
+ * error counters that of the slice where they rose most. */
+static void test_suspects_diagnosis(void **state)
+{
+	json_t *sl = json_array(), *s, *doc;
+	const json_t *x, *d;
+	char *f;
+
+	(void)state;
+	json_array_append_new(sl, diagnosed(slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0),
+					    "nodeA rxe0", "none-1", 0.3));
+	json_array_append_new(sl, diagnosed(slice("nodeA", "nodeB", T0 + 12, T0 + 22, 10, 0.15, 3, 2, 0.01, 0, 0),
+					    "nodeB rxe0 port 1", "cable or transceiver", 0.2));
+	s = diagnosed(slice("nodeA", "nodeB", T0 + 24, T0 + 34, 10, 0.15, -1, 0, 0, 0, 0), "nodeB rxe0",
+		      "host PCIe", 0.29);
+	json_object_set_new(json_object_get(json_object_get(s, "doc"), "counters"), "nodeB",
+			    json_pack("{s:i}", "rcvd_seq_err", 7));
+	json_array_append_new(sl, s);
+	doc = analyze(sl, &f);
+	x = suspect(doc, "link", NULL);
+	assert_non_null(x);
+	assert_string_equal(fc_jstr(x, "reason", ""), "bandwidth drops");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(x, "link"), 1)), "nodeB");
+	d = json_object_get(x, "diagnosis");
+	assert_string_equal(fc_jstr(d, "part", ""), "cable or transceiver");
+	assert_string_equal(fc_jstr(d, "subject", ""), "nodeB rxe0 port 1");
+	assert_string_equal(fc_jstr(d, "next", ""), "step");
+	x = suspect(doc, "node", "nodeB");
+	assert_non_null(x);
+	assert_string_equal(fc_jstr(x, "reason", ""), "error counters");
+	assert_string_equal(fc_jstr(json_object_get(x, "diagnosis"), "part", ""), "host PCIe");
+	assert_null(suspect(doc, "node", "nodeA"));
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
+/* With rails (slices named NODE/RAIL with their "rail"): the suspect is the
+ * link on that device, its failed slice's diagnosis; a steady rail none. */
+static void test_suspects_rails(void **state)
+{
+	json_t *sl = json_array(), *s, *doc;
+	const json_t *x;
+	char *f;
+
+	(void)state;
+	s = diagnosed(slice("nodeA/rxe0", "nodeB/rxe0", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0),
+		      "rail 0 loaded: nodeA rxe0", "none", 0.3);
+	json_object_set_new(s, "rail", json_string("rxe0"));
+	json_array_append_new(sl, s);
+	s = failed_slice("nodeA/rxe1", "nodeB/rxe1", T0, T0 + 10, "retry exceeded");
+	json_object_set_new(json_object_get(s, "doc"), "diagnosis",
+			    json_pack("[{s:s, s:s}]", "subject", "rail 1 loaded: nodeB rxe1", "part",
+				      "switch port"));
+	json_object_set_new(s, "rail", json_string("rxe1"));
+	json_array_append_new(sl, s);
+	doc = analyze(sl, &f);
+	assert_int_equal(json_array_size(json_object_get(doc, "suspects")), 1);
+	x = suspect(doc, "link", NULL);
+	assert_non_null(x);
+	assert_string_equal(fc_jstr(x, "device", ""), "rxe1");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(x, "link"), 0)), "nodeA");
+	assert_string_equal(fc_jstr(json_object_get(x, "diagnosis"), "part", ""), "switch port");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(x, "diagnosis"),
+									     "pair"), 1)), "nodeB");
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
 static void test_empty(void **state)
 {
 	json_t *sl = json_array(), *doc;
@@ -203,6 +299,8 @@ int main(void)
 		cmocka_unit_test(test_flap_across_failed_slice),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_suspects_diagnosis),
+		cmocka_unit_test(test_suspects_rails),
 	};
 
 	setenv("TZ", "UTC", 1);

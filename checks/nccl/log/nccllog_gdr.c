@@ -19,7 +19,10 @@ static void path_name(const struct ncl_log *lg, const struct ncl_facts *f, int n
 	if (lg->nversions)
 		ncl_parse_version(lg->versions[0].text, &v);
 	name = ncl_path_name(v, n);
-	snprintf(buf, len, *name ? " (%s)" : "", name);
+	if (*name)
+		snprintf(buf, len, " (%s)", name);
+	else if (len)
+		buf[0] = '\0';
 }
 
 /* What to do about GPUDirect RDMA being off, from the reason NCCL prints. */

@@ -1,6 +1,6 @@
 /*
  * fabcheck nccl run: busbw against what the rails can carry (the model is
- * ncr_rails_busbw of ncclrt.h; doc/nccl-run.md).
+ * busbw_rails of core/busbw.h; doc/nccl-run.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,9 +77,9 @@ static unsigned allowed_algos(const struct ncr_state *s, char *why, size_t len)
 
 	why[0] = '\0';
 	if (v && ncclenv_value_check("NCCL_ALGO", v, why, len))
-		return NCR_ALGO_ALL;
+		return BUSBW_ALGO_ALL;
 	why[0] = '\0';
-	return ncr_algo_parse(v);
+	return busbw_algo_parse(v);
 }
 
 void ncr_rails_report(struct ncr_state *s)
@@ -92,9 +92,9 @@ void ncr_rails_report(struct ncr_state *s)
 	unsigned algos = allowed_algos(s, ignored, sizeof(ignored)), which;
 	const char *src;
 	double rate = rail_rate(s, log_rate(hcas), &src);
-	double want = ncr_rails_busbw(cfg->p.op, algos, nrails, rate, cfg->gpus_per_node,
+	double want = busbw_rails(algos, nrails, rate, cfg->gpus_per_node,
 				      cfg->nnodes, &which);
-	double bound = ncr_rails_bound(cfg->p.op, algos, nrails, rate, cfg->gpus_per_node,
+	double bound = busbw_rails_bound(algos, nrails, rate, cfg->gpus_per_node,
 				       cfg->nnodes);
 	double peak = peak_busbw(s->doc);
 
@@ -103,10 +103,10 @@ void ncr_rails_report(struct ncr_state *s)
 		json_pack("{s:i, s:o, s:s?, s:i, s:f, s:s?, s:s?, s:s, s:o, s:o, s:o, s:s?}", "count",
 			  nrails, "rate_gbit_s", rate > 0 ? json_real(rate) : json_null(),
 			  "rate_from", src, "used_per_node", used, "payload_share",
-			  NCR_RAIL_PAYLOAD, "nccl_algo", cfg->nccl_algo, "nccl_algo_ignored",
+			  BUSBW_RAIL_PAYLOAD, "nccl_algo", cfg->nccl_algo, "nccl_algo_ignored",
 			  ignored[0] ? ignored : NULL, "algorithm",
-			  which ? ncr_algo_name(which) : "none",
-			  "algorithm_factor", which ? json_real(ncr_algo_factor(which, cfg->nnodes,
+			  which ? busbw_algo_name(which) : "none",
+			  "algorithm_factor", which ? json_real(busbw_algo_factor(which, cfg->nnodes,
 										cfg->gpus_per_node))
 						    : json_null(),
 			  "expected_busbw_gbytes_s", want > 0 ? json_real(want) : json_null(),
@@ -117,7 +117,7 @@ void ncr_rails_report(struct ncr_state *s)
 			   "peak busbw %.1f GB/s is %.0f%% of the %.1f GB/s the rails can carry "
 			   "(%d of %d HCAs per node at %g Gb/s, %s): check every rail with "
 			   "fabcheck pair --rails all, and NCCL_ALGO=Ring for comparison",
-			   peak, 100 * peak / want, want, used, nrails, rate, ncr_algo_name(which));
+			   peak, 100 * peak / want, want, used, nrails, rate, busbw_algo_name(which));
 }
 
 void ncr_rails_render(FILE *f, const json_t *doc)

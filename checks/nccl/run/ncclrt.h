@@ -8,6 +8,8 @@
 #define FC_NCCLRT_H
 
 #include <jansson.h>
+
+#include "core/busbw.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,75 +38,7 @@ int ncr_size_series(uint64_t min, uint64_t max, unsigned factor, uint64_t *out, 
 double ncr_algbw(uint64_t bytes, double seconds);
 double ncr_busbw_factor(enum ncr_op op, int nranks);
 
-/*
- * What the rails can carry (checks/nccl/run/ncclrt_rails.c; doc/nccl-run.md has
- * the derivation and the published figures it is tested against).
- *
- * NCCL's all_reduce algorithms, as NCCL_ALGO names them: Ring, Tree, NVLS
- * and NVLSTree (NVLink SHARP: inside one node NVLS, across nodes NVLSTree,
- * whose network part is a tree of the nodes), CollNet (IB SHARP, not
- * modelled) and PAT (not an all_reduce algorithm).
- */
-enum ncr_algo {
-	NCR_ALGO_RING = 1,
-	NCR_ALGO_TREE = 2,
-	NCR_ALGO_NVLS = 4,    /* NVLS and NVLSTree */
-	NCR_ALGO_COLLNET = 8, /* CollNetDirect, CollNetChain */
-	NCR_ALGO_PAT = 16,
-};
-#define NCR_ALGO_ALL 31
-
-/*
- * The all_reduce algorithms NCCL may use under NCCL_ALGO=@s (NULL or empty:
- * all): a comma list, case-insensitive, "^" first to exclude the list
- * instead; of a per-operation value ("allreduce:tree;allgather:ring") the
- * all_reduce part. The value is one ncclenv_value_check() accepts: a
- * word that names no algorithm adds none here (NCCL ignores such a value
- * whole: the caller checks it first).
- */
-unsigned ncr_algo_parse(const char *s);
-/* "ring", "tree", "NVLS tree", "CollNet", "PAT" ("?" for a set). */
-const char *ncr_algo_name(unsigned algo);
-
-/*
- * nccl-tests' all_reduce busbw, as a share of the nodes' network payload
- * rate, when the network is the bottleneck, for one algorithm:
- *   ring: 1 (each rank sends 2(n-1)/n of the buffer, the factor nccl-tests
- *     multiplies algbw by, doc/PERFORMANCE.md of nccl-tests);
- *   tree, NVLS tree on three nodes or more: (n-1)/n (each node sends and
- *     receives twice the buffer: interior in one of NCCL's two trees and a
- *     leaf in the other; NCCL's own model halves a tree's bus bandwidth);
- *   tree, NVLS tree on two nodes: 1, a floor: only half of the traffic
- *     crosses the network, which would allow 2(n-1)/n, and the path inside
- *     the node (NVLink, NVSwitch, PCIe), which this does not know, sets
- *     what is reached between the two (nccl issue 946);
- * 0 for CollNet, PAT or one node (the network is not what is measured).
- * n = @nnodes x @gpus_per_node ranks.
- */
-double ncr_algo_factor(unsigned algo, int nnodes, int gpus_per_node);
-
-/*
- * The bus bandwidth (GB/s, 1e9 bytes/s) the rails can carry for @op over
- * @nnodes nodes with any algorithm of @algos (the lowest of their factors,
- * that algorithm in @which_p; 0 when none is modelled):
- *
- *   busbw = min(rails, GPUs per node) x rate / 8 x NCR_RAIL_PAYLOAD x factor
- *
- * rails: the HCAs NCCL uses per node, rate: their link rate in Gb/s. Each
- * GPU drives its own rail, so at most one rail per GPU counts (one GPU
- * cannot fill several: its PCIe link is about one NIC's rate).
- * NCR_RAIL_PAYLOAD is the share of the line rate NCCL delivers: 0.94, the
- * middle of NVIDIA's "46-48 GB/s per NIC" for NDR 400 Gb/s on two nodes with
- * NCCL_ALGO=RING (github.com/NVIDIA/nccl-tests/issues/290). 0 for one node,
- * unknown rails or rate, or no modelled algorithm.
- */
-#define NCR_RAIL_PAYLOAD 0.94
-double ncr_rails_busbw(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
-		       int gpus_per_node, int nnodes, unsigned *which_p);
-/* What the network alone would allow a tree on two nodes (the 2(n-1)/n
- * above; 0 elsewhere or when @algos has neither tree nor NVLS). */
-double ncr_rails_bound(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
-		       int gpus_per_node, int nnodes);
+/* What the rails can carry: core/busbw.h (plan and check-log use it too). */
 
 /*
  * NCCL_DEBUG_SUBSYS for a rank: @user's value (NULL: unset) with the

@@ -1,18 +1,18 @@
-/* fabcheck nccl run: what the rails can carry (see ncclrt.h). */
+/* The all_reduce busbw the rails can carry (see busbw.h). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "checks/nccl/run/ncclrt.h"
+#include "core/busbw.h"
 
 static const struct {
 	const char *word;
 	unsigned algo;
 } algo_words[] = {
-	{ "ring", NCR_ALGO_RING },	    { "tree", NCR_ALGO_TREE },
-	{ "nvls", NCR_ALGO_NVLS },	    { "nvlstree", NCR_ALGO_NVLS },
-	{ "collnet", NCR_ALGO_COLLNET },    { "collnetdirect", NCR_ALGO_COLLNET },
-	{ "collnetchain", NCR_ALGO_COLLNET }, { "pat", NCR_ALGO_PAT },
+	{ "ring", BUSBW_ALGO_RING },	    { "tree", BUSBW_ALGO_TREE },
+	{ "nvls", BUSBW_ALGO_NVLS },	    { "nvlstree", BUSBW_ALGO_NVLS },
+	{ "collnet", BUSBW_ALGO_COLLNET },    { "collnetdirect", BUSBW_ALGO_COLLNET },
+	{ "collnetchain", BUSBW_ALGO_COLLNET }, { "pat", BUSBW_ALGO_PAT },
 };
 
 /* The algorithm one word names (@w of @n chars, blanks trimmed); 0 none. */
@@ -54,14 +54,14 @@ static const char *allreduce_part(const char *s, size_t *len_p)
 	return NULL;
 }
 
-unsigned ncr_algo_parse(const char *s)
+unsigned busbw_algo_parse(const char *s)
 {
 	unsigned set = 0, excl = 0;
 	const char *l;
 	size_t n;
 
 	if (!s || !*s || !(l = allreduce_part(s, &n)))
-		return NCR_ALGO_ALL;
+		return BUSBW_ALGO_ALL;
 	if (n && *l == '^')
 		excl = 1, l++, n--;
 	while (n) {
@@ -73,31 +73,31 @@ unsigned ncr_algo_parse(const char *s)
 		if (n)
 			l++, n--;
 	}
-	return excl ? NCR_ALGO_ALL & ~set : set;
+	return excl ? BUSBW_ALGO_ALL & ~set : set;
 }
 
-const char *ncr_algo_name(unsigned algo)
+const char *busbw_algo_name(unsigned algo)
 {
 	switch (algo) {
-	case NCR_ALGO_RING: return "ring";
-	case NCR_ALGO_TREE: return "tree";
-	case NCR_ALGO_NVLS: return "NVLS tree";
-	case NCR_ALGO_COLLNET: return "CollNet";
-	case NCR_ALGO_PAT: return "PAT";
+	case BUSBW_ALGO_RING: return "ring";
+	case BUSBW_ALGO_TREE: return "tree";
+	case BUSBW_ALGO_NVLS: return "NVLS tree";
+	case BUSBW_ALGO_COLLNET: return "CollNet";
+	case BUSBW_ALGO_PAT: return "PAT";
 	}
 	return "?";
 }
 
-double ncr_algo_factor(unsigned algo, int nnodes, int gpus_per_node)
+double busbw_algo_factor(unsigned algo, int nnodes, int gpus_per_node)
 {
 	int n = nnodes * gpus_per_node;
 
 	if (nnodes < 2 || gpus_per_node < 1)
 		return 0;
 	switch (algo) {
-	case NCR_ALGO_RING: return 1;
-	case NCR_ALGO_TREE:
-	case NCR_ALGO_NVLS: return nnodes == 2 ? 1 : (double)(n - 1) / n;
+	case BUSBW_ALGO_RING: return 1;
+	case BUSBW_ALGO_TREE:
+	case BUSBW_ALGO_NVLS: return nnodes == 2 ? 1 : (double)(n - 1) / n;
 	}
 	return 0;
 }
@@ -107,20 +107,18 @@ static double node_rate(int rails, double rate_gbit, int gpus_per_node)
 {
 	int used = rails < gpus_per_node ? rails : gpus_per_node;
 
-	return used > 0 && rate_gbit > 0 ? used * rate_gbit / 8 * NCR_RAIL_PAYLOAD : 0;
+	return used > 0 && rate_gbit > 0 ? used * rate_gbit / 8 * BUSBW_RAIL_PAYLOAD : 0;
 }
 
-double ncr_rails_busbw(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
-		       int gpus_per_node, int nnodes, unsigned *which_p)
+double busbw_rails(unsigned algos, int rails, double rate_gbit,
+		   int gpus_per_node, int nnodes, unsigned *which_p)
 {
 	double best = 0;
 
 	if (which_p)
 		*which_p = 0;
-	if (op != NCR_ALL_REDUCE)
-		return 0;
-	for (unsigned a = NCR_ALGO_RING; a <= NCR_ALGO_NVLS; a <<= 1) {
-		double f = algos & a ? ncr_algo_factor(a, nnodes, gpus_per_node) : 0;
+	for (unsigned a = BUSBW_ALGO_RING; a <= BUSBW_ALGO_NVLS; a <<= 1) {
+		double f = algos & a ? busbw_algo_factor(a, nnodes, gpus_per_node) : 0;
 
 		if (f > 0 && (!best || f < best)) {
 			best = f;
@@ -131,12 +129,12 @@ double ncr_rails_busbw(enum ncr_op op, unsigned algos, int rails, double rate_gb
 	return best * node_rate(rails, rate_gbit, gpus_per_node);
 }
 
-double ncr_rails_bound(enum ncr_op op, unsigned algos, int rails, double rate_gbit,
-		       int gpus_per_node, int nnodes)
+double busbw_rails_bound(unsigned algos, int rails, double rate_gbit,
+		   int gpus_per_node, int nnodes)
 {
 	int n = nnodes * gpus_per_node;
 
-	if (op != NCR_ALL_REDUCE || nnodes != 2 || !(algos & (NCR_ALGO_TREE | NCR_ALGO_NVLS)))
+	if (nnodes != 2 || !(algos & (BUSBW_ALGO_TREE | BUSBW_ALGO_NVLS)))
 		return 0;
 	return 2.0 * (n - 1) / n * node_rate(rails, rate_gbit, gpus_per_node);
 }

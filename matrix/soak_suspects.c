@@ -1,0 +1,163 @@
+/*
+ * The soak's suspects (soak.h): each pair with failed slices or drops (a
+ * link) and each node with flaps or error counters that rose (a node; with
+ * rails a port, its NODE/RAIL name split into node and device), with the
+ * part diagnosis of its worst slice (matrix/mx_diag.h: the same entry the
+ * matrix's suspects carry).
+ */
+#include "matrix/soak.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "core/pairv.h"
+#include "matrix/mx_diag.h"
+#include "store/store.h"
+
+/* The sum of the error counters of @node that rose in slice @s. */
+static double node_errors(const json_t *s, const char *node)
+{
+	const json_t *cnt = json_object_get(json_object_get(json_object_get(s, "doc"), "counters"),
+					    node), *v;
+	const char *name;
+	double sum = 0;
+
+	json_object_foreach((json_t *)cnt, name, v)
+		if (json_is_integer(v) && json_integer_value(v) > 0 && fc_counter_is_error(name))
+			sum += (double)json_integer_value(v);
+	return sum;
+}
+
+/* How bad slice @s is, for the worst of a suspect's slices: a failed slice
+ * first, then the most error counts on @node (NULL: none), then the lowest
+ * bandwidth. Larger is worse. */
+static double badness(const json_t *s, const char *node)
+{
+	const json_t *doc = json_object_get(s, "doc");
+	double g = fc_pair_doc_gbps(doc, NULL);
+
+	if (!strcmp(fc_jstr(doc, "verdict", "error"), "error") || !(g == g))
+		return INFINITY;
+	return (node ? node_errors(s, node) * 1e6 : 0) - g;
+}
+
+/* The worst slice of @a-@b (@b NULL: every slice with @a on either side)
+ * that has a diagnosis; NULL when none has. */
+static const json_t *worst_slice(const json_t *slices, const char *a, const char *b)
+{
+	const json_t *s, *worst = NULL;
+	double wb = -INFINITY;
+	size_t i;
+
+	json_array_foreach(slices, i, s) {
+		const char *sa = fc_jstr(s, "a", ""), *sb = fc_jstr(s, "b", "");
+		int mine = b ? !strcmp(sa, a) && !strcmp(sb, b) : !strcmp(sa, a) || !strcmp(sb, a);
+		double x;
+
+		if (!mine || !json_array_size(json_object_get(json_object_get(s, "doc"), "diagnosis")))
+			continue;
+		x = badness(s, b ? NULL : a);
+		if (!worst || x > wb) {
+			worst = s;
+			wb = x;
+		}
+	}
+	return worst;
+}
+
+/* The rail of @name's slices ("rail" of the first slice it is in), or NULL. */
+static const char *rail_of(const json_t *slices, const char *name)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(slices, i, s)
+		if (!strcmp(fc_jstr(s, "a", ""), name) || !strcmp(fc_jstr(s, "b", ""), name))
+			return fc_jstr(s, "rail", NULL);
+	return NULL;
+}
+
+/* @name without its "/RAIL" (a soak with rails names NODE/RAIL). */
+static json_t *base_name(const char *name, const char *rail)
+{
+	size_t n = strlen(name), r = rail ? strlen(rail) : 0;
+
+	if (rail && n > r + 1 && name[n - r - 1] == '/' && !strcmp(name + n - r, rail))
+		return json_stringn(name, n - r - 1);
+	return json_string(name);
+}
+
+static void add_suspect(json_t *list, const json_t *slices, const char *level, const char *a,
+			const char *b, const char *reason)
+{
+	const char *rail = rail_of(slices, a);
+	const json_t *w = worst_slice(slices, a, b);
+	json_t *s = json_pack("{s:s, s:s}", "level", rail && !b ? "port" : level, "reason", reason);
+	json_t *d;
+
+	if (b)
+		json_object_set_new(s, "link", json_pack("[o, o]", base_name(a, rail),
+							 base_name(b, rail)));
+	else
+		json_object_set_new(s, "node", base_name(a, rail));
+	if (rail)
+		json_object_set_new(s, "device", json_string(rail));
+	if (w) {
+		json_t *wa = base_name(fc_jstr(w, "a", "?"), rail), *wb = base_name(fc_jstr(w, "b", "?"), rail);
+
+		d = mx_diag_entry(mx_diag_pick(json_object_get(w, "doc"), -1), json_string_value(wa),
+				  json_string_value(wb));
+		if (d)
+			json_object_set_new(s, "diagnosis", d);
+		json_decref(wa);
+		json_decref(wb);
+	}
+	json_array_append_new(list, s);
+}
+
+/* Whether an event of @kind names pair @label. */
+static int has_event(const json_t *events, const char *kind, const char *label)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(events, i, e)
+		if (!strcmp(fc_jstr(e, "kind", ""), kind) && !strcmp(fc_jstr(e, "pair", ""), label))
+			return 1;
+	return 0;
+}
+
+void fc_soak_suspects(json_t *doc, const json_t *slices)
+{
+	const json_t *events = json_object_get(doc, "events"), *p, *n, *c;
+	json_t *list = json_array();
+	const char *name, *cn;
+	char label[600];
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
+		const char *a = fc_jstr(p, "a", "?"), *b = fc_jstr(p, "b", "?");
+		int failed = fc_jnum(p, "failed_slices", 0) > 0, drop;
+
+		snprintf(label, sizeof(label), "%s-%s", a, b);
+		drop = has_event(events, "drop", label);
+		if (failed || drop)
+			add_suspect(list, slices, "link", a, b,
+				    failed && drop ? "failed slices and drops" :
+				    failed ? "failed slices" : "bandwidth drops");
+	}
+	json_object_foreach((json_t *)json_object_get(doc, "nodes"), name, n) {
+		int errors = 0, flaps = json_array_size(json_object_get(n, "flaps")) > 0;
+
+		json_object_foreach((json_t *)json_object_get(n, "counters"), cn, c)
+			errors |= json_integer_value(c) > 0 && fc_counter_is_error(cn) &&
+				  strcmp(cn, "link_downed");
+		if (flaps || errors)
+			add_suspect(list, slices, "node", name, NULL,
+				    flaps && errors ? "link flaps and error counters" :
+				    flaps ? "link flaps" : "error counters");
+	}
+	json_object_set_new(doc, "suspects", list);
+}
