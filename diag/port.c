@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "topo/pcitopo.h" /* topo_parse_gts */
 #include "verbs/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
 
@@ -24,9 +25,15 @@ static void note(struct diag_port *p, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
+	json_t *v;
+	size_t i;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	json_array_foreach(p->notes, i, v) /* once, when each file of a folder says it */
+		if (!strcmp(json_string_value(v), msg))
+			return;
 	json_array_append_new(p->notes, json_string(msg));
 }
 
@@ -278,28 +285,6 @@ static void pause_time(struct diag_port *p, const json_t *before, const json_t *
 	p->cnp_handled = delta_of(before, after, "rp_cnp_handled");
 }
 
-/* PortXmitWait as time: ticks in which the port had data to send and sent
- * nothing, for want of credits or arbitration (IBA PortCounters). NVIDIA's
- * ibdiagnet manual ("Congestion Assessment on InfiniBand Links") gives the
- * tick of Quantum, Quantum-2 and -3 switches as 8 bytes of the port
- * whatever its width (lost bytes = counter x 8) and of Switch-IB(-2) and
- * Switch-X as 32 bytes per lane: 8 bytes at the port rate is the shorter,
- * so the time is a lower bound (said so). -1 when not read. */
-#define XMIT_WAIT_TICK_BYTES 8.0
-
-static double wait_time(const struct diag_port *p, const json_t *before, const json_t *after,
-			char *detail, size_t len)
-{
-	long long ticks = delta_of(before, after, "port_xmit_wait");
-
-	if (ticks < 0 || p->rate_gbps <= 0)
-		return -1;
-	if (ticks > 0)
-		snprintf(detail, len, "PortXmitWait +%lld ticks of at least 8 bytes at %g Gb/s: at least", ticks,
-			 p->rate_gbps);
-	return (double)ticks * XMIT_WAIT_TICK_BYTES * 8 / (p->rate_gbps * 1e9);
-}
-
 static int slashes(const char *s)
 {
 	int n = 0;
@@ -380,11 +365,27 @@ static struct diag_pcie *pcie_slot(struct diag_port *p, const char *name, size_t
 			return &p->pcie[i];
 	if (!dash || p->npcie == DIAG_MAX_PCIE)
 		return NULL;
+	char role[sizeof(p->pcie[0].role)], bdf[sizeof(p->pcie[0].bdf)], raw[96], shown[200];
+	size_t rl = (size_t)(dash - name), bl = (size_t)(name + nlen - dash - 1);
+
+	/* the folder's name from the evidence: ROLE a name, BDF a PCI address
+	 * (core/names.h) before either is a line of the diagnosis */
+	if (rl < sizeof(role) && bl < sizeof(bdf)) {
+		snprintf(role, sizeof(role), "%.*s", (int)rl, name);
+		snprintf(bdf, sizeof(bdf), "%.*s", (int)bl, dash + 1);
+	}
+	if (rl >= sizeof(role) || bl >= sizeof(bdf) || !fc_name_ok(FC_NAME_DEV, role) ||
+	    !fc_name_ok(FC_NAME_BDF, bdf)) {
+		snprintf(raw, sizeof(raw), "%.*s", (int)nlen, name);
+		note(p, "pcie/%s: not ROLE-BDF with a PCI address (e.g. hca-0000:17:00.0): "
+		     "left out", fc_name_show(raw, shown, sizeof(shown)));
+		return NULL;
+	}
 	struct diag_pcie *d = &p->pcie[p->npcie++];
 
 	memset(d, 0, sizeof(*d));
-	snprintf(d->role, sizeof(d->role), "%.*s", (int)(dash - name), name);
-	snprintf(d->bdf, sizeof(d->bdf), "%.*s", (int)(name + nlen - dash - 1), dash + 1);
+	snprintf(d->role, sizeof(d->role), "%s", role);
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
 	return d;
 }
 
@@ -487,11 +488,9 @@ static void far_end(struct diag_port *p, const json_t *before, const json_t *aft
 	const char *sa = snap_str(after, "perfquery-far.txt");
 	json_t *fb = sb ? diag_parse_perfquery(sb) : NULL, *fa = sa ? diag_parse_perfquery(sa) : NULL;
 
-	p->far_wait_s = -1;
 	if (fb && fa) {
 		p->have_far = 1;
 		classify(p, fb, fa, p->far_sum, p->far_detail, "far end: ");
-		p->far_wait_s = wait_time(p, fb, fa, p->far_wait_detail, sizeof(p->far_wait_detail));
 	}
 	json_decref(fb);
 	json_decref(fa);
@@ -516,7 +515,6 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	p->notes = json_array();
 	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
-	text_field(p->gid_type, sizeof(p->gid_type), after, before, "gid_type");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
 	p->width = diag_parse_width(snap_str(after, "rate"));
 	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");
@@ -530,7 +528,6 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	classify(p, cb, ca, p->sum, p->detail, "");
 	ber(p, cb, ca);
 	pause_time(p, cb, ca);
-	p->wait_s = wait_time(p, cb, ca, p->wait_detail, sizeof(p->wait_detail));
 	json_decref(cb);
 	json_decref(ca);
 	m = snap_str(after, "ethtool-m.txt");

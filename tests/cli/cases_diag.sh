@@ -58,4 +58,15 @@ expect "diagnose: an evidence device folder that is no device name is refused" 2
 	"'mlx;rm' is not a valid RDMA device name \(it holds ';'\)" -- "$FC" diagnose "$DG/bad/dev"
 expect "diagnose: a set folder with an escape is refused" 2 \
 	"'x\\\\x1b\]0;y' is not a valid set folder name" -- "$FC" diagnose "$DG/bad/set"
+# A PCI address from an evidence folder (pcie/ROLE-BDF) is one before it is
+# part of a line or the lspci command the diagnosis suggests.
+cp -r "$D/pcie-aer-downtrained" "$DG/bdf"
+for s in before after; do
+	mv "$DG/bdf/nodeD/mlx5_2-1/$s/pcie/hca-0000:17:00.0" "$DG/bdf/nodeD/mlx5_2-1/$s/pcie/hca-0000:17:00.0;reboot"
+done
+expect "diagnose: a pcie/ folder whose BDF is no PCI address is left out, said" 0 \
+	'pcie/hca-0000:17:00.0;reboot: not ROLE-BDF with a PCI address \(e\.g\. hca-0000:17:00\.0\): left out' -- \
+	"$FC" diagnose "$DG/bdf"
+expect "diagnose: the crafted BDF is in no suggested command" 0 '^0$' -- \
+	sh -c "'$FC' diagnose '$DG/bdf' | grep -c 'lspci.*reboot'; true"
 rm -rf "$DG"
