@@ -103,15 +103,15 @@ double busbw_algo_factor(unsigned algo, int nnodes, int gpus_per_node)
 }
 
 /* The node's network payload rate, GB/s: one rail per GPU at most. */
-static double node_rate(int rails, double rate_gbit, int gpus_per_node)
+static double node_rate(int rails, double payload_gbytes, int gpus_per_node)
 {
 	int used = rails < gpus_per_node ? rails : gpus_per_node;
 
-	return used > 0 && rate_gbit > 0 ? used * rate_gbit / 8 * BUSBW_RAIL_PAYLOAD : 0;
+	return used > 0 && payload_gbytes > 0 ? used * payload_gbytes : 0;
 }
 
-double busbw_rails(unsigned algos, int rails, double rate_gbit,
-		   int gpus_per_node, int nnodes, unsigned *which_p)
+double busbw_payload(unsigned algos, int rails, double payload_gbytes, int gpus_per_node,
+		     int nnodes, unsigned *which_p)
 {
 	double best = 0;
 
@@ -126,7 +126,14 @@ double busbw_rails(unsigned algos, int rails, double rate_gbit,
 				*which_p = a;
 		}
 	}
-	return best * node_rate(rails, rate_gbit, gpus_per_node);
+	return best * node_rate(rails, payload_gbytes, gpus_per_node);
+}
+
+double busbw_rails(unsigned algos, int rails, double rate_gbit, int gpus_per_node, int nnodes,
+		   unsigned *which_p)
+{
+	return busbw_payload(algos, rails, rate_gbit / 8 * BUSBW_RAIL_PAYLOAD, gpus_per_node,
+			     nnodes, which_p);
 }
 
 double busbw_rails_bound(unsigned algos, int rails, double rate_gbit,
@@ -136,5 +143,5 @@ double busbw_rails_bound(unsigned algos, int rails, double rate_gbit,
 
 	if (nnodes != 2 || !(algos & (BUSBW_ALGO_TREE | BUSBW_ALGO_NVLS)))
 		return 0;
-	return 2.0 * (n - 1) / n * node_rate(rails, rate_gbit, gpus_per_node);
+	return 2.0 * (n - 1) / n * node_rate(rails, rate_gbit / 8 * BUSBW_RAIL_PAYLOAD, gpus_per_node);
 }

@@ -72,6 +72,10 @@ double busbw_algo_factor(unsigned algo, int nnodes, int gpus_per_node);
 #define BUSBW_RAIL_PAYLOAD 0.94
 double busbw_rails(unsigned algos, int rails, double rate_gbit,
 		   int gpus_per_node, int nnodes, unsigned *which_p);
+/* The same for a measured payload rate per rail (@payload_gbytes GB/s, as
+ * ib_write_bw reports it: no payload share applied). */
+double busbw_payload(unsigned algos, int rails, double payload_gbytes, int gpus_per_node,
+		     int nnodes, unsigned *which_p);
 /* What the network alone would allow a tree on two nodes (the 2(n-1)/n
  * above; 0 elsewhere or when @algos has neither tree nor NVLS). */
 double busbw_rails_bound(unsigned algos, int rails, double rate_gbit,

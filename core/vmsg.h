@@ -29,7 +29,20 @@
 #include <stdint.h>
 
 #define FC_VMSG_HDR 24
-/* The smallest path MTU (IB and RoCE: 256 B): a lost packet loses a whole chunk. */
+/*
+ * The marks' spacing: 256 B, the smallest path MTU (IB and RoCE), not the
+ * QP's path MTU, because it is the stricter of the two. Every path MTU is
+ * 256 B times a power of two and the packets of a message start at its
+ * multiples from the message's start, so a lost packet at any MTU loses
+ * at least one whole chunk and its mark; and the partial write --validate
+ * exists for happens on PCIe (IOMMU, ACS, GPUDirect), where the unit is a
+ * write of the max payload size (256 B on most servers, 128..512 B), not a
+ * packet: a lost 256 B write inside a 4 KiB packet (page-aligned slots:
+ * every message above 4 KiB) loses a mark, where marks a path MTU apart
+ * would not see it. Not seen: a lost write of less than 256 B that holds
+ * no mark (128 B max payload). The cost is 4 bytes stamped and poisoned
+ * per 256 B, off the CRC (tests/unit/test_valloop.c test_partial_chunk).
+ */
 #define FC_VMSG_CHUNK 256
 #define FC_VMSG_MARK 4
 

@@ -221,7 +221,7 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 	json_object_set_new(o, "method", json_pack("{s:s, s:i, s:i, s:i, s:s}", "name",
 						   vb_method_name(t->method), "warmup", t->warmup,
 						   "cq_mod", t->cq_mod, "inline", t->inline_max,
-						   "buffer", t->cycle == VB_CYCLE_PAGE ? "one" : "slots"));
+						   "buffer", t->cycle == VB_CYCLE_PAGE ? "per_qp" : "slots"));
 	json_object_set_new(json_object_get(o, "method"), "post_list", json_integer(t->post_list));
 	json_object_set_new(json_object_get(o, "method"), "threads", json_integer(t->threads));
 	/* What the knobs' rule changed (verbs/knobs.c). */

@@ -119,14 +119,6 @@ double plan_comm_time(enum plan_strategy s, double model_bytes, int n, double bu
 	return n > 1 ? t : 0;
 }
 
-double plan_gpu_busbw(double link_gbps, int nics_per_node, int gpus_per_node,
-		      double efficiency)
-{
-	if (gpus_per_node <= 0)
-		return 0;
-	return link_gbps * 1e9 / 8 * nics_per_node / gpus_per_node * efficiency;
-}
-
 double plan_exposed(double comm, double compute, double overlap)
 {
 	double e = comm - overlap * compute;

@@ -51,11 +51,6 @@ double plan_traffic(enum plan_strategy s, double model_bytes, int n);
 double plan_comm_time(enum plan_strategy s, double model_bytes, int n, double busbw,
 		      double lat, int calls);
 
-/* Per-GPU bus bandwidth in bytes/s over the fabric: link rate x NICs per
- * node / GPUs per node x efficiency. */
-double plan_gpu_busbw(double link_gbps, int nics_per_node, int gpus_per_node,
-		      double efficiency);
-
 /* Exposed communication after overlap: max(0, comm - overlap x compute). */
 double plan_exposed(double comm, double compute, double overlap);
 

@@ -296,16 +296,15 @@ static int bw_owned(const struct bw_run *b)
 
 /* perftest's -D (perftest_parameters.c, catch_alarm): a margin of a
  * quarter of the duration, in whole seconds (its int arithmetic), is cut
- * at each end; BW is what completed in between over that time. */
+ * at each end; BW and message rate are what completed in between over
+ * that time. Without a margin (under 4 s) the window is the duration
+ * itself: what completes after its end does not count either. */
 static void bw_trim(struct bw_run *b, double end, double duration)
 {
-	double margin = vb_pt_margin(duration);
-
 	b->win_lo = b->win_hi = 0;
-	if (!b->timed || b->t->method != VB_METHOD_PERFTEST || margin <= 0)
+	if (!b->timed || b->t->method != VB_METHOD_PERFTEST)
 		return;
-	b->win_lo = end - duration + margin;
-	b->win_hi = end - margin;
+	vb_pt_window(end - duration, duration, &b->win_lo, &b->win_hi);
 }
 
 /* One pass: @per_qp requests on every QP (or @duration seconds). */

@@ -156,3 +156,15 @@ double vb_pt_margin(double duration)
 
 	return m > 0 && duration > 2 * m ? m : 0;
 }
+
+void vb_pt_window(double start, double duration, double *lo_p, double *hi_p)
+{
+	/* catch_alarm: START_STATE -> SAMPLE_STATE at the margin (tposted[0]),
+	 * SAMPLE_STATE -> STOP_SAMPLE_STATE at duration - margin
+	 * (tcompleted[0]); only what completes in between counts (iters), in
+	 * every test type (run_iter_bw, run_iter_bi, run_iter_lat*). */
+	double m = vb_pt_margin(duration);
+
+	*lo_p = start + m;
+	*hi_p = start + duration - m;
+}

@@ -10,7 +10,8 @@
  * fabcheck's method times each round from its post to its answer and reaps
  * the send completions after the clock stopped. perftest's method times
  * from one post to the next (perftest's tposted[i + 1] - tposted[i]), so
- * the reaping and the loop are inside the figure, as in perftest.
+ * the reaping and the loop are inside the figure, as in perftest; with -D
+ * only the rounds within perftest's trimmed window (vb_pt_window) count.
  *
  * --validate (test.h: struct vb_val): write by immediate, send and read
  * only. Each message is checked off the clock: the timing side after its
@@ -34,6 +35,9 @@ struct lat_run {
 	uint64_t warm;
 	double end;
 	double prev_post;  /* perftest's method: the last round's post */
+	/* perftest's method with -D: only rounds in [win_lo, win_hi] count
+	 * (vb_pt_window; 0: every round) */
+	double win_lo, win_hi;
 	struct ibv_wc last_wc; /* the last send completion reaped */
 	uint8_t *scratch;  /* --validate on GPU memory: one message's host image */
 };
@@ -134,7 +138,8 @@ static int lat_record(struct lat_run *l, uint64_t it, double t0, double secs)
 	int pt = l->t->method == VB_METHOD_PERFTEST;
 
 	if (pt) {
-		if (it > l->warm && l->prev_post > 0) {
+		if (it > l->warm && l->prev_post > 0 &&
+		    (!l->win_hi || (l->prev_post >= l->win_lo && t0 <= l->win_hi))) {
 			fc_hist_add(&l->res->lat, (t0 - l->prev_post) / (l->t->op == VB_READ ? 1 : 2));
 			l->res->msgs++;
 		}
@@ -352,6 +357,8 @@ int vb_lat_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	l.warm = t->warmup > 0 ? (uint64_t)t->warmup : 0;
 	if (t->duration > 0)
 		l.end = t0 + t->duration;
+	if (t->duration > 0 && t->method == VB_METHOD_PERFTEST)
+		vb_pt_window(t0, t->duration, &l.win_lo, &l.win_hi);
 	vb_clock_start(&l.clk, t->active ? "waiting for answers" : "answering");
 	if (t->val && t->val->read && !(l.scratch = malloc((size_t)t->size))) {
 		fc_err("--validate: no memory for a %llu-byte host image of a message",

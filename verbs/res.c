@@ -503,12 +503,24 @@ int vb_post_recvs(struct vb_res *r, int q)
 
 	while (r->rq_posted[q] < cap) {
 		uint64_t part = recv_part(r);
-		uint64_t slot = r->recv_slot0 ? 0 : (uint64_t)q * part + r->rq_next[q] % part;
+		uint64_t slot = r->recv_region ? 0 : (uint64_t)q * part + r->rq_next[q] % part;
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)vb_rx(r, slot),
 			.length = (uint32_t)r->stride,
 			.lkey = r->mr->lkey,
 		};
+
+		if (r->recv_region) { /* perftest's: the QP's own region */
+			uint64_t off = (uint32_t)q % r->recv_nregions * r->recv_region +
+				       r->rq_next[q] % r->recv_nsteps * r->recv_step;
+			uint64_t room = (uint64_t)r->stride * r->nslots - off;
+
+			/* to the half's end at most; never shorter than a slot
+			 * where it fits (a receive left posted by an earlier,
+			 * smaller size of the run must hold a larger message) */
+			sge.addr += off;
+			sge.length = (uint32_t)(room < r->stride ? room : r->stride);
+		}
 		struct ibv_recv_wr wr = { .wr_id = (uint64_t)q | (slot % r->nslots) << 8,
 					  .sg_list = &sge, .num_sge = 1 };
 		struct ibv_recv_wr *bad;

@@ -82,7 +82,11 @@ struct vb_res {
 	int max_inline;		     /* what the QPs accept */
 	uint32_t vendor_id;	     /* ibv_device_attr.vendor_id */
 	int soft;		     /* a software provider (rxe, siw): its data path is kernel threads */
-	int recv_slot0;		     /* receives all on slot 0 (one buffer) */
+	/* perftest's receive buffers (VB_CYCLE_PAGE; recv_region 0: the
+	 * slots): receive k of QP q at rx + (q % recv_nregions) * recv_region
+	 * + (k % recv_nsteps) * recv_step (vb_test_offset). */
+	uint64_t recv_region, recv_step;
+	uint32_t recv_nregions, recv_nsteps;
 	int rd_atom;		     /* reads this side accepts at once */
 	int init_rd_atom;	     /* reads this side issues at once */
 	int rd_atomic;		     /* agreed with the peer */

@@ -254,7 +254,14 @@ int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 	}
 	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)
 		memset(vb_rx(r, 0), 0, (size_t)r->stride * r->nslots);
-	r->recv_slot0 = t->cycle == VB_CYCLE_PAGE;
+	/* perftest's method: each QP receives into its own region, stepping
+	 * as its sends do (perftest_resources.c ctx_set_recv_wqes: QP i at
+	 * buf + (num_of_qps + i) * BUFF_SIZE, increase_loc_addr per receive
+	 * in bandwidth tests up to half a page) */
+	r->recv_region = t->cycle == VB_CYCLE_PAGE ? t->pt_region : 0;
+	r->recv_step = t->pt_step;
+	r->recv_nregions = t->pt_nregions ? t->pt_nregions : 1;
+	r->recv_nsteps = t->pt_nsteps ? t->pt_nsteps : 1;
 	if (t->op == VB_SEND || (t->op == VB_WRITE && t->lat && t->lat_mode == VB_LAT_IMM) ||
 	    (t->op == VB_WRITE && t->val && t->passive))
 		for (int q = 0; q < r->nqps; q++)

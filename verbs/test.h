@@ -27,8 +27,9 @@ enum vb_lat_mode { VB_LAT_POLL, VB_LAT_IMM };
  *     slots cycled (a 4 MiB working set), every round a sample.
  *   VB_METHOD_PERFTEST: perftest's defaults: no warm-up, one signalled
  *     request in 100 (capped at tx_depth) and every one above 8 KiB, no
- *     inline in bandwidth tests, one buffer (sizes up to half a page step
- *     through one page by cache lines, larger ones reuse one address),
+ *     inline in bandwidth tests, a buffer region per QP for its sends and
+ *     one for its receives (sizes up to half a page step through it by
+ *     cache lines, larger ones reuse one address),
  *     latency from post to post with perftest's statistics.
  */
 enum vb_method { VB_METHOD_FABCHECK, VB_METHOD_PERFTEST };
@@ -171,8 +172,12 @@ int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out);
 /* The window --validate leaves a QP at @size: min(@tx_depth, its slots
  * per QP) for a buffer laid out for @max_size; 0 when too few slots. */
 int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps);
-/* perftest's -D margin, cut at each end of a bandwidth run of @duration s. */
+/* perftest's -D margin, cut at each end of a run of @duration s. */
 double vb_pt_margin(double duration);
+/* perftest's -D window of a run from @start: [start + margin, start +
+ * duration - margin]; what completes in it counts, over its length
+ * (bandwidth and message rate), or its rounds (latency). */
+void vb_pt_window(double start, double duration, double *lo_p, double *hi_p);
 /* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
 int vb_method_parse(const char *s, enum vb_method *m_p);
 const char *vb_method_name(enum vb_method m);

@@ -93,6 +93,9 @@ rm -rf "$NRSYS"
 # far above what the stand-in's timing gives; one node expects nothing of the network
 expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the rails can carry \(1 of 1 HCAs' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.verdict) \\(.findings|join(\" \"))\"'"
+# --db: the run's peak busbw recorded, and plan --db takes the fabric from it.
+expect "nccl run --db, plan --db" 0 'fabric as the store measured it.*nccl run 1 \(2 nodes x 1 GPUs, peak busbw' -- bash -c \
+	"FAKENCCL=ib $FAKES $RUN -e 4K --db $NRTMP/nr.db --json localhost 127.0.0.1 >/dev/null; $FC plan --params 7B --gpus 16 --db $NRTMP/nr.db | tr '\\n' ' '; rm -f $NRTMP/nr.db*"
 expect "nccl run: one node, no rail expectation" 0 '^null one node' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
 # the algorithm's factor: NCCL_ALGO=Tree on three nodes of one GPU: (n-1)/n = 2/3 of 47 GB/s

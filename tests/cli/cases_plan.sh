@@ -10,12 +10,25 @@ expect "plan extra arg" 2 "unexpected argument 'x'" -- $FC plan --params 7B --gp
 # 70B in 16 bit on 64 GPUs: 275.6 GB a step for DDP, 413.4 GB for ZeRO-3.
 expect "plan traffic ddp" 0 'ddp +275\.6 GB +all-reduce of gradients' -- $FC plan --params 70B --gpus 64
 expect "plan traffic zero3" 0 'zero3 +413\.4 GB +2 x all-gather of parameters' -- $FC plan --params 70B --gpus 64
-expect "plan ndr time" 0 'InfiniBand NDR +400 Gb/s +1 us +50\.0 GB/s +ddp +5513 ms' -- $FC plan --params 70B --gpus 64 --fabric ndr
-expect "plan json" 0 '"comm_ms": 8268\.939' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy zero3 --json
+# busbw as nccl run expects it: 8 x 400 / 8 x 0.94 = 376 GB/s; DDP 275.625 / 376 s + 126 us.
+expect "plan ndr time" 0 'InfiniBand NDR +400 Gb/s +1 us +376\.0 GB/s +ddp +733 ms' -- $FC plan --params 70B --gpus 64 --fabric ndr
+expect "plan json" 0 '"comm_ms": 1099\.75' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy zero3 --json
 # With compute: the chosen fabric being the bottleneck is a warning.
-expect "plan bottleneck" 0 'zero3 on InfiniBand NDR: communication takes 8269 ms a step, compute 6000 ms: 2269 ms exposed' -- $FC plan --params 70B --gpus 64 --fabric ndr --compute-ms 6000
-expect "plan bottleneck verdict" 0 '"verdict": "warn"' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy zero3 --compute-ms 6000 --json
-expect "plan hidden" 0 'verdict: pass' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy ddp --compute-ms 6000
-expect "plan which fabric" 0 'ddp: communication is the bottleneck on 100gbe, 200gbe, hdr$' -- $FC plan --params 70B --gpus 64 --strategy ddp --compute-ms 6000
+expect "plan bottleneck" 0 'zero3 on InfiniBand NDR: communication takes 1100 ms a step, compute 1000 ms: 100 ms exposed' -- $FC plan --params 70B --gpus 64 --fabric ndr --compute-ms 1000
+expect "plan bottleneck verdict" 0 '"verdict": "warn"' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy zero3 --compute-ms 1000 --json
+expect "plan hidden" 0 'verdict: pass' -- $FC plan --params 70B --gpus 64 --fabric ndr --strategy ddp --compute-ms 1000
+expect "plan which fabric" 0 'ddp: communication is the bottleneck on 100gbe, 200gbe, hdr$' -- $FC plan --params 70B --gpus 64 --strategy ddp --compute-ms 1000
 expect "plan measured" 0 'the measured rate +25 Gb/s' -- $FC plan --params 7B --gpus 16 --gbps 25
 expect "plan one node" 0 'one node: collectives stay on NVLink' -- $FC plan --params 7B --gpus 8
+# --ds-config: the step of the user's DeepSpeed config (worked in tests/unit/test_dsconfig.c).
+DS=$(mktemp -d)
+printf '{"bf16": {"enabled": true}, "gradient_accumulation_steps": 4, "zero_optimization": {"stage": 2, "reduce_bucket_size": 2e8, "allgather_bucket_size": 5e8, "overlap_comm": true}}' >"$DS/z2.json"
+printf '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto"}}' >"$DS/auto.json"
+printf '{"zero_optimization": {"stage": 2,}' >"$DS/broken.json"
+expect "plan ds collectives" 0 'reduce-scatter of gradients +140 +0\.4 GB +56\.0 GB' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/z2.json" --fabric ndr
+expect "plan ds time" 0 'ds-zero2 +185 ms' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/z2.json" --fabric ndr
+expect "plan ds auto" 2 'zero_optimization.stage3_prefetch_bucket_size: "auto" is filled in by the Hugging Face Trainer' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/auto.json"
+expect "plan ds not json" 2 'broken.json: not a JSON file \(line 1' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/broken.json"
+expect "plan db missing" 2 'cannot open' -- $FC plan --params 7B --gpus 32 --db "$DS/none.db"
+expect "plan db and fabric" 2 'leave out --fabric and --gbps' -- $FC plan --params 7B --gpus 32 --db "$DS/none.db" --fabric ndr
+rm -rf "$DS"

@@ -60,17 +60,19 @@ static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return got;
 }
 
-/* Copies @len bytes to @dst, less the faulty page of a partial write. */
-static void copy_msg(uint8_t *dst, const uint8_t *src, uint64_t len, int64_t drop_off)
+/* Copies @len bytes to @dst, less the @drop_len bytes at @drop_off of a
+ * partial write. */
+static void copy_msg(uint8_t *dst, const uint8_t *src, uint64_t len, int64_t drop_off,
+		     uint64_t drop_len)
 {
 	if (drop_off < 0 || (uint64_t)drop_off >= len) {
 		memcpy(dst, src, len);
 		return;
 	}
 	memcpy(dst, src, (size_t)drop_off);
-	if ((uint64_t)drop_off + FK_PAGE < len)
-		memcpy(dst + drop_off + FK_PAGE, src + drop_off + FK_PAGE,
-		       len - (uint64_t)drop_off - FK_PAGE);
+	if ((uint64_t)drop_off + drop_len < len)
+		memcpy(dst + drop_off + drop_len, src + drop_off + drop_len,
+		       len - (uint64_t)drop_off - drop_len);
 }
 
 static int needs_recv(enum ibv_wr_opcode op)
@@ -94,12 +96,13 @@ static void exec_msg(struct fk_qp *qp, const struct fk_msg *m)
 		len = (uint64_t)f->short_by < len ? len - (uint64_t)f->short_by : 0;
 	if (p) {
 		int64_t drop = hit ? f->drop_off : -1;
+		uint64_t dl = f->drop_len > 0 ? (uint64_t)f->drop_len : FK_PAGE;
 		struct fk_qp *pq = &p->qp[qp->q];
 
 		if (m->op == IBV_WR_RDMA_READ)
-			copy_msg((uint8_t *)m->src, (const uint8_t *)(uintptr_t)m->remote, len, drop);
+			copy_msg((uint8_t *)m->src, (const uint8_t *)(uintptr_t)m->remote, len, drop, dl);
 		else if (m->op == IBV_WR_RDMA_WRITE || m->op == IBV_WR_RDMA_WRITE_WITH_IMM)
-			copy_msg((uint8_t *)(uintptr_t)m->remote, m->src, len, drop);
+			copy_msg((uint8_t *)(uintptr_t)m->remote, m->src, len, drop, dl);
 		if (needs_recv(m->op)) {
 			struct fk_rwr *rw = &pq->rq[pq->rq_head++ % (uint64_t)pq->cap_rq];
 			struct ibv_wc rc = { .wr_id = rw->wr_id, .status = IBV_WC_SUCCESS,
@@ -109,7 +112,7 @@ static void exec_msg(struct fk_qp *qp, const struct fk_msg *m)
 
 			if (m->op != IBV_WR_RDMA_WRITE_WITH_IMM)
 				copy_msg((uint8_t *)(uintptr_t)rw->addr, m->src,
-					 len < rw->len ? len : rw->len, drop);
+					 len < rw->len ? len : rw->len, drop, dl);
 			if (m->has_imm) {
 				rc.wc_flags = IBV_WC_WITH_IMM;
 				rc.imm_data = m->imm;

@@ -15,9 +15,10 @@
  * request) or receive queue, with ENOMEM.
  *
  * Programmable: completions seen only after some empty polls (a delay),
- * one request completing in error, one message arriving short, one page
- * of one message not written (a partial write). Without a peer (loop
- * only) nothing is copied and sends need no receive: the loop's own cost.
+ * one request completing in error, one message arriving short, part
+ * of one message not written (a partial write: a page, or fewer bytes).
+ * Without a peer (loop only) nothing is copied and sends need no receive:
+ * the loop's own cost.
  */
 #ifndef FC_FAKE_HCA_H
 #define FC_FAKE_HCA_H
@@ -82,7 +83,8 @@ struct fk_fault {
 	uint64_t seq;		  /* the message, from 0 on its QP */
 	enum ibv_wc_status status;/* != SUCCESS: its completion's status */
 	int64_t short_by;	  /* > 0: that many bytes fewer arrive (byte_len too) */
-	int64_t drop_off;	  /* >= 0: the page at this offset is not written */
+	int64_t drop_off;	  /* >= 0: the bytes at this offset are not written, */
+	int64_t drop_len;	  /* this many (0: a page, 4 KiB) */
 };
 
 struct fk_side {

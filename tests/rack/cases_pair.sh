@@ -99,7 +99,7 @@ expect_json "pair -D latency: every round counted" 0 \
 expect_json "pair --perftest: every test, perftest's knobs and statistics" 0 \
 	"$CC and $FIG and d['options']['method'] == 'perftest' and
 	 [(r['test'], r['metric']) for r in d['results']] == [(t, m) for t in ('write', 'read', 'send') for m in ('bw', 'lat')] and
-	 all(r['method']['name'] == 'perftest' and r['method']['warmup'] == 0 and r['method']['buffer'] == 'one' for r in d['results']) and
+	 all(r['method']['name'] == 'perftest' and r['method']['warmup'] == 0 and r['method']['buffer'] == 'per_qp' for r in d['results']) and
 	 all(r['method']['inline'] == 0 and r['method']['cq_mod'] == 1 and r['gbps'] > 0 for r in d['results'] if r['metric'] == 'bw') and
 	 all(r['stats_method'] == 'perftest' and r['samples'] == 49 and 0 < r['min_us'] <= r['p50_us'] <= r['max_us'] for r in d['results'] if r['metric'] == 'lat')" \
 	-- "${P[@]}" "${FLOOR[@]}" --perftest --test write,read,send -s 16K -n 50 --json

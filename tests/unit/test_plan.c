@@ -9,9 +9,10 @@
  *   DDP:    2 x 137.8125e9 = 275.625e9 B per GPU per step
  *   ZeRO-3: 3 x 137.8125e9 = 413.4375e9 B (all-gather twice = 275.625 GB,
  *           i.e. about twice the 140 GB of parameters, + 137.8 GB of grads)
- *   busbw per GPU: 400e9 / 8 B/s x 8 NICs / 8 GPUs = 50e9 B/s
- *   DDP time: 275.625e9 / 50e9 = 5.5125 s + 2 x 63 steps x 1 us = 5.512626 s
- *   ZeRO-3:   413.4375e9 / 50e9 = 8.26875 s + 3 x 63 x 1 us = 8.268939 s
+ *   busbw (nccl run's model, core/busbw.h, ring): 8 rails x 400e9 / 8 B/s
+ *     x 0.94 payload = 376e9 B/s
+ *   DDP time: 275.625e9 / 376e9 = 0.733045 s + 2 x 63 steps x 1 us = 0.733171 s
+ *   ZeRO-3:   413.4375e9 / 376e9 = 1.099568 s + 3 x 63 x 1 us = 1.099757 s
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "core/busbw.h"
 #include "plan/zero.h"
 
 #define assert_near(a, b) assert_true(fabs((a) - (double)(b)) <= 1e-9 * fabs((double)(b)) + 1e-12)
@@ -68,17 +70,21 @@ static void test_comm_time_70b_ndr(void **state)
 
 	(void)state;
 	assert_non_null(ndr);
-	bw = plan_gpu_busbw(ndr->gbps, 8, 8, 1.0);
-	assert_near(bw, 50e9);
-	assert_near(plan_comm_time(PLAN_DDP, m, 64, bw, ndr->lat_us * 1e-6, 1), 5.512626);
-	assert_near(plan_comm_time(PLAN_ZERO3, m, 64, bw, ndr->lat_us * 1e-6, 1), 8.268939);
+	/* nccl run's model (core/busbw.h), a ring across 8 nodes: 8 rails x
+	 * 400 / 8 x 0.94 = 376 GB/s */
+	bw = busbw_rails(BUSBW_ALGO_RING, 8, ndr->gbps, 8, 8, NULL) * 1e9;
+	assert_near(bw, 376e9);
+	/* DDP: 275.625e9 / 376e9 = 0.733045213 s + 126 x 1 us = 0.733171213 s */
+	assert_near(plan_comm_time(PLAN_DDP, m, 64, bw, ndr->lat_us * 1e-6, 1), 0.733171212765957);
+	/* ZeRO-3: 413.4375e9 / 376e9 = 1.099567819 s + 189 us = 1.099756819 s */
+	assert_near(plan_comm_time(PLAN_ZERO3, m, 64, bw, ndr->lat_us * 1e-6, 1), 1.099756819148936);
 	/* 100 collective calls per pass multiply only the latency:
-	 * 8.26875 + 100 x 189 us = 8.28765 s */
-	assert_near(plan_comm_time(PLAN_ZERO3, m, 64, bw, 1e-6, 100), 8.28765);
-	/* 4 NICs for 8 GPUs halve the per-GPU bandwidth: 25e9 B/s */
-	assert_near(plan_gpu_busbw(400, 4, 8, 1.0), 25e9);
-	/* 100 GbE at 90 % of line rate, one NIC per GPU: 11.25e9 B/s */
-	assert_near(plan_gpu_busbw(plan_fabric_find("100gbe")->gbps, 8, 8, 0.9), 11.25e9);
+	 * 1.099567819 + 100 x 189 us = 1.118467819 s */
+	assert_near(plan_comm_time(PLAN_ZERO3, m, 64, bw, 1e-6, 100), 1.118467819148936);
+	/* 4 NICs for 8 GPUs: half the node's rate, 188 GB/s */
+	assert_near(busbw_rails(BUSBW_ALGO_RING, 4, 400, 8, 8, NULL), 188);
+	/* 100 GbE, one NIC per GPU: 8 x 12.5 x 0.94 = 94 GB/s */
+	assert_near(busbw_rails(BUSBW_ALGO_RING, 8, plan_fabric_find("100gbe")->gbps, 8, 8, NULL), 94);
 }
 
 static void test_overlap(void **state)

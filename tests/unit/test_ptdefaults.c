@@ -120,6 +120,55 @@ static void test_row_buffer(void **state)
 	assert_int_equal((uint64_t)t.cyc_nslots * t.cyc_stride, 4 << 20);
 }
 
+/* | buffer | a region per QP | (receives): send bandwidth over 4 QPs in
+ * perftest's method on the fake: each QP's sender region holds its own
+ * byte, and every cache-line step of each receiver region holds that QP's
+ * byte (perftest_resources.c ctx_set_recv_wqes: QP i receives into its
+ * own region, stepping by increase_loc_addr), none of another QP's. */
+static void test_row_buffer_recv(void **state)
+{
+	struct fk_cfg c = { .nqps = 4, .tx_depth = 128, .threads = 1, .max_size = 64,
+			    .timeout = 5, .max_inline = 236 };
+	struct fk_side a, b;
+	struct vb_test ta = { .op = VB_SEND, .size = 64, .iters = 200, .active = 1,
+			      .interval = 0.1, .method = PT, .warmup = VB_KNOB_DEFAULT,
+			      .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+			      .cycle = VB_CYCLE_DEFAULT, .post_list = 1, .threads = 1 };
+	struct vb_test tb = ta;
+	struct vb_result ra, rb;
+	int ea, eb;
+
+	(void)state;
+	tb.active = 0;
+	tb.passive = 1;
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	assert_int_equal(fk_side_init(&b, &c), 0);
+	fk_connect(&a, &b);
+	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
+	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
+	assert_int_equal(tb.pt_nsteps, 64);
+	for (int q = 0; q < 4; q++)
+		memset(vb_tx(&a.r, 0) + vb_test_offset(&ta, q, 0), q + 1, (size_t)ta.pt_region);
+	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+	for (int q = 0; q < 4; q++)
+		for (uint64_t k = 0; k < tb.pt_nsteps; k++) {
+			const uint8_t *p = vb_rx(&b.r, 0) + vb_test_offset(&tb, q, k);
+
+			for (int i = 0; i < 64; i++)
+				if (p[i] != q + 1)
+					fail_msg("QP %d, receive step %llu, byte %d: %u, not QP %d's", q,
+						 (unsigned long long)k, i, p[i], q);
+		}
+	vb_result_release(&ra);
+	vb_result_release(&rb);
+	fk_side_free(&a);
+	fk_side_free(&b);
+}
+
 /* Send latency on the fake, @iters rounds: messages with an immediate
  * value each side sent, and the samples. */
 static void send_lat(enum vb_method m, uint64_t *imms_a, uint64_t *imms_b, uint64_t *samples)
@@ -199,16 +248,66 @@ static void test_row_length(void **state)
 	assert_true(n == 77 && d == 0);
 }
 
-/* | -D | a quarter of the duration in whole seconds cut at each end | from
- * the first post to the last completion | */
+/* | -D | a quarter of the duration in whole seconds cut at each end, in
+ * every test: bandwidth and message rate count what completed in between
+ * over its time, latency the rounds in between | from the first post to the
+ * last completion, every round | */
 static void test_row_duration(void **state)
 {
+	double lo, hi;
+
 	(void)state;
 	assert_true(vb_pt_margin(2) == 0);
 	assert_true(vb_pt_margin(3.9) == 0);
 	assert_true(vb_pt_margin(4) == 1);
 	assert_true(vb_pt_margin(10) == 2);
 	assert_true(vb_pt_margin(100) == 25);
+	vb_pt_window(100, 10, &lo, &hi);
+	assert_true(lo == 102 && hi == 108);
+	vb_pt_window(100, 2, &lo, &hi); /* no margin: the duration, no drain after it */
+	assert_true(lo == 100 && hi == 102);
+}
+
+/* The -D row for latency: write latency (by immediate) for 4 s on the fake
+ * in perftest's method counts only the rounds of the middle 2 s: their
+ * post-to-post samples add up to at most the window (every round of the
+ * 4 s before: about 4 s). */
+static void test_row_duration_lat(void **state)
+{
+	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 8, .timeout = 5,
+			    .max_inline = 236 };
+	struct fk_side a, b;
+	struct vb_test ta = { .op = VB_WRITE, .lat = 1, .size = 8, .duration = 4, .active = 1,
+			      .interval = 0.1, .method = PT, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
+			      .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
+			      .post_list = 1, .threads = 1, .lat_mode = VB_LAT_IMM };
+	struct vb_test tb = ta;
+	struct vb_result ra, rb;
+	double sum;
+	int ea, eb;
+
+	(void)state;
+	tb.active = 0;
+	tb.passive = 1;
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	assert_int_equal(fk_side_init(&b, &c), 0);
+	fk_connect(&a, &b);
+	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
+	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+	/* write and send report half the round trip (as perftest) */
+	sum = 2 * fc_hist_mean(&ra.lat) * (double)ra.lat.n;
+	assert_true(ra.lat.n > 10 && ra.msgs == ra.lat.n && ra.lat.n < rb.msgs);
+	if (sum > 2.0 + 1e-3 || sum < 1.5)
+		fail_msg("the samples add up to %.3f s, not the 2 s window", sum);
+	vb_result_release(&ra);
+	vb_result_release(&rb);
+	fk_side_free(&a);
+	fk_side_free(&b);
 }
 
 int main(void)
@@ -219,9 +318,11 @@ int main(void)
 		cmocka_unit_test(test_row_inline_bw),
 		cmocka_unit_test(test_row_inline_lat),
 		cmocka_unit_test(test_row_buffer),
+		cmocka_unit_test(test_row_buffer_recv),
 		cmocka_unit_test(test_row_send_lat),
 		cmocka_unit_test(test_row_length),
 		cmocka_unit_test(test_row_duration),
+		cmocka_unit_test(test_row_duration_lat),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

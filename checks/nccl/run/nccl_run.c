@@ -43,6 +43,8 @@
 	"                         LIST chose some; first: NCCL's own choice; an\n" \
 	"                         NCCL_IB_HCA of this environment is kept\n" \
 	"      --exclude-dev LIST devices that are no rail\n" \
+	"      --db FILE          record the run's peak busbw in that store (a run of\n" \
+	"                         kind nccl; fabcheck plan --db reads it)\n" \
 	"      --launcher ssh|local|slurm  ssh (default), every rank on this host, or\n" \
 	"                         srun --nodelist=NODE -N1 -n1 (the job's GPUs must be\n" \
 	"                         visible to its steps)\n" \
@@ -162,6 +164,7 @@ static const struct fc_opts run_spec = {
 		FCO_DOUBLE("rail-gbps", 0, rail_gbps, 1, 10000),
 		FCO_STR("rails", 0, rails),
 		FCO_STR("exclude-dev", 0, exclude_dev),
+		FCO_STR("db", 0, db),
 		FCO_JSON,
 		{ 0 },
 	},

@@ -23,6 +23,7 @@ struct ncr_cfg {
 	const char *rails;	/* --rails all|first|LIST (NULL: all) */
 	const char *exclude_dev; /* --exclude-dev LIST */
 	const char *ib_hca;	/* NCCL_IB_HCA chosen from the rails, NULL: none */
+	const char *db;		/* --db: the store the run is recorded in */
 };
 
 struct ncr_rank {
@@ -62,6 +63,9 @@ void ncr_report(struct ncr_state *s);
 /* busbw against what the rails can carry (nccl_run_rails.c): "rails" and
  * its finding into the document; its text line. */
 void ncr_rails_report(struct ncr_state *s);
+/* --db: the run as a run of kind "nccl" ({"nodes", "gpus_per_node",
+ * "peak_busbw_gbytes_s", "rails"}), what plan --db reads. */
+void ncr_store_record(struct ncr_state *s);
 void ncr_rails_render(FILE *f, const json_t *doc);
 
 #endif

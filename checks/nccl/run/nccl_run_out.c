@@ -203,6 +203,7 @@ void ncr_report(struct ncr_state *s)
 	results(s);
 	analyse_logs(s);
 	ncr_rails_report(s);
+	ncr_store_record(s);
 }
 
 /* ---- text ---- */

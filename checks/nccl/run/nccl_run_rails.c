@@ -9,6 +9,7 @@
 #include "checks/nccl/run/nccl_run.h"
 #include "checks/nccl/env/ncclenv.h"
 #include "core/out.h"
+#include "store/store.h"
 
 /* The slowest rate among NCCL's HCAs (Gb/s, from 2.27's detail lines); 0 unknown. */
 static double log_rate(const json_t *hcas)
@@ -118,6 +119,31 @@ void ncr_rails_report(struct ncr_state *s)
 			   "(%d of %d HCAs per node at %g Gb/s, %s): check every rail with "
 			   "fabcheck pair --rails all, and NCCL_ALGO=Ring for comparison",
 			   peak, 100 * peak / want, want, used, nrails, rate, busbw_algo_name(which));
+}
+
+void ncr_store_record(struct ncr_state *s)
+{
+	struct fc_store *st;
+	json_t *p;
+	int64_t run;
+
+	if (!s->cfg->db)
+		return;
+	if (!(st = fc_store_open(s->cfg->db))) {
+		fc_finding(s->doc, FC_WARN, "--db %s: the run is not recorded (see above)",
+			   s->cfg->db);
+		return;
+	}
+	p = json_pack("{s:i, s:i, s:f, s:O?}", "nodes", s->cfg->nnodes, "gpus_per_node",
+		      s->cfg->gpus_per_node, "peak_busbw_gbytes_s", peak_busbw(s->doc), "rails",
+		      json_object_get(s->doc, "rails"));
+	run = fc_store_run_begin(st, "nccl", p);
+	if (run <= 0 || fc_store_run_end(st, run, "done"))
+		fc_finding(s->doc, FC_WARN, "--db %s: the run could not be recorded", s->cfg->db);
+	else
+		json_object_set_new(s->doc, "stored_run", json_integer(run));
+	json_decref(p);
+	fc_store_close(st);
 }
 
 void ncr_rails_render(FILE *f, const json_t *doc)
