@@ -24,7 +24,6 @@ static void note(struct diag_port *p, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
-
 	json_t *v;
 	size_t i;
 
@@ -285,6 +284,28 @@ static void pause_time(struct diag_port *p, const json_t *before, const json_t *
 	p->cnp_handled = delta_of(before, after, "rp_cnp_handled");
 }
 
+/* PortXmitWait as time: ticks in which the port had data to send and sent
+ * nothing, for want of credits or arbitration (IBA PortCounters). NVIDIA's
+ * ibdiagnet manual ("Congestion Assessment on InfiniBand Links") gives the
+ * tick of Quantum, Quantum-2 and -3 switches as 8 bytes of the port
+ * whatever its width (lost bytes = counter x 8) and of Switch-IB(-2) and
+ * Switch-X as 32 bytes per lane: 8 bytes at the port rate is the shorter,
+ * so the time is a lower bound (said so). -1 when not read. */
+#define XMIT_WAIT_TICK_BYTES 8.0
+
+static double wait_time(const struct diag_port *p, const json_t *before, const json_t *after,
+			char *detail, size_t len)
+{
+	long long ticks = delta_of(before, after, "port_xmit_wait");
+
+	if (ticks < 0 || p->rate_gbps <= 0)
+		return -1;
+	if (ticks > 0)
+		snprintf(detail, len, "PortXmitWait +%lld ticks of at least 8 bytes at %g Gb/s: at least", ticks,
+			 p->rate_gbps);
+	return (double)ticks * XMIT_WAIT_TICK_BYTES * 8 / (p->rate_gbps * 1e9);
+}
+
 static int slashes(const char *s)
 {
 	int n = 0;
@@ -488,9 +509,11 @@ static void far_end(struct diag_port *p, const json_t *before, const json_t *aft
 	const char *sa = snap_str(after, "perfquery-far.txt");
 	json_t *fb = sb ? diag_parse_perfquery(sb) : NULL, *fa = sa ? diag_parse_perfquery(sa) : NULL;
 
+	p->far_wait_s = -1;
 	if (fb && fa) {
 		p->have_far = 1;
 		classify(p, fb, fa, p->far_sum, p->far_detail, "far end: ");
+		p->far_wait_s = wait_time(p, fb, fa, p->far_wait_detail, sizeof(p->far_wait_detail));
 	}
 	json_decref(fb);
 	json_decref(fa);
@@ -515,6 +538,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	p->notes = json_array();
 	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
+	text_field(p->gid_type, sizeof(p->gid_type), after, before, "gid_type");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));
 	p->width = diag_parse_width(snap_str(after, "rate"));
 	p->mtu_before = atoi(snap_str(before, "mtu") ? snap_str(before, "mtu") : "0");
@@ -528,6 +552,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	classify(p, cb, ca, p->sum, p->detail, "");
 	ber(p, cb, ca);
 	pause_time(p, cb, ca);
+	p->wait_s = wait_time(p, cb, ca, p->wait_detail, sizeof(p->wait_detail));
 	json_decref(cb);
 	json_decref(ca);
 	m = snap_str(after, "ethtool-m.txt");
