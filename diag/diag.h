@@ -75,6 +75,9 @@ struct diag_module {
 	double lane_rx_mw[DIAG_MAX_LANES], lane_tx_mw[DIAG_MAX_LANES];
 	double lane_bias_ma[DIAG_MAX_LANES];
 	char lane_flags[DIAG_MAX_LANES][128]; /* "Laser rx power low alarm, ..." */
+	unsigned app_lanes; /* host lanes with an active application code, as
+			     * SONiC's 'show interfaces transceiver eeprom'
+			     * prints them (ethtool -m prints none); 0 not read */
 	/* diag_module_judge: the lanes the link uses */
 	unsigned used;	   /* bit per lane judged */
 	unsigned dark;	   /* bit per lane with no light or its transmitter off */
@@ -229,6 +232,11 @@ void diag_run(json_t *doc, const struct diag_set *s);
 /* @in (taken) with "likely" entries before "possible" ones, each group in
  * its order. */
 json_t *diag_sorted(json_t *in);
+/* The card over several tests' documents @sets (each diagnosed: its
+ * "verdict" and "evidence"): every test of two or more ports of one PCI
+ * device failed -> "HCA" (rule "hca_all_tests") added to @doc's
+ * "diagnosis", sorted again (diag/cards.c). */
+void diag_cards(json_t *doc, const json_t *sets);
 /* Text: one block per diagnosis entry. */
 void diag_render(FILE *f, const json_t *doc);
 
