@@ -204,6 +204,34 @@ static void check_pcie(json_t *doc, const json_t *a, const json_t *b)
 			   "the slot's design limits the port: move the card to a faster or wider slot to reach the port rate");
 }
 
+/* Appends @text to the document's "notes" (rendered with the report). */
+static void doc_note(json_t *doc, const char *text)
+{
+	json_t *notes = json_object_get(doc, "notes");
+
+	if (!json_is_array(notes)) {
+		notes = json_array();
+		json_object_set_new(doc, "notes", notes);
+	}
+	json_array_append_new(notes, json_string(text));
+}
+
+/* --validate's ceiling @val in words: the CRC alone (host memory), or
+ * with GPU memory the copy through the driver and the CRC one after the
+ * other, naming the lower (pair_val_ceiling). */
+static void val_words(const json_t *r, double pct, double val, char *why, size_t len)
+{
+	double crc = fc_jnum(r, "validate_crc_gbps", 0), copy = fc_jnum(r, "validate_copy_gbps", 0);
+
+	if (copy <= 0) {
+		snprintf(why, len, "%g%% of %.3f Gb/s, --validate's own ceiling (the checking side's CRC32C rate on its cores, measured; not the link's)",
+			 pct, val);
+		return;
+	}
+	snprintf(why, len, "%g%% of %.3f Gb/s, --validate's own ceiling: the checking side copies each message out of GPU memory and writes its poison back (%.3f Gb/s measured), then checks its CRC32C (%.3f Gb/s measured), one after the other; the %s is the lower (not the link's)",
+		 pct, val, copy, crc, strcmp(fc_jstr(r, "validate_ceiling_from", ""), "copy") ? "CRC" : "copy");
+}
+
 /* The floor of bandwidth at @size and the words of why, from the smallest
  * ceiling on the path: the ports' payload ceilings at the path MTU, the
  * PCIe links of the HCAs (and GPUs) as their evidence read them. */
@@ -232,8 +260,11 @@ static double bw_floor(json_t *doc, const json_t *r, const json_t *a, const json
 	if (pl && pcie > 0 && (other <= 0 || pcie < other))
 		other = pcie;
 	if (val > 0 && (other <= 0 || val < other)) {
-		snprintf(why, len, "%g%% of %.3f Gb/s, --validate's own ceiling (the checking side's CRC32C rate on its cores, measured; not the link's)",
-			 lim->min_link_pct, val);
+		char note[700];
+
+		val_words(r, lim->min_link_pct, val, why, len);
+		snprintf(note, sizeof(note), "%s bandwidth judged against %s", fc_jstr(r, "test", "?"), why);
+		doc_note(doc, note);
 		return lim->min_link_pct / 100.0 * val;
 	}
 	if (pl && (ceiling > 0 || rate > 0) && pcie < (ceiling > 0 ? ceiling : rate)) {
@@ -287,17 +318,14 @@ static void check_bw(json_t *doc, const json_t *r, const json_t *a, const json_t
 /* --validate: the RNR counters that rose, as a note (not loss). */
 static void note_rnr(json_t *doc, const char *list)
 {
-	json_t *notes = json_object_get(doc, "notes");
+	char text[600];
 
 	if (!*list)
 		return;
-	if (!json_is_array(notes)) {
-		notes = json_array();
-		json_object_set_new(doc, "notes", notes);
-	}
-	json_array_append_new(notes,
-			      json_sprintf("receive-not-ready counters rose (%s): --validate posts a receive again only once its slot's message was checked, so the sender can find none posted and retries after an RNR NAK; not counted as loss (the verdict and the diagnosis leave them out)",
-					   list));
+	snprintf(text, sizeof(text),
+		 "receive-not-ready counters rose (%s): --validate posts a receive again only once its slot's message was checked, so the sender can find none posted and retries after an RNR NAK; not counted as loss (the verdict and the diagnosis leave them out)",
+		 list);
+	doc_note(doc, text);
 }
 
 static void check_counters(json_t *doc, const json_t *counters, const json_t *a,

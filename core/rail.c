@@ -59,7 +59,7 @@ int rail_eligible(const struct match *x, int node, int port)
 /* What the rails are matched by, as a word for the findings. */
 static const char *key_kind(const struct match *x)
 {
-	static const char *const kind[] = { "subnet", "switch", "leaf", "", "device" };
+	static const char *const kind[] = { "subnet", "switch", "leaf", "", "device", "leaf" };
 
 	return kind[x->map->by];
 }
@@ -71,7 +71,8 @@ static const char *member_key(const struct match *x, const struct member *m)
 	switch (x->map->by) {
 	case FC_RAIL_BY_SWITCH: return p->peer;
 	case FC_RAIL_BY_LLDP: return p->lldp;
-	case FC_RAIL_BY_POSITION: return m->key;
+	case FC_RAIL_BY_POSITION:
+	case FC_RAIL_BY_GATEWAY: return m->key;
 	case FC_RAIL_BY_NAME: return p->dev;
 	default: return p->subnet;
 	}
@@ -115,6 +116,8 @@ static int collect(struct match *x)
 
 	if (!rc && x->map->by == FC_RAIL_BY_POSITION)
 		rc = rail_position_keys(x);
+	if (!rc && x->map->by == FC_RAIL_BY_POSITION)
+		rc = rail_gateway_keys(x);
 	for (int a = 0; a < x->nm && !rc; a++) {
 		struct member *m = &x->m[a];
 		int k;
@@ -339,8 +342,14 @@ static int make_rails(struct match *x)
 		snprintf(rl->subnet, sizeof(rl->subnet), "%s",
 			 x->map->by == FC_RAIL_BY_SUBNET ? g->key : "");
 		snprintf(rl->peer, sizeof(rl->peer), "%s", x->map->by_switch ? g->key : "");
+		for (int a = 0; x->map->by_switch && !rl->peer_desc[0] && a < x->nm; a++)
+			if (x->m[a].group == order[r])
+				snprintf(rl->peer_desc, sizeof(rl->peer_desc), "%s",
+					 mport(x, &x->m[a])->peer_desc);
 		snprintf(rl->leaf, sizeof(rl->leaf), "%s",
 			 x->map->by == FC_RAIL_BY_LLDP ? g->key : "");
+		if (x->map->by == FC_RAIL_BY_GATEWAY)
+			rail_gateway_leaf(x, g->key, rl->leaf, sizeof(rl->leaf));
 	}
 	return rc;
 }
@@ -380,9 +389,13 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 {
 	const struct fc_rail *rl = &map->rails[r];
 
+	if (rl->peer_desc[0])
+		return snprintf(buf, len, "rail %d (switch %s \"%s\", %s on the other nodes)",
+				rl->index, rl->peer, rl->peer_desc, rl->name);
 	if (rl->subnet[0] || rl->peer[0] || rl->leaf[0])
 		return snprintf(buf, len, "rail %d (%s%s, %s on the other nodes)", rl->index,
-				rl->peer[0] ? "switch " : rl->leaf[0] ? "leaf " : "",
+				rl->peer[0] ? "switch " : map->by == FC_RAIL_BY_GATEWAY ?
+				"the leaf of gateways " : rl->leaf[0] ? "leaf " : "",
 				rl->peer[0] ? rl->peer : rl->leaf[0] ? rl->leaf : rl->subnet,
 				rl->name);
 	return snprintf(buf, len, "rail %d (%s)", rl->index, rl->name);
@@ -414,7 +427,9 @@ static int check_nodes(struct match *x)
 							nswap++ ? ", " : "", p->dev, lbl);
 			}
 		}
-		if (nswap && !rc && map->by == FC_RAIL_BY_POSITION)
+		if (nswap && !rc && map->by == FC_RAIL_BY_GATEWAY && x->gw_swap[i])
+			continue; /* said by the gateways (core/rail_gw.c) */
+		if (nswap && !rc && (map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY))
 			rc = rail_add_finding(map, FC_RAIL_NOTE, i,
 					      "%s of %s: %s by position: its device names are not "
 					      "in the PCIe order of the other nodes' (rails by "
@@ -464,5 +479,6 @@ int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_
 	free(x.m);
 	free(x.g);
 	free(x.left);
+	free(x.gw_swap);
 	return rc;
 }

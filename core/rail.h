@@ -22,7 +22,9 @@
  * every subnet differs, so the leaf names the rail: the LLDP neighbour
  * (chassis) where every port reports one, else the port's position (its
  * NUMA node and PCIe address, in order, on every node of a uniform rack),
- * which the map marks as assumed. InfiniBand with one subnet manager and no
+ * which the map marks as assumed; where every port has a gateway and the
+ * gateways fall in one pool per rail (core/rail_gw.c), by that pool, the
+ * leaf's (assumed too). InfiniBand with one subnet manager and no
  * switch known falls back to position the same way, then to the name.
  *
  * Left out by rule, each said once per device: a port on another link
@@ -50,6 +52,7 @@ struct fc_rail_port {
 	char netdev[32];		  /* RoCE: the port's net device */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "10.0.0.0/24", "fe80:0000:0000:0000"; "" unknown */
 	char peer[24];			  /* InfiniBand: the switch's node GUID, "0x..."; "" unknown */
+	char peer_desc[72];		  /* and its node description (smpquery nodedesc), "" none */
 	double rate;			  /* Gb/s, 0 unknown */
 	int prefix_len;			  /* of the subnet's address, -1 unknown */
 	char gateway[48];		  /* routed RoCE: the next hop on the port's link */
@@ -80,8 +83,9 @@ enum fc_rail_by {
 	FC_RAIL_BY_LLDP,       /* routed RoCE: the LLDP neighbour (the leaf) */
 	FC_RAIL_BY_POSITION,   /* NUMA node and PCIe order: assumed on a uniform rack */
 	FC_RAIL_BY_NAME,       /* the device name */
+	FC_RAIL_BY_GATEWAY,    /* routed RoCE: the leaf's pool the port's gateway is in */
 };
-/* "subnet", "switch", "lldp", "position", "name". */
+/* "subnet", "switch", "lldp", "position", "name", "gateway". */
 const char *fc_rail_by_name(enum fc_rail_by by);
 
 struct fc_rail {
@@ -89,7 +93,9 @@ struct fc_rail {
 	char name[64];		    /* the device most nodes have on it */
 	char subnet[FC_RAIL_SUBNET_LEN]; /* "" when matched by name or switch */
 	char peer[24];		    /* the switch, when matched by switch */
-	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP */
+	char peer_desc[72];	    /* its node description, "" unknown */
+	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP; the
+				     * gateways' pool "ADDR/LEN" by gateway */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
@@ -132,7 +138,7 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 /*
  * Reads the ports of a `fabcheck devices --json` "devices" list into @out
  * (room for @max): device, port, state, link layer, net device, "subnet"
- * (else from "addrs"), "switch_guid", "rate_gbps", "gateway", "numa_node",
+ * (else from "addrs"), "switch_guid", "switch_desc", "rate_gbps", "gateway", "numa_node",
  * "pci", "lldp" {"chassis", "port"} and "mgmt".
  * Returns the count, or -EINVAL when @devices is not such a list, -E2BIG past
  * @max.

@@ -38,6 +38,7 @@ struct match {
 	int stride;
 	struct left_out lo[RAIL_LEFT_MAX];
 	int nlo;
+	unsigned char *gw_swap; /* [node]: a port whose gateway is in another slot's pool */
 };
 
 int rail_add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node, const char *fmt,
@@ -59,5 +60,12 @@ int rail_choose(struct match *x);
 /* By position: each node's members ordered by NUMA node, PCI address and
  * name get "position K"; a node laid out unlike the others is a warning. */
 int rail_position_keys(struct match *x);
+/* Routed RoCE by position: where every port has a gateway and the gateways
+ * fall in one pool per position, each port's key becomes "gateway K", K
+ * its pool's position, and map->by FC_RAIL_BY_GATEWAY; the note says so
+ * (core/rail_gw.c). Else nothing changes. 0 or -ENOMEM. */
+int rail_gateway_keys(struct match *x);
+/* The pool "ADDR/LEN" of the gateways of key @key ("gateway K"). */
+void rail_gateway_leaf(const struct match *x, const char *key, char *buf, size_t len);
 
 #endif

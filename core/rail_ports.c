@@ -101,7 +101,8 @@ int fc_rail_subnet_of(const char *const *addrs, int n, char *buf, size_t len)
 
 const char *fc_rail_by_name(enum fc_rail_by by)
 {
-	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name" };
+	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name",
+					     "gateway" };
 
 	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "?";
 }
@@ -236,6 +237,9 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 				return -EINVAL;
 			jcopy(p, "subnet", o->subnet, sizeof(o->subnet));
 			jcopy(p, "switch_guid", o->peer, sizeof(o->peer));
+			jcopy(p, "switch_desc", o->peer_desc, sizeof(o->peer_desc));
+			for (char *c = o->peer_desc; *c; c++) /* the switch's own bytes */
+				*c = *c >= 0x20 && *c < 0x7f ? *c : '?';
 			port_subnet(p, o);
 			o->rate = json_number_value(json_object_get(p, "rate_gbps"));
 			jcopy(p, "gateway", o->gateway, sizeof(o->gateway));

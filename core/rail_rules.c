@@ -263,6 +263,27 @@ static void add_key(void *arg, const struct fc_rail_port *p)
 		s->k[s->n++] = key;
 }
 
+/* "GUID "DESC", ..." of the switches @s whose node description a port
+ * reports (smpquery nodedesc); "" when none does. */
+static void switch_names(const struct match *x, const struct keys *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < s->n && off < len; k++) {
+		const char *desc = NULL;
+
+		for (int i = 0; i < x->n && !desc; i++)
+			for (int j = 0; j < x->nodes[i].nports && !desc; j++)
+				if (!strcmp(x->nodes[i].ports[j].peer, s->k[k]) &&
+				    x->nodes[i].ports[j].peer_desc[0])
+					desc = x->nodes[i].ports[j].peer_desc;
+		if (desc)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s \"%s\"", off ? ", " : "",
+						s->k[k], desc);
+	}
+}
+
 /*
  * InfiniBand: match by the switch each port reaches where every eligible
  * port reports one and there are as many switches as a node has ports.
@@ -272,6 +293,7 @@ static int choose_by_switch(struct match *x, int *rc)
 {
 	struct keys s = { .n = 0, .by = FC_RAIL_BY_SWITCH };
 	struct key_count kc;
+	char names[300];
 
 	*rc = 0;
 	if (x->map->link_layer != FC_RAIL_LL_IB)
@@ -297,9 +319,10 @@ static int choose_by_switch(struct match *x, int *rc)
 				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n, kc.maxports);
 		return 0;
 	}
+	switch_names(x, &s, names, sizeof(names));
 	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
 			       "rails matched by the switch each InfiniBand port reaches (%d "
-			       "switches)", s.n);
+			       "switches%s%s)", s.n, names[0] ? ": " : "", names);
 	return 1;
 }
 

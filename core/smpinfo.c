@@ -58,3 +58,26 @@ int fc_smp_nodeinfo_parse(const char *text, struct fc_smp_nodeinfo *out)
 	}
 	return out->type[0] && guid ? 0 : -EINVAL;
 }
+
+int fc_smp_nodedesc_parse(const char *text, char *buf, size_t len)
+{
+	static const char key[] = "Node Description:";
+
+	buf[0] = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t n, i;
+
+		if (strncmp(l, key, sizeof(key) - 1))
+			continue;
+		l += sizeof(key) - 1;
+		l += strspn(l, ".");
+		n = strcspn(l, "\r\n");
+		for (i = 0; i < n && i + 1 < len; i++)
+			buf[i] = l[i] >= 0x20 && l[i] < 0x7f ? l[i] : '?';
+		buf[i] = 0;
+		while (i > 0 && buf[i - 1] == ' ')
+			buf[--i] = 0;
+		return buf[0] ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}

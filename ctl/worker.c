@@ -232,6 +232,13 @@ static json_t *result_json(const struct vb_test *t, struct vb_result *res)
 		json_object_set_new(o, "validate_sent", json_integer((json_int_t)t->val->sent));
 		/* the rate this side's checking confirms at most (its threads) */
 		json_object_set_new(o, "validate_crc_gbps", json_real(t->val->crc_gbps * t->threads));
+		/* GPU memory: the copy each check makes, and the two in series */
+		if (t->val->copy_gbps > 0)
+			json_object_set_new(o, "validate_copy_gbps",
+					    json_real(t->val->copy_gbps * t->threads));
+		json_object_set_new(o, "validate_check_gbps",
+				    json_real(vb_val_ceiling(t->val->crc_gbps, t->val->copy_gbps) *
+					      t->threads));
 	}
 	if (t->lat && t->active && res->lat.n) {
 		fc_lat_hist_json(o, &res->lat, t->method == VB_METHOD_PERFTEST ? FC_LAT_PERFTEST :

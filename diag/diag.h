@@ -224,6 +224,11 @@ void diag_run(json_t *doc, const struct diag_set *s);
 /* @in (taken) with "likely" entries before "possible" ones, each group in
  * its order. */
 json_t *diag_sorted(json_t *in);
+/* The card over several tests' documents @sets (each diagnosed: its
+ * "verdict" and "evidence"): every test of two or more ports of one PCI
+ * device failed -> "HCA" (rule "hca_all_tests") added to @doc's
+ * "diagnosis", sorted again (diag/cards.c). */
+void diag_cards(json_t *doc, const json_t *sets);
 /* Text: one block per diagnosis entry. */
 void diag_render(FILE *f, const json_t *doc);
 

@@ -9,6 +9,8 @@
  *   row              looks at  part it names
  *   hca_all_ports    card      HCA (errors or flaps on every port of one PCI
  *                              device in the window; cables second)
+ *   hca_all_tests    card      HCA (every test of two or more of its ports
+ *                              failed, over several tests: diag/cards.c)
  *   hca_health       card      HCA (a devlink health reporter of the card in
  *                              error or counting errors during the test)
  *   module_alarm     port      transceiver (module alarm, hot, voltage, rx power

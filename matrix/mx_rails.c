@@ -54,11 +54,12 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 	json_t *o = json_object(), *list = json_array(), *fnd = json_array(), *per = json_object();
 
 	for (int r = 0; r < map->nrails; r++)
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s}", "rail",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s}", "rail",
 						      map->rails[r].index, "name", map->rails[r].name,
 						      "subnet", map->rails[r].subnet, "switch",
 						      map->rails[r].peer[0] ? map->rails[r].peer : NULL,
-						      "leaf",
+						      "switch_desc", map->rails[r].peer_desc[0] ?
+						      map->rails[r].peer_desc : NULL, "leaf",
 						      map->rails[r].leaf[0] ? map->rails[r].leaf : NULL,
 						      "matched_by", fc_rail_by_name(map->by)));
 	for (int i = 0; i < map->nfindings; i++)
@@ -87,7 +88,7 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 	json_object_set_new(o, "by_name", json_boolean(map->by_name));
 	json_object_set_new(o, "by_switch", json_boolean(map->by_switch));
 	json_object_set_new(o, "matched_by", json_string(fc_rail_by_name(map->by)));
-	if (map->by == FC_RAIL_BY_POSITION)
+	if (map->assumed[0])
 		json_object_set_new(o, "assumed", json_string(map->assumed));
 	return o;
 }

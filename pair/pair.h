@@ -161,6 +161,11 @@ double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, dou
  * what is wrong in @why (@len bytes). Such a result is refused, never kept
  * (pair/pair_bw.c). */
 int pair_result_check(const json_t *res, char *why, size_t len);
+/* --validate, bandwidth: what the checking side of @res confirms at most
+ * into @e (validate_ceiling_gbps, the lower of the sides checking; with
+ * validate_ceiling_from "crc" or "copy", the lower of its two parts, and
+ * both parts' figures), for the verdict (core/pairv.c). */
+void pair_val_ceiling(json_t *e, const json_t *res);
 /* The bandwidth result from both sides' reports (pair/pair_bw.c); both
  * ways, over the window both ran in, each side's clock at @offset (seconds
  * its clock is ahead of the controller's) within @clock_err. */

@@ -171,3 +171,21 @@ void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_o
 	if (active[0] && active[1])
 		common_window(doc, e, res, dir, offset, clock_err);
 }
+
+void pair_val_ceiling(json_t *e, const json_t *res)
+{
+	double crc = fc_jnum(res, "validate_crc_gbps", 0), copy = fc_jnum(res, "validate_copy_gbps", 0);
+	/* the two in series (vb_val_ceiling); older workers: the CRC alone */
+	double check = fc_jnum(res, "validate_check_gbps", crc), now = fc_jnum(e, "validate_ceiling_gbps", 0);
+
+	if (strcmp(fc_jstr(e, "metric", ""), "bw") || check <= 0 || (now > 0 && check >= now))
+		return;
+	json_object_set_new(e, "validate_ceiling_gbps", json_real(check));
+	json_object_set_new(e, "validate_ceiling_from",
+			    json_string(copy > 0 && copy < crc ? "copy" : "crc"));
+	json_object_set_new(e, "validate_crc_gbps", json_real(crc));
+	if (copy > 0)
+		json_object_set_new(e, "validate_copy_gbps", json_real(copy));
+	else
+		json_object_del(e, "validate_copy_gbps");
+}

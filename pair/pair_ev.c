@@ -261,6 +261,18 @@ static void rail_diagnoses(json_t *all, const json_t *d, const json_t *rail, con
 	}
 }
 
+/* The rails alone: a card whose ports failed every rail's test (diag/cards.c). */
+static void card_rails(json_t *doc, json_t *const *alone, int nrails)
+{
+	json_t *sets = json_array();
+
+	for (int r = 0; r < nrails; r++)
+		if (alone[r])
+			json_array_append(sets, alone[r]);
+	diag_cards(doc, sets);
+	json_decref(sets);
+}
+
 void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int nrails)
 {
 	const json_t *rails = json_object_get(doc, "rails");
@@ -277,4 +289,5 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 	}
 	json_object_set_new(doc, "diagnosis", diag_sorted(all));
 	json_object_del(doc, "evidence");
+	card_rails(doc, alone, nrails);
 }

@@ -401,10 +401,12 @@ static json_t *rail_json(struct rails_run *x, int r)
 		      "verdict", host ? "fail" : v, "host_limited", host);
 	if (x->map.rails[r].peer[0])
 		json_object_set_new(o, "switch", json_string(x->map.rails[r].peer));
+	if (x->map.rails[r].peer_desc[0])
+		json_object_set_new(o, "switch_desc", json_string(x->map.rails[r].peer_desc));
 	if (x->map.rails[r].leaf[0])
 		json_object_set_new(o, "leaf", json_string(x->map.rails[r].leaf));
 	json_object_set_new(o, "matched_by", json_string(fc_rail_by_name(x->map.by)));
-	if (x->map.by == FC_RAIL_BY_POSITION)
+	if (x->map.assumed[0])
 		json_object_set_new(o, "assumed", json_string(x->map.assumed));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
 	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());

@@ -347,12 +347,7 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 				      json_object_get(m, "validate"));
 		json_object_set(e, i ? "validate_b" : "validate_a", json_object_get(m, "validate"));
 		json_decref(m);
-		/* bandwidth: what the checking side confirms at most (core/pairv.c) */
-		if (!strcmp(fc_jstr(e, "metric", ""), "bw") && fc_jnum(res[i], "validate_crc_gbps", 0) > 0 &&
-		    (!fc_jnum(e, "validate_ceiling_gbps", 0) ||
-		     fc_jnum(res[i], "validate_crc_gbps", 0) < fc_jnum(e, "validate_ceiling_gbps", 0)))
-			json_object_set_new(e, "validate_ceiling_gbps",
-					    json_real(fc_jnum(res[i], "validate_crc_gbps", 0)));
+		pair_val_ceiling(e, res[i]);
 	}
 	return 0;
 }

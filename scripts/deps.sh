@@ -3,6 +3,11 @@
 #   scripts/deps.sh build   the libraries and tools to build fabcheck
 #   scripts/deps.sh test    build + what the test suite runs (QEMU rack, cmocka, ...)
 #   scripts/deps.sh demo    build + the virtual rack
+#   scripts/deps.sh node    what fabcheck asks on a fabric node for its rails:
+#                           infiniband-diags (smpquery: the IB switch a port
+#                           reaches) and lldpd (lldpctl: a routed RoCE port's
+#                           leaf; Debian's postinst starts the daemon, which
+#                           then sends LLDP on every port)
 set -euo pipefail
 
 build=(build-essential pkg-config libibverbs-dev librdmacm-dev libncurses-dev
@@ -11,12 +16,16 @@ rack=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers
 	ibverbs-utils rdmacm-utils perftest openssh-server openssh-client iproute2
 	procps tcpdump ethtool infiniband-diags slurmctld slurmd slurm-client munge)
 test=(libcmocka-dev clang valgrind tmux sqlite3 python3 man-db chromium jq)
+# Not in the rack: its guests run on the host's root and share one segment a
+# rail with no switch, so LLDP would name the other nodes, not a leaf.
+node=(infiniband-diags lldpd)
 
 case "${1:-build}" in
 build) want=("${build[@]}") ;;
 demo) want=("${build[@]}" "${rack[@]}") ;;
 test) want=("${build[@]}" "${rack[@]}" "${test[@]}") ;;
-*) echo "usage: scripts/deps.sh build|test|demo" >&2; exit 2 ;;
+node) want=("${node[@]}") ;;
+*) echo "usage: scripts/deps.sh build|test|demo|node" >&2; exit 2 ;;
 esac
 
 missing=()

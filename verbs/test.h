@@ -73,6 +73,10 @@ struct vb_val {
 	 * of the test's size, measured at prepare): times the threads, the
 	 * validation's own ceiling on the rate it can confirm. */
 	double crc_gbps;
+	/* GPU memory (read set): what one core's check copies per second, the
+	 * message read into host memory and its poison written back through
+	 * the driver (vb_val_copy_rate at prepare); 0 where the CPU reads. */
+	double copy_gbps;
 };
 
 #define VB_VAL_POISON 0xa5
@@ -221,6 +225,12 @@ int vb_val_reads(struct vb_res *r, const struct vb_test *t, int q, uint64_t n,
 int vb_val_rx_cap(const struct vb_res *r, uint64_t max_size);
 /* CRC32C Gb/s of one core over @size-byte messages (about 20 ms). */
 double vb_val_crc_rate(uint64_t size);
+/* Gb/s of @v's read and poison of a @size-byte message at @at (in the
+ * buffer; @scratch: its host image), about 20 ms; -1 when one failed. */
+double vb_val_copy_rate(const struct vb_val *v, uint8_t *at, uint64_t size, uint8_t *scratch);
+/* The rate one core confirms: the copy (0: none) and the CRC one after
+ * the other, 1 / (1 / @crc + 1 / @copy). */
+double vb_val_ceiling(double crc, double copy);
 /* Refuses a test --validate cannot check (too few slots per QP). */
 int vb_val_prepare(struct vb_res *r, struct vb_test *t);
 

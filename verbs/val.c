@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/crc32c.h"
@@ -125,6 +126,52 @@ double vb_val_crc_rate(uint64_t size)
 	return fc_gbps(bytes, t1 - t0);
 }
 
+double vb_val_copy_rate(const struct vb_val *v, uint8_t *at, uint64_t size, uint8_t *scratch)
+{
+	double t0 = fc_now(), t1;
+	uint64_t bytes = 0;
+
+	/* what check_at pays per message in GPU memory, besides the CRC */
+	do {
+		if (v->read(v->arg, at, size, scratch) || (v->poison && v->poison(v->arg, at, size)))
+			return -1;
+		bytes += size;
+		t1 = fc_now();
+	} while (t1 - t0 < 0.02);
+	return fc_gbps(bytes, t1 - t0);
+}
+
+double vb_val_ceiling(double crc, double copy)
+{
+	return copy > 0 && crc > 0 ? 1 / (1 / crc + 1 / copy) : crc;
+}
+
+/* GPU memory: the copy rate, on the slot of QP 0's first message (before
+ * any traffic; the fill poisons the receive half again after). */
+static int copy_ceiling(struct vb_res *r, struct vb_test *t)
+{
+	struct vb_val *v = t->val;
+	uint8_t *scratch;
+
+	v->copy_gbps = 0;
+	if (!v->read)
+		return 0;
+	if (!(scratch = malloc((size_t)t->size))) {
+		fc_err("--validate: no memory for a %llu-byte host image of a message",
+		       (unsigned long long)t->size);
+		return -ENOMEM;
+	}
+	v->copy_gbps = vb_val_copy_rate(v, vb_test_local(r, t, 1, vb_val_slot(t, 0, 0)), t->size,
+					scratch);
+	free(scratch);
+	if (v->copy_gbps < 0) {
+		fc_err("--validate: cannot copy a %llu-byte message out of GPU memory and back (see above)",
+		       (unsigned long long)t->size);
+		return -EIO;
+	}
+	return 0;
+}
+
 int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 {
 	struct vb_val *v = t->val;
@@ -142,6 +189,8 @@ int vb_val_prepare(struct vb_res *r, struct vb_test *t)
 	v->sent = 0;
 	v->part = part;
 	v->crc_gbps = vb_val_crc_rate(t->size);
+	if ((err = copy_ceiling(r, t)))
+		return err;
 	/* A window of at most a QP's slots: a slot is rewritten (stamped,
 	 * read into) only once its last message completed; the post list and
 	 * CQ moderation settled again for it (verbs/knobs.c). */

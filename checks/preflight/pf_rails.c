@@ -227,12 +227,14 @@ static json_t *rails_json(const struct pf_rail_in *x)
 			json_object_set_new(ports, x->nodes[i].name,
 					    p ? json_string(p->dev) : json_null());
 		}
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s, s:o}",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s, s:o}",
 						      "rail", x->map.rails[r].index, "name",
 						      x->map.rails[r].name, "subnet",
 						      x->map.rails[r].subnet, "switch",
 						      x->map.rails[r].peer[0] ? x->map.rails[r].peer
-									      : NULL,
+									      : NULL, "switch_desc",
+						      x->map.rails[r].peer_desc[0] ?
+						      x->map.rails[r].peer_desc : NULL,
 						      "leaf",
 						      x->map.rails[r].leaf[0] ? x->map.rails[r].leaf
 									      : NULL,

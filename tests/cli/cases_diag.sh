@@ -39,4 +39,7 @@ expect "diagnose: soak folder of slices" 1 "003-nodeA-nodeB: recorded verdict fa
 	"$FC" diagnose "$DG/soak"
 expect "diagnose --json: every set of the matrix --rails folder" 0 '^2 fail true$' -- \
 	bash -c "'$FC' diagnose --json '$DG/mx' | jq -r '\"\\(.sets | length) \\(.verdict) \\(.diagnosis | length > 0)\"'"
+expect "diagnose: both ports of one card failed every rail's test: the card" 1 \
+	"over every folder: *likely *nodeF HCA PCIe 0000:17:00: HCA" -- \
+	bash -c "set -o pipefail; '$FC' diagnose '$D/card-rails' | tr '\n' ' '"
 rm -rf "$DG"

@@ -57,7 +57,7 @@ if rack_up "$RB" --nodes 3 --slurm; then
 	"$FC" lab fault --name "$RB" nodeC clear >/dev/null 2>&1
 
 	# The batch job over its allocation's nodes (preflight through srun).
-	expect "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 '' -- \
+	expect "burnin.sbatch: sbatch -N3 --wait runs burnin-rack over the allocation" 0 'Submitted batch job [0-9]+' -- \
 		"${LX[@]}" nodeA env FABCHECK=fabcheck FABCHECK_BURNIN="$PWD/scripts/burnin-rack" sbatch -N3 --wait -o "$SHARE/sbatch.out" \
 		"$PWD/scripts/burnin.sbatch" --fabric lab --set STEPS=preflight --out "$SHARE/sbatch"
 	expect "burnin.sbatch: ran on nodeA nodeB nodeC with the slurm launcher" 0 'job [0-9]+, 3 nodes: nodeA nodeB nodeC.*preflight +pass.*verdict: pass' -- \

@@ -60,7 +60,7 @@ if rack_up "$RACK_NAME" --nodes 2; then
 	SSH_CFG=$("$FC" lab ssh-config --name "$RACK_NAME")
 	export RACK_NAME SSH_CFG
 	for f in tests/rack/cases_*.sh; do
-		echo "== $f"
+		echo "== $f (at $((SECONDS - T0)) s)"
 		# shellcheck source=/dev/null
 		. "$f"
 	done
@@ -87,7 +87,7 @@ if rack_up "$R4" --nodes 4 --rails 2; then
 	expect_json "4 nodes: status lists 4 ready nodes" 0 \
 		"[n['name'] for n in d['nodes']] == ['nodeA','nodeB','nodeC','nodeD'] and all(n['state'] == 'ready' for n in d['nodes'])" \
 		-- "$FC" lab status --name "$R4" --json
-	echo "== tests/rack/phase_rails.sh"
+	echo "== tests/rack/phase_rails.sh (at $((SECONDS - T0)) s)"
 	# shellcheck source=tests/rack/phase_rails.sh
 	. tests/rack/phase_rails.sh
 fi
@@ -95,12 +95,12 @@ expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"
 
 # ---- 2a. the addressing plans: routed /127, IPv6-only, a storage NIC ------------
-echo "== tests/rack/phase_plans.sh"
+echo "== tests/rack/phase_plans.sh (at $((SECONDS - T0)) s)"
 # shellcheck source=tests/rack/phase_plans.sh
 . tests/rack/phase_plans.sh
 
 # ---- 2b. the burn-in: 3 nodes with Slurm ------------------------------------------
-echo "== tests/rack/phase_burnin.sh"
+echo "== tests/rack/phase_burnin.sh (at $((SECONDS - T0)) s)"
 # shellcheck source=tests/rack/phase_burnin.sh
 . tests/rack/phase_burnin.sh
 

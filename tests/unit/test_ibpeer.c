@@ -60,6 +60,31 @@ static void test_nodeinfo_parse(void **state)
 	assert_int_equal(fc_smp_nodeinfo_parse("", &ni), -EINVAL);
 }
 
+static void test_nodedesc_parse(void **state)
+{
+	char d[72];
+
+	(void)state;
+	assert_int_equal(fc_smp_nodedesc_parse(slurp(DATA "smpquery-nodedesc_dr-0-1_switch.txt"), d,
+					       sizeof(d)), 0);
+	assert_string_equal(d, "MF0;ib-leaf-01:MQM9790/U1");
+	/* 32 characters or more: one dot; a control byte shown as '?' */
+	assert_int_equal(fc_smp_nodedesc_parse("Node Description:.a-name-of-exactly-thirty-two-chr\n",
+					       d, sizeof(d)), 0);
+	assert_string_equal(d, "a-name-of-exactly-thirty-two-chr");
+	assert_int_equal(fc_smp_nodedesc_parse("Node Description:....sw\x1b[2Jx\n", d, sizeof(d)), 0);
+	assert_string_equal(d, "sw?[2Jx");
+	/* cut to the room given */
+	assert_int_equal(fc_smp_nodedesc_parse("Node Description:..abcdef\n", d, 4), 0);
+	assert_string_equal(d, "abc");
+	/* NodeInfo, an error, an empty description: none */
+	assert_int_equal(fc_smp_nodedesc_parse(slurp(DATA "smpquery-nodeinfo_dr-0-1_switch.txt"), d,
+					       sizeof(d)), -EINVAL);
+	assert_int_equal(fc_smp_nodedesc_parse(slurp(DATA "smpquery_no-umad.txt"), d, sizeof(d)),
+			 -EINVAL);
+	assert_int_equal(fc_smp_nodedesc_parse("Node Description:........\n", d, sizeof(d)), -EINVAL);
+}
+
 static json_t *port(const char *dev, const char *ll, const char *state)
 {
 	return json_pack("{s:s, s:[{s:s, s:i, s:s, s:s}]}", "name", dev, "ports", "device", dev,
@@ -86,10 +111,12 @@ static void fake_smpquery(void)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "#!/bin/sh\necho \"$*\" >>%s/args\ncase $2 in\n"
-		   "mlx5_0) grep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_switch.txt ;;\n"
+		   "mlx5_0) [ \"$6\" = nodedesc ] && exec grep -v '^# synth' %s/" DATA
+		   "smpquery-nodedesc_dr-0-1_switch.txt\n"
+		   "\tgrep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_switch.txt ;;\n"
 		   "mlx5_1) grep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_hca-back-to-back.txt ;;\n"
 		   "*) grep -v '^#' %s/" DATA "smpquery_no-umad.txt >&2; exit 255 ;;\nesac\n",
-		bin, cwd, cwd, cwd);
+		bin, cwd, cwd, cwd, cwd);
 	fclose(f);
 	assert_int_equal(chmod(path, 0755), 0);
 }
@@ -112,6 +139,8 @@ static void test_switches_add(void **state)
 	setenv("PATH", path, 1);
 	fc_ib_switches_add(devs, doc);
 	assert_string_equal(fc_jstr(port_of(devs, 0), "switch_guid", ""), "0xfc6a1c0300e1f2a0");
+	assert_string_equal(fc_jstr(port_of(devs, 0), "switch_desc", ""), "MF0;ib-leaf-01:MQM9790/U1");
+	assert_null(json_object_get(port_of(devs, 1), "switch_desc"));
 	assert_null(json_object_get(port_of(devs, 1), "switch_guid"));
 	assert_string_equal(fc_jstr(port_of(devs, 1), "peer_type", ""), "Channel Adapter");
 	assert_null(json_object_get(port_of(devs, 2), "switch_guid"));
@@ -123,8 +152,8 @@ static void test_switches_add(void **state)
 	/* asked over the direct route out of each port; after a failure no more */
 	snprintf(path, sizeof(path), "%s/args", bin);
 	assert_true(fc_read_file(path, args, sizeof(args)) > 0);
-	assert_string_equal(args, "-C mlx5_0 -P 1 -D nodeinfo 0,1\n-C mlx5_1 -P 1 -D nodeinfo 0,1\n"
-				  "-C mlx5_3 -P 1 -D nodeinfo 0,1");
+	assert_string_equal(args, "-C mlx5_0 -P 1 -D nodeinfo 0,1\n-C mlx5_0 -P 1 -D nodedesc 0,1\n"
+				  "-C mlx5_1 -P 1 -D nodeinfo 0,1\n-C mlx5_3 -P 1 -D nodeinfo 0,1");
 	/* no smpquery at all: said once */
 	json_object_del(doc, "switch_note");
 	json_object_del(port_of(devs, 0), "switch_guid");
@@ -143,6 +172,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nodeinfo_parse),
+		cmocka_unit_test(test_nodedesc_parse),
 		cmocka_unit_test(test_switches_add),
 	};
 

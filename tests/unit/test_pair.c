@@ -344,6 +344,46 @@ static void test_verdict_validate_ceiling(void **state)
 
 /* RNR NAKs in a --validate run: the receive cap's, a note and no warning;
  * without --validate an error counter that rose, as before. */
+/* --validate on GPU memory: the checking side copies each message out and
+ * its poison back (120 Gb/s measured) and checks its CRC32C (600 Gb/s):
+ * in series 100 Gb/s, the ceiling pair_val_ceiling keeps from the worker's
+ * figures; 95 Gb/s passes against it, named as the copy's. */
+static void test_verdict_validate_copy(void **state)
+{
+	struct fc_pair_limits lim = { .min_link_pct = 90 };
+	json_t *doc = rack_doc(95, 4096, 0);
+	json_t *r = json_array_get(json_object_get(doc, "results"), 1);
+	json_t *res = json_pack("{s:f, s:f, s:f}", "validate_crc_gbps", 600.0, "validate_copy_gbps",
+				120.0, "validate_check_gbps", 100.0);
+	json_t *crc_only = json_pack("{s:f}", "validate_crc_gbps", 90.0);
+	const char *why;
+
+	(void)state;
+	assert_true(fabs(vb_val_ceiling(600, 120) - 100) < 1e-9);
+	assert_true(vb_val_ceiling(600, 0) == 600);
+	json_object_set_new(json_object_get(doc, "a"), "payload_gbps", json_real(385.0));
+	json_object_set_new(json_object_get(doc, "b"), "payload_gbps", json_real(385.0));
+	pair_val_ceiling(r, res);
+	assert_true(fc_jnum(r, "validate_ceiling_gbps", 0) == 100);
+	assert_string_equal(fc_jstr(r, "validate_ceiling_from", ""), "copy");
+	fc_pair_verdict(doc, &lim);
+	why = fc_jstr(json_object_get(doc, "thresholds"), "min_gbps_from", "");
+	assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) - 90) < 1e-9);
+	assert_non_null(strstr(why, "copies each message out of GPU memory"));
+	assert_non_null(strstr(why, "the copy is the lower"));
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "notes"), 0)),
+			       "write bandwidth judged against 90% of 100.000 Gb/s, --validate's own ceiling: the checking side copies"));
+	assert_false(has_finding(doc, "is below"));
+	/* the other side checks too, host memory, at less: its CRC is the ceiling */
+	pair_val_ceiling(r, crc_only);
+	assert_true(fc_jnum(r, "validate_ceiling_gbps", 0) == 90);
+	assert_string_equal(fc_jstr(r, "validate_ceiling_from", ""), "crc");
+	assert_null(json_object_get(r, "validate_copy_gbps"));
+	json_decref(res);
+	json_decref(crc_only);
+	json_decref(doc);
+}
+
 static void test_verdict_rnr_validated(void **state)
 {
 	struct fc_pair_limits lim = { .min_link_pct = 90 };
@@ -548,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_pcie_floor),
 		cmocka_unit_test(test_verdict_validate_ceiling),
 		cmocka_unit_test(test_verdict_rnr_validated),
+		cmocka_unit_test(test_verdict_validate_copy),
 		cmocka_unit_test(test_sizes_and_slots),
 		cmocka_unit_test(test_launch_argv),
 		cmocka_unit_test(test_ev_pieces),

@@ -248,6 +248,18 @@ static void test_ib_switches(void **state)
 	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
 	fc_rail_map_release(&m);
 
+	/* with each switch's node description: the swap names the switches by it */
+	load("ib-switches-desc.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_true(m.by_switch);
+	assert_string_equal(m.rails[1].peer_desc, "MF0;ib-leaf-02:MQM9790/U1");
+	assert_int_equal(count_text(&m, "matched by the switch", "4 switches: 0x7cfe900301a0b000 "
+				    "\"MF0;ib-leaf-01:MQM9790/U1\", 0x7cfe900301a0b001", NULL), 1);
+	assert_int_equal(count_text(&m, "gpu02", "mlx5_2 on rail 1 (switch 0x7cfe900301a0b001 "
+				    "\"MF0;ib-leaf-02:MQM9790/U1\", mlx5_1 on the other nodes)",
+				    "swapped", NULL), 1);
+	fc_rail_map_release(&m);
+
 	/* the same ports without their switches: by name, the swap unseen, said once */
 	load("ib-one-subnet.json", &r);
 	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
@@ -339,14 +351,59 @@ static void test_routed_position(void **state)
 	(void)state;
 	load("routed-31.json", &r);
 	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
-	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	/* each rail's gateways in a pool of their own: by the gateway's leaf */
+	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
 	assert_int_equal(m.nrails, 4);
 	assert_string_equal(dev_on(&m, &r, 1, 0), "mlx5_1"); /* gpu02's first slot */
 	assert_string_equal(dev_on(&m, &r, 2, 3), "mlx5_3");
-	assert_non_null(strstr(m.assumed, "assumed from position"));
+	assert_string_equal(m.rails[1].leaf, "10.2.0.16/29");
+	assert_non_null(strstr(m.assumed, "the leaf each port's gateway is on, assumed from the "
+					  "gateways' 4 pools (10.1.0.0/29, 10.2.0.16/29, 10.3.0.32/29, "
+					  "10.4.0.48/29)"));
 	assert_non_null(strstr(m.assumed, "lldpctl"));
+	assert_int_equal(count_text(&m, "assumed from position", NULL), 0);
 	assert_int_equal(count_text(&m, "gpu02", "not in the PCIe order", NULL), 1);
 	assert_int_equal(fc_rail_worst(&m), FC_RAIL_NOTE);
+	fc_rail_map_release(&m);
+}
+
+/* A /31 per port, no lldpd, each leaf's links from its own pool: gpu03's
+ * slots 1 and 2 have their gateways in each other's pool, a swap by the
+ * gateways' leaves (position alone would pair them with slots 1 and 2). */
+static void test_routed_gateway_swap(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("routed-31-gw-swap.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_2");
+	assert_string_equal(dev_on(&m, &r, 2, 2), "mlx5_1");
+	assert_string_equal(dev_on(&m, &r, 0, 1), "mlx5_1");
+	assert_int_equal(count_text(&m, "gpu03: mlx5_1 (slot 1) has gateway 10.3.0.36 in slot 2's "
+				    "pool 10.3.0.32/29, not in 10.2.0.16/29",
+				    "mlx5_2 (slot 2) has gateway 10.2.0.20", "swapped cables?", NULL), 1);
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
+	assert_int_equal(count_text(&m, "not in the PCIe order", NULL), 0);
+	fc_rail_map_release(&m);
+}
+
+/* Every link from one pool: the gateways tell no leaf apart; by position. */
+static void test_routed_one_pool(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	load("routed-31-one-pool.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	assert_int_equal(m.nrails, 4);
+	assert_non_null(strstr(m.assumed, "assumed from position"));
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
 	fc_rail_map_release(&m);
 }
 
@@ -371,7 +428,8 @@ static void test_routed_lldp_swap(void **state)
 	fc_rail_map_release(&m);
 }
 
-/* A /24 per host and rail: no subnet shared, routed; by position. */
+/* A /24 per host and rail: no subnet shared, routed; each rail's gateways
+ * in a pool of their own (10.R.0.0/22): by the gateway's leaf. */
 static void test_per_host_subnets(void **state)
 {
 	struct rec r;
@@ -380,7 +438,8 @@ static void test_per_host_subnets(void **state)
 	(void)state;
 	load("per-host-24.json", &r);
 	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
-	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
+	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
+	assert_string_equal(m.rails[1].leaf, "10.2.0.0/22");
 	assert_int_equal(m.nrails, 2);
 	for (int i = 0; i < 3; i++)
 		assert_string_equal(dev_on(&m, &r, i, 1), "mlx5_1");
@@ -485,7 +544,9 @@ int main(void)
 		cmocka_unit_test(test_ib_8rail),       cmocka_unit_test(test_ib_one_subnet),
 		cmocka_unit_test(test_ib_switches),     cmocka_unit_test(test_ib_switches_2su),
 		cmocka_unit_test(test_only),	       cmocka_unit_test(test_helpers),
-		cmocka_unit_test(test_routed_position), cmocka_unit_test(test_routed_lldp_swap),
+		cmocka_unit_test(test_routed_position),
+		cmocka_unit_test(test_routed_gateway_swap),
+		cmocka_unit_test(test_routed_one_pool), cmocka_unit_test(test_routed_lldp_swap),
 		cmocka_unit_test(test_per_host_subnets), cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),
 		cmocka_unit_test(test_subnet_of),     cmocka_unit_test(test_pair_rail_down),

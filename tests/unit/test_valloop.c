@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "core/vstream.h"
 #include "tests/fake/fake_hca.h"
 
@@ -149,12 +150,81 @@ static void test_partial_chunk(void **state)
 	fk_side_free(&b);
 }
 
+/* A stand-in for the driver's copies (gdr_mem_read_at, gdr_mem_poison_at
+ * on GPU memory): a copy of @len bytes takes len * 8 / STANDIN_GBPS ns. */
+#define STANDIN_GBPS 8.0
+static uint64_t standin_calls;
+
+static void standin_wait(size_t len, double t0)
+{
+	while (fc_now() - t0 < (double)len * 8 / (STANDIN_GBPS * 1e9))
+		;
+}
+
+static int standin_read(void *arg, const uint8_t *p, size_t len, uint8_t *out)
+{
+	double t0 = fc_now();
+
+	(void)arg;
+	memcpy(out, p, len);
+	standin_wait(len, t0);
+	standin_calls++;
+	return 0;
+}
+
+static int standin_poison(void *arg, uint8_t *p, size_t len)
+{
+	double t0 = fc_now();
+
+	(void)arg;
+	memset(p, VB_VAL_POISON, len);
+	standin_wait(len, t0);
+	return 0;
+}
+
+/* GPU memory's checks: vb_val_prepare measures the copy (read and poison,
+ * each at 8 Gb/s: 4 Gb/s the two) besides the CRC; the ceiling is the two
+ * in series, below both (which is lower depends on the host's load: the
+ * CRC is CPU time, the stand-in's copy wall time). */
+static void test_copy_ceiling(void **state)
+{
+	struct fk_side a, b;
+	struct vb_test t = { .op = VB_WRITE, .size = SIZE, .iters = ITERS, .interval = 0.1,
+			     .method = VB_METHOD_FABCHECK, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
+			     .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
+			     .post_list = 1, .threads = 1, .passive = 1 };
+	struct vb_val v = { .tag = 0x26, .read = standin_read, .poison = standin_poison };
+	double ceil;
+
+	(void)state;
+	pair_up(&a, &b);
+	b.r.rx_cap = vb_val_rx_cap(&b.r, SIZE);
+	assert_int_equal(vb_test_resolve(&b.r, &t), 0);
+	t.val = &v;
+	standin_calls = 0;
+	assert_int_equal(vb_val_prepare(&b.r, &t), 0);
+	assert_true(standin_calls > 0);
+	/* at most the stand-in's rate (a loaded host only makes it slower) */
+	if (v.copy_gbps > STANDIN_GBPS / 2 * 1.05 || v.copy_gbps <= 0)
+		fail_msg("copy rate %.3f Gb/s: the stand-in copies at 4 Gb/s a message", v.copy_gbps);
+	ceil = vb_val_ceiling(v.crc_gbps, v.copy_gbps);
+	assert_true(ceil < v.copy_gbps && ceil < v.crc_gbps);
+	/* host memory: no copy, the CRC alone */
+	v.read = NULL;
+	v.poison = NULL;
+	assert_int_equal(vb_val_prepare(&b.r, &t), 0);
+	assert_true(v.copy_gbps == 0 && vb_val_ceiling(v.crc_gbps, v.copy_gbps) == v.crc_gbps);
+	fk_side_free(&a);
+	fk_side_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validated_clean),
 		cmocka_unit_test(test_partial_write),
 		cmocka_unit_test(test_partial_chunk),
+		cmocka_unit_test(test_copy_ceiling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

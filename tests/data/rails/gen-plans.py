@@ -50,6 +50,33 @@ def routed(lldp):
         out.append((n, devs))
     return out
 
+# The same without lldpd where gpu03's slots 1 and 2 are cabled to each
+# other's leaf: each leaf numbers its /31s from its own pool, so those two
+# ports get their address and gateway from the other leaf's pool.
+def routed_gw(swap, one_pool=False):
+    out = []
+    for i, n in enumerate(NODES):
+        devs = []
+        for r in range(4):
+            leaf = [0, 2, 1, 3][r] if swap and i == 2 else r
+            base = 2 * (i + 8 * leaf)
+            net = "10.%d.0.%d" % (leaf + 1, base)
+            if one_pool:  # every link of every leaf from one pool, in node order
+                base = 2 * (4 * i + r)
+                net = "10.0.0.%d" % base
+            gw = net
+            addr = net.rsplit(".", 1)[0] + ".%d/31" % (base + 1)
+            devs.append(port("mlx5_%d" % r, netdev="ens%d" % (r + 1), addrs=[addr],
+                             gateway=gw, numa_node=r // 2, pci=PCI[r]))
+        out.append((n, devs))
+    return out
+
+write("routed-31-gw-swap.json", "3 servers, 4 RoCE ports each, a /31 per port, no LLDP, each "
+      "leaf's links from its own pool; gpu03's slots 1 and 2 cabled to each other's leaf",
+      routed_gw(True))
+write("routed-31-one-pool.json", "3 servers, 4 RoCE ports each, a /31 per port, no LLDP, every "
+      "link numbered from one pool (the gateways do not tell the leaves apart)",
+      routed_gw(False, True))
 write("routed-31.json", "3 servers, 4 RoCE ports each, a /31 per port (routed to the leaf), "
       "no LLDP; gpu02's device names out of PCIe order", routed(False))
 write("routed-31-lldp-swap.json", "3 servers, 4 RoCE ports each, a /31 per port, lldpd on "
