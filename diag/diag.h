@@ -75,6 +75,9 @@ struct diag_module {
 	double lane_rx_mw[DIAG_MAX_LANES], lane_tx_mw[DIAG_MAX_LANES];
 	double lane_bias_ma[DIAG_MAX_LANES];
 	char lane_flags[DIAG_MAX_LANES][128]; /* "Laser rx power low alarm, ..." */
+	unsigned app_lanes; /* host lanes with an active application code, as
+			     * SONiC's 'show interfaces transceiver eeprom'
+			     * prints them (ethtool -m prints none); 0 not read */
 	/* diag_module_judge: the lanes the link uses */
 	unsigned used;	   /* bit per lane judged */
 	unsigned dark;	   /* bit per lane with no light or its transmitter off */

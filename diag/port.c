@@ -451,7 +451,7 @@ static void module_lanes(struct diag_port *p)
 			snprintf(dark + strlen(dark), sizeof(dark) - strlen(dark), "%s%d",
 				 *dark ? "," : "", i + 1);
 	if (*dark)
-		note(p, "module lanes %s not in use (no light or transmitter off): not judged%s", dark,
+		note(p, "module lanes %s not in use (no light, transmitter off, or outside the active application): not judged%s", dark,
 		     p->width ? "" : " (the link's width is not known: every lane with light is)");
 }
 
