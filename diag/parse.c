@@ -300,9 +300,30 @@ static void flag_on(struct diag_module *m, const char *key)
 		m->nlanes = lane;
 }
 
+/* "Active application selected code assigned to host lane N: 1" (a lane
+ * in the active application) or ": N/A" (none): CMIS 5 page 11h, as SONiC
+ * prints it (sonic-utilities PR 4207, a 400G QSFP+C using lanes 1-4). */
+static int app_lane(struct diag_module *m, const char *key, const char *val)
+{
+	static const char pre[] = "Active application selected code assigned to host lane ";
+	char *end;
+	long lane, code;
+
+	if (strncmp(key, pre, sizeof(pre) - 1))
+		return 0;
+	lane = strtol(key + sizeof(pre) - 1, &end, 10);
+	code = strtol(val, &end, 10);
+	if (lane >= 1 && lane <= DIAG_MAX_LANES && end != val && code > 0)
+		m->app_lanes |= 1u << (lane - 1);
+	return 1;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
+
+	if (app_lane(m, key, val))
+		return;
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
 		if (!strcmp(key, module_keys[i].key)) {
@@ -391,6 +412,10 @@ void diag_module_judge(struct diag_module *m, int width)
 		}
 		if (m->lane_rx_mw[i] < 0 && m->lane_tx_mw[i] < 0 && m->lane_bias_ma[i] < 0)
 			continue;
+		if (m->app_lanes && !(m->app_lanes & (1u << i))) {
+			m->dark |= 1u << i; /* outside the active application */
+			continue;
+		}
 		if (lane_dark(m, i) || (width > 0 && used >= width)) {
 			m->dark |= lane_dark(m, i) ? 1u << i : 0;
 			continue;

@@ -384,6 +384,59 @@ static void test_ib_xmit_wait(void **state)
 	json_decref(doc);
 }
 
+/* The module's active application names the lanes in use: lanes 5-8 of an
+ * 8-lane module that carry some light but no application are not judged,
+ * even with the port's width unknown. The "Active application" lines are
+ * SONiC's, verbatim from sonic-utilities PR 4207 (a 400G QSFP+C using host
+ * lanes 1-4; ethtool -m prints no application); the lane readings are
+ * synthesised in ethtool's CMIS layout. */
+static void test_cmis_active_application(void **state)
+{
+	static const char text[] =
+		"\tIdentifier                                : 0x18 (QSFP-DD Double Density 8X Pluggable Transceiver (INF-8628))\n"
+		"        Active application selected code assigned to host lane 1: 1\n"
+		"        Active application selected code assigned to host lane 2: 1\n"
+		"        Active application selected code assigned to host lane 3: 1\n"
+		"        Active application selected code assigned to host lane 4: 1\n"
+		"        Active application selected code assigned to host lane 5: N/A\n"
+		"        Active application selected code assigned to host lane 6: N/A\n"
+		"        Active application selected code assigned to host lane 7: N/A\n"
+		"        Active application selected code assigned to host lane 8: N/A\n";
+	char buf[4096];
+	struct diag_module m;
+	size_t n = snprintf(buf, sizeof(buf), "%s", text);
+
+	(void)state;
+	for (int i = 1; i <= 8; i++)
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      "\tLaser tx bias current (Channel %d)         : 7.000 mA\n"
+			      "\tTransmit avg optical power (Channel %d)    : 1.5000 mW / 1.76 dBm\n"
+			      "\tRcvr signal avg optical power (Channel %d) : %s\n",
+			      i, i, i, i <= 4 ? "2.0000 mW / 3.01 dBm" : "0.0200 mW / -16.99 dBm");
+	assert_int_equal(diag_parse_module(buf, &m), 0);
+	assert_int_equal(m.app_lanes, 0x0f);
+	diag_module_judge(&m, 0);
+	assert_int_equal(m.used, 0x0f);
+	assert_int_equal(m.dark, 0xf0);
+	assert_int_equal(m.weak_lane, 0);
+}
+
+/* The GPU's link read during the test (during/) is judged, not the idle
+ * readings before and after it. */
+static void test_pcie_during(void **state)
+{
+	json_t *doc = diagnose("pcie-during");
+	const json_t *d = by_rule(doc, "pcie_limit");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "host PCIe");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_non_null(strstr(str(d, "evidence"), "trained to 16 GT/s x16"));
+	assert_true(has_note(doc, 0, "judged as read during the test"));
+	json_decref(doc);
+}
+
 /* GID types differ between the ends: named from the folder's gid_type files
  * alone (no test.json). */
 static void test_gid_mismatch(void **state)
@@ -445,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_qos_parsers),
 		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
 		cmocka_unit_test(test_gid_mismatch), cmocka_unit_test(test_ib_xmit_wait),
+		cmocka_unit_test(test_cmis_active_application), cmocka_unit_test(test_pcie_during),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
