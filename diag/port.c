@@ -410,6 +410,31 @@ static struct diag_pcie *pcie_slot(struct diag_port *p, const char *name, size_t
 	return d;
 }
 
+/* during/pcie/ROLE-BDF/current_link_*: the link as read while the test ran
+ * replaces the after/ reading (idle links lower their speed). */
+static void pcie_during(struct diag_port *p, const json_t *after)
+{
+	const char *rel;
+	json_t *v;
+
+	json_object_foreach((json_t *)after, rel, v) {
+		const char *name = rel + 12, *slash;
+		struct diag_pcie *d;
+		double gts;
+
+		if (strncmp(rel, "during/pcie/", 12) || !(slash = strchr(name, '/')) ||
+		    !(d = pcie_slot(p, name, (size_t)(slash - name))))
+			continue;
+		if (!strcmp(slash + 1, "current_link_speed") &&
+		    (gts = topo_parse_gts(json_string_value(v))) > 0) {
+			d->cur_gts = gts;
+			d->under_load = 1;
+		} else if (!strcmp(slash + 1, "current_link_width") && atoi(json_string_value(v)) > 0) {
+			d->cur_width = atoi(json_string_value(v));
+		}
+	}
+}
+
 /* pcie/ROLE-BDF/FILE in both snapshots; AER as after - before (after alone
  * when there is no before: counts since boot). */
 static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
@@ -430,10 +455,14 @@ static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
 				  !strncmp(slash + 1, "current_link_", 13)))
 				pcie_file(d, slash + 1, json_string_value(v), s == 0);
 		}
+	pcie_during(p, after);
 	for (int i = 0; i < p->npcie; i++) {
 		struct diag_pcie *d = &p->pcie[i];
 
-		if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
+		if (d->under_load) {
+			note(p, "PCIe %s %s judged as read during the test: %g GT/s x%d", d->role, d->bdf,
+			     d->cur_gts, d->cur_width);
+		} else if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
 			note(p, "PCIe %s %s read %g GT/s x%d before the test and %g GT/s x%d after: the higher judged (links lower their speed when idle)",
 			     d->role, d->bdf, d->other_gts, d->other_width, d->cur_gts, d->cur_width);
 			d->cur_gts = d->other_gts > d->cur_gts ? d->other_gts : d->cur_gts;

@@ -45,6 +45,19 @@ struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char 
 	return p;
 }
 
+json_t *diag_snap_with_during(const json_t *after, const json_t *during)
+{
+	json_t *out = after ? json_copy((json_t *)after) : json_object(), *v;
+	const char *rel;
+	char key[256];
+
+	json_object_foreach((json_t *)during, rel, v) {
+		snprintf(key, sizeof(key), "during/%s", rel);
+		json_object_set(out, key, v);
+	}
+	return out;
+}
+
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -86,7 +99,7 @@ static int read_port(struct diag_set *s, const char *node, const char *portdir, 
 	const char *dash = strrchr(name, '-');
 	char dev[64], *end;
 	long port = dash ? strtol(dash + 1, &end, 10) : 0;
-	json_t *before, *after;
+	json_t *before, *after, *during;
 	int err = 0;
 
 	char shown[256];
@@ -102,6 +115,14 @@ static int read_port(struct diag_set *s, const char *node, const char *portdir, 
 		return -EINVAL;
 	before = read_side(portdir, "before", &err);
 	after = read_side(portdir, "after", &err);
+	during = read_side(portdir, "during", &err);
+	if (during && after) { /* the reading under load travels with after/ */
+		json_t *both = diag_snap_with_during(after, during);
+
+		json_decref(after);
+		after = both;
+	}
+	json_decref(during);
 	if (!err && !before && !after) {
 		fc_warn("evidence: '%s' has neither before/ nor after/: skipped",
 			fc_name_show(portdir, shown, sizeof(shown)));

@@ -135,7 +135,7 @@ expect "nccl run all_reduce hangs: deadline" 1 'ncclAllReduce of [0-9]+ bytes \(
 # A rank killed mid-run: the run ends, naming it, and no rank is left behind.
 # (its own TMPDIR: a killed rank cannot remove its NCCL log)
 NRDIE=$(mktemp -d)
-expect "nccl run rank killed mid-run" 3 'the worker exited with status 9' -- \
+expect "nccl run rank killed mid-run" 3 'rank 1 on localhost \(GPU 1\): the worker exited with status 9' -- \
 	env FAKENCCL=ardie $FAKES TMPDIR=$NRDIE timeout 60 $RUN -g 2 -e 4K --timeout 5 localhost
 rm -rf "$NRDIE"
 # The controller killed while a rank hangs inside NCCL: the rank exits too
