@@ -27,6 +27,9 @@ struct fc_ctx {
 	 * fc_out_finish in out.h), and whether a check judged it. */
 	struct json_t *out_doc;
 	int out_judged;
+	/* The signal that stopped a command which kept what it measured
+	 * (pair): fc_out_finish ends the process as by it. 0: none. */
+	int stop_sig;
 };
 
 struct fc_cmd {

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int fc_log_level = FC_LOG_WARN;
 const char *fc_log_prefix = "fabcheck";
@@ -27,9 +28,23 @@ int fc_log_errors(const char **msgs, int max)
 	return n;
 }
 
+void fc_put_safe(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f))
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+}
+
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
 	if (lvl == FC_LOG_ERR) {
 		int slot = __atomic_fetch_add(&nerrors, 1, __ATOMIC_ACQ_REL);
@@ -44,8 +59,11 @@ void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 		return;
 	fprintf(stderr, "%s: %s: ", fc_log_prefix, level_names[lvl]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		fc_put_safe(stderr, msg, (size_t)n);
+	free(msg);
 	fputc('\n', stderr);
 	if (fc_log_hook) {
 		char buf[1024];

@@ -2,6 +2,9 @@
 #ifndef FC_LOG_H
 #define FC_LOG_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 enum fc_log_level { FC_LOG_ERR, FC_LOG_WARN, FC_LOG_INFO, FC_LOG_DEBUG };
 
 /* Messages above this level are dropped (default FC_LOG_WARN; -v raises it). */
@@ -17,6 +20,12 @@ extern void (*fc_log_hook)(enum fc_log_level lvl, const char *msg);
  * them into @msgs (without the prefix). Returns how many were logged in all. */
 #define FC_LOG_KEEP 8
 int fc_log_errors(const char **msgs, int max);
+
+/* @n bytes of @s to @f with every byte outside printable ASCII but '\n' and
+ * '\t' as \xHH (the escaping of core/names.h's fc_name_show): text from a
+ * worker or a store (names, a worker's stderr) reaches the terminal with no
+ * escape sequence. fc_log writes every message through it. */
+void fc_put_safe(FILE *f, const char *s, size_t n);
 
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

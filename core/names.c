@@ -65,6 +65,20 @@ int fc_name_check(enum fc_name_kind kind, const char *s, const char *from)
 	return -EINVAL;
 }
 
+const char *fc_name_or_unknown(enum fc_name_kind kind, const char *s, const char *from)
+{
+	const char *why = s ? fc_name_why(kind, s) : NULL;
+	char shown[96];
+
+	if (!s || !strcmp(s, "?")) /* "?": what a worker sends for an unknown one */
+		return "?";
+	if (!why)
+		return s;
+	fc_warn("%s: '%s' is not a valid %s name (%s): shown as '?'", from,
+		fc_name_show(s, shown, sizeof(shown)), kinds[kind].what, why);
+	return "?";
+}
+
 const char *fc_name_show(const char *s, char *buf, size_t len)
 {
 	size_t o = 0, keep = 0; /* keep: the last end at which "..." still fits */

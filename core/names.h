@@ -31,6 +31,10 @@ static inline int fc_name_ok(enum fc_name_kind kind, const char *s)
 /* 0 when @s is a name of @kind; else logs "@from: 'S' is not a KIND name
  * (WHY): ..." with S shown escaped, and returns -EINVAL. */
 int fc_name_check(enum fc_name_kind kind, const char *s, const char *from);
+/* @s when it is a name of @kind; "?" when @s is NULL; else "?", logged as a warning "@from:
+ * 'S' is not a valid KIND name (WHY): shown as '?'" (S escaped): for a name
+ * that only labels a line (a worker's GPU bus id in a finding). */
+const char *fc_name_or_unknown(enum fc_name_kind kind, const char *s, const char *from);
 /* @s for a message: bytes outside printable ASCII as \xHH, '\\' doubled,
  * cut to fit @len (NUL included) with "..." at the end. Returns @buf. */
 const char *fc_name_show(const char *s, char *buf, size_t len);

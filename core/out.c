@@ -282,6 +282,29 @@ static void on_stop_signal(int sig)
 	raise(sig); /* delivered when this returns */
 }
 
+const char *fc_stop_name(int sig)
+{
+	return stop_names[sig == SIGINT ? 0 : sig == SIGTERM ? 1 : 2];
+}
+
+/* A command stopped by a signal (ctx->stop_sig) ends as by it, its
+ * document written: the parent sees the signal. Else returns @rc. */
+static int stop_end(const struct fc_ctx *ctx, int rc)
+{
+	sigset_t one;
+
+	if (!ctx->stop_sig)
+		return rc;
+	fflush(stdout);
+	fflush(stderr);
+	signal(ctx->stop_sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, ctx->stop_sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(ctx->stop_sig);
+	return 128 + ctx->stop_sig; /* not reached */
+}
+
 void fc_out_on_signals(const struct fc_ctx *ctx, void (*cleanup)(void))
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -311,7 +334,7 @@ int fc_out_finish(struct fc_ctx *ctx, int rc)
 	sigset_t stop, old;
 
 	if (!ctx->json)
-		return rc;
+		return stop_end(ctx, rc);
 	/* From here this exit's document is written: a signal waits for it. */
 	sigemptyset(&stop);
 	for (int k = 0; k < 3; k++)
@@ -328,7 +351,14 @@ int fc_out_finish(struct fc_ctx *ctx, int rc)
 	}
 	if (!json_is_string(json_object_get(doc, "verdict")))
 		json_object_set_new(doc, "verdict", json_string("pass"));
-	if (rc == FC_EXIT_PASS || (rc == FC_EXIT_FAIL && judged)) {
+	if (ctx->stop_sig) { /* what was measured is in @doc; the run did not finish */
+		json_object_set_new(doc, "verdict", json_string("error"));
+		json_object_set_new(doc, "error", json_pack("{s:s, s:i, s:s+, s:n}", "code",
+							    "interrupted", "exit_code",
+							    128 + ctx->stop_sig, "message",
+							    "interrupted by ",
+							    fc_stop_name(ctx->stop_sig), "input"));
+	} else if (rc == FC_EXIT_PASS || (rc == FC_EXIT_FAIL && judged)) {
 		json_object_set_new(doc, "error", json_null());
 	} else {
 		if (!judged)
@@ -343,7 +373,7 @@ int fc_out_finish(struct fc_ctx *ctx, int rc)
 		rc = FC_EXIT_CANT;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	return stop_end(ctx, rc);
 }
 
 const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf, size_t len)

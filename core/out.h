@@ -54,6 +54,12 @@ int fc_out_finish(struct fc_ctx *ctx, int rc);
  * itself (ctl/child.h fc_stop_on_signals) puts its handler in place of it.
  */
 void fc_out_on_signals(const struct fc_ctx *ctx, void (*cleanup)(void));
+/* "SIGINT", "SIGTERM" or "SIGHUP" for @sig. A command that stops on a
+ * signal by itself and keeps what it measured sets ctx->stop_sig: then
+ * fc_out_finish writes its document with verdict "error" and "error":
+ * {"code": "interrupted", "exit_code": 128 + the signal, "message":
+ * "interrupted by SIGTERM"}, and ends the process as by the signal. */
+const char *fc_stop_name(int sig);
 /* A JSON string of @s, any byte that is not UTF-8 shown as '?'. */
 json_t *fc_json_text(const char *s);
 /* Prints the findings and a "verdict: X" line for a text report. */

@@ -62,12 +62,22 @@ static int pools_at(struct gw *g, int n, int bits)
 	return np;
 }
 
+/* The prefix of @first, @bits long, as "ADDR/LEN". */
+static void fmt_prefix(const unsigned char *first, int bits, int bytes, char *buf, size_t len)
+{
+	unsigned char net[16] = { 0 };
+	char addr[INET6_ADDRSTRLEN];
+
+	for (int b = 0; b < bits; b++)
+		net[b / 8] |= (unsigned char)(first[b / 8] & (0x80 >> (b % 8)));
+	inet_ntop(bytes == 4 ? AF_INET : AF_INET6, net, addr, sizeof(addr));
+	snprintf(buf, len, "%s/%d", addr, bits);
+}
+
 /* The longest prefix the gateways of pool @p share, as "ADDR/LEN". */
 static void pool_prefix(const struct gw *g, int n, int p, int bytes, char *buf, size_t len)
 {
-	unsigned char net[16] = { 0 };
 	int first = -1, bits = 8 * bytes;
-	char addr[INET6_ADDRSTRLEN];
 
 	for (int i = 0; i < n; i++) {
 		if (g[i].pool != p)
@@ -77,10 +87,10 @@ static void pool_prefix(const struct gw *g, int n, int p, int bytes, char *buf, 
 		while (bits > 0 && !same_prefix(g[first].a, g[i].a, bits))
 			bits--;
 	}
-	for (int b = 0; first >= 0 && b < bits; b++)
-		net[b / 8] |= (unsigned char)(g[first].a[b / 8] & (0x80 >> (b % 8)));
-	inet_ntop(bytes == 4 ? AF_INET : AF_INET6, net, addr, sizeof(addr));
-	snprintf(buf, len, "%s/%d", addr, bits);
+	if (first >= 0)
+		fmt_prefix(g[first].a, bits, bytes, buf, len);
+	else
+		snprintf(buf, len, "?");
 }
 
 /* The position most of pool @p's ports have. */
@@ -212,13 +222,18 @@ out:
 
 void rail_gateway_leaf(const struct match *x, const char *key, char *buf, size_t len)
 {
-	struct gw g[FC_RAIL_MAX * 4];
-	int n = 0, bytes = 0, p = atoi(key + 8);
+	struct gw first, g;
+	int n = 0, bytes = 0, bits = 0;
 
 	buf[0] = 0;
-	for (int a = 0; a < x->nm && n < (int)(sizeof(g) / sizeof(g[0])); a++)
-		if (!strcmp(x->m[a].key, key) && (bytes = parse_gw(x, &x->m[a], &g[n])))
-			g[n++].pool = p;
+	for (int a = 0; a < x->nm; a++) {
+		if (strcmp(x->m[a].key, key) || !(bytes = parse_gw(x, &x->m[a], n ? &g : &first)))
+			continue;
+		if (!n++)
+			bits = 8 * bytes;
+		while (n > 1 && bits > 0 && !same_prefix(first.a, g.a, bits))
+			bits--;
+	}
 	if (n)
-		pool_prefix(g, n, p, bytes, buf, len);
+		fmt_prefix(first.a, bits, bytes, buf, len);
 }

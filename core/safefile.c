@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -188,17 +189,50 @@ fail:
 	return err;
 }
 
-/* A FIFO or character device named by the user: written as it is. */
+int fc_fifo_idle_ms = FC_FIFO_IDLE_MS;
+
+/* @len bytes of @buf to the non-blocking @fd, waiting at most
+ * fc_fifo_idle_ms each time its reader takes nothing. 0, or -errno
+ * (-ETIMEDOUT: the reader took nothing for that long). */
+static int write_deadline(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		ssize_t n = write(fd, buf + off, len - off);
+		int rc;
+
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		rc = poll(&p, 1, fc_fifo_idle_ms);
+		if (rc == 0)
+			return -ETIMEDOUT;
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* A FIFO or character device named by the user: written as it is, what
+ * @fill writes first kept in memory, then written with a deadline (a
+ * FIFO whose reader stops reading does not hold fabcheck). */
 static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *, void *),
 			 void *arg)
 {
 	/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO), never waits */
 	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), rc;
+	char *text = NULL;
+	size_t len = 0;
 	struct stat st;
 	FILE *f;
 
 	if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
-	    fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "w"))) {
+	    !(f = open_memstream(&text, &len))) {
 		fc_err("%s: cannot write %s: %s", what, path,
 		       fd < 0 && errno == ENXIO ? "nothing reads the FIFO" :
 		       fd < 0 ? strerror(errno) : "it is no longer a FIFO or device");
@@ -207,8 +241,20 @@ static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *,
 		return -1;
 	}
 	rc = fill(f, arg);
-	if (fclose(f) || rc) {
-		fc_err("%s: cannot write %s: %m", what, path);
+	if (fclose(f) || rc)
+		rc = -errno ?: -EIO;
+	else
+		rc = write_deadline(fd, text, len);
+	free(text);
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (rc) {
+		if (rc == -ETIMEDOUT)
+			fc_err("%s: cannot write %s: its reader took nothing for %d s; fabcheck "
+			       "stopped (read the FIFO while fabcheck writes, or give a file)", what,
+			       path, fc_fifo_idle_ms / 1000);
+		else
+			fc_err("%s: cannot write %s: %s", what, path, strerror(-rc));
 		return -1;
 	}
 	return 0;

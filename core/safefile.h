@@ -35,10 +35,18 @@ int fc_write_new_at(int dfd, const char *name, const char *buf, size_t len,
 /*
  * Replaces @path with what @fill writes (0 on success): into a mkstemp file
  * in @path's folder, renamed over @path when that is missing or a regular
- * file; a FIFO or character device (/dev/null) is written in place; a
+ * file; a FIFO or character device (/dev/null) is written in place, with
+ * fc_fifo_idle_ms as the deadline of each wait for its reader; a
  * symbolic link or anything else is refused. 0, or -1 after logging naming
  * @what (e.g. "--html") and @path.
  */
+/* The longest a FIFO's or device's reader may take no data while
+ * fc_replace_file writes to it (ms): then the write fails. Not a
+ * hardware figure: a reader that takes nothing for 10 s is stuck, and
+ * every wait has a deadline. Tests shorten it. */
+#define FC_FIFO_IDLE_MS 10000
+extern int fc_fifo_idle_ms;
+
 int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, void *arg),
 		    void *arg);
 

@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "ctl/child.h" /* fc_stop */
 #include "ctl/ssh_mux.h"
 
 static const char *const launcher_names[] = {
@@ -252,8 +253,10 @@ static void drain_stderr(struct fc_chan *c)
 		c->err_fd = -1;
 		return;
 	}
-	if (c->verbose)
-		fprintf(stderr, "[%s] %.*s", c->node, (int)n, buf);
+	if (c->verbose) { /* the worker's words: no escape sequence reaches the terminal */
+		fprintf(stderr, "[%s] ", c->node);
+		fc_put_safe(stderr, buf, (size_t)n);
+	}
 	if ((size_t)n >= sizeof(c->err_tail)) {
 		memcpy(c->err_tail, buf + n - (ssize_t)sizeof(c->err_tail) + 1,
 		       sizeof(c->err_tail) - 1);
@@ -439,6 +442,11 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 		}
 		if (err < 0 || c->dead)
 			return err < 0 ? err : -EPIPE;
+		if (fc_stop) { /* a signal, where fc_stop_on_signals() ran */
+			snprintf(c->why, sizeof(c->why), "interrupted by %s", fc_stop_name(fc_stop_sig));
+			*failed_p = which;
+			return -EINTR;
+		}
 		now = fc_now();
 		if (c->until > 0 && now >= c->until) {
 			snprintf(c->why, sizeof(c->why), "%s: the run's deadline came", c->node);

@@ -327,11 +327,11 @@ char *fc_capture(const char *const *argv, double timeout_s, int *exit_p, char *w
 	return c.out ? c.out : strdup("");
 }
 
-volatile sig_atomic_t fc_stop;
+volatile sig_atomic_t fc_stop, fc_stop_sig;
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
+	fc_stop_sig = sig;
 	fc_stop = 1;
 }
 

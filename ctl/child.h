@@ -78,6 +78,8 @@ char *fc_capture(const char *const *argv, double timeout_s, int *exit_p, char *w
  * long-running commands (matrix, soak, tui) then end their children and keep
  * what was measured. fc_stop_on_signals() clears it. */
 extern volatile sig_atomic_t fc_stop;
+/* The signal that set fc_stop (SIGINT, SIGTERM, SIGHUP). */
+extern volatile sig_atomic_t fc_stop_sig;
 void fc_stop_on_signals(void);
 
 #endif

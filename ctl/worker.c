@@ -39,6 +39,7 @@ struct worker {
 	struct wk_mem mem;
 	struct wk_qos qos;
 	int ev_before; /* the "before" evidence went out: "after" is due */
+	int ev_during; /* the PCIe reading during a test went out */
 };
 
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
@@ -55,11 +56,33 @@ static int wk_abort(void *arg)
 	return fc_wk_poll_abort(&w->io, "a test");
 }
 
+static void wk_ev_src_of(const struct worker *w, struct wk_ev_src *src)
+{
+	*src = (struct wk_ev_src){ .dev = w->r.pi->dev, .port = w->r.pi->port,
+				   .netdev = w->r.pi->netdev, .ib = !w->r.pi->is_ethernet,
+				   .gpu_bdf = w->mem.dev_open ? w->mem.dev.gpu.bus_id : NULL,
+				   .gid_index = w->r.gid_index };
+}
+
+static int ev_send(void *arg, json_t *body);
+
+/* The first progress of a test comes a second into it: the PCIe links are
+ * read then, under load, once ("during", doc/diagnose.md). */
 static void wk_progress(void *arg, uint64_t done)
 {
 	struct worker *w = arg;
 
 	fc_wk_send(&w->io, "progress", json_pack("{s:I}", "done", (json_int_t)done));
+	if (w->ev_before && !w->ev_during && done > 0) {
+		struct wk_ev_src src;
+		json_t *snap;
+
+		w->ev_during = 1;
+		wk_ev_src_of(w, &src);
+		snap = wk_ev_read_pcie(&src);
+		wk_ev_send(snap, "during", ev_send, w);
+		json_decref(snap);
+	}
 }
 
 static int opts_from(const json_t *m, struct vb_opts *o)
@@ -94,12 +117,13 @@ static int ev_send(void *arg, json_t *body)
 /* The port's evidence (ctl/worker_ev.h) as "evidence" messages. */
 static int wk_evidence(struct worker *w, const char *phase)
 {
-	struct wk_ev_src src = { .dev = w->r.pi->dev, .port = w->r.pi->port,
-				 .netdev = w->r.pi->netdev, .ib = !w->r.pi->is_ethernet,
-				 .gpu_bdf = w->mem.dev_open ? w->mem.dev.gpu.bus_id : NULL,
-				 .gid_index = w->r.gid_index };
-	json_t *snap = wk_ev_read(&src);
-	int err = wk_ev_send(snap, phase, ev_send, w);
+	struct wk_ev_src src;
+	json_t *snap;
+	int err;
+
+	wk_ev_src_of(w, &src);
+	snap = wk_ev_read(&src);
+	err = wk_ev_send(snap, phase, ev_send, w);
 
 	json_decref(snap);
 	w->ev_before = !err && !strcmp(phase, "before");

@@ -207,6 +207,19 @@ static void far_end(json_t *snap, const struct wk_ev_src *s)
 			 (const char *[]){ "-C", s->dev, "-P", port, lid, rp, NULL });
 }
 
+json_t *wk_ev_read_pcie(const struct wk_ev_src *s)
+{
+	json_t *snap = json_object();
+	struct timeval tv;
+	char now[64];
+
+	gettimeofday(&tv, NULL);
+	snprintf(now, sizeof(now), "%.6f\n", (double)tv.tv_sec + tv.tv_usec / 1e6);
+	put(snap, "time", now);
+	pcie(snap, s);
+	return snap;
+}
+
 json_t *wk_ev_read(const struct wk_ev_src *s)
 {
 	const char *root = getenv("FABCHECK_SYSFS_IB");

@@ -20,6 +20,9 @@ struct wk_ev_src {
 
 /* Reads the evidence of @s now (sysfs, ethtool -S/-m, PCIe, perfquery). */
 json_t *wk_ev_read(const struct wk_ev_src *s);
+/* The PCIe link files of @s only, with the time: the reading taken while a
+ * test runs (phase "during": idle links lower their speed). */
+json_t *wk_ev_read_pcie(const struct wk_ev_src *s);
 /* Sends @snap as "evidence" bodies through @send (which owns each body);
  * 0 or the first error of @send. */
 int wk_ev_send(json_t *snap, const char *phase, int (*send)(void *arg, json_t *body), void *arg);

@@ -9,6 +9,7 @@
 #include "core/opts.h"
 #include "core/fc.h"
 #include "core/log.h"
+#include "core/names.h"
 #include "core/out.h"
 #include "diag/diag.h"
 #include "src/cmds.h"
@@ -149,7 +150,9 @@ static int walk(const char *dir, int depth, json_t *doc, json_t *sets)
 		return diagnose_one(dir, doc, sets) ?: 1;
 	subs = depth < DIAG_DEPTH_MAX ? sub_folders(dir) : NULL;
 	for (size_t i = 0; subs && subs[i]; i++) {
-		int k = err ? 0 : walk(subs[i], depth + 1, doc, sets);
+		int k = err ? 0 : diag_entry_check(FC_NAME_NODE, subs[i], strrchr(subs[i], '/') + 1,
+						   "set folder") ?:
+				  walk(subs[i], depth + 1, doc, sets);
 
 		if (k < 0)
 			err = k;

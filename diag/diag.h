@@ -56,6 +56,7 @@ struct diag_pcie {
 	double other_gts;      /* the other reading's speed and width (before/ */
 	int other_width;       /* when cur_ is after/): the higher is judged */
 	int mps;	       /* max payload size in bytes; 0 unknown */
+	int under_load;	       /* cur_ was read during the test (during/) */
 	long long aer[3];      /* correctable, nonfatal, fatal: deltas */
 	int aer_known;
 	double ceiling_gbps;   /* payload ceiling of the link as trained */
@@ -145,6 +146,9 @@ struct diag_port {
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);
+/* A copy of @after with @during's files as "during/FILE" (either may be
+ * NULL): the reading taken while the test ran travels with the last one. */
+json_t *diag_snap_with_during(const json_t *after, const json_t *during);
 /* Writes @snap into folder @dfd (core/safefile.h: no file through a link,
  * none outside @dfd), @shown naming it in messages. 0, or a negative errno
  * (logged). */
@@ -215,6 +219,11 @@ struct diag_set {
 /* Reads an evidence folder (doc/diagnose.md). 0, or a negative errno
  * (logged, naming the file and the fix). */
 int diag_set_read(const char *dir, struct diag_set *s);
+/* 0 when @name, the last part of the folder @path found in an evidence
+ * folder, is a name of @kind (core/names.h: "node", "RDMA device", a set
+ * folder NNN-A-B as a node name): only then is it used in a path or a
+ * line; else -EINVAL, logged naming @path (escaped) and the fix. */
+int diag_entry_check(int kind, const char *path, const char *name, const char *what);
 /* Adds a port read from @before/@after snapshots (copied). */
 struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char *dev, int port,
 			       const json_t *before, const json_t *after);

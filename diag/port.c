@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "topo/pcitopo.h" /* topo_parse_gts */
 #include "verbs/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
 
@@ -23,10 +24,15 @@ static void note(struct diag_port *p, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
+	json_t *v;
+	size_t i;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	json_array_foreach(p->notes, i, v) /* once, when each file of a folder says it */
+		if (!strcmp(json_string_value(v), msg))
+			return;
 	json_array_append_new(p->notes, json_string(msg));
 }
 
@@ -380,12 +386,53 @@ static struct diag_pcie *pcie_slot(struct diag_port *p, const char *name, size_t
 			return &p->pcie[i];
 	if (!dash || p->npcie == DIAG_MAX_PCIE)
 		return NULL;
+	char role[sizeof(p->pcie[0].role)], bdf[sizeof(p->pcie[0].bdf)], raw[96], shown[200];
+	size_t rl = (size_t)(dash - name), bl = (size_t)(name + nlen - dash - 1);
+
+	/* the folder's name from the evidence: ROLE a name, BDF a PCI address
+	 * (core/names.h) before either is a line of the diagnosis */
+	if (rl < sizeof(role) && bl < sizeof(bdf)) {
+		snprintf(role, sizeof(role), "%.*s", (int)rl, name);
+		snprintf(bdf, sizeof(bdf), "%.*s", (int)bl, dash + 1);
+	}
+	if (rl >= sizeof(role) || bl >= sizeof(bdf) || !fc_name_ok(FC_NAME_DEV, role) ||
+	    !fc_name_ok(FC_NAME_BDF, bdf)) {
+		snprintf(raw, sizeof(raw), "%.*s", (int)nlen, name);
+		note(p, "pcie/%s: not ROLE-BDF with a PCI address (e.g. hca-0000:17:00.0): "
+		     "left out", fc_name_show(raw, shown, sizeof(shown)));
+		return NULL;
+	}
 	struct diag_pcie *d = &p->pcie[p->npcie++];
 
 	memset(d, 0, sizeof(*d));
-	snprintf(d->role, sizeof(d->role), "%.*s", (int)(dash - name), name);
-	snprintf(d->bdf, sizeof(d->bdf), "%.*s", (int)(name + nlen - dash - 1), dash + 1);
+	snprintf(d->role, sizeof(d->role), "%s", role);
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
 	return d;
+}
+
+/* during/pcie/ROLE-BDF/current_link_*: the link as read while the test ran
+ * replaces the after/ reading (idle links lower their speed). */
+static void pcie_during(struct diag_port *p, const json_t *after)
+{
+	const char *rel;
+	json_t *v;
+
+	json_object_foreach((json_t *)after, rel, v) {
+		const char *name = rel + 12, *slash;
+		struct diag_pcie *d;
+		double gts;
+
+		if (strncmp(rel, "during/pcie/", 12) || !(slash = strchr(name, '/')) ||
+		    !(d = pcie_slot(p, name, (size_t)(slash - name))))
+			continue;
+		if (!strcmp(slash + 1, "current_link_speed") &&
+		    (gts = topo_parse_gts(json_string_value(v))) > 0) {
+			d->cur_gts = gts;
+			d->under_load = 1;
+		} else if (!strcmp(slash + 1, "current_link_width") && atoi(json_string_value(v)) > 0) {
+			d->cur_width = atoi(json_string_value(v));
+		}
+	}
 }
 
 /* pcie/ROLE-BDF/FILE in both snapshots; AER as after - before (after alone
@@ -408,10 +455,14 @@ static void pcie(struct diag_port *p, const json_t *before, const json_t *after)
 				  !strncmp(slash + 1, "current_link_", 13)))
 				pcie_file(d, slash + 1, json_string_value(v), s == 0);
 		}
+	pcie_during(p, after);
 	for (int i = 0; i < p->npcie; i++) {
 		struct diag_pcie *d = &p->pcie[i];
 
-		if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
+		if (d->under_load) {
+			note(p, "PCIe %s %s judged as read during the test: %g GT/s x%d", d->role, d->bdf,
+			     d->cur_gts, d->cur_width);
+		} else if (d->other_gts > d->cur_gts || d->other_width > d->cur_width) {
 			note(p, "PCIe %s %s read %g GT/s x%d before the test and %g GT/s x%d after: the higher judged (links lower their speed when idle)",
 			     d->role, d->bdf, d->other_gts, d->other_width, d->cur_gts, d->cur_width);
 			d->cur_gts = d->other_gts > d->cur_gts ? d->other_gts : d->cur_gts;

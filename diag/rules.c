@@ -482,14 +482,15 @@ static void r_pcie_limit(struct diag_ctx *c, const struct diag_port *p)
 		int gpu = !strcmp(d->role, "gpu");
 		/* A GPU lowers its link speed when idle: it is judged at its top
 		 * speed and its trained width (as diag/ceiling.c does) */
-		double gts = gpu && d->max_gts > d->cur_gts ? d->max_gts : d->cur_gts;
-		double ceiling = gpu ? diag_pcie_gbps(gts, d->cur_width, d->mps) : d->ceiling_gbps;
+		int idle_gpu = gpu && !d->under_load; /* read under load: judged as read */
+		double gts = idle_gpu && d->max_gts > d->cur_gts ? d->max_gts : d->cur_gts;
+		double ceiling = idle_gpu ? diag_pcie_gbps(gts, d->cur_width, d->mps) : d->ceiling_gbps;
 		int below = p->rate_gbps > 0 && ceiling > 0 && ceiling < p->rate_gbps;
-		int width_only = gpu && !(d->cur_width < d->max_width);
+		int width_only = idle_gpu && !(d->cur_width < d->max_width);
 
 		if (strcmp(d->role, "hca") && !gpu)
 			continue;
-		if ((gpu ? !(d->cur_width < d->max_width) : !downtrained(d)) && !below)
+		if ((idle_gpu ? !(d->cur_width < d->max_width) : !downtrained(d)) && !below)
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s (%s %s)", p->node, gpu ? "GPU" : p->dev,
 			 gpu ? "GPU" : "PCIe", d->bdf);
@@ -509,7 +510,7 @@ static void r_pcie_limit(struct diag_ctx *c, const struct diag_port *p)
 static int gpu_idle(const struct diag_port *p)
 {
 	for (int i = 0; i < p->npcie; i++)
-		if (!strcmp(p->pcie[i].role, "gpu") && p->pcie[i].cur_gts > 0 &&
+		if (!strcmp(p->pcie[i].role, "gpu") && !p->pcie[i].under_load && p->pcie[i].cur_gts > 0 &&
 		    p->pcie[i].cur_gts < p->pcie[i].max_gts)
 			return 1;
 	return 0;

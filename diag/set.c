@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/names.h"
 #include "core/util.h"
 
 #define SET_MAX_PORTS 512
@@ -44,6 +45,19 @@ struct diag_port *diag_set_add(struct diag_set *s, const char *node, const char 
 	return p;
 }
 
+json_t *diag_snap_with_during(const json_t *after, const json_t *during)
+{
+	json_t *out = after ? json_copy((json_t *)after) : json_object(), *v;
+	const char *rel;
+	char key[256];
+
+	json_object_foreach((json_t *)during, rel, v) {
+		snprintf(key, sizeof(key), "during/%s", rel);
+		json_object_set(out, key, v);
+	}
+	return out;
+}
+
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -65,25 +79,53 @@ static json_t *read_side(const char *portdir, const char *side, int *err)
 	return snap;
 }
 
+int diag_entry_check(int kind, const char *path, const char *name,
+		     const char *what)
+{
+	const char *why = fc_name_why((enum fc_name_kind)kind, name);
+	char sp[512], sn[160];
+
+	if (!why)
+		return 0;
+	fc_err("evidence: folder '%s': '%s' is not a valid %s name (%s); a name in an "
+	       "evidence folder is used only once checked: rename the folder or remove it",
+	       fc_name_show(path, sp, sizeof(sp)), fc_name_show(name, sn, sizeof(sn)), what, why);
+	return -EINVAL;
+}
+
 /* NODE/DEV-PORT: the port number after the last '-'. */
 static int read_port(struct diag_set *s, const char *node, const char *portdir, const char *name)
 {
 	const char *dash = strrchr(name, '-');
 	char dev[64], *end;
 	long port = dash ? strtol(dash + 1, &end, 10) : 0;
-	json_t *before, *after;
+	json_t *before, *after, *during;
 	int err = 0;
+
+	char shown[256];
 
 	if (!dash || dash == name || *end || port < 1 || port > 255 ||
 	    (size_t)(dash - name) >= sizeof(dev)) {
-		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped", portdir);
+		fc_warn("evidence: '%s' is not a DEV-PORT folder (e.g. mlx5_0-1): skipped",
+			fc_name_show(portdir, shown, sizeof(shown)));
 		return 0;
 	}
 	snprintf(dev, sizeof(dev), "%.*s", (int)(dash - name), name);
+	if (diag_entry_check(FC_NAME_DEV, portdir, dev, "RDMA device"))
+		return -EINVAL;
 	before = read_side(portdir, "before", &err);
 	after = read_side(portdir, "after", &err);
+	during = read_side(portdir, "during", &err);
+	if (during && after) { /* the reading under load travels with after/ */
+		json_t *both = diag_snap_with_during(after, during);
+
+		json_decref(after);
+		after = both;
+	}
+	json_decref(during);
 	if (!err && !before && !after) {
-		fc_warn("evidence: '%s' has neither before/ nor after/: skipped", portdir);
+		fc_warn("evidence: '%s' has neither before/ nor after/: skipped",
+			fc_name_show(portdir, shown, sizeof(shown)));
 	} else if (!err) {
 		if (!after) { /* one reading only: judge it as the latest */
 			after = before;
@@ -201,7 +243,8 @@ int diag_set_read(const char *dir, struct diag_set *s)
 
 		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 		if (e->d_name[0] != '.' && is_dir(sub))
-			err = read_node(s, dir, e->d_name);
+			err = diag_entry_check(FC_NAME_NODE, sub, e->d_name, "node") ?:
+				read_node(s, dir, e->d_name);
 	}
 	closedir(d);
 	sort_test = s->test;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/out.h"
 #include "gdr/gdr.h"
 
@@ -128,7 +129,9 @@ void gdr_side_findings(json_t *doc, const json_t *side)
 	if (!dist || !json_is_integer(json_object_get(side, "gpu")))
 		return;
 	g.index = (int)json_integer_value(json_object_get(side, "gpu"));
-	snprintf(g.bus_id, sizeof(g.bus_id), "%s", fc_jstr(side, "gpu_bus_id", "?"));
+	snprintf(g.bus_id, sizeof(g.bus_id), "%s",
+		 fc_name_or_unknown(FC_NAME_BDF, fc_jstr(side, "gpu_bus_id", NULL),
+				    "the worker's GPU bus id"));
 	if (topo_dist_parse(dist, &d) == 0)
 		g.dist = d;
 	gdr_gpu_findings(doc, fc_jstr(side, "node", "?"), &g, fc_jstr(side, "device", NULL));

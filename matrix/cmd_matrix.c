@@ -102,25 +102,34 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	struct mx_session *s = p->s;
 	double size = 0, gbps = fc_pair_doc_gbps(doc, &size), lat = fc_pair_doc_lat_us(doc);
 	const char *why;
-	char round[32];
+	char round[32], *line = NULL;
+	size_t len = 0;
+	FILE *m;
 
 	p->done++;
 	if (job->round >= 0)
 		snprintf(round, sizeof(round), "round %d/%d", job->round + 1, s->r.rounds);
 	else
 		snprintf(round, sizeof(round), "retest");
-	fprintf(stderr, "  [%s] %-12s -> %-12s ", round, s->names[job->a], s->names[job->b]);
+	/* the names and the pair's reason from a store or a worker: the line
+	 * goes through fc_put_safe, no escape sequence reaches the terminal */
+	if (!(m = open_memstream(&line, &len)))
+		return;
+	fprintf(m, "  [%s] %-12s -> %-12s ", round, s->names[job->a], s->names[job->b]);
 	if (isfinite(gbps))
-		fprintf(stderr, "%9.3f Gb/s", gbps);
+		fprintf(m, "%9.3f Gb/s", gbps);
 	else
-		fprintf(stderr, "%14s", "-");
+		fprintf(m, "%14s", "-");
 	if (isfinite(lat))
-		fprintf(stderr, " %9.2f us", lat);
+		fprintf(m, " %9.2f us", lat);
 	else
-		fprintf(stderr, " %12s", "-");
-	fprintf(stderr, "  %s", fc_jstr(doc, "verdict", "?"));
+		fprintf(m, " %12s", "-");
+	fprintf(m, "  %s", fc_jstr(doc, "verdict", "?"));
 	why = pair_reason(doc);
-	fprintf(stderr, "%s%s\n", *why ? ": " : "", why);
+	fprintf(m, "%s%s\n", *why ? ": " : "", why);
+	if (!fclose(m))
+		fc_put_safe(stderr, line, len);
+	free(line);
 }
 
 static int run_to_end(struct mx_session *s)

@@ -274,7 +274,8 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 {
 	struct soak *s = arg;
 	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
-	char when[64];
+	char when[64], line[1024];
+	int n;
 
 	if (json_array_size(json_object_get(doc, "rails")))
 		rail_slices(s, job, doc, now);
@@ -283,14 +284,16 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 				      json_pack("{s:s, s:s, s:f, s:f, s:O}", "a", s->c.nodes[job->a],
 						"b", s->c.nodes[job->b], "start", s->slice_start,
 						"end", now, "doc", doc));
+	/* names and verdict from a store or a pair: through fc_put_safe */
 	if (g == g)
-		fprintf(stderr, "soak: %s %s-%s: %.3f Gb/s both ways (%s)\n",
-			fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
+		n = snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways (%s)\n",
+			     fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			     s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
 	else
-		fprintf(stderr, "soak: %s %s-%s: no result (%s)\n",
-			fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
+		n = snprintf(line, sizeof(line), "soak: %s %s-%s: no result (%s)\n",
+			     fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			     s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
+	fc_put_safe(stderr, line, n < 0 ? 0 : n >= (int)sizeof(line) ? sizeof(line) - 1 : (size_t)n);
 }
 
 /* Runs slices until the duration is spent or a signal; 0, -EINTR, or <0. */

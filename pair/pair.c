@@ -342,3 +342,19 @@ int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)
 		sizes[n++] = s;
 	return n;
 }
+
+uint64_t pair_largest_size(const struct pair_cfg *cfg)
+{
+	uint64_t sizes[PAIR_MAX_SIZES], max = 2;
+
+	for (int lat = 0; lat < 2; lat++) {
+		int n = pair_sizes(cfg, lat, sizes);
+
+		if (lat ? !cfg->lat : !cfg->bw)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (sizes[k] > max)
+				max = sizes[k];
+	}
+	return max;
+}

@@ -201,6 +201,8 @@ void pair_cfg_defaults(struct pair_cfg *cfg);
 int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes);
 /* The largest size of the run (the workers' buffers are laid out for it). */
 uint64_t pair_largest_size(const struct pair_cfg *cfg);
+/* pair/pair_out.c: the document a pair run fills (nodes, options, no results). */
+json_t *pair_new_doc(const struct pair_cfg *cfg);
 /* The bandwidth knobs checked together (pair/pair_knobs.c): -EINVAL, logged,
  * for a combination that would stall; pair_knobs_notes adds what the rule
  * changes to @doc's notes and --validate to its options. */

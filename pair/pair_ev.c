@@ -62,7 +62,7 @@ int pair_ev_absorb(json_t *ev, size_t *used, const json_t *msg, char *why, size_
 		return -E2BIG;
 	}
 	*used += add;
-	if (strcmp(phase, "before") && strcmp(phase, "after"))
+	if (strcmp(phase, "before") && strcmp(phase, "during") && strcmp(phase, "after"))
 		return 0;
 	snap = json_object_get(ev, phase);
 	if (!snap) {
@@ -138,7 +138,7 @@ static int side_node_ok(const char *label)
  * folder and file made relative to the one above it (core/safefile.h). */
 static int save_side(int dfd, const json_t *side, json_t *ev, const char *dir)
 {
-	static const char *const phases[] = { "before", "after" };
+	static const char *const phases[] = { "before", "during", "after" };
 	const char *node = fc_jstr(side, "node", ""), *dev = fc_jstr(side, "device", NULL);
 	double port = fc_jnum(side, "port", 0);
 	char comp[96], shown[1024];
@@ -163,7 +163,7 @@ static int save_side(int dfd, const json_t *side, json_t *ev, const char *dir)
 	if (pfd < 0)
 		return pfd;
 	snprintf(shown, sizeof(shown), "%s/%s/%s", dir, node, comp);
-	for (int k = 0; k < 2 && !err; k++) {
+	for (int k = 0; k < 3 && !err; k++) {
 		const json_t *snap = json_object_get(ev, phases[k]);
 		char where[1100];
 		int fd;
@@ -212,13 +212,17 @@ void pair_ev_read(struct diag_set *s, const json_t *doc, json_t *const ev[2], in
 
 		join_pieces(json_object_get(ev[i], "before"));
 		join_pieces(json_object_get(ev[i], "after"));
+		join_pieces(json_object_get(ev[i], "during"));
 		idx[i] = -1;
 		if (!json_object_size(ev[i]) || !fc_jstr(side, "device", NULL))
 			continue;
+		json_t *after = diag_snap_with_during(json_object_get(ev[i], "after"),
+						      json_object_get(ev[i], "during"));
+
 		if (diag_set_add(s, fc_jstr(side, "node", "?"), fc_jstr(side, "device", "?"),
-				 (int)fc_jnum(side, "port", 0), json_object_get(ev[i], "before"),
-				 json_object_get(ev[i], "after")))
+				 (int)fc_jnum(side, "port", 0), json_object_get(ev[i], "before"), after))
 			idx[i] = s->nports - 1;
+		json_decref(after);
 	}
 }
 

@@ -407,3 +407,30 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
 		fc_warn("the result could not be kept in %s", cfg->db);
 	fc_store_close(st);
 }
+
+json_t *pair_new_doc(const struct pair_cfg *cfg)
+{
+	json_t *doc = fc_doc_new(), *tests = json_array();
+
+	for (int op = VB_WRITE; op <= VB_SEND; op++)
+		if (cfg->ops & (1u << op))
+			json_array_append_new(tests, json_string(vb_op_name((enum vb_op)op)));
+	json_object_set_new(doc, "nodes", json_pack("[s, s]", cfg->label[0], cfg->label[1]));
+	json_object_set_new(doc, "a", json_pack("{s:s}", "node", cfg->label[0]));
+	json_object_set_new(doc, "b", json_pack("{s:s}", "node", cfg->label[1]));
+	json_object_set_new(doc, "results", json_array());
+	json_object_set_new(doc, "counters", json_object());
+	json_object_set_new(doc, "options",
+			    json_pack("{s:o, s:s, s:s, s:i, s:i, s:b, s:b, s:I, s:f, s:f}",
+				      "tests", tests, "exchange", cfg->cm ? "rdma_cm" : "relayed",
+				      "launcher", fc_launcher_name(cfg->launch.kind),
+				      "qps", cfg->qps, "tx_depth", cfg->tx_depth, "bidir",
+				      cfg->bidir, "reverse", cfg->reverse, "iters",
+				      (json_int_t)cfg->iters, "duration_s", cfg->duration,
+				      "timeout_s", cfg->timeout));
+	json_object_set_new(json_object_get(doc, "options"), "method",
+			    json_string(vb_method_name((enum vb_method)cfg->method)));
+	pair_qos_options(cfg, json_object_get(doc, "options"));
+	pair_rail_notes(doc, cfg->rail_notes);
+	return doc;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/out.h"
 #include "pair/pair.h"
 
@@ -40,7 +41,8 @@ static void check_side(json_t *doc, const json_t *rails, const char *s, const ch
 					   node, (int)fc_jnum(rj, "rail", 0),
 					   fc_jstr(json_object_get(rj, s), "device", "?"),
 					   (int)fc_jnum(ri, "rail", 0), fc_jstr(si, "device", "?"), g,
-					   fc_jstr(si, "gpu_bus_id", "?"), count, n);
+					   fc_name_or_unknown(FC_NAME_BDF, fc_jstr(si, "gpu_bus_id", NULL),
+							      "the worker's GPU bus id"), count, n);
 			else if (count > 0)
 				pair_qos_note(doc, "%s: rails %d and %d share GPU %d: the node has %d "
 					      "GPU%s for %zu rails", node, (int)fc_jnum(rj, "rail", 0),

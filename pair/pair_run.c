@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "ctl/child.h" /* fc_stop */
 #include "diag/diag.h"
 #include "gdr/numa.h"
 #include "pair/pair.h"
@@ -44,6 +45,17 @@ static int run_fail(struct pair_run *p, int code, const char *fmt, const char *a
 	if (code > p->exit)
 		p->exit = code;
 	return -EIO;
+}
+
+/* A signal came (fc_stop, pair_run's fc_stop_on_signals): the run ends
+ * here, what finished before it is judged, kept and stored. */
+static int interrupted(struct pair_run *p)
+{
+	size_t n = json_array_size(json_object_get(p->doc, "results"));
+
+	return run_fail(p, FC_EXIT_CANT, "interrupted by %s%s", fc_stop_name(fc_stop_sig),
+			n ? ": the results measured before it are kept, judged and stored" :
+			    "; nothing was judged");
 }
 
 /* Turns a worker's "error" message into a finding; takes @m. */
@@ -91,6 +103,8 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 		if (err)
 			return run_fail(p, FC_EXIT_CANT, "%s: refused: %s", p->cfg->label[side], why);
 	}
+	if (err == -EINTR)
+		return interrupted(p);
 	if (err == -ETIME && failed == side) {
 		if (p->in_test)
 			return -ETIME; /* judged by slow_link() */
@@ -575,7 +589,7 @@ static int run_tests(struct pair_run *p)
 				continue;
 			n = pair_sizes(p->cfg, lat, sizes);
 			for (int k = 0; k < n; k++)
-				if (run_one(p, (enum vb_op)op, lat, sizes[k]))
+				if (fc_stop ? interrupted(p) : run_one(p, (enum vb_op)op, lat, sizes[k]))
 					return -EIO;
 		}
 	}
@@ -605,49 +619,6 @@ static int finish(struct pair_run *p)
 	return 0;
 }
 
-uint64_t pair_largest_size(const struct pair_cfg *cfg)
-{
-	uint64_t sizes[PAIR_MAX_SIZES], max = 2;
-
-	for (int lat = 0; lat < 2; lat++) {
-		int n = pair_sizes(cfg, lat, sizes);
-
-		if (lat ? !cfg->lat : !cfg->bw)
-			continue;
-		for (int k = 0; k < n; k++)
-			if (sizes[k] > max)
-				max = sizes[k];
-	}
-	return max;
-}
-
-static json_t *new_doc(const struct pair_cfg *cfg)
-{
-	json_t *doc = fc_doc_new(), *tests = json_array();
-
-	for (int op = VB_WRITE; op <= VB_SEND; op++)
-		if (cfg->ops & (1u << op))
-			json_array_append_new(tests, json_string(vb_op_name((enum vb_op)op)));
-	json_object_set_new(doc, "nodes", json_pack("[s, s]", cfg->label[0], cfg->label[1]));
-	json_object_set_new(doc, "a", json_pack("{s:s}", "node", cfg->label[0]));
-	json_object_set_new(doc, "b", json_pack("{s:s}", "node", cfg->label[1]));
-	json_object_set_new(doc, "results", json_array());
-	json_object_set_new(doc, "counters", json_object());
-	json_object_set_new(doc, "options",
-			    json_pack("{s:o, s:s, s:s, s:i, s:i, s:b, s:b, s:I, s:f, s:f}",
-				      "tests", tests, "exchange", cfg->cm ? "rdma_cm" : "relayed",
-				      "launcher", fc_launcher_name(cfg->launch.kind),
-				      "qps", cfg->qps, "tx_depth", cfg->tx_depth, "bidir",
-				      cfg->bidir, "reverse", cfg->reverse, "iters",
-				      (json_int_t)cfg->iters, "duration_s", cfg->duration,
-				      "timeout_s", cfg->timeout));
-	json_object_set_new(json_object_get(doc, "options"), "method",
-			    json_string(vb_method_name((enum vb_method)cfg->method)));
-	pair_qos_options(cfg, json_object_get(doc, "options"));
-	pair_rail_notes(doc, cfg->rail_notes);
-	return doc;
-}
-
 /* Keeps the run in the SQLite store; a store that fails is a warning only. */
 int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 {
@@ -659,7 +630,10 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	snprintf(cfg->label[1], sizeof(cfg->label[1]), "%s%s", cfg->node[1],
 		 strcmp(cfg->node[0], cfg->node[1]) ? "" : "#2");
 	signal(SIGPIPE, SIG_IGN);
-	p.doc = new_doc(cfg);
+	/* SIGINT, SIGTERM, SIGHUP end the run at the next wait, not the
+	 * process: what was measured before is judged, printed and stored */
+	fc_stop_on_signals();
+	p.doc = pair_new_doc(cfg);
 	pair_knobs_notes(cfg, p.doc);
 	p.ev[0] = json_object();
 	p.ev[1] = json_object();
@@ -687,6 +661,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	json_decref(p.ev[0]);
 	json_decref(p.ev[1]);
 	pair_store_run(cfg, p.doc);
+	ctx->stop_sig = fc_stop ? fc_stop_sig : 0; /* fc_out_finish ends as by it */
 	rc = fc_emit(ctx, p.doc, pair_render);
 	return p.exit ? p.exit : rc;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -104,9 +105,12 @@ static int doc_row(sqlite3_stmt *s, const struct store_cb *cb)
 		.subnet = "", .verdict = store_col_text(s, 4), .gbps = store_col_fig(s, 5, STORE_GBPS_MAX),
 		.lat_us = store_col_fig(s, 6, STORE_LAT_US_MAX)
 	};
-	json_t *doc = json_loads(store_col_text(s, 7), 0, NULL);
+	char *bounded = store_doc_bounded(cb->st->path, base.run, base.pair, base.a, base.b,
+					  store_col_text(s, 7));
+	json_t *doc = json_loads(bounded ? bounded : store_col_text(s, 7), 0, NULL);
 	int cbrc = doc_links(doc, &base, cb->fn.link, cb->arg);
 
+	free(bounded);
 	json_decref(doc);
 	return cbrc;
 }
@@ -115,7 +119,7 @@ static int doc_row(sqlite3_stmt *s, const struct store_cb *cb)
  * row's document; finalizes @s. */
 static int doc_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_link_cb cb, void *arg)
 {
-	struct store_cb rcb = { .fn.link = cb, .arg = arg };
+	struct store_cb rcb = { .fn.link = cb, .arg = arg, .st = st };
 
 	return store_each_row(st, s, doc_row, &rcb, "cannot read pair results");
 }

@@ -36,6 +36,16 @@ static inline double store_col_num(sqlite3_stmt *s, int i)
 #define STORE_GBPS_MAX (2 * FC_GBPS_MAX)
 #define STORE_LAT_US_MAX 1e9
 
+/* store/docfig.c: the document @text of pair row @id (run @run, nodes
+ * @a, @b) of the store @path with each stored result whose figures are no
+ * measurement (negative, not finite, Gb/s above STORE_GBPS_MAX, latency
+ * above STORE_LAT_US_MAX) left out, said naming the store, the run and the
+ * pair: NULL when none is (read @text as it is), else the new text (free
+ * it). What resume, report and the TUI re-read is bounded as a live
+ * result is. */
+char *store_doc_bounded(const char *path, int64_t run, int64_t id, const char *a,
+			const char *b, const char *text);
+
 /* Binds @v, or NULL when it is not finite. */
 static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)
 {
@@ -60,6 +70,7 @@ struct store_cb {
 		fc_store_link_cb link;
 	} fn;
 	void *arg;
+	struct fc_store *st; /* the store read, for messages (pair rows) */
 };
 /* Steps @s, calling @row(@s, @cb) for each row until one returns non-zero,
  * and finalizes @s. Returns that value, 0, or -EIO (logged with @what). */

@@ -125,6 +125,8 @@ int fc_store_run_list(struct fc_store *st, int limit, fc_store_run_cb cb, void *
 static int pair_row(sqlite3_stmt *s, const struct store_cb *cb)
 {
 	struct fc_store_pair p;
+	char *bounded;
+	int rc;
 
 	p.id = sqlite3_column_int64(s, 0);
 	p.run = sqlite3_column_int64(s, 1);
@@ -137,13 +139,18 @@ static int pair_row(sqlite3_stmt *s, const struct store_cb *cb)
 	p.time = sqlite3_column_double(s, 8);
 	/* A statement without the doc column (PAIR_BRIEF): doc NULL. */
 	p.doc = sqlite3_column_count(s) > 9 ? store_col_text(s, 9) : NULL;
-	return cb->fn.pair(&p, cb->arg);
+	bounded = p.doc ? store_doc_bounded(cb->st->path, p.run, p.id, p.a, p.b, p.doc) : NULL;
+	if (bounded)
+		p.doc = bounded;
+	rc = cb->fn.pair(&p, cb->arg);
+	free(bounded);
+	return rc;
 }
 
 /* Steps @s, calling @cb per row; finalizes @s. */
 static int pair_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_pair_cb cb, void *arg)
 {
-	struct store_cb rcb = { .fn.pair = cb, .arg = arg };
+	struct store_cb rcb = { .fn.pair = cb, .arg = arg, .st = st };
 
 	return store_each_row(st, s, pair_row, &rcb, "cannot read pair results");
 }
@@ -181,15 +188,19 @@ char *fc_store_pair_doc(struct fc_store *st, int64_t id)
 	char *doc = NULL;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT doc FROM pairs WHERE id = ?", -1, &s, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(st->db, "SELECT doc, run, a, b FROM pairs WHERE id = ?", -1, &s,
+			       NULL) != SQLITE_OK) {
 		store_fail(st, "cannot read a pair result");
 		return NULL;
 	}
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		doc = strdup(store_col_text(s, 0));
+		doc = store_doc_bounded(st->path, sqlite3_column_int64(s, 1), id,
+					store_col_text(s, 2), store_col_text(s, 3),
+					store_col_text(s, 0));
+		if (!doc)
+			doc = strdup(store_col_text(s, 0));
 		if (!doc)
 			fc_err("store %s: out of memory reading pair row %lld", st->path,
 			       (long long)id);

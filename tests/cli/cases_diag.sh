@@ -42,4 +42,34 @@ expect "diagnose --json: every set of the matrix --rails folder" 0 '^2 fail true
 expect "diagnose: both ports of one card failed every rail's test: the card" 1 \
 	"over every folder: *likely *nodeF HCA PCIe 0000:17:00: HCA" -- \
 	bash -c "set -o pipefail; '$FC' diagnose '$D/card-rails' | tr '\n' ' '"
+# Names taken from an evidence folder (node, device, set folders) are
+# checked before use in a path or a line: refused naming the entry, shown
+# escaped (no escape sequence reaches the terminal).
+mkdir -p "$DG/bad"
+cp -r "$D/ib-flaps" "$DG/bad/node"
+mv "$DG/bad/node/nodeC" "$DG/bad/node/node"$'\e[2J'
+cp -r "$D/ib-flaps" "$DG/bad/dev"
+mv "$DG/bad/dev/nodeC/mlx5_3-1" "$DG/bad/dev/nodeC/mlx;rm-1"
+mkdir "$DG/bad/set"
+cp -r "$D/ib-flaps" "$DG/bad/set/x"$'\e'"]0;y"
+expect "diagnose: an evidence node folder with an escape is refused" 2 \
+	"folder '$DG/bad/node/node\\\\x1b\[2J': 'node\\\\x1b\[2J' is not a valid node name \(it holds the byte 0x1b\).*rename the folder or remove it" -- \
+	"$FC" diagnose "$DG/bad/node"
+expect "diagnose: the refusal prints no escape byte" 0 '^clean$' -- \
+	bash -c "out=\$('$FC' diagnose '$DG/bad/node' 2>&1); case \$out in *$'\e'*) echo raw ;; *) echo clean ;; esac"
+expect "diagnose: an evidence device folder that is no device name is refused" 2 \
+	"'mlx;rm' is not a valid RDMA device name \(it holds ';'\)" -- "$FC" diagnose "$DG/bad/dev"
+expect "diagnose: a set folder with an escape is refused" 2 \
+	"'x\\\\x1b\]0;y' is not a valid set folder name" -- "$FC" diagnose "$DG/bad/set"
+# A PCI address from an evidence folder (pcie/ROLE-BDF) is one before it is
+# part of a line or the lspci command the diagnosis suggests.
+cp -r "$D/pcie-aer-downtrained" "$DG/bdf"
+for s in before after; do
+	mv "$DG/bdf/nodeD/mlx5_2-1/$s/pcie/hca-0000:17:00.0" "$DG/bdf/nodeD/mlx5_2-1/$s/pcie/hca-0000:17:00.0;reboot"
+done
+expect "diagnose: a pcie/ folder whose BDF is no PCI address is left out, said" 0 \
+	'pcie/hca-0000:17:00.0;reboot: not ROLE-BDF with a PCI address \(e\.g\. hca-0000:17:00\.0\): left out' -- \
+	"$FC" diagnose "$DG/bdf"
+expect "diagnose: the crafted BDF is in no suggested command" 0 '^0$' -- \
+	sh -c "'$FC' diagnose '$DG/bdf' | grep -c 'lspci.*reboot'; true"
 rm -rf "$DG"

@@ -31,6 +31,23 @@ expect "SIGTERM: pair ends as by the signal" 0 '^exit 143$' -- \
 expect "SIGHUP: pair --json writes one document" 0 '^1 doc: error interrupted 129 interrupted by SIGHUP$' -- \
 	bash -c "$(declare -f sig_run); EXT=$EXT; FAKE_MODE=hang sig_run HUP $FC --json pair --launcher local --timeout 20 --no-db --worker-cmd tests/cli/fake-worker.sh a b | tail -1"
 expect "SIGHUP: the line on stderr" 0 "interrupted by SIGHUP; nothing was judged" -- cat "$EXT/err"
+# Nothing measured is lost to a signal (doc/signals.md): a pair whose
+# first test finished (0.5 Gb/s) and whose second never ends, SIGTERM'd,
+# writes the first result in its document and its store, then ends as by
+# the signal.
+expect "SIGTERM: pair keeps what it measured in its document" 0 \
+	'^exit 143 error interrupted 143 interrupted by SIGTERM write 0\.5$' -- bash -c "
+	$(declare -f sig_run); EXT=$EXT; rm -f $EXT/p.db
+	FAKE_MODE=slow sig_run TERM $FC pair --launcher local --timeout 20 --db $EXT/p.db \
+		--worker-cmd tests/cli/fake-worker.sh a b --test write,read --bw -s 1M --json | head -1 | tr '\n' ' '
+	jq -r '[.verdict, .error.code, .error.exit_code, .error.message, .results[0].test, .results[0].gbps] | join(\" \")' $EXT/out"
+expect "SIGTERM: pair's measured result is in the store" 0 '^\[\(0\.5, True\)\]$' -- \
+	python3 -c 'import sqlite3, sys, json
+c = sqlite3.connect(sys.argv[1])
+print([(g, any("interrupted by SIGTERM" in f for f in json.loads(d)["findings"]))
+       for (g, d) in c.execute("SELECT gbps, doc FROM pairs")])' "$EXT/p.db"
+expect "SIGTERM: the line on stderr says what is kept" 0 \
+	'interrupted by SIGTERM: the results measured before it are kept, judged and stored' -- cat "$EXT/err"
 # preflight through a stand-in ssh whose node never answers: SIGTERM ends
 # it with its document and removes the control folder it made.
 EXS=$EXT/ssh

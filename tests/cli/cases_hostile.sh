@@ -30,3 +30,17 @@ expect "evil worker: 5000 Gb/s one way is above any port" 3 \
 	'refused its result: its "gbps" of 5000 is no figure \(above the fastest port' -- \
 	env EVIL_GBPS=5000 EVIL_MODE=figure timeout 60 $FC pair "${EVIL[@]}" --no-db
 rm -rf "$EVT"
+# A worker's words reach the terminal escaped (fc_put_safe): its stderr with
+# -v, and the error that quotes it; no escape byte is printed.
+hostile_esc() { # CMD...: "clean" when CMD's output holds no ESC or BEL byte
+	local out
+	out=$("$@" 2>&1)
+	case $out in *$'\e'* | *$'\a'*) echo raw ;; *) echo clean ;; esac
+	grep -o 'it said: [^ ]* [^ ]*' <<<"$out" | head -1
+}
+HESC=(env FAKE_MODE=die 'FAKE_STDERR=bad \033]0;owned\007 title' $FC -v pair --launcher local
+	--timeout 5 --no-db --worker-cmd tests/cli/fake-worker.sh a b)
+expect "hostile: a worker's stderr and the error quoting it print no escape byte" 0 \
+	'^clean$' -- hostile_esc "${HESC[@]}"
+expect "hostile: the worker's words are shown escaped" 0 \
+	'it said: bad \\x1b\]0;owned\\x07' -- hostile_esc "${HESC[@]}"

@@ -83,3 +83,24 @@ done
 expect "check-log 1,030 files: the cut is said" 0 '^1024 6 True$' -- sh -c \
 	"$FC nccl check-log '$NCT'/many/*.log --json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(len(d[\"files\"]), d[\"cut\"][\"files\"][\"not_listed\"], any(\"6 files past the first 1024\" in f for f in d[\"findings\"]))'"
 rm -rf "$NCT"
+# The busbw to expect and nccl-tests' figure judged (worked in tests/unit/test_nclbusbw.c):
+# two nodes of 8 ranks, 8 HCAs at 400 Gb/s: 8 x 400 / 8 x 0.94 = 376 GB/s; 368 measured = 98%.
+NBW=$(mktemp -d)
+{
+	for n in 0 1; do for g in 0 1 2 3 4 5 6 7; do
+		echo "node$n:10$g:10$g [$g] NCCL INFO comm 0x5 rank $((n * 8 + g)) nRanks 16 nNodes 2 localRanks 8 localRank $g MNNVL 0"
+	done; done
+	echo "node0:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [4]mlx5_4:1/IB [5]mlx5_5:1/IB [6]mlx5_6:1/IB [7]mlx5_7:1/IB ; OOB ib0:10.0.0.1<0>"
+	echo "# Collective test starting: all_reduce_perf"
+	echo "  8589934592    2147483648     float     sum      -1    47133  182.25  364.49      0    47107  182.35  368.00      0"
+	echo "# Avg bus bandwidth    : 139.652"
+} >"$NBW/ok.log"
+sed 's/364.49/150.00/; s/368.00/180.00/' "$NBW/ok.log" >"$NBW/slow.log"
+expect "check-log busbw expected and measured" 0 '8 x 400 Gb/s rails \(--rail-gbps\), ring: at most ~376 GB/s busbw across nodes; measured 368 \(nccl-tests. peak busbw\), 98%' -- \
+	$FC nccl check-log --rail-gbps 400 "$NBW/ok.log"
+expect "check-log busbw under the floor" 0 "nccl-tests' peak busbw 180.0 GB/s is 48% of the 376.0 GB/s the rails can carry" -- \
+	$FC nccl check-log --rail-gbps 400 "$NBW/slow.log"
+expect "check-log busbw without a rate" 0 'not known \(the NCCL log gives no link rate' -- \
+	$FC nccl check-log "$NBW/ok.log"
+expect "check-log --rail-gbps not a rate" 2 'rail-gbps' -- $FC nccl check-log --rail-gbps fast "$NBW/ok.log"
+rm -rf "$NBW"

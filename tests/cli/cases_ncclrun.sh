@@ -29,8 +29,8 @@ expect "nccl run bad factor" 2 'step-factor' -- $FC nccl run -f 1 n1
 expect "nccl run gpus 0" 2 'gpus-per-node' -- $FC nccl run -g 0 n1
 expect "nccl run too many ranks" 2 'more than the 256 ranks' -- $FC nccl run -g 64 a b c d e
 expect "nccl run bad launcher" 2 "'rsh' is not a launcher" -- $FC nccl run --launcher rsh n1
-expect "nccl run bad log dir" 2 "log-dir: '/nonexistent' is not a folder" -- \
-	$FC nccl run --log-dir /nonexistent n1
+expect "nccl run bad log dir" 2 "--log-dir: cannot keep the logs in '/etc/hostname/x': give a new folder" -- \
+	$FC nccl run --log-dir /etc/hostname/x n1
 expect "nccl run bad expect-net" 2 "expect-net: 'a b' is not a network" -- \
 	$FC nccl run --expect-net 'a b' n1
 
@@ -135,7 +135,7 @@ expect "nccl run all_reduce hangs: deadline" 1 'ncclAllReduce of [0-9]+ bytes \(
 # A rank killed mid-run: the run ends, naming it, and no rank is left behind.
 # (its own TMPDIR: a killed rank cannot remove its NCCL log)
 NRDIE=$(mktemp -d)
-expect "nccl run rank killed mid-run" 3 'the worker exited with status 9' -- \
+expect "nccl run rank killed mid-run" 3 'rank 1 on localhost \(GPU 1\): the worker exited with status 9' -- \
 	env FAKENCCL=ardie $FAKES TMPDIR=$NRDIE timeout 60 $RUN -g 2 -e 4K --timeout 5 localhost
 rm -rf "$NRDIE"
 # The controller killed while a rank hangs inside NCCL: the rank exits too
@@ -154,7 +154,17 @@ expect "nccl run no log" 0 'no rank sent NCCL_DEBUG=INFO lines back' -- \
 	env FAKENCCL=nolog $FAKES $RUN -e 4K localhost
 NRLOG=$(mktemp -d)
 expect "nccl run log-dir" 0 'Init COMPLETE' -- bash -c \
-	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG localhost >/dev/null && cat $NRLOG/localhost-rank1.log"
+	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG/logs localhost >/dev/null && cat $NRLOG/logs/localhost-rank1.log"
+# --log-dir is written as --save-evidence (core/safefile.c): a link planted
+# at a log's name is removed, not followed; a folder that is not fabcheck's
+# (it holds files) is refused before the run.
+echo keep >"$NRLOG/victim"
+ln -sf "$NRLOG/victim" "$NRLOG/logs/localhost-rank0.log"
+expect "nccl run log-dir: a planted link is not followed" 0 '^keep file$' -- bash -c \
+	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG/logs localhost >/dev/null; echo \$(cat $NRLOG/victim) \$([ -f $NRLOG/logs/localhost-rank0.log ] && [ ! -L $NRLOG/logs/localhost-rank0.log ] && echo file)"
+expect "nccl run log-dir: a folder that is not fabcheck's is refused" 2 \
+	"folder '$NRLOG' already holds files and is not a fabcheck evidence folder" -- \
+	$FAKES $RUN -g 2 -e 4K --log-dir "$NRLOG" localhost
 expect "nccl run NCCL_* relayed to the ranks" 0 '^3$' -- bash -c \
 	"NCCL_IB_GID_INDEX=3 $FAKES $RUN -e 4K --json localhost | jq -r '.nccl_log.env.NCCL_IB_GID_INDEX'"
 expect "nccl run: a stalled stream hits its deadline" 1 \

@@ -77,7 +77,7 @@ version) echo '{"v":99,"seq":1,"type":"hello","version":"9.9"}' ;;
 order) echo '{"v":1,"seq":4,"type":"hello"}' ;;
 big) head -c 70000 /dev/zero | tr '\0' x; echo ;;
 type) echo '{"v":1,"seq":1,"type":"result"}' ;;
-die) echo "worker: something broke" >&2; exit 5 ;;
+die) printf "%b\n" "${FAKE_STDERR:-worker: something broke}" >&2; exit 5 ;;
 hang) sleep 30 ;;
 noise) echo "bash: warning: setlocale: LC_ALL: cannot change locale" >&2
 	echo '{"v":1,"seq":1,"type":"hello","version":"0","host":"x","pid":1}'

@@ -421,6 +421,22 @@ static void test_cmis_active_application(void **state)
 	assert_int_equal(m.weak_lane, 0);
 }
 
+/* The GPU's link read during the test (during/) is judged, not the idle
+ * readings before and after it. */
+static void test_pcie_during(void **state)
+{
+	json_t *doc = diagnose("pcie-during");
+	const json_t *d = by_rule(doc, "pcie_limit");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "host PCIe");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_non_null(strstr(str(d, "evidence"), "trained to 16 GT/s x16"));
+	assert_true(has_note(doc, 0, "judged as read during the test"));
+	json_decref(doc);
+}
+
 /* GID types differ between the ends: named from the folder's gid_type files
  * alone (no test.json). */
 static void test_gid_mismatch(void **state)
@@ -482,7 +498,7 @@ int main(void)
 		cmocka_unit_test(test_qos_parsers),
 		cmocka_unit_test(test_rack_mtu_no_test), cmocka_unit_test(test_qos_mismatch),
 		cmocka_unit_test(test_gid_mismatch), cmocka_unit_test(test_ib_xmit_wait),
-		cmocka_unit_test(test_cmis_active_application),
+		cmocka_unit_test(test_cmis_active_application), cmocka_unit_test(test_pcie_during),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -414,6 +414,30 @@ static const char *vfind(const char *extra, int *n_p)
 	return last;
 }
 
+/* A worker's GPU bus id is a PCI address (core/names.h) before it is
+ * part of a finding: a crafted one is shown as '?'. */
+static void test_side_bus_id(void **state)
+{
+	json_t *doc = json_pack("{s:[]}", "findings");
+	json_t *side = json_pack("{s:s, s:i, s:s, s:s, s:s}", "node", "nodeA", "gpu", 0,
+				 "gpu_distance", "SYS", "device", "mlx5_0", "gpu_bus_id",
+				 "0000:17:00.0;reboot");
+	const char *f;
+
+	(void)state;
+	gdr_side_findings(doc, side);
+	f = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
+	assert_non_null(f);
+	assert_null(strstr(f, "reboot"));
+	assert_non_null(strstr(f, "nodeA: GPU 0 (?) is SYS from mlx5_0"));
+	json_object_set_new(side, "gpu_bus_id", json_string("00000000:17:00.0"));
+	gdr_side_findings(doc, side);
+	f = json_string_value(json_array_get(json_object_get(doc, "findings"), 1));
+	assert_non_null(strstr(f, "nodeA: GPU 0 (00000000:17:00.0) is SYS"));
+	json_decref(side);
+	json_decref(doc);
+}
+
 static void test_validate_findings(void **state)
 {
 	int n;
@@ -612,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_reg_refused),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_opts_wire),
+		cmocka_unit_test(test_side_bus_id),
 		cmocka_unit_test(test_validate_findings),
 		cmocka_unit_test(test_report),
 	};

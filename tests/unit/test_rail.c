@@ -391,6 +391,44 @@ static void test_routed_gateway_swap(void **state)
 	fc_rail_map_release(&m);
 }
 
+/* 200 nodes (more than the 128 a fixed array held): each rail's pool is
+ * named by the prefix all of its gateways share (10.R.0.0/23), not the
+ * first nodes' (/24). */
+static void test_routed_gateway_many(void **state)
+{
+	enum { N = 200 };
+	static struct fc_rail_port ports[N][2];
+	static struct fc_rail_node nodes[N];
+	static char names[N][16];
+	struct fc_rail_map m;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		for (int r = 0; r < 2; r++) {
+			struct fc_rail_port *p = &ports[i][r];
+
+			*p = (struct fc_rail_port){ .port = 1, .active = 1, .link_layer = FC_RAIL_LL_ETH,
+						    .rate = 200, .prefix_len = 31, .numa = r };
+			snprintf(p->dev, sizeof(p->dev), "mlx5_%d", r);
+			snprintf(p->netdev, sizeof(p->netdev), "ens%d", r + 1);
+			snprintf(p->subnet, sizeof(p->subnet), "10.%d.%d.%d/31", r + 1, i / 128,
+				 2 * (i % 128));
+			snprintf(p->gateway, sizeof(p->gateway), "10.%d.%d.%d", r + 1, i / 128,
+				 2 * (i % 128));
+			snprintf(p->pci, sizeof(p->pci), "0000:%02x:00.0", 0x17 + r);
+		}
+		snprintf(names[i], sizeof(names[i]), "gpu%03d", i + 1);
+		nodes[i] = (struct fc_rail_node){ .name = names[i], .ports = ports[i], .nports = 2 };
+	}
+	assert_int_equal(fc_rail_match(nodes, N, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
+	assert_int_equal(m.nrails, 2);
+	assert_string_equal(m.rails[0].leaf, "10.1.0.0/23");
+	assert_string_equal(m.rails[1].leaf, "10.2.0.0/23");
+	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
+	fc_rail_map_release(&m);
+}
+
 /* Every link from one pool: the gateways tell no leaf apart; by position. */
 static void test_routed_one_pool(void **state)
 {
@@ -546,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_only),	       cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_routed_position),
 		cmocka_unit_test(test_routed_gateway_swap),
+		cmocka_unit_test(test_routed_gateway_many),
 		cmocka_unit_test(test_routed_one_pool), cmocka_unit_test(test_routed_lldp_swap),
 		cmocka_unit_test(test_per_host_subnets), cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),

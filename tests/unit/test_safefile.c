@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/names.h"
@@ -44,6 +46,9 @@ static void test_names(void **state)
 	pad[64] = 0;
 	assert_false(fc_name_ok(FC_NAME_DEV, pad));
 	assert_int_equal(fc_name_check(FC_NAME_DEV, "x/y", "test"), -EINVAL);
+	assert_string_equal(fc_name_or_unknown(FC_NAME_BDF, "0000:17:00.0", "t"), "0000:17:00.0");
+	assert_string_equal(fc_name_or_unknown(FC_NAME_BDF, "0000:17:00.0;rm", "t"), "?");
+	assert_string_equal(fc_name_or_unknown(FC_NAME_BDF, NULL, "t"), "?");
 	assert_string_equal(fc_name_show("a\x1b" "b", buf, sizeof(buf)), "a\\x1bb");
 	assert_string_equal(fc_name_show("0123456789abcdefgh", buf, sizeof(buf)),
 			    "0123456789ab...");
@@ -159,12 +164,72 @@ static void test_replace(void **state)
 	rmtree(top);
 }
 
+static int fill_big(FILE *f, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1 << 20; i++) /* 1 MiB: more than a pipe holds */
+		if (fputc('x', f) == EOF)
+			return -1;
+	return 0;
+}
+
+/* A FIFO whose reader opened it and reads nothing: the write has a
+ * deadline, it fails, it does not wait for ever; one that reads gets all. */
+static void test_fifo_deadline(void **state)
+{
+	char *top = tmpdir(), path[128], buf[65536];
+	struct timespec t0, t1;
+	size_t got = 0;
+	ssize_t n;
+	int rd;
+	pid_t pid;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	fc_fifo_idle_ms = 300;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(fc_replace_file("--prom", path, fill_big, NULL), -1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	close(rd);
+	/* a reader that reads: the whole MiB arrives */
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	fc_fifo_idle_ms = 10000;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(fc_replace_file("--prom", path, fill_big, NULL) ? 1 : 0);
+	/* 0 (no writer yet) and EAGAIN: the child has not written yet */
+	for (int tries = 0; got < 1 << 20 && tries < 20000; tries++) {
+		n = read(rd, buf, sizeof(buf));
+		if (n > 0)
+			got += (size_t)n;
+		else
+			usleep(1000);
+	}
+	close(rd);
+	assert_int_equal(got, 1 << 20);
+	{
+		int st;
+
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	fc_fifo_idle_ms = FC_FIFO_IDLE_MS;
+	rmtree(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_evdir),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_fifo_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

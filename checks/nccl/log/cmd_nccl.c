@@ -39,7 +39,16 @@
 	"  -t, --topo FILE         the JSON of 'fabcheck topo --json' from a node of the\n" \
 	"                          job: warn when a GPU's channels use a HCA that is not\n" \
 	"                          its nearest\n" \
+	"      --rail-gbps G       each rail's link rate in Gb/s (NCCL before 2.27 does\n" \
+	"                          not print it), for the busbw the rails can carry\n" \
+	"      --nodes N           nodes of the job (default: nNodes of the log)\n" \
+	"      --gpus-per-node G   ranks per node (default: the log's nRanks / nodes)\n" \
 	"  -h, --help              this text\n" \
+	"\n" \
+	"With nccl-tests' result rows in the log (all_reduce_perf), or any of the three\n" \
+	"options above, it states the all_reduce busbw the rails can carry across\n" \
+	"nodes (the model nccl run uses: doc/nccl-run.md) and judges the peak busbw\n" \
+	"measured: a warning under 80%.\n" \
 	"\n" \
 	"Exit: 0 pass or warnings, 1 a check failed, 2 bad options, 3 a file cannot\n" \
 	"be read, none of the files holds NCCL lines, or --topo is not a topo document.\n"
@@ -230,6 +239,9 @@ static const struct fc_opts check_spec = {
 		FCO_CALL("expect-hca", 'H', opt_hcas, required_argument),
 		FCO_FLAG("expect-gdr", 'g', exp.gdr),
 		FCO_STR("topo", 't', topo_path),
+		FCO_DOUBLE("rail-gbps", 0, exp.rail_gbps, 1, 10000),
+		FCO_INT("nodes", 0, exp.nnodes, 1, 1 << 20),
+		FCO_INT("gpus-per-node", 0, exp.gpus_per_node, 1, 64),
 		FCO_JSON,
 		{ 0 },
 	},

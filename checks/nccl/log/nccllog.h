@@ -41,6 +41,8 @@ struct ncl_expect {
 	int nhcas;
 	int gdr;		  /* --expect-gdr */
 	const json_t *topo;	  /* document of `fabcheck topo --json`, or NULL */
+	double rail_gbps;	  /* --rail-gbps: each rail's rate; 0 from the log */
+	int nnodes, gpus_per_node; /* --nodes, --gpus-per-node; 0 from the log */
 };
 
 /*
@@ -56,6 +58,30 @@ json_t *ncl_log_report(const struct ncl_log *lg, const struct ncl_expect *exp);
 
 /* Text rendering of a report (tables; findings are printed by fc_emit). */
 void ncl_render(FILE *f, const json_t *doc);
+
+/*
+ * The all_reduce busbw the rails can carry (core/busbw.h's model) and the
+ * measured figure judged against it: doc's "rails" object {count,
+ * rate_gbit_s, rate_from, used_per_node, payload_share, nccl_algo,
+ * nccl_algo_ignored, algorithm, algorithm_factor, expected_busbw_gbytes_s,
+ * network_bound_gbytes_s, why_none, measured_busbw_gbytes_s, measured_as,
+ * share, floor}, and a warning when the share is under the floor.
+ * NCL_BUSBW_FLOOR: 80%; the published figures sit at 94% of the line rate
+ * (46-48 GB/s per NDR NIC, github.com/NVIDIA/nccl-tests/issues/290), so a
+ * healthy run clears it with room for NCCL's size-to-size spread.
+ */
+#define NCL_BUSBW_FLOOR 0.8
+struct ncl_busbw_in {
+	const json_t *hcas;	 /* the log's HCA list ([{"speed_mbps"}]) */
+	double rail_gbps;	 /* --rail-gbps, 0: from the log */
+	int nnodes, gpus_per_node; /* 0: not known */
+	const char *nccl_algo;	 /* NCCL_ALGO, NULL: unset */
+	double measured;	 /* GB/s, 0: none */
+	const char *measured_as; /* "peak busbw", "nccl-tests' peak busbw" */
+};
+void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in);
+/* The text of that object (nothing without it). */
+void ncl_busbw_render(FILE *f, const json_t *doc);
 
 /* Validates the shape of a `fabcheck topo --json` document: 0, or -EINVAL
  * with *why_p set to a static explanation. */

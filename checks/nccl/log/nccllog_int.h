@@ -134,6 +134,12 @@ struct ncl_log {
 	int cur_cut;
 	size_t lines, nccl_lines, file_nccl_lines;
 
+	/* nccl-tests' result rows (nccllog_busbw.c) */
+	int tests_rows;
+	double tests_peak_busbw; /* GB/s, the best of out-of-place and in-place */
+	double tests_avg_busbw;	 /* "# Avg bus bandwidth" */
+	char tests_coll[32];	 /* "all_reduce" of "Collective test starting: all_reduce_perf" */
+
 	struct ncl_host *hosts;
 	int nhosts, hosts_cap;
 	long cut_host_lines, cut_proc_lines, cut_files; /* input past a limit, said */
@@ -196,6 +202,12 @@ void ncl_line(struct ncl_log *lg, char *s);
 void ncl_dispatch(struct ncl_log *lg, const struct ncl_rec *r);
 void ncl_bare_version(struct ncl_log *lg, const char *s);
 void ncl_tests_line(struct ncl_log *lg, const char *s);
+/* nccl-tests' "#" lines with figures, and its result rows (nccllog_busbw.c):
+ * a row returns 1 when taken. */
+void ncl_tests_comment(struct ncl_log *lg, const char *p);
+int ncl_tests_row(struct ncl_log *lg, const char *s);
+/* The busbw judgement of a check-log report (nccllog_busbw.c). */
+void ncl_busbw_report(const struct ncl_log *lg, const struct ncl_expect *exp, json_t *doc);
 
 /* nccllog_chan.c */
 int ncl_on_channel(struct ncl_log *lg, const struct ncl_rec *r, int h);

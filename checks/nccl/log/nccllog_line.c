@@ -358,8 +358,11 @@ void ncl_line(struct ncl_log *lg, char *s)
 	}
 	if (*s == '#') {
 		ncl_tests_line(lg, s + 1);
+		ncl_tests_comment(lg, s + 1);
 		return;
 	}
+	if (ncl_tests_row(lg, s))
+		return;
 	m = find_marker(s, &lvl);
 	while (m) {
 		next = find_marker(m + 9, &next_lvl);

@@ -243,4 +243,8 @@ void ncl_render(FILE *f, const json_t *doc)
 	net_table(f, doc);
 	array_table(f, json_object_get(doc, "gpu_rails"), &rails_at);
 	env_table(f, doc);
+	if (json_object_get(doc, "rails")) {
+		fprintf(f, "busbw:\n");
+		ncl_busbw_render(f, doc);
+	}
 }

@@ -397,5 +397,6 @@ json_t *ncl_log_report(const struct ncl_log *lg, const struct ncl_expect *exp)
 	ncl_facts(lg, &f);
 	add_facts(doc, lg, &f);
 	ncl_findings(lg, &f, exp ? exp : &none, doc);
+	ncl_busbw_report(lg, exp ? exp : &none, doc);
 	return doc;
 }

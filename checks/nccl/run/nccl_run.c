@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/opts.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "checks/nccl/run/nccl_run.h"
@@ -105,15 +106,19 @@ static int opt_net(void *dst, const char *arg, const struct fc_opt *o)
 	return 0;
 }
 
+/* The folder as --save-evidence's (core/safefile.h): made by fabcheck, or
+ * empty, or one it made before; refused now rather than after the run. */
 static int opt_log_dir(void *dst, const char *arg, const struct fc_opt *o)
 {
-	struct stat st;
+	int fd = fc_evdir_open(arg);
 
 	(void)o;
-	if (stat(arg, &st) || !S_ISDIR(st.st_mode) || access(arg, W_OK)) {
-		fc_err("--log-dir: '%s' is not a folder this user can write; create it first", arg);
+	if (fd < 0) {
+		fc_err("--log-dir: cannot keep the logs in '%s': give a new folder (fabcheck makes "
+		       "it), an empty one, or one an earlier --log-dir made", arg);
 		return -EINVAL;
 	}
+	close(fd);
 	((struct ncr_cfg *)dst)->log_dir = arg;
 	return 0;
 }

@@ -72,6 +72,19 @@ static void worker_error(struct ncr_state *s, int i, json_t *m)
 	json_decref(m);
 }
 
+/* Rank @i's channel died without a word: the rank and its node named. */
+static void rank_died(struct ncr_state *s, int i)
+{
+	const char *why = s->r[i].ch.why, *node = s->r[i].node;
+	size_t n = strlen(node);
+	char msg[1400];
+
+	if (!strncmp(why, node, n) && !strncmp(why + n, ": ", 2))
+		why += n + 2; /* the channel names the node; the label does */
+	snprintf(msg, sizeof(msg), "rank %d on %s: %s", i, s->r[i].label, why);
+	rank_fail_once(s, i, FC_EXIT_CANT, s->r[i].ch.why, msg);
+}
+
 /* Rank @i's channel died: its last words if it left any, else why. */
 static void rank_gone(struct ncr_state *s, int i)
 {
@@ -87,7 +100,7 @@ static void rank_gone(struct ncr_state *s, int i)
 		}
 		json_decref(m);
 	}
-	rank_fail(s, i, FC_EXIT_CANT, s->r[i].ch.why);
+	rank_died(s, i);
 }
 
 /* The next message of rank @i, of @type; -EIO after recording a failure. */
@@ -105,7 +118,7 @@ static int expect(struct ncr_state *s, int i, const char *type, double timeout, 
 	if (err) {
 		rank_gone(s, i);
 		if (!s->r[i].failed)
-			rank_fail(s, i, FC_EXIT_CANT, s->r[i].ch.why);
+			rank_died(s, i);
 		return -EIO;
 	}
 	if (!strcmp(fc_wire_type(m), "error")) {

@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/nccl/log/nccllog.h"
 #include "core/log.h"
+#include "core/names.h"
 #include "core/out.h"
+#include "core/safefile.h"
 #include "checks/nccl/run/nccl_run.h"
 
 static json_t *ranks_json(const struct ncr_state *s)
@@ -20,7 +23,8 @@ static json_t *ranks_json(const struct ncr_state *s)
 			a, json_pack("{s:i, s:s, s:i, s:s, s:s, s:s, s:s}", "rank", i, "node",
 				     s->r[i].node, "gpu", s->r[i].gpu, "gpu_name",
 				     fc_jstr(st, "gpu_name", "?"), "gpu_bus_id",
-				     fc_jstr(st, "gpu_bus_id", "?"), "nccl_version",
+				     fc_name_or_unknown(FC_NAME_BDF, fc_jstr(st, "gpu_bus_id", NULL),
+							"a rank's GPU bus id"), "nccl_version",
 				     fc_jstr(st, "nccl_version", "?"), "nccl_lib",
 				     fc_jstr(st, "nccl_lib", "?")));
 	}
@@ -69,17 +73,19 @@ static void results(struct ncr_state *s)
 	json_object_set_new(s->doc, "results", table);
 }
 
-static void keep_log(const struct ncr_state *s, int i)
+/* Rank @i's log as the new file NODE-rankR.log of the --log-dir folder
+ * @dfd (core/safefile.h: O_CREAT | O_EXCL | O_NOFOLLOW, what was at the name
+ * removed first, never written through). */
+static void keep_log(const struct ncr_state *s, int dfd, int i)
 {
-	char path[4096];
-	FILE *f;
+	char name[300];
 
-	snprintf(path, sizeof(path), "%s/%s-rank%d.log", s->cfg->log_dir, s->r[i].node, i);
-	f = fopen(path, "w");
-	if (!f || fwrite(s->r[i].log ? s->r[i].log : "", 1, s->r[i].loglen, f) != s->r[i].loglen)
-		fc_warn("--log-dir: cannot write %s: %s", path, strerror(errno));
-	if (f)
-		fclose(f);
+	if (fc_name_check(FC_NAME_NODE, s->r[i].node, "--log-dir: the node"))
+		return;
+	snprintf(name, sizeof(name), "%s-rank%d.log", s->r[i].node, i);
+	if (fc_write_new_at(dfd, name, s->r[i].log ? s->r[i].log : "", s->r[i].loglen,
+			    s->cfg->log_dir))
+		fc_warn("--log-dir: rank %d's log is not kept", i);
 }
 
 /* The topology sent by rank 0's node, when it is one check-log can use. */
@@ -140,19 +146,23 @@ static void analyse_logs(struct ncr_state *s)
 	json_t *rep, *f;
 	char name[200];
 	size_t i;
+	int logfd;
 
 	if (!lg)
 		return;
 	exp.topo = expect_topo(s);
 	if (exp.topo)
 		topo_findings(s, exp.topo);
+	logfd = s->cfg->log_dir ? fc_evdir_open(s->cfg->log_dir) : -1;
 	for (int k = 0; k < s->n; k++) {
-		if (s->cfg->log_dir)
-			keep_log(s, k);
+		if (logfd >= 0)
+			keep_log(s, logfd, k);
 		ncl_log_feed(lg, s->r[k].log ? s->r[k].log : "", s->r[k].loglen);
 		snprintf(name, sizeof(name), "%s rank %d", s->r[k].node, k);
 		ncl_log_end_file(lg, name);
 	}
+	if (logfd >= 0)
+		close(logfd);
 	if (!ncl_log_nccl_lines(lg)) {
 		fc_finding(s->doc, FC_WARN,
 			   "no rank sent NCCL_DEBUG=INFO lines back: NCCL wrote no log to "
