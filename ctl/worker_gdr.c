@@ -122,6 +122,12 @@ static int val_read(void *arg, const uint8_t *p, size_t len, uint8_t *out)
 	return gdr_mem_read_at(&wm->mem, p, len, out);
 }
 
+/* The copy alone, no flush: what the copy ceiling times (verbs/val.c). */
+static int val_copy(void *arg, const uint8_t *p, size_t len, uint8_t *out)
+{
+	return gdr_mem_copy_at(&((struct wk_mem *)arg)->mem, p, len, out);
+}
+
 /* How GPUDirect writes are flushed before a check. */
 static const char *flush_name(const struct wk_mem *wm)
 {
@@ -155,6 +161,7 @@ static int val_prepare(struct wk_mem *wm, struct vb_res *r, struct vb_test *t)
 	 * sides have the same kind of memory (one --use-cuda for the pair). */
 	wm->val.stamp = wm->val.peer_stamps = host;
 	wm->val.read = host ? NULL : val_read;
+	wm->val.copy = host ? NULL : val_copy;
 	wm->val.poison = host ? NULL : val_poison;
 	wm->val.arg = wm;
 	wm->res = r;

@@ -291,6 +291,8 @@ int gdr_mem_fill_msgs(struct gdr_mem *m, uint64_t tx, uint64_t stride, uint32_t 
 /* Host image of @len bytes at @p (inside @m) in @out: GPU memory after
  * GPUDirect writes are flushed, through the driver. 0 or -errno (logged). */
 int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out);
+/* The same copy with no flush first (the copy ceiling's timing). */
+int gdr_mem_copy_at(struct gdr_mem *m, const void *p, size_t len, void *out);
 /* Writes the poison over @len (at most 64) bytes at @p inside @m. */
 int gdr_mem_poison_at(struct gdr_mem *m, void *p, size_t len);
 /* Slots of [rx, rx + stride * nslots) whose first @hl bytes are not all

@@ -108,7 +108,7 @@ static int reach(struct gdr_mem *m, const void *p, size_t len, size_t max, const
 	return 0;
 }
 
-int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
+static int copy_at(struct gdr_mem *m, const void *p, size_t len, void *out, int flush)
 {
 	uint64_t off;
 	int err = reach(m, p, len, m->len, "read", &off);
@@ -117,9 +117,19 @@ int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
 		memcpy(out, p, len);
 	if (err)
 		return err > 0 ? 0 : err;
-	if (m->dev->ops->flush && (err = m->dev->ops->flush(m->dev)))
+	if (flush && m->dev->ops->flush && (err = m->dev->ops->flush(m->dev)))
 		return err;
 	return m->dev->ops->copy_to_host(m, out, off, len);
+}
+
+int gdr_mem_read_at(struct gdr_mem *m, const void *p, size_t len, void *out)
+{
+	return copy_at(m, p, len, out, 1);
+}
+
+int gdr_mem_copy_at(struct gdr_mem *m, const void *p, size_t len, void *out)
+{
+	return copy_at(m, p, len, out, 0);
 }
 
 /* The range is poisoned a piece at a time: a header, or (GPU memory, where

@@ -6,8 +6,8 @@
 # it starts run under valgrind too (--trace-children), but for the system's
 # programs and the scripts (stand-in ssh/srun, fake workers), whose own
 # leaks are not ours; with VG_LOG_DIR each process writes its report to
-# VG_LOG_DIR/vg.PID (empty when clean: only errors and definite leaks are
-# shown), which run-valgrind.sh reads, since
+# VG_LOG_DIR/vg.PID (its whole report: run-valgrind.sh's vg_errors picks the
+# errors and definite leaks out of it), which run-valgrind.sh reads, since
 # a child's error does not reach the exit code of the command.
 here=$(cd "$(dirname "$0")/.." && pwd)
 skip='/usr/*,/bin/*,/sbin/*,/lib/*,/lib64/*,/opt/*,*.sh,*.py,*/ssh,*/srun,*/sbatch,*/sh,*/bash,*/python3*'
@@ -15,7 +15,12 @@ skip='/usr/*,/bin/*,/sbin/*,/lib/*,/lib64/*,/opt/*,*.sh,*.py,*/ssh,*/srun,*/sbat
 # lock a thread that spins on a completion (the fake HCA's two sides in
 # test_ptdefaults, test_bwloop) can take the lock back over and over; one
 # such run spun 9 min where it takes 8 s with a fair lock.
-exec valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full \
+# With VG_LOG_DIR the reports go to files, whole (no -q): run-valgrind.sh
+# reads their summaries, and needs the line that says a process was ended
+# by a signal.
+quiet=-q
+[ -n "${VG_LOG_DIR:-}" ] && quiet=
+exec valgrind $quiet --fair-sched=yes --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip="$skip" \
 	${VG_LOG_DIR:+--log-file="$VG_LOG_DIR/vg.%p"} "${VG_EXE:-$here/fabcheck}" "$@"

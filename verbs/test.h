@@ -60,6 +60,10 @@ struct vb_val {
 	/* GPU memory: a host image of [p, p + len) of the buffer in @out,
 	 * after GPUDirect writes are flushed; NULL: the CPU reads the buffer. */
 	int (*read)(void *arg, const uint8_t *p, size_t len, uint8_t *out);
+	/* The same copy without the flush (NULL: as read): what the copy
+	 * ceiling times before any traffic, where a flush has nothing to
+	 * order and a loopback READ would count as a check's. */
+	int (*copy)(void *arg, const uint8_t *p, size_t len, uint8_t *out);
 	/* GPU memory: writes the poison over [p, p + len); NULL: memset. */
 	int (*poison)(void *arg, uint8_t *p, size_t len);
 	void *arg;

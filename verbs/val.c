@@ -133,7 +133,8 @@ double vb_val_copy_rate(const struct vb_val *v, uint8_t *at, uint64_t size, uint
 
 	/* what check_at pays per message in GPU memory, besides the CRC */
 	do {
-		if (v->read(v->arg, at, size, scratch) || (v->poison && v->poison(v->arg, at, size)))
+		if ((v->copy ? v->copy : v->read)(v->arg, at, size, scratch) ||
+		    (v->poison && v->poison(v->arg, at, size)))
 			return -1;
 		bytes += size;
 		t1 = fc_now();

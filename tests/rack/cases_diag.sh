@@ -66,7 +66,14 @@ fi
 "$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null
 
 # ---- a link flap mid-soak: the port named -----------------------------------
-( sleep 8; "$FC" lab fault --name "$RACK_NAME" nodeB down >/dev/null; sleep 2
+# The flap comes 3 s after nodeB's pair worker starts (a slice under way),
+# not at a fixed time after the soak's launch, which a slow boot of the
+# first slice outran (the flap fell before any slice: only "drops" seen).
+( for _ in $(seq 80); do
+	"$FC" lab exec --name "$RACK_NAME" nodeB pgrep -f "fabcheck [w]orker" >/dev/null 2>&1 && break
+	sleep 0.5
+  done
+  sleep 3; "$FC" lab fault --name "$RACK_NAME" nodeB down >/dev/null; sleep 2
   "$FC" lab fault --name "$RACK_NAME" nodeB clear >/dev/null ) &
 FLAP=$!
 "$FC" soak nodeA nodeB --ssh-config "$SSH_CFG" --db "$DX/soak.db" --duration 24 --slice 12 \

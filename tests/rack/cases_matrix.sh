@@ -69,15 +69,19 @@ if rack_up "$RMX" --nodes 4; then
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
 		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
 		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --ssh-config "$S4" --json
-	# The screen on the same fault: nodeC named after the two seed rounds,
-	# below the full matrix's three, and it stops by itself (one rail here).
+	# The screen on the same fault: nodeC named, and the screen stops by
+	# itself (one rail here): after the two seed rounds when the healthy
+	# pairs agree, or a round later when the emulator's spread leaves a
+	# healthy node in doubt (make check saw nodeD->nodeB at 0.017 Gb/s beside
+	# nodeD->nodeA at 0.086). That it stops as early as the evidence allows
+	# is test_screen's, on recorded figures.
 	T0M=$SECONDS
-	expect "screen names the slowed node and stops early" 1 'screen stopped: every \(node, rail\) named or cleared in 2 round\(s\): 1 named, 3 cleared' -- \
+	expect "screen names the slowed node and stops by itself" 1 'screen stopped: every \(node, rail\) named or cleared in [23] round\(s\): 1 named, 3 cleared' -- \
 		"$FC" matrix --screen "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" \
 		--min-rack-pct 30 --db "$MXR/screen.db"
 	echo "    faulted 4-node screen: $((SECONDS - T0M)) s"
-	expect_json "screen: nodeC alone, 4 of 6 pairs in 2 rounds" 1 \
-		"d['screen']['stop'] == 'done' and d['rounds'] == 2 and len(d['pairs']) == 4 and
+	expect_json "screen: nodeC alone, stopped by itself in 2 or 3 rounds" 1 \
+		"d['screen']['stop'] == 'done' and d['rounds'] in (2, 3) and len(d['pairs']) == 2 * d['rounds'] and
 		 [s.get('node') for s in d['suspects']] == ['nodeC']" \
 		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --ssh-config "$S4" --json
 	"$FC" lab fault --name "$RMX" nodeC clear >/dev/null 2>&1
