@@ -70,7 +70,8 @@ fi
 # not at a fixed time after the soak's launch, which a slow boot of the
 # first slice outran (the flap fell before any slice: only "drops" seen).
 ( for _ in $(seq 80); do
-	"$FC" lab exec --name "$RACK_NAME" nodeB pgrep -f "fabcheck [w]orker" >/dev/null 2>&1 && break
+	# one argument: lab exec hands the node one shell line
+	"$FC" lab exec --name "$RACK_NAME" nodeB "pgrep -f 'fabcheck [w]orker'" >/dev/null 2>&1 && break
 	sleep 0.5
   done
   sleep 3; "$FC" lab fault --name "$RACK_NAME" nodeB down >/dev/null; sleep 2
