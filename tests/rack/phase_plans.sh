@@ -3,8 +3,8 @@
 # on-link routes to the other node's (lab up --addressing routed --ipv6:
 # IPv6-only and routed at once, so every subnet differs), and a storage NIC
 # (--storage-nic: rxe2 on its own segment at 10 Gb/s). The default commands
-# test both rails, matched by position (no lldpd in the guests: said to be
-# assumed), leave rxe2 out with its reason, and name a slowed rail.
+# test both rails, matched by the gateway pools of their ports (no lldpd in
+# the guests: said to be assumed), leave rxe2 out with its reason, and name a slowed rail.
 RP=cip-$$
 RACKS+=("$RP")
 if rack_up "$RP" --nodes 2 --rails 2 --addressing routed --ipv6 --storage-nic; then
@@ -21,12 +21,14 @@ if rack_up "$RP" --nodes 2 --rails 2 --addressing routed --ipv6 --storage-nic; t
 	# The healthy pair: both rails, alone and loaded (the loaded figures of a
 	# one-vCPU guest are below its alone ones: --min-loaded-pct 0).
 	T0R=$SECONDS
-	expect_json "plans: pair (default) tests rxe0 and rxe1 by position, rxe2 left out by its rate" 0 \
+	# Matched by the gateway pool each port is in (core/rail_gw.c): the
+	# lab's rails are fd00:10:77:2::/126 and fd00:10:78:2::/126.
+	expect_json "plans: pair (default) tests rxe0 and rxe1 by their gateways, rxe2 left out by its rate" 0 \
 		"[(r['name'], r['matched_by'], r['a']['device'], r['b']['device']) for r in d['rails']] ==
-		 [('rxe0', 'position', 'rxe0', 'rxe0'), ('rxe1', 'position', 'rxe1', 'rxe1')]
+		 [('rxe0', 'gateway', 'rxe0', 'rxe0'), ('rxe1', 'gateway', 'rxe1', 'rxe1')]
 		 and all(r['alone_gbps'] > 0 and r['loaded_gbps'] > 0 for r in d['rails'])
 		 and any('rxe2 left out' in n and 'rate 10 Gb/s' in n for n in d['notes'])
-		 and any('assumed from position' in n and 'lldpctl' in n for n in d['notes'])" \
+		 and any('assumed from the gateways' in n and 'lldpctl' in n for n in d['notes'])" \
 		-- "$FC" pair nodeA nodeB "${RPA[@]}" --min-gbps 0.001 --min-loaded-pct 0
 	echo "    plans: pair, every rail by default (routed /127, IPv6, storage NIC): $((SECONDS - T0R)) s"
 	# nodeB's rail 1 at 2 Mbit/s (0.002 Gb/s): under a floor of 0.004 Gb/s,
