@@ -93,32 +93,41 @@ static void test_validated_clean(void **state)
 	fk_side_free(&b);
 }
 
-/* Message 300 of QP 1 (its slot, 172, held messages 44 and 172 before,
- * of the same payload) loses its page at offset 8192; the header and
- * every other page land. It fails, named. */
-static void test_partial_write(void **state)
+/* Message 300 of QP 1 loses @len bytes at @off (0: its page) and nothing
+ * else: one bad message, that one, "partial" at @off, named in the text. */
+static struct fc_vtally drop_one(uint64_t off, uint32_t len)
 {
 	struct fk_side a, b;
 	struct fc_vtally t;
 	char why[512];
 
-	(void)state;
 	pair_up(&a, &b);
 	a.fault.qp = 1;
 	a.fault.seq = 300;
-	a.fault.drop_off = 8192;
+	a.fault.drop_off = off;
+	if (len)
+		a.fault.drop_len = len;
 	t = run_val(&a, &b);
 	assert_int_equal(t.bad, 1);
-	assert_int_equal(t.msgs, 2 * ITERS - 1);
 	assert_int_equal(t.first_qp, 1);
 	assert_int_equal(t.first.want.seq, 300);
 	assert_int_equal(t.first.err, FC_VMSG_PARTIAL);
-	assert_int_equal(t.first.bad_off, 8192);
+	assert_int_equal(t.first.bad_off, off);
 	fc_vtally_why(&t, why, sizeof(why));
 	assert_non_null(strstr(why, "message 300"));
 	assert_non_null(strstr(why, "partial"));
 	fk_side_free(&a);
 	fk_side_free(&b);
+	return t;
+}
+
+/* Message 300 of QP 1 (its slot, 172, held messages 44 and 172 before,
+ * of the same payload) loses its page at offset 8192; the header and
+ * every other page land. It fails, named. */
+static void test_partial_write(void **state)
+{
+	(void)state;
+	assert_int_equal(drop_one(8192, 0).msgs, 2 * ITERS - 1);
 }
 
 /* One 256-byte chunk of message 300 of QP 1 does not land, at offset 4352:
@@ -128,26 +137,8 @@ static void test_partial_write(void **state)
  * would not see it (its stale bytes hold the same pattern). */
 static void test_partial_chunk(void **state)
 {
-	struct fk_side a, b;
-	struct fc_vtally t;
-	char why[512];
-
 	(void)state;
-	pair_up(&a, &b);
-	a.fault.qp = 1;
-	a.fault.seq = 300;
-	a.fault.drop_off = 4096 + 256;
-	a.fault.drop_len = FC_VMSG_CHUNK;
-	t = run_val(&a, &b);
-	assert_int_equal(t.bad, 1);
-	assert_int_equal(t.first_qp, 1);
-	assert_int_equal(t.first.want.seq, 300);
-	assert_int_equal(t.first.err, FC_VMSG_PARTIAL);
-	assert_int_equal(t.first.bad_off, 4096 + 256);
-	fc_vtally_why(&t, why, sizeof(why));
-	assert_non_null(strstr(why, "message 300"));
-	fk_side_free(&a);
-	fk_side_free(&b);
+	drop_one(4096 + 256, FC_VMSG_CHUNK);
 }
 
 /* A stand-in for the driver's copies (gdr_mem_read_at, gdr_mem_poison_at
