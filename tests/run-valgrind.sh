@@ -10,6 +10,7 @@
 #   tests/run-valgrind.sh PROGRAM...  only these programs (each must exit 0)
 #   VG_MAKE    the build command (default make)
 #   VG_CASES   the CLI case files (default: the parser cases below)
+#   VG_JOBS    runs side by side (default: the CPUs, at most 4)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
@@ -104,33 +105,53 @@ for c in $CASES; do
 	fi
 	files+=("$f")
 done
-for t in build/vg/test_*; do
-	[ -x "$t" ] && run "$t"
-done
-run ./fabcheck --version
-run ./fabcheck help
-echo "valgrind: unit tests: $pass passed, $fail failed"
-# The CLI cases: tests/cli/run.sh checks each exit code and output, so a
-# valgrind error (exit 99) or a crash (exit > 128) fails its case. The case
-# files are dealt to VG_JOBS runs side by side (default: the CPUs, at most
-# 4), the files with the most cases first, each to the least loaded run.
 jobs=${VG_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -gt 4 ] && jobs=4
 [ "$jobs" -lt 1 ] && jobs=1
-groups=() load=()
-for ((j = 0; j < jobs; j++)); do groups[j]=""; load[j]=0; done
-while read -r n f; do
-	best=0
-	for ((j = 1; j < jobs; j++)); do [ "${load[j]}" -lt "${load[best]}" ] && best=$j; done
-	groups[best]+="$f "
-	load[best]=$((load[best] + n))
-done < <(for f in "${files[@]}"; do echo "$(grep -c 'expect' "$f") $f"; done | sort -rn)
+# The unit tests, dealt in turn to the same number of runs side by side,
+# each with its own report folder; each run's output shown when it ends.
+ubins=()
+for t in build/vg/test_*; do [ -x "$t" ] && ubins+=("$t"); done
+pids=() logs=()
+for ((j = 0; j < jobs; j++)); do
+	logs[j]=$(mktemp /tmp/fabcheck-vgunit.XXXXXX)
+	(
+		vglogs=$vglogs/u$j log=${logs[j]}.log pass=0 fail=0
+		mkdir -m 0711 "$vglogs"
+		for ((i = j; i < ${#ubins[@]}; i += jobs)); do run "${ubins[i]}"; done
+		if [ "$j" -eq 0 ]; then
+			run ./fabcheck --version
+			run ./fabcheck help
+		fi
+		echo "$pass $fail" >"${logs[j]}.n"
+		rm -f "$log"
+	) >"${logs[j]}" 2>&1 &
+	pids[j]=$!
+done
+for j in "${!pids[@]}"; do
+	wait "${pids[j]}"
+	cat "${logs[j]}"
+	if read -r p f <"${logs[j]}.n" 2>/dev/null; then
+		pass=$((pass + p)) fail=$((fail + f))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: valgrind: unit run $((j + 1)) of $jobs ended without its count"
+	fi
+	rm -f "${logs[j]}" "${logs[j]}.n"
+done
+echo "valgrind: unit tests: $pass passed, $fail failed"
+# The CLI cases: tests/cli/run.sh checks each exit code and output, so a
+# valgrind error (exit 99) or a crash (exit > 128) fails its case. The case
+# files are dealt to as many runs side by side (tests/deal.sh).
+# shellcheck source=tests/deal.sh
+. tests/deal.sh
+deal "$jobs" "${files[@]}"
 pids=() logs=()
 for ((j = 0; j < jobs; j++)); do
 	[ -n "${groups[j]}" ] || continue
 	logs[j]=$(mktemp /tmp/fabcheck-vgcli.XXXXXX)
 	mkdir -m 1733 "$vglogs/$j"
-	VG_LOG_DIR="$vglogs/$j" FC="$PWD/tests/vg-fabcheck.sh" CLI_CASES="${groups[j]}" \
+	VG_LOG_DIR="$vglogs/$j" FC="$PWD/tests/vg-fabcheck.sh" CLI_JOBS=1 CLI_CASES="${groups[j]}" \
 		tests/cli/run.sh >"${logs[j]}" 2>&1 &
 	pids[j]=$!
 done

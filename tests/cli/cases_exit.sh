@@ -9,7 +9,12 @@ sig_run() {
 	shift
 	"$@" >"$EXT/out" 2>"$EXT/err" &
 	pid=$!
-	sleep 1.5
+	if [ -n "${FAKE_MARK:-}" ]; then # until the fake worker's mark (60 s at most)
+		for _ in $(seq 600); do [ -e "$FAKE_MARK" ] && break; sleep 0.1; done
+		sleep 0.2
+	else
+		sleep 1.5
+	fi
 	kill -"$sig" $pid
 	wait $pid
 	echo "exit $?"
@@ -37,8 +42,8 @@ expect "SIGHUP: the line on stderr" 0 "interrupted by SIGHUP; nothing was judged
 # the signal.
 expect "SIGTERM: pair keeps what it measured in its document" 0 \
 	'^exit 143 error interrupted 143 interrupted by SIGTERM write 0\.5$' -- bash -c "
-	$(declare -f sig_run); EXT=$EXT; rm -f $EXT/p.db
-	FAKE_MODE=slow sig_run TERM $FC pair --launcher local --timeout 20 --db $EXT/p.db \
+	$(declare -f sig_run); EXT=$EXT; rm -f $EXT/p.db $EXT/mark
+	FAKE_MARK=$EXT/mark FAKE_MODE=slow sig_run TERM $FC pair --launcher local --timeout 20 --db $EXT/p.db \
 		--worker-cmd tests/cli/fake-worker.sh a b --test write,read --bw -s 1M --json | head -1 | tr '\n' ' '
 	jq -r '[.verdict, .error.code, .error.exit_code, .error.message, .results[0].test, .results[0].gbps] | join(\" \")' $EXT/out"
 expect "SIGTERM: pair's measured result is in the store" 0 '^\[\(0\.5, True\)\]$' -- \

@@ -49,14 +49,52 @@ expect_quiet() {
 	fi
 }
 # CLI_CASES: the case files to run (default all); a missing one fails.
-for f in ${CLI_CASES:-tests/cli/cases_*.sh}; do
+# CLI_JOBS: runs side by side (default: the CPUs, at most 4), the files dealt
+# by tests/deal.sh; each run is this script with CLI_JOBS=1 and its files,
+# its output shown whole when it ends, in order.
+files=(${CLI_CASES:-tests/cli/cases_*.sh})
+jobs=${CLI_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 4 ] && jobs=4
+[ "$jobs" -gt "${#files[@]}" ] && jobs=${#files[@]}
+if [ "$jobs" -gt 1 ]; then
+	# shellcheck source=tests/deal.sh
+	. tests/deal.sh
+	deal "$jobs" "${files[@]}"
+	pids=() logs=()
+	for ((j = 0; j < jobs; j++)); do
+		[ -n "${groups[j]}" ] || continue
+		logs[j]=$(mktemp /tmp/fabcheck-cli.XXXXXX)
+		CLI_JOBS=1 CLI_CASES="${groups[j]}" FC="$FC" "$0" >"${logs[j]}" 2>&1 &
+		pids[j]=$!
+	done
+	for j in "${!pids[@]}"; do
+		wait "${pids[j]}"
+		rc=$?
+		cat "${logs[j]}"
+		last=$(tail -n 1 "${logs[j]}")
+		if [[ $last =~ ^cli:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			pass=$((pass + BASH_REMATCH[1]))
+			fail=$((fail + BASH_REMATCH[2]))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: the run of ${groups[j]}ended (exit $rc) without its count"
+		fi
+		rm -f "${logs[j]}"
+	done
+	echo "cli: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+for f in "${files[@]}"; do
 	if [ ! -f "$f" ]; then
 		echo "FAIL: no case file $f"
 		fail=$((fail + 1))
 		continue
 	fi
+	t0=$SECONDS
 	# shellcheck source=/dev/null
 	. "$f"
+	echo "== $f: $((SECONDS - t0)) s"
 done
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
