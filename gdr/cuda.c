@@ -181,7 +181,7 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
 	dev->gpu = dev->gpus[pos];
-	gdr_dev_set_flush(dev, 0);
+	gdr_dev_set_path(dev);
 	r = api->device_get(&st->cudev, dev->gpu.index);
 	if (!r)
 		r = api->ctx_retain(&st->ctx, st->cudev);

@@ -4,7 +4,8 @@
  * What is read, relative to the root (default /sys):
  *   bus/pci/devices/BDF -> symlink into devices/pciDDDD:BB/.../BDF: the chain
  *       of bridges from the host bridge down to the device
- *   BDF/{vendor,device,class,numa_node}
+ *   BDF/{vendor,device,class,numa_node}; a GPU's device id tells C2C
+ *       (topo_gpu_c2c_id)
  *   BDF/{current,max}_link_{speed,width}
  *   BDF/config: config space; the ACS extended capability (id 0x000d at
  *       0x100 and up) gives the ACS control bits, as `lspci -vvv` shows them.
@@ -194,6 +195,7 @@ static int dev_read(const char *root, const char *name, struct topo_dev *d)
 		d->kind = TOPO_KIND_NIC;
 	if (d->kind == TOPO_KIND_BRIDGE)
 		dev_acs(dir, d);
+	d->c2c = d->kind == TOPO_KIND_GPU && topo_gpu_c2c_id(d->vendor, d->device);
 	return 0;
 }
 

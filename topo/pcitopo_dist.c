@@ -8,7 +8,7 @@
 #include "topo/pcitopo.h"
 
 static const char *const dist_names[] = {
-	[TOPO_X] = "X",	      [TOPO_PIX] = "PIX", [TOPO_PXB] = "PXB",
+	[TOPO_X] = "X",	      [TOPO_PIX] = "PIX", [TOPO_PXB] = "PXB", [TOPO_P2C] = "P2C",
 	[TOPO_PHB] = "PHB",   [TOPO_NODE] = "NODE", [TOPO_SYS] = "SYS",
 	[TOPO_UNKNOWN] = "?",
 };
@@ -133,6 +133,38 @@ enum topo_dist topo_dev_distance(const struct topo_dev *a, const struct topo_dev
 			return i == 0 && j == 0 ? TOPO_PIX : TOPO_PXB;
 		}
 	return TOPO_PHB;
+}
+
+int topo_gpu_c2c_id(unsigned vendor, unsigned device)
+{
+	/* nvgrace_gpu_vfio_pci_table (drivers/vfio/pci/nvgrace-gpu/main.c) */
+	static const unsigned ids[] = { 0x2342, 0x2345, 0x2348, 0x2941, 0x31c2 };
+
+	for (size_t i = 0; vendor == 0x10de && i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (device == ids[i])
+			return 1;
+	return 0;
+}
+
+int topo_set_c2c(struct topo *t, const char *gpu, int c2c)
+{
+	struct topo_dev *g = (struct topo_dev *)topo_find(t, gpu);
+
+	if (!g || g->kind != TOPO_KIND_GPU)
+		return -ENOENT;
+	g->c2c = !!c2c;
+	return 0;
+}
+
+enum topo_dist topo_gdr_distance(const struct topo_dev *a, const struct topo_dev *b)
+{
+	enum topo_dist d = topo_dev_distance(a, b);
+	const struct topo_dev *g = a && a->kind == TOPO_KIND_GPU ? a : b;
+	const struct topo_dev *n = g == a ? b : a;
+
+	if (!g || !n || g->kind != TOPO_KIND_GPU || n->kind != TOPO_KIND_NIC || !g->c2c)
+		return d;
+	return d == TOPO_PHB || d == TOPO_NODE ? TOPO_P2C : d;
 }
 
 enum topo_dist topo_distance(const struct topo *t, const char *bus_a, const char *bus_b)
