@@ -138,6 +138,16 @@ void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near);
  * c2c_near where the GPU is C2C and the HCA <= PXB (paths.cc
  * ncclTopoNeedFlush). */
 void gdr_dev_set_path(struct gdr_dev *dev);
+/* The Data Direct function of each mlx5 HCA of @t, as mlx5dv says it
+ * (gdr/ddirect.c), into topo_set_data_direct; the count found. */
+int gdr_data_direct_probe(struct topo *t);
+/* ibv_reg_dmabuf_mr for an HCA with Data Direct, as NCCL registers there:
+ * mlx5dv_reg_dmabuf_mr with MLX5DV_REG_DMABUF_ACCESS_DATA_DIRECT; NULL with
+ * errno EOPNOTSUPP where libmlx5 lacks it. */
+struct ibv_mr *gdr_reg_dmabuf_data_direct(struct ibv_pd *pd, uint64_t off, size_t len,
+					  uint64_t iova, int fd, int access);
+/* 1 when HCA @hca of @topo DMAs through a Data Direct function. */
+int gdr_hca_data_direct(const struct topo *topo, const char *hca);
 /* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
  * NULL (and nothing logged) when it has none. */
 struct topo *gdr_topo_load(void);
@@ -214,6 +224,8 @@ struct gdr_dev {
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
 	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	enum gdr_flush_how flush;  /* what gdr_flush_decide chose for the GPU */
+	int data_direct;	   /* the HCA DMAs through its Data Direct function:
+				    * dma-buf MRs by gdr_reg_dmabuf_data_direct */
 	int dmabuf_pcie;	   /* export dma-buf with the PCIe mapping flag, as NCCL
 				    * does for a C2C GPU with a PCIe NIC (mode "PCI";
 				    * gdr_dev_set_path) */

@@ -86,7 +86,15 @@ void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *h
 			dev->gpu.dist = dev->gpus[i].dist;
 			dev->gpu.c2c = dev->gpus[i].c2c;
 		}
+	dev->data_direct = gdr_hca_data_direct(topo, hca);
 	gdr_dev_set_path(dev);
+}
+
+int gdr_hca_data_direct(const struct topo *topo, const char *hca)
+{
+	const struct topo_dev *n = topo && hca ? topo_find(topo, hca) : NULL;
+
+	return n && n->kind == TOPO_KIND_NIC && n->dd;
 }
 
 void gdr_dev_set_path(struct gdr_dev *dev)

@@ -89,6 +89,9 @@ struct topo_dev {
 	int acs_known; /* 1 when the extended config space could be read */
 	int index;     /* GPU or NIC index; -1 for other devices */
 	int c2c;       /* GPU: 1 reaches its CPU over C2C (topo_gpu_c2c_id), 0 not */
+	int data_direct; /* a ConnectX-8 Data Direct DMA function (15b3:2100) */
+	const struct topo_dev *dd; /* NIC: the Data Direct function it DMAs
+				    * through (topo_set_data_direct), or NULL */
 	int nports;
 	struct topo_port ports[TOPO_MAX_PORTS];
 };
@@ -111,6 +114,13 @@ struct topo {
  * topo_free().
  */
 int topo_load(const char *sysfs_root, struct topo **out_p);
+/*
+ * Facts a live host gives beyond sysfs (mlx5 Data Direct, which only mlx5dv
+ * tells): set once by the program (src/main.c: gdr_data_direct_probe, which
+ * calls topo_set_data_direct); topo_load calls it on the live tree
+ * (@sysfs_root NULL or "/sys"), never on a recorded one. NULL: none.
+ */
+extern int (*topo_live_probe)(struct topo *t);
 void topo_free(struct topo *t);
 /* 1 when a peer-memory module (nvidia_peermem, nv_peer_mem) is loaded under
  * @sysfs_root, with the file that says so (relative to it) in @how (may be
@@ -158,6 +168,25 @@ const struct topo_dev *topo_nearest_gpu(const struct topo *t, const char *nic,
  */
 int topo_gpu_c2c_id(unsigned vendor, unsigned device);
 int topo_set_c2c(struct topo *t, const char *gpu, int c2c);
+
+/*
+ * mlx5 Data Direct (ConnectX-8, GB300): the HCA's DMA goes through a PCI
+ * function of its own (15b3:2100, "ConnectX-8 Data Direct" in the kernel's
+ * drivers/infiniband/hw/mlx5/data_direct.c), which the kernel ties to the HCA
+ * by the VPD "VU" keyword and the firmware's VUID; sysfs does not show the
+ * tie. rdma-core gives it as mlx5dv_get_data_direct_sysfs_path(3) (its sysfs
+ * path, "devices/pci0000:00/.../BDF"), and NCCL 2.27.3+ lists the HCA as
+ * <hca>_dma with that path as its position (net_ib/init.cc; by default only
+ * that device, NCCL_IB_DATA_DIRECT=1). topo_set_data_direct records it for
+ * HCA @hca (name): @path as mlx5dv gives it, with or without /sys, or a bus
+ * id; -ENOENT when @hca is not a NIC of @t or @path names no PCI function of
+ * it. From then on NCCL's choices (topo_gdr_distance, topo_nccl_local, the
+ * pairs) use the Data Direct function's place, and topo_nccl_name names the
+ * HCA as NCCL does; topo_find takes that name too.
+ */
+int topo_set_data_direct(struct topo *t, const char *hca, const char *path);
+/* "mlx5_0_dma" for an HCA with Data Direct, else its name, into @buf. */
+const char *topo_nccl_name(const struct topo_dev *nic, char *buf, size_t len);
 
 /*
  * The class NCCL gives the path between a GPU and a NIC (either order; for

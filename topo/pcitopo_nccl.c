@@ -12,7 +12,8 @@
  * channel 0 is that NIC, else on channel 1, ... (ncclTopoGetLocalGpu).
  *
  * The path class is NCCL's (topo_gdr_distance): on Grace a C2C GPU's HCAs
- * on its own CPU are P2C, better than PHB (2.27.3+).
+ * on its own CPU are P2C, better than PHB (2.27.3+); a Data Direct HCA is
+ * placed at its DMA function (net_ib/init.cc gives NCCL that pciPath).
  *
  * Not modelled: the NIC port rate (NCCL's NET link; fabcheck does not read
  * it), intermediate switch links, GPUDirect-off rerouting (every pair is
@@ -37,7 +38,10 @@ enum topo_dist topo_nccl_class(enum topo_dist d)
  * (xml.cc reads max_link_speed/width of both). 0 when sysfs does not say. */
 static double link_bw(const struct topo *t, const struct topo_dev *d)
 {
-	const struct topo_dev *port = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
+	const struct topo_dev *port;
+
+	d = d->dd ? d->dd : d; /* a Data Direct HCA's place (topo_set_data_direct) */
+	port = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
 	double gts = d->link.max_gts;
 	int w = d->link.max_width;
 

@@ -49,9 +49,11 @@ void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 		for (int b = 0; b < v->ngpus; b++)
 			cpy(v->gg[a][b], NVSMI_CELL_LEN,
 			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_gpu(t, b))));
-		for (int b = 0; b < v->nnics; b++)
+		for (int b = 0; b < v->nnics; b++) /* a Data Direct HCA: its DMA function */
 			cpy(v->gn[a][b], NVSMI_CELL_LEN,
-			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_nic(t, b))));
+			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_nic(t, b)->dd ?
+										 topo_nic(t, b)->dd :
+										 topo_nic(t, b))));
 	}
 	if (!m)
 		return;

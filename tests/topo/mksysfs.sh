@@ -26,6 +26,11 @@
 #   gh200  GH200 class: one C2C GPU (0x2342) at 0000:3b:00.0 under a switch
 #          with mlx5_1 (PIX, a PCIe NIC by the GPU), mlx5_0 on a root port
 #          of the same Grace (P2C), mlx5_2 on another node (SYS)
+#   gb300  GB300 class as NCCL's net_ib/init.cc describes Data Direct: two
+#          Grace sockets, two C2C GPUs (0x31c2) each, every GPU under a
+#          ConnectX-8 switch with a Data Direct function (15b3:2100), the
+#          HCAs' own functions on root ports of the Grace (P2C); which HCA a
+#          Data Direct function serves is not in sysfs (mlx5dv says it)
 #   empty  a host bridge and an Ethernet controller: no GPU, no HCA
 set -eu
 R=$1
@@ -224,7 +229,31 @@ rootdev() {
 	fi
 }
 
+# A C2C GPU and a Data Direct function under a ConnectX-8 switch on root
+# port DDDD:00:00.0 (GPU DDDD:03:00.0, Data Direct DDDD:04:00.0).
+dd_unit() {
+	local dom=$1 numa=$2 rp usp
+	rp=pci$dom:00/$dom:00:00.0
+	usp=$rp/$dom:01:00.0
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	bridge "$usp/$dom:02:00.0" "$numa"
+	bridge "$usp/$dom:02:01.0" "$numa"
+	DEVID=0x31c2 gpu "$usp/$dom:02:00.0/$dom:03:00.0" "$numa"
+	DEVID=0x2100 pci "$usp/$dom:02:01.0/$dom:04:00.0" 0x020700 0x15b3 "$numa" 32.0 16 32.0 16
+}
+
 case $SC in
+gb300)
+	dd_unit 0008 0
+	dd_unit 0009 0
+	dd_unit 0018 1
+	dd_unit 0019 1
+	rootdev 0000 0 hca mlx5_0
+	rootdev 0002 0 hca mlx5_1
+	rootdev 0010 1 hca mlx5_2
+	rootdev 0012 1 hca mlx5_3
+	;;
 a100pxb)
 	a100pxb_complex 00 0 mlx5_0 mlx5_1
 	a100pxb_complex 20 0 mlx5_2 mlx5_3

@@ -4,7 +4,10 @@
  * tests/topo/mksysfs.sh), the P2C class, NCCL's GPUDirect verdict by release
  * (NVIDIA/nccl src/graph/paths.cc ncclTopoCheckGdr at v2.25.1, v2.26.2,
  * v2.27.3, v2.29.2, v2.30.7; design/nccl-rules.md section 3 item 5), and the
- * dma-buf PCIe mapping only where NCCL's mode is "PCI".
+ * dma-buf PCIe mapping only where NCCL's mode is "PCI"; mlx5 Data Direct
+ * (GB300-like tree): NCCL's <hca>_dma at the DMA function's place
+ * (src/transport/net_ib/init.cc 2.27.3+), in topo, the GPU pairing and the
+ * names check-log matches.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,12 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/nccl/log/nccllog_int.h"
 #include "core/out.h"
 #include "gdr/gdr.h"
 #include "topo/pcitopo.h"
 #include "topo/topo_report.h"
 
-#define TREES_SCENARIOS "gb200 gh200 h100"
+#define TREES_SCENARIOS "gb200 gh200 h100 gb300"
 #include "tests/unit/sysfs_trees.h"
 #include "tests/unit/topo_doc.h"
 
@@ -166,12 +170,95 @@ static void test_c2c_fact(void **state)
 	topo_free(t);
 }
 
+/* GB300: the Data Direct functions under GPU0's and GPU1's switches serve
+ * mlx5_1 and mlx5_0 (the tie mlx5dv gives at run time; sysfs lacks it). */
+static struct topo *load_gb300(void)
+{
+	struct topo *t = load("gb300");
+
+	assert_int_equal(topo_set_data_direct(t, "mlx5_1",
+					      "devices/pci0008:00/0008:00:00.0/0008:01:00.0/0008:02:01.0/0008:04:00.0"), 0);
+	assert_int_equal(topo_set_data_direct(t, "mlx5_0",
+					      "/sys/devices/pci0009:00/0009:00:00.0/0009:01:00.0/0009:02:01.0/0009:04:00.0"), 0);
+	assert_int_equal(topo_set_data_direct(t, "mlx5_2", "0018:04:00.0"), 0);
+	assert_int_equal(topo_set_data_direct(t, "mlx5_3", "0019:04:00.0"), 0);
+	return t;
+}
+
+/* NCCL places mlx5_1_dma where its DMA function is: PIX to GPU0, so GPU0
+ * pairs with mlx5_1 (and GPU1 with mlx5_0), where the HCAs' own functions
+ * (P2C to both GPUs of a Grace) would give GPU0 mlx5_0. */
+static void test_gb300_pairing(void **state)
+{
+	struct topo *t = load("gb300");
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(gdr_nearest_hca(t, "0008:03:00.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mlx5_0"); /* no Data Direct known: the PFs */
+	assert_null(topo_find(t, "mlx5_0_dma"));
+	topo_free(t);
+	t = load_gb300();
+	assert_int_equal(topo_gdr_distance(topo_gpu(t, 0), topo_find(t, "mlx5_1")), TOPO_PIX);
+	assert_int_equal(topo_gdr_distance(topo_gpu(t, 0), topo_find(t, "mlx5_0")), TOPO_P2C);
+	assert_int_equal(gdr_nearest_hca(t, "0008:03:00.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mlx5_1"); /* the verbs name, for ibv_open_device */
+	assert_int_equal(gdr_nearest_hca(t, "0009:03:00.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mlx5_0");
+	assert_int_equal(gdr_nearest_hca(t, "0019:03:00.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mlx5_3");
+	assert_string_equal(topo_nccl_nic_gpu(t, "mlx5_1_dma")->name, "GPU0");
+	assert_string_equal(topo_nccl_name(topo_find(t, "mlx5_1"), buf, sizeof(buf)), "mlx5_1_dma");
+	assert_int_equal(topo_set_data_direct(t, "mlx5_9", "0008:04:00.0"), -ENOENT);
+	assert_int_equal(topo_set_data_direct(t, "mlx5_0", "devices/pci0000:00/0000:ff:00.0"), -ENOENT);
+	assert_int_equal(topo_set_data_direct(t, "mlx5_0", "0008:03:00.0"), -ENOENT); /* a GPU */
+	topo_free(t);
+}
+
+/* The topo document names the HCA as NCCL does (mlx5_1_dma), so check-log's
+ * expectations (nearest HCAs, the GPU's rail) match NCCL's channel lines;
+ * the Data Direct function is no HCA without an RDMA device. The GPU's
+ * path to it takes the PCIe mapping and the loopback READ, as NCCL's mode
+ * PCI and ncclTopoFlushC2c do. */
+static void test_gb300_report(void **state)
+{
+	struct topo *t = load_gb300();
+	json_t *doc = report(t), *g0, *n1;
+	struct gdr_dev dev;
+
+	(void)state;
+	g0 = json_array_get(json_object_get(doc, "gpus"), 0);
+	n1 = json_array_get(json_object_get(doc, "nics"), 1);
+	assert_string_equal(fc_jstr(g0, "nccl_nic", ""), "mlx5_1_dma");
+	assert_string_equal(fc_jstr(g0, "nearest_dist", ""), "PIX");
+	assert_int_equal(json_array_size(json_object_get(g0, "nearest_nics")), 1);
+	assert_string_equal(fc_jstr(n1, "nccl_name", ""), "mlx5_1_dma");
+	assert_string_equal(fc_jstr(n1, "data_direct", ""), "0008:04:00.0");
+	assert_true(ncl_topo_nearest(g0, "mlx5_1_dma"));
+	assert_false(ncl_topo_nearest(g0, "mlx5_0_dma"));
+	assert_false(has_text(json_object_get(doc, "findings"), NULL, "0008:04:00.0"));
+	json_decref(doc);
+	topo_free(t);
+	memset(&dev, 0, sizeof(dev));
+	dev.gpus = &dev.gpu;
+	dev.ngpus = 1;
+	dev.gdr_flush = 1;
+	dev.gpu.flush_opts = 1;
+	snprintf(dev.gpu.bus_id, sizeof(dev.gpu.bus_id), "0008:03:00.0");
+	t = load_gb300();
+	gdr_dev_set_hca(&dev, t, "mlx5_1");
+	assert_int_equal(dev.dmabuf_pcie, 1);
+	assert_int_equal(dev.flush, GDR_FLUSH_LOOPBACK);
+	topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gb200_report),   cmocka_unit_test(test_gb200_gpu_findings),
 		cmocka_unit_test(test_gdr_by_release), cmocka_unit_test(test_pcie_mapping),
-		cmocka_unit_test(test_c2c_fact),
+		cmocka_unit_test(test_c2c_fact),       cmocka_unit_test(test_gb300_pairing),
+		cmocka_unit_test(test_gb300_report),
 	};
 
 	return cmocka_run_group_tests(tests, trees_setup, trees_teardown);
