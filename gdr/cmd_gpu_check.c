@@ -204,6 +204,10 @@ static void dmabuf_export(json_t *doc, struct gdr_mem *m)
 	}
 	fd = gdr_cuda_export_dmabuf(m, &off);
 	json_object_set_new(doc, "dmabuf_export", json_string(fd >= 0 ? "ok" : "refused"));
+	/* The PCIe mapping where NCCL's mode is "PCI" (gdr_dev_set_path). */
+	if (fd >= 0)
+		json_object_set_new(doc, "dmabuf_mapping",
+				    json_string(m->dev->dmabuf_pcie && !m->reg_note[0] ? "pcie" : "default"));
 	if (fd >= 0)
 		close(fd);
 	else
@@ -300,7 +304,9 @@ static void render(FILE *f, const json_t *doc)
 		json_is_true(json_object_get(doc, "pinned")) ? "" : " (pageable host buffer)");
 	fprintf(f, "  copy check         %s\n", fc_jstr(doc, "copy_check", "not run"));
 	fprintf(f, "  validate pattern   %s\n", fc_jstr(doc, "validate", "not run"));
-	fprintf(f, "  dma-buf export     %s\n", fc_jstr(doc, "dmabuf_export", "not run"));
+	fprintf(f, "  dma-buf export     %s%s\n", fc_jstr(doc, "dmabuf_export", "not run"),
+		!strcmp(fc_jstr(doc, "dmabuf_mapping", ""), "pcie") ?
+			" (PCIe mapping: a C2C GPU, the HCA on PCIe, as NCCL's mode PCI)" : "");
 	fprintf(f, "  GPUDirect flush    %s\n",
 		fc_jstr(json_object_get(doc, "flush"), "how", "not decided"));
 	fprintf(f, "  nvidia_peermem     %s\n",

@@ -181,7 +181,8 @@ static int cuda_select(struct gdr_dev *dev, struct cuda_state *st, const struct 
 		return open_fail(dev, -ENXIO, "%s on %s; fix: pick one of those with --use-cuda=N or =BUS_ID",
 				 why, node_name());
 	dev->gpu = dev->gpus[pos];
-	gdr_dev_set_flush(dev, 0);
+	dev->data_direct = gdr_hca_data_direct(topo, hca);
+	gdr_dev_set_path(dev);
 	r = api->device_get(&st->cudev, dev->gpu.index);
 	if (!r)
 		r = api->ctx_retain(&st->ctx, st->cudev);
@@ -360,7 +361,15 @@ static int reg_dmabuf(struct gdr_mem *m, struct ibv_pd *pd, int access, char *wh
 			 m->dev->gpu.index);
 		return fd;
 	}
-	m->mr = gdr_ibv_reg_dmabuf_mr(pd, off, m->len, m->iova, fd, access);
+	/* A Data Direct HCA: through its DMA function, as NCCL (net_ib/reg.cc). */
+	m->mr = m->dev->data_direct ?
+			gdr_reg_dmabuf_data_direct(pd, off, m->len, m->iova, fd, access) : NULL;
+	if (!m->mr && m->dev->data_direct)
+		snprintf(m->reg_note, sizeof(m->reg_note),
+			 "mlx5dv_reg_dmabuf_mr with DATA_DIRECT refused (%s): plain dma-buf MR",
+			 strerror(errno));
+	if (!m->mr)
+		m->mr = gdr_ibv_reg_dmabuf_mr(pd, off, m->len, m->iova, fd, access);
 	if (!m->mr) {
 		err = errno ? errno : EINVAL;
 		close(fd);

@@ -71,7 +71,9 @@ struct gdr_gpu_info {
 	int cc;		   /* compute capability x 10 (90 Hopper); 0 unknown */
 	int flush_opts;	   /* ..._GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS; -1 unknown */
 	int wr_order;	   /* ..._GPU_DIRECT_RDMA_WRITES_ORDERING; -1 unknown */
-	enum topo_dist dist; /* to the chosen HCA, TOPO_UNKNOWN if none */
+	enum topo_dist dist; /* to the chosen HCA (topo_gdr_distance: P2C on
+			      * Grace), TOPO_UNKNOWN if none */
+	int c2c;	   /* the GPU reaches its CPU over C2C (topo_dev.c2c) */
 };
 
 /* How GPUDirect RDMA writes are made visible before the CPU checks them. */
@@ -110,8 +112,9 @@ int gdr_gpu_pick(const struct gdr_gpu_info *gpus, int n, const struct gdr_gpu_re
 
 /* ---- Topology glue (shared PCIe distance code in checks/pcitopo) ---- */
 
-/* Sets gpus[i].dist to the distance to HCA @hca (name or bus id) in @topo;
- * TOPO_UNKNOWN without a topology or HCA (a software HCA has no PCI). */
+/* Sets gpus[i].dist to NCCL's class of the path to HCA @hca (name or bus
+ * id) in @topo (topo_gdr_distance) and gpus[i].c2c; TOPO_UNKNOWN without a
+ * topology or HCA (a software HCA has no PCI). */
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca);
 /*
@@ -129,6 +132,22 @@ int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size
 /* dev->flush and flush_why for the chosen GPU (gdr_flush_decide). */
 struct gdr_dev;
 void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near);
+/* What the chosen GPU's path to its HCA asks for, as NCCL decides it:
+ * dev->dmabuf_pcie where NCCL's mode is "PCI" (topo_nccl_pcie_map: a C2C
+ * GPU, the HCA reached over PCIe, not through the CPU), and the flush with
+ * c2c_near where the GPU is C2C and the HCA <= PXB (paths.cc
+ * ncclTopoNeedFlush). */
+void gdr_dev_set_path(struct gdr_dev *dev);
+/* The Data Direct function of each mlx5 HCA of @t, as mlx5dv says it
+ * (gdr/ddirect.c), into topo_set_data_direct; the count found. */
+int gdr_data_direct_probe(struct topo *t);
+/* ibv_reg_dmabuf_mr for an HCA with Data Direct, as NCCL registers there:
+ * mlx5dv_reg_dmabuf_mr with MLX5DV_REG_DMABUF_ACCESS_DATA_DIRECT; NULL with
+ * errno EOPNOTSUPP where libmlx5 lacks it. */
+struct ibv_mr *gdr_reg_dmabuf_data_direct(struct ibv_pd *pd, uint64_t off, size_t len,
+					  uint64_t iova, int fd, int access);
+/* 1 when HCA @hca of @topo DMAs through a Data Direct function. */
+int gdr_hca_data_direct(const struct topo *topo, const char *hca);
 /* Loads the topology under gdr_sysfs_root() when it has a PCI tree;
  * NULL (and nothing logged) when it has none. */
 struct topo *gdr_topo_load(void);
@@ -205,9 +224,11 @@ struct gdr_dev {
 	int cuda_export;	   /* cuMemGetHandleForAddressRange present */
 	int gdr_flush;		   /* cuFlushGPUDirectRDMAWrites present (CUDA) */
 	enum gdr_flush_how flush;  /* what gdr_flush_decide chose for the GPU */
+	int data_direct;	   /* the HCA DMAs through its Data Direct function:
+				    * dma-buf MRs by gdr_reg_dmabuf_data_direct */
 	int dmabuf_pcie;	   /* export dma-buf with the PCIe mapping flag, as NCCL
-				    * does for a C2C GPU with a PCIe NIC (mode "PCI");
-				    * 0 until fabcheck knows C2C */
+				    * does for a C2C GPU with a PCIe NIC (mode "PCI";
+				    * gdr_dev_set_path) */
 	char flush_why[256];	   /* and why */
 	const char *lib;	   /* library loaded */
 	int numa_node;		   /* host memory: the node to place it on, -1 anywhere */

@@ -108,6 +108,10 @@ void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *
 		fc_finding(doc, FC_WARN,
 			   "%s: GPU %d (%s) is SYS from %s: they sit on different sockets, so every GPUDirect byte crosses the inter-socket link (UPI, xGMI) and its bandwidth, not the HCA's, bounds the test; NCCL does not use GPUDirect RDMA across sockets and stages through host memory instead; use the GPU on the HCA's socket (under its PCIe switch) or the HCA on the GPU's",
 			   node, g->index, g->bus_id, hca ? hca : "the HCA");
+	else if (g->dist == TOPO_P2C)
+		fc_finding(doc, FC_PASS,
+			   "%s: GPU %d (%s) is P2C from %s: over C2C to its CPU, then the CPU's PCIe; NCCL 2.27.3+ uses GPUDirect RDMA on this path by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB (src/graph/paths.cc ncclTopoCheckGdr)",
+			   node, g->index, g->bus_id, hca ? hca : "the HCA");
 	else if (g->dist != TOPO_UNKNOWN && g->dist > TOPO_PXB)
 		fc_finding(doc, FC_WARN,
 			   "%s: GPU %d (%s) is %s from %s, worse than PXB: GPUDirect RDMA crosses the CPU, is slow, and NCCL will not use it; use the GPU nearest the HCA or the HCA nearest the GPU",

@@ -35,9 +35,12 @@ struct topo *gdr_topo_load(void)
 void gdr_gpu_distances(struct gdr_gpu_info *gpus, int n, const struct topo *topo,
 		       const char *hca)
 {
-	for (int i = 0; i < n; i++)
-		gpus[i].dist = topo && hca ? topo_distance(topo, gpus[i].bus_id, hca) :
-					     TOPO_UNKNOWN;
+	for (int i = 0; i < n; i++) {
+		const struct topo_dev *g = topo ? topo_find(topo, gpus[i].bus_id) : NULL;
+
+		gpus[i].dist = g && hca ? topo_gdr_distance(g, topo_find(topo, hca)) : TOPO_UNKNOWN;
+		gpus[i].c2c = g && g->c2c;
+	}
 }
 
 int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *topo,
@@ -79,8 +82,27 @@ void gdr_dev_set_hca(struct gdr_dev *dev, const struct topo *topo, const char *h
 		return;
 	gdr_gpu_distances(dev->gpus, dev->ngpus, topo, hca);
 	for (int i = 0; i < dev->ngpus; i++)
-		if (dev->gpus[i].index == dev->gpu.index)
+		if (dev->gpus[i].index == dev->gpu.index) {
 			dev->gpu.dist = dev->gpus[i].dist;
+			dev->gpu.c2c = dev->gpus[i].c2c;
+		}
+	dev->data_direct = gdr_hca_data_direct(topo, hca);
+	gdr_dev_set_path(dev);
+}
+
+int gdr_hca_data_direct(const struct topo *topo, const char *hca)
+{
+	const struct topo_dev *n = topo && hca ? topo_find(topo, hca) : NULL;
+
+	return n && n->kind == TOPO_KIND_NIC && n->dd;
+}
+
+void gdr_dev_set_path(struct gdr_dev *dev)
+{
+	const struct gdr_gpu_info *g = &dev->gpu;
+
+	dev->dmabuf_pcie = topo_nccl_pcie_map(g->dist, g->c2c);
+	gdr_dev_set_flush(dev, g->c2c && g->dist <= TOPO_PXB);
 }
 
 void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near)

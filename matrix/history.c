@@ -49,13 +49,31 @@ static int cmp_slot(const void *x, const void *y)
 	return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
+double fc_hist_order(const struct fc_hist_link *l)
+{
+	return isfinite(l->drop_pct) ? l->drop_pct : -1e9;
+}
+
 static int cmp_drop(const void *x, const void *y)
 {
-	const struct fc_hist_link *a = x, *b = y;
-	double da = isfinite(a->drop_pct) ? a->drop_pct : -1e9;
-	double db = isfinite(b->drop_pct) ? b->drop_pct : -1e9;
+	double da = fc_hist_order(x), db = fc_hist_order(y);
 
 	return (da < db) - (da > db);
+}
+
+void fc_hist_judge(struct fc_hist_link *l, const struct fc_hist_opts *o)
+{
+	double past[FC_HIST_K_MAX];
+
+	for (int i = 1; i <= o->k; i++)
+		past[i - 1] = l->series[i];
+	l->now = l->series[0];
+	l->flagged = fc_hist_flag(past, o->k, l->now, o, &l->median);
+	l->runs = 0;
+	for (int i = 1; i <= o->k; i++)
+		l->runs += isfinite(l->series[i]);
+	l->drop_pct = isfinite(l->median) && l->median > 0 && isfinite(l->now) ?
+			      100 * (l->median - l->now) / l->median : NAN;
 }
 
 /* One link from its points [from, to) of @s. */
@@ -63,7 +81,6 @@ static int one_link(const struct slot *s, size_t from, size_t to, const struct f
 		    struct fc_hist_link *l, double *series)
 {
 	const struct fc_hist_point *f = s[from].p;
-	double past[FC_HIST_K_MAX];
 	int have_now = 0;
 
 	memset(l, 0, sizeof(*l));
@@ -81,14 +98,7 @@ static int one_link(const struct slot *s, size_t from, size_t to, const struct f
 	}
 	if (!have_now)
 		return 0;
-	for (int i = 1; i <= o->k; i++)
-		past[i - 1] = l->series[i];
-	l->now = l->series[0];
-	l->flagged = fc_hist_flag(past, o->k, l->now, o, &l->median);
-	for (int i = 1; i <= o->k; i++)
-		l->runs += isfinite(l->series[i]);
-	l->drop_pct = isfinite(l->median) && l->median > 0 && isfinite(l->now) ?
-			      100 * (l->median - l->now) / l->median : NAN;
+	fc_hist_judge(l, o);
 	return 1;
 }
 

@@ -41,6 +41,13 @@ struct fc_hist_link {
 int fc_hist_flag(double *past, int npast, double now, const struct fc_hist_opts *o,
 		 double *median_p);
 
+/* Judges @l from its series (l->series[0 .. o->k], NAN where none; [0]
+ * this run's figure): sets now, median, drop_pct, runs and flagged. */
+void fc_hist_judge(struct fc_hist_link *l, const struct fc_hist_opts *o);
+/* The key links are ordered by, worst first (descending): drop_pct, and
+ * links without one (fewer past runs than min_runs) after every other. */
+double fc_hist_order(const struct fc_hist_link *l);
+
 /* Every link measured in run 0, with its series and flag, into *out_p
  * (*nout_p long, worst drop first; free with fc_hist_free). 0, -EINVAL
  * (k out of 1..FC_HIST_K_MAX) or -ENOMEM. */

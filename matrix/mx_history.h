@@ -19,8 +19,10 @@
 
 struct mx_history {
 	struct fc_hist_opts o;
-	struct fc_hist_link *links; /* worst drop first */
-	int nlinks, nflagged;
+	struct fc_hist_link *links; /* worst drop first: every link, or (mx_history_scan)
+				     * the worst flagged ones kept */
+	int nlinks;		    /* entries of links */
+	int nseen, nflagged;	    /* the run's links judged, and flagged among them */
 	int64_t runs[FC_HIST_K_MAX + 1]; /* [0] = the model's run, [i] = i runs before; 0 none */
 	int nruns;			 /* past runs found */
 };
@@ -28,6 +30,23 @@ struct mx_history {
 /* Reads the history of @m's links from @st. 0 or a negative errno (logged). */
 int mx_history_load(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
 		    const struct fc_hist_opts *o);
+/* The same in memory that does not grow with the links or the runs: the
+ * rows of the run and of the k before it are read grouped by pair
+ * (fc_store_links_by_pair: SQLite sorts them, spilling to temporary
+ * files), each link judged when its pair's rows end and passed to @each
+ * (when not NULL; a non-zero return stops and is returned) in that order,
+ * by the nodes' names, not worst first. h->links keeps only the @keep
+ * worst flagged links, worst first; nseen and nflagged count every link.
+ * Memory: O(nodes + keep x k + nrails x k), plus SQLite's sorter (its
+ * cache, 2 MB by default), whatever the number of links or runs; @each's
+ * own apart. `report --history` at 1,024 x 8 (4.2 million links a run)
+ * reads through it. 0 or a negative errno (logged). */
+typedef int (*mx_hist_link_cb)(const struct fc_hist_link *l, void *arg);
+int mx_history_scan(struct mx_history *h, struct fc_store *st, const struct mx_model *m,
+		    const struct fc_hist_opts *o, int keep, mx_hist_link_cb each, void *arg);
+/* @l's place in link order (node, node, rail: the order of ties in
+ * h->links), unique among the links of @m. */
+int64_t mx_history_rank(const struct mx_model *m, const struct fc_hist_link *l);
 /* The same for one link: nodes @a, @b (model indices), @rail (-1 or the
  * model's rail; MX_HIST_ANY_RAIL: the pair on each rail, worst drop
  * first), read in one query (the TUI's trend). h->nlinks is 0 when the run
@@ -43,8 +62,11 @@ const char *mx_history_rail(const struct mx_model *m, int rail, char *buf, size_
 /* Adds "history" to @doc (k, drop, runs, flagged links with their series)
  * and a finding per flagged link. */
 void mx_history_doc(const struct mx_history *h, const struct mx_model *m, json_t *doc);
-/* CSV: runs_ago,run,a,b,rail,device,gbps,median_gbps,flagged for every
- * link's series (rail -1 and device "all" without rails). */
-int mx_history_csv(FILE *f, const struct mx_history *h, const struct mx_model *m);
+/* CSV: the header runs_ago,run,a,b,rail,device,gbps,median_gbps,flagged,
+ * then a row per figure of a link's series, oldest first (rail -1 and
+ * device "all" without rails; median and flag on the run judged's row). */
+void mx_history_csv_head(FILE *f);
+void mx_history_csv_link(FILE *f, const struct mx_history *h, const struct mx_model *m,
+			 const struct fc_hist_link *l);
 
 #endif

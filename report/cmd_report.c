@@ -248,7 +248,7 @@ struct out_job {
 	int kind;
 	const struct mx_model *m;
 	const json_t *doc;
-	const struct mx_history *h;
+	const struct rp_history *h;
 	int all_pairs;
 };
 
@@ -257,8 +257,8 @@ static int fill_out(FILE *f, void *arg)
 	const struct out_job *j = arg;
 
 	if (j->h)
-		return j->kind == OUT_HTML ? rp_write_history_html(f, j->h, j->m) :
-					     mx_history_csv(f, j->h, j->m);
+		return j->kind == OUT_HTML ? rp_write_history_html(f, &j->h->h, j->m) :
+					     rp_write_history_csv(f, j->h);
 	return j->kind == OUT_HTML ? rp_write_html(f, j->m, j->doc) :
 	       j->kind == OUT_CSV  ? rp_write_csv(f, j->m) : rp_write_prom(f, j->m, j->all_pairs);
 }
@@ -266,7 +266,7 @@ static int fill_out(FILE *f, void *arg)
 /* Through a mkstemp file and a rename (core/safefile.h), so a reader
  * (node_exporter) never sees half a file and no planted link redirects it. */
 static int write_out(int kind, const char *path, const struct mx_model *m, const json_t *doc,
-		     const struct mx_history *h, int all_pairs)
+		     const struct rp_history *h, int all_pairs)
 {
 	static const char *const opt[OUT_N] = { "--html", "--csv", "--prom" };
 	struct out_job j = { kind, m, doc, h, all_pairs };
@@ -326,7 +326,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 {
 	struct fc_store *st = fc_store_open_ro(db);
 	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
-	struct mx_history h = { 0 };
+	struct rp_history h = { 0 };
 	struct mx_model m;
 	json_t *doc;
 	int rc = FC_EXIT_PASS;
@@ -349,7 +349,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		rc = FC_EXIT_CANT;
 		goto out_release;
 	}
-	if (history && mx_history_load(&h, st, &m, &ho)) {
+	if (history && rp_history_load(&h, st, &m, &ho, out[OUT_CSV] != NULL)) {
 		rc = FC_EXIT_CANT;
 		goto out_release;
 	}
@@ -358,7 +358,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 	json_object_set_new(doc, "slurm", json_array());
 	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)
-		mx_history_doc(&h, &m, doc);
+		mx_history_doc(&h.h, &m, doc);
 	for (int k = 0; k < OUT_N; k++) {
 		if (!out[k])
 			continue;
@@ -374,7 +374,7 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 	}
 	json_decref(doc);
 out_release:
-	mx_history_release(&h);
+	rp_history_release(&h);
 	mx_model_release(&m);
 	fc_store_close(st);
 	return rc;

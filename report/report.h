@@ -5,8 +5,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "matrix/mx_history.h"
+
 struct mx_model;
-struct mx_history;
+struct fc_store;
+struct fc_spill;
 
 /* @doc is mx_model_doc_brief(m) (or the whole mx_model_doc). Each returns 0 or -1 when the stream failed. */
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc);
@@ -17,5 +20,19 @@ int rp_write_prom(FILE *f, const struct mx_model *m, int all_pairs);
 void rp_html_escape(FILE *f, const char *s);
 /* report --history: flagged links' trends (an SVG chart each). */
 int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m);
+
+/* The history of @m's run for report --history (report_history.c): h keeps
+ * the flagged links the page charts; with @csv, every link goes to an
+ * on-disk sort for rp_write_history_csv. 0 or a negative errno (logged). */
+struct rp_history {
+	struct mx_history h;
+	struct fc_spill *csv;
+	const struct mx_model *m;
+};
+int rp_history_load(struct rp_history *rh, struct fc_store *st, const struct mx_model *m,
+		    const struct fc_hist_opts *o, int csv);
+/* Every link's series, worst drop first (as mx_history_csv_link writes them). */
+int rp_write_history_csv(FILE *f, const struct rp_history *rh);
+void rp_history_release(struct rp_history *rh);
 
 #endif

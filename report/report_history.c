@@ -1,9 +1,20 @@
-/* report --history: per-link trends as HTML (a small SVG chart per flagged link) and CSV. */
+/*
+ * report --history: per-link trends as HTML (a small SVG chart per flagged
+ * link) and CSV, read in bounded memory (mx_history_scan): the page's
+ * CHARTS_MAX worst flagged links are kept, and the CSV's rows go to an
+ * on-disk sort (store/spill.h) to come out worst drop first. Memory:
+ * O(nodes + CHARTS_MAX x k) and SQLite's caches, not the links or the runs
+ * (the run's model, read beside it, is the report's own).
+ */
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "matrix/mx_history.h"
 #include "report/report.h"
+#include "store/spill.h"
 
 #define CH_W 240
 #define CH_H 60
@@ -60,7 +71,7 @@ int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_m
 		   "tr.flagged td{color:#a00}</style></head><body>\n", (long long)m->run);
 	fprintf(f, "<h1>Links against their own past: run %lld</h1>\n<p>%d links; %d flagged: "
 		   "more than %.0f%% below the median of their last %d runs (%d found). Dashed: "
-		   "the median; dotted: the flag threshold.</p>\n", (long long)m->run, h->nlinks,
+		   "the median; dotted: the flag threshold.</p>\n", (long long)m->run, h->nseen,
 		h->nflagged, h->o.drop_pct, h->o.k, h->nruns);
 	fputs("<table><tr><th>link</th><th>rail</th><th>now</th><th>median</th><th>drop</th>"
 	      "<th>trend (oldest left)</th></tr>\n", f);
@@ -89,4 +100,73 @@ int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_m
 			h->nflagged - shown);
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* A link as the CSV's sort keeps it: its series' k + 1 figures only. */
+struct csv_rec {
+	int a, b, rail, flagged;
+	double median;
+	double series[FC_HIST_K_MAX + 1];
+};
+
+static int spill_link(const struct fc_hist_link *l, void *arg)
+{
+	struct rp_history *rh = arg;
+	struct csv_rec r = { .a = l->a, .b = l->b, .rail = l->rail, .flagged = l->flagged,
+			     .median = l->median };
+	size_t per = (size_t)rh->h.o.k + 1;
+
+	memcpy(r.series, l->series, per * sizeof(double));
+	return fc_spill_add(rh->csv, fc_hist_order(l), mx_history_rank(rh->m, l), &r,
+			    offsetof(struct csv_rec, series) + per * sizeof(double));
+}
+
+int rp_history_load(struct rp_history *rh, struct fc_store *st, const struct mx_model *m,
+		    const struct fc_hist_opts *o, int csv)
+{
+	int rc;
+
+	memset(rh, 0, sizeof(*rh));
+	rh->m = m;
+	if (csv && !(rh->csv = fc_spill_open("report --history --csv")))
+		return -EIO;
+	rc = mx_history_scan(&rh->h, st, m, o, CHARTS_MAX, csv ? spill_link : NULL, rh);
+	if (rc)
+		rp_history_release(rh);
+	return rc;
+}
+
+struct csv_out {
+	FILE *f;
+	const struct rp_history *rh;
+};
+
+static int csv_row(const void *rec, size_t len, void *arg)
+{
+	const struct csv_out *o = arg;
+	struct csv_rec r = { 0 };
+	struct fc_hist_link l;
+
+	memcpy(&r, rec, len < sizeof(r) ? len : sizeof(r));
+	l = (struct fc_hist_link){ .a = r.a, .b = r.b, .rail = r.rail, .median = r.median,
+				   .flagged = r.flagged, .series = r.series };
+	mx_history_csv_link(o->f, &o->rh->h, o->rh->m, &l);
+	return ferror(o->f) ? -1 : 0;
+}
+
+int rp_write_history_csv(FILE *f, const struct rp_history *rh)
+{
+	struct csv_out o = { f, rh };
+
+	mx_history_csv_head(f);
+	if (rh->csv && fc_spill_each(rh->csv, csv_row, &o))
+		return -1;
+	return ferror(f) ? -1 : 0;
+}
+
+void rp_history_release(struct rp_history *rh)
+{
+	fc_spill_close(rh->csv);
+	mx_history_release(&rh->h);
+	rh->csv = NULL;
 }

@@ -15,7 +15,7 @@ build=(build-essential pkg-config libibverbs-dev librdmacm-dev libncurses-dev
 rack=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers
 	ibverbs-utils rdmacm-utils perftest openssh-server openssh-client iproute2
 	procps tcpdump ethtool infiniband-diags slurmctld slurmd slurm-client munge)
-test=(libcmocka-dev clang valgrind tmux sqlite3 python3 man-db chromium jq)
+test=(libcmocka-dev clang valgrind tmux sqlite3 python3 man-db chromium jq time)
 # Not in the rack: its guests run on the host's root and share one segment a
 # rail with no switch, so LLDP would name the other nodes, not a leaf.
 node=(infiniband-diags lldpd)

@@ -7,6 +7,7 @@
 #include "core/out.h"
 #include "ctl/lldp.h"
 #include "ctl/ssh_mux.h"
+#include "gdr/gdr.h"
 #include "src/cmds.h"
 #include "verbs/dev.h"
 
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
 	vb_devices_peer_hook = fc_port_neighbours_add;
+	topo_live_probe = gdr_data_direct_probe; /* mlx5 Data Direct (gdr/ddirect.c) */
 	/* A signal still writes the one document and removes the ssh control
 	 * folder this process made. */
 	fc_out_on_signals(&ctx, fc_ssh_mux_remove);

@@ -167,7 +167,7 @@ static int link_rows(struct fc_store *st, sqlite3_stmt *s, fc_store_link_cb cb, 
  * store of schema 1, and steps it. */
 static int links_where(struct fc_store *st, const char *where, sqlite3_stmt **s_p)
 {
-	char sql[512];
+	char sql[1280];
 
 	snprintf(sql, sizeof(sql), "%s %s", st->schema >= 2 ? LINK_COLS : DOC_COLS, where);
 	if (sqlite3_prepare_v2(st->db, sql, -1, s_p, NULL) != SQLITE_OK)
@@ -206,6 +206,28 @@ int fc_store_link_history(struct fc_store *st, const char *a, const char *b,
 	sqlite3_bind_text(s, 2, b, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, 3, first_run);
 	sqlite3_bind_int64(s, 4, last_run);
+	return links_step(st, s, cb, arg);
+}
+
+int fc_store_links_by_pair(struct fc_store *st, const int64_t *runs, int nruns,
+			  fc_store_link_cb cb, void *arg)
+{
+	char where[1024];
+	size_t at;
+	sqlite3_stmt *s;
+
+	if (nruns < 1 || nruns > 64)
+		return -EINVAL;
+	at = (size_t)snprintf(where, sizeof(where), "WHERE run IN (");
+	for (int i = 0; i < nruns && at < sizeof(where); i++)
+		at += (size_t)snprintf(where + at, sizeof(where) - at, "%s%lld", i ? "," : "",
+				       (long long)runs[i]);
+	if (at >= sizeof(where) ||
+	    (size_t)snprintf(where + at, sizeof(where) - at, ") ORDER BY min(a, b), max(a, b), %s",
+			     st->schema >= 2 ? "rowid" : "id") >= sizeof(where) - at)
+		return -EINVAL;
+	if (links_where(st, where, &s))
+		return -EIO;
 	return links_step(st, s, cb, arg);
 }
 

@@ -132,6 +132,13 @@ int fc_store_links(struct fc_store *st, int64_t run, fc_store_link_cb cb, void *
  * rail) in the runs @first_run .. @last_run, in row order. */
 int fc_store_link_history(struct fc_store *st, const char *a, const char *b,
 			  int64_t first_run, int64_t last_run, fc_store_link_cb cb, void *arg);
+/* Calls @cb for each link result of the runs @runs[0 .. @nruns) (1 .. 64
+ * of them), grouped by pair: ordered by the pair's names (the lower first,
+ * either direction together), then row order. SQLite sorts the rows in its
+ * sorter, which spills to temporary files past its cache: the memory does
+ * not grow with the number of rows. */
+int fc_store_links_by_pair(struct fc_store *st, const int64_t *runs, int nruns,
+			  fc_store_link_cb cb, void *arg);
 /* The ids of the newest @max runs of @kind before run @before, newest
  * first, into @ids. Returns how many, or a negative errno. */
 int fc_store_runs_before(struct fc_store *st, const char *kind, int64_t before, int max,

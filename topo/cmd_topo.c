@@ -28,7 +28,12 @@ const char usage_topo[] =
 	"Shows this node's NVIDIA GPUs and RDMA HCAs: PCIe bus ids and NUMA nodes,\n"
 	"the distance class of every GPU-GPU and GPU-HCA pair (PIX, PXB, PHB, NODE,\n"
 	"SYS as nvidia-smi and NCCL name them; NV# where NVLink is known), NVLink\n"
-	"islands, the nearest HCA(s) of each GPU, recommended NCCL settings with\n"
+	"islands, the nearest HCA(s) of each GPU (a GPU on a C2C link to its CPU,\n"
+	"as on Grace, is P2C to the HCAs on that CPU's PCIe, as NCCL 2.27.3+ types\n"
+	"it; the JSON gives NCCL's class and GPUDirect verdict by release per GPU:\n"
+	"nccl_path, nccl_gdr; an mlx5 HCA with Data Direct, as on GB300, is\n"
+	"NCCL's <hca>_dma at its DMA function's place, found through mlx5dv on a\n"
+	"live host), recommended NCCL settings with\n"
 	"their reasons, and findings: PCIe links trained below their capability,\n"
 	"ACS redirect between a GPU and its HCA, no nvidia_peermem, RoCE netdevs\n"
 	"with an MTU below 4200 B or without a RoCE v2 GID.\n"
@@ -226,18 +231,25 @@ static void render_devices(FILE *f, const json_t *doc)
 	size_t i, k;
 
 	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
-		char near[256] = "";
+		char near[256] = "", dist[32];
 		size_t len = 0;
 
 		json_array_foreach(json_object_get(d, "nearest_nics"), k, n)
 			if (len < sizeof(near))
 				len += (size_t)snprintf(near + len, sizeof(near) - len, "%s%s",
 							k ? "," : "", json_string_value(n));
-		device_row(t, fc_jstr(d, "name", "?"), d, len ? near : "-",
-			   fc_jstr(d, "nearest_dist", "-"));
+		snprintf(dist, sizeof(dist), "%s%s", fc_jstr(d, "nearest_dist", "-"),
+			 !strcmp(fc_jstr(d, "nccl_path", ""), "P2C") ? " (P2C)" : "");
+		device_row(t, fc_jstr(d, "name", "?"), d, len ? near : "-", dist);
 	}
 	json_array_foreach(json_object_get(doc, "nics"), i, d) {
-		device_row(t, fc_jstr(d, "label", "?"), d, "-", "-");
+		char dd[64] = "-";
+
+		/* mlx5 Data Direct: NCCL's name and its DMA function's place */
+		if (json_is_string(json_object_get(d, "data_direct")))
+			snprintf(dd, sizeof(dd), "%s at %s", fc_jstr(d, "nccl_name", "?"),
+				 fc_jstr(d, "data_direct", "?"));
+		device_row(t, fc_jstr(d, "label", "?"), d, "-", dd);
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);

@@ -4,7 +4,8 @@
  * What is read, relative to the root (default /sys):
  *   bus/pci/devices/BDF -> symlink into devices/pciDDDD:BB/.../BDF: the chain
  *       of bridges from the host bridge down to the device
- *   BDF/{vendor,device,class,numa_node}
+ *   BDF/{vendor,device,class,numa_node}; a GPU's device id tells C2C
+ *       (topo_gpu_c2c_id)
  *   BDF/{current,max}_link_{speed,width}
  *   BDF/config: config space; the ACS extended capability (id 0x000d at
  *       0x100 and up) gives the ACS control bits, as `lspci -vvv` shows them.
@@ -189,11 +190,14 @@ static int dev_read(const char *root, const char *name, struct topo_dev *d)
 		d->kind = TOPO_KIND_BRIDGE;
 	else if (d->vendor == 0x10de && (d->class_code >> 16) == 0x03)
 		d->kind = TOPO_KIND_GPU;
+	else if (d->vendor == 0x15b3 && d->device == 0x2100)
+		d->data_direct = 1; /* data_direct.c mlx5_data_direct_pci_table */
 	else if (d->vendor == 0x15b3 &&
 		 ((d->class_code >> 8) == 0x0207 || (d->class_code >> 8) == 0x0200))
 		d->kind = TOPO_KIND_NIC;
 	if (d->kind == TOPO_KIND_BRIDGE)
 		dev_acs(dir, d);
+	d->c2c = d->kind == TOPO_KIND_GPU && topo_gpu_c2c_id(d->vendor, d->device);
 	return 0;
 }
 
@@ -412,6 +416,8 @@ static void load_peermem(struct topo *t)
 	t->peermem = topo_peermem_probe(t->sysfs_root, t->peermem_how, sizeof(t->peermem_how));
 }
 
+int (*topo_live_probe)(struct topo *t);
+
 int topo_load(const char *sysfs_root, struct topo **out_p)
 {
 	struct topo *t = calloc(1, sizeof(*t));
@@ -435,6 +441,8 @@ int topo_load(const char *sysfs_root, struct topo **out_p)
 	if (err)
 		goto out_free;
 	load_peermem(t);
+	if (topo_live_probe && !strcmp(t->sysfs_root, "/sys"))
+		topo_live_probe(t);
 	*out_p = t;
 	return 0;
 out_free:

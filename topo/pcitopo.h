@@ -7,6 +7,10 @@
  * (design/nccl-rules.md section 2):
  *   PIX  same PCIe switch (at most one switch between the two devices)
  *   PXB  several switches, without the host bridge
+ *   P2C  a GPU that reaches its CPU over the chip-to-chip link (C2C,
+ *        Grace) to an HCA on that CPU's PCIe: GPU->C2C->CPU->PCIe->NIC;
+ *        NCCL 2.27.3+ types it so (src/graph/paths.cc mergePathType), it is
+ *        PHB (or NODE) to nvidia-smi and to older NCCL
  *   PHB  through one host bridge (same root complex, pci0000:xx)
  *   NODE different host bridges in one NUMA node (NCCL counts it as PHB)
  *   SYS  across NUMA nodes (the inter-socket link)
@@ -25,13 +29,14 @@ enum topo_dist {
 	TOPO_X = 0, /* the same device */
 	TOPO_PIX,
 	TOPO_PXB,
+	TOPO_P2C, /* GPU-NIC only: C2C to the CPU, then its PCIe (NCCL 2.27.3+) */
 	TOPO_PHB,
 	TOPO_NODE,
 	TOPO_SYS,
 	TOPO_UNKNOWN, /* a device not found, or not on PCI */
 };
 
-/* "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?" */
+/* "X", "PIX", "PXB", "P2C", "PHB", "NODE", "SYS", "?" */
 const char *topo_dist_name(enum topo_dist d);
 /* Parses the names above (exact case); -EINVAL for others (NV#, SOC, ...). */
 int topo_dist_parse(const char *s, enum topo_dist *out_p);
@@ -83,6 +88,10 @@ struct topo_dev {
 	int acs_ctl; /* ACS control bits; -1 no ACS capability or unreadable */
 	int acs_known; /* 1 when the extended config space could be read */
 	int index;     /* GPU or NIC index; -1 for other devices */
+	int c2c;       /* GPU: 1 reaches its CPU over C2C (topo_gpu_c2c_id), 0 not */
+	int data_direct; /* a ConnectX-8 Data Direct DMA function (15b3:2100) */
+	const struct topo_dev *dd; /* NIC: the Data Direct function it DMAs
+				    * through (topo_set_data_direct), or NULL */
 	int nports;
 	struct topo_port ports[TOPO_MAX_PORTS];
 };
@@ -105,6 +114,13 @@ struct topo {
  * topo_free().
  */
 int topo_load(const char *sysfs_root, struct topo **out_p);
+/*
+ * Facts a live host gives beyond sysfs (mlx5 Data Direct, which only mlx5dv
+ * tells): set once by the program (src/main.c: gdr_data_direct_probe, which
+ * calls topo_set_data_direct); topo_load calls it on the live tree
+ * (@sysfs_root NULL or "/sys"), never on a recorded one. NULL: none.
+ */
+extern int (*topo_live_probe)(struct topo *t);
 void topo_free(struct topo *t);
 /* 1 when a peer-memory module (nvidia_peermem, nv_peer_mem) is loaded under
  * @sysfs_root, with the file that says so (relative to it) in @how (may be
@@ -137,10 +153,82 @@ const struct topo_dev *topo_nearest_gpu(const struct topo *t, const char *nic,
 					enum topo_dist *dist_p);
 
 /*
+ * GPUs that reach their CPU over the chip-to-chip link (C2C: Grace Hopper,
+ * Grace Blackwell). NCCL learns it from NVML (src/graph/xml.cc
+ * ncclTopoGetXmlFromGpu: NVML_FI_DEV_C2C_LINK_COUNT, then a link whose
+ * NVML_FI_DEV_C2C_LINK_GET_STATUS is 1, on compute capability 9.0+; topo.cc
+ * ncclTopoAddC2c links GPU and CPU by C2C). topo reads a sysfs fact instead,
+ * so recorded trees and hosts without the driver are judged alike: the PCI
+ * device id is one the kernel lists for the superchip GPUs with coherent C2C
+ * memory (drivers/vfio/pci/nvgrace-gpu/main.c nvgrace_gpu_vfio_pci_table:
+ * GH200 0x2342, 0x2345, 0x2348; GB200 0x2941; GB300 0x31c2). A GPU missing
+ * from that list, or whose C2C link is down, is judged as PCIe:
+ * topo_set_c2c overrides the fact for one GPU (bus id or name; -ENOENT when
+ * it is not a GPU of @t).
+ */
+int topo_gpu_c2c_id(unsigned vendor, unsigned device);
+int topo_set_c2c(struct topo *t, const char *gpu, int c2c);
+
+/*
+ * mlx5 Data Direct (ConnectX-8, GB300): the HCA's DMA goes through a PCI
+ * function of its own (15b3:2100, "ConnectX-8 Data Direct" in the kernel's
+ * drivers/infiniband/hw/mlx5/data_direct.c), which the kernel ties to the HCA
+ * by the VPD "VU" keyword and the firmware's VUID; sysfs does not show the
+ * tie. rdma-core gives it as mlx5dv_get_data_direct_sysfs_path(3) (its sysfs
+ * path, "devices/pci0000:00/.../BDF"), and NCCL 2.27.3+ lists the HCA as
+ * <hca>_dma with that path as its position (net_ib/init.cc; by default only
+ * that device, NCCL_IB_DATA_DIRECT=1). topo_set_data_direct records it for
+ * HCA @hca (name): @path as mlx5dv gives it, with or without /sys, or a bus
+ * id; -ENOENT when @hca is not a NIC of @t or @path names no PCI function of
+ * it. From then on NCCL's choices (topo_gdr_distance, topo_nccl_local, the
+ * pairs) use the Data Direct function's place, and topo_nccl_name names the
+ * HCA as NCCL does; topo_find takes that name too.
+ */
+int topo_set_data_direct(struct topo *t, const char *hca, const char *path);
+/* "mlx5_0_dma" for an HCA with Data Direct, else its name, into @buf. */
+const char *topo_nccl_name(const struct topo_dev *nic, char *buf, size_t len);
+
+/*
+ * The class NCCL gives the path between a GPU and a NIC (either order; for
+ * other pairs, topo_dev_distance): P2C where the GPU is C2C and the NIC hangs
+ * off the PCIe of the same CPU (PHB or NODE: one NUMA node, NCCL's CPU node),
+ * as src/graph/paths.cc (2.27.5+ mergePathType; 2.27.3 ncclTopoComputePaths)
+ * turns C2C + PHB into P2C; the PCIe class otherwise (a NIC that shares the
+ * GPU's own PCIe switch stays PIX/PXB, one on the other socket SYS).
+ */
+enum topo_dist topo_gdr_distance(const struct topo_dev *a, const struct topo_dev *b);
+
+/*
+ * Whether NCCL uses GPUDirect RDMA between a GPU and a NIC at @path (the
+ * class above), and how (src/graph/paths.cc ncclTopoCheckGdr): TOPO_GDR_OFF,
+ * TOPO_GDR_DEFAULT, or TOPO_GDR_PCI (mode "PCI": the dma-buf is exported
+ * with the PCIe mapping type). @version is NCCL's code (2.27.3 = 22703);
+ * @env the user's NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_C2C (NULL: defaults).
+ *   < 2.26     no C2C: P2C is PHB; on at <= PXB (or the level); one mode
+ *   2.26       NCCL_NET_GDR_C2C (default 0) makes PHB over C2C count as C2C
+ *   2.27.3+    P2C; NCCL_NET_GDR_C2C defaults to 1 and P2C counts as C2C
+ *   2.29.2+    the default level is P2C with NCCL_NET_GDR_C2C=1, else PXB
+ * From 2.26 the mode is PCI where the GPU is C2C and the path is not the C2C
+ * one (a NIC reached over PCIe: PIX, PXB, SYS), Default otherwise.
+ * topo_nccl_pcie_map is that mode rule alone (newest NCCL): 1 where NCCL
+ * maps the dma-buf for PCIe once it uses GPUDirect RDMA on the path.
+ */
+enum topo_gdr_mode { TOPO_GDR_OFF, TOPO_GDR_DEFAULT, TOPO_GDR_PCI };
+struct topo_gdr_env {
+	int level;   /* NCCL_NET_GDR_LEVEL as a class (TOPO_X = LOC); -1 unset */
+	int gdr_c2c; /* NCCL_NET_GDR_C2C: 0, 1; -1 unset */
+};
+enum topo_gdr_mode topo_nccl_gdr(enum topo_dist path, int c2c, int version,
+				 const struct topo_gdr_env *env);
+int topo_nccl_pcie_map(enum topo_dist path, int c2c);
+const char *topo_gdr_mode_name(enum topo_gdr_mode m); /* "off", "Default", "PCI" */
+
+/*
  * NCCL's choices on this tree (topo/pcitopo_nccl.c, design/nccl-rules.md
  * section 4). topo_nccl_class: the class NCCL gives a distance (NODE is PHB).
  * topo_nccl_local: the devices of the other kind NCCL counts local to @from
- * (a GPU or a NIC): highest path bandwidth, then lowest class; GPUs in bus
+ * (a GPU or a NIC): highest path bandwidth, then lowest class (NCCL's, with
+ * P2C: topo_gdr_distance); GPUs in bus
  * order, NICs in natural name order (mlx5_2 before mlx5_10); at most @max.
  * topo_nccl_gpu_nic: the NIC NCCL gives @gpu (bus id or name) on @channel
  * (0: its first); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU

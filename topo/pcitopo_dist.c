@@ -8,7 +8,7 @@
 #include "topo/pcitopo.h"
 
 static const char *const dist_names[] = {
-	[TOPO_X] = "X",	      [TOPO_PIX] = "PIX", [TOPO_PXB] = "PXB",
+	[TOPO_X] = "X",	      [TOPO_PIX] = "PIX", [TOPO_PXB] = "PXB", [TOPO_P2C] = "P2C",
 	[TOPO_PHB] = "PHB",   [TOPO_NODE] = "NODE", [TOPO_SYS] = "SYS",
 	[TOPO_UNKNOWN] = "?",
 };
@@ -68,8 +68,13 @@ const struct topo_dev *topo_find(const struct topo *t, const char *bus_or_name)
 	by_bdf = topo_bdf_norm(bus_or_name, bdf) == 0;
 	for (int i = 0; i < t->ndevs; i++) {
 		const struct topo_dev *d = &t->devs[i];
+		size_t n = strlen(d->name);
 
 		if (by_bdf ? !strcmp(d->bdf, bdf) : !strcmp(d->name, bus_or_name))
+			return d;
+		/* NCCL's name of a Data Direct HCA (topo_nccl_name) */
+		if (!by_bdf && d->dd && !strncmp(d->name, bus_or_name, n) &&
+		    !strcmp(bus_or_name + n, "_dma"))
 			return d;
 	}
 	return NULL;
@@ -133,6 +138,61 @@ enum topo_dist topo_dev_distance(const struct topo_dev *a, const struct topo_dev
 			return i == 0 && j == 0 ? TOPO_PIX : TOPO_PXB;
 		}
 	return TOPO_PHB;
+}
+
+int topo_gpu_c2c_id(unsigned vendor, unsigned device)
+{
+	/* nvgrace_gpu_vfio_pci_table (drivers/vfio/pci/nvgrace-gpu/main.c) */
+	static const unsigned ids[] = { 0x2342, 0x2345, 0x2348, 0x2941, 0x31c2 };
+
+	for (size_t i = 0; vendor == 0x10de && i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (device == ids[i])
+			return 1;
+	return 0;
+}
+
+int topo_set_c2c(struct topo *t, const char *gpu, int c2c)
+{
+	struct topo_dev *g = (struct topo_dev *)topo_find(t, gpu);
+
+	if (!g || g->kind != TOPO_KIND_GPU)
+		return -ENOENT;
+	g->c2c = !!c2c;
+	return 0;
+}
+
+enum topo_dist topo_gdr_distance(const struct topo_dev *a, const struct topo_dev *b)
+{
+	const struct topo_dev *g = a && a->kind == TOPO_KIND_GPU ? a : b;
+	const struct topo_dev *n = g == a ? b : a;
+	enum topo_dist d;
+
+	if (!g || !n || g->kind != TOPO_KIND_GPU || n->kind != TOPO_KIND_NIC)
+		return topo_dev_distance(a, b);
+	/* NCCL's position of a Data Direct HCA is its DMA function. */
+	d = topo_dev_distance(g, n->dd ? n->dd : n);
+	return g->c2c && (d == TOPO_PHB || d == TOPO_NODE) ? TOPO_P2C : d;
+}
+
+int topo_set_data_direct(struct topo *t, const char *hca, const char *path)
+{
+	struct topo_dev *n = (struct topo_dev *)topo_find(t, hca);
+	const char *base = path ? strrchr(path, '/') : NULL;
+	const struct topo_dev *f;
+
+	if (!n || n->kind != TOPO_KIND_NIC || !path)
+		return -ENOENT;
+	f = topo_find(t, base ? base + 1 : path);
+	if (!f || f == n || f->kind == TOPO_KIND_GPU || f->kind == TOPO_KIND_BRIDGE)
+		return -ENOENT;
+	n->dd = f;
+	return 0;
+}
+
+const char *topo_nccl_name(const struct topo_dev *nic, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", nic->name, nic->dd ? "_dma" : "");
+	return buf;
 }
 
 enum topo_dist topo_distance(const struct topo *t, const char *bus_a, const char *bus_b)

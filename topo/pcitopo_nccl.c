@@ -11,6 +11,10 @@
  * local[k mod n]. The GPU of a NIC: the first of its local GPUs whose NIC on
  * channel 0 is that NIC, else on channel 1, ... (ncclTopoGetLocalGpu).
  *
+ * The path class is NCCL's (topo_gdr_distance): on Grace a C2C GPU's HCAs
+ * on its own CPU are P2C, better than PHB (2.27.3+); a Data Direct HCA is
+ * placed at its DMA function (net_ib/init.cc gives NCCL that pciPath).
+ *
  * Not modelled: the NIC port rate (NCCL's NET link; fabcheck does not read
  * it), intermediate switch links, GPUDirect-off rerouting (every pair is
  * taken as GDR-capable), NCCL_NETDEVS_POLICY other than AUTO.
@@ -34,7 +38,10 @@ enum topo_dist topo_nccl_class(enum topo_dist d)
  * (xml.cc reads max_link_speed/width of both). 0 when sysfs does not say. */
 static double link_bw(const struct topo *t, const struct topo_dev *d)
 {
-	const struct topo_dev *port = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
+	const struct topo_dev *port;
+
+	d = d->dd ? d->dd : d; /* a Data Direct HCA's place (topo_set_data_direct) */
+	port = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
 	double gts = d->link.max_gts;
 	int w = d->link.max_width;
 
@@ -70,7 +77,7 @@ int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
 	int n = 0;
 
 	for (int i = 0; (d = nth(t, want, i)); i++) {
-		enum topo_dist c = topo_nccl_class(topo_dev_distance(from, d));
+		enum topo_dist c = topo_nccl_class(topo_gdr_distance(from, d));
 		double b = path_bw(t, from, d);
 
 		if (c == TOPO_UNKNOWN)
@@ -135,4 +142,62 @@ const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic)
 			if (gpu_nic(t, gpus[i], c) == h)
 				return gpus[i];
 	return NULL;
+}
+
+/* NCCL_NET_GDR_C2C's default: 0 in 2.26, 1 from 2.27.3 (paths.cc NCCL_PARAM). */
+static int gdr_c2c_param(int version, const struct topo_gdr_env *env)
+{
+	if (env && env->gdr_c2c >= 0)
+		return env->gdr_c2c;
+	return version >= 22703;
+}
+
+/*
+ * ncclTopoCheckGdr (src/graph/paths.cc) by release, after the GPU and NIC
+ * both support GPUDirect RDMA (not checked here) and the read gate:
+ * 2.26.2  distance PHB over C2C becomes C2C when NCCL_NET_GDR_C2C=1;
+ * 2.27.3 - 2.29.1  distance P2C becomes C2C when NCCL_NET_GDR_C2C=1 (default
+ *         1); threshold PXB or NCCL_NET_GDR_LEVEL; on at distance <= threshold;
+ * 2.29.2+ threshold P2C when NCCL_NET_GDR_C2C=1, else PXB; on at <= it;
+ * mode PCI when the GPU's CPU path is C2C and the distance is not the C2C
+ * one (2.26 - 2.29.1: != C2C after the rewrite; 2.29.2+: != P2C).
+ * C2C sits below PIX in NCCL's order (nccl-rules.md section 1): it passes
+ * every level but LOC.
+ */
+enum topo_gdr_mode topo_nccl_gdr(enum topo_dist path, int c2c, int version,
+				 const struct topo_gdr_env *env)
+{
+	int level = env && env->level >= 0 ? env->level : -1, via_c2c = 0, on;
+	enum topo_dist d = topo_nccl_class(path);
+
+	if (d == TOPO_UNKNOWN)
+		return TOPO_GDR_OFF;
+	if (d == TOPO_P2C && version < 22703)
+		d = TOPO_PHB; /* no P2C class before 2.27.3 */
+	if (version >= 22902) {
+		if (level < 0)
+			level = gdr_c2c_param(version, env) ? TOPO_P2C : TOPO_PXB;
+		on = (int)d <= level;
+		via_c2c = d == TOPO_P2C;
+	} else {
+		if (version >= 22600 && c2c && gdr_c2c_param(version, env) &&
+		    d == (version >= 22703 ? TOPO_P2C : TOPO_PHB))
+			via_c2c = 1;
+		if (level < 0)
+			level = TOPO_PXB;
+		on = via_c2c ? level > TOPO_X : (int)d <= level;
+	}
+	if (!on)
+		return TOPO_GDR_OFF;
+	return version >= 22600 && c2c && !via_c2c ? TOPO_GDR_PCI : TOPO_GDR_DEFAULT;
+}
+
+int topo_nccl_pcie_map(enum topo_dist path, int c2c)
+{
+	return c2c && path != TOPO_P2C && path != TOPO_UNKNOWN;
+}
+
+const char *topo_gdr_mode_name(enum topo_gdr_mode m)
+{
+	return m == TOPO_GDR_PCI ? "PCI" : m == TOPO_GDR_DEFAULT ? "Default" : "off";
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fc.h"
 #include "core/out.h"
 #include "core/util.h"
 #include "topo/topo_report.h"
@@ -258,23 +259,52 @@ static void advise_ifname(const struct topo *t, json_t *doc)
 			       n > 1 ? "s" : "", vlen ? "; this keeps it off " : "", virt);
 }
 
+/* NCCL's GPUDirect verdict on the path from @g to its HCA @p at default
+ * settings, per release range (topo_nccl_gdr): "off", "Default" or "PCI". */
+static json_t *gdr_by_nccl(const struct topo_dev *g, const struct topo_dev *p)
+{
+	static const struct { const char *range; int version; } rel[] = {
+		{ "<2.26", 22503 }, { "2.26", 22602 }, { ">=2.27.3", 23007 },
+	};
+	enum topo_dist d = topo_gdr_distance(g, p);
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < FC_ARRAY_SIZE(rel); i++)
+		json_object_set_new(o, rel[i].range,
+				    json_string(topo_gdr_mode_name(topo_nccl_gdr(d, g->c2c, rel[i].version, NULL))));
+	return o;
+}
+
 /* Each GPU's HCA and each HCA's GPU as NCCL pairs them (topo/pcitopo_nccl.c):
- * "nccl_nic" on the GPU entries (by bus id), "nccl_gpu" on the NIC entries. */
+ * "nccl_nic" on the GPU entries (by bus id), with NCCL's class of that path
+ * ("nccl_path": P2C on Grace) and its GPUDirect verdict by release
+ * ("nccl_gdr"); "nccl_gpu", "nccl_name" (mlx5_0_dma for a Data Direct HCA)
+ * and "data_direct" (its DMA function's bus id, or null) on the NIC entries. */
 static void report_nccl_pairs(const struct topo *t, json_t *doc)
 {
 	const struct topo_dev *d, *p;
-	char bdf[TOPO_BDF_LEN];
+	char bdf[TOPO_BDF_LEN], name[40];
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(json_object_get(doc, "gpus"), i, o)
-		if (topo_bdf_norm(fc_jstr(o, "bus_id", ""), bdf) == 0 &&
-		    (p = topo_nccl_gpu_nic(t, bdf, 0)))
-			json_object_set_new(o, "nccl_nic", json_string(p->name));
-	json_array_foreach(json_object_get(doc, "nics"), i, o)
-		if ((d = topo_find(t, fc_jstr(o, "name", ""))) && d->kind == TOPO_KIND_NIC &&
-		    (p = topo_nccl_nic_gpu(t, d->name)))
+	json_array_foreach(json_object_get(doc, "gpus"), i, o) {
+		if (topo_bdf_norm(fc_jstr(o, "bus_id", ""), bdf) ||
+		    !(p = topo_nccl_gpu_nic(t, bdf, 0)))
+			continue;
+		d = topo_find(t, bdf);
+		json_object_set_new(o, "nccl_nic", json_string(topo_nccl_name(p, name, sizeof(name))));
+		json_object_set_new(o, "nccl_path",
+				    json_string(topo_dist_name(topo_nccl_class(topo_gdr_distance(d, p)))));
+		json_object_set_new(o, "nccl_gdr", gdr_by_nccl(d, p));
+	}
+	json_array_foreach(json_object_get(doc, "nics"), i, o) {
+		if (!(d = topo_find(t, fc_jstr(o, "name", ""))) || d->kind != TOPO_KIND_NIC)
+			continue;
+		json_object_set_new(o, "nccl_name", json_string(topo_nccl_name(d, name, sizeof(name))));
+		json_object_set_new(o, "data_direct", d->dd ? json_string(d->dd->bdf) : json_null());
+		if ((p = topo_nccl_nic_gpu(t, d->name)))
 			json_object_set_new(o, "nccl_gpu", json_string(p->name));
+	}
 }
 
 void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)

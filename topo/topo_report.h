@@ -20,6 +20,7 @@ struct tv_dev {
 	char bus_id[TOPO_BDF_LEN]; /* "" when unknown */
 	int numa;		   /* -1 unknown */
 	int has_rdma;		   /* NIC with an RDMA device */
+	int c2c;		   /* GPU on a C2C link to its CPU (topo_gpu_c2c_id) */
 };
 
 struct topo_view {

@@ -33,6 +33,7 @@ void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 		cpy(v->gpu[i].label, sizeof(v->gpu[i].label), g->name);
 		cpy(v->gpu[i].bus_id, sizeof(v->gpu[i].bus_id), g->bdf);
 		v->gpu[i].numa = g->numa;
+		v->gpu[i].c2c = g->c2c;
 		v->row_known[i] = 1;
 	}
 	for (int i = 0; i < v->nnics; i++) {
@@ -48,9 +49,11 @@ void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 		for (int b = 0; b < v->ngpus; b++)
 			cpy(v->gg[a][b], NVSMI_CELL_LEN,
 			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_gpu(t, b))));
-		for (int b = 0; b < v->nnics; b++)
+		for (int b = 0; b < v->nnics; b++) /* a Data Direct HCA: its DMA function */
 			cpy(v->gn[a][b], NVSMI_CELL_LEN,
-			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_nic(t, b))));
+			    topo_dist_name(topo_dev_distance(topo_gpu(t, a), topo_nic(t, b)->dd ?
+										 topo_nic(t, b)->dd :
+										 topo_nic(t, b))));
 	}
 	if (!m)
 		return;
@@ -153,6 +156,8 @@ static json_t *dev_json(const struct tv_dev *d, int is_nic)
 
 	if (is_nic)
 		json_object_set_new(o, "label", json_string(d->label));
+	else
+		json_object_set_new(o, "c2c", json_boolean(d->c2c));
 	json_object_set_new(o, "bus_id", d->bus_id[0] ? json_string(d->bus_id) : json_null());
 	json_object_set_new(o, "numa", d->numa >= 0 ? json_integer(d->numa) : json_null());
 	return o;
@@ -274,24 +279,60 @@ static void advise_hca(const struct topo_view *v, json_t *doc)
 				   v->nic[b].name);
 }
 
+/* A C2C GPU whose nearest HCA is on its CPU's PCIe (PHB or NODE): P2C. */
+static int gpu_p2c(const struct topo_view *v, int g, int rank)
+{
+	return v->gpu[g].c2c && (rank == 4 || rank == 5);
+}
+
+/* Grace: GPUs on C2C whose nearest HCAs hang off their CPU (P2C). NCCL's
+ * verdict by release: topo_nccl_gdr (src/graph/paths.cc ncclTopoCheckGdr). */
+static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
+{
+	int nn[TV_MAX], n = 0, first = -1;
+
+	for (int g = 0; g < v->ngpus; g++) {
+		int k = v->row_known[g] ? topo_view_nearest(v, g, nn, TV_MAX) : 0;
+
+		if (k && gpu_p2c(v, g, nvsmi_cell_rank(v->gn[g][nn[0]]))) {
+			first = first < 0 ? g : first;
+			n++;
+		}
+	}
+	if (!n)
+		return 0;
+	topo_view_nearest(v, first, nn, TV_MAX);
+	topo_recommend(doc, "NCCL_NET_GDR_C2C", "1",
+		       "%d GPU(s) reach their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
+		       n, v->gpu[first].name, v->nic[nn[0]].name, v->gn[first][nn[0]]);
+	return 1;
+}
+
 static void advise_gdr(const struct topo_view *v, json_t *doc)
 {
-	int who, worst = worst_nearest(v, &who);
+	int who, worst = worst_nearest(v, &who), c2c = advise_gdr_c2c(v, doc);
 	int nn[TV_MAX];
 
 	if (worst < 0)
 		return;
 	topo_view_nearest(v, who, nn, TV_MAX);
-	if (worst <= 3) {
+	if (worst <= 3 && !c2c) {
 		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PXB",
 			       "every GPU has an HCA at PIX or PXB (worst: %s %s %s); at PXB (NCCL's default) GPUDirect RDMA is used for all of them; set it so a changed default cannot turn it off",
 			       v->gpu[who].name, v->gn[who][nn[0]], v->nic[nn[0]].name);
 		return;
 	}
+	worst = -1;
 	for (int g = 0; g < v->ngpus; g++) {
 		int k = v->row_known[g] ? topo_view_nearest(v, g, nn, TV_MAX) : 0;
 		int r = k ? nvsmi_cell_rank(v->gn[g][nn[0]]) : 0;
 
+		if (gpu_p2c(v, g, r))
+			continue;
+		if (r > worst) {
+			worst = r;
+			who = g;
+		}
 		if (r == 4 || r == 5)
 			fc_finding(doc, FC_WARN,
 				   "%s: nearest HCA %s is %s (through the CPU root complex): at NCCL's default GPUDirect level (PXB) its traffic is staged through host memory; put an HCA under the GPU's PCIe switch, or set NCCL_NET_GDR_LEVEL=PHB after measuring (fabcheck pair --use-cuda)",
@@ -301,6 +342,9 @@ static void advise_gdr(const struct topo_view *v, json_t *doc)
 				   "%s: nearest HCA %s is on the other socket (SYS): its traffic crosses the inter-socket link and GPUDirect RDMA stays off; add an HCA on the GPU's socket",
 				   v->gpu[g].name, v->nic[nn[0]].name);
 	}
+	if (worst <= 3)
+		return; /* the rest are C2C GPUs at P2C, or at PIX/PXB */
+	topo_view_nearest(v, who, nn, TV_MAX);
 	if (worst == 6)
 		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PXB",
 			       "%s's nearest HCA is across sockets (SYS): GPUDirect over the inter-socket link is usually slower than staging in host memory; keep the default",

@@ -87,6 +87,19 @@ expect "dma-buf export without the PCIe flag" 1 'reports dma-buf support but ref
 	-- fake $EMPTY FAKECUDA=pcieonly $FC gpu-check -s 1M -n 1
 expect "export refused" 1 'reports dma-buf support but refused to export' \
 	-- fake $EMPTY FAKECUDA=noexport $FC gpu-check -s 1M -n 1
+# Grace (tests/topo/mksysfs.sh gh200: a C2C GPU at 0000:3b:00.0, mlx5_1 by it
+# on PCIe, mlx5_0 on its CPU's PCIe): the PCIe flag for mlx5_1 (mode PCI),
+# not for mlx5_0 (P2C, mode Default); P2C is not "worse than PXB" there.
+GH200=$(mktemp -d)
+tests/topo/mksysfs.sh "$GH200/t" gh200 || echo "FAIL: cannot write the gh200 tree"
+expect "C2C GPU, PCIe HCA by it: the PCIe mapping flag" 0 'dma-buf export +ok \(PCIe mapping' \
+	-- fake "$GH200/t" FAKECUDA=pcieonly FAKECUDA_GPUS=1 $FC gpu-check -s 1M -n 1 -d mlx5_1
+expect "C2C GPU, PCIe HCA by it: loopback READ flush" 0 '"how": "loopback RDMA READ"' \
+	-- fake "$GH200/t" FAKECUDA_GPUS=1 $FC gpu-check -s 1M -n 1 -d mlx5_1 --json
+expect "C2C GPU at P2C: no PCIe mapping flag" 1 'reports dma-buf support but refused to export' \
+	-- fake "$GH200/t" FAKECUDA=pcieonly FAKECUDA_GPUS=1 $FC gpu-check -s 1M -n 1 -d mlx5_0
+expect "C2C GPU at P2C: NCCL uses GPUDirect there" 0 'is P2C from mlx5_0: over C2C to its CPU.*NCCL 2.27.3\+ uses GPUDirect RDMA' \
+	-- fake "$GH200/t" FAKECUDA_GPUS=1 $FC gpu-check -s 1M -n 1 -d mlx5_0
 
 # GPU choice by PCIe distance on a recorded two-socket tree.
 expect "nearest mlx5_1 (PXB)" 0 'GPU 1 \(0000:86:00.0\)' -- fake $T2S $FC gpu-check -s 1M -n 1 -d mlx5_1
@@ -107,7 +120,7 @@ expect "flush: none where ordered" 0 '"how": "none".*' \
 	-- fake $EMPTY FAKECUDA_ORDER=100 $FC gpu-check -s 1M -n 1 --json
 expect "flush: the attributes in the GPU list" 0 '"writes_ordering": 200' \
 	-- fake $EMPTY FAKECUDA_ORDER=200 $FC gpu-check -s 1M -n 1 --json
-rm -rf "$EMPTY"
+rm -rf "$EMPTY" "$GH200"
 
 # pair: the memory options are checked before any node is contacted.
 expect "pair --gdr without --use-cuda" 2 '--gdr chooses how GPU memory is registered; add --use-cuda' \

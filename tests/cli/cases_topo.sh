@@ -92,3 +92,12 @@ TFLAT=$(mktemp -d)
 expect "topo: NCCL's HCA per GPU and GPU per HCA" 0 '^mlx5_10 GPU5 mlx5_2$' -- bash -c \
 	"tests/topo/mksysfs.sh $TFLAT flat && $FC topo --sysfs $TFLAT --json | jq -r '.gpus[5].nccl_nic + \" \" + (.nics[] | select(.name==\"mlx5_10\") | .nccl_gpu) + \" \" + .gpus[1].nccl_nic'"
 rm -rf "$TFLAT"
+# Grace (GB200-like tree: C2C GPUs, HCAs on their Grace's PCIe): P2C, and
+# NCCL 2.27.3+'s default GPUDirect there instead of NCCL_NET_GDR_LEVEL=PHB.
+TGB=$(mktemp -d)
+tests/topo/mksysfs.sh "$TGB/t" gb200
+expect "topo: C2C GPU to its Grace's HCA is P2C" 0 'GPU0 +GPU0 +0008:01:00.0 +0 +mlx5_0,mlx5_1 +NODE \(P2C\)' -- \
+	$FC topo --sysfs "$TGB/t"
+expect "topo: NCCL_NET_GDR_C2C on Grace, not GDR_LEVEL=PHB" 0 '^P2C Default off 1 none$' -- bash -c \
+	"$FC topo --sysfs $TGB/t --json | jq -r '[.gpus[0].nccl_path, .gpus[0].nccl_gdr[\">=2.27.3\"], .gpus[0].nccl_gdr[\"<2.26\"], (.recommendations[] | select(.env==\"NCCL_NET_GDR_C2C\") | .value), ([.recommendations[] | select(.env==\"NCCL_NET_GDR_LEVEL\")] | if length == 0 then \"none\" else \"some\" end)] | join(\" \")'"
+rm -rf "$TGB"

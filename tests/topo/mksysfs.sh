@@ -21,7 +21,16 @@
 #   flat   HGX with a flat switch per socket: GPU0-3 + mlx5_0..3, GPU4-7 +
 #          mlx5_8..11, all PIX (ties of 4)
 #   gb200  GB200 class: two Grace sockets, each with two GPUs and two HCAs on
-#          root ports of their own (domains 0000/0002/0008/0009, 0010/...)
+#          root ports of their own (domains 0000/0002/0008/0009, 0010/...);
+#          the GPUs have GB200's device id (0x2941): C2C to their Grace
+#   gh200  GH200 class: one C2C GPU (0x2342) at 0000:3b:00.0 under a switch
+#          with mlx5_1 (PIX, a PCIe NIC by the GPU), mlx5_0 on a root port
+#          of the same Grace (P2C), mlx5_2 on another node (SYS)
+#   gb300  GB300 class as NCCL's net_ib/init.cc describes Data Direct: two
+#          Grace sockets, two C2C GPUs (0x31c2) each, every GPU under a
+#          ConnectX-8 switch with a Data Direct function (15b3:2100), the
+#          HCAs' own functions on root ports of the Grace (P2C); which HCA a
+#          Data Direct function serves is not in sysfs (mlx5dv says it)
 #   empty  a host bridge and an Ethernet controller: no GPU, no HCA
 set -eu
 R=$1
@@ -36,7 +45,7 @@ pci() {
 	mkdir -p "$R/devices/$p"
 	echo "$2" >"$R/devices/$p/class"
 	echo "$3" >"$R/devices/$p/vendor"
-	echo "0x1234" >"$R/devices/$p/device"
+	echo "${DEVID:-0x1234}" >"$R/devices/$p/device"
 	echo "$4" >"$R/devices/$p/numa_node"
 	echo "$5 GT/s PCIe" >"$R/devices/$p/current_link_speed"
 	echo "$6" >"$R/devices/$p/current_link_width"
@@ -207,7 +216,8 @@ flat_switch() {
 	done
 }
 
-# A device on a root port of its own: domain DDDD, host bridge pciDDDD:00.
+# A device on a root port of its own: domain DDDD, host bridge pciDDDD:00
+# (a GPU gets the device id $DEVID when set).
 rootdev() {
 	local dom=$1 numa=$2 what=$3 name=${4:-} rp
 	rp=pci$dom:00/$dom:00:01.0
@@ -219,7 +229,31 @@ rootdev() {
 	fi
 }
 
+# A C2C GPU and a Data Direct function under a ConnectX-8 switch on root
+# port DDDD:00:00.0 (GPU DDDD:03:00.0, Data Direct DDDD:04:00.0).
+dd_unit() {
+	local dom=$1 numa=$2 rp usp
+	rp=pci$dom:00/$dom:00:00.0
+	usp=$rp/$dom:01:00.0
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	bridge "$usp/$dom:02:00.0" "$numa"
+	bridge "$usp/$dom:02:01.0" "$numa"
+	DEVID=0x31c2 gpu "$usp/$dom:02:00.0/$dom:03:00.0" "$numa"
+	DEVID=0x2100 pci "$usp/$dom:02:01.0/$dom:04:00.0" 0x020700 0x15b3 "$numa" 32.0 16 32.0 16
+}
+
 case $SC in
+gb300)
+	dd_unit 0008 0
+	dd_unit 0009 0
+	dd_unit 0018 1
+	dd_unit 0019 1
+	rootdev 0000 0 hca mlx5_0
+	rootdev 0002 0 hca mlx5_1
+	rootdev 0010 1 hca mlx5_2
+	rootdev 0012 1 hca mlx5_3
+	;;
 a100pxb)
 	a100pxb_complex 00 0 mlx5_0 mlx5_1
 	a100pxb_complex 20 0 mlx5_2 mlx5_3
@@ -252,12 +286,22 @@ flat)
 gb200)
 	rootdev 0000 0 hca mlx5_0
 	rootdev 0002 0 hca mlx5_1
-	rootdev 0008 0 gpu
-	rootdev 0009 0 gpu
+	DEVID=0x2941 rootdev 0008 0 gpu
+	DEVID=0x2941 rootdev 0009 0 gpu
 	rootdev 0010 1 hca mlx5_2
 	rootdev 0012 1 hca mlx5_3
-	rootdev 0018 1 gpu
-	rootdev 0019 1 gpu
+	DEVID=0x2941 rootdev 0018 1 gpu
+	DEVID=0x2941 rootdev 0019 1 gpu
+	;;
+gh200)
+	bridge pci0000:38/0000:38:00.0 0
+	bridge pci0000:38/0000:38:00.0/0000:39:00.0 0
+	bridge pci0000:38/0000:38:00.0/0000:39:00.0/0000:3a:00.0 0
+	bridge pci0000:38/0000:38:00.0/0000:39:00.0/0000:3a:01.0 0
+	DEVID=0x2342 gpu pci0000:38/0000:38:00.0/0000:39:00.0/0000:3a:00.0/0000:3b:00.0 0
+	hca pci0000:38/0000:38:00.0/0000:39:00.0/0000:3a:01.0/0000:3c:00.0 mlx5_1 0 InfiniBand
+	rootdev 0000 0 hca mlx5_0
+	rootdev 0020 1 hca mlx5_2
 	;;
 dgx)
 	dgx_switch 00 0 GPU0 GPU1 mlx5_0

@@ -1,30 +1,57 @@
-/* Helpers of the diag/ unit tests (test_diag.c, test_diag_real.c): a
- * fixture folder or snapshots built here, diagnosed, and the diagnosis
- * entries looked up. Included after cmocka.h. */
+/* Helpers of the diag/ unit tests (test_diag.c, test_diag_real.c,
+ * test_diag_cards.c): a fixture folder or snapshots built here, diagnosed,
+ * and the diagnosis entries looked up. Included after cmocka.h. */
 #ifndef FC_TEST_DIAG_UTIL_H
 #define FC_TEST_DIAG_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
 
 #include "diag/diag.h"
 
 #define DATA "tests/data/diag/"
+
+/* Diagnoses @s and releases it; returns the document. */
+static inline json_t *run_set(struct diag_set *s)
+{
+	json_t *doc = json_object();
+
+	diag_run(doc, s);
+	diag_set_release(s);
+	return doc;
+}
 
 /* Diagnoses a fixture folder; returns the document. */
 static inline json_t *diagnose(const char *name)
 {
 	struct diag_set s;
 	char dir[256];
-	json_t *doc = json_object();
 
 	snprintf(dir, sizeof(dir), DATA "%s", name);
 	assert_int_equal(diag_set_read(dir, &s), 0);
-	diag_run(doc, &s);
-	diag_set_release(&s);
-	return doc;
+	return run_set(&s);
+}
+
+/* Diagnosis entry @i, or NULL. */
+static inline const json_t *entry(const json_t *doc, size_t i)
+{
+	return json_array_get(json_object_get(doc, "diagnosis"), i);
+}
+
+static inline size_t ndiag(const json_t *doc)
+{
+	return json_array_size(json_object_get(doc, "diagnosis"));
+}
+
+/* The evidence of port @port. */
+static inline const json_t *port_evidence(const json_t *doc, size_t port)
+{
+	return json_array_get(json_object_get(doc, "evidence"), port);
 }
 
 static inline const json_t *first(const json_t *doc)
 {
-	const json_t *d = json_array_get(json_object_get(doc, "diagnosis"), 0);
+	const json_t *d = entry(doc, 0);
 
 	if (!d) {
 		json_dumpf(doc, stderr, JSON_INDENT(1));
@@ -52,20 +79,26 @@ static inline const json_t *by_rule(const json_t *doc, const char *rule)
 	return NULL;
 }
 
-/* No diagnosis whose part is a module, cable or port. */
-static inline void no_part(const json_t *doc, const char *what)
+/* No diagnosis whose @key holds @text. */
+static inline void none_with(const json_t *doc, const char *key, const char *text)
 {
 	const json_t *e;
 	size_t i;
 
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		if (strstr(str(e, "part"), what))
-			fail_msg("'%s' named: %s (%s)", what, str(e, "part"), str(e, "evidence"));
+		if (strstr(str(e, key), text))
+			fail_msg("'%s' in %s: %s (%s)", text, key, str(e, key), str(e, "evidence"));
+}
+
+/* No diagnosis whose part is a module, cable or port. */
+static inline void no_part(const json_t *doc, const char *what)
+{
+	none_with(doc, "part", what);
 }
 
 static inline int has_note(const json_t *doc, int port, const char *text)
 {
-	const json_t *p = json_array_get(json_object_get(doc, "evidence"), (size_t)port), *n;
+	const json_t *p = port_evidence(doc, (size_t)port), *n;
 	size_t i;
 
 	json_array_foreach(json_object_get(p, "notes"), i, n)
@@ -74,13 +107,23 @@ static inline int has_note(const json_t *doc, int port, const char *text)
 	return 0;
 }
 
-static inline json_t *snap(const char *kv[])
+/* A snapshot of the files named in @kv (name, text, ..., NULL), with those
+ * of @base (NULL: none) it does not name. */
+static inline json_t *snap_on(const char *kv[], const char *base[])
 {
 	json_t *s = json_object();
 
 	for (int i = 0; kv[i]; i += 2)
 		json_object_set_new(s, kv[i], json_string(kv[i + 1]));
+	for (int i = 0; base && base[i]; i += 2)
+		if (!json_object_get(s, base[i]))
+			json_object_set_new(s, base[i], json_string(base[i + 1]));
 	return s;
+}
+
+static inline json_t *snap(const char *kv[])
+{
+	return snap_on(kv, NULL);
 }
 
 static inline json_t *pair_doc(int mtu_a, int mtu_b, double floor, double gbps)
@@ -93,29 +136,41 @@ static inline json_t *pair_doc(int mtu_a, int mtu_b, double floor, double gbps)
 			 "size_bytes", 65536, "gbps", gbps);
 }
 
-/* Diagnoses ports given as {node, dev, before kv, after kv}; @test may be
- * NULL (no test.json). */
+/* Diagnoses ports given as {node, dev, before kv, after kv}, each snapshot
+ * with the files of @base (NULL: none) it does not name; @test may be NULL
+ * (no test.json). */
 struct side {
 	const char *node, *dev;
 	const char **before, **after;
 };
 
-static inline json_t *run_sides(json_t *test, const struct side *sd, int n)
+static inline json_t *run_sides_on(json_t *test, const char *base[], const struct side *sd,
+				   int n)
 {
-	json_t *doc = json_object();
 	struct diag_set s = { 0 };
 
 	s.test = test;
 	for (int i = 0; i < n; i++) {
-		json_t *b = snap(sd[i].before), *a = snap(sd[i].after);
+		json_t *b = snap_on(sd[i].before, base), *a = snap_on(sd[i].after, base);
 
 		diag_set_add(&s, sd[i].node, sd[i].dev, 1, b, a);
 		json_decref(b);
 		json_decref(a);
 	}
-	diag_run(doc, &s);
-	diag_set_release(&s);
-	return doc;
+	return run_set(&s);
+}
+
+static inline json_t *run_sides(json_t *test, const struct side *sd, int n)
+{
+	return run_sides_on(test, NULL, sd, n);
+}
+
+/* Diagnoses nodeA mlx5_0 port 1 alone, no test.json. */
+static inline json_t *run_port(const char *before[], const char *after[])
+{
+	const struct side sd[] = { { "nodeA", "mlx5_0", before, after } };
+
+	return run_sides(NULL, sd, 1);
 }
 
 #endif

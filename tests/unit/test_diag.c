@@ -17,10 +17,6 @@
 #include "diag/diag.h"
 #include "diag_util.h"
 
-
-
-
-
 static void expect_first(const char *fixture, const char *rule, const char *part,
 			 const char *subject, const char *conf, const char *evidence)
 {
@@ -46,14 +42,11 @@ static void test_ber_over(void **state)
 
 static void test_ber_under(void **state)
 {
-	json_t *doc = diagnose("mlx5-ber-under"), *ev;
-	const json_t *e;
-	size_t i;
+	json_t *doc = diagnose("mlx5-ber-under");
+	const json_t *ev = port_evidence(doc, 0);
 
 	(void)state;
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		assert_null(strstr(str(e, "part"), "cable"));
-	ev = json_array_get(json_object_get(doc, "evidence"), 0);
+	no_part(doc, "cable");
 	assert_float_equal(json_real_value(json_object_get(ev, "pre_fec_ber")), 3.1434e-6, 1e-9);
 	assert_float_equal(json_real_value(json_object_get(ev, "post_fec_ber")), 0, 0);
 	json_decref(doc);
@@ -144,7 +137,7 @@ static void test_perfquery_far(void **state)
 		     "nodeA mlx5_1 port 1", "likely", "symbol_error +4078");
 	doc = diagnose("perfquery-far");
 	assert_non_null(strstr(str(first(doc), "next"), "spare one on the same switch"));
-	cable = json_array_get(json_object_get(doc, "diagnosis"), 1);
+	cable = entry(doc, 1);
 	assert_string_equal(str(cable, "part"), "the cable");
 	assert_string_equal(str(cable, "confidence"), "possible");
 	json_decref(doc);
@@ -163,16 +156,11 @@ static void test_hca_all_ports(void **state)
 	json_decref(doc);
 }
 
-
-
-
-
-
 /* Every port says once what it does not expose. */
 static void test_not_exposed_once(void **state)
 {
 	json_t *doc = diagnose("pcie-aer-downtrained");
-	const json_t *p = json_array_get(json_object_get(doc, "evidence"), 0), *n;
+	const json_t *p = port_evidence(doc, 0), *n;
 	size_t i, module = 0, far = 0;
 
 	(void)state;
@@ -189,13 +177,8 @@ static void test_not_exposed_once(void **state)
 
 static void no_cable(const json_t *doc)
 {
-	const json_t *e;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e) {
-		assert_null(strstr(str(e, "part"), "cable"));
-		assert_null(strstr(str(e, "next"), "swap the cable"));
-	}
+	none_with(doc, "part", "cable");
+	none_with(doc, "next", "swap the cable");
 }
 
 static void test_rack_loss(void **state)
@@ -232,8 +215,6 @@ static void test_rack_healthy(void **state)
 
 /* ---- evidence built here, for the rows over a whole test ---------------- */
 
-
-
 /* Two rxe ports with the given hw_counters after (all zero before). */
 static json_t *run_pair(json_t *test, const char *a_after[], const char *b_after[])
 {
@@ -241,22 +222,12 @@ static json_t *run_pair(json_t *test, const char *a_after[], const char *b_after
 			       "0", "hw_counters/duplicate_request", "0", "hw_counters/sent_pkts",
 			       "0", "hw_counters/rcvd_pkts", "0", "hw_counters/link_downed", "0",
 			       "carrier_changes", "2", NULL };
-	json_t *z = snap(zero), *a = snap(a_after), *b = snap(b_after), *doc = json_object();
-	struct diag_set s = { 0 };
+	const char *none[] = { NULL };
+	const struct side sd[] = { { "nodeA", "rxe0", none, a_after },
+				   { "nodeB", "rxe0", none, b_after } };
 
-	json_object_update_missing(a, z);
-	json_object_update_missing(b, z);
-	s.test = test;
-	diag_set_add(&s, "nodeA", "rxe0", 1, z, a);
-	diag_set_add(&s, "nodeB", "rxe0", 1, z, b);
-	diag_run(doc, &s);
-	diag_set_release(&s);
-	json_decref(z);
-	json_decref(a);
-	json_decref(b);
-	return doc;
+	return run_sides_on(test, zero, sd, 2);
 }
-
 
 static void test_drops_direction(void **state)
 {
@@ -291,16 +262,11 @@ static void test_healthy_busy_rxe(void **state)
 	const char *b[] = { "hw_counters/out_of_seq_request", "70", "hw_counters/duplicate_request",
 			    "372", NULL };
 	json_t *doc = run_pair(pair_doc(4096, 4096, 0, 1), a, b);
-	const json_t *e;
-	size_t i;
 
 	(void)state;
 	assert_string_equal(str(first(doc), "rule"), "drops");
 	assert_string_equal(str(first(doc), "subject"), "nodeA rxe0 <-> nodeB rxe0");
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e) {
-		assert_null(strstr(str(e, "part"), "cable"));
-		assert_null(strstr(str(e, "next"), "swap the cable"));
-	}
+	no_cable(doc);
 	json_decref(doc);
 }
 
@@ -355,22 +321,14 @@ static void test_congestion_moving(void **state)
 	const char *a[] = { "hw_counters/out_of_seq_request", "5", "carrier_changes", "2",
 			    "ethtool-S.txt", "NIC statistics:\n     rx_prio3_pause: 900\n", NULL };
 	const char *b[] = { NULL };
-	const char *zero[] = { "ethtool-S.txt", "NIC statistics:\n     rx_prio3_pause: 100\n", NULL };
-	json_t *za = snap(zero), *aa = snap(a), *bb = snap(b), *doc = json_object();
-	struct diag_set s = { 0 };
+	const char *zero[] = { "ethtool-S.txt", "NIC statistics:\n     rx_prio3_pause: 100\n",
+			       "hw_counters/out_of_seq_request", "0", NULL };
+	const struct side sd[] = { { "nodeA", "mlx5_0", zero, a }, { "nodeB", "mlx5_0", b, b } };
+	json_t *doc = run_sides(pair_doc(4096, 4096, 0, 1), sd, 2);
 
 	(void)state;
-	s.test = pair_doc(4096, 4096, 0, 1);
-	json_object_set_new(za, "hw_counters/out_of_seq_request", json_string("0"));
-	diag_set_add(&s, "nodeA", "mlx5_0", 1, za, aa);
-	diag_set_add(&s, "nodeB", "mlx5_0", 1, bb, bb);
-	diag_run(doc, &s);
 	assert_string_equal(str(first(doc), "rule"), "congestion");
 	assert_string_equal(str(first(doc), "part"), "congestion or flow control");
-	diag_set_release(&s);
-	json_decref(za);
-	json_decref(aa);
-	json_decref(bb);
 	json_decref(doc);
 }
 
@@ -446,7 +404,7 @@ static void test_healthy_pass(void **state)
 	(void)state;
 	json_object_set_new(t, "verdict", json_string("pass"));
 	doc = run_pair(t, none, none);
-	assert_int_equal(json_array_size(json_object_get(doc, "diagnosis")), 0);
+	assert_int_equal(ndiag(doc), 0);
 	json_decref(doc);
 }
 

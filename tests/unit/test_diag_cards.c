@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "diag/diag.h"
+#include "diag_util.h"
 
 /* One test's document: its verdict and its two ports. */
 static json_t *set(const char *verdict, const char *dev_a, const char *bdf_a, const char *dev_b,
@@ -19,6 +20,15 @@ static json_t *set(const char *verdict, const char *dev_a, const char *bdf_a, co
 			 1, "pcie", "role", "hca", "bdf", bdf_b);
 }
 
+/* Two tests: nodeF mlx5_0 (0000:17:00.0) to nodeB mlx5_0 (0000:31:00.0)
+ * failed; nodeF mlx5_1 (0000:17:00.1) to nodeB mlx5_1 at @bdf_b ended
+ * @verdict. */
+static json_t *two_tests(const char *verdict, const char *bdf_b)
+{
+	return json_pack("[o, o]", set("fail", "mlx5_0", "0000:17:00.0", "mlx5_0", "0000:31:00.0"),
+			 set(verdict, "mlx5_1", "0000:17:00.1", "mlx5_1", bdf_b));
+}
+
 static json_t *judge(json_t *sets)
 {
 	json_t *doc = json_pack("{s:[]}", "diagnosis");
@@ -28,41 +38,30 @@ static json_t *judge(json_t *sets)
 	return doc;
 }
 
-static const char *field(const json_t *doc, size_t i, const char *k)
-{
-	const char *s = json_string_value(
-		json_object_get(json_array_get(json_object_get(doc, "diagnosis"), i), k));
-
-	return s ? s : "";
-}
-
 /* Both ports of nodeF's dual-port card (functions .0 and .1) failed their
  * rail's test; nodeB's two single-port cards did too, one test each. */
 static void test_card_every_test_failed(void **state)
 {
-	json_t *doc = judge(json_pack("[o, o]",
-				      set("fail", "mlx5_0", "0000:17:00.0", "mlx5_0", "0000:31:00.0"),
-				      set("fail", "mlx5_1", "0000:17:00.1", "mlx5_1", "0000:32:00.0")));
+	json_t *doc = judge(two_tests("fail", "0000:32:00.0"));
+	const json_t *d = entry(doc, 0);
 
 	(void)state;
-	assert_int_equal(json_array_size(json_object_get(doc, "diagnosis")), 1);
-	assert_string_equal(field(doc, 0, "rule"), "hca_all_tests");
-	assert_string_equal(field(doc, 0, "part"), "HCA");
-	assert_string_equal(field(doc, 0, "confidence"), "likely");
-	assert_string_equal(field(doc, 0, "subject"), "nodeF HCA PCIe 0000:17:00");
-	assert_non_null(strstr(field(doc, 0, "evidence"), "every test of each of its 2 ports failed"));
+	assert_int_equal(ndiag(doc), 1);
+	assert_string_equal(str(d, "rule"), "hca_all_tests");
+	assert_string_equal(str(d, "part"), "HCA");
+	assert_string_equal(str(d, "confidence"), "likely");
+	assert_string_equal(str(d, "subject"), "nodeF HCA PCIe 0000:17:00");
+	assert_non_null(strstr(str(d, "evidence"), "every test of each of its 2 ports failed"));
 	json_decref(doc);
 }
 
 /* One of the card's ports passed a test: not the card. */
 static void test_card_one_passed(void **state)
 {
-	json_t *doc = judge(json_pack("[o, o]",
-				      set("fail", "mlx5_0", "0000:17:00.0", "mlx5_0", "0000:31:00.0"),
-				      set("pass", "mlx5_1", "0000:17:00.1", "mlx5_1", "0000:32:00.0")));
+	json_t *doc = judge(two_tests("pass", "0000:32:00.0"));
 
 	(void)state;
-	assert_int_equal(json_array_size(json_object_get(doc, "diagnosis")), 0);
+	assert_int_equal(ndiag(doc), 0);
 	json_decref(doc);
 }
 
@@ -70,30 +69,26 @@ static void test_card_one_passed(void **state)
  * tell them apart, each "possible". */
 static void test_card_both_ends(void **state)
 {
-	json_t *doc = judge(json_pack("[o, o]",
-				      set("fail", "mlx5_0", "0000:17:00.0", "mlx5_0", "0000:31:00.0"),
-				      set("fail", "mlx5_1", "0000:17:00.1", "mlx5_1", "0000:31:00.1")));
+	json_t *doc = judge(two_tests("fail", "0000:31:00.1"));
 
 	(void)state;
-	assert_int_equal(json_array_size(json_object_get(doc, "diagnosis")), 2);
-	assert_string_equal(field(doc, 0, "confidence"), "possible");
-	assert_string_equal(field(doc, 1, "confidence"), "possible");
-	assert_string_equal(field(doc, 1, "subject"), "nodeB HCA PCIe 0000:31:00");
+	assert_int_equal(ndiag(doc), 2);
+	assert_string_equal(str(entry(doc, 0), "confidence"), "possible");
+	assert_string_equal(str(entry(doc, 1), "confidence"), "possible");
+	assert_string_equal(str(entry(doc, 1), "subject"), "nodeB HCA PCIe 0000:31:00");
 	json_decref(doc);
 }
 
 /* Tests with no verdict (no test.json) say nothing about the card. */
 static void test_card_no_verdict(void **state)
 {
-	json_t *a = set("fail", "mlx5_0", "0000:17:00.0", "mlx5_0", "0000:31:00.0");
-	json_t *b = set("fail", "mlx5_1", "0000:17:00.1", "mlx5_1", "0000:32:00.0");
-	json_t *doc;
+	json_t *sets = two_tests("fail", "0000:32:00.0"), *doc;
 
 	(void)state;
-	json_object_del(a, "verdict");
-	json_object_del(b, "verdict");
-	doc = judge(json_pack("[o, o]", a, b));
-	assert_int_equal(json_array_size(json_object_get(doc, "diagnosis")), 0);
+	json_object_del(json_array_get(sets, 0), "verdict");
+	json_object_del(json_array_get(sets, 1), "verdict");
+	doc = judge(sets);
+	assert_int_equal(ndiag(doc), 0);
 	json_decref(doc);
 }
 

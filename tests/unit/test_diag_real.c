@@ -22,7 +22,7 @@
 static void test_cmis_unused_lanes(void **state)
 {
 	json_t *doc = diagnose("cmis-4of8-healthy");
-	const json_t *mod = json_object_get(json_array_get(json_object_get(doc, "evidence"), 0), "module");
+	const json_t *mod = json_object_get(port_evidence(doc, 0), "module");
 
 	(void)state;
 	no_part(doc, "transceiver");
@@ -37,16 +37,14 @@ static void test_cmis_unused_lanes(void **state)
 static void test_cmis_weak_lane(void **state)
 {
 	json_t *doc = diagnose("cmis-weak-lane");
-	const json_t *d = first(doc), *e;
-	size_t i;
+	const json_t *d = first(doc);
 
 	(void)state;
 	assert_string_equal(str(d, "rule"), "module_lane");
 	assert_string_equal(str(d, "part"), "transceiver or fibre (lane 3)");
 	assert_string_equal(str(d, "confidence"), "likely");
 	assert_non_null(strstr(str(d, "evidence"), "lane 3 receives -5.20 dBm, 8.3 dB below"));
-	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
-		assert_null(strstr(str(e, "evidence"), "inf"));
+	none_with(doc, "evidence", "inf");
 	assert_non_null(by_rule(doc, "ber"));
 	json_decref(doc);
 }
@@ -77,25 +75,18 @@ static void test_why_notes(void **state)
 			     "ethtool-S.txt.why", "'ethtool -S' failed (exit 1): no stats available",
 			     "ethtool-m.txt.why", "'ethtool -m' failed (exit 1): Operation not supported",
 			     NULL };
-	json_t *a = snap(kv), *doc = json_object();
-	struct diag_set s = { 0 };
+	json_t *doc = run_port(kv, kv);
 
 	(void)state;
-	diag_set_add(&s, "nodeA", "mlx5_0", 1, a, a);
-	diag_run(doc, &s);
 	assert_true(has_note(doc, 0, "NIC statistics (ethtool -S) not read: 'ethtool -S' failed (exit 1): no stats available"));
 	assert_true(has_note(doc, 0, "transceiver readings not exposed: 'ethtool -m' failed (exit 1): Operation not supported"));
-	diag_set_release(&s);
-	json_decref(a);
 	json_decref(doc);
 }
-
-
 
 static void test_ib_far_switch(void **state)
 {
 	json_t *doc = diagnose("ib-far-switch");
-	const json_t *d = first(doc), *cable = json_array_get(json_object_get(doc, "diagnosis"), 1);
+	const json_t *d = first(doc), *cable = entry(doc, 1);
 
 	(void)state;
 	assert_string_equal(str(d, "part"), "the switch port at the other end (or its module)");
@@ -116,8 +107,7 @@ static void test_far_both_ends(void **state)
 			    "counters/symbol_error", "0", "perfquery-far.txt", PQ_FAR("0"), NULL };
 	const char *a[] = { "time", "160", "rate", "100 Gb/sec (4X EDR)", "link_layer", "InfiniBand",
 			    "counters/symbol_error", "900", "perfquery-far.txt", PQ_FAR("700"), NULL };
-	struct side sd[] = { { "nodeA", "mlx5_0", b, a } };
-	json_t *doc = run_sides(NULL, sd, 1);
+	json_t *doc = run_port(b, a);
 	const json_t *d = first(doc);
 
 	(void)state;
@@ -137,8 +127,7 @@ static void test_one_symbol_possible(void **state)
 	const char *a[] = { "time", "160", "rate", "200 Gb/sec (4X HDR)", "link_layer", "Ethernet",
 			    "ethtool-S.txt", "NIC statistics:\n     rx_bits_phy: 12000000001000\n     rx_pcs_symbol_err_phy: 1\n     rx_corrected_bits_phy: 52000\n",
 			    NULL };
-	struct side sd[] = { { "nodeA", "mlx5_0", b, a } };
-	json_t *doc = run_sides(NULL, sd, 1);
+	json_t *doc = run_port(b, a);
 	const json_t *d = by_rule(doc, "phys_errors");
 
 	(void)state;
@@ -157,14 +146,13 @@ static void test_ib_symbol_rate(void **state)
 			     "InfiniBand", "counters/symbol_error", "2", NULL };
 	const char *a2[] = { "time", "160", "rate", "100 Gb/sec (4X EDR)", "link_layer",
 			     "InfiniBand", "counters/symbol_error", "5000", NULL };
-	struct side s1[] = { { "nodeA", "mlx5_0", b, a1 } }, s2[] = { { "nodeA", "mlx5_0", b, a2 } };
-	json_t *doc = run_sides(NULL, s1, 1);
+	json_t *doc = run_port(b, a1);
 
 	(void)state;
 	assert_string_equal(str(by_rule(doc, "phys_errors"), "confidence"), "possible");
 	assert_true(has_note(doc, 0, "bits in the window estimated as the port rate (100 Gb/s, 4 lanes x 25 Gb/s) x 60.0 s"));
 	json_decref(doc);
-	doc = run_sides(NULL, s2, 1);
+	doc = run_port(b, a2);
 	assert_string_equal(str(by_rule(doc, "phys_errors"), "confidence"), "likely");
 	json_decref(doc);
 }
@@ -276,7 +264,7 @@ static void test_config_from_files(void **state)
 	assert_string_equal(str(d, "part"), "configuration (MTU, trust, PFC)");
 	assert_string_equal(str(d, "subject"), "nodeA mlx5_0 <-> nodeB mlx5_0");
 	assert_non_null(strstr(str(d, "evidence"), "netdev MTU: nodeA eth2 9000 B, nodeB eth2 1500 B; trust mode: nodeA dscp, nodeB pcp; PFC on priorities (bit per priority): nodeA 0x08, nodeB 0x00"));
-	fab = json_object_get(json_array_get(json_object_get(doc, "evidence"), 0), "fabric");
+	fab = json_object_get(port_evidence(doc, 0), "fabric");
 	assert_string_equal(str(fab, "trust"), "dscp");
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(fab, "pfc_priorities"), 0)), 3);
 	json_decref(doc);
@@ -299,7 +287,7 @@ static void test_pcie_idle_links(void **state)
 			    "pcie/hca-0000:17:00.0/max_link_speed", "32.0 GT/s PCIe",
 			    "pcie/hca-0000:17:00.0/current_link_width", "16",
 			    "pcie/hca-0000:17:00.0/max_link_width", "16", NULL };
-	json_t *before = snap(b), *after = json_deep_copy(before), *doc = json_object();
+	json_t *before = snap(b), *after = json_deep_copy(before), *doc;
 	struct diag_set s = { 0 };
 
 	(void)state;
@@ -307,12 +295,11 @@ static void test_pcie_idle_links(void **state)
 	json_object_set_new(after, "pcie/hca-0000:17:00.0/current_link_speed",
 			    json_string("2.5 GT/s PCIe"));
 	diag_set_add(&s, "nodeA", "mlx5_0", 1, before, after);
-	diag_run(doc, &s);
-	no_part(doc, "host PCIe");
-	assert_true(has_note(doc, 0, "PCIe hca 0000:17:00.0 read 32 GT/s x16 before the test and 2.5 GT/s x16 after: the higher judged"));
-	diag_set_release(&s);
 	json_decref(before);
 	json_decref(after);
+	doc = run_set(&s);
+	no_part(doc, "host PCIe");
+	assert_true(has_note(doc, 0, "PCIe hca 0000:17:00.0 read 32 GT/s x16 before the test and 2.5 GT/s x16 after: the higher judged"));
 	json_decref(doc);
 }
 
@@ -323,8 +310,7 @@ static void test_gpu_aer(void **state)
 			    "pcie/gpu-0000:16:00.0/current_link_speed", "32.0 GT/s PCIe", NULL };
 	const char *a[] = { "pcie/gpu-0000:16:00.0/aer_dev_nonfatal", "CmpltTO 3\nTOTAL_ERR_NONFATAL 3\n",
 			    "pcie/gpu-0000:16:00.0/current_link_speed", "32.0 GT/s PCIe", NULL };
-	struct side sd[] = { { "nodeA", "mlx5_0", b, a } };
-	json_t *doc = run_sides(NULL, sd, 1);
+	json_t *doc = run_port(b, a);
 	const json_t *d = first(doc);
 
 	(void)state;
@@ -338,19 +324,18 @@ static void test_gpu_aer(void **state)
 static void test_rack_mtu_no_test(void **state)
 {
 	struct diag_set s;
-	json_t *doc = json_object();
+	json_t *doc;
 	const json_t *d;
 
 	(void)state;
 	assert_int_equal(diag_set_read(DATA "rack-mtu", &s), 0);
 	json_decref(s.test);
 	s.test = NULL;
-	diag_run(doc, &s);
+	doc = run_set(&s);
 	d = first(doc);
 	assert_string_equal(str(d, "part"), "configuration (MTU)");
 	assert_string_equal(str(d, "evidence"), "netdev MTU: nodeA eth0 9000 B, nodeB eth0 1500 B");
 	no_part(doc, "cable");
-	diag_set_release(&s);
 	json_decref(doc);
 }
 

@@ -253,6 +253,13 @@ static const char topo_json[] =
 	"\"matrix\":{\"GPU0\":{\"GPU1\":\"NV12\",\"NIC0\":\"PIX\",\"NIC1\":\"SYS\",\"NIC2\":\"SYS\"},"
 	"\"GPU1\":{\"GPU0\":\"NV12\",\"NIC0\":\"SYS\",\"NIC1\":\"PXB\",\"NIC2\":\"NODE\"}}}";
 
+/* A GB200-like node as fabcheck topo writes it: C2C GPUs (tests/unit/
+ * test_c2c.c), the HCA through the CPU. */
+static const char grace_json[] =
+	"{\"gpus\":[{\"name\":\"GPU0\",\"bus_id\":\"0008:01:00.0\",\"c2c\":true,"
+	"\"nearest_nics\":[\"mlx5_0\"],\"nccl_nic\":\"mlx5_0\",\"nccl_path\":\"P2C\"}],"
+	"\"nics\":[{\"name\":\"mlx5_0\"}],\"matrix\":{\"GPU0\":{\"NIC0\":\"NODE\"}}}";
+
 static void test_conflict_ib_disable(void **state)
 {
 	char *rdma[] = { "mlx5_0" };
@@ -366,6 +373,14 @@ static void test_conflict_gdr(void **state)
 	json_decref(doc);
 	doc = check("NCCL_NET_GDR_LEVEL=PXB\n", NULL, topo_json);
 	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", NULL);
+	json_decref(doc);
+	/* Grace (fabcheck topo on a GB200: NODE in the matrix, P2C to NCCL):
+	 * P2C is not stricter than the path; PXB is, and the fix names P2C. */
+	doc = check("NCCL_NET_GDR_LEVEL=P2C\n", NULL, grace_json);
+	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", NULL);
+	json_decref(doc);
+	doc = check("NCCL_NET_GDR_LEVEL=PXB\n", NULL, grace_json);
+	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "use P2C");
 	json_decref(doc);
 	/* No peermem and no nvidia driver: no GPUDirect path at all. */
 	doc = check("NCCL_NET_GDR_LEVEL=PHB\n", &none, NULL);

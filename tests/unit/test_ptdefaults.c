@@ -16,10 +16,16 @@
 
 static struct fk_side side;
 
+/* A fake HCA of @nqps QPs, 128 deep, messages up to @max_size. */
+static struct fk_cfg fake_cfg(int nqps, uint64_t max_size)
+{
+	return (struct fk_cfg){ .nqps = nqps, .tx_depth = 128, .threads = 1, .max_size = max_size,
+				.timeout = 5, .max_inline = 236 };
+}
+
 static int setup(void **state)
 {
-	struct fk_cfg c = { .nqps = 4, .tx_depth = 128, .threads = 1, .max_size = 1 << 20,
-			    .timeout = 5, .max_inline = 236 };
+	struct fk_cfg c = fake_cfg(4, 1 << 20);
 
 	(void)state;
 	return fk_side_init(&side, &c);
@@ -32,17 +38,72 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* An active test of @op in method @m, @iters rounds (0: by duration), one
+ * request a post, the knobs left to the method. */
+static struct vb_test base_test(enum vb_method m, enum vb_op op, int lat, uint64_t size,
+				uint64_t iters)
+{
+	return (struct vb_test){ .op = op, .lat = lat, .size = size, .iters = iters, .active = 1,
+				 .interval = 0.1, .method = m, .warmup = VB_KNOB_DEFAULT,
+				 .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+				 .cycle = VB_CYCLE_DEFAULT, .post_list = 1, .threads = 1 };
+}
+
 static struct vb_test resolved(enum vb_method m, enum vb_op op, int lat, uint64_t size,
 			       int post_list, int all_sizes)
 {
-	struct vb_test t = { .op = op, .lat = lat, .size = size, .iters = 1000, .active = 1,
-			     .interval = 0.1, .method = m, .warmup = VB_KNOB_DEFAULT,
-			     .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
-			     .cycle = VB_CYCLE_DEFAULT, .post_list = post_list, .threads = 1,
-			     .all_sizes = all_sizes };
+	struct vb_test t = base_test(m, op, lat, size, 1000);
 
+	t.post_list = post_list;
+	t.all_sizes = all_sizes;
 	assert_int_equal(vb_test_resolve(&side.r, &t), 0);
 	return t;
+}
+
+/* A test run between two connected fake sides: @ta from side a, its
+ * passive twin @tb on side b. */
+struct run {
+	struct fk_side a, b;
+	struct vb_test ta, tb;
+	struct vb_result ra, rb;
+};
+
+/* Connects two fake sides of @nqps QPs (messages up to @max_size) and
+ * resolves @t on a and its passive twin on b. */
+static void run_open(struct run *x, const struct vb_test *t, int nqps, uint64_t max_size)
+{
+	struct fk_cfg c = fake_cfg(nqps, max_size);
+
+	x->ta = *t;
+	x->tb = *t;
+	x->tb.active = 0;
+	x->tb.passive = 1;
+	assert_int_equal(fk_side_init(&x->a, &c), 0);
+	assert_int_equal(fk_side_init(&x->b, &c), 0);
+	fk_connect(&x->a, &x->b);
+	assert_int_equal(vb_test_resolve(&x->a.r, &x->ta), 0);
+	assert_int_equal(vb_test_resolve(&x->b.r, &x->tb), 0);
+}
+
+/* Prepares b, then a (the receives posted before the sender starts), and
+ * runs both at once; neither side may fail. */
+static void run_go(struct run *x)
+{
+	int ea, eb;
+
+	assert_int_equal(vb_test_prepare(&x->b.r, &x->tb), 0);
+	assert_int_equal(vb_test_prepare(&x->a.r, &x->ta), 0);
+	fk_run_pair(&x->a, &x->ta, &x->ra, &ea, &x->b, &x->tb, &x->rb, &eb);
+	assert_int_equal(ea, 0);
+	assert_int_equal(eb, 0);
+}
+
+static void run_close(struct run *x)
+{
+	vb_result_release(&x->ra);
+	vb_result_release(&x->rb);
+	fk_side_free(&x->a);
+	fk_side_free(&x->b);
 }
 
 #define PT VB_METHOD_PERFTEST
@@ -127,82 +188,41 @@ static void test_row_buffer(void **state)
  * own region, stepping by increase_loc_addr), none of another QP's. */
 static void test_row_buffer_recv(void **state)
 {
-	struct fk_cfg c = { .nqps = 4, .tx_depth = 128, .threads = 1, .max_size = 64,
-			    .timeout = 5, .max_inline = 236 };
-	struct fk_side a, b;
-	struct vb_test ta = { .op = VB_SEND, .size = 64, .iters = 200, .active = 1,
-			      .interval = 0.1, .method = PT, .warmup = VB_KNOB_DEFAULT,
-			      .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
-			      .cycle = VB_CYCLE_DEFAULT, .post_list = 1, .threads = 1 };
-	struct vb_test tb = ta;
-	struct vb_result ra, rb;
-	int ea, eb;
+	struct vb_test t = base_test(PT, VB_SEND, 0, 64, 200);
+	struct run x;
 
 	(void)state;
-	tb.active = 0;
-	tb.passive = 1;
-	assert_int_equal(fk_side_init(&a, &c), 0);
-	assert_int_equal(fk_side_init(&b, &c), 0);
-	fk_connect(&a, &b);
-	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
-	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
-	assert_int_equal(tb.pt_nsteps, 64);
+	run_open(&x, &t, 4, 64);
+	assert_int_equal(x.tb.pt_nsteps, 64);
 	for (int q = 0; q < 4; q++)
-		memset(vb_tx(&a.r, 0) + vb_test_offset(&ta, q, 0), q + 1, (size_t)ta.pt_region);
-	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
-	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
-	assert_int_equal(ea, 0);
-	assert_int_equal(eb, 0);
+		memset(vb_tx(&x.a.r, 0) + vb_test_offset(&x.ta, q, 0), q + 1, (size_t)x.ta.pt_region);
+	run_go(&x);
 	for (int q = 0; q < 4; q++)
-		for (uint64_t k = 0; k < tb.pt_nsteps; k++) {
-			const uint8_t *p = vb_rx(&b.r, 0) + vb_test_offset(&tb, q, k);
+		for (uint64_t k = 0; k < x.tb.pt_nsteps; k++) {
+			const uint8_t *p = vb_rx(&x.b.r, 0) + vb_test_offset(&x.tb, q, k);
 
 			for (int i = 0; i < 64; i++)
 				if (p[i] != q + 1)
 					fail_msg("QP %d, receive step %llu, byte %d: %u, not QP %d's", q,
 						 (unsigned long long)k, i, p[i], q);
 		}
-	vb_result_release(&ra);
-	vb_result_release(&rb);
-	fk_side_free(&a);
-	fk_side_free(&b);
+	run_close(&x);
 }
 
 /* Send latency on the fake, @iters rounds: messages with an immediate
  * value each side sent, and the samples. */
 static void send_lat(enum vb_method m, uint64_t *imms_a, uint64_t *imms_b, uint64_t *samples)
 {
-	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 8, .timeout = 5,
-			    .max_inline = 236 };
-	struct fk_side a, b;
-	struct vb_test ta = { .op = VB_SEND, .lat = 1, .size = 8, .iters = 300, .active = 1,
-			      .interval = 0.1, .method = m, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
-			      .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
-			      .post_list = 1, .threads = 1 };
-	struct vb_test tb = ta;
-	struct vb_result ra, rb;
-	int ea, eb;
+	struct vb_test t = base_test(m, VB_SEND, 1, 8, 300);
+	struct run x;
 
-	tb.active = 0;
-	tb.passive = 1;
-	assert_int_equal(fk_side_init(&a, &c), 0);
-	assert_int_equal(fk_side_init(&b, &c), 0);
-	fk_connect(&a, &b);
-	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
-	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
-	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
-	assert_int_equal(ea, 0);
-	assert_int_equal(eb, 0);
-	*imms_a = a.qp[0].imms;
-	*imms_b = b.qp[0].imms;
-	*samples = ra.lat.n;
-	vb_result_release(&ra);
-	vb_result_release(&rb);
-	fk_side_free(&a);
-	fk_side_free(&b);
+	t.warmup = 0;
+	run_open(&x, &t, 1, 8);
+	run_go(&x);
+	*imms_a = x.a.qp[0].imms;
+	*imms_b = x.b.qp[0].imms;
+	*samples = x.ra.lat.n;
+	run_close(&x);
 }
 
 /* | send latency | SEND (the last round with an immediate, to end it) |
@@ -274,40 +294,23 @@ static void test_row_duration(void **state)
  * 4 s before: about 4 s). */
 static void test_row_duration_lat(void **state)
 {
-	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 8, .timeout = 5,
-			    .max_inline = 236 };
-	struct fk_side a, b;
-	struct vb_test ta = { .op = VB_WRITE, .lat = 1, .size = 8, .duration = 4, .active = 1,
-			      .interval = 0.1, .method = PT, .warmup = 0, .cq_mod = VB_KNOB_DEFAULT,
-			      .inline_max = VB_KNOB_DEFAULT, .cycle = VB_CYCLE_DEFAULT,
-			      .post_list = 1, .threads = 1, .lat_mode = VB_LAT_IMM };
-	struct vb_test tb = ta;
-	struct vb_result ra, rb;
+	struct vb_test t = base_test(PT, VB_WRITE, 1, 8, 0);
+	struct run x;
+	const struct vb_result *ra = &x.ra, *rb = &x.rb;
 	double sum;
-	int ea, eb;
 
 	(void)state;
-	tb.active = 0;
-	tb.passive = 1;
-	assert_int_equal(fk_side_init(&a, &c), 0);
-	assert_int_equal(fk_side_init(&b, &c), 0);
-	fk_connect(&a, &b);
-	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
-	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
-	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
-	assert_int_equal(ea, 0);
-	assert_int_equal(eb, 0);
+	t.duration = 4;
+	t.warmup = 0;
+	t.lat_mode = VB_LAT_IMM;
+	run_open(&x, &t, 1, 8);
+	run_go(&x);
 	/* write and send report half the round trip (as perftest) */
-	sum = 2 * fc_hist_mean(&ra.lat) * (double)ra.lat.n;
-	assert_true(ra.lat.n > 10 && ra.msgs == ra.lat.n && ra.lat.n < rb.msgs);
+	sum = 2 * fc_hist_mean(&ra->lat) * (double)ra->lat.n;
+	assert_true(ra->lat.n > 10 && ra->msgs == ra->lat.n && ra->lat.n < rb->msgs);
 	if (sum > 2.0 + 1e-3 || sum < 1.5)
 		fail_msg("the samples add up to %.3f s, not the 2 s window", sum);
-	vb_result_release(&ra);
-	vb_result_release(&rb);
-	fk_side_free(&a);
-	fk_side_free(&b);
+	run_close(&x);
 }
 
 int main(void)

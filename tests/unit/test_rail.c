@@ -44,6 +44,15 @@ static void load(const char *file, struct rec *r)
 	json_decref(doc);
 }
 
+/* Loads tests/data/rails/@file into @r and matches its rails with @o (NULL:
+ * the defaults) into @m; the match must succeed. */
+static void match_file(const char *file, const struct fc_rail_opts *o, struct rec *r,
+		       struct fc_rail_map *m)
+{
+	load(file, r);
+	assert_int_equal(fc_rail_match(r->nodes, r->n, o, m), 0);
+}
+
 static int count_sev(const struct fc_rail_map *m, enum fc_rail_sev s)
 {
 	int c = 0;
@@ -85,8 +94,7 @@ static void test_roce_healthy(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-4x2.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("roce-4x2.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 2);
 	assert_int_equal(m.link_layer, FC_RAIL_LL_ETH);
 	assert_false(m.by_name);
@@ -111,8 +119,7 @@ static void test_roce_swap(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-4x2-swap.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("roce-4x2-swap.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 2);
 	assert_string_equal(dev_on(&m, &r, 2, 0), "rxe1");
 	assert_string_equal(dev_on(&m, &r, 2, 1), "rxe0");
@@ -132,8 +139,7 @@ static void test_roce_one_subnet(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-4x2-one-subnet.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("roce-4x2-one-subnet.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 2);
 	/* nodeB keeps rxe0 on rail 0 and has nothing on rail 1. */
 	assert_string_equal(dev_on(&m, &r, 1, 0), "rxe0");
@@ -153,8 +159,7 @@ static void test_roce_odd_and_down(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-4x2-odd.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("roce-4x2-odd.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 2);
 	assert_string_equal(m.rails[1].subnet, "10.99.0.0/24");
 	assert_int_equal(count_text(&m, "rxe1 of nodeD", "10.98.0.0/24", "no other node",
@@ -180,8 +185,7 @@ static void test_ib_8rail(void **state)
 	char want[16];
 
 	(void)state;
-	load("ib-8rail.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-8rail.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 8);
 	assert_int_equal(count_text(&m, "mlx5_8 left out on 4 nodes", "rate 200 Gb/s",
 				    "400 Gb/s", NULL), 1);
@@ -213,8 +217,7 @@ static void test_ib_one_subnet(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("ib-one-subnet.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-one-subnet.json", NULL, &r, &m);
 	assert_true(m.by_name);
 	assert_int_equal(m.nrails, 4);
 	assert_string_equal(m.rails[2].name, "mlx5_2");
@@ -233,8 +236,7 @@ static void test_ib_switches(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("ib-switches-swap.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-switches-swap.json", NULL, &r, &m);
 	assert_true(m.by_switch);
 	assert_false(m.by_name);
 	assert_int_equal(m.nrails, 4);
@@ -249,8 +251,7 @@ static void test_ib_switches(void **state)
 	fc_rail_map_release(&m);
 
 	/* with each switch's node description: the swap names the switches by it */
-	load("ib-switches-desc.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-switches-desc.json", NULL, &r, &m);
 	assert_true(m.by_switch);
 	assert_string_equal(m.rails[1].peer_desc, "MF0;ib-leaf-02:MQM9790/U1");
 	assert_int_equal(count_text(&m, "matched by the switch", "4 switches: 0x7cfe900301a0b000 "
@@ -261,8 +262,7 @@ static void test_ib_switches(void **state)
 	fc_rail_map_release(&m);
 
 	/* the same ports without their switches: by name, the swap unseen, said once */
-	load("ib-one-subnet.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-one-subnet.json", NULL, &r, &m);
 	assert_false(m.by_switch);
 	assert_int_equal(count_text(&m, "the switch 8 InfiniBand ports reach is not known",
 				    "smpquery", NULL), 1);
@@ -277,8 +277,7 @@ static void test_ib_switches_2su(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("ib-switches-2su.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-switches-2su.json", NULL, &r, &m);
 	assert_false(m.by_switch);
 	assert_true(m.by_name);
 	assert_int_equal(m.nrails, 4);
@@ -296,8 +295,7 @@ static void test_only(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-4x2-swap.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
+	match_file("roce-4x2-swap.json", &o, &r, &m);
 	assert_int_equal(m.nrails, 1);
 	assert_int_equal(m.rails[0].index, 1);
 	assert_string_equal(dev_on(&m, &r, 2, 0), "rxe0"); /* nodeC's rail 1 port */
@@ -349,8 +347,7 @@ static void test_routed_position(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("routed-31.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("routed-31.json", NULL, &r, &m);
 	/* each rail's gateways in a pool of their own: by the gateway's leaf */
 	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
 	assert_int_equal(m.nrails, 4);
@@ -376,8 +373,7 @@ static void test_routed_gateway_swap(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("routed-31-gw-swap.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("routed-31-gw-swap.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
 	assert_int_equal(m.nrails, 4);
 	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_2");
@@ -436,8 +432,7 @@ static void test_routed_one_pool(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("routed-31-one-pool.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("routed-31-one-pool.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
 	assert_int_equal(m.nrails, 4);
 	assert_non_null(strstr(m.assumed, "assumed from position"));
@@ -453,8 +448,7 @@ static void test_routed_lldp_swap(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("routed-31-lldp-swap.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("routed-31-lldp-swap.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_LLDP);
 	assert_int_equal(m.nrails, 4);
 	assert_string_equal(m.rails[1].leaf, "leaf2");
@@ -474,8 +468,7 @@ static void test_per_host_subnets(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("per-host-24.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("per-host-24.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
 	assert_string_equal(m.rails[1].leaf, "10.2.0.0/22");
 	assert_int_equal(m.nrails, 2);
@@ -492,8 +485,7 @@ static void test_ipv6_only(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("ipv6-only.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ipv6-only.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_SUBNET);
 	assert_int_equal(m.nrails, 2);
 	assert_string_equal(m.rails[1].subnet, "fd00:2::/64");
@@ -510,8 +502,7 @@ static void test_ib_one_sm_position(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("ib-one-sm-pci.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("ib-one-sm-pci.json", NULL, &r, &m);
 	assert_int_equal(m.by, FC_RAIL_BY_POSITION);
 	assert_false(m.by_name);
 	assert_string_equal(dev_on(&m, &r, 2, 1), "mlx5_2");
@@ -528,8 +519,7 @@ static void test_storage_mgmt(void **state)
 	struct fc_rail_map m;
 
 	(void)state;
-	load("roce-storage-mgmt.json", &r);
-	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	match_file("roce-storage-mgmt.json", NULL, &r, &m);
 	assert_int_equal(m.nrails, 2);
 	assert_string_equal(m.rails[1].subnet, "10.2.0.0/24");
 	assert_int_equal(count_text(&m, "mlx5_2 left out on 3 nodes", "rate 100 Gb/s", NULL), 1);

@@ -280,6 +280,68 @@ static int collect_link(const struct fc_store_link *l, void *arg)
 	return 0;
 }
 
+/* The store at @path as schema 1 wrote it (no link rows), opened read-only. */
+static struct fc_store *open_as_schema1(const char *path)
+{
+	struct fc_store *st;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE links; PRAGMA user_version = 1", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = fc_store_open_ro(path);
+	assert_non_null(st);
+	return st;
+}
+
+/* Each link row as "a-b/run," into @arg (a char[256]). */
+static int name_link(const struct fc_store_link *l, void *arg)
+{
+	char *out = arg;
+	size_t at = strlen(out);
+
+	snprintf(out + at, 256 - at, "%s-%s/%lld,", l->a, l->b, (long long)l->run);
+	return 0;
+}
+
+/* fc_store_links_by_pair: the rows of the runs asked for grouped by pair,
+ * either direction together, by the pair's names, then in row order; from
+ * the link rows, and from the documents of a store of schema 1. */
+static void test_links_by_pair(void **state)
+{
+	struct tmpdb *t = *state;
+	struct fc_store *st = fc_store_open(t->path);
+	json_t *d = pair_doc("pass", 5, 9.5, 4);
+	const char *want = "n2-n1/2,n1-n2/1,n3-n1/1,n1-n3/2,n1-n3/2,n2-n3/1,";
+	char seen[256] = "";
+	int64_t runs[2];
+
+	assert_non_null(st);
+	runs[1] = fc_store_run_begin(st, "matrix", NULL);
+	runs[0] = fc_store_run_begin(st, "matrix", NULL);
+	assert_true(fc_store_run_begin(st, "matrix", NULL) > runs[0]);
+	assert_true(runs[1] == 1 && runs[0] == 2);
+	assert_int_equal(fc_store_pair_add(st, 1, "n3", "n1", d), 0);
+	assert_int_equal(fc_store_pair_add(st, 2, "n2", "n1", d), 0);
+	assert_int_equal(fc_store_pair_add(st, 1, "n2", "n3", d), 0);
+	assert_int_equal(fc_store_pair_add(st, 3, "n1", "n2", d), 0); /* not asked */
+	assert_int_equal(fc_store_pair_add(st, 2, "n1", "n3", d), 0);
+	assert_int_equal(fc_store_pair_add(st, 1, "n1", "n2", d), 0);
+	assert_int_equal(fc_store_pair_add(st, 2, "n1", "n3", d), 0); /* a retest */
+	assert_int_equal(fc_store_links_by_pair(st, runs, 2, name_link, seen), 0);
+	assert_string_equal(seen, want);
+	assert_int_equal(fc_store_links_by_pair(st, runs, 0, name_link, seen), -EINVAL);
+	fc_store_close(st);
+	json_decref(d);
+
+	st = open_as_schema1(t->path);
+	seen[0] = 0;
+	assert_int_equal(fc_store_links_by_pair(st, runs, 2, name_link, seen), 0);
+	assert_string_equal(seen, want);
+	fc_store_close(st);
+}
+
 /* The three link rows of run 2's rails document, as written or as read
  * from the document of a schema 1 store. */
 static void check_rails_links(struct fc_store *st, int64_t run)
@@ -348,12 +410,7 @@ static void test_links_and_upgrade(void **state)
 	fc_store_close(st);
 
 	/* The same store as schema 1 wrote it: no link rows. */
-	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE links; PRAGMA user_version = 1", NULL, NULL,
-				      NULL), SQLITE_OK);
-	sqlite3_close(db);
-	st = fc_store_open_ro(t->path);
-	assert_non_null(st);
+	st = open_as_schema1(t->path);
 	check_rails_links(st, r2);
 	c.n = 0;
 	assert_int_equal(fc_store_link_history(st, "n2", "n1", r1, r2, collect_link, &c), 0);
@@ -500,6 +557,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_and_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_and_upgrade, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_links_by_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_and_bad_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_keeps_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_writer, setup, teardown),

@@ -160,18 +160,7 @@ static void test_nvsmi_details(void **state)
 
 #define TREES_SCENARIOS "dgx hgx split empty"
 #include "tests/unit/sysfs_trees.h"
-
-static json_t *report(struct topo *t)
-{
-	struct topo_view *v = calloc(1, sizeof(*v));
-	json_t *doc = fc_doc_new();
-
-	topo_view_from_sysfs(v, t, NULL, doc);
-	topo_view_report(v, doc);
-	topo_sysfs_report(t, v, doc);
-	free(v);
-	return doc;
-}
+#include "tests/unit/topo_doc.h"
 
 /* The finding that contains every string given, or fails. */
 static int has_finding(const json_t *doc, const char *a, const char *b)
@@ -183,17 +172,6 @@ static int has_finding(const json_t *doc, const char *a, const char *b)
 		if (strstr(json_string_value(f), a) && (!b || strstr(json_string_value(f), b)))
 			return 1;
 	return 0;
-}
-
-static const char *rec(const json_t *doc, const char *env)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(doc, "recommendations"), i, r)
-		if (!strcmp(fc_jstr(r, "env", ""), env))
-			return fc_jstr(r, "value", NULL);
-	return NULL;
 }
 
 static void test_dgx(void **state)

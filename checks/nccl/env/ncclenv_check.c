@@ -380,6 +380,12 @@ static void check_gdr(struct run *r)
 		const char *name = fc_jstr(json_array_get(gpus, k), "name", "?");
 		const char *type = NULL;
 		int d = gpu_best_dist(r->o->topo, name, &type);
+		/* Grace: a C2C GPU's HCA through its CPU is P2C to NCCL 2.27.3+, not
+		 * the PHB/NODE of the matrix (fabcheck topo's nccl_path). */
+		const char *np = fc_jstr(json_array_get(gpus, k), "nccl_path", "");
+
+		if (!strcmp(np, "P2C") && d > ncclenv_topo_dist(np))
+			d = ncclenv_topo_dist(np), type = np;
 
 		if (d < 0 || d <= level)
 			continue;
