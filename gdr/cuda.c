@@ -1,7 +1,6 @@
 /*
  * CUDA memory through the driver API, loaded at run time by gdr/cudrv.c: one
- * binary runs with and without a GPU. The device attributes and flags used
- * here only are declared here (values from the CUDA driver API reference).
+ * binary runs with and without a GPU (attributes and flags in gdr/cudrv.h).
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -15,23 +14,6 @@
 #include "core/log.h"
 #include "gdr/cudrv.h"
 #include "gdr/gdr.h"
-
-enum {
-	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
-	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
-	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116,
-	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117,
-	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING = 118,
-	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
-};
-enum { CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6 };
-/* cuMemGetHandleForAddressRange: map the dma-buf for PCIe (12.8+, where
- * the GPU has another path, as on Grace Hopper); older drivers refuse it. */
-enum { CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1 };
-/* cuFlushGPUDirectRDMAWrites: the current context, up to its owner. */
-enum { CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0,
-       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100 };
-enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
 
 #define GPU_PAGE (64u << 10) /* allocations rounded to GPU pages */
 

@@ -30,6 +30,28 @@ enum {
 	FC_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
 };
 
+/* Device attributes (CUdevice_attribute) and flags, by their cuda.h names. */
+enum {
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116,
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117,
+	CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING = 118,
+	CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
+};
+enum { CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6 };
+/* cuMemGetHandleForAddressRange: map the dma-buf for PCIe (12.8+, where
+ * the GPU has another path, as on Grace Hopper); older drivers refuse it. */
+enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
+enum { CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1 };
+/* cuFlushGPUDirectRDMAWrites: the current context, up to its owner. */
+enum { CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0,
+       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100 };
+/* CUflushGPUDirectRDMAWritesOptions (a bit mask) and
+ * CUGPUDirectRDMAWritesOrdering: what attributes 117 and 118 answer. */
+enum { CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST = 1 };
+enum { CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER = 100 };
+
 struct fc_cuda {
 	void *lib;
 	const char *path; /* the library loaded, or tried */

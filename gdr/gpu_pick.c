@@ -11,6 +11,7 @@
 
 #include "core/fc.h"
 #include "core/log.h"
+#include "gdr/cudrv.h"
 #include "gdr/gdr.h"
 
 const char *gdr_kind_name(enum gdr_kind k)
@@ -301,10 +302,6 @@ int64_t gdr_pattern_check(const void *buf, uint64_t off, size_t len, uint64_t se
 	return -1;
 }
 
-/* CUflushGPUDirectRDMAWritesOptions and CUGPUDirectRDMAWritesOrdering (cuda.h). */
-#define CU_FLUSH_OPTION_HOST 1
-#define CU_WRITES_ORDERING_OWNER 100
-
 const char *gdr_flush_name(enum gdr_flush_how h)
 {
 	switch (h) {
@@ -330,10 +327,10 @@ enum gdr_flush_how gdr_flush_decide(const struct gdr_flush_in *in, char *why, si
 	if (in->c2c_near) {
 		h = GDR_FLUSH_LOOPBACK;
 		w = "the GPU reaches its CPU over C2C and the NIC over PCIe, two unordered paths: flushed by a loopback RDMA READ, as NCCL does there (paths.cc ncclTopoNeedFlush)";
-	} else if (in->wr_order >= CU_WRITES_ORDERING_OWNER) {
+	} else if (in->wr_order >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER) {
 		h = GDR_FLUSH_NONE;
 		w = "the GPU orders GPUDirect RDMA writes for its own reads (WRITES_ORDERING >= OWNER): no flush";
-	} else if (in->cuda_sym && in->flush_opts >= 0 && (in->flush_opts & CU_FLUSH_OPTION_HOST)) {
+	} else if (in->cuda_sym && in->flush_opts >= 0 && (in->flush_opts & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST)) {
 		h = GDR_FLUSH_CUDA;
 		w = "cuFlushGPUDirectRDMAWrites (FLUSH_WRITES_OPTIONS has HOST)";
 	} else {
