@@ -8,6 +8,7 @@
 # GLOB..." line ($SHARED is ../shared, the fixtures), copied into a scratch
 # corpus under build/; a seed glob that matches nothing fails the target.
 #   FUZZ_SECONDS  time per target (default 20)
+#   FUZZ_JOBS     targets side by side (default: the CPUs, at most 4)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 secs=${FUZZ_SECONDS:-20}
@@ -44,15 +45,16 @@ seed_corpus() {
 	[ "$n" -gt 0 ] && echo "   $(basename "$src" .c): $n seed files"
 	return 0
 }
-for src in tests/fuzz/fuzz_*.c; do
+# fuzz_one SRC: builds and runs one target; prints one line (and the crash).
+fuzz_one() {
+	local src=$1 name bin corpus srcs decl h c log
 	name=$(basename "$src" .c)
 	bin=build/fuzz/$name
 	corpus=build/fuzz/$name-corpus
 	mkdir -p "$corpus"
 	[ -d "tests/fuzz/corpus/$name" ] && cp -n "tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
 	if ! seed_corpus "$src" "$corpus"; then
-		fail=$((fail + 1))
-		continue
+		return 1
 	fi
 	srcs=()
 	decl=$(sed -n 's/.*fuzz-sources:\(.*\)/\1/p' "$src" | head -n 1)
@@ -69,19 +71,38 @@ for src in tests/fuzz/fuzz_*.c; do
 	fi
 	if ! "$CC" "${flags[@]}" -o "$bin" "$src" "${srcs[@]}" "${libs[@]}"; then
 		echo "FAIL: $name: does not build"
-		fail=$((fail + 1))
-		continue
+		return 1
 	fi
 	log=build/fuzz/$name.log
 	if ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -max_len=65536 \
 		-artifact_prefix=build/fuzz/"$name"- "$corpus" >"$log" 2>&1; then
 		echo "ok: $name: $(grep -Eo '#[0-9]+' "$log" | tail -n 1 | tr -d '#') runs in ${secs}s"
-		pass=$((pass + 1))
 	else
 		echo "FAIL: $name: crashed; see $log and build/fuzz/$name-crash-*"
 		tail -n 30 "$log" | sed 's/^/    /'
-		fail=$((fail + 1))
+		return 1
 	fi
+}
+
+# The targets run side by side, FUZZ_JOBS at a time (default: the CPUs, at
+# most 4; libFuzzer runs one thread), each for its own FUZZ_SECONDS; their
+# lines are printed in the targets' order.
+njobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$njobs" -gt 4 ] && njobs=4
+[ "$njobs" -lt 1 ] && njobs=1
+outs=()
+for src in tests/fuzz/fuzz_*.c; do
+	while [ "$(jobs -rp | wc -l)" -ge "$njobs" ]; do wait -n; done
+	out=build/fuzz/$(basename "$src" .c).out
+	rm -f "$out.rc"
+	{ fuzz_one "$src"; echo $? >"$out.rc"; } >"$out" 2>&1 &
+	outs+=("$out")
+done
+wait
+for out in "${outs[@]}"; do
+	cat "$out"
+	if [ "$(cat "$out.rc" 2>/dev/null)" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	rm -f "$out" "$out.rc"
 done
 echo "fuzz: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
