@@ -68,6 +68,18 @@ node_state() {
 	esac
 }
 
+# node_stalled I: prints the guest kernel's last "NETDEV WATCHDOG" line of
+# node I (from its serial log, "eth0: NETDEV WATCHDOG: ... transmit queue 0
+# timed out 5072 ms"), and returns 0 when there is one: a NIC that completed
+# no transmit for 5 s with packets queued. Seen on the socket multicast
+# fabric under TCG: the NIC never sends again (tests/rack/stall.sh).
+node_stalled() {
+	local line
+	line=$(grep -a -o '[a-z0-9]*: NETDEV WATCHDOG: .*' "$RACK_DIR/nodes/node${LAB_NODE_LETTERS[$1]}.serial.log" 2>/dev/null |
+		tail -n 1 | tr -cd '[:print:]')
+	[ -n "$line" ] && echo "$line"
+}
+
 # node_faults I [R]: the faults applied to rail R (default 0) of node I, as
 # "kind=value" words.
 node_faults() {
@@ -126,9 +138,14 @@ lab_status() {
 	RACK_RAILS=${RACK_RAILS:-1}
 	for ((i = 0; i < RACK_NODES; i++)); do
 		NODE_ST[i]=$(node_state "$i")
+		n=node${LAB_NODE_LETTERS[i]}
 		if [ "${NODE_ST[i]}" != ready ]; then
 			bad=$((bad + 1))
-			findings+=("node${LAB_NODE_LETTERS[i]} is ${NODE_ST[i]}; see its serial log $RACK_DIR/nodes/node${LAB_NODE_LETTERS[i]}.serial.log, and restart the rack (fabcheck lab down --name $RACK; fabcheck lab up --name $RACK)")
+			findings+=("$n is ${NODE_ST[i]}; see its serial log $RACK_DIR/nodes/$n.serial.log, and restart the rack (fabcheck lab down --name $RACK; fabcheck lab up --name $RACK)")
+		elif st=$(node_stalled "$i"); then
+			NODE_ST[i]=stalled
+			bad=$((bad + 1))
+			findings+=("$n: its NIC ${st%%:*} stopped sending (its kernel said '$st'): the emulator's virtio-net takes no more of its packets, so RDMA to and from $n times out; restart the rack (fabcheck lab down --name $RACK; fabcheck lab up --name $RACK)")
 		fi
 	done
 	if [ $json = 1 ]; then

@@ -34,3 +34,31 @@ expect "lab up --rails 5" 2 "--rails: '5' is not a number from 1 to 4" -- $FC la
 expect "lab status: unknown option after --name" 2 "lab status: unknown option '--frob'" -- $FC lab status --name x --frob
 expect "lab fault: a negative value is a value" 2 "'-1' is not a loss percentage" -- $FC lab fault nodeA loss -1
 expect "lab fault: -5 as a rate" 2 "'-5' is not a rate" -- $FC lab fault nodeA rate -5 --name nosuch
+
+# lab status on a rack made by hand (its env, its lock, a live process for
+# each node, both ready): it passes; then nodeB's serial log gets the guest
+# kernel's watchdog line, as a node whose fabric NIC stalled writes it
+# (read off a rack of make check), and status names nodeB, its NIC and the fix.
+LS=$(mktemp -d /tmp/fabcheck-cli-labst.XXXXXX)
+mkdir -p "$LS/racks/st/nodes" "$LS/racks/st/share/state" "$LS/racks/st.lock"
+sleep 600 &
+LSPID=$!
+printf 'RACK_NODES=2\nRACK_MTU=9000\nRACK_SLOT=9\nRACK_PORT=47009\nRACK_NET=10.77.9\nRACK_RAILS=1\nSSH_PORTS=(28001 28002)\nRACK_KERNEL=k\n' >"$LS/racks/st/rack.env"
+for n in nodeA nodeB; do
+	echo "$LSPID" >"$LS/racks/st/nodes/$n.pid"
+	echo ready >"$LS/racks/st/share/state/$n"
+	echo "fabcheck-guest: $n: [4.98 s] ready" >"$LS/racks/st/nodes/$n.serial.log"
+done
+expect "lab status: a rack made by hand, both nodes ready" 0 'verdict: pass' -- \
+	env FABCHECK_LAB_HOME="$LS" $FC lab status --name st
+echo '[  574.129349] virtio_net virtio4 eth0: NETDEV WATCHDOG: CPU: 0: transmit queue 0 timed out 5072 ms' \
+	>>"$LS/racks/st/nodes/nodeB.serial.log"
+expect "lab status: a stalled NIC: the node, its NIC, the kernel's words and the fix" 1 \
+	"FAIL: nodeB: its NIC eth0 stopped sending \(its kernel said 'eth0: NETDEV WATCHDOG: CPU: 0: transmit queue 0 timed out 5072 ms'\).*restart the rack" -- \
+	env FABCHECK_LAB_HOME="$LS" $FC lab status --name st
+expect "lab status --json: the stalled node's state" 1 '"name": "nodeB", "state": "stalled"' -- \
+	env FABCHECK_LAB_HOME="$LS" $FC lab status --name st --json
+expect "lab status --json: the other node still ready" 1 '"name": "nodeA", "state": "ready"' -- \
+	env FABCHECK_LAB_HOME="$LS" $FC lab status --name st --json
+kill "$LSPID" 2>/dev/null
+rm -rf "$LS"

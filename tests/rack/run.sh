@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Rack tests: real Soft-RoCE between QEMU guests, driven through the real CLI.
 #   1. one 2-node rack (ci-<pid>) for every tests/rack/cases_*.sh, then down
+#      (a case file during which the emulator's NIC stalled runs again on a
+#      new rack: tests/rack/stall.sh)
 #   2. a 4-node rack with two rails boots, every node has rxe0 ACTIVE; the
 #      rail cases (tests/rack/phase_rails.sh) run on it; then down
 #   2b. a 3-node rack with Slurm: the slurm launcher, burnin-rack, burnin.sbatch
@@ -17,6 +19,8 @@ export RACK_LOG=${RACK_LOG:-$FABCHECK_LAB_HOME/rack-tests.stderr.log}
 unset FABCHECK_LAB_NAME
 # shellcheck source=tests/rack/lib.sh
 . tests/rack/lib.sh
+# shellcheck source=tests/rack/stall.sh
+. tests/rack/stall.sh
 T0=$SECONDS
 
 if [ ! -x "$FC" ]; then
@@ -61,8 +65,7 @@ if rack_up "$RACK_NAME" --nodes 2; then
 	export RACK_NAME SSH_CFG
 	for f in tests/rack/cases_*.sh; do
 		echo "== $f (at $((SECONDS - T0)) s)"
-		# shellcheck source=/dev/null
-		. "$f"
+		run_cases "$RACK_NAME" "$f" --nodes 2
 	done
 fi
 expect "lab down $RACK_NAME" 0 "rack '$RACK_NAME' is down" -- "$FC" lab down --name "$RACK_NAME"
@@ -88,8 +91,7 @@ if rack_up "$R4" --nodes 4 --rails 2; then
 		"[n['name'] for n in d['nodes']] == ['nodeA','nodeB','nodeC','nodeD'] and all(n['state'] == 'ready' for n in d['nodes'])" \
 		-- "$FC" lab status --name "$R4" --json
 	echo "== tests/rack/phase_rails.sh (at $((SECONDS - T0)) s)"
-	# shellcheck source=tests/rack/phase_rails.sh
-	. tests/rack/phase_rails.sh
+	run_cases "$R4" tests/rack/phase_rails.sh --nodes 4 --rails 2
 fi
 expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"
