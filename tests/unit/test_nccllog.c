@@ -244,6 +244,24 @@ static void test_interleaved(void **state)
 	json_decref(doc);
 }
 
+/* nccl-tests' rank lines: the bus in brackets is one byte, or a
+ * domain:bus:device; a bigger one is no bus, not an overflow (the fuzzer's
+ * [0x<15 hex digits>]: UBSan's "left shift of 52538954903773325 by 12"). */
+static void test_rank_bus(void **state)
+{
+	json_t *doc = report_str("#   Rank  0 Pid 1 on nodeA device  0 [0x8d] A100-SXM4-40GB\n"
+				 "#   Rank  1 Pid 1 on nodeA device  1 [0xbaa8bb16fc8d8d8] A100\n"
+				 "#   Rank  2 Pid 1 on nodeA device  2 [0001:07:00] A100\n"
+				 "#   Rank  3 Pid 1 on nodeA device  3 [fffffffffffffff:07:00] A100\n");
+
+	(void)state;
+	assert_string_equal(str(by_rank(doc, "ranks", 0), "bus_id"), "0000:8d:00.0");
+	assert_true(json_is_null(json_object_get(by_rank(doc, "ranks", 1), "bus_id")));
+	assert_string_equal(str(by_rank(doc, "ranks", 2), "bus_id"), "0001:07:00.0");
+	assert_true(json_is_null(json_object_get(by_rank(doc, "ranks", 3), "bus_id")));
+	json_decref(doc);
+}
+
 static void test_crlf(void **state)
 {
 	json_t *doc = report_file("tests/data/nccl/crlf.log", NULL);
@@ -442,7 +460,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures),    cmocka_unit_test(test_chunking),
-		cmocka_unit_test(test_interleaved), cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_interleaved), cmocka_unit_test(test_crlf), cmocka_unit_test(test_rank_bus),
 		cmocka_unit_test(test_truncated),   cmocka_unit_test(test_not_a_log),
 		cmocka_unit_test(test_junk),	    cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_expectations),

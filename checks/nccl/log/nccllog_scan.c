@@ -444,11 +444,16 @@ void ncl_tests_line(struct ncl_log *lg, const char *p)
 	if (!ncl_skip(&p, "device") || (ncl_ws(&p), !ncl_num(&p, &dev)))
 		return;
 	ncl_ws(&p);
+	/* A PCI bus is one byte and a domain at most 32 bits (Linux's
+	 * pci_domain_nr): anything bigger is no bus, and would not fit the
+	 * shifts below (the fuzzer found [0x<15 hex digits>]). */
 	if (ncl_skip(&p, "[0x") && ncl_hex(&p, &b)) {
-		bus = b << 12;
+		if (b <= 0xff)
+			bus = b << 12;
 	} else if (ncl_skip(&p, "[") && ncl_hex(&p, &dom) && ncl_skip(&p, ":") &&
 		   ncl_hex(&p, &b) && ncl_skip(&p, ":") && ncl_hex(&p, &d)) {
-		bus = (dom << 20) | ((b & 0xff) << 12) | ((d & 0xff) << 4);
+		if (dom <= 0xffffffffLL)
+			bus = (dom << 20) | ((b & 0xff) << 12) | ((d & 0xff) << 4);
 	}
 	r = ncl_rank(lg, (int)rank);
 	if (!r)
