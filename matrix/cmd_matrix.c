@@ -315,12 +315,16 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
 	}
-	if (doubt)
+	if (doubt) {
+		char small[224];
+
+		fc_screen_small_text(&scr->s, small, sizeof(small));
 		fc_finding(doc, FC_WARN,
 			   "%d more suspect(s) in doubt, not named: the analysis leans that way on "
 			   "too few of the screen's tests (a link not bad %d tries in a row, a port "
-			   "not named); screen again or run the full matrix on those nodes",
-			   doubt, scr->s.k_confirm);
+			   "not named); screen again or run the full matrix on those nodes%s",
+			   doubt, scr->s.k_confirm, small);
+	}
 	if (fc_drain_wanted(drain)) {
 		json_t *targets = json_array(), *passed = json_array();
 		int measured = (m.nrails ? m.ran.nsuspects : m.an.nsuspects) > 0 || !nerr;

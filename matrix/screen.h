@@ -18,12 +18,14 @@
  * already cleared on that rail. Cleared (GOOD): more passes than direct
  * bad results (a pass rules out a hard fault; an intermittent one is the
  * history's to find). Named (BAD): direct >= K + 2 * passes, with K the number of direct bad
- * results that healthy noise alone reaches with odds under 0.1 in the whole
- * rack: K = ceil(ln(0.1 / items) / ln(q)), q the share of bad results
+ * results that healthy noise alone reaches with odds under 0.01 in the whole
+ * rack (SCR_FALSE_NAMES): K = ceil(ln(0.01 / items) / ln(q)), q the share of bad results
  * between cleared items (at least 1%), K in 2..8. A bad result between two
  * cleared items is a suspect link: that pair is retested on that rail; a
  * link bad in K tries in a row is named. q is measured on the seed rounds
- * (later rounds retest what was bad, which would bias it).
+ * (later rounds retest what was bad, which would bias it). A (node, rail)
+ * has n - 1 peers, so where K > n - 1 (one bad result in the few seed
+ * results of a 4-node rack) the screen cannot name one, and says so.
  */
 #ifndef FC_SCREEN_H
 #define FC_SCREEN_H
@@ -154,5 +156,10 @@ int fc_screen_holds(const struct fc_screen *s, const struct fc_scr_culprit *c);
  * rounds"). */
 void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len);
 const char *fc_screen_state_name(enum fc_scr_state st);
+
+/* "" or, when the noise measured asks for more direct bad results than a
+ * node has peers (K > n - 1), the clause that says so: no port can be
+ * named by the screen on a rack this small. */
+void fc_screen_small_text(const struct fc_screen *s, char *buf, size_t len);
 
 #endif

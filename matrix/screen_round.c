@@ -192,8 +192,23 @@ const char *fc_screen_state_name(enum fc_scr_state st)
 	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
 }
 
+void fc_screen_small_text(const struct fc_screen *s, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	if (s->k_confirm > s->n - 1)
+		snprintf(buf, len, "; no (node, rail) can be named on %d nodes: %.0f%% of the seed "
+			 "rounds' results between cleared ports were bad, so naming one asks for %d "
+			 "bad results against cleared peers and each node has %d peers (run --full)",
+			 s->n, 100 * s->noise, s->k_confirm, s->n - 1);
+}
+
 void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 {
+	char small[224];
+	size_t at;
+
+	fc_screen_small_text(s, small, sizeof(small));
 	switch (s->stop) {
 	case FC_SCR_STOP_DONE:
 		snprintf(buf, len, "every (node, rail) named or cleared in %d round(s): %d named, "
@@ -214,4 +229,7 @@ void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 		snprintf(buf, len, "screening: round %d of at most %d, %d in doubt", s->round,
 			 s->max_rounds, s->undecided);
 	}
+	at = strnlen(buf, len);
+	if (s->stop != FC_SCR_STOP_DONE && at < len)
+		snprintf(buf + at, len - at, "%s", small);
 }

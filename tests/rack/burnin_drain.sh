@@ -49,8 +49,33 @@ expect "drain: nodeA and nodeB stay idle" 0 '^nodeA (idle|completing) nodeB (idl
 # --retest as in the drain case above: one CI run saw a healthy link at 28%
 # of the rack median with real retransmissions (completer_retry_err +6, the
 # emulator dropping packets under load); a retest that agrees names it.
+# The emulator at times drops packets on a healthy link of the loaded
+# 3-guest rack for longer than the retest: a fresh-clone make check at
+# bb93860 saw nodeA-nodeB at 0.053 Gb/s, then 0.051 on retest, with rxe's
+# completer_retry_err +13 each time (retransmissions: packets lost on the
+# segment), beside references of 0.359 and 0.194. A run that is not a pass
+# and shows such retransmissions is set aside (its output kept), nodeC's
+# drain put back as fabcheck left it, and the matrix runs again, 3 runs at
+# most; a failed run with no retransmission counts at once.
+CREASON=$(node_reason nodeC | sed -n 's/^Reason=//p' | sed 's/ *$//')
+resume_matrix() {
+	FABCHECK_SCONTROL="$BIO/scontrol" "$FC" matrix nodeA nodeB nodeC --ssh-config "$SSH_CFG" \
+		"${SPD[@]}" --min-rack-pct 30 --retest --resume-passed --db "$BIO/resume-$1.db" \
+		>"$BIO/resume.out" 2>&1
+}
+for TRY in 1 2 3; do
+	resume_matrix "$TRY"
+	RRC=$?
+	grep -q 'verdict: pass' "$BIO/resume.out" && break
+	[ "$TRY" = 3 ] && break
+	grep -Eq 'completer_retry_err \+[1-9]' "$BIO/resume.out" || break
+	cp "$BIO/resume.out" "$BIO/resume-$TRY.out"
+	echo "    resume matrix run $TRY set aside (not a pass, with retransmissions: the emulator's loss; $BIO/resume-$TRY.out):"
+	grep -E 'suspect|retry' "$BIO/resume.out" | head -n 4 | sed 's/^/      /'
+	"${LX[@]}" nodeA "scontrol update NodeName=nodeC State=DRAIN Reason=$(printf '%q' "$CREASON")" >/dev/null 2>&1
+done
 expect "resume: a matrix over ssh with --resume-passed passes" 0 'verdict: pass' -- \
-	bash -c "FABCHECK_SCONTROL='$BIO/scontrol' $(printf '%q ' "$FC") matrix nodeA nodeB nodeC --ssh-config '$SSH_CFG' $(printf '%q ' "${SPD[@]}") --min-rack-pct 30 --retest --resume-passed --db '$BIO/resume.db' >'$BIO/resume.out' 2>&1; rc=\$?; cat '$BIO/resume.out'; exit \$rc"
+	bash -c "cat '$BIO/resume.out'; exit $RRC"
 expect "resume: nodeC resumed (fabcheck's drain)" 0 'resume +nodeC .*update NodeName=nodeC State=RESUME' -- cat "$BIO/resume.out"
 expect "resume: the hand-set drain of nodeB left alone" 0 'left +nodeB .*drained by hand \(ops: bad DIMM\)' -- \
 	cat "$BIO/resume.out"

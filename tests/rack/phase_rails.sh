@@ -70,16 +70,39 @@ expect_json "matrix --rails: $SLOW on rail 1 (rxe1) is the one suspect, level po
 # raises its noise estimate and with it the evidence it asks for (screen.h):
 # healthy pairs spread over 3x on a loaded host, the slowed port is 10x
 # below, so the floor is 25% of the rack's.
-T0R=$SECONDS
-"$FC" matrix --screen nodeA nodeB nodeC nodeD "${RA[@]}" --min-rack-pct 25 \
-	--db "$FABCHECK_LAB_HOME/rails-screen-$$.db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" \
-	2>>"$RACK_LOG"
-echo "    matrix --screen (every rail by default), 4 nodes x 2 rails, $SLOW rail 1 slowed: $((SECONDS - T0R)) s"
-expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" 0 \
-	"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
-	 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
-	 and len(d['pairs']) == 8" -- cat "$FABCHECK_LAB_HOME/rails-screen.json"
-rm -f "$FABCHECK_LAB_HOME/rails-screen-$$.db"*
+# Even so a healthy pair sometimes dips below the floor in the seed's 8
+# results (CI at bb93860: noise 1 of 6, so K = 4 bad results against
+# cleared peers, and a node of 4 has 3 peers). The screen then cannot name
+# the port and must say so: that outcome is checked as it is, and the
+# screen runs again, a new run, until a seed without noise, 3 runs at most.
+screen_rails() { # screen_rails TRY: one screen run into rails-screen.json
+	local db="$FABCHECK_LAB_HOME/rails-screen-$$-$1.db" t0=$SECONDS
+	"$FC" matrix --screen nodeA nodeB nodeC nodeD "${RA[@]}" --min-rack-pct 25 \
+		--db "$db" --json >"$FABCHECK_LAB_HOME/rails-screen.json" 2>>"$RACK_LOG"
+	echo "    matrix --screen (every rail by default), 4 nodes x 2 rails, $SLOW rail 1 slowed, run $1: $((SECONDS - t0)) s"
+	rm -f "$db"*
+}
+for TRY in 1 2 3; do
+	screen_rails "$TRY"
+	NOISE=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["screen"]["noise"])' \
+		<"$FABCHECK_LAB_HOME/rails-screen.json" 2>/dev/null)
+	if [ -z "$NOISE" ] || [ "$NOISE" = 0 ] || [ "$NOISE" = 0.0 ]; then
+		expect_json "screen --rails: $SLOW rail 1 named (port) in 2 rounds, and it stopped by itself" 0 \
+			"[(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
+			 and d['screen']['stop'] == 'done' and d['screen']['rounds'] == 2
+			 and len(d['pairs']) == 8" -- cat "$FABCHECK_LAB_HOME/rails-screen.json"
+		break
+	fi
+	expect_json "screen --rails, run $TRY, its seed's noise $NOISE: nothing healthy named; $SLOW rail 1 named, or in doubt with the reason" 0 \
+		"([(s['node'], s['rail'], s['level']) for s in d['suspects']] == [('$SLOW', 1, 'port')]
+		  and d['screen']['stop'] == 'done')
+		 or (d['suspects'] == [] and ('$SLOW', 1) in [(x['node'], x['rail']) for x in d['screen']['in_doubt']]
+		     and 'no (node, rail) can be named on 4 nodes' in d['screen']['why'])" \
+		-- cat "$FABCHECK_LAB_HOME/rails-screen.json"
+	[ "$TRY" = 3 ] && not_ok "screen --rails: a seed without noise in 3 runs" \
+		"each run's seed had a healthy pair below 25% of the rack median" \
+		"$(cat "$FABCHECK_LAB_HOME/rails-screen.json")"
+done
 "$FC" lab fault "$SLOW" clear "${RN[@]}" >/dev/null 2>&1
 
 # Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.

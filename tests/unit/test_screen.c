@@ -81,6 +81,48 @@ static void test_four_nodes_one_port(void **state)
 	fc_screen_release(&s);
 }
 
+/* Four nodes, two rails, node 2's rail 1 bad with every peer, and one
+ * healthy pair's rail 0 bad once in the seed (the rack's spread): the
+ * noise asks for more bad results than a node has peers, so the port is
+ * left in doubt, and the stop text says why and what to run instead. */
+static void test_four_nodes_noisy_seed(void **state)
+{
+	struct fc_scr_res r[32];
+	struct fc_scr_pair p[2];
+	struct fc_screen s;
+	size_t n = 0;
+	int cnt, noisy = 0;
+	char why[512], small[224];
+
+	(void)state;
+	assert_int_equal(fc_screen_init(&s, 4, 2, NULL), 0);
+	while ((cnt = fc_screen_next(&s, p)) > 0) {
+		for (int i = 0; i < cnt; i++)
+			for (int rail = 0; rail < 2; rail++) {
+				int bad = rail == 1 && (p[i].a == 2 || p[i].b == 2);
+
+				if (rail == 0 && !noisy && p[i].a != 2 && p[i].b != 2)
+					bad = noisy = 1;
+				r[n++] = res(p[i].a, p[i].b, rail, bad);
+			}
+		assert_int_equal(fc_screen_update(&s, r, n), 0);
+	}
+	assert_true(s.k_confirm > 3);
+	assert_int_not_equal(fc_screen_item(&s, 2, 1)->state, FC_SCR_BAD);
+	assert_int_not_equal(s.stop, FC_SCR_STOP_DONE);
+	fc_screen_stop_text(&s, why, sizeof(why));
+	assert_non_null(strstr(why, "; no (node, rail) can be named on 4 nodes: 17% of the seed "
+				    "rounds' results between cleared ports were bad, so naming "
+				    "one asks for 4 bad results against cleared peers and each "
+				    "node has 3 peers (run --full)"));
+	fc_screen_release(&s);
+	/* Without the noise the clause is not there. */
+	assert_int_equal(fc_screen_init(&s, 4, 2, NULL), 0);
+	fc_screen_small_text(&s, small, sizeof(small));
+	assert_string_equal(small, "");
+	fc_screen_release(&s);
+}
+
 /* A node whose pairs only error is unreachable, not bad; bad input refused. */
 static void test_errors_and_input(void **state)
 {
@@ -347,6 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_rounds_distinct),
 		cmocka_unit_test(test_four_nodes_one_port),
+		cmocka_unit_test(test_four_nodes_noisy_seed),
 		cmocka_unit_test(test_errors_and_input),
 		cmocka_unit_test(test_link_retest),
 		cmocka_unit_test(test_link_named),
