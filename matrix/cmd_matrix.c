@@ -316,7 +316,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
 	}
 	if (doubt) {
-		char small[224];
+		char small[FC_SCREEN_SMALL_LEN];
 
 		fc_screen_small_text(&scr->s, small, sizeof(small));
 		fc_finding(doc, FC_WARN,

@@ -159,7 +159,8 @@ const char *fc_screen_state_name(enum fc_scr_state st);
 
 /* "" or, when the noise measured asks for more direct bad results than a
  * node has peers (K > n - 1), the clause that says so: no port can be
- * named by the screen on a rack this small. */
+ * named by the screen on a rack this small. FC_SCREEN_SMALL_LEN holds it. */
+#define FC_SCREEN_SMALL_LEN 224
 void fc_screen_small_text(const struct fc_screen *s, char *buf, size_t len);
 
 #endif

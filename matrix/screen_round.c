@@ -205,10 +205,9 @@ void fc_screen_small_text(const struct fc_screen *s, char *buf, size_t len)
 
 void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 {
-	char small[224];
+	char small[FC_SCREEN_SMALL_LEN];
 	size_t at;
 
-	fc_screen_small_text(s, small, sizeof(small));
 	switch (s->stop) {
 	case FC_SCR_STOP_DONE:
 		snprintf(buf, len, "every (node, rail) named or cleared in %d round(s): %d named, "
@@ -230,6 +229,8 @@ void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 			 s->max_rounds, s->undecided);
 	}
 	at = strnlen(buf, len);
-	if (s->stop != FC_SCR_STOP_DONE && at < len)
-		snprintf(buf + at, len - at, "%s", small);
+	if (s->stop == FC_SCR_STOP_DONE || at >= len)
+		return;
+	fc_screen_small_text(s, small, sizeof(small));
+	snprintf(buf + at, len - at, "%s", small);
 }

@@ -168,3 +168,17 @@ rack_up() {
 	fi
 	return $rc
 }
+
+# runs_set_aside N RUN ASIDE: a run the emulator's spread can spoil, made
+# at most N times. "RUN TRY" makes run TRY (1..N); "ASIDE TRY" then
+# returns 0 to set it aside (saying why, and putting back what the next run
+# needs) or 1 to keep it. The last run is kept whatever ASIDE would say, so
+# the case judges it.
+runs_set_aside() {
+	local n=$1 run=$2 aside=$3 try
+	for ((try = 1; try <= n; try++)); do
+		"$run" "$try"
+		[ "$try" -lt "$n" ] || return 0
+		"$aside" "$try" || return 0
+	done
+}
