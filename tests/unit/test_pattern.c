@@ -1,0 +1,199 @@
+/* Unit tests of the traffic patterns and the incast judgment
+ * (core/pattern.c, core/congest.c), on recorded counter sets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/congest.h"
+#include "core/pattern.h"
+
+/* Every node receives in exactly one incast round, from every other; with
+ * --fan-in K each node sends in exactly K rounds; fanout is the reverse. */
+static void test_incast(void **state)
+{
+	(void)state;
+	for (int n = 2; n <= 9; n++)
+		for (int k = 0; k < n; k++) {
+			struct fc_pplan pl;
+			int recv[9] = { 0 }, sent[9] = { 0 }, kk = k ? k : n - 1;
+
+			assert_int_equal(fc_pattern_plan(FC_PAT_INCAST, n, k, NULL, &pl), 0);
+			assert_int_equal(pl.nrounds, n);
+			for (int r = 0; r < pl.nrounds; r++) {
+				assert_int_equal(pl.r[r].n, kk);
+				for (int f = 0; f < pl.r[r].n; f++) {
+					assert_int_equal(pl.r[r].f[f].dst, pl.r[r].target);
+					assert_int_not_equal(pl.r[r].f[f].src, pl.r[r].target);
+					sent[pl.r[r].f[f].src]++;
+				}
+				recv[pl.r[r].target]++;
+			}
+			for (int i = 0; i < n; i++) {
+				assert_int_equal(recv[i], 1);
+				assert_int_equal(sent[i], kk);
+			}
+			fc_pattern_release(&pl);
+		}
+	struct fc_pplan pl;
+	assert_int_equal(fc_pattern_plan(FC_PAT_FANOUT, 4, 0, NULL, &pl), 0);
+	for (int f = 0; f < pl.r[2].n; f++)
+		assert_int_equal(pl.r[2].f[f].src, 2);
+	fc_pattern_release(&pl);
+	assert_int_equal(fc_pattern_plan(FC_PAT_INCAST, 1, 0, NULL, &pl), -1);
+}
+
+/* Bisection: every flow crosses the halves; each (A, B) pair once each way;
+ * within a round no node sends twice or receives twice; with two leaves of
+ * four nodes each (given interleaved), every flow crosses the leaves. */
+static void test_bisection(void **state)
+{
+	static const int leaf[] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+
+	(void)state;
+	for (int n = 2; n <= 9; n++) {
+		struct fc_pplan pl;
+		int seen[9][9] = { { 0 } }, half[9];
+
+		assert_int_equal(fc_pattern_plan(FC_PAT_BISECTION, n, 0, NULL, &pl), 0);
+		for (int i = 0; i < n; i++)
+			half[i] = i >= n / 2;
+		for (int r = 0; r < pl.nrounds; r++) {
+			int out[9] = { 0 }, in[9] = { 0 };
+
+			for (int f = 0; f < pl.r[r].n; f++) {
+				const struct fc_flow *fl = &pl.r[r].f[f];
+
+				assert_int_not_equal(half[fl->src], half[fl->dst]);
+				assert_int_equal(++out[fl->src], 1);
+				assert_int_equal(++in[fl->dst], 1);
+				seen[fl->src][fl->dst]++;
+			}
+		}
+		for (int a = 0; a < n; a++)
+			for (int b = 0; b < n; b++)
+				assert_int_equal(seen[a][b], half[a] != half[b]);
+		fc_pattern_release(&pl);
+	}
+	struct fc_pplan pl;
+	assert_int_equal(fc_pattern_plan(FC_PAT_BISECTION, 8, 0, leaf, &pl), 0);
+	assert_int_equal(pl.crosses, pl.flows);
+	assert_int_equal(pl.flows, 32);
+	fc_pattern_release(&pl);
+}
+
+/* Alltoall: groups of K, every ordered pair of a group once, none across
+ * groups; a lone last node joins the group before it. */
+static void test_alltoall(void **state)
+{
+	static const struct { int n, k, last_group; } c[] = { { 8, 4, 4 }, { 9, 4, 5 }, { 10, 4, 2 },
+							      { 5, 0, 5 } };
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(c) / sizeof(c[0]); t++) {
+		struct fc_pplan pl;
+		int seen[10][10] = { { 0 } }, n = c[t].n, k = c[t].k ? c[t].k : n;
+
+		assert_int_equal(fc_pattern_plan(FC_PAT_ALLTOALL, n, c[t].k, NULL, &pl), 0);
+		assert_int_equal(pl.nrounds, 1);
+		for (int f = 0; f < pl.r[0].n; f++)
+			seen[pl.r[0].f[f].src][pl.r[0].f[f].dst]++;
+		for (int a = 0; a < n; a++)
+			for (int b = 0; b < n; b++) {
+				int ga = a / k, gb = b / k, last = (n - c[t].last_group) / k;
+
+				ga = a >= n - c[t].last_group ? last : ga;
+				gb = b >= n - c[t].last_group ? last : gb;
+				assert_int_equal(seen[a][b], a != b && ga == gb);
+			}
+		fc_pattern_release(&pl);
+	}
+}
+
+static void test_jain(void **state)
+{
+	double eq[] = { 5, 5, 5, 5 }, one[] = { 8, 0, 0, 0 }, z[] = { 0, 0 };
+
+	(void)state;
+	assert_true(fabs(fc_jain(eq, 4) - 1) < 1e-12);
+	assert_true(fabs(fc_jain(one, 4) - 0.25) < 1e-12);
+	assert_true(isnan(fc_jain(z, 2)));
+}
+
+/* A receiver's round from recorded counters: (name, delta) as a worker
+ * reads them, summed by class. */
+struct rec {
+	const char *name;
+	double delta;
+};
+static const char *first_outcome(const struct rec *c, int nc, const double *g, int pairs_clean,
+				 double rx_drop, int *level)
+{
+	static const char *const senders[] = { "n1", "n2", "n3" };
+	static char name[64];
+	struct fc_incast_obs o = { .receiver = "n0", .nsenders = 3, .sender = senders, .gbps = g,
+				   .ceiling_gbps = 392, .pairs_clean = pairs_clean,
+				   .rx_drop_receiver = rx_drop };
+	json_t *out = json_object();
+
+	for (int i = 0; i < nc; i++)
+		o.sum[fc_cg_class_of(c[i].name)] += c[i].delta;
+	*level = fc_incast_judge(&o, out);
+	snprintf(name, sizeof(name), "%s",
+		 json_string_value(json_object_get(
+			 json_array_get(json_object_get(out, "outcomes"), 0), "outcome")) ?: "none");
+	json_decref(out);
+	return name;
+}
+
+static void test_incast_outcomes(void **state)
+{
+	const double fair[] = { 130, 130, 130 }, starved[] = { 180, 180, 20 };
+	const struct rec pfc[] = { { "rx_prio3_pause", 5120 }, { "tx_prio3_pause_duration", 880 },
+				   { "rcvd_pkts", 1e6 } };
+	const struct rec ecn[] = { { "np_ecn_marked_roce_packets", 900 }, { "np_cnp_sent", 850 },
+				   { "rp_cnp_handled", 840 } };
+	const struct rec lossy[] = { { "out_of_sequence", 311 }, { "local_ack_timeout_err", 4 } };
+	const struct rec rxe[] = { { "completer_retry_err", 219 }, { "rcvd_seq_err", 40 } };
+	const struct rec lossy_pfc[] = { { "rx_prio3_pause", 10 }, { "packet_seq_err", 7 } };
+	int level;
+
+	(void)state;
+	assert_string_equal(first_outcome(pfc, 3, fair, 1, 0, &level),
+			    "lossless flow control working");
+	assert_int_equal(level, 0);
+	assert_string_equal(first_outcome(ecn, 3, fair, 1, 0, &level), "ECN/DCQCN working");
+	assert_int_equal(level, 0);
+	assert_string_equal(first_outcome(lossy, 2, fair, 1, 0, &level), "no working flow control");
+	assert_int_equal(level, 2);
+	assert_string_equal(first_outcome(rxe, 2, fair, 1, 0, &level), "no working flow control");
+	/* The same loss with pairs that lost too is not pinned on flow control. */
+	assert_string_equal(first_outcome(lossy, 2, fair, 0, 0, &level), "loss under incast");
+	assert_int_equal(level, 1);
+	assert_string_equal(first_outcome(lossy_pfc, 2, fair, 1, 0, &level), "loss under incast");
+	assert_string_equal(first_outcome(pfc, 3, fair, 1, 1200, &level), "receiver cannot drain");
+	assert_int_equal(level, 2);
+	assert_string_equal(first_outcome(pfc + 2, 1, starved, 1, 0, &level), "unfair");
+	assert_int_equal(level, 1);
+	const double low[] = { 60, 60, 60 };
+	assert_string_equal(first_outcome(pfc + 2, 1, low, 1, 0, &level), "below the port ceiling");
+	assert_string_equal(first_outcome(pfc + 2, 1, fair, 1, 0, &level), "none");
+	assert_int_equal(level, 0);
+	assert_int_equal(fc_cg_class_of("rx_prio3_pause_duration"), FC_CG_PAUSE_US);
+	assert_int_equal(fc_cg_class_of("rx_prio7_buf_discard"), FC_CG_RX_DROP);
+	assert_int_equal(fc_cg_class_of("port_rcv_data"), FC_CG_OTHER);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_incast),	 cmocka_unit_test(test_bisection),
+		cmocka_unit_test(test_alltoall), cmocka_unit_test(test_jain),
+		cmocka_unit_test(test_incast_outcomes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
