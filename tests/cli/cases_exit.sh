@@ -109,7 +109,7 @@ expect "tui --once --json: one document, no screen" 0 '^1 docs: .*error.*verdict
 	one_doc env TERM=xterm timeout 20 $FC tui --once --db "$EXT/m.db" --json
 expect "tui --json without --once: refused, one document" 0 '^1 docs: error findings verdict$' -- \
 	one_doc env TERM=xterm timeout 20 $FC --json tui --db "$EXT/m.db"
-expect "lab --json before the command: status writes its document" 0 '^1 docs: findings nodes rack state verdict$' -- \
+expect "lab --json before the command: status writes its document" 0 '^1 docs: error findings nodes rack state verdict$' -- \
 	one_doc env FABCHECK_LAB_HOME="$EXT/lab" $FC --json lab status --name nosuch
 expect "lab --json: a text subcommand still one document" 0 '^1 docs: error findings verdict$' -- \
 	one_doc env FABCHECK_LAB_HOME="$EXT/lab" $FC lab down --name nosuch --json
