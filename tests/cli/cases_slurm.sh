@@ -51,6 +51,38 @@ expect "drain dry run: the command printed" 1 \
 expect "drain dry run: nothing changed" 0 '^IDLE\|\|$' -- slurm_state nodeC
 
 slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nbad DIMM, ticket 42\n' >$SLT/s/nodeC
+expect "drain dry run: reads the node: an operator's drain left, and said" 1 \
+	'left +nodeC +already drained by hand \(bad DIMM, ticket 42\): left as it is' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run
+expect "drain dry run: no would-drain over an operator's drain" 1 '^0$' -- \
+	sh -c "$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run 2>&1 | grep -c would-drain"
+printf 'IDLE\n\n' >$SLT/s/nodeC
+expect "drain dry run: says the state it read" 1 \
+	'would-drain +nodeC .*dry run: not run \(Slurm shows it IDLE\)' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run
+expect "drain dry run: read, not written" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
+# A node unreachable on every rail (ssh cut): could not check, never drained.
+python3 - >"$SLT/unreach.json" <<'PY'
+import json, subprocess
+d = json.loads(subprocess.check_output(["python3", "tests/data/matrix/gen_rails.py", "--pair-docs", "4", "2"]))
+for r in d["results"]:
+    if "nodeC" in (r["a"]["node"], r["b"]["node"]):
+        r.update(verdict="error", error="cannot reach the node over ssh (exit 255)", results=[])
+        for x in r["rails"]:
+            x.update(loaded=None, error="cannot reach the node over ssh (exit 255)")
+json.dump(d, __import__("sys").stdout)
+PY
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a node ssh cannot reach is listed apart as not checked" 3 \
+	'could not check \(not judged, never drained\):.*nodeC +none of its pairs could run' -- \
+	bash -c "set -o pipefail; $FC matrix --import $SLT/unreach.json --db $SLT/m.db --drain 2>&1 | tr '\n' ' '"
+expect "drain: the unreachable node is no suspect" 3 '^0$' -- \
+	bash -c "set -o pipefail; $FC matrix --import $SLT/unreach.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"suspects\"]))'"
+expect "drain: the unreachable node not drained" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
+slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link' -- \
 	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed
 expect "drain: no update for a link" 1 '^0$' -- grep -c '^update$' $SLT/s/log
