@@ -201,6 +201,14 @@ printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
 expect "health --resume-passed: a matrix drain is not health's to clear" 0 'left +nodeB .*another of fabcheck' -- \
 	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --drain-self --resume-passed
 expect "health --resume-passed: the matrix drain kept" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- slurm_state nodeB
+# Only the GPU fabric's ports drain: an uncabled port named by --exclude-dev.
+hl_doc $HLT/uncabled.json 'd = json.loads(json.dumps(p["devices"][0])); d["name"] = "rxe1"; d["ports"][0].update(device="rxe1", netdev="eth1", state="DOWN"); p["devices"].append(d)'
+slurm_nodes nodeA nodeB nodeC
+expect "health --exclude-dev: an uncabled port is a warning, not a drain" 0 \
+	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: --exclude-dev: not judged for a drain\)' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --exclude-dev rxe1 --drain-self
+expect "health --exclude-dev: nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
+
 slurm_nodes nodeA nodeC
 expect "health --drain-self: a node Slurm does not know" 1 \
 	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \
@@ -220,6 +228,31 @@ expect "preflight --resume-passed: its own drain resumed" 0 'resume +nodeA .*Sta
 	$FC preflight nodeA nodeB --launcher local --worker-cmd $HLT/ok-worker.sh --resume-passed --db $HLT/pf.db
 expect "preflight --resume-passed: a matrix drain is not preflight's" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- \
 	slurm_state nodeB
+# A rack of two rails (rxe0, rxe1 at 25 Gb/s), a storage NIC (rxe2, 10 Gb/s)
+# and an uncabled port (rxe3): --expect-rate 20 --drain drains nothing.
+python3 - tests/data/preflight/rxe-node.json >$HLT/rack-node.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+t = p["devices"][0]
+p["devices"] = []
+for name, nd, net, rate, st in (("rxe0", "eth0", 77, 25, "ACTIVE"), ("rxe1", "eth2", 78, 25, "ACTIVE"),
+                                ("rxe2", "eth3", 99, 10, "ACTIVE"), ("rxe3", "eth4", 98, 25, "DOWN")):
+    d = json.loads(json.dumps(t))
+    d["name"] = name
+    d["ports"][0].update(device=name, netdev=nd, rate_gbps=rate, state=st, subnet="10.%d.0.0/24" % net)
+    p["devices"].append(d)
+    p["netdevs"][nd] = {"name": nd, "mtu": 9000}
+json.dump(p, sys.stdout)
+PY
+printf '#!/bin/sh\ncat %s\n' "$HLT/rack-node.json" >$HLT/rack-worker.sh
+chmod +x $HLT/rack-worker.sh
+slurm_nodes nodeA nodeB nodeC
+expect "preflight --drain: a storage NIC below --expect-rate and an uncabled port drain nothing" 0 \
+	'nodeA: rxe2 port 1 runs at 10 Gb/s .*not judged for a drain' -- \
+	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --expect-rate 20 --drain --db $HLT/pf.db
+expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
+	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"
+
 slurm_nodes nodeA nodeB
 expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \
 	$FC preflight nodeA --launcher local --worker-cmd /nonexistent/fabcheck --drain --db $HLT/pf.db
