@@ -18,7 +18,10 @@ steps_no_gpu() {
 	local rc
 	step topo "${FCC[@]}" topo --sysfs /sys --json; rc=$?
 	if [ $rc -eq 0 ]; then
-		say PASS topo "/sys read: GPUs $(jget "$D/stdout" gpus.0.bus_id) ..., $(grep -c '"ib_dev"' "$D/stdout") HCA entries"
+		say PASS topo "/sys read: $(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+g, n = d.get("gpus") or [], d.get("nics") or []
+print("%d GPUs (%s), %d NICs, verdict %s" % (len(g), " ".join(x.get("bus_id", "?") for x in g), len(n), d.get("verdict")))' "$D/stdout" 2>/dev/null)"
 	elif [ $rc -eq 3 ] && grep -q 'nothing to check' "$D/stderr"; then
 		say SKIP topo "no GPU or HCA in this machine's /sys"
 	else
