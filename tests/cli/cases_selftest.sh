@@ -62,4 +62,8 @@ expect "clean environment: --out filled" 0 '^ok$' -- bash -c '
 		[ -f "$d$f" ] || { echo "no $d$f"; exit 1; }; done; done
 	[ -s "$o"/steps/06-attrs/out.json ] && grep -q "CUDA Version *: 12.8" "$o/nvidia-smi-q.txt" &&
 		grep -q "^cuDriverGetVersion (gpu-check): 12.4" "$o/versions.txt" && echo ok' _ "$ST/out"
+# No GPU: the tree steps run, the GPU steps are not tried, exit 1; a
+# relative --out is the caller's.
+expect "selftest: no GPU" 1 'FAIL gpu: no NVIDIA GPU here .*selftest: 1 failed' \
+	-- bash -c "cd $ST && env PATH=$PWD/tests/gdr/standin:/usr/bin:/bin STANDIN_SMI=nogpu $PWD/scripts/gpu-selftest --out nogpu >log; rc=\$?; tr '\n' ' ' <log; test -s nogpu/summary.txt -a -s nogpu/steps/04-nvidia-smi/stderr && exit \$rc"
 rm -rf "$ST"
