@@ -263,9 +263,42 @@ expect "soak --drain: nothing measured, nothing drained" 3 'Slurm: nothing drain
 printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
 printf '#!/bin/sh\necho fabcheck "$@"\n' >$HLT/fc-args
 chmod +x $HLT/sinfo $HLT/fc-args
+slurm_nodes nodeA nodeC nodeF
 expect "burnin.sbatch --idle: a screen of the idle nodes with --drain" 0 \
 	'^fabcheck matrix nodeA nodeC nodeF --screen --drain --launcher slurm --db x.db$' -- \
 	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle --db x.db
+# The screen holds its nodes: a reservation for it, srun inside it, released.
+printf '#!/bin/sh\necho "reservation=$SLURM_RESERVATION"; ls %s/s | grep resv-; exit 1\n' "$SLT" >$HLT/fc-resv
+chmod +x $HLT/fc-resv
+slurm_nodes nodeA nodeB nodeC nodeF
+expect "burnin.sbatch --idle: the nodes held in a reservation for the screen" 1 \
+	'holding 3 nodes in reservation (fabcheck-idle-[0-9]+) for 60 min.*reservation=\1 resv-\1 ' -- \
+	bash -c "set -o pipefail; env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-resv scripts/burnin.sbatch --idle 2>&1 | tr '\n' ' '"
+expect "burnin.sbatch --idle: the reservation names the idle nodes, maintenance" 0 \
+	'^Nodes=nodeA,nodeC,nodeF Users=[a-z0-9_-]+ Flags=MAINT,IGNORE_JOBS $' -- \
+	sh -c "grep -E '^(Nodes|Users|Flags)=' $SLT/s/log | tr '\n' ' '"
+expect "burnin.sbatch --idle: released when the screen ends" 0 '^none$' -- \
+	sh -c "ls $SLT/s | grep -q resv- && echo held || echo none"
+printf '#!/bin/sh\nsleep 30\n' >$HLT/fc-sleep
+chmod +x $HLT/fc-sleep
+slurm_nodes nodeA nodeB nodeC nodeF
+expect "burnin.sbatch --idle: released on SIGTERM too" 0 '^143 none$' -- \
+	bash -c "env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-sleep scripts/burnin.sbatch --idle >/dev/null 2>&1 & p=\$!
+		for i in \$(seq 50); do ls $SLT/s | grep -q resv- && break; sleep 0.1; done
+		sleep 0.3; kill -TERM \$p; wait \$p; rc=\$?
+		ls $SLT/s | grep -q resv- && echo \$rc held || echo \$rc none"
+# A job lands on nodeC between sinfo and the reservation: left out, not judged.
+printf '#!/bin/sh\nif [ -f %s/sinfo-once ]; then printf "nodeA reserved\\nnodeC allocated\\nnodeF maint\\n"; else touch %s/sinfo-once; printf "nodeA idle\\nnodeC idle\\nnodeF idle\\n"; fi\n' "$HLT" "$HLT" >$HLT/sinfo
+slurm_nodes nodeA nodeC nodeF
+expect "burnin.sbatch --idle: a node that got a job is left out with a note" 0 \
+	'nodeC is now allocated \(a job landed on it\): left out, not judged.*fabcheck matrix nodeA nodeF --screen' -- \
+	bash -c "env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle 2>&1 | tr '\n' ' '"
+rm -f $HLT/sinfo-once
+touch $SLT/s/busy
+expect "burnin.sbatch --idle: nodes that cannot be held are not screened" 3 \
+	"cannot hold the nodes: .*Requested nodes are busy; nothing screened" -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
+printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
 env FABCHECK=$HLT/fc-args scripts/burnin-rack nodeA nodeB --launcher local --set 'STEPS=preflight matrix soak' \
 	--drain --resume-passed --out $HLT/br >/dev/null 2>&1
 expect "burnin-rack --drain: passed to preflight with the folder's store" 0 \
