@@ -48,6 +48,22 @@ expect_quiet() {
 		sed 's/^/    /' <<<"$out" | head -20
 	fi
 }
+# expect_none NAME RC PATTERN -- CMD...: runs CMD, checks its exit code,
+# that it printed something (stdout+stderr), and that no line of it
+# matches the extended regex PATTERN: an absence that empty output cannot
+# fake.
+expect_none() {
+	local name=$1 want=$2 pat=$3; shift 4
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$want" ] && [ -n "$out" ] && ! grep -Eq -- "$pat" <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name: exit $rc (want $want), want output without /$pat/, output:"
+		sed 's/^/    /' <<<"$out" | head -20
+	fi
+}
 # CLI_CASES: the case files to run (default all); a missing one fails.
 # CLI_JOBS: runs side by side (default: the CPUs, at most 4), the files dealt
 # by tests/deal.sh; each run is this script with CLI_JOBS=1 and its files,
