@@ -101,11 +101,23 @@ if [ "$jobs" -gt 1 ]; then
 	[ "$fail" -eq 0 ]
 	exit
 fi
+# empty_can_pass FILE: the lines of FILE whose case counts an absence with
+# `grep -c ...; true` (or `|| true`): such a case prints 0 and passes when
+# the command it checks printed nothing at all; expect_none checks the
+# absence and that there was output.
+empty_can_pass() {
+	grep -nE 'grep -[a-zA-Z]*c[a-zA-Z]* .*(; *true|\|\| *true)' "$1"
+}
 for f in "${files[@]}"; do
 	if [ ! -f "$f" ]; then
 		echo "FAIL: no case file $f"
 		fail=$((fail + 1))
 		continue
+	fi
+	if bad=$(empty_can_pass "$f"); then
+		echo "FAIL: $f: suite error: a case that passes on empty output (use expect_none):"
+		sed 's/^/    /' <<<"$bad"
+		fail=$((fail + 1))
 	fi
 	t0=$SECONDS
 	# shellcheck source=/dev/null
