@@ -45,7 +45,7 @@ expect "stored document: the TUI's detail shows neither figure" 0 '^ok$' -- \
 mkdir "$BDT/ev"
 mkfifo "$BDT/ev/test.json"
 expect "diagnose: a FIFO named test.json is refused, not waited on" 2 \
-	"test.json': not a regular file \\(a FIFO" -- timeout 20 $FC diagnose "$BDT/ev"
+	"test.json': not a regular file \\(a device, a folder, or a FIFO where only files" -- timeout 20 $FC diagnose "$BDT/ev"
 rm "$BDT/ev/test.json"
 truncate -s 17M "$BDT/ev/test.json"
 expect "diagnose: a test.json over 16 MiB is refused" 2 "test.json': over 16 MiB" -- timeout 20 $FC diagnose "$BDT/ev"
