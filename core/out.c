@@ -414,8 +414,7 @@ const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len)
 	time_t s;
 	struct tm tm;
 
-	/* 253402300799: 9999-12-31 23:59:59 UTC */
-	if (!(t >= 0 && t <= 253402300799.0) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
+	if (!(t >= 0 && t <= FC_TIME_MAX) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
 	    !strftime(buf, len, fmt, &tm))
 		snprintf(buf, len, "?");
 	return buf;
