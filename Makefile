@@ -15,7 +15,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 
 # Every C file of these folders is part of the program; src/main.c holds main().
 # The order is the layering, lowest first (doc/architecture.md, scripts/layers.sh).
-SRC_DIRS := core store verbs topo gdr diag ctl pair matrix checks/preflight report plan tui lab \
+SRC_DIRS := core store verbs topo gdr diag baseline ctl pair matrix checks/preflight report plan tui lab \
 	checks/nccl/env checks/nccl/log checks/nccl/run src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
