@@ -306,8 +306,10 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 		int named = 0;
 		json_t *t;
 
-		if (!json_object_get(e, "probe"))
+		if (!json_object_get(e, "probe")) {
+			fc_drain_unchecked(doc, node, fc_jstr(e, "error", "could not be probed"));
 			continue;
+		}
 		probed++;
 		json_array_foreach(targets, k, t)
 			named |= !strcmp(fc_jstr(t, "node", ""), node);
