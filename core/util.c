@@ -380,3 +380,12 @@ int fc_cpu_nth(const cpu_set_t *set, int k)
 			return c;
 	return -1;
 }
+
+const char *fc_sysfs_root(void)
+{
+	const char *r = getenv("FABCHECK_SYSFS");
+
+	if (!r || !*r)
+		r = getenv("FABCHECK_PROBE_SYSFS");
+	return r && *r ? r : "/sys";
+}

@@ -46,6 +46,11 @@ double fc_now(void);
  * returns -EINVAL. */
 int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint);
 
+/* The root of sysfs every reader of a live node reads: $FABCHECK_SYSFS (a
+ * recorded tree: the tests' way in), else $FABCHECK_PROBE_SYSFS (its older
+ * name), else "/sys". A capture's root comes from ctl/nodesrc.h instead. */
+const char *fc_sysfs_root(void);
+
 /* This program's path (readlink /proc/self/exe: under valgrind the
  * program's, not the tool's), or "/proc/self/exe" when unknown. */
 const char *fc_self_exe(void);

@@ -51,6 +51,14 @@ struct gc_opts {
 	enum gdr_mode mode;
 };
 
+/*
+ * --size's bound: past the memory of any GPU (the largest, B300 and MI355X,
+ * carry 288 GB by their makers' datasheets), so that the driver, not this
+ * bound, says what fits: a size past the GPU's memory gets the driver's
+ * CUDA_ERROR_OUT_OF_MEMORY (exit 3) on an H200 (141 GB) as on a 16 GB GPU.
+ */
+#define GC_SIZE_MAX (1ULL << 40)
+
 #define GC_SEED_COPY 0x6764722d636f7079ULL
 #define GC_SEED_FILL 0x6764722d66696c6cULL
 
@@ -68,7 +76,7 @@ static int gc_mode(void *dst, const char *arg, const struct fc_opt *o)
 static const struct fc_opts gc_spec = {
 	.opt = (const struct fc_opt[]){
 		FCO_CALL("gpu", 0, gc_gpu, required_argument),
-		FCO_SIZE("size", 's', size, 4096, 64LL << 30),
+		FCO_SIZE("size", 's', size, 4096, GC_SIZE_MAX),
 		FCO_INT("iters", 'n', iters, 1, 10000),
 		FCO_STR("device", 'd', hca),
 		FCO_CALL("gdr", 0, gc_mode, required_argument),
@@ -332,6 +340,26 @@ static int cant_run(struct fc_ctx *ctx, json_t *doc, const struct gdr_dev *dev)
 	return FC_EXIT_CANT;
 }
 
+/*
+ * The copy check stages --size twice in host memory (source and destination):
+ * a size whose two copies exceed this node's RAM could only end in the OOM
+ * killer, so it is refused with what to do instead. 0 if it fits.
+ */
+static int host_fits(uint64_t size, char *err, size_t len)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && pg > 0 ? (uint64_t)pages * (uint64_t)pg : 0;
+
+	if (!ram || size <= ram / 2)
+		return 0;
+	snprintf(err, len,
+		 "the copy check stages --size twice in host memory (2 x %llu bytes), more than "
+		 "this node's %llu bytes of RAM: use a --size of at most half the RAM",
+		 (unsigned long long)size, (unsigned long long)ram);
+	fc_err("%s", err);
+	return -1;
+}
+
 static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca,
 			 const char *node)
 {
@@ -428,6 +456,12 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 		snprintf(dev.err, sizeof(dev.err),
 			 "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",
 			 (unsigned long long)o.size, dev.gpu.index);
+		gdr_dev_close(&dev);
+		topo_free(topo);
+		return cant_run(ctx, doc, &dev);
+	}
+	if (host_fits(o.size, dev.err, sizeof(dev.err))) {
+		gdr_mem_free(&m);
 		gdr_dev_close(&dev);
 		topo_free(topo);
 		return cant_run(ctx, doc, &dev);

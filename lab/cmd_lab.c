@@ -123,6 +123,60 @@ static int run_quiet(char **args)
 	return FC_EXIT_CANT;
 }
 
+/* "lab SUB --help" (or -h) among SUB's options: for exec, before its NODE. */
+static int sub_help(int argc, char **argv)
+{
+	int ops = 0;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+		if (!strcmp(argv[i], "--name"))
+			i++;
+		else if (argv[i][0] != '-' && !strcmp(argv[1], "exec") && ++ops == 2)
+			return 0; /* exec's CMD starts: its options are its own */
+	}
+	return 0;
+}
+
+/* SUB's lines of usage_lab: from "  SUB " to the next command's line. */
+static int print_sub_usage(struct fc_ctx *ctx, const char *sub)
+{
+	size_t sl = strlen(sub), n;
+	const char *p = usage_lab;
+	int in = 0, found = 0;
+	char *buf;
+
+	if (sl > 16) /* no lab command is longer: the header fits in 64 bytes */
+		return -1;
+	buf = malloc(sizeof(usage_lab) + 64);
+	if (!buf)
+		return FC_EXIT_CANT;
+	n = (size_t)snprintf(buf, 64, "usage: fabcheck lab %s [options]\n\n", sub);
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+
+		if (len > 3 && p[0] == ' ' && p[1] == ' ' && p[2] != ' ')
+			in = !strncmp(p + 2, sub, sl) && p[2 + sl] == ' ';
+		else if (len <= 1)
+			in = 0;
+		if (in) {
+			memcpy(buf + n, p, len);
+			n += len;
+			found = 1;
+		}
+		p += len;
+	}
+	buf[n] = '\0';
+	if (found)
+		fc_out_text(ctx, buf);
+	free(buf);
+	return found ? FC_EXIT_PASS : -1;
+}
+
 int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 {
 	char path[PATH_MAX + 64];
@@ -137,6 +191,8 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 		fc_out_text(ctx, usage_lab);
 		return FC_EXIT_PASS;
 	}
+	if (sub_help(argc, argv) && (n = print_sub_usage(ctx, argv[1])) >= 0)
+		return n;
 	if (script_path(path, sizeof(path))) {
 		fc_err("lab: cannot find lab/rack.sh beside the fabcheck binary; "
 		       "reinstall with 'make install' or set FABCHECK_LAB_SCRIPT");

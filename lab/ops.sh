@@ -128,9 +128,9 @@ lab_status() {
 	[[ $OPTS_SEEN == *--json* ]] && json=1
 	if [ ! -f "$RACK_ENV" ] || [ ! -d "$RACK_LOCK" ]; then
 		if [ $json = 1 ]; then
-			printf '{\n  "verdict": "fail",\n  "findings": [%s],\n  "rack": %s,\n  "state": "down",\n  "nodes": []\n}\n' \
-				"$(json_str "no rack named '$RACK' is up; start one with 'fabcheck lab up --name $RACK'")" \
-				"$(json_str "$RACK")"
+			st="no rack named '$RACK' is up; start one with 'fabcheck lab up --name $RACK'"
+			printf '{\n  "verdict": "fail",\n  "findings": [%s],\n  "rack": %s,\n  "state": "down",\n  "nodes": [],\n  "error": {"code": "cant_run", "exit_code": 3, "message": %s, "input": null}\n}\n' \
+				"$(json_str "$st")" "$(json_str "$RACK")" "$(json_str "$st")"
 			exit 3
 		fi
 	fi
@@ -168,7 +168,7 @@ lab_status() {
 				"$(cat "$RACK_DIR/nodes/$n.pid" 2>/dev/null || echo null)" "$(faults_json "$i" 0)" \
 				"$(status_node_rails_json "$i")" "$([ $i -lt $((RACK_NODES - 1)) ] && echo ,)"
 		done
-		printf '  ]\n}\n'
+		printf '  ],\n  "error": null\n}\n'
 	else
 		if [ "$RACK_RAILS" = 1 ]; then
 			say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 (230.0.0.1:$RACK_PORT), MTU $RACK_MTU, kernel $RACK_KERNEL"

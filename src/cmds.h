@@ -20,8 +20,10 @@ int cmd_plan(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_health(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_capture(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_soak(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_baseline(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
@@ -37,9 +39,11 @@ extern const char usage_nccl[];
 extern const char usage_topo[];
 extern const char usage_plan[];
 extern const char usage_preflight[];
+extern const char usage_capture[];
 extern const char usage_preflight_probe[];
 extern const char usage_health[];
 extern const char usage_soak[];
 extern const char usage_diagnose[];
+extern const char usage_baseline[];
 
 #endif

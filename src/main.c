@@ -8,6 +8,8 @@
 #include "ctl/lldp.h"
 #include "ctl/ssh_mux.h"
 #include "gdr/gdr.h"
+#include "core/bundle.h"
+#include "ctl/nodesrc.h"
 #include "src/cmds.h"
 #include "verbs/dev.h"
 
@@ -47,6 +49,7 @@ static const struct fc_cmd commands[] = {
 	    "test every node pair of a rack in rounds and name the bad node or link"),
 	CMD("preflight", preflight,
 	    "check every node before traffic: ports, rates, versions, MTU, GIDs, GDR, PCIe"),
+	CMD("capture", capture, "record this node into a bundle that --from judges elsewhere"),
 	CMD("health", health, "this node alone, for Slurm's HealthCheckProgram"),
 	CMD("preflight-probe", preflight_probe,
 	    "the node side of preflight (started by the controller)", .hidden = 1),
@@ -59,6 +62,8 @@ static const struct fc_cmd commands[] = {
 	CMD("nccl", nccl, "NCCL checks: check-log (NCCL_DEBUG=INFO output), env (NCCL_* settings)",
 	    .own_help = 1),
 	CMD("topo", topo, "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings"),
+	CMD("baseline", baseline,
+	    "learn the fleet's bandwidth baseline per fabric profile from the stored results"),
 	CMD("plan", plan, "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric"),
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version [--json]\n",
 	  .summary = "print the version" },
@@ -95,6 +100,7 @@ int main(int argc, char **argv)
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
 	vb_devices_peer_hook = fc_port_neighbours_add;
+	fc_bundle_unpack = fc_bundle_untar;	   /* .tar.gz captures (ctl/nodesrc.c) */
 	topo_live_probe = gdr_data_direct_probe; /* mlx5 Data Direct (gdr/ddirect.c) */
 	/* A signal still writes the one document and removes the ssh control
 	 * folder this process made. */

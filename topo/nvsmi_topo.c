@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "topo/nvsmi_topo.h"
+#include "topo/nvsmi_topo_int.h"
 
 /* Words read per line: a header of NVSMI_MAX_COLS columns has fewer; past
  * this the line counts as cut. */
@@ -45,7 +46,8 @@ static void toks_add(struct toks *tk, const char *s, size_t len)
 	tk->n++;
 }
 
-/* Splits a line on blanks (spaces, TABs, CR). */
+/* Splits a line on blanks (spaces, TABs, CR), leaving out the rules and
+ * column bars a person drew ("-----", "|", box drawing). */
 static void tokenize(const char *line, struct toks *tk)
 {
 	const char *p = line;
@@ -59,7 +61,8 @@ static void tokenize(const char *line, struct toks *tk)
 		s = p;
 		while (*p && *p != ' ' && *p != '\t' && *p != '\r')
 			p++;
-		toks_add(tk, s, (size_t)(p - s));
+		if (!nvsmi_rule_word(s, (size_t)(p - s)))
+			toks_add(tk, s, (size_t)(p - s));
 	}
 }
 
@@ -165,13 +168,15 @@ static int parse_header(const struct toks *tk, struct nvsmi_topo *m)
 	char parts[8][NVSMI_LABEL_LEN];
 	int i;
 
-	if (tk->n == 0 || strncmp(tk->t[0], "GPU0", 4))
+	/* The first column is GPU0, or another GPU in a grep excerpt; a cell
+	 * word (X, NV#, SYS...) makes it a row, not a header. */
+	if (tk->n == 0 || strncmp(tk->t[0], "GPU", 3) || !isdigit((unsigned char)tk->t[0][3]))
 		return 0;
 	memset(m, 0, sizeof(*m));
 	for (i = 0; i < tk->n && !trailer_word(tk->t[i]); i++) {
 		int np;
 
-		if (!label_like(tk->t[i]))
+		if (!label_like(tk->t[i]) || all_cell_words(tk->t[i]))
 			return 0;
 		np = split_labels(tk->t[i], parts, 8);
 		for (int k = 0; k < np; k++) {
@@ -184,7 +189,7 @@ static int parse_header(const struct toks *tk, struct nvsmi_topo *m)
 			m->ncols++;
 		}
 	}
-	if (strcmp(m->label[0], "GPU0"))
+	if (!gpu_label(m->label[0]))
 		return 0;
 	for (; i < tk->n; i++) {
 		if (!strcmp(tk->t[i], "CPU"))
@@ -221,6 +226,43 @@ static int parse_num(const char *s)
 	return end != s && !*end && v >= 0 && v < 65536 ? (int)v : -1;
 }
 
+/* The first node of a NUMA affinity list ("0,3-9,11-17": 0); -1 for N/A. */
+static int first_node(const char *s)
+{
+	char head[16];
+	size_t n = strspn(s, "0123456789");
+
+	if (!n || n >= sizeof(head))
+		return -1;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	return parse_num(head);
+}
+
+/* The affinity columns of GPU row @row from word @i on: CPU affinity, NUMA
+ * affinity, GPU NUMA ID, as many as the header names. One word short with a
+ * CPU list that runs into digits: the blank before the NUMA affinity was lost
+ * ("0-45,92-1370", tests/real/topo/gh-sglang-21210_...). */
+static void parse_affinity(const struct toks *tk, int i, int row, struct nvsmi_topo *m)
+{
+	int want = m->has_cpu_aff + m->has_numa_aff + m->has_gpu_numa;
+	int fused = m->has_cpu_aff && m->has_numa_aff && tk->n - i == want - 1 && i < tk->n &&
+		    nvsmi_split_fused_affinity(tk->t[i], m->cpu_aff[row], sizeof(m->cpu_aff[row]),
+					       m->numa_list[row], sizeof(m->numa_list[row]));
+
+	if (fused)
+		i++;
+	else if (m->has_cpu_aff && i < tk->n)
+		scopy(m->cpu_aff[row], sizeof(m->cpu_aff[row]), tk->t[i++]);
+	if (m->has_numa_aff && !fused && i < tk->n)
+		scopy(m->numa_list[row], sizeof(m->numa_list[row]), tk->t[i++]);
+	m->numa_aff[row] = first_node(m->numa_list[row]);
+	if (m->has_gpu_numa && i < tk->n) {
+		scopy(m->gpu_numa_txt[row], sizeof(m->gpu_numa_txt[row]), tk->t[i]);
+		m->gpu_numa[row] = parse_num(tk->t[i++]);
+	}
+}
+
 /* Reads a row whose first token is a column label. */
 static void parse_row(const struct toks *tk, int row, struct nvsmi_topo *m)
 {
@@ -244,14 +286,8 @@ static void parse_row(const struct toks *tk, int row, struct nvsmi_topo *m)
 			break;
 		}
 	}
-	if (!m->is_gpu[row])
-		return;
-	if (m->has_cpu_aff && i < tk->n)
-		scopy(m->cpu_aff[row], sizeof(m->cpu_aff[row]), tk->t[i++]);
-	if (m->has_numa_aff && i < tk->n)
-		m->numa_aff[row] = parse_num(tk->t[i++]);
-	if (m->has_gpu_numa && i < tk->n)
-		m->gpu_numa[row] = parse_num(tk->t[i++]);
+	if (m->is_gpu[row])
+		parse_affinity(tk, i, row, m);
 }
 
 /* "NIC3: mlx5_3" in the NIC legend. */
@@ -349,6 +385,7 @@ int nvsmi_topo_parse(const char *text, size_t len, const char *src,
 		n = e - pos < LINE_MAX_LEN - 1 ? e - pos : LINE_MAX_LEN - 1;
 		memcpy(line, text + pos, n);
 		line[n] = '\0';
+		nvsmi_strip_sgr(line);
 		tk->over = 0;
 		parse_line(line, tk, m, &st, &found);
 		if (n < e - pos || tk->over)
@@ -453,9 +490,38 @@ int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS])
 	return nvsmi_components(m->ncols, gpu_col, nv_cell, m, comp);
 }
 
+int nvsmi_topo_gpu_c2c(const struct nvsmi_topo *m, int c)
+{
+	return c >= 0 && c < m->ncols && m->is_gpu[c] && m->gpu_numa[c] >= 0;
+}
+
+/* Per GPU, the affinity columns as printed, and the GPUs on C2C. */
+static void summary_affinity(const struct nvsmi_topo *m, json_t *out)
+{
+	json_t *cpu = json_object(), *numa = json_object(), *gnuma = json_object();
+	json_t *c2c = json_array();
+
+	for (int c = 0; c < m->ncols; c++) {
+		if (!m->is_gpu[c] || !m->row_seen[c])
+			continue;
+		if (m->cpu_aff[c][0])
+			json_object_set_new(cpu, m->label[c], json_string(m->cpu_aff[c]));
+		if (m->numa_list[c][0])
+			json_object_set_new(numa, m->label[c], json_string(m->numa_list[c]));
+		if (m->gpu_numa_txt[c][0])
+			json_object_set_new(gnuma, m->label[c], json_string(m->gpu_numa_txt[c]));
+		if (nvsmi_topo_gpu_c2c(m, c))
+			json_array_append_new(c2c, json_string(m->label[c]));
+	}
+	json_object_set_new(out, "cpu_affinity", cpu);
+	json_object_set_new(out, "numa_affinity", numa);
+	json_object_set_new(out, "gpu_numa_id", gnuma);
+	json_object_set_new(out, "c2c", c2c);
+}
+
 json_t *nvsmi_topo_summary(const struct nvsmi_topo *m)
 {
-	json_t *pairs = json_object(), *near = json_object(), *legend = json_object();
+	json_t *pairs = json_object(), *near = json_object(), *legend = json_object(), *out;
 	int nvlink = 0;
 
 	for (int a = 0; a < m->ncols; a++) {
@@ -485,7 +551,10 @@ json_t *nvsmi_topo_summary(const struct nvsmi_topo *m)
 	for (int c = 0; c < m->ncols; c++)
 		if (m->nic_dev[c][0])
 			json_object_set_new(legend, m->label[c], json_string(m->nic_dev[c]));
-	return json_pack("{s:i, s:i, s:b, s:o, s:o, s:b, s:o}", "gpus", m->ngpus, "nics",
-			 m->nnics, "nvlink", nvlink, "gpu_pairs", pairs, "nearest_nic", near,
-			 "truncated", m->truncated, "nic_legend", legend);
+	out = json_pack("{s:i, s:i, s:b, s:o, s:o, s:b, s:o}", "gpus", m->ngpus, "nics", m->nnics,
+			"nvlink", nvlink, "gpu_pairs", pairs, "nearest_nic", near, "truncated",
+			m->truncated, "nic_legend", legend);
+	if (out)
+		summary_affinity(m, out);
+	return out;
 }

@@ -1,10 +1,14 @@
 /*
  * Parser of `nvidia-smi topo -m` text: the matrix of GPU/NIC labels and
  * cells (X, NV#, PIX, PXB, PHB, NODE, SYS), the affinity columns, the NIC
- * legend. Tolerates what pasted output looks like (FORMATS.md section 2):
- * prompts and indents, TABs or spaces, lost TABs that fuse cells
- * ("NODEPXB", "NIC8NIC9"), trailing blanks, truncated excerpts, a second
- * (-p2p) matrix after the first. Pure: libc and jansson.
+ * legend. Tolerates what pasted output looks like (FORMATS.md section 2 and
+ * the captures of tests/real/topo): prompts and indents, TABs or spaces, lost
+ * TABs that fuse cells ("NODEPXB", "NIC8NIC9") or the CPU and NUMA affinity
+ * ("0-45,92-1370"), the terminal's underline around the header (ESC[4m ...
+ * ESC[0m, or "[4m" as a paste shows it), rule lines and column bars a person
+ * drew ("-----", box drawing, "|"), a grep excerpt whose first GPU is not
+ * GPU0, NUMA affinity lists ("0,3-9,11-17"), trailing blanks, truncated
+ * excerpts, a second (-p2p) matrix after the first. Pure: libc and jansson.
  */
 #ifndef FC_NVSMI_TOPO_H
 #define FC_NVSMI_TOPO_H
@@ -27,8 +31,10 @@ struct nvsmi_topo {
 	char cell[NVSMI_MAX_COLS][NVSMI_MAX_COLS][NVSMI_CELL_LEN]; /* [row][col]; "" */
 	int has_cpu_aff, has_numa_aff, has_gpu_numa;
 	char cpu_aff[NVSMI_MAX_COLS][64];
-	int numa_aff[NVSMI_MAX_COLS]; /* -1 when absent or N/A */
+	int numa_aff[NVSMI_MAX_COLS]; /* first node of the NUMA affinity; -1 absent or N/A */
+	char numa_list[NVSMI_MAX_COLS][64]; /* NUMA affinity as printed: "0", "0,3-9,11-17" */
 	int gpu_numa[NVSMI_MAX_COLS]; /* -1 when absent or N/A */
+	char gpu_numa_txt[NVSMI_MAX_COLS][16]; /* GPU NUMA ID as printed: "2", "N/A" */
 	int legend_seen, nic_legend_seen;
 	int cols_cut;  /* header columns past NVSMI_MAX_COLS, not read */
 	int lines_cut; /* lines longer than the reader takes, cut at their end */
@@ -68,8 +74,21 @@ int nvsmi_components(int n, int (*member)(const void *arg, int i),
  * linked by NV# cells share one); returns the number of islands. */
 int nvsmi_topo_islands(const struct nvsmi_topo *m, int comp[NVSMI_MAX_COLS]);
 
+/*
+ * 1 when GPU column @c has its memory on a NUMA node of its own (a number in
+ * GPU NUMA ID): a GPU on a coherent chip-to-chip link to a Grace CPU (GH200,
+ * GB200, GB300). nvidia-smi has no cell for C2C and prints SYS between such a
+ * GPU and every NIC, though a NIC on its own CPU is reached GPU->C2C->CPU->
+ * PCIe (NCCL: P2C). Source: the GB200 captures in tests/real/topo (GPU NUMA ID
+ * 2, 10, 18, 26: the GPUs' HBM nodes, the CPUs being nodes 0 and 1) against
+ * every x86 capture there, which prints N/A; NCCL topo.cc ncclTopoAddC2c.
+ */
+int nvsmi_topo_gpu_c2c(const struct nvsmi_topo *m, int c);
+
 /* Summary in the shape of the fixtures' .expect.json: gpus, nics, nvlink,
- * gpu_pairs (every pair known), nearest_nic, truncated, nic_legend. */
+ * gpu_pairs (every pair known), nearest_nic, truncated, nic_legend, and per
+ * GPU as printed: cpu_affinity, numa_affinity, gpu_numa_id; c2c (GPU labels
+ * nvsmi_topo_gpu_c2c takes). */
 json_t *nvsmi_topo_summary(const struct nvsmi_topo *m);
 
 #endif

@@ -21,6 +21,8 @@ struct tv_dev {
 	int numa;		   /* -1 unknown */
 	int has_rdma;		   /* NIC with an RDMA device */
 	int c2c;		   /* GPU on a C2C link to its CPU (topo_gpu_c2c_id) */
+	/* GPU, from nvidia-smi topo -m as printed; "" when not there */
+	char cpu_aff[64], numa_aff[64], gpu_numa[16];
 };
 
 struct topo_view {

@@ -15,6 +15,14 @@ static void cpy(char *dst, size_t n, const char *src)
 	dst[l] = '\0';
 }
 
+/* The affinity columns of nvidia-smi's GPU column @c into @d. */
+static void nvsmi_affinity(struct tv_dev *d, const struct nvsmi_topo *m, int c)
+{
+	cpy(d->cpu_aff, sizeof(d->cpu_aff), m->cpu_aff[c]);
+	cpy(d->numa_aff, sizeof(d->numa_aff), m->numa_list[c]);
+	cpy(d->gpu_numa, sizeof(d->gpu_numa), m->gpu_numa_txt[c]);
+}
+
 void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 			  const struct nvsmi_topo *m, json_t *doc)
 {
@@ -69,6 +77,8 @@ void topo_view_from_sysfs(struct topo_view *v, const struct topo *t,
 	v->source = "sysfs+nvidia-smi";
 	v->nvlink_known = 1;
 	for (int a = 0; a < nmg; a++)
+		nvsmi_affinity(&v->gpu[a], m, mg[a]);
+	for (int a = 0; a < nmg; a++)
 		for (int b = 0; b < nmg; b++) {
 			const char *cell = nvsmi_topo_cell(m, mg[a], mg[b]);
 
@@ -94,6 +104,8 @@ void topo_view_from_nvsmi(struct topo_view *v, const struct nvsmi_topo *m)
 			d = &v->gpu[v->ngpus];
 			v->row_known[v->ngpus] = m->row_seen[c];
 			d->numa = m->numa_aff[c];
+			d->c2c = nvsmi_topo_gpu_c2c(m, c);
+			nvsmi_affinity(d, m, c);
 			v->ngpus++;
 		} else {
 			ncol[v->nnics] = c;
@@ -150,14 +162,23 @@ void topo_recommend(json_t *doc, const char *env, const char *value, const char 
 	free(why);
 }
 
+static json_t *opt_str(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
 static json_t *dev_json(const struct tv_dev *d, int is_nic)
 {
 	json_t *o = json_pack("{s:s}", "name", d->name);
 
-	if (is_nic)
+	if (is_nic) {
 		json_object_set_new(o, "label", json_string(d->label));
-	else
+	} else {
 		json_object_set_new(o, "c2c", json_boolean(d->c2c));
+		json_object_set_new(o, "cpu_affinity", opt_str(d->cpu_aff));
+		json_object_set_new(o, "numa_affinity", opt_str(d->numa_aff));
+		json_object_set_new(o, "gpu_numa_id", opt_str(d->gpu_numa));
+	}
 	json_object_set_new(o, "bus_id", d->bus_id[0] ? json_string(d->bus_id) : json_null());
 	json_object_set_new(o, "numa", d->numa >= 0 ? json_integer(d->numa) : json_null());
 	return o;
@@ -308,6 +329,36 @@ static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
 	return 1;
 }
 
+/* A C2C GPU that only nvidia-smi shows: it has no C2C cell and prints SYS to
+ * every NIC, the NICs of its own CPU included (tests/real/topo, GB200). */
+static int c2c_sys(const struct topo_view *v, int g, int rank)
+{
+	return v->gpu[g].c2c && rank == 6 && !strcmp(v->source, "nvidia-smi");
+}
+
+/* Says so instead of "the other socket": the table cannot tell which NICs
+ * hang off the GPU's own CPU; sysfs can (fabcheck topo on the node). */
+static void note_c2c_sys(const struct topo_view *v, json_t *doc)
+{
+	char list[256] = "";
+	size_t len = 0;
+	int nn[TV_MAX], n = 0;
+
+	for (int g = 0; g < v->ngpus; g++) {
+		int k = v->row_known[g] ? topo_view_nearest(v, g, nn, TV_MAX) : 0;
+
+		if (k && c2c_sys(v, g, nvsmi_cell_rank(v->gn[g][nn[0]])) && len < sizeof(list)) {
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", n ? ", " : "",
+						v->gpu[g].name);
+			n++;
+		}
+	}
+	if (n)
+		fc_finding(doc, FC_PASS,
+			   "%s: on a C2C link to a Grace CPU (a GPU NUMA ID is printed): nvidia-smi shows SYS to every NIC, which here is not the other socket; the NICs on the GPU's own CPU are reached over C2C then that CPU's PCIe (P2C: NCCL 2.27.3+ uses GPUDirect RDMA there by default); which NICs those are is not in the table: run fabcheck topo on the node (it reads sysfs)",
+			   list);
+}
+
 static void advise_gdr(const struct topo_view *v, json_t *doc)
 {
 	int who, worst = worst_nearest(v, &who), c2c = advise_gdr_c2c(v, doc);
@@ -315,6 +366,7 @@ static void advise_gdr(const struct topo_view *v, json_t *doc)
 
 	if (worst < 0)
 		return;
+	note_c2c_sys(v, doc);
 	topo_view_nearest(v, who, nn, TV_MAX);
 	if (worst <= 3 && !c2c) {
 		topo_recommend(doc, "NCCL_NET_GDR_LEVEL", "PXB",
@@ -327,8 +379,8 @@ static void advise_gdr(const struct topo_view *v, json_t *doc)
 		int k = v->row_known[g] ? topo_view_nearest(v, g, nn, TV_MAX) : 0;
 		int r = k ? nvsmi_cell_rank(v->gn[g][nn[0]]) : 0;
 
-		if (gpu_p2c(v, g, r))
-			continue;
+		if (gpu_p2c(v, g, r) || c2c_sys(v, g, r))
+			continue; /* P2C, or C2C seen only by nvidia-smi: note_c2c_sys */
 		if (r > worst) {
 			worst = r;
 			who = g;

@@ -47,6 +47,11 @@ const char usage_health[] =
 	"                      the short host name)\n"
 	"  --expect-rate GBPS  every port at least this rate\n"
 	"  --expect-mtu N      RoCE: the netdev MTU; InfiniBand: the active MTU\n"
+	"  --exclude-dev LIST  devices or net devices that are no rail (storage,\n"
+	"                      management): reported at most as a warning, never\n"
+	"                      drained; so are ports the rail rules leave out (the\n"
+	"                      ssh or default-route port, another link layer or\n"
+	"                      rate) and, with --reference, ports on none of its rails\n"
 	"  --timeout T         each tool's deadline (default 10s)\n"
 	"  --probe-doc FILE    judge a recorded 'preflight-probe --json' document\n"
 	"                      instead of this node (tests, a replay)\n"
@@ -78,6 +83,7 @@ static const struct fc_opts hl_spec = {
 		FCO_STR("probe-doc", 0, probe_doc),
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
+		FCO_STR("exclude-dev", 0, o.exclude_dev),
 		FCO_DURATION("timeout", 0, timeout, 1, 600),
 		FCO_FLAG("drain-self", 0, drain.drain),
 		FCO_FLAG("drain-dry-run", 0, drain.dry_run),
@@ -223,6 +229,7 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
 		return FC_EXIT_CANT;
+	c.o.ref = ref;
 	probe = c.probe_doc ? load_doc(c.probe_doc, "--probe-doc") : pf_probe_doc(c.timeout, 0);
 	if (!probe) {
 		json_decref(ref);

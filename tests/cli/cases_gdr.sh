@@ -51,6 +51,16 @@ expect "gpu bus not found" 3 'no GPU at bus id 0000:af:00.0' -- fake $EMPTY $FC 
 expect "gpu not found json" 3 '"findings": \[' -- fake $EMPTY $FC gpu-check --gpu 5 --json
 expect "gpu oom" 3 'cannot allocate .*CUDA_ERROR_OUT_OF_MEMORY.*smaller --size' \
 	-- env FAKECUDA=oom FABCHECK_LIBCUDA=$FAKE $FC gpu-check -s 1M
+# A size past the GPU's memory (an H200's 143771 MiB, nvidia-smi's figure)
+# reaches the driver and gets its out-of-memory, not a usage error.
+expect "gpu past its memory: the driver's oom" 3 'cannot allocate 158913789952 bytes on GPU 0.*CUDA_ERROR_OUT_OF_MEMORY' \
+	-- env FAKECUDA_MEM_MIB=143771 FABCHECK_LIBCUDA=$FAKE $FC gpu-check -s 148G -n 1
+# A size the GPU holds but whose two host copies exceed this node's RAM
+# (the stand-in's device memory is lazy host memory, never touched here; the
+# plain build, as ASan's allocator takes most of a minute over such a block).
+HALF_RAM_G=$(awk '/^MemTotal:/{print int($2 / 2097152) + 1}' /proc/meminfo)
+expect "gpu-check: the host copies past this node's RAM" 3 'stages --size twice in host memory .*use a --size of at most half the RAM' \
+	-- fake $EMPTY ./fabcheck gpu-check -s "${HALF_RAM_G}G" -n 1
 
 # The self-check end to end on the stand-in (host memory behind it).
 expect "gpu-check runs" 0 'copy check +ok' -- fake $EMPTY $FC gpu-check -s 1M -n 2

@@ -36,6 +36,23 @@ expect "topo truncated matrix" 0 'matrix is cut short' -- \
 expect "topo matrix on stdin" 0 'NV18' -- \
 	bash -c "$FC topo --sysfs '$E' -t - < '$TF/8xh100-nv18_no-nics_gpu-numa-id_legend-truncated.txt'"
 
+# What real machines printed (tests/real/topo): every table is read; a GB200's
+# all-SYS rows are C2C to its Grace CPU, not "the other socket"; the NUMA list,
+# CPU affinity and GPU NUMA ID reach the JSON.
+R=tests/real/topo
+for f in "$R"/*.txt; do
+	expect "topo real $(basename "$f")" 0 '"source": "nvidia-smi"' -- \
+		$FC topo --json --sysfs "$E" -t "$f"
+done
+GB=$R/idx61093033028_4xgb200-nv18_8nic-all-sys_numa-lists.txt
+expect "topo real GB200 is C2C" 0 'GPU0, GPU1, GPU2, GPU3: on a C2C link to a Grace CPU' -- \
+	$FC topo --sysfs "$E" -t "$GB"
+expect "topo real GB200 not the other socket" 0 '^verdict: pass' -- $FC topo --sysfs "$E" -t "$GB"
+expect "topo real GB200 json" 0 '"numa_affinity": "1,19-25,27-33", "gpu_numa_id": "26"' -- \
+	bash -c "$FC topo --json --sysfs '$E' -t '$GB' | tr -d '\n' | sed 's/  */ /g'"
+expect "topo real B300 pasted escape" 0 '"cpu_affinity": "64-127,192-255"' -- \
+	$FC topo --json --sysfs "$E" -t "$R/gh-sglang-26039_8xb300-nv18_9nic-pxb_pasted-4m-escape_tabs.txt"
+
 # Recorded trees.
 expect "topo dgx degraded link" 0 'mlx5_2 \(0000:85:00.0\) trained at x8 of x16' -- \
 	$FC topo --sysfs "$TOPO_TMP/dgx"

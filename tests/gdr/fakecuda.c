@@ -24,6 +24,8 @@
  * PCI bus numbers, comma separated hex (default 3b,86). FAKECUDA_CC (80),
  * FAKECUDA_FLUSHOPTS (1) and FAKECUDA_ORDER (0) answer the compute
  * capability and the GPUDirect flush-options and writes-ordering attributes.
+ * FAKECUDA_MEM_MIB gives the GPU's memory: a larger cuMemAlloc gets
+ * CUDA_ERROR_OUT_OF_MEMORY (default: as much as the host lends).
  * Built with -DFAKE_OLD it lacks cuMemAlloc_v2 (a driver too old); with
  * -DFAKE_NO_FLUSH it lacks cuFlushGPUDirectRDMAWrites (before CUDA 11.3).
  */
@@ -187,7 +189,9 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t len)
 {
 	void *m;
 
-	if (mode("oom"))
+	const char *mib = getenv("FAKECUDA_MEM_MIB");
+
+	if (mode("oom") || (mib && len > strtoull(mib, NULL, 10) << 20))
 		return 2;
 	/* C11 wants the size a multiple of the alignment (ASan checks it). */
 	m = aligned_alloc(65536, (len + 65535) & ~(size_t)65535);

@@ -174,6 +174,36 @@ static int has_finding(const json_t *doc, const char *a, const char *b)
 	return 0;
 }
 
+/*
+ * What a person does to a table before posting it (written for this test; the
+ * real posts are in tests/real/topo): a dashed rule under the header, "|"
+ * bars between the cells, the terminal's underline pasted without its ESC.
+ * The old parser ended the matrix at the rule and lost every GPU row.
+ */
+static void test_person_rules(void **state)
+{
+	static const char dashed[] =
+		"\t[4mGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity[0m\n"
+		"--------------------------------------------------------\n"
+		"GPU0 |  X   | NV4  | PIX  | 0-15   | 0\n"
+		"GPU1 | NV4  |  X   | SYS  | 16-31  | 1\n"
+		"NIC0 | PIX  | SYS  |  X\n";
+	struct nvsmi_topo *m;
+
+	(void)state;
+	assert_int_equal(nvsmi_topo_parse(dashed, strlen(dashed), "t", &m), 0);
+	assert_int_equal(m->ngpus, 2);
+	assert_int_equal(m->nnics, 1);
+	assert_true(m->row_seen[0] && m->row_seen[1] && m->row_seen[2]);
+	assert_string_equal(nvsmi_topo_cell(m, 0, 2), "PIX");
+	assert_string_equal(nvsmi_topo_cell(m, 1, 2), "SYS");
+	assert_string_equal(m->cpu_aff[1], "16-31");
+	assert_string_equal(m->numa_list[1], "1");
+	assert_int_equal(m->numa_aff[1], 1);
+	assert_false(m->truncated);
+	free(m);
+}
+
 static void test_dgx(void **state)
 {
 	struct topo *t = load("dgx");
@@ -412,6 +442,7 @@ int main(void)
 	const struct CMUnitTest fixtures[] = {
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_nvsmi_details),
+		cmocka_unit_test(test_person_rules),
 		cmocka_unit_test(test_api_helpers),
 	};
 	const struct CMUnitTest trees[] = {

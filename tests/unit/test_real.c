@@ -1,0 +1,309 @@
+/*
+ * The parsers on what real machines printed: every capture of tests/real/
+ * (sources in tests/real/SOURCES.tsv) against its <name>.expect.json, written
+ * from the capture itself. Counts the facts right per kind, prints each miss,
+ * and asserts the count a kind has reached (a kind never goes back).
+ *   topo/     nvidia-smi topo -m   -> nvsmi_topo_parse (topo/)
+ *   nccl/     NCCL_DEBUG=INFO logs -> the NCCL log parser (checks/nccl/log)
+ *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
+ * lspci/ and ibv/ have expectations but no reader in fabcheck to run them on
+ * (fabcheck reads sysfs and verbs for those); the test says so.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/nccllog_util.h"
+#include "topo/nvsmi_topo.h"
+#include "verbs/qos.h"
+
+#define REAL_DIR "tests/real"
+
+struct tally {
+	const char *kind;
+	int files, right, total;
+};
+
+/* One fact: counted, and printed when wrong. */
+static void fact(struct tally *t, const char *file, const char *what, const char *want,
+		 const char *got)
+{
+	t->total++;
+	if (got && !strcmp(want, got)) {
+		t->right++;
+		return;
+	}
+	print_message("  miss %s/%s: %s: want '%s', got '%s'\n", t->kind, file, what, want,
+		      got ? got : "(nothing)");
+}
+
+static const char *jstr(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	if (json_is_boolean(v))
+		return json_is_true(v) ? "true" : "false";
+	if (json_is_null(v))
+		return "null";
+	return NULL;
+}
+
+/* Every <name>.<ext> of tests/real/<kind> with its expectation, in name order. */
+static void walk(struct tally *t, const char *ext,
+		 void (*one)(struct tally *t, const char *name, const char *path, const json_t *want))
+{
+	char dir[256], path[1024];
+	struct dirent **ents = NULL;
+	size_t el = strlen(ext);
+	int n;
+
+	snprintf(dir, sizeof(dir), "%s/%s", REAL_DIR, t->kind);
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		fail_msg("cannot read %s: run from the repository root (tests/run-unit.sh)", dir);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		size_t nl = strlen(name);
+		json_error_t jerr;
+		json_t *want;
+
+		if (nl > el && !strcmp(name + nl - el, ext)) {
+			snprintf(path, sizeof(path), "%s/%.*s.expect.json", dir, (int)(nl - el), name);
+			want = json_load_file(path, 0, &jerr);
+			if (!want)
+				fail_msg("%s: no readable expectation (%s)", path, jerr.text);
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			one(t, name, path, want);
+			json_decref(want);
+			t->files++;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void report(const struct tally *t, int floor)
+{
+	print_message("real %s: %d captures, %d of %d facts right\n", t->kind, t->files, t->right,
+		      t->total);
+	assert_true(t->files > 0);
+	assert_true(t->right >= floor);
+}
+
+/* ---- nvidia-smi topo -m ---- */
+
+static void topo_map(struct tally *t, const char *file, const json_t *want, const json_t *got,
+		     const char *key)
+{
+	const char *k;
+	json_t *v;
+	char what[128];
+
+	json_object_foreach((json_t *)want, k, v) {
+		snprintf(what, sizeof(what), "%s %s", key, k);
+		fact(t, file, what, json_string_value(v),
+		     json_string_value(json_object_get(json_object_get(got, key), k)));
+	}
+}
+
+static void topo_cells(struct tally *t, const char *file, const json_t *want,
+		       const struct nvsmi_topo *m)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)want, k, v) {
+		char a[NVSMI_LABEL_LEN], what[128];
+		const char *comma = strchr(k, ',');
+		size_t al = comma ? (size_t)(comma - k) : 0;
+
+		if (!comma || al >= sizeof(a))
+			fail_msg("%s: cell key '%s' is not 'A,B'", file, k);
+		memcpy(a, k, al);
+		a[al] = '\0';
+		snprintf(what, sizeof(what), "cell %s", k);
+		fact(t, file, what, json_string_value(v),
+		     nvsmi_topo_cell(m, nvsmi_topo_col(m, a), nvsmi_topo_col(m, comma + 1)));
+	}
+}
+
+static void topo_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	struct nvsmi_topo *m = NULL;
+	size_t len = 0;
+	char *text = slurp(path, &len), buf[32];
+	json_t *got = NULL, *v;
+	const char *key;
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	if (nvsmi_topo_parse(text, len, name, &m) == 0)
+		got = nvsmi_topo_summary(m);
+	free(text);
+	json_object_foreach((json_t *)want, key, v) {
+		if (!strcmp(key, "note"))
+			continue;
+		if (!strcmp(key, "gpus") || !strcmp(key, "nics"))
+			fact(t, name, key, jstr(v, buf, sizeof(buf)),
+			     got ? jstr(json_object_get(got, key), buf + 16, 16) : NULL);
+		else if (!strcmp(key, "cells") && m)
+			topo_cells(t, name, v, m);
+		else if (!strcmp(key, "cells"))
+			t->total += (int)json_object_size(v);
+		else if (!strcmp(key, "nic_legend") || !strcmp(key, "cpu_affinity") ||
+			 !strcmp(key, "numa_affinity") || !strcmp(key, "gpu_numa_id"))
+			topo_map(t, name, v, got, key);
+		else
+			fail_msg("%s: expectation key '%s' has no comparison here; add one", name,
+				 key);
+	}
+	if (!m)
+		print_message("  miss topo/%s: the table was refused\n", name);
+	json_decref(got);
+	free(m);
+}
+
+/* The facts right so far: 716 of 1132 on the parser of 3e72c8b, every one
+ * since the parser takes escapes, rules, fused affinity and NUMA lists. */
+#define TOPO_FLOOR 1132
+
+static void test_topo(void **state)
+{
+	struct tally t = { "topo", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", topo_one);
+	report(&t, TOPO_FLOOR);
+}
+
+/* ---- NCCL logs ---- */
+
+static json_t *hca_field(const json_t *doc, const char *field)
+{
+	json_t *a = json_array(), *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "hcas"), i, h)
+		json_array_append(a, json_object_get(h, field));
+	return a;
+}
+
+static void nccl_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	json_t *doc = report_file(path, NULL), *v;
+	const char *key;
+	char b1[64], b2[64];
+
+	json_object_foreach((json_t *)want, key, v) {
+		json_t *have;
+
+		if (!strcmp(key, "why"))
+			continue;
+		if (!strcmp(key, "hcas") || !strcmp(key, "hca_links")) {
+			char *w = json_dumps(v, JSON_COMPACT), *g;
+
+			have = hca_field(doc, strcmp(key, "hcas") ? "link" : "name");
+			g = json_dumps(have, JSON_COMPACT);
+			fact(t, name, key, w, g);
+			free(w);
+			free(g);
+			json_decref(have);
+			continue;
+		}
+		if (strcmp(key, "nccl_version") && strcmp(key, "network") && strcmp(key, "has_warn") &&
+		    strcmp(key, "init_complete"))
+			fail_msg("%s: expectation key '%s' has no comparison here; add one", name,
+				 key);
+		have = json_object_get(doc, key);
+		fact(t, name, key, jstr(v, b1, sizeof(b1)),
+		     jstr(have ? have : json_null(), b2, sizeof(b2)));
+	}
+	json_decref(doc);
+}
+
+#define NCCL_FLOOR 24
+
+static void test_nccl(void **state)
+{
+	struct tally t = { "nccl", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".log", nccl_one);
+	report(&t, NCCL_FLOOR);
+}
+
+/* ---- ethtool -S ---- */
+
+static void ethtool_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len), b1[32], b2[32];
+	json_t *got, *v;
+	const char *k;
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	got = qos_parse_ethtool_s(text);
+	free(text);
+	json_object_foreach(json_object_get(want, "counters"), k, v) {
+		json_t *g = got ? json_object_get(got, k) : NULL;
+
+		fact(t, name, k, jstr(v, b1, sizeof(b1)), g ? jstr(g, b2, sizeof(b2)) : NULL);
+	}
+	json_decref(got);
+}
+
+#define ETHTOOL_FLOOR 248
+
+static void test_ethtool(void **state)
+{
+	struct tally t = { "ethtool", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", ethtool_one);
+	report(&t, ETHTOOL_FLOOR);
+}
+
+/* lspci/ and ibv/: every capture has its expectation; no fabcheck reader. */
+static void no_reader(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	(void)t;
+	(void)name;
+	(void)path;
+	assert_true(json_object_size(want) > 0);
+}
+
+static void test_unread_kinds(void **state)
+{
+	struct tally l = { "lspci", 0, 0, 0 }, i = { "ibv", 0, 0, 0 };
+
+	(void)state;
+	walk(&l, ".txt", no_reader);
+	walk(&i, ".txt", no_reader);
+	print_message("real lspci: %d captures, ibv: %d captures with expectations; fabcheck has "
+		      "no text reader for them (it reads sysfs and verbs)\n",
+		      l.files, i.files);
+	assert_true(l.files >= 5 && i.files >= 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topo),
+		cmocka_unit_test(test_nccl),
+		cmocka_unit_test(test_ethtool),
+		cmocka_unit_test(test_unread_kinds),
+	};
+
+	return cmocka_run_group_tests_name("real captures", tests, NULL, NULL);
+}
