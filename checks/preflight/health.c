@@ -122,10 +122,10 @@ static int is_error_counter(const char *name)
 
 static const char *when_text(double t, char *buf, size_t len)
 {
-	time_t tt = (time_t)t;
+	time_t tt;
 	struct tm tm;
 
-	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (!(t > 0 && t <= FC_TIME_MAX) || (tt = (time_t)t, !gmtime_r(&tt, &tm)) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(buf, len, "an unknown time");
 	return buf;
 }

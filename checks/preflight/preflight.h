@@ -14,6 +14,17 @@
  * probe document, as `fabcheck preflight-probe --json` prints it; @timeout
  * bounds each tool it runs, @no_topo leaves out `fabcheck topo`. */
 json_t *pf_probe_doc(double timeout, int no_topo);
+/* The same from @s (ctl/nodesrc.h): the node, recorded into a capture, or a
+ * capture replayed. */
+struct fc_src;
+json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo);
+
+/* The probe document of the capture @path (checks/preflight/pf_from.c), or
+ * NULL with @err naming the file and what is wrong. */
+json_t *pf_probe_from(const char *path, double timeout, char *err, size_t errlen);
+/* The captures @paths as preflight's "nodes" (as pf_check takes them): each
+ * named by the host it recorded, or an "error" naming the capture. */
+json_t *pf_nodes_from(char *const *paths, int n, double timeout);
 
 struct pf_opts {
 	double expect_rate_gbps; /* 0: ports must agree across nodes */
