@@ -5,20 +5,22 @@
 
 void fc_csv_cell(FILE *f, const char *s)
 {
+	int quote;
+
 	if (!s)
 		return;
-	/* OWASP, CSV injection: a leading = + - @ TAB or CR starts a formula. */
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		fputc('"', f);
+	/* OWASP, CSV injection: a leading = + - @ TAB or CR starts a formula;
+	 * the ' goes inside the quotes, or the cell would end at them */
 	if (*s && strchr("=+-@\t\r", *s))
 		fputc('\'', f);
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
 		fputc(*s, f);
 	}
-	fputc('"', f);
+	if (quote)
+		fputc('"', f);
 }

@@ -14,7 +14,7 @@ static const struct {
 	size_t max;
 	int hex;	   /* hex digits only instead of letters and digits */
 } kinds[] = {
-	[FC_NAME_NODE] = { "node", "-_.@:[]", 253, 0 },
+	[FC_NAME_NODE] = { "node", "-_.@:", 253, 0 }, /* no [ ]: glob characters */
 	[FC_NAME_DEV] = { "RDMA device", "-_.", 63, 0 },
 	[FC_NAME_NETDEV] = { "net device", "-_.", 15, 0 },
 	[FC_NAME_BDF] = { "PCI address", ":.", 16, 1 },

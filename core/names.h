@@ -7,7 +7,9 @@
  * begin with '-' or '.', so it is one path component that is neither "."
  * nor "..", one shell word and no option.
  *
- *   node    host name or address: letters, digits, "-_.@:[]", <= 253 (DNS)
+ *   node    host name or address: letters, digits, "-_.@:", <= 253 (DNS);
+ *           an IPv6 address without brackets (ssh takes it so); no [ or ],
+ *           which a shell or Slurm's hostlist reads as a pattern
  *   device  RDMA device (mlx5_0, rxe0): letters, digits, "-_.", <= 63
  *           (IB_DEVICE_NAME_MAX is 64 with its NUL, include/rdma/ib_verbs.h)
  *   netdev  net device (eth0, enp1s0f0np0, ib0.8001): letters, digits,

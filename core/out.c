@@ -113,6 +113,25 @@ void fc_render_findings(FILE *f, const json_t *doc)
 	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
 }
 
+/* @render's text of @doc to stdout through fc_put_safe: whatever a worker,
+ * a store or an evidence folder put in @doc (a note, a counter's name, an
+ * NCCL version) reaches the terminal with no escape sequence. */
+static void render_safe(fc_render_fn render, const json_t *doc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		fc_err("out of memory rendering the report");
+		return;
+	}
+	render(m, doc);
+	if (fclose(m) == 0)
+		fc_put_safe(stdout, text, len);
+	free(text);
+}
+
 int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
 {
 	int rc = fc_doc_exit(doc);
@@ -125,7 +144,7 @@ int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
 		return rc;
 	}
 	if (render)
-		render(stdout, doc);
+		render_safe(render, doc);
 	fc_render_findings(stdout, doc);
 	json_decref(doc);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -395,8 +414,7 @@ const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len)
 	time_t s;
 	struct tm tm;
 
-	/* 253402300799: 9999-12-31 23:59:59 UTC */
-	if (!(t >= 0 && t <= 253402300799.0) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
+	if (!(t >= 0 && t <= FC_TIME_MAX) || (s = (time_t)t, !localtime_r(&s, &tm)) ||
 	    !strftime(buf, len, fmt, &tm))
 		snprintf(buf, len, "?");
 	return buf;

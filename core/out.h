@@ -96,6 +96,9 @@ const char *fc_fmt_figure(double v, const char *fmt, const char *unit, char *buf
 /* Unix time @t as local time by strftime @fmt into @buf; "?" for a time
  * no calendar holds (not finite, beyond year 9999, before 1970: a store's
  * number, never a crash in localtime). Returns @buf. */
+/* The latest time fabcheck formats, 9999-12-31 23:59:59 UTC: a stored or
+ * received time past it (or not finite) is no time, not a time_t overflow. */
+#define FC_TIME_MAX 253402300799.0
 const char *fc_fmt_time(double t, const char *fmt, char *buf, size_t len);
 
 /* Short helpers for reading documents. */

@@ -1,12 +1,14 @@
 /* Parsing of user input with errors that name the input and the fix (see util.h). */
 #include "core/util.h"
 #include "core/log.h"
+#include "core/safefile.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,6 +193,19 @@ int fc_read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
+/* Waits for @fd (a non-blocking pipe or FIFO) to have data, at most
+ * fc_fifo_idle_ms (safefile.h, the deadline of the writer's waits too).
+ * 0, or -1 with errno (ETIMEDOUT: its writer sent nothing for that long). */
+static int read_wait(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int rc = poll(&p, 1, fc_fifo_idle_ms);
+
+	if (rc == 0)
+		errno = ETIMEDOUT;
+	return rc > 0 || (rc < 0 && errno == EINTR) ? 0 : -1;
+}
+
 char *fc_read_fd(int fd, size_t max, size_t *len_p)
 {
 	size_t cap = 4096, len = 0;
@@ -212,6 +227,8 @@ char *fc_read_fd(int fd, size_t max, size_t *len_p)
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && read_wait(fd) == 0)
 			continue;
 		if (n < 0)
 			break;
@@ -362,4 +379,13 @@ int fc_cpu_nth(const cpu_set_t *set, int k)
 		if (CPU_ISSET(c, set) && k-- == 0)
 			return c;
 	return -1;
+}
+
+const char *fc_sysfs_root(void)
+{
+	const char *r = getenv("FABCHECK_SYSFS");
+
+	if (!r || !*r)
+		r = getenv("FABCHECK_PROBE_SYSFS");
+	return r && *r ? r : "/sys";
 }

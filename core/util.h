@@ -32,8 +32,10 @@ const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len);
 int fc_read_file(const char *path, char *buf, size_t len);
 
 /* Reads all of @fd to its end, at most @max bytes (a power of two), NUL
- * ended, with its length in *@len_p. NULL with errno on failure (EFBIG: it
- * holds more than @max bytes). */
+ * ended, with its length in *@len_p; a non-blocking @fd (a pipe, a FIFO) is
+ * waited on at most fc_fifo_idle_ms each time it has no data. NULL with
+ * errno on failure (EFBIG: it holds more than @max bytes; ETIMEDOUT: its
+ * writer sent nothing for that long). */
 char *fc_read_fd(int fd, size_t max, size_t *len_p);
 
 /* Monotonic time in seconds. */
@@ -43,6 +45,11 @@ double fc_now(void);
  * @cmd (and @twice_hint, or "name each node once", for a repeat), and
  * returns -EINVAL. */
 int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint);
+
+/* The root of sysfs every reader of a live node reads: $FABCHECK_SYSFS (a
+ * recorded tree: the tests' way in), else $FABCHECK_PROBE_SYSFS (its older
+ * name), else "/sys". A capture's root comes from ctl/nodesrc.h instead. */
+const char *fc_sysfs_root(void);
 
 /* This program's path (readlink /proc/self/exe: under valgrind the
  * program's, not the tool's), or "/proc/self/exe" when unknown. */

@@ -7,20 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/out.h"
 #include "core/util.h"
 #include "ctl/child.h"
 #include "store/store.h"
 
 
-/* Appends @s to @buf (@len, at @*at) with each byte that is not
- * printable ASCII as '?'. */
+/* A byte a reason keeps: letters, digits, blank and "_.,:;/()+=@%-";
+ * nothing a shell would read in the printed command ('"', '$', '`', '\\',
+ * '!'), nothing outside printable ASCII. */
+static int reason_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr(" _.,:;/()+=@%-", c));
+}
+
+/* Appends @s to @buf (@len, at @*at) with each byte a reason does not
+ * keep as '?'. */
 static void put_clean(char *buf, size_t len, size_t *at, const char *s)
 {
 	for (; s && *s && *at + 1 < len; s++)
-		buf[(*at)++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f && *s != '"' ?
-				       *s : '?';
+		buf[(*at)++] = reason_byte((unsigned char)*s) ? *s : '?';
 	buf[*at < len ? *at : len - 1] = 0;
+}
+
+int fc_drain_device_ok(const char *device)
+{
+	return !device || !*device || fc_name_ok(FC_NAME_DEV, device) ||
+	       fc_name_ok(FC_NAME_NETDEV, device);
 }
 
 size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
@@ -44,7 +59,8 @@ size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *devi
 	put_clean(buf, room, &at, part && *part ? part : "failed check");
 	if (device && *device) {
 		put_clean(buf, room, &at, " on ");
-		put_clean(buf, room, &at, device);
+		/* A name the one check refuses never reaches the command. */
+		put_clean(buf, room, &at, fc_drain_device_ok(device) ? device : "a device with an invalid name");
 	}
 	room = len < FC_DRAIN_REASON_MAX + 1 ? len : FC_DRAIN_REASON_MAX + 1;
 	put_clean(buf, room, &at, tail);
@@ -128,4 +144,15 @@ void fc_drain_target(json_t *targets, const char *node, const char *part, const 
 	json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:s}", "node", node, "part",
 						 part ? part : "", "device", device ? device : "",
 						 "text", text ? text : ""));
+}
+
+void fc_drain_unchecked(json_t *doc, const char *node, const char *why)
+{
+	json_t *list = json_object_get(doc, "unchecked");
+
+	if (!list) {
+		list = json_array();
+		json_object_set_new(doc, "unchecked", list);
+	}
+	json_array_append_new(list, json_pack("{s:s, s:s}", "node", node, "why", why ? why : ""));
 }

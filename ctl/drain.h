@@ -67,9 +67,14 @@ static inline int fc_drain_wanted(const struct fc_drain_opts *o)
 /* Pure. The reason for @part (a word or two: "port", "mtu") on @device
  * ("" or NULL: none) of @kind run @run (<= 0: none), within
  * FC_DRAIN_REASON_MAX and @len: "fabcheck: port on mlx5_1 (matrix run
- * 12)". Bytes that are not printable ASCII become '?'. Returns its length. */
+ * 12)". A byte other than letters, digits, blank and "_.,:;/()+=@%-"
+ * becomes '?' (the printed command is safe to paste into a shell); a device
+ * that is neither an RDMA nor a net device name (core/names.h) is not
+ * shown. Returns its length. */
 size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
 		       const char *kind, int64_t run);
+/* Pure. True when @device is empty or an RDMA or net device name. */
+int fc_drain_device_ok(const char *device);
 /* Pure. True when @reason (as `scontrol show node` prints it) is one that
  * fabcheck set. */
 int fc_drain_is_ours(const char *reason);
@@ -96,7 +101,13 @@ int fc_drain_may_resume(const char *state, const char *reason);
 int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
 		   const struct fc_drain_opts *o, const json_t *targets, const json_t *passed);
 
-/* The "slurm" list of @doc as text (nothing when it is empty). */
+/* @node could not be checked (unreachable, a launcher or worker that
+ * failed, a tool that timed out): an entry {"node", "why"} of @doc's
+ * "unchecked" list, apart from the findings; such a node is never drained
+ * and never resumed. */
+void fc_drain_unchecked(json_t *doc, const char *node, const char *why);
+
+/* The "unchecked" and "slurm" lists of @doc as text (nothing when empty). */
 void fc_drain_render(FILE *f, const json_t *doc);
 
 /* Appends {"node", "part", "device", "text"} to @targets. */

@@ -110,6 +110,15 @@ static void failed(struct drain_ctx *c, enum fc_verdict lvl, const char *node, c
 		   why);
 }
 
+/* What scontrol showed, for a line of ours: each byte that is not
+ * printable ASCII as '?'. */
+static void clean_text(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
 /* Reads the node's state and reason: 0, or -1 after recording why. */
 static int show_node(struct drain_ctx *c, const char *node, const char *what, char *state,
 		     size_t slen, char *reason, size_t rlen)
@@ -164,12 +173,11 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	snprintf(arg, sizeof(arg), "Reason=%s", reason);
 	cmd_text(argv, cmd, sizeof(cmd));
-	if (c->o->dry_run) {
-		record(c, node, "would-drain", reason, text, cmd, "dry run: not run");
-		return;
-	}
+	/* The dry run reads the node's state too: it is the real run minus
+	 * the write. */
 	if (show_node(c, node, "drain", state, sizeof(state), cur, sizeof(cur)))
 		return;
+	clean_text(cur);
 	/* An operator's drain stays as it is, reason and all. */
 	if (strstr(state, "DRAIN") && !fc_drain_is_ours(cur)) {
 		snprintf(why, sizeof(why), "already drained by hand (%s): left as it is", cur);
@@ -180,6 +188,12 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	 * again): nothing to change. */
 	if (strstr(state, "DRAIN") && !strcmp(cur, reason)) {
 		record(c, node, "kept", cur, text, NULL, "drained with this reason already");
+		return;
+	}
+	if (c->o->dry_run) {
+		snprintf(why, sizeof(why), "dry run: not run (Slurm shows it %s%s%s)", state,
+			 *cur ? ", reason " : "", cur);
+		record(c, node, "would-drain", reason, text, cmd, why);
 		return;
 	}
 	act(c, FC_FAIL, node, "drain", argv, cmd, reason, text);
@@ -205,6 +219,7 @@ static void resume_one(struct drain_ctx *c, const char *node)
 	cmd_text(argv, cmd, sizeof(cmd));
 	if (show_node(c, node, "resume", state, sizeof(state), cur, sizeof(cur)))
 		return;
+	clean_text(cur);
 	if (!strstr(state, "DRAIN"))
 		return;
 	if (!fc_drain_may_resume(state, cur)) {
@@ -266,6 +281,10 @@ void fc_drain_render(FILE *f, const json_t *doc)
 	size_t i;
 	json_t *a;
 
+	if (json_array_size(json_object_get(doc, "unchecked")))
+		fprintf(f, "\ncould not check (not judged, never drained):\n");
+	json_array_foreach(json_object_get(doc, "unchecked"), i, a)
+		fprintf(f, "  %-12s %s\n", fc_jstr(a, "node", "?"), fc_jstr(a, "why", ""));
 	if (!json_array_size(list))
 		return;
 	fprintf(f, "\nSlurm:\n");

@@ -1,5 +1,6 @@
 /* The switch each InfiniBand port reaches (see ibpeer.h). */
 #include "ctl/ibpeer.h"
+#include "ctl/nodesrc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,8 @@
 /* NodeInfo of the neighbour of @dev port @port into @ni; 0, or the reason
  * in @why. With @desc (room @dlen), its node description instead: 0, or -1
  * (none said: the GUID is what matches the rails). */
-static int neighbour(const char *dev, int port, struct fc_smp_nodeinfo *ni, char *why,
-		     size_t len, char *desc, size_t dlen)
+static int neighbour(struct fc_src *s, const char *dev, int port, struct fc_smp_nodeinfo *ni,
+		     char *why, size_t len, char *desc, size_t dlen)
 {
 	char p[16], route[24], err[256];
 	const char *argv[] = { "smpquery", "-C", dev, "-P", p, "-D", desc ? "nodedesc" : "nodeinfo",
@@ -25,7 +26,7 @@ static int neighbour(const char *dev, int port, struct fc_smp_nodeinfo *ni, char
 
 	snprintf(p, sizeof(p), "%d", port);
 	snprintf(route, sizeof(route), "0,%d", port);
-	out = fc_capture(argv, IBPEER_DEADLINE_S, &code, err, sizeof(err));
+	out = fc_src_cmd(s, argv, IBPEER_DEADLINE_S, &code, err, sizeof(err));
 	if (desc) {
 		rc = out && code == 0 ? fc_smp_nodedesc_parse(out, desc, dlen) : -1;
 		free(out);
@@ -46,6 +47,14 @@ static int neighbour(const char *dev, int port, struct fc_smp_nodeinfo *ni, char
 
 void fc_ib_switches_add(json_t *devices, json_t *doc)
 {
+	struct fc_src live;
+
+	fc_src_live(&live, NULL);
+	fc_ib_switches_add_src(&live, devices, doc);
+}
+
+void fc_ib_switches_add_src(struct fc_src *s, json_t *devices, json_t *doc)
+{
 	size_t i, j;
 	json_t *d, *p;
 
@@ -57,7 +66,7 @@ void fc_ib_switches_add(json_t *devices, json_t *doc)
 			if (strcmp(fc_jstr(p, "link_layer", ""), "InfiniBand") ||
 			    strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
 				continue;
-			if (neighbour(fc_jstr(d, "name", "?"), (int)fc_jnum(p, "port", 0), &ni, why,
+			if (neighbour(s, fc_jstr(d, "name", "?"), (int)fc_jnum(p, "port", 0), &ni, why,
 				      sizeof(why), NULL, 0)) {
 				json_object_set_new(doc, "switch_note",
 						    json_pack("s++", "the switch each InfiniBand "
@@ -67,7 +76,7 @@ void fc_ib_switches_add(json_t *devices, json_t *doc)
 			if (!strcmp(ni.type, "Switch")) {
 				json_object_set_new(p, "switch_guid", json_string(ni.guid));
 				/* its name, for the notes (the GUID matches) */
-				if (!neighbour(fc_jstr(d, "name", "?"), (int)fc_jnum(p, "port", 0),
+				if (!neighbour(s, fc_jstr(d, "name", "?"), (int)fc_jnum(p, "port", 0),
 					       &ni, why, sizeof(why), desc, sizeof(desc)))
 					json_object_set_new(p, "switch_desc", json_string(desc));
 			} else

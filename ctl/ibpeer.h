@@ -16,5 +16,8 @@
  * "switch_note", once, and no other port is asked.
  */
 void fc_ib_switches_add(json_t *devices, json_t *doc);
+/* The same with smpquery's answers from @s (live, recorded or replayed). */
+struct fc_src;
+void fc_ib_switches_add_src(struct fc_src *s, json_t *devices, json_t *doc);
 
 #endif

@@ -121,7 +121,7 @@ static char **sub_folders(const char *dir)
 
 		if (e->d_name[0] == '.' ||
 		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
-		    stat(sub, &st) || !S_ISDIR(st.st_mode) || !(nv = realloc(v, (n + 2) * sizeof(*v))))
+		    lstat(sub, &st) || !S_ISDIR(st.st_mode) || !(nv = realloc(v, (n + 2) * sizeof(*v))))
 			continue;
 		v = nv;
 		if ((v[n] = strdup(sub)))

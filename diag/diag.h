@@ -163,7 +163,7 @@ int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t
 /* The PCIe link of RDMA device @ibdev as trained, with its payload
  * ceiling: {bdf, gts, width, max_gts, max_width, max_payload_bytes,
  * ceiling_gbps}, or JSON null when it has no PCIe link in sysfs. */
-json_t *diag_hca_pcie_json(const char *ibdev);
+json_t *diag_hca_pcie_json(const char *root, const char *ibdev);
 
 /* Evidence of one port from its before and after snapshots. Fills @p (its
  * node, dev and port set by the caller); release with diag_port_release. */

@@ -25,14 +25,14 @@ static void put_file(json_t *snap, const char *rel, const char *path)
 		json_object_set_new(snap, rel, json_string(buf));
 }
 
-static void pcie_dev(json_t *snap, const char *role, const char *bdf)
+static void pcie_dev(const char *root, json_t *snap, const char *role, const char *bdf)
 {
 	char dir[512], rel[700], path[700];
 	uint8_t cfg[256];
 	int fd, mps;
 	ssize_t n;
 
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, bdf);
 	for (size_t i = 0; i < sizeof(pcie_files) / sizeof(pcie_files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, pcie_files[i]);
 		snprintf(rel, sizeof(rel), "pcie/%s-%s/%s", role, bdf, pcie_files[i]);
@@ -61,7 +61,8 @@ static int is_bdf(const char *s)
 	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) == 4;
 }
 
-int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t *seen)
+static int snap_pcie_at(const char *root, json_t *snap, const char *link, const char *last_role,
+		       json_t *seen)
 {
 	char real[PATH_MAX], *save = NULL, *tok, bdfs[24][16];
 	int n = 0;
@@ -75,20 +76,25 @@ int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t
 		if (json_object_get(seen, bdfs[i]))
 			continue;
 		json_object_set_new(seen, bdfs[i], json_true());
-		pcie_dev(snap, i == n - 1 ? last_role : "bridge", bdfs[i]);
+		pcie_dev(root, snap, i == n - 1 ? last_role : "bridge", bdfs[i]);
 	}
 	return n;
 }
 
+int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t *seen)
+{
+	return snap_pcie_at("/sys", snap, link, last_role, seen);
+}
 
-json_t *diag_hca_pcie_json(const char *ibdev)
+
+json_t *diag_hca_pcie_json(const char *root, const char *ibdev)
 {
 	json_t *snap = json_object(), *seen = json_object(), *out = NULL;
 	struct diag_set s = { 0 };
 	char link[512];
 
-	snprintf(link, sizeof(link), "/sys/class/infiniband/%s/device", ibdev);
-	if (diag_snap_pcie(snap, link, "hca", seen)) {
+	snprintf(link, sizeof(link), "%s/class/infiniband/%s/device", root, ibdev);
+	if (snap_pcie_at(root, snap, link, "hca", seen)) {
 		const struct diag_port *p = diag_set_add(&s, "", ibdev, 1, NULL, snap);
 
 		for (int i = 0; p && i < p->npcie && !out; i++) {

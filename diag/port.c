@@ -54,10 +54,11 @@ static json_t *snap_counters(const json_t *snap, int *ib_p, int *phy_p)
 			name = rel + 12;
 		else if (!strcmp(rel, "carrier_changes"))
 			name = "netdev_carrier_changes";
-		if (!name || strchr(name, '/'))
+		s = json_string_value(v); /* a live worker's snapshot may hold anything */
+		if (!name || strchr(name, '/') || !s)
 			continue;
-		n = strtoll(json_string_value(v), &end, 10);
-		if (end != json_string_value(v) && (*end == '\n' || !*end))
+		n = strtoll(s, &end, 10);
+		if (end != s && (*end == '\n' || !*end))
 			json_object_set_new(o, name, json_integer(n));
 	}
 	if (!*ib_p && (s = snap_str(snap, "perfquery.txt")) && (pq = diag_parse_perfquery(s))) {
@@ -558,6 +559,24 @@ static void text_field(char *out, size_t len, const json_t *a, const json_t *b, 
 		snprintf(out, len, "%.*s", (int)strcspn(s, "\n"), s);
 }
 
+/* The port's net device from the evidence, when it is a net device's name
+ * (core/names.h) before it is a word of a suggested command; else none,
+ * said. */
+static void netdev_field(struct diag_port *p, const json_t *a, const json_t *b)
+{
+	char raw[sizeof(p->netdev)] = "", shown[200]; /* a longer one is no netdev name */
+	const char *why;
+
+	text_field(raw, sizeof(raw), a, b, "netdev");
+	why = raw[0] ? fc_name_why(FC_NAME_NETDEV, raw) : NULL;
+	if (!why) {
+		snprintf(p->netdev, sizeof(p->netdev), "%s", raw);
+		return;
+	}
+	note(p, "netdev: '%s' is not a net device name (%s): left out",
+	     fc_name_show(raw, shown, sizeof(shown)), why);
+}
+
 void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after)
 {
 	int ib_b = 0, phy_b = 0;
@@ -565,7 +584,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	const char *m;
 
 	p->notes = json_array();
-	text_field(p->netdev, sizeof(p->netdev), after, before, "netdev");
+	netdev_field(p, after, before);
 	text_field(p->link_layer, sizeof(p->link_layer), after, before, "link_layer");
 	text_field(p->gid_type, sizeof(p->gid_type), after, before, "gid_type");
 	p->rate_gbps = diag_parse_rate(snap_str(after, "rate"));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/readfile.h"
 #include "core/names.h"
 #include "core/util.h"
 
@@ -62,7 +63,7 @@ static int is_dir(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	return !lstat(path, &st) && S_ISDIR(st.st_mode); /* never through a link */
 }
 
 static json_t *read_side(const char *portdir, const char *side, int *err)
@@ -164,27 +165,12 @@ static int read_test(struct diag_set *s, const char *dir)
 {
 	char path[768], *text;
 	json_error_t je;
-	struct stat st;
 	size_t len;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/test.json", dir);
 	if (access(path, F_OK))
 		return 0;
-	/* O_NONBLOCK: a FIFO named test.json is refused, not waited on */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fc_err("evidence: '%s': %s; it must be a regular file (a fabcheck --json document)",
-		       path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return -EINVAL;
-	}
-	text = fc_read_fd(fd, DIAG_TEST_MAX, &len);
-	if (!text)
-		fc_err("evidence: '%s': %s; remove it to diagnose the counters alone", path,
-		       errno == EFBIG ? "over 16 MiB, no fabcheck document is that big" : strerror(errno));
-	close(fd);
+	text = fc_read_regular("evidence", path, DIAG_TEST_MAX, FC_READ_NOFOLLOW, &len);
 	if (!text)
 		return -EINVAL;
 	s->test = json_loadb(text, len, 0, &je);

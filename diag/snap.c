@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/readfile.h"
 #include "core/safefile.h"
 #include "core/util.h"
 
@@ -28,19 +29,6 @@ static int snap_path_ok(const char *rel)
 	return 1;
 }
 
-static int read_text(const char *path, char **text_p)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	size_t len = 0;
-
-	if (fd < 0)
-		return -errno;
-	*text_p = fc_read_fd(fd, SNAP_FILE_MAX, &len);
-	err = errno;
-	close(fd);
-	return *text_p ? (int)len : -err;
-}
-
 static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_t *total)
 {
 	DIR *d = opendir(dir);
@@ -56,14 +44,19 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 		struct stat st;
 		char *text = NULL;
 		json_t *js;
-		int n;
+		size_t len;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		if (stat(path, &st) || !snap_path_ok(sub))
+		if (lstat(path, &st) || !snap_path_ok(sub))
 			continue;
+		if (S_ISLNK(st.st_mode)) {
+			fc_warn("evidence: '%s' is a symbolic link: left out (fabcheck follows no "
+				"link inside evidence)", path);
+			continue;
+		}
 		if (S_ISDIR(st.st_mode)) {
 			if (depth < SNAP_DEPTH)
 				err = walk(snap, path, sub, depth + 1, total);
@@ -71,14 +64,12 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
-		n = read_text(path, &text);
-		if (n < 0) {
-			fc_err("evidence: cannot read '%s': %s%s", path, strerror(-n),
-			       n == -EFBIG ? " (over 1 MiB: not an evidence file)" : "");
-			err = n;
+		text = fc_read_regular("evidence", path, SNAP_FILE_MAX, FC_READ_NOFOLLOW, &len);
+		if (!text) {
+			err = -errno;
 			break;
 		}
-		*total += (size_t)n;
+		*total += len;
 		if (*total > SNAP_TOTAL_MAX) {
 			fc_err("evidence: '%s' holds over 16 MiB: not an evidence folder (see doc/diagnose.md)",
 			       dir);

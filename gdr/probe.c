@@ -11,13 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "gdr/gdr.h"
 
 const char *gdr_sysfs_root(void)
 {
-	const char *env = getenv("FABCHECK_SYSFS");
-
-	return env && *env ? env : "/sys";
+	return fc_sysfs_root();
 }
 
 struct topo *gdr_topo_load(void)

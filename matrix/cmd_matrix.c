@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/readfile.h"
 #include "ctl/child.h"
 #include "core/out.h"
 #include "core/sched.h"
@@ -381,7 +382,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 static json_t *import_read(const char *path, json_t **nodes_p)
 {
 	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err), *results, *nodes, *d;
+	json_t *root = fc_load_json(path, 0, 0, &err), *results, *nodes, *d;
 	size_t i;
 
 	if (!root) {

@@ -28,6 +28,11 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 	size_t i;
 	json_t *s;
 
+	/* Could not check: listed apart, never a target, never passed. */
+	json_array_foreach(json_object_get(doc, "per_node"), i, s)
+		if (!strcmp(fc_jstr(s, "state", ""), "unreachable"))
+			fc_drain_unchecked((json_t *)doc, fc_jstr(s, "node", "?"),
+					   "none of its pairs could run (ssh, the launcher, a worker or the host)");
 	json_array_foreach(suspects, i, s) {
 		const char *level = fc_jstr(s, "level", "");
 		const char *node = fc_jstr(s, "node", NULL);

@@ -9,8 +9,10 @@
  *   rail  a rail whose median is below min_rack_pct of the best rail's, on
  *         which most nodes are suspects, or on which nothing ran while other
  *         rails did: that rail's switch or its configuration;
- *   node  a node suspect (or unreachable) on every rail it was measured on,
- *         two rails or more: the host (PCIe switch, NUMA, CPU, firmware);
+ *   node  a node suspect (slow, or unreachable on some) on every rail it was
+ *         measured on, two rails or more: the host (PCIe switch, NUMA, CPU,
+ *         firmware); a node unreachable on every rail is none: it could not
+ *         be checked (ssh, the launcher, its power), never a suspect;
  *   port  a node suspect or unreachable on some of its rails: that node's
  *         HCA, cable or switch port on that rail (one suspect per rail);
  *   link  a suspect link of one rail (a bad cell whose two nodes pass with

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/readfile.h"
+
 /* DeepSpeed's engine all-reduces without ZeRO in buffers of this many
  * elements (MEMORY_OPT_ALLREDUCE_SIZE, deepspeed/runtime/engine.py). */
 #define DS_STAGE0_BUCKET 5e8
@@ -153,12 +155,14 @@ int ds_config_from_json(const json_t *cfg, struct ds_config *c, char *why, size_
 int ds_config_load(const char *path, struct ds_config *out, char *why, size_t len)
 {
 	json_error_t e;
-	json_t *cfg = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	json_t *cfg = fc_load_json(path, 0, JSON_REJECT_DUPLICATES, &e);
 	int rc;
 
 	if (!cfg) {
 		snprintf(why, len, "%s: not a JSON file (line %d, column %d: %s)", path, e.line,
 			 e.column, e.text);
+		if (e.line < 0) /* fc_load_json: not read */
+			snprintf(why, len, "%s: %s", path, e.text);
 		return -EINVAL;
 	}
 	rc = ds_config_from_json(cfg, out, why, len);

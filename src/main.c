@@ -8,6 +8,8 @@
 #include "ctl/lldp.h"
 #include "ctl/ssh_mux.h"
 #include "gdr/gdr.h"
+#include "core/bundle.h"
+#include "ctl/nodesrc.h"
 #include "src/cmds.h"
 #include "verbs/dev.h"
 
@@ -47,6 +49,7 @@ static const struct fc_cmd commands[] = {
 	    "test every node pair of a rack in rounds and name the bad node or link"),
 	CMD("preflight", preflight,
 	    "check every node before traffic: ports, rates, versions, MTU, GIDs, GDR, PCIe"),
+	CMD("capture", capture, "record this node into a bundle that --from judges elsewhere"),
 	CMD("health", health, "this node alone, for Slurm's HealthCheckProgram"),
 	CMD("preflight-probe", preflight_probe,
 	    "the node side of preflight (started by the controller)", .hidden = 1),
@@ -97,6 +100,7 @@ int main(int argc, char **argv)
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
 	vb_devices_peer_hook = fc_port_neighbours_add;
+	fc_bundle_unpack = fc_bundle_untar;	   /* .tar.gz captures (ctl/nodesrc.c) */
 	topo_live_probe = gdr_data_direct_probe; /* mlx5 Data Direct (gdr/ddirect.c) */
 	/* A signal still writes the one document and removes the ssh control
 	 * folder this process made. */

@@ -14,6 +14,7 @@
 #include "topo/pcitopo.h"
 #include "topo/topo_report.h"
 #include "core/opts.h"
+#include "core/bundle.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -42,6 +43,8 @@ const char usage_topo[] =
 	"  -s, --sysfs ROOT            read a recorded sysfs tree (ROOT holds\n"
 	"                              bus/pci/devices, class/infiniband, ...)\n"
 	"                              instead of /sys; nvidia-smi is then not run\n"
+	"  --from BUNDLE               judge a node capture (fabcheck capture; a\n"
+	"                              folder or .tar.gz) as the live node\n"
 	"  -t, --nvidia-smi-topo FILE  read 'nvidia-smi topo -m' output from FILE\n"
 	"                              ('-' for stdin); without it, nvidia-smi is\n"
 	"                              run when it is installed\n"
@@ -55,6 +58,7 @@ const char usage_topo[] =
 struct topo_opts {
 	const char *sysfs;
 	const char *nvsmi_file;
+	const char *from;
 };
 
 static int load_matrix_file(const char *path, struct nvsmi_topo **m_p)
@@ -192,6 +196,7 @@ static const struct fc_opts topo_spec = {
 	.opt = (const struct fc_opt[]){
 		FCO_STR("sysfs", 's', sysfs),
 		FCO_STR("nvidia-smi-topo", 't', nvsmi_file),
+		FCO_STR("from", 0, from),
 		FCO_JSON,
 		{ 0 },
 	},
@@ -207,7 +212,25 @@ static int parse_opts(int argc, char **argv, struct fc_ctx *ctx, struct topo_opt
 		fc_err("--sysfs: empty path; give the root of a sysfs tree (default /sys)");
 		return -EINVAL;
 	}
+	if (o->from && (o->sysfs || o->nvsmi_file)) {
+		fc_err("--from: a capture holds the node's sysfs and 'nvidia-smi topo -m'; give "
+		       "--from alone, or --sysfs and --nvidia-smi-topo");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* The capture's `nvidia-smi topo -m`, as the live path runs it (try_nvsmi). */
+static void from_nvsmi(const struct fc_bundle *b, struct nvsmi_topo **m_p)
+{
+	char why[256];
+	size_t len = 0;
+	int code;
+	char *text = fc_bundle_read(b, "cmd/nvidia-smi_topo_-m", &len, &code, why, sizeof(why));
+
+	if (text && code == 0 && nvsmi_topo_parse(text, len, "nvidia-smi topo -m", m_p))
+		*m_p = NULL;
+	free(text);
 }
 
 /* One row of the device table: label, name, bus id, NUMA node, nearest, distance. */
@@ -332,14 +355,32 @@ int cmd_topo(struct fc_ctx *ctx, int argc, char **argv)
 	struct nvsmi_topo *m = NULL;
 	struct topo_view *v = NULL;
 	struct topo *t = NULL;
+	struct fc_bundle *b = NULL;
 	json_t *doc;
 	int rc;
 
 	if (parse_opts(argc, argv, ctx, &o))
 		return FC_EXIT_USAGE;
-	if (topo_load(o.sysfs, &t))
+	if (o.from) {
+		char err[1024], sys[PATH_MAX];
+
+		if (!(b = fc_bundle_open(o.from, err, sizeof(err)))) {
+			fc_err("--from %s", err);
+			return FC_EXIT_CANT;
+		}
+		o.sysfs = fc_bundle_path(b, "sys", sys, sizeof(sys));
+		rc = topo_load(sys, &t) ? FC_EXIT_CANT : 0;
+		o.sysfs = NULL;
+		if (rc) {
+			fc_bundle_close(b);
+			return rc;
+		}
+		from_nvsmi(b, &m);
+	} else if (topo_load(o.sysfs, &t)) {
 		return FC_EXIT_CANT;
-	if (o.nvsmi_file) {
+	}
+	if (o.from) {
+	} else if (o.nvsmi_file) {
 		if (load_matrix_file(o.nvsmi_file, &m)) {
 			rc = FC_EXIT_CANT;
 			goto out_free_topo;
@@ -375,5 +416,6 @@ out_free_matrix:
 	free(m);
 out_free_topo:
 	topo_free(t);
+	fc_bundle_close(b);
 	return rc;
 }

@@ -426,7 +426,7 @@ int topo_load(const char *sysfs_root, struct topo **out_p)
 	if (!t)
 		return -ENOMEM;
 	if (!sysfs_root)
-		sysfs_root = "/sys";
+		sysfs_root = fc_sysfs_root();
 	if (strlen(sysfs_root) >= sizeof(t->sysfs_root) - 64) {
 		fc_err("sysfs: path '%s' is too long", sysfs_root);
 		err = -ENAMETOOLONG;

@@ -49,19 +49,28 @@ static int loop_open(struct vb_res *r)
 	return vb_qp_self(r, l->qp, 0x4c4f4f);
 }
 
+/* Empty polls between two readings of the clock while the flush waits. */
+#define LOOP_CLOCK_SPINS 1024
+
+/* Waits for the loopback read's completion: busy-polling on a hardware
+ * HCA (the read takes a few microseconds; a yield could hand the core away
+ * for a scheduler tick), yielding between polls on a software provider
+ * (rxe, siw: its data path is kernel threads that need the CPU). */
 static int loop_wait(struct vb_res *r, struct vb_loop *l)
 {
 	double end = fc_now() + r->timeout;
 	struct ibv_wc wc;
+	unsigned spins = 0;
 	int n;
 
 	while ((n = ibv_poll_cq(l->cq, 1, &wc)) == 0) {
-		if (fc_now() > end) {
+		if (++spins % LOOP_CLOCK_SPINS == 0 && fc_now() > end) {
 			fc_err("%s: the loopback RDMA READ that flushes GPUDirect writes did not complete in %.0f s",
 			       r->pi->dev, r->timeout);
 			return -ETIMEDOUT;
 		}
-		sched_yield();
+		if (r->soft)
+			sched_yield();
 	}
 	if (n < 0 || wc.status != IBV_WC_SUCCESS) {
 		if (n < 0)

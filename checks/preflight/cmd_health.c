@@ -17,6 +17,8 @@
 #include "checks/preflight/health.h"
 #include "checks/preflight/preflight.h"
 #include "core/log.h"
+#include "core/readfile.h"
+#include "core/safefile.h"
 #include "core/opts.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -45,6 +47,11 @@ const char usage_health[] =
 	"                      the short host name)\n"
 	"  --expect-rate GBPS  every port at least this rate\n"
 	"  --expect-mtu N      RoCE: the netdev MTU; InfiniBand: the active MTU\n"
+	"  --exclude-dev LIST  devices or net devices that are no rail (storage,\n"
+	"                      management): reported at most as a warning, never\n"
+	"                      drained; so are ports the rail rules leave out (the\n"
+	"                      ssh or default-route port, another link layer or\n"
+	"                      rate) and, with --reference, ports on none of its rails\n"
 	"  --timeout T         each tool's deadline (default 10s)\n"
 	"  --probe-doc FILE    judge a recorded 'preflight-probe --json' document\n"
 	"                      instead of this node (tests, a replay)\n"
@@ -76,6 +83,7 @@ static const struct fc_opts hl_spec = {
 		FCO_STR("probe-doc", 0, probe_doc),
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
+		FCO_STR("exclude-dev", 0, o.exclude_dev),
 		FCO_DURATION("timeout", 0, timeout, 1, 600),
 		FCO_FLAG("drain-self", 0, drain.drain),
 		FCO_FLAG("drain-dry-run", 0, drain.dry_run),
@@ -117,7 +125,7 @@ void hl_read_counters(json_t *probe, const char *sysfs)
 static json_t *load_doc(const char *path, const char *what)
 {
 	json_error_t err;
-	json_t *d = json_load_file(path, 0, &err);
+	json_t *d = fc_load_json(path, 0, 0, &err);
 
 	if (!json_is_object(d)) {
 		fc_err("%s %s: %s (line %d); give %s", what, path,
@@ -134,11 +142,14 @@ static json_t *load_doc(const char *path, const char *what)
  * not readable (said as a warning: the counters start over). */
 static json_t *state_read(json_t *doc, const char *path, const char *node)
 {
+	json_error_t err;
 	json_t *st;
 
 	if (access(path, F_OK))
 		return NULL;
-	st = json_load_file(path, 0, NULL);
+	st = fc_load_json(path, FC_READ_NOFOLLOW, 0, &err);
+	if (!st)
+		fc_warn("--state %s: %s", path, err.text);
 	if (!json_is_object(st) || (int)fc_jnum(st, "version", 0) != HL_STATE_VERSION ||
 	    strcmp(fc_jstr(st, "node", ""), node)) {
 		fc_finding(doc, FC_WARN,
@@ -150,18 +161,18 @@ static json_t *state_read(json_t *doc, const char *path, const char *node)
 	return st;
 }
 
-/* Written whole or not at all (a temporary file, then rename). */
+static int fill_state(FILE *f, void *st)
+{
+	return json_dumpf(st, f, JSON_COMPACT) ? -EIO : 0;
+}
+
+/* Written whole or not at all, never through a link (fc_replace_file). */
 static void state_write(json_t *doc, const char *path, const json_t *st)
 {
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(st, tmp, JSON_COMPACT) || rename(tmp, path)) {
+	if (fc_replace_file("--state", path, fill_state, (void *)st))
 		fc_finding(doc, FC_WARN,
-			   "cannot write the state file %s (%s): the next check cannot tell what moved; give --state FILE in a writable folder",
-			   path, strerror(errno));
-		unlink(tmp);
-	}
+			   "cannot write the state file %s: the next check cannot tell what moved; give --state FILE in a writable folder",
+			   path);
 }
 
 static void node_name(struct hl_cli *c, char *buf, size_t len)
@@ -218,6 +229,7 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
 		return FC_EXIT_CANT;
+	c.o.ref = ref;
 	probe = c.probe_doc ? load_doc(c.probe_doc, "--probe-doc") : pf_probe_doc(c.timeout, 0);
 	if (!probe) {
 		json_decref(ref);

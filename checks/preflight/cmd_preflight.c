@@ -31,6 +31,7 @@
 const char usage_preflight[] =
 	"usage: fabcheck preflight NODE... [options]\n"
 	"       fabcheck preflight --hostfile FILE [options]\n"
+	"       fabcheck preflight --from BUNDLE... [options]\n"
 	"\n"
 	"Checks every node before traffic runs, all nodes at once: RDMA ports ACTIVE\n"
 	"at the expected rate, firmware and driver versions that agree across nodes,\n"
@@ -57,6 +58,8 @@ const char usage_preflight[] =
 	"  --timeout T         deadline for each node's answer (default 60s)\n"
 	"  --fanout N          nodes probed at once, as pdsh -f (default 256)\n"
 	"  --no-ssh-mux        no ssh connection sharing (ControlMaster)\n"
+	"  --from BUNDLE...    judge captures (fabcheck capture; folders or .tar.gz)\n"
+	"                      as these nodes live: the rack is the set of them\n"
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Slurm (doc/slurm.md): each node a check names is drained with what failed;\n"
@@ -77,6 +80,7 @@ struct pf_cli {
 	int no_mux;
 	struct fc_drain_opts drain;
 	const char *db;
+	const char *from; /* --from: the first capture; the arguments are the others */
 };
 
 /* The most of a probe's document kept (one is a few KiB). */
@@ -96,11 +100,14 @@ static const struct fc_opts pf_spec = {
 		FCO_FLAG("no-ssh-mux", 0, no_mux),
 		FC_DRAIN_OPTS(drain),
 		FCO_STR("db", 0, db),
+		FCO_STR("from", 0, from),
 		FCO_JSON,
 		{ 0 },
 	},
 	.cmd = "preflight", .usage = "run 'fabcheck preflight --help' for the options\n",
 };
+
+static int pf_from_args(struct pf_cli *c, int argc, char **argv);
 
 static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 {
@@ -115,6 +122,8 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 	if (fc_opts_parse(ctx, &pf_spec, c, argc, argv))
 		return FC_EXIT_USAGE;
 	c->l.connect_timeout = (int)c->timeout;
+	if (c->from)
+		return pf_from_args(c, argc, argv);
 	if (mx_node_args("preflight", c->hostfile, argc, argv, optind, &c->nodes, &c->n))
 		return FC_EXIT_USAGE;
 	if (c->n < 1) {
@@ -130,6 +139,22 @@ static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 		}
 		fclose(f);
 	}
+	return 0;
+}
+
+/* --from A B ...: the captures, as the nodes are otherwise. */
+static int pf_from_args(struct pf_cli *c, int argc, char **argv)
+{
+	if (c->hostfile || fc_drain_wanted(&c->drain)) {
+		fc_err("preflight: --from judges captures: no --hostfile, no Slurm action");
+		return FC_EXIT_USAGE;
+	}
+	c->nodes = calloc((size_t)(argc - optind + 1), sizeof(*c->nodes));
+	if (!c->nodes)
+		return FC_EXIT_CANT;
+	c->nodes[c->n++] = strdup(c->from);
+	for (int i = optind; i < argc; i++)
+		c->nodes[c->n++] = strdup(argv[i]);
 	return 0;
 }
 
@@ -281,8 +306,10 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 		int named = 0;
 		json_t *t;
 
-		if (!json_object_get(e, "probe"))
+		if (!json_object_get(e, "probe")) {
+			fc_drain_unchecked(doc, node, fc_jstr(e, "error", "could not be probed"));
 			continue;
+		}
 		probed++;
 		json_array_foreach(targets, k, t)
 			named |= !strcmp(fc_jstr(t, "node", ""), node);
@@ -319,6 +346,10 @@ int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
 	if (rc)
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
+	if (c.from) {
+		nodes = pf_nodes_from(c.nodes, c.n, c.timeout);
+		goto judge;
+	}
 	/* Two pipes a probe. */
 	if (fc_fd_reserve("preflight", c.n < fc_fanout_of(c.l.fanout) ? c.n : fc_fanout_of(c.l.fanout),
 			  2, "--fanout ")) {
@@ -328,11 +359,12 @@ int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
 	fc_ssh_mux_setup(&c.l, c.nodes[0], c.no_mux);
 	nodes = run_probes(&c);
 	fc_ssh_mux_end();
+judge:
 	doc = fc_doc_new();
 	json_object_set_new(doc, "expect",
 			    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
 				      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
-				      fc_launcher_name(c.l.kind)));
+				      c.from ? "from" : fc_launcher_name(c.l.kind)));
 	bad = pf_check(doc, nodes, &c.o);
 	if (fc_drain_wanted(&c.drain))
 		pf_drain(doc, nodes, &c);

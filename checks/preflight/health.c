@@ -3,6 +3,7 @@
 #include "checks/preflight/health.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,6 +44,26 @@ static const char *ref_majority(const json_t *ref, const char *dev, int port, co
 
 #define HL_REF_MAX 4096
 
+/* Why pf_check left @dev port @port (@ifn: the port of that net device
+ * instead) of this node out of the rails (its summary row's "left_out"),
+ * NULL when it is a rail port or no port's. */
+static const char *left_out(const json_t *doc, const char *dev, int port, const char *ifn)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "nodes"), 0), "ports"), i, p)
+		if (ifn ? !strcmp(fc_jstr(p, "netdev", ""), ifn) :
+			  !strcmp(fc_jstr(p, "device", ""), dev) && (int)fc_jnum(p, "port", 0) == port)
+			return fc_jstr(p, "left_out", NULL);
+	return NULL;
+}
+
+/* The three "%s" of a finding's tail for a port left out of the rails. */
+#define LEFT_NOTE(left)                                                             \
+	(left) ? " (left out of the rails: " : "", (left) ? (left) : "",            \
+		(left) ? ": not judged for a drain)" : ""
+
 void hl_check_reference(json_t *doc, const char *node, const json_t *probe, const json_t *ref,
 			const char *ref_path)
 {
@@ -60,6 +81,7 @@ void hl_check_reference(json_t *doc, const char *node, const json_t *probe, cons
 			const char *ifn = fc_jstr(p, "netdev", "");
 			const json_t *ndv = json_object_get(json_object_get(probe, "netdevs"), ifn);
 			char mine[64];
+			const char *left;
 
 			if (strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
 				continue; /* pf_check names a port that is down */
@@ -76,10 +98,13 @@ void hl_check_reference(json_t *doc, const char *node, const json_t *probe, cons
 					snprintf(mine, sizeof(mine), "%g", fc_jnum(ndv, "mtu", 0));
 				if (!maj || !*mine || !strcmp(mine, "0") || !strcmp(mine, maj))
 					continue;
-				fc_finding(doc, FC_FAIL,
-					   "%s: %s port %d %s is %s%s where the rack's recorded majority (%s) is %s%s: %s",
-					   node, dev, port, r->what, mine, r->unit, ref_path, maj, r->unit, r->fix);
-				pf_blame(doc, node, r->part, keys[k] == PF_NETDEV_MTU && *ifn ? ifn : dev);
+				left = left_out(doc, dev, port, NULL);
+				fc_finding(doc, left ? FC_WARN : FC_FAIL,
+					   "%s: %s port %d %s is %s%s where the rack's recorded majority (%s) is %s%s: %s%s%s%s",
+					   node, dev, port, r->what, mine, r->unit, ref_path, maj, r->unit, r->fix,
+					   LEFT_NOTE(left));
+				if (!left)
+					pf_blame(doc, node, r->part, keys[k] == PF_NETDEV_MTU && *ifn ? ifn : dev);
 			}
 		}
 	}
@@ -97,10 +122,10 @@ static int is_error_counter(const char *name)
 
 static const char *when_text(double t, char *buf, size_t len)
 {
-	time_t tt = (time_t)t;
+	time_t tt;
 	struct tm tm;
 
-	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (!(t > 0 && t <= FC_TIME_MAX) || (tt = (time_t)t, !gmtime_r(&tt, &tm)) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(buf, len, "an unknown time");
 	return buf;
 }
@@ -114,6 +139,7 @@ static void check_counters(json_t *doc, const char *node, const json_t *probe,
 	json_object_foreach(json_object_get(probe, "counters"), key, ctrs) {
 		const json_t *old = json_object_get(json_object_get(state, "counters"), key);
 		char list[512] = "", dev[64];
+		const char *left;
 		size_t len = 0;
 
 		if (!old)
@@ -132,10 +158,13 @@ static void check_counters(json_t *doc, const char *node, const json_t *probe,
 		if (!len)
 			continue;
 		snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(key, ":"), key);
-		fc_finding(doc, FC_FAIL,
-			   "%s: %s port %s error counters moved since the last check (%s): %s: check the cable, the transceiver and the switch port (fabcheck diagnose names the part)",
-			   node, dev, strchr(key, ':') ? strchr(key, ':') + 1 : "?", when, list);
-		pf_blame(doc, node, "error counters", dev);
+		left = left_out(doc, dev, strchr(key, ':') ? atoi(strchr(key, ':') + 1) : 0, NULL);
+		fc_finding(doc, left ? FC_WARN : FC_FAIL,
+			   "%s: %s port %s error counters moved since the last check (%s): %s: check the cable, the transceiver and the switch port (fabcheck diagnose names the part)%s%s%s",
+			   node, dev, strchr(key, ':') ? strchr(key, ':') + 1 : "?", when, list,
+			   LEFT_NOTE(left));
+		if (!left)
+			pf_blame(doc, node, "error counters", dev);
 	}
 }
 
@@ -148,13 +177,16 @@ static void check_carrier(json_t *doc, const char *node, const json_t *probe,
 	json_object_foreach(json_object_get(probe, "netdevs"), ifn, nd) {
 		const json_t *was = json_object_get(json_object_get(state, "carrier_changes"), ifn);
 		json_int_t now = json_integer_value(json_object_get(nd, "carrier_changes"));
+		const char *left;
 
 		if (!json_is_integer(was) || now <= json_integer_value(was))
 			continue;
-		fc_finding(doc, FC_FAIL,
-			   "%s: %s link went down and up since the last check (%s): carrier_changes +%lld: check the cable, the transceiver and the switch port's log",
-			   node, ifn, when, (long long)(now - json_integer_value(was)));
-		pf_blame(doc, node, "link flap", ifn);
+		left = left_out(doc, NULL, 0, ifn);
+		fc_finding(doc, left ? FC_WARN : FC_FAIL,
+			   "%s: %s link went down and up since the last check (%s): carrier_changes +%lld: check the cable, the transceiver and the switch port's log%s%s%s",
+			   node, ifn, when, (long long)(now - json_integer_value(was)), LEFT_NOTE(left));
+		if (!left)
+			pf_blame(doc, node, "link flap", ifn);
 	}
 }
 

@@ -27,6 +27,7 @@
 #include "verbs/dev.h"
 #include "src/cmds.h"
 #include "ctl/child.h"
+#include "ctl/nodesrc.h"
 #include "diag/diag.h"
 
 const char usage_preflight_probe[] =
@@ -42,37 +43,29 @@ static const char *const probe_modules[] = {
 	"nvidia_peermem", "nv_peer_mem", "irdma", "bnxt_re",
 };
 
-static const char *sysfs_root(void)
-{
-	const char *r = getenv("FABCHECK_PROBE_SYSFS");
-
-	return r && *r ? r : "/sys";
-}
-
 /* The text of a sysfs file, or NULL when it cannot be read. */
-static json_t *sysfs_str(const char *fmt, const char *a, const char *b)
+static json_t *sysfs_str(const char *root, const char *fmt, const char *a, const char *b)
 {
 	char path[PATH_MAX], rel[512], val[256];
 
 	snprintf(rel, sizeof(rel), fmt, a, b);
-	snprintf(path, sizeof(path), "%s/%s", sysfs_root(), rel);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	if (fc_read_file(path, val, sizeof(val)) < 0)
 		return json_null();
 	return json_string(val);
 }
 
-static json_t *probe_modules_json(void)
+static json_t *probe_modules_json(const char *root)
 {
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < FC_ARRAY_SIZE(probe_modules); i++) {
 		char path[PATH_MAX], val[128];
 
-		snprintf(path, sizeof(path), "%s/module/%s", sysfs_root(), probe_modules[i]);
+		snprintf(path, sizeof(path), "%s/module/%s", root, probe_modules[i]);
 		if (access(path, F_OK))
 			continue;
-		snprintf(path, sizeof(path), "%s/module/%s/version", sysfs_root(),
-			 probe_modules[i]);
+		snprintf(path, sizeof(path), "%s/module/%s/version", root, probe_modules[i]);
 		json_object_set_new(o, probe_modules[i],
 				    fc_read_file(path, val, sizeof(val)) > 0 ? json_string(val) :
 									    json_string(""));
@@ -104,14 +97,13 @@ static void probe_rdma_core(json_t *doc)
 
 /* The kernel driver of an RDMA device: its PCI driver's module, or the
  * software device's module. */
-static void probe_driver(json_t *hca, const char *dev, const char *kernel)
+static void probe_driver(const char *root, json_t *hca, const char *dev, const char *kernel)
 {
 	char path[PATH_MAX], link[256], val[128];
 	const char *drv = NULL;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/driver/module", sysfs_root(),
-		 dev);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/driver/module", root, dev);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n > 0) {
 		link[n] = 0;
@@ -124,7 +116,7 @@ static void probe_driver(json_t *hca, const char *dev, const char *kernel)
 	json_object_set_new(hca, "driver", drv ? json_string(drv) : json_null());
 	if (!drv)
 		return;
-	snprintf(path, sizeof(path), "%s/module/%s/version", sysfs_root(), drv);
+	snprintf(path, sizeof(path), "%s/module/%s/version", root, drv);
 	if (fc_read_file(path, val, sizeof(val)) > 0) {
 		json_object_set_new(hca, "driver_version", json_string(val));
 	} else {
@@ -134,25 +126,25 @@ static void probe_driver(json_t *hca, const char *dev, const char *kernel)
 	}
 }
 
-static json_t *probe_netdev(const char *ifname)
+static json_t *probe_netdev(const char *root, const char *ifname)
 {
 	json_t *o = json_pack("{s:s}", "name", ifname);
 	char path[PATH_MAX], val[64];
 
-	snprintf(path, sizeof(path), "%s/class/net/%s/mtu", sysfs_root(), ifname);
+	snprintf(path, sizeof(path), "%s/class/net/%s/mtu", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "mtu", json_integer(atoi(val)));
-	snprintf(path, sizeof(path), "%s/class/net/%s/carrier_changes", sysfs_root(), ifname);
+	snprintf(path, sizeof(path), "%s/class/net/%s/carrier_changes", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "carrier_changes", json_integer(atoll(val)));
-	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", sysfs_root(), ifname);
+	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "operstate", json_string(val));
 	return o;
 }
 
 /* `mlnx_qos -i IF` where the tool exists; a skip with its reason where not. */
-static json_t *probe_qos_json(const char *ifname, double timeout)
+static json_t *probe_qos_json(struct fc_src *s, const char *ifname, double timeout)
 {
 	const char *argv[] = { "mlnx_qos", "-i", ifname, NULL };
 	char why[512];
@@ -160,7 +152,7 @@ static json_t *probe_qos_json(const char *ifname, double timeout)
 	char *out;
 	int code;
 
-	out = fc_capture(argv, timeout, &code, why, sizeof(why));
+	out = fc_src_cmd(s, argv, timeout, &code, why, sizeof(why));
 	if (!out)
 		return json_pack("{s:s}", "skip", why);
 	if (code == 127) {
@@ -176,10 +168,12 @@ static json_t *probe_qos_json(const char *ifname, double timeout)
 	return o;
 }
 
-/* `fabcheck topo --json` of this node, with its exit code. */
-static void probe_topo(json_t *doc, double timeout)
+/* `fabcheck topo --json` of this node (of the capture: `--from` it), with
+ * its exit code. */
+static void probe_topo(struct fc_src *s, json_t *doc, double timeout)
 {
-	const char *argv[] = { fc_self_exe(), "topo", "--json", NULL };
+	const char *argv[] = { fc_self_exe(), "topo", "--json", s->from ? "--from" : NULL,
+			       s->from ? s->from->root : NULL, NULL };
 	char why[512];
 	json_t *topo;
 	char *out;
@@ -197,7 +191,8 @@ static void probe_topo(json_t *doc, double timeout)
 	json_object_set_new(doc, "topo", topo);
 }
 
-static void probe_hcas(json_t *doc, const json_t *devs, const char *kernel, double timeout)
+static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const char *kernel,
+		       double timeout)
 {
 	json_t *hcas = json_array(), *netdevs = json_object(), *qos = json_object();
 	size_t i, j;
@@ -208,21 +203,21 @@ static void probe_hcas(json_t *doc, const json_t *devs, const char *kernel, doub
 		json_t *h = json_pack("{s:s, s:O}", "name", name, "fw_ver",
 				      json_object_get(d, "fw_ver"));
 
-		json_object_set_new(h, "hca_type", sysfs_str("class/infiniband/%s/hca_type%s",
+		json_object_set_new(h, "hca_type", sysfs_str(s->sys, "class/infiniband/%s/hca_type%s",
 							     name, ""));
-		json_object_set_new(h, "board_id", sysfs_str("class/infiniband/%s/board_id%s",
+		json_object_set_new(h, "board_id", sysfs_str(s->sys, "class/infiniband/%s/board_id%s",
 							     name, ""));
-		probe_driver(h, name, kernel);
-		json_object_set_new(h, "pcie", diag_hca_pcie_json(name));
+		probe_driver(s->sys, h, name, kernel);
+		json_object_set_new(h, "pcie", diag_hca_pcie_json(s->sys, name));
 		json_array_append_new(hcas, h);
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			const char *nd = fc_jstr(p, "netdev", "");
 
 			if (!*nd || json_object_get(netdevs, nd))
 				continue;
-			json_object_set_new(netdevs, nd, probe_netdev(nd));
+			json_object_set_new(netdevs, nd, probe_netdev(s->sys, nd));
 			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
-				json_object_set_new(qos, nd, probe_qos_json(nd, timeout));
+				json_object_set_new(qos, nd, probe_qos_json(s, nd, timeout));
 		}
 	}
 	json_object_set_new(doc, "hcas", hcas);
@@ -246,31 +241,70 @@ static const struct fc_opts probe_spec = {
 	.cmd = "preflight-probe", .usage = usage_preflight_probe, .no_args = "",
 };
 
-json_t *pf_probe_doc(double timeout, int no_topo)
+/* The facts of the node that sysfs and the tools do not give: its name,
+ * kernel and rdma-core; recorded in a capture as node.json. */
+static json_t *probe_node_facts(struct fc_src *s)
 {
-	char host[256] = "?";
-	const char *why = NULL;
+	const char *rel = "node.json";
+	char host[256] = "?", why[256];
 	struct utsname u;
-	json_t *doc, *devs;
+	size_t len;
+	json_t *doc;
+	char *text;
+	int code;
 
+	if (s->from) {
+		text = fc_bundle_read(s->from, rel, &len, &code, why, sizeof(why));
+		doc = text ? json_loadb(text, len, 0, NULL) : NULL;
+		free(text);
+		return json_is_object(doc) ? doc : json_pack("{s:s, s:s}", "host", "?", "kernel", "?");
+	}
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	doc = json_pack("{s:i, s:s, s:s, s:s}", "probe", 1, "host", host, "fabcheck", FC_VERSION,
-			"kernel", u.release);
+	doc = json_pack("{s:s, s:s}", "host", host, "kernel", u.release);
 	probe_rdma_core(doc);
-	json_object_set_new(doc, "modules", probe_modules_json());
-	devs = vb_devices_json(&why);
+	if (s->rec && (text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER))) {
+		fc_bw_put(s->rec, rel, text, strlen(text), "gethostname, uname, libibverbs' file name",
+			  -1);
+		free(text);
+	}
+	return doc;
+}
+
+json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo)
+{
+	const char *why = NULL, *kernel;
+	json_t *doc, *devs, *facts = probe_node_facts(s);
+
+	kernel = fc_jstr(facts, "kernel", "?");
+	doc = json_pack("{s:i, s:O, s:s, s:s}", "probe", 1, "host", json_object_get(facts, "host"),
+			"fabcheck", FC_VERSION, "kernel", kernel);
+	json_object_set(doc, "libibverbs", json_object_get(facts, "libibverbs"));
+	json_object_set(doc, "rdma_core", json_object_get(facts, "rdma_core"));
+	if (!json_object_get(doc, "libibverbs"))
+		json_object_del(doc, "libibverbs");
+	json_object_set_new(doc, "modules", probe_modules_json(s->sys));
+	devs = fc_src_devices(s, &why);
 	if (!devs) {
 		json_object_set_new(doc, "devices_error", json_string(why));
 		devs = json_array();
 	}
 	json_object_set_new(doc, "devices", devs);
-	fc_ib_switches_add(devs, doc);
-	probe_hcas(doc, devs, u.release, timeout);
+	fc_ib_switches_add_src(s, devs, doc);
+	probe_hcas(s, doc, devs, kernel, timeout);
 	if (!no_topo)
-		probe_topo(doc, timeout);
+		probe_topo(s, doc, timeout);
+	json_decref(facts);
 	return doc;
+}
+
+json_t *pf_probe_doc(double timeout, int no_topo)
+{
+	struct fc_src live;
+
+	fc_src_live(&live, NULL);
+	return pf_probe_doc_src(&live, timeout, no_topo);
 }
 
 int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv)

@@ -260,8 +260,34 @@ static void rail_notes(json_t *doc, const struct fc_rail_map *map)
 	}
 }
 
+/* The rail set into @set: {"ports": {NODE: {"DEV:PORT": true}}, "names":
+ * [the rails' names]}. */
+static void rail_set(const struct pf_rail_in *x, json_t *set)
+{
+	json_t *ports = json_object(), *rn = json_array();
+
+	for (int i = 0; i < x->n; i++) {
+		json_t *mine = json_object();
+
+		for (int r = 0; r < x->map.nrails; r++) {
+			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+			char key[96];
+
+			if (!p)
+				continue;
+			snprintf(key, sizeof(key), "%s:%d", p->dev, p->port);
+			json_object_set_new(mine, key, json_true());
+		}
+		json_object_set_new(ports, x->nodes[i].name, mine);
+	}
+	for (int r = 0; r < x->map.nrails; r++)
+		json_array_append_new(rn, json_string(x->map.rails[r].name));
+	json_object_set_new(set, "ports", ports);
+	json_object_set_new(set, "names", rn);
+}
+
 int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
-		   const char *exclude)
+		   const char *exclude, json_t *set)
 {
 	struct pf_rail_in x = { .probes = probes, .n = n };
 	const char *excl[PF_PORTS_MAX];
@@ -291,6 +317,8 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 	}
 	if (fc_rail_match(x.nodes, n, &o, &x.map))
 		goto out_free;
+	if (set)
+		rail_set(&x, set);
 	rail_notes(doc, &x.map);
 	if (x.map.nrails < 2)
 		goto out_free;

@@ -189,6 +189,21 @@ static void hca_id(const json_t *h, char *id, size_t len)
 	snprintf(id, len, "%s", fc_jstr(h, "name", "?"));
 }
 
+/* Some node has a port of @dev in the rail set: a device of the GPU
+ * fabric, whose difference can drain; else a storage or management HCA,
+ * whose difference is a warning. */
+static int on_rail(const struct pf_column *c, const char *dev)
+{
+	size_t q;
+	json_t *pp;
+
+	for (int i = 0; i < c->n; i++)
+		json_array_foreach(json_object_get(c->nd[i].sum, "ports"), q, pp)
+			if (!strcmp(fc_jstr(pp, "device", ""), dev) && !json_object_get(pp, "left_out"))
+				return 1;
+	return 0;
+}
+
 /* Firmware and driver of the HCAs named @dev agree across the nodes that have one. */
 static void hca_versions(json_t *doc, struct pf_column *c, const json_t *h, const char *dev,
 			 const void *arg)
@@ -207,7 +222,8 @@ static void hca_versions(json_t *doc, struct pf_column *c, const json_t *h, cons
 				 fc_jstr(o, "driver_version", "?"));
 	}
 	snprintf(what, sizeof(what), "%s firmware", dev);
-	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, pf_values[PF_FW].fix);
+	pf_agree(doc, on_rail(c, dev) ? FC_FAIL : FC_WARN, what, c->vals, c->names, c->n,
+		 pf_values[PF_FW].fix);
 	for (int i = 0; i < c->n; i++)
 		c->vals[i] = c->text[i][0] ? c->text[i] : NULL;
 	snprintf(what, sizeof(what), "%s driver", dev);
@@ -221,11 +237,26 @@ static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 	each_distinct(doc, nd, n, 0, "hcas", hca_id, hca_versions, NULL);
 }
 
+/* How a port is judged: @lvl for its failures, blamed (for a drain) only
+ * when it is one of the GPU fabric's ports; @left says why it is not. */
+struct pf_judge {
+	enum fc_verdict lvl;
+	const char *left; /* NULL: a rail port, judged */
+	char note[200];	  /* " (left out of the rails: WHY: not judged for a drain)" */
+};
+
+static void judge_blame(json_t *doc, const struct pf_judge *j, const char *node, const char *part,
+			const char *device)
+{
+	if (!j->left)
+		pf_blame(doc, node, part, device);
+}
+
 /* The HCA's PCIe link as trained against its port's rate (the probe's
  * "pcie" of each HCA, diag/live.c): a ceiling below the port is named
  * before any traffic, a failure when the link trained below its maximum. */
 static void check_pcie_ceiling(json_t *doc, const struct pf_node *nd, const char *dn, int port,
-			       double rate)
+			       double rate, const struct pf_judge *j)
 {
 	const json_t *h, *pc = NULL;
 	double ceil, gts, mgts;
@@ -241,75 +272,94 @@ static void check_pcie_ceiling(json_t *doc, const struct pf_node *nd, const char
 	gts = fc_jnum(pc, "gts", 0), mgts = fc_jnum(pc, "max_gts", 0);
 	w = (int)fc_jnum(pc, "width", 0), mw = (int)fc_jnum(pc, "max_width", 0);
 	down = gts < mgts || w < mw;
-	fc_finding(doc, down ? FC_FAIL : FC_WARN,
-		   "%s: %s trained to %g GT/s x%d (%s %g GT/s x%d): at most about %.0f Gb/s over PCIe, port %d is %g Gb/s: %s",
+	fc_finding(doc, down ? j->lvl : FC_WARN,
+		   "%s: %s trained to %g GT/s x%d (%s %g GT/s x%d): at most about %.0f Gb/s over PCIe, port %d is %g Gb/s: %s%s",
 		   nd->name, dn, gts, w, down ? "capable of" : "its maximum,", mgts, mw,
 		   diag_about(ceil), port, rate,
 		   down ? "reseat the HCA, check the riser and the slot's PCIe setting in the BIOS (lspci -vv LnkSta against LnkCap)"
-			: "the slot cannot carry the port: move the HCA to a slot of its own PCIe generation and width");
+			: "the slot cannot carry the port: move the HCA to a slot of its own PCIe generation and width",
+		   j->note);
 	if (down)
-		pf_blame(doc, nd->name, "pcie link", dn);
+		judge_blame(doc, j, nd->name, "pcie link", dn);
 }
 
-/* One port's own checks; adds its summary row to @ports. */
+/* A RoCE port's GID and netdev MTU. */
+static void check_eth(json_t *doc, const struct pf_node *nd, const char *dn, const json_t *p,
+		      const struct pf_opts *o, const struct pf_judge *j)
+{
+	const char *node = nd->name, *ifn = fc_jstr(p, "netdev", "");
+	int port = (int)fc_jnum(p, "port", 0), amtu = (int)fc_jnum(p, "active_mtu", 0);
+	const json_t *ndv = json_object_get(json_object_get(nd->probe, "netdevs"), ifn);
+	int nmtu = (int)fc_jnum(ndv, "mtu", 0);
+
+	if (!json_is_integer(json_object_get(p, "gid_index"))) {
+		fc_finding(doc, j->lvl, "%s: %s port %d has no usable GID: give %s an IP address%s",
+			   node, dn, port, *ifn ? ifn : "its netdev", j->note);
+		judge_blame(doc, j, node, "no GID", dn);
+	} else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2")) {
+		fc_finding(doc, j->lvl,
+			   "%s: %s port %d has no RoCE v2 GID (best is %s): enable RoCE v2 (cma_roce_mode, or the HCA's settings) and give %s an IPv4 address%s",
+			   node, dn, port, fc_jstr(p, "gid_type", "?"), *ifn ? ifn : "its netdev", j->note);
+		judge_blame(doc, j, node, "no RoCE v2 GID", dn);
+	}
+	if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu) {
+		fc_finding(doc, j->lvl,
+			   "%s: %s MTU is %d, expected %d (%s port %d runs at an active MTU of %d B): set 'ip link set %s mtu %d' and the same on the switch port%s",
+			   node, ifn, nmtu, o->expect_mtu, dn, port, amtu, ifn, o->expect_mtu, j->note);
+		judge_blame(doc, j, node, "mtu", ifn);
+	} else if (nmtu && amtu && amtu < 4096 && roce_mtu_for(nmtu) == amtu)
+		fc_finding(doc, FC_WARN,
+			   "%s: %s port %d runs at an active MTU of %d B because %s has MTU %d: RoCE needs jumbo frames (MTU 9000) for 4096 B; set it on the node and the switch",
+			   node, dn, port, amtu, ifn, nmtu);
+}
+
+/* One port's own checks; adds its summary row to @ports. @left: why the
+ * port is not one of the GPU fabric's (NULL: it is): its faults are then
+ * warnings, never a drain. */
 static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
-		       const json_t *p, const struct pf_opts *o, json_t *ports)
+		       const json_t *p, const struct pf_opts *o, json_t *ports, const char *left)
 {
 	const char *node = nd->name, *dn = fc_jstr(dev, "name", "?");
 	const char *ll = fc_jstr(p, "link_layer", "?"), *ifn = fc_jstr(p, "netdev", "");
 	int port = (int)fc_jnum(p, "port", 0), amtu = (int)fc_jnum(p, "active_mtu", 0);
 	const json_t *ndv = json_object_get(json_object_get(nd->probe, "netdevs"), ifn);
-	int nmtu = (int)fc_jnum(ndv, "mtu", 0), eth = !strcmp(ll, "Ethernet");
+	int nmtu = (int)fc_jnum(ndv, "mtu", 0);
 	double rate = fc_jnum(p, "rate_gbps", 0);
+	struct pf_judge j = { .lvl = left ? FC_WARN : FC_FAIL, .left = left };
+	json_t *row = json_pack("{s:s, s:i, s:s, s:s, s:f, s:i, s:s, s:i, s:s, s:s}", "device", dn,
+				"port", port, "state", fc_jstr(p, "state", "?"), "link_layer", ll,
+				"rate_gbps", rate, "active_mtu", amtu, "netdev", ifn, "netdev_mtu",
+				nmtu, "gid_type", fc_jstr(p, "gid_type", "none"), "fw_ver",
+				fc_jstr(dev, "fw_ver", "?"));
 
-	json_array_append_new(ports, json_pack("{s:s, s:i, s:s, s:s, s:f, s:i, s:s, s:i, s:s, s:s}",
-					       "device", dn, "port", port, "state",
-					       fc_jstr(p, "state", "?"), "link_layer", ll,
-					       "rate_gbps", rate, "active_mtu", amtu, "netdev", ifn,
-					       "netdev_mtu", nmtu, "gid_type",
-					       fc_jstr(p, "gid_type", "none"), "fw_ver",
-					       fc_jstr(dev, "fw_ver", "?")));
+	if (left) {
+		snprintf(j.note, sizeof(j.note), " (left out of the rails: %s: not judged for a drain)",
+			 left);
+		json_object_set_new(row, "left_out", json_string(left));
+	}
+	json_array_append_new(ports, row);
 	if (strcmp(fc_jstr(p, "state", ""), "ACTIVE")) {
-		fc_finding(doc, FC_FAIL,
-			   "%s: %s port %d is %s: check the cable, the transceiver and the switch port (and 'ip link' for RoCE)",
-			   node, dn, port, fc_jstr(p, "state", "?"));
-		pf_blame(doc, node, "port state", dn);
+		fc_finding(doc, j.lvl,
+			   "%s: %s port %d is %s: check the cable, the transceiver and the switch port (and 'ip link' for RoCE)%s",
+			   node, dn, port, fc_jstr(p, "state", "?"), j.note);
+		judge_blame(doc, &j, node, "port state", dn);
 		return;
 	}
-	check_pcie_ceiling(doc, nd, dn, port, rate);
+	check_pcie_ceiling(doc, nd, dn, port, rate, &j);
 	if (o->expect_rate_gbps > 0 && rate + 1e-6 < o->expect_rate_gbps) {
-		fc_finding(doc, FC_FAIL,
-			   "%s: %s port %d runs at %g Gb/s (%s %s), expected %g Gb/s: reseat or replace the cable or transceiver, check the switch port's speed",
+		fc_finding(doc, j.lvl,
+			   "%s: %s port %d runs at %g Gb/s (%s %s), expected %g Gb/s: reseat or replace the cable or transceiver, check the switch port's speed%s",
 			   node, dn, port, rate, fc_jstr(p, "width", "?"), fc_jstr(p, "speed", "?"),
-			   o->expect_rate_gbps);
-		pf_blame(doc, node, "port rate", dn);
+			   o->expect_rate_gbps, j.note);
+		judge_blame(doc, &j, node, "port rate", dn);
 	}
-	if (eth) {
-		if (!json_is_integer(json_object_get(p, "gid_index"))) {
-			fc_finding(doc, FC_FAIL,
-				   "%s: %s port %d has no usable GID: give %s an IP address",
-				   node, dn, port, *ifn ? ifn : "its netdev");
-			pf_blame(doc, node, "no GID", dn);
-		} else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2")) {
-			fc_finding(doc, FC_FAIL,
-				   "%s: %s port %d has no RoCE v2 GID (best is %s): enable RoCE v2 (cma_roce_mode, or the HCA's settings) and give %s an IPv4 address",
-				   node, dn, port, fc_jstr(p, "gid_type", "?"), *ifn ? ifn : "its netdev");
-			pf_blame(doc, node, "no RoCE v2 GID", dn);
-		}
-		if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu) {
-			fc_finding(doc, FC_FAIL,
-				   "%s: %s MTU is %d, expected %d (%s port %d runs at an active MTU of %d B): set 'ip link set %s mtu %d' and the same on the switch port",
-				   node, ifn, nmtu, o->expect_mtu, dn, port, amtu, ifn, o->expect_mtu);
-			pf_blame(doc, node, "mtu", ifn);
-		} else if (nmtu && amtu && amtu < 4096 && roce_mtu_for(nmtu) == amtu)
-			fc_finding(doc, FC_WARN,
-				   "%s: %s port %d runs at an active MTU of %d B because %s has MTU %d: RoCE needs jumbo frames (MTU 9000) for 4096 B; set it on the node and the switch",
-				   node, dn, port, amtu, ifn, nmtu);
+	if (!strcmp(ll, "Ethernet")) {
+		check_eth(doc, nd, dn, p, o, &j);
 	} else if (o->expect_mtu > 0 && amtu && amtu != o->expect_mtu) {
-		fc_finding(doc, FC_FAIL,
-			   "%s: %s port %d active MTU is %d B, expected %d B: check the subnet manager's MTU for the partition",
-			   node, dn, port, amtu, o->expect_mtu);
-	pf_blame(doc, node, "mtu", dn);
+		fc_finding(doc, j.lvl,
+			   "%s: %s port %d active MTU is %d B, expected %d B: check the subnet manager's MTU for the partition%s",
+			   node, dn, port, amtu, o->expect_mtu, j.note);
+		judge_blame(doc, &j, node, "mtu", dn);
 	}
 }
 
@@ -344,7 +394,8 @@ static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const
 				char pid[128];
 
 				port_id(pp, pid, sizeof(pid));
-				if (strcmp(pid, id) || v <= 0 || strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
+				if (strcmp(pid, id) || v <= 0 || strcmp(fc_jstr(pp, "state", ""), "ACTIVE") ||
+				    json_object_get(pp, "left_out"))
 					continue;
 				snprintf(c->text[i], sizeof(c->text[i]), "%g%s", v, r->unit);
 				c->vals[i] = c->text[i];
@@ -454,7 +505,7 @@ static void check_qos(json_t *doc, const struct pf_node *nd, int tclass, json_t 
 }
 
 static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
-		       json_t *skipped)
+		       json_t *skipped, const json_t *set, int probed)
 {
 	json_t *ports = json_array(), *d, *p;
 	size_t i, j;
@@ -468,13 +519,15 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 	}
 	json_array_foreach(json_object_get(nd->probe, "devices"), i, d)
 		json_array_foreach(json_object_get(d, "ports"), j, p)
-			check_port(doc, nd, d, p, o, ports);
+			check_port(doc, nd, d, p, o, ports,
+				   pf_port_left(nd->name, d, p, set, probed, o));
 	check_gpu_topo(doc, nd, skipped);
 	check_qos(doc, nd, o->tclass, skipped);
 }
 
 /* The rails of the nodes that could be probed (pf_rails.c). */
-static int check_rails(json_t *doc, const struct pf_node *nd, int n, const char *exclude)
+static int check_rails(json_t *doc, const struct pf_node *nd, int n, const char *exclude,
+		       json_t *set)
 {
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
@@ -486,7 +539,7 @@ static int check_rails(json_t *doc, const struct pf_node *nd, int n, const char 
 			probes[k++] = nd[i].probe;
 		}
 	if (names && probes)
-		rails = pf_check_rails(doc, names, probes, k, exclude);
+		rails = pf_check_rails(doc, names, probes, k, exclude, set);
 	free(names);
 	free(probes);
 	return rails;
@@ -496,7 +549,8 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 {
 	int n = (int)json_array_size(nodes), bad = 0, gpu_nodes = 0;
 	struct pf_node *nd = calloc((size_t)n + 1, sizeof(*nd));
-	json_t *sums = json_array(), *skipped = json_array();
+	json_t *sums = json_array(), *skipped = json_array(), *set = json_object();
+	int probed = 0, rails;
 
 	json_object_set_new(doc, "nodes", sums);
 	json_object_set_new(doc, "skipped", skipped);
@@ -520,14 +574,21 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 		json_object_set_new(nd[i].sum, "host", json_string(fc_jstr(probe, "host", "?")));
 		json_object_set_new(nd[i].sum, "kernel", json_string(fc_jstr(probe, "kernel", "?")));
 		json_object_set(nd[i].sum, "rdma_core", json_object_get(probe, "rdma_core"));
-		check_node(doc, &nd[i], o, skipped);
-		gpu_nodes += fc_jnum(nd[i].sum, "gpus", 0) > 0;
+		probed++;
 	}
+	/* The rail set first: only the GPU fabric's ports are judged for a
+	 * drain. With two rails or more, ports are compared per rail (matched
+	 * by the fabric) rather than per device name. */
+	rails = check_rails(doc, nd, n, o->exclude_dev, set);
+	for (int i = 0; i < n; i++)
+		if (nd[i].probe) {
+			check_node(doc, &nd[i], o, skipped, set, probed);
+			gpu_nodes += fc_jnum(nd[i].sum, "gpus", 0) > 0;
+		}
+	json_decref(set);
 	check_versions(doc, nd, n);
 	check_hca_versions(doc, nd, n);
-	/* With two rails or more, ports are compared per rail (matched by the
-	 * fabric) rather than per device name. */
-	if (!check_rails(doc, nd, n, o->exclude_dev))
+	if (!rails)
 		check_port_agreement(doc, nd, n, o);
 	json_object_set_new(doc, "gpu_nodes", json_integer(gpu_nodes));
 	free(nd);

@@ -14,12 +14,24 @@
  * probe document, as `fabcheck preflight-probe --json` prints it; @timeout
  * bounds each tool it runs, @no_topo leaves out `fabcheck topo`. */
 json_t *pf_probe_doc(double timeout, int no_topo);
+/* The same from @s (ctl/nodesrc.h): the node, recorded into a capture, or a
+ * capture replayed. */
+struct fc_src;
+json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo);
+
+/* The probe document of the capture @path (checks/preflight/pf_from.c), or
+ * NULL with @err naming the file and what is wrong. */
+json_t *pf_probe_from(const char *path, double timeout, char *err, size_t errlen);
+/* The captures @paths as preflight's "nodes" (as pf_check takes them): each
+ * named by the host it recorded, or an "error" naming the capture. */
+json_t *pf_nodes_from(char *const *paths, int n, double timeout);
 
 struct pf_opts {
 	double expect_rate_gbps; /* 0: ports must agree across nodes */
 	int expect_mtu;		 /* netdev MTU of RoCE ports (IB: active MTU); 0: agree */
 	int tclass;		 /* traffic class for the QoS check */
 	const char *exclude_dev; /* --exclude-dev LIST: devices that are no rail */
+	const json_t *ref;	 /* health: the rack's preflight document (NULL: none) */
 };
 
 /*
@@ -38,6 +50,18 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o);
  * value differs from some other: all are reported). Exposed for tests.
  */
 int pf_majority(const char *const *vals, int n);
+
+/* Why port @p of device @dev on @node is no port of the GPU fabric, or
+ * NULL when it is one (its faults can drain the node): excluded by
+ * o->exclude_dev; else a port in the rail set @set (pf_check_rails) is
+ * judged; one that is not (down, or left out by the rules: management,
+ * storage or front-end, another link layer or rate, no peer) is judged
+ * when its device is a rail of the other nodes (@probed >= 2) or of the
+ * rack's reference o->ref (one node); one node without a reference: a
+ * port that is down is judged, an ACTIVE one left out is not. With no rail
+ * set every port is judged (checks/preflight/pf_roles.c). */
+const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, const json_t *set,
+			 int probed, const struct pf_opts *o);
 
 /* Names @node as failed in @part (@device: NULL or the device) for the
  * finding just added: an entry {"node", "part", "device", "text"} of the
@@ -71,9 +95,11 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
  * GPU's nearest rail HCA: PIX or PXB, and its own where the node has as many
  * rail HCAs as GPUs. Adds "rails" to @doc. Returns the number of rails (0:
  * fewer than two, nothing checked). @exclude: --exclude-dev LIST or NULL;
- * the ports left out by rule or by it go into "notes".
+ * the ports left out by rule or by it go into "notes". @set (NULL: none)
+ * gets the rail set, also with one rail: {"ports": {NODE: {"DEV:PORT":
+ * true}}, "names": [rail names]}: the ports a drain may judge.
  */
 int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
-		   const char *exclude);
+		   const char *exclude, json_t *set);
 
 #endif

@@ -27,7 +27,9 @@ bcraft "$BDT/f.db" "UPDATE links SET gbps = -1e308 WHERE a = 'nodeA' AND b = 'no
 expect "stored -1e308 Gb/s: said to be no measurement" 0 'a stored figure of -1e\+308 is no measurement' -- \
 	$FC report --db "$BDT/f.db" --csv "$BDT/f.csv"
 expect "stored -1e308 Gb/s: not measured in the CSV" 0 '^1,nodeA,nodeB,(-1,all,)?,105,' -- cat "$BDT/f.csv"
-expect "stored -1e308 Gb/s: no inf anywhere" 0 '^0$' -- sh -c "$FC report --history --db '$BDT/f.db' --csv '$BDT/fh.csv' 2>&1 | grep -ci inf; grep -ci 'inf\|e+308' '$BDT/fh.csv'; true" 
+expect_none "stored -1e308 Gb/s: no inf in the history report" 0 '[iI][nN][fF]' -- \
+	$FC report --history --db "$BDT/f.db" --csv "$BDT/fh.csv"
+expect_none "stored -1e308 Gb/s: no inf in the history CSV" 0 '[iI][nN][fF]|e\+308' -- cat "$BDT/fh.csv"
 # The figures inside a stored pair document (what the TUI's detail, a
 # resume and the rails' figures re-read) are bounded as live results are:
 # a result that holds one is left out, said naming the store and the run.
@@ -43,7 +45,7 @@ expect "stored document: the TUI's detail shows neither figure" 0 '^ok$' -- \
 mkdir "$BDT/ev"
 mkfifo "$BDT/ev/test.json"
 expect "diagnose: a FIFO named test.json is refused, not waited on" 2 \
-	"test.json': not a regular file; it must be a regular file" -- timeout 20 $FC diagnose "$BDT/ev"
+	"test.json': not a regular file \\(a device, a folder, or a FIFO where only files" -- timeout 20 $FC diagnose "$BDT/ev"
 rm "$BDT/ev/test.json"
 truncate -s 17M "$BDT/ev/test.json"
 expect "diagnose: a test.json over 16 MiB is refused" 2 "test.json': over 16 MiB" -- timeout 20 $FC diagnose "$BDT/ev"

@@ -127,6 +127,18 @@ expect "burnin one node" 2 'give at least two nodes' -- $BR a --fabric lab --out
 expect "burnin bad launcher" 2 "--launcher: 'pbs' is not a launcher" -- $BR a b --launcher pbs
 expect "burnin resume without --out" 2 '--resume needs --out DIR' -- $BR --resume
 expect "burnin resume of nothing" 2 "holds no burn-in" -- $BR --resume --out "$BIT/none"
+# --out: another user's folder, or one others can write, is refused
+# before anything is written in it (a planted settings.conf link).
+mkdir -p "$BIT/theirs" "$BIT/open"
+echo keep >"$BIT/victim"
+ln -s "$BIT/victim" "$BIT/theirs/settings.conf"
+chown -h nobody "$BIT/theirs" "$BIT/theirs/settings.conf" 2>/dev/null
+chmod 1777 "$BIT/open"
+expect "burnin --out: another user's folder is refused" 2 "--out: '.*theirs' is another user's folder" -- \
+	env FABCHECK=$FC $BR nodeA nodeB --launcher local --config "$BIT/ok.conf" --out "$BIT/theirs"
+expect "burnin --out: nothing written through its link" 0 '^keep$' -- cat "$BIT/victim"
+expect "burnin --out: a folder others can write is refused" 2 "--out: '.*open' is writable by other users" -- \
+	env FABCHECK=$FC $BR nodeA nodeB --launcher local --config "$BIT/ok.conf" --out "$BIT/open"
 # A burn-in on this host (local launcher): preflight fails (no RDMA), the GPU
 # steps are skipped with the reason; exit 1; the folder has the summary.
 expect "burnin local: preflight fails, GPU steps skipped" 1 'matrix-cuda +skip +preflight found GPUs on 0 of 2 nodes' -- \

@@ -51,6 +51,38 @@ expect "drain dry run: the command printed" 1 \
 expect "drain dry run: nothing changed" 0 '^IDLE\|\|$' -- slurm_state nodeC
 
 slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nbad DIMM, ticket 42\n' >$SLT/s/nodeC
+expect "drain dry run: reads the node: an operator's drain left, and said" 1 \
+	'left +nodeC +already drained by hand \(bad DIMM, ticket 42\): left as it is' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run
+expect "drain dry run: no would-drain over an operator's drain" 1 '^0$' -- \
+	sh -c "$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run 2>&1 | grep -c would-drain"
+printf 'IDLE\n\n' >$SLT/s/nodeC
+expect "drain dry run: says the state it read" 1 \
+	'would-drain +nodeC .*dry run: not run \(Slurm shows it IDLE\)' -- \
+	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain-dry-run
+expect "drain dry run: read, not written" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
+# A node unreachable on every rail (ssh cut): could not check, never drained.
+python3 - >"$SLT/unreach.json" <<'PY'
+import json, subprocess
+d = json.loads(subprocess.check_output(["python3", "tests/data/matrix/gen_rails.py", "--pair-docs", "4", "2"]))
+for r in d["results"]:
+    if "nodeC" in (r["a"]["node"], r["b"]["node"]):
+        r.update(verdict="error", error="cannot reach the node over ssh (exit 255)", results=[])
+        for x in r["rails"]:
+            x.update(loaded=None, error="cannot reach the node over ssh (exit 255)")
+json.dump(d, __import__("sys").stdout)
+PY
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a node ssh cannot reach is listed apart as not checked" 3 \
+	'could not check \(not judged, never drained\):.*nodeC +none of its pairs could run' -- \
+	bash -c "set -o pipefail; $FC matrix --import $SLT/unreach.json --db $SLT/m.db --drain 2>&1 | tr '\n' ' '"
+expect "drain: the unreachable node is no suspect" 3 '^0$' -- \
+	bash -c "set -o pipefail; $FC matrix --import $SLT/unreach.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"suspects\"]))'"
+expect "drain: the unreachable node not drained" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
+slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link' -- \
 	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed
 expect "drain: no update for a link" 1 '^0$' -- grep -c '^update$' $SLT/s/log
@@ -169,6 +201,14 @@ printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 4)\n' >$SLT/s/nodeB
 expect "health --resume-passed: a matrix drain is not health's to clear" 0 'left +nodeB .*another of fabcheck' -- \
 	$FC health --probe-doc $HLT/ok.json --no-state --node nodeB --drain-self --resume-passed
 expect "health --resume-passed: the matrix drain kept" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- slurm_state nodeB
+# Only the GPU fabric's ports drain: an uncabled port named by --exclude-dev.
+hl_doc $HLT/uncabled.json 'd = json.loads(json.dumps(p["devices"][0])); d["name"] = "rxe1"; d["ports"][0].update(device="rxe1", netdev="eth1", state="DOWN"); p["devices"].append(d)'
+slurm_nodes nodeA nodeB nodeC
+expect "health --exclude-dev: an uncabled port is a warning, not a drain" 0 \
+	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: --exclude-dev: not judged for a drain\)' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --exclude-dev rxe1 --drain-self
+expect "health --exclude-dev: nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
+
 slurm_nodes nodeA nodeC
 expect "health --drain-self: a node Slurm does not know" 1 \
 	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \
@@ -188,6 +228,31 @@ expect "preflight --resume-passed: its own drain resumed" 0 'resume +nodeA .*Sta
 	$FC preflight nodeA nodeB --launcher local --worker-cmd $HLT/ok-worker.sh --resume-passed --db $HLT/pf.db
 expect "preflight --resume-passed: a matrix drain is not preflight's" 0 'fabcheck: port on rxe0 \(matrix run 4\)' -- \
 	slurm_state nodeB
+# A rack of two rails (rxe0, rxe1 at 25 Gb/s), a storage NIC (rxe2, 10 Gb/s)
+# and an uncabled port (rxe3): --expect-rate 20 --drain drains nothing.
+python3 - tests/data/preflight/rxe-node.json >$HLT/rack-node.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+t = p["devices"][0]
+p["devices"] = []
+for name, nd, net, rate, st in (("rxe0", "eth0", 77, 25, "ACTIVE"), ("rxe1", "eth2", 78, 25, "ACTIVE"),
+                                ("rxe2", "eth3", 99, 10, "ACTIVE"), ("rxe3", "eth4", 98, 25, "DOWN")):
+    d = json.loads(json.dumps(t))
+    d["name"] = name
+    d["ports"][0].update(device=name, netdev=nd, rate_gbps=rate, state=st, subnet="10.%d.0.0/24" % net)
+    p["devices"].append(d)
+    p["netdevs"][nd] = {"name": nd, "mtu": 9000}
+json.dump(p, sys.stdout)
+PY
+printf '#!/bin/sh\ncat %s\n' "$HLT/rack-node.json" >$HLT/rack-worker.sh
+chmod +x $HLT/rack-worker.sh
+slurm_nodes nodeA nodeB nodeC
+expect "preflight --drain: a storage NIC below --expect-rate and an uncabled port drain nothing" 0 \
+	'nodeA: rxe2 port 1 runs at 10 Gb/s .*not judged for a drain' -- \
+	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --expect-rate 20 --drain --db $HLT/pf.db
+expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
+	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"
+
 slurm_nodes nodeA nodeB
 expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \
 	$FC preflight nodeA --launcher local --worker-cmd /nonexistent/fabcheck --drain --db $HLT/pf.db
@@ -198,9 +263,42 @@ expect "soak --drain: nothing measured, nothing drained" 3 'Slurm: nothing drain
 printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
 printf '#!/bin/sh\necho fabcheck "$@"\n' >$HLT/fc-args
 chmod +x $HLT/sinfo $HLT/fc-args
+slurm_nodes nodeA nodeC nodeF
 expect "burnin.sbatch --idle: a screen of the idle nodes with --drain" 0 \
 	'^fabcheck matrix nodeA nodeC nodeF --screen --drain --launcher slurm --db x.db$' -- \
 	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle --db x.db
+# The screen holds its nodes: a reservation for it, srun inside it, released.
+printf '#!/bin/sh\necho "reservation=$SLURM_RESERVATION"; ls %s/s | grep resv-; exit 1\n' "$SLT" >$HLT/fc-resv
+chmod +x $HLT/fc-resv
+slurm_nodes nodeA nodeB nodeC nodeF
+expect "burnin.sbatch --idle: the nodes held in a reservation for the screen" 1 \
+	'holding 3 nodes in reservation (fabcheck-idle-[0-9]+) for 60 min.*reservation=\1 resv-\1 ' -- \
+	bash -c "set -o pipefail; env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-resv scripts/burnin.sbatch --idle 2>&1 | tr '\n' ' '"
+expect "burnin.sbatch --idle: the reservation names the idle nodes, maintenance" 0 \
+	'^Nodes=nodeA,nodeC,nodeF Users=[a-z0-9_-]+ Flags=MAINT,IGNORE_JOBS $' -- \
+	sh -c "grep -E '^(Nodes|Users|Flags)=' $SLT/s/log | tr '\n' ' '"
+expect "burnin.sbatch --idle: released when the screen ends" 0 '^none$' -- \
+	sh -c "ls $SLT/s | grep -q resv- && echo held || echo none"
+printf '#!/bin/sh\nsleep 30\n' >$HLT/fc-sleep
+chmod +x $HLT/fc-sleep
+slurm_nodes nodeA nodeB nodeC nodeF
+expect "burnin.sbatch --idle: released on SIGTERM too" 0 '^143 none$' -- \
+	bash -c "env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-sleep scripts/burnin.sbatch --idle >/dev/null 2>&1 & p=\$!
+		for i in \$(seq 50); do ls $SLT/s | grep -q resv- && break; sleep 0.1; done
+		sleep 0.3; kill -TERM \$p; wait \$p; rc=\$?
+		ls $SLT/s | grep -q resv- && echo \$rc held || echo \$rc none"
+# A job lands on nodeC between sinfo and the reservation: left out, not judged.
+printf '#!/bin/sh\nif [ -f %s/sinfo-once ]; then printf "nodeA reserved\\nnodeC allocated\\nnodeF maint\\n"; else touch %s/sinfo-once; printf "nodeA idle\\nnodeC idle\\nnodeF idle\\n"; fi\n' "$HLT" "$HLT" >$HLT/sinfo
+slurm_nodes nodeA nodeC nodeF
+expect "burnin.sbatch --idle: a node that got a job is left out with a note" 0 \
+	'nodeC is now allocated \(a job landed on it\): left out, not judged.*fabcheck matrix nodeA nodeF --screen' -- \
+	bash -c "env PATH=$HLT:\$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle 2>&1 | tr '\n' ' '"
+rm -f $HLT/sinfo-once
+touch $SLT/s/busy
+expect "burnin.sbatch --idle: nodes that cannot be held are not screened" 3 \
+	"cannot hold the nodes: .*Requested nodes are busy; nothing screened" -- \
+	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
+printf '#!/bin/sh\nprintf "nodeA idle\\nnodeB drained\\nnodeC idle\\nnodeC idle\\nnodeD mixed\\nnodeE idle*\\nnodeF idle\\n"\n' >$HLT/sinfo
 env FABCHECK=$HLT/fc-args scripts/burnin-rack nodeA nodeB --launcher local --set 'STEPS=preflight matrix soak' \
 	--drain --resume-passed --out $HLT/br >/dev/null 2>&1
 expect "burnin-rack --drain: passed to preflight with the folder's store" 0 \

@@ -48,6 +48,22 @@ expect_quiet() {
 		sed 's/^/    /' <<<"$out" | head -20
 	fi
 }
+# expect_none NAME RC PATTERN -- CMD...: runs CMD, checks its exit code,
+# that it printed something (stdout+stderr), and that no line of it
+# matches the extended regex PATTERN: an absence that empty output cannot
+# fake.
+expect_none() {
+	local name=$1 want=$2 pat=$3; shift 4
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$want" ] && [ -n "$out" ] && ! grep -Eq -- "$pat" <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name: exit $rc (want $want), want output without /$pat/, output:"
+		sed 's/^/    /' <<<"$out" | head -20
+	fi
+}
 # CLI_CASES: the case files to run (default all); a missing one fails.
 # CLI_JOBS: runs side by side (default: the CPUs, at most 4), the files dealt
 # by tests/deal.sh; each run is this script with CLI_JOBS=1 and its files,
@@ -85,11 +101,23 @@ if [ "$jobs" -gt 1 ]; then
 	[ "$fail" -eq 0 ]
 	exit
 fi
+# empty_can_pass FILE: the lines of FILE whose case counts an absence with
+# `grep -c ...; true` (or `|| true`): such a case prints 0 and passes when
+# the command it checks printed nothing at all; expect_none checks the
+# absence and that there was output.
+empty_can_pass() {
+	grep -nE 'grep -[a-zA-Z]*c[a-zA-Z]* .*(; *true|\|\| *true)' "$1"
+}
 for f in "${files[@]}"; do
 	if [ ! -f "$f" ]; then
 		echo "FAIL: no case file $f"
 		fail=$((fail + 1))
 		continue
+	fi
+	if bad=$(empty_can_pass "$f"); then
+		echo "FAIL: $f: suite error: a case that passes on empty output (use expect_none):"
+		sed 's/^/    /' <<<"$bad"
+		fail=$((fail + 1))
 	fi
 	t0=$SECONDS
 	# shellcheck source=/dev/null

@@ -5,9 +5,24 @@
 # arguments are logged one a line to $FAKE_SLURM/log ("--" between calls),
 # so a case can see that a reason with blanks came as one argument.
 # $FAKE_SLURM/deny makes each update fail as a user without the rights.
+# `create reservation` / `delete ReservationName=` keep $FAKE_SLURM/resv-NAME.
 d=${FAKE_SLURM:?}
 { for a in "$@"; do printf '%s\n' "$a"; done; echo --; } >>"$d/log"
 case "$1 $2" in
+"create reservation")
+	# Held: $FAKE_SLURM/resv-NAME holds the arguments; $FAKE_SLURM/busy
+	# makes it fail as Slurm does for nodes it cannot hold.
+	[ -f "$d/busy" ] && { echo "Error creating the reservation: Requested nodes are busy" >&2; exit 1; }
+	r=${3#ReservationName=}
+	shift 2
+	printf '%s\n' "$@" >"$d/resv-$r"
+	echo "Reservation created: $r"
+	exit 0 ;;
+"delete ReservationName="*)
+	r=${2#ReservationName=}
+	[ -f "$d/resv-$r" ] || { echo "Error deleting the reservation: Requested reservation is invalid" >&2; exit 1; }
+	rm -f "$d/resv-$r"
+	exit 0 ;;
 "show node")
 	[ -f "$d/$3" ] || { echo "Node $3 not found" >&2; exit 1; }
 	{ read -r st; read -r rs; } <"$d/$3"

@@ -181,6 +181,8 @@ static void test_fmt_and_names(void **state)
 	assert_false(fc_valid_node_name("a b"));
 	assert_false(fc_valid_node_name("a;rm"));
 	assert_false(fc_valid_node_name(""));
+	assert_false(fc_valid_node_name("node[1-4]")); /* a glob, a Slurm hostlist */
+	assert_true(fc_valid_node_name("fe80::1"));
 }
 
 int main(void)

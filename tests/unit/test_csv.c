@@ -45,18 +45,22 @@ static void test_csv_quoted(void **state)
 	assert_string_equal(cell("cr\rhere"), "\"cr\rhere\"");
 }
 
-/* OWASP: = + - @ TAB CR at the start get a ' before them. */
+/* OWASP: = + - @ TAB CR at the start get a ' before them, inside the
+ * RFC 4180 quotes when the cell has them: a ' outside would leave the
+ * quotes unopened, and "=a,=1+2,b" would split into three cells, one of
+ * them the live formula =1+2. */
 static void test_csv_formula(void **state)
 {
 	(void)state;
-	assert_string_equal(cell("=HYPERLINK(\"http://x\")"), "'\"=HYPERLINK(\"\"http://x\"\")\"");
+	assert_string_equal(cell("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
 	assert_string_equal(cell("=1+2"), "'=1+2");
 	assert_string_equal(cell("+1"), "'+1");
 	assert_string_equal(cell("-2+3"), "'-2+3");
 	assert_string_equal(cell("@SUM(A1)"), "'@SUM(A1)");
 	assert_string_equal(cell("\tx"), "'\tx");
-	assert_string_equal(cell("\rx"), "'\"\rx\"");
-	assert_string_equal(cell("=a,b"), "'\"=a,b\"");
+	assert_string_equal(cell("\rx"), "\"'\rx\"");
+	assert_string_equal(cell("=a,b"), "\"'=a,b\"");
+	assert_string_equal(cell("=a,=1+2,b"), "\"'=a,=1+2,b\"");
 }
 
 int main(void)

@@ -270,7 +270,22 @@ static void test_result_and_table(void **state)
 	json_object_set_new(json_array_get(json_object_get(m, "sizes"), 2), "bytes",
 			    json_integer(4096));
 	assert_int_equal(ncr_result_from_json(m, &p, &back, why, sizeof(why)), -EPROTO);
+	/* a rank's wrong count is at most its elements: 4294967291 would cancel
+	 * another rank's 5 in an int sum, and two INT_MAX overflow it */
+	json_object_set_new(json_array_get(json_object_get(m, "sizes"), 2), "bytes",
+			    json_integer(16384));
+	json_object_set_new(json_array_get(json_object_get(m, "sizes"), 5), "wrong",
+			    json_integer(4294967291LL));
+	assert_int_equal(ncr_result_from_json(m, &p, &back, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "0 <= wrong <= 262144 elements"));
 	json_decref(m);
+	r[0].wrong[5] = 5;
+	r[1].wrong[5] = 262144;
+	t = ncr_table(NCR_ALL_REDUCE, r, 2);
+	assert_true(fc_jnum(json_array_get(t, 5), "wrong", 0) == 262149);
+	json_decref(t);
+	r[0].wrong[5] = 0;
+	r[1].wrong[5] = 3;
 	m = json_pack("{s:[]}", "sizes");
 	assert_int_equal(ncr_result_from_json(m, &p, &back, why, sizeof(why)), -EPROTO);
 	assert_non_null(strstr(why, "0 sizes where 6"));

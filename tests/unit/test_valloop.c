@@ -19,6 +19,11 @@
 #define SIZE 16384
 #define ITERS 400
 
+/* Whether senders write each message's number into its header and marks
+ * (host memory); 0: GPU memory, each slot keeps the message it was filled
+ * with, and a slot's messages are the same bytes every time. */
+static int stamping = 1;
+
 /* What a worker does for --validate (ctl/worker_gdr.c with host memory):
  * rx_cap at setup, the slots filled with their messages, the receive half
  * poisoned, then the test prepared. */
@@ -28,7 +33,7 @@ static void val_side(struct fk_side *s, struct vb_test *t, struct vb_val *v)
 
 	memset(v, 0, sizeof(*v));
 	v->tag = 0x26;
-	v->stamp = v->peer_stamps = 1;
+	v->stamp = v->peer_stamps = stamping;
 	r->rx_cap = vb_val_rx_cap(r, SIZE);
 	assert_int_equal(vb_test_resolve(r, t), 0);
 	t->val = v;
@@ -141,6 +146,20 @@ static void test_partial_chunk(void **state)
 	drop_one(4096 + 256, FC_VMSG_CHUNK);
 }
 
+/* A GPU sender (no stamp: message 300 is the same bytes as the messages
+ * its slot held before) loses a page: only the receiver's poison of the
+ * header and marks after each check (core/vmsg.c fc_vmsg_poison) leaves
+ * the lost page's marks unlike the message's; without it the page holds
+ * the last message's identical bytes and the loss goes unseen. */
+static void test_gpu_sender_lost_page(void **state)
+{
+	(void)state;
+	stamping = 0;
+	drop_one(8192, 0);
+	drop_one(4096 + 256, FC_VMSG_CHUNK);
+	stamping = 1;
+}
+
 /* A stand-in for the driver's copies (gdr_mem_read_at, gdr_mem_poison_at
  * on GPU memory): a copy of @len bytes takes len * 8 / STANDIN_GBPS ns. */
 #define STANDIN_GBPS 8.0
@@ -215,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_validated_clean),
 		cmocka_unit_test(test_partial_write),
 		cmocka_unit_test(test_partial_chunk),
+		cmocka_unit_test(test_gpu_sender_lost_page),
 		cmocka_unit_test(test_copy_ceiling),
 	};
 

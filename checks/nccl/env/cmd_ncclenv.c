@@ -6,6 +6,7 @@
 
 #include "core/opts.h"
 #include "core/log.h"
+#include "core/readfile.h"
 #include "core/out.h"
 #include "checks/nccl/env/ncclenv.h"
 
@@ -154,7 +155,7 @@ static int load_vars(const struct env_args *a, struct ncclenv_vars *vs)
 static json_t *load_topo(const char *path)
 {
 	json_error_t err;
-	json_t *t = json_load_file(path, 0, &err);
+	json_t *t = fc_load_json(path, 0, 0, &err);
 
 	if (!t) {
 		fc_err("--topo %s: %s (line %d); expected the JSON of 'fabcheck topo --json'",

@@ -14,6 +14,7 @@
 #include "checks/nccl/log/nccllog.h"
 #include "core/opts.h"
 #include "core/log.h"
+#include "core/readfile.h"
 #include "core/out.h"
 #include "src/cmds.h"
 
@@ -133,15 +134,11 @@ static json_t *load_topo(const char *path)
 {
 	json_error_t jerr;
 	const char *why = NULL;
-	json_t *topo = json_load_file(path, 0, &jerr);
+	json_t *topo = fc_load_json(path, 0, 0, &jerr);
 
 	if (!topo) {
-		if (access(path, R_OK))
-			fc_err("--topo %s: cannot read: %s", path, strerror(errno));
-		else
-			fc_err("--topo %s: not JSON (line %d: %s); give the output of "
-			       "'fabcheck topo --json'",
-			       path, jerr.line, jerr.text);
+		fc_err("--topo %s: %s%s (line %d); give the output of 'fabcheck topo --json'", path,
+		       jerr.line < 0 ? "" : "not JSON: ", jerr.text, jerr.line);
 		return NULL;
 	}
 	if (ncl_topo_check(topo, &why)) {

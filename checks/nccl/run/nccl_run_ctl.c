@@ -288,15 +288,37 @@ static int run(struct ncr_state *s)
 	return s->exit ? -EIO : 0;
 }
 
+/* The most of a rank's NCCL log the controller keeps: a rank's log at
+ * NCCL_DEBUG=INFO with INIT,ENV,NET is tens of KiB (../shared/fixtures/
+ * nccl-logs); 8 MiB is a rank that floods, refused. */
+#define NCR_LOG_MAX (8u << 20)
+
+/* Appends @data (@len bytes) to rank @i's log; -EFBIG past NCR_LOG_MAX. */
+static int log_append(struct ncr_rank *r, const char *data, size_t len)
+{
+	char *nb;
+
+	if (r->loglen + len > NCR_LOG_MAX)
+		return -EFBIG;
+	nb = realloc(r->log, r->loglen + len + 1);
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + r->loglen, data, len + 1);
+	r->log = nb;
+	r->loglen += len;
+	return 0;
+}
+
+/* Rank @i's log, until its "finish": bounded (NCR_LOG_MAX) and with one
+ * deadline for all of it (the channel's until), however fast it sends. */
 static int take_log(struct ncr_state *s, int i)
 {
 	struct ncr_rank *r = &s->r[i];
 	json_t *m;
 
+	r->ch.until = fc_now() + s->cfg->p.timeout + 5;
 	for (;;) {
 		const char *data;
-		char *nb;
-		size_t len;
 		int failed;
 
 		if (fc_chan_recv(s->chans, s->n, i, s->cfg->p.timeout + 5, &m, &failed)) {
@@ -313,12 +335,14 @@ static int take_log(struct ncr_state *s, int i)
 			return -EIO;
 		}
 		data = fc_jstr(m, "data", "");
-		len = strlen(data);
-		nb = strcmp(fc_wire_type(m), "log") ? NULL : realloc(r->log, r->loglen + len + 1);
-		if (nb) {
-			memcpy(nb + r->loglen, data, len + 1);
-			r->log = nb;
-			r->loglen += len;
+		if (!strcmp(fc_wire_type(m), "log") && log_append(r, data, strlen(data))) {
+			char msg[512];
+
+			json_decref(m);
+			snprintf(msg, sizeof(msg), "%s: its NCCL log is over 8 MiB: refused (a rank "
+				 "that floods its log; NCCL_DEBUG=INFO logs tens of KiB)", r->label);
+			rank_fail(s, i, FC_EXIT_CANT, msg);
+			return -EIO;
 		}
 		json_decref(m);
 	}

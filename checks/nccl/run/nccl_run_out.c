@@ -60,11 +60,11 @@ static void results(struct ncr_state *s)
 	table = ncr_table(s->cfg->p.op, res, s->n);
 	free(res);
 	json_array_foreach(table, i, e) {
-		int wrong = (int)fc_jnum(e, "wrong", 0);
+		double wrong = fc_jnum(e, "wrong", 0);
 
 		if (wrong)
 			fc_finding(s->doc, FC_FAIL,
-				   "%s of %.0f bytes gave %d wrong sums (of the elements checked at "
+				   "%s of %.0f bytes gave %.0f wrong sums (of the elements checked at "
 				   "both ends on every rank): data is corrupted between the GPUs; "
 				   "rerun with NCCL_P2P_DISABLE=1 or NCCL_NET_GDR_LEVEL=LOC to find the path",
 				   ncr_op_name(s->cfg->p.op), fc_jnum(e, "size_bytes", 0), wrong);
@@ -243,7 +243,7 @@ static void render_results(FILE *f, const json_t *doc)
 		fc_table_addf(t, 4, "%.2f", fc_jnum(r, "max_time_us", 0));
 		fc_table_addf(t, 5, "%.2f", fc_jnum(r, "algbw_gbytes_s", 0));
 		fc_table_addf(t, 6, "%.2f", fc_jnum(r, "busbw_gbytes_s", 0));
-		fc_table_addf(t, 7, "%d", (int)fc_jnum(r, "wrong", 0));
+		fc_table_addf(t, 7, "%.0f", fc_jnum(r, "wrong", 0));
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);

@@ -360,7 +360,7 @@ static int launch(struct ncw *w, uint64_t bytes, int n)
 }
 
 /* Elements at both ends of the result that are not nranks. */
-static int check_result(struct ncw *w, uint64_t bytes, int *wrong_p)
+static int check_result(struct ncw *w, uint64_t bytes, int64_t *wrong_p)
 {
 	static float buf[CHECK_ELEMS];
 	uint64_t count = bytes / 4, n = count < CHECK_ELEMS ? count : CHECK_ELEMS;

@@ -174,9 +174,9 @@ json_t *ncr_result_json(const struct ncr_rank_result *r)
 	json_t *a = json_array();
 
 	for (int i = 0; i < r->nsizes; i++)
-		json_array_append_new(a, json_pack("{s:I, s:f, s:i}", "bytes",
+		json_array_append_new(a, json_pack("{s:I, s:f, s:I}", "bytes",
 						   (json_int_t)r->bytes[i], "time_us",
-						   r->time_us[i], "wrong", r->wrong[i]));
+						   r->time_us[i], "wrong", (json_int_t)r->wrong[i]));
 	return json_pack("{s:o}", "sizes", a);
 }
 
@@ -201,14 +201,17 @@ int ncr_result_from_json(const json_t *m, const struct ncr_params *p,
 		if (!json_is_integer(b) || (uint64_t)json_integer_value(b) != want[i] ||
 		    !json_is_number(t) || !(json_number_value(t) > 0) ||
 		    !isfinite(json_number_value(t)) || !json_is_integer(w) ||
-		    json_integer_value(w) < 0) {
-			snprintf(why, len, "result %zu is not {bytes: %llu, time_us > 0, wrong >= 0}",
-				 i, (unsigned long long)want[i]);
+		    json_integer_value(w) < 0 ||
+		    (uint64_t)json_integer_value(w) > want[i] / NCR_ELEM_BYTES) {
+			/* a rank checks each element of its buffer once: no more are wrong */
+			snprintf(why, len, "result %zu is not {bytes: %llu, time_us > 0, "
+				 "0 <= wrong <= %llu elements}", i, (unsigned long long)want[i],
+				 (unsigned long long)(want[i] / NCR_ELEM_BYTES));
 			return -EPROTO;
 		}
 		r->bytes[i] = want[i];
 		r->time_us[i] = json_number_value(t);
-		r->wrong[i] = (int)json_integer_value(w);
+		r->wrong[i] = json_integer_value(w);
 	}
 	r->nsizes = n;
 	return 0;
@@ -221,7 +224,7 @@ json_t *ncr_table(enum ncr_op op, const struct ncr_rank_result *r, int nranks)
 
 	for (int i = 0; nranks > 0 && i < r[0].nsizes; i++) {
 		double sum = 0, max = 0, alg, bus;
-		int wrong = 0;
+		int64_t wrong = 0; /* each rank's at most bytes / 4 (ncr_result_from_json) */
 
 		for (int k = 0; k < nranks; k++) {
 			sum += r[k].time_us[i];
@@ -231,12 +234,12 @@ json_t *ncr_table(enum ncr_op op, const struct ncr_rank_result *r, int nranks)
 		alg = ncr_algbw(r[0].bytes[i], sum / nranks / 1e6);
 		bus = alg * f;
 		json_array_append_new(
-			a, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:i}", "op",
+			a, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:I}", "op",
 				     ncr_op_name(op), "size_bytes", (json_int_t)r[0].bytes[i],
 				     "count", (json_int_t)(r[0].bytes[i] / NCR_ELEM_BYTES), "type",
 				     "float", "time_us", sum / nranks, "max_time_us", max,
 				     "algbw_gbytes_s", alg, "busbw_gbytes_s", bus, "busbw_gbps",
-				     bus * 8, "wrong", wrong));
+				     bus * 8, "wrong", (json_int_t)wrong));
 	}
 	return a;
 }

@@ -81,7 +81,7 @@ struct ncr_rank_result {
 	int nsizes;
 	uint64_t bytes[NCR_MAX_SIZES];
 	double time_us[NCR_MAX_SIZES];
-	int wrong[NCR_MAX_SIZES]; /* elements checked that were wrong */
+	int64_t wrong[NCR_MAX_SIZES]; /* elements checked that were wrong */
 };
 
 json_t *ncr_result_json(const struct ncr_rank_result *r);

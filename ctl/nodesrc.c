@@ -1,0 +1,184 @@
+/*
+ * The node's inputs, live, recorded or replayed (ctl/nodesrc.h), and the
+ * .tar.gz form of a capture.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/out.h"
+#include "core/util.h"
+#include "ctl/child.h"
+#include "ctl/nodesrc.h"
+#include "verbs/dev.h"
+
+void fc_src_live(struct fc_src *s, struct fc_bundle_w *rec)
+{
+	memset(s, 0, sizeof(*s));
+	s->sys = fc_sysfs_root();
+	s->rec = rec;
+}
+
+void fc_src_replay(struct fc_src *s, struct fc_bundle *b)
+{
+	memset(s, 0, sizeof(*s));
+	s->from = b;
+	s->sys = fc_bundle_path(b, "sys", s->sysbuf, sizeof(s->sysbuf));
+}
+
+static void cmd_line(const char *const *argv, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	*buf = 0;
+	for (int i = 0; argv[i]; i++)
+		if (fc_sh_append(buf, len, &o, argv[i]))
+			break;
+}
+
+static void record(struct fc_src *s, const char *rel, const char *line, const char *out,
+		   int code, const char *why)
+{
+	json_t *e;
+
+	if (!out) {
+		fc_bw_skip(s->rec, line, rel, why);
+		return;
+	}
+	if (fc_bw_put(s->rec, rel, out, strlen(out), line, code))
+		return;
+	e = json_array_get(s->rec->files, json_array_size(s->rec->files) - 1);
+	if (*why)
+		json_object_set_new(e, "stderr", json_string(why));
+	if (code == 127)
+		fc_bw_skip(s->rec, line, NULL, "the tool is not installed (exit 127)");
+	else if (code == 126)
+		fc_bw_skip(s->rec, line, NULL, "no permission to run the tool (exit 126)");
+}
+
+char *fc_src_cmd(struct fc_src *s, const char *const *argv, double timeout, int *exit_p,
+		 char *why, size_t whylen)
+{
+	char name[200], rel[256], line[1024];
+	size_t len;
+	char *out;
+
+	fc_bundle_cmd_name(argv, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "cmd/%s", name);
+	if (s->from)
+		return fc_bundle_read(s->from, rel, &len, exit_p, why, whylen);
+	out = fc_capture(argv, timeout, exit_p, why, whylen);
+	if (s->rec) {
+		cmd_line(argv, line, sizeof(line));
+		record(s, rel, line, out, *exit_p, why);
+	}
+	return out;
+}
+
+json_t *fc_src_devices(struct fc_src *s, const char **why_p)
+{
+	const char *rel = "verbs/devices.json", *from = "libibverbs (as 'fabcheck devices --json')";
+	json_t *devs;
+	size_t len;
+	char *text;
+	int code;
+
+	if (s->from) {
+		text = fc_bundle_read(s->from, rel, &len, &code, s->why, sizeof(s->why));
+		devs = text ? json_loadb(text, len, 0, NULL) : NULL;
+		free(text);
+		if (text && !json_is_array(devs)) {
+			json_decref(devs);
+			snprintf(s->why, sizeof(s->why), "%s: not a JSON list", rel);
+			devs = NULL;
+		}
+		*why_p = s->why;
+		return devs;
+	}
+	devs = vb_devices_json(why_p);
+	if (s->rec && devs) {
+		text = json_dumps(devs, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		if (text)
+			fc_bw_put(s->rec, rel, text, strlen(text), from, -1);
+		free(text);
+	} else if (s->rec) {
+		fc_bw_skip(s->rec, from, rel, *why_p);
+	}
+	return devs;
+}
+
+int fc_bundle_pack(const char *parent, const char *name, const char *out, char *err,
+		   size_t errlen)
+{
+	const char *argv[] = { "tar", "--numeric-owner", "-czf", out, "-C", parent, name, NULL };
+	char why[512];
+	char *o;
+	int code;
+
+	o = fc_capture(argv, FC_BUNDLE_TAR_S, &code, why, sizeof(why));
+	free(o);
+	if (o && code == 0)
+		return 0;
+	snprintf(err, errlen, "%s: tar could not write it: %s", out,
+		 *why ? why : "tar failed");
+	return -1;
+}
+
+/* One line of `tar -tvz --numeric-owner`: "-rw-r--r-- 0/0 1234 DATE TIME NAME". */
+static int list_line(const char *tgz, char *l, size_t *total, char *err, size_t errlen)
+{
+	char type = *l, *p = l;
+	unsigned long long size = 0;
+
+	for (int f = 0; f < 2 && p; f++)
+		p = strchr(p, ' '), p = p ? p + strspn(p, " ") : NULL;
+	if (p)
+		size = strtoull(p, NULL, 10);
+	if (!strchr("-dl", type) || !p) {
+		snprintf(err, errlen, "%s: '%.200s': %s: refused (a capture holds files, folders "
+			 "and links)", tgz, l, type == 'h' ? "a hard link" : "no file or folder");
+		return -1;
+	}
+	if (size > FC_BUNDLE_FILE_MAX || (*total += size) > FC_BUNDLE_TOTAL_MAX) {
+		snprintf(err, errlen, "%s: '%.200s': %llu bytes%s: more than a capture's bound "
+			 "(16 MiB a file, 256 MiB in all): refused", tgz, l, size,
+			 size > FC_BUNDLE_FILE_MAX ? "" : " (and the members before it)");
+		return -1;
+	}
+	return 0;
+}
+
+int fc_bundle_untar(const char *tgz, const char *dir, char *err, size_t errlen)
+{
+	const char *list[] = { "tar", "--numeric-owner", "-tvzf", tgz, NULL };
+	const char *xargv[] = { "tar", "--no-same-owner", "--no-same-permissions", "-xzf", tgz,
+				"-C", dir, "--strip-components=1", NULL };
+	char why[512], *out, *line, *save = NULL;
+	size_t total = 0;
+	int code;
+
+	out = fc_capture(list, FC_BUNDLE_TAR_S, &code, why, sizeof(why));
+	if (!out || code) {
+		snprintf(err, errlen, "%s: not a readable .tar.gz: %s", tgz,
+			 out ? (*why ? why : "tar failed") : why);
+		free(out);
+		return -1;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (list_line(tgz, line, &total, err, errlen)) {
+			free(out);
+			return -1;
+		}
+	free(out);
+	out = fc_capture(xargv, FC_BUNDLE_TAR_S, &code, why, sizeof(why));
+	free(out);
+	if (!out || code) {
+		snprintf(err, errlen, "%s: tar could not unpack it: %s", tgz,
+			 *why ? why : "tar failed");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,102 @@
+# Cases for `fabcheck capture` and `--from` (sourced by tests/cli/run.sh):
+# a capture of each recorded sysfs tree (tests/topo/mksysfs.sh) judged with
+# --from gives the JSON the live judgment gives on that tree; broken bundles
+# get an error naming the file, and nothing outside a bundle is read.
+CAP_TMP=$(mktemp -d /tmp/fabcheck-cli-capture.XXXXXX)
+CAP_HOST=$(hostname)
+for s in dgx hgx split h100 gb200 gh200; do tests/topo/mksysfs.sh "$CAP_TMP/$s" $s; done
+
+expect "capture --help" 0 'usage: fabcheck capture' -- $FC capture --help
+expect "capture bad option" 2 'usage: fabcheck capture' -- $FC capture --frob
+expect "capture empty output" 2 'empty path' -- $FC capture -o ''
+mkdir -p "$CAP_TMP/full" && touch "$CAP_TMP/full/x"
+expect "capture into a folder not empty" 3 "folder '$CAP_TMP/full' is not empty" -- \
+	$FC capture -o "$CAP_TMP/full"
+
+# live and replayed judgment, byte for byte (preflight: but the launcher's name)
+cap_same() { # SCENARIO: topo and preflight, live on the tree vs --from its capture
+	local s=$1 c
+	c=$CAP_TMP/cap-$s
+	FABCHECK_SYSFS=$CAP_TMP/$s $FC capture -o "$c" >/dev/null 2>&1 || { echo "capture failed"; return; }
+	cmp <(FABCHECK_SYSFS=$CAP_TMP/$s $FC topo --json 2>&1) <($FC topo --json --from "$c" 2>&1) &&
+		echo "topo same"
+	cmp <(FABCHECK_SYSFS=$CAP_TMP/$s $FC preflight --launcher local --worker-cmd "$FC" \
+		"$CAP_HOST" --json 2>/dev/null | jq -S 'del(.expect.launcher)') \
+	    <($FC preflight --from "$c" --json 2>/dev/null | jq -S 'del(.expect.launcher)') &&
+		echo "preflight same"
+}
+for s in dgx hgx split h100 gb200 gh200; do
+	expect "capture $s: topo and preflight --from equal live" 0 \
+		'^topo same.preflight same$' -- bash -c "$(declare -f cap_same); CAP_TMP=$CAP_TMP FC=$FC CAP_HOST=$CAP_HOST; cap_same $s | paste -sd' '" 
+done
+expect "capture dgx: the judgment is not empty" 1 \
+	'PCIe link of mlx5_2 \(0000:85:00.0\) trained at x8 of x16' -- $FC preflight --from "$CAP_TMP/cap-dgx"
+expect "capture dgx: topo --from names the degraded link" 0 'mlx5_2 \(0000:85:00.0\) trained at x8' -- \
+	$FC topo --from "$CAP_TMP/cap-dgx"
+
+# .tar.gz: written, read back, judged as the folder
+expect_quiet "capture -o FILE.tar.gz" 0 -- bash -c \
+	"FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/split.tar.gz --json | jq -e '.files > 50' >/dev/null"
+expect "capture tar.gz: one folder in it, manifest first-level" 0 '^[^/]+/manifest.json$' -- \
+	bash -c "tar -tzf $CAP_TMP/split.tar.gz | grep manifest.json"
+expect_quiet "capture tar.gz: --from equals the folder's" 0 -- bash -c \
+	"cmp <($FC topo --json --from $CAP_TMP/split.tar.gz) <($FC topo --json --from $CAP_TMP/cap-split)"
+expect "capture tar.gz exists: refused" 3 "split.tar.gz' exists" -- \
+	$FC capture -o "$CAP_TMP/split.tar.gz"
+expect_quiet "capture tar.gz: the unpacked folder is removed" 0 -- bash -c \
+	"export TMPDIR=$CAP_TMP/t; mkdir -p \$TMPDIR; $FC topo --from $CAP_TMP/split.tar.gz >/dev/null; [ -z \"\$(ls -A \$TMPDIR)\" ]"
+
+# a rack of captures
+expect "capture: two captures of one host" 3 'a second capture of node' -- \
+	$FC preflight --from "$CAP_TMP/cap-dgx" "$CAP_TMP/cap-hgx"
+expect "capture: --from with --hostfile" 2 'no --hostfile' -- \
+	$FC preflight --from "$CAP_TMP/cap-dgx" --hostfile /dev/null
+
+# what is recorded: NCCL_* only, the manifest's reasons, every file listed
+expect_quiet "capture: NCCL_* kept, no other variable" 0 -- bash -c \
+	"NCCL_IB_HCA==mlx5_0 FC_SECRET_TOKEN=hunter2-xyz FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/env >/dev/null &&
+	 grep -qx 'NCCL_IB_HCA==mlx5_0' $CAP_TMP/env/env/nccl.env && ! grep -rq hunter2-xyz $CAP_TMP/env"
+expect "capture: a missing tool is said in the manifest" 0 '"why": "the tool is not installed \(exit 127\)"' -- \
+	bash -c "PATH=/nonexistent:/usr/bin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/nt >/dev/null; jq '.not_read[] | select(.input == \"nvidia-smi topo -m\")' $CAP_TMP/nt/manifest.json"
+expect "capture: bounds in the manifest" 0 '^16777216 268435456 10$' -- \
+	jq -r '.bounds | "\(.file_bytes) \(.total_bytes) \(.command_s)"' "$CAP_TMP/cap-split/manifest.json"
+expect_quiet "capture: every file is in the manifest, with its command" 0 -- bash -c \
+	"cd $CAP_TMP/cap-split && diff <(find . -type f ! -name manifest.json | sed 's|^./||' | sort) <(jq -r '.files[].path' manifest.json | sort) && jq -e '[.files[] | select(.from == \"\")] | length == 0' manifest.json >/dev/null"
+
+# broken bundles: an error naming the file, exit 3, nothing read outside
+cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged
+	local d
+	d=$CAP_TMP/bad-$1
+	rm -rf "$d"; cp -a "$CAP_TMP/cap-split" "$d"
+	(cd "$d" && eval "$3")
+	expect "capture bad: $1 (topo)" 3 "$2" -- $FC topo --from "$d"
+	expect "capture bad: $1 (preflight)" 3 "$2" -- $FC preflight --from "$d"
+}
+cap_bad missing 'sys/class/net/ens1f0/mtu: missing \(the manifest lists it\)' 'rm sys/class/net/ens1f0/mtu'
+cap_bad truncated 'node.json: 3 bytes where the manifest says [0-9]+ \(cut short\)' 'truncate -s 3 node.json'
+cap_bad binary 'cmd/ip_-j_addr: its content is not what was captured' \
+	'n=$(stat -c %s cmd/ip_-j_addr); head -c $n /dev/urandom > cmd/ip_-j_addr'
+cap_bad 100MB 'cmd/big: 100 MiB, more than a captured file.s bound of 16 MiB' 'head -c 100M /dev/zero > cmd/big'
+cap_bad link-out "sys/class/net/ens1f0/mtu: a link to '/etc/hostname', outside the bundle: refused" \
+	'rm sys/class/net/ens1f0/mtu; ln -s /etc/hostname sys/class/net/ens1f0/mtu'
+cap_bad link-up "sys/up: a link to '../..', outside the bundle" 'ln -s ../.. sys/up'
+cap_bad fifo 'sys/class/net/ens1f0/mtu: neither a file nor a folder' \
+	'rm sys/class/net/ens1f0/mtu; mkfifo sys/class/net/ens1f0/mtu'
+cap_bad no-manifest 'manifest.json: No such file' 'rm manifest.json'
+cap_bad cut-manifest 'manifest.json: not a JSON object' 'truncate -s 40 manifest.json'
+cap_bad escaping-name 'an entry of "files" without a plain relative "path"' \
+	"jq '.files[0].path = \"../../etc/hostname\"' manifest.json > m && mv m manifest.json"
+cap_bad binary-manifest 'manifest.json: not a JSON object' 'head -c 300 /dev/urandom > manifest.json'
+expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent
+# .tar.gz: a member past the bound is refused from the listing, before unpacking
+mkdir -p "$CAP_TMP/tb/b" && head -c 20M /dev/zero > "$CAP_TMP/tb/b/huge" && tar -czf "$CAP_TMP/huge.tar.gz" -C "$CAP_TMP/tb" b
+expect "capture bad tar.gz: 20 MiB member" 3 'b/huge.*more than a capture.s bound' -- \
+	$FC topo --from "$CAP_TMP/huge.tar.gz"
+rm -rf "$CAP_TMP/tb" && mkdir -p "$CAP_TMP/tb" && cp -a "$CAP_TMP/cap-split" "$CAP_TMP/tb/b" &&
+	ln -s /etc "$CAP_TMP/tb/b/sys/etc" && tar -czf "$CAP_TMP/out.tar.gz" -C "$CAP_TMP/tb" b
+expect "capture bad tar.gz: a link out" 3 "sys/etc: a link to '/etc', outside the bundle" -- \
+	$FC topo --from "$CAP_TMP/out.tar.gz"
+printf 'not gzip' > "$CAP_TMP/junk.tar.gz"
+expect "capture bad tar.gz: not an archive" 3 'junk.tar.gz: not a readable .tar.gz' -- \
+	$FC topo --from "$CAP_TMP/junk.tar.gz"
+rm -rf "$CAP_TMP"
