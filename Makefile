@@ -15,7 +15,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 
 # Every C file of these folders is part of the program; src/main.c holds main().
 # The order is the layering, lowest first (doc/architecture.md, scripts/layers.sh).
-SRC_DIRS := core store verbs topo gdr diag ctl pair matrix checks/preflight report plan tui lab \
+SRC_DIRS := core store verbs topo gdr diag baseline ctl pair matrix checks/preflight report plan tui lab \
 	checks/nccl/env checks/nccl/log checks/nccl/run src
 SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
@@ -121,12 +121,13 @@ bench:
 	@$(MAKE) --no-print-directory fabcheck
 	@scripts/bench.sh
 
-# The bandwidth loop's own cost per work request on the fake HCA (issue 26).
+# The bandwidth loop against perftest's on the fake HCA: ratios, and its own
+# instructions per work request by callgrind (issues 26, 40).
 build/bench_loop: tests/bench/bench_loop.c build/libfake.a build/libfabcheck.a
 	@$(if $(Q),echo "  BENCH   $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/libfake.a build/libfabcheck.a $(LIBS)
 bench-loop: build/bench_loop
-	@build/bench_loop
+	@rc=0; build/bench_loop || rc=1; scripts/bench_loop_count.sh build/bench_loop || rc=1; exit $$rc
 
 # The matrix's schedule and analysis at 512 nodes (issue 6).
 build/bench_matrix: tests/bench/bench_matrix.c build/libfabcheck.a

@@ -49,6 +49,8 @@ const char usage_matrix[] =
 	"  --import FILE        store and analyse recorded 'pair --json' documents\n"
 	"                       ({\"nodes\": [...], \"results\": [...]}) instead of testing\n"
 	"  --pace SEC           with --import: wait between results (a replay)\n"
+	"  --baseline FILE      judge each result against the fleet's baseline ('fabcheck\n"
+	"                       baseline'): more than its rule's P%% below is defective\n"
 	"  --save-evidence DIR  each pair's evidence in DIR/NNN-A-B (see 'pair --help',\n"
 	"                       doc/diagnose.md); 'fabcheck diagnose DIR' judges it again\n"
 	"  -j, --json           one JSON document on stdout\n"
@@ -252,6 +254,29 @@ static void render_matrix(FILE *f, const json_t *doc)
 }
 
 /* Each link against its own past runs (a warning per flagged link). */
+static int judge_pair(const struct fc_store_pair *p, void *arg)
+{
+	json_t *d = p->doc ? json_loads(p->doc, 0, NULL) : NULL;
+
+	if (d)
+		fc_bl_judge_doc(arg, d);
+	json_decref(d);
+	return 0;
+}
+
+/* --baseline: each stored result of the run against the fleet's baseline. */
+static void mx_baseline_doc(struct fc_store *st, int64_t run, const struct fc_baseline *bl,
+			    const char *file, json_t *doc)
+{
+	struct fc_bl_judge j;
+
+	fc_bl_judge_init(&j, bl);
+	if (fc_store_pairs(st, run, 0, judge_pair, &j))
+		fc_finding(doc, FC_WARN, "the results of run %lld could not be read back for the "
+			   "baseline %s", (long long)run, file);
+	fc_bl_judge_finish(&j, doc, file);
+}
+
 static void add_history(struct fc_store *st, const struct mx_model *m, json_t *doc)
 {
 	struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
@@ -265,8 +290,9 @@ static void add_history(struct fc_store *st, const struct mx_model *m, json_t *d
 
 /* Analyses the stored run, runs the retest when asked, and reports. */
 static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
-		  int *retest_queued, const struct fc_drain_opts *drain)
+		  int *retest_queued, const struct mx_cli *c)
 {
+	const struct fc_drain_opts *drain = &c->drain;
 	struct mx_model m;
 	json_t *doc;
 	int rc, nerr = 0, doubt;
@@ -311,6 +337,8 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
 	mx_doc_diagnoses(&m, s->st, doc);
 	add_history(s->st, &m, doc);
+	if (c->baseline)
+		mx_baseline_doc(s->st, s->run, &c->bl, c->baseline, doc);
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));
@@ -455,7 +483,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		fc_err("interrupted: run %lld keeps the results imported so far", (long long)s.run);
 		goto out_close;
 	}
-	rc = finish(ctx, &s, NULL, NULL, &c->drain);
+	rc = finish(ctx, &s, NULL, NULL, c);
 out_close:
 	mx_session_close(&s);
 out_free:
@@ -517,7 +545,7 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 			rc = rc == -EINVAL ? FC_EXIT_USAGE : FC_EXIT_CANT;
 			goto out_session;
 		}
-		rc = finish(ctx, &s, &scr, &queued, &c.drain);
+		rc = finish(ctx, &s, &scr, &queued, &c);
 	} while (queued > 0 && !rc);
 
 out_session:

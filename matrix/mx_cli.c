@@ -86,6 +86,7 @@ static const struct fc_opt mx_opts[] = {
 	FCO_STR("import", 0, import, .only = MATRIX),
 	FCO_DURATION("pace", 0, pace_s, 0, 3600, .only = MATRIX),
 	FCO_STR("save-evidence", 0, evidence_dir, .only = MATRIX),
+	FCO_STR("baseline", 0, baseline, .only = MATRIX),
 	FCO_CALL_AT("rails", 0, opt_rails, pair_args, json_t *),
 	FCO_STR("exclude-dev", 0, exclude_dev, PASSED),
 	FCO_FLAG("screen", 0, screen, .only = MATRIX),
@@ -307,6 +308,8 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 				 "runs pairs, --import reads recorded ones");
 		return FC_EXIT_USAGE;
 	}
+	if (c->baseline && fc_bl_read_file(&c->bl, c->baseline))
+		return FC_EXIT_USAGE;
 	if (c->max_rounds && !c->screen) {
 		fc_err("%s: --max-rounds bounds the screen; add --screen", argv[0]);
 		return FC_EXIT_USAGE;
@@ -320,6 +323,7 @@ void mx_cli_release(struct mx_cli *c)
 		free(c->nodes[i]);
 	free(c->nodes);
 	json_decref(c->pair_args);
+	fc_bl_release(&c->bl);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "baseline/bl_pair.h"
 #include "core/fc.h"
 #include "ctl/drain.h"
 #include "matrix/mxan.h"
@@ -35,6 +36,8 @@ struct mx_cli {
 	int fanout;	    /* --fanout: workers at once (two a pair), 0 = the default */
 	int no_mux;	    /* --no-ssh-mux */
 	struct fc_drain_opts drain; /* matrix --drain, --drain-dry-run, --resume-passed */
+	const char *baseline;	/* matrix --baseline FILE */
+	struct fc_baseline bl;	/* that file, read by mx_cli_parse */
 	/* tui only */
 	int once, max_iter;
 };

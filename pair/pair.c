@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline/bl_pair.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/util.h"
@@ -147,6 +148,8 @@ const char usage_pair[] =
 	"                      is judged on the bytes it moved by then, a slow link;\n"
 	"                      the finished tests are kept (default: no deadline)\n"
 	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
+	"  --baseline FILE     judge each bandwidth result against the fleet's baseline\n"
+	"                      ('fabcheck baseline'): more than its P%% below is defective\n"
 	"  --no-db             keep nothing\n"
 	"  --save-evidence DIR write each node's raw counters, ethtool -S/-m, PCIe\n"
 	"                      and perfquery readings before and after, with the\n"
@@ -251,6 +254,13 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 			       cfg.node[i]);
 			return FC_EXIT_USAGE;
 		}
+	}
+	if (cfg.baseline) {
+		struct fc_baseline bl;
+
+		if (fc_bl_read_file(&bl, cfg.baseline))
+			return FC_EXIT_USAGE;
+		fc_bl_release(&bl);
 	}
 	if (cfg.size && cfg.all_sizes) {
 		fc_err("pair: -s and -a exclude each other; give one");

@@ -41,6 +41,7 @@ struct pair_cfg {
 	struct fc_pair_limits lim;
 	const char *db;
 	int no_db;
+	const char *baseline; /* --baseline FILE: the fleet's (core/baseline.h) */
 	const char *evidence_dir; /* --save-evidence, or NULL */
 	/* data path knobs (verbs/test.h): --cq-mod (0: the method's),
 	 * --inline (-2: the method's), --post-list, --threads, --lat-mode
@@ -86,6 +87,8 @@ void pair_rail_gpus_check(json_t *doc, const json_t *rails, const char *node_a,
 			  const char *node_b);
 /* Keeps a finished pair document in the store (--db, unless --no-db). */
 void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
+/* --baseline: the results of @doc against the fleet's baseline. */
+void pair_judge_baseline(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and

@@ -225,6 +225,7 @@ const struct fc_opts pair_spec = {
 		FCO_DURATION("deadline", 0, deadline, 1, 7 * 86400),
 		FCO_STR("db", 0, db),
 		FCO_FLAG("no-db", 0, no_db),
+		FCO_STR("baseline", 0, baseline),
 		FCO_STR("save-evidence", 0, evidence_dir),
 		FCO_CALL("use-cuda", 0, opt_use_cuda, optional_argument),
 		FCO_CALL("gdr", 0, opt_gdr, ARG),

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "baseline/bl_pair.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -384,6 +385,24 @@ void pair_render(FILE *f, const json_t *doc)
 		fprintf(f, "\nkept as run %d in %s\n",
 			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
 			fc_jstr(json_object_get(doc, "store"), "path", "?"));
+}
+
+void pair_judge_baseline(const struct pair_cfg *cfg, json_t *doc)
+{
+	struct fc_baseline bl;
+	struct fc_bl_judge j;
+
+	if (!cfg->baseline)
+		return;
+	if (fc_bl_read_file(&bl, cfg->baseline)) {
+		fc_finding(doc, FC_WARN, "not judged against the baseline %s: it could not be read "
+			   "again (see above)", cfg->baseline);
+		return;
+	}
+	fc_bl_judge_init(&j, &bl);
+	fc_bl_judge_doc(&j, doc);
+	fc_bl_judge_finish(&j, doc, cfg->baseline);
+	fc_bl_release(&bl);
 }
 
 void pair_store_run(const struct pair_cfg *cfg, json_t *doc)

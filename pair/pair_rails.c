@@ -321,8 +321,10 @@ static json_t *side(const json_t *child_side, const struct fc_rail_port *p)
 {
 	json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "device", p->dev, "port", p->port, "netdev",
 			      p->netdev, "subnet", p->subnet);
-	static const char *const keep[] = { "gpu", "gpu_bus_id", "gpu_distance", "gpu_count",
-					    "memory", "mtu", "gid_index" };
+	static const char *const keep[] = { "gpu",	   "gpu_bus_id", "gpu_distance",
+					    "gpu_count",   "memory",	 "mtu",
+					    "gid_index",   "rate_gbps",	 "link_layer",
+					    "hca" };
 
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 		if (json_object_get(child_side, keep[i]))
@@ -675,6 +677,7 @@ out_emit:
 		json_decref(x.loaded[r]);
 	}
 	fc_rail_map_release(&x.map);
+	pair_judge_baseline(cfg, x.doc);
 	pair_store_run(cfg, x.doc);
 	rc = fc_emit(ctx, x.doc, rails_render);
 	return x.exit ? x.exit : rc;

@@ -660,6 +660,7 @@ int pair_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	pair_ev_finish(p.doc, &evs, p.ev, cfg);
 	json_decref(p.ev[0]);
 	json_decref(p.ev[1]);
+	pair_judge_baseline(cfg, p.doc);
 	pair_store_run(cfg, p.doc);
 	ctx->stop_sig = fc_stop ? fc_stop_sig : 0; /* fc_out_finish ends as by it */
 	rc = fc_emit(ctx, p.doc, pair_render);

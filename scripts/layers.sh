@@ -11,7 +11,7 @@ rank() {
 	case $1 in
 	core) echo 0 ;;
 	store | verbs | topo) echo 1 ;;
-	gdr | diag) echo 2 ;;
+	gdr | diag | baseline) echo 2 ;;
 	ctl) echo 3 ;;
 	pair) echo 4 ;;
 	matrix) echo 5 ;;

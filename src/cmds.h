@@ -22,6 +22,7 @@ int cmd_preflight_probe(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_health(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_soak(struct fc_ctx *ctx, int argc, char **argv);
 int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv);
+int cmd_baseline(struct fc_ctx *ctx, int argc, char **argv);
 
 extern const char usage_devices[];
 extern const char usage_lab[];
@@ -41,5 +42,6 @@ extern const char usage_preflight_probe[];
 extern const char usage_health[];
 extern const char usage_soak[];
 extern const char usage_diagnose[];
+extern const char usage_baseline[];
 
 #endif

@@ -59,6 +59,8 @@ static const struct fc_cmd commands[] = {
 	CMD("nccl", nccl, "NCCL checks: check-log (NCCL_DEBUG=INFO output), env (NCCL_* settings)",
 	    .own_help = 1),
 	CMD("topo", topo, "GPUs, HCAs, PCIe distances, NVLink islands, nearest HCA, NCCL settings"),
+	CMD("baseline", baseline,
+	    "learn the fleet's bandwidth baseline per fabric profile from the stored results"),
 	CMD("plan", plan, "communication arithmetic: DDP/ZeRO traffic per step and its time per fabric"),
 	{ .name = "version", .run = cmd_version, .usage = "usage: fabcheck version [--json]\n",
 	  .summary = "print the version" },

@@ -19,23 +19,31 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "verbs/chain.h"
 #include "verbs/test.h"
 
 #define BW_WC_BATCH 32
 /* Empty polls in a row before the loop yields the CPU. */
 #define BW_IDLE_SPINS 64
+/* Loop turns without a completion between two readings of the clock (the
+ * deadline, the controller and -D's end): a clock_gettime costs more than
+ * an empty poll, and a completion reads the clock anyway. */
+#define BW_CLOCK_SPINS 256
+#define BW_LINE 64 /* a cache line: what one thread writes often, apart */
 
 #define BW_MAX_CHAIN 1024
 
-/* What the threads of one test share. */
+/* What the threads of one test share: the stop flag every thread reads
+ * each turn on a line of its own, apart from the counter they all add to. */
 struct bw_shared {
-	int stop;	      /* set (atomically) by a thread that failed */
-	uint64_t bytes;	      /* timed bytes of every thread, for the samples */
+	_Alignas(BW_LINE) int stop; /* set (atomically) by a thread that failed */
+	_Alignas(BW_LINE) uint64_t bytes; /* timed bytes of every thread, for the samples */
 	uint64_t t0_ns;	      /* the first timed post of any thread: the log's one start */
 };
 
+/* One thread's state, on cache lines of its own (aligned_alloc). */
 struct bw_run {
-	struct vb_res *r;
+	_Alignas(BW_LINE) struct vb_res *r;
 	int k, nthr;	      /* this thread drives the QPs q with q % nthr == k */
 	struct ibv_cq *scq, *rcq;
 	struct bw_shared *sh;
@@ -48,7 +56,16 @@ struct bw_run {
 	uint64_t posted[VB_MAX_QPS], done[VB_MAX_QPS];
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
-	uint64_t slot, nslots; /* the next slot, of the cycle's (perftest's steps) */
+	uint64_t qslot[VB_MAX_QPS]; /* each QP's next slot, of the cycle's (perftest's steps) */
+	uint64_t nslots;
+	/* Each owned QP's chain, built once (bw_chains) and re-posted; the
+	 * last list of a pass is built request by request in wrs (bw_build). */
+	struct vb_chain chain[VB_MAX_QPS];
+	struct ibv_send_wr *cwrs;
+	struct ibv_sge *csges;
+	uint32_t nslots_list; /* the post list's length, mod the cycle's slots */
+	double now;	      /* the clock as last read */
+	struct ibv_wc wc[BW_WC_BATCH];
 	struct ibv_send_wr wrs[BW_MAX_CHAIN];
 	struct ibv_sge sges[BW_MAX_CHAIN];
 	int fins;
@@ -69,12 +86,12 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint32_t imm = 1;
-	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->slot;
+	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->qslot[q];
 	uint64_t off = vb_test_offset(t, q, slot);
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 
 	/* the next slot, kept below the cycle's (no division per request) */
-	b->slot = b->slot + 1 >= b->nslots ? 0 : b->slot + 1;
+	b->qslot[q] = b->qslot[q] + 1 >= b->nslots ? 0 : b->qslot[q] + 1;
 	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)(t->op == VB_READ ? vb_rx(r, 0) : vb_tx(r, 0)) + off,
 		.length = (uint32_t)t->size,
@@ -111,23 +128,86 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 		b->last_posted[q] = 1;
 }
 
-/* Posts @n chained work requests on QP @q in one ibv_post_send. */
-static int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n)
+/* Says why a post on QP @q failed (out of the loop's way). */
+static __attribute__((noinline, cold)) int bw_post_failed(struct bw_run *b, int q,
+							   struct ibv_send_wr *wrs,
+							   struct ibv_send_wr *bad, int n, int err)
 {
 	struct vb_res *r = b->r;
-	struct ibv_send_wr *bad;
-	int err;
 
-	for (int i = 0; i + 1 < n; i++)
-		wrs[i].next = &wrs[i + 1];
-	err = ibv_post_send(r->qp[q], wrs, &bad);
-	if (err) {
-		fc_err("%s qp 0x%x: cannot post %d %s%s of %llu bytes (request %d of the list): %s",
-		       r->pi->dev, r->qp[q]->qp_num, n, vb_op_name(b->t->op), n > 1 ? "s" : "",
-		       (unsigned long long)b->t->size, (int)(bad - wrs) + 1, strerror(err));
-		return -err;
-	}
+	fc_err("%s qp 0x%x: cannot post %d %s%s of %llu bytes (request %d of the list): %s",
+	       r->pi->dev, r->qp[q]->qp_num, n, vb_op_name(b->t->op), n > 1 ? "s" : "",
+	       (unsigned long long)b->t->size, (int)(bad - wrs) + 1, strerror(err));
+	return -err;
+}
+
+/* Posts the @n chained work requests @wrs on QP @q in one ibv_post_send. */
+static inline int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n)
+{
+	struct ibv_send_wr *bad;
+	int err = ibv_post_send(b->r->qp[q], wrs, &bad);
+
+	if (__builtin_expect(err != 0, 0))
+		return bw_post_failed(b, q, wrs, bad, n, err);
 	b->posted_all += (uint64_t)n;
+	return 0;
+}
+
+/* Builds request by request the list of QP @q that holds its last request
+ * (or, validated, any list: each request has its own slot and number). */
+static int bw_post_built(struct bw_run *b, int q, int list, uint64_t target, int stopping,
+			 int fin)
+{
+	int n = 0;
+
+	while (n < list && !b->last_posted[q]) {
+		int last = stopping || b->posted[q] + 1 >= target;
+
+		bw_build(b, q, last, fin && last, &b->wrs[n], &b->sges[n]);
+		vb_chain_lost(&b->chain[q]);
+		b->wrs[n].next = NULL;
+		if (n)
+			b->wrs[n - 1].next = &b->wrs[n];
+		n++;
+	}
+	return bw_post_chain(b, q, b->wrs, n);
+}
+
+/* Re-posts QP @q's chain: its signalled requests and addresses moved on. */
+static int bw_post_again(struct bw_run *b, int q)
+{
+	struct vb_chain *c = &b->chain[q];
+	uint64_t s = b->qslot[q] + b->nslots_list;
+	uint32_t p = b->since_sig[q] + (uint32_t)c->lmod;
+
+	vb_chain_aim(c, b->qslot[q], b->since_sig[q]);
+	b->qslot[q] = s >= b->nslots ? s - b->nslots : s;
+	b->since_sig[q] = p >= (uint32_t)c->cq_mod ? p - (uint32_t)c->cq_mod : p;
+	b->posted[q] += (uint64_t)c->len;
+	return bw_post_chain(b, q, c->wr, c->len);
+}
+
+/* Builds the chain of every QP this thread drives, once per test. */
+static int bw_chains(struct bw_run *b)
+{
+	const struct vb_test *t = b->t;
+	int list = t->post_list > 1 ? t->post_list : 1, own = 0;
+
+	if (!t->active || t->val)
+		return 0;
+	for (int q = b->k; q < b->r->nqps; q += b->nthr)
+		own++;
+	b->cwrs = calloc((size_t)own * (size_t)list, sizeof(*b->cwrs));
+	b->csges = calloc((size_t)own * (size_t)list, sizeof(*b->csges));
+	if (!b->cwrs || !b->csges) {
+		fc_err("cannot hold %d work requests per QP for %d QPs: out of memory", list, own);
+		return -ENOMEM;
+	}
+	for (int q = b->k, i = 0; q < b->r->nqps; q += b->nthr, i++)
+		vb_chain_init(&b->chain[q], b->r, t, q, list, b->cwrs + (size_t)i * (size_t)list,
+			      b->csges + (size_t)i * (size_t)list);
+	/* the slots a post moves on (none where the chain stays in place) */
+	b->nslots_list = (uint32_t)b->chain[b->k].lslots;
 	return 0;
 }
 
@@ -155,28 +235,30 @@ static int bw_log_start(struct bw_run *b)
 	return 0;
 }
 
-/* Posts what the window allows on every QP. */
+/* Posts what the window allows on every QP: its chain again, or built
+ * request by request for the list that ends the pass (and validated). */
 static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 {
 	struct vb_res *r = b->r;
-
-	int list = b->t->post_list > 1 ? b->t->post_list : 1;
+	int list = b->t->post_list > 1 ? b->t->post_list : 1, val = b->t->val != NULL;
 
 	for (int q = b->k; q < r->nqps; q += b->nthr) {
+		/* the requests this QP may post before its last list */
+		uint64_t fast = val || stopping || target < (uint64_t)list ? 0 : target - (uint64_t)list;
+
+		if (!b->t_first)
+			bw_first_post(b, fc_now());
 		/* A whole list at a time (perftest posts only full lists too). */
-		while (!b->last_posted[q] &&
-		       b->posted[q] - b->done[q] + (uint64_t)list <= b->window) {
-			int n = 0, err;
+		while (b->posted[q] - b->done[q] + (uint64_t)list <= b->window) {
+			int err;
 
-			if (!b->t_first)
-				bw_first_post(b, fc_now());
-			while (n < list && !b->last_posted[q]) {
-				int last = stopping || b->posted[q] + 1 >= target;
-
-				bw_build(b, q, last, fin && last, &b->wrs[n], &b->sges[n]);
-				n++;
-			}
-			if ((err = bw_post_chain(b, q, b->wrs, n)))
+			if (b->posted[q] < fast)
+				err = bw_post_again(b, q);
+			else if (!b->last_posted[q])
+				err = bw_post_built(b, q, list, target, stopping, fin);
+			else
+				break;
+			if (err)
 				return err;
 		}
 	}
@@ -205,19 +287,17 @@ static int bw_sample(struct bw_run *b, double now)
 	return 0;
 }
 
-static int bw_poll_send(struct bw_run *b)
+/* The @n send completions in b->wc. */
+static int bw_reap_send(struct bw_run *b, int n)
 {
-	struct ibv_wc wc[BW_WC_BATCH];
-	int n = ibv_poll_cq(b->scq, BW_WC_BATCH, wc);
+	struct ibv_wc *wc = b->wc;
 	double now;
 
 	if (n < 0) {
 		fc_err("%s: polling the send completion queue failed", b->r->pi->dev);
 		return -EIO;
 	}
-	if (!n)
-		return 0;
-	now = fc_now();
+	now = b->now = fc_now();
 	for (int i = 0; i < n; i++) {
 		int q = (int)(wc[i].wr_id >> 32);
 		uint64_t cnt = wc[i].wr_id & 0xffffffffu;
@@ -243,6 +323,14 @@ static int bw_poll_send(struct bw_run *b)
 	b->t_last = now;
 	b->clk.last_progress = now;
 	return bw_sample(b, now);
+}
+
+/* An empty poll costs the poll alone. */
+static inline int bw_poll_send(struct bw_run *b)
+{
+	int n = ibv_poll_cq(b->scq, BW_WC_BATCH, b->wc);
+
+	return n ? bw_reap_send(b, n) : 0;
 }
 
 static int bw_poll_recv(struct bw_run *b)
@@ -276,7 +364,7 @@ static int bw_poll_recv(struct bw_run *b)
 			return -EIO;
 	}
 	if (n)
-		b->clk.last_progress = fc_now();
+		b->clk.last_progress = b->now = fc_now();
 	return 0;
 }
 
@@ -307,13 +395,24 @@ static void bw_trim(struct bw_run *b, double end, double duration)
 	vb_pt_window(end - duration, duration, &b->win_lo, &b->win_hi);
 }
 
+/* The checks of a turn at b->now: another thread's failure, the end of a
+ * run of @end (*stopping_p), the deadline and the controller. */
+static int bw_turn(struct bw_run *b, double end, int *stopping_p)
+{
+	if (b->nthr > 1 && __atomic_load_n(&b->sh->stop, __ATOMIC_RELAXED))
+		return -ECANCELED;
+	if (end && b->now >= end)
+		*stopping_p = 1;
+	return vb_clock_tick(b->r, &b->clk, b->now);
+}
+
 /* One pass: @per_qp requests on every QP (or @duration seconds). */
 static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed)
 {
 	const struct vb_test *t = b->t;
 	int fin = timed && (t->op == VB_SEND || (t->op == VB_WRITE && t->val));
 	double end = 0;
-	int stopping = 0, err = 0, idle = 0;
+	int stopping = 0, err = 0, idle = 0, spins = 0;
 	uint64_t seen;
 
 	memset(b->posted, 0, sizeof(b->posted));
@@ -322,40 +421,44 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	memset(b->last_posted, 0, sizeof(b->last_posted));
 	b->timed = timed;
 	b->t_first = 0;
+	b->now = fc_now();
 	if (duration > 0) {
-		end = fc_now() + duration;
+		end = b->now + duration;
 		per_qp = UINT64_MAX;
 		bw_trim(b, end, duration);
 	}
-	for (;;) {
-		double now = fc_now();
-		int sends_done = !t->active || bw_sends_done(b);
-
-		if (sends_done && (!timed || !t->passive || b->fins >= bw_owned(b)))
-			break;
-		if (b->nthr > 1 && __atomic_load_n(&b->sh->stop, __ATOMIC_RELAXED)) {
-			err = -ECANCELED;
-			break;
-		}
-		if (end && now >= end)
-			stopping = 1;
-		seen = b->clk.done;
-		if (t->active && (err = bw_fill(b, per_qp, stopping, fin)))
-			break;
-		if (t->active && (err = bw_poll_send(b)))
-			break;
-		if (t->passive && (err = bw_poll_recv(b)))
-			break;
-		/* Nothing completed for a while: on a software provider (rxe,
-		 * siw) let the kernel run, its data path is kernel threads on
-		 * the same CPUs; a hardware HCA's loop never gives its core up
-		 * (it would delay the last completion's time stamp). */
-		idle = b->r->soft && b->clk.done == seen ? idle + 1 : 0;
-		if (idle >= BW_IDLE_SPINS) {
+	/* What follows a completion (the end, the fill, the clock's checks)
+	 * runs only after one, or after BW_CLOCK_SPINS empty turns: an
+	 * empty turn is the polls alone, as in perftest's loop. */
+	for (seen = UINT64_MAX;;) {
+		if (b->clk.done != seen) {
+			seen = b->clk.done;
+			idle = spins = 0;
+			if ((!t->active || bw_sends_done(b)) &&
+			    (!timed || !t->passive || b->fins >= bw_owned(b)))
+				break;
+			if ((err = bw_turn(b, end, &stopping)) ||
+			    (t->active && (err = bw_fill(b, per_qp, stopping, fin))))
+				break;
+		} else if (++spins >= BW_CLOCK_SPINS) {
+			spins = 0;
+			b->now = fc_now();
+			if ((err = bw_turn(b, end, &stopping)))
+				break;
+			if (stopping)
+				seen = UINT64_MAX; /* the last lists, now */
+		} else if (b->r->soft && ++idle >= BW_IDLE_SPINS) {
+			/* Nothing completed for a while: on a software provider
+			 * (rxe, siw) let the kernel run, its data path is kernel
+			 * threads on the same CPUs; a hardware HCA's loop never
+			 * gives its core up (it would delay the last completion's
+			 * time stamp). */
 			sched_yield();
 			idle = 0;
 		}
-		if ((err = vb_clock_tick(b->r, &b->clk, now)))
+		if (t->active && (err = bw_poll_send(b)))
+			break;
+		if (t->passive && (err = bw_poll_recv(b)))
 			break;
 	}
 	return err;
@@ -370,6 +473,8 @@ static int bw_both(struct bw_run *b)
 
 	vb_clock_start(&b->clk, t->active ? "sending" : "receiving");
 	b->clk.quiet = b->k > 0;
+	if ((err = bw_chains(b)))
+		return err;
 	/* Warm-up: untimed (t->warmup requests per QP, none when 0). */
 	if (t->active && warm)
 		err = bw_pass(b, warm, 0, 0);
@@ -446,7 +551,7 @@ static int bw_scratch(struct bw_run *bs, int n, const struct vb_test *t)
 int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 {
 	int n = t->threads > 1 ? t->threads : 1;
-	struct bw_run *bs = calloc((size_t)n, sizeof(*bs));
+	struct bw_run *bs = aligned_alloc(BW_LINE, (size_t)n * sizeof(*bs));
 	struct bw_shared sh = { 0 };
 	double first = 0, last = 0;
 	uint64_t bytes = 0;
@@ -489,8 +594,11 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 		if (res->have_bw)
 			fc_bwlog_end(&res->bw, last, bytes);
 	}
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		free(bs[k].scratch);
+		free(bs[k].cwrs);
+		free(bs[k].csges);
+	}
 	free(bs);
 	return err;
 }

@@ -183,6 +183,7 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 		return -EINVAL;
 	}
 	r->vendor_id = da.vendor_id;
+	r->part_id = da.vendor_part_id;
 	/* drivers/infiniband/sw: rxe's RXE_VENDOR_ID 0xffffff, siw's
 	 * SIW_VENDOR_ID 0x626d74 ("bmt"); the names rdma link add gives */
 	r->soft = da.vendor_id == 0xffffff || da.vendor_id == 0x626d74 ||
@@ -404,6 +405,8 @@ json_t *vb_res_json(const struct vb_res *r)
 		      (int)r->nslots, "qpn", qpn, "psn", psn, "rd_atom", r->rd_atom,
 		      "max_inline", r->max_inline, "netdev", r->pi->netdev);
 	json_object_set_new(o, "width", json_string(fc_port_width_name(r->pi->width)));
+	/* The HCA model, as the fleet's baseline keys it (core/baseline.h). */
+	json_object_set_new(o, "hca", json_sprintf("0x%x:%u", r->vendor_id, r->part_id));
 	json_object_set_new(o, "rate", json_string(fc_port_speed_name(r->pi->speed, r->pi->speed_ex)));
 	/* The link facts the controller needs for the payload ceiling at the
 	 * path MTU (core/payload.h). */

@@ -81,6 +81,7 @@ struct vb_res {
 	int tx_depth, rx_depth;
 	int max_inline;		     /* what the QPs accept */
 	uint32_t vendor_id;	     /* ibv_device_attr.vendor_id */
+	uint32_t part_id;	     /* ibv_device_attr.vendor_part_id: the HCA model (4129: ConnectX-7) */
 	int soft;		     /* a software provider (rxe, siw): its data path is kernel threads */
 	/* perftest's receive buffers (VB_CYCLE_PAGE; recv_region 0: the
 	 * slots): receive k of QP q at rx + (q % recv_nregions) * recv_region

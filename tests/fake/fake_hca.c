@@ -9,6 +9,15 @@
 #include <sys/mman.h>
 
 #define FK_PAGE 4096
+#define FK_MARK 0xfa4ec0deu /* a request this fake saw posted (fk_fresh) */
+
+/* Counts @wr as built anew unless it carries the mark, and marks it. */
+static void mark(struct fk_qp *qp, struct ibv_send_wr *wr)
+{
+	if (wr->qp_type.xrc.remote_srqn != FK_MARK)
+		qp->fresh++;
+	wr->qp_type.xrc.remote_srqn = FK_MARK;
+}
 
 static struct fk_side *cq_side(struct ibv_cq *cq)
 {
@@ -151,7 +160,9 @@ static int solo_post_send(struct fk_qp *qp, struct ibv_send_wr *wr, struct ibv_s
 {
 	struct fk_cq *c = (struct fk_cq *)qp->qp.send_cq;
 
+	qp->posts++;
 	for (; wr; wr = wr->next) {
+		mark(qp, wr);
 		if (qp->sq_used >= qp->cap_sq) {
 			qp->side->enomem++;
 			*bad = wr;
@@ -187,9 +198,11 @@ static int fk_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 	if (!qp->side->peer)
 		return solo_post_send(qp, wr, bad);
 	pthread_mutex_lock(qp->link);
+	qp->posts++;
 	for (; wr; wr = wr->next) {
 		struct fk_msg *m;
 
+		mark(qp, wr);
 		if (qp->sq_used >= qp->cap_sq) {
 			qp->side->enomem++;
 			*bad = wr;
@@ -376,6 +389,16 @@ void fk_set_delay(struct fk_side *s, int polls)
 uint64_t fk_sent(const struct fk_side *s, int q)
 {
 	return s->qp[q].sent;
+}
+
+uint64_t fk_posts(const struct fk_side *s, int q)
+{
+	return s->qp[q].posts;
+}
+
+uint64_t fk_fresh(const struct fk_side *s, int q)
+{
+	return s->qp[q].fresh;
 }
 
 uint64_t fk_overruns(const struct fk_side *s)

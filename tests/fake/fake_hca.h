@@ -19,6 +19,11 @@
  * of one message not written (a partial write: a page, or fewer bytes).
  * Without a peer (loop only) nothing is copied and sends need no receive:
  * the loop's own cost.
+ *
+ * It tells a request posted again unchanged from one built anew: after a
+ * post it marks each request in the XRC field (qp_type.xrc.remote_srqn,
+ * which an RC QP ignores); a request without the mark was built (or
+ * zero-filled) since it was last posted.
  */
 #ifndef FC_FAKE_HCA_H
 #define FC_FAKE_HCA_H
@@ -73,6 +78,8 @@ struct fk_qp {
 	uint64_t sent;		  /* messages executed */
 	uint64_t imms;		  /* of those, with an immediate value */
 	uint64_t posted;	  /* requests accepted */
+	uint64_t posts;		  /* ibv_post_send calls */
+	uint64_t fresh;		  /* requests posted that were built since the last post (fk_fresh) */
 	int64_t cap_sq;		  /* max_send_wr (vb_qp_init_attr: tx_depth + 1) */
 	int cap_rq;		  /* max_recv_wr (rx_depth) */
 };
@@ -116,6 +123,10 @@ void fk_side_free(struct fk_side *s);
 void fk_set_delay(struct fk_side *s, int polls);
 /* A side's send requests executed, and accepted, on QP @q. */
 uint64_t fk_sent(const struct fk_side *s, int q);
+/* ibv_post_send calls on QP @q of @s, and the requests among those
+ * posted that were built since their last post (fk_fresh). */
+uint64_t fk_posts(const struct fk_side *s, int q);
+uint64_t fk_fresh(const struct fk_side *s, int q);
 /* Completions lost to full CQs on @s (0 on a correct loop). */
 uint64_t fk_overruns(const struct fk_side *s);
 

@@ -1,0 +1,141 @@
+/*
+ * The bandwidth loop's work-request chains (verbs/chain.c, verbs/bw.c) on
+ * the fake HCA: each QP's chain is built once per test and posted again
+ * (the fake counts the posts and the requests built since their last
+ * post), and the requests posted again land where the slots say.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "core/fc.h"
+#include "tests/fake/fake_hca.h"
+
+static void pair_up(struct fk_side *a, struct fk_side *b, int nqps, int threads, uint64_t size)
+{
+	struct fk_cfg c = { .nqps = nqps, .tx_depth = 128, .threads = threads, .max_size = size,
+			    .timeout = 5, .max_inline = 236 };
+
+	assert_int_equal(fk_side_init(a, &c), 0);
+	assert_int_equal(fk_side_init(b, &c), 0);
+	fk_connect(a, b);
+}
+
+static struct vb_test write_test(enum vb_method m, uint64_t iters, int post_list, int threads)
+{
+	return (struct vb_test){ .op = VB_WRITE, .size = 64, .iters = iters, .active = 1,
+				 .interval = 0.1, .method = m, .warmup = VB_KNOB_DEFAULT,
+				 .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+				 .cycle = VB_CYCLE_DEFAULT, .post_list = post_list,
+				 .threads = threads };
+}
+
+static uint64_t lists(uint64_t n, int len)
+{
+	return (n + (uint64_t)len - 1) / (uint64_t)len;
+}
+
+/* Each QP: one ibv_post_send per list, and no request built in the steady
+ * state: the chain's own (one list) and the list that ends each pass. */
+static void test_chain_built_once(void **state)
+{
+	static const int ls[] = { 1, 8, 32 }, ths[] = { 1, 2 };
+	static const enum vb_method ms[] = { VB_METHOD_FABCHECK, VB_METHOD_PERFTEST };
+
+	(void)state;
+	for (size_t mi = 0; mi < FC_ARRAY_SIZE(ms); mi++)
+		for (size_t li = 0; li < FC_ARRAY_SIZE(ls); li++)
+			for (size_t ti = 0; ti < FC_ARRAY_SIZE(ths); ti++) {
+				struct fk_side a, b;
+				uint64_t iters = 200 * (uint64_t)ls[li] + 3;
+				struct vb_test t = write_test(ms[mi], iters, ls[li], ths[ti]);
+				struct vb_result res;
+				uint64_t warm, passes;
+
+				pair_up(&a, &b, 3, ths[ti], 64);
+				if (ms[mi] == VB_METHOD_FABCHECK)
+					t.warmup = VB_KNOB_ON;
+				assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+				assert_int_equal(vb_test_prepare(&a.r, &t), 0);
+				assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
+				assert_int_equal(res.msgs, 3 * iters);
+				warm = t.warmup > 0 ? (uint64_t)t.warmup : 0;
+				passes = warm ? 2 : 1;
+				for (int q = 0; q < 3; q++) {
+					uint64_t fresh = fk_fresh(&a, q);
+
+					assert_int_equal(fk_posts(&a, q),
+							 lists(warm, ls[li]) + lists(iters, ls[li]));
+					if (fresh > (passes + 1) * (uint64_t)ls[li])
+						fail_msg("%s --post-list %d --threads %d: QP %d: %llu of %llu requests built anew, at most %llu",
+							 vb_method_name(ms[mi]), ls[li], ths[ti], q,
+							 (unsigned long long)fresh,
+							 (unsigned long long)(warm + iters),
+							 (unsigned long long)((passes + 1) * (uint64_t)ls[li]));
+				}
+				vb_result_release(&res);
+				fk_side_free(&a);
+				fk_side_free(&b);
+			}
+}
+
+/* Message i of QP q lands at slot i of its cycle (fabcheck's slots, or
+ * perftest's page steps; perftest keeps a list's requests in place): with
+ * a pattern in the sender's buffer, every slot reached holds it at the
+ * receiver, the chain moved on and wrapped round the cycle. */
+static void check_slots(enum vb_method m, int post_list)
+{
+	struct fk_side a, b;
+	struct vb_test t = write_test(m, 1, post_list, 1);
+	struct vb_result res;
+	uint64_t half, n, reach;
+
+	pair_up(&a, &b, 2, 1, 64);
+	t.warmup = 0;
+	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+	n = m == VB_METHOD_PERFTEST ? t.pt_nsteps : t.cyc_nslots;
+	t.iters = 2 * n + 5;
+	assert_int_equal(vb_test_prepare(&a.r, &t), 0);
+	half = (uint64_t)a.r.stride * a.r.nslots;
+	for (uint64_t i = 0; i < half; i++)
+		a.r.buf[i] = (uint8_t)(i * 131 + 7);
+	memset(b.r.buf + half, 0, (size_t)half);
+	assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
+	reach = m == VB_METHOD_PERFTEST && post_list > 1 && (uint64_t)post_list < n ?
+			(uint64_t)post_list : n;
+	for (int q = 0; q < 2; q++)
+		for (uint64_t k = 0; k < reach; k++) {
+			uint64_t off = vb_test_offset(&t, q, k);
+
+			if (memcmp(b.r.buf + half + off, a.r.buf + off, 64))
+				fail_msg("%s --post-list %d: QP %d, slot %llu of %llu (offset %llu) not written",
+					 vb_method_name(m), post_list, q, (unsigned long long)k,
+					 (unsigned long long)n, (unsigned long long)off);
+		}
+	vb_result_release(&res);
+	fk_side_free(&a);
+	fk_side_free(&b);
+}
+
+static void test_chain_slots(void **state)
+{
+	(void)state;
+	check_slots(VB_METHOD_FABCHECK, 1);
+	check_slots(VB_METHOD_FABCHECK, 7);
+	check_slots(VB_METHOD_FABCHECK, 32);
+	check_slots(VB_METHOD_PERFTEST, 1);
+	check_slots(VB_METHOD_PERFTEST, 32);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_built_once),
+		cmocka_unit_test(test_chain_slots),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
