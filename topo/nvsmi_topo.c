@@ -242,19 +242,26 @@ static int first_node(const char *s)
 /* The affinity columns of GPU row @row from word @i on: CPU affinity, NUMA
  * affinity, GPU NUMA ID, as many as the header names. One word short with a
  * CPU list that runs into digits: the blank before the NUMA affinity was lost
- * ("0-45,92-1370", tests/real/topo/gh-sglang-21210_...). */
+ * ("0-45,92-1370", tests/real/topo/gh-sglang-21210_...). Words short and the
+ * first no CPU list: the affinity cells are empty (a VM prints none,
+ * tests/real/topo/idx8361423075_...), the words are the last columns. */
 static void parse_affinity(const struct toks *tk, int i, int row, struct nvsmi_topo *m)
 {
-	int want = m->has_cpu_aff + m->has_numa_aff + m->has_gpu_numa;
-	int fused = m->has_cpu_aff && m->has_numa_aff && tk->n - i == want - 1 && i < tk->n &&
+	int want = m->has_cpu_aff + m->has_numa_aff + m->has_gpu_numa, have = tk->n - i;
+	int fused = m->has_cpu_aff && m->has_numa_aff && have == want - 1 && i < tk->n &&
 		    nvsmi_split_fused_affinity(tk->t[i], m->cpu_aff[row], sizeof(m->cpu_aff[row]),
 					       m->numa_list[row], sizeof(m->numa_list[row]));
+	int empty = !fused && have > 0 && have < want && !nvsmi_cpu_list(tk->t[i]) ? want - have : 0;
 
 	if (fused)
 		i++;
+	else if (m->has_cpu_aff && empty)
+		empty--;
 	else if (m->has_cpu_aff && i < tk->n)
 		scopy(m->cpu_aff[row], sizeof(m->cpu_aff[row]), tk->t[i++]);
-	if (m->has_numa_aff && !fused && i < tk->n)
+	if (m->has_numa_aff && !fused && empty)
+		empty--;
+	else if (m->has_numa_aff && !fused && i < tk->n)
 		scopy(m->numa_list[row], sizeof(m->numa_list[row]), tk->t[i++]);
 	m->numa_aff[row] = first_node(m->numa_list[row]);
 	if (m->has_gpu_numa && i < tk->n) {

@@ -10,6 +10,8 @@ void nvsmi_strip_sgr(char *line);
 /* True when the @len bytes at @s are only a rule or a column bar a person drew:
  * '-', '=', '+', '|', ':' and the box-drawing characters (U+2500-U+257F). */
 int nvsmi_rule_word(const char *s, size_t len);
+/* 1 when @s is a whole CPU list as nvidia-smi prints it ("0-47,96-143"). */
+int nvsmi_cpu_list(const char *s);
 /*
  * A CPU affinity that lost the blank before the NUMA affinity: "0-45,92-1370"
  * is "0-45,92-137" and node "0". Splits off the shortest digit tail that leaves

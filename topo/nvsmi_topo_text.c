@@ -97,6 +97,11 @@ static int cpu_list_ok(const char *s, size_t len)
 	return last >= 0;
 }
 
+int nvsmi_cpu_list(const char *s)
+{
+	return cpu_list_ok(s, strlen(s));
+}
+
 int nvsmi_split_fused_affinity(const char *tok, char *cpu, size_t cpu_len, char *numa,
 			       size_t numa_len)
 {

@@ -3,7 +3,7 @@
  * Run with a scratch corpus folder FIRST: libFuzzer writes new inputs into the
  * first folder it is given, so never make that the shared fixtures:
  *   ./fuzz_topo -max_total_time=20 "$(mktemp -d)" "$FABCHECK_SHARED/fixtures/topo"
- * fuzz-seeds: $SHARED/fixtures/topo/[[:alnum:]]*.txt tests/real/topo/*.txt
+ * fuzz-seeds: $SHARED/fixtures/topo/[[:alnum:]]*.txt tests/real/topo/[[:alnum:]]*.txt
  */
 #include <stdint.h>
 #include <stdlib.h>
