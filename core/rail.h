@@ -6,22 +6,21 @@
  * on RoCE the IP subnet of the port's net device, on InfiniBand the subnet
  * prefix. Rails are matched by that network, not by device name; the name of
  * a rail is the device most of its nodes have on it, and rails are numbered
- * in the natural order of those names (mlx5_2 before mlx5_10). A port out of
- * its node's position order (NUMA node, PCI address) is a swapped cable,
- * whatever its name (server models name their HCAs differently); a network that
+ * in the natural order of those names (mlx5_2 before mlx5_10). A port whose
+ * device differs from its rail's name is a swapped cable; a network that
  * only one node has is a port that matches no rail of its peers; two ports
  * of one node on one network is two rails on one subnet. When the ports
  * carry no network (or every InfiniBand port shares one subnet prefix, as on
  * a fabric with one subnet manager) rails are matched by device name, and
- * the map says so. Where every port reports the leaf it reaches (on
- * InfiniBand the switch's node GUID and description read over umad, on
- * Ethernet the LLDP neighbour), rails are matched by that leaf, a rail may
- * span several leaves (one a scalable unit) and a leaf may carry several
- * rails (core/rail_reach.c); a port's position only orders the rails.
+ * the map says so. On InfiniBand, where every port reports the switch it
+ * reaches (the node GUID of its neighbour, read over umad), rails are
+ * matched by that switch instead, when there is one switch per rail (as
+ * many switches as a node has ports: a rack or one scalable unit); a rail
+ * that spans several leaf switches falls back to the subnet or the name.
  *
  * Routed RoCE (each port in its own /31, /30, /127 or /126 to its leaf):
  * every subnet differs, so the leaf names the rail: the LLDP neighbour
- * (as above), else the port's position (its
+ * (chassis) where every port reports one, else the port's position (its
  * NUMA node and PCIe address, in order, on every node of a uniform rack),
  * which the map marks as assumed; where every port has a gateway and the
  * gateways fall in one pool per rail (core/rail_gw.c), by that pool, the
@@ -30,9 +29,7 @@
  *
  * Left out by rule, each said once per device: a port on another link
  * layer than the fabric's, one that carries the node's ssh address or
- * default route (when the node has other ports, and the port is not
- * addressed like them: an ECMP default route over the rails is no
- * management port), one whose rate differs
+ * default route (when the node has other ports), one whose rate differs
  * from the majority of the node's ports, and one on a network no other
  * node has while its node has a port on every rail without it.
  */
