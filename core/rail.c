@@ -103,7 +103,7 @@ static int members(struct match *x)
 						      p->netdev[0] ? p->netdev : "its net device");
 				continue;
 			}
-			x->m[x->nm++] = (struct member){ .node = i, .port = j, .rail = -1 };
+			x->m[x->nm++] = (struct member){ .node = i, .port = j };
 		}
 	}
 	return rc;
@@ -202,17 +202,17 @@ static int cmp_group(const void *pa, const void *pb)
 	return c ? c : strcmp(a->key, b->key);
 }
 
-int rail_selected(const struct match *x, const char *name, int index)
+static int selected(const struct match *x, const struct group *g, int index)
 {
 	char num[16];
 
 	if (!x->o->nonly)
 		return 1;
 	snprintf(num, sizeof(num), "%d", index);
-	return rail_in_list(name, x->o->only, x->o->nonly) || rail_in_list(num, x->o->only, x->o->nonly);
+	return rail_in_list(g->name, x->o->only, x->o->nonly) || rail_in_list(num, x->o->only, x->o->nonly);
 }
 
-int rail_check_only(struct match *x, const char *const *names, int nr)
+static int check_only(struct match *x, const int *order, int nr)
 {
 	for (int e = 0; e < x->o->nonly; e++) {
 		int hit = 0;
@@ -221,7 +221,7 @@ int rail_check_only(struct match *x, const char *const *names, int nr)
 			char num[16];
 
 			snprintf(num, sizeof(num), "%d", r);
-			hit = !strcmp(names[r], x->o->only[e]) || !strcmp(num, x->o->only[e]);
+			hit = !strcmp(x->g[order[r]].name, x->o->only[e]) || !strcmp(num, x->o->only[e]);
 		}
 		if (!hit) {
 			size_t off = 0;
@@ -231,7 +231,7 @@ int rail_check_only(struct match *x, const char *const *names, int nr)
 						x->o->only[e]);
 			for (int r = 0; r < nr && off < sizeof(x->map->err); r++)
 				off += (size_t)snprintf(x->map->err + off, sizeof(x->map->err) - off,
-							" %d (%s)", r, names[r]);
+							" %d (%s)", r, x->g[order[r]].name);
 			if (!nr)
 				snprintf(x->map->err, sizeof(x->map->err),
 					 "--rails: no rail is named '%s': no node has an active "
@@ -280,7 +280,7 @@ static int named_elsewhere(const struct match *x, const struct member *m)
  * port on every rail without it and no other node has that device down or
  * on a rail (a storage or front-end NIC), else a port that matches no rail
  * of its peers. */
-int rail_lone_port(struct match *x, const struct member *m)
+static int lone_port(struct match *x, const struct member *m)
 {
 	const char *kind = key_kind(x);
 	char why[200];
@@ -304,13 +304,12 @@ int rail_lone_port(struct match *x, const struct member *m)
 static int make_rails(struct match *x)
 {
 	int order[FC_RAIL_MAX * 4], nr = 0, rc = 0;
-	const char *names[FC_RAIL_MAX * 4] = { 0 };
 
 	for (int k = 0; k < x->ng && !rc; k++) {
 		if (x->n > 1 && x->g[k].nodes_with < 2) {
 			for (int a = 0; a < x->nm && !rc; a++)
 				if (x->m[a].group == k && x->m[a].used)
-					rc = rail_lone_port(x, &x->m[a]);
+					rc = lone_port(x, &x->m[a]);
 			continue;
 		}
 		if (nr == (int)(sizeof(order) / sizeof(order[0])))
@@ -324,9 +323,7 @@ static int make_rails(struct match *x)
 	sort_ctx = x;
 	qsort(order, (size_t)nr, sizeof(order[0]), cmp_group);
 	sort_ctx = NULL;
-	for (int r = 0; r < nr; r++)
-		names[r] = x->g[order[r]].name;
-	rc = rail_check_only(x, names, nr);
+	rc = check_only(x, order, nr);
 	if (rc)
 		return rc;
 	if (nr > FC_RAIL_MAX)
@@ -336,7 +333,7 @@ static int make_rails(struct match *x)
 		struct group *g = &x->g[order[r]];
 		struct fc_rail *rl;
 
-		if (!rail_selected(x, g->name, r))
+		if (!selected(x, g, r))
 			continue;
 		g->rail = x->map->nrails;
 		rl = &x->map->rails[x->map->nrails++];
@@ -368,7 +365,7 @@ static int fill_ports(struct match *x)
 		map->port[i] = -1;
 	for (int a = 0; a < x->nm; a++) {
 		const struct member *m = &x->m[a];
-		int r = m->rail;
+		int r = x->g[m->group].rail;
 
 		if (m->used && r >= 0)
 			map->port[m->node * map->nrails + r] = m->port;
@@ -376,71 +373,15 @@ static int fill_ports(struct match *x)
 	return 0;
 }
 
-/* "; mlx5_3 port 1 is not active" for the node's port named as the rail
- * that is not active, else for each of its slots that is not active (its
- * names may differ from the other nodes'). */
+/* "rxe1 is DOWN" when the node has the rail's device but not active. */
 static void down_hint(const struct match *x, int node, const char *dev, char *buf, size_t len)
 {
-	size_t off = 0;
-
 	buf[0] = 0;
-	for (int pass = 0; pass < 2 && !off; pass++)
-		for (int j = 0; j < x->nodes[node].nports && off < len; j++) {
-			const struct fc_rail_port *p = &x->nodes[node].ports[j];
+	for (int j = 0; j < x->nodes[node].nports; j++) {
+		const struct fc_rail_port *p = &x->nodes[node].ports[j];
 
-			if (!p->active && (pass ? rail_slot_port(x, node, j) : !strcmp(p->dev, dev)))
-				off += (size_t)snprintf(buf + off, len - off, "; %s port %d is not active",
-							p->dev, p->port);
-		}
-}
-
-/* By subnet, switch or LLDP: the rails where node @i's port is not the one
- * its position puts there (@bad[r] set). Each rail's place is the mean
- * position of its ports on the nodes; the node's ports on rails, in
- * position order, should be on its rails in that order. A port down leaves
- * the others in order; names differing between server models do not count. */
-static void misplaced(const struct match *x, const double *ref, int i, unsigned char *bad)
-{
-	int rails[FC_RAIL_MAX], ports[FC_RAIL_MAX], n = 0;
-
-	for (int r = 0; r < x->map->nrails; r++) {
-		int p = x->map->port[i * x->map->nrails + r], k = n, q = n;
-
-		bad[r] = 0;
-		if (p < 0)
-			continue;
-		while (k > 0 && ref[rails[k - 1]] > ref[r]) {
-			rails[k] = rails[k - 1];
-			k--;
-		}
-		rails[k] = r;
-		while (q > 0 && rail_port_cmp(x, i, ports[q - 1], p) > 0) {
-			ports[q] = ports[q - 1];
-			q--;
-		}
-		ports[q] = p;
-		n++;
-	}
-	for (int k = 0; k < n; k++)
-		bad[rails[k]] = x->map->port[i * x->map->nrails + rails[k]] != ports[k];
-}
-
-/* Each rail's mean position rank over the nodes that have a port on it. */
-static void rail_refs(const struct match *x, double *ref)
-{
-	for (int r = 0; r < x->map->nrails; r++) {
-		int cnt = 0;
-
-		ref[r] = 0;
-		for (int i = 0; i < x->n; i++) {
-			int p = x->map->port[i * x->map->nrails + r];
-
-			if (p >= 0) {
-				ref[r] += rail_port_rank(x, i, p);
-				cnt++;
-			}
-		}
-		ref[r] = cnt ? ref[r] / cnt : r;
+		if (!strcmp(p->dev, dev) && !p->active)
+			snprintf(buf, len, "; %s port %d is not active", p->dev, p->port);
 	}
 }
 
@@ -448,9 +389,6 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 {
 	const struct fc_rail *rl = &map->rails[r];
 
-	if (rl->nleaves > 1)
-		return snprintf(buf, len, "rail %d (leaves %s; %s on the other nodes)", rl->index,
-				rl->leaves, rl->name);
 	if (rl->peer_desc[0])
 		return snprintf(buf, len, "rail %d (switch %s \"%s\", %s on the other nodes)",
 				rl->index, rl->peer, rl->peer_desc, rl->name);
@@ -467,17 +405,13 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 static int check_nodes(struct match *x)
 {
 	struct fc_rail_map *map = x->map;
-	int rc = 0, by_pos = map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY;
-	unsigned char bad[FC_RAIL_MAX];
-	double ref[FC_RAIL_MAX];
+	int rc = 0;
 
-	rail_refs(x, ref);
 	for (int i = 0; i < x->n && !rc; i++) {
-		char swaps[320] = "", lbl[160], hint[96];
+		char swaps[320] = "", lbl[128], hint[96];
 		size_t off = 0;
 		int nswap = 0;
 
-		misplaced(x, ref, i, bad);
 		for (int r = 0; r < map->nrails && !rc; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(map, x->nodes, i, r);
 
@@ -488,16 +422,14 @@ static int check_nodes(struct match *x)
 						 "%s has no active port on %s%s: a port down or a "
 						 "cable out?",
 						 x->nodes[i].name, lbl, hint);
-			} else if ((by_pos ? strcmp(p->dev, map->rails[r].name) != 0 :
-				    map->by != FC_RAIL_BY_NAME && bad[r]) &&
-				   off < sizeof(swaps)) {
+			} else if (strcmp(p->dev, map->rails[r].name) && off < sizeof(swaps)) {
 				off += (size_t)snprintf(swaps + off, sizeof(swaps) - off, "%s%s on %s",
 							nswap++ ? ", " : "", p->dev, lbl);
 			}
 		}
 		if (nswap && !rc && map->by == FC_RAIL_BY_GATEWAY && x->gw_swap[i])
 			continue; /* said by the gateways (core/rail_gw.c) */
-		if (nswap && !rc && by_pos)
+		if (nswap && !rc && (map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY))
 			rc = rail_add_finding(map, FC_RAIL_NOTE, i,
 					      "%s of %s: %s by position: its device names are not "
 					      "in the PCIe order of the other nodes' (rails by "
@@ -534,17 +466,12 @@ int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_
 		rc = rail_choose(&x);
 	if (!rc)
 		rc = collect(&x);
-	if (!rc)
+	if (!rc) {
 		name_groups(&x);
-	if (!rc && (map->by == FC_RAIL_BY_SWITCH || map->by == FC_RAIL_BY_LLDP)) {
-		rc = rail_reach(&x);
-	} else if (!rc) {
 		rc = pick_members(&x);
-		if (!rc)
-			rc = make_rails(&x);
-		for (int a = 0; a < x.nm; a++)
-			x.m[a].rail = x.g[x.m[a].group].rail;
 	}
+	if (!rc)
+		rc = make_rails(&x);
 	if (!rc)
 		rc = fill_ports(&x);
 	if (!rc)

@@ -96,9 +96,6 @@ struct fc_rail {
 	char peer_desc[72];	    /* its node description, "" unknown */
 	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP; the
 				     * gateways' pool "ADDR/LEN" by gateway */
-	int nleaves;		    /* by switch or LLDP: the leaves the rail spans
-				     * (one a scalable unit) */
-	char leaves[200];	    /* and their names, ", " between */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
