@@ -54,22 +54,13 @@ struct bl_acc {
 	int nruns, runs_cap;
 };
 
-static int same(const struct fc_bl_profile *a, const struct fc_bl_profile *b)
-{
-	char why[8];
-	struct fc_bl_entry e = { .prof = *a };
-	struct fc_baseline one = { .e = &e, .n = 1 };
-
-	return fc_bl_find(&one, b, why, sizeof(why)) != NULL;
-}
-
 static void add_sample(const struct fc_bl_sample *s, void *arg)
 {
 	struct bl_acc *acc = arg;
 	struct bl_group *g = NULL;
 
 	for (int i = 0; i < acc->n && !g; i++)
-		if (same(&acc->g[i].prof, &s->prof))
+		if (!fc_bl_profile_differs(&acc->g[i].prof, &s->prof))
 			g = &acc->g[i];
 	if (!g) {
 		if (fc_grow((void **)&acc->g, &acc->cap, acc->n, sizeof(*acc->g))) {

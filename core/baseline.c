@@ -196,9 +196,8 @@ void fc_bl_release(struct fc_baseline *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* The first field of @a that @b does not share, in the order a refusal
- * should name it; NULL when they are the same profile. */
-static const char *differs(const struct fc_bl_profile *a, const struct fc_bl_profile *b)
+/* In the order a refusal should name it. */
+const char *fc_bl_profile_differs(const struct fc_bl_profile *a, const struct fc_bl_profile *b)
 {
 	if (strcmp(a->link_layer, b->link_layer))
 		return "link layer";
@@ -222,7 +221,7 @@ static int shared(const struct fc_bl_profile *a, const struct fc_bl_profile *b)
 {
 	static const char *const order[] = { "link layer", "port rate", "HCA model",
 					     "traffic pattern", "test", "direction", "message size" };
-	const char *d = differs(a, b);
+	const char *d = fc_bl_profile_differs(a, b);
 
 	for (int i = 0; d && i < 7; i++)
 		if (!strcmp(order[i], d))
@@ -253,7 +252,7 @@ const struct fc_bl_entry *fc_bl_find(const struct fc_baseline *b, const struct f
 	}
 	fc_bl_profile_text(&b->e[best].prof, have, sizeof(have));
 	snprintf(why, wlen, "no profile of the baseline matches %s: the nearest (%s) differs in its %s",
-		 want, have, differs(&b->e[best].prof, p));
+		 want, have, fc_bl_profile_differs(&b->e[best].prof, p));
 	return NULL;
 }
 

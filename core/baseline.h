@@ -69,6 +69,9 @@ json_t *fc_bl_doc(const struct fc_bl_entry *e, int n, double below_pct);
  * size...), for the refusal. */
 const struct fc_bl_entry *fc_bl_find(const struct fc_baseline *b, const struct fc_bl_profile *p,
 				     char *why, size_t wlen);
+/* The first part of the profile in which @a and @b differ ("port rate",
+ * "message size", ...), or NULL when they are the same profile. */
+const char *fc_bl_profile_differs(const struct fc_bl_profile *a, const struct fc_bl_profile *b);
 /* How far @gbps is below the entry's mean, in percent (negative: above). */
 double fc_bl_below_pct(const struct fc_bl_entry *e, double gbps);
 
