@@ -29,6 +29,7 @@ struct pair_cfg {
 	uint64_t iters;	     /* 0: PAIR_LAT_ITERS rounds, bandwidth by duration */
 	double duration;
 	int method;	     /* enum vb_method: --perftest */
+	int report_gbits;    /* --report-gbits: --perftest's text in Gb/s, not MiB/s */
 	int warmup;	     /* --warm-up: -1 the method's default, else requests or rounds */
 	int qps, bidir, reverse, tx_depth;
 	int cm;
@@ -142,6 +143,18 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
  * src/perftest_parameters.h (init_perftest_params). */
 #define PAIR_PT_ITERS 1000
 #define PAIR_PT_WRITE_BW_ITERS 5000
+/* Bandwidth size without -s: 1 MiB; with --perftest perftest's DEF_SIZE_BW,
+ * 64 KiB (src/perftest_parameters.h; init_perftest_params in
+ * perftest_parameters.c). Latency: 2 B in both (DEF_SIZE_LAT). */
+#define PAIR_BW_SIZE (1u << 20)
+#define PAIR_PT_BW_SIZE 65536u
+#define PAIR_LAT_SIZE 2u
+/* --perftest: perftest's receives per QP for sends, DEF_RX_SEND (512),
+ * cut to the iterations and made even (force_dependecies: "rx_depth >
+ * iters", "WA for a bug when rx_depth is odd in SEND"); 0: the method's
+ * own (twice the tx depth, verbs/res.c). @iters 0: by duration. */
+#define PAIR_PT_RX_DEPTH 512
+int pair_rx_depth(const struct pair_cfg *cfg);
 
 /* How long a test runs: rounds or messages per QP, else seconds. */
 void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,

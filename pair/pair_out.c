@@ -251,6 +251,57 @@ static void render_bw(FILE *f, const json_t *results)
 		render_bw_notes(f, results);
 }
 
+/*
+ * --perftest: perftest's columns and units (perftest_parameters.c,
+ * print_report_bw and print_full_bw_report, REPORT_FMT): #bytes,
+ * #iterations (messages per QP times the QPs with -n, what completed with
+ * -D: num_of_calculated_iters), BW peak and BW average in MiB/sec (2^20
+ * B/s, its default report_fmt MBS) or, with --report-gbits, Gb/sec (1e9
+ * bit/s, GBS), MsgRate in Mpps. A BW peak not measured is 0.00, as there.
+ */
+static void render_bw_pt(FILE *f, const json_t *results, int gbits)
+{
+	const char *const heads[] = { "TEST", "#bytes", "#iterations",
+				      gbits ? "BW peak[Gb/sec]" : "BW peak[MiB/sec]",
+				      gbits ? "BW average[Gb/sec]" : "BW average[MiB/sec]",
+				      "MsgRate[Mpps]" };
+	double unit = gbits ? 1 : 1e9 / 8 / 1048576; /* from Gb/s */
+	struct fc_table *t = NULL;
+	int nopeak = 0;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r) {
+		double it = fc_jnum(r, "iters", 0);
+
+		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
+			continue;
+		if (!t)
+			t = fc_table_newv(6, heads);
+		if (!(fc_jnum(r, "duration_s", 0) > 0))
+			it *= fc_jnum(r, "qps", 1);
+		nopeak |= !json_object_get(r, "peak_gbps");
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s%s", fc_jstr(r, "test", "?"),
+			      json_is_false(json_object_get(r, "complete")) ? " (cut short)" : "");
+		fc_table_addf(t, 1, "%.0f", fc_jnum(r, "size_bytes", 0));
+		fc_table_addf(t, 2, "%.0f", it);
+		fc_table_addf(t, 3, "%.2f", fc_jnum(r, "peak_gbps", 0) * unit);
+		fc_table_addf(t, 4, "%.2f", fc_jnum(r, "gbps", 0) * unit);
+		fc_table_addf(t, 5, "%.6f", fc_jnum(r, "msg_rate_mpps", 0));
+	}
+	if (!t)
+		return;
+	fprintf(f, "\nbandwidth as perftest reports it (%s; both ways: each side's own window, added):\n",
+		gbits ? "1 Gb/sec = 1e9 bit/s" : "1 MiB/sec = 2^20 bytes/s; --report-gbits for Gb/sec");
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+	if (nopeak)
+		fprintf(f, "  - BW peak 0.00: not measured, as perftest does not with -D, above %d iterations a QP, with --threads or --validate\n",
+			VB_PT_PEAK_MAX);
+	render_bw_notes(f, results);
+}
+
 /* "-" in the table: why, once per test and size. */
 static void render_lat_notes(FILE *f, const json_t *results)
 {
@@ -421,7 +472,11 @@ void pair_render(FILE *f, const json_t *doc)
 	const json_t *results = json_object_get(doc, "results");
 
 	render_sides(f, doc);
-	render_bw(f, results);
+	if (!strcmp(fc_jstr(json_object_get(doc, "options"), "method", ""), "perftest"))
+		render_bw_pt(f, results,
+			     json_is_true(json_object_get(json_object_get(doc, "options"), "report_gbits")));
+	else
+		render_bw(f, results);
 	render_lat(f, results);
 	render_validate(f, doc);
 	render_counters(f, doc);
@@ -497,6 +552,8 @@ json_t *pair_new_doc(const struct pair_cfg *cfg)
 				      "timeout_s", cfg->timeout));
 	json_object_set_new(json_object_get(doc, "options"), "method",
 			    json_string(vb_method_name((enum vb_method)cfg->method)));
+	json_object_set_new(json_object_get(doc, "options"), "report_gbits",
+			    json_boolean(cfg->report_gbits));
 	pair_qos_options(cfg, json_object_get(doc, "options"));
 	pair_rail_notes(doc, cfg->rail_notes);
 	return doc;

@@ -185,10 +185,10 @@ static int start(struct pair_run *p)
 
 static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i, s:i}", "dev",
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:o, s:i, s:i, s:i}", "dev",
 			 cfg->dev[i], "port", cfg->port[i], "gid_index", cfg->gid[i], "qps",
 			 cfg->qps, "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth,
-			 "timeout", cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass",
+			 "rx_depth", pair_rx_depth(cfg), "timeout", cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass",
 			 cfg->tclass, "sl", cfg->sl, "threads", cfg->threads);
 }
 
