@@ -1,0 +1,48 @@
+# Hostile inputs of the third safety review (issue "safe by construction,
+# round three"), each through the one mechanism the project has: the one
+# escaping output path (core/out.h fc_emit), the one bounded reader, the one
+# replacing writer, the one name check. Sourced by tests/cli/run.sh.
+R3=$(mktemp -d /tmp/fc-round3-XXXXXX)
+# AER totals from evidence are counts (u64 in the kernel): a crafted
+# 2^63 - 1 in each of a bridge's three files is no count, and summing them
+# (diag/rules.c r_bridge) must not overflow under UBSan.
+cp -r tests/data/diag/pcie-aer-downtrained "$R3/aer"
+for f in "$R3"/aer/*/*/after/pcie/bridge-*/aer_dev_*; do
+	sed -i 's/^\(TOTAL_ERR_[A-Z]*\) .*/\1 9223372036854775807/' "$f"
+done
+expect_none "diagnose: AER totals of 2^63 - 1 overflow nothing" 0 'runtime error|AER 9223372036854775807' -- \
+	timeout 20 $FC diagnose "$R3/aer"
+# The duplicate check of a hostfile is n log n (core/util.c fc_check_nodes
+# sorts) and its list grows by doubling: 200,000 names and one twice are
+# refused at once, not after minutes of comparisons.
+seq -f 'n%g' 1 200000 >"$R3/hosts"
+echo n5 >>"$R3/hosts"
+expect "matrix --hostfile: 200,000 names, one twice, refused within 10 s" 2 \
+	"node 'n5' is given twice" -- timeout 10 $FC matrix --hostfile "$R3/hosts"
+# A live latency figure has the one bound of figures (core/util.h
+# fc_figure_max) that Gb/s figures and stored ones have: a p50 of 1e300 us
+# is refused, never stored.
+R3EVIL=(--launcher local --timeout 3 --worker-cmd "$(pwd)/tests/cli/evil-worker.sh" a b
+	--test write --lat -n 100)
+expect "evil worker: a p50 of 1e300 us is refused" 3 \
+	'a: refused its result: its "p50_us" of 1e\+300 is no figure \(above 1e\+09 us\)' -- \
+	env EVIL_MODE=latfig EVIL_LIMIT=20 timeout 60 $FC pair "${R3EVIL[@]}" --db "$R3/l.db"
+expect "evil worker: the refused latency is not kept" 0 '^ok$' -- python3 -c '
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = list(c.execute("SELECT lat_us, doc FROM pairs"))
+print("ok" if rows and all(l is None and json.loads(d)["results"] == [] for l, d in rows)
+      else "no: %r" % rows)' "$R3/l.db"
+# plan --db reads a run's stored parameters through the same bound: a
+# busbw of 1e308 GB/s is no measurement, not a pass with an empty table.
+python3 -c '
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1])
+c.execute("INSERT INTO runs(kind, params, started, ended, verdict) VALUES(?, ?, ?, ?, ?)",
+          ("nccl", "{\"nodes\": 2, \"gpus_per_node\": 8, \"peak_busbw_gbytes_s\": 1e308}",
+           time.time() + 10, time.time() + 10, "pass"))
+c.commit()' "$R3/l.db"
+expect "plan --db: a stored busbw of 1e308 is said to be no measurement" 2 \
+	'"peak_busbw_gbytes_s" of 1e\+308 is no measurement.*nccl run 2 has no busbw figure' -- \
+	bash -c "set -o pipefail; $FC plan --params 7B --gpus 16 --db $R3/l.db 2>&1 | tr '\\n' ' '"
+rm -rf "$R3"
