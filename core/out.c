@@ -132,7 +132,8 @@ static void render_safe(fc_render_fn render, const json_t *doc)
 	free(text);
 }
 
-int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+/* fc_emit, and with @listing only @render's text (fc_emit_listing). */
+static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listing)
 {
 	int rc = fc_doc_exit(doc);
 
@@ -145,13 +146,24 @@ int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
 	}
 	if (render)
 		render_safe(render, doc);
-	fc_render_findings(stdout, doc);
+	if (!listing)
+		fc_render_findings(stdout, doc);
 	json_decref(doc);
 	if (fflush(stdout) || ferror(stdout)) {
 		fc_err("could not write the report to stdout: %s", strerror(errno));
 		return FC_EXIT_CANT;
 	}
 	return rc;
+}
+
+int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+{
+	return emit(ctx, doc, render, 0);
+}
+
+int fc_emit_listing(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+{
+	return emit(ctx, doc, render, 1);
 }
 
 void fc_out_text(struct fc_ctx *ctx, const char *text)

@@ -45,4 +45,34 @@ c.commit()' "$R3/l.db"
 expect "plan --db: a stored busbw of 1e308 is said to be no measurement" 2 \
 	'"peak_busbw_gbytes_s" of 1e\+308 is no measurement.*nccl run 2 has no busbw figure' -- \
 	bash -c "set -o pipefail; $FC plan --params 7B --gpus 16 --db $R3/l.db 2>&1 | tr '\\n' ' '"
+# report --list and --slurm print what a store holds through the one
+# escaping output path (core/out.h fc_emit_listing): a run's kind and a
+# Slurm action's node, reason and command with escape sequences reach the
+# terminal as \xNN, never as bytes.
+python3 -c '
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE runs SET kind = ?, verdict = ? WHERE id = 1", ("mx\x1b]0;owned\x07", "fail\x1b[2J"))
+c.execute("CREATE TABLE IF NOT EXISTS actions (id INTEGER PRIMARY KEY, run INTEGER, time REAL,"
+          " node TEXT NOT NULL, action TEXT NOT NULL, reason TEXT, detail TEXT, command TEXT,"
+          " result TEXT)")
+c.execute("INSERT INTO actions (run, time, node, action, reason, detail, command, result)"
+          " VALUES (1, ?, ?, ?, ?, ?, ?, ?)", (time.time(), "n\x1b[31m1", "drain",
+          "slow\x1b]0;t\x07", "d\x1b[1m", "scontrol\x1b[8m x", "ok"))
+c.commit()' "$R3/l.db"
+r3_raw() { # CMD...: "raw" when CMD prints an ESC or BEL byte, else "clean"
+	local out
+	out=$("$@" 2>&1)
+	case $out in *$'\e'* | *$'\a'*) echo raw ;; *) echo clean ;; esac
+	printf '%s\n' "$out"
+}
+expect "report --list: a stored kind and verdict print no escape byte" 0 '^clean$' -- \
+	r3_raw $FC report --list --db "$R3/l.db"
+expect "report --list: the stored kind is shown escaped" 0 \
+	'^ +1  mx\\x1b\]0;owned\\x07 .* +1 pairs  fail\\x1b\[2J +0 nodes' -- $FC report --list --db "$R3/l.db"
+expect "report --slurm: a stored action prints no escape byte" 0 '^clean$' -- \
+	r3_raw $FC report --slurm --db "$R3/l.db"
+expect "report --slurm: the stored node, reason and command are shown escaped" 0 \
+	'drain +n\\x1b\[31m1 +slow\\x1b\]0;t\\x07.*command: scontrol\\x1b\[8m x.*finding: d\\x1b\[1m' -- \
+	bash -c "$FC report --slurm --db $R3/l.db | tr '\\n' ' '"
 rm -rf "$R3"
