@@ -75,4 +75,26 @@ expect "report --slurm: a stored action prints no escape byte" 0 '^clean$' -- \
 expect "report --slurm: the stored node, reason and command are shown escaped" 0 \
 	'drain +n\\x1b\[31m1 +slow\\x1b\]0;t\\x07.*command: scontrol\\x1b\[8m x.*finding: d\\x1b\[1m' -- \
 	bash -c "$FC report --slurm --db $R3/l.db | tr '\\n' ' '"
+# soak stopped by SIGTERM keeps its slices and says it was interrupted
+# (ctx->stop_sig, as pair does: core/out.h), not "exited 3 without saying
+# why"; then it ends as by the signal.
+r3_term_soak() {
+	local pid
+	$FC soak nodeA nodeB --launcher local --duration 600 --slice 2 --interval 1 \
+		--db "$R3/soak.db" --json >"$R3/soak.out" 2>"$R3/soak.err" &
+	pid=$!
+	for _ in $(seq 600); do [ -s "$R3/soak.err" ] && break; sleep 0.1; done
+	sleep 3
+	kill -TERM $pid
+	wait $pid
+	echo "exit $?"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["verdict"], d["error"]["code"], d["error"]["exit_code"], d["error"]["message"],
+      any("stopped by a signal" in f for f in d["findings"]))' "$R3/soak.out" 2>&1
+}
+expect "soak --json, SIGTERM: interrupted, its slices kept, ends as by the signal" 0 \
+	'^exit 143 error interrupted 143 interrupted by SIGTERM True$' -- \
+	bash -c "$(declare -f r3_term_soak); R3=$R3 FC='$FC'; r3_term_soak | tr '\\n' ' ' | sed 's/ \$//'"
 rm -rf "$R3"
