@@ -97,4 +97,25 @@ print(d["verdict"], d["error"]["code"], d["error"]["exit_code"], d["error"]["mes
 expect "soak --json, SIGTERM: interrupted, its slices kept, ends as by the signal" 0 \
 	'^exit 143 error interrupted 143 interrupted by SIGTERM True$' -- \
 	bash -c "$(declare -f r3_term_soak); R3=$R3 FC='$FC'; r3_term_soak | tr '\\n' ' ' | sed 's/ \$//'"
+# --save-evidence opens each parent folder relative to the one above it
+# and follows a link there only by the kernel's fs.protected_symlinks rule
+# (core/safefile.c may_follow): another user's link in a sticky folder that
+# others can write (a shared /tmp) is refused, nothing written behind it.
+# Needs root to plant a link of another user (chown -h); else not run.
+mkdir -p "$R3/shared" "$R3/victim"
+chmod 1777 "$R3/shared"
+ln -s "$R3/victim" "$R3/shared/ev"
+if chown -h 65534 "$R3/shared/ev" 2>/dev/null; then
+	expect "--save-evidence: another user's link in a sticky parent is refused" 3 \
+		"'$R3/shared/ev' is a symbolic link of user 65534 in a folder others can write" -- \
+		env FAKE_MODE=evil EVIL_DEV=evil0 $FC pair --launcher local --timeout 5 --no-db \
+		--worker-cmd tests/cli/fake-worker.sh a b --save-evidence "$R3/shared/ev/run1"
+	expect "--save-evidence: nothing is written behind the link" 0 '^0 files$' -- \
+		bash -c "echo \$(find $R3/victim -mindepth 1 | wc -l) files"
+fi
+ln -s "$R3/victim" "$R3/mine"
+expect "--save-evidence: the user's own link in a parent is followed" 0 '^yes$' -- \
+	bash -c "env FAKE_MODE=evil EVIL_DEV=evil0 $FC pair --launcher local --timeout 5 --no-db \
+		--worker-cmd tests/cli/fake-worker.sh a b --save-evidence $R3/mine/run2 >/dev/null 2>&1;
+		[ -f $R3/victim/run2/.fabcheck-evidence ] && echo yes"
 rm -rf "$R3"
