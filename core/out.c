@@ -2,6 +2,7 @@
 #include "core/out.h"
 #include "core/log.h"
 #include "core/names.h"
+#include "core/safefile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -304,6 +305,7 @@ static void on_stop_signal(int sig)
 
 	if (sig_cleanup)
 		sig_cleanup();
+	fc_replace_abandon(); /* no hidden half-written output is left */
 	if (sig_json && !sig_done) {
 		sig_done = 1;
 		write_all(STDOUT_FILENO, sig_doc[k]);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -324,6 +325,26 @@ static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *,
 	return 0;
 }
 
+/* The hidden temporary fc_replace_file is filling, for fc_replace_abandon:
+ * set once it exists, cleared once it is renamed or removed. */
+static char replacing[PATH_MAX];
+static volatile sig_atomic_t replacing_set;
+
+void fc_replace_abandon(void)
+{
+	if (replacing_set) {
+		unlink(replacing);
+		replacing_set = 0;
+	}
+}
+
+/* Removes the temporary @tmp, and forgets it. */
+static void tmp_drop(const char *tmp)
+{
+	unlink(tmp);
+	replacing_set = 0;
+}
+
 int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, void *arg),
 		    void *arg)
 {
@@ -360,26 +381,33 @@ int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, voi
 		fc_err("%s: cannot write %s: the path is too long", what, path);
 		return -1;
 	}
-	fd = mkstemp(tmp);
+	replacing_set = 0;
+	memcpy(replacing, tmp, sizeof(replacing));
+	fd = mkstemp(replacing);
+	if (fd >= 0) { /* from here a signal's last words remove it */
+		memcpy(tmp, replacing, sizeof(tmp));
+		replacing_set = 1;
+	}
 	if (fd < 0 || fchmod(fd, mode) || !(f = fdopen(fd, "w"))) {
 		fc_err("%s: cannot write %s: %m; check that the folder exists and is writable",
 		       what, path);
 		if (fd >= 0) {
 			close(fd);
-			unlink(tmp);
+			tmp_drop(tmp);
 		}
 		return -1;
 	}
 	rc = fill(f, arg);
 	if (fclose(f) || rc) {
 		fc_err("%s: cannot write %s: %m; is the disk full?", what, path);
-		unlink(tmp);
+		tmp_drop(tmp);
 		return -1;
 	}
 	if (rename(tmp, path)) {
 		fc_err("%s: cannot write %s: %m", what, path);
-		unlink(tmp);
+		tmp_drop(tmp);
 		return -1;
 	}
+	replacing_set = 0;
 	return 0;
 }
