@@ -118,4 +118,13 @@ expect "--save-evidence: the user's own link in a parent is followed" 0 '^yes$' 
 	bash -c "env FAKE_MODE=evil EVIL_DEV=evil0 $FC pair --launcher local --timeout 5 --no-db \
 		--worker-cmd tests/cli/fake-worker.sh a b --save-evidence $R3/mine/run2 >/dev/null 2>&1;
 		[ -f $R3/victim/run2/.fabcheck-evidence ] && echo yes"
+# pair --db opens its store before anything runs, as matrix and soak do: a
+# store that cannot be written is an error naming it (exit 3), not a run
+# that exits as if kept with nothing in its document saying otherwise.
+expect "pair --db in a folder that cannot be: refused before the run, named" 0 \
+	'^3 error cant_run /dev/null/p.db$' -- bash -c "
+	env EVIL_MODE=progress EVIL_LIMIT=20 timeout 60 $FC pair --launcher local --timeout 3 \
+		--worker-cmd $(pwd)/tests/cli/evil-worker.sh a b --test write --bw -s 2 -n 100 \
+		--db /dev/null/p.db --json >$R3/p.json 2>/dev/null
+	echo \$? \$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[\"verdict\"], d[\"error\"][\"code\"], d[\"error\"][\"input\"])' $R3/p.json)"
 rm -rf "$R3"
