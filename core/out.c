@@ -101,16 +101,21 @@ static void cell_safe(char **cell)
 	*cell = strdup(shown);
 }
 
-/* The summary under the verdict, through fc_put_safe (names from nodes). */
-static void summary_safe(FILE *f, const json_t *doc)
+/* @render's text of @doc to @f through fc_put_safe: whatever a worker, a
+ * store or an evidence folder put in @doc (a note, a counter's name, an
+ * NCCL version, a node's name in the summary) reaches the terminal with no
+ * escape sequence. */
+static void render_safe(FILE *f, fc_render_fn render, const json_t *doc)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
-	if (!m)
+	if (!m) {
+		fc_err("out of memory rendering the report");
 		return;
-	fc_summary_render(m, doc);
+	}
+	render(m, doc);
 	if (fclose(m) == 0)
 		fc_put_safe(f, text, len);
 	free(text);
@@ -128,26 +133,7 @@ void fc_render_findings(FILE *f, const json_t *doc)
 			put_text(f, "  - %s\n", json_string_value(v));
 	}
 	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
-	summary_safe(f, doc);
-}
-
-/* @render's text of @doc to stdout through fc_put_safe: whatever a worker,
- * a store or an evidence folder put in @doc (a note, a counter's name, an
- * NCCL version) reaches the terminal with no escape sequence. */
-static void render_safe(fc_render_fn render, const json_t *doc)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	if (!m) {
-		fc_err("out of memory rendering the report");
-		return;
-	}
-	render(m, doc);
-	if (fclose(m) == 0)
-		fc_put_safe(stdout, text, len);
-	free(text);
+	render_safe(f, fc_summary_render, doc);
 }
 
 /* fc_emit, and with @listing only @render's text (fc_emit_listing). */
@@ -163,7 +149,7 @@ static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listin
 		return rc;
 	}
 	if (render)
-		render_safe(render, doc);
+		render_safe(stdout, render, doc);
 	if (!listing)
 		fc_render_findings(stdout, doc);
 	json_decref(doc);
