@@ -349,6 +349,11 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 		       nused, unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
 		       dpu[0] ? "; left out, BlueField DPU ports NCCL would otherwise use: " : "", dpu,
 		       down[0] ? "; no active port (NCCL skips it): " : "", down);
+	for (int i = 0; (d = topo_nic(t, i)); i++)
+		if (strcmp(d->name, d->bdf) && topo_nccl_net(d) && !topo_nccl_used(t, d))
+			fc_finding(doc, FC_PASS,
+				   "%s: NCCL's topology search gives it no GPU (a slower or farther HCA than another): NCCL_IB_HCA leaves it out",
+				   d->name);
 	if (dpu[0])
 		fc_finding(doc, FC_WARN,
 			   "%s: BlueField DPU port(s) tie with the compute HCAs, so NCCL puts GPU channels on them unless NCCL_IB_HCA leaves them out",
