@@ -212,12 +212,16 @@ static int module_kv(const char *line, size_t len, char *key, size_t klen, const
 	return k > 0;
 }
 
-/* The dBm figure of "0.5000 mW / -3.01 dBm"; 99 when absent. */
+/* The dBm figure of "0.5000 mW / -3.01 dBm"; 99 when absent. A threshold
+ * of 0 mW ("0.0000 mW / -inf dBm") is none: a module that gives no
+ * thresholds reads 0 there (tests/real/ethtool_m, the Finisar SR4). */
 static double dbm_of(const char *v)
 {
 	const char *slash = strchr(v, '/');
 
-	return slash && strstr(slash, "dBm") ? strtod(slash + 1, NULL) : 99;
+	if (!slash || !strstr(slash, "dBm") || !(strtod(v, NULL) > 0))
+		return 99;
+	return strtod(slash + 1, NULL);
 }
 
 /* The `ethtool -m` keys read into one figure: where it goes, whether it is
@@ -382,6 +386,17 @@ int diag_parse_module(const char *text, struct diag_module *m)
 			module_line(m, key, vbuf);
 		}
 		line = nl ? nl + 1 : NULL;
+	}
+	/*
+	 * ethtool (qsfp.c, sff8636_show_dom) takes a module temperature of
+	 * raw 0x0 or 0xFFFF (printed 0.00 or -0.00 degrees C) as a module
+	 * without monitors and prints no lane after it: that temperature and
+	 * the voltage beside it are no readings (a passive copper cable,
+	 * tests/real/ethtool_m).
+	 */
+	if (!m->nlanes && m->temp_c > -0.005 && m->temp_c < 0.005) {
+		m->known = 0;
+		m->temp_c = m->volt = 0;
 	}
 	return m->known ? 0 : -1;
 }
