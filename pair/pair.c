@@ -330,6 +330,17 @@ void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64
 		*duration_p = PAIR_BW_SECONDS;
 }
 
+void pair_moved_text(char *buf, size_t len, double done, double planned, double duration,
+		     const char *unit, double secs)
+{
+	if (planned > 0)
+		snprintf(buf, len, "%.0f of %.0f %s in %.0f s", done, planned, unit, secs);
+	else if (duration > 0)
+		snprintf(buf, len, "%.0f %s in %.0f s of a %.0f s test", done, unit, secs, duration);
+	else
+		snprintf(buf, len, "%.0f %s in %.0f s", done, unit, secs);
+}
+
 double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
 			uint64_t size)
 {

@@ -92,6 +92,9 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 void pair_judge_baseline(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
+/* pair --rails: the table of each rail alone and loaded (pair_render's,
+ * above the diagnosis). */
+void pair_rails_table(FILE *f, const json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and
  * SL as its QP carries them (from the "connected" reply), the notes, and
  * the congestion counter findings once both sides finished. */
@@ -156,6 +159,12 @@ int pair_rx_depth(const struct pair_cfg *cfg);
 /* How long a test runs: rounds or messages per QP, else seconds. */
 void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p);
+/* What a test cut by a deadline had moved, for its finding: "@done of
+ * @planned @unit in @secs s" for a test of a count (@planned, all its
+ * active sides together), "@done @unit in @secs s of a @duration s test"
+ * for a timed one (@planned 0): never a count against a total of 0. */
+void pair_moved_text(char *buf, size_t len, double done, double planned, double duration,
+		     const char *unit, double secs);
 /* Floors of the test's own deadline (pair_test_budget): far below any RDMA
  * link, so that no real test is cut: 1 Mbit/s is 2500 times below the
  * slowest InfiniBand link, 1X SDR at 2.5 Gb/s (IBTA spec. vol. 1, 5.2), and
