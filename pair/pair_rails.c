@@ -417,6 +417,7 @@ static json_t *rail_json(struct rails_run *x, int r)
 	if (x->map.rails[r].leaf[0])
 		json_object_set_new(o, "leaf", json_string(x->map.rails[r].leaf));
 	json_object_set_new(o, "matched_by", json_string(fc_rail_by_name(x->map.by)));
+	fc_rail_add_leaves(o, &x->map.rails[r]);
 	if (x->map.assumed[0])
 		json_object_set_new(o, "assumed", json_string(x->map.assumed));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());

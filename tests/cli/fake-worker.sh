@@ -10,6 +10,13 @@ if [ "${1:-}" = devices ] && [ "${FAKE_MODE:-}" = evil ]; then
 	exit 0
 fi
 if [ "${1:-}" = devices ]; then
+	# Under the stand-in srun each node may list its own ports:
+	# FAKE_DEVICES_DIR/NODE.json (NODE from SLURMD_NODENAME, a plain name).
+	case ${SLURMD_NODENAME:-} in
+	*[!A-Za-z0-9_-]* | '') ;;
+	*) [ -n "${FAKE_DEVICES_DIR:-}" ] && [ -f "$FAKE_DEVICES_DIR/$SLURMD_NODENAME.json" ] &&
+		exec cat "$FAKE_DEVICES_DIR/$SLURMD_NODENAME.json" ;;
+	esac
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
 fi
