@@ -5,6 +5,7 @@
 #include "diag/diag.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stddef.h>
@@ -181,6 +182,24 @@ double diag_parse_rate(const char *s)
 	return s && end != s && v > 0 ? v : 0;
 }
 
+/*
+ * A counter's decimal text: the kernel's AER totals are u64 printed with
+ * %llu (drivers/pci/pcie/aer.c, aer_stats_dev_attr), so a count is never
+ * negative; one above DIAG_COUNT_MAX is no count a device reached (at a
+ * billion a second it takes 73 years) but a crafted file, and the sums and
+ * differences of a few counts (r_bridge's, a before/after delta) must not
+ * overflow. -1 for no count.
+ */
+static long long diag_count(const char *p)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	return end == p || errno || v < 0 || v > DIAG_COUNT_MAX ? -1 : v;
+}
+
 long long diag_parse_aer(const char *text)
 {
 	const char *p = text ? strstr(text, "TOTAL_ERR_") : NULL;
@@ -188,7 +207,7 @@ long long diag_parse_aer(const char *text)
 	if (!p)
 		return -1;
 	p += strcspn(p, " \t");
-	return strtoll(p, NULL, 10);
+	return diag_count(p);
 }
 
 /* `ethtool -m` "Key   : value" with the key's spaces collapsed. */
@@ -322,11 +341,38 @@ static int app_lane(struct diag_module *m, const char *key, const char *val)
 	return 1;
 }
 
+/* "Tx fault : [ No, No, Yes, No ]" or "None": ethtool cmis.c
+ * cmis_show_signals prints each lane-specific flag of CMIS page 11h
+ * (CMIS 5 table 8-80: TxFailure "an internal failure that causes an
+ * unspecified malfunction in the Tx facility used by media lane <i>";
+ * Tx/Rx LOS) through sff-common.c sff_show_lane_status, lane 1 first. */
+static int lane_list(struct diag_module *m, const char *key, const char *val)
+{
+	unsigned *slot = !strcmp(key, "Tx fault")	    ? &m->tx_fault :
+			 !strcmp(key, "Tx loss of signal") ? &m->tx_los :
+			 !strcmp(key, "Rx loss of signal") ? &m->rx_los :
+							     NULL;
+	int lane = 0;
+
+	if (!slot)
+		return 0;
+	for (const char *p = strchr(val, '['); p && *p && *p != ']' && lane < DIAG_MAX_LANES;) {
+		p += strspn(p, "[ ,\t");
+		if (!*p || *p == ']')
+			break;
+		if (!strncmp(p, "Yes", 3))
+			*slot |= 1u << lane;
+		lane++;
+		p += strcspn(p, ",]");
+	}
+	return 1;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
 
-	if (app_lane(m, key, val))
+	if (app_lane(m, key, val) || lane_list(m, key, val))
 		return;
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
@@ -383,6 +429,11 @@ static int lane_dark(const struct diag_module *m, int i)
 	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
 }
 
+int diag_module_lane_lit(const struct diag_module *m, int i)
+{
+	return i >= 0 && i < m->nlanes && !lane_dark(m, i);
+}
+
 static void weakest(struct diag_module *m)
 {
 	double sum = 0, low = 0;
@@ -427,6 +478,8 @@ void diag_module_judge(struct diag_module *m, int width)
 		}
 		if (m->lane_rx_mw[i] < 0 && m->lane_tx_mw[i] < 0 && m->lane_bias_ma[i] < 0)
 			continue;
+		if (m->tx_fault & (1u << i))
+			continue; /* faulted: not in use, and not idle either (diag/expect.c) */
 		if (m->app_lanes && !(m->app_lanes & (1u << i))) {
 			m->dark |= 1u << i; /* outside the active application */
 			continue;

@@ -96,6 +96,7 @@ json_t *diag_port_json(const struct diag_port *p)
 	json_object_set_new(o, "far_end", p->have_far ? class_json(p->far_sum,
 								    (char (*)[160])p->far_detail)
 						      : json_null());
+	json_object_set_new(o, "width", p->width ? json_integer(p->width) : json_null());
 	json_object_set_new(o, "fabric", fabric_json(p));
 	json_object_set(o, "notes", p->notes);
 	return o;
