@@ -7,8 +7,8 @@ R3=$(mktemp -d /tmp/fc-round3-XXXXXX)
 # 2^63 - 1 in each of a bridge's three files is no count, and summing them
 # (diag/rules.c r_bridge) must not overflow under UBSan.
 cp -r tests/data/diag/pcie-aer-downtrained "$R3/aer"
-for f in "$R3"/aer/*/*/after/pcie/bridge-*/aer_dev_*; do
-	sed -i 's/^\(TOTAL_ERR_[A-Z]*\) .*/\1 9223372036854775807/' "$f"
+for r3f in "$R3"/aer/*/*/after/pcie/bridge-*/aer_dev_*; do
+	sed -i 's/^\(TOTAL_ERR_[A-Z]*\) .*/\1 9223372036854775807/' "$r3f"
 done
 expect_none "diagnose: AER totals of 2^63 - 1 overflow nothing" 0 'runtime error|AER 9223372036854775807' -- \
 	timeout 20 $FC diagnose "$R3/aer"
@@ -127,4 +127,12 @@ expect "pair --db in a folder that cannot be: refused before the run, named" 0 \
 		--worker-cmd $(pwd)/tests/cli/evil-worker.sh a b --test write --bw -s 2 -n 100 \
 		--db /dev/null/p.db --json >$R3/p.json 2>/dev/null
 	echo \$? \$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[\"verdict\"], d[\"error\"][\"code\"], d[\"error\"][\"input\"])' $R3/p.json)"
+# A worker that sends only "progress" whose count stays gets no more than
+# --timeout from it (as a worker gives up itself when no completion comes:
+# verbs/test.c vb_clock_tick): a 1 MiB test ends in seconds, not at its
+# own deadline of some 2,800 s at the floors.
+expect "evil worker: progress that does not grow ends a 1 MiB test at --timeout" 1 \
+	'write bandwidth at 1 MiB: the link is slow: .* when 3 s \(--timeout\) with no message done, the worker sending only progress, came' -- \
+	env EVIL_MODE=stall EVIL_LIMIT=60 timeout 40 $FC pair --launcher local --timeout 3 \
+	--worker-cmd "$(pwd)/tests/cli/evil-worker.sh" a b --test write --bw -s 1M --no-db
 rm -rf "$R3"
