@@ -135,4 +135,12 @@ expect "evil worker: progress that does not grow ends a 1 MiB test at --timeout"
 	'write bandwidth at 1 MiB: the link is slow: .* when 3 s \(--timeout\) with no message done, the worker sending only progress, came' -- \
 	env EVIL_MODE=stall EVIL_LIMIT=60 timeout 40 $FC pair --launcher local --timeout 3 \
 	--worker-cmd "$(pwd)/tests/cli/evil-worker.sh" a b --test write --bw -s 1M --no-db
+# A worker's note on its result reaches the terminal through the one
+# escaping output path (fc_emit's fc_put_safe), never as escape bytes.
+expect "evil worker: a note with escape sequences prints no escape byte" 0 '^clean$' -- \
+	r3_raw env EVIL_MODE=latfig EVIL_US=5 'EVIL_NOTES=n\u001b]0;owned\u0007 x' EVIL_LIMIT=20 \
+	timeout 60 $FC pair "${R3EVIL[@]}" --no-db
+expect "evil worker: the note is shown escaped" 3 '^  - write 2 B: n\\x1b\]0;owned\\x07 x$' -- \
+	env EVIL_MODE=latfig EVIL_US=5 'EVIL_NOTES=n\u001b]0;owned\u0007 x' EVIL_LIMIT=20 \
+	timeout 60 $FC pair "${R3EVIL[@]}" --no-db
 rm -rf "$R3"

@@ -8,6 +8,7 @@
 #   stall     the same, its count staying at 1
 #   figure    the first test's result is EVIL_GBPS Gb/s (default -1e308)
 #   latfig    the first test's result has a p50 of EVIL_US us (default 1e300)
+#             and, with EVIL_NOTES, that note (JSON string text)
 # Each goes on until the controller closes its stdin, or EVIL_LIMIT s.
 read -r _hello || exit 0
 seq=0
@@ -50,6 +51,6 @@ case ${EVIL_MODE:-} in
 progress) forever progress ;;
 stall) forever stall ;;
 figure) say "\"result\",\"seconds\":1,\"bytes\":1000,\"msgs\":1,\"gbps\":${EVIL_GBPS:--1e308},\"samples_gbps\":[1]" ;;
-latfig) say "\"result\",\"seconds\":1,\"iters\":100,\"min_us\":1,\"p50_us\":${EVIL_US:-1e300},\"max_us\":2" ;;
+latfig) say "\"result\",\"seconds\":1,\"iters\":100,\"min_us\":1,\"p50_us\":${EVIL_US:-1e300},\"max_us\":2${EVIL_NOTES:+,\"notes\":[\"$EVIL_NOTES\"]}" ;;
 esac
 sleep 5
