@@ -143,4 +143,14 @@ expect "evil worker: a note with escape sequences prints no escape byte" 0 '^cle
 expect "evil worker: the note is shown escaped" 3 '^  - write 2 B: n\\x1b\]0;owned\\x07 x$' -- \
 	env EVIL_MODE=latfig EVIL_US=5 'EVIL_NOTES=n\u001b]0;owned\u0007 x' EVIL_LIMIT=20 \
 	timeout 60 $FC pair "${R3EVIL[@]}" --no-db
+# health --reference and --state go through the one bounded reader
+# (core/readfile.h) as plan --ds-config does: a 300 MB file is refused
+# unread (cases_untrusted.sh has the FIFOs).
+truncate -s 300M "$R3/big.json"
+expect "health --reference: a 300 MB file is refused unread" 3 \
+	"--reference $R3/big.json: cannot read it: over 64 MiB" -- \
+	timeout 20 $FC health --probe-doc tests/data/preflight/rxe-node.json --node nodeB --no-state \
+	--reference "$R3/big.json"
+expect "health --state: a 300 MB file is not read" 0 "--state $R3/big.json: cannot read it: over 64 MiB" -- \
+	timeout 20 $FC health --probe-doc tests/data/preflight/rxe-node.json --node nodeB --state "$R3/big.json"
 rm -rf "$R3"
