@@ -322,11 +322,38 @@ static int app_lane(struct diag_module *m, const char *key, const char *val)
 	return 1;
 }
 
+/* "Tx fault : [ No, No, Yes, No ]" or "None": ethtool cmis.c
+ * cmis_show_signals prints each lane-specific flag of CMIS page 11h
+ * (CMIS 5 table 8-80: TxFailure "an internal failure that causes an
+ * unspecified malfunction in the Tx facility used by media lane <i>";
+ * Tx/Rx LOS) through sff-common.c sff_show_lane_status, lane 1 first. */
+static int lane_list(struct diag_module *m, const char *key, const char *val)
+{
+	unsigned *slot = !strcmp(key, "Tx fault")	    ? &m->tx_fault :
+			 !strcmp(key, "Tx loss of signal") ? &m->tx_los :
+			 !strcmp(key, "Rx loss of signal") ? &m->rx_los :
+							     NULL;
+	int lane = 0;
+
+	if (!slot)
+		return 0;
+	for (const char *p = strchr(val, '['); p && *p && *p != ']' && lane < DIAG_MAX_LANES;) {
+		p += strspn(p, "[ ,\t");
+		if (!*p || *p == ']')
+			break;
+		if (!strncmp(p, "Yes", 3))
+			*slot |= 1u << lane;
+		lane++;
+		p += strcspn(p, ",]");
+	}
+	return 1;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
 
-	if (app_lane(m, key, val))
+	if (app_lane(m, key, val) || lane_list(m, key, val))
 		return;
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
@@ -383,6 +410,11 @@ static int lane_dark(const struct diag_module *m, int i)
 	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
 }
 
+int diag_module_lane_lit(const struct diag_module *m, int i)
+{
+	return i >= 0 && i < m->nlanes && !lane_dark(m, i);
+}
+
 static void weakest(struct diag_module *m)
 {
 	double sum = 0, low = 0;
@@ -427,6 +459,8 @@ void diag_module_judge(struct diag_module *m, int width)
 		}
 		if (m->lane_rx_mw[i] < 0 && m->lane_tx_mw[i] < 0 && m->lane_bias_ma[i] < 0)
 			continue;
+		if (m->tx_fault & (1u << i))
+			continue; /* faulted: not in use, and not idle either (diag/expect.c) */
 		if (m->app_lanes && !(m->app_lanes & (1u << i))) {
 			m->dark |= 1u << i; /* outside the active application */
 			continue;

@@ -71,7 +71,9 @@ void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t 
 			char name[256];
 
 			snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - node : (long)strlen(node)), node);
-			fc_drain_target(targets, name, "link flap", slash ? slash + 1 : "",
+			/* the node's own device on the rail (soak.c), else the rail's name */
+			fc_drain_target(targets, name, "link flap",
+					slash ? fc_jstr(e, "device", slash + 1) : "",
 					fc_jstr(e, "text", ""));
 		} else
 			other = 1;

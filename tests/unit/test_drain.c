@@ -158,6 +158,32 @@ static void test_matrix_targets(void **state)
 	json_decref(doc);
 }
 
+/* A soak's link flap on a rail (events name NODE/RAIL) drains the node's
+ * own device on that rail (the event's "device": a server of another model
+ * names it otherwise), the rail's name only when the event has none. */
+static void test_soak_targets_own_device(void **state)
+{
+	json_t *doc = json_loads(
+		"{\"events\": ["
+		" {\"kind\": \"flap\", \"node\": \"n2/mlx5_0\", \"device\": \"mlx5_2\", \"text\": \"f\"},"
+		" {\"kind\": \"flap\", \"node\": \"n3/mlx5_1\", \"text\": \"g\"}]}",
+		0, NULL);
+	char *nodes[] = { "n1", "n2", "n3" };
+	json_t *t = json_array();
+
+	(void)state;
+	assert_non_null(doc);
+	mx_drain_soak_targets(doc, nodes, 3, t, NULL);
+	assert_int_equal(json_array_size(t), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "node")), "n2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")),
+			    "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "device")),
+			    "mlx5_1");
+	json_decref(t);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_show_node),
 		cmocka_unit_test(test_resume_rule),
 		cmocka_unit_test(test_matrix_targets),
+		cmocka_unit_test(test_soak_targets_own_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
