@@ -90,10 +90,10 @@ static void record(struct drain_ctx *c, const char *node, const char *action, co
 	struct fc_store_action a = { .node = node, .action = action, .reason = reason,
 				     .detail = detail, .command = command, .result = result };
 
-	json_array_append_new(c->list, json_pack("{s:s, s:s, s:s, s:s, s:s}", "node", node,
+	json_array_append_new(c->list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "node", node,
 						 "action", action, "reason", reason ? reason : "",
 						 "command", command ? command : "", "result",
-						 result ? result : ""));
+						 result ? result : "", "detail", detail ? detail : ""));
 	if (c->st)
 		fc_store_action_add(c->st, c->run, &a);
 	fprintf(stderr, "slurm: %s %s: %s%s%s\n", action, node, command ? command : "",
@@ -168,8 +168,9 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 		failed(c, FC_FAIL, node, "drain", NULL, text, "scontrol update", "not a node name");
 		return;
 	}
-	fc_drain_reason(reason, sizeof(reason), fc_jstr(t, "part", ""), fc_jstr(t, "device", ""),
-			c->kind, c->run);
+	fc_drain_reason_across(reason, sizeof(reason), fc_jstr(t, "part", ""),
+			       fc_jstr(t, "device", ""), c->kind, c->run,
+			       (int)fc_jnum(t, "across", 0));
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	snprintf(arg, sizeof(arg), "Reason=%s", reason);
 	cmd_text(argv, cmd, sizeof(cmd));
@@ -208,6 +209,8 @@ static int drained_by_kind(const char *reason, const char *kind)
 	return p && !strncmp(p + 1, kind, kl) && (p[1 + kl] == ')' || p[1 + kl] == ' ');
 }
 
+static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl);
+
 static void resume_one(struct drain_ctx *c, const char *node)
 {
 	char nodearg[300], state[128], cur[512], cmd[512], why[768];
@@ -232,11 +235,67 @@ static void resume_one(struct drain_ctx *c, const char *node)
 		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
-	if (c->o->dry_run) {
-		record(c, node, "would-resume", cur, NULL, cmd, "dry run: not run");
+	if (!same_comparison(c, cur, why, sizeof(why))) {
+		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
-	act(c, FC_WARN, node, "resume", argv, cmd, cur, NULL);
+	if (c->o->dry_run) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; dry run: not run");
+		record(c, node, "would-resume", cur, why, cmd, why);
+		return;
+	}
+	act(c, FC_WARN, node, "resume", argv, cmd, cur, why);
+}
+
+/* Whether this run could have seen the fault of the drain @cur (a reason
+ * of fabcheck's of this run's kind): it ran the check that set it, on the
+ * same comparison. @why says either way. */
+static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl)
+{
+	char part[192];
+	const char *unseen;
+	int across;
+
+	fc_drain_reason_read(cur, part, sizeof(part), &across);
+	/* A node is judged against its peers: one node, or fewer nodes than
+	 * the drain's comparison, has not the same peers to be compared with
+	 * (an odd firmware needs the others' to be odd). */
+	if (across > 1 && c->o->compared < across) {
+		snprintf(why, wl, "passed, but its drain came from a comparison across %d nodes and this run compared %d: only a run over as many nodes (the rack) can clear it: left drained",
+			 across, c->o->compared);
+		return 0;
+	}
+	unseen = c->o->unseen && *part ? c->o->unseen(part, across, c->o->unseen_arg) : NULL;
+	if (unseen) {
+		snprintf(why, wl, "passed, but this run could not have seen its '%s' fault (%s): left drained",
+			 part, unseen);
+		return 0;
+	}
+	if (across > 1)
+		snprintf(why, wl, "passed %s (%s) across %d nodes, the comparison that drained it",
+			 c->kind, *part ? part : "its check", c->o->compared);
+	else
+		snprintf(why, wl, "passed %s, the check (%s) that drained it", c->kind,
+			 *part ? part : "its check");
+	return 1;
+}
+
+/* A node this run could not check: never resumed; with --resume-passed,
+ * said when Slurm shows it drained by fabcheck. */
+static void unchecked_one(struct drain_ctx *c, const json_t *u)
+{
+	const char *node = fc_jstr(u, "node", "");
+	char state[128], cur[512], why[768];
+
+	if (!fc_valid_node_name(node) ||
+	    show_node(c, node, "resume", state, sizeof(state), cur, sizeof(cur)))
+		return;
+	clean_text(cur);
+	if (!fc_drain_may_resume(state, cur))
+		return;
+	snprintf(why, sizeof(why), "could not be checked (%s): left drained",
+		 fc_jstr(u, "why", "?"));
+	record(c, node, "left", cur, NULL, NULL, why);
 }
 
 static int named(const json_t *targets, const char *node)
@@ -272,6 +331,9 @@ int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *ki
 	json_array_foreach(passed, i, t)
 		if (o->resume_passed && json_is_string(t) && !named(targets, json_string_value(t)))
 			resume_one(&c, json_string_value(t));
+	json_array_foreach(json_object_get(doc, "unchecked"), i, t)
+		if (o->resume_passed)
+			unchecked_one(&c, t);
 	return c.failed;
 }
 
@@ -288,9 +350,14 @@ void fc_drain_render(FILE *f, const json_t *doc)
 	if (!json_array_size(list))
 		return;
 	fprintf(f, "\nSlurm:\n");
-	json_array_foreach(list, i, a)
-		fprintf(f, "  %-12s %-12s %s%s%s\n", fc_jstr(a, "action", "?"), fc_jstr(a, "node", "?"),
+	json_array_foreach(list, i, a) {
+		/* A resume says why: the check and comparison it passed. */
+		int why = !strcmp(fc_jstr(a, "action", ""), "resume") && *fc_jstr(a, "detail", "");
+
+		fprintf(f, "  %-12s %-12s %s%s%s%s%s\n", fc_jstr(a, "action", "?"), fc_jstr(a, "node", "?"),
 			fc_jstr(a, "command", ""),
 			*fc_jstr(a, "command", "") && strcmp(fc_jstr(a, "result", "ok"), "ok") ? ": " : "",
-			strcmp(fc_jstr(a, "result", "ok"), "ok") ? fc_jstr(a, "result", "") : "");
+			strcmp(fc_jstr(a, "result", "ok"), "ok") ? fc_jstr(a, "result", "") : "",
+			why ? ": " : "", why ? fc_jstr(a, "detail", "") : "");
+	}
 }

@@ -289,6 +289,22 @@ static void render_preflight(FILE *f, const json_t *doc)
 	fprintf(f, "\n");
 }
 
+/* What a preflight could not have seen (ctl/drain.h, unseen): a port
+ * rate or MTU drain set against --expect-rate or --expect-mtu (not by a
+ * comparison: @across 0) by a run given none. */
+static const char *pf_unseen(const char *part, int across, const void *arg)
+{
+	const struct pf_opts *o = arg;
+
+	if (across)
+		return NULL;
+	if (!strcmp(part, "port rate") && o->expect_rate_gbps <= 0)
+		return "this run had no --expect-rate to judge the rate against";
+	if (!strcmp(part, "mtu") && o->expect_mtu <= 0)
+		return "this run had no --expect-mtu to judge the MTU against";
+	return NULL;
+}
+
 /* --drain, --resume-passed: the nodes the checks named, and those probed
  * and named by none; nothing when no node could be probed. */
 static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
@@ -327,7 +343,12 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 		json_object_set_new(doc, "slurm", json_array());
 		fc_finding(doc, FC_WARN, "Slurm: nothing drained or resumed: no node could be probed");
 	} else {
-		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &c->drain, targets, passed);
+		struct fc_drain_opts d = c->drain;
+
+		d.compared = probed;
+		d.unseen = pf_unseen;
+		d.unseen_arg = &c->o;
+		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &d, targets, passed);
 	}
 	if (st && run > 0)
 		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));

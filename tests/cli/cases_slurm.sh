@@ -33,11 +33,11 @@ PY
 
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: the suspect node drained with fabcheck's reason" 1 \
-	'drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run 1\)"' -- \
+	'drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run 1 across 4 nodes\)"' -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
-expect "drain: Slurm holds the reason" 0 '^IDLE\+DRAIN\|fabcheck: node \(matrix run 1\)\|$' -- \
+expect "drain: Slurm holds the reason" 0 '^IDLE\+DRAIN\|fabcheck: node \(matrix run 1 across 4 nodes\)\|$' -- \
 	slurm_state nodeC
-expect "drain: the reason came as one argument, no shell" 0 '^Reason=fabcheck: node \(matrix run 1\)$' -- \
+expect "drain: the reason came as one argument, no shell" 0 '^Reason=fabcheck: node \(matrix run 1 across 4 nodes\)$' -- \
 	cat $SLT/s/log
 expect "drain: the healthy nodes untouched" 0 '^IDLE\|\|$' -- slurm_state nodeA
 expect "drain: recorded, shown by report" 0 \
@@ -113,6 +113,22 @@ slurm_nodes nodeA nodeB nodeC nodeD
 printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeC
 expect "resume-passed: a node that failed again stays drained" 1 'drain +nodeC' -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --resume-passed
+# A node no pair could reach is not checked: a drain of fabcheck's on it
+# stays, and --resume-passed says why.
+python3 - "$SLD/rack4-healthy.json" >"$SLT/noD.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if "nodeD" in (r["a"]["node"], r["b"]["node"]):
+        r.update(verdict="error", results=[], error="cannot reach the node over ssh")
+json.dump(d, sys.stdout)
+PY
+slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 4 nodes)\n' >$SLT/s/nodeD
+expect "resume-passed: a node that could not be checked is said and left drained" 3 \
+	'left +nodeD .*could not be checked \(none of its pairs could run.*left drained' -- \
+	$FC matrix --import $SLT/noD.json --db $SLT/m.db --resume-passed
+expect "resume-passed: the unchecked node stays drained" 0 '^IDLE\+DRAIN\|fabcheck: node' -- slurm_state nodeD
 expect "drain: an operator's drain keeps its reason" 1 'left +nodeC .*drained by hand \(ops\)' -- \
 	sh -c "printf 'IDLE+DRAIN\nops\n' >$SLT/s/nodeC; $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain"
 expect "drain: the operator's reason kept" 0 '^IDLE\+DRAIN\|ops\|$' -- slurm_state nodeC
@@ -125,7 +141,7 @@ expect "drain: a node Slurm does not know" 1 \
 slurm_nodes nodeA nodeB nodeC nodeD
 touch $SLT/s/deny
 expect "drain: no permission" 1 \
-	"nodeC: cannot drain it in Slurm: '.*update NodeName=nodeC State=DRAIN Reason=\"fabcheck: node \(matrix run [0-9]+\)\"' failed: exit 1: .*permission denied" -- \
+	"nodeC: cannot drain it in Slurm: '.*update NodeName=nodeC State=DRAIN Reason=\"fabcheck: node \(matrix run [0-9]+ across 4 nodes\)\"' failed: exit 1: .*permission denied" -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
 expect "drain: the failure recorded" 0 'failed +nodeC .*permission denied' -- \
 	$FC report --slurm --db $SLT/m.db
@@ -252,6 +268,24 @@ expect "preflight --drain: a storage NIC below --expect-rate and an uncabled por
 	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --expect-rate 20 --drain --db $HLT/pf.db
 expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
 	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"
+
+# --resume-passed resumes only what this run could have seen: a drain set
+# by comparing 3 nodes (an odd firmware) needs as many; a rate drain set
+# against --expect-rate needs a run given one. Each left node says why.
+slurm_nodes nodeA nodeB nodeC
+printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC
+printf 'IDLE+DRAIN\nfabcheck: port rate on rxe1 (preflight run 1)\n' >$SLT/s/nodeB
+expect "preflight --resume-passed: a lone node cannot clear a comparison's drain" 0 \
+	'left +nodeC .*comparison across 3 nodes and this run compared 1.*left drained' -- \
+	$FC preflight nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --exclude-dev rxe3 --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: the firmware drain kept" 0 '^IDLE\+DRAIN\|fabcheck: rxe0 firmware' -- slurm_state nodeC
+expect "preflight --resume-passed: no --expect-rate cannot clear a rate drain" 0 \
+	"left +nodeB .*could not have seen its 'port rate' fault \(this run had no --expect-rate" -- \
+	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: the rack clears the comparison, and says why" 0 \
+	'resume +nodeC .*State=RESUME: passed preflight \(rxe0 firmware\) across 3 nodes' -- \
+	sh -c "cat $SLT/s/log >/dev/null; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db 2>&1; printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db --expect-rate 20 2>&1"
+expect "preflight --resume-passed: with --expect-rate the rate drain is cleared" 0 '^IDLE\|\|$' -- slurm_state nodeB
 
 slurm_nodes nodeA nodeB
 expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \
