@@ -52,6 +52,9 @@ struct fc_drain_opts {
 	 * none). NULL from it: it could. */
 	const char *(*unseen)(const char *part, int across, const void *arg);
 	const void *unseen_arg;
+	/* 0, or the time (fc_now, core/util.h) by which every scontrol must
+	 * be done (health's --deadline): each gets what is left of it. */
+	double deadline;
 };
 
 /* --drain, --drain-dry-run and --resume-passed into the struct

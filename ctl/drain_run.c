@@ -55,13 +55,22 @@ static void cmd_text(const char *const *argv, char *buf, size_t len)
 
 /* Runs @argv; 0 when it exited 0 (its stdout in *out_p, the caller frees
  * it), else -1 with what went wrong in @why. */
-static int run_scontrol(const char *const *argv, char **out_p, char *why, size_t wl)
+static int run_scontrol(const struct drain_ctx *c, const char *const *argv, char **out_p,
+			char *why, size_t wl)
 {
 	char err[512];
 	int code;
-	char *out = fc_capture(argv, DRAIN_SCONTROL_TIMEOUT_S, &code, err, sizeof(err));
+	double t = DRAIN_SCONTROL_TIMEOUT_S;
+	char *out;
 
 	*out_p = NULL;
+	if (c->o->deadline > 0 && c->o->deadline - fc_now() < t)
+		t = c->o->deadline - fc_now();
+	if (t < 0.5) {
+		snprintf(why, wl, "not run: the check's deadline was spent (give a longer --deadline)");
+		return -1;
+	}
+	out = fc_capture(argv, t, &code, err, sizeof(err));
 	if (!out) {
 		snprintf(why, wl, "%s", err);
 		return -1;
@@ -128,8 +137,10 @@ static int show_node(struct drain_ctx *c, const char *node, const char *what, ch
 	char *out;
 
 	cmd_text(argv, cmd, sizeof(cmd));
-	if (run_scontrol(argv, &out, why, sizeof(why))) {
-		failed(c, FC_FAIL, node, what, NULL, NULL, cmd, why);
+	/* Reading the state to resume a node that passed: Slurm out of reach
+	 * is a note on a healthy node, not a failed check. */
+	if (run_scontrol(c, argv, &out, why, sizeof(why))) {
+		failed(c, strcmp(what, "resume") ? FC_FAIL : FC_WARN, node, what, NULL, NULL, cmd, why);
 		return -1;
 	}
 	if (fc_slurm_node_parse(out, node, state, slen, reason, rlen)) {
@@ -149,12 +160,35 @@ static void act(struct drain_ctx *c, enum fc_verdict lvl, const char *node, cons
 {
 	char why[768], *out;
 
-	if (run_scontrol(argv, &out, why, sizeof(why))) {
+	if (run_scontrol(c, argv, &out, why, sizeof(why))) {
 		failed(c, lvl, node, what, reason, detail, cmd, why);
 		return;
 	}
 	free(out);
 	record(c, node, what, reason, detail, cmd, "ok");
+}
+
+/* @r without the " run N" of its tail, into @out. */
+static void reason_core(const char *r, char *out, size_t len)
+{
+	const char *tail = strrchr(r, '('), *run = tail ? strstr(tail, " run ") : NULL;
+	size_t n = run ? (size_t)(run - r) : strlen(r);
+	const char *rest = run ? run + 5 : "";
+
+	while (run && *rest >= '0' && *rest <= '9')
+		rest++;
+	snprintf(out, len, "%.*s%s", (int)n, r, rest);
+}
+
+/* The same drain: the same part, device, check and comparison, whatever
+ * run set it (a health check that fails again changes nothing). */
+static int same_reason(const char *a, const char *b)
+{
+	char x[FC_DRAIN_REASON_MAX + 64], y[FC_DRAIN_REASON_MAX + 64];
+
+	reason_core(a, x, sizeof(x));
+	reason_core(b, y, sizeof(y));
+	return !strcmp(x, y);
 }
 
 static void drain_one(struct drain_ctx *c, const json_t *t)
@@ -187,7 +221,7 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	}
 	/* Drained with this very reason already (a health check that fails
 	 * again): nothing to change. */
-	if (strstr(state, "DRAIN") && !strcmp(cur, reason)) {
+	if (strstr(state, "DRAIN") && same_reason(cur, reason)) {
 		record(c, node, "kept", cur, text, NULL, "drained with this reason already");
 		return;
 	}

@@ -225,6 +225,36 @@ expect "health --exclude-dev: an uncabled port is a warning, not a drain" 0 \
 	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --exclude-dev rxe1 --drain-self
 expect "health --exclude-dev: nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
 
+# health fits Slurm: a tool of the probe that ran out of its budget is
+# "could not check" (exit 3), never a drain; slurmctld out of reach on a
+# healthy node is a note, not a fail; its drains are kept in the store.
+hl_doc $HLT/late.json 'p["netdevs"]["eth0"]["mtu"] = 1500; p["ran_out"] = ["mlnx_qos gave no answer within 10 s"]'
+hl_doc $HLT/late-ok.json 'p["ran_out"] = ["mlnx_qos gave no answer within 10 s"]'
+slurm_nodes nodeA nodeB nodeC
+expect "health: a tool that ran out is could-not-check, exit 3" 3 \
+	'^  nodeB +mlnx_qos gave no answer within 10 s' -- \
+	$FC health --probe-doc $HLT/late.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
+expect "health: nothing drained for it" 0 '^IDLE\|\|$' -- slurm_state nodeB
+expect "health --resume-passed: slurmctld out of reach is a note on a healthy node" 0 \
+	"Slurm: .*show node nodeB' failed" -- \
+	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC health --probe-doc $HLT/ok.json --no-state --node nodeB --resume-passed
+expect "health --drain-self: the drain kept in the store with its run" 1 \
+	'drain +nodeB .*Reason="fabcheck: mtu on eth0 \(health run [0-9]+\)"' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --db $HLT/h.db
+expect "health: report --slurm shows health's drain" 0 'drain +nodeB +fabcheck: mtu on eth0 \(health run [0-9]+\)' -- \
+	$FC report --slurm --db $HLT/h.db
+expect "health --drain-self: failing again in a later run changes nothing" 1 'kept +nodeB +drained with this reason already' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --db $HLT/h.db
+expect "health --deadline: bad value" 2 "--deadline" -- $FC health --probe-doc $HLT/ok.json --no-state --deadline 0
+# preflight: a node whose probe ran out is not checked, not drained.
+printf '#!/bin/sh\ncat %s\n' "$HLT/late.json" >$HLT/late-worker.sh
+chmod +x $HLT/late-worker.sh
+slurm_nodes nodeA nodeB nodeC
+expect "preflight: a probe that ran out is not checked and not drained" 1 \
+	'^  nodeB +a tool of its probe ran out of time: mlnx_qos' -- \
+	$FC preflight nodeB --launcher local --worker-cmd $HLT/late-worker.sh --expect-mtu 9000 --drain --db $HLT/pf2.db
+expect "preflight: nodeB left idle" 0 '^IDLE\|\|$' -- slurm_state nodeB
+
 slurm_nodes nodeA nodeC
 expect "health --drain-self: a node Slurm does not know" 1 \
 	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \

@@ -96,7 +96,7 @@ printf 'HealthCheckProgram=%s\nHealthCheckInterval=5\nHealthCheckNodeState=ANY\n
 sleep 6 # a healthy round first (HealthCheckInterval 5): each node's state file
 "$FC" lab fault --name "$RB" nodeB mtu 1500 >/dev/null 2>&1
 wait_reason nodeB 'Reason=fabcheck: mtu'
-expect "health: HealthCheckProgram drains nodeB at MTU 1500 with the part" 0 'Reason=fabcheck: mtu on eth0 \(health\)' -- \
+expect "health: HealthCheckProgram drains nodeB at MTU 1500 with the part" 0 'Reason=fabcheck: mtu on eth0 \(health( run [0-9]+)?\)' -- \
 	node_reason nodeB
 expect "health: nodeA and nodeC are not drained by it" 0 '^nodeA (idle|completing) nodeC (idle|completing) $' -- \
 	node_states nodeA,nodeC
