@@ -2,6 +2,7 @@
 #include "core/out.h"
 #include "core/log.h"
 #include "core/names.h"
+#include "core/summary.h"
 
 #include <errno.h>
 #include <math.h>
@@ -99,6 +100,21 @@ static void cell_safe(char **cell)
 	*cell = strdup(shown);
 }
 
+/* The summary under the verdict, through fc_put_safe (names from nodes). */
+static void summary_safe(FILE *f, const json_t *doc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	fc_summary_render(m, doc);
+	if (fclose(m) == 0)
+		fc_put_safe(f, text, len);
+	free(text);
+}
+
 void fc_render_findings(FILE *f, const json_t *doc)
 {
 	const json_t *list = json_object_get(doc, "findings");
@@ -111,6 +127,7 @@ void fc_render_findings(FILE *f, const json_t *doc)
 			put_text(f, "  - %s\n", json_string_value(v));
 	}
 	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
+	summary_safe(f, doc);
 }
 
 /* @render's text of @doc to stdout through fc_put_safe: whatever a worker,

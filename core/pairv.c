@@ -328,12 +328,28 @@ static void note_rnr(json_t *doc, const char *list)
 	doc_note(doc, text);
 }
 
+int fc_ctr_why_said(const json_t *doc)
+{
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		if (json_is_string(f) && strstr(json_string_value(f), FC_CTR_WHY))
+			return 1;
+	return 0;
+}
+
+/*
+ * One finding per node's port (the phase is the document's): the error
+ * counters that rose, each with its delta ("completer_retry_err +219,
+ * rcvd_seq_err +69"), the explanation once. "counters" keeps every counter.
+ */
 static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			   const json_t *b)
 {
-	int val = fc_doc_validated(doc);
-	char rnr[400] = "";
-	size_t off = 0;
+	int val = fc_doc_validated(doc), said;
+	char rnr[400] = "", list[700];
+	size_t off = 0, loff;
 	const char *node;
 	json_t *set, *v;
 	const char *name;
@@ -341,6 +357,8 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 	json_object_foreach((json_t *)counters, node, set) {
 		const json_t *side = !strcmp(node, fc_jstr(b, "node", "")) ? b : a;
 
+		loff = 0;
+		list[0] = 0;
 		json_object_foreach(set, name, v) {
 			if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 			    !fc_counter_is_error(name))
@@ -352,11 +370,17 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 								(long long)json_integer_value(v));
 				continue;
 			}
-			fc_finding(doc, FC_WARN,
-				   "%s %s port %d: error counter %s rose by %lld during the test: packets were lost, retried or corrupted (the diagnosis names the likely part from the physical-layer counters)",
-				   node, fc_jstr(side, "device", "?"), (int)fc_jnum(side, "port", 0),
-				   name, (long long)json_integer_value(v));
+			if (loff < sizeof(list))
+				loff += (size_t)snprintf(list + loff, sizeof(list) - loff, "%s%s +%lld",
+							 loff ? ", " : "", name,
+							 (long long)json_integer_value(v));
 		}
+		if (!loff)
+			continue;
+		said = fc_ctr_why_said(doc);
+		fc_finding(doc, FC_WARN, "%s %s port %d: error counters rose during the test: %s%s%s",
+			   node, fc_jstr(side, "device", "?"), (int)fc_jnum(side, "port", 0), list,
+			   said ? "" : ": ", said ? "" : FC_CTR_WHY);
 	}
 	note_rnr(doc, rnr);
 }

@@ -16,6 +16,15 @@ struct fc_pair_limits {
 
 #define FC_LINK_PCT_MIN_SIZE (1u << 20)
 
+/* What error counters that rise mean, said once per report after the first
+ * port's counters ("nodeA rxe0 port 1: error counters rose during the
+ * test: completer_retry_err +219, rcvd_seq_err +69: " FC_CTR_WHY). */
+#define FC_CTR_WHY                                                                   \
+	"packets were lost, retried or corrupted (the diagnosis names the likely part " \
+	"from the physical-layer counters)"
+/* 1 when a finding of @doc already says FC_CTR_WHY. */
+int fc_ctr_why_said(const json_t *doc);
+
 /* True for counters that count errors, drops, retries or loss. */
 int fc_counter_is_error(const char *name);
 /* True for the error counters that count receive-not-ready events (RNR

@@ -103,7 +103,7 @@ static int members(struct match *x)
 						      p->netdev[0] ? p->netdev : "its net device");
 				continue;
 			}
-			x->m[x->nm++] = (struct member){ .node = i, .port = j };
+			x->m[x->nm++] = (struct member){ .node = i, .port = j, .rail = -1 };
 		}
 	}
 	return rc;
@@ -202,17 +202,17 @@ static int cmp_group(const void *pa, const void *pb)
 	return c ? c : strcmp(a->key, b->key);
 }
 
-static int selected(const struct match *x, const struct group *g, int index)
+int rail_selected(const struct match *x, const char *name, int index)
 {
 	char num[16];
 
 	if (!x->o->nonly)
 		return 1;
 	snprintf(num, sizeof(num), "%d", index);
-	return rail_in_list(g->name, x->o->only, x->o->nonly) || rail_in_list(num, x->o->only, x->o->nonly);
+	return rail_in_list(name, x->o->only, x->o->nonly) || rail_in_list(num, x->o->only, x->o->nonly);
 }
 
-static int check_only(struct match *x, const int *order, int nr)
+int rail_check_only(struct match *x, const char *const *names, int nr)
 {
 	for (int e = 0; e < x->o->nonly; e++) {
 		int hit = 0;
@@ -221,7 +221,7 @@ static int check_only(struct match *x, const int *order, int nr)
 			char num[16];
 
 			snprintf(num, sizeof(num), "%d", r);
-			hit = !strcmp(x->g[order[r]].name, x->o->only[e]) || !strcmp(num, x->o->only[e]);
+			hit = !strcmp(names[r], x->o->only[e]) || !strcmp(num, x->o->only[e]);
 		}
 		if (!hit) {
 			size_t off = 0;
@@ -231,7 +231,7 @@ static int check_only(struct match *x, const int *order, int nr)
 						x->o->only[e]);
 			for (int r = 0; r < nr && off < sizeof(x->map->err); r++)
 				off += (size_t)snprintf(x->map->err + off, sizeof(x->map->err) - off,
-							" %d (%s)", r, x->g[order[r]].name);
+							" %d (%s)", r, names[r]);
 			if (!nr)
 				snprintf(x->map->err, sizeof(x->map->err),
 					 "--rails: no rail is named '%s': no node has an active "
@@ -280,7 +280,7 @@ static int named_elsewhere(const struct match *x, const struct member *m)
  * port on every rail without it and no other node has that device down or
  * on a rail (a storage or front-end NIC), else a port that matches no rail
  * of its peers. */
-static int lone_port(struct match *x, const struct member *m)
+int rail_lone_port(struct match *x, const struct member *m)
 {
 	const char *kind = key_kind(x);
 	char why[200];
@@ -304,12 +304,13 @@ static int lone_port(struct match *x, const struct member *m)
 static int make_rails(struct match *x)
 {
 	int order[FC_RAIL_MAX * 4], nr = 0, rc = 0;
+	const char *names[FC_RAIL_MAX * 4] = { 0 };
 
 	for (int k = 0; k < x->ng && !rc; k++) {
 		if (x->n > 1 && x->g[k].nodes_with < 2) {
 			for (int a = 0; a < x->nm && !rc; a++)
 				if (x->m[a].group == k && x->m[a].used)
-					rc = lone_port(x, &x->m[a]);
+					rc = rail_lone_port(x, &x->m[a]);
 			continue;
 		}
 		if (nr == (int)(sizeof(order) / sizeof(order[0])))
@@ -323,7 +324,9 @@ static int make_rails(struct match *x)
 	sort_ctx = x;
 	qsort(order, (size_t)nr, sizeof(order[0]), cmp_group);
 	sort_ctx = NULL;
-	rc = check_only(x, order, nr);
+	for (int r = 0; r < nr; r++)
+		names[r] = x->g[order[r]].name;
+	rc = rail_check_only(x, names, nr);
 	if (rc)
 		return rc;
 	if (nr > FC_RAIL_MAX)
@@ -333,7 +336,7 @@ static int make_rails(struct match *x)
 		struct group *g = &x->g[order[r]];
 		struct fc_rail *rl;
 
-		if (!selected(x, g, r))
+		if (!rail_selected(x, g->name, r))
 			continue;
 		g->rail = x->map->nrails;
 		rl = &x->map->rails[x->map->nrails++];
@@ -365,7 +368,7 @@ static int fill_ports(struct match *x)
 		map->port[i] = -1;
 	for (int a = 0; a < x->nm; a++) {
 		const struct member *m = &x->m[a];
-		int r = x->g[m->group].rail;
+		int r = m->rail;
 
 		if (m->used && r >= 0)
 			map->port[m->node * map->nrails + r] = m->port;
@@ -373,22 +376,31 @@ static int fill_ports(struct match *x)
 	return 0;
 }
 
-/* "rxe1 is DOWN" when the node has the rail's device but not active. */
+/* "; mlx5_3 port 1 is not active" for the node's port named as the rail
+ * that is not active, else for each of its slots that is not active (its
+ * names may differ from the other nodes'). */
 static void down_hint(const struct match *x, int node, const char *dev, char *buf, size_t len)
 {
-	buf[0] = 0;
-	for (int j = 0; j < x->nodes[node].nports; j++) {
-		const struct fc_rail_port *p = &x->nodes[node].ports[j];
+	size_t off = 0;
 
-		if (!strcmp(p->dev, dev) && !p->active)
-			snprintf(buf, len, "; %s port %d is not active", p->dev, p->port);
-	}
+	buf[0] = 0;
+	for (int pass = 0; pass < 2 && !off; pass++)
+		for (int j = 0; j < x->nodes[node].nports && off < len; j++) {
+			const struct fc_rail_port *p = &x->nodes[node].ports[j];
+
+			if (!p->active && (pass ? rail_slot_port(x, node, j) : !strcmp(p->dev, dev)))
+				off += (size_t)snprintf(buf + off, len - off, "; %s port %d is not active",
+							p->dev, p->port);
+		}
 }
 
 static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t len)
 {
 	const struct fc_rail *rl = &map->rails[r];
 
+	if (rl->nleaves > 1)
+		return snprintf(buf, len, "rail %d (leaves %s; %s on the other nodes)", rl->index,
+				rl->leaves, rl->name);
 	if (rl->peer_desc[0])
 		return snprintf(buf, len, "rail %d (switch %s \"%s\", %s on the other nodes)",
 				rl->index, rl->peer, rl->peer_desc, rl->name);
@@ -401,17 +413,39 @@ static int rail_label(const struct fc_rail_map *map, int r, char *buf, size_t le
 	return snprintf(buf, len, "rail %d (%s)", rl->index, rl->name);
 }
 
-/* Per node: a rail without a port, and ports on a rail named otherwise. */
+/* Node @i's @nswap ports out of @ref's order (@swaps names them). */
+static int swap_finding(struct match *x, const struct rail_ref *ref, int i, int nswap,
+			const char *swaps)
+{
+	char tie[200] = "";
+
+	if (ref->tied >= 0 && ref->node >= 0)
+		snprintf(tie, sizeof(tie), " (as many nodes order their ports like %s as like %s: "
+			 "the swapped cables may be %s's)", x->nodes[ref->node].name,
+			 x->nodes[ref->tied].name, x->nodes[ref->node].name);
+	return rail_add_finding(x->map, FC_RAIL_FAIL, i,
+				"%s of %s: %s; swapped cable%s?%s Traffic still flows, but a "
+				"GPU's rail-local HCA no longer reaches its peers' rail",
+				nswap > 1 ? "ports" : "a port", x->nodes[i].name, swaps,
+				nswap > 1 ? "s" : "", tie);
+}
+
+/* Per node: a rail without a port, and ports on a rail out of the order
+ * of the other nodes' (core/rail_swap.c). */
 static int check_nodes(struct match *x)
 {
 	struct fc_rail_map *map = x->map;
-	int rc = 0;
+	int rc = 0, by_pos = map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY;
+	unsigned char bad[FC_RAIL_MAX];
+	struct rail_ref ref;
 
+	rail_order_ref(x, &ref);
 	for (int i = 0; i < x->n && !rc; i++) {
-		char swaps[320] = "", lbl[128], hint[96];
+		char swaps[320] = "", lbl[160], hint[96];
 		size_t off = 0;
 		int nswap = 0;
 
+		rail_misplaced(x, &ref, i, bad);
 		for (int r = 0; r < map->nrails && !rc; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(map, x->nodes, i, r);
 
@@ -422,25 +456,23 @@ static int check_nodes(struct match *x)
 						 "%s has no active port on %s%s: a port down or a "
 						 "cable out?",
 						 x->nodes[i].name, lbl, hint);
-			} else if (strcmp(p->dev, map->rails[r].name) && off < sizeof(swaps)) {
+			} else if ((by_pos ? strcmp(p->dev, map->rails[r].name) != 0 :
+				    map->by != FC_RAIL_BY_NAME && bad[r]) &&
+				   off < sizeof(swaps)) {
 				off += (size_t)snprintf(swaps + off, sizeof(swaps) - off, "%s%s on %s",
 							nswap++ ? ", " : "", p->dev, lbl);
 			}
 		}
 		if (nswap && !rc && map->by == FC_RAIL_BY_GATEWAY && x->gw_swap[i])
 			continue; /* said by the gateways (core/rail_gw.c) */
-		if (nswap && !rc && (map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY))
+		if (nswap && !rc && by_pos)
 			rc = rail_add_finding(map, FC_RAIL_NOTE, i,
 					      "%s of %s: %s by position: its device names are not "
 					      "in the PCIe order of the other nodes' (rails by "
 					      "position cannot tell a swapped cable)",
 					      nswap > 1 ? "ports" : "a port", x->nodes[i].name, swaps);
 		else if (nswap && !rc)
-			rc = rail_add_finding(map, FC_RAIL_FAIL, i,
-					 "%s of %s: %s; swapped cable%s? Traffic still flows, but a "
-					 "GPU's rail-local HCA no longer reaches its peers' rail",
-					 nswap > 1 ? "ports" : "a port", x->nodes[i].name, swaps,
-					 nswap > 1 ? "s" : "");
+			rc = swap_finding(x, &ref, i, nswap, swaps);
 	}
 	return rc;
 }
@@ -466,12 +498,17 @@ int fc_rail_match(const struct fc_rail_node *nodes, int n, const struct fc_rail_
 		rc = rail_choose(&x);
 	if (!rc)
 		rc = collect(&x);
-	if (!rc) {
-		name_groups(&x);
-		rc = pick_members(&x);
-	}
 	if (!rc)
-		rc = make_rails(&x);
+		name_groups(&x);
+	if (!rc && (map->by == FC_RAIL_BY_SWITCH || map->by == FC_RAIL_BY_LLDP)) {
+		rc = rail_reach(&x);
+	} else if (!rc) {
+		rc = pick_members(&x);
+		if (!rc)
+			rc = make_rails(&x);
+		for (int a = 0; a < x.nm; a++)
+			x.m[a].rail = x.g[x.m[a].group].rail;
+	}
 	if (!rc)
 		rc = fill_ports(&x);
 	if (!rc)

@@ -6,21 +6,23 @@
  * on RoCE the IP subnet of the port's net device, on InfiniBand the subnet
  * prefix. Rails are matched by that network, not by device name; the name of
  * a rail is the device most of its nodes have on it, and rails are numbered
- * in the natural order of those names (mlx5_2 before mlx5_10). A port whose
- * device differs from its rail's name is a swapped cable; a network that
+ * in the natural order of those names (mlx5_2 before mlx5_10). A node whose
+ * ports (in position order: NUMA node, PCI address, name) sit on the rails
+ * in another order than most nodes' has swapped cables, whatever their names
+ * (server models name their HCAs differently; core/rail_swap.c); a network that
  * only one node has is a port that matches no rail of its peers; two ports
  * of one node on one network is two rails on one subnet. When the ports
  * carry no network (or every InfiniBand port shares one subnet prefix, as on
  * a fabric with one subnet manager) rails are matched by device name, and
- * the map says so. On InfiniBand, where every port reports the switch it
- * reaches (the node GUID of its neighbour, read over umad), rails are
- * matched by that switch instead, when there is one switch per rail (as
- * many switches as a node has ports: a rack or one scalable unit); a rail
- * that spans several leaf switches falls back to the subnet or the name.
+ * the map says so. Where every port reports the leaf it reaches (on
+ * InfiniBand the switch's node GUID and description read over umad, on
+ * Ethernet the LLDP neighbour), rails are matched by that leaf, a rail may
+ * span several leaves (one a scalable unit) and a leaf may carry several
+ * rails (core/rail_reach.c); a port's position only orders the rails.
  *
  * Routed RoCE (each port in its own /31, /30, /127 or /126 to its leaf):
  * every subnet differs, so the leaf names the rail: the LLDP neighbour
- * (chassis) where every port reports one, else the port's position (its
+ * (as above), else the port's position (its
  * NUMA node and PCIe address, in order, on every node of a uniform rack),
  * which the map marks as assumed; where every port has a gateway and the
  * gateways fall in one pool per rail (core/rail_gw.c), by that pool, the
@@ -29,7 +31,9 @@
  *
  * Left out by rule, each said once per device: a port on another link
  * layer than the fabric's, one that carries the node's ssh address or
- * default route (when the node has other ports), one whose rate differs
+ * default route (when the node has other ports, and the port is not
+ * addressed like them: an ECMP default route over the rails is no
+ * management port), one whose rate differs
  * from the majority of the node's ports, and one on a network no other
  * node has while its node has a port on every rail without it.
  */
@@ -96,6 +100,9 @@ struct fc_rail {
 	char peer_desc[72];	    /* its node description, "" unknown */
 	char leaf[64];		    /* the LLDP neighbour, when matched by LLDP; the
 				     * gateways' pool "ADDR/LEN" by gateway */
+	int nleaves;		    /* by switch or LLDP: the leaves the rail spans
+				     * (one a scalable unit) */
+	char leaves[200];	    /* and their names, ", " between */
 };
 
 enum fc_rail_sev { FC_RAIL_NOTE, FC_RAIL_WARN, FC_RAIL_FAIL };
@@ -132,6 +139,9 @@ void fc_rail_map_release(struct fc_rail_map *map);
 /* The port of @node on rail position @r (0..nrails-1), or NULL. */
 const struct fc_rail_port *fc_rail_port_of(const struct fc_rail_map *map,
 					   const struct fc_rail_node *nodes, int node, int r);
+/* A rail that spans several leaves (scalable units): sets "leaves":
+ * [names] in @o (the JSON of the rail, beside its "matched_by"). */
+void fc_rail_add_leaves(json_t *o, const struct fc_rail *rl);
 /* Worst severity among the findings (FC_RAIL_NOTE when none). */
 enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 

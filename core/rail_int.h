@@ -9,6 +9,7 @@ struct member {
 	int node, port, group;
 	int used;     /* the node's port on that group's rail */
 	char key[24]; /* by position: "position K" */
+	int rail;     /* position in map->rails, -1 none */
 };
 
 struct group {
@@ -65,6 +66,36 @@ int rail_position_keys(struct match *x);
  * its pool's position, and map->by FC_RAIL_BY_GATEWAY; the note says so
  * (core/rail_gw.c). Else nothing changes. 0 or -ENOMEM. */
 int rail_gateway_keys(struct match *x);
+/* Ports @a and @b of node @node in position order (NUMA node, PCI address,
+ * device name): <0, 0, >0. */
+int rail_port_cmp(const struct match *x, int node, int a, int b);
+/* A port of the fabric's link layer a rule did not leave out, active or
+ * not: a slot of its node whatever its state. */
+int rail_slot_port(const struct match *x, int node, int port);
+/* --rails: -EINVAL (map->err set) when an entry names none of the @nr
+ * rails @names (numbered in that order); whether rail @index named @name
+ * is selected (core/rail.c). */
+int rail_check_only(struct match *x, const char *const *names, int nr);
+int rail_selected(const struct match *x, const char *name, int index);
+/* Its place among its node's slot ports in position order. */
+int rail_port_rank(const struct match *x, int node, int port);
+/* A port on a network no other node has (core/rail.c). */
+int rail_lone_port(struct match *x, const struct member *m);
+/* By the leaf each port reaches (map->by switch or LLDP): the rails of
+ * every scalable unit, joined; sets each member's rail (core/rail_reach.c). */
+int rail_reach(struct match *x);
+
+/* The order of the rails most nodes' ports follow (core/rail_swap.c). */
+struct rail_ref {
+	int node;		/* whose order it is, -1 none */
+	int tied;		/* a node of another order as many nodes follow, -1 none */
+	int rank[FC_RAIL_MAX];	/* [rail]: its place in that order, -1 not judged */
+};
+void rail_order_ref(const struct match *x, struct rail_ref *out);
+/* @bad[r] set where node @i's port on rail r is not the one its position
+ * puts there in @ref's order of the rails (a swapped cable). */
+void rail_misplaced(const struct match *x, const struct rail_ref *ref, int i, unsigned char *bad);
+
 /* The pool "ADDR/LEN" of the gateways of key @key ("gateway K"). */
 void rail_gateway_leaf(const struct match *x, const char *key, char *buf, size_t len);
 

@@ -99,6 +99,22 @@ int fc_rail_subnet_of(const char *const *addrs, int n, char *buf, size_t len)
 	return -1;
 }
 
+void fc_rail_add_leaves(json_t *o, const struct fc_rail *rl)
+{
+	const char *t = rl->leaves, *e;
+	json_t *l;
+
+	if (!o || rl->nleaves < 2)
+		return;
+	l = json_array();
+	/* rl->leaves joins the names with ", " (core/rail_reach.c) */
+	for (; l && t; t = e ? e + 2 : NULL) {
+		e = strstr(t, ", ");
+		json_array_append_new(l, json_stringn(t, e ? (size_t)(e - t) : strlen(t)));
+	}
+	json_object_set_new(o, "leaves", l);
+}
+
 const char *fc_rail_by_name(enum fc_rail_by by)
 {
 	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name",

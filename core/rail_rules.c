@@ -106,8 +106,30 @@ static int others(const struct match *x, int i, int skip)
 	return c;
 }
 
+/* Whether port @j of node @i is addressed like most of the node's other
+ * ports (the same prefix length, a gateway as they have one): a rail port
+ * that a default route runs over (an ECMP route over the rails, of which
+ * /proc/net/route shows the first next hop only: fib_route_seq_show in the
+ * kernel's net/ipv4/fib_trie.c prints nexthop 0), not a management port. */
+static int like_rails(const struct match *x, int i, int j)
+{
+	const struct fc_rail_port *p = &x->nodes[i].ports[j];
+	int like = 0, all = 0;
+
+	for (int k = 0; k < x->nodes[i].nports; k++) {
+		const struct fc_rail_port *q = &x->nodes[i].ports[k];
+
+		if (k == j || !rail_eligible(x, i, k) || q->mgmt[0])
+			continue;
+		all++;
+		like += q->prefix_len == p->prefix_len && !q->gateway[0] == !p->gateway[0];
+	}
+	return all && 2 * like > all;
+}
+
 /* The port that carries the node's ssh address or default route, where
- * the node has other ports: the management network, not a rail. */
+ * the node has other ports: the management network, not a rail. A default
+ * route over a port addressed like the rails is over the rails. */
 static void mgmt_ports(struct match *x)
 {
 	char why[200];
@@ -116,7 +138,8 @@ static void mgmt_ports(struct match *x)
 		for (int j = 0; j < x->nodes[i].nports; j++) {
 			const struct fc_rail_port *p = &x->nodes[i].ports[j];
 
-			if (!rail_eligible(x, i, j) || !p->mgmt[0] || !others(x, i, j))
+			if (!rail_eligible(x, i, j) || !p->mgmt[0] || !others(x, i, j) ||
+			    (strstr(p->mgmt, "default route") && like_rails(x, i, j)))
 				continue;
 			snprintf(why, sizeof(why), "it %s (the management network, not a rail)",
 				 p->mgmt);
@@ -286,7 +309,7 @@ static void switch_names(const struct match *x, const struct keys *s, char *buf,
 
 /*
  * InfiniBand: match by the switch each port reaches where every eligible
- * port reports one and there are as many switches as a node has ports.
+ * port reports one; a rail may span several (core/rail_reach.c).
  * Returns 1 to match by switch; 0 otherwise (a note says why, once).
  */
 static int choose_by_switch(struct match *x, int *rc)
@@ -311,14 +334,6 @@ static int choose_by_switch(struct match *x, int *rc)
 	}
 	if (!kc.with || kc.maxports < 2)
 		return 0;
-	if (s.n != kc.maxports) {
-		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
-				       "the InfiniBand ports reach %s%d switches for %d ports a "
-				       "node (rails that span several leaf switches): rails are not "
-				       "matched by switch", s.n > FC_RAIL_MAX ? "more than " : "",
-				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n, kc.maxports);
-		return 0;
-	}
 	switch_names(x, &s, names, sizeof(names));
 	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
 			       "rails matched by the switch each InfiniBand port reaches (%d "
@@ -380,8 +395,7 @@ static enum fc_rail_by choose_routed(struct match *x, int *rc)
 	count_keys(x, FC_RAIL_BY_LLDP, &kc, add_key, &s);
 	if (kc.with && !kc.without) {
 		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
-				       "routed RoCE (a subnet per port or host): rails matched by the LLDP "
-				       "neighbour each port reaches (%s%d leaf switches)",
+				       "rails matched by the LLDP neighbour each port reaches (%s%d leaf switches)",
 				       s.n > FC_RAIL_MAX ? "more than " : "",
 				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n);
 		return FC_RAIL_BY_LLDP;
@@ -424,6 +438,13 @@ int rail_choose(struct match *x)
 		map->by = FC_RAIL_BY_SWITCH;
 	if (rc || map->by == FC_RAIL_BY_SWITCH)
 		goto out;
+	count_keys(x, FC_RAIL_BY_LLDP, &kc, NULL, NULL);
+	if (map->link_layer == FC_RAIL_LL_ETH && kc.with && !kc.without && kc.maxports > 1) {
+		/* every port names the leaf it reaches: that, not the addressing
+		 * plan, says which ports share a rail */
+		map->by = choose_routed(x, &rc);
+		goto out;
+	}
 	count_keys(x, FC_RAIL_BY_SUBNET, &kc, add_subnet, &s);
 	if (!kc.with) {
 		map->by = FC_RAIL_BY_NAME;
@@ -451,13 +472,38 @@ out:
 static const struct match *pos_ctx;
 static int pos_node;
 
-static int cmp_pos(const void *pa, const void *pb)
+int rail_port_cmp(const struct match *x, int node, int ia, int ib)
 {
-	const struct fc_rail_port *a = &pos_ctx->nodes[pos_node].ports[*(const int *)pa];
-	const struct fc_rail_port *b = &pos_ctx->nodes[pos_node].ports[*(const int *)pb];
+	const struct fc_rail_port *a = &x->nodes[node].ports[ia];
+	const struct fc_rail_port *b = &x->nodes[node].ports[ib];
 	int c = a->numa != b->numa ? (a->numa < b->numa ? -1 : 1) : strcmp(a->pci, b->pci);
 
 	return c ? c : fc_rail_name_cmp(a->dev, b->dev);
+}
+
+static int cmp_pos(const void *pa, const void *pb)
+{
+	return rail_port_cmp(pos_ctx, pos_node, *(const int *)pa, *(const int *)pb);
+}
+
+int rail_slot_port(const struct match *x, int node, int port)
+{
+	const struct fc_rail_port *p = &x->nodes[node].ports[port];
+
+	if (p->active)
+		return rail_eligible(x, node, port);
+	return p->link_layer == x->map->link_layer && !p->mgmt[0] &&
+	       !rail_in_list(p->dev, x->o->exclude, x->o->nexclude) &&
+	       !(p->netdev[0] && rail_in_list(p->netdev, x->o->exclude, x->o->nexclude));
+}
+
+int rail_port_rank(const struct match *x, int node, int port)
+{
+	int r = 0;
+
+	for (int q = 0; q < x->nodes[node].nports; q++)
+		r += q != port && rail_slot_port(x, node, q) && rail_port_cmp(x, node, q, port) < 0;
+	return r;
 }
 
 /* The NUMA node most nodes have at position @k (-1 unknown). */
@@ -495,10 +541,9 @@ int rail_position_keys(struct match *x)
 		pos_ctx = x;
 		pos_node = node;
 		qsort(idx, (size_t)cnt, sizeof(idx[0]), cmp_pos);
-		for (int k = a; k < b; k++)
-			for (int r = 0; r < cnt; r++)
-				if (idx[r] == x->m[k].port)
-					snprintf(x->m[k].key, sizeof(x->m[k].key), "position %d", r);
+		for (int k = a; k < b; k++) /* among every slot, a port down too */
+			snprintf(x->m[k].key, sizeof(x->m[k].key), "position %d",
+				 rail_port_rank(x, node, x->m[k].port));
 		a = b;
 	}
 	for (int k = 0; !rc && k < FC_RAIL_MAX; k++) {

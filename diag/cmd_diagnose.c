@@ -177,8 +177,10 @@ static int diagnose_dir(const char *dir, json_t *doc)
 	json_object_set_new(doc, "diagnosis", json_array());
 	json_object_set_new(doc, "sets", sets);
 	n = walk(dir, 0, doc, sets);
-	if (n > 1)
+	if (n > 1) {
 		diag_cards(doc, sets); /* a card whose ports failed every test */
+		diag_peers(doc, sets); /* a port below the same port on most other nodes */
+	}
 	/* Nothing found: the folder itself, for its error. */
 	return n ? (n < 0 ? n : 0) : diagnose_one(dir, doc, sets);
 }
@@ -196,7 +198,8 @@ static void render(FILE *f, const json_t *doc)
 		diag_render(f, s);
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
-		if (!strcmp(fc_jstr(fd, "rule", ""), "hca_all_tests"))
+		if (!strcmp(fc_jstr(fd, "rule", ""), "hca_all_tests") ||
+		    !strcmp(fc_jstr(fd, "rule", ""), "port_peers"))
 			fprintf(f, "\nover every folder:\n  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
 				fc_jstr(fd, "confidence", "?"), fc_jstr(fd, "subject", "?"),
 				fc_jstr(fd, "part", "?"), fc_jstr(fd, "evidence", ""),

@@ -22,6 +22,7 @@
 /* Vendor-published thresholds (see diag/rules.c for their sources). */
 #define DIAG_PRE_FEC_BER_MAX 2.4e-4
 #define DIAG_POST_FEC_BER_MAX 1e-12
+#define DIAG_PHYS_BER_MAX 1e-12 /* IBTA link target, ibdiagnet --ber_thresh */
 
 enum diag_class {
 	DIAG_C_NONE = 0,
@@ -76,6 +77,10 @@ struct diag_module {
 	double lane_rx_mw[DIAG_MAX_LANES], lane_tx_mw[DIAG_MAX_LANES];
 	double lane_bias_ma[DIAG_MAX_LANES];
 	char lane_flags[DIAG_MAX_LANES][128]; /* "Laser rx power low alarm, ..." */
+	/* lane lists of ethtool's CMIS signals (ethtool cmis.c
+	 * cmis_show_signals: "Tx fault : [ No, Yes, ... ]", lane 1 first;
+	 * "None" when no lane is flagged): bit per lane */
+	unsigned tx_fault, tx_los, rx_los;
 	unsigned app_lanes; /* host lanes with an active application code, as
 			     * SONiC's 'show interfaces transceiver eeprom'
 			     * prints them (ethtool -m prints none); 0 not read */
@@ -88,6 +93,45 @@ struct diag_module {
 	int weak_lane;	   /* a lane DIAG_LANE_IMBALANCE_DB below the others, or 0 */
 	double weak_db;	   /* how far below the mean of the others */
 };
+
+/* Lane @i (from 0) of @m has light and its transmitter on (diag/parse.c). */
+int diag_module_lane_lit(const struct diag_module *m, int i);
+
+/*
+ * What a port should run at (diag/expect.c): the lanes its module is set
+ * for (the active application's host lanes, else every lane with light or
+ * a transmitter fault) and the rate the same port runs at on its peers.
+ * One model for `diagnose` (each test's ports, and the rack's over every
+ * folder) and `preflight` (each port against the same port on the rack's
+ * other nodes).
+ */
+struct diag_peer_rate {
+	const char *node;
+	double gbps;
+	int width; /* lanes; 0 unknown */
+};
+
+struct diag_expect {
+	double gbps;	/* what the port should run at; 0: nothing says more
+			 * than it runs at */
+	int width;	/* its lanes then; 0 unknown */
+	int likely;	/* a transmitter fault, the module's application, or
+			 * most of two or more peers say so */
+	unsigned fault; /* module lanes with a transmitter fault (bit per lane) */
+	int peers_at;	/* how many peers run at gbps (0: the module set it) */
+	char why[600];	/* what set it, for a line of evidence */
+};
+
+/* Pure. @gbps on @width lanes (0 unknown), its module @m (NULL or not
+ * known: not read) and the same port on @npeers other nodes. */
+void diag_expect_rate(double gbps, int width, const struct diag_module *m,
+		      const struct diag_peer_rate *peers, int npeers, struct diag_expect *e);
+/* "200 Gb/s on 2 lanes" (@width 0: the rate alone). */
+void diag_rate_text(double gbps, int width, char *buf, size_t len);
+/* Over every folder's evidence (each set diagnosed: its "evidence"): a
+ * port below the rate most of two or more other nodes run the same port
+ * at, named once (rule "port_peers"), added to @doc's "diagnosis". */
+void diag_peers(json_t *doc, const json_t *sets);
 
 /* Lane imbalance in dB (see diag/rules.c for the figure's basis). */
 #define DIAG_LANE_IMBALANCE_DB 2.0

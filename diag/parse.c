@@ -212,12 +212,16 @@ static int module_kv(const char *line, size_t len, char *key, size_t klen, const
 	return k > 0;
 }
 
-/* The dBm figure of "0.5000 mW / -3.01 dBm"; 99 when absent. */
+/* The dBm figure of "0.5000 mW / -3.01 dBm"; 99 when absent. A threshold
+ * of 0 mW ("0.0000 mW / -inf dBm") is none: a module that gives no
+ * thresholds reads 0 there (tests/real/ethtool_m, the Finisar SR4). */
 static double dbm_of(const char *v)
 {
 	const char *slash = strchr(v, '/');
 
-	return slash && strstr(slash, "dBm") ? strtod(slash + 1, NULL) : 99;
+	if (!slash || !strstr(slash, "dBm") || !(strtod(v, NULL) > 0))
+		return 99;
+	return strtod(slash + 1, NULL);
 }
 
 /* The `ethtool -m` keys read into one figure: where it goes, whether it is
@@ -318,11 +322,38 @@ static int app_lane(struct diag_module *m, const char *key, const char *val)
 	return 1;
 }
 
+/* "Tx fault : [ No, No, Yes, No ]" or "None": ethtool cmis.c
+ * cmis_show_signals prints each lane-specific flag of CMIS page 11h
+ * (CMIS 5 table 8-80: TxFailure "an internal failure that causes an
+ * unspecified malfunction in the Tx facility used by media lane <i>";
+ * Tx/Rx LOS) through sff-common.c sff_show_lane_status, lane 1 first. */
+static int lane_list(struct diag_module *m, const char *key, const char *val)
+{
+	unsigned *slot = !strcmp(key, "Tx fault")	    ? &m->tx_fault :
+			 !strcmp(key, "Tx loss of signal") ? &m->tx_los :
+			 !strcmp(key, "Rx loss of signal") ? &m->rx_los :
+							     NULL;
+	int lane = 0;
+
+	if (!slot)
+		return 0;
+	for (const char *p = strchr(val, '['); p && *p && *p != ']' && lane < DIAG_MAX_LANES;) {
+		p += strspn(p, "[ ,\t");
+		if (!*p || *p == ']')
+			break;
+		if (!strncmp(p, "Yes", 3))
+			*slot |= 1u << lane;
+		lane++;
+		p += strcspn(p, ",]");
+	}
+	return 1;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;
 
-	if (app_lane(m, key, val))
+	if (app_lane(m, key, val) || lane_list(m, key, val))
 		return;
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
@@ -356,6 +387,17 @@ int diag_parse_module(const char *text, struct diag_module *m)
 		}
 		line = nl ? nl + 1 : NULL;
 	}
+	/*
+	 * ethtool (qsfp.c, sff8636_show_dom) takes a module temperature of
+	 * raw 0x0 or 0xFFFF (printed 0.00 or -0.00 degrees C) as a module
+	 * without monitors and prints no lane after it: that temperature and
+	 * the voltage beside it are no readings (a passive copper cable,
+	 * tests/real/ethtool_m).
+	 */
+	if (!m->nlanes && m->temp_c > -0.005 && m->temp_c < 0.005) {
+		m->known = 0;
+		m->temp_c = m->volt = 0;
+	}
 	return m->known ? 0 : -1;
 }
 
@@ -366,6 +408,11 @@ static int lane_dark(const struct diag_module *m, int i)
 	const double tx = m->lane_tx_mw[i], bias = m->lane_bias_ma[i];
 
 	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
+}
+
+int diag_module_lane_lit(const struct diag_module *m, int i)
+{
+	return i >= 0 && i < m->nlanes && !lane_dark(m, i);
 }
 
 static void weakest(struct diag_module *m)
@@ -412,6 +459,8 @@ void diag_module_judge(struct diag_module *m, int width)
 		}
 		if (m->lane_rx_mw[i] < 0 && m->lane_tx_mw[i] < 0 && m->lane_bias_ma[i] < 0)
 			continue;
+		if (m->tx_fault & (1u << i))
+			continue; /* faulted: not in use, and not idle either (diag/expect.c) */
 		if (m->app_lanes && !(m->app_lanes & (1u << i))) {
 			m->dark |= 1u << i; /* outside the active application */
 			continue;

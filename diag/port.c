@@ -205,6 +205,10 @@ static void ber(struct diag_port *p, const json_t *before, const json_t *after)
 	p->bits = bits;
 	if (bits > 0)
 		p->phys_ber = (double)phys_total(p) / bits;
+	if (phys_total(p) > 0 && p->phys_ber >= 0 && p->phys_ber <= DIAG_PHYS_BER_MAX)
+		note(p, "physical-layer errors %s%s%s: %.2g errors per bit over %.0f s, under the %.0e limit (IBTA link BER target): not a suspect",
+		     p->detail[DIAG_C_PHYS], *p->detail[DIAG_C_PHYS] && *p->detail[DIAG_C_POSTFEC] ? ", " : "",
+		     p->detail[DIAG_C_POSTFEC], p->phys_ber, p->seconds, DIAG_PHYS_BER_MAX);
 	lanes_corrected(p, before, after);
 	if (!p->have_phy)
 		return;
@@ -502,6 +506,14 @@ static void module_lanes(struct diag_port *p)
 		if (m->dark & (1u << i))
 			snprintf(dark + strlen(dark), sizeof(dark) - strlen(dark), "%s%d",
 				 *dark ? "," : "", i + 1);
+	if (m->tx_fault) {
+		char bad[96] = "";
+
+		for (int i = 0; i < DIAG_MAX_LANES; i++)
+			if (m->tx_fault & (1u << i))
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%d", *bad ? "," : "", i + 1);
+		note(p, "module lane %s reports a transmitter fault (ethtool -m 'Tx fault'): it carries nothing, judged as a fault, not as a lane out of use", bad);
+	}
 	if (*dark)
 		note(p, "module lanes %s not in use (no light, transmitter off, or outside the active application): not judged%s", dark,
 		     p->width ? "" : " (the link's width is not known: every lane with light is)");

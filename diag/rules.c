@@ -13,6 +13,13 @@
  *                              failed, over several tests: diag/cards.c)
  *   hca_health       card      HCA (a devlink health reporter of the card in
  *                              error or counting errors during the test)
+ *   port_below       port      transceiver (lane N transmitter), cable or
+ *                              transceiver (lanes), or port speed: the port
+ *                              below its module's lanes or the same port on
+ *                              its peers (diag/expect.c, with its sources);
+ *                              over every folder, rule "port_peers"
+ *   module_tx        port      transceiver (a transmitter fault on a port at
+ *                              its full rate: a latched flag, "possible")
  *   module_alarm     port      transceiver (module alarm, hot, voltage, rx power
  *                              of the lanes in use)
  *   module_lane      port      transceiver or fibre (one lane weak, or carrying
@@ -22,7 +29,10 @@
  *   phys_errors      port      cable or transceiver, then the far port (at most
  *                              "possible" under the error-rate limit)
  *   far_end          port      the switch port at the other end (or its module),
- *                              then the cable (errors counted only there)
+ *                              then the cable (errors counted only there); this
+ *                              port's transceiver first when its module reports
+ *                              a transmitter fault or low transmit power alarm
+ *                              on a lane in use: the end that transmits
  *   remote_phys      port      another link upstream
  *   hca_aer          port      HCA (AER on its function); GPU for the GPU's
  *                              (rule "gpu_aer")
@@ -45,13 +55,14 @@
  *   post-FEC BER 1e-12: the IEEE 802.3 and IBTA link target after FEC;
  *                rx_pcs_symbol_err_phy counts "traffic is lost" (kernel
  *                mlx5 counters.rst).
- *   physical errors per bit 1e-12: symbol, receive, CRC and uncorrected
+ *   physical errors per bit 1e-12 (DIAG_PHYS_BER_MAX): symbol, receive, CRC and uncorrected
  *                errors over the bits received in the window (rx_bits_phy,
  *                else the port rate, its lanes x the lane rate, x the
  *                window): the IBTA link BER target (vol. 2) that ibdiagnet
- *                uses as its default --ber_thresh; under it a count is at
- *                most "possible" (one uncorrected symbol in 60 s at 200 Gb/s
- *                is a rate of 8e-14).
+ *                uses as its default --ber_thresh; under it a count is no
+ *                suspect, only a note (one uncorrected symbol in 60 s at 200
+ *                Gb/s is a rate of 8e-14; issue 37: judged as a rate, never
+ *                by its presence).
  *   module       the module's own alarm and warning thresholds from its
  *                EEPROM (SFF-8636 / SFF-8472 / CMIS) as `ethtool -m`
  *                prints them; 70 C where the module gives none (the top of
@@ -92,26 +103,10 @@
 #include "diag/rules.h"
 
 #define MODULE_HOT_C 70.0
-#define PHYS_BER_MAX 1e-12	/* IBTA link target, ibdiagnet --ber_thresh */
+#define PHYS_BER_MAX DIAG_PHYS_BER_MAX
 #define LANE_CORR_SHARE 0.5	/* "most" of the corrected bits */
 
-static void emit(struct diag_ctx *c, const char *rule, const char *subject, const char *part,
-		 int likely, const char *next, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-static void emit(struct diag_ctx *c, const char *rule, const char *subject, const char *part,
-		 int likely, const char *next, const char *fmt, ...)
-{
-	char ev[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ev, sizeof(ev), fmt, ap);
-	va_end(ap);
-	json_array_append_new(c->out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "rule", rule,
-						"subject", subject, "part", part, "confidence",
-						likely ? "likely" : "possible", "evidence", ev,
-						"next", next));
-}
+#define emit diag_emit_f
 
 static void port_subject(const struct diag_port *p, char *buf, size_t len)
 {
@@ -130,9 +125,13 @@ static void rerun(const struct diag_ctx *c, const struct diag_port *p, char *buf
 		snprintf(buf, len, "'fabcheck pair %s PEER -d %s:%d'", p->node, p->dev, p->port);
 }
 
+/* Physical errors over their limit, or counted where their rate is not
+ * known: a count under the limit per bit is not a suspect (diag/port.c
+ * notes it). */
 static int phys_bad(const struct diag_port *p)
 {
-	return p->sum[DIAG_C_PHYS] + p->sum[DIAG_C_POSTFEC] > 0;
+	return p->sum[DIAG_C_PHYS] + p->sum[DIAG_C_POSTFEC] > 0 &&
+	       !(p->phys_ber >= 0 && p->phys_ber <= PHYS_BER_MAX);
 }
 
 static int errors_any(const struct diag_port *p)
@@ -406,26 +405,84 @@ static void r_phys_errors(struct diag_ctx *c, const struct diag_port *p)
 	     p->detail[DIAG_C_POSTFEC], rate, far);
 }
 
+/* The lane of @p's module whose transmitter is faulted (CMIS TxFailure,
+ * ethtool's "Tx fault") or below its low transmit power alarm, from 1; 0
+ * none. */
+int diag_tx_lane(const struct diag_port *p)
+{
+	const struct diag_module *m = &p->mod;
+
+	if (!m->known)
+		return 0;
+	for (int i = 0; i < m->nlanes; i++)
+		if ((m->tx_fault & (1u << i)) ||
+		    ((m->used & (1u << i)) && strstr(m->lane_flags[i], "tx power low alarm")))
+			return i + 1;
+	return 0;
+}
+
+/* Errors the switch port at the other end counts (its receiver): over the
+ * limit per bit, or with no rate to judge them by. */
+static double far_ber(const struct diag_port *p)
+{
+	return p->bits > 0 ? (double)p->far_sum[DIAG_C_PHYS] / p->bits : -1;
+}
+
+static int far_errors(const struct diag_port *p)
+{
+	double ber = far_ber(p);
+
+	return p->far_sum[DIAG_C_PHYS] > 0 && !(ber >= 0 && ber <= PHYS_BER_MAX);
+}
+
+int diag_far_tx_blamed(const struct diag_port *p)
+{
+	return p->have_far && far_errors(p) && !errors_any(p) && diag_tx_lane(p);
+}
+
+/* The far port's receiver counts errors and this port's module reports
+ * its transmitter faulted: the fault is named at the end that transmits
+ * (the light the far port receives is this module's). */
+static void far_tx(struct diag_ctx *c, const struct diag_port *p, const char *subj,
+		   const char *what, const char *rate)
+{
+	char part[64], next[600];
+	int lane = diag_tx_lane(p);
+	const char *dev = p->netdev[0] ? p->netdev : p->dev;
+
+	snprintf(part, sizeof(part), "transceiver (lane %d transmitter)", lane);
+	snprintf(next, sizeof(next), "replace the transceiver of %s %s (ethtool -m %s, lane %d) with a known-good one and re-run ",
+		 p->node, p->dev, dev, lane);
+	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
+	snprintf(next + strlen(next), sizeof(next) - strlen(next),
+		 ": the switch port's errors (perfquery) should stop");
+	emit(c, "far_end", subj, part, 1, next,
+	     "the switch port at the other end of the cable counts errors on what this port sends (%s, perfquery)%s, and this port's module reports its lane %d transmitter %s (ethtool -m): the fault is at the end that transmits",
+	     what, rate, lane, p->mod.tx_fault & (1u << (lane - 1)) ? "faulted (Tx fault)" : "below its low power alarm");
+}
+
 static void r_far_end(struct diag_ctx *c, const struct diag_port *p)
 {
 	char subj[256], next[600], rate[160], what[400];
-	double ber = p->bits > 0 ? (double)p->far_sum[DIAG_C_PHYS] / p->bits : -1;
-	int errs = p->far_sum[DIAG_C_PHYS] > 0;
+	double ber = far_ber(p);
+	int errs = far_errors(p);
 
-	if (!p->have_far || p->far_sum[DIAG_C_PHYS] + p->far_sum[DIAG_C_FLAP] <= 0 || errors_any(p))
+	if (!p->have_far || (!errs && p->far_sum[DIAG_C_FLAP] <= 0) || errors_any(p))
 		return;
 	port_subject(p, subj, sizeof(subj));
 	rate_text(p, errs ? ber : -1, rate, sizeof(rate));
 	snprintf(what, sizeof(what), "%s%s%s", p->far_detail[DIAG_C_PHYS],
 		 *p->far_detail[DIAG_C_PHYS] && *p->far_detail[DIAG_C_FLAP] ? ", " : "",
 		 p->far_detail[DIAG_C_FLAP]);
+	if (diag_far_tx_blamed(p))
+		far_tx(c, p, subj, what, errs ? rate : "");
 	snprintf(next, sizeof(next),
 		 "move the cable from that switch port to a spare one on the same switch and re-run ");
 	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
 	snprintf(next + strlen(next), sizeof(next) - strlen(next),
 		 ": if the errors stay with the switch port, replace its module or use another port; if they follow the cable, replace the cable");
 	emit(c, "far_end", subj, "the switch port at the other end (or its module)",
-	     !errs || ber > PHYS_BER_MAX, next,
+	     !diag_far_tx_blamed(p), next,
 	     "only the switch port at the other end of the cable counts errors, this port none: %s (perfquery)%s",
 	     what, errs ? rate : "");
 	cable_next(c, p, next, sizeof(next));
@@ -558,6 +615,7 @@ static void r_hca_all_ports(struct diag_ctx *c, const struct diag_port *p)
 
 static const struct diag_rule rules[] = {
 	{ "hca_all_ports", r_hca_all_ports }, { "hca_health", r_hca_health },
+	{ "port_below", diag_r_port_below },  { "module_tx", diag_r_module_tx },
 	{ "module_alarm", r_module_alarm },
 	{ "module_lane", r_module_lane },     { "link_flap", r_link_flap },
 	{ "ber", r_ber },		      { "phys_errors", r_phys_errors },
@@ -588,4 +646,19 @@ void diag_emit(struct diag_ctx *c, const char *rule, const char *subject, const 
 	       int likely, const char *next, const char *evidence)
 {
 	emit(c, rule, subject, part, likely, next, "%s", evidence);
+}
+
+void diag_emit_f(struct diag_ctx *c, const char *rule, const char *subject, const char *part,
+		 int likely, const char *next, const char *fmt, ...)
+{
+	char ev[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ev, sizeof(ev), fmt, ap);
+	va_end(ap);
+	json_array_append_new(c->out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "rule", rule,
+						"subject", subject, "part", part, "confidence",
+						likely ? "likely" : "possible", "evidence", ev,
+						"next", next));
 }

@@ -29,5 +29,21 @@ const char *diag_ctx_peer_dev(const struct diag_ctx *c, const struct diag_port *
 int diag_port_errors(const struct diag_port *p);
 void diag_emit(struct diag_ctx *c, const char *rule, const char *subject, const char *part,
 	       int likely, const char *next, const char *evidence);
+void diag_emit_f(struct diag_ctx *c, const char *rule, const char *subject, const char *part,
+		 int likely, const char *next, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+/* The port against what it should run at (diag/expect.c): below its
+ * module or its peers (rule "port_below"); a transmitter fault on a port
+ * at its full rate (rule "module_tx"). */
+void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p);
+void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p);
+/* The lane (from 1) of @p's module whose transmitter reports a fault or a
+ * low transmit power alarm; 0 none. */
+int diag_tx_lane(const struct diag_port *p);
+/* The far_end row names @p's own transmitter (the switch port at the other
+ * end counts errors, this port none, and its module's transmitter is
+ * faulted). */
+int diag_far_tx_blamed(const struct diag_port *p);
 
 #endif

@@ -96,6 +96,7 @@ json_t *diag_port_json(const struct diag_port *p)
 	json_object_set_new(o, "far_end", p->have_far ? class_json(p->far_sum,
 								    (char (*)[160])p->far_detail)
 						      : json_null());
+	json_object_set_new(o, "width", p->width ? json_integer(p->width) : json_null());
 	json_object_set_new(o, "fabric", fabric_json(p));
 	json_object_set(o, "notes", p->notes);
 	return o;
@@ -135,19 +136,49 @@ void diag_run(json_t *doc, const struct diag_set *s)
 	json_object_set_new(doc, "evidence", ev);
 }
 
+/* Two entries that say the same but for their subject (one rail's phases,
+ * the same rule on both phases): one entry, the subjects listed. */
+static int same_but_subject(const json_t *x, const json_t *y)
+{
+	static const char *const keys[] = { "confidence", "part", "evidence", "next" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (strcmp(fc_jstr(x, keys[k], ""), fc_jstr(y, keys[k], "")))
+			return 0;
+	return 1;
+}
+
+/* Entry @i of @d, unless an earlier one says the same (each fact once). */
+static void render_entry(FILE *f, const json_t *d, size_t i)
+{
+	const json_t *e = json_array_get(d, i), *o;
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (same_but_subject(json_array_get(d, j), e))
+			return;
+	fprintf(f, "  %-8s %s", fc_jstr(e, "confidence", "?"), fc_jstr(e, "subject", "?"));
+	for (j = i + 1; j < json_array_size(d); j++)
+		if (same_but_subject(o = json_array_get(d, j), e))
+			fprintf(f, "; %s", fc_jstr(o, "subject", "?"));
+	fprintf(f, ": %s\n           evidence: %s\n           next: %s\n", fc_jstr(e, "part", "?"),
+		fc_jstr(e, "evidence", ""), fc_jstr(e, "next", ""));
+}
+
 void diag_render(FILE *f, const json_t *doc)
 {
 	const json_t *d = json_object_get(doc, "diagnosis"), *e, *p, *n;
 	size_t i, k;
 
-	if (!json_array_size(d))
-		fprintf(f, "\ndiagnosis: nothing to name (no rule matched)\n");
-	else
+	if (!json_array_size(d)) {
+		/* on a pass the summary under the verdict says it once */
+		if (strcmp(fc_jstr(doc, "verdict", "pass"), "pass"))
+			fprintf(f, "\ndiagnosis: nothing to name (no rule matched)\n");
+	} else {
 		fprintf(f, "\ndiagnosis (most likely first):\n");
+	}
 	json_array_foreach(d, i, e)
-		fprintf(f, "  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
-			fc_jstr(e, "confidence", "?"), fc_jstr(e, "subject", "?"),
-			fc_jstr(e, "part", "?"), fc_jstr(e, "evidence", ""), fc_jstr(e, "next", ""));
+		render_entry(f, d, i);
 	json_array_foreach(json_object_get(doc, "evidence"), i, p) {
 		if (!json_array_size(json_object_get(p, "notes")))
 			continue;

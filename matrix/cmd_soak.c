@@ -94,6 +94,7 @@ struct soak {
 	struct fc_store *st;
 	int64_t run;
 	json_t *slices;	  /* {"a","b","start","end","doc"} */
+	json_t *rails;	  /* each rail once: how `pair` matched it */
 	double t0;	  /* unix time of the start */
 	double slice_start;
 	int cycle;
@@ -229,6 +230,28 @@ static json_t *slice_args(const struct soak *s, double secs)
 /* A slice of `pair --rails`: one slice per rail, its nodes named
  * "NODE/RAIL" (so that each rail of a pair has its own series, and each
  * port its own flaps and counters). */
+/* Rail @e of a pair's document into s->rails, once per name: its number,
+ * name and how it was matched (pair/pair_rails.c: "matched_by", the
+ * switch or leaf or the leaves of a rail across scalable units). */
+static void rail_seen(struct soak *s, const json_t *e)
+{
+	static const char *const keys[] = { "rail", "name", "subnet", "matched_by", "switch",
+					     "switch_desc", "leaf", "leaves", "assumed" };
+	const char *name = fc_jstr(e, "name", NULL);
+	const json_t *r;
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(s->rails, i, r)
+		if (name && !strcmp(fc_jstr(r, "name", ""), name))
+			return;
+	o = json_object();
+	for (size_t k = 0; o && k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (json_object_get(e, keys[k]))
+			json_object_set(o, keys[k], json_object_get(e, keys[k]));
+	json_array_append_new(s->rails, o);
+}
+
 static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *doc,
 			double now)
 {
@@ -243,6 +266,7 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 		const json_t *dg;
 		char la[200], lb[200], key[200];
 
+		rail_seen(s, e);
 		if (!json_is_object(ph))
 			ph = json_object_get(e, "alone");
 		if (!json_is_object(ph))
@@ -262,11 +286,16 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 		dg = mx_diag_pick(doc, (int)fc_jnum(e, "rail", -1));
 		if (d && dg)
 			json_object_set_new(d, "diagnosis", json_pack("[O]", dg));
+		/* each node's own device on the rail (the pair's "a" and "b"):
+		 * servers of another model name it otherwise */
 		if (d)
 			json_array_append_new(s->slices,
-					      json_pack("{s:s, s:s, s:s, s:f, s:f, s:o}", "a", la,
-							"b", lb, "rail", rail, "start",
-							s->slice_start, "end", now, "doc", d));
+					      json_pack("{s:s, s:s, s:s, s:f, s:f, s:o, s:[s, s]}",
+							"a", la, "b", lb, "rail", rail, "start",
+							s->slice_start, "end", now, "doc", d,
+							"devices",
+							fc_jstr(json_object_get(e, "a"), "device", rail),
+							fc_jstr(json_object_get(e, "b"), "device", rail)));
 	}
 }
 
@@ -431,6 +460,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 		goto out_store;
 	}
 	s.slices = json_array();
+	s.rails = json_array();
 	s.t0 = wall_now();
 	fprintf(stderr, "soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)\n",
 		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
@@ -444,6 +474,8 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	json_object_set_new(doc, "elapsed_s", json_real(wall_now() - s.t0));
 	json_object_set_new(doc, "start", json_real(s.t0));
 	json_object_set_new(doc, "slices", json_integer((json_int_t)json_array_size(s.slices)));
+	if (json_array_size(s.rails))
+		json_object_set(doc, "rails", s.rails);
 	json_object_set_new(doc, "store", json_pack("{s:s, s:I}", "path", s.c.db, "run",
 						   (json_int_t)s.run));
 	if (rc == -EINTR)
@@ -469,6 +501,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	json_decref(params);
 	fc_store_run_end(s.st, s.run, rc == -EINTR ? "interrupted" : fc_verdict_name(fc_doc_verdict(doc)));
 	json_decref(s.slices);
+	json_decref(s.rails);
 	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
 	 * or nothing ran: could not run. */
 	vexit = fc_doc_exit(doc);

@@ -54,15 +54,16 @@ static const char *likely_part(const json_t *s, const char *node, char *dev, siz
 	return part;
 }
 
-/* A target for suspect @s on @node: the part its likely diagnosis names,
- * else @fallback (NULL: none, no target). */
+/* A target for suspect @s on @node (its own device @device, "" or NULL:
+ * the suspect's "device"): the part its likely diagnosis names, else
+ * @fallback (NULL: none, no target). */
 static void suspect_target(json_t *targets, const json_t *s, const char *node,
-			   const char *fallback, int across)
+			   const char *device, const char *fallback, int across)
 {
 	char dev[64], text[1024];
 	const char *part;
 
-	snprintf(dev, sizeof(dev), "%s", fc_jstr(s, "device", ""));
+	snprintf(dev, sizeof(dev), "%s", device && *device ? device : fc_jstr(s, "device", ""));
 	part = likely_part(s, node, dev, sizeof(dev));
 	if (!part && !fallback)
 		return;
@@ -103,7 +104,7 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 		rail_bad |= !strcmp(level, "rail");
 		if (!node || (strcmp(level, "node") && strcmp(level, "port")))
 			continue;
-		suspect_target(targets, s, node, level, across);
+		suspect_target(targets, s, node, NULL, level, across);
 	}
 	if (rail_bad)
 		return;
@@ -132,11 +133,14 @@ void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t 
 		const char *level = fc_jstr(s, "level", "");
 
 		if (!strcmp(level, "link")) {
+			/* Each side's own device on the rail ("devices"). */
 			json_array_foreach(json_object_get(s, "link"), k, v)
 				if (json_is_string(v))
-					suspect_target(targets, s, json_string_value(v), NULL, 0);
+					suspect_target(targets, s, json_string_value(v),
+						       json_string_value(json_array_get(json_object_get(s, "devices"), k)),
+						       NULL, 0);
 		} else if (fc_jstr(s, "node", NULL)) {
-			suspect_target(targets, s, fc_jstr(s, "node", ""),
+			suspect_target(targets, s, fc_jstr(s, "node", ""), NULL,
 				       strstr(fc_jstr(s, "reason", ""), "flap") ? "link flap" : NULL, 0);
 		}
 	}

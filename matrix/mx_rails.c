@@ -53,7 +53,7 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 {
 	json_t *o = json_object(), *list = json_array(), *fnd = json_array(), *per = json_object();
 
-	for (int r = 0; r < map->nrails; r++)
+	for (int r = 0; r < map->nrails; r++) {
 		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s}", "rail",
 						      map->rails[r].index, "name", map->rails[r].name,
 						      "subnet", map->rails[r].subnet, "switch",
@@ -62,6 +62,8 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 						      map->rails[r].peer_desc : NULL, "leaf",
 						      map->rails[r].leaf[0] ? map->rails[r].leaf : NULL,
 						      "matched_by", fc_rail_by_name(map->by)));
+		fc_rail_add_leaves(json_array_get(list, json_array_size(list) - 1), &map->rails[r]);
+	}
 	for (int i = 0; i < map->nfindings; i++)
 		json_array_append_new(fnd, json_pack("{s:s, s:s}", "severity",
 						     sev_name(map->findings[i].sev), "text",
@@ -361,6 +363,17 @@ static const char *cell_verdict(const struct fc_mx_cell *c)
 	       c->state == FC_MX_FAIL || c->bad ? "fail" : "pass";
 }
 
+/* Node @node's own device on rail position @r, as the rails were matched
+ * (params "rails" "ports": servers of another model name the HCA on a
+ * rail otherwise), else the rail's name. */
+static const char *own_device(const struct mx_model *m, const char *node, int r)
+{
+	const json_t *ports = json_object_get(json_object_get(m->info.params, "rails"), "ports");
+
+	return fc_jstr(json_array_get(json_object_get(ports, node), (size_t)r), "device",
+		       m->rails[r].name);
+}
+
 static json_t *pairs_json(const struct mx_model *m)
 {
 	json_t *list = json_array();
@@ -375,9 +388,11 @@ static json_t *pairs_json(const struct mx_model *m)
 				if (!c || c->state == FC_MX_NONE)
 					continue;
 				json_array_append_new(
-					list, json_pack("{s:s, s:s, s:i, s:s, s:o, s:o, s:s, s:b}",
+					list, json_pack("{s:s, s:s, s:i, s:s, s:[s, s], s:o, s:o, s:s, s:b}",
 							"a", m->names[a], "b", m->names[b], "rail",
 							m->rails[r].index, "device", m->rails[r].name,
+							"devices", own_device(m, m->names[a], r),
+							own_device(m, m->names[b], r),
 							"gbps", num_or_null(c->gbps), "lat_us",
 							num_or_null(c->lat_us), "verdict",
 							cell_verdict(c), "retest", c->retest));
@@ -390,12 +405,21 @@ static json_t *rails_json(const struct mx_model *m)
 {
 	json_t *list = json_array();
 
-	for (int r = 0; r < m->nrails; r++)
-		json_array_append_new(list,
-				      json_pack("{s:i, s:s, s:s, s:o}", "rail", m->rails[r].index,
-						"name", m->rails[r].name, "subnet", m->rails[r].subnet,
-						"median_gbps",
-						num_or_null(m->ran.rails[r].rack_median_gbps)));
+	const json_t *how = json_object_get(json_object_get(m->info.params, "rails"), "list");
+	static const char *const keys[] = { "matched_by", "switch", "switch_desc", "leaf", "leaves" };
+
+	for (int r = 0; r < m->nrails; r++) {
+		json_t *o = json_pack("{s:i, s:s, s:s, s:o}", "rail", m->rails[r].index, "name",
+				      m->rails[r].name, "subnet", m->rails[r].subnet, "median_gbps",
+				      num_or_null(m->ran.rails[r].rack_median_gbps));
+		const json_t *h = json_array_get(how, (size_t)r);
+
+		/* how the rail was matched (mx_rails_params' map_json) */
+		for (size_t k = 0; o && k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!json_is_null(json_object_get(h, keys[k])) && json_object_get(h, keys[k]))
+				json_object_set(o, keys[k], json_object_get(h, keys[k]));
+		json_array_append_new(list, o);
+	}
 	return list;
 }
 
@@ -430,11 +454,21 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 			      s->rail < 0 ? json_null() : json_integer(m->rails[s->rail].index),
 			      "reason", text);
 		json_object_set_new(o, "node", s->node < 0 ? json_null() : json_string(m->names[s->node]));
-		if (s->rail >= 0)
+		/* each node's own device on the rail, and the rail's name */
+		if (s->rail >= 0 && s->node >= 0)
+			json_object_set_new(o, "device",
+					    json_string(own_device(m, m->names[s->node], s->rail)));
+		else if (s->rail >= 0)
 			json_object_set_new(o, "device", json_string(m->rails[s->rail].name));
+		if (s->rail >= 0)
+			json_object_set_new(o, "rail_name", json_string(m->rails[s->rail].name));
 		if (s->level == FC_MXL_LINK)
 			json_object_set_new(o, "link", json_pack("[s, s]", m->names[s->node],
 								 m->names[s->peer]));
+		if (s->level == FC_MXL_LINK && s->rail >= 0)
+			json_object_set_new(o, "devices",
+					    json_pack("[s, s]", own_device(m, m->names[s->node], s->rail),
+						      own_device(m, m->names[s->peer], s->rail)));
 		json_array_append_new(suspects, o);
 	}
 	free(rn);

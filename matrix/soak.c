@@ -210,6 +210,19 @@ static const json_t *side_of(const json_t *s, const char *node)
 	return NULL;
 }
 
+/* With rails (@node "NODE/RAIL"): the node's own device on that rail, from
+ * slice @s's "devices" (matrix/cmd_soak.c), on the event just added, for a
+ * drain to name (servers of another model name it otherwise). */
+static void event_device(json_t *events, const json_t *s, const char *node)
+{
+	const json_t *d = json_object_get(s, "devices");
+	const json_t *dev = json_array_get(d, strcmp(fc_jstr(s, "a", ""), node) ? 1 : 0);
+
+	if (json_is_string(dev))
+		json_object_set(json_array_get(events, json_array_size(events) - 1), "device",
+				(json_t *)dev);
+}
+
 /* Per node: counters summed over slices, and flaps between and within. */
 static void analyze_node(json_t *nodes, json_t *events, const json_t *slices, const char *node,
 			 const struct fc_soak_opts *o)
@@ -246,6 +259,7 @@ static void analyze_node(json_t *nodes, json_t *events, const json_t *slices, co
 					 fc_soak_when(start, o->t0, w1, sizeof(w1)),
 					 fc_soak_when(end, o->t0, w2, sizeof(w2)));
 				add_event(events, start, o->t0, "flap", node, NULL, text);
+				event_device(events, s, node);
 				json_array_append_new(flaps, json_pack("{s:s, s:f, s:f, s:I}", "counter",
 								       flap_keys[k], "from_s", start - o->t0,
 								       "to_s", end - o->t0, "count",
@@ -261,6 +275,7 @@ static void analyze_node(json_t *nodes, json_t *events, const json_t *slices, co
 					 node, flap_keys[k], d, fc_soak_when(last_t[k], o->t0, w1, sizeof(w1)),
 					 fc_soak_when(start, o->t0, w2, sizeof(w2)));
 				add_event(events, last_t[k], o->t0, "flap", node, NULL, text);
+				event_device(events, s, node);
 				json_array_append_new(flaps, json_pack("{s:s, s:f, s:f, s:f}", "counter",
 								       flap_keys[k], "from_s",
 								       last_t[k] - o->t0, "to_s",

@@ -79,6 +79,25 @@ static const char *rail_of(const json_t *slices, const char *name)
 	return NULL;
 }
 
+/* @name's own device on its rail: the "devices" entry of the first slice
+ * it is in (NODE/RAIL names the rail, not the node's device on it), else
+ * @rail. */
+static const char *own_device(const json_t *slices, const char *name, const char *rail)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(slices, i, s) {
+		const json_t *d = json_object_get(s, "devices");
+
+		if (!strcmp(fc_jstr(s, "a", ""), name) && json_is_string(json_array_get(d, 0)))
+			return json_string_value(json_array_get(d, 0));
+		if (!strcmp(fc_jstr(s, "b", ""), name) && json_is_string(json_array_get(d, 1)))
+			return json_string_value(json_array_get(d, 1));
+	}
+	return rail;
+}
+
 /* @name without its "/RAIL" (a soak with rails names NODE/RAIL). */
 static json_t *base_name(const char *name, const char *rail)
 {
@@ -102,8 +121,13 @@ static void add_suspect(json_t *list, const json_t *slices, const char *level, c
 							 base_name(b, rail)));
 	else
 		json_object_set_new(s, "node", base_name(a, rail));
-	if (rail)
-		json_object_set_new(s, "device", json_string(rail));
+	if (rail) {
+		json_object_set_new(s, "device", json_string(own_device(slices, a, rail)));
+		json_object_set_new(s, "rail_name", json_string(rail));
+	}
+	if (rail && b)
+		json_object_set_new(s, "devices", json_pack("[s, s]", own_device(slices, a, rail),
+							    own_device(slices, b, rail)));
 	if (w) {
 		json_t *wa = base_name(fc_jstr(w, "a", "?"), rail), *wb = base_name(fc_jstr(w, "b", "?"), rail);
 

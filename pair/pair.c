@@ -25,7 +25,8 @@ const char usage_pair[] =
 	"tests:\n"
 	"  --test LIST         write, read, send, comma-separated (default write,read)\n"
 	"  --bw, --lat         bandwidth only, latency only (default both)\n"
-	"  -s, --size SIZE     message size (default 1M for bandwidth, 2 for latency)\n"
+	"  -s, --size SIZE     message size (default 1M for bandwidth, 2 for latency;\n"
+	"                      with --perftest 64K for bandwidth, as perftest)\n"
 	"  -a, --all-sizes     every power of two from 2 B to --max-size (default 8M)\n"
 	"      --max-size SIZE largest size for -a\n"
 	"  -n, --iters N       messages per QP (bandwidth) or round trips (latency);\n"
@@ -40,6 +41,8 @@ const char usage_pair[] =
 	"                      its statistics (the two largest rounds dropped) and\n"
 	"                      percentiles (doc/pair-bench.md)\n"
 	"      --method M      fabcheck (default) or perftest\n"
+	"      --report-gbits  with --perftest, bandwidth in Gb/sec (perftest's\n"
+	"                      --report_gbits), not MiB/sec\n"
 	"      --warm-up[=N]   an untimed warm-up first (perftest's --perform_warm_up);\n"
 	"                      N requests per QP or rounds (default: one window)\n"
 	"  -q, --qps N         QPs for bandwidth (default 1)\n"
@@ -327,6 +330,17 @@ void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64
 		*duration_p = PAIR_BW_SECONDS;
 }
 
+void pair_moved_text(char *buf, size_t len, double done, double planned, double duration,
+		     const char *unit, double secs)
+{
+	if (planned > 0)
+		snprintf(buf, len, "%.0f of %.0f %s in %.0f s", done, planned, unit, secs);
+	else if (duration > 0)
+		snprintf(buf, len, "%.0f %s in %.0f s of a %.0f s test", done, unit, secs, duration);
+	else
+		snprintf(buf, len, "%.0f %s in %.0f s", done, unit, secs);
+}
+
 double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
 			uint64_t size)
 {
@@ -345,12 +359,29 @@ int pair_sizes(const struct pair_cfg *cfg, int lat, uint64_t *sizes)
 	int n = 0;
 
 	if (!cfg->all_sizes) {
-		sizes[0] = cfg->size ? cfg->size : lat ? 2 : 1u << 20;
+		sizes[0] = cfg->size			     ? cfg->size :
+			   lat				     ? PAIR_LAT_SIZE :
+			   cfg->method == VB_METHOD_PERFTEST ? PAIR_PT_BW_SIZE :
+							       PAIR_BW_SIZE;
 		return 1;
 	}
 	for (uint64_t s = 2; s <= cfg->max_size && n < PAIR_MAX_SIZES; s *= 2)
 		sizes[n++] = s;
 	return n;
+}
+
+int pair_rx_depth(const struct pair_cfg *cfg)
+{
+	uint64_t iters;
+	double duration;
+	int d = PAIR_PT_RX_DEPTH;
+
+	if (cfg->method != VB_METHOD_PERFTEST)
+		return 0;
+	pair_test_length(cfg, VB_SEND, 0, &iters, &duration);
+	if (!(duration > 0) && iters < (uint64_t)d)
+		d = (int)iters;
+	return d % 2 ? d + 1 : d;
 }
 
 uint64_t pair_largest_size(const struct pair_cfg *cfg)

@@ -29,6 +29,7 @@ struct pair_cfg {
 	uint64_t iters;	     /* 0: PAIR_LAT_ITERS rounds, bandwidth by duration */
 	double duration;
 	int method;	     /* enum vb_method: --perftest */
+	int report_gbits;    /* --report-gbits: --perftest's text in Gb/s, not MiB/s */
 	int warmup;	     /* --warm-up: -1 the method's default, else requests or rounds */
 	int qps, bidir, reverse, tx_depth;
 	int cm;
@@ -91,6 +92,9 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 void pair_judge_baseline(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
+/* pair --rails: the table of each rail alone and loaded (pair_render's,
+ * above the diagnosis). */
+void pair_rails_table(FILE *f, const json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and
  * SL as its QP carries them (from the "connected" reply), the notes, and
  * the congestion counter findings once both sides finished. */
@@ -139,10 +143,28 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
  * src/perftest_parameters.h (init_perftest_params). */
 #define PAIR_PT_ITERS 1000
 #define PAIR_PT_WRITE_BW_ITERS 5000
+/* Bandwidth size without -s: 1 MiB; with --perftest perftest's DEF_SIZE_BW,
+ * 64 KiB (src/perftest_parameters.h; init_perftest_params in
+ * perftest_parameters.c). Latency: 2 B in both (DEF_SIZE_LAT). */
+#define PAIR_BW_SIZE (1u << 20)
+#define PAIR_PT_BW_SIZE 65536u
+#define PAIR_LAT_SIZE 2u
+/* --perftest: perftest's receives per QP for sends, DEF_RX_SEND (512),
+ * cut to the iterations and made even (force_dependecies: "rx_depth >
+ * iters", "WA for a bug when rx_depth is odd in SEND"); 0: the method's
+ * own (twice the tx depth, verbs/res.c). @iters 0: by duration. */
+#define PAIR_PT_RX_DEPTH 512
+int pair_rx_depth(const struct pair_cfg *cfg);
 
 /* How long a test runs: rounds or messages per QP, else seconds. */
 void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64_t *iters_p,
 		      double *duration_p);
+/* What a test cut by a deadline had moved, for its finding: "@done of
+ * @planned @unit in @secs s" for a test of a count (@planned, all its
+ * active sides together), "@done @unit in @secs s of a @duration s test"
+ * for a timed one (@planned 0): never a count against a total of 0. */
+void pair_moved_text(char *buf, size_t len, double done, double planned, double duration,
+		     const char *unit, double secs);
 /* Floors of the test's own deadline (pair_test_budget): far below any RDMA
  * link, so that no real test is cut: 1 Mbit/s is 2500 times below the
  * slowest InfiniBand link, 1X SDR at 2.5 Gb/s (IBTA spec. vol. 1, 5.2), and

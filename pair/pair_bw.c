@@ -135,6 +135,32 @@ int pair_result_check(const json_t *res, char *why, size_t len)
 	return figures_ok(res, "", why, len);
 }
 
+/* --perftest both ways: each side's own window, added, as perftest's
+ * client adds the server's report to its own (perftest_parameters.c,
+ * print_full_bw_report with rem_bw_rep: bw_avg, bw_peak and msgRate_avg
+ * of both); the figures are already each side's own. */
+static void own_windows(json_t *e, json_t **res)
+{
+	double rate = 0, peak = 0;
+	int peaks = 0;
+
+	for (int i = 0; i < 2; i++) {
+		double s = fc_jnum(res[i], "seconds", 0);
+
+		rate += s > 0 ? fc_jnum(res[i], "msgs", 0) / s / 1e6 : 0;
+		if (fc_jnum(res[i], "peak_gbps", 0) > 0) {
+			peak += fc_jnum(res[i], "peak_gbps", 0);
+			peaks++;
+		}
+	}
+	json_object_set_new(e, "msg_rate_mpps", json_real(rate));
+	json_object_set_new(e, "bidir_window", json_string("each side's own"));
+	if (peaks == 2)
+		json_object_set_new(e, "peak_gbps", json_real(peak));
+	else
+		json_object_del(e, "peak_gbps");
+}
+
 void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_op op,
 		   json_t **res, const int *active, const double *offset, double clock_err)
 {
@@ -161,6 +187,8 @@ void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_o
 		if (fc_jnum(res[i], "seconds", 0) > secs)
 			secs = fc_jnum(res[i], "seconds", 0);
 		msgs += fc_jnum(res[i], "msgs", 0);
+		if (fc_jnum(res[i], "peak_gbps", 0) > 0)
+			json_object_set(e, "peak_gbps", json_object_get(res[i], "peak_gbps"));
 	}
 	json_object_set_new(e, "gbps", json_real(total));
 	json_object_set_new(e, "msg_rate_mpps", json_real(secs > 0 ? msgs / secs / 1e6 : 0));
@@ -168,7 +196,9 @@ void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_o
 	json_object_set_new(e, "interval_s", json_real(cfg->interval));
 	if (!fc_jnum(e, "iters", 0)) /* by duration: the messages it moved */
 		json_object_set_new(e, "iters", json_integer((json_int_t)msgs));
-	if (active[0] && active[1])
+	if (active[0] && active[1] && cfg->method == VB_METHOD_PERFTEST)
+		own_windows(e, res);
+	else if (active[0] && active[1])
 		common_window(doc, e, res, dir, offset, clock_err);
 }
 

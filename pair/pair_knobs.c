@@ -36,13 +36,18 @@ static int knobs_one(const struct pair_cfg *cfg, enum vb_op op, uint64_t size,
 	};
 	struct vb_knob_out out;
 	char note[600];
+	double duration;
+
+	pair_test_length(cfg, op, 0, &in.iters, &duration);
+	if (duration > 0)
+		in.iters = 0;
 
 	if (cfg->mem.validate) {
 		in.window = vb_val_window(cfg->tx_depth, size, max_size, cfg->qps);
 		if (!in.window) /* refused by the worker, naming -q and the size */
 			return 0;
 	}
-	if (vb_knobs_settle(&in, &out) < 0) {
+	if (vb_pt_refused(&in, out.why, sizeof(out.why)) || vb_knobs_settle(&in, &out) < 0) {
 		fc_err("pair: %s bandwidth at %llu B: %s", vb_op_name(op), (unsigned long long)size,
 		       out.why);
 		return -EINVAL;

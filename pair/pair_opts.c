@@ -205,6 +205,7 @@ const struct fc_opts pair_spec = {
 		FCO_DURATION("duration", 'D', duration, 0.01, 86400, .what = "-D"),
 		FCO_CALL("perftest", 0, opt_perftest, NO),
 		FCO_CALL("method", 0, parse_method, ARG),
+		FCO_FLAG("report-gbits", 0, report_gbits),
 		FCO_CALL("warm-up", 0, opt_warmup, optional_argument),
 		FCO_INT("qps", 'q', qps, 1, 64, .what = "-q"),
 		FCO_FLAG("bidir", 'b', bidir),

@@ -73,35 +73,54 @@ static void render_numa(FILE *f, const json_t *doc)
 	}
 }
 
-static void render_sides(FILE *f, const json_t *doc)
+static void side_row(struct fc_table *t, const char *label, const char *node, const json_t *s)
 {
-	const json_t *opt = json_object_get(doc, "options");
-	struct fc_table *t = fc_table_new(12, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
-					  "GID", "LID", "MTU", "RATE", "MEMORY", "PAYLOAD CEILING");
-
-	for (int i = 0; i < 2; i++) {
-		const json_t *s = json_object_get(doc, i ? "b" : "a");
-
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%s", i ? "b" : "a");
-		fc_table_addf(t, 1, "%s", fc_jstr(s, "node", "?"));
-		if (!json_object_get(s, "device"))
-			continue;
-		fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
-		fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
-		fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
-		fc_table_addgid(t, 5, s, "-");
-		fc_table_addf(t, 7, "%d", (int)fc_jnum(s, "lid", 0));
-		fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
+	fc_table_row(t);
+	fc_table_addf(t, 0, "%s", label);
+	fc_table_addf(t, 1, "%s", node);
+	if (!json_object_get(s, "device"))
+		return;
+	fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
+	fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
+	fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
+	fc_table_addgid(t, 5, s, "-");
+	fc_table_addint(t, 7, s, "lid");
+	fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
+	if (json_object_get(s, "width"))
 		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
 			      fc_jstr(s, "width", "?"), fc_jstr(s, "rate", "?"));
-		fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
-		if (json_is_number(json_object_get(s, "payload_gbps")))
-			fc_table_addf(t, 11, "%.3f Gb/s (%d B headers a packet)",
-				      fc_jnum(s, "payload_gbps", 0),
-				      (int)fc_jnum(json_object_get(s, "payload"), "header_bytes", 0));
-		else
-			fc_table_addf(t, 11, "-");
+	else
+		fc_table_addf(t, 9, "%g Gb/s", fc_jnum(s, "rate_gbps", 0));
+	fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
+	if (json_is_number(json_object_get(s, "payload_gbps")))
+		fc_table_addf(t, 11, "%.3f Gb/s (%d B headers a packet)", fc_jnum(s, "payload_gbps", 0),
+			      (int)fc_jnum(json_object_get(s, "payload"), "header_bytes", 0));
+	else
+		fc_table_addf(t, 11, "-");
+}
+
+/* A row per side; with rails a row per side and rail (each rail's own
+ * ports, not rail 0's alone). */
+static void render_sides(FILE *f, const json_t *doc)
+{
+	const json_t *opt = json_object_get(doc, "options"), *r;
+	struct fc_table *t = fc_table_new(12, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
+					  "GID", "LID", "MTU", "RATE", "MEMORY", "PAYLOAD CEILING");
+	size_t i;
+
+	for (int k = 0; k < 2; k++) {
+		const char *node = fc_jstr(json_object_get(doc, k ? "b" : "a"), "node", "?");
+		char label[32];
+
+		if (!json_array_size(json_object_get(doc, "rails"))) {
+			side_row(t, k ? "b" : "a", node, json_object_get(doc, k ? "b" : "a"));
+			continue;
+		}
+		json_array_foreach(json_object_get(doc, "rails"), i, r) {
+			snprintf(label, sizeof(label), "%s rail %d", k ? "b" : "a",
+				 (int)fc_jnum(r, "rail", 0));
+			side_row(t, label, node, json_object_get(r, k ? "b" : "a"));
+		}
 	}
 	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n",
 		fc_jstr(json_object_get(doc, "a"), "node", "?"),
@@ -232,6 +251,57 @@ static void render_bw(FILE *f, const json_t *results)
 		render_bw_notes(f, results);
 }
 
+/*
+ * --perftest: perftest's columns and units (perftest_parameters.c,
+ * print_report_bw and print_full_bw_report, REPORT_FMT): #bytes,
+ * #iterations (messages per QP times the QPs with -n, what completed with
+ * -D: num_of_calculated_iters), BW peak and BW average in MiB/sec (2^20
+ * B/s, its default report_fmt MBS) or, with --report-gbits, Gb/sec (1e9
+ * bit/s, GBS), MsgRate in Mpps. A BW peak not measured is 0.00, as there.
+ */
+static void render_bw_pt(FILE *f, const json_t *results, int gbits)
+{
+	const char *const heads[] = { "TEST", "#bytes", "#iterations",
+				      gbits ? "BW peak[Gb/sec]" : "BW peak[MiB/sec]",
+				      gbits ? "BW average[Gb/sec]" : "BW average[MiB/sec]",
+				      "MsgRate[Mpps]" };
+	double unit = gbits ? 1 : 1e9 / 8 / 1048576; /* from Gb/s */
+	struct fc_table *t = NULL;
+	int nopeak = 0;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r) {
+		double it = fc_jnum(r, "iters", 0);
+
+		if (strcmp(fc_jstr(r, "metric", ""), "bw"))
+			continue;
+		if (!t)
+			t = fc_table_newv(6, heads);
+		if (!(fc_jnum(r, "duration_s", 0) > 0))
+			it *= fc_jnum(r, "qps", 1);
+		nopeak |= !json_object_get(r, "peak_gbps");
+		fc_table_row(t);
+		fc_table_addf(t, 0, "%s%s", fc_jstr(r, "test", "?"),
+			      json_is_false(json_object_get(r, "complete")) ? " (cut short)" : "");
+		fc_table_addf(t, 1, "%.0f", fc_jnum(r, "size_bytes", 0));
+		fc_table_addf(t, 2, "%.0f", it);
+		fc_table_addf(t, 3, "%.2f", fc_jnum(r, "peak_gbps", 0) * unit);
+		fc_table_addf(t, 4, "%.2f", fc_jnum(r, "gbps", 0) * unit);
+		fc_table_addf(t, 5, "%.6f", fc_jnum(r, "msg_rate_mpps", 0));
+	}
+	if (!t)
+		return;
+	fprintf(f, "\nbandwidth as perftest reports it (%s; both ways: each side's own window, added):\n",
+		gbits ? "1 Gb/sec = 1e9 bit/s" : "1 MiB/sec = 2^20 bytes/s; --report-gbits for Gb/sec");
+	fc_table_print(t, f, "  ");
+	fc_table_free(t);
+	if (nopeak)
+		fprintf(f, "  - BW peak 0.00: not measured, as perftest does not with -D, above %d iterations a QP, with --threads or --validate\n",
+			VB_PT_PEAK_MAX);
+	render_bw_notes(f, results);
+}
+
 /* "-" in the table: why, once per test and size. */
 static void render_lat_notes(FILE *f, const json_t *results)
 {
@@ -260,9 +330,8 @@ static void render_lat(FILE *f, const json_t *results)
 	};
 	static const struct fig_table ft = {
 		"lat", 12, heads, 8, figs, "lat_mode",
-		"\nlatency (write and send: half the round trip; read: the whole read;\n"
-		"write MODE poll: the CPU polls the last byte, imm: RDMA WRITE WITH\n"
-		"IMMEDIATE, each side waits on its receive completion):\n",
+		"\nlatency (write, send: half the round trip; read: the whole read; MODE poll:\n"
+		"the CPU polls the last byte, imm: each side waits on its receive completion):\n",
 	};
 
 	if (render_figs(f, results, &ft))
@@ -291,6 +360,24 @@ static int moved(FILE *f, const json_t *set)
 	return any;
 }
 
+/* 1 when a counter of a node (or of its netdev) moved. */
+static int counters_moved(const json_t *c)
+{
+	const char *node, *name;
+	json_t *set, *v, *w;
+
+	json_object_foreach((json_t *)c, node, set)
+		json_object_foreach(set, name, v) {
+			if (json_is_integer(v) && json_integer_value(v))
+				return 1;
+			if (json_is_object(v))
+				json_object_foreach(v, node, w)
+					if (json_is_integer(w) && json_integer_value(w))
+						return 1;
+		}
+	return 0;
+}
+
 static void render_counters(FILE *f, const json_t *doc)
 {
 	const json_t *c = json_object_get(doc, "counters");
@@ -299,6 +386,16 @@ static void render_counters(FILE *f, const json_t *doc)
 
 	if (!json_object_size(c))
 		return;
+	if (!counters_moved(c)) { /* one line, not one per node */
+		int k = 0;
+
+		fprintf(f, "\nport counters that moved during the test: none (");
+		json_object_foreach((json_t *)c, node, set)
+			fprintf(f, "%s%zu read on %s", k++ ? ", " : "",
+				json_object_size(set) - (json_object_get(set, "netdev") ? 1 : 0), node);
+		fprintf(f, ")\n");
+		return;
+	}
 	fprintf(f, "\nport counters that moved during the test:\n");
 	json_object_foreach((json_t *)c, node, set) {
 		const json_t *eth = json_object_get(set, "netdev");
@@ -375,12 +472,18 @@ void pair_render(FILE *f, const json_t *doc)
 	const json_t *results = json_object_get(doc, "results");
 
 	render_sides(f, doc);
-	render_bw(f, results);
+	if (!strcmp(fc_jstr(json_object_get(doc, "options"), "method", ""), "perftest"))
+		render_bw_pt(f, results,
+			     json_is_true(json_object_get(json_object_get(doc, "options"), "report_gbits")));
+	else
+		render_bw(f, results);
 	render_lat(f, results);
 	render_validate(f, doc);
 	render_counters(f, doc);
 	render_ctrcheck(f, doc);
-	diag_render(f, doc);
+	if (json_object_get(doc, "rails"))
+		pair_rails_table(f, doc);
+	diag_render(f, doc); /* once, under the rails */
 	if (json_object_get(doc, "store"))
 		fprintf(f, "\nkept as run %d in %s\n",
 			(int)fc_jnum(json_object_get(doc, "store"), "run", 0),
@@ -449,6 +552,8 @@ json_t *pair_new_doc(const struct pair_cfg *cfg)
 				      "timeout_s", cfg->timeout));
 	json_object_set_new(json_object_get(doc, "options"), "method",
 			    json_string(vb_method_name((enum vb_method)cfg->method)));
+	json_object_set_new(json_object_get(doc, "options"), "report_gbits",
+			    json_boolean(cfg->report_gbits));
 	pair_qos_options(cfg, json_object_get(doc, "options"));
 	pair_rail_notes(doc, cfg->rail_notes);
 	return doc;

@@ -324,7 +324,9 @@ static json_t *side(const json_t *child_side, const struct fc_rail_port *p)
 	static const char *const keep[] = { "gpu",	   "gpu_bus_id", "gpu_distance",
 					    "gpu_count",   "memory",	 "mtu",
 					    "gid_index",   "rate_gbps",	 "link_layer",
-					    "hca" };
+					    "hca",	   "gid",	 "gid_type",
+					    "rate",	   "width",	 "lid",
+					    "payload_gbps", "payload" };
 
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 		if (json_object_get(child_side, keep[i]))
@@ -349,10 +351,17 @@ static void child_findings(struct rails_run *x, const json_t *d, int r, const ch
 	const json_t *f;
 	size_t i;
 
-	json_array_foreach(json_object_get(d, "findings"), i, f)
-		if (json_is_string(f))
-			fc_finding(x->doc, lvl, "rail %d (%s) %s: %s", x->map.rails[r].index,
-				   x->map.rails[r].name, phase, json_string_value(f));
+	json_array_foreach(json_object_get(d, "findings"), i, f) {
+		const char *t = json_string_value(f);
+		size_t tl = t ? strlen(t) : 0, wl = strlen(": " FC_CTR_WHY);
+		/* what error counters mean, once in the whole report */
+		int cut = tl > wl && !strcmp(t + tl - wl, ": " FC_CTR_WHY) &&
+			  fc_ctr_why_said(x->doc);
+
+		if (t)
+			fc_finding(x->doc, lvl, "rail %d (%s) %s: %.*s", x->map.rails[r].index,
+				   x->map.rails[r].name, phase, (int)(cut ? tl - wl : tl), t);
+	}
 	if (json_is_true(json_object_get(d, "no_result")) || fc_jnum(d, "exit", 0) == FC_EXIT_CANT)
 		raise_exit(x, FC_EXIT_CANT);
 }
@@ -408,6 +417,7 @@ static json_t *rail_json(struct rails_run *x, int r)
 	if (x->map.rails[r].leaf[0])
 		json_object_set_new(o, "leaf", json_string(x->map.rails[r].leaf));
 	json_object_set_new(o, "matched_by", json_string(fc_rail_by_name(x->map.by)));
+	fc_rail_add_leaves(o, &x->map.rails[r]);
 	if (x->map.assumed[0])
 		json_object_set_new(o, "assumed", json_string(x->map.assumed));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
@@ -503,16 +513,20 @@ static void gbps_cell(struct fc_table *t, int col, const json_t *v)
 		fc_table_addf(t, col, "-");
 }
 
-/* The aggregate as a pair report, then a line per rail. */
+/* The aggregate as a pair report (with pair_rails_table under it). */
 static void rails_render(FILE *f, const json_t *doc)
+{
+	if (!json_object_get(doc, "rails"))
+		return; /* the findings say why */
+	pair_render(f, doc);
+}
+
+void pair_rails_table(FILE *f, const json_t *doc)
 {
 	const json_t *r;
 	struct fc_table *t;
 	size_t i;
 
-	if (!json_object_get(doc, "rails"))
-		return; /* the findings say why */
-	pair_render(f, doc);
 	fprintf(f, "\nrails (%s above; each rail alone, then all %zu at once):\n",
 		fc_jstr(doc, "results_of", "?"), json_array_size(json_object_get(doc, "rails")));
 	t = fc_table_new(7, "RAIL", "A", "B", "GPU A/B", "ALONE", "LOADED", "VERDICT");
@@ -536,7 +550,6 @@ static void rails_render(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
-	diag_render(f, doc);
 }
 
 static int self_exe(struct rails_run *x)

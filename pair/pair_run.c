@@ -185,10 +185,10 @@ static int start(struct pair_run *p)
 
 static json_t *setup_msg(const struct pair_cfg *cfg, int i, uint64_t max_size)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:f, s:o, s:i, s:i, s:i}", "dev",
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:o, s:i, s:i, s:i}", "dev",
 			 cfg->dev[i], "port", cfg->port[i], "gid_index", cfg->gid[i], "qps",
 			 cfg->qps, "max_size", (json_int_t)max_size, "tx_depth", cfg->tx_depth,
-			 "timeout", cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass",
+			 "rx_depth", pair_rx_depth(cfg), "timeout", cfg->timeout, "mem", gdr_opts_json(&cfg->mem), "tclass",
 			 cfg->tclass, "sl", cfg->sl, "threads", cfg->threads);
 }
 
@@ -374,11 +374,17 @@ static int check_sinks(struct pair_run *p, json_t *e, enum vb_op op, uint64_t si
 static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 		      const int *active, double go_at)
 {
-	double done = 0, secs = fc_now() - go_at, planned = 0, total = 0;
-	json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:b}", "test", vb_op_name(op), "metric",
-			      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters",
-			      (json_int_t)p->cfg->iters, "complete", 0);
-	char sz[32], rate[96], when[200];
+	double done = 0, secs = fc_now() - go_at, planned = 0, total = 0, duration;
+	uint64_t iters;
+	json_t *e;
+	char sz[32], rate[96], when[200], moved[160];
+
+	/* the test's own length, defaults included (not cfg->iters: 0 there
+	 * when the default or -D gave it) */
+	pair_test_length(p->cfg, op, lat, &iters, &duration);
+	e = json_pack("{s:s, s:s, s:I, s:I, s:b}", "test", vb_op_name(op), "metric",
+		      lat ? "lat" : "bw", "size_bytes", (json_int_t)size, "iters", (json_int_t)iters,
+		      "complete", 0);
 
 	for (int i = 0; i < 2; i++) {
 		struct fc_chan *c = &p->ch[i];
@@ -388,7 +394,7 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 			continue;
 		fc_chan_progress(c);
 		done += c->progress_done;
-		planned += lat ? (double)p->cfg->iters : (double)p->cfg->iters * p->cfg->qps;
+		planned += lat ? (double)iters : (double)iters * p->cfg->qps;
 		if (c->progress_at > go_at && !lat) {
 			double g = c->progress_done * (double)size * 8 / (c->progress_at - go_at) / 1e9;
 
@@ -418,11 +424,12 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	else /* progress kept the wait going up to the test's own deadline */
 		snprintf(when, sizeof(when), "the test's own deadline (%.0f s: its length at %.0f Mbit/s and %.0f ms a message, and --timeout)",
 			 p->ch[0].test_until - go_at, PAIR_FLOOR_BPS / 1e6, PAIR_FLOOR_MSG_S * 1e3);
+	pair_moved_text(moved, sizeof(moved), done, planned, duration, lat ? "round trips" : "messages",
+			secs);
 	fc_finding(p->doc, FC_FAIL,
-		   "%s %s at %s: the link is slow: %.0f of %.0f %s in %.0f s (%s) when %s came; the tests finished before it are kept; check the port rate and error counters on both nodes (fabcheck devices, ibstat), or give a longer --deadline or fewer --iters",
+		   "%s %s at %s: the link is slow: %s (%s) when %s came; the tests finished before it are kept; check the port rate and error counters on both nodes (fabcheck devices, ibstat), or give a longer --deadline or fewer --iters",
 		   vb_op_name(op), lat ? "latency" : "bandwidth",
-		   fc_fmt_size(size, sz, sizeof(sz)), done, planned,
-		   lat ? "round trips" : "messages", secs, rate, when);
+		   fc_fmt_size(size, sz, sizeof(sz)), moved, rate, when);
 }
 
 /* --sync-fd: this test starts with the other rails' (pair --rails). Tells

@@ -77,6 +77,11 @@ struct bw_run {
 	struct vb_clock clk;
 	uint64_t window;      /* requests in flight per QP at most */
 	uint8_t *scratch;     /* --validate on GPU memory: one message's host image */
+	/* --perftest's BW peak (verbs/peak.c): run_iter_bw's stamps, NULL when
+	 * not measured: a post's at its list's first request, a completion's
+	 * at the last request it brought the count to, @npeak requests */
+	double *tpost, *tcomp;
+	uint64_t npeak, totscnt, totccnt;
 };
 
 /* Fills work request @wr (and its @sge) for the next message on QP @q. */
@@ -145,7 +150,14 @@ static __attribute__((noinline, cold)) int bw_post_failed(struct bw_run *b, int 
 static inline int bw_post_chain(struct bw_run *b, int q, struct ibv_send_wr *wrs, int n)
 {
 	struct ibv_send_wr *bad;
-	int err = ibv_post_send(b->r->qp[q], wrs, &bad);
+	int err;
+
+	if (__builtin_expect(b->tpost != NULL, 0)) {
+		if (b->totscnt < b->npeak)
+			b->tpost[b->totscnt] = fc_now();
+		b->totscnt += (uint64_t)n;
+	}
+	err = ibv_post_send(b->r->qp[q], wrs, &bad);
 
 	if (__builtin_expect(err != 0, 0))
 		return bw_post_failed(b, q, wrs, bad, n, err);
@@ -310,6 +322,8 @@ static int bw_reap_send(struct bw_run *b, int n)
 			continue;
 		b->done[q] += cnt;
 		b->clk.done += cnt;
+		if (__builtin_expect(b->tcomp != NULL, 0) && (b->totccnt += cnt) <= b->npeak)
+			b->tcomp[b->totccnt - 1] = now;
 		if (b->t->val && b->t->op == VB_READ &&
 		    vb_val_reads(b->r, b->t, q, cnt, &wc[i], b->scratch))
 			return -EIO;
@@ -464,6 +478,27 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 	return err;
 }
 
+/* --perftest: the BW peak's stamps for the timed pass, where perftest
+ * takes them: iterations (not -D) of at most VB_PT_PEAK_MAX a QP, one
+ * thread (perftest has no others), not validated. */
+static int bw_peak_start(struct bw_run *b)
+{
+	const struct vb_test *t = b->t;
+
+	if (t->method != VB_METHOD_PERFTEST || !t->active || t->duration > 0 || b->nthr > 1 ||
+	    t->val || !t->iters || t->iters > VB_PT_PEAK_MAX)
+		return 0;
+	b->npeak = t->iters * (uint64_t)b->r->nqps;
+	b->tpost = calloc(b->npeak, sizeof(double));
+	b->tcomp = calloc(b->npeak, sizeof(double));
+	if (!b->tpost || !b->tcomp) {
+		fc_err("cannot keep %llu time stamps for the BW peak: out of memory",
+		       (unsigned long long)b->npeak);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The warm-up and the timed pass of one thread. */
 static int bw_both(struct bw_run *b)
 {
@@ -478,7 +513,7 @@ static int bw_both(struct bw_run *b)
 	/* Warm-up: untimed (t->warmup requests per QP, none when 0). */
 	if (t->active && warm)
 		err = bw_pass(b, warm, 0, 0);
-	if (!err)
+	if (!err && (err = bw_peak_start(b)) == 0)
 		err = bw_pass(b, t->iters, t->duration, 1);
 	if (err && b->nthr > 1)
 		__atomic_store_n(&b->sh->stop, 1, __ATOMIC_RELAXED);
@@ -594,7 +629,15 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 		if (res->have_bw)
 			fc_bwlog_end(&res->bw, last, bytes);
 	}
+	if (!err && bs[0].tpost && last > first) {
+		double d = vb_pt_peak_delta(bs[0].tpost, bs[0].tcomp, bs[0].npeak, t->post_list,
+					    t->cq_mod, last - first);
+
+		res->peak_gbps = d > 0 ? (double)t->size * 8 / d / 1e9 : 0;
+	}
 	for (int k = 0; k < n; k++) {
+		free(bs[k].tpost);
+		free(bs[k].tcomp);
 		free(bs[k].scratch);
 		free(bs[k].cwrs);
 		free(bs[k].csges);

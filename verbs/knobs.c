@@ -44,6 +44,14 @@ int vb_knobs_fit(int post_list, int cq_mod, int window)
 	       post_list + cq_mod - gcd(post_list, cq_mod) <= window;
 }
 
+/* perftest_parameters.c, force_dependecies: with iterations (not -D) the
+ * tx depth is cut to them ("if (tx_depth > iters) tx_depth = iters"),
+ * before the CQ moderation is capped at it. */
+static int pt_tx_depth(const struct vb_knob_in *in)
+{
+	return in->iters > 0 && (uint64_t)in->tx_depth > in->iters ? (int)in->iters : in->tx_depth;
+}
+
 int vb_cq_mod_default(const struct vb_knob_in *in, int post_list)
 {
 	int c;
@@ -56,8 +64,8 @@ int vb_cq_mod_default(const struct vb_knob_in *in, int post_list)
 	c = PT_CQ_MOD;
 	if (in->size > PT_CQ_MOD_LIMIT && !in->all_sizes)
 		c = 1;
-	if (c > in->tx_depth)
-		c = in->tx_depth;
+	if (c > pt_tx_depth(in))
+		c = pt_tx_depth(in);
 	if (post_list > 1)
 		c = post_list;
 	return c;
@@ -83,13 +91,37 @@ static int fitting_cq_mod(int post_list, int c, int window)
 	return 0;
 }
 
+int vb_pt_refused(const struct vb_knob_in *in, char *why, size_t len)
+{
+	int c = in->cq_mod > pt_tx_depth(in) ? pt_tx_depth(in) : in->cq_mod, l = in->post_list;
+
+	if (in->method != VB_METHOD_PERFTEST || l < 2)
+		return 0;
+	if (in->iters > 0 && in->iters % (uint64_t)l) {
+		snprintf(why, len,
+			 "perftest refuses -n %llu with --post-list %d: \"Number of iterations must be a multiple of post list size\" (perftest_parameters.c, force_dependecies): use -n %llu",
+			 (unsigned long long)in->iters, l,
+			 (unsigned long long)((in->iters / (uint64_t)l + 1) * (uint64_t)l));
+		return -1;
+	}
+	if (c > 0 && l % c) {
+		snprintf(why, len,
+			 "perftest refuses --post-list %d with --cq-mod %d%s: \"Post list size must be a multiple of CQ moderation\" (perftest_parameters.c, force_dependecies): use a --cq-mod that divides %d, or leave it out (perftest then signals once a list)",
+			 l, in->cq_mod, c < in->cq_mod ? " (capped at the tx depth)" : "", l);
+		return -1;
+	}
+	return 0;
+}
+
 int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out)
 {
 	int w = in->window, l = in->post_list < 1 ? 1 : in->post_list, c;
+	int pt = in->method == VB_METHOD_PERFTEST;
 	size_t n = 0;
 	char wb[160];
 
 	memset(out, 0, sizeof(*out));
+	out->tx_depth = pt ? pt_tx_depth(in) : in->tx_depth;
 	if (l > w) {
 		if (w >= in->tx_depth) {
 			snprintf(out->why, sizeof(out->why),
@@ -103,6 +135,13 @@ int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out)
 		l = w;
 	}
 	c = in->cq_mod > 0 ? in->cq_mod : vb_cq_mod_default(in, l);
+	if (pt && in->cq_mod > 0 && c > out->tx_depth && out->tx_depth < w) {
+		/* force_dependecies caps an asked one too, at the tx depth as cut to -n */
+		n += (size_t)snprintf(out->note + n, sizeof(out->note) - n,
+				      "CQ moderation %d capped at the tx depth, %d (-n %llu), as perftest does; ",
+				      c, out->tx_depth, (unsigned long long)in->iters);
+		c = out->tx_depth;
+	}
 	if (in->op == VB_READ && in->validate)
 		c = 1; /* every read checked at its own completion (its length) */
 	if (c > w) { /* perftest too caps it at the tx depth */

@@ -175,7 +175,7 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 		return -err;
 	}
 	r->tx_depth = o->tx_depth < da.max_qp_wr - 1 ? o->tx_depth : da.max_qp_wr - 1;
-	r->rx_depth = 2 * r->tx_depth < da.max_qp_wr ? 2 * r->tx_depth : da.max_qp_wr;
+	r->rx_depth = vb_rx_depth(o->rx_depth, r->tx_depth, da.max_qp_wr);
 	if ((r->tx_depth + r->rx_depth) * r->nqps > da.max_cqe) {
 		fc_err("%s: %d QPs of depth %d need %d completion entries, the device has %d: lower -q or -t",
 		       r->pi->dev, r->nqps, r->tx_depth, (r->tx_depth + r->rx_depth) * r->nqps,

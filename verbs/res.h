@@ -31,6 +31,7 @@ struct vb_opts {
 	int nqps;
 	uint64_t max_size; /* largest message of the run */
 	int tx_depth;
+	int rx_depth;	  /* receives per QP; 0: twice tx_depth */
 	double timeout;	  /* seconds without progress before giving up */
 	int tclass;	  /* RoCE GRH traffic class (DSCP << 2 | ECN), -1 = default */
 	int sl;		  /* InfiniBand service level, -1 = default (0) */
@@ -119,6 +120,14 @@ struct vb_res {
 
 /* Chooses device, port and GID (logged errors say which and what to do). */
 int vb_res_pick(struct vb_res *r, const struct vb_opts *o);
+/* Receives per QP: @asked (vb_opts.rx_depth), else twice @tx_depth; at
+ * most the device's max_qp_wr @max. */
+static inline int vb_rx_depth(int asked, int tx_depth, int max)
+{
+	int d = asked > 0 ? asked : 2 * tx_depth;
+
+	return d < max ? d : max;
+}
 /* Opens the device and creates PD, CQs, MR and QPs (in INIT). When @ctx is
  * given (rdma_cm), uses it and creates no QPs. */
 int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *ctx);

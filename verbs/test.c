@@ -120,6 +120,7 @@ int vb_test_knobs(const struct vb_res *r, struct vb_test *t, int window)
 		.method = t->method, .op = t->op, .size = t->size, .all_sizes = t->all_sizes,
 		.tx_depth = r->tx_depth, .window = window, .nqps = r->nqps, .validate = t->val != NULL,
 		.post_list = t->post_list, .cq_mod = t->cq_mod_asked,
+		.iters = t->duration > 0 ? 0 : t->iters,
 	};
 	struct vb_knob_out out;
 

@@ -126,6 +126,7 @@ struct vb_result {
 	struct fc_hist lat; /* lat: seconds per round, every round */
 	struct fc_bwlog bw; /* bw (the posting side): every interval */
 	int have_bw;
+	double peak_gbps; /* bw, --perftest: perftest's BW peak (0: not measured) */
 };
 
 #define VB_KEEP_INTERVALS 1000
@@ -161,9 +162,11 @@ struct vb_knob_in {
 	int validate;
 	int post_list;	  /* as asked for (1: none) */
 	int cq_mod;	  /* as asked for (<= 0: the method's) */
+	uint64_t iters;	  /* messages per QP, 0: by duration (perftest caps at it) */
 };
 struct vb_knob_out {
 	int post_list, cq_mod;
+	int tx_depth;	  /* the depth the method reports: perftest caps it at -n */
 	char note[480];	  /* what was changed, or "" */
 	char why[480];	  /* why refused */
 };
@@ -177,6 +180,12 @@ int vb_cq_mod_default(const struct vb_knob_in *in, int post_list);
  * says how: a default adjusted, a list shortened to --validate's window),
  * -1 refused (out->why names the options, the rule and a fix). */
 int vb_knobs_settle(const struct vb_knob_in *in, struct vb_knob_out *out);
+/* What perftest itself refuses in its method (perftest_parameters.c,
+ * force_dependecies, bandwidth with a post list): -n not a multiple of the
+ * list, or an asked CQ moderation (capped at the tx depth first) that does
+ * not divide it. 0, or -1 with perftest's words and a fix in @why. The
+ * controller refuses these (pair/pair_knobs.c); the loop runs any. */
+int vb_pt_refused(const struct vb_knob_in *in, char *why, size_t len);
 /* The window --validate leaves a QP at @size: min(@tx_depth, its slots
  * per QP) for a buffer laid out for @max_size; 0 when too few slots. */
 int vb_val_window(int tx_depth, uint64_t size, uint64_t max_size, int nqps);
@@ -186,6 +195,14 @@ double vb_pt_margin(double duration);
  * duration - margin]; what completes in it counts, over its length
  * (bandwidth and message rate), or its rounds (latency). */
 void vb_pt_window(double start, double duration, double *lo_p, double *hi_p);
+/* perftest's BW peak (verbs/peak.c): the least seconds per message from
+ * @tposted[i] (a list's post, i its first request over all QPs) to
+ * @tcompleted[j] (the completion that brought the count to j + 1), @n
+ * requests in all, @whole the run's seconds (the answer without a better
+ * stretch). A stamp of 0 was never taken. */
+#define VB_PT_PEAK_MAX 20000 /* force_dependecies: iters above it, no peak */
+double vb_pt_peak_delta(const double *tposted, const double *tcompleted, uint64_t n,
+			int post_list, int cq_mod, double whole);
 /* Parses "fabcheck", "perftest". Returns 0 or -EINVAL. */
 int vb_method_parse(const char *s, enum vb_method *m_p);
 const char *vb_method_name(enum vb_method m);

@@ -240,6 +240,8 @@ static json_t *rails_json(const struct pf_rail_in *x)
 									      : NULL,
 						      "matched_by", fc_rail_by_name(x->map.by),
 						      "devices", ports));
+		fc_rail_add_leaves(json_array_get(list, json_array_size(list) - 1),
+				   &x->map.rails[r]);
 	}
 	return list;
 }

@@ -339,6 +339,7 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 				nmtu, "gid_type", fc_jstr(p, "gid_type", "none"), "fw_ver",
 				fc_jstr(dev, "fw_ver", "?"));
 
+	json_object_set_new(row, "width", json_integer(atoi(fc_jstr(p, "width", "0"))));
 	if (left) {
 		snprintf(j.note, sizeof(j.note), " (left out of the rails: %s: not judged for a drain)",
 			 left);
@@ -375,6 +376,58 @@ static void port_id(const json_t *p, char *id, size_t len)
 	snprintf(id, len, "%s:%d", fc_jstr(p, "device", "?"), (int)fc_jnum(p, "port", 0));
 }
 
+/*
+ * The rate of the port @id on each node against the same port on the other
+ * nodes, by the model `diagnose` uses (diag/expect.c): below the rate most
+ * of two or more of them run at is named with its lanes, whether or not the
+ * rails left it out (a port trained on fewer lanes is left out as "another
+ * rate": that is the fault). Returns how many were named; none: the
+ * agreement lists what differs (two nodes cannot outvote each other).
+ * @doc NULL: counted only.
+ */
+static int port_rate_model(json_t *doc, const struct pf_column *c, const char *id)
+{
+	struct diag_peer_rate *all = calloc((size_t)c->n + 1, sizeof(*all));
+	struct diag_peer_rate *peers = calloc((size_t)c->n + 1, sizeof(*peers));
+	int named = 0;
+
+	for (int i = 0; all && peers && i < c->n; i++) {
+		size_t q;
+		json_t *pp;
+		char pid[128];
+
+		json_array_foreach(json_object_get(c->nd[i].sum, "ports"), q, pp) {
+			port_id(pp, pid, sizeof(pid));
+			if (!strcmp(pid, id) && !strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
+				all[i] = (struct diag_peer_rate){ c->names[i], fc_jnum(pp, "rate_gbps", 0),
+								  (int)fc_jnum(pp, "width", 0) };
+		}
+	}
+	for (int i = 0; all && peers && i < c->n; i++) {
+		struct diag_expect e;
+		char now[48];
+		int np = 0;
+
+		for (int j = 0; j < c->n; j++)
+			if (j != i && all[j].gbps > 0)
+				peers[np++] = all[j];
+		diag_expect_rate(all[i].gbps, all[i].width, NULL, peers, np, &e);
+		if (all[i].gbps <= 0 || e.gbps <= 0 || !e.likely)
+			continue;
+		named++;
+		if (!doc)
+			continue; /* counted only */
+		diag_rate_text(all[i].gbps, all[i].width, now, sizeof(now));
+		fc_finding(doc, FC_FAIL,
+			   "%s: %.*s port %s runs at %s where %s: reseat or replace its cable or transceiver (ethtool -m: a lane's Tx fault), check the switch port's speed",
+			   c->names[i], (int)strcspn(id, ":"), id, strchr(id, ':') + 1, now, e.why);
+		pf_blame(doc, c->names[i], "port rate", NULL);
+	}
+	free(all);
+	free(peers);
+	return named;
+}
+
 /* The values of the port @id (DEV:PORT, @p one of its summary rows) agree
  * across the nodes where it is ACTIVE. */
 static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const char *id,
@@ -391,6 +444,8 @@ static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const
 		if ((keys[k] == PF_RATE && o->expect_rate_gbps > 0) ||
 		    (keys[k] == PF_NETDEV_MTU && o->expect_mtu > 0))
 			continue;
+		if (keys[k] == PF_RATE && port_rate_model(NULL, c, id))
+			continue; /* named by check_port_rates */
 		for (int i = 0; i < c->n; i++) {
 			size_t q;
 			json_t *pp;
@@ -412,6 +467,21 @@ static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const
 			 strchr(id, ':') + 1, r->what);
 		pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, r->fix);
 	}
+}
+
+static void port_rate(json_t *doc, struct pf_column *c, const json_t *p, const char *id,
+		      const void *arg)
+{
+	(void)p, (void)arg;
+	port_rate_model(doc, c, id);
+}
+
+/* Each port's rate against the same port on the other nodes (with rails or
+ * without: the rails leave a port of another rate out). */
+static void check_port_rates(json_t *doc, struct pf_node *nd, int n, const struct pf_opts *o)
+{
+	if (o->expect_rate_gbps <= 0)
+		each_distinct(doc, nd, n, 1, "ports", port_id, port_rate, o);
 }
 
 /* Port values compared across nodes, per DEV:PORT. */
@@ -595,6 +665,7 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 	json_decref(set);
 	check_versions(doc, nd, n);
 	check_hca_versions(doc, nd, n);
+	check_port_rates(doc, nd, n, o);
 	if (!rails)
 		check_port_agreement(doc, nd, n, o);
 	json_object_set_new(doc, "gpu_nodes", json_integer(gpu_nodes));

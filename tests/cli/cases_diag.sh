@@ -73,3 +73,12 @@ expect "diagnose: a pcie/ folder whose BDF is no PCI address is left out, said" 
 expect_none "diagnose: the crafted BDF is in no suggested command" 0 'lspci.*reboot' -- \
 	"$FC" diagnose "$DG/bdf"
 rm -rf "$DG"
+# A port against what it should run at (issue 37 item 1): a 400G port on 2
+# of its module's 4 lanes (lane 3's transmitter faulted) whose test passed
+# at 90% of the reduced rate is named before any test.
+expect "diagnose: a port on 2 of its module's 4 lanes names the lane's transmitter" 0 \
+	'likely   nodeA mlx5_0 port 1: transceiver \(lane 3 transmitter\)' -- \
+	"$FC" diagnose "$D/cmis-tx-fault-2of4"
+expect "diagnose: a port below the same port on the rack's other nodes, over every folder" 0 \
+	'runs at 200 Gb/s on 2 lanes where 2 of 2 other nodes \(nodeB, nodeC\) run the same port at 400 Gb/s on 4 lanes' -- \
+	"$FC" diagnose "$D/rack-peers-2x"

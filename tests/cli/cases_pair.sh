@@ -143,7 +143,17 @@ expect "pair --post-list 67 --cq-mod 100 would stall" 2 \
 	'post-list 67 with --cq-mod 100 in a window of -t 128 leaves no signalled request.*raise -t to 166' \
 	-- $FC pair a b --post-list 67 --cq-mod 100
 expect "pair --perftest -q 4 --post-list 64 is no stall" 3 '[ab]: .*srun' \
-	-- $FC pair a b --perftest -q 4 --post-list 64 --launcher slurm --no-db --timeout 3
+	-- $FC pair a b --perftest -q 4 --post-list 64 -n 640 --launcher slurm --no-db --timeout 3
+# What perftest itself refuses, --perftest refuses in its words
+# (perftest_parameters.c, force_dependecies): its write default of 5000
+# iterations is no multiple of 64; a list of 16 with CQ moderation 5.
+expect "pair --perftest refuses iterations off the post list, as perftest" 2 \
+	'perftest refuses -n 5000 with --post-list 64: "Number of iterations must be a multiple of post list size".*use -n 5056' \
+	-- $FC pair a b --perftest -q 4 --post-list 64
+expect "pair --perftest refuses a list CQ moderation does not divide, as perftest" 2 \
+	'perftest refuses --post-list 16 with --cq-mod 5: "Post list size must be a multiple of CQ moderation"' \
+	-- $FC pair a b --perftest --post-list 16 --cq-mod 5 -n 160
+expect "pair --perftest names --report-gbits" 0 'report-gbits +with --perftest' -- $FC pair --help
 expect "pair --hugepages with --use-cuda" 2 'hugepages backs host memory.*use-cuda' \
 	-- $FC pair a b --hugepages --use-cuda
 rm -rf "$SSHD"

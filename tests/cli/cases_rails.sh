@@ -148,6 +148,36 @@ expect "soak text: the suspects' parts, per rail" 3 '^  link nodeA-nodeB on rxe1
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/t.db"
 rm -rf "$SKD"
 
+# A node of another model (tests/data/rails/shifted-2rail: nodeB names its
+# ports rxe2, rxe3 on the rails nodeA's rxe0, rxe1 are on), each node its
+# own port list under the stand-in srun: matrix and soak say how each rail
+# was matched, and their suspects name each node's own device on the rail.
+SHD=${TMPDIR:-/tmp}/fabcheck-cli-rails-shift-$$
+mkdir -p "$SHD/srun"
+ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$SHD/srun/srun"
+SHX=(env PATH="$SHD/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/shifted-2rail FAKE_MODE=noise)
+SHL=(--launcher slurm --worker-cmd tests/cli/fake-worker.sh)
+"${SHX[@]}" $FC matrix nodeA nodeB "${SHL[@]}" --db "$SHD/m.db" --json >"$SHD/m.json" 2>/dev/null
+expect "matrix, shifted names: each rail matched by subnet, suspects and pairs name each node's own device" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [(x["name"], x.get("matched_by")) for x in d["rails"]]
+s = sorted((x["rail"], x["device"], tuple(x.get("devices", ()))) for x in d["suspects"])
+p = sorted((x["rail"], tuple(x.get("devices", ()))) for x in d["pairs"])
+ok = (r == [("rxe0", "subnet"), ("rxe1", "subnet")] and s == [(0, "rxe0", ("rxe0", "rxe2")), (1, "rxe1", ("rxe1", "rxe3"))]
+      and p[0] == (0, ("rxe0", "rxe2")) and not any("swapped" in f for f in d["findings"]))
+print("ok" if ok else (r, s, p))' "$SHD/m.json"
+"${SHX[@]}" $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all "${SHL[@]}" \
+	--db "$SHD/s.db" --json >"$SHD/s.json" 2>/dev/null
+expect "soak, shifted names: its rails and how each was matched, suspects with each node's own device" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [(x["rail"], x["name"], x["matched_by"]) for x in d["rails"]]
+s = sorted((x["device"], tuple(x["devices"])) for x in d["suspects"])
+ok = r == [(0, "rxe0", "subnet"), (1, "rxe1", "subnet")] and s == [("rxe0", ("rxe0", "rxe2")), ("rxe1", ("rxe1", "rxe3"))]
+print("ok" if ok else (r, s))' "$SHD/s.json"
+rm -rf "$SHD"
+
 # nccl run: NCCL_IB_HCA names the chosen rails' devices exactly; one set in
 # the environment is kept (the fake workers then fail: exit 3).
 expect "nccl run --rails 1: NCCL_IB_HCA is the rail's device" 3 'nccl run: NCCL_IB_HCA==rxe1:1 \(the 1 rail' -- \

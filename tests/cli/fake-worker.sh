@@ -10,23 +10,20 @@ if [ "${1:-}" = devices ] && [ "${FAKE_MODE:-}" = evil ]; then
 	exit 0
 fi
 if [ "${1:-}" = devices ]; then
+	# Under the stand-in srun each node may list its own ports:
+	# FAKE_DEVICES_DIR/NODE.json (NODE from SLURMD_NODENAME, a plain name).
+	case ${SLURMD_NODENAME:-} in
+	*[!A-Za-z0-9_-]* | '') ;;
+	*) [ -n "${FAKE_DEVICES_DIR:-}" ] && [ -f "$FAKE_DEVICES_DIR/$SLURMD_NODENAME.json" ] &&
+		exec cat "$FAKE_DEVICES_DIR/$SLURMD_NODENAME.json" ;;
+	esac
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
 fi
 read -r _hello || exit 0
 
-seq=0
-say() { seq=$((seq + 1)); printf '{"v":1,"seq":%d,"type":%s}\n' "$seq" "$1"; }
-# next TYPE: the next message other than a ping must be of TYPE.
-next() {
-	local line
-	while read -r line; do
-		case $line in *'"type":"ping"'*) continue ;; esac
-		case $line in *"\"type\":\"$1\""*) msg=$line; return 0 ;; esac
-		return 1
-	done
-	return 1
-}
+# shellcheck source=tests/cli/worker_lib.sh
+. "$(dirname "$0")/worker_lib.sh"
 # slow: speaks the protocol; the first test finishes at 0.5 Gb/s, the second
 # moves 10 messages a second and never ends (a slow link), pings answered.
 slow() {

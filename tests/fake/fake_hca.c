@@ -312,7 +312,7 @@ int fk_side_init(struct fk_side *s, const struct fk_cfg *c)
 	r->nqps = c->nqps;
 	r->timeout = c->timeout;
 	r->tx_depth = c->tx_depth;
-	r->rx_depth = 2 * c->tx_depth; /* res_limits */
+	r->rx_depth = vb_rx_depth(c->rx_depth, c->tx_depth, 1 << 15); /* res_limits */
 	r->max_inline = c->max_inline;
 	r->ncqsets = c->threads > 0 ? c->threads : 1;
 	r->gid_index = -1;

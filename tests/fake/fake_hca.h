@@ -112,6 +112,7 @@ struct fk_cfg {
 	uint64_t max_size;
 	double timeout;
 	int max_inline;
+	int rx_depth;	/* vb_opts.rx_depth: 0 twice tx_depth */
 };
 
 /* Builds side @s (its vb_res ready for vb_test_resolve); with @peer, both

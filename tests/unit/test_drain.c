@@ -258,6 +258,35 @@ static void test_soak_classes(void **state)
 	json_decref(doc);
 }
 
+/* A soak's suspects name each node's own device on the rail (soak_suspects.c:
+ * a server of another model names it otherwise): a flap drains that device,
+ * a failed link the device of the side its diagnosis names ("devices"). */
+static void test_soak_targets_own_device(void **state)
+{
+	json_t *doc = json_loads(
+		"{\"suspects\": ["
+		" {\"level\": \"port\", \"node\": \"n2\", \"device\": \"mlx5_2\", \"reason\": \"link flaps\"},"
+		" {\"level\": \"link\", \"link\": [\"n1\", \"n3\"], \"devices\": [\"mlx5_0\", \"mlx5_4\"],"
+		"  \"reason\": \"failed slices\", \"diagnosis\": {\"subject\": \"n3 mlx5_1 port 1\","
+		"  \"part\": \"cable or transceiver\", \"confidence\": \"likely\"}}]}",
+		0, NULL);
+	char *nodes[] = { "n1", "n2", "n3" };
+	json_t *t = json_array();
+
+	(void)state;
+	assert_non_null(doc);
+	mx_drain_soak_targets(doc, nodes, 3, t, NULL);
+	assert_int_equal(json_array_size(t), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "node")), "n2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")),
+			    "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "node")), "n3");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "device")),
+			    "mlx5_4");
+	json_decref(t);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_reason_across),
 		cmocka_unit_test(test_matrix_likely_part),
 		cmocka_unit_test(test_soak_classes),
+		cmocka_unit_test(test_soak_targets_own_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,7 +262,7 @@ static void test_verdict(void **state)
 	lim.max_lat_us = 100;
 	doc = rack_doc(0.16, 1024, 12);
 	fc_pair_verdict(doc, &lim);
-	assert_true(has_finding(doc, "nodeB rxe0 port 1: error counter rcvd_seq_err rose by 12"));
+	assert_true(has_finding(doc, "nodeB rxe0 port 1: error counters rose during the test: rcvd_seq_err +12"));
 	assert_false(has_finding(doc, "rcvd_pkts"));
 	assert_true(has_finding(doc, "active MTU differs: nodeA rxe0 4096 B, nodeB rxe0 1024 B"));
 	assert_true(has_finding(doc, "p50 300.00 us is above --max-lat-us 100.00 us"));
@@ -384,6 +384,57 @@ static void test_verdict_validate_copy(void **state)
 	json_decref(doc);
 }
 
+static int count_findings(const json_t *doc, const char *needle)
+{
+	size_t i;
+	json_t *f;
+	int n = 0;
+
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		n += strstr(json_string_value(f), needle) != NULL;
+	return n;
+}
+
+/* Error counters: one finding per node's port, each counter with its delta
+ * in it, what such counters mean said once; "counters" keeps every one. */
+static void test_verdict_counters_grouped(void **state)
+{
+	struct fc_pair_limits lim = { .min_gbps = 0.1 };
+	json_t *doc = rack_doc(2.4, 4096, 69), *b = json_object_get(json_object_get(doc, "counters"), "nodeB");
+
+	(void)state;
+	json_object_set_new(b, "completer_retry_err", json_integer(219));
+	json_object_set_new(b, "duplicate_request", json_integer(3443));
+	json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeA"),
+			    "out_of_seq_request", json_integer(73));
+	fc_pair_verdict(doc, &lim);
+	assert_int_equal(count_findings(doc, "error counter"), 2);
+	assert_int_equal(count_findings(doc, FC_CTR_WHY), 1);
+	assert_int_equal(count_findings(doc, "nodeA rxe0 port 1: error counters rose during the test: "
+					     "out_of_seq_request +73: packets were lost"), 1);
+	assert_int_equal(count_findings(doc, "nodeB rxe0 port 1: error counters rose during the test: "
+					     "rcvd_seq_err +69, "), 1);
+	assert_int_equal(count_findings(doc, "completer_retry_err +219"), 1);
+	assert_int_equal(count_findings(doc, "duplicate_request +3443"), 1);
+	assert_int_equal(fc_jnum(b, "duplicate_request", 0), 3443);
+	json_decref(doc);
+}
+
+/* The slow-link finding's figures: a count against its own total, or a
+ * timed test's seconds, never "N of 0". */
+static void test_moved_text(void **state)
+{
+	char buf[160];
+
+	(void)state;
+	pair_moved_text(buf, sizeof(buf), 5070, 10000, 0, "round trips", 40);
+	assert_string_equal(buf, "5070 of 10000 round trips in 40 s");
+	pair_moved_text(buf, sizeof(buf), 12, 0, 2, "messages", 31);
+	assert_string_equal(buf, "12 messages in 31 s of a 2 s test");
+	pair_moved_text(buf, sizeof(buf), 3, 0, 0, "messages", 9);
+	assert_string_equal(buf, "3 messages in 9 s");
+}
+
 static void test_verdict_rnr_validated(void **state)
 {
 	struct fc_pair_limits lim = { .min_link_pct = 90 };
@@ -401,8 +452,8 @@ static void test_verdict_rnr_validated(void **state)
 		json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeA"),
 				    "rcvd_rnr_err", json_integer(37));
 		fc_pair_verdict(doc, &lim);
-		assert_int_equal(has_finding(doc, "error counter send_rnr_err rose by 37"), !val);
-		assert_int_equal(has_finding(doc, "error counter rcvd_rnr_err rose by 37"), !val);
+		assert_int_equal(has_finding(doc, "error counters rose during the test: send_rnr_err +37"), !val);
+		assert_int_equal(has_finding(doc, "error counters rose during the test: rcvd_rnr_err +37"), !val);
 		n = json_array_get(json_object_get(doc, "notes"), 0);
 		assert_int_equal(n && strstr(json_string_value(n), "nodeB send_rnr_err +37") &&
 					 strstr(json_string_value(n), "not counted as loss"),
@@ -585,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counters_delta),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_verdict_counters_grouped),
+		cmocka_unit_test(test_moved_text),
 		cmocka_unit_test(test_verdict_pcie_floor),
 		cmocka_unit_test(test_verdict_validate_ceiling),
 		cmocka_unit_test(test_verdict_rnr_validated),

@@ -252,10 +252,35 @@ static void test_rail_pcie_link(void **state)
 	json_decref(nodes);
 }
 
+/* One node's port on rail 3 trained on 2 of its 4 lanes: named by the
+ * model diagnose uses (diag/expect.c), with its lanes and its peers,
+ * though the rails leave it out for its rate. */
+static void test_rail_rate_lanes(void **state)
+{
+	json_t *nodes = rack_of(3, gpu8_probe), *doc, *port;
+	char *f;
+
+	(void)state;
+	port = json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, 1),
+									       "devices"), 3),
+					      "ports"), 0);
+	json_object_set_new(port, "rate_gbps", json_integer(100));
+	json_object_set_new(port, "width", json_string("2X"));
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "nodeB: mlx5_3 port 1 runs at 100 Gb/s on 2 lanes where 2 of 2 other "
+				  "nodes (nodeA, nodeC) run the same port at 400 Gb/s"));
+	assert_null(strstr(f, "nodeA: mlx5_3"));
+	assert_null(strstr(f, "nodeC: mlx5_3"));
+	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_rails_healthy),
+		cmocka_unit_test(test_two_rails_healthy), cmocka_unit_test(test_rail_rate_lanes),
 		cmocka_unit_test(test_rail1_mtu_lowered),
 		cmocka_unit_test(test_rail_swap),
 		cmocka_unit_test(test_gpu_rail_local),

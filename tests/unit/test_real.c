@@ -6,6 +6,7 @@
  *   topo/     nvidia-smi topo -m   -> nvsmi_topo_parse (topo/)
  *   nccl/     NCCL_DEBUG=INFO logs -> the NCCL log parser (checks/nccl/log)
  *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
+ *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge (diag/)
  * lspci/ and ibv/ have expectations but no reader in fabcheck to run them on
  * (fabcheck reads sysfs and verbs for those); the test says so.
  */
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag/diag.h"
 #include "tests/unit/nccllog_util.h"
 #include "topo/nvsmi_topo.h"
 #include "verbs/qos.h"
@@ -232,7 +234,7 @@ static void nccl_one(struct tally *t, const char *name, const char *path, const 
 	json_decref(doc);
 }
 
-#define NCCL_FLOOR 24
+#define NCCL_FLOOR 32
 
 static void test_nccl(void **state)
 {
@@ -275,6 +277,123 @@ static void test_ethtool(void **state)
 	report(&t, ETHTOOL_FLOOR);
 }
 
+/* ---- ethtool -m ---- */
+
+/* A figure as "%.6g", or "null" when the parser has none (@none). */
+static const char *num(double v, int none, char *buf, size_t len)
+{
+	if (none)
+		return "null";
+	snprintf(buf, len, "%.6g", v);
+	return buf;
+}
+
+static const char *want_num(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_number(v))
+		return num(json_number_value(v), 0, buf, len);
+	return json_is_null(v) ? "null" : NULL;
+}
+
+static void module_scalars(struct tally *t, const char *name, const json_t *want,
+			   const struct diag_module *m)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		double none;
+	} f[] = {
+		{ "temp_c", offsetof(struct diag_module, temp_c), 0 },
+		{ "volt", offsetof(struct diag_module, volt), 0 },
+		{ "temp_alarm_c", offsetof(struct diag_module, temp_alarm_c), 0 },
+		{ "temp_warn_c", offsetof(struct diag_module, temp_warn_c), 0 },
+		{ "volt_hi_alarm", offsetof(struct diag_module, volt_hi_alarm), 0 },
+		{ "volt_lo_alarm", offsetof(struct diag_module, volt_lo_alarm), 0 },
+		{ "rx_lo_alarm_dbm", offsetof(struct diag_module, rx_lo_alarm_dbm), 99 },
+	};
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		double v = *(const double *)((const char *)m + f[i].off);
+
+		fact(t, name, f[i].key, want_num(json_object_get(want, f[i].key), b1, sizeof(b1)),
+		     num(v, !m->known || v == f[i].none, b2, sizeof(b2)));
+	}
+}
+
+static void module_lanes(struct tally *t, const char *name, const json_t *want, const char *key,
+			 const double *got, int n)
+{
+	json_t *g = json_array();
+	char *w = json_dumps(json_object_get(want, key), JSON_COMPACT), *s, b[32];
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(g, json_string(num(got[i], got[i] < 0, b, sizeof(b))));
+	s = json_dumps(g, JSON_COMPACT);
+	json_decref(g);
+	g = json_array();
+	for (size_t i = 0; i < json_array_size(json_object_get(want, key)); i++)
+		json_array_append_new(g, json_string(want_num(json_array_get(json_object_get(want, key), i),
+							      b, sizeof(b))));
+	free(w);
+	w = json_dumps(g, JSON_COMPACT);
+	fact(t, name, key, w, s);
+	json_decref(g);
+	free(w);
+	free(s);
+}
+
+#define M_KEYS                                                                                    \
+	" why diagnostics temp_c volt temp_alarm_c temp_warn_c volt_hi_alarm volt_lo_alarm "      \
+	"rx_lo_alarm_dbm lanes rx_mw tx_mw bias_ma flags_on dark_lanes "
+
+static void ethtool_m_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len), b1[32], b2[32], *w, *g;
+	const char *key;
+	struct diag_module m;
+	json_t *dark = json_array(), *v;
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	diag_parse_module(text, &m);
+	free(text);
+	diag_module_judge(&m, m.nlanes);
+	fact(t, name, "diagnostics", jstr(json_object_get(want, "diagnostics"), b1, sizeof(b1)),
+	     m.known ? "true" : "false");
+	module_scalars(t, name, want, &m);
+	snprintf(b2, sizeof(b2), "%d", m.nlanes);
+	fact(t, name, "lanes", jstr(json_object_get(want, "lanes"), b1, sizeof(b1)), b2);
+	module_lanes(t, name, want, "rx_mw", m.lane_rx_mw, m.nlanes);
+	module_lanes(t, name, want, "tx_mw", m.lane_tx_mw, m.nlanes);
+	module_lanes(t, name, want, "bias_ma", m.lane_bias_ma, m.nlanes);
+	fact(t, name, "flags_on", json_string_value(json_object_get(want, "flags_on")), m.alarms);
+	for (int l = 0; l < m.nlanes; l++)
+		if (m.dark & (1u << l))
+			json_array_append_new(dark, json_integer(l + 1));
+	w = json_dumps(json_object_get(want, "dark_lanes"), JSON_COMPACT);
+	g = json_dumps(dark, JSON_COMPACT);
+	fact(t, name, "dark_lanes", w, g);
+	free(w);
+	free(g);
+	json_decref(dark);
+	json_object_foreach((json_t *)want, key, v)
+		if (!strstr(M_KEYS, key))
+			fail_msg("%s: expectation key '%s' has no comparison here; add one", name, key);
+}
+
+#define ETHTOOL_M_FLOOR 56
+
+static void test_ethtool_m(void **state)
+{
+	struct tally t = { "ethtool_m", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", ethtool_m_one);
+	report(&t, ETHTOOL_M_FLOOR);
+}
+
 /* lspci/ and ibv/: every capture has its expectation; no fabcheck reader. */
 static void no_reader(struct tally *t, const char *name, const char *path, const json_t *want)
 {
@@ -303,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_nccl),
 		cmocka_unit_test(test_ethtool),
+		cmocka_unit_test(test_ethtool_m),
 		cmocka_unit_test(test_unread_kinds),
 	};
 

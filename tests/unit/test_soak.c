@@ -276,6 +276,42 @@ static void test_suspects_rails(void **state)
 	json_decref(sl);
 }
 
+/* With rails, a node of another model names its port on rail rxe0 rxe2:
+ * its flap event and the link suspect name its own device (the slices'
+ * "devices", as `soak` records them from each rail's pair). */
+static void test_rails_own_device(void **state)
+{
+	json_t *sl = json_array(), *s, *doc, *ev;
+	const json_t *x;
+	char *f;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		s = k ? failed_slice("nodeA/rxe0", "nodeB/rxe0", T0 + 12, T0 + 20, "retry exceeded")
+		      : slice("nodeA/rxe0", "nodeB/rxe0", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 4);
+		json_object_set_new(s, "rail", json_string("rxe0"));
+		json_object_set_new(s, "devices", json_pack("[s, s]", "rxe0", "rxe2"));
+		json_array_append_new(sl, s);
+	}
+	s = slice("nodeA/rxe0", "nodeB/rxe0", T0 + 32, T0 + 42, 10, 0.15, -1, 0, 0, 0, 5);
+	json_object_set_new(s, "rail", json_string("rxe0"));
+	json_object_set_new(s, "devices", json_pack("[s, s]", "rxe0", "rxe2"));
+	json_array_append_new(sl, s);
+	doc = analyze(sl, &f);
+	ev = json_object_get(doc, "events");
+	assert_string_equal(fc_jstr(json_array_get(ev, 0), "kind", ""), "flap");
+	assert_string_equal(fc_jstr(json_array_get(ev, 0), "node", ""), "nodeB/rxe0");
+	assert_string_equal(fc_jstr(json_array_get(ev, 0), "device", ""), "rxe2");
+	x = suspect(doc, "link", NULL);
+	assert_non_null(x);
+	assert_string_equal(fc_jstr(x, "device", ""), "rxe0");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(x, "devices"), 1)),
+			    "rxe2");
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
 static void test_empty(void **state)
 {
 	json_t *sl = json_array(), *doc;
@@ -301,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_suspects_diagnosis),
 		cmocka_unit_test(test_suspects_rails),
+		cmocka_unit_test(test_rails_own_device),
 	};
 
 	setenv("TZ", "UTC", 1);

@@ -125,3 +125,134 @@ for i, n in enumerate(NODES):
     out.append((n, d))
 write("roce-storage-mgmt.json", "3 servers: 2 rails, a 100G storage NIC on a shared "
       "segment, a management port with the ssh address, gpu03 a front-end NIC of its own", out)
+
+# Fabrics as they are built (issue 37). Eight 400G compute ports a node at
+# the PCI addresses and NUMA nodes of a DGX H100's ConnectX-7s (mlx5_0 at
+# 18:00.0 ... mlx5_11 at dc:00.0; nvidia-smi topo -m of the DGX H100 user
+# guide); a scalable unit has one leaf a rail (NVIDIA DGX SuperPOD reference
+# architecture: 2 SUs, 16 leaves). Leaf names su<U>-leaf-r<R>; an IB leaf's
+# node description as the switch sets it ("MF0;<hostname>:MQM9790/U1").
+H100 = ["0000:18:00.0", "0000:40:00.0", "0000:4f:00.0", "0000:5e:00.0",
+        "0000:9a:00.0", "0000:c0:00.0", "0000:ce:00.0", "0000:dc:00.0"]
+SU_NODES = ["dgx-su1-01", "dgx-su1-02", "dgx-su2-01", "dgx-su2-02"]
+
+def dgx(i, r, dev=None, leaf=None, ll="Ethernet", lport=None, **kw):
+    """Port r of node i: a /31 routed to its leaf (Ethernet) or an IB port."""
+    dev = dev or "mlx5_%d" % r
+    p = dict(numa_node=r // 4, pci=H100[r], **kw)
+    if ll == "Ethernet":
+        p.update(netdev="ens%dnp0" % (r + 1), addrs=["100.64.%d.%d/31" % (r, 2 * i + 1)],
+                 gateway="100.64.%d.%d" % (r, 2 * i))
+        if leaf:
+            p["lldp"] = {"chassis": leaf, "port": lport or "swp%ds0" % (i + 1)}
+        return port(dev, rate=400.0, **p)
+    return port(dev, ll="InfiniBand", rate=400.0, subnet="fe80:0000:0000:0000", **p)
+
+# Two scalable units by LLDP: rail r of dgx-su1-* on su1-leaf-r<r+1>, of
+# dgx-su2-* on su2-leaf-r<r+1>.
+write("lldp-2su.json", "4 DGX H100, 8 RoCE ports each, a /31 per port, lldpd; two "
+      "scalable units, a leaf a rail in each (16 leaves)",
+      [(n, [dgx(i, r, leaf="su%d-leaf-r%d" % (i // 2 + 1, r + 1)) for r in range(8)])
+       for i, n in enumerate(SU_NODES)])
+
+# Two scalable units on one IB subnet, each leaf's GUID and node description
+# read (smpquery); the second unit's nodes are another model whose compute
+# HCAs are named mlx5_2..mlx5_9 (mlx5_0, mlx5_1 its Ethernet ports).
+out = []
+for i, n in enumerate(SU_NODES):
+    su = i // 2 + 1
+    devs = [dgx(i, r, dev="mlx5_%d" % (r + 2 * (su - 1)), ll="InfiniBand",
+                switch_guid="0xb83fd20300%02x%02x00" % (su, r),
+                switch_desc="MF0;su%d-ib-leaf-r%d:MQM9790/U1" % (su, r + 1)) for r in range(8)]
+    if su == 2:
+        devs = [port("mlx5_%d" % k, rate=200.0, netdev="eth%d" % k, numa_node=0,
+                     pci="0000:2a:00.%d" % k, addrs=["10.40.%d.%d/24" % (k, i + 1)])
+                for k in range(2)] + devs
+    out.append((n, devs))
+write("ib-2su-desc.json", "4 servers on one InfiniBand subnet, 8 HCAs each; two scalable "
+      "units (a leaf a rail in each, every switch's GUID and node description read); the "
+      "second unit's servers name their HCAs mlx5_2..mlx5_9", out)
+
+# Top-of-rack wiring: every port of a node on its rack's switch, two racks.
+write("tor-2rack.json", "4 DGX H100, 8 RoCE ports each, a /31 per port, lldpd; every port "
+      "of a node on its rack's top-of-rack switch (not rail-optimized)",
+      [(n, [dgx(i, r, leaf="rack%d-tor" % (i // 2 + 1), lport="swp%d" % (8 * (i % 2) + r + 1))
+            for r in range(8)]) for i, n in enumerate(SU_NODES)])
+
+# Two rails a leaf: rails 2k and 2k+1 on leaf k+1 (a 64-port leaf, 32 nodes
+# x 2 rails).
+write("two-rails-leaf.json", "3 DGX H100, 8 RoCE ports each, a /31 per port, lldpd; four "
+      "leaves, each carrying two rails",
+      [(n, [dgx(i, r, leaf="leaf%d" % (r // 2 + 1), lport="swp%d" % (2 * i + r % 2 + 1))
+            for r in range(8)]) for i, n in enumerate(SU_NODES[:3])])
+
+# A DOWN port on a routed plan without lldpd: the gateways' pools tell the
+# leaves (100.64.<rail>.0/24); dgx-su1-02's mlx5_1 is down.
+out = []
+for i, n in enumerate(SU_NODES[:3]):
+    devs = [dgx(i, r) for r in range(8)]
+    if i == 1:
+        devs[1]["ports"][0]["state"] = "DOWN"
+    out.append((n, devs))
+write("routed-down.json", "3 DGX H100, 8 RoCE ports each, a /31 per port, no lldpd; "
+      "dgx-su1-02's mlx5_1 DOWN", out)
+
+# Shifted device names, one leaf a rail read over IB: dgx-su1-02 is another
+# model (a BlueField's two Ethernet ports are mlx5_0, mlx5_1; its HCAs
+# mlx5_2..mlx5_9).
+out = []
+for i, n in enumerate(SU_NODES[:3]):
+    shift = 2 if i == 1 else 0
+    devs = [dgx(i, r, dev="mlx5_%d" % (r + shift), ll="InfiniBand",
+                switch_guid="0xb83fd2030001%02x00" % r,
+                switch_desc="MF0;su1-ib-leaf-r%d:MQM9790/U1" % (r + 1)) for r in range(8)]
+    if shift:
+        devs = [port("mlx5_%d" % k, rate=200.0, netdev="eth%d" % k, numa_node=0,
+                     pci="0000:2a:00.%d" % k, addrs=["10.40.%d.%d/24" % (k, i + 1)])
+                for k in range(2)] + devs
+    out.append((n, devs))
+write("ib-shifted-names.json", "3 servers, 8 InfiniBand HCAs each, a leaf a rail (switches "
+      "read); dgx-su1-02 names its HCAs mlx5_2..mlx5_9", out)
+
+# An ECMP default route over the eight rail ports (a /31 each, BGP to the
+# leaves): /proc/net/route shows its first next hop, so each node's mlx5_0
+# "carries the node's default route"; the management port carries ssh.
+out = []
+for i, n in enumerate(SU_NODES[:3]):
+    devs = [dgx(i, r, leaf="su1-leaf-r%d" % (r + 1)) for r in range(8)]
+    devs[0]["ports"][0]["mgmt"] = "carries the node's default route"
+    devs.append(port("mlx5_8", rate=100.0, netdev="eno8303", numa_node=0, pci="0000:04:00.0",
+                     addrs=["192.168.10.%d/24" % (i + 11)],
+                     mgmt="carries the node's ssh address"))
+    out.append((n, devs))
+write("ecmp-default.json", "3 DGX H100, 8 RoCE ports each, a /31 per port, lldpd, an ECMP "
+      "default route over the rail ports (the first next hop's port flagged), a management "
+      "port that carries ssh", out)
+
+# The virtual rack's miswire (tests/rack/phase_rails.sh, `lab fault nodeD
+# miswire`, lab/ops.sh's MISWIRE_SCRIPT): each rail a /24 of its own segment
+# (lab/lib.sh rail_net: 10.77.<slot> for rail 0, 10.78.<slot> for rail 1;
+# rail 0 on eth0, rail 1 on eth2, eth1 the management NIC), node I at host
+# I+1; Soft-RoCE devices have no PCIe function or NUMA node. nodeD's rxe0
+# is bound to eth2 and rxe1 to eth0; the addresses stay with the segments.
+# `pair nodeA nodeD` matches these two nodes alone.
+def rxe(dev, eth, net, host):
+    return port(dev, rate=2.5, netdev=eth, addrs=["%s.%d/24" % (net, host)],
+                gid_index=3, gid="::ffff:%s.%d" % (net, host))
+
+write("rack-miswire-pair.json", "the virtual rack's pair nodeA nodeD after `lab fault nodeD "
+      "miswire` (slot 1): nodeD's rxe0 on rail 1's segment, rxe1 on rail 0's",
+      [("nodeA", [rxe("rxe0", "eth0", "10.77.1", 1), rxe("rxe1", "eth2", "10.78.1", 1)]),
+       ("nodeD", [rxe("rxe0", "eth2", "10.78.1", 4), rxe("rxe1", "eth0", "10.77.1", 4)])])
+
+# A swapped pair of cables on a fabric of two scalable units by LLDP: the
+# plan of lldp-2su.json where dgx-su2-02's mlx5_3 reaches su2-leaf-r7 and
+# its mlx5_6 su2-leaf-r4 (each other's leaf, each on the leaf port the
+# other's cable should have had).
+def su_swap(i, r):
+    rr = {3: 6, 6: 3}.get(r, r) if i == 3 else r
+    return dgx(i, r, leaf="su%d-leaf-r%d" % (i // 2 + 1, rr + 1))
+
+write("lldp-2su-swap.json", "4 DGX H100, 8 RoCE ports each, a /31 per port, lldpd; two "
+      "scalable units; dgx-su2-02's mlx5_3 and mlx5_6 cabled to each other's leaf",
+      [(n, [su_swap(i, r) for r in range(8)]) for i, n in enumerate(SU_NODES)])

@@ -1,0 +1,30 @@
+/*
+ * The answer first: the few lines every judging command ends its text with,
+ * under "verdict: X" (fc_render_findings): the verdict, then one line per
+ * named problem with where (node, device, rail), what (the part), how sure,
+ * and the next step. The detail stays above it and in --json. One printer
+ * for every command, fed by what its document names:
+ *   "diagnosis"  [{subject, part, confidence, next}] (pair, diagnose);
+ *   "suspects"   [{level, node, device, rail, reason}] (matrix);
+ *   otherwise the findings above, counted, the first one quoted.
+ */
+#ifndef FC_SUMMARY_H
+#define FC_SUMMARY_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The problems a summary names at most; more are counted in one line. */
+#define FC_SUMMARY_MAX 6
+
+/* The terminal's width: $COLUMNS when it is a number from 40 to 1000,
+ * else 100. */
+int fc_term_cols(void);
+/* Cuts @s (in place) to at most @width bytes at a word, ending it with
+ * " ..." when cut; returns @s. The whole text stays in --json and the store. */
+char *fc_fit_words(char *s, int width);
+/* Prints @doc's summary to @f, each line fitted to fc_term_cols(). */
+void fc_summary_render(FILE *f, const json_t *doc);
+
+#endif

@@ -1,0 +1,65 @@
+# What the user reads (issue 39): the summary under the verdict, the
+# diagnosis once, error counters grouped per port and phase, line budgets and
+# widths. pair runs against tests/cli/rack-worker.sh, a worker that speaks
+# the whole protocol as a healthy rxe port of the virtual rack; matrix and
+# diagnose render recorded runs (tests/data/matrix, tests/data/diag).
+SUMT=$(mktemp -d /tmp/fabcheck-cli-summary.XXXXXX)
+SUMW=(--launcher local --worker-cmd tests/cli/rack-worker.sh --no-db --timeout 5)
+SUMDEV=tests/data/rails/devices-2rail.json
+SUMBAD='{"completer_retry_err":219,"rcvd_seq_err":69,"duplicate_request":3443,"out_of_seq_request":73}'
+env FAKE_DEVICES=$SUMDEV $FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/ok.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
+	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
+	$FC pair nodeA nodeB "${SUMW[@]}" --json >"$SUMT/bad.json" 2>/dev/null
+# sum_lines FILE MAX: "ok N" when FILE has at most MAX lines.
+sum_lines() {
+	local n
+	n=$(wc -l <"$1")
+	[ "$n" -le "$2" ] && echo "ok $n" || echo "no: $n lines, at most $2"
+}
+expect "summary: healthy 2-rail pair ends with the verdict and its summary" 0 \
+	'^verdict: pass summary: pass, nothing named $' -- bash -c "tail -n 2 $SUMT/ok.txt | tr '\n' ' '"
+expect "summary: healthy 2-rail pair in at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/ok.txt" 30
+expect "summary: the sides table has each rail's ports" 0 '^4$' -- \
+	bash -c "grep -Ec '^  [ab] rail [01] +node[AB] +rxe[01] ' $SUMT/ok.txt"
+# A bad port on rail 1 (both ends' counters rose, alone and loaded): each
+# failing port adds at most 8 lines.
+expect "summary: bad rail: at most 8 lines a failing port over the healthy run" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/bad.txt" $(($(wc -l <"$SUMT/ok.txt") + 2 * 8))
+expect "summary: bad rail: the diagnosis printed once" 0 '^1$' -- \
+	bash -c "grep -c '^diagnosis' $SUMT/bad.txt"
+expect "summary: bad rail: one counters line per node, port and phase" 0 '^4$' -- \
+	bash -c "grep -c 'error counter' $SUMT/bad.txt"
+expect "summary: bad rail: the line names each counter with its delta" 0 \
+	'^  - rail 1 \(rxe1\) loaded: nodeB rxe1 port 1: error counters rose during the test: completer_retry_err \+219, rcvd_seq_err \+69, duplicate_request \+3443, out_of_seq_request \+73$' -- \
+	cat "$SUMT/bad.txt"
+expect "summary: bad rail: what such counters mean said once" 0 '^1$' -- \
+	bash -c "grep -c 'packets were lost, retried or corrupted' $SUMT/bad.txt"
+expect "summary: bad rail: the JSON keeps every counter" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["rails"][1]["alone"]["counters"]["nodeB"]
+print("ok" if c["duplicate_request"] == 3443 and c["out_of_seq_request"] == 73 and
+      d["counters"]["nodeA"]["completer_retry_err"] == 438 else "no: %r" % c)' "$SUMT/bad.json"
+expect "summary: bad rail: the summary is under the verdict" 0 \
+	'^verdict: warn summary: warn, 4 findings above, no part named; the first: rail 1 \(rxe1\) alone: nodeA rxe1 ' -- \
+	bash -c "tail -n 2 $SUMT/bad.txt | tr '\n' ' '"
+# Recorded runs: a matrix with a slow node, a 2-rail matrix with a bad port,
+# an evidence folder of the rack (netem loss on nodeB).
+expect "summary: matrix names the suspect node under the verdict" 0 \
+	'^verdict: fail summary: fail, 1 problem named:   nodeC: node level \(measured once, not retested\); check its HCA' -- \
+	bash -c "$FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/m1.db 2>/dev/null | tail -n 3 | tr '\n' ' '"
+expect "summary: matrix --rails names node, device and rail" 1 \
+	'^  nodeC rxe1 on rail 1: port level \(measured once, not retested\); that node.s HCA, cable or switch port on that rail$' -- \
+	bash -c "COLUMNS=200 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/m2.db 2>/dev/null"
+expect "summary: a summary line fits COLUMNS, cut at a word with a marker" 0 '^ok$' -- \
+	bash -c "COLUMNS=60 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/m3.db 2>/dev/null |
+		awk '/^summary:/ {s = 1; next} s && /^  / {print length(\$0) <= 60 && / \\.\\.\\.\$/ ? \"ok\" : \"no: \" \$0}'"
+expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
+	bash -c "env -u COLUMNS $FC diagnose tests/data/diag/rack-loss |
+		awk '/^summary:/ {s = 1; next} s && /^  / {print length(\$0) <= 100 ? \"ok\" : \"no: \" \$0}'"
+expect "summary: diagnose names the part once, under the verdict" 0 \
+	'^verdict: fail summary: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable' -- \
+	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
+rm -rf "$SUMT"

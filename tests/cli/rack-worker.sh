@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A worker that speaks the whole protocol as a healthy rxe port of the
+# virtual rack would (2.5 Gb/s SDR 1X, RoCE v2, MTU 4096), for the CLI's
+# golden-output cases: `fabcheck pair --launcher local --worker-cmd THIS`.
+# Bandwidth tests move RW_GBPS (default 2.4) Gb/s; latency tests 40 us p50.
+# RW_COUNTERS_DEV names a device whose error counters rose: its "finish"
+# reports RW_COUNTERS (a JSON object of deltas). `devices --json`: the port
+# list FAKE_DEVICES names.
+if [ "${1:-}" = devices ]; then
+	cat "${FAKE_DEVICES:-/dev/null}"
+	exit 0
+fi
+read -r hello || exit 0
+# shellcheck source=tests/cli/worker_lib.sh
+. "$(dirname "$0")/worker_lib.sh"
+host=$(sed -n 's/.*"node":"\([^"]*\)".*/\1/p' <<<"$hello")
+say "\"hello\",\"version\":\"0\",\"host\":\"${host:-fake}\",\"pid\":1"
+next setup || exit 1
+dev=$(sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' <<<"$msg")
+dev=${dev:-rxe0}
+say "\"setup\",\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
+next connect || exit 1
+say '"connected","path_mtu":4096'
+gbps=${RW_GBPS:-2.4}
+while next test; do
+	t=$msg
+	say '"ready"'
+	next go || exit 1
+	case $t in
+	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
+		say '"result","seconds":0.4,"msgs":10000,"min_us":35.1,"p50_us":40.2,"p90_us":44.0,"p99_us":51.3,"p999_us":60.8,"max_us":75.0,"avg_us":40.9,"stdev_us":3.1' ;;
+	*'"active":true'*)
+		say "\"result\",\"seconds\":2,\"bytes\":550000000,\"msgs\":524,\"gbps\":$gbps,\"samples_gbps\":[$gbps,$gbps,$gbps]" ;;
+	*) say '"result","seconds":2,"bytes":0,"msgs":0' ;;
+	esac
+done
+case $msg in *'"type":"finish"'*) ;; *) exit 0 ;; esac
+if [ -n "${RW_COUNTERS_DEV:-}" ] && [ "$dev" = "$RW_COUNTERS_DEV" ]; then
+	say "\"finish\",\"counters\":${RW_COUNTERS:-{\}}"
+else
+	say '"finish","counters":{"completer_retry_err":0,"rcvd_seq_err":0}'
+fi
+sleep 0.2
