@@ -87,7 +87,8 @@ static void suspect_line(struct sum *s, const json_t *e)
 	char where[300];
 
 	snprintf(where, sizeof(where), "%s%s%s", fc_jstr(e, "node", ""),
-		 json_is_string(json_object_get(e, "device")) ? " " : "",
+		 json_is_string(json_object_get(e, "node")) &&
+				 json_is_string(json_object_get(e, "device")) ? " " : "",
 		 fc_jstr(e, "device", ""));
 	if (json_is_integer(json_object_get(e, "rail")))
 		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%srail %lld",

@@ -400,8 +400,9 @@ static void render_soak(FILE *f, const json_t *doc)
 	size_t i;
 	json_t *p;
 
+	/* the nodes given, not "nodes" (keyed by node, and by node/rail with rails) */
 	fprintf(f, "soak of %d node(s): %.0f s of %.0f s, %d slice(s)\n\n",
-		(int)json_object_size(json_object_get(doc, "nodes")), fc_jnum(doc, "elapsed_s", 0),
+		(int)fc_jnum(doc, "node_count", 0), fc_jnum(doc, "elapsed_s", 0),
 		fc_jnum(doc, "duration_s", 0), (int)fc_jnum(doc, "slices", 0));
 	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
 		fc_table_row(t);
@@ -470,6 +471,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	doc = fc_doc_new();
 	o = (struct fc_soak_opts){ .drop_pct = s.c.drop_pct, .t0 = s.t0 };
 	good = fc_soak_analyze(doc, s.slices, &o);
+	json_object_set_new(doc, "node_count", json_integer(s.c.n));
 	json_object_set_new(doc, "duration_s", json_real(s.c.duration));
 	json_object_set_new(doc, "elapsed_s", json_real(wall_now() - s.t0));
 	json_object_set_new(doc, "start", json_real(s.t0));
@@ -505,6 +507,9 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
 	 * or nothing ran: could not run. */
 	vexit = fc_doc_exit(doc);
+	/* stopped by a signal, what it measured kept: fc_out_finish says
+	 * "interrupted" and ends the process as by the signal (core/out.h) */
+	ctx->stop_sig = rc == -EINTR && fc_stop_sig ? fc_stop_sig : 0;
 	good = fc_emit(ctx, doc, render_soak) == FC_EXIT_CANT ? -1 : good;
 	if (rc == -EINVAL)
 		rc = FC_EXIT_USAGE;

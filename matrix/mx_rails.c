@@ -441,6 +441,11 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 			fc_finding(doc, !strcmp(sev, "fail") ? FC_FAIL : FC_WARN, "%s",
 				   fc_jstr(f, "text", "?"));
 	}
+	if (m->ran.floor) {
+		fc_mx_floor_text(text, sizeof(text), m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
+				 m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
+		fc_finding(doc, FC_FAIL, "%s", text);
+	}
 	for (int r = 0; rn && r < m->nrails; r++)
 		rn[r] = m->rails[r].name;
 	for (int k = 0; rn && k < m->ran.nsuspects; k++) {

@@ -143,6 +143,11 @@ int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b);
 int fc_mx_failed(const struct fc_mx_analysis *an);
 
 /* One line for @f: which node or link and why. */
+/* The floor finding: every pair (of @pairs among @nodes, on each of
+ * @nrails rails when more than one) below --min-gbps @min_gbps, the best
+ * @best: one finding, the same words with rails as without. */
+void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
+		      double best);
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len);
 /* Words for a FC_MX_BAD_* set ("below 90% of the rack median"). */

@@ -78,20 +78,28 @@ static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 		 node_retested(an, f->a) ? ", still bad on retest" : "");
 }
 
+void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
+		      double best)
+{
+	char fig[32], rails[48] = "";
+
+	if (nrails > 1)
+		snprintf(rails, sizeof(rails), " on %d rails", nrails);
+	snprintf(buf, len,
+		 "every pair%s is below --min-gbps %g (%d pairs of %d nodes%s, the best %s): "
+		 "the floor is above what this fabric carries, or the whole fabric is slow "
+		 "(check the switch and the ports' rate)",
+		 nrails > 1 ? " on every rail" : "", min_gbps, pairs, nodes, rails,
+		 fc_fmt_figure(best, "%.3g", "Gb/s", fig, sizeof(fig)));
+}
+
 /* The whole rack: every pair below the floor, or the nodes that remain
  * all bad with each other. */
 static void rack_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,
 		      size_t len)
 {
-	char fig[32];
-
 	if (f->kind == FC_MX_FLOOR) {
-		snprintf(buf, len,
-			 "every pair is below --min-gbps %g (%d pairs of %d nodes, the best %s): "
-			 "the floor is above what this fabric carries, or the whole fabric is slow "
-			 "(check the switch and the ports' rate)",
-			 an->opts.min_gbps, f->a, f->b,
-			 fc_fmt_figure(f->v2, "%.3g", "Gb/s", fig, sizeof(fig)));
+		fc_mx_floor_text(buf, len, an->opts.min_gbps, f->a, f->b, 0, f->v2);
 		return;
 	}
 	{

@@ -181,16 +181,48 @@ static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int 
 		*unreach_p = tried > 1;
 		return any_ran && tried > 1;
 	}
-	if (has_kind(ra, FC_MX_RACK_WIDE) || has_kind(ra, FC_MX_FLOOR))
+	/* below the floor on this rail alone (not every rail: an->floor) */
+	if (has_kind(ra, FC_MX_RACK_WIDE) || (!an->floor && has_kind(ra, FC_MX_FLOOR)))
 		return 1;
 	return pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
 	       ra->rack_median_gbps < an->best_rail_gbps * pct / 100;
+}
+
+/* Every rail that ran below the floor: the floor's finding, the rails'
+ * sums (pairs, the most nodes, the best figure). */
+static void find_floor(struct fc_mxl_analysis *an)
+{
+	int ran = 0;
+
+	an->floor_best_gbps = NAN;
+	for (int r = 0; r < an->nrails; r++) {
+		const struct fc_mx_analysis *ra = &an->rails[r];
+
+		if (!rail_ran(ra))
+			continue;
+		ran++;
+		for (int i = 0; i < ra->nfindings; i++) {
+			const struct fc_mx_finding *f = &ra->findings[i];
+
+			if (f->kind != FC_MX_FLOOR)
+				continue;
+			an->floor++;
+			an->floor_pairs += f->a;
+			if (f->b > an->floor_nodes)
+				an->floor_nodes = f->b;
+			if (isfinite(f->v2) && !(f->v2 <= an->floor_best_gbps))
+				an->floor_best_gbps = f->v2;
+		}
+	}
+	if (an->floor != ran || ran < 2)
+		an->floor = an->floor_pairs = an->floor_nodes = 0;
 }
 
 static int find_rails(struct fc_mxl_analysis *an, int *cap, int *is_rail)
 {
 	int any_ran = 0, rc = 0;
 
+	find_floor(an);
 	for (int r = 0; r < an->nrails; r++)
 		any_ran |= rail_ran(&an->rails[r]);
 	for (int r = 0; r < an->nrails && !rc; r++) {
@@ -371,11 +403,17 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 				 "%s: no pair could run on it while other rails ran: that "
 				 "rail's switch or its configuration",
 				 rl);
-		else
+		else if (s->gbps < s->ref_gbps)
 			snprintf(buf, len,
 				 "%s: bad for every node, median %.3g Gb/s against %.3g Gb/s "
 				 "on the best rail: that rail's switch or its configuration",
 				 rl, s->gbps, s->ref_gbps);
+		else /* the best rail itself: its pairs are bad with each other */
+			snprintf(buf, len,
+				 "%s: bad for every node, median %.3g Gb/s (the best rail's): its "
+				 "pairs are bad with each other: that rail's switch or its "
+				 "configuration",
+				 rl, s->gbps);
 		return;
 	case FC_MXL_NODE:
 		if (s->unreachable)

@@ -58,6 +58,11 @@ struct fc_mxl_analysis {
 	double best_rail_gbps;	      /* the highest rail median, NAN when none ran */
 	struct fc_mxl_suspect *suspects;
 	int nsuspects;
+	/* Every rail that ran has every pair below --min-gbps (each rail's
+	 * FC_MX_FLOOR): one finding about the floor (fc_mx_floor_text), no
+	 * rail named for it; its pairs, nodes and best figure over the rails. */
+	int floor, floor_pairs, floor_nodes;
+	double floor_best_gbps;
 };
 
 /* Analyses @ncells cells among @n nodes and @nrails rails (1 to

@@ -7,15 +7,24 @@
  * after the warm-up goes into the histogram res->lat; write and send report
  * half the round trip, read the whole read, as perftest does.
  *
- * fabcheck's method times each round from its post to its answer and reaps
- * the send completions after the clock stopped. perftest's method times
- * from one post to the next (perftest's tposted[i + 1] - tposted[i]), so
- * the reaping and the loop are inside the figure, as in perftest; with -D
- * only the rounds within perftest's trimmed window (vb_pt_window) count.
+ * The timing side reads the clock once a round: when the answer arrives,
+ * which ends that round and starts the next, whose request (prepared while
+ * the last one was in flight) is posted right after; the histogram, the
+ * send completions and the next request's preparation follow the post, in
+ * the shadow of the round in flight. A round is thus from one post to the
+ * next (perftest's tposted[i + 1] - tposted[i], run_iter_lat_send) with
+ * nothing but the post between the answer and that next post. Write
+ * latency by polling writes the round's two marker bytes there too (as
+ * perftest's run_iter_lat_write does), since the buffer may still be read
+ * until the answer. perftest's method leaves out the last round (n - 1
+ * samples of n rounds, as perftest) and with -D counts only the rounds
+ * within its trimmed window (vb_pt_window). The answering side answers
+ * first and reads the clock, reaps and posts receives after.
  *
  * --validate (test.h: struct vb_val): write by immediate, send and read
- * only. Each message is checked off the clock: the timing side after its
- * round was timed, the answering side after it answered.
+ * only. Each message is checked after the next post (timing side) or the
+ * answer (answering side); its request is prepared once the answer came,
+ * as the preparation writes the message.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,7 +43,9 @@ struct lat_run {
 	struct vb_clock clk;
 	uint64_t warm;
 	double end;
-	double prev_post;  /* perftest's method: the last round's post */
+	double t_prev;	   /* the clock at the start of the round in flight */
+	struct ibv_send_wr wr; /* the next request, prepared (lat_prep) */
+	struct ibv_sge sge;
 	/* perftest's method with -D: only rounds in [win_lo, win_hi] count
 	 * (vb_pt_window; 0: every round) */
 	double win_lo, win_hi;
@@ -42,9 +53,12 @@ struct lat_run {
 	uint8_t *scratch;  /* --validate on GPU memory: one message's host image */
 };
 
+/* Reaps the send completions there are; with @block, until one came
+ * (the clock read every 1024 empty polls, for the deadline). */
 static int lat_reap(struct lat_run *l, int block)
 {
 	struct ibv_wc wc[8];
+	unsigned spins = 0;
 
 	do {
 		int n = ibv_poll_cq(l->r->scq, 8, wc);
@@ -62,9 +76,8 @@ static int lat_reap(struct lat_run *l, int block)
 			l->last_wc = wc[i];
 		}
 		if (n) {
-			l->clk.last_progress = fc_now();
-			block = 0;
-		} else if (block) {
+			block = 0; /* progress: the round's stamp (lat_stamp) */
+		} else if (block && ++spins % 1024 == 0) {
 			int err = vb_clock_tick(l->r, &l->clk, fc_now());
 
 			if (err)
@@ -74,95 +87,94 @@ static int lat_reap(struct lat_run *l, int block)
 	return 0;
 }
 
-static int lat_post(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uint32_t imm)
+/* Prepares the request of round @slot (@op, immediate @imm) in l->wr. */
+static void lat_prep(struct lat_run *l, enum ibv_wr_opcode op, uint64_t slot, uint32_t imm)
 {
 	struct vb_res *r = l->r;
 	uint64_t size = l->t->size;
-	struct ibv_sge sge;
-	struct ibv_send_wr wr, *bad;
-	int err;
+	struct ibv_send_wr *wr = &l->wr;
 
 	/* Validated: this side's own message number, the last flag kept. */
 	if (l->t->val)
 		slot = vb_val_next(r, l->t, 0, (imm & FC_VIMM_LAST) != 0, &imm);
-	sge = (struct ibv_sge){
+	l->sge = (struct ibv_sge){
 		.addr = (uintptr_t)vb_test_local(r, l->t, op == IBV_WR_RDMA_READ, slot),
 		.length = (uint32_t)size,
 		.lkey = r->mr->lkey,
 	};
-	wr = (struct ibv_send_wr){ .sg_list = &sge, .num_sge = 1, .opcode = op,
-				   .send_flags = IBV_SEND_SIGNALED };
-	while (l->outstanding >= r->tx_depth)
+	*wr = (struct ibv_send_wr){ .sg_list = &l->sge, .num_sge = 1, .opcode = op,
+				    .send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(imm) };
+	if (op != IBV_WR_RDMA_READ && size <= (uint64_t)l->t->inline_max)
+		wr->send_flags |= IBV_SEND_INLINE;
+	if (op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM) {
+		wr->wr.rdma.remote_addr = vb_test_remote(r, l->t, op != IBV_WR_RDMA_READ, slot);
+		wr->wr.rdma.rkey = r->peer.rkey;
+	}
+}
+
+static __attribute__((noinline, cold)) int lat_post_failed(struct lat_run *l, int err)
+{
+	fc_err("%s qp 0x%x: cannot post a %s: %s", l->r->pi->dev, l->r->qp[0]->qp_num,
+	       vb_op_name(l->t->op), strerror(err));
+	return -err;
+}
+
+/* Posts the prepared request; the send queue is reaped after each post,
+ * so it is full only when completions stopped coming. */
+static inline int lat_send(struct lat_run *l)
+{
+	struct ibv_send_wr *bad;
+	int err;
+
+	while (__builtin_expect(l->outstanding >= l->r->tx_depth, 0))
 		if ((err = lat_reap(l, 1)))
 			return err;
-	if (op != IBV_WR_RDMA_READ && size <= (uint64_t)l->t->inline_max)
-		wr.send_flags |= IBV_SEND_INLINE;
-	if (op == IBV_WR_RDMA_WRITE) {
-		wr.wr.rdma.remote_addr = vb_test_remote(r, l->t, 1, slot);
-		wr.wr.rdma.rkey = r->peer.rkey;
-	} else if (op == IBV_WR_RDMA_READ) {
-		wr.wr.rdma.remote_addr = vb_test_remote(r, l->t, 0, slot);
-		wr.wr.rdma.rkey = r->peer.rkey;
-	} else {
-		wr.imm_data = htonl(imm);
-	}
-	if (op == IBV_WR_RDMA_WRITE_WITH_IMM) {
-		wr.wr.rdma.remote_addr = vb_test_remote(r, l->t, 1, slot);
-		wr.wr.rdma.rkey = r->peer.rkey;
-		wr.imm_data = htonl(imm);
-	}
-	err = ibv_post_send(r->qp[0], &wr, &bad);
-	if (err) {
-		fc_err("%s qp 0x%x: cannot post a %s: %s", r->pi->dev, r->qp[0]->qp_num,
-		       vb_op_name(l->t->op), strerror(err));
-		return -err;
-	}
+	if (__builtin_expect((err = ibv_post_send(l->r->qp[0], &l->wr, &bad)) != 0, 0))
+		return lat_post_failed(l, err);
 	l->outstanding++;
 	l->res->posted++;
 	return 0;
 }
 
-/* Whether round @it is the last one. */
-static int lat_last(const struct lat_run *l, uint64_t it)
+/* Whether round @it is the last one; with -D, by the clock at @now. */
+static int lat_last(const struct lat_run *l, uint64_t it, double now)
 {
 	if (l->end > 0)
-		return it >= l->warm && fc_now() >= l->end;
+		return it >= l->warm && now >= l->end;
 	return it + 1 >= l->warm + l->t->iters;
 }
 
-/* Round @it took @secs (fabcheck's method); then, off the clock, the send
- * completions are reaped. In perftest's method the sample is the time
- * from the previous post to @t0, this round's post. */
-static int lat_record(struct lat_run *l, uint64_t it, double t0, double secs)
+/* Round @it ran from l->t_prev to @t (the clock when its answer came,
+ * read once): into the histogram after the warm-up, half the round trip
+ * for write and send, as perftest. perftest's method leaves out the last
+ * round (its n - 1 samples of n posts) and, with -D, keeps only the rounds
+ * within its window. Then the send completions that came are reaped
+ * (but a read's, which ends the next round). */
+static int lat_record(struct lat_run *l, uint64_t it, double t, int last)
 {
-	int pt = l->t->method == VB_METHOD_PERFTEST;
+	double t0 = l->t_prev, secs = (t - t0) / (l->t->op == VB_READ ? 1 : 2);
 
-	if (pt) {
-		if (it > l->warm && l->prev_post > 0 &&
-		    (!l->win_hi || (l->prev_post >= l->win_lo && t0 <= l->win_hi))) {
-			fc_hist_add(&l->res->lat, (t0 - l->prev_post) / (l->t->op == VB_READ ? 1 : 2));
-			l->res->msgs++;
-		}
-		l->prev_post = t0;
-	} else if (it >= l->warm) {
+	l->t_prev = t;
+	l->clk.last_progress = t;
+	if (it >= l->warm && !(l->t->method == VB_METHOD_PERFTEST && last) &&
+	    (!l->win_hi || (t0 >= l->win_lo && t <= l->win_hi))) {
 		fc_hist_add(&l->res->lat, secs);
 		l->res->msgs++;
 	}
-	while (l->outstanding > 0) {
-		int err = lat_reap(l, 1);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	/* a read's completion is its round's end: lat_read waits for it */
+	return l->t->op == VB_READ ? 0 : lat_reap(l, 0);
 }
 
 /* The answering side, once its answer is posted: outside the round the
- * peer times, it reaps its send completions and posts the receive again
- * (validated: recv_done, after the check). */
+ * peer times, it reads the clock, reaps its send completions and posts the
+ * receive again (validated: recv_done, after the check). */
 static int answered(struct lat_run *l, int recv)
 {
-	int err = lat_reap(l, 0);
+	int err;
+
+	l->clk.last_progress = fc_now();
+	l->res->msgs++; /* rounds answered, warm-up included */
+	err = lat_reap(l, 0);
 
 	if (!err && recv && !l->t->val)
 		err = vb_post_recvs(l->r, 0);
@@ -180,78 +192,113 @@ static int wait_byte(struct lat_run *l, uint64_t it, uint8_t pass)
 		if (++spins % 1024 == 0 && (err = vb_clock_tick(l->r, &l->clk, fc_now())))
 			return err;
 	}
-	__sync_synchronize();
-	l->clk.last_progress = fc_now();
+	/* the message's other bytes after its last one (a load fence: on
+	 * x86 no instruction, as loads are not reordered with loads) */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	l->clk.done++;
 	return 0;
+}
+
+/* The marker bytes of round @it in its tx slot: its pass, the last flag. */
+static inline void write_marks(struct lat_run *l, uint64_t it, uint64_t cycle, int last)
+{
+	uint8_t *tx = vb_test_local(l->r, l->t, 0, it);
+
+	tx[l->t->size - 2] = (uint8_t)last;
+	tx[l->t->size - 1] = (uint8_t)((it / cycle) % 255 + 1);
 }
 
 static int lat_write(struct lat_run *l)
 {
 	struct vb_res *r = l->r;
 	uint64_t size = l->t->size;
-	int err = 0;
-
 	/* The value that marks round @it in its slot's last byte: a new one
 	 * each time the slot comes round again (every round with one buffer). */
 	uint64_t cycle = l->t->cycle == VB_CYCLE_PAGE ? 1 : l->t->cyc_nslots;
+	int err = 0, last = 0;
 
-	for (uint64_t it = 0;; it++) {
+	if (l->t->active) {
+		last = lat_last(l, 0, l->t_prev);
+		write_marks(l, 0, cycle, last);
+		lat_prep(l, IBV_WR_RDMA_WRITE, 0, 0);
+		l->t_prev = fc_now();
+		err = lat_send(l);
+	}
+	for (uint64_t it = 0; !err; it++) {
 		uint8_t pass = (uint8_t)((it / cycle) % 255 + 1);
-		uint8_t *tx = vb_test_local(r, l->t, 0, it);
-		int last;
-		double t0;
+		int now_last = last;
+		double t;
 
 		if (l->t->active) {
-			last = lat_last(l, it);
-			tx[size - 2] = (uint8_t)last;
-			tx[size - 1] = pass;
-			t0 = fc_now();
-			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)) ||
-			    (err = wait_byte(l, it, pass)))
-				break;
-			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)))
-				break;
-		} else {
+			if (!now_last) { /* round it + 1, while round it is in flight */
+				last = lat_last(l, it + 1, l->t_prev);
+				lat_prep(l, IBV_WR_RDMA_WRITE, it + 1, 0);
+			}
 			if ((err = wait_byte(l, it, pass)))
 				break;
-			last = vb_test_local(r, l->t, 1, it)[size - 2];
-			tx[size - 2] = (uint8_t)last;
-			tx[size - 1] = pass;
-			if ((err = lat_post(l, IBV_WR_RDMA_WRITE, it, 0)) || (err = answered(l, 0)))
+			t = fc_now();
+			if (!now_last) {
+				write_marks(l, it + 1, cycle, last);
+				if ((err = lat_send(l)))
+					break;
+			}
+			if ((err = lat_record(l, it, t, now_last)))
 				break;
-			l->res->msgs++; /* rounds answered, warm-up included */
+		} else {
+			lat_prep(l, IBV_WR_RDMA_WRITE, it, 0);
+			if ((err = wait_byte(l, it, pass)))
+				break;
+			now_last = vb_test_local(r, l->t, 1, it)[size - 2];
+			write_marks(l, it, cycle, now_last);
+			if ((err = lat_send(l)) || (err = answered(l, 0)))
+				break;
 		}
-		if (last)
+		if (now_last)
 			break;
 	}
 	return err;
 }
 
+/* One read at a time; its completion is its answer. Validated, each read
+ * is checked before the next one may land in the same buffer, and the
+ * next is prepared after the check. */
 static int lat_read(struct lat_run *l)
 {
-	int err = 0;
+	int last = lat_last(l, 0, l->t_prev), val = l->t->val != NULL, err;
 
-	for (uint64_t it = 0;; it++) {
-		int last = lat_last(l, it);
-		double t0 = fc_now();
+	lat_prep(l, IBV_WR_RDMA_READ, 0, 0);
+	l->t_prev = fc_now();
+	err = lat_send(l);
+	for (uint64_t it = 0; !err; it++) {
+		int now_last = last;
+		double t;
 
-		if ((err = lat_post(l, IBV_WR_RDMA_READ, it, 0)) || (err = lat_reap(l, 1)))
+		if (!now_last && !val) {
+			last = lat_last(l, it + 1, l->t_prev);
+			lat_prep(l, IBV_WR_RDMA_READ, it + 1, 0);
+		}
+		if ((err = lat_reap(l, 1)))
 			break;
+		t = fc_now();
 		l->clk.done++;
-		if ((err = lat_record(l, it, t0, fc_now() - t0)))
+		if (val && (err = vb_val_reads(l->r, l->t, 0, 1, &l->last_wc, l->scratch)))
 			break;
-		if (l->t->val && (err = vb_val_reads(l->r, l->t, 0, 1, &l->last_wc, l->scratch)))
+		if (!now_last && val) {
+			last = lat_last(l, it + 1, t);
+			lat_prep(l, IBV_WR_RDMA_READ, it + 1, 0);
+		}
+		if ((!now_last && (err = lat_send(l))) || (err = lat_record(l, it, t, now_last)))
 			break;
-		if (last)
+		if (now_last)
 			break;
 	}
 	return err;
 }
 
 /* Waits for one receive; returns its immediate data in *imm_p and the
- * completion in *wc_p. Validated, its receive is posted again only once
- * the message was checked (recv_done). */
+ * completion in *wc_p. Its receive is posted again after the round's post
+ * (answered, lat_recv_pingpong); validated, once the message was checked
+ * (recv_done). */
 static int wait_recv(struct lat_run *l, uint32_t *imm_p, struct ibv_wc *wc_p)
 {
 	struct ibv_wc wc;
@@ -270,12 +317,10 @@ static int wait_recv(struct lat_run *l, uint32_t *imm_p, struct ibv_wc *wc_p)
 		return -EIO;
 	}
 	l->r->rq_posted[0]--;
-	l->clk.last_progress = fc_now();
 	l->clk.done++;
 	*imm_p = wc.wc_flags & IBV_WC_WITH_IMM ? ntohl(wc.imm_data) : 0;
 	*wc_p = wc;
-	/* the answering side posts it again once it answered (answered) */
-	return l->t->val || !l->t->active ? 0 : vb_post_recvs(l->r, 0);
+	return 0;
 }
 
 /* Validated: checks the message of receive @wc, then posts it again. */
@@ -306,36 +351,77 @@ static enum ibv_wr_opcode round_op(const struct lat_run *l, enum ibv_wr_opcode o
 	return op;
 }
 
+/* The timing side's round @it of a ping-pong through receives: round
+ * it + 1 prepared while it is in flight (validated: once its answer came,
+ * the preparation writes the message), the answer, the clock, the next
+ * post, then the rest. *@last_p: whether round it + 1 is the last. */
+static int ping_round(struct lat_run *l, enum ibv_wr_opcode op, uint64_t it, int *last_p)
+{
+	int now_last = *last_p, val = l->t->val != NULL, err;
+	struct ibv_wc wc;
+	uint32_t imm;
+	double t;
+
+	if (!now_last && !val) {
+		*last_p = lat_last(l, it + 1, l->t_prev);
+		lat_prep(l, round_op(l, op, *last_p), it + 1, lat_imm(it + 1, *last_p));
+	}
+	if ((err = wait_recv(l, &imm, &wc)))
+		return err;
+	t = fc_now();
+	if (!now_last && val) {
+		*last_p = lat_last(l, it + 1, t);
+		lat_prep(l, round_op(l, op, *last_p), it + 1, lat_imm(it + 1, *last_p));
+	}
+	if ((!now_last && (err = lat_send(l))) || (err = lat_record(l, it, t, now_last)))
+		return err;
+	return val ? recv_done(l, &wc) : vb_post_recvs(l->r, 0);
+}
+
+/* The answering side's round @it: the answer posted first (its opcode and
+ * immediate the only fields set after the message came), the rest after;
+ * returns 1 after the last round. */
+static int pong_round(struct lat_run *l, enum ibv_wr_opcode op, uint64_t it)
+{
+	int val = l->t->val != NULL, last, err;
+	struct ibv_wc wc;
+	uint32_t imm;
+
+	if (!val)
+		lat_prep(l, op, it, 0);
+	if ((err = wait_recv(l, &imm, &wc)))
+		return err;
+	last = (imm & 0x80000000u) != 0;
+	if (val) {
+		lat_prep(l, round_op(l, op, last), it, imm);
+	} else {
+		l->wr.opcode = round_op(l, op, last);
+		l->wr.imm_data = htonl(imm);
+	}
+	if ((err = lat_send(l)) || (err = answered(l, 1)) || (err = recv_done(l, &wc)))
+		return err;
+	return last;
+}
+
 /* Ping-pong through receive completions: sends, or writes with immediate. */
 static int lat_recv_pingpong(struct lat_run *l, enum ibv_wr_opcode op)
 {
-	struct ibv_wc wc;
-	uint32_t imm;
-	int err = 0;
+	int err = 0, last = 0;
 
-	for (uint64_t it = 0;; it++) {
-		int last;
-		double t0;
+	if (l->t->active) {
+		last = lat_last(l, 0, l->t_prev);
+		lat_prep(l, round_op(l, op, last), 0, lat_imm(0, last));
+		l->t_prev = fc_now();
+		err = lat_send(l);
+	}
+	for (uint64_t it = 0; !err; it++) {
+		int now_last = last;
 
-		if (l->t->active) {
-			last = lat_last(l, it);
-			t0 = fc_now();
-			if ((err = lat_post(l, round_op(l, op, last), it, lat_imm(it, last))) ||
-			    (err = wait_recv(l, &imm, &wc)))
-				break;
-			if ((err = lat_record(l, it, t0, (fc_now() - t0) / 2)) ||
-			    (err = recv_done(l, &wc)))
-				break;
-		} else {
-			if ((err = wait_recv(l, &imm, &wc)))
-				break;
-			last = (imm & 0x80000000u) != 0;
-			if ((err = lat_post(l, round_op(l, op, last), it, imm)) ||
-			    (err = answered(l, 1)) || (err = recv_done(l, &wc)))
-				break;
-			l->res->msgs++;
-		}
-		if (last)
+		if (l->t->active)
+			err = ping_round(l, op, it, &last);
+		else if ((err = pong_round(l, op, it)) > 0)
+			return 0;
+		if (now_last)
 			break;
 	}
 	return err;

@@ -62,4 +62,21 @@ expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
 expect "summary: diagnose names the part once, under the verdict" 0 \
 	'^verdict: fail summary: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
+# A healthy 2-rail rack under a floor above what it carries: one finding
+# about the floor, in the single-port analysis's words, no rail named.
+python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 none >"$SUMT/h.json"
+$FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f.db" >"$SUMT/floor.txt" 2>&1
+expect "summary: rails under --min-gbps 1: one floor finding" 0 \
+	'^  - every pair on every rail is below --min-gbps 1 \(12 pairs of 4 nodes on 2 rails, the best 0\.[0-9]+ Gb/s\): the floor is above what this fabric carries' -- \
+	cat "$SUMT/floor.txt"
+expect_none "summary: rails under --min-gbps 1: no rail's switch named" 0 "that rail's switch|against ([0-9.]+) Gb/s.*against \\1" -- \
+	cat "$SUMT/floor.txt"
+expect "summary: rails under --min-gbps 1 with a bad port: the port still named" 1 \
+	'^  nodeC rxe1 on rail 1: port level' -- \
+	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --min-gbps 1 --db "$SUMT/f2.db"
+# soak counts the nodes given, not its node/rail keys (its verdict here is
+# the stand-in worker's: it answers no clock for both ways).
+expect "summary: soak of 3 nodes on 2 rails says 3" 0 '^soak of 3 node\(s\): [0-9]+ s of 4 s, [1-9][0-9]* slice' -- \
+	bash -c "FAKE_DEVICES=$SUMDEV $FC soak nodeA nodeB nodeC --duration 4 --slice 2 --interval 1 \
+	--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $SUMT/s.db 2>/dev/null; true"
 rm -rf "$SUMT"
