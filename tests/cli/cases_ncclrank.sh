@@ -85,4 +85,15 @@ expect "check-log: the NVLink figure is stated" 0 'inside a node: 8 x NVIDIA H10
 	$FC nccl check-log "$NKR/h100ok.log"
 expect "check-log: B200 has no published figure" 0 'inside a node: 8 x NVIDIA B200 over NVLink/NVSwitch: not known \(no published' -- \
 	$FC nccl check-log "$NKR/b200.log"
+# nccl run with nodeB's rxe1 down (tests/data/rails/down-2rail, each node
+# its own port list under the stand-in srun): the failure names nodeB and
+# its port, and nodeA's two rails stay in NCCL_IB_HCA (the previous code
+# matched one rail for both nodes and named nothing).
+mkdir -p "$NKR/srun"
+ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$NKR/srun/srun"
+NKD=(env PATH="$NKR/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/down-2rail FAKE_MODE=noise)
+expect "nccl run: one node's port down is named as a failure" 3 'nodeB: port rxe1:1 is down: NCCL lists only active ports' -- \
+	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
+expect "nccl run: the healthy nodes keep both rails" 3 'NCCL_IB_HCA==rxe0:1,rxe1:1 \(the 2 rails' -- \
+	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
 rm -rf "$NKR"
