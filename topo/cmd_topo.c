@@ -310,7 +310,12 @@ static void render_topo(FILE *f, const json_t *doc)
 	const json_t *isl = json_object_get(doc, "nvlink_islands"), *x, *y;
 	size_t i, k;
 
-	fprintf(f, "source: %s\n\n", fc_jstr(doc, "source", "?"));
+	fprintf(f, "source: %s\n", fc_jstr(doc, "source", "?"));
+	if (json_object_get(doc, "nccl_rules"))
+		fprintf(f, "NCCL rules: %s (%s)\n",
+			fc_jstr(json_object_get(doc, "nccl_rules"), "version", "?"),
+			fc_jstr(json_object_get(doc, "nccl_rules"), "from", "?"));
+	fprintf(f, "\n");
 	render_devices(f, doc);
 	if (json_array_size(json_object_get(doc, "gpus")))
 		render_matrix(f, doc);

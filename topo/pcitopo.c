@@ -182,6 +182,8 @@ static int dev_read(const char *root, const char *name, struct topo_dev *d)
 	d->vendor = (unsigned)rd_long(dir, "vendor", 16, 0);
 	d->device = (unsigned)rd_long(dir, "device", 16, 0);
 	d->class_code = (unsigned)rd_long(dir, "class", 16, 0);
+	d->subsys_vendor = (unsigned)rd_long(dir, "subsystem_vendor", 16, 0);
+	d->subsys_device = (unsigned)rd_long(dir, "subsystem_device", 16, 0);
 	d->numa = (int)rd_long(dir, "numa_node", 10, -1);
 	if (d->numa < -1 || d->numa > 4095)
 		d->numa = -1;
@@ -290,6 +292,22 @@ static void port_roce(const struct topo *t, const char *pdir, struct topo_port *
 	}
 }
 
+/* ports/P/rate as the kernel writes it (drivers/infiniband/core/sysfs.c
+ * rate_show: "%d%s Gb/sec (%dX%s)", e.g. "400 Gb/sec (4X NDR)",
+ * "2.5 Gb/sec (1X SDR)") in Mb/s; 0 when absent or not a rate. */
+static int port_rate(const char *pdir)
+{
+	char buf[64], *end;
+	double gb;
+
+	if (rd_str(pdir, "rate", buf, sizeof(buf)) <= 0)
+		return 0;
+	gb = strtod(buf, &end);
+	if (end == buf || gb <= 0 || gb > 100000 || strncmp(end, " Gb/sec", 7))
+		return 0;
+	return (int)(gb * 1000 + 0.5);
+}
+
 static void nic_ports(const struct topo *t, const char *ibdir, struct topo_dev *d)
 {
 	char path[PATH_MAX], pdir[PATH_MAX + 256];
@@ -314,6 +332,7 @@ static void nic_ports(const struct topo *t, const char *ibdir, struct topo_dev *
 			continue;
 		rd_str(pdir, "link_layer", p->link_layer, sizeof(p->link_layer));
 		rd_str(pdir, "state", p->state, sizeof(p->state));
+		p->rate_mbps = port_rate(pdir);
 		if (!strcmp(p->link_layer, "Ethernet"))
 			port_roce(t, pdir, p);
 		d->nports++;

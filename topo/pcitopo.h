@@ -62,6 +62,7 @@ struct topo_port {
 	int mtu;	     /* netdev MTU in bytes; 0 unknown */
 	int roce_v2_gid;     /* RoCE: best RoCE v2 GID index (IPv4 first); -1 none */
 	int roce_v2_ipv4;    /* that GID is IPv4-mapped */
+	int rate_mbps;	     /* ports/P/rate ("400 Gb/sec (4X NDR)") in Mb/s; 0 unknown */
 };
 
 /* ACS control register bits (PCIe spec, ACS extended capability +6). */
@@ -80,6 +81,7 @@ struct topo_dev {
 	char name[32];		/* "GPU0" (bus order), "mlx5_0"; else the bdf */
 	enum topo_kind kind;
 	unsigned vendor, device, class_code; /* class_code: 0x030200 */
+	unsigned subsys_vendor, subsys_device; /* subsystem_{vendor,device}; 0 unknown */
 	int numa;			     /* -1 when unknown */
 	char root[16];			     /* host bridge: "pci0000:00" */
 	int depth;			     /* bridges in chain[] */
@@ -105,6 +107,10 @@ struct topo {
 	int peermem;	      /* 1 when a peer-memory module is visible */
 	char peermem_how[96]; /* which file showed it */
 	int gpu_vendor_nvidia_seen;
+	int nccl_version; /* the NCCL release whose rules topo_nccl_* follow
+			   * (22703 = 2.27.3); 0 not yet decided: see
+			   * topo_nccl_rules */
+	char nccl_how[160]; /* where that release was read, or why the newest */
 };
 
 /*
@@ -225,19 +231,56 @@ const char *topo_gdr_mode_name(enum topo_gdr_mode m); /* "off", "Default", "PCI"
 
 /*
  * NCCL's choices on this tree (topo/pcitopo_nccl.c, design/nccl-rules.md
- * section 4). topo_nccl_class: the class NCCL gives a distance (NODE is PHB).
+ * section 4), by the rules of the release topo_nccl_rules gives.
+ * topo_nccl_class: the class NCCL gives a distance (NODE is PHB).
+ * topo_nccl_distance: NCCL's class of the path between two devices, with
+ * Broadcom PEX switches flattened as that release flattens them, P2C on
+ * Grace and a Data Direct HCA at its DMA function.
+ * topo_nccl_net: 1 when NCCL lists @nic as a network device (an active
+ * InfiniBand or Ethernet port; a tree that records no port is taken as one).
+ * topo_nccl_nic_mbps: its speed as NCCL reads it (the fastest active port).
  * topo_nccl_local: the devices of the other kind NCCL counts local to @from
- * (a GPU or a NIC): highest path bandwidth, then lowest class (NCCL's, with
- * P2C: topo_gdr_distance); GPUs in bus
- * order, NICs in natural name order (mlx5_2 before mlx5_10); at most @max.
+ * (a GPU or a NIC): highest path bandwidth (PCIe links and the NIC's speed),
+ * then lowest class; in NCCL's node order; at most @max.
  * topo_nccl_gpu_nic: the NIC NCCL gives @gpu (bus id or name) on @channel
  * (0: its first); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU
  * NCCL pairs with @nic; NULL when none of its local GPUs uses it.
+ * topo_nccl_used: 1 when some GPU's NIC on some channel is @nic.
  */
 enum topo_dist topo_nccl_class(enum topo_dist d);
+enum topo_dist topo_nccl_distance(const struct topo *t, const struct topo_dev *a,
+				  const struct topo_dev *b);
+int topo_nccl_net(const struct topo_dev *nic);
+int topo_nccl_nic_mbps(const struct topo_dev *nic);
 int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
 		    const struct topo_dev **out, int max);
 const struct topo_dev *topo_nccl_gpu_nic(const struct topo *t, const char *gpu, int channel);
+int topo_nccl_used(const struct topo *t, const struct topo_dev *nic);
+/*
+ * The NCCL release whose rules the choices above follow, as a code (2.21.5 =
+ * 22105): the one topo_nccl_set_version gave, else the one installed
+ * (topo_nccl_version_probe), else TOPO_NCCL_NEWEST; *how_p (may be NULL)
+ * gets where it was read or that none was found. Probed once per tree.
+ */
+#define TOPO_NCCL_NEWEST 23007 /* the newest release these rules were read in */
+int topo_nccl_rules(const struct topo *t, const char **how_p);
+void topo_nccl_set_version(struct topo *t, int version, const char *how);
+/*
+ * The installed NCCL's release code: libnccl.so.2 as the loader finds it (or
+ * FABCHECK_LIBNCCL), by its ncclGetVersion; else nccl.h's NCCL_MAJOR/MINOR/
+ * PATCH in /usr/include, /usr/local/include or $CUDA_HOME/include. 0 when
+ * neither is found. @how gets the file it read.
+ */
+int topo_nccl_version_probe(char *how, size_t len);
+/* "2.21.5" of 22105 into @buf. */
+const char *topo_nccl_version_str(int code, char *buf, size_t len);
+/*
+ * A BlueField DPU's function (its own SoC runs the host side of these
+ * ports): PCI ids of the kernel's mlx5_core_pci_table
+ * (drivers/net/ethernet/mellanox/mlx5/core/main.c: 0xa2d2 BlueField,
+ * 0xa2d6 BlueField-2, 0xa2dc BlueField-3 integrated ConnectX).
+ */
+int topo_nic_is_dpu(const struct topo_dev *nic);
 const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic);
 
 /*

@@ -1,96 +1,85 @@
 /*
  * The HCA NCCL gives each GPU and the GPU it gives each HCA, on a sysfs tree
- * (design/nccl-rules.md section 4; NVIDIA/nccl src/graph/topo.cc 2.30.7,
- * ncclTopoGetLocal, ncclTopoGetLocalNetType, ncclTopoGetLocalGpu).
+ * (design/nccl-rules.md section 4), by the rules of the release
+ * topo_nccl_rules gives (NVIDIA/nccl src/graph/topo.cc by tag):
  *
- * Local NICs of a GPU: those with the highest path bandwidth, then the lowest
- * path class, in device order. Local GPUs of a NIC: the same, the other way.
- * The NIC of GPU dev on channel c: k = dev mod (local GPUs of its first local
- * NIC), bit-mirrored within log2(n) bits when the n local NICs are a power of
- * two, plus c mod ceil(n / local GPUs) (NCCL_NETDEVS_POLICY=AUTO); the NIC is
- * local[k mod n]. The GPU of a NIC: the first of its local GPUs whose NIC on
- * channel 0 is that NIC, else on channel 1, ... (ncclTopoGetLocalGpu).
+ * Local NICs of a GPU (ncclTopoGetLocal; 2.7+): the network devices (an
+ * active port: topo_nccl_net) with the highest path bandwidth, which counts
+ * the NIC's speed (a 200G port never ties with a 400G one on Gen5 x16), then
+ * the lowest path class (PEX switches flattened: topo_nccl_distance), in
+ * NCCL's node order. Local GPUs of a NIC: the same, the other way.
+ * The NIC of GPU dev on channel c (ncclTopoGetLocalNet):
+ *   2.7 - 2.17   local[dev mod n] on every channel (2.12.12 gpu.dev; 2.11.4
+ *                rr = the cudaDev, transport/net.cc)
+ *   2.18.1 - 2.18.3  round robin over the local-NIC mask among the GPUs that
+ *                share it: local[(c x those GPUs + position) mod n]
+ *   2.18.5 - 2.30.4  k = dev, mirrorBits(k, n) when n is a power of two,
+ *                plus c mod ceil(n / local GPUs of local[0]); local[k mod n]
+ *   2.30.7+      the same with k = dev mod local GPUs (ncclTopoGetLocalNetType)
+ * (NCCL_NETDEVS_POLICY AUTO, its default). The GPU of a NIC: the first of its
+ * local GPUs whose NIC on channel 0 is that NIC, else on channel 1, ...
+ * (ncclTopoGetLocalGpu).
  *
- * The path class is NCCL's (topo_gdr_distance): on Grace a C2C GPU's HCAs
- * on its own CPU are P2C, better than PHB (2.27.3+); a Data Direct HCA is
- * placed at its DMA function (net_ib/init.cc gives NCCL that pciPath).
- *
- * Not modelled: the NIC port rate (NCCL's NET link; fabcheck does not read
- * it), intermediate switch links, GPUDirect-off rerouting (every pair is
- * taken as GDR-capable), NCCL_NETDEVS_POLICY other than AUTO.
+ * Not modelled: switch uplink bandwidth between the end links, GPUDirect-off
+ * rerouting (every pair is taken as GDR-capable), NCCL_NETDEVS_POLICY other
+ * than AUTO, a second NET node per port of one multi-port function (mlx5
+ * has one port per PCI function).
  */
 #include <string.h>
 
 #include "topo/pcitopo.h"
+#include "topo/pcitopo_int.h"
 
 #define NCCL_MAXCHANNELS 64 /* src/include/device.h MAXCHANNELS */
-
-enum topo_dist topo_nccl_class(enum topo_dist d)
-{
-	/* nccl-rules.md section 2: NCCL has no NODE, separate host bridges of
-	 * one NUMA node are PHB to it. */
-	return d == TOPO_NODE ? TOPO_PHB : d;
-}
-
-/* A link's bandwidth as NCCL counts it (topo.cc ncclTopoAddPci): lanes x
- * the speed code (2.5 GT/s 15, 5 30, 8 60, 16 120, 32 240, i.e. 7.5 per
- * GT/s) / 80 GB/s; the lower of the device's and its port's maximum
- * (xml.cc reads max_link_speed/width of both). 0 when sysfs does not say. */
-static double link_bw(const struct topo *t, const struct topo_dev *d)
-{
-	const struct topo_dev *port;
-
-	d = d->dd ? d->dd : d; /* a Data Direct HCA's place (topo_set_data_direct) */
-	port = d->depth ? topo_find(t, d->chain[d->depth - 1]) : NULL;
-	double gts = d->link.max_gts;
-	int w = d->link.max_width;
-
-	if (port && port->link.max_gts > 0 && (gts <= 0 || port->link.max_gts < gts))
-		gts = port->link.max_gts;
-	if (port && port->link.max_width > 0 && (w <= 0 || port->link.max_width < w))
-		w = port->link.max_width;
-	return gts > 0 && w > 0 ? w * gts * 7.5 / 80.0 : 0;
-}
-
-/* The path's bandwidth: its slowest end link (0 unknown, any). */
-static double path_bw(const struct topo *t, const struct topo_dev *a, const struct topo_dev *b)
-{
-	double x = link_bw(t, a), y = link_bw(t, b);
-
-	if (x <= 0)
-		return y;
-	return y > 0 && y < x ? y : x;
-}
+#define LOCAL_MAX 64
 
 static const struct topo_dev *nth(const struct topo *t, enum topo_kind k, int i)
 {
 	return k == TOPO_KIND_GPU ? topo_gpu(t, i) : topo_nic(t, i);
 }
 
+/* Insertion into @out[0..n) in NCCL's node order. */
+static int add_ordered(const struct topo *t, const struct topo_dev **out, int n,
+		       const struct topo_dev *d)
+{
+	int i = n;
+
+	while (i > 0 && topo_nccl_before(t, d, out[i - 1])) {
+		out[i] = out[i - 1];
+		i--;
+	}
+	out[i] = d;
+	return n + 1;
+}
+
 int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
 		    const struct topo_dev **out, int max)
 {
 	enum topo_kind want = from->kind == TOPO_KIND_GPU ? TOPO_KIND_NIC : TOPO_KIND_GPU;
+	const struct topo_dev *all[LOCAL_MAX], *d;
 	enum topo_dist best = TOPO_UNKNOWN;
 	double bw = -1;
-	const struct topo_dev *d;
 	int n = 0;
 
+	if (from->kind == TOPO_KIND_NIC && !topo_nccl_net(from))
+		return 0;
 	for (int i = 0; (d = nth(t, want, i)); i++) {
-		enum topo_dist c = topo_nccl_class(topo_gdr_distance(from, d));
-		double b = path_bw(t, from, d);
+		enum topo_dist c = topo_nccl_distance(t, from, d);
+		double b = topo_nccl_path_bw(t, from, d);
 
-		if (c == TOPO_UNKNOWN)
+		if (c == TOPO_UNKNOWN || (want == TOPO_KIND_NIC && !topo_nccl_net(d)))
 			continue;
 		if (b > bw || (b == bw && c < best)) {
 			bw = b;
 			best = c;
 			n = 0;
 		}
-		if (b == bw && c == best && n < max)
-			out[n++] = d;
+		if (b == bw && c == best && n < LOCAL_MAX)
+			n = add_ordered(t, all, n, d);
 	}
-	return n;
+	for (int i = 0; i < n && i < max; i++)
+		out[i] = all[i];
+	return n < max ? n : max;
 }
 
 /* NCCL's mirrorBits (topo.h): @val's low log2(@pow2) bits reversed. */
@@ -104,18 +93,54 @@ static int mirror_bits(int val, int pow2)
 	return m;
 }
 
+static int same_set(const struct topo_dev **a, int na, const struct topo_dev **b, int nb)
+{
+	if (na != nb)
+		return 0;
+	for (int i = 0; i < na; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* 2.18.1 - 2.18.3 (topo.cc getLocalNetMask and the round robin after it):
+ * this GPU's position among the GPUs with the same local NICs, and their
+ * count, into *pos and *cnt. */
+static void mask_peers(const struct topo *t, const struct topo_dev *g,
+		       const struct topo_dev **nets, int n, int *pos, int *cnt)
+{
+	const struct topo_dev *o, *on[LOCAL_MAX];
+
+	*pos = 0;
+	*cnt = 0;
+	for (int i = 0; (o = topo_gpu(t, i)); i++) {
+		if (!same_set(nets, n, on, topo_nccl_local(t, o, on, LOCAL_MAX)))
+			continue;
+		if (o == g)
+			*pos = *cnt;
+		(*cnt)++;
+	}
+}
+
 static const struct topo_dev *gpu_nic(const struct topo *t, const struct topo_dev *g, int channel)
 {
-	const struct topo_dev *nets[64], *gpus[64];
-	int n = topo_nccl_local(t, g, nets, 64), ng, per, k;
+	const struct topo_dev *nets[LOCAL_MAX], *gpus[LOCAL_MAX];
+	int n = topo_nccl_local(t, g, nets, LOCAL_MAX), version = topo_nccl_rules(t, NULL);
+	int ng, per, k, pos, cnt;
 
 	if (n < 1)
 		return NULL;
-	ng = topo_nccl_local(t, nets[0], gpus, 64);
+	if (version < 21801)
+		return nets[g->index % n];
+	if (version < 21805) {
+		mask_peers(t, g, nets, n, &pos, &cnt);
+		return nets[(channel * (cnt ? cnt : 1) + pos) % n];
+	}
+	ng = topo_nccl_local(t, nets[0], gpus, LOCAL_MAX);
 	if (ng < 1)
 		ng = 1;
 	per = (n + ng - 1) / ng;
-	k = g->index % ng;
+	k = version >= 23007 ? g->index % ng : g->index;
 	if ((n & (n - 1)) == 0)
 		k = mirror_bits(k, n);
 	k += channel % per;
@@ -131,17 +156,28 @@ const struct topo_dev *topo_nccl_gpu_nic(const struct topo *t, const char *gpu, 
 
 const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic)
 {
-	const struct topo_dev *h = topo_find(t, nic), *gpus[64];
+	const struct topo_dev *h = topo_find(t, nic), *gpus[LOCAL_MAX];
 	int ng;
 
 	if (!h || h->kind != TOPO_KIND_NIC)
 		return NULL;
-	ng = topo_nccl_local(t, h, gpus, 64);
-	for (int c = 0; c < NCCL_MAXCHANNELS; c++)
+	ng = topo_nccl_local(t, h, gpus, LOCAL_MAX);
+	for (int c = 0; c < NCCL_MAXCHANNELS && c < t->nnics; c++)
 		for (int i = 0; i < ng; i++)
 			if (gpu_nic(t, gpus[i], c) == h)
 				return gpus[i];
 	return NULL;
+}
+
+int topo_nccl_used(const struct topo *t, const struct topo_dev *nic)
+{
+	const struct topo_dev *g;
+
+	for (int i = 0; (g = topo_gpu(t, i)); i++)
+		for (int c = 0; c < NCCL_MAXCHANNELS && c < t->nnics; c++)
+			if (gpu_nic(t, g, c) == nic)
+				return 1;
+	return 0;
 }
 
 /* NCCL_NET_GDR_C2C's default: 0 in 2.26, 1 from 2.27.3 (paths.cc NCCL_PARAM). */

@@ -261,12 +261,12 @@ static void advise_ifname(const struct topo *t, json_t *doc)
 
 /* NCCL's GPUDirect verdict on the path from @g to its HCA @p at default
  * settings, per release range (topo_nccl_gdr): "off", "Default" or "PCI". */
-static json_t *gdr_by_nccl(const struct topo_dev *g, const struct topo_dev *p)
+static json_t *gdr_by_nccl(const struct topo *t, const struct topo_dev *g, const struct topo_dev *p)
 {
 	static const struct { const char *range; int version; } rel[] = {
 		{ "<2.26", 22503 }, { "2.26", 22602 }, { ">=2.27.3", 23007 },
 	};
-	enum topo_dist d = topo_gdr_distance(g, p);
+	enum topo_dist d = topo_nccl_distance(t, g, p);
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < FC_ARRAY_SIZE(rel); i++)
@@ -293,9 +293,8 @@ static void report_nccl_pairs(const struct topo *t, json_t *doc)
 			continue;
 		d = topo_find(t, bdf);
 		json_object_set_new(o, "nccl_nic", json_string(topo_nccl_name(p, name, sizeof(name))));
-		json_object_set_new(o, "nccl_path",
-				    json_string(topo_dist_name(topo_nccl_class(topo_gdr_distance(d, p)))));
-		json_object_set_new(o, "nccl_gdr", gdr_by_nccl(d, p));
+		json_object_set_new(o, "nccl_path", json_string(topo_dist_name(topo_nccl_distance(t, d, p))));
+		json_object_set_new(o, "nccl_gdr", gdr_by_nccl(t, d, p));
 	}
 	json_array_foreach(json_object_get(doc, "nics"), i, o) {
 		if (!(d = topo_find(t, fc_jstr(o, "name", ""))) || d->kind != TOPO_KIND_NIC)
@@ -307,10 +306,83 @@ static void report_nccl_pairs(const struct topo *t, json_t *doc)
 	}
 }
 
+/* Appends ",name" (or "name") to @buf; names are sysfs device names. */
+static void add_name(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n && buf[n - 1] != '=' ? "," : "", name);
+}
+
+/*
+ * NCCL_IB_HCA: the HCAs NCCL's topology search gives some GPU on some
+ * channel (topo_nccl_used), less BlueField DPU ports (topo_nic_is_dpu: their
+ * traffic is the DPU's own, storage or north-south). HCAs no GPU gets
+ * (storage ports slower than the compute ones, HCAs farther than another of
+ * the same speed) and HCAs without an active port are left out too, each
+ * said.
+ */
+static void advise_hca_nccl(const struct topo *t, json_t *doc)
+{
+	char val[1024] = "=", unused[512] = "", dpu[256] = "", down[256] = "";
+	const struct topo_dev *d;
+	int nused = 0;
+
+	for (int i = 0; (d = topo_nic(t, i)); i++) {
+		if (!strcmp(d->name, d->bdf))
+			continue; /* no RDMA device */
+		if (!topo_nccl_net(d))
+			add_name(down, sizeof(down), d->name);
+		else if (!topo_nccl_used(t, d))
+			add_name(unused, sizeof(unused), d->name);
+		else if (topo_nic_is_dpu(d))
+			add_name(dpu, sizeof(dpu), d->name);
+		else {
+			add_name(val, sizeof(val), d->name);
+			nused++;
+		}
+	}
+	if (!nused || strlen(val) >= sizeof(val) - 1)
+		return;
+	topo_recommend(doc, "NCCL_IB_HCA", val,
+		       "%d HCA(s) that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
+		       nused, unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
+		       dpu[0] ? "; left out, BlueField DPU ports NCCL would otherwise use: " : "", dpu,
+		       down[0] ? "; no active port (NCCL skips it): " : "", down);
+	for (int i = 0; (d = topo_nic(t, i)); i++)
+		if (strcmp(d->name, d->bdf) && topo_nccl_net(d) && !topo_nccl_used(t, d))
+			fc_finding(doc, FC_PASS,
+				   "%s: NCCL's topology search gives it no GPU (a slower or farther HCA than another): NCCL_IB_HCA leaves it out",
+				   d->name);
+	if (dpu[0])
+		fc_finding(doc, FC_WARN,
+			   "%s: BlueField DPU port(s) tie with the compute HCAs, so NCCL puts GPU channels on them unless NCCL_IB_HCA leaves them out",
+			   dpu);
+	if (down[0])
+		fc_finding(doc, FC_WARN,
+			   "%s: no active port, so NCCL does not list it and its GPUs use other HCAs (topo --json: nccl_nic, nccl_path)",
+			   down);
+}
+
+/* Which release's rules the NCCL choices above follow (topo_nccl_rules). */
+static void report_nccl_rules(const struct topo *t, json_t *doc)
+{
+	const char *how;
+	char ver[16];
+	int v = topo_nccl_rules(t, &how);
+
+	json_object_set_new(doc, "nccl_rules",
+			    json_pack("{s:s, s:s}", "version", topo_nccl_version_str(v, ver, sizeof(ver)),
+				      "from", how));
+}
+
 void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)
 {
 	(void)v;
+	report_nccl_rules(t, doc);
 	report_nccl_pairs(t, doc);
+	if (t->ngpus && t->nnics)
+		advise_hca_nccl(t, doc);
 	check_links(t, doc);
 	check_acs(t, doc);
 	if (t->ngpus && t->nnics && !t->peermem)

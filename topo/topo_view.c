@@ -452,7 +452,9 @@ void topo_view_report(const struct topo_view *v, json_t *doc)
 			   "%d GPU(s) but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
 			   v->ngpus);
 	if (v->ngpus && v->nnics) {
-		advise_hca(v, doc);
+		/* from sysfs, NCCL's own model advises it (topo_checks.c) */
+		if (strncmp(v->source, "sysfs", 5))
+			advise_hca(v, doc);
 		advise_gdr(v, doc);
 	}
 	advise_p2p(v, doc);

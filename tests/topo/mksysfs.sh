@@ -31,6 +31,18 @@
 #          ConnectX-8 switch with a Data Direct function (15b3:2100), the
 #          HCAs' own functions on root ports of the Grace (P2C); which HCA a
 #          Data Direct function serves is not in sysfs (mlx5dv says it)
+#   h100stor  DGX H100 class on PCIe Gen5: each GPU under a switch of its
+#          own with a 400G (NDR) compute HCA (mlx5_0,3,4,5 / mlx5_6,9,10,11);
+#          200G (HDR) storage HCAs mlx5_1 and mlx5_7 on the switches of GPU1
+#          and GPU5, mlx5_2 and mlx5_8 on root ports of their own
+#   h100down  h100stor with mlx5_3 (GPU1's compute HCA) port DOWN
+#   h100dpu   h100stor with a BlueField-3 (15b3:a2dc) 400G Ethernet port
+#          mlx5_12 on GPU2's switch
+#   pex    Broadcom PEX switches: socket 0 a Gen5 PEX (1000:c030, subsystem
+#          1000:0xxx top, 1000:1xxx below) whose sub-switches hold GPU0 +
+#          mlx5_0, GPU1, mlx5_1; socket 1 the same shape on a Gen4 PEX in
+#          base mode (1000:c010, subsystem 1000:a064 at both levels): GPU2 +
+#          mlx5_2, GPU3, mlx5_3
 #   empty  a host bridge and an Ethernet controller: no GPU, no HCA
 set -eu
 R=$1
@@ -46,6 +58,10 @@ pci() {
 	echo "$2" >"$R/devices/$p/class"
 	echo "$3" >"$R/devices/$p/vendor"
 	echo "${DEVID:-0x1234}" >"$R/devices/$p/device"
+	if [ -n "${SUBSYS:-}" ]; then
+		echo "${SUBSYS% *}" >"$R/devices/$p/subsystem_vendor"
+		echo "${SUBSYS#* }" >"$R/devices/$p/subsystem_device"
+	fi
 	echo "$4" >"$R/devices/$p/numa_node"
 	echo "$5 GT/s PCIe" >"$R/devices/$p/current_link_speed"
 	echo "$6" >"$R/devices/$p/current_link_width"
@@ -74,18 +90,25 @@ config() {
 	} >"$f"
 }
 
-bridge() { pci "$1" 0x060400 0x10b5 "$2" 16.0 16 16.0 16; config "$1" "${3:-0}"; }
-gpu() { pci "$1" 0x030200 0x10de "$2" "${3:-16.0}" "${4:-16}" 16.0 16; }
+# Bridges, GPUs and HCAs train at $GTS (default 16.0, Gen4); a bridge is
+# $BRVEN's (default PLX 0x10b5).
+bridge() {
+	pci "$1" 0x060400 "${BRVEN:-0x10b5}" "$2" "${GTS:-16.0}" 16 "${GTS:-16.0}" 16
+	config "$1" "${3:-0}"
+}
+gpu() { pci "$1" 0x030200 0x10de "$2" "${3:-${GTS:-16.0}}" "${4:-16}" "${GTS:-16.0}" 16; }
 
-# hca PATH NAME NUMA LINK_LAYER [CUR_W]
+# hca PATH NAME NUMA LINK_LAYER [CUR_W]; $RATE, when set, is the port's rate
+# as the kernel writes it ("400 Gb/sec (4X NDR)")
 hca() {
 	local d="$R/class/infiniband/$2" class=0x020700
 	[ "$4" = Ethernet ] && class=0x020000
-	pci "$1" $class 0x15b3 "$3" 16.0 "${5:-16}" 16.0 16
+	pci "$1" $class 0x15b3 "$3" "${GTS:-16.0}" "${5:-16}" "${GTS:-16.0}" 16
 	mkdir -p "$d/ports/1/gids" "$d/ports/1/gid_attrs/types" "$d/ports/1/gid_attrs/ndevs"
 	ln -sfn "../../../devices/$1" "$d/device"
 	echo "$4" >"$d/ports/1/link_layer"
 	echo "4: ACTIVE" >"$d/ports/1/state"
+	[ -z "${RATE:-}" ] || echo "$RATE" >"$d/ports/1/rate"
 }
 
 # gid DEV IDX GID TYPE NETDEV
@@ -243,7 +266,92 @@ dd_unit() {
 	DEVID=0x2100 pci "$usp/$dom:02:01.0/$dom:04:00.0" 0x020700 0x15b3 "$numa" 32.0 16 32.0 16
 }
 
+NDR="400 Gb/sec (4X NDR)"
+HDR="200 Gb/sec (4X HDR)"
+
+# One Gen5 switch under host bridge 0000:BB with a GPU, a 400G compute HCA
+# and, when named, a 200G storage HCA (DGX H100 class).
+h100_switch() {
+	local bb=$1 numa=$2 nic=$3 stor=${4:-} b=$((16#$1)) rp usp
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	for k in 0 1 2; do bridge "$usp/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)" "$numa"; done
+	gpu "$usp/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((b + 2)) $((b + 3)))" "$numa"
+	if [ -n "$stor" ]; then
+		RATE=$HDR hca "$usp/$(printf '0000:%02x:01.0/0000:%02x:00.0' $((b + 2)) $((b + 4)))" \
+			"$stor" "$numa" InfiniBand
+	fi
+	RATE=$NDR hca "$usp/$(printf '0000:%02x:02.0/0000:%02x:00.0' $((b + 2)) $((b + 5)))" \
+		"$nic" "$numa" InfiniBand
+}
+
+h100stor() {
+	GTS=32.0
+	h100_switch 00 0 mlx5_0
+	h100_switch 10 0 mlx5_3 mlx5_1
+	h100_switch 20 0 mlx5_4
+	h100_switch 30 0 mlx5_5
+	h100_switch 80 1 mlx5_6
+	h100_switch 90 1 mlx5_9 mlx5_7
+	h100_switch a0 1 mlx5_10
+	h100_switch b0 1 mlx5_11
+	bridge pci0000:d0/0000:d0:01.0 0
+	RATE=$HDR hca pci0000:d0/0000:d0:01.0/0000:d1:00.0 mlx5_2 0 InfiniBand
+	bridge pci0000:e0/0000:e0:01.0 1
+	RATE=$HDR hca pci0000:e0/0000:e0:01.0/0000:e1:00.0 mlx5_8 1 InfiniBand
+	mkdir -p "$R/module/nvidia_peermem"
+}
+
+# A Broadcom PEX switch under host bridge 0000:BB: top switch ids $TOPSS,
+# three sub-switches (ids $SUBSS) holding GPU + HCA, GPU, HCA.
+pex_complex() {
+	local bb=$1 numa=$2 nic1=$3 nic2=$4 b=$((16#$1)) rp usp dsp sub k nb
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	BRVEN=0x1000 DEVID=$PEXID SUBSYS=$TOPSS bridge "$usp" "$numa"
+	for k in 0 1 2; do
+		nb=$((b + 3 + 4 * k))
+		dsp=$usp/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)
+		sub=$dsp/$(printf '0000:%02x:00.0' $nb)
+		BRVEN=0x1000 DEVID=$PEXID SUBSYS=$TOPSS bridge "$dsp" "$numa"
+		BRVEN=0x1000 DEVID=$PEXID SUBSYS=$SUBSS bridge "$sub" "$numa"
+		BRVEN=0x1000 DEVID=$PEXID SUBSYS=$SUBSS bridge "$sub/$(printf '0000:%02x:00.0' $((nb + 1)))" "$numa"
+		BRVEN=0x1000 DEVID=$PEXID SUBSYS=$SUBSS bridge "$sub/$(printf '0000:%02x:01.0' $((nb + 1)))" "$numa"
+		case $k in
+		0)
+			gpu "$sub/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((nb + 1)) $((nb + 2)))" "$numa"
+			RATE=$NDR hca "$sub/$(printf '0000:%02x:01.0/0000:%02x:00.0' $((nb + 1)) $((nb + 3)))" \
+				"$nic1" "$numa" InfiniBand
+			;;
+		1) gpu "$sub/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((nb + 1)) $((nb + 2)))" "$numa" ;;
+		2)
+			RATE=$NDR hca "$sub/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((nb + 1)) $((nb + 2)))" \
+				"$nic2" "$numa" InfiniBand
+			;;
+		esac
+	done
+}
+
 case $SC in
+h100stor) h100stor ;;
+h100down)
+	h100stor
+	echo "1: DOWN" >"$R/class/infiniband/mlx5_3/ports/1/state"
+	;;
+h100dpu)
+	h100stor
+	p=pci0000:20/0000:20:01.0/0000:21:00.0/0000:22:03.0
+	bridge "$p" 0
+	DEVID=0xa2dc RATE=$NDR hca "$p/0000:29:00.0" mlx5_12 0 Ethernet
+	;;
+pex)
+	GTS=32.0 PEXID=0xc030 TOPSS="0x1000 0x0100" SUBSS="0x1000 0x1100" pex_complex 00 0 mlx5_0 mlx5_1
+	GTS=16.0 PEXID=0xc010 TOPSS="0x1000 0xa064" SUBSS="0x1000 0xa064" pex_complex 80 1 mlx5_2 mlx5_3
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
 gb300)
 	dd_unit 0008 0
 	dd_unit 0009 0
@@ -368,7 +476,7 @@ empty)
 	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
 	;;
 *)
-	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, flat, gb200, hgx, split, empty)" >&2
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, h100stor, h100down, h100dpu, pex, flat, gb200, hgx, split, empty)" >&2
 	exit 2
 	;;
 esac

@@ -138,6 +138,7 @@ static void test_choice_on_tree(void **state)
 
 	(void)state;
 	assert_int_equal(topo_load(TREE_2S, &t), 0);
+	topo_nccl_set_version(t, TOPO_NCCL_NEWEST, "test");
 	tree_gpus(g);
 	/* Shared switch: both socket-0 GPUs are PIX; the lower index wins. */
 	assert_int_equal(pick_near(g, t, "mlx5_0"), 0);

@@ -72,7 +72,8 @@ void ncl_render(FILE *f, const json_t *doc);
  */
 #define NCL_BUSBW_FLOOR 0.8
 struct ncl_busbw_in {
-	const json_t *hcas;	 /* the log's HCA list ([{"speed_mbps"}]) */
+	const json_t *hcas;	 /* the log's HCA list ([{"index", "speed_mbps"}]) */
+	const json_t *channels;	 /* its channel lines ([{"net_dev"}]); NULL none */
 	double rail_gbps;	 /* --rail-gbps, 0: from the log */
 	int nnodes, gpus_per_node; /* 0: not known */
 	const char *nccl_algo;	 /* NCCL_ALGO, NULL: unset */

@@ -15,27 +15,74 @@
 #include "core/busbw.h"
 #include "core/out.h"
 
-/* The slowest rate among NCCL's HCAs (Gb/s, from 2.27's detail lines); 0 unknown. */
-static double log_rate(const json_t *hcas)
+/* Whether a channel line of the log runs over NET device @index. */
+static int on_channel(const json_t *channels, int index)
 {
-	double rate = 0;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(channels, i, c)
+		if ((int)fc_jnum(c, "net_dev", -1) == index)
+			return 1;
+	return 0;
+}
+
+static int any_net_channel(const json_t *channels)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(channels, i, c)
+		if (fc_jnum(c, "net_dev", -1) >= 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The HCAs the GPUs use, out of the log's list: those its channel lines
+ * name (NET/<net>/<n> is [n] of the IB list); without channel lines, the
+ * fastest listed, as NCCL ranks a GPU's HCAs by path bandwidth, which counts
+ * the port's speed (src/graph/topo.cc ncclTopoGetLocal; ncclTopoAddNet:
+ * bw = speed / 8000), so a 200G storage port is no candidate beside a 400G
+ * one. Their count into *n_p, their slowest rate (Gb/s, 0 unknown) returned,
+ * how they were chosen into *how_p.
+ */
+static double log_rate(const struct ncl_busbw_in *in, int *n_p, const char **how_p)
+{
+	int by_chan = any_net_channel(in->channels), n = 0, unknown = 0;
+	double top = 0, rate = 0;
 	size_t i;
 	json_t *h;
 
-	json_array_foreach(hcas, i, h) {
+	json_array_foreach(in->hcas, i, h) {
 		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
 
-		if (!(r > 0))
-			return 0;
-		rate = !rate || r < rate ? r : rate;
+		unknown |= !(r > 0);
+		top = r > top ? r : top;
 	}
-	return rate;
+	*how_p = by_chan ? "the HCAs its channel lines use" :
+		 unknown ? "every HCA listed" : "the fastest HCAs listed (NCCL ranks by path bandwidth)";
+	json_array_foreach(in->hcas, i, h) {
+		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
+
+		if (by_chan ? !on_channel(in->channels, (int)fc_jnum(h, "index", -1)) :
+			      !unknown && r < top)
+			continue;
+		n++;
+		if (!(r > 0))
+			rate = -1; /* one unknown: the slowest is unknown */
+		else if (rate >= 0 && (!rate || r < rate))
+			rate = r;
+	}
+	*n_p = n;
+	return rate > 0 ? rate : 0;
 }
 
 /* The rate used and where it came from: --rail-gbps, else the log. */
-static double rail_rate(json_t *doc, const struct ncl_busbw_in *in, const char **src_p)
+static double rail_rate(json_t *doc, const struct ncl_busbw_in *in, const char **src_p,
+			int *n_p, const char **how_p)
 {
-	double opt = in->rail_gbps, from_log = log_rate(in->hcas);
+	double opt = in->rail_gbps, from_log = log_rate(in, n_p, how_p);
 
 	*src_p = opt > 0 ? "--rail-gbps" : from_log > 0 ? "NCCL log" : NULL;
 	if (opt > 0 && from_log > 0 && fabs(from_log - opt) > 0.01 * opt)
@@ -79,15 +126,16 @@ static unsigned allowed_algos(const char *v, char *why, size_t len)
 
 void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in)
 {
-	int nrails = (int)json_array_size(in->hcas), gpn = in->gpus_per_node;
-	int used = nrails < gpn ? nrails : gpn;
+	int nrails = 0, gpn = in->gpus_per_node, listed = (int)json_array_size(in->hcas);
 	char ignored[512];
 	unsigned algos = allowed_algos(in->nccl_algo, ignored, sizeof(ignored)), which;
-	const char *src;
-	double rate = rail_rate(doc, in, &src);
+	const char *src, *how;
+	double rate = rail_rate(doc, in, &src, &nrails, &how);
+	int used = nrails < gpn ? nrails : gpn;
 	double want = busbw_rails(algos, nrails, rate, gpn, in->nnodes, &which);
 	double bound = busbw_rails_bound(algos, nrails, rate, gpn, in->nnodes);
 	double got = in->measured, share = want > 0 && got > 0 ? got / want : 0;
+	json_t *rails;
 
 	json_object_set_new(
 		doc, "rails",
@@ -105,6 +153,9 @@ void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in)
 			  "measured_busbw_gbytes_s", got > 0 ? json_real(got) : json_null(),
 			  "measured_as", got > 0 ? in->measured_as : NULL, "share",
 			  share > 0 ? json_real(share) : json_null(), "floor", NCL_BUSBW_FLOOR));
+	rails = json_object_get(doc, "rails");
+	json_object_set_new(rails, "listed", json_integer(listed));
+	json_object_set_new(rails, "hcas_from", json_string(how));
 	if (share > 0 && share < NCL_BUSBW_FLOOR)
 		fc_finding(doc, FC_WARN,
 			   "%s %.1f GB/s is %.0f%% of the %.1f GB/s the rails can carry "
@@ -130,6 +181,9 @@ void ncl_busbw_render(FILE *f, const json_t *doc)
 				100 * fc_jnum(r, "floor", 0));
 		fputc('\n', f);
 	}
+	if (fc_jnum(r, "listed", 0) > fc_jnum(r, "count", 0))
+		fprintf(f, "  HCAs counted: %d of the %d listed, %s\n", (int)fc_jnum(r, "count", 0),
+			(int)fc_jnum(r, "listed", 0), fc_jstr(r, "hcas_from", "?"));
 	if (fc_jnum(r, "network_bound_gbytes_s", 0) > 0)
 		fprintf(f, "  on two nodes a tree sends half its traffic over the network: up to "
 			   "%.1f GB/s, where the path inside the node allows it\n",
@@ -240,6 +294,7 @@ void ncl_busbw_report(const struct ncl_log *lg, const struct ncl_expect *exp, js
 	int gpn = exp->gpus_per_node;
 	const json_t *env = json_object_get(doc, "env");
 	struct ncl_busbw_in in = { .hcas = json_object_get(doc, "hcas"),
+				   .channels = json_object_get(doc, "channels"),
 				   .rail_gbps = exp->rail_gbps, .nnodes = nodes,
 				   .nccl_algo = fc_jstr(env, "NCCL_ALGO", NULL),
 				   .measured = lg->tests_peak_busbw,

@@ -28,6 +28,7 @@ void ncr_rails_report(struct ncr_state *s)
 	const struct ncr_cfg *cfg = s->cfg;
 	struct ncl_busbw_in in = {
 		.hcas = json_object_get(json_object_get(s->doc, "nccl_log"), "hcas"),
+		.channels = json_object_get(json_object_get(s->doc, "nccl_log"), "channels"),
 		.rail_gbps = cfg->rail_gbps, .nnodes = cfg->nnodes,
 		.gpus_per_node = cfg->gpus_per_node, .nccl_algo = cfg->nccl_algo,
 		.measured = peak_busbw(s->doc), .measured_as = "peak busbw",
