@@ -2,6 +2,7 @@
 #include "core/out.h"
 #include "core/log.h"
 #include "core/names.h"
+#include "core/safefile.h"
 #include "core/summary.h"
 
 #include <errno.h>
@@ -100,16 +101,21 @@ static void cell_safe(char **cell)
 	*cell = strdup(shown);
 }
 
-/* The summary under the verdict, through fc_put_safe (names from nodes). */
-static void summary_safe(FILE *f, const json_t *doc)
+/* @render's text of @doc to @f through fc_put_safe: whatever a worker, a
+ * store or an evidence folder put in @doc (a note, a counter's name, an
+ * NCCL version, a node's name in the summary) reaches the terminal with no
+ * escape sequence. */
+static void render_safe(FILE *f, fc_render_fn render, const json_t *doc)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
-	if (!m)
+	if (!m) {
+		fc_err("out of memory rendering the report");
 		return;
-	fc_summary_render(m, doc);
+	}
+	render(m, doc);
 	if (fclose(m) == 0)
 		fc_put_safe(f, text, len);
 	free(text);
@@ -127,29 +133,11 @@ void fc_render_findings(FILE *f, const json_t *doc)
 			put_text(f, "  - %s\n", json_string_value(v));
 	}
 	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
-	summary_safe(f, doc);
+	render_safe(f, fc_summary_render, doc);
 }
 
-/* @render's text of @doc to stdout through fc_put_safe: whatever a worker,
- * a store or an evidence folder put in @doc (a note, a counter's name, an
- * NCCL version) reaches the terminal with no escape sequence. */
-static void render_safe(fc_render_fn render, const json_t *doc)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	if (!m) {
-		fc_err("out of memory rendering the report");
-		return;
-	}
-	render(m, doc);
-	if (fclose(m) == 0)
-		fc_put_safe(stdout, text, len);
-	free(text);
-}
-
-int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+/* fc_emit, and with @listing only @render's text (fc_emit_listing). */
+static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listing)
 {
 	int rc = fc_doc_exit(doc);
 
@@ -161,14 +149,25 @@ int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
 		return rc;
 	}
 	if (render)
-		render_safe(render, doc);
-	fc_render_findings(stdout, doc);
+		render_safe(stdout, render, doc);
+	if (!listing)
+		fc_render_findings(stdout, doc);
 	json_decref(doc);
 	if (fflush(stdout) || ferror(stdout)) {
 		fc_err("could not write the report to stdout: %s", strerror(errno));
 		return FC_EXIT_CANT;
 	}
 	return rc;
+}
+
+int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+{
+	return emit(ctx, doc, render, 0);
+}
+
+int fc_emit_listing(struct fc_ctx *ctx, json_t *doc, fc_render_fn render)
+{
+	return emit(ctx, doc, render, 1);
 }
 
 void fc_out_text(struct fc_ctx *ctx, const char *text)
@@ -309,6 +308,7 @@ static void on_stop_signal(int sig)
 
 	if (sig_cleanup)
 		sig_cleanup();
+	fc_replace_abandon(); /* no hidden half-written output is left */
 	if (sig_json && !sig_done) {
 		sig_done = 1;
 		write_all(STDOUT_FILENO, sig_doc[k]);

@@ -30,6 +30,10 @@ typedef void (*fc_render_fn)(FILE *f, const json_t *doc);
  * @doc for fc_out_finish instead. Takes the reference to @doc. Returns the
  * exit code for the verdict, or FC_EXIT_CANT when stdout failed. */
 int fc_emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render);
+/* fc_emit for a listing that judges nothing (report --list, --slurm):
+ * the text is @render's alone, through the same escaping, with no
+ * findings or verdict line; with --json the same document. */
+int fc_emit_listing(struct fc_ctx *ctx, json_t *doc, fc_render_fn render);
 /* Text for stdout (help, usage); with --json it becomes the document's
  * "usage" (nothing judged). */
 void fc_out_text(struct fc_ctx *ctx, const char *text);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,27 +16,86 @@
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* mkdir -p of the folders above @path: the user's own path. */
-static int make_parents(const char *path)
+/*
+ * Whether a link (its status @ln) in a folder (its status @dst) may be followed:
+ * the rule of the kernel's fs.protected_symlinks (fs/namei.c
+ * may_follow_link; Documentation/admin-guide/sysctl/fs.rst), kept by
+ * fabcheck itself where the host turned it off: a link inside a sticky
+ * folder that others can write (/tmp) is followed only when it is the
+ * follower's or the folder owner's. 1 to follow, 0 when refused (logged).
+ */
+static int may_follow(const struct stat *ln, const struct stat *dst, const char *shown)
 {
-	char buf[PATH_MAX];
+	if (!((dst->st_mode & S_ISVTX) && (dst->st_mode & S_IWOTH)) || ln->st_uid == geteuid() ||
+	    ln->st_uid == dst->st_uid)
+		return 1;
+	fc_err("evidence: '%s' is a symbolic link of user %u in a folder others can write; "
+	       "fabcheck follows no other user's link there: remove it or give another folder",
+	       shown, (unsigned)ln->st_uid);
+	return 0;
+}
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+/*
+ * mkdir -p of the folders above @path, each opened relative to the one
+ * above it, so that no link planted in a parent (a shared /tmp) sends the
+ * evidence elsewhere (may_follow); the last name of @path in *@last_p. An
+ * fd of the folder that holds it, or a negative errno (logged).
+ */
+static int open_parents(const char *path, char *buf, size_t len, const char **last_p)
+{
+	int dfd, fd, said = 0;
+	char *p, *name, *slash;
+	struct stat dst, lst;
+
+	if (snprintf(buf, len, "%s", path) >= (int)len) {
 		fc_err("evidence: '%.64s...' is longer than %d bytes; give a shorter folder",
 		       path, PATH_MAX - 1);
 		return -ENAMETOOLONG;
 	}
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
+	while (strlen(buf) > 1 && buf[strlen(buf) - 1] == '/')
+		buf[strlen(buf) - 1] = '\0';
+	dfd = open(*buf == '/' ? "/" : ".", DIR_FLAGS);
+	if (dfd < 0) {
+		fc_err("evidence: cannot open the folder above '%s': %m", path);
+		return -errno;
+	}
+	for (name = buf + (*buf == '/'); (slash = strchr(name, '/')); name = p) {
+		*slash = '\0';
+		p = slash + 1;
+		while (*p == '/')
+			p++;
+		if (!*name || !strcmp(name, ".")) {
+			*slash = '/';
 			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST) {
+		}
+		if (mkdirat(dfd, name, 0755) && errno != EEXIST) {
 			fc_err("evidence: cannot create folder '%s': %m", buf);
+			close(dfd);
 			return -errno;
 		}
-		*p = '/';
+		fd = openat(dfd, name, DIR_FLAGS);
+		/* a link: ELOOP, or ENOTDIR with O_DIRECTORY */
+		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && !fstat(dfd, &dst) &&
+		    !fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) && S_ISLNK(lst.st_mode)) {
+			if (may_follow(&lst, &dst, buf))
+				fd = openat(dfd, name, (DIR_FLAGS) & ~O_NOFOLLOW);
+			else
+				errno = EPERM, said = 1;
+		}
+		if (fd < 0) {
+			int err = errno;
+
+			if (!said)
+				fc_err("evidence: cannot open folder '%s': %s", buf, strerror(err));
+			close(dfd);
+			return -err;
+		}
+		*slash = '/';
+		close(dfd);
+		dfd = fd;
 	}
-	return 0;
+	*last_p = name;
+	return dfd;
 }
 
 /* An fd of folder @name in @dfd, refused when it is a link, not a folder or
@@ -95,20 +155,25 @@ static int has_mark(int dfd)
 int fc_evdir_open(const char *path)
 {
 	static const char mark[] = "fabcheck evidence folder ('fabcheck diagnose' reads it)\n";
-	int made, fd, empty, err;
+	char buf[PATH_MAX];
+	const char *last = "";
+	int made, fd, empty, err, pfd;
 
 	if (!*path) {
 		fc_err("evidence: the folder name is empty; give --save-evidence DIR");
 		return -EINVAL;
 	}
-	if ((err = make_parents(path)))
-		return err;
-	made = !mkdir(path, 0755);
+	if ((pfd = open_parents(path, buf, sizeof(buf), &last)) < 0)
+		return pfd;
+	made = !mkdirat(pfd, last, 0755);
 	if (!made && errno != EEXIST) {
+		err = -errno;
 		fc_err("evidence: cannot create folder '%s': %m", path);
-		return -errno;
+		close(pfd);
+		return err;
 	}
-	fd = open_own_dir(AT_FDCWD, path, path);
+	fd = open_own_dir(pfd, last, path);
+	close(pfd);
 	if (fd < 0 || (!made && has_mark(fd)))
 		return fd;
 	empty = made ? 1 : is_empty(fd);
@@ -260,6 +325,26 @@ static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *,
 	return 0;
 }
 
+/* The hidden temporary fc_replace_file is filling, for fc_replace_abandon:
+ * set once it exists, cleared once it is renamed or removed. */
+static char replacing[PATH_MAX];
+static volatile sig_atomic_t replacing_set;
+
+void fc_replace_abandon(void)
+{
+	if (replacing_set) {
+		unlink(replacing);
+		replacing_set = 0;
+	}
+}
+
+/* Removes the temporary @tmp, and forgets it. */
+static void tmp_drop(const char *tmp)
+{
+	unlink(tmp);
+	replacing_set = 0;
+}
+
 int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, void *arg),
 		    void *arg)
 {
@@ -296,26 +381,33 @@ int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, voi
 		fc_err("%s: cannot write %s: the path is too long", what, path);
 		return -1;
 	}
-	fd = mkstemp(tmp);
+	replacing_set = 0;
+	memcpy(replacing, tmp, sizeof(replacing));
+	fd = mkstemp(replacing);
+	if (fd >= 0) { /* from here a signal's last words remove it */
+		memcpy(tmp, replacing, sizeof(tmp));
+		replacing_set = 1;
+	}
 	if (fd < 0 || fchmod(fd, mode) || !(f = fdopen(fd, "w"))) {
 		fc_err("%s: cannot write %s: %m; check that the folder exists and is writable",
 		       what, path);
 		if (fd >= 0) {
 			close(fd);
-			unlink(tmp);
+			tmp_drop(tmp);
 		}
 		return -1;
 	}
 	rc = fill(f, arg);
 	if (fclose(f) || rc) {
 		fc_err("%s: cannot write %s: %m; is the disk full?", what, path);
-		unlink(tmp);
+		tmp_drop(tmp);
 		return -1;
 	}
 	if (rename(tmp, path)) {
 		fc_err("%s: cannot write %s: %m", what, path);
-		unlink(tmp);
+		tmp_drop(tmp);
 		return -1;
 	}
+	replacing_set = 0;
 	return 0;
 }

@@ -49,5 +49,9 @@ extern int fc_fifo_idle_ms;
 
 int fc_replace_file(const char *what, const char *path, int (*fill)(FILE *f, void *arg),
 		    void *arg);
+/* Removes the hidden temporary file fc_replace_file is filling, if any:
+ * system calls only, for a signal's last words (core/out.h
+ * fc_out_on_signals), so that no ".NAME.XXXXXX" is left behind. */
+void fc_replace_abandon(void);
 
 #endif

@@ -328,22 +328,71 @@ int fc_split_words(char *s, const char **words, int max)
 	}
 }
 
+/* Orders node indices by name (in @names), then by index. */
+static int by_name_index(const void *a, const void *b, void *names)
+{
+	char *const *nm = names;
+	int i = *(const int *)a, j = *(const int *)b, c = strcmp(nm[i], nm[j]);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/* The index of the first node named a second time (its second naming), or
+ * @n when none: by sorting, n log n, so that a hostfile of 200,000 names is
+ * checked at once. -1 when out of memory. */
+static int first_twice(char *const *nodes, int n)
+{
+	int *ix = malloc((size_t)(n > 0 ? n : 1) * sizeof(*ix)), first = n;
+
+	if (!ix)
+		return -1;
+	for (int i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, (size_t)n, sizeof(*ix), by_name_index, (void *)nodes);
+	for (int i = 1; i < n; i++)
+		if (!strcmp(nodes[ix[i]], nodes[ix[i - 1]]) && ix[i] < first &&
+		    (i < 2 || strcmp(nodes[ix[i]], nodes[ix[i - 2]])))
+			first = ix[i];
+	free(ix);
+	return first;
+}
+
 int fc_check_nodes(const char *cmd, char *const *nodes, int n, const char *twice_hint)
 {
-	for (int i = 0; i < n; i++) {
-		if (!fc_valid_node_name(nodes[i])) {
-			fc_err("%s: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
-			       cmd, nodes[i] ? nodes[i] : "");
-			return -EINVAL;
-		}
-		for (int j = 0; j < i; j++)
-			if (!strcmp(nodes[i], nodes[j])) {
-				fc_err("%s: node '%s' is given twice; %s", cmd, nodes[i],
-				       twice_hint ? twice_hint : "name each node once");
-				return -EINVAL;
-			}
+	int bad = n, twice;
+
+	for (int i = 0; i < n && bad == n; i++)
+		if (!fc_valid_node_name(nodes[i]))
+			bad = i;
+	if (bad < n) { /* the names before it were all valid: safe to compare */
+		fc_err("%s: '%s' is not a node name; use a host name or address (letters, digits, '-', '_', '.', '@', ':')",
+		       cmd, nodes[bad] ? nodes[bad] : "");
+		return -EINVAL;
+	}
+	twice = first_twice(nodes, n);
+	if (twice < 0) {
+		fc_err("%s: out of memory checking %d node names", cmd, n);
+		return -ENOMEM;
+	}
+	if (twice < n) {
+		fc_err("%s: node '%s' is given twice; %s", cmd, nodes[twice],
+		       twice_hint ? twice_hint : "name each node once");
+		return -EINVAL;
 	}
 	return 0;
+}
+
+static int ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), k = strlen(end);
+
+	return n >= k && !strcmp(s + n - k, end);
+}
+
+double fc_figure_max(const char *key, double gbps_max)
+{
+	return ends_with(key, "gbps") ? gbps_max : ends_with(key, "_us") ? FC_LAT_US_MAX :
+	       ends_with(key, "gbytes_s") ? FC_BUSBW_GBYTES_MAX : 0;
 }
 
 int fc_resize(void **arr, size_t n, size_t size)

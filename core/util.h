@@ -67,6 +67,20 @@ int fc_sh_append(char *buf, size_t len, size_t *off_p, const char *word);
  * Returns the count, or -E2BIG when there are more. */
 int fc_split_words(char *s, const char **words, int max);
 
+/* The top of a latency figure, in microseconds: the top of --max-lat-us
+ * (1e9 us, 16 minutes a round trip, which no link takes). */
+#define FC_LAT_US_MAX 1e9
+/* The top of a bus bandwidth figure (nccl-tests' busbw, GB/s) over the
+ * network: 32 rails (FC_RAIL_MAX, core/rail.h) at the fastest port
+ * (FC_GBPS_MAX, core/fc.h: 1600 Gb/s) is 6400 GB/s a node. */
+#define FC_BUSBW_GBYTES_MAX (32 * 1600.0 / 8)
+/* The one bound of a figure that a worker, a rank or a store gives: the
+ * top of the figure named @key, @gbps_max for Gb/s (a key ending in
+ * "gbps"), FC_LAT_US_MAX for microseconds ("_us"), FC_BUSBW_GBYTES_MAX for
+ * GB/s ("gbytes_s"); 0 when @key names no figure. A figure is one when
+ * finite and from 0 to its top. */
+double fc_figure_max(const char *key, double gbps_max);
+
 /* Resizes the array *@arr to @n elements of @size bytes; on failure *@arr is
  * kept as it was. 0 or -ENOMEM. */
 int fc_resize(void **arr, size_t n, size_t size);

@@ -239,7 +239,10 @@ void diag_parse_trust(const char *text, char *out, size_t len);
 int diag_parse_pfc(const char *text);
 /* `devlink health show`: [{handle, reporter, state, error}], NULL when none. */
 json_t *diag_parse_devlink(const char *text);
-/* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown. */
+/* The largest counter value diagnose takes (2^61): see diag_count. */
+#define DIAG_COUNT_MAX (1LL << 61)
+/* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown (or
+ * negative, or above DIAG_COUNT_MAX). */
 long long diag_parse_aer(const char *text);
 
 /* PCIe payload ceiling in Gb/s of @gts x @width at @mps bytes: encoding

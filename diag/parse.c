@@ -5,6 +5,7 @@
 #include "diag/diag.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stddef.h>
@@ -181,6 +182,24 @@ double diag_parse_rate(const char *s)
 	return s && end != s && v > 0 ? v : 0;
 }
 
+/*
+ * A counter's decimal text: the kernel's AER totals are u64 printed with
+ * %llu (drivers/pci/pcie/aer.c, aer_stats_dev_attr), so a count is never
+ * negative; one above DIAG_COUNT_MAX is no count a device reached (at a
+ * billion a second it takes 73 years) but a crafted file, and the sums and
+ * differences of a few counts (r_bridge's, a before/after delta) must not
+ * overflow. -1 for no count.
+ */
+static long long diag_count(const char *p)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	return end == p || errno || v < 0 || v > DIAG_COUNT_MAX ? -1 : v;
+}
+
 long long diag_parse_aer(const char *text)
 {
 	const char *p = text ? strstr(text, "TOTAL_ERR_") : NULL;
@@ -188,7 +207,7 @@ long long diag_parse_aer(const char *text)
 	if (!p)
 		return -1;
 	p += strcspn(p, " \t");
-	return strtoll(p, NULL, 10);
+	return diag_count(p);
 }
 
 /* `ethtool -m` "Key   : value" with the key's spaces collapsed. */

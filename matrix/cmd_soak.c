@@ -507,6 +507,9 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
 	 * or nothing ran: could not run. */
 	vexit = fc_doc_exit(doc);
+	/* stopped by a signal, what it measured kept: fc_out_finish says
+	 * "interrupted" and ends the process as by the signal (core/out.h) */
+	ctx->stop_sig = rc == -EINTR && fc_stop_sig ? fc_stop_sig : 0;
 	good = fc_emit(ctx, doc, render_soak) == FC_EXIT_CANT ? -1 : good;
 	if (rc == -EINVAL)
 		rc = FC_EXIT_USAGE;

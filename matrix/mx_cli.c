@@ -211,13 +211,11 @@ int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
 	char **nodes = NULL, line[MX_HOSTFILE_LINE_MAX + 2], *name;
 	size_t len, total = 0;
 	ssize_t got;
-	int n = 0, lineno = 0;
+	int n = 0, lineno = 0, cap = 0;
 
 	if (!f)
 		return -errno;
 	while ((got = line_read(f, line, sizeof(line))) != -1) {
-		char **nn;
-
 		len = got < 0 ? sizeof(line) : (size_t)got;
 		total += len;
 		if (got == -2 || total > MX_HOSTFILE_MAX) {
@@ -230,13 +228,13 @@ int mx_read_hostfile(const char *path, char ***nodes_p, int *n_p)
 			goto out_free;
 		if (!name)
 			continue;
-		nn = realloc(nodes, ((size_t)n + 2) * sizeof(*nn));
-		if (!nn || !(nn[n] = strdup(name))) {
+		/* grown by doubling (fc_grow): one realloc a line copied the
+		 * list each time, quadratic in a 200,000-line hostfile */
+		if (fc_grow((void **)&nodes, &cap, n + 1, sizeof(*nodes)) ||
+		    !(nodes[n] = strdup(name))) {
 			fc_err("--hostfile %s: out of memory at line %d", path, lineno);
-			nodes = nn ? nn : nodes;
 			goto out_free;
 		}
-		nodes = nn;
 		nodes[++n] = NULL;
 	}
 	if (ferror(f)) {

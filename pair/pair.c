@@ -11,6 +11,7 @@
 #include "src/cmds.h"
 #include "verbs/test.h"
 #include "pair/pair.h"
+#include "store/store.h"
 #include "ctl/launch_opts.h"
 #include "ctl/ssh_mux.h"
 
@@ -221,6 +222,22 @@ static int check_file(const char *opt, const char *path)
 static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int argc, char **argv,
 			      int dev_given);
 
+/* The store --db names opens (made when missing) before anything runs, as
+ * matrix's and soak's do: a result that cannot be kept is said at once,
+ * not after the run with exit 0. 0, or -1 after logging. */
+static int check_store(const char *db)
+{
+	struct fc_store *st = fc_store_open(db);
+
+	if (!st) {
+		fc_err("pair: --db %s: the result could not be kept there (see above); give a file in a folder you can write, or --no-db",
+		       db);
+		return -1;
+	}
+	fc_store_close(st);
+	return 0;
+}
+
 int cmd_pair(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct pair_cfg cfg;
@@ -309,6 +326,8 @@ static int pair_check_and_run(struct fc_ctx *ctx, struct pair_cfg *cfg_p, int ar
 	if (cfg.launch.kind != FC_LAUNCH_SSH && cfg.launch.ssh_config)
 		fc_warn("--ssh-config has no effect with --launcher %s",
 			fc_launcher_name(cfg.launch.kind));
+	if (!cfg.no_db && check_store(cfg.db))
+		return FC_EXIT_CANT;
 	fc_ssh_mux_setup(&cfg.launch, cfg.node[0], 0);
 	rc = cfg.rails ? pair_rails_run(ctx, &cfg) : pair_run(ctx, &cfg);
 	fc_ssh_mux_end();

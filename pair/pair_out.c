@@ -516,18 +516,16 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc)
 	if (cfg->no_db)
 		return;
 	st = fc_store_open(cfg->db);
-	if (!st) {
-		fc_warn("the result is not kept in %s (see above); --no-db skips the store", cfg->db);
-		return;
-	}
-	run = fc_store_run_begin(st, "pair", json_object_get(doc, "options"));
+	run = st ? fc_store_run_begin(st, "pair", json_object_get(doc, "options")) : -1;
 	if (run > 0 && !fc_store_pair_add(st, run, cfg->label[0], cfg->label[1], doc) &&
 	    !fc_store_run_end(st, run, fc_jstr(doc, "verdict", "fail")))
 		json_object_set_new(doc, "store",
 				    json_pack("{s:s, s:I}", "path", cfg->db, "run", (json_int_t)run));
-	else
-		fc_warn("the result could not be kept in %s", cfg->db);
-	fc_store_close(st);
+	else /* as nccl run says it (checks/nccl/run ncr_store_record) */
+		fc_finding(doc, FC_WARN, "--db %s: the result is not kept (see above); --no-db skips the store",
+			   cfg->db);
+	if (st)
+		fc_store_close(st);
 }
 
 json_t *pair_new_doc(const struct pair_cfg *cfg)

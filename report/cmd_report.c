@@ -274,50 +274,69 @@ static int write_out(int kind, const char *path, const struct mx_model *m, const
 	return fc_replace_file(opt[kind], path, fill_out, &j);
 }
 
+/* A run of the store into the "runs" array @arg. */
 static int list_run(const struct fc_store_run *r, void *arg)
 {
 	char when[32];
 
 	fc_fmt_time(r->started, "%Y-%m-%d %H:%M:%S", when, sizeof(when));
-	if (arg) { /* --json: into the document's "runs" */
-		json_array_append_new(arg, json_pack("{s:I, s:s, s:s, s:f, s:I, s:s?, s:i}", "id",
-						     (json_int_t)r->id, "kind", r->kind, "started",
-						     when, "started_unix", isfinite(r->started) ?
-						     r->started : 0, "pairs", (json_int_t)r->npairs,
-						     "verdict", *r->verdict ? r->verdict : NULL,
-						     "nodes", (int)json_array_size(json_object_get(
-							     r->params, "nodes"))));
-		return 0;
-	}
-	printf("%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n", (long long)r->id, r->kind, when,
-	       (long long)r->npairs, *r->verdict ? r->verdict : "running",
-	       (int)json_array_size(json_object_get(r->params, "nodes")));
+	json_array_append_new(arg, json_pack("{s:I, s:o, s:s, s:f, s:I, s:o, s:i}", "id",
+					     (json_int_t)r->id, "kind", fc_json_text(r->kind),
+					     "started", when, "started_unix",
+					     isfinite(r->started) ? r->started : 0, "pairs",
+					     (json_int_t)r->npairs, "verdict",
+					     *r->verdict ? fc_json_text(r->verdict) : json_null(),
+					     "nodes", (int)json_array_size(json_object_get(
+						     r->params, "nodes"))));
 	return 0;
 }
 
-static int list_action(const struct fc_store_action *a, void *arg)
+/* report --list as text, from its document: what the store holds (a kind,
+ * a verdict) reaches the terminal through fc_emit's escaping. */
+static void render_runs(FILE *f, const json_t *doc)
 {
-	char when[32];
+	const json_t *r;
+	size_t i;
 
-	(void)arg;
-	fc_fmt_time(a->time, "%Y-%m-%d %H:%M:%S", when, sizeof(when));
-	printf("%6lld  %s  %-12s %-12s %s%s%s\n", (long long)a->run, when, a->action, a->node,
-	       *a->reason ? a->reason : "-", strcmp(a->result, "ok") ? ": " : "",
-	       strcmp(a->result, "ok") ? a->result : "");
-	if (*a->command)
-		printf("        command: %s\n", a->command);
-	if (*a->detail)
-		printf("        finding: %s\n", a->detail);
-	return 0;
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		fprintf(f, "%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n",
+			(long long)fc_jnum(r, "id", 0), fc_jstr(r, "kind", ""),
+			fc_jstr(r, "started", "?"), (long long)fc_jnum(r, "pairs", 0),
+			fc_jstr(r, "verdict", "running"), (int)fc_jnum(r, "nodes", 0));
 }
 
 static int slurm_action_json(const struct fc_store_action *a, void *arg)
 {
-	json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "node", a->node,
-					     "action", a->action, "reason", a->reason, "detail",
-					     a->detail, "command", a->command, "result", a->result,
-					     "time", a->time));
+	json_array_append_new(arg, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:f}", "run",
+					     (json_int_t)a->run, "node", fc_json_text(a->node),
+					     "action", fc_json_text(a->action), "reason",
+					     fc_json_text(a->reason), "detail",
+					     fc_json_text(a->detail), "command",
+					     fc_json_text(a->command), "result",
+					     fc_json_text(a->result), "time", a->time));
 	return 0;
+}
+
+/* report --slurm as text, from its document (escaped as render_runs). */
+static void render_slurm(FILE *f, const json_t *doc)
+{
+	const json_t *a;
+	size_t i;
+	char when[32];
+
+	json_array_foreach(json_object_get(doc, "slurm"), i, a) {
+		const char *reason = fc_jstr(a, "reason", ""), *result = fc_jstr(a, "result", "ok");
+		const char *command = fc_jstr(a, "command", ""), *detail = fc_jstr(a, "detail", "");
+
+		fc_fmt_time(fc_jnum(a, "time", NAN), "%Y-%m-%d %H:%M:%S", when, sizeof(when));
+		fprintf(f, "%6lld  %s  %-12s %-12s %s%s%s\n", (long long)fc_jnum(a, "run", 0), when,
+			fc_jstr(a, "action", ""), fc_jstr(a, "node", ""), *reason ? reason : "-",
+			strcmp(result, "ok") ? ": " : "", strcmp(result, "ok") ? result : "");
+		if (*command)
+			fprintf(f, "        command: %s\n", command);
+		if (*detail)
+			fprintf(f, "        finding: %s\n", detail);
+	}
 }
 
 /* @wrote: with --json, what was written goes there instead of stdout. */
@@ -411,48 +430,24 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (fc_opts_parse(ctx, &report_spec, &a, argc, argv))
 		return FC_EXIT_USAGE;
-	if (a.list) {
+	if (a.list || a.slurm) {
 		struct fc_store *st = fc_store_open_ro(a.db);
+		json_t *doc = fc_doc_new(), *list = json_array();
 		int rc;
 
-		json_t *doc = ctx->json ? fc_doc_new() : NULL, *runs = json_array();
-
-		if (doc)
-			json_object_set(doc, "runs", runs);
-		if (!st) {
-			json_decref(doc);
-			json_decref(runs);
-			return FC_EXIT_CANT;
-		}
-		rc = fc_store_run_list(st, 0, list_run, doc ? runs : NULL);
-		fc_store_close(st);
-		json_decref(runs);
-		if (rc) {
-			json_decref(doc);
-			return FC_EXIT_CANT;
-		}
-		return doc ? fc_emit(ctx, doc, NULL) : FC_EXIT_PASS;
-	}
-	if (a.slurm) {
-		struct fc_store *st = fc_store_open_ro(a.db);
-		int rc;
-
-		json_t *doc = ctx->json ? fc_doc_new() : NULL;
-
+		json_object_set_new(doc, a.list ? "runs" : "slurm", list);
 		if (!st) {
 			json_decref(doc);
 			return FC_EXIT_CANT;
 		}
-		if (doc)
-			json_object_set_new(doc, "slurm", json_array());
-		rc = fc_store_actions(st, a.run, doc ? slurm_action_json : list_action,
-				      json_object_get(doc, "slurm"));
+		rc = a.list ? fc_store_run_list(st, 0, list_run, list) :
+			      fc_store_actions(st, a.run, slurm_action_json, list);
 		fc_store_close(st);
 		if (rc) {
 			json_decref(doc);
 			return FC_EXIT_CANT;
 		}
-		return doc ? fc_emit(ctx, doc, NULL) : FC_EXIT_PASS;
+		return fc_emit_listing(ctx, doc, a.list ? render_runs : render_slurm);
 	}
 	if (!out[OUT_HTML] && !out[OUT_CSV] && !out[OUT_PROM]) {
 		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");

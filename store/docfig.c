@@ -7,29 +7,24 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/util.h"
 #include "store/store_int.h"
 
 /* The rows named in full before the rest are only counted: a store
  * crafted with a bad figure in every row says so, not once a row. */
 #define DOCFIG_SAID_MAX 3
 
-static int ends_with(const char *s, const char *end)
-{
-	size_t n = strlen(s), k = strlen(end);
-
-	return n >= k && !strcmp(s + n - k, end);
-}
-
-/* 0 when @v under @key is a figure a result may hold: Gb/s (a key that
- * ends in "gbps") of 0 to STORE_GBPS_MAX, a latency ("_us") of 0 to
- * STORE_LAT_US_MAX, finite; an array: each of its numbers. Other keys are
- * not figures of a link (clock offsets may be negative) and pass. */
+/* 1 when @v under @key is a figure a result may hold: from 0 to its top
+ * (core/util.h fc_figure_max, the bound a live result has; Gb/s up to
+ * STORE_GBPS_MAX, both ways), finite; an array: each of its numbers. Other
+ * keys are not figures of a link (clock offsets may be negative) and
+ * pass. */
 static int figure_ok(const char *key, const json_t *v, double *bad, double *max)
 {
 	size_t i;
 	json_t *x;
 
-	*max = ends_with(key, "gbps") ? STORE_GBPS_MAX : ends_with(key, "_us") ? STORE_LAT_US_MAX : 0;
+	*max = fc_figure_max(key, STORE_GBPS_MAX);
 	if (*max == 0)
 		return 1;
 	if (json_is_array(v)) {
@@ -150,4 +145,25 @@ char *store_doc_bounded(const char *path, int64_t run, int64_t id, const char *a
 		out = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(STORE_DOC_PRECISION));
 	json_decref(doc);
 	return out;
+}
+
+void store_params_bounded(json_t *params, int64_t run)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	double bad = 0, max = 0;
+
+	json_object_foreach_safe(params, tmp, k, v) {
+		if (json_is_object(v)) {
+			store_params_bounded(v, run);
+			continue;
+		}
+		if (figure_ok(k, v, &bad, &max))
+			continue;
+		fc_warn("store: run %lld: its stored \"%.40s\" of %g is no measurement (negative, not "
+			"finite or above %g): left out; the store was changed outside fabcheck",
+			(long long)run, k, bad, max);
+		json_object_del(params, k);
+	}
 }

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include "core/fc.h"
+#include "core/util.h"
 #include "store/store.h"
 
 struct fc_store {
@@ -34,7 +35,7 @@ static inline double store_col_num(sqlite3_stmt *s, int i)
 /* The most a stored pair's Gb/s figure may be: both ways at the fastest
  * port (FC_GBPS_MAX each way); and its latency: the top of --max-lat-us. */
 #define STORE_GBPS_MAX (2 * FC_GBPS_MAX)
-#define STORE_LAT_US_MAX 1e9
+#define STORE_LAT_US_MAX FC_LAT_US_MAX /* core/util.h */
 
 /* store/docfig.c: the document @text of pair row @id (run @run, nodes
  * @a, @b) of the store @path with each stored result whose figures are no
@@ -45,6 +46,11 @@ static inline double store_col_num(sqlite3_stmt *s, int i)
  * result is. */
 char *store_doc_bounded(const char *path, int64_t run, int64_t id, const char *a,
 			const char *b, const char *text);
+
+/* store/docfig.c: takes out of a run's stored parameters @params (of run
+ * @run) each figure that is no measurement (the bound of fc_figure_max:
+ * nccl run's "peak_busbw_gbytes_s", which plan --db reads), said. */
+void store_params_bounded(json_t *params, int64_t run);
 
 /* Binds @v, or NULL when it is not finite. */
 static inline int store_bind_num(sqlite3_stmt *s, int idx, double v)

@@ -46,6 +46,7 @@ static void run_from_row(sqlite3_stmt *s, struct fc_store_run *r)
 	r->ended = sqlite3_column_double(s, 4);
 	r->npairs = sqlite3_column_int64(s, 6);
 	r->params = params ? json_loads(params, 0, NULL) : NULL;
+	store_params_bounded(r->params, r->id);
 }
 
 int fc_store_run_get(struct fc_store *st, int64_t id, struct fc_store_run *out_p)

@@ -23,6 +23,7 @@
 #include "core/out.h"
 #include "core/util.h"
 #include "ctl/drain.h"
+#include "ctl/nodesrc.h"
 #include "src/cmds.h"
 #include "verbs/counters.h"
 
@@ -30,6 +31,7 @@
 
 const char usage_health[] =
 	"usage: fabcheck health [--reference FILE] [--state FILE] [--drain-self] [options]\n"
+	"       fabcheck health --from BUNDLE [--reference FILE] [options]\n"
 	"\n"
 	"Checks this node alone, in a few seconds, as Slurm's HealthCheckProgram\n"
 	"runs it (doc/slurm.md): RDMA ports ACTIVE, with --reference at the rate,\n"
@@ -53,6 +55,10 @@ const char usage_health[] =
 	"                      ssh or default-route port, another link layer or\n"
 	"                      rate) and, with --reference, ports on none of its rails\n"
 	"  --timeout T         each tool's deadline (default 10s)\n"
+	"  --from BUNDLE       judge a node capture (fabcheck capture) instead of\n"
+	"                      this node, by the same reader; the node is the\n"
+	"                      capture's host, and no state file is read or written\n"
+	"                      unless --state is given\n"
 	"  --probe-doc FILE    judge a recorded 'preflight-probe --json' document\n"
 	"                      instead of this node (tests, a replay)\n"
 	"  --drain-self        drain this node in Slurm when a check fails, with the\n"
@@ -66,7 +72,7 @@ const char usage_health[] =
 	"2 usage, 3 could not check (a file could not be read: nothing drained).\n";
 
 struct hl_cli {
-	const char *reference, *state, *node, *probe_doc;
+	const char *reference, *state, *node, *probe_doc, *from;
 	int no_state;
 	struct pf_opts o;
 	double timeout;
@@ -81,6 +87,7 @@ static const struct fc_opts hl_spec = {
 		FCO_FLAG("no-state", 0, no_state),
 		FCO_STR("node", 0, node),
 		FCO_STR("probe-doc", 0, probe_doc),
+		FCO_STR("from", 0, from),
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
 		FCO_STR("exclude-dev", 0, o.exclude_dev),
@@ -175,18 +182,60 @@ static void state_write(json_t *doc, const char *path, const json_t *st)
 			   path);
 }
 
-static void node_name(struct hl_cli *c, char *buf, size_t len)
+/*
+ * This node's readings, live or from a capture (ctl/nodesrc.h): the probe
+ * that preflight runs and the port counters, both under the source's sysfs
+ * root, so a capture is judged by the code that judges the node. NULL after
+ * an error naming the input.
+ */
+static json_t *node_read(const struct hl_cli *c)
+{
+	struct fc_bundle *b = NULL;
+	struct fc_src s;
+	json_t *probe;
+	char err[1024];
+
+	if (c->probe_doc)
+		return load_doc(c->probe_doc, "--probe-doc");
+	if (c->from && !(b = fc_bundle_open(c->from, err, sizeof(err)))) {
+		fc_err("--from %s", err);
+		return NULL;
+	}
+	if (b)
+		fc_src_replay(&s, b);
+	else
+		fc_src_live(&s, NULL);
+	probe = pf_probe_doc_src(&s, c->timeout, 0);
+	hl_read_counters(probe, s.sys);
+	fc_bundle_close(b);
+	return probe;
+}
+
+static void node_name(struct hl_cli *c, const json_t *probe, char *buf, size_t len)
 {
 	const char *env = getenv("SLURMD_NODENAME");
 
 	if (c->node)
 		snprintf(buf, len, "%s", c->node);
-	else if (env && *env)
+	else if (c->from) { /* the capture's host, short */
+		snprintf(buf, len, "%s", fc_jstr(probe, "host", "?"));
+		buf[strcspn(buf, ".")] = 0;
+	} else if (env && *env)
 		snprintf(buf, len, "%s", env);
 	else if (gethostname(buf, len - 1) == 0)
 		buf[strcspn(buf, ".")] = 0;
 	else
 		snprintf(buf, len, "localhost");
+}
+
+/* The node's name into @buf; 1 (said) when it is none. */
+static int bad_node_name(struct hl_cli *c, const json_t *probe, char *buf, size_t len)
+{
+	node_name(c, probe, buf, len);
+	if (fc_valid_node_name(buf))
+		return 0;
+	fc_err("health: '%s' is not a node name; give --node NAME", buf);
+	return 1;
 }
 
 static void render_health(FILE *f, const json_t *doc)
@@ -222,23 +271,25 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (fc_opts_parse(ctx, &hl_spec, &c, argc, argv))
 		return FC_EXIT_USAGE;
-	node_name(&c, node, sizeof(node));
-	if (!fc_valid_node_name(node)) {
-		fc_err("health: '%s' is not a node name; give --node NAME", node);
+	if (c.from && (c.probe_doc || fc_drain_wanted(&c.drain))) {
+		fc_err("health: --from judges a capture: give it without --probe-doc, --drain-self, "
+		       "--drain-dry-run or --resume-passed (drain the node itself where it runs)");
 		return FC_EXIT_USAGE;
 	}
+	c.no_state |= c.from && !c.state; /* a capture never touches this node's state */
+	if (!c.from && bad_node_name(&c, NULL, node, sizeof(node)))
+		return FC_EXIT_USAGE;
 	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
 		return FC_EXIT_CANT;
 	c.o.ref = ref;
-	probe = c.probe_doc ? load_doc(c.probe_doc, "--probe-doc") : pf_probe_doc(c.timeout, 0);
-	if (!probe) {
+	if (!(probe = node_read(&c))) {
 		json_decref(ref);
 		return FC_EXIT_CANT;
 	}
-	if (!c.probe_doc) {
-		const char *sys = getenv("FABCHECK_PROBE_SYSFS");
-
-		hl_read_counters(probe, sys && *sys ? sys : "/sys");
+	if (c.from && bad_node_name(&c, probe, node, sizeof(node))) {
+		json_decref(probe);
+		json_decref(ref);
+		return FC_EXIT_USAGE;
 	}
 	spath = c.state ? c.state : HL_STATE_DEFAULT;
 	doc = fc_doc_new();

@@ -81,6 +81,7 @@ struct pf_cli {
 	struct fc_drain_opts drain;
 	const char *db;
 	const char *from; /* --from: the first capture; the arguments are the others */
+	int plan;	  /* fabcheck rails: the rail plan only */
 };
 
 /* The most of a probe's document kept (one is a few KiB). */
@@ -112,15 +113,27 @@ static int pf_from_args(struct pf_cli *c, int argc, char **argv);
 static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 {
 	const char *env = getenv("FABCHECK_WORKER_CMD");
+	struct fc_opts spec = pf_spec;
+
+	int plan = c->plan;
 
 	memset(c, 0, sizeof(*c));
+	c->plan = plan;
 	c->o.tclass = 106;
 	c->timeout = 60;
 	c->l.kind = FC_LAUNCH_SSH;
 	c->l.worker_cmd = env && *env ? env : NULL;
 	c->l.verbose = ctx->verbose;
-	if (fc_opts_parse(ctx, &pf_spec, c, argc, argv))
+	if (c->plan) {
+		spec.cmd = "rails";
+		spec.usage = "run 'fabcheck rails --help' for the options\n";
+	}
+	if (fc_opts_parse(ctx, &spec, c, argc, argv))
 		return FC_EXIT_USAGE;
+	if (c->plan && fc_drain_wanted(&c->drain)) {
+		fc_err("rails: prints the plan; no Slurm action (use 'fabcheck preflight')");
+		return FC_EXIT_USAGE;
+	}
 	c->l.connect_timeout = (int)c->timeout;
 	if (c->from)
 		return pf_from_args(c, argc, argv);
@@ -336,45 +349,78 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 	json_decref(passed);
 }
 
-int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
+/* The nodes read, live (their probes) or from captures: the list of
+ * {"node", "probe"} or {"node", "error"}; NULL when none could be started. */
+static json_t *pf_gather(struct pf_cli *c)
 {
-	struct pf_cli c;
+	json_t *nodes;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (c->from)
+		return pf_nodes_from(c->nodes, c->n, c->timeout);
+	/* Two pipes a probe. */
+	if (fc_fd_reserve(c->plan ? "rails" : "preflight",
+			  c->n < fc_fanout_of(c->l.fanout) ? c->n : fc_fanout_of(c->l.fanout), 2,
+			  "--fanout "))
+		return NULL;
+	fc_ssh_mux_setup(&c->l, c->nodes[0], c->no_mux);
+	nodes = run_probes(c);
+	fc_ssh_mux_end();
+	return nodes;
+}
+
+static void pf_cli_free(struct pf_cli *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->nodes[i]);
+	free(c->nodes);
+}
+
+/* preflight, or with @plan the rail plan (fabcheck rails), of the nodes
+ * read live or from captures. */
+static int pf_run(struct fc_ctx *ctx, int argc, char **argv, int plan)
+{
+	struct pf_cli c = { .plan = plan };
+	const char *launcher;
 	json_t *doc, *nodes;
 	int rc, bad;
 
 	rc = pf_parse(ctx, &c, argc, argv);
 	if (rc)
 		goto out;
-	signal(SIGPIPE, SIG_IGN);
-	if (c.from) {
-		nodes = pf_nodes_from(c.nodes, c.n, c.timeout);
-		goto judge;
-	}
-	/* Two pipes a probe. */
-	if (fc_fd_reserve("preflight", c.n < fc_fanout_of(c.l.fanout) ? c.n : fc_fanout_of(c.l.fanout),
-			  2, "--fanout ")) {
+	if (!(nodes = pf_gather(&c))) {
 		rc = FC_EXIT_CANT;
 		goto out;
 	}
-	fc_ssh_mux_setup(&c.l, c.nodes[0], c.no_mux);
-	nodes = run_probes(&c);
-	fc_ssh_mux_end();
-judge:
 	doc = fc_doc_new();
-	json_object_set_new(doc, "expect",
-			    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
-				      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
-				      c.from ? "from" : fc_launcher_name(c.l.kind)));
-	bad = pf_check(doc, nodes, &c.o);
-	if (fc_drain_wanted(&c.drain))
-		pf_drain(doc, nodes, &c);
+	launcher = c.from ? "from" : fc_launcher_name(c.l.kind);
+	if (plan) {
+		json_object_set_new(doc, "launcher", json_string(launcher));
+		bad = pf_rails_doc(doc, nodes);
+	} else {
+		json_object_set_new(doc, "expect",
+				    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
+					      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
+					      launcher));
+		bad = pf_check(doc, nodes, &c.o);
+		if (fc_drain_wanted(&c.drain))
+			pf_drain(doc, nodes, &c);
+	}
 	json_decref(nodes);
-	rc = fc_emit(ctx, doc, render_preflight);
+	rc = fc_emit(ctx, doc, plan ? pf_render_rails : render_preflight);
 	if (bad)
 		rc = FC_EXIT_CANT;
 out:
-	for (int i = 0; i < c.n; i++)
-		free(c.nodes[i]);
-	free(c.nodes);
+	pf_cli_free(&c);
 	return rc;
+}
+
+int cmd_rails(struct fc_ctx *ctx, int argc, char **argv)
+{
+	return pf_run(ctx, argc, argv, 1);
+}
+
+int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
+{
+	return pf_run(ctx, argc, argv, 0);
 }

@@ -7,6 +7,7 @@
 #define FC_CHECKS_PREFLIGHT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "core/out.h"
 
@@ -101,5 +102,19 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
  */
 int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
 		   const char *exclude, json_t *set);
+/*
+ * The rail plan (fabcheck rails): the same matching of the nodes' ports
+ * (core/rail.h) as pf_check_rails, with one rail too, into @doc: how the
+ * rails were matched ("matched_by", "assumed"), each rail with each node's
+ * port on it ("rails"), the ports left out ("notes") and the matching's
+ * findings. Returns @doc, or NULL when the matching refused (said).
+ */
+json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		     const char *exclude);
+/* fabcheck rails (pf_plan.c): the plan of the nodes read ({"node",
+ * "probe"} or {"node", "error"}: a failure naming it; returns nonzero when
+ * one could not be read), and its text. */
+int pf_rails_doc(json_t *doc, const json_t *nodes);
+void pf_render_rails(FILE *f, const json_t *doc);
 
 #endif

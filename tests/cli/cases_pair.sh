@@ -116,7 +116,7 @@ expect "worker stdin closed after hello" 3 '"type":"hello"' -- \
 pair_db=$(mktemp -d)
 expect "pair stores the run" 0 '^1\|pair\|fail\|a\|b$' -- bash -c "$FC pair --launcher local --timeout 3 --db $pair_db/r.db a b >/dev/null 2>&1; sqlite3 $pair_db/r.db 'select r.id, r.kind, r.verdict, p.a, p.b from runs r join pairs p on p.run = r.id'"
 expect "pair store in text" 3 "kept as run 2 in $pair_db/r.db" -- $FC pair --launcher local --timeout 3 --db $pair_db/r.db a b
-expect "pair bad store" 3 'not kept in /nonexistent/dir/x.db' -- $FC pair --launcher local --timeout 3 --db /nonexistent/dir/x.db a b
+expect "pair bad store" 3 '--db /nonexistent/dir/x.db: the result could not be kept there' -- $FC pair --launcher local --timeout 3 --db /nonexistent/dir/x.db a b
 rm -rf "$pair_db"
 # The slurm launcher (srun --nodelist=NODE): this host has no Slurm cluster.
 expect "pair slurm launcher without slurm" 3 '[ab]: .*srun' -- $FC pair a b --launcher slurm --no-db --timeout 3

@@ -5,6 +5,7 @@
 #   flood     after setup, endless evidence messages that carry nothing
 #   progress  the first test's result never comes, "progress" forever
 #   figure    the first test's result is EVIL_GBPS Gb/s (default -1e308)
+#   latfig    the first test's result has a p50 of EVIL_US us (default 1e300)
 # Each goes on until the controller closes its stdin, or EVIL_LIMIT s.
 read -r _hello || exit 0
 seq=0
@@ -45,5 +46,6 @@ progress() { say "\"progress\",\"done\":1" 2>/dev/null && sleep 0.2; }
 case ${EVIL_MODE:-} in
 progress) forever progress ;;
 figure) say "\"result\",\"seconds\":1,\"bytes\":1000,\"msgs\":1,\"gbps\":${EVIL_GBPS:--1e308},\"samples_gbps\":[1]" ;;
+latfig) say "\"result\",\"seconds\":1,\"iters\":100,\"min_us\":1,\"p50_us\":${EVIL_US:-1e300},\"max_us\":2" ;;
 esac
 sleep 5

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/names.h"
+#include "core/out.h"
 #include "core/safefile.h"
 
 static void test_names(void **state)
@@ -164,6 +166,48 @@ static void test_replace(void **state)
 	rmtree(top);
 }
 
+/* A fill that a signal interrupts half way. */
+static int fill_then_term(FILE *f, void *arg)
+{
+	(void)arg;
+	fputs("half", f);
+	fflush(f);
+	raise(SIGTERM);
+	return 0;
+}
+
+/* A signal while fc_replace_file fills its hidden temporary: the last
+ * words (fc_out_on_signals) remove it, the process ends by the signal and
+ * neither the target nor a ".out.html.XXXXXX" is left. */
+static void test_replace_signal(void **state)
+{
+	char *top = tmpdir(), path[128], cmd[256];
+	struct fc_ctx ctx = { .prog = "fabcheck" };
+	int status;
+	pid_t pid;
+	FILE *ls;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.html", top);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stderr);
+		fc_out_on_signals(&ctx, NULL);
+		fc_replace_file("--html", path, fill_then_term, NULL);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", top);
+	ls = popen(cmd, "r");
+	assert_non_null(ls);
+	assert_int_equal(fscanf(ls, "%d", &status), 1);
+	pclose(ls);
+	assert_int_equal(status, 0); /* nothing left in the folder */
+	rmtree(top);
+}
+
 static int fill_big(FILE *f, void *arg)
 {
 	(void)arg;
@@ -229,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_evdir),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_replace_signal),
 		cmocka_unit_test(test_fifo_deadline),
 	};
 
