@@ -193,12 +193,86 @@ static void test_loss_with_errors_under_limit(void **state)
 	json_decref(doc);
 }
 
+#define ETH_S(name, n) "NIC statistics:\n     " name ": " n "\n     rx_packets_phy: " n "000\n"
+
+/* A pair whose loss the counters place: @a_* and @b_* nodeA's and nodeB's
+ * files before and after. */
+static json_t *pair_loss(const char **ab, const char **aa, const char **bb, const char **ba)
+{
+	const struct side sd[] = { { "nodeA", "rxe0", ab, aa }, { "nodeB", "rxe0", bb, ba } };
+
+	return run_sides(pair_doc(4096, 4096, 0, 1), sd, 2);
+}
+
+/* rx_out_of_buffer moved on nodeB alone, nothing else: dropped at nodeB's
+ * receive queues, so what nodeA sent to nodeB; not "buffers or QoS". */
+static void test_drop_at_receive_queues(void **state)
+{
+	static const char *ab[] = { "time", "100", "link_layer", "Ethernet", NULL };
+	static const char *aa[] = { "time", "160", "link_layer", "Ethernet", NULL };
+	static const char *bb[] = { "time", "100", "link_layer", "Ethernet", "ethtool-S.txt",
+				    ETH_S("rx_out_of_buffer", "0"), NULL };
+	static const char *ba[] = { "time", "160", "link_layer", "Ethernet", "ethtool-S.txt",
+				    ETH_S("rx_out_of_buffer", "5000"), NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "receiver (its receive queues)");
+	assert_string_equal(str(d, "subject"), "nodeA rxe0 -> nodeB rxe0");
+	assert_non_null(strstr(str(d, "evidence"), "what nodeA sent to nodeB was lost at nodeB's side: nodeB (its receive queues had no buffer posted"));
+	json_decref(doc);
+}
+
+/* The switch port at the other end of nodeA's cable discarded what it had
+ * to send to nodeA (perfquery PortXmitDiscards): the switch, toward nodeA. */
+static void test_drop_in_switch(void **state)
+{
+#define PQ_DISC(n) "# Port extended counters: Lid 9 port 3\nSymbolErrorCounter:..............0\nPortXmitDiscards:................" n "\n"
+	static const char *ab[] = { "time", "100", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)",
+				    "perfquery-far.txt", PQ_DISC("0"), NULL };
+	static const char *aa[] = { "time", "160", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)",
+				    "perfquery-far.txt", PQ_DISC("900"), NULL };
+	static const char *bb[] = { "time", "100", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)", NULL };
+	static const char *ba[] = { "time", "160", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)", NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "the switch (its port toward this node)");
+	assert_string_equal(str(d, "subject"), "nodeB rxe0 -> nodeA rxe0");
+	assert_non_null(strstr(str(d, "evidence"), "PortXmitDiscards, perfquery"));
+	json_decref(doc);
+}
+
+/* Retries that say nothing about direction are not said to be "both ways". */
+static void test_direction_not_known(void **state)
+{
+	static const char *ab[] = { "time", "100", "hw_counters/local_ack_timeout_err", "0", NULL };
+	static const char *aa[] = { "time", "160", "hw_counters/local_ack_timeout_err", "300", NULL };
+	static const char *bb[] = { "time", "100", NULL };
+	static const char *ba[] = { "time", "160", NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_null(strstr(str(d, "evidence"), "both ways"));
+	assert_non_null(strstr(str(d, "evidence"), "in a direction these counters do not tell"));
+	assert_string_equal(str(d, "part"), "buffers or QoS configuration");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_fault_two_of_four), cmocka_unit_test(test_far_errors_tx_fault),
 		cmocka_unit_test(test_rack_peers),	     cmocka_unit_test(test_model),
 		cmocka_unit_test(test_parse_lane_lists),     cmocka_unit_test(test_loss_with_errors_under_limit),
+		cmocka_unit_test(test_drop_at_receive_queues), cmocka_unit_test(test_drop_in_switch),
+		cmocka_unit_test(test_direction_not_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
