@@ -130,8 +130,12 @@ write("roce-storage-mgmt.json", "3 servers: 2 rails, a 100G storage NIC on a sha
 # the PCI addresses and NUMA nodes of a DGX H100's ConnectX-7s (mlx5_0 at
 # 18:00.0 ... mlx5_11 at dc:00.0; nvidia-smi topo -m of the DGX H100 user
 # guide); a scalable unit has one leaf a rail (NVIDIA DGX SuperPOD reference
-# architecture: 2 SUs, 16 leaves). Leaf names su<U>-leaf-r<R>; an IB leaf's
-# node description as the switch sets it ("MF0;<hostname>:MQM9790/U1").
+# architecture: 2 SUs, 16 leaves; rail N is the NIC in position N of every
+# server, on leaf N of its unit: Juniper JVD "Rail Optimized Fabric",
+# juniper.net/documentation/us/en/software/jvd/jvd-ai-dc-apstra-nvidia-weka/
+# rail_optimized_fabric.html). Leaf names su<U>-leaf-r<R>; an IB leaf's node
+# description as the switch sets it ("MF0;<hostname>:MQM9790/U1", the form
+# ibswitches and ibnetdiscover print, e.g. "MF0;lpdswitch1:MSB7700/U1").
 H100 = ["0000:18:00.0", "0000:40:00.0", "0000:4f:00.0", "0000:5e:00.0",
         "0000:9a:00.0", "0000:c0:00.0", "0000:ce:00.0", "0000:dc:00.0"]
 SU_NODES = ["dgx-su1-01", "dgx-su1-02", "dgx-su2-01", "dgx-su2-02"]
