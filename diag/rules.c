@@ -43,7 +43,9 @@
  *   rails_slow       node      host PCIe (every rail of the node slow)
  *   config           test      configuration (MTU, GID type, trust, PFC)
  *   congestion       test      congestion or flow control
- *   drops            test      buffers or QoS configuration
+ *   drops            test      buffers or QoS configuration; the switch or the
+ *                              receiver's NIC or host where the drop counter
+ *                              that moved says so (diag/rules_test.c)
  *   slow_clean       test      port speed or a rate limit on the path
  *   none             test      "not determined" for a bad test no row explains
  *

@@ -195,6 +195,13 @@ static void gather(const struct diag_ctx *c, struct loss *l)
 		l->sent_lost[!me] += p->sum[DIAG_C_SEQ_IN];
 		l->seq += p->sum[DIAG_C_SEQ];
 		l->drop += p->sum[DIAG_C_DROP] + (val ? 0 : p->sum[DIAG_C_RNR]);
+		if (p->have_far && p->far_sum[DIAG_C_DROP] > 0) { /* the switch port's (perfquery) */
+			size_t used = strlen(l->detail);
+
+			l->drop += p->far_sum[DIAG_C_DROP];
+			snprintf(l->detail + used, sizeof(l->detail) - used, "%sthe switch port at %s's cable: %s",
+				 used ? "; " : "", p->node, p->far_detail[DIAG_C_DROP]);
+		}
 		l->pause += p->sum[DIAG_C_PAUSE];
 		l->ecn += p->sum[DIAG_C_ECN];
 		l->pkts += p->pkts;
@@ -204,30 +211,87 @@ static void gather(const struct diag_ctx *c, struct loss *l)
 	}
 }
 
-/* "packets nodeB sent to nodeA were dropped" when one direction dominates. */
-static void direction(const struct diag_ctx *c, const struct loss *l, char *subj, size_t len,
-		      char *where, size_t wlen)
+/*
+ * Where the counter that moved says packets were dropped on their way into
+ * a port (the first site found names the part; every one is said):
+ *   the switch   PortXmitDiscards of the switch port at the other end of
+ *                the cable (perfquery): "outbound packets discarded by the
+ *                port because the port is down or congested" (IBA
+ *                PortCounters), here what it had to send to this port;
+ *   the NIC      rx_discards_phy, rx_prioN_buf_discard: "received packets
+ *                dropped due to lack of buffers on a physical port ... the
+ *                adapter is congested" (kernel mlx5 counters.rst);
+ *   the host     rx_out_of_buffer: "receive queue had no software buffers
+ *                allocated for the adapter's incoming traffic" (same).
+ * Each is loss of what the other end sent to that port.
+ */
+struct drop_site {
+	int port;	  /* the port whose ingress it is; -1 none */
+	const char *part; /* the part the first site names */
+	char text[400];
+};
+
+static void site_add(struct drop_site *d, const struct diag_port *p, int i, const char *part,
+		     const char *what)
+{
+	size_t used = strlen(d->text);
+
+	if (d->port < 0)
+		d->port = i, d->part = part;
+	snprintf(d->text + used, sizeof(d->text) - used, "%s%s %s", used ? "; " : "", p->node, what);
+}
+
+static void drop_sites(const struct diag_ctx *c, struct drop_site *d)
+{
+	d->port = -1, d->part = NULL, d->text[0] = 0;
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *p = &c->set->ports[i];
+		const char *rx = p->detail[DIAG_C_DROP];
+
+		if (p->have_far && strstr(p->far_detail[DIAG_C_DROP], "port_xmit_discards"))
+			site_add(d, p, i, "the switch (its port toward this node)",
+				 "(the switch port at the other end discarded what it had to send there: PortXmitDiscards, perfquery)");
+		if (strstr(rx, "rx_discards_phy") || strstr(rx, "_buf_discard"))
+			site_add(d, p, i, "receiver (its NIC's port buffer)",
+				 "(its NIC dropped what arrived for lack of port buffer: rx_discards_phy)");
+		if (strstr(rx, "rx_out_of_buffer"))
+			site_add(d, p, i, "receiver (its receive queues)",
+				 "(its receive queues had no buffer posted for what arrived: rx_out_of_buffer)");
+	}
+}
+
+/* "packets nodeB sent to nodeA were dropped" when one direction dominates,
+ * or when the counter that moved is at one port's ingress. */
+static void direction(const struct diag_ctx *c, const struct loss *l, const struct drop_site *d,
+		      char *subj, size_t len, char *where, size_t wlen)
 {
 	const struct diag_set *s = c->set;
 	const long long *sl = l->sent_lost;
 	int from = sl[0] > 4 * sl[1] ? 0 : sl[1] > 4 * sl[0] ? 1 : -1;
 
+	if (from < 0 && s->nports == 2 && d->port >= 0)
+		from = !d->port;
 	if (s->nports != 2 || from < 0) {
 		pair_subject(c, subj, len);
-		snprintf(where, wlen, "lost both ways between the two ports");
+		snprintf(where, wlen, "lost between the two ports, in a direction these counters do not tell");
 		return;
 	}
 	const struct diag_port *src = &s->ports[from], *dst = &s->ports[!from];
 
 	snprintf(subj, len, "%s %s -> %s %s", src->node, src->dev, dst->node, dst->dev);
-	snprintf(where, wlen,
-		 "what %s sent to %s was lost (%lld sequence gaps, NAKs and duplicates, %lld the other way): at %s's egress, in the switch, or at %s's ingress",
-		 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
+	if (d->port == !from)
+		snprintf(where, wlen, "what %s sent to %s was lost at %s's side: %s", src->node,
+			 dst->node, dst->node, d->text);
+	else
+		snprintf(where, wlen,
+			 "what %s sent to %s was lost (%lld sequence gaps, NAKs and duplicates, %lld the other way): at %s's egress, in the switch, or at %s's ingress",
+			 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
 }
 
 static void r_loss(struct diag_ctx *c)
 {
 	char subj[512], where[1024], ev[1600], next[400];
+	struct drop_site site;
 	struct loss l;
 	int cong;
 
@@ -235,7 +299,8 @@ static void r_loss(struct diag_ctx *c)
 	if (l.phys || l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop <= 0)
 		return;
 	cong = l.pause + l.ecn > 0;
-	direction(c, &l, subj, sizeof(subj), where, sizeof(where));
+	drop_sites(c, &site);
+	direction(c, &l, &site, subj, sizeof(subj), where, sizeof(where));
 	snprintf(ev, sizeof(ev), "retries or drops with no physical-layer error%s, %s: %s; %s",
 		 l.phys_exposed ? "" : " (none exposed here)",
 		 cong ? "while pause/ECN/CNP counters moved" : "with no pause, ECN or CNP counter moving",
@@ -249,7 +314,12 @@ static void r_loss(struct diag_ctx *c)
 			 "not the cable: check drops on the switch ports and the NICs (ethtool -S, tc -s qdisc), buffer sizes and the QoS/PFC settings of the fabric class; re-run with --tclass on a lossless class");
 		long long lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
 
-		diag_emit(c, "drops", subj, "buffers or QoS configuration",
+		if (site.part)
+			snprintf(next, sizeof(next), "%s",
+				 strstr(site.part, "switch") ? "not the cable: read the switch port's discards and its buffer and PFC settings for this traffic class; run the pair alone and compare"
+				 : strstr(site.part, "queues") ? "not the cable: the receiver's host did not post receive buffers in time (CPU, IRQ and NUMA placement of the receiving process, its queue depth); re-run with a deeper receive queue"
+				 : "not the cable: the receiving NIC could not absorb the traffic (PFC on the fabric class, the NIC's buffer settings, PCIe of the receiver: lspci LnkSta); re-run with --tclass on a lossless class");
+		diag_emit(c, "drops", subj, site.part ? site.part : "buffers or QoS configuration",
 			  l.pkts ? lost >= DROP_LIKELY_RATIO * (double)l.pkts : lost >= 100, next, ev);
 	}
 }

@@ -12,6 +12,7 @@
 #include "ctl/child.h"
 #include "core/out.h"
 #include "core/sched.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "src/cmds.h"
 #include "matrix/mx_pattern.h"
@@ -113,8 +114,9 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	struct mx_session *s = p->s;
 	double size = 0, gbps = fc_pair_doc_gbps(doc, &size), lat = fc_pair_doc_lat_us(doc);
 	const char *why;
-	char round[32], *line = NULL;
+	char round[32], *line = NULL, fit[1024];
 	size_t len = 0;
+	int room;
 	FILE *m;
 
 	p->done++;
@@ -137,7 +139,14 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 		fprintf(m, " %12s", "-");
 	fprintf(m, "  %s", fc_jstr(doc, "verdict", "?"));
 	why = pair_reason(doc);
-	fprintf(m, "%s%s\n", *why ? ": " : "", why);
+	/* the line fits the terminal (the reason cut at a word, or left out
+	 * where under 12 columns are left); whole in --json and the store */
+	snprintf(fit, sizeof(fit), "%s", why);
+	fflush(m);
+	room = fc_term_cols() - (int)len - 2;
+	if (*why && room >= 12)
+		fprintf(m, ": %s", fc_fit_words(fit, room));
+	fputc('\n', m);
 	if (!fclose(m))
 		fc_put_safe(stderr, line, len);
 	free(line);
@@ -233,6 +242,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 		isfinite(lat) ? ", " : "", isfinite(lat) ? num(lat, "us", b2, sizeof(b2)) : "");
 	if (json_is_object(json_object_get(doc, "screen")))
 		fprintf(f, "screen: %s\n\n", fc_jstr(json_object_get(doc, "screen"), "why", ""));
+	mx_rails_notes_render(f, doc);
 	if (json_array_size(json_object_get(doc, "rails"))) {
 		const json_t *r;
 		size_t k;

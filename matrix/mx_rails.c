@@ -427,6 +427,7 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
 	const char **rn = calloc((size_t)m->nrails + 1, sizeof(*rn));
+	json_t *notes = json_array();
 	char text[768];
 	size_t i;
 
@@ -440,7 +441,12 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 		if (strcmp(sev, "note"))
 			fc_finding(doc, !strcmp(sev, "fail") ? FC_FAIL : FC_WARN, "%s",
 				   fc_jstr(f, "text", "?"));
+		else /* ports left out with their rule, rails assumed: said, not judged */
+			json_array_append(notes, json_object_get(f, "text"));
 	}
+	json_object_set_new(doc, "rail_notes", notes);
+	json_object_set(doc, "rails_assumed", json_is_string(json_object_get(rp, "assumed")) ?
+						      json_object_get(rp, "assumed") : json_null());
 	if (m->ran.floor) {
 		fc_mx_floor_text(text, sizeof(text), m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
 				 m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
@@ -477,4 +483,16 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 		json_array_append_new(suspects, o);
 	}
 	free(rn);
+}
+
+void mx_rails_notes_render(FILE *f, const json_t *doc)
+{
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "rail_notes"), i, n)
+		if (json_is_string(n))
+			fprintf(f, "rails: %s\n", json_string_value(n));
+	if (json_array_size(json_object_get(doc, "rail_notes")))
+		fputc('\n', f);
 }

@@ -391,7 +391,8 @@ int pair_rx_depth(const struct pair_cfg *cfg)
 	double duration;
 	int d = PAIR_PT_RX_DEPTH;
 
-	if (cfg->method != VB_METHOD_PERFTEST)
+	/* only sends take receives (perftest: DEF_RX_RDMA, 1, for writes) */
+	if (cfg->method != VB_METHOD_PERFTEST || !(cfg->ops & (1u << VB_SEND)))
 		return 0;
 	pair_test_length(cfg, VB_SEND, 0, &iters, &duration);
 	if (!(duration > 0) && iters < (uint64_t)d)

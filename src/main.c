@@ -50,6 +50,7 @@ static const struct fc_cmd commands[] = {
 	CMD("preflight", preflight,
 	    "check every node before traffic: ports, rates, versions, MTU, GIDs, GDR, PCIe"),
 	CMD("capture", capture, "record this node into a bundle that --from judges elsewhere"),
+	CMD("rails", rails, "the rack's rail plan: which port of which node is on which rail, and how"),
 	CMD("health", health, "this node alone, for Slurm's HealthCheckProgram"),
 	CMD("preflight-probe", preflight_probe,
 	    "the node side of preflight (started by the controller)", .hidden = 1),

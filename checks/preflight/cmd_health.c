@@ -23,13 +23,22 @@
 #include "core/out.h"
 #include "core/util.h"
 #include "ctl/drain.h"
+#include "ctl/nodesrc.h"
+#include "store/store.h"
 #include "src/cmds.h"
 #include "verbs/counters.h"
 
 #define HL_STATE_DEFAULT "/var/lib/fabcheck/health-state.json"
+#define HL_DB_DEFAULT "/var/lib/fabcheck/health.db"
+/* slurmd kills a HealthCheckProgram that runs longer than 60 s
+ * (slurm.conf(5), HealthCheckProgram: "This program will be killed if it
+ * does not terminate normally within 60 seconds"): the default leaves
+ * half of that for scontrol and a loaded node. */
+#define HL_DEADLINE_S 30.0
 
 const char usage_health[] =
 	"usage: fabcheck health [--reference FILE] [--state FILE] [--drain-self] [options]\n"
+	"       fabcheck health --from BUNDLE [--reference FILE] [options]\n"
 	"\n"
 	"Checks this node alone, in a few seconds, as Slurm's HealthCheckProgram\n"
 	"runs it (doc/slurm.md): RDMA ports ACTIVE, with --reference at the rate,\n"
@@ -52,7 +61,16 @@ const char usage_health[] =
 	"                      drained; so are ports the rail rules leave out (the\n"
 	"                      ssh or default-route port, another link layer or\n"
 	"                      rate) and, with --reference, ports on none of its rails\n"
-	"  --timeout T         each tool's deadline (default 10s)\n"
+	"  --timeout T         each tool's budget (default 10s), within --deadline\n"
+	"  --deadline T        the whole check's (default 30s: slurmd ends a\n"
+	"                      HealthCheckProgram after 60 s); a tool that runs out\n"
+	"                      of it is 'could not check': exit 3, nothing drained\n"
+	"  --db FILE           the store its drains and resumes are kept in, shown by\n"
+	"                      'fabcheck report --slurm' (default " HL_DB_DEFAULT ")\n"
+	"  --from BUNDLE       judge a node capture (fabcheck capture) instead of\n"
+	"                      this node, by the same reader; the node is the\n"
+	"                      capture's host, and no state file is read or written\n"
+	"                      unless --state is given\n"
 	"  --probe-doc FILE    judge a recorded 'preflight-probe --json' document\n"
 	"                      instead of this node (tests, a replay)\n"
 	"  --drain-self        drain this node in Slurm when a check fails, with the\n"
@@ -63,14 +81,16 @@ const char usage_health[] =
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Exit (NHC's convention): 0 healthy (warnings allowed), 1 a check failed;\n"
-	"2 usage, 3 could not check (a file could not be read: nothing drained).\n";
+	"2 usage, 3 could not check (a file could not be read, a tool ran out of\n"
+	"time: nothing drained or resumed).\n";
 
 struct hl_cli {
-	const char *reference, *state, *node, *probe_doc;
+	const char *reference, *state, *node, *probe_doc, *from;
 	int no_state;
 	struct pf_opts o;
-	double timeout;
+	double timeout, deadline;
 	struct fc_drain_opts drain;
+	const char *db;
 };
 
 #define FC_OPT_T struct hl_cli
@@ -81,10 +101,13 @@ static const struct fc_opts hl_spec = {
 		FCO_FLAG("no-state", 0, no_state),
 		FCO_STR("node", 0, node),
 		FCO_STR("probe-doc", 0, probe_doc),
+		FCO_STR("from", 0, from),
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
 		FCO_STR("exclude-dev", 0, o.exclude_dev),
 		FCO_DURATION("timeout", 0, timeout, 1, 600),
+		FCO_DURATION("deadline", 0, deadline, 1, 600),
+		FCO_STR("db", 0, db),
 		FCO_FLAG("drain-self", 0, drain.drain),
 		FCO_FLAG("drain-dry-run", 0, drain.dry_run),
 		FCO_FLAG("resume-passed", 0, drain.resume_passed),
@@ -175,18 +198,60 @@ static void state_write(json_t *doc, const char *path, const json_t *st)
 			   path);
 }
 
-static void node_name(struct hl_cli *c, char *buf, size_t len)
+/*
+ * This node's readings, live or from a capture (ctl/nodesrc.h): the probe
+ * that preflight runs and the port counters, both under the source's sysfs
+ * root, so a capture is judged by the code that judges the node. NULL after
+ * an error naming the input.
+ */
+static json_t *node_read(const struct hl_cli *c)
+{
+	struct fc_bundle *b = NULL;
+	struct fc_src s;
+	json_t *probe;
+	char err[1024];
+
+	if (c->probe_doc)
+		return load_doc(c->probe_doc, "--probe-doc");
+	if (c->from && !(b = fc_bundle_open(c->from, err, sizeof(err)))) {
+		fc_err("--from %s", err);
+		return NULL;
+	}
+	if (b)
+		fc_src_replay(&s, b);
+	else
+		fc_src_live(&s, NULL);
+	probe = pf_probe_doc_by(&s, c->timeout, c->drain.deadline, 0);
+	hl_read_counters(probe, s.sys);
+	fc_bundle_close(b);
+	return probe;
+}
+
+static void node_name(struct hl_cli *c, const json_t *probe, char *buf, size_t len)
 {
 	const char *env = getenv("SLURMD_NODENAME");
 
 	if (c->node)
 		snprintf(buf, len, "%s", c->node);
-	else if (env && *env)
+	else if (c->from) { /* the capture's host, short */
+		snprintf(buf, len, "%s", fc_jstr(probe, "host", "?"));
+		buf[strcspn(buf, ".")] = 0;
+	} else if (env && *env)
 		snprintf(buf, len, "%s", env);
 	else if (gethostname(buf, len - 1) == 0)
 		buf[strcspn(buf, ".")] = 0;
 	else
 		snprintf(buf, len, "localhost");
+}
+
+/* The node's name into @buf; 1 (said) when it is none. */
+static int bad_node_name(struct hl_cli *c, const json_t *probe, char *buf, size_t len)
+{
+	node_name(c, probe, buf, len);
+	if (fc_valid_node_name(buf))
+		return 0;
+	fc_err("health: '%s' is not a node name; give --node NAME", buf);
+	return 1;
 }
 
 static void render_health(FILE *f, const json_t *doc)
@@ -212,9 +277,58 @@ static void judge(json_t *doc, const struct hl_cli *c, const char *node, json_t 
 	*state_p = hl_state_new(node, probe, now_s());
 }
 
+/* The tools that ran out of time (the probe's "ran_out"), as one line;
+ * 0 when none did. */
+static int ran_out_text(const json_t *probe, char *buf, size_t len)
+{
+	const json_t *list = json_object_get(probe, "ran_out"), *v;
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	json_array_foreach(list, i, v)
+		if (json_is_string(v) && at + 1 < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "; " : "",
+					       json_string_value(v));
+	return json_array_size(list) > 0;
+}
+
+/* --drain-self, --resume-passed: this node's drain or resume, kept as a
+ * "health" run of the store (report --slurm). */
+static void hl_drain(json_t *doc, struct hl_cli *c, const char *node)
+{
+	const json_t *blame = json_object_get(doc, "blame");
+	json_t *passed = json_array(), *targets = json_array();
+	const char *db = c->db ? c->db : HL_DB_DEFAULT;
+	struct fc_store *st = fc_store_open(db);
+	json_t *params = json_pack("{s:[s]}", "nodes", node);
+	int64_t run = st ? fc_store_run_begin(st, "health", params) : 0;
+
+	json_decref(params);
+	if (run <= 0)
+		fc_finding(doc, FC_WARN, "Slurm: the store %s cannot be written: the actions below are not kept (give --db FILE in a writable folder)",
+			   db);
+	c->drain.resume_kind = "health";
+	if (fc_doc_verdict(doc) == FC_FAIL && json_array_size(blame))
+		json_array_append(targets, json_array_get(blame, 0));
+	else if (fc_doc_verdict(doc) == FC_FAIL)
+		fc_drain_target(targets, node, "failed check", "",
+				json_string_value(json_array_get(json_object_get(doc, "findings"), 0)));
+	else
+		json_array_append_new(passed, json_string(node));
+	fc_drain_apply(doc, run > 0 ? st : NULL, run, "health", &c->drain, targets, passed);
+	if (st && run > 0)
+		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));
+	fc_store_close(st);
+	json_decref(targets);
+	json_decref(passed);
+}
+
 int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 {
-	struct hl_cli c = { .timeout = 10, .o.tclass = 106 };
+	struct hl_cli c = { .timeout = 10, .deadline = HL_DEADLINE_S, .o.tclass = 106 };
+	double start = fc_now();
+	char late[1024];
+	int unchecked;
 	json_t *doc, *probe, *ref = NULL, *last = NULL, *state = NULL;
 	const char *spath;
 	char node[256];
@@ -222,23 +336,26 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (fc_opts_parse(ctx, &hl_spec, &c, argc, argv))
 		return FC_EXIT_USAGE;
-	node_name(&c, node, sizeof(node));
-	if (!fc_valid_node_name(node)) {
-		fc_err("health: '%s' is not a node name; give --node NAME", node);
+	if (c.from && (c.probe_doc || fc_drain_wanted(&c.drain))) {
+		fc_err("health: --from judges a capture: give it without --probe-doc, --drain-self, "
+		       "--drain-dry-run or --resume-passed (drain the node itself where it runs)");
 		return FC_EXIT_USAGE;
 	}
+	c.no_state |= c.from && !c.state; /* a capture never touches this node's state */
+	if (!c.from && bad_node_name(&c, NULL, node, sizeof(node)))
+		return FC_EXIT_USAGE;
 	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
 		return FC_EXIT_CANT;
 	c.o.ref = ref;
-	probe = c.probe_doc ? load_doc(c.probe_doc, "--probe-doc") : pf_probe_doc(c.timeout, 0);
-	if (!probe) {
+	c.drain.deadline = start + c.deadline;
+	if (!(probe = node_read(&c))) {
 		json_decref(ref);
 		return FC_EXIT_CANT;
 	}
-	if (!c.probe_doc) {
-		const char *sys = getenv("FABCHECK_PROBE_SYSFS");
-
-		hl_read_counters(probe, sys && *sys ? sys : "/sys");
+	if (c.from && bad_node_name(&c, probe, node, sizeof(node))) {
+		json_decref(probe);
+		json_decref(ref);
+		return FC_EXIT_USAGE;
 	}
 	spath = c.state ? c.state : HL_STATE_DEFAULT;
 	doc = fc_doc_new();
@@ -250,26 +367,21 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	judge(doc, &c, node, probe, ref, last, &state);
 	if (!c.no_state)
 		state_write(doc, spath, state);
-	if (fc_drain_wanted(&c.drain)) {
-		const json_t *blame = json_object_get(doc, "blame");
-		json_t *passed = json_array(), *targets = json_array();
-
-		c.drain.resume_kind = "health";
-		if (fc_doc_verdict(doc) == FC_FAIL && json_array_size(blame))
-			json_array_append(targets, json_array_get(blame, 0));
-		else if (fc_doc_verdict(doc) == FC_FAIL)
-			fc_drain_target(targets, node, "failed check", "",
-					json_string_value(json_array_get(json_object_get(doc, "findings"), 0)));
-		else
-			json_array_append_new(passed, json_string(node));
-		fc_drain_apply(doc, NULL, 0, "health", &c.drain, targets, passed);
-		json_decref(targets);
-		json_decref(passed);
+	/* A tool that ran out of its budget: what it reads was not judged,
+	 * so the node is neither drained nor resumed (NHC: a check never
+	 * fails a node for its own infrastructure). */
+	unchecked = ran_out_text(probe, late, sizeof(late));
+	if (unchecked) {
+		fc_drain_unchecked(doc, node, late);
+		fc_finding(doc, FC_WARN, "%s: could not check within the deadline (%s): nothing drained or resumed; find what is slow on the node, or give --timeout/--deadline",
+			   node, late);
+	} else if (fc_drain_wanted(&c.drain)) {
+		hl_drain(doc, &c, node);
 	}
 	json_decref(state);
 	json_decref(last);
 	json_decref(probe);
 	json_decref(ref);
 	rc = fc_emit(ctx, doc, render_health);
-	return rc;
+	return unchecked && rc != FC_EXIT_USAGE ? FC_EXIT_CANT : rc;
 }

@@ -81,6 +81,7 @@ struct pf_cli {
 	struct fc_drain_opts drain;
 	const char *db;
 	const char *from; /* --from: the first capture; the arguments are the others */
+	int plan;	  /* fabcheck rails: the rail plan only */
 };
 
 /* The most of a probe's document kept (one is a few KiB). */
@@ -112,15 +113,27 @@ static int pf_from_args(struct pf_cli *c, int argc, char **argv);
 static int pf_parse(struct fc_ctx *ctx, struct pf_cli *c, int argc, char **argv)
 {
 	const char *env = getenv("FABCHECK_WORKER_CMD");
+	struct fc_opts spec = pf_spec;
+
+	int plan = c->plan;
 
 	memset(c, 0, sizeof(*c));
+	c->plan = plan;
 	c->o.tclass = 106;
 	c->timeout = 60;
 	c->l.kind = FC_LAUNCH_SSH;
 	c->l.worker_cmd = env && *env ? env : NULL;
 	c->l.verbose = ctx->verbose;
-	if (fc_opts_parse(ctx, &pf_spec, c, argc, argv))
+	if (c->plan) {
+		spec.cmd = "rails";
+		spec.usage = "run 'fabcheck rails --help' for the options\n";
+	}
+	if (fc_opts_parse(ctx, &spec, c, argc, argv))
 		return FC_EXIT_USAGE;
+	if (c->plan && fc_drain_wanted(&c->drain)) {
+		fc_err("rails: prints the plan; no Slurm action (use 'fabcheck preflight')");
+		return FC_EXIT_USAGE;
+	}
 	c->l.connect_timeout = (int)c->timeout;
 	if (c->from)
 		return pf_from_args(c, argc, argv);
@@ -289,12 +302,36 @@ static void render_preflight(FILE *f, const json_t *doc)
 	fprintf(f, "\n");
 }
 
+/* What a preflight could not have seen (ctl/drain.h, unseen): a port
+ * rate or MTU drain set against --expect-rate or --expect-mtu (not by a
+ * comparison: @across 0) by a run given none. */
+static const char *pf_unseen(const char *part, int across, const void *arg)
+{
+	const struct pf_opts *o = arg;
+
+	if (across)
+		return NULL;
+	if (!strcmp(part, "port rate") && o->expect_rate_gbps <= 0)
+		return "this run had no --expect-rate to judge the rate against";
+	if (!strcmp(part, "mtu") && o->expect_mtu <= 0)
+		return "this run had no --expect-mtu to judge the MTU against";
+	return NULL;
+}
+
+/* Removes @node's entries from @targets. */
+static void drop_targets(json_t *targets, const char *node)
+{
+	for (size_t i = json_array_size(targets); i-- > 0;)
+		if (!strcmp(fc_jstr(json_array_get(targets, i), "node", ""), node))
+			json_array_remove(targets, i);
+}
+
 /* --drain, --resume-passed: the nodes the checks named, and those probed
  * and named by none; nothing when no node could be probed. */
 static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 {
 	const json_t *blame = json_object_get(doc, "blame");
-	json_t *targets = blame ? json_incref((json_t *)blame) : json_array();
+	json_t *targets = blame ? json_copy((json_t *)blame) : json_array();
 	json_t *passed = json_array(), *e, *params;
 	struct fc_store *st = fc_store_open(c->db ? c->db : FC_STORE_DEFAULT);
 	int64_t run = 0;
@@ -303,11 +340,23 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 
 	json_array_foreach(nodes, i, e) {
 		const char *node = fc_jstr(e, "node", "");
+		const json_t *late = json_object_get(json_object_get(e, "probe"), "ran_out");
 		int named = 0;
 		json_t *t;
 
 		if (!json_object_get(e, "probe")) {
 			fc_drain_unchecked(doc, node, fc_jstr(e, "error", "could not be probed"));
+			continue;
+		}
+		/* A tool of its probe ran out of time: what it reads was not
+		 * judged; the node is neither drained nor resumed. */
+		if (json_array_size(late)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "a tool of its probe ran out of time: %s",
+				 json_string_value(json_array_get(late, 0)) ?: "?");
+			fc_drain_unchecked(doc, node, why);
+			drop_targets(targets, node);
 			continue;
 		}
 		probed++;
@@ -327,7 +376,12 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 		json_object_set_new(doc, "slurm", json_array());
 		fc_finding(doc, FC_WARN, "Slurm: nothing drained or resumed: no node could be probed");
 	} else {
-		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &c->drain, targets, passed);
+		struct fc_drain_opts d = c->drain;
+
+		d.compared = probed;
+		d.unseen = pf_unseen;
+		d.unseen_arg = &c->o;
+		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &d, targets, passed);
 	}
 	if (st && run > 0)
 		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));
@@ -336,45 +390,78 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 	json_decref(passed);
 }
 
-int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
+/* The nodes read, live (their probes) or from captures: the list of
+ * {"node", "probe"} or {"node", "error"}; NULL when none could be started. */
+static json_t *pf_gather(struct pf_cli *c)
 {
-	struct pf_cli c;
+	json_t *nodes;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (c->from)
+		return pf_nodes_from(c->nodes, c->n, c->timeout);
+	/* Two pipes a probe. */
+	if (fc_fd_reserve(c->plan ? "rails" : "preflight",
+			  c->n < fc_fanout_of(c->l.fanout) ? c->n : fc_fanout_of(c->l.fanout), 2,
+			  "--fanout "))
+		return NULL;
+	fc_ssh_mux_setup(&c->l, c->nodes[0], c->no_mux);
+	nodes = run_probes(c);
+	fc_ssh_mux_end();
+	return nodes;
+}
+
+static void pf_cli_free(struct pf_cli *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->nodes[i]);
+	free(c->nodes);
+}
+
+/* preflight, or with @plan the rail plan (fabcheck rails), of the nodes
+ * read live or from captures. */
+static int pf_run(struct fc_ctx *ctx, int argc, char **argv, int plan)
+{
+	struct pf_cli c = { .plan = plan };
+	const char *launcher;
 	json_t *doc, *nodes;
 	int rc, bad;
 
 	rc = pf_parse(ctx, &c, argc, argv);
 	if (rc)
 		goto out;
-	signal(SIGPIPE, SIG_IGN);
-	if (c.from) {
-		nodes = pf_nodes_from(c.nodes, c.n, c.timeout);
-		goto judge;
-	}
-	/* Two pipes a probe. */
-	if (fc_fd_reserve("preflight", c.n < fc_fanout_of(c.l.fanout) ? c.n : fc_fanout_of(c.l.fanout),
-			  2, "--fanout ")) {
+	if (!(nodes = pf_gather(&c))) {
 		rc = FC_EXIT_CANT;
 		goto out;
 	}
-	fc_ssh_mux_setup(&c.l, c.nodes[0], c.no_mux);
-	nodes = run_probes(&c);
-	fc_ssh_mux_end();
-judge:
 	doc = fc_doc_new();
-	json_object_set_new(doc, "expect",
-			    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
-				      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
-				      c.from ? "from" : fc_launcher_name(c.l.kind)));
-	bad = pf_check(doc, nodes, &c.o);
-	if (fc_drain_wanted(&c.drain))
-		pf_drain(doc, nodes, &c);
+	launcher = c.from ? "from" : fc_launcher_name(c.l.kind);
+	if (plan) {
+		json_object_set_new(doc, "launcher", json_string(launcher));
+		bad = pf_rails_doc(doc, nodes);
+	} else {
+		json_object_set_new(doc, "expect",
+				    json_pack("{s:f, s:i, s:i, s:s}", "rate_gbps", c.o.expect_rate_gbps,
+					      "mtu", c.o.expect_mtu, "tclass", c.o.tclass, "launcher",
+					      launcher));
+		bad = pf_check(doc, nodes, &c.o);
+		if (fc_drain_wanted(&c.drain))
+			pf_drain(doc, nodes, &c);
+	}
 	json_decref(nodes);
-	rc = fc_emit(ctx, doc, render_preflight);
+	rc = fc_emit(ctx, doc, plan ? pf_render_rails : render_preflight);
 	if (bad)
 		rc = FC_EXIT_CANT;
 out:
-	for (int i = 0; i < c.n; i++)
-		free(c.nodes[i]);
-	free(c.nodes);
+	pf_cli_free(&c);
 	return rc;
+}
+
+int cmd_rails(struct fc_ctx *ctx, int argc, char **argv)
+{
+	return pf_run(ctx, argc, argv, 1);
+}
+
+int cmd_preflight(struct fc_ctx *ctx, int argc, char **argv)
+{
+	return pf_run(ctx, argc, argv, 0);
 }

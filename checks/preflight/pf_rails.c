@@ -214,18 +214,30 @@ static void check_gpu_rails(json_t *doc, const struct pf_rail_in *x, int i, cons
 	free(best);
 }
 
-static json_t *rails_json(const struct pf_rail_in *x)
+/* Where @p is, as the plan prints it: device, port, net device and what
+ * its rail was matched by on it. */
+static json_t *port_json(const struct fc_rail_port *p)
+{
+	return json_pack("{s:s, s:i, s:s?, s:s?, s:s?, s:s?}", "device", p->dev, "port", p->port,
+			 "netdev", p->netdev[0] ? p->netdev : NULL, "subnet",
+			 p->subnet[0] ? p->subnet : NULL, "switch", p->peer[0] ? p->peer : NULL,
+			 "lldp", p->lldp[0] ? p->lldp : NULL);
+}
+
+/* The rails; @detail: each node's port whole ("ports"), for the plan. */
+static json_t *rails_json(const struct pf_rail_in *x, int detail)
 {
 	json_t *list = json_array();
 
 	for (int r = 0; r < x->map.nrails; r++) {
-		json_t *ports = json_object();
+		json_t *ports = json_object(), *where = json_object();
 
 		for (int i = 0; i < x->n; i++) {
 			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
 
 			json_object_set_new(ports, x->nodes[i].name,
 					    p ? json_string(p->dev) : json_null());
+			json_object_set_new(where, x->nodes[i].name, p ? port_json(p) : json_null());
 		}
 		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s?, s:s?, s:s?, s:s, s:o}",
 						      "rail", x->map.rails[r].index, "name",
@@ -242,6 +254,11 @@ static json_t *rails_json(const struct pf_rail_in *x)
 						      "devices", ports));
 		fc_rail_add_leaves(json_array_get(list, json_array_size(list) - 1),
 				   &x->map.rails[r]);
+		if (detail)
+			json_object_set_new(json_array_get(list, json_array_size(list) - 1),
+					    "ports", where);
+		else
+			json_decref(where);
 	}
 	return list;
 }
@@ -288,15 +305,18 @@ static void rail_set(const struct pf_rail_in *x, json_t *set)
 	json_object_set_new(set, "names", rn);
 }
 
-int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
-		   const char *exclude, json_t *set)
+/* The nodes' ports read from their probes and matched into rails (the one
+ * matching, core/rail.h) into @x; 0, or -1 (released by rails_end). */
+static int rails_begin(struct pf_rail_in *x, json_t *doc, const char *const *names,
+		       const json_t *const *probes, int n, const char *exclude)
 {
-	struct pf_rail_in x = { .probes = probes, .n = n };
 	const char *excl[PF_PORTS_MAX];
 	struct fc_rail_opts o = { .exclude = excl };
 	char ebuf[512];
-	int rails = 0;
 
+	memset(x, 0, sizeof(*x));
+	x->probes = probes;
+	x->n = n;
 	snprintf(ebuf, sizeof(ebuf), "%s", exclude ? exclude : "");
 	if (exclude && (o.nexclude = fc_rail_split_list(ebuf, excl, PF_PORTS_MAX)) < 0) {
 		fc_finding(doc, FC_WARN, "--exclude-dev '%s' is not a comma-separated list of "
@@ -304,20 +324,66 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 		o.nexclude = 0;
 	}
 
-	x.ports = calloc((size_t)n * PF_PORTS_MAX + 1, sizeof(*x.ports));
-	x.nodes = calloc((size_t)n + 1, sizeof(*x.nodes));
-	if (!x.ports || !x.nodes)
-		goto out_free;
+	x->ports = calloc((size_t)n * PF_PORTS_MAX + 1, sizeof(*x->ports));
+	x->nodes = calloc((size_t)n + 1, sizeof(*x->nodes));
+	if (!x->ports || !x->nodes)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		int cnt = probes[i] ? fc_rail_ports_from_json(json_object_get(probes[i], "devices"),
-							     x.ports + i * PF_PORTS_MAX,
+							     x->ports + i * PF_PORTS_MAX,
 							     PF_PORTS_MAX) : 0;
 
-		x.nodes[i] = (struct fc_rail_node){ .name = names[i],
-						    .ports = x.ports + i * PF_PORTS_MAX,
-						    .nports = cnt < 0 ? 0 : cnt };
+		x->nodes[i] = (struct fc_rail_node){ .name = names[i],
+						     .ports = x->ports + i * PF_PORTS_MAX,
+						     .nports = cnt < 0 ? 0 : cnt };
 	}
-	if (fc_rail_match(x.nodes, n, &o, &x.map))
+	return fc_rail_match(x->nodes, n, &o, &x->map) ? -1 : 0;
+}
+
+static void rails_end(struct pf_rail_in *x)
+{
+	fc_rail_map_release(&x->map);
+	free(x->ports);
+	free(x->nodes);
+}
+
+/* The map's findings other than notes, as the document's. */
+static void rail_findings(json_t *doc, const struct fc_rail_map *map)
+{
+	for (int i = 0; i < map->nfindings; i++)
+		if (map->findings[i].sev != FC_RAIL_NOTE)
+			fc_finding(doc, map->findings[i].sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s",
+				   map->findings[i].text);
+}
+
+json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		     const char *exclude)
+{
+	struct pf_rail_in x;
+
+	if (rails_begin(&x, doc, names, probes, n, exclude)) {
+		if (x.map.err[0])
+			fc_finding(doc, FC_FAIL, "%s", x.map.err);
+		rails_end(&x);
+		return NULL;
+	}
+	json_object_set_new(doc, "matched_by", json_string(fc_rail_by_name(x.map.by)));
+	if (x.map.assumed[0])
+		json_object_set_new(doc, "assumed", json_string(x.map.assumed));
+	json_object_set_new(doc, "rails", rails_json(&x, 1));
+	rail_notes(doc, &x.map);
+	rail_findings(doc, &x.map);
+	rails_end(&x);
+	return doc;
+}
+
+int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		   const char *exclude, json_t *set)
+{
+	struct pf_rail_in x;
+	int rails = 0;
+
+	if (rails_begin(&x, doc, names, probes, n, exclude))
 		goto out_free;
 	if (set)
 		rail_set(&x, set);
@@ -325,11 +391,8 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 	if (x.map.nrails < 2)
 		goto out_free;
 	rails = x.map.nrails;
-	json_object_set_new(doc, "rails", rails_json(&x));
-	for (int i = 0; i < x.map.nfindings; i++)
-		if (x.map.findings[i].sev != FC_RAIL_NOTE)
-			fc_finding(doc, x.map.findings[i].sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s",
-				   x.map.findings[i].text);
+	json_object_set_new(doc, "rails", rails_json(&x, 0));
+	rail_findings(doc, &x.map);
 	check_rail_agreement(doc, &x, (const char **)names);
 	for (int i = 0; i < n; i++)
 		if (probes[i]) {
@@ -338,8 +401,6 @@ int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *p
 				check_node_pcie(doc, &x, i, names[i]);
 		}
 out_free:
-	fc_rail_map_release(&x.map);
-	free(x.ports);
-	free(x.nodes);
+	rails_end(&x);
 	return rails;
 }

@@ -7,6 +7,7 @@
 #define FC_CHECKS_PREFLIGHT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "core/out.h"
 
@@ -18,6 +19,10 @@ json_t *pf_probe_doc(double timeout, int no_topo);
  * capture replayed. */
 struct fc_src;
 json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo);
+/* pf_probe_doc_src within @deadline (fc_now, core/util.h; 0: none) too: a
+ * tool is given what is left of it, at most @timeout, and one that ran out
+ * (or was not started) is a line of the document's "ran_out" list. */
+json_t *pf_probe_doc_by(struct fc_src *s, double timeout, double deadline, int no_topo);
 
 /* The probe document of the capture @path (checks/preflight/pf_from.c), or
  * NULL with @err naming the file and what is wrong. */
@@ -101,5 +106,19 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
  */
 int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
 		   const char *exclude, json_t *set);
+/*
+ * The rail plan (fabcheck rails): the same matching of the nodes' ports
+ * (core/rail.h) as pf_check_rails, with one rail too, into @doc: how the
+ * rails were matched ("matched_by", "assumed"), each rail with each node's
+ * port on it ("rails"), the ports left out ("notes") and the matching's
+ * findings. Returns @doc, or NULL when the matching refused (said).
+ */
+json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		     const char *exclude);
+/* fabcheck rails (pf_plan.c): the plan of the nodes read ({"node",
+ * "probe"} or {"node", "error"}: a failure naming it; returns nonzero when
+ * one could not be read), and its text. */
+int pf_rails_doc(json_t *doc, const json_t *nodes);
+void pf_render_rails(FILE *f, const json_t *doc);
 
 #endif

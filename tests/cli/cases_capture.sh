@@ -34,6 +34,87 @@ expect "capture dgx: the judgment is not empty" 1 \
 expect "capture dgx: topo --from names the degraded link" 0 'mlx5_2 \(0000:85:00.0\) trained at x8' -- \
 	$FC topo --from "$CAP_TMP/cap-dgx"
 
+# health, nccl env and the rail plan read a capture as they read the node
+expect_quiet "capture dgx: health --from equals live" 0 -- bash -c \
+	"cmp <(FABCHECK_SYSFS=$CAP_TMP/dgx $FC health --no-state --node n1 --json 2>&1) <($FC health --from $CAP_TMP/cap-dgx --node n1 --json 2>&1)"
+expect "capture dgx: health --from judges it" 1 'n1: PCIe link of mlx5_2 \(0000:85:00.0\) trained at x8 of x16' -- \
+	$FC health --from "$CAP_TMP/cap-dgx" --node n1
+expect "capture: health --from names the capture's host" 0 "^\"${CAP_HOST%%.*}\"\$" -- \
+	bash -c "$FC health --from $CAP_TMP/cap-dgx --json | jq .node"
+expect "capture: health --from with --drain-self" 2 '--from judges a capture: give it without' -- \
+	$FC health --from "$CAP_TMP/cap-dgx" --drain-self
+# the port counters come from the capture: a symbol error recorded between two
+cp -a "$CAP_TMP/dgx" "$CAP_TMP/dgxc" && mkdir -p "$CAP_TMP/dgxc/class/infiniband/mlx5_0/ports/1/counters" &&
+	for c in symbol_error link_downed; do echo 0 >"$CAP_TMP/dgxc/class/infiniband/mlx5_0/ports/1/counters/$c"; done
+FABCHECK_SYSFS=$CAP_TMP/dgxc $FC capture -o "$CAP_TMP/cap-c0" >/dev/null 2>&1
+echo 7 >"$CAP_TMP/dgxc/class/infiniband/mlx5_0/ports/1/counters/symbol_error"
+FABCHECK_SYSFS=$CAP_TMP/dgxc $FC capture -o "$CAP_TMP/cap-c7" >/dev/null 2>&1
+# (libibverbs lists no device here: the captures get node hn's, mlx5_0 port 1)
+echo '{"nodes": [{"name": "hn", "devices": [{"name": "mlx5_0", "ports": [{"device": "mlx5_0",
+	"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 400}]}]}]}' >"$CAP_TMP/hn.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-c0" "$CAP_TMP/hn.json" "$CAP_TMP/hc0"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-c7" "$CAP_TMP/hn.json" "$CAP_TMP/hc7"
+$FC health --from "$CAP_TMP/hc0/hn" --state "$CAP_TMP/hst.json" >/dev/null 2>&1
+expect "capture: health --from reads the counters recorded" 1 \
+	'hn: mlx5_0 port 1 error counters moved since the last check \([0-9TZ:-]+\): symbol_error \+7' -- \
+	$FC health --from "$CAP_TMP/hc7/hn" --state "$CAP_TMP/hst.json"
+expect_quiet "capture dgx: nccl env --from equals live" 0 -- bash -c \
+	"export NCCL_IB_HCA==mlx5_0,mlx5_9 NCCL_SOCKET_IFNAME=ens1f0 NCCL_FOO=1;
+	 FABCHECK_SYSFS=$CAP_TMP/dgx $FC capture -o $CAP_TMP/cap-env >/dev/null 2>&1 &&
+	 cmp <($FC nccl env --sysfs $CAP_TMP/dgx --json | jq -S 'del(.input)') \
+	     <(env -u NCCL_IB_HCA -u NCCL_SOCKET_IFNAME -u NCCL_FOO $FC nccl env --from $CAP_TMP/cap-env --json | jq -S 'del(.input)')"
+expect "capture: nccl env --from judges the recorded variables on its node" 1 \
+	'NCCL_IB_HCA +=mlx5_0,mlx5_9 +conflict +names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
+	$FC nccl env --from "$CAP_TMP/cap-env"
+expect "capture: nccl env --from with --sysfs" 2 '--from judges against the capture.s node' -- \
+	$FC nccl env --from "$CAP_TMP/cap-env" --sysfs /sys
+# the rail plan: a rack of captures made from a recorded rack's port lists
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-split" tests/data/rails/roce-4x2-swap.json "$CAP_TMP/rk"
+RK=("$CAP_TMP/rk/nodeA" "$CAP_TMP/rk/nodeB" "$CAP_TMP/rk/nodeC" "$CAP_TMP/rk/nodeD")
+expect "capture rack: rails --from prints the plan" 1 \
+	'^0 +rxe0 +subnet +10\.0\.0\.0/24 +nodeA: rxe0 port 1 eth0$' -- $FC rails --from "${RK[@]}"
+expect "capture rack: rails --from, nodeC's ports swapped" 1 \
+	'^ +nodeC: rxe1 port 1 eth0$' -- $FC rails --from "${RK[@]}"
+expect "capture rack: rails --from, the swap a finding" 1 'ports of nodeC: rxe1 on rail 0' -- \
+	$FC rails --from "${RK[@]}"
+expect_quiet "capture rack: rails --from matches as preflight --from does" 0 -- bash -c \
+	"cmp <($FC rails --from ${RK[*]} --json | jq -c '[.rails[] | [.rail, .name, .subnet, .matched_by, .devices]]') \
+	     <($FC preflight --from ${RK[*]} --json | jq -c '[.rails[] | [.rail, .name, .subnet, .matched_by, .devices]]')"
+expect_quiet "capture dgx: rails --from equals live" 0 -- bash -c \
+	"cmp <(FABCHECK_SYSFS=$CAP_TMP/dgx $FC rails --launcher local --worker-cmd $FC $CAP_HOST --json 2>/dev/null | jq -S 'del(.launcher)') \
+	     <($FC rails --from $CAP_TMP/cap-dgx --json 2>/dev/null | jq -S 'del(.launcher)') &&
+	 $FC rails --from $CAP_TMP/cap-dgx --json | jq -e '.matched_by == \"name\"' >/dev/null"
+expect "capture: rails --from with --drain" 2 'rails: prints the plan; no Slurm action' -- \
+	$FC rails --from "$CAP_TMP/cap-dgx" --drain
+
+# gpu-check's pairing without a GPU: on a capture of the two-socket tree the
+# GPU, its HCA and their distance (and the pairing's finding) are what the
+# live check gives there with a (stand-in) driver listing the tree's 3 GPUs
+CAP_CUDA=$CAP_TMP/libfakecuda.so
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$CAP_CUDA" tests/gdr/fakecuda.c
+FABCHECK_SYSFS=tests/data/gdr/two-socket $FC capture -o "$CAP_TMP/cap-2s" >/dev/null 2>&1
+gc_pair() { # ARGS...: the GPU object and the pairing findings, lower case
+	jq -c '[(.gpu | .bus_id |= ascii_downcase), [.findings[] | select(test(" is [A-Z0-9]+ from ")) | sub("^[^:]*: "; "") | ascii_downcase]]'
+}
+gc_same() {
+	local g d
+	for g in 0 1 2 0000:86:00.0 ""; do for d in "" mlx5_0 mlx5_1 mlx5_2; do
+		cmp <(FAKECUDA_GPUS=3 FAKECUDA_BUSES=3b,3d,86 FABCHECK_LIBCUDA=$CAP_CUDA FABCHECK_SYSFS=tests/data/gdr/two-socket \
+			$FC gpu-check -s 1M -n 1 ${g:+--gpu $g} ${d:+-d $d} --json | gc_pair) \
+		    <($FC gpu-check --from $CAP_TMP/cap-2s ${g:+--gpu $g} ${d:+-d $d} --json | gc_pair) >/dev/null ||
+			echo "differ: --gpu '$g' -d '$d'"
+	done; done
+	$FC gpu-check --from $CAP_TMP/cap-2s --gpu 2 --json | jq -e '.gpu.hca == "mlx5_1"' >/dev/null || echo "no pairing"
+}
+expect_quiet "capture two-socket: gpu-check --from pairs as the live check" 0 -- bash -c \
+	"$(declare -f gc_pair gc_same); CAP_TMP=$CAP_TMP CAP_CUDA=$CAP_CUDA FC=$FC; gc_same"
+expect "capture two-socket: gpu-check --from, the other socket a finding" 0 \
+	'GPU 0 \(0000:3b:00.0\) is SYS from mlx5_1: they sit on different sockets' -- \
+	$FC gpu-check --from "$CAP_TMP/cap-2s" --gpu 0 -d mlx5_1
+expect "capture two-socket: gpu-check --from, no such GPU" 3 \
+	'GPU 7 not found; this node has 3 GPUs: 0 \(0000:3b:00.0\), 1 \(0000:3d:00.0\), 2 \(0000:86:00.0\)' -- \
+	$FC gpu-check --from "$CAP_TMP/cap-2s" --gpu 7
+
 # .tar.gz: written, read back, judged as the folder
 expect_quiet "capture -o FILE.tar.gz" 0 -- bash -c \
 	"FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/split.tar.gz --json | jq -e '.files > 50' >/dev/null"
@@ -71,6 +152,10 @@ cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged
 	(cd "$d" && eval "$3")
 	expect "capture bad: $1 (topo)" 3 "$2" -- $FC topo --from "$d"
 	expect "capture bad: $1 (preflight)" 3 "$2" -- $FC preflight --from "$d"
+	expect "capture bad: $1 (health)" 3 "$2" -- $FC health --from "$d"
+	expect "capture bad: $1 (nccl env)" 3 "$2" -- $FC nccl env --from "$d"
+	expect "capture bad: $1 (rails)" 3 "$2" -- $FC rails --from "$d"
+	expect "capture bad: $1 (gpu-check)" 3 "$2" -- $FC gpu-check --from "$d"
 }
 cap_bad missing 'sys/class/net/ens1f0/mtu: missing \(the manifest lists it\)' 'rm sys/class/net/ens1f0/mtu'
 cap_bad truncated 'node.json: 3 bytes where the manifest says [0-9]+ \(cut short\)' 'truncate -s 3 node.json'

@@ -32,6 +32,25 @@ expect "lab up --name x --help: the help, nothing booted" 0 '^usage: fabcheck la
 expect "lab down --help: only down's lines" 0 '^1$' -- bash -c "$FC lab down --help | grep -c '^  [a-z]'"
 expect "lab exec: a -h of the node's command is not lab's" 3 "no rack named 'nosuchrack' is up" -- \
 	$FC lab exec --name nosuchrack nodeA ls -h
+# json_errors_all: every command `help` lists, nccl's and lab's subcommands
+# (but lab exec, whose words after NODE are the node's own command), with
+# an option none has and --json: exit 2 and one JSON document on stdout
+# whose "error" says "usage".
+json_errors_all() {
+	local c out rc bad=0 cmds
+	cmds=$($FC help | awk '/^  [a-z]/ {print $1}'
+		$FC nccl --help | awk '/^  [a-z]/ {print "nccl " $1}'
+		for s in up status ssh-config fault down kernel; do echo "lab $s"; done)
+	while read -r c; do
+		# shellcheck disable=SC2086
+		out=$($FC $c --no-such-option-39 --json 2>/dev/null); rc=$?
+		[ "$rc" = 2 ] && [ "$(jq -r '.error.code' <<<"$out" 2>/dev/null)" = usage ] ||
+			{ echo "fabcheck $c --no-such-option-39 --json: exit $rc: ${out:0:200}"; bad=1; }
+	done <<<"$cmds"
+	[ $bad = 0 ] && echo "every --json error ok ($(wc -l <<<"$cmds") commands)"
+}
+expect "--json: every command's usage error is a document with error" 0 \
+	'^every --json error ok \([0-9]+ commands\)$' -- json_errors_all
 export FABCHECK_LAB_HOME=${TMPDIR:-/tmp}/fabcheck-cli-help-$$
 expect "lab status --json of no rack: error names it" 3 '^cant_run 3 no rack named .nosuch. is up' -- \
 	bash -c "set -o pipefail; $FC lab status --json --name nosuch | jq -r '\"\(.error.code) \(.error.exit_code) \(.error.message)\"'"

@@ -79,4 +79,28 @@ expect "summary: rails under --min-gbps 1 with a bad port: the port still named"
 expect "summary: soak of 3 nodes on 2 rails says 3" 0 '^soak of 3 node\(s\): [0-9]+ s of 4 s, [1-9][0-9]* slice' -- \
 	bash -c "FAKE_DEVICES=$SUMDEV $FC soak nodeA nodeB nodeC --duration 4 --slice 2 --interval 1 \
 	--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $SUMT/s.db 2>/dev/null; true"
+# matrix says which ports it left out, with the rule, in text and JSON
+# (devices-2rail-storage.json: devices-2rail.json and a 10 Gb/s rxe2).
+SUMST=tests/data/rails/devices-2rail-storage.json
+expect "summary: matrix text says the port left out and its rule" 0 \
+	"^rails: rxe2 left out on 3 nodes \(nodeA and others\): its rate 10 Gb/s differs from the 2\.5 Gb/s of the node's other ports" -- \
+	env FAKE_DEVICES=$SUMST $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l1.db}"
+expect "summary: matrix JSON says it too, and that nothing was assumed" 0 '^ok$' -- python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
+print("ok" if len(d["rail_notes"]) == 1 and d["rail_notes"][0].startswith("rxe2 left out") and
+      d["rails_assumed"] is None else "no: %r" % d.get("rail_notes"))' \
+	env FAKE_DEVICES=$SUMST $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l2.db}" --json
+# matrix's progress lines fit COLUMNS (else 100): the pair's reason cut at a
+# word with " ...", left out where under 12 columns remain.
+sum_progress() {
+	COLUMNS=$1 $FC matrix nodeA nodeB nodeC --launcher local --worker-cmd tests/cli/mx-worker.sh \
+		--timeout 5 --db "$SUMT/p$1.db" 2>&1 >/dev/null |
+		awk -v w="$1" '/\[round/ {n++; if (length($0) > w || !/error/) bad = bad $0 "\n"}
+			END {print (n == 3 && bad == "") ? "ok" : "no: " n " lines: " bad}'
+}
+expect "summary: matrix progress lines fit COLUMNS=90" 0 '^ok$' -- sum_progress 90
+expect "summary: matrix progress lines fit COLUMNS=80" 0 '^ok$' -- sum_progress 80
+expect "summary: matrix progress: the reason cut with a marker" 3 '^  \[round 1/3\] .* error: nodeB: no RDMA \.\.\.$' -- \
+	bash -c "COLUMNS=100 $FC matrix nodeA nodeB nodeC --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 5 --db $SUMT/p.db 2>&1 >/dev/null"
 rm -rf "$SUMT"

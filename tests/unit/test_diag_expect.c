@@ -118,6 +118,34 @@ static void test_rack_peers(void **state)
 	json_decref(sets);
 }
 
+/* nodeC's MTU and trust mode differ from both other nodes' on the same
+ * port: named once each over every folder, nodeC alone. */
+static void test_rack_config_peers(void **state)
+{
+	static const char *const folders[] = { "001-nodeA-nodeB", "002-nodeA-nodeC",
+					       "003-nodeB-nodeC", NULL };
+	json_t *sets, *doc = rack("rack-config-peers", folders, &sets);
+	const json_t *e;
+	size_t i, n = 0;
+
+	(void)state;
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e) {
+		if (strcmp(str(e, "rule"), "port_config_peers"))
+			continue;
+		n++;
+		assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+		assert_string_equal(str(e, "confidence"), "likely");
+	}
+	assert_int_equal(n, 2);
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		if (!strcmp(str(e, "part"), "configuration (MTU)") && !strcmp(str(e, "rule"), "port_config_peers"))
+			assert_non_null(strstr(str(e, "evidence"), "netdev MTU is 1500 where 2 of 2 other nodes have 9000"));
+		else if (!strcmp(str(e, "rule"), "port_config_peers"))
+			assert_non_null(strstr(str(e, "evidence"), "trust mode is pcp where 2 of 2 other nodes have dscp"));
+	json_decref(doc);
+	json_decref(sets);
+}
+
 /* The model alone: peers, a module with light on lanes the link does not
  * use (a breakout's other port may light them), the application. */
 static void test_model(void **state)
@@ -193,12 +221,86 @@ static void test_loss_with_errors_under_limit(void **state)
 	json_decref(doc);
 }
 
+#define ETH_S(name, n) "NIC statistics:\n     " name ": " n "\n     rx_packets_phy: " n "000\n"
+
+/* A pair whose loss the counters place: @a_* and @b_* nodeA's and nodeB's
+ * files before and after. */
+static json_t *pair_loss(const char **ab, const char **aa, const char **bb, const char **ba)
+{
+	const struct side sd[] = { { "nodeA", "rxe0", ab, aa }, { "nodeB", "rxe0", bb, ba } };
+
+	return run_sides(pair_doc(4096, 4096, 0, 1), sd, 2);
+}
+
+/* rx_out_of_buffer moved on nodeB alone, nothing else: dropped at nodeB's
+ * receive queues, so what nodeA sent to nodeB; not "buffers or QoS". */
+static void test_drop_at_receive_queues(void **state)
+{
+	static const char *ab[] = { "time", "100", "link_layer", "Ethernet", NULL };
+	static const char *aa[] = { "time", "160", "link_layer", "Ethernet", NULL };
+	static const char *bb[] = { "time", "100", "link_layer", "Ethernet", "ethtool-S.txt",
+				    ETH_S("rx_out_of_buffer", "0"), NULL };
+	static const char *ba[] = { "time", "160", "link_layer", "Ethernet", "ethtool-S.txt",
+				    ETH_S("rx_out_of_buffer", "5000"), NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "receiver (its receive queues)");
+	assert_string_equal(str(d, "subject"), "nodeA rxe0 -> nodeB rxe0");
+	assert_non_null(strstr(str(d, "evidence"), "what nodeA sent to nodeB was lost at nodeB's side: nodeB (its receive queues had no buffer posted"));
+	json_decref(doc);
+}
+
+/* The switch port at the other end of nodeA's cable discarded what it had
+ * to send to nodeA (perfquery PortXmitDiscards): the switch, toward nodeA. */
+static void test_drop_in_switch(void **state)
+{
+#define PQ_DISC(n) "# Port extended counters: Lid 9 port 3\nSymbolErrorCounter:..............0\nPortXmitDiscards:................" n "\n"
+	static const char *ab[] = { "time", "100", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)",
+				    "perfquery-far.txt", PQ_DISC("0"), NULL };
+	static const char *aa[] = { "time", "160", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)",
+				    "perfquery-far.txt", PQ_DISC("900"), NULL };
+	static const char *bb[] = { "time", "100", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)", NULL };
+	static const char *ba[] = { "time", "160", "link_layer", "InfiniBand", "rate", "200 Gb/sec (4X HDR)", NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(str(d, "part"), "the switch (its port toward this node)");
+	assert_string_equal(str(d, "subject"), "nodeB rxe0 -> nodeA rxe0");
+	assert_non_null(strstr(str(d, "evidence"), "PortXmitDiscards, perfquery"));
+	json_decref(doc);
+}
+
+/* Retries that say nothing about direction are not said to be "both ways". */
+static void test_direction_not_known(void **state)
+{
+	static const char *ab[] = { "time", "100", "hw_counters/local_ack_timeout_err", "0", NULL };
+	static const char *aa[] = { "time", "160", "hw_counters/local_ack_timeout_err", "300", NULL };
+	static const char *bb[] = { "time", "100", NULL };
+	static const char *ba[] = { "time", "160", NULL };
+	json_t *doc = pair_loss(ab, aa, bb, ba);
+	const json_t *d = by_rule(doc, "drops");
+
+	(void)state;
+	assert_non_null(d);
+	assert_null(strstr(str(d, "evidence"), "both ways"));
+	assert_non_null(strstr(str(d, "evidence"), "in a direction these counters do not tell"));
+	assert_string_equal(str(d, "part"), "buffers or QoS configuration");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_fault_two_of_four), cmocka_unit_test(test_far_errors_tx_fault),
 		cmocka_unit_test(test_rack_peers),	     cmocka_unit_test(test_model),
 		cmocka_unit_test(test_parse_lane_lists),     cmocka_unit_test(test_loss_with_errors_under_limit),
+		cmocka_unit_test(test_drop_at_receive_queues), cmocka_unit_test(test_drop_in_switch),
+		cmocka_unit_test(test_direction_not_known),   cmocka_unit_test(test_rack_config_peers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,12 +8,14 @@
 #include "core/log.h"
 #include "core/readfile.h"
 #include "core/out.h"
+#include "core/bundle.h"
 #include "checks/nccl/env/ncclenv.h"
 
 extern char **environ;
 
 const char usage_nccl_env[] =
 	"usage: fabcheck nccl env [--file F] [--topo FILE] [--json]\n"
+	"       fabcheck nccl env --from BUNDLE [--file F] [--topo FILE] [--json]\n"
 	"\n"
 	"Says, line by line, what NCCL will make of NCCL_* settings: names no NCCL\n"
 	"reads (with the nearest known name), renamed or deprecated ones, values\n"
@@ -30,6 +32,9 @@ const char usage_nccl_env[] =
 	"  -t, --topo FILE    the node's topology (fabcheck topo --json)\n"
 	"      --sysfs ROOT   read interfaces, HCAs and peermem under ROOT\n"
 	"                     instead of /sys (recorded trees)\n"
+	"      --from BUNDLE  a node capture (fabcheck capture): its recorded NCCL_*\n"
+	"                     variables (or --file's) against its interfaces, HCAs\n"
+	"                     and peermem, read as --sysfs reads a tree\n"
 	"      --no-host      do not check against this node (a file for other nodes)\n"
 	"      --nccl-lib P   take known names from the NCCL library P\n"
 	"      --shipped      take known names from the shipped list only\n"
@@ -41,7 +46,7 @@ const char usage_nccl_env[] =
 	"error or unreadable input, 3 the named NCCL library cannot be read.\n";
 
 struct env_args {
-	const char *file, *topo, *sysfs, *lib;
+	const char *file, *topo, *sysfs, *lib, *from;
 	int no_host, shipped;
 };
 
@@ -125,23 +130,65 @@ fail:
 	return NULL;
 }
 
-static int load_vars(const struct env_args *a, struct ncclenv_vars *vs)
+/* One "NAME=VALUE" of an environment (@len bytes): kept when NAME is
+ * NCCL_*. The live environment and a capture's env/nccl.env (one entry a
+ * line, as `fabcheck capture` writes environ) go through here alike. */
+static int env_entry(struct ncclenv_vars *vs, const char *e, size_t len)
+{
+	const char *eq = memchr(e, '=', len);
+	char name[256], *value;
+	int rc;
+
+	if (len < 5 || strncmp(e, "NCCL_", 5) || !eq || (size_t)(eq - e) >= sizeof(name))
+		return 0;
+	memcpy(name, e, (size_t)(eq - e));
+	name[eq - e] = '\0';
+	value = strndup(eq + 1, len - (size_t)(eq + 1 - e));
+	rc = value ? ncclenv_vars_add(vs, name, value, 0, 0) : -ENOMEM;
+	free(value);
+	return rc ? -ENOMEM : 0;
+}
+
+/* The NCCL_* variables @b recorded (env/nccl.env), as the environment. */
+static int load_recorded(struct fc_bundle *b, struct ncclenv_vars *vs)
+{
+	char why[256];
+	size_t len = 0;
+	int code, rc = 0;
+	char *text = fc_bundle_read(b, "env/nccl.env", &len, &code, why, sizeof(why));
+
+	if (!text) {
+		fc_err("--from %s: env/nccl.env: %s; capture the node again with 'fabcheck capture'",
+		       b->shown, why);
+		return -EINVAL;
+	}
+	if (memchr(text, '\0', len)) {
+		fc_err("--from %s: env/nccl.env: binary data; expected NAME=VALUE lines", b->shown);
+		free(text);
+		return -EINVAL;
+	}
+	for (const char *l = text; !rc && l < text + len;) {
+		const char *nl = memchr(l, '\n', (size_t)(text + len - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(text + len - l);
+
+		rc = env_entry(vs, l, n);
+		l += n + 1;
+	}
+	free(text);
+	return rc;
+}
+
+static int load_vars(const struct env_args *a, struct fc_bundle *b, struct ncclenv_vars *vs)
 {
 	char *text;
 	int rc;
 
+	if (!a->file && b)
+		return load_recorded(b, vs);
 	if (!a->file) {
-		for (char **e = environ; e && *e; e++) {
-			const char *eq = strchr(*e, '=');
-			char name[256];
-
-			if (strncmp(*e, "NCCL_", 5) || !eq || (size_t)(eq - *e) >= sizeof(name))
-				continue;
-			memcpy(name, *e, (size_t)(eq - *e));
-			name[eq - *e] = '\0';
-			if (ncclenv_vars_add(vs, name, eq + 1, 0, 0))
+		for (char **e = environ; e && *e; e++)
+			if (env_entry(vs, *e, strlen(*e)))
 				return -ENOMEM;
-		}
 		return 0;
 	}
 	text = slurp(a->file);
@@ -178,6 +225,7 @@ static const struct fc_opts env_spec = {
 		FCO_STR("file", 'f', file),
 		FCO_STR("topo", 't', topo),
 		FCO_STR("sysfs", 0, sysfs),
+		FCO_STR("from", 0, from),
 		FCO_FLAG("no-host", 0, no_host),
 		FCO_STR("nccl-lib", 0, lib),
 		FCO_FLAG("shipped", 0, shipped),
@@ -191,6 +239,11 @@ static int parse_args(int argc, char **argv, struct fc_ctx *ctx, struct env_args
 {
 	if (fc_opts_parse(ctx, &env_spec, a, argc, argv))
 		return -EINVAL;
+	if (a->from && (a->sysfs || a->no_host)) {
+		fc_err("nccl env: --from judges against the capture's node: give it without --sysfs "
+		       "or --no-host");
+		return -EINVAL;
+	}
 	if (a->lib && a->shipped) {
 		fc_err("nccl env: --nccl-lib and --shipped exclude each other; choose one");
 		return -EINVAL;
@@ -232,7 +285,9 @@ int cmd_nccl_env(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct env_args a = { 0 };
 	struct ncclenv_vars vs = { 0 };
+	struct fc_bundle *b = NULL;
 	struct ncclenv_host host;
+	char sys[4096], input[4400];
 	struct ncclenv_opts o = { 0 };
 	json_t *topo = NULL, *doc, *kn;
 	char **lib_names = NULL;
@@ -241,8 +296,17 @@ int cmd_nccl_env(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (parse_args(argc, argv, ctx, &a))
 		return FC_EXIT_USAGE;
-	if (load_vars(&a, &vs))
+	if (a.from) {
+		if (!(b = fc_bundle_open(a.from, sys, sizeof(sys)))) {
+			fc_err("--from %s", sys);
+			return FC_EXIT_CANT;
+		}
+		a.sysfs = fc_bundle_path(b, "sys", sys, sizeof(sys));
+	}
+	if (load_vars(&a, b, &vs)) {
+		rc = b ? FC_EXIT_CANT : FC_EXIT_USAGE;
 		goto out_vars;
+	}
 	if (a.topo && !(topo = load_topo(a.topo)))
 		goto out_vars;
 	kn = json_pack("{s:s, s:s, s:s}", "source", "shipped", "nccl_version",
@@ -274,7 +338,12 @@ int cmd_nccl_env(struct fc_ctx *ctx, int argc, char **argv)
 		rc = FC_EXIT_CANT;
 		goto out_names;
 	}
-	json_object_set_new(doc, "input", json_string(a.file ? a.file : "the environment"));
+	if (a.file)
+		snprintf(input, sizeof(input), "%s", a.file);
+	else
+		snprintf(input, sizeof(input), b ? "the environment recorded in %s" : "the environment",
+			 a.from);
+	json_object_set_new(doc, "input", json_string(input));
 	json_object_set_new(doc, "known_names", kn);
 	rc = fc_emit(ctx, doc, render);
 out_names:
@@ -283,5 +352,6 @@ out_topo:
 	json_decref(topo);
 out_vars:
 	ncclenv_vars_free(&vs);
+	fc_bundle_close(b);
 	return rc;
 }
