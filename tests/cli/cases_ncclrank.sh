@@ -62,4 +62,38 @@ expect "check-log: the HCAs counted are said" 0 'HCAs counted: 8 of the 10 liste
 } >"$NKR/chan.log"
 expect "check-log: the HCAs of the channel lines" 0 'HCAs counted: 4 of the 10 listed, the HCAs its channel lines use' -- \
 	$FC nccl check-log "$NKR/chan.log"
+# The intra-node expectation: 8 x H100 SXM on one node, published 460-480
+# GB/s (nccllog_intra.c); 300 is 65% of 460, 470 is above the floor.
+onenode() {
+	for g in 0 1 2 3 4 5 6 7; do
+		echo "node0:10$g:10$g [$g] NCCL INFO comm 0x5 rank $g nRanks 8 nNodes 1 localRanks 8 localRank $g MNNVL 0"
+	done
+	echo "# Collective test starting: all_reduce_perf"
+	for g in 0 1 2 3 4 5 6 7; do
+		printf '#  Rank %2d Group  0 Pid  58543 on      node0 device  %d [0x%02x] %s\n' $g $g $((24 + g)) "$1"
+	done
+	echo "  8589934592    2147483648     float     sum      -1    47133  100.00  $2      0    47107  100.00  $2      0"
+}
+onenode "NVIDIA H100 80GB HBM3" 300.00 >"$NKR/h100slow.log"
+onenode "NVIDIA H100 80GB HBM3" 470.00 >"$NKR/h100ok.log"
+onenode "NVIDIA B200" 700.00 >"$NKR/b200.log"
+expect "check-log: one node below the NVLink figure" 0 "300.0 GB/s on one node is 65% of the 460-480 GB/s published for 8 x NVIDIA H100" -- \
+	$FC nccl check-log "$NKR/h100slow.log"
+expect_none "check-log: one node at the NVLink figure" 0 'on one node is [0-9]+% of' -- \
+	$FC nccl check-log "$NKR/h100ok.log"
+expect "check-log: the NVLink figure is stated" 0 'inside a node: 8 x NVIDIA H100 80GB HBM3 over NVLink/NVSwitch, ~460-480 GB/s' -- \
+	$FC nccl check-log "$NKR/h100ok.log"
+expect "check-log: B200 has no published figure" 0 'inside a node: 8 x NVIDIA B200 over NVLink/NVSwitch: not known \(no published' -- \
+	$FC nccl check-log "$NKR/b200.log"
+# nccl run with nodeB's rxe1 down (tests/data/rails/down-2rail, each node
+# its own port list under the stand-in srun): the failure names nodeB and
+# its port, and nodeA's two rails stay in NCCL_IB_HCA (the previous code
+# matched one rail for both nodes and named nothing).
+mkdir -p "$NKR/srun"
+ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$NKR/srun/srun"
+NKD=(env PATH="$NKR/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/down-2rail FAKE_MODE=noise)
+expect "nccl run: one node's port down is named as a failure" 3 'nodeB: port rxe1:1 is down: NCCL lists only active ports' -- \
+	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
+expect "nccl run: the healthy nodes keep both rails" 3 'NCCL_IB_HCA==rxe0:1,rxe1:1 \(the 2 rails' -- \
+	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
 rm -rf "$NKR"

@@ -190,6 +190,7 @@ void ncl_busbw_render(FILE *f, const json_t *doc)
 			fc_jnum(r, "network_bound_gbytes_s", 0));
 	else if (r && fc_jstr(r, "why_none", NULL))
 		fprintf(f, "  the rails can carry: not known (%s)\n", fc_jstr(r, "why_none", ""));
+	ncl_intra_render(f, doc);
 }
 
 /* ---- nccl-tests' output in a log ---- */
@@ -311,6 +312,7 @@ void ncl_busbw_report(const struct ncl_log *lg, const struct ncl_expect *exp, js
 	if (!gpn && nodes > 0 && lg->nranks_max > 0 && lg->nranks_max % nodes == 0)
 		gpn = (int)(lg->nranks_max / nodes);
 	in.gpus_per_node = gpn;
+	ncl_intra_report(lg, nodes, gpn, doc);
 	ncl_busbw_judge(doc, &in);
 	if (lg->tests_avg_busbw > 0)
 		json_object_set_new(json_object_get(doc, "rails"), "avg_busbw_gbytes_s",

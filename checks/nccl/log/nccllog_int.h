@@ -139,6 +139,7 @@ struct ncl_log {
 	double tests_peak_busbw; /* GB/s, the best of out-of-place and in-place */
 	double tests_avg_busbw;	 /* "# Avg bus bandwidth" */
 	char tests_coll[32];	 /* "all_reduce" of "Collective test starting: all_reduce_perf" */
+	char tests_gpu[64];	 /* the first "Rank ... device N [bus] NAME" GPU name */
 
 	struct ncl_host *hosts;
 	int nhosts, hosts_cap;
@@ -206,6 +207,11 @@ void ncl_tests_line(struct ncl_log *lg, const char *s);
  * a row returns 1 when taken. */
 void ncl_tests_comment(struct ncl_log *lg, const char *p);
 int ncl_tests_row(struct ncl_log *lg, const char *s);
+/* The NVLink busbw to expect inside one node (nccllog_intra.c), into
+ * doc's "intra_node", judged against nccl-tests' peak when the job is one
+ * node. */
+void ncl_intra_report(const struct ncl_log *lg, int nodes, int gpn, json_t *doc);
+void ncl_intra_render(FILE *f, const json_t *doc);
 /* The busbw judgement of a check-log report (nccllog_busbw.c). */
 void ncl_busbw_report(const struct ncl_log *lg, const struct ncl_expect *exp, json_t *doc);
 

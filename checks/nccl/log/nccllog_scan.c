@@ -455,6 +455,15 @@ void ncl_tests_line(struct ncl_log *lg, const char *p)
 		if (dom <= 0xffffffffLL)
 			bus = (dom << 20) | ((b & 0xff) << 12) | ((d & 0xff) << 4);
 	}
+	if (!lg->tests_gpu[0] && (p = strchr(p, ']'))) {
+		size_t n;
+
+		for (p++; *p == ' ' || *p == '\t'; p++)
+			;
+		snprintf(lg->tests_gpu, sizeof(lg->tests_gpu), "%s", p);
+		for (n = strlen(lg->tests_gpu); n && isspace((unsigned char)lg->tests_gpu[n - 1]); n--)
+			lg->tests_gpu[n - 1] = '\0';
+	}
 	r = ncl_rank(lg, (int)rank);
 	if (!r)
 		return;

@@ -394,6 +394,10 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 	}
 	/* A rank that exits is seen as EPIPE on its channel, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	if (cfg->port_down)
+		fc_finding(s.doc, FC_FAIL,
+			   "%s: NCCL lists only active ports, so that node's GPUs use fewer HCAs and the whole job runs at its pace; the other nodes keep every rail (NCCL_IB_HCA); bring the port up or leave the node out",
+			   cfg->port_down);
 	fc_info("nccl run: %d rank%s on %d node%s, %s", s.n, s.n == 1 ? "" : "s", cfg->nnodes,
 		cfg->nnodes == 1 ? "" : "s", ncr_op_name(cfg->p.op));
 	if (!run_all(&s))

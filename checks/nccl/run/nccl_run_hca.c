@@ -41,15 +41,56 @@ static int rails_hca(const struct fc_rail_map *map, const struct fc_rail_node *n
 	return used < active;
 }
 
+static int down_ports(const struct fc_rail_node *nd)
+{
+	int k = 0;
+
+	for (int j = 0; j < nd->nports; j++)
+		k += !nd->ports[j].active;
+	return k;
+}
+
+/*
+ * Nodes with more ports down than the node with fewest: a port its peers
+ * have up (a spare port down on every node is no fault). NCCL lists active
+ * ports only (net_ib ncclIbInitDevices), so such a node runs on fewer HCAs.
+ * Those nodes are named in @why ("nodeB: rxe3:1 DOWN") and left out of
+ * @healthy, whose rails the others keep. Returns the healthy count.
+ */
+static int split_down(const struct fc_rail_node *nodes, int n, struct fc_rail_node *healthy,
+		      char *why, size_t len)
+{
+	int least = -1, nh = 0;
+	size_t off = 0;
+
+	why[0] = '\0';
+	for (int i = 0; i < n; i++)
+		if (least < 0 || down_ports(&nodes[i]) < least)
+			least = down_ports(&nodes[i]);
+	for (int i = 0; i < n; i++) {
+		if (down_ports(&nodes[i]) == least) {
+			healthy[nh++] = nodes[i];
+			continue;
+		}
+		for (int j = 0; j < nodes[i].nports && off < len; j++)
+			if (!nodes[i].ports[j].active)
+				off += (size_t)snprintf(why + off, len - off, "%s%s: port %s:%d is down",
+							off ? "; " : "", nodes[i].name,
+							nodes[i].ports[j].dev, nodes[i].ports[j].port);
+	}
+	return nh;
+}
+
 int ncr_choose_rails(struct ncr_cfg *cfg)
 {
+	static char down[512];
 	static char hca[1024], obuf[512], ebuf[512];
 	const char *only[FC_RAIL_MAX], *excl[PAIR_PORTS_MAX];
 	struct fc_rail_opts o = { .only = only, .exclude = excl };
 	struct pair_ports *ports;
-	struct fc_rail_node *nodes;
+	struct fc_rail_node *nodes, *healthy;
 	struct fc_rail_map map = { 0 };
-	int rc = 0, n = cfg->nnodes;
+	int rc = 0, n = cfg->nnodes, nh;
 
 	if ((cfg->rails && !strcmp(cfg->rails, "first")) || getenv("NCCL_IB_HCA"))
 		return 0;
@@ -63,16 +104,21 @@ int ncr_choose_rails(struct ncr_cfg *cfg)
 	}
 	ports = calloc((size_t)n + 1, sizeof(*ports));
 	nodes = calloc((size_t)n + 1, sizeof(*nodes));
-	if (!ports || !nodes || pair_ports_list(&cfg->launch, (const char *const *)cfg->nodes, n,
+	healthy = calloc((size_t)n + 1, sizeof(*healthy));
+	if (!ports || !nodes || !healthy || pair_ports_list(&cfg->launch, (const char *const *)cfg->nodes, n,
 						  cfg->p.timeout + 10, ports) < 0)
 		goto out;
 	for (int i = 0; i < n; i++)
 		nodes[i] = (struct fc_rail_node){ .name = cfg->nodes[i], .ports = ports[i].p,
 						  .nports = ports[i].n < 0 ? 0 : ports[i].n };
-	if (fc_rail_match(nodes, n, &o, &map)) {
+	/* the rails of the nodes whose ports are all up; the others named */
+	nh = split_down(nodes, n, healthy, down, sizeof(down));
+	if (down[0])
+		cfg->port_down = down;
+	if (fc_rail_match(healthy, nh, &o, &map)) {
 		fc_err("nccl run: %s", map.err[0] ? map.err : "cannot match the nodes' rails");
 		rc = -1;
-	} else if (map.nrails && (rails_hca(&map, nodes, n, hca, sizeof(hca)) || o.nonly)) {
+	} else if (map.nrails && (rails_hca(&map, healthy, nh, hca, sizeof(hca)) || o.nonly || down[0])) {
 		for (int i = 0; i < map.nfindings; i++)
 			fc_info("rails: %s", map.findings[i].text);
 		setenv("NCCL_IB_HCA", hca, 1); /* relayed to every rank with the other NCCL_* */
@@ -84,5 +130,6 @@ out:
 	fc_rail_map_release(&map);
 	free(ports);
 	free(nodes);
+	free(healthy);
 	return rc;
 }
