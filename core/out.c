@@ -455,6 +455,17 @@ const json_t *fc_jnamed(const json_t *arr, const char *name)
 	return NULL;
 }
 
+int fc_jhas_str(const json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach((json_t *)arr, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
 double fc_jnum(const json_t *obj, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(obj, key);

@@ -110,5 +110,7 @@ const char *fc_jstr(const json_t *obj, const char *key, const char *dflt);
 double fc_jnum(const json_t *obj, const char *key, double dflt);
 /* The element of the array @arr whose "name" is @name, or NULL. */
 const json_t *fc_jnamed(const json_t *arr, const char *name);
+/* True when the array @arr holds the string @s. */
+int fc_jhas_str(const json_t *arr, const char *s);
 
 #endif

@@ -41,16 +41,24 @@ int fc_drain_device_ok(const char *device)
 size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
 		       const char *kind, int64_t run)
 {
-	char tail[64];
+	return fc_drain_reason_across(buf, len, part, device, kind, run, 0);
+}
+
+size_t fc_drain_reason_across(char *buf, size_t len, const char *part, const char *device,
+			      const char *kind, int64_t run, int across)
+{
+	char tail[96], over[40] = "";
 	size_t at = 0, room;
 
 	if (!len)
 		return 0;
+	if (across > 1)
+		snprintf(over, sizeof(over), " across %d nodes", across);
 	if (run > 0)
-		snprintf(tail, sizeof(tail), " (%s run %lld)", kind ? kind : "fabcheck",
-			 (long long)run);
+		snprintf(tail, sizeof(tail), " (%.20s run %lld%s)", kind ? kind : "fabcheck",
+			 (long long)run, over);
 	else
-		snprintf(tail, sizeof(tail), " (%s)", kind ? kind : "fabcheck");
+		snprintf(tail, sizeof(tail), " (%.20s%s)", kind ? kind : "fabcheck", over);
 	room = len < FC_DRAIN_REASON_MAX + 1 ? len : FC_DRAIN_REASON_MAX + 1;
 	/* The run's tail is kept whole: the part and the device give way. */
 	room = room > strlen(tail) + 1 ? room - strlen(tail) : 1;
@@ -65,6 +73,36 @@ size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *devi
 	room = len < FC_DRAIN_REASON_MAX + 1 ? len : FC_DRAIN_REASON_MAX + 1;
 	put_clean(buf, room, &at, tail);
 	return at;
+}
+
+int fc_drain_reason_read(const char *reason, char *part, size_t plen, int *across)
+{
+	const char *body, *tail, *on;
+	size_t n;
+
+	*across = 0;
+	if (plen)
+		part[0] = 0;
+	if (!fc_drain_is_ours(reason))
+		return -1;
+	body = reason + strlen(FC_DRAIN_PREFIX);
+	tail = strrchr(body, '(');
+	if (!tail)
+		tail = body + strlen(body);
+	else if (strstr(tail, " across ")) {
+		*across = atoi(strstr(tail, " across ") + 8);
+		if (*across < 0)
+			*across = 0;
+	}
+	n = (size_t)(tail - body);
+	/* The device follows the last " on " (no part names one). */
+	for (on = body; (on = strstr(on, " on ")) && on < tail; on += 4)
+		n = (size_t)(on - body);
+	while (n && body[n - 1] == ' ')
+		n--;
+	if (plen)
+		snprintf(part, plen, "%.*s", (int)n, body);
+	return 0;
 }
 
 int fc_drain_is_ours(const char *reason)
@@ -144,6 +182,15 @@ void fc_drain_target(json_t *targets, const char *node, const char *part, const 
 	json_array_append_new(targets, json_pack("{s:s, s:s, s:s, s:s}", "node", node, "part",
 						 part ? part : "", "device", device ? device : "",
 						 "text", text ? text : ""));
+}
+
+void fc_drain_target_across(json_t *targets, const char *node, const char *part,
+			    const char *device, const char *text, int across)
+{
+	fc_drain_target(targets, node, part, device, text);
+	if (across > 1)
+		json_object_set_new(json_array_get(targets, json_array_size(targets) - 1), "across",
+				    json_integer(across));
 }
 
 void fc_drain_unchecked(json_t *doc, const char *node, const char *why)

@@ -42,6 +42,19 @@ struct fc_drain_opts {
 	 * that a matrix that passes never clears what preflight or health
 	 * found (a firmware a matrix cannot see). */
 	const char *resume_kind;
+	/* The nodes this run compared (its checked nodes): a drain set by a
+	 * comparison across N nodes (the reason's "across N nodes") is
+	 * resumed only by a run that compared at least N. */
+	int compared;
+	/* NULL, or why this run could not have seen @part fail (a check it
+	 * did not run: preflight without --expect-rate cannot clear a port
+	 * rate drain set against one); @across: the drain's comparison (0:
+	 * none). NULL from it: it could. */
+	const char *(*unseen)(const char *part, int across, const void *arg);
+	const void *unseen_arg;
+	/* 0, or the time (fc_now, core/util.h) by which every scontrol must
+	 * be done (health's --deadline): each gets what is left of it. */
+	double deadline;
 };
 
 /* --drain, --drain-dry-run and --resume-passed into the struct
@@ -73,6 +86,15 @@ static inline int fc_drain_wanted(const struct fc_drain_opts *o)
  * shown. Returns its length. */
 size_t fc_drain_reason(char *buf, size_t len, const char *part, const char *device,
 		       const char *kind, int64_t run);
+/* Pure. fc_drain_reason with, for a drain set by comparing @across (> 1)
+ * nodes, " across N nodes" in its tail: "fabcheck: firmware (preflight
+ * run 3 across 4 nodes)". */
+size_t fc_drain_reason_across(char *buf, size_t len, const char *part, const char *device,
+			      const char *kind, int64_t run, int across);
+/* Pure. What a reason of fabcheck's says: its part into @part (@plen) and
+ * the number of nodes its comparison spanned (0: none). -1 when it is not
+ * one of fabcheck's. */
+int fc_drain_reason_read(const char *reason, char *part, size_t plen, int *across);
 /* Pure. True when @device is empty or an RDMA or net device name. */
 int fc_drain_device_ok(const char *device);
 /* Pure. True when @reason (as `scontrol show node` prints it) is one that
@@ -113,5 +135,10 @@ void fc_drain_render(FILE *f, const json_t *doc);
 /* Appends {"node", "part", "device", "text"} to @targets. */
 void fc_drain_target(json_t *targets, const char *node, const char *part, const char *device,
 		     const char *text);
+/* fc_drain_target for a finding made by comparing @across nodes (the
+ * target's "across"; its reason says so, and only a run that compares as
+ * many can resume it). */
+void fc_drain_target_across(json_t *targets, const char *node, const char *part,
+			    const char *device, const char *text, int across);
 
 #endif

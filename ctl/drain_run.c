@@ -55,13 +55,22 @@ static void cmd_text(const char *const *argv, char *buf, size_t len)
 
 /* Runs @argv; 0 when it exited 0 (its stdout in *out_p, the caller frees
  * it), else -1 with what went wrong in @why. */
-static int run_scontrol(const char *const *argv, char **out_p, char *why, size_t wl)
+static int run_scontrol(const struct drain_ctx *c, const char *const *argv, char **out_p,
+			char *why, size_t wl)
 {
 	char err[512];
 	int code;
-	char *out = fc_capture(argv, DRAIN_SCONTROL_TIMEOUT_S, &code, err, sizeof(err));
+	double t = DRAIN_SCONTROL_TIMEOUT_S;
+	char *out;
 
 	*out_p = NULL;
+	if (c->o->deadline > 0 && c->o->deadline - fc_now() < t)
+		t = c->o->deadline - fc_now();
+	if (t < 0.5) {
+		snprintf(why, wl, "not run: the check's deadline was spent (give a longer --deadline)");
+		return -1;
+	}
+	out = fc_capture(argv, t, &code, err, sizeof(err));
 	if (!out) {
 		snprintf(why, wl, "%s", err);
 		return -1;
@@ -90,10 +99,10 @@ static void record(struct drain_ctx *c, const char *node, const char *action, co
 	struct fc_store_action a = { .node = node, .action = action, .reason = reason,
 				     .detail = detail, .command = command, .result = result };
 
-	json_array_append_new(c->list, json_pack("{s:s, s:s, s:s, s:s, s:s}", "node", node,
+	json_array_append_new(c->list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "node", node,
 						 "action", action, "reason", reason ? reason : "",
 						 "command", command ? command : "", "result",
-						 result ? result : ""));
+						 result ? result : "", "detail", detail ? detail : ""));
 	if (c->st)
 		fc_store_action_add(c->st, c->run, &a);
 	fprintf(stderr, "slurm: %s %s: %s%s%s\n", action, node, command ? command : "",
@@ -128,8 +137,10 @@ static int show_node(struct drain_ctx *c, const char *node, const char *what, ch
 	char *out;
 
 	cmd_text(argv, cmd, sizeof(cmd));
-	if (run_scontrol(argv, &out, why, sizeof(why))) {
-		failed(c, FC_FAIL, node, what, NULL, NULL, cmd, why);
+	/* Reading the state to resume a node that passed: Slurm out of reach
+	 * is a note on a healthy node, not a failed check. */
+	if (run_scontrol(c, argv, &out, why, sizeof(why))) {
+		failed(c, strcmp(what, "resume") ? FC_FAIL : FC_WARN, node, what, NULL, NULL, cmd, why);
 		return -1;
 	}
 	if (fc_slurm_node_parse(out, node, state, slen, reason, rlen)) {
@@ -149,12 +160,35 @@ static void act(struct drain_ctx *c, enum fc_verdict lvl, const char *node, cons
 {
 	char why[768], *out;
 
-	if (run_scontrol(argv, &out, why, sizeof(why))) {
+	if (run_scontrol(c, argv, &out, why, sizeof(why))) {
 		failed(c, lvl, node, what, reason, detail, cmd, why);
 		return;
 	}
 	free(out);
 	record(c, node, what, reason, detail, cmd, "ok");
+}
+
+/* @r without the " run N" of its tail, into @out. */
+static void reason_core(const char *r, char *out, size_t len)
+{
+	const char *tail = strrchr(r, '('), *run = tail ? strstr(tail, " run ") : NULL;
+	size_t n = run ? (size_t)(run - r) : strlen(r);
+	const char *rest = run ? run + 5 : "";
+
+	while (run && *rest >= '0' && *rest <= '9')
+		rest++;
+	snprintf(out, len, "%.*s%s", (int)n, r, rest);
+}
+
+/* The same drain: the same part, device, check and comparison, whatever
+ * run set it (a health check that fails again changes nothing). */
+static int same_reason(const char *a, const char *b)
+{
+	char x[FC_DRAIN_REASON_MAX + 64], y[FC_DRAIN_REASON_MAX + 64];
+
+	reason_core(a, x, sizeof(x));
+	reason_core(b, y, sizeof(y));
+	return !strcmp(x, y);
 }
 
 static void drain_one(struct drain_ctx *c, const json_t *t)
@@ -168,8 +202,9 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 		failed(c, FC_FAIL, node, "drain", NULL, text, "scontrol update", "not a node name");
 		return;
 	}
-	fc_drain_reason(reason, sizeof(reason), fc_jstr(t, "part", ""), fc_jstr(t, "device", ""),
-			c->kind, c->run);
+	fc_drain_reason_across(reason, sizeof(reason), fc_jstr(t, "part", ""),
+			       fc_jstr(t, "device", ""), c->kind, c->run,
+			       (int)fc_jnum(t, "across", 0));
 	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	snprintf(arg, sizeof(arg), "Reason=%s", reason);
 	cmd_text(argv, cmd, sizeof(cmd));
@@ -186,7 +221,7 @@ static void drain_one(struct drain_ctx *c, const json_t *t)
 	}
 	/* Drained with this very reason already (a health check that fails
 	 * again): nothing to change. */
-	if (strstr(state, "DRAIN") && !strcmp(cur, reason)) {
+	if (strstr(state, "DRAIN") && same_reason(cur, reason)) {
 		record(c, node, "kept", cur, text, NULL, "drained with this reason already");
 		return;
 	}
@@ -207,6 +242,8 @@ static int drained_by_kind(const char *reason, const char *kind)
 
 	return p && !strncmp(p + 1, kind, kl) && (p[1 + kl] == ')' || p[1 + kl] == ' ');
 }
+
+static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl);
 
 static void resume_one(struct drain_ctx *c, const char *node)
 {
@@ -232,11 +269,67 @@ static void resume_one(struct drain_ctx *c, const char *node)
 		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
-	if (c->o->dry_run) {
-		record(c, node, "would-resume", cur, NULL, cmd, "dry run: not run");
+	if (!same_comparison(c, cur, why, sizeof(why))) {
+		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
-	act(c, FC_WARN, node, "resume", argv, cmd, cur, NULL);
+	if (c->o->dry_run) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; dry run: not run");
+		record(c, node, "would-resume", cur, why, cmd, why);
+		return;
+	}
+	act(c, FC_WARN, node, "resume", argv, cmd, cur, why);
+}
+
+/* Whether this run could have seen the fault of the drain @cur (a reason
+ * of fabcheck's of this run's kind): it ran the check that set it, on the
+ * same comparison. @why says either way. */
+static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl)
+{
+	char part[192];
+	const char *unseen;
+	int across;
+
+	fc_drain_reason_read(cur, part, sizeof(part), &across);
+	/* A node is judged against its peers: one node, or fewer nodes than
+	 * the drain's comparison, has not the same peers to be compared with
+	 * (an odd firmware needs the others' to be odd). */
+	if (across > 1 && c->o->compared < across) {
+		snprintf(why, wl, "passed, but its drain came from a comparison across %d nodes and this run compared %d: only a run over as many nodes (the rack) can clear it: left drained",
+			 across, c->o->compared);
+		return 0;
+	}
+	unseen = c->o->unseen && *part ? c->o->unseen(part, across, c->o->unseen_arg) : NULL;
+	if (unseen) {
+		snprintf(why, wl, "passed, but this run could not have seen its '%s' fault (%s): left drained",
+			 part, unseen);
+		return 0;
+	}
+	if (across > 1)
+		snprintf(why, wl, "passed %s (%s) across %d nodes, the comparison that drained it",
+			 c->kind, *part ? part : "its check", c->o->compared);
+	else
+		snprintf(why, wl, "passed %s, the check (%s) that drained it", c->kind,
+			 *part ? part : "its check");
+	return 1;
+}
+
+/* A node this run could not check: never resumed; with --resume-passed,
+ * said when Slurm shows it drained by fabcheck. */
+static void unchecked_one(struct drain_ctx *c, const json_t *u)
+{
+	const char *node = fc_jstr(u, "node", "");
+	char state[128], cur[512], why[768];
+
+	if (!fc_valid_node_name(node) ||
+	    show_node(c, node, "resume", state, sizeof(state), cur, sizeof(cur)))
+		return;
+	clean_text(cur);
+	if (!fc_drain_may_resume(state, cur))
+		return;
+	snprintf(why, sizeof(why), "could not be checked (%s): left drained",
+		 fc_jstr(u, "why", "?"));
+	record(c, node, "left", cur, NULL, NULL, why);
 }
 
 static int named(const json_t *targets, const char *node)
@@ -272,6 +365,9 @@ int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *ki
 	json_array_foreach(passed, i, t)
 		if (o->resume_passed && json_is_string(t) && !named(targets, json_string_value(t)))
 			resume_one(&c, json_string_value(t));
+	json_array_foreach(json_object_get(doc, "unchecked"), i, t)
+		if (o->resume_passed)
+			unchecked_one(&c, t);
 	return c.failed;
 }
 
@@ -288,9 +384,14 @@ void fc_drain_render(FILE *f, const json_t *doc)
 	if (!json_array_size(list))
 		return;
 	fprintf(f, "\nSlurm:\n");
-	json_array_foreach(list, i, a)
-		fprintf(f, "  %-12s %-12s %s%s%s\n", fc_jstr(a, "action", "?"), fc_jstr(a, "node", "?"),
+	json_array_foreach(list, i, a) {
+		/* A resume says why: the check and comparison it passed. */
+		int why = !strcmp(fc_jstr(a, "action", ""), "resume") && *fc_jstr(a, "detail", "");
+
+		fprintf(f, "  %-12s %-12s %s%s%s%s%s\n", fc_jstr(a, "action", "?"), fc_jstr(a, "node", "?"),
 			fc_jstr(a, "command", ""),
 			*fc_jstr(a, "command", "") && strcmp(fc_jstr(a, "result", "ok"), "ok") ? ": " : "",
-			strcmp(fc_jstr(a, "result", "ok"), "ok") ? fc_jstr(a, "result", "") : "");
+			strcmp(fc_jstr(a, "result", "ok"), "ok") ? fc_jstr(a, "result", "") : "",
+			why ? ": " : "", why ? fc_jstr(a, "detail", "") : "");
+	}
 }

@@ -221,6 +221,7 @@ RACK_RAILS=$RACK_RAILS
 RACK_ADDRESSING=$RACK_ADDRESSING
 RACK_IPV6=$RACK_IPV6
 RACK_STORAGE=$RACK_STORAGE
+RACK_RAIL_SPEED=$RACK_RAIL_SPEED
 SSH_PORTS=(${SSH_PORTS[*]})
 RACK_BIN='$RACK_BIN'
 RACK_KERNEL=$KERNEL_VER
@@ -236,15 +237,24 @@ up_launch_node() {
 	[ -n "$RACK_BINDIR" ] &&
 		binfs=(-virtfs "local,path=$RACK_BINDIR,mount_tag=fcbin,security_model=none,readonly=on,multidevs=remap")
 	mac=52:54:00:77:$hex
+	# --rail-speed MBPS: each rail NIC reports that link speed (virtio-net's
+	# speed= in Mb/s, offered with VIRTIO_NET_F_SPEED_DUPLEX), which Soft-RoCE
+	# reports as its port rate (rxe_query_port -> ib_get_eth_speed,
+	# drivers/infiniband/core/verbs.c, Linux 6.1: above 40000 Mb/s 4X EDR,
+	# 100 Gb/s; at most 10000 1X FDR10, 10 Gb/s; unknown 1X SDR, 2.5 Gb/s),
+	# so a rail can run above the storage NIC as on a real rack. Without
+	# it the speed is unknown: 2.5 Gb/s, what the rack's cases expect.
+	local rspeed=${RACK_RAIL_SPEED:+,speed=$RACK_RAIL_SPEED,duplex=full}
 	# Rails after the first: a NIC each on its own segment, PCI slots 0x12...
 	for ((r = 1; r < RACK_RAILS; r++)); do
 		rmac=52:54:00:$(printf '%02x' $((0x78 + r))):$hex
 		rails+=(-netdev "socket,id=fab$r,mcast=$(rail_mcast "$r"),localaddr=127.0.0.1"
-			-device "virtio-net-pci,netdev=fab$r,mac=$rmac,addr=0x$(printf '%x' $((0x11 + r)))")
+			-device "virtio-net-pci,netdev=fab$r,mac=$rmac,addr=0x$(printf '%x' $((0x11 + r)))$rspeed")
 		rargs+=" fc.ip$r=$(rail_net "$r").$(node_octet "$i") fc.mac$r=$rmac"
 	done
 	# The storage NIC: its own segment, at 10 Gb/s (virtio-net's speed, which
-	# Soft-RoCE reports as its port rate) where the rails report 1 Gb/s links.
+	# Soft-RoCE reports as its port rate) where the rails report 2.5 Gb/s
+	# (unknown speed), or 100 Gb/s with --rail-speed 100000.
 	if [ -n "$RACK_STORAGE" ]; then
 		rmac=52:54:00:7f:$hex
 		rails+=(-netdev "socket,id=stor,mcast=$(rail_mcast "$STORAGE_SEG"),localaddr=127.0.0.1"
@@ -262,7 +272,7 @@ up_launch_node() {
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \
 		-netdev "socket,id=fab,mcast=230.0.0.1:$RACK_PORT,localaddr=127.0.0.1" \
-		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x10" \
+		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x10$rspeed" \
 		-netdev "user,id=mgmt,hostfwd=tcp:127.0.0.1:${SSH_PORTS[i]}-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x11" \
 		"${rails[@]}" \
@@ -421,7 +431,7 @@ up_ssh_ok() {
 
 up_parse() {
 	RACK_NODES=2 RACK_MTU=9000 UP_TIMEOUT=180 UP_SLURM= RACK_RAILS=1
-	RACK_ADDRESSING=subnet RACK_IPV6= RACK_STORAGE=
+	RACK_ADDRESSING=subnet RACK_IPV6= RACK_STORAGE= RACK_RAIL_SPEED=
 	local name=${FABCHECK_LAB_NAME:-lab}
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -441,6 +451,8 @@ up_parse() {
 			esac ;;
 		--ipv6) RACK_IPV6=1; shift ;;
 		--storage-nic) RACK_STORAGE=1; shift ;;
+		--rail-speed) need_value "$1" $#; check_int --rail-speed "$2" 1000 400000; RACK_RAIL_SPEED=$((10#$2)); shift 2 ;;
+		--rail-speed=*) check_int --rail-speed "${1#*=}" 1000 400000; RACK_RAIL_SPEED=$((10#${1#*=})); shift ;;
 		--timeout) need_value "$1" $#; check_int --timeout "$2" 1 3600; UP_TIMEOUT=$((10#$2)); shift 2 ;;
 		--timeout=*) check_int --timeout "${1#*=}" 1 3600; UP_TIMEOUT=$((10#${1#*=})); shift ;;
 		--slurm) UP_SLURM=1; shift ;;

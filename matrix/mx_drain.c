@@ -21,10 +21,72 @@ static int in_suspects(const json_t *suspects, const char *node)
 	return 0;
 }
 
+/* A part of the fabric outside the node (diag/rules.c's parts): draining
+ * the node mends none of them; the finding says where to look. */
+static int fabric_part(const char *part)
+{
+	static const char *const outside[] = { "switch", "upstream", "congestion", "QoS",
+					       "on the path" };
+
+	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++)
+		if (strstr(part, outside[i]))
+			return 1;
+	return 0;
+}
+
+/* The suspect's diagnosis when it is "likely" and names a part of @node
+ * ("NODE DEV port N" or "NODE DEV"): its part, and its device into @dev
+ * when @dev is empty. NULL when there is none such. */
+static const char *likely_part(const json_t *s, const char *node, char *dev, size_t dlen)
+{
+	const json_t *d = json_object_get(s, "diagnosis");
+	const char *subj = fc_jstr(d, "subject", ""), *part = fc_jstr(d, "part", "");
+	size_t nl = strlen(node);
+
+	if (!d || strcmp(fc_jstr(d, "confidence", ""), "likely") || !*part || fabric_part(part) ||
+	    strncmp(subj, node, nl) || subj[nl] != ' ')
+		return NULL;
+	if (!*dev) {
+		snprintf(dev, dlen, "%.*s", (int)strcspn(subj + nl + 1, " ,"), subj + nl + 1);
+		if (!fc_drain_device_ok(dev))
+			dev[0] = 0;
+	}
+	return part;
+}
+
+/* A target for suspect @s on @node (its own device @device, "" or NULL:
+ * the suspect's "device"): the part its likely diagnosis names, else
+ * @fallback (NULL: none, no target). */
+static void suspect_target(json_t *targets, const json_t *s, const char *node,
+			   const char *device, const char *fallback, int across)
+{
+	char dev[64], text[1024];
+	const char *part;
+
+	snprintf(dev, sizeof(dev), "%s", device && *device ? device : fc_jstr(s, "device", ""));
+	part = likely_part(s, node, dev, sizeof(dev));
+	if (!part && !fallback)
+		return;
+	snprintf(text, sizeof(text), "%s%s%s", fc_jstr(s, "reason", ""),
+		 part ? ": likely " : "", part ? fc_jstr(json_object_get(s, "diagnosis"), "evidence", "") : "");
+	fc_drain_target_across(targets, node, part ? part : fallback, dev, text, across);
+}
+
+static int checked_nodes(const json_t *doc)
+{
+	size_t i;
+	json_t *s;
+	int n = 0;
+
+	json_array_foreach(json_object_get(doc, "per_node"), i, s)
+		n += strcmp(fc_jstr(s, "state", ""), "unreachable") != 0;
+	return n;
+}
+
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 {
 	const json_t *suspects = json_object_get(doc, "suspects");
-	int rail_bad = 0;
+	int rail_bad = 0, across = checked_nodes(doc);
 	size_t i;
 	json_t *s;
 
@@ -33,6 +95,8 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 		if (!strcmp(fc_jstr(s, "state", ""), "unreachable"))
 			fc_drain_unchecked((json_t *)doc, fc_jstr(s, "node", "?"),
 					   "none of its pairs could run (ssh, the launcher, a worker or the host)");
+	/* A matrix names a node or port by comparing it with its peers
+	 * (matrix/mxlevel.c): the drain says across how many nodes. */
 	json_array_foreach(suspects, i, s) {
 		const char *level = fc_jstr(s, "level", "");
 		const char *node = fc_jstr(s, "node", NULL);
@@ -40,8 +104,7 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 		rail_bad |= !strcmp(level, "rail");
 		if (!node || (strcmp(level, "node") && strcmp(level, "port")))
 			continue;
-		fc_drain_target(targets, node, level, !strcmp(level, "port") ?
-				fc_jstr(s, "device", "") : "", fc_jstr(s, "reason", ""));
+		suspect_target(targets, s, node, NULL, level, across);
 	}
 	if (rail_bad)
 		return;
@@ -57,35 +120,33 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
 			   json_t *passed)
 {
-	const json_t *events = json_object_get(doc, "events");
-	int other = 0;
-	size_t i;
-	json_t *e;
+	const json_t *suspects = json_object_get(doc, "suspects");
+	size_t i, k;
+	json_t *s, *v;
 
-	json_array_foreach(events, i, e) {
-		const char *node = fc_jstr(e, "node", NULL);
+	/* Each suspect class at "likely" (matrix/soak_suspects.c): a node or
+	 * port whose link flapped (its counters say so whatever the
+	 * diagnosis), or whose error counters rose, and either side of a
+	 * link that failed or dropped, when the diagnosis names a part of
+	 * that node. Flaps and counters are the node's own: no comparison. */
+	json_array_foreach(suspects, i, s) {
+		const char *level = fc_jstr(s, "level", "");
 
-		if (node && !strcmp(fc_jstr(e, "kind", ""), "flap")) {
-			/* With rails a soak names NODE/RAIL. */
-			const char *slash = strchr(node, '/');
-			char name[256];
-
-			snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - node : (long)strlen(node)), node);
-			/* the node's own device on the rail (soak.c), else the rail's name */
-			fc_drain_target(targets, name, "link flap",
-					slash ? fc_jstr(e, "device", slash + 1) : "",
-					fc_jstr(e, "text", ""));
-		} else
-			other = 1;
+		if (!strcmp(level, "link")) {
+			/* Each side's own device on the rail ("devices"). */
+			json_array_foreach(json_object_get(s, "link"), k, v)
+				if (json_is_string(v))
+					suspect_target(targets, s, json_string_value(v),
+						       json_string_value(json_array_get(json_object_get(s, "devices"), k)),
+						       NULL, 0);
+		} else if (fc_jstr(s, "node", NULL)) {
+			suspect_target(targets, s, fc_jstr(s, "node", ""), NULL,
+				       strstr(fc_jstr(s, "reason", ""), "flap") ? "link flap" : NULL, 0);
+		}
 	}
-	for (int k = 0; passed && !other && k < n; k++) {
-		int bad = 0;
-
-		json_array_foreach(targets, i, e)
-			bad |= !strcmp(fc_jstr(e, "node", ""), nodes[k]);
-		if (!bad)
-			json_array_append_new(passed, json_string(nodes[k]));
-	}
+	for (int j = 0; passed && j < n; j++)
+		if (!in_suspects(suspects, nodes[j]))
+			json_array_append_new(passed, json_string(nodes[j]));
 }
 
 int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
@@ -94,11 +155,18 @@ int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind
 {
 	if (!fc_drain_wanted(o))
 		return 0;
-	if (!measured) {
+	/* Pairs that could not run leave the nodes of those that did
+	 * judged: the others are listed as not checked. */
+	if (!measured && checked_nodes(doc) < 2) {
 		json_object_set_new(doc, "slurm", json_array());
 		fc_finding(doc, FC_WARN,
 			   "Slurm: nothing drained or resumed: this run could not measure (pairs could not run); fix what stopped them and run again");
 		return 0;
 	}
-	return fc_drain_apply(doc, st, run, kind, o, targets, passed);
+	{
+		struct fc_drain_opts d = *o;
+
+		d.compared = checked_nodes(doc);
+		return fc_drain_apply(doc, st, run, kind, &d, targets, passed);
+	}
 }

@@ -11,17 +11,22 @@
 #include "ctl/drain.h"
 
 /* A matrix document: each suspect of level node ("node") or port ("port"
- * on its device) is a target; links and rails drain nothing. A node
- * passed when its state is "pass", none of its pairs errored and no suspect
- * names it; with a rail bad as a whole none passed. */
+ * on its device) is a target, named by the part its diagnosis calls
+ * "likely" (on the node's own device) when it is one of the node's; links
+ * and rails drain nothing. Each target was found by comparing the nodes
+ * checked ("across"). A node passed when its state is "pass", none of its
+ * pairs errored and no suspect names it; with a rail bad as a whole none
+ * passed. A node none of whose pairs could run is "unchecked". */
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed);
-/* A soak document over @nodes: each node with a link flap is a target
- * ("link flap"; with rails on NODE/RAIL's rail); the others passed (into
- * @passed, NULL: none) when no slice failed or dropped. */
+/* A soak document over @nodes: each suspect (matrix/soak_suspects.c)
+ * whose diagnosis is "likely" and names a part of one of its nodes drains
+ * that node with the part; a node whose link flapped drains ("link flap"
+ * when no diagnosis names a part). The nodes no suspect names passed (into
+ * @passed, NULL: none). */
 void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
 			   json_t *passed);
 /* The drains of a finished run (when @o asks): none when the run could
- * not measure (@measured 0): a finding says so. Returns the commands that
+ * not measure (@measured 0, fewer than two nodes checked): a finding says so. Returns the commands that
  * failed. */
 int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
 		 const struct fc_drain_opts *o, const json_t *targets, const json_t *passed,

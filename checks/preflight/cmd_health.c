@@ -24,10 +24,17 @@
 #include "core/util.h"
 #include "ctl/drain.h"
 #include "ctl/nodesrc.h"
+#include "store/store.h"
 #include "src/cmds.h"
 #include "verbs/counters.h"
 
 #define HL_STATE_DEFAULT "/var/lib/fabcheck/health-state.json"
+#define HL_DB_DEFAULT "/var/lib/fabcheck/health.db"
+/* slurmd kills a HealthCheckProgram that runs longer than 60 s
+ * (slurm.conf(5), HealthCheckProgram: "This program will be killed if it
+ * does not terminate normally within 60 seconds"): the default leaves
+ * half of that for scontrol and a loaded node. */
+#define HL_DEADLINE_S 30.0
 
 const char usage_health[] =
 	"usage: fabcheck health [--reference FILE] [--state FILE] [--drain-self] [options]\n"
@@ -54,7 +61,12 @@ const char usage_health[] =
 	"                      drained; so are ports the rail rules leave out (the\n"
 	"                      ssh or default-route port, another link layer or\n"
 	"                      rate) and, with --reference, ports on none of its rails\n"
-	"  --timeout T         each tool's deadline (default 10s)\n"
+	"  --timeout T         each tool's budget (default 10s), within --deadline\n"
+	"  --deadline T        the whole check's (default 30s: slurmd ends a\n"
+	"                      HealthCheckProgram after 60 s); a tool that runs out\n"
+	"                      of it is 'could not check': exit 3, nothing drained\n"
+	"  --db FILE           the store its drains and resumes are kept in, shown by\n"
+	"                      'fabcheck report --slurm' (default " HL_DB_DEFAULT ")\n"
 	"  --from BUNDLE       judge a node capture (fabcheck capture) instead of\n"
 	"                      this node, by the same reader; the node is the\n"
 	"                      capture's host, and no state file is read or written\n"
@@ -69,14 +81,16 @@ const char usage_health[] =
 	"  -j, --json          one JSON document on stdout\n"
 	"\n"
 	"Exit (NHC's convention): 0 healthy (warnings allowed), 1 a check failed;\n"
-	"2 usage, 3 could not check (a file could not be read: nothing drained).\n";
+	"2 usage, 3 could not check (a file could not be read, a tool ran out of\n"
+	"time: nothing drained or resumed).\n";
 
 struct hl_cli {
 	const char *reference, *state, *node, *probe_doc, *from;
 	int no_state;
 	struct pf_opts o;
-	double timeout;
+	double timeout, deadline;
 	struct fc_drain_opts drain;
+	const char *db;
 };
 
 #define FC_OPT_T struct hl_cli
@@ -92,6 +106,8 @@ static const struct fc_opts hl_spec = {
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
 		FCO_STR("exclude-dev", 0, o.exclude_dev),
 		FCO_DURATION("timeout", 0, timeout, 1, 600),
+		FCO_DURATION("deadline", 0, deadline, 1, 600),
+		FCO_STR("db", 0, db),
 		FCO_FLAG("drain-self", 0, drain.drain),
 		FCO_FLAG("drain-dry-run", 0, drain.dry_run),
 		FCO_FLAG("resume-passed", 0, drain.resume_passed),
@@ -205,7 +221,7 @@ static json_t *node_read(const struct hl_cli *c)
 		fc_src_replay(&s, b);
 	else
 		fc_src_live(&s, NULL);
-	probe = pf_probe_doc_src(&s, c->timeout, 0);
+	probe = pf_probe_doc_by(&s, c->timeout, c->drain.deadline, 0);
 	hl_read_counters(probe, s.sys);
 	fc_bundle_close(b);
 	return probe;
@@ -261,9 +277,58 @@ static void judge(json_t *doc, const struct hl_cli *c, const char *node, json_t 
 	*state_p = hl_state_new(node, probe, now_s());
 }
 
+/* The tools that ran out of time (the probe's "ran_out"), as one line;
+ * 0 when none did. */
+static int ran_out_text(const json_t *probe, char *buf, size_t len)
+{
+	const json_t *list = json_object_get(probe, "ran_out"), *v;
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	json_array_foreach(list, i, v)
+		if (json_is_string(v) && at + 1 < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "; " : "",
+					       json_string_value(v));
+	return json_array_size(list) > 0;
+}
+
+/* --drain-self, --resume-passed: this node's drain or resume, kept as a
+ * "health" run of the store (report --slurm). */
+static void hl_drain(json_t *doc, struct hl_cli *c, const char *node)
+{
+	const json_t *blame = json_object_get(doc, "blame");
+	json_t *passed = json_array(), *targets = json_array();
+	const char *db = c->db ? c->db : HL_DB_DEFAULT;
+	struct fc_store *st = fc_store_open(db);
+	json_t *params = json_pack("{s:[s]}", "nodes", node);
+	int64_t run = st ? fc_store_run_begin(st, "health", params) : 0;
+
+	json_decref(params);
+	if (run <= 0)
+		fc_finding(doc, FC_WARN, "Slurm: the store %s cannot be written: the actions below are not kept (give --db FILE in a writable folder)",
+			   db);
+	c->drain.resume_kind = "health";
+	if (fc_doc_verdict(doc) == FC_FAIL && json_array_size(blame))
+		json_array_append(targets, json_array_get(blame, 0));
+	else if (fc_doc_verdict(doc) == FC_FAIL)
+		fc_drain_target(targets, node, "failed check", "",
+				json_string_value(json_array_get(json_object_get(doc, "findings"), 0)));
+	else
+		json_array_append_new(passed, json_string(node));
+	fc_drain_apply(doc, run > 0 ? st : NULL, run, "health", &c->drain, targets, passed);
+	if (st && run > 0)
+		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));
+	fc_store_close(st);
+	json_decref(targets);
+	json_decref(passed);
+}
+
 int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 {
-	struct hl_cli c = { .timeout = 10, .o.tclass = 106 };
+	struct hl_cli c = { .timeout = 10, .deadline = HL_DEADLINE_S, .o.tclass = 106 };
+	double start = fc_now();
+	char late[1024];
+	int unchecked;
 	json_t *doc, *probe, *ref = NULL, *last = NULL, *state = NULL;
 	const char *spath;
 	char node[256];
@@ -282,6 +347,7 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	if (c.reference && !(ref = load_doc(c.reference, "--reference")))
 		return FC_EXIT_CANT;
 	c.o.ref = ref;
+	c.drain.deadline = start + c.deadline;
 	if (!(probe = node_read(&c))) {
 		json_decref(ref);
 		return FC_EXIT_CANT;
@@ -301,26 +367,21 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	judge(doc, &c, node, probe, ref, last, &state);
 	if (!c.no_state)
 		state_write(doc, spath, state);
-	if (fc_drain_wanted(&c.drain)) {
-		const json_t *blame = json_object_get(doc, "blame");
-		json_t *passed = json_array(), *targets = json_array();
-
-		c.drain.resume_kind = "health";
-		if (fc_doc_verdict(doc) == FC_FAIL && json_array_size(blame))
-			json_array_append(targets, json_array_get(blame, 0));
-		else if (fc_doc_verdict(doc) == FC_FAIL)
-			fc_drain_target(targets, node, "failed check", "",
-					json_string_value(json_array_get(json_object_get(doc, "findings"), 0)));
-		else
-			json_array_append_new(passed, json_string(node));
-		fc_drain_apply(doc, NULL, 0, "health", &c.drain, targets, passed);
-		json_decref(targets);
-		json_decref(passed);
+	/* A tool that ran out of its budget: what it reads was not judged,
+	 * so the node is neither drained nor resumed (NHC: a check never
+	 * fails a node for its own infrastructure). */
+	unchecked = ran_out_text(probe, late, sizeof(late));
+	if (unchecked) {
+		fc_drain_unchecked(doc, node, late);
+		fc_finding(doc, FC_WARN, "%s: could not check within the deadline (%s): nothing drained or resumed; find what is slow on the node, or give --timeout/--deadline",
+			   node, late);
+	} else if (fc_drain_wanted(&c.drain)) {
+		hl_drain(doc, &c, node);
 	}
 	json_decref(state);
 	json_decref(last);
 	json_decref(probe);
 	json_decref(ref);
 	rc = fc_emit(ctx, doc, render_health);
-	return rc;
+	return unchecked && rc != FC_EXIT_USAGE ? FC_EXIT_CANT : rc;
 }

@@ -302,12 +302,36 @@ static void render_preflight(FILE *f, const json_t *doc)
 	fprintf(f, "\n");
 }
 
+/* What a preflight could not have seen (ctl/drain.h, unseen): a port
+ * rate or MTU drain set against --expect-rate or --expect-mtu (not by a
+ * comparison: @across 0) by a run given none. */
+static const char *pf_unseen(const char *part, int across, const void *arg)
+{
+	const struct pf_opts *o = arg;
+
+	if (across)
+		return NULL;
+	if (!strcmp(part, "port rate") && o->expect_rate_gbps <= 0)
+		return "this run had no --expect-rate to judge the rate against";
+	if (!strcmp(part, "mtu") && o->expect_mtu <= 0)
+		return "this run had no --expect-mtu to judge the MTU against";
+	return NULL;
+}
+
+/* Removes @node's entries from @targets. */
+static void drop_targets(json_t *targets, const char *node)
+{
+	for (size_t i = json_array_size(targets); i-- > 0;)
+		if (!strcmp(fc_jstr(json_array_get(targets, i), "node", ""), node))
+			json_array_remove(targets, i);
+}
+
 /* --drain, --resume-passed: the nodes the checks named, and those probed
  * and named by none; nothing when no node could be probed. */
 static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 {
 	const json_t *blame = json_object_get(doc, "blame");
-	json_t *targets = blame ? json_incref((json_t *)blame) : json_array();
+	json_t *targets = blame ? json_copy((json_t *)blame) : json_array();
 	json_t *passed = json_array(), *e, *params;
 	struct fc_store *st = fc_store_open(c->db ? c->db : FC_STORE_DEFAULT);
 	int64_t run = 0;
@@ -316,11 +340,23 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 
 	json_array_foreach(nodes, i, e) {
 		const char *node = fc_jstr(e, "node", "");
+		const json_t *late = json_object_get(json_object_get(e, "probe"), "ran_out");
 		int named = 0;
 		json_t *t;
 
 		if (!json_object_get(e, "probe")) {
 			fc_drain_unchecked(doc, node, fc_jstr(e, "error", "could not be probed"));
+			continue;
+		}
+		/* A tool of its probe ran out of time: what it reads was not
+		 * judged; the node is neither drained nor resumed. */
+		if (json_array_size(late)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "a tool of its probe ran out of time: %s",
+				 json_string_value(json_array_get(late, 0)) ?: "?");
+			fc_drain_unchecked(doc, node, why);
+			drop_targets(targets, node);
 			continue;
 		}
 		probed++;
@@ -340,7 +376,12 @@ static void pf_drain(json_t *doc, const json_t *nodes, const struct pf_cli *c)
 		json_object_set_new(doc, "slurm", json_array());
 		fc_finding(doc, FC_WARN, "Slurm: nothing drained or resumed: no node could be probed");
 	} else {
-		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &c->drain, targets, passed);
+		struct fc_drain_opts d = c->drain;
+
+		d.compared = probed;
+		d.unseen = pf_unseen;
+		d.unseen_arg = &c->o;
+		fc_drain_apply(doc, run > 0 ? st : NULL, run, "preflight", &d, targets, passed);
 	}
 	if (st && run > 0)
 		fc_store_run_end(st, run, fc_verdict_name(fc_doc_verdict(doc)));

@@ -143,18 +143,50 @@ static json_t *probe_netdev(const char *root, const char *ifname)
 	return o;
 }
 
+/* What a probe may spend: each tool @timeout, all of them together until
+ * @deadline (fc_now; 0: none). A tool that ran out is listed in @doc's
+ * "ran_out": what it would have read was not checked. */
+struct pf_budget {
+	double timeout, deadline;
+	json_t *doc;
+};
+
+/* The time @tool may take now; 0 after saying it is not started. */
+static double budget_for(const struct pf_budget *b, const char *tool)
+{
+	double left = b->deadline > 0 ? b->deadline - fc_now() : b->timeout;
+
+	if (left >= 0.5)
+		return left < b->timeout ? left : b->timeout;
+	json_array_append_new(json_object_get(b->doc, "ran_out"),
+			      json_sprintf("%s: not started, the deadline was spent", tool));
+	return 0;
+}
+
+/* A tool that gave no answer in its budget (ctl/child.c's words). */
+static void ran_out(const struct pf_budget *b, const char *why)
+{
+	if (strstr(why, "no answer within"))
+		json_array_append_new(json_object_get(b->doc, "ran_out"), json_string(why));
+}
+
 /* `mlnx_qos -i IF` where the tool exists; a skip with its reason where not. */
-static json_t *probe_qos_json(struct fc_src *s, const char *ifname, double timeout)
+static json_t *probe_qos_json(struct fc_src *s, const char *ifname, const struct pf_budget *b)
 {
 	const char *argv[] = { "mlnx_qos", "-i", ifname, NULL };
+	double timeout = budget_for(b, "mlnx_qos");
 	char why[512];
 	json_t *o;
 	char *out;
 	int code;
 
+	if (!timeout)
+		return json_pack("{s:s}", "skip", "not started: the deadline was spent");
 	out = fc_src_cmd(s, argv, timeout, &code, why, sizeof(why));
-	if (!out)
+	if (!out) {
+		ran_out(b, why);
 		return json_pack("{s:s}", "skip", why);
+	}
 	if (code == 127) {
 		free(out);
 		return json_pack("{s:s}", "skip",
@@ -170,7 +202,7 @@ static json_t *probe_qos_json(struct fc_src *s, const char *ifname, double timeo
 
 /* `fabcheck topo --json` of this node (of the capture: `--from` it), with
  * its exit code. */
-static void probe_topo(struct fc_src *s, json_t *doc, double timeout)
+static void probe_topo(struct fc_src *s, json_t *doc, const struct pf_budget *b)
 {
 	const char *argv[] = { fc_self_exe(), "topo", "--json", s->from ? "--from" : NULL,
 			       s->from ? s->from->root : NULL, NULL };
@@ -179,7 +211,15 @@ static void probe_topo(struct fc_src *s, json_t *doc, double timeout)
 	char *out;
 	int code;
 
+	double timeout = budget_for(b, "fabcheck topo");
+
+	if (!timeout) {
+		json_object_set_new(doc, "topo_error", json_string("not started: the deadline was spent"));
+		return;
+	}
 	out = fc_capture(argv, timeout, &code, why, sizeof(why));
+	if (!out)
+		ran_out(b, why);
 	topo = out ? json_loads(out, 0, NULL) : NULL;
 	free(out);
 	json_object_set_new(doc, "topo_exit", json_integer(code));
@@ -192,7 +232,7 @@ static void probe_topo(struct fc_src *s, json_t *doc, double timeout)
 }
 
 static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const char *kernel,
-		       double timeout)
+		       const struct pf_budget *b)
 {
 	json_t *hcas = json_array(), *netdevs = json_object(), *qos = json_object();
 	size_t i, j;
@@ -217,7 +257,7 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 				continue;
 			json_object_set_new(netdevs, nd, probe_netdev(s->sys, nd));
 			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
-				json_object_set_new(qos, nd, probe_qos_json(s, nd, timeout));
+				json_object_set_new(qos, nd, probe_qos_json(s, nd, b));
 		}
 	}
 	json_object_set_new(doc, "hcas", hcas);
@@ -274,8 +314,14 @@ static json_t *probe_node_facts(struct fc_src *s)
 
 json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo)
 {
+	return pf_probe_doc_by(s, timeout, 0, no_topo);
+}
+
+json_t *pf_probe_doc_by(struct fc_src *s, double timeout, double deadline, int no_topo)
+{
 	const char *why = NULL, *kernel;
 	json_t *doc, *devs, *facts = probe_node_facts(s);
+	struct pf_budget b = { .timeout = timeout, .deadline = deadline };
 
 	kernel = fc_jstr(facts, "kernel", "?");
 	doc = json_pack("{s:i, s:O, s:s, s:s}", "probe", 1, "host", json_object_get(facts, "host"),
@@ -292,9 +338,13 @@ json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo)
 	}
 	json_object_set_new(doc, "devices", devs);
 	fc_ib_switches_add_src(s, devs, doc);
-	probe_hcas(s, doc, devs, kernel, timeout);
+	b.doc = doc;
+	json_object_set_new(doc, "ran_out", json_array());
+	probe_hcas(s, doc, devs, kernel, &b);
 	if (!no_topo)
-		probe_topo(s, doc, timeout);
+		probe_topo(s, doc, &b);
+	if (!json_array_size(json_object_get(doc, "ran_out")))
+		json_object_del(doc, "ran_out");
 	json_decref(facts);
 	return doc;
 }

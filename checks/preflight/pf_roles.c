@@ -24,17 +24,6 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-static int in_names(const json_t *names, const char *dev)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(names, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), dev))
-			return 1;
-	return 0;
-}
-
 /* @ref (a preflight --json document of the rack) has @dev on a rail, or,
  * with no rails recorded, @dev port @port ACTIVE on most of its nodes. */
 static int ref_has_rail(const json_t *ref, const char *dev, int port)
@@ -74,7 +63,7 @@ const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, c
 	 * rate than its rail, which the rules take for a storage NIC) is
 	 * judged; the other nodes, or the rack's reference, say which. */
 	if (probed >= 2)
-		return in_names(json_object_get(set, "names"), dn) ?
+		return fc_jhas_str(json_object_get(set, "names"), dn) ?
 			       NULL :
 			       "its device is on no rail of the other nodes (a management, storage, front-end or unused port; the notes say why)";
 	if (o->ref)

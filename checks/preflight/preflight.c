@@ -73,8 +73,15 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
 			if (vals[i] && strcmp(vals[i], vals[m])) {
 				fc_finding(doc, lvl, "%s: %s is %s where the other nodes have %s: %s",
 					   names[i], what, vals[i], vals[m], fix);
-				if (lvl == FC_FAIL)
+				if (lvl == FC_FAIL) {
+					json_t *b;
+
 					pf_blame(doc, names[i], what, NULL);
+					/* Found by comparing: only as many nodes clear it. */
+					b = json_object_get(doc, "blame");
+					json_object_set_new(json_array_get(b, json_array_size(b) - 1),
+							    "across", json_integer(have));
+				}
 			}
 		return;
 	}

@@ -19,6 +19,10 @@ json_t *pf_probe_doc(double timeout, int no_topo);
  * capture replayed. */
 struct fc_src;
 json_t *pf_probe_doc_src(struct fc_src *s, double timeout, int no_topo);
+/* pf_probe_doc_src within @deadline (fc_now, core/util.h; 0: none) too: a
+ * tool is given what is left of it, at most @timeout, and one that ran out
+ * (or was not started) is a line of the document's "ran_out" list. */
+json_t *pf_probe_doc_by(struct fc_src *s, double timeout, double deadline, int no_topo);
 
 /* The probe document of the capture @path (checks/preflight/pf_from.c), or
  * NULL with @err naming the file and what is wrong. */

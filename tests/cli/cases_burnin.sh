@@ -124,6 +124,17 @@ expect "burnin bad duration" 2 "SOAK_SLICE: 'soon' is not a duration" -- $BR --p
 expect "burnin bad fabric" 2 "FABRIC 'edr' is not a fabric" -- $BR --print-config --fabric edr
 expect "burnin missing config" 2 "--config: cannot read '/nonexistent.conf'" -- $BR a b --config /nonexistent.conf
 expect "burnin one node" 2 'give at least two nodes' -- $BR a --fabric lab --out "$BIT/one"
+# A name that is not a host name is refused before anything runs, a
+# leading '-' included: a hostfile line "--drain" drained nodes unasked.
+printf 'nodeA\n--drain\nnodeB\n' >"$BIT/hosts-opt"
+printf 'nodeA\n.hidden\n' >"$BIT/hosts-dot"
+expect "burnin hostfile line that is an option is refused" 2 "'--drain' is not a node name.*does not begin with '-'.*fix the line in .*hosts-opt" -- \
+	env FABCHECK=$FC $BR --hostfile "$BIT/hosts-opt" --launcher local --config "$BIT/ok.conf" --out "$BIT/optline"
+expect_quiet "burnin refused hostfile: nothing ran" 0 -- test ! -e "$BIT/optline"
+expect "burnin name beginning with '.' is refused" 2 "'.hidden' is not a node name" -- \
+	env FABCHECK=$FC $BR --hostfile "$BIT/hosts-dot" --launcher local --config "$BIT/ok.conf" --out "$BIT/dotline"
+expect "burnin node after -- beginning with '-' is refused" 2 "'-oProxyCommand=x' is not a node name" -- \
+	env FABCHECK=$FC $BR nodeA --launcher local --config "$BIT/ok.conf" --out "$BIT/dashnode" -- -oProxyCommand=x
 expect "burnin bad launcher" 2 "--launcher: 'pbs' is not a launcher" -- $BR a b --launcher pbs
 expect "burnin resume without --out" 2 '--resume needs --out DIR' -- $BR --resume
 expect "burnin resume of nothing" 2 "holds no burn-in" -- $BR --resume --out "$BIT/none"

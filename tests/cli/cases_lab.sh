@@ -9,6 +9,9 @@ expect "lab up --nodes 0" 2 "--nodes: '0' is not a number from 1 to 8" -- $FC la
 expect "lab up --nodes 99" 2 "--nodes: '99' is not a number from 1 to 8" -- $FC lab up --nodes 99
 expect "lab up bad name" 2 "--name: 'A B' is not a rack name" -- $FC lab up --name 'A B'
 expect "lab up --mtu 65536" 2 "--mtu: '65536' is not a number from 576 to 9000" -- $FC lab up --mtu 65536
+expect "lab up --rail-speed 5" 2 "--rail-speed: '5' is not a number from 1000 to 400000" -- $FC lab up --rail-speed 5
+expect "lab up --rail-speed=fast" 2 "--rail-speed: 'fast' is not a number from 1000 to 400000" -- $FC lab up --rail-speed=fast
+expect "lab --help names --rail-speed" 0 '\[--storage-nic\] \[--rail-speed MBPS\]' -- $FC lab --help
 expect "lab status of no rack" 3 "no rack named 'nosuch' is up" -- $FC lab status --name nosuch
 expect "lab fault bad kind" 2 "'jitter' is not a fault kind" -- $FC lab fault nodeA jitter
 expect "lab fault bad loss" 2 "'200' is not a loss percentage" -- $FC lab fault nodeA loss 200

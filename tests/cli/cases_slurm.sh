@@ -33,11 +33,11 @@ PY
 
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: the suspect node drained with fabcheck's reason" 1 \
-	'drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run 1\)"' -- \
+	'drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run 1 across 4 nodes\)"' -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
-expect "drain: Slurm holds the reason" 0 '^IDLE\+DRAIN\|fabcheck: node \(matrix run 1\)\|$' -- \
+expect "drain: Slurm holds the reason" 0 '^IDLE\+DRAIN\|fabcheck: node \(matrix run 1 across 4 nodes\)\|$' -- \
 	slurm_state nodeC
-expect "drain: the reason came as one argument, no shell" 0 '^Reason=fabcheck: node \(matrix run 1\)$' -- \
+expect "drain: the reason came as one argument, no shell" 0 '^Reason=fabcheck: node \(matrix run 1 across 4 nodes\)$' -- \
 	cat $SLT/s/log
 expect "drain: the healthy nodes untouched" 0 '^IDLE\|\|$' -- slurm_state nodeA
 expect "drain: recorded, shown by report" 0 \
@@ -113,6 +113,22 @@ slurm_nodes nodeA nodeB nodeC nodeD
 printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1)\n' >$SLT/s/nodeC
 expect "resume-passed: a node that failed again stays drained" 1 'drain +nodeC' -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain --resume-passed
+# A node no pair could reach is not checked: a drain of fabcheck's on it
+# stays, and --resume-passed says why.
+python3 - "$SLD/rack4-healthy.json" >"$SLT/noD.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if "nodeD" in (r["a"]["node"], r["b"]["node"]):
+        r.update(verdict="error", results=[], error="cannot reach the node over ssh")
+json.dump(d, sys.stdout)
+PY
+slurm_nodes nodeA nodeB nodeC nodeD
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 4 nodes)\n' >$SLT/s/nodeD
+expect "resume-passed: a node that could not be checked is said and left drained" 3 \
+	'left +nodeD .*could not be checked \(none of its pairs could run.*left drained' -- \
+	$FC matrix --import $SLT/noD.json --db $SLT/m.db --resume-passed
+expect "resume-passed: the unchecked node stays drained" 0 '^IDLE\+DRAIN\|fabcheck: node' -- slurm_state nodeD
 expect "drain: an operator's drain keeps its reason" 1 'left +nodeC .*drained by hand \(ops\)' -- \
 	sh -c "printf 'IDLE+DRAIN\nops\n' >$SLT/s/nodeC; $FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain"
 expect "drain: the operator's reason kept" 0 '^IDLE\+DRAIN\|ops\|$' -- slurm_state nodeC
@@ -125,7 +141,7 @@ expect "drain: a node Slurm does not know" 1 \
 slurm_nodes nodeA nodeB nodeC nodeD
 touch $SLT/s/deny
 expect "drain: no permission" 1 \
-	"nodeC: cannot drain it in Slurm: '.*update NodeName=nodeC State=DRAIN Reason=\"fabcheck: node \(matrix run [0-9]+\)\"' failed: exit 1: .*permission denied" -- \
+	"nodeC: cannot drain it in Slurm: '.*update NodeName=nodeC State=DRAIN Reason=\"fabcheck: node \(matrix run [0-9]+ across 4 nodes\)\"' failed: exit 1: .*permission denied" -- \
 	$FC matrix --import $SLD/rack4-slowC.json --db $SLT/m.db --drain
 expect "drain: the failure recorded" 0 'failed +nodeC .*permission denied' -- \
 	$FC report --slurm --db $SLT/m.db
@@ -209,6 +225,36 @@ expect "health --exclude-dev: an uncabled port is a warning, not a drain" 0 \
 	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --exclude-dev rxe1 --drain-self
 expect "health --exclude-dev: nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
 
+# health fits Slurm: a tool of the probe that ran out of its budget is
+# "could not check" (exit 3), never a drain; slurmctld out of reach on a
+# healthy node is a note, not a fail; its drains are kept in the store.
+hl_doc $HLT/late.json 'p["netdevs"]["eth0"]["mtu"] = 1500; p["ran_out"] = ["mlnx_qos gave no answer within 10 s"]'
+hl_doc $HLT/late-ok.json 'p["ran_out"] = ["mlnx_qos gave no answer within 10 s"]'
+slurm_nodes nodeA nodeB nodeC
+expect "health: a tool that ran out is could-not-check, exit 3" 3 \
+	'^  nodeB +mlnx_qos gave no answer within 10 s' -- \
+	$FC health --probe-doc $HLT/late.json --no-state --node nodeB --reference $HLT/ref.json --drain-self
+expect "health: nothing drained for it" 0 '^IDLE\|\|$' -- slurm_state nodeB
+expect "health --resume-passed: slurmctld out of reach is a note on a healthy node" 0 \
+	"Slurm: .*show node nodeB' failed" -- \
+	env FABCHECK_SCONTROL=/nonexistent/scontrol $FC health --probe-doc $HLT/ok.json --no-state --node nodeB --resume-passed
+expect "health --drain-self: the drain kept in the store with its run" 1 \
+	'drain +nodeB .*Reason="fabcheck: mtu on eth0 \(health run [0-9]+\)"' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --db $HLT/h.db
+expect "health: report --slurm shows health's drain" 0 'drain +nodeB +fabcheck: mtu on eth0 \(health run [0-9]+\)' -- \
+	$FC report --slurm --db $HLT/h.db
+expect "health --drain-self: failing again in a later run changes nothing" 1 'kept +nodeB +drained with this reason already' -- \
+	$FC health --probe-doc $HLT/mtu.json --no-state --node nodeB --reference $HLT/ref.json --drain-self --db $HLT/h.db
+expect "health --deadline: bad value" 2 "--deadline" -- $FC health --probe-doc $HLT/ok.json --no-state --deadline 0
+# preflight: a node whose probe ran out is not checked, not drained.
+printf '#!/bin/sh\ncat %s\n' "$HLT/late.json" >$HLT/late-worker.sh
+chmod +x $HLT/late-worker.sh
+slurm_nodes nodeA nodeB nodeC
+expect "preflight: a probe that ran out is not checked and not drained" 1 \
+	'^  nodeB +a tool of its probe ran out of time: mlnx_qos' -- \
+	$FC preflight nodeB --launcher local --worker-cmd $HLT/late-worker.sh --expect-mtu 9000 --drain --db $HLT/pf2.db
+expect "preflight: nodeB left idle" 0 '^IDLE\|\|$' -- slurm_state nodeB
+
 slurm_nodes nodeA nodeC
 expect "health --drain-self: a node Slurm does not know" 1 \
 	"nodeB: cannot drain it in Slurm: '.*show node nodeB' failed: exit 1: Node nodeB not found" -- \
@@ -252,6 +298,24 @@ expect "preflight --drain: a storage NIC below --expect-rate and an uncabled por
 	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --expect-rate 20 --drain --db $HLT/pf.db
 expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
 	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"
+
+# --resume-passed resumes only what this run could have seen: a drain set
+# by comparing 3 nodes (an odd firmware) needs as many; a rate drain set
+# against --expect-rate needs a run given one. Each left node says why.
+slurm_nodes nodeA nodeB nodeC
+printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC
+printf 'IDLE+DRAIN\nfabcheck: port rate on rxe1 (preflight run 1)\n' >$SLT/s/nodeB
+expect "preflight --resume-passed: a lone node cannot clear a comparison's drain" 0 \
+	'left +nodeC .*comparison across 3 nodes and this run compared 1.*left drained' -- \
+	$FC preflight nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --exclude-dev rxe3 --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: the firmware drain kept" 0 '^IDLE\+DRAIN\|fabcheck: rxe0 firmware' -- slurm_state nodeC
+expect "preflight --resume-passed: no --expect-rate cannot clear a rate drain" 0 \
+	"left +nodeB .*could not have seen its 'port rate' fault \(this run had no --expect-rate" -- \
+	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db
+expect "preflight --resume-passed: the rack clears the comparison, and says why" 0 \
+	'resume +nodeC .*State=RESUME: passed preflight \(rxe0 firmware\) across 3 nodes' -- \
+	sh -c "cat $SLT/s/log >/dev/null; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db 2>&1; printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db --expect-rate 20 2>&1"
+expect "preflight --resume-passed: with --expect-rate the rate drain is cleared" 0 '^IDLE\|\|$' -- slurm_state nodeB
 
 slurm_nodes nodeA nodeB
 expect "preflight: a node not probed is not drained" 3 'Slurm: nothing drained or resumed: no node could be probed' -- \

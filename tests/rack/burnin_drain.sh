@@ -37,9 +37,9 @@ wait_states() { wait_match "$2" node_states "$1"; }
 SPD=(--test write --bw -n 20 -s 64K --min-gbps 0.0001 --timeout 60)
 "$FC" lab fault --name "$RB" nodeC rate 2 >/dev/null 2>&1
 expect "drain: matrix --drain --launcher slurm drains the slow nodeC, and no other" 1 \
-	'^[^d]*drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: node \(matrix run [0-9]+\)"' -- \
+	'^[^d]*drain +nodeC .*update NodeName=nodeC State=DRAIN Reason="fabcheck: [^"(]+ \(matrix run [0-9]+ across 3 nodes\)"' -- \
 	bash -c "set -o pipefail; $(printf '%q ' "${LX[@]}") nodeA fabcheck matrix nodeA nodeB nodeC --launcher slurm $(printf '%q ' "${SPD[@]}") --min-rack-pct 30 --retest --drain --db /tmp/drain.db 2>/dev/null | sed -n '/^Slurm:/,/^\$/p' | tr '\n' ' '"
-expect "drain: Slurm shows nodeC drained with fabcheck's reason" 0 'Reason=fabcheck: node \(matrix run [0-9]+\)' -- \
+expect "drain: Slurm shows nodeC drained with fabcheck's reason" 0 'Reason=fabcheck: [^(]+ \(matrix run [0-9]+ across 3 nodes\)' -- \
 	node_reason nodeC
 # (nodeC, at 2 Mbit/s, may have missed slurmctld's ping: "drained*")
 expect "drain: nodeA and nodeB stay idle" 0 '^nodeA (idle|completing) nodeB (idle|completing) nodeC drain(ed|ing)\*? $' -- \
@@ -96,7 +96,7 @@ printf 'HealthCheckProgram=%s\nHealthCheckInterval=5\nHealthCheckNodeState=ANY\n
 sleep 6 # a healthy round first (HealthCheckInterval 5): each node's state file
 "$FC" lab fault --name "$RB" nodeB mtu 1500 >/dev/null 2>&1
 wait_reason nodeB 'Reason=fabcheck: mtu'
-expect "health: HealthCheckProgram drains nodeB at MTU 1500 with the part" 0 'Reason=fabcheck: mtu on eth0 \(health\)' -- \
+expect "health: HealthCheckProgram drains nodeB at MTU 1500 with the part" 0 'Reason=fabcheck: mtu on eth0 \(health( run [0-9]+)?\)' -- \
 	node_reason nodeB
 expect "health: nodeA and nodeC are not drained by it" 0 '^nodeA (idle|completing) nodeC (idle|completing) $' -- \
 	node_states nodeA,nodeC

@@ -158,15 +158,117 @@ static void test_matrix_targets(void **state)
 	json_decref(doc);
 }
 
-/* A soak's link flap on a rail (events name NODE/RAIL) drains the node's
- * own device on that rail (the event's "device": a server of another model
- * names it otherwise), the rail's name only when the event has none. */
+/* A drain found by comparing nodes says across how many; fabcheck reads
+ * its part and that count back from what Slurm shows. */
+static void test_reason_across(void **state)
+{
+	char buf[FC_DRAIN_REASON_MAX + 1], part[128];
+	int across;
+
+	(void)state;
+	fc_drain_reason_across(buf, sizeof(buf), "mlx5_0 firmware", NULL, "preflight", 3, 4);
+	assert_string_equal(buf, "fabcheck: mlx5_0 firmware (preflight run 3 across 4 nodes)");
+	assert_int_equal(fc_drain_reason_read(buf, part, sizeof(part), &across), 0);
+	assert_string_equal(part, "mlx5_0 firmware");
+	assert_int_equal(across, 4);
+	fc_drain_reason_across(buf, sizeof(buf), "cable or transceiver", "mlx5_3", "matrix", 12, 1);
+	assert_string_equal(buf, "fabcheck: cable or transceiver on mlx5_3 (matrix run 12)");
+	assert_int_equal(fc_drain_reason_read(buf, part, sizeof(part), &across), 0);
+	assert_string_equal(part, "cable or transceiver");
+	assert_int_equal(across, 0);
+	assert_int_equal(fc_drain_reason_read("fabcheck: port rate on rxe1 (preflight)", part,
+					      sizeof(part), &across),
+			 0);
+	assert_string_equal(part, "port rate");
+	assert_int_equal(fc_drain_reason_read("ops: bad DIMM", part, sizeof(part), &across), -1);
+}
+
+/* The part a suspect's "likely" diagnosis names, on the node's own
+ * device; a fabric part outside the node (the switch) is no reason to
+ * drain it; every node was compared ("across"). */
+static void test_matrix_likely_part(void **state)
+{
+	json_t *doc = json_loads(
+		"{\"suspects\": ["
+		" {\"level\": \"node\", \"node\": \"n2\", \"reason\": \"slow\", \"diagnosis\":"
+		"  {\"subject\": \"n2 mlx5_3 port 1\", \"part\": \"cable or transceiver\","
+		"   \"confidence\": \"likely\", \"evidence\": \"symbol errors\"}},"
+		" {\"level\": \"port\", \"node\": \"n3\", \"device\": \"mlx5_1\", \"reason\": \"slow\", \"diagnosis\":"
+		"  {\"subject\": \"n3 mlx5_1 port 1\", \"part\": \"the switch port at the other end (or its module)\","
+		"   \"confidence\": \"likely\"}},"
+		" {\"level\": \"node\", \"node\": \"n4\", \"reason\": \"slow\", \"diagnosis\":"
+		"  {\"subject\": \"n4 mlx5_0 port 1\", \"part\": \"HCA\", \"confidence\": \"possible\"}}],"
+		" \"per_node\": [{\"node\": \"n1\", \"state\": \"pass\", \"errors\": 0},"
+		" {\"node\": \"n2\", \"state\": \"fail\"}, {\"node\": \"n3\", \"state\": \"fail\"},"
+		" {\"node\": \"n4\", \"state\": \"fail\"}, {\"node\": \"n5\", \"state\": \"unreachable\"}]}",
+		0, NULL);
+	json_t *t = json_array(), *p = json_array();
+
+	(void)state;
+	assert_non_null(doc);
+	mx_drain_targets(doc, t, p);
+	assert_int_equal(json_array_size(t), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "part")),
+			    "cable or transceiver");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")),
+			    "mlx5_3");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(t, 0), "across")), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "part")), "port");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "device")),
+			    "mlx5_1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 2), "part")), "node");
+	assert_int_equal(json_array_size(json_object_get(doc, "unchecked")), 1);
+	json_decref(t);
+	json_decref(p);
+	json_decref(doc);
+}
+
+/* Soak: a flap drains (its part when the diagnosis is likely), error
+ * counters and a failed link drain only at "likely" and only the node the
+ * diagnosis names; a possible one drains nothing; the others pass. */
+static void test_soak_classes(void **state)
+{
+	json_t *doc = json_loads(
+		"{\"suspects\": ["
+		" {\"level\": \"port\", \"node\": \"a\", \"device\": \"mlx5_0\", \"reason\": \"link flaps\"},"
+		" {\"level\": \"node\", \"node\": \"b\", \"reason\": \"error counters\", \"diagnosis\":"
+		"  {\"subject\": \"b mlx5_2 port 1\", \"part\": \"cable or transceiver\", \"confidence\": \"likely\"}},"
+		" {\"level\": \"link\", \"link\": [\"c\", \"d\"], \"reason\": \"failed slices\", \"diagnosis\":"
+		"  {\"subject\": \"d mlx5_1\", \"part\": \"HCA\", \"confidence\": \"likely\"}},"
+		" {\"level\": \"node\", \"node\": \"e\", \"reason\": \"error counters\", \"diagnosis\":"
+		"  {\"subject\": \"e mlx5_0 port 1\", \"part\": \"cable or transceiver\", \"confidence\": \"possible\"}}]}",
+		0, NULL);
+	char *nodes[] = { "a", "b", "c", "d", "e", "f" };
+	json_t *t = json_array(), *p = json_array();
+
+	(void)state;
+	assert_non_null(doc);
+	mx_drain_soak_targets(doc, nodes, 6, t, p);
+	assert_int_equal(json_array_size(t), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "part")), "link flap");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")), "mlx5_0");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "node")), "b");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "device")), "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 2), "node")), "d");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 2), "part")), "HCA");
+	assert_int_equal(json_array_size(p), 1);
+	assert_string_equal(json_string_value(json_array_get(p, 0)), "f");
+	json_decref(t);
+	json_decref(p);
+	json_decref(doc);
+}
+
+/* A soak's suspects name each node's own device on the rail (soak_suspects.c:
+ * a server of another model names it otherwise): a flap drains that device,
+ * a failed link the device of the side its diagnosis names ("devices"). */
 static void test_soak_targets_own_device(void **state)
 {
 	json_t *doc = json_loads(
-		"{\"events\": ["
-		" {\"kind\": \"flap\", \"node\": \"n2/mlx5_0\", \"device\": \"mlx5_2\", \"text\": \"f\"},"
-		" {\"kind\": \"flap\", \"node\": \"n3/mlx5_1\", \"text\": \"g\"}]}",
+		"{\"suspects\": ["
+		" {\"level\": \"port\", \"node\": \"n2\", \"device\": \"mlx5_2\", \"reason\": \"link flaps\"},"
+		" {\"level\": \"link\", \"link\": [\"n1\", \"n3\"], \"devices\": [\"mlx5_0\", \"mlx5_4\"],"
+		"  \"reason\": \"failed slices\", \"diagnosis\": {\"subject\": \"n3 mlx5_1 port 1\","
+		"  \"part\": \"cable or transceiver\", \"confidence\": \"likely\"}}]}",
 		0, NULL);
 	char *nodes[] = { "n1", "n2", "n3" };
 	json_t *t = json_array();
@@ -178,8 +280,9 @@ static void test_soak_targets_own_device(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "node")), "n2");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")),
 			    "mlx5_2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "node")), "n3");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 1), "device")),
-			    "mlx5_1");
+			    "mlx5_4");
 	json_decref(t);
 	json_decref(doc);
 }
@@ -193,6 +296,9 @@ int main(void)
 		cmocka_unit_test(test_show_node),
 		cmocka_unit_test(test_resume_rule),
 		cmocka_unit_test(test_matrix_targets),
+		cmocka_unit_test(test_reason_across),
+		cmocka_unit_test(test_matrix_likely_part),
+		cmocka_unit_test(test_soak_classes),
 		cmocka_unit_test(test_soak_targets_own_device),
 	};
 

@@ -19,17 +19,6 @@
 
 #define MAX_LISTED 6
 
-static int has_string(const json_t *a, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
-}
-
 static const json_t *rank_gpu(const struct ncl_log *lg, const json_t *topo, int rank)
 {
 	if (rank < 0 || rank > lg->max_rank || !lg->ranks[rank].present)
@@ -58,7 +47,7 @@ static void add_direct(json_t *row, const json_t *gpu, const char *hca)
 	json_t *hcas = json_object_get(row, "hcas");
 	const json_t *rl = json_object_get(row, "rail_local");
 
-	if (has_string(hcas, hca))
+	if (fc_jhas_str(hcas, hca))
 		return;
 	json_array_append_new(hcas, json_string(hca));
 	if (json_array_size(json_object_get(gpu, "nearest_nics"))) /* else: not known */
