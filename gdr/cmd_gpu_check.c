@@ -21,6 +21,7 @@
 const char usage_gpu_check[] =
 	"usage: fabcheck gpu-check [--gpu N|BUS_ID] [--size S] [--iters N] [-d DEV]\n"
 	"                          [--gdr auto|dmabuf|peermem] [--json]\n"
+	"       fabcheck gpu-check --from BUNDLE [--gpu N|BUS_ID] [-d DEV] [--json]\n"
 	"\n"
 	"Checks GPU memory for GPUDirect RDMA on this node: lists the GPUs, then on\n"
 	"the chosen one allocates --size bytes, fills them from the host, exports them\n"
@@ -33,6 +34,9 @@ const char usage_gpu_check[] =
 	"  -n, --iters N    timed copies each way (default 5, after one warm-up)\n"
 	"  -d, --device DEV HCA for the registration and the distance (default: first)\n"
 	"  --gdr MODE       registration: auto (dma-buf, then peermem), dmabuf, peermem\n"
+	"  --from BUNDLE    a node capture (fabcheck capture): the pairing only, without\n"
+	"                   a GPU: the GPU (N in bus order, as nvidia-smi numbers them),\n"
+	"                   its HCA and their PCIe distance, judged as here\n"
 	"  -j, --json       one JSON document on stdout\n"
 	"  -h, --help       this text\n"
 	"\n"
@@ -49,6 +53,7 @@ struct gc_opts {
 	int iters;
 	const char *hca;
 	enum gdr_mode mode;
+	const char *from;
 };
 
 /*
@@ -79,6 +84,7 @@ static const struct fc_opts gc_spec = {
 		FCO_SIZE("size", 's', size, 4096, GC_SIZE_MAX),
 		FCO_INT("iters", 'n', iters, 1, 10000),
 		FCO_STR("device", 'd', hca),
+		FCO_STR("from", 0, from),
 		FCO_CALL("gdr", 0, gc_mode, required_argument),
 		FCO_JSON,
 		{ 0 },
@@ -436,6 +442,8 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (parse_opts(ctx, argc, argv, &o))
 		return FC_EXIT_USAGE;
+	if (o.from)
+		return gdr_check_from(ctx, o.from, &o.req, o.hca);
 	gethostname(node, sizeof(node) - 1);
 	topo = gdr_topo_load();
 	hca = o.hca;

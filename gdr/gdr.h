@@ -382,6 +382,13 @@ int gdr_verbs_dmabuf_supported(struct ibv_pd *pd);
  * EOPNOTSUPP where libibverbs lacks it. */
 struct ibv_mr *gdr_ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
 				     uint64_t iova, int fd, int access);
+/* gpu-check --from BUNDLE (gdr/gc_from.c): the pairing of GPU @req and HCA
+ * @hca (NULL: as the live check chooses) on a node capture, without a GPU;
+ * the exit code. */
+struct fc_ctx;
+int gdr_check_from(struct fc_ctx *ctx, const char *from, const struct gdr_gpu_req *req,
+		   const char *hca);
+
 /* Root of sysfs ("/sys", or $FABCHECK_SYSFS for tests on recorded trees). */
 const char *gdr_sysfs_root(void);
 

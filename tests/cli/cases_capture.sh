@@ -87,6 +87,34 @@ expect_quiet "capture dgx: rails --from equals live" 0 -- bash -c \
 expect "capture: rails --from with --drain" 2 'rails: prints the plan; no Slurm action' -- \
 	$FC rails --from "$CAP_TMP/cap-dgx" --drain
 
+# gpu-check's pairing without a GPU: on a capture of the two-socket tree the
+# GPU, its HCA and their distance (and the pairing's finding) are what the
+# live check gives there with a (stand-in) driver listing the tree's 3 GPUs
+CAP_CUDA=$CAP_TMP/libfakecuda.so
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$CAP_CUDA" tests/gdr/fakecuda.c
+FABCHECK_SYSFS=tests/data/gdr/two-socket $FC capture -o "$CAP_TMP/cap-2s" >/dev/null 2>&1
+gc_pair() { # ARGS...: the GPU object and the pairing findings, lower case
+	jq -c '[(.gpu | .bus_id |= ascii_downcase), [.findings[] | select(test(" is [A-Z0-9]+ from ")) | sub("^[^:]*: "; "") | ascii_downcase]]'
+}
+gc_same() {
+	local g d
+	for g in 0 1 2 0000:86:00.0 ""; do for d in "" mlx5_0 mlx5_1 mlx5_2; do
+		cmp <(FAKECUDA_GPUS=3 FAKECUDA_BUSES=3b,3d,86 FABCHECK_LIBCUDA=$CAP_CUDA FABCHECK_SYSFS=tests/data/gdr/two-socket \
+			$FC gpu-check -s 1M -n 1 ${g:+--gpu $g} ${d:+-d $d} --json | gc_pair) \
+		    <($FC gpu-check --from $CAP_TMP/cap-2s ${g:+--gpu $g} ${d:+-d $d} --json | gc_pair) >/dev/null ||
+			echo "differ: --gpu '$g' -d '$d'"
+	done; done
+	$FC gpu-check --from $CAP_TMP/cap-2s --gpu 2 --json | jq -e '.gpu.hca == "mlx5_1"' >/dev/null || echo "no pairing"
+}
+expect_quiet "capture two-socket: gpu-check --from pairs as the live check" 0 -- bash -c \
+	"$(declare -f gc_pair gc_same); CAP_TMP=$CAP_TMP CAP_CUDA=$CAP_CUDA FC=$FC; gc_same"
+expect "capture two-socket: gpu-check --from, the other socket a finding" 0 \
+	'GPU 0 \(0000:3b:00.0\) is SYS from mlx5_1: they sit on different sockets' -- \
+	$FC gpu-check --from "$CAP_TMP/cap-2s" --gpu 0 -d mlx5_1
+expect "capture two-socket: gpu-check --from, no such GPU" 3 \
+	'GPU 7 not found; this node has 3 GPUs: 0 \(0000:3b:00.0\), 1 \(0000:3d:00.0\), 2 \(0000:86:00.0\)' -- \
+	$FC gpu-check --from "$CAP_TMP/cap-2s" --gpu 7
+
 # .tar.gz: written, read back, judged as the folder
 expect_quiet "capture -o FILE.tar.gz" 0 -- bash -c \
 	"FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/split.tar.gz --json | jq -e '.files > 50' >/dev/null"
@@ -127,6 +155,7 @@ cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged
 	expect "capture bad: $1 (health)" 3 "$2" -- $FC health --from "$d"
 	expect "capture bad: $1 (nccl env)" 3 "$2" -- $FC nccl env --from "$d"
 	expect "capture bad: $1 (rails)" 3 "$2" -- $FC rails --from "$d"
+	expect "capture bad: $1 (gpu-check)" 3 "$2" -- $FC gpu-check --from "$d"
 }
 cap_bad missing 'sys/class/net/ens1f0/mtu: missing \(the manifest lists it\)' 'rm sys/class/net/ens1f0/mtu'
 cap_bad truncated 'node.json: 3 bytes where the manifest says [0-9]+ \(cut short\)' 'truncate -s 3 node.json'
