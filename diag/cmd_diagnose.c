@@ -199,7 +199,8 @@ static void render(FILE *f, const json_t *doc)
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
 		if (!strcmp(fc_jstr(fd, "rule", ""), "hca_all_tests") ||
-		    !strcmp(fc_jstr(fd, "rule", ""), "port_peers"))
+		    !strcmp(fc_jstr(fd, "rule", ""), "port_peers") ||
+		    !strcmp(fc_jstr(fd, "rule", ""), "port_config_peers"))
 			fprintf(f, "\nover every folder:\n  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
 				fc_jstr(fd, "confidence", "?"), fc_jstr(fd, "subject", "?"),
 				fc_jstr(fd, "part", "?"), fc_jstr(fd, "evidence", ""),

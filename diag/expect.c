@@ -33,6 +33,7 @@
 #include "diag/diag.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/out.h"
@@ -264,6 +265,7 @@ struct rack_port {
 	const char *node, *dev;
 	int port, width;
 	double gbps;
+	const json_t *ev; /* its evidence (diag_port_json) */
 };
 
 /* Each (node, device, port) of every folder's evidence once. */
@@ -277,7 +279,7 @@ static int rack_ports(const json_t *sets, struct rack_port *rp)
 		json_array_foreach(json_object_get(set, "evidence"), k, p) {
 			struct rack_port r = { fc_jstr(p, "node", ""), fc_jstr(p, "device", ""),
 					       (int)fc_jnum(p, "port", 0), (int)fc_jnum(p, "width", 0),
-					       fc_jnum(p, "rate_gbps", 0) };
+					       fc_jnum(p, "rate_gbps", 0), p };
 			int dup = 0;
 
 			for (int j = 0; j < n && !dup; j++)
@@ -287,6 +289,94 @@ static int rack_ports(const json_t *sets, struct rack_port *rp)
 				rp[n++] = r;
 		}
 	return n;
+}
+
+/*
+ * Port-level settings against the same port on the rack's other nodes
+ * (as preflight's pf_agree judges them across nodes): the netdev MTU, the
+ * trust mode, the PFC priorities and the GID type the test used. A value
+ * that most of two or more other nodes do not have is named (rule
+ * "port_config_peers"): both ends of one pair are already compared in each
+ * folder (diag/rules_test.c r_config), so this is the rack's view.
+ */
+static const struct {
+	const char *key, *what, *part;
+	int fabric; /* under the port's "fabric" object */
+} settings[] = {
+	{ "mtu", "netdev MTU", "configuration (MTU)", 0 },
+	{ "trust", "trust mode", "configuration (trust)", 1 },
+	{ "pfc_priorities", "PFC priorities", "configuration (PFC)", 1 },
+	{ "gid_type", "GID type", "configuration (GID type)", 1 },
+};
+
+/* Setting @k of @r as text into @buf; 0 when not read. */
+static int setting(const struct rack_port *r, size_t k, char *buf, size_t len)
+{
+	const json_t *o = settings[k].fabric ? json_object_get(r->ev, "fabric") : r->ev;
+	const json_t *v = json_object_get(o, settings[k].key);
+	char *t;
+
+	if (json_is_string(v)) {
+		snprintf(buf, len, "%s", json_string_value(v));
+		return 1;
+	}
+	if (!v || json_is_null(v) || !(t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
+		return 0;
+	snprintf(buf, len, "%s", t);
+	free(t);
+	return 1;
+}
+
+static int same_port(const struct rack_port *a, const struct rack_port *b)
+{
+	return strcmp(a->node, b->node) && !strcmp(a->dev, b->dev) && a->port == b->port;
+}
+
+/* The value most of @a's peers have for setting @k, with how many have it
+ * and how many were read; 0 when none. */
+static int peers_setting(const struct rack_port *rp, int n, int a, size_t k, char *best,
+			 size_t len, int *count, int *read)
+{
+	char v[128], w[128];
+
+	*count = *read = 0;
+	for (int b = 0; b < n; b++) {
+		int same = 0;
+
+		if (b == a || !same_port(&rp[a], &rp[b]) || !setting(&rp[b], k, v, sizeof(v)))
+			continue;
+		(*read)++;
+		for (int d = 0; d < n; d++)
+			same += d != a && same_port(&rp[a], &rp[d]) && setting(&rp[d], k, w, sizeof(w)) &&
+				!strcmp(v, w);
+		if (same > *count)
+			*count = same, snprintf(best, len, "%s", v);
+	}
+	return *count > 0;
+}
+
+static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
+{
+	int found = 0;
+
+	for (int a = 0; a < n; a++)
+		for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++) {
+			char mine[128], most[128], subj[256], ev[512];
+			int count, read;
+
+			if (!setting(&rp[a], k, mine, sizeof(mine)) ||
+			    !peers_setting(rp, n, a, k, most, sizeof(most), &count, &read) ||
+			    !strcmp(mine, most) || count < 2 || 2 * count <= read)
+				continue;
+			snprintf(subj, sizeof(subj), "%s %s port %d", rp[a].node, rp[a].dev, rp[a].port);
+			snprintf(ev, sizeof(ev), "the port's %s is %s where %d of %d other nodes have %s on the same port",
+				 settings[k].what, mine, count, read, most);
+			diag_emit_f(c, "port_config_peers", subj, settings[k].part, 1,
+				    "set the value the other nodes have on this port (MTU: 'ip link set DEV mtu'; trust and PFC: mlnx_qos or dcb; GID type: the RoCE version the fabric uses) and re-run",
+				    "%s", ev);
+			found++;
+		}
+	return found;
 }
 
 void diag_peers(json_t *doc, const json_t *sets)
@@ -325,6 +415,7 @@ void diag_peers(json_t *doc, const json_t *sets)
 			    now, e.why);
 		found++;
 	}
+	found += config_peers(&c, rp, n);
 	if (found)
 		json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
 	else

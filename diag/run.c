@@ -97,6 +97,7 @@ json_t *diag_port_json(const struct diag_port *p)
 								    (char (*)[160])p->far_detail)
 						      : json_null());
 	json_object_set_new(o, "width", p->width ? json_integer(p->width) : json_null());
+	json_object_set_new(o, "mtu", p->mtu_after ? json_integer(p->mtu_after) : json_null());
 	json_object_set_new(o, "fabric", fabric_json(p));
 	json_object_set(o, "notes", p->notes);
 	return o;

@@ -82,3 +82,5 @@ expect "diagnose: a port on 2 of its module's 4 lanes names the lane's transmitt
 expect "diagnose: a port below the same port on the rack's other nodes, over every folder" 0 \
 	'runs at 200 Gb/s on 2 lanes where 2 of 2 other nodes \(nodeB, nodeC\) run the same port at 400 Gb/s on 4 lanes' -- \
 	"$FC" diagnose "$D/rack-peers-2x"
+expect "diagnose: a port's MTU against the same port on the rack's other nodes" 0 \
+	"nodeC mlx5_0 port 1: configuration \(MTU\)" -- "$FC" diagnose "$D/rack-config-peers"

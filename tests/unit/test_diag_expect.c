@@ -118,6 +118,34 @@ static void test_rack_peers(void **state)
 	json_decref(sets);
 }
 
+/* nodeC's MTU and trust mode differ from both other nodes' on the same
+ * port: named once each over every folder, nodeC alone. */
+static void test_rack_config_peers(void **state)
+{
+	static const char *const folders[] = { "001-nodeA-nodeB", "002-nodeA-nodeC",
+					       "003-nodeB-nodeC", NULL };
+	json_t *sets, *doc = rack("rack-config-peers", folders, &sets);
+	const json_t *e;
+	size_t i, n = 0;
+
+	(void)state;
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e) {
+		if (strcmp(str(e, "rule"), "port_config_peers"))
+			continue;
+		n++;
+		assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+		assert_string_equal(str(e, "confidence"), "likely");
+	}
+	assert_int_equal(n, 2);
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		if (!strcmp(str(e, "part"), "configuration (MTU)") && !strcmp(str(e, "rule"), "port_config_peers"))
+			assert_non_null(strstr(str(e, "evidence"), "netdev MTU is 1500 where 2 of 2 other nodes have 9000"));
+		else if (!strcmp(str(e, "rule"), "port_config_peers"))
+			assert_non_null(strstr(str(e, "evidence"), "trust mode is pcp where 2 of 2 other nodes have dscp"));
+	json_decref(doc);
+	json_decref(sets);
+}
+
 /* The model alone: peers, a module with light on lanes the link does not
  * use (a breakout's other port may light them), the application. */
 static void test_model(void **state)
@@ -272,7 +300,7 @@ int main(void)
 		cmocka_unit_test(test_rack_peers),	     cmocka_unit_test(test_model),
 		cmocka_unit_test(test_parse_lane_lists),     cmocka_unit_test(test_loss_with_errors_under_limit),
 		cmocka_unit_test(test_drop_at_receive_queues), cmocka_unit_test(test_drop_in_switch),
-		cmocka_unit_test(test_direction_not_known),
+		cmocka_unit_test(test_direction_not_known),   cmocka_unit_test(test_rack_config_peers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
