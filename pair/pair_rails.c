@@ -156,9 +156,14 @@ static int match(struct rails_run *x)
 	for (int i = 0; i < x->map.nfindings; i++) {
 		const struct fc_rail_finding *f = &x->map.findings[i];
 
-		if (f->sev == FC_RAIL_NOTE)
+		if (f->sev == FC_RAIL_NOTE) {
 			pair_qos_note(x->doc, "%s", f->text);
-		else
+			/* the ports left out and rails assumed, apart: soak says them */
+			if (!json_object_get(x->doc, "rail_notes"))
+				json_object_set_new(x->doc, "rail_notes", json_array());
+			json_array_append_new(json_object_get(x->doc, "rail_notes"),
+					      json_string(f->text));
+		} else
 			fc_finding(x->doc, f->sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s", f->text);
 	}
 	return 0;
