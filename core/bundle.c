@@ -390,6 +390,28 @@ static int check_manifest(struct fc_bundle *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* node.json names the node every judgment speaks of: a JSON object whose
+ * "host" is a node name (a capture that lacks it, or holds other bytes
+ * there with a manifest made to match, is refused, not judged as "?"). */
+static int check_node(struct fc_bundle *b, char *err, size_t errlen)
+{
+	char why[256];
+	size_t len = 0;
+	int code;
+	char *text = fc_bundle_read(b, "node.json", &len, &code, why, sizeof(why));
+	json_t *doc = text ? json_loadb(text, len, 0, NULL) : NULL;
+	const char *host = json_string_value(json_object_get(doc, "host"));
+	int bad = !host || !fc_valid_node_name(host);
+
+	if (bad)
+		snprintf(err, errlen, "%s: node.json: %s; capture the node again with 'fabcheck capture'",
+			 b->shown, !text ? why : !json_is_object(doc) ? "not a JSON object" :
+						"no \"host\" that is a node name");
+	json_decref(doc);
+	free(text);
+	return bad ? -1 : 0;
+}
+
 static int bundle_dir(struct fc_bundle *b, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
@@ -412,7 +434,7 @@ static int bundle_dir(struct fc_bundle *b, const char *dir, char *err, size_t er
 			snprintf(err, errlen, "%s: cannot be read: %s", b->shown, strerror(errno));
 		return -1;
 	}
-	return check_manifest(b, err, errlen);
+	return check_manifest(b, err, errlen) || check_node(b, err, errlen);
 }
 
 static int is_tgz(const char *p)

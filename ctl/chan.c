@@ -385,7 +385,10 @@ static int take_progress(struct fc_chan *c, json_t *m)
 {
 	if (strcmp(fc_wire_type(m), "progress"))
 		return 0;
-	c->progress_done = fc_jnum(m, "done", fc_jnum(m, "bytes", 0));
+	double done = fc_jnum(m, "done", fc_jnum(m, "bytes", 0));
+
+	c->progress_grew = done > c->progress_done;
+	c->progress_done = done;
 	c->progress_at = fc_now();
 	json_decref(m);
 	return 1;
@@ -433,10 +436,11 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 
 			if (!take_progress(c, *msg_p))
 				return 0;
-			/* progress extends the wait up to the test's own deadline */
+			/* progress whose count grew extends the wait, up to the
+			 * test's own deadline; a count that stays extends nothing */
 			if (ext > c->test_until)
 				ext = c->test_until;
-			if (ext > deadline)
+			if (ext > deadline && c->progress_grew)
 				deadline = ext;
 			progressed = 1;
 		}
@@ -452,8 +456,13 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 			snprintf(c->why, sizeof(c->why), "%s: the run's deadline came", c->node);
 			return -ETIME;
 		}
-		if (now >= deadline && progressed && c->test_until > 0 && now >= c->test_until) {
-			snprintf(c->why, sizeof(c->why), "%s: the test's own deadline came", c->node);
+		if (now >= deadline && progressed && c->test_until > 0) {
+			if (now >= c->test_until)
+				snprintf(c->why, sizeof(c->why), "%s: the test's own deadline came", c->node);
+			else
+				snprintf(c->why, sizeof(c->why),
+					 "%s: its count of messages done stayed at %.0f for %.0f s (--timeout)",
+					 c->node, c->progress_done, timeout);
 			return -ETIME;
 		}
 		if (now >= deadline) {

@@ -53,6 +53,7 @@ struct fc_chan {
 	 * wait that progress made last until it gives -ETIME. With none, progress extends nothing. */
 	double test_until;
 	double progress_done, progress_at; /* the last "progress" count, when it came */
+	int progress_grew; /* the last "progress" count was above the one before */
 	json_t *held;	/* a message fc_chan_progress read ahead */
 	char why[1024]; /* what went wrong, naming the node */
 };
@@ -84,7 +85,10 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  * -EPIPE when another channel's worker went away first (*failed_p says
  * which; its buffered messages, an "error" perhaps, can still be read), or
  * -ETIME once chans[which]->until has passed, however busy the worker, or
- * once its test_until has passed in a wait in which it sent "progress".
+ * once its test_until has passed in a wait in which it sent "progress", or
+ * once @timeout has passed since its count of messages done last grew
+ * while it sent only "progress" that did not (a worker itself gives up
+ * when no completion comes for --timeout: verbs/test.c vb_clock_tick).
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);

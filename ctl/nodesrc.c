@@ -127,6 +127,26 @@ int fc_bundle_pack(const char *parent, const char *name, const char *out, char *
 	return -1;
 }
 
+/* 1 when the member's name (the sixth field, up to a link's " -> ") is
+ * absolute or has a ".." part: tar would write outside the folder. (Where
+ * a link points is checked once unpacked, as in a folder.) */
+static int name_leaves(const char *l)
+{
+	const char *p = l, *end;
+
+	for (int f = 0; f < 5 && p; f++)
+		p = strchr(p, ' '), p = p ? p + strspn(p, " ") : NULL;
+	if (!p)
+		return 0;
+	end = *l == 'l' && strstr(p, " -> ") ? strstr(p, " -> ") : p + strlen(p);
+	if (*p == '/')
+		return 1;
+	for (const char *q = p; (q = strstr(q, "..")) && q < end; q += 2)
+		if ((q == p || q[-1] == '/') && (q + 2 == end || q[2] == '/'))
+			return 1;
+	return 0;
+}
+
 /* One line of `tar -tvz --numeric-owner`: "-rw-r--r-- 0/0 1234 DATE TIME NAME". */
 static int list_line(const char *tgz, char *l, size_t *total, char *err, size_t errlen)
 {
@@ -140,6 +160,11 @@ static int list_line(const char *tgz, char *l, size_t *total, char *err, size_t 
 	if (!strchr("-dl", type) || !p) {
 		snprintf(err, errlen, "%s: '%.200s': %s: refused (a capture holds files, folders "
 			 "and links)", tgz, l, type == 'h' ? "a hard link" : "no file or folder");
+		return -1;
+	}
+	if (name_leaves(l)) {
+		snprintf(err, errlen, "%s: '%.200s': a member whose name leaves the bundle's folder "
+			 "('..' or '/'): refused", tgz, l);
 		return -1;
 	}
 	if (size > FC_BUNDLE_FILE_MAX || (*total += size) > FC_BUNDLE_TOTAL_MAX) {

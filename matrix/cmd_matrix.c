@@ -15,6 +15,7 @@
 #include "core/summary.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "matrix/mx_pattern.h"
 #include "matrix/mx_drain.h"
 #include "matrix/mx_diag.h"
 #include "matrix/mx_model.h"
@@ -51,6 +52,13 @@ const char usage_matrix[] =
 	"  --import FILE        store and analyse recorded 'pair --json' documents\n"
 	"                       ({\"nodes\": [...], \"results\": [...]}) instead of testing\n"
 	"  --pace SEC           with --import: wait between results (a replay)\n"
+	"  --pattern NAME       pairs (default: each pair alone, a round at a time),\n"
+	"                       incast (each node in turn receives from the others at\n"
+	"                       once), fanout (sends to them at once), bisection (one\n"
+	"                       half to the other at once, both ways), alltoall (every\n"
+	"                       node of a group to every other at once)\n"
+	"  --fan-in K           incast/fanout: K senders (receivers) a round, not all\n"
+	"  --group K            alltoall: groups of K nodes, not all\n"
 	"  --baseline FILE      judge each result against the fleet's baseline ('fabcheck\n"
 	"                       baseline'): more than its rule's P%% below is defective\n"
 	"  --save-evidence DIR  each pair's evidence in DIR/NNN-A-B (see 'pair --help',\n"
@@ -261,6 +269,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 	mx_doc_diagnoses_render(f, doc);
+	mx_pattern_render(f, doc);
 	fc_drain_render(f, doc);
 }
 
@@ -350,6 +359,9 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	add_history(s->st, &m, doc);
 	if (c->baseline)
 		mx_baseline_doc(s->st, s->run, &c->bl, c->baseline, doc);
+	if (mx_pattern_doc(s->st, s->run, doc))
+		fc_finding(doc, FC_WARN, "the flows of run %lld's pattern could not be read back",
+			   (long long)s->run);
 	if (scr && scr->ss) {
 		json_object_set_new(doc, "screen", mx_screen_doc(scr));
 		json_object_set_new(doc, "rounds", json_integer(scr->s.round));

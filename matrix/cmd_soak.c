@@ -95,6 +95,7 @@ struct soak {
 	int64_t run;
 	json_t *slices;	  /* {"a","b","start","end","doc"} */
 	json_t *rails;	  /* each rail once: how `pair` matched it */
+	json_t *notes;	  /* each pair's "rail_notes" once: ports left out, assumed */
 	double t0;	  /* unix time of the start */
 	double slice_start;
 	int cycle;
@@ -304,8 +305,20 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 	struct soak *s = arg;
 	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
 	char when[64], line[1024];
+	size_t i;
+	json_t *e;
 	int n;
 
+	json_array_foreach(json_object_get(doc, "rail_notes"), i, e) {
+		size_t k;
+		json_t *have;
+		int seen = 0;
+
+		json_array_foreach(s->notes, k, have)
+			seen |= json_equal(have, e);
+		if (!seen)
+			json_array_append(s->notes, e);
+	}
 	if (json_array_size(json_object_get(doc, "rails")))
 		rail_slices(s, job, doc, now);
 	else
@@ -404,6 +417,7 @@ static void render_soak(FILE *f, const json_t *doc)
 	fprintf(f, "soak of %d node(s): %.0f s of %.0f s, %d slice(s)\n\n",
 		(int)fc_jnum(doc, "node_count", 0), fc_jnum(doc, "elapsed_s", 0),
 		fc_jnum(doc, "duration_s", 0), (int)fc_jnum(doc, "slices", 0));
+	mx_rails_notes_render(f, doc);
 	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
 		fc_table_row(t);
 		fc_table_addf(t, 0, "%s-%s", fc_jstr(p, "a", "?"), fc_jstr(p, "b", "?"));
@@ -462,6 +476,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	s.slices = json_array();
 	s.rails = json_array();
+	s.notes = json_array();
 	s.t0 = wall_now();
 	fprintf(stderr, "soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)\n",
 		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
@@ -478,6 +493,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	json_object_set_new(doc, "slices", json_integer((json_int_t)json_array_size(s.slices)));
 	if (json_array_size(s.rails))
 		json_object_set(doc, "rails", s.rails);
+	json_object_set(doc, "rail_notes", s.notes);
 	json_object_set_new(doc, "store", json_pack("{s:s, s:I}", "path", s.c.db, "run",
 						   (json_int_t)s.run));
 	if (rc == -EINTR)
@@ -504,6 +520,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	fc_store_run_end(s.st, s.run, rc == -EINTR ? "interrupted" : fc_verdict_name(fc_doc_verdict(doc)));
 	json_decref(s.slices);
 	json_decref(s.rails);
+	json_decref(s.notes);
 	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
 	 * or nothing ran: could not run. */
 	vexit = fc_doc_exit(doc);

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/opts.h"
+#include "core/pattern.h"
 #include "core/sched.h"
 #include "core/util.h"
 #include "matrix/mx_model.h"
@@ -87,6 +88,9 @@ static const struct fc_opt mx_opts[] = {
 	FCO_DURATION("pace", 0, pace_s, 0, 3600, .only = MATRIX),
 	FCO_STR("save-evidence", 0, evidence_dir, .only = MATRIX),
 	FCO_STR("baseline", 0, baseline, .only = MATRIX),
+	FCO_STR("pattern", 0, pattern, .only = MATRIX),
+	FCO_INT("fan-in", 0, fan_in, 1, FC_SCHED_MAX_NODES, .only = MATRIX),
+	FCO_INT("group", 0, group, 2, FC_SCHED_MAX_NODES, .only = MATRIX),
 	FCO_CALL_AT("rails", 0, opt_rails, pair_args, json_t *),
 	FCO_STR("exclude-dev", 0, exclude_dev, PASSED),
 	FCO_FLAG("screen", 0, screen, .only = MATRIX),
@@ -282,6 +286,35 @@ static int check_rails(const struct mx_cli *c)
 	return 0;
 }
 
+/* --pattern NAME with its --fan-in or --group: each where it means something. */
+static int check_pattern(const struct mx_cli *c, const char *cmd)
+{
+	enum fc_pattern p = FC_PAT_PAIRS;
+
+	if (c->pattern && fc_pattern_parse(c->pattern, &p)) {
+		fc_err("%s --pattern: '%s' is not a pattern; give pairs, incast, fanout, bisection "
+		       "or alltoall", cmd, c->pattern);
+		return -EINVAL;
+	}
+	if (c->fan_in && p != FC_PAT_INCAST && p != FC_PAT_FANOUT) {
+		fc_err("%s: --fan-in K is the senders of an incast (or receivers of a fanout); add "
+		       "--pattern incast or --pattern fanout", cmd);
+		return -EINVAL;
+	}
+	if (c->group && p != FC_PAT_ALLTOALL) {
+		fc_err("%s: --group K is the size of an all-to-all group; add --pattern alltoall",
+		       cmd);
+		return -EINVAL;
+	}
+	if (p != FC_PAT_PAIRS && (c->screen || c->import || c->resume || c->retest)) {
+		fc_err("%s --pattern %s: a pattern runs its own rounds; drop %s", cmd, c->pattern,
+		       c->screen ? "--screen" : c->import ? "--import" : c->resume ? "--resume" :
+		       "--retest");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, int which,
 		 const char *usage)
 {
@@ -307,6 +340,8 @@ int mx_cli_parse(struct fc_ctx *ctx, struct mx_cli *c, int argc, char **argv, in
 		return FC_EXIT_USAGE;
 	}
 	if (c->baseline && fc_bl_read_file(&c->bl, c->baseline))
+		return FC_EXIT_USAGE;
+	if (check_pattern(c, argv[0]))
 		return FC_EXIT_USAGE;
 	if (c->max_rounds && !c->screen) {
 		fc_err("%s: --max-rounds bounds the screen; add --screen", argv[0]);

@@ -36,6 +36,8 @@ struct mx_cli {
 	int fanout;	    /* --fanout: workers at once (two a pair), 0 = the default */
 	int no_mux;	    /* --no-ssh-mux */
 	struct fc_drain_opts drain; /* matrix --drain, --drain-dry-run, --resume-passed */
+	const char *pattern;	/* matrix --pattern NAME (core/pattern.h), NULL: pairs */
+	int fan_in, group;	/* --fan-in K (incast, fanout), --group K (alltoall); 0: all */
 	const char *baseline;	/* matrix --baseline FILE */
 	struct fc_baseline bl;	/* that file, read by mx_cli_parse */
 	/* tui only */

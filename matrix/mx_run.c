@@ -39,15 +39,34 @@ static int mark_done(const struct fc_store_pair *p, void *arg)
 	return 0;
 }
 
+/* The most flows a round of the run holds. */
+static int round_most(struct mx_runner *r)
+{
+	int most = r->n / 2 + 1;
+
+	for (int i = 0; i < r->pplan.nrounds; i++)
+		if (r->pplan.r[i].n > most)
+			most = r->pplan.r[i].n;
+	return most;
+}
+
 int mx_run_init(struct mx_runner *r)
 {
+	int most;
+
 	r->evfd = -1;
 	r->rounds = fc_sched_rounds(r->n, r->both);
+	if (r->pattern != FC_PAT_PAIRS) {
+		if (fc_pattern_plan(r->pattern, r->n, r->pattern_k, NULL, &r->pplan))
+			return -ENOMEM;
+		r->rounds = r->pplan.nrounds;
+	}
+	most = round_most(r);
 	r->round = -1;
 	r->done = calloc((size_t)r->n * (size_t)r->n, 1);
 	r->busy = calloc((size_t)r->n, sizeof(*r->busy));
-	r->kids = calloc((size_t)r->n / 2 + 1, sizeof(*r->kids));
-	r->kid_jobs = calloc((size_t)r->n / 2 + 1, sizeof(*r->kid_jobs));
+	r->kids = calloc((size_t)most, sizeof(*r->kids));
+	r->kid_jobs = calloc((size_t)most, sizeof(*r->kid_jobs));
 	if (!r->exe)
 		r->exe = fc_self_exe();
 	if (!r->done || !r->busy || !r->kids || !r->kid_jobs) {
@@ -77,6 +96,10 @@ void mx_run_release(struct mx_runner *r)
 	free(r->kids);
 	free(r->kid_jobs);
 	free(r->queue);
+	fc_pattern_release(&r->pplan);
+	if (r->bar_on)
+		fc_barrier_release(&r->bar);
+	r->bar_on = 0;
 	if (r->evidence_dir && r->evfd >= 0)
 		close(r->evfd);
 	r->evfd = -1;
@@ -108,6 +131,22 @@ int mx_run_add_rail(struct mx_runner *r, int a, int b, int retest, const char *r
 	return 0;
 }
 
+/* Queues the flows of a pattern's next round; 0 when there is none left. */
+static int next_pattern_round(struct mx_runner *r)
+{
+	const struct fc_pround *pr;
+
+	if (++r->round >= r->rounds)
+		return 0;
+	pr = &r->pplan.r[r->round];
+	for (int i = 0; i < pr->n; i++) {
+		if (mx_run_add(r, pr->f[i].src, pr->f[i].dst, 0))
+			return -ENOMEM;
+		r->queue[r->nq - 1].round = r->round;
+	}
+	return 1;
+}
+
 /* Queues the next round's pairs not yet done; returns 0 when there is no
  * round left. */
 static int next_round(struct mx_runner *r)
@@ -115,6 +154,8 @@ static int next_round(struct mx_runner *r)
 	struct fc_pair_idx p[FC_SCHED_MAX_NODES / 2];
 	int cnt, i;
 
+	if (r->pattern != FC_PAT_PAIRS) /* a pattern's round: all its flows */
+		return next_pattern_round(r);
 	while (++r->round < r->rounds) {
 		cnt = fc_sched_round(r->n, r->both, r->round, p);
 		for (i = 0; i < cnt; i++) {
@@ -160,16 +201,16 @@ static int evidence_sub(struct mx_runner *r, const struct mx_job *job, char *buf
 	return 0;
 }
 
-static int spawn(struct mx_runner *r, const struct mx_job *job)
+static int spawn(struct mx_runner *r, const struct mx_job *job, int sync_fd)
 {
 	size_t nargs = json_array_size(r->pair_args), i, n;
 	struct fc_child *k = &r->kids[r->nkids];
-	char deadline[32];
+	char deadline[32], fd[16];
 	const char **argv;
 	char evdir[PATH_MAX];
 	int rc;
 
-	argv = calloc(nargs + 14, sizeof(*argv));
+	argv = calloc(nargs + 16, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	argv[0] = "fabcheck";
@@ -191,6 +232,11 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	if (job->rail[0]) { /* the last --rails wins */
 		argv[n++] = "--rails";
 		argv[n++] = job->rail;
+	}
+	if (sync_fd >= 0) { /* the round's start signal */
+		snprintf(fd, sizeof(fd), "%d", sync_fd);
+		argv[n++] = "--sync-fd";
+		argv[n++] = fd;
 	}
 	if (r->evidence_dir) {
 		if (evidence_sub(r, job, evdir, sizeof(evdir))) {
@@ -215,11 +261,43 @@ static int spawn(struct mx_runner *r, const struct mx_job *job)
 	return 0;
 }
 
+/* A pattern's round: every queued flow at once, on one start signal (a
+ * round must load the fabric together, so it is not cut into waves). */
+static int start_round(struct mx_runner *r)
+{
+	int rc;
+
+	if (r->nkids || !r->nq)
+		return 0;
+	/* pair's own barrier waits 4 timeouts and 30 s; the matrix knows no timeout */
+	rc = fc_barrier_init(&r->bar, r->nq, 60, -1);
+	if (rc)
+		return rc;
+	r->bar_on = 1;
+	while (r->nq) {
+		int end = -1;
+
+		rc = fc_barrier_pair(&r->bar, r->nkids, &end);
+		if (!rc)
+			rc = spawn(r, &r->queue[0], end);
+		if (end >= 0)
+			close(end);
+		if (rc)
+			return rc;
+		memmove(&r->queue[0], &r->queue[1], (size_t)(r->nq - 1) * sizeof(r->queue[0]));
+		r->nq--;
+	}
+	return 0;
+}
+
 /* Starts queued jobs whose two nodes are free, at most fanout / 2 pairs
  * (two workers each) at once: a round of more pairs runs in waves. */
 static int start_jobs(struct mx_runner *r)
 {
 	int i = 0, rc, most = fc_fanout_of(r->fanout) / 2;
+
+	if (r->pattern != FC_PAT_PAIRS)
+		return start_round(r);
 
 	if (most < 1)
 		most = 1;
@@ -232,13 +310,25 @@ static int start_jobs(struct mx_runner *r)
 			i++;
 			continue;
 		}
-		rc = spawn(r, &j);
+		rc = spawn(r, &j, -1);
 		if (rc)
 			return rc;
 		memmove(&r->queue[i], &r->queue[i + 1], (size_t)(r->nq - i - 1) * sizeof(j));
 		r->nq--;
 	}
 	return 0;
+}
+
+/* A pattern flow's place: the pattern, and its round's receiver (incast)
+ * or sender (fanout) and flow count. */
+static void pattern_mark(const struct mx_runner *r, const struct mx_job *job, json_t *m)
+{
+	const struct fc_pround *pr = &r->pplan.r[job->round];
+
+	json_object_set_new(m, "pattern", json_string(fc_pattern_name(r->pattern)));
+	json_object_set_new(m, "flows", json_integer(pr->n));
+	if (pr->target >= 0)
+		json_object_set_new(m, "target", json_string(r->names[pr->target]));
 }
 
 /* The document to store for a finished child. */
@@ -282,9 +372,29 @@ static json_t *kid_doc(struct mx_runner *r, struct fc_child *k, const struct mx_
 	json_object_set_new(doc, "duration_s", json_real(fc_now() - k->start));
 	json_object_set_new(doc, "matrix", json_pack("{s:I, s:i}", "run", (json_int_t)r->run,
 						     "round", job->round + 1));
+	if (r->pattern != FC_PAT_PAIRS && job->round >= 0)
+		pattern_mark(r, job, json_object_get(doc, "matrix"));
 	if (job->retest)
 		json_object_set_new(doc, "retest", json_true());
 	return doc;
+}
+
+/* Kid @idx finished and the last took its place: so does its barrier slot. */
+static void bar_slot_drop(struct mx_runner *r, int idx)
+{
+	struct fc_barrier *b = &r->bar;
+
+	if (b->fd[idx] >= 0)
+		close(b->fd[idx]);
+	b->fd[idx] = b->fd[r->nkids];
+	b->since[idx] = b->since[r->nkids];
+	b->fd[r->nkids] = -1;
+	b->since[r->nkids] = 0;
+	b->n = r->nkids;
+	if (!r->nkids) {
+		fc_barrier_release(b);
+		r->bar_on = 0;
+	}
 }
 
 static int kid_finish(struct mx_runner *r, int idx)
@@ -310,6 +420,8 @@ static int kid_finish(struct mx_runner *r, int idx)
 	r->nkids--;
 	r->kids[idx] = r->kids[r->nkids];
 	r->kid_jobs[idx] = r->kid_jobs[r->nkids];
+	if (r->bar_on)
+		bar_slot_drop(r, idx);
 	return rc;
 }
 
@@ -337,6 +449,9 @@ static void kill_all(struct mx_runner *r)
 		r->busy[r->kid_jobs[i].a] = r->busy[r->kid_jobs[i].b] = 0;
 	}
 	r->nkids = 0;
+	if (r->bar_on)
+		fc_barrier_release(&r->bar);
+	r->bar_on = 0;
 }
 
 int mx_run_poll(struct mx_runner *r, int timeout_ms)
@@ -359,7 +474,11 @@ int mx_run_poll(struct mx_runner *r, int timeout_ms)
 		kill_all(r);
 		return rc;
 	}
+	if (r->bar_on && timeout_ms > 20) /* the start signal waits on this loop */
+		timeout_ms = 20;
 	rc = fc_children_poll(r->kids, r->nkids, timeout_ms);
+	if (rc >= 0 && r->bar_on)
+		fc_barrier_step(&r->bar, r->kids);
 	rc = rc < 0 ? rc : kid_reap(r);
 	if (r->usage_error) {
 		kill_all(r);

@@ -1,7 +1,10 @@
 /*
  * The matrix runner: runs the schedule's pairs as `fabcheck pair A B --json`
  * child processes of this same binary, a round at a time (no node in two
- * tests at once), and stores each result as it finishes. Driven by
+ * tests at once), and stores each result as it finishes. With a traffic
+ * pattern (core/pattern.h) a round is a set of flows in which one node may
+ * send or receive several at once: they start together, each test of each
+ * flow on one start signal (ctl/barrier.h, pair --sync-fd). Driven by
  * mx_run_poll() so that the TUI can interleave it with its input.
  */
 #ifndef FC_MX_RUN_H
@@ -11,6 +14,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "core/pattern.h"
+#include "ctl/barrier.h"
 #include "store/store.h"
 
 struct mx_job {
@@ -45,6 +50,8 @@ struct mx_runner {
 	mx_plan_fn plan;	/* NULL: the circle schedule */
 	int fanout;		/* workers at once, two a pair (ctl/scale.h); 0: the default */
 	void *plan_arg;
+	enum fc_pattern pattern; /* FC_PAT_PAIRS: the circle schedule of pairs */
+	int pattern_k;		/* its --fan-in or --group, 0: all */
 
 	/* State. */
 	unsigned char *done; /* n * n: a -> b already measured in this run */
@@ -58,6 +65,9 @@ struct mx_runner {
 	int stored, errors, usage_error, planned_all;
 	int spawned; /* pairs started: numbers the evidence folders */
 	int evfd;    /* evidence_dir, opened as an evidence folder (core/safefile.h) */
+	struct fc_pplan pplan;	/* a pattern's rounds */
+	struct fc_barrier bar;	/* a pattern round's start signal, slot k: kids[k] */
+	int bar_on;
 };
 
 /* Prepares @r (fields above the "State" line set by the caller) and marks

@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/out.h"
+#include "core/pattern.h"
 #include "core/sched.h"
 #include "core/util.h"
 #include "matrix/mx_model.h"
@@ -181,6 +182,10 @@ static int begin_new(struct mx_session *s, const struct mx_cli *c)
 				   0)) {
 		return FC_EXIT_USAGE;
 	}
+	if (c->pattern && strcmp(c->pattern, "pairs"))
+		json_object_set_new(s->params, "pattern",
+				    json_pack("{s:s, s:i}", "name", c->pattern, "k",
+					      c->fan_in ? c->fan_in : c->group));
 	if (c->screen) /* a new relabelling each run: other peers each night */
 		json_object_set_new(s->params, "screen",
 				    mx_screen_params(c->max_rounds,
@@ -216,6 +221,25 @@ static int resume(struct mx_session *s, const struct mx_cli *c)
 	return resume_pair_args(s, c);
 }
 
+/* The run's traffic pattern (params "pattern"), checked: the store travels. */
+static int pattern_of(struct mx_session *s)
+{
+	const json_t *p = json_object_get(s->params, "pattern");
+	json_int_t k = json_integer_value(json_object_get(p, "k"));
+
+	s->r.pattern = FC_PAT_PAIRS;
+	if (!p)
+		return 0;
+	if (fc_pattern_parse(fc_jstr(p, "name", ""), &s->r.pattern) ||
+	    s->r.pattern == FC_PAT_PAIRS || k < 0 || k > FC_SCHED_MAX_NODES) {
+		fc_err("run %lld in %s: its traffic pattern is refused; the store is damaged or "
+		       "not fabcheck's", (long long)s->run, fc_store_path(s->st));
+		return -EINVAL;
+	}
+	s->r.pattern_k = (int)k;
+	return 0;
+}
+
 int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_atomic_t *stop)
 {
 	int rc;
@@ -246,6 +270,8 @@ int mx_session_open(struct mx_session *s, const struct mx_cli *c, volatile sig_a
 		.evidence_dir = c->evidence_dir,
 		.fanout = c->fanout,
 	};
+	if (pattern_of(s))
+		goto out_close;
 	if (mx_run_init(&s->r))
 		goto out_close;
 	return 0;

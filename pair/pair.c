@@ -193,10 +193,6 @@ static int check_rails(struct pair_cfg *cfg, int dev_given)
 		fc_err("pair: -d names one port and --rails the rails; give one of them");
 		return -EINVAL;
 	}
-	if (cfg->sync_fd >= 0) {
-		fc_err("pair: --sync-fd is for the pairs --rails runs itself");
-		return -EINVAL;
-	}
 	if (!*cfg->rails) {
 		fc_err("--rails: empty; expected all, first or a comma-separated list of rails (e.g. mlx5_0,mlx5_3 or 0,3)");
 		return -EINVAL;
@@ -395,7 +391,8 @@ int pair_rx_depth(const struct pair_cfg *cfg)
 	double duration;
 	int d = PAIR_PT_RX_DEPTH;
 
-	if (cfg->method != VB_METHOD_PERFTEST)
+	/* only sends take receives (perftest: DEF_RX_RDMA, 1, for writes) */
+	if (cfg->method != VB_METHOD_PERFTEST || !(cfg->ops & (1u << VB_SEND)))
 		return 0;
 	pair_test_length(cfg, VB_SEND, 0, &iters, &duration);
 	if (!(duration > 0) && iters < (uint64_t)d)

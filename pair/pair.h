@@ -152,7 +152,7 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 /* --perftest: perftest's receives per QP for sends, DEF_RX_SEND (512),
  * cut to the iterations and made even (force_dependecies: "rx_depth >
  * iters", "WA for a bug when rx_depth is odd in SEND"); 0: the method's
- * own (twice the tx depth, verbs/res.c). @iters 0: by duration. */
+ * own (twice the tx depth, verbs/res.c), and without a send test. */
 #define PAIR_PT_RX_DEPTH 512
 int pair_rx_depth(const struct pair_cfg *cfg);
 

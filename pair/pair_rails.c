@@ -25,6 +25,7 @@
 #include "core/pairv.h"
 #include "core/rail.h"
 #include "store/store.h"
+#include "ctl/barrier.h"
 #include "ctl/child.h"
 #include "diag/diag.h"
 #include "pair/pair.h"
@@ -155,16 +156,21 @@ static int match(struct rails_run *x)
 	for (int i = 0; i < x->map.nfindings; i++) {
 		const struct fc_rail_finding *f = &x->map.findings[i];
 
-		if (f->sev == FC_RAIL_NOTE)
+		if (f->sev == FC_RAIL_NOTE) {
 			pair_qos_note(x->doc, "%s", f->text);
-		else
+			/* the ports left out and rails assumed, apart: soak says them */
+			if (!json_object_get(x->doc, "rail_notes"))
+				json_object_set_new(x->doc, "rail_notes", json_array());
+			json_array_append_new(json_object_get(x->doc, "rail_notes"),
+					      json_string(f->text));
+		} else
 			fc_finding(x->doc, f->sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s", f->text);
 	}
 	return 0;
 }
 
 /* The child's command line for rail @r. */
-static void child_argv(const struct rails_run *x, int r, int sync_fd, const char **argv,
+static void child_argv(const struct rails_run *x, int r, int sync_fd, int loaded, const char **argv,
 		       char *dev, size_t dlen, char *fd, size_t flen, char *ev, size_t elen)
 {
 	const struct fc_rail_port *pa = fc_rail_port_of(&x->map, x->nodes, 0, r);
@@ -190,7 +196,7 @@ static void child_argv(const struct rails_run *x, int r, int sync_fd, const char
 	}
 	if (x->cfg->evidence_dir) { /* DIR/alone-rail0, DIR/loaded-rail0, ... */
 		snprintf(ev, elen, "%s/%s-rail%d", x->cfg->evidence_dir,
-			 sync_fd >= 0 ? "loaded" : "alone", x->map.rails[r].index);
+			 loaded ? "loaded" : "alone", x->map.rails[r].index);
 		argv[n++] = "--save-evidence";
 		argv[n++] = ev;
 	}
@@ -210,103 +216,43 @@ static json_t *no_doc(struct fc_child *k, int r)
 			 "results", "counters", "no_result", 1);
 }
 
-/* The barrier of one phase: each child writes a byte on its socket when
- * it reaches a test and waits for one back; once every child still running
- * waits (or one has waited @max_wait s, the others being stuck or far
- * slower), each waiting child gets its go. */
-struct barrier {
-	int fd[FC_RAIL_MAX];	  /* -1: not (or no longer) taking part */
-	double since[FC_RAIL_MAX]; /* waiting since, 0: not waiting */
-	double max_wait;
-};
-
-static void barrier_step(struct barrier *bar, const struct fc_child *kids, int n)
-{
-	struct pollfd pfd[FC_RAIL_MAX];
-	int live = 0, waiting = 0, overdue = 0;
-	double now = fc_now();
-
-	for (int k = 0; k < n; k++) {
-		if (bar->fd[k] >= 0 && kids[k].done) {
-			close(bar->fd[k]);
-			bar->fd[k] = -1;
-		}
-		pfd[k] = (struct pollfd){ .fd = bar->fd[k], .events = POLLIN };
-	}
-	if (poll(pfd, (nfds_t)n, 0) > 0)
-		for (int k = 0; k < n; k++) {
-			char b;
-
-			if (!pfd[k].revents)
-				continue;
-			if (read(bar->fd[k], &b, 1) != 1) {
-				close(bar->fd[k]);
-				bar->fd[k] = -1;
-			} else if (!bar->since[k]) {
-				bar->since[k] = now;
-			}
-		}
-	for (int k = 0; k < n; k++) {
-		if (bar->fd[k] < 0)
-			continue;
-		live++;
-		waiting += bar->since[k] > 0;
-		overdue |= bar->since[k] > 0 && now - bar->since[k] > bar->max_wait;
-	}
-	if (!waiting || (waiting < live && !overdue))
-		return;
-	if (waiting < live)
-		fc_warn("%d of %d rails waited %.0f s for the others to start a test; they go on without them",
-			waiting, live, bar->max_wait);
-	for (int k = 0; k < n; k++) {
-		if (bar->fd[k] < 0 || !bar->since[k])
-			continue;
-		bar->since[k] = 0;
-		if (write(bar->fd[k], "g", 1) != 1) {
-			close(bar->fd[k]);
-			bar->fd[k] = -1;
-		}
-	}
-}
-
 /* Runs the rails @rails[0..n) at once (a barrier per test when @n > 1);
  * their documents go to @out[rail]. */
 static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 {
 	struct fc_child kids[FC_RAIL_MAX];
-	struct barrier bar = { .max_wait = 4 * x->cfg->timeout + 30 };
+	struct fc_barrier bar;
 	double deadline = 120 + 20 * x->cfg->timeout;
-	int left;
+	int left, sync = n > 1 || x->cfg->sync_fd >= 0;
 
+	/* Under a matrix pattern's round (--sync-fd given), the go of each
+	 * test comes from the round's barrier through this one. */
+	if (fc_barrier_init(&bar, n, 4 * x->cfg->timeout + 30, x->cfg->sync_fd))
+		return -ENOMEM;
 	memset(kids, 0, sizeof(kids));
 	for (int k = 0; k < n; k++) {
 		const char *argv[FC_LAUNCH_MAX_ARGS + 64];
 		char dev[160], fd[16], ev[1024];
-		int sv[2] = { -1, -1 };
+		int end = -1;
 
-		if (n > 1 && socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		if (sync && fc_barrier_pair(&bar, k, &end))
 			fc_err("cannot create a socket pair for rail %d: %m", rails[k]);
-			sv[0] = sv[1] = -1;
-		}
-		if (sv[0] >= 0)
-			fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-		child_argv(x, rails[k], sv[1], argv, dev, sizeof(dev), fd, sizeof(fd), ev, sizeof(ev));
+		child_argv(x, rails[k], end, n > 1, argv, dev, sizeof(dev), fd, sizeof(fd), ev, sizeof(ev));
 		snprintf(kids[k].name, sizeof(kids[k].name), "rail %d", x->map.rails[rails[k]].index);
-		bar.fd[k] = sv[0];
 		if (fc_child_start(&kids[k], x->exe, argv, deadline))
 			kids[k].done = 1;
-		if (sv[1] >= 0)
-			close(sv[1]);
+		if (end >= 0)
+			close(end);
 	}
-	while ((left = fc_children_poll(kids, n, n > 1 ? 20 : 1000)) > 0)
-		barrier_step(&bar, kids, n);
+	while ((left = fc_children_poll(kids, n, sync ? 20 : 1000)) > 0)
+		fc_barrier_step(&bar, kids);
 	if (left < 0)
 		fc_children_stop(kids, n);
+	x->cfg->sync_fd = bar.up;
+	fc_barrier_release(&bar);
 	for (int k = 0; k < n; k++) {
 		json_t *d = kids[k].out ? json_loads(kids[k].out, 0, NULL) : NULL;
 
-		if (bar.fd[k] >= 0)
-			close(bar.fd[k]);
 		if (json_is_object(d) && WIFEXITED(kids[k].status))
 			json_object_set_new(d, "exit", json_integer(WEXITSTATUS(kids[k].status)));
 		out[rails[k]] = json_is_object(d) ? d : no_doc(&kids[k], x->map.rails[rails[k]].index);

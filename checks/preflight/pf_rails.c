@@ -93,6 +93,7 @@ static void check_rail_agreement(json_t *doc, const struct pf_rail_in *x, const 
 	};
 	const char **vals = calloc((size_t)x->n + 1, sizeof(*vals));
 	char (*buf)[64] = calloc((size_t)x->n + 1, sizeof(*buf));
+	const char **devs = calloc((size_t)x->n + 1, sizeof(*devs));
 
 	for (int r = 0; vals && buf && r < x->map.nrails; r++)
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -101,10 +102,18 @@ static void check_rail_agreement(json_t *doc, const struct pf_rail_in *x, const 
 			rail_values(x, r, keys[k].key, buf, vals);
 			snprintf(what, sizeof(what), "the %s of its %s on rail %d (%s)", keys[k].what, keys[k].of,
 				 x->map.rails[r].index, x->map.rails[r].name);
-			pf_agree(doc, FC_FAIL, what, vals, names, x->n, keys[k].fix);
+			/* Each node's own device on the rail, for its drain. */
+			for (int i = 0; devs && i < x->n; i++) {
+				const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
+
+				devs[i] = p ? p->dev : NULL;
+			}
+			pf_agree_on(doc, FC_FAIL, what, keys[k].what, NULL, devs, vals, names, x->n,
+				    keys[k].fix);
 		}
 	free(vals);
 	free(buf);
+	free(devs);
 }
 
 /*

@@ -58,7 +58,14 @@ int pf_majority(const char *const *vals, int n)
 }
 
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
-		  const char *const *names, int n, const char *fix)
+	      const char *const *names, int n, const char *fix)
+{
+	pf_agree_on(doc, lvl, what, NULL, NULL, NULL, vals, names, n, fix);
+}
+
+void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char *part,
+		 const char *dev, const char *const *devs, const char *const *vals,
+		 const char *const *names, int n, const char *fix)
 {
 	int m = pf_majority(vals, n), have = 0;
 	char list[2048];
@@ -76,7 +83,8 @@ void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *co
 				if (lvl == FC_FAIL) {
 					json_t *b;
 
-					pf_blame(doc, names[i], what, NULL);
+					pf_blame(doc, names[i], part ? part : what,
+						 devs ? devs[i] : dev);
 					/* Found by comparing: only as many nodes clear it. */
 					b = json_object_get(doc, "blame");
 					json_object_set_new(json_array_get(b, json_array_size(b) - 1),
@@ -229,13 +237,13 @@ static void hca_versions(json_t *doc, struct pf_column *c, const json_t *h, cons
 				 fc_jstr(o, "driver_version", "?"));
 	}
 	snprintf(what, sizeof(what), "%s firmware", dev);
-	pf_agree(doc, on_rail(c, dev) ? FC_FAIL : FC_WARN, what, c->vals, c->names, c->n,
-		 pf_values[PF_FW].fix);
+	pf_agree_on(doc, on_rail(c, dev) ? FC_FAIL : FC_WARN, what, "firmware", dev, NULL, c->vals,
+		    c->names, c->n, pf_values[PF_FW].fix);
 	for (int i = 0; i < c->n; i++)
 		c->vals[i] = c->text[i][0] ? c->text[i] : NULL;
 	snprintf(what, sizeof(what), "%s driver", dev);
-	pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n,
-		 "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
+	pf_agree_on(doc, FC_FAIL, what, "driver", dev, NULL, c->vals, c->names, c->n,
+		    "install the same driver (MLNX_OFED/DOCA or kernel) on every node");
 }
 
 /* Per device name: firmware and driver agree across the nodes that have it. */
@@ -465,7 +473,8 @@ static void port_values(json_t *doc, struct pf_column *c, const json_t *p, const
 		}
 		snprintf(what, sizeof(what), "%s port %s %s", fc_jstr(p, "device", "?"),
 			 strchr(id, ':') + 1, r->what);
-		pf_agree(doc, FC_FAIL, what, c->vals, c->names, c->n, r->fix);
+		pf_agree_on(doc, FC_FAIL, what, r->part, fc_jstr(p, "device", NULL), NULL, c->vals,
+			    c->names, c->n, r->fix);
 	}
 }
 

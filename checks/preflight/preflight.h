@@ -88,6 +88,12 @@ extern const struct pf_value_rule pf_values[PF_NVALUES];
  * odd node, or one that lists every node when there is no majority. */
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
 	      const char *const *names, int n, const char *fix);
+/* pf_agree whose odd node is blamed for @part on its own device (a drain
+ * reason's "firmware on mlx5_0"): @devs[i] for node i (a rail's device
+ * differs by server model), else @dev; not for the whole of @what. */
+void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char *part,
+		 const char *dev, const char *const *devs, const char *const *vals,
+		 const char *const *names, int n, const char *fix);
 
 
 /*

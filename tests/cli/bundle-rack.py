@@ -2,6 +2,7 @@
 """A rack of captures from recorded inputs, for the replay tests.
 
 usage: bundle-rack.py CAPTURE PORTS.json OUT
+       bundle-rack.py --fix BUNDLE REL...
 
 CAPTURE is a bundle `fabcheck capture` wrote on this host; PORTS.json a
 recorded rack (tests/data/rails/*.json: {"nodes": [{"name", "devices"}]}, the
@@ -10,6 +11,10 @@ CAPTURE with the node's name as its host (node.json, the manifest) and its
 device list as what libibverbs listed (verbs/devices.json), each file's size
 and CRC32C in the manifest made to match, as a capture of that node would
 hold them. Nothing else of CAPTURE changes.
+
+--fix: the manifest of BUNDLE made to match each REL as it now is (its size
+and CRC32C), so a test can hold a file whose content is bad but whose
+manifest entry is right.
 """
 import json
 import os
@@ -35,7 +40,23 @@ def put(root, man, rel, data, source):
     man["not_read"] = [e for e in man.get("not_read", []) if e.get("path") != rel]
 
 
+def fix(bundle, rels):
+    mpath = os.path.join(bundle, "manifest.json")
+    man = json.load(open(mpath))
+    for rel in rels:
+        with open(os.path.join(bundle, rel), "rb") as f:
+            data = f.read()
+        for e in man["files"]:
+            if e["path"] == rel:
+                e["bytes"], e["crc32c"] = len(data), "%08x" % crc32c(data)
+    with open(mpath, "w") as f:
+        json.dump(man, f, indent=1)
+
+
 def main():
+    if sys.argv[1] == "--fix":
+        fix(sys.argv[2], sys.argv[3:])
+        return
     cap, ports, out = sys.argv[1:4]
     rack = json.load(open(ports))
     os.makedirs(out, exist_ok=True)

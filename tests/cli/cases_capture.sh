@@ -172,6 +172,25 @@ cap_bad cut-manifest 'manifest.json: not a JSON object' 'truncate -s 40 manifest
 cap_bad escaping-name 'an entry of "files" without a plain relative "path"' \
 	"jq '.files[0].path = \"../../etc/hostname\"' manifest.json > m && mv m manifest.json"
 cap_bad binary-manifest 'manifest.json: not a JSON object' 'head -c 300 /dev/urandom > manifest.json'
+# bad content whose manifest entry was made to match (its size and CRC32C):
+# the file is still named, never judged as a node called "?"
+BR="python3 $(pwd)/tests/cli/bundle-rack.py --fix ."
+cap_bad listed-100MB 'cmd/ip_-j_addr: 100 MiB, more than a captured file.s bound of 16 MiB' \
+	"head -c 100M /dev/zero > cmd/ip_-j_addr; jq '(.files[] | select(.path == \"cmd/ip_-j_addr\") | .bytes) = 104857600' manifest.json > m && mv m manifest.json"
+cap_bad node-binary 'node.json: not a JSON object; capture the node again' "head -c 300 /dev/urandom > node.json; $BR node.json"
+cap_bad node-host 'node.json: no "host" that is a node name' "echo '{\"host\": \"a;rm -rf /\"}' > node.json; $BR node.json"
+cap_bad node-empty 'node.json: not a JSON object' ": > node.json; $BR node.json"
+cap_bad absolute-name 'an entry of "files" without a plain relative "path".*/etc/hostname' \
+	"jq '.files[0].path = \"/etc/hostname\"' manifest.json > m && mv m manifest.json"
+cap_bad folder-for-file 'sys/class/net/ens1f0/mtu: cannot be read' 'rm sys/class/net/ens1f0/mtu; mkdir sys/class/net/ens1f0/mtu'
+rm -rf "$CAP_TMP/bad-devs" && cp -a "$CAP_TMP/cap-split" "$CAP_TMP/bad-devs" && (cd "$CAP_TMP/bad-devs" && mkdir -p verbs &&
+	head -c 300 /dev/urandom > verbs/devices.json &&
+	jq '.files += [{"path": "verbs/devices.json", "bytes": 0, "crc32c": "0", "from": "x"}]' manifest.json > m &&
+	mv m manifest.json && $BR verbs/devices.json)
+expect "capture bad: a device list that is not JSON is named (preflight)" 1 \
+	'verbs/devices.json: not a JSON list' -- $FC preflight --from "$CAP_TMP/bad-devs"
+expect "capture bad: a device list that is not JSON is named (health)" 1 \
+	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent
 # .tar.gz: a member past the bound is refused from the listing, before unpacking
 mkdir -p "$CAP_TMP/tb/b" && head -c 20M /dev/zero > "$CAP_TMP/tb/b/huge" && tar -czf "$CAP_TMP/huge.tar.gz" -C "$CAP_TMP/tb" b
@@ -181,6 +200,19 @@ rm -rf "$CAP_TMP/tb" && mkdir -p "$CAP_TMP/tb" && cp -a "$CAP_TMP/cap-split" "$C
 	ln -s /etc "$CAP_TMP/tb/b/sys/etc" && tar -czf "$CAP_TMP/out.tar.gz" -C "$CAP_TMP/tb" b
 expect "capture bad tar.gz: a link out" 3 "sys/etc: a link to '/etc', outside the bundle" -- \
 	$FC topo --from "$CAP_TMP/out.tar.gz"
+head -c 5000 "$CAP_TMP/split.tar.gz" > "$CAP_TMP/cut.tar.gz"
+expect "capture bad tar.gz: cut short" 3 'cut.tar.gz: not a readable .tar.gz' -- $FC topo --from "$CAP_TMP/cut.tar.gz"
+python3 - "$CAP_TMP/dots.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as tf:
+    ti = tarfile.TarInfo("b/../../escape-i36")
+    ti.size = 1
+    tf.addfile(ti, io.BytesIO(b"x"))
+PY
+expect "capture bad tar.gz: a member named out of the folder" 3 \
+	"b/../../escape-i36': a member whose name leaves the bundle's folder" -- $FC topo --from "$CAP_TMP/dots.tar.gz"
+expect_quiet "capture bad tar.gz: nothing written out of the folder" 0 -- bash -c \
+	"export TMPDIR=$CAP_TMP/t2; mkdir -p \$TMPDIR; $FC health --from $CAP_TMP/dots.tar.gz >/dev/null 2>&1; ! ls $CAP_TMP/escape-i36 $CAP_TMP/t2/escape-i36 /tmp/escape-i36 2>/dev/null"
 printf 'not gzip' > "$CAP_TMP/junk.tar.gz"
 expect "capture bad tar.gz: not an archive" 3 'junk.tar.gz: not a readable .tar.gz' -- \
 	$FC topo --from "$CAP_TMP/junk.tar.gz"

@@ -96,4 +96,14 @@ expect "nccl run: one node's port down is named as a failure" 3 'nodeB: port rxe
 	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
 expect "nccl run: the healthy nodes keep both rails" 3 'NCCL_IB_HCA==rxe0:1,rxe1:1 \(the 2 rails' -- \
 	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
+# nccl run on one node of 8 stand-in H100s (FAKECUDA_NAME): the NVLink figure
+# is stated and the stand-in's busbw judged against it.
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NKR/libcuda.so" tests/gdr/fakecuda.c ||
+	echo "FAIL: cannot build the libcuda stand-in"
+NKC=(env TMPDIR="$NKR" FAKENCCL_DIR="$NKR" FAKECUDA_GPUS=8 FAKECUDA_NAME="NVIDIA H100 80GB HBM3"
+	FAKECUDA_BUSES=18,2a,3a,5d,9a,ab,ba,db FABCHECK_LIBCUDA="$NKR/libcuda.so" FABCHECK_LIBNCCL="$NKN")
+expect "nccl run: one node judged against the NVLink figure" 0 'GB/s on one node is [0-9]+% of the 460-480 GB/s published for 8 x NVIDIA H100' -- \
+	"${NKC[@]}" $FC nccl run --launcher local -g 8 -e 4K localhost
+expect "nccl run: the NVLink figure is stated" 0 'inside a node: 8 x NVIDIA H100 80GB HBM3 over NVLink/NVSwitch, ~460-480 GB/s' -- \
+	"${NKC[@]}" $FC nccl run --launcher local -g 8 -e 4K localhost
 rm -rf "$NKR"

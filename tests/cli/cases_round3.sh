@@ -7,8 +7,8 @@ R3=$(mktemp -d /tmp/fc-round3-XXXXXX)
 # 2^63 - 1 in each of a bridge's three files is no count, and summing them
 # (diag/rules.c r_bridge) must not overflow under UBSan.
 cp -r tests/data/diag/pcie-aer-downtrained "$R3/aer"
-for f in "$R3"/aer/*/*/after/pcie/bridge-*/aer_dev_*; do
-	sed -i 's/^\(TOTAL_ERR_[A-Z]*\) .*/\1 9223372036854775807/' "$f"
+for r3f in "$R3"/aer/*/*/after/pcie/bridge-*/aer_dev_*; do
+	sed -i 's/^\(TOTAL_ERR_[A-Z]*\) .*/\1 9223372036854775807/' "$r3f"
 done
 expect_none "diagnose: AER totals of 2^63 - 1 overflow nothing" 0 'runtime error|AER 9223372036854775807' -- \
 	timeout 20 $FC diagnose "$R3/aer"
@@ -127,4 +127,30 @@ expect "pair --db in a folder that cannot be: refused before the run, named" 0 \
 		--worker-cmd $(pwd)/tests/cli/evil-worker.sh a b --test write --bw -s 2 -n 100 \
 		--db /dev/null/p.db --json >$R3/p.json 2>/dev/null
 	echo \$? \$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[\"verdict\"], d[\"error\"][\"code\"], d[\"error\"][\"input\"])' $R3/p.json)"
+# A worker that sends only "progress" whose count stays gets no more than
+# --timeout from it (as a worker gives up itself when no completion comes:
+# verbs/test.c vb_clock_tick): a 1 MiB test ends in seconds, not at its
+# own deadline of some 2,800 s at the floors.
+expect "evil worker: progress that does not grow ends a 1 MiB test at --timeout" 1 \
+	'write bandwidth at 1 MiB: the link is slow: .* when 3 s \(--timeout\) with no message done, the worker sending only progress, came' -- \
+	env EVIL_MODE=stall EVIL_LIMIT=60 timeout 40 $FC pair --launcher local --timeout 3 \
+	--worker-cmd "$(pwd)/tests/cli/evil-worker.sh" a b --test write --bw -s 1M --no-db
+# A worker's note on its result reaches the terminal through the one
+# escaping output path (fc_emit's fc_put_safe), never as escape bytes.
+expect "evil worker: a note with escape sequences prints no escape byte" 0 '^clean$' -- \
+	r3_raw env EVIL_MODE=latfig EVIL_US=5 'EVIL_NOTES=n\u001b]0;owned\u0007 x' EVIL_LIMIT=20 \
+	timeout 60 $FC pair "${R3EVIL[@]}" --no-db
+expect "evil worker: the note is shown escaped" 3 '^  - write 2 B: n\\x1b\]0;owned\\x07 x$' -- \
+	env EVIL_MODE=latfig EVIL_US=5 'EVIL_NOTES=n\u001b]0;owned\u0007 x' EVIL_LIMIT=20 \
+	timeout 60 $FC pair "${R3EVIL[@]}" --no-db
+# health --reference and --state go through the one bounded reader
+# (core/readfile.h) as plan --ds-config does: a 300 MB file is refused
+# unread (cases_untrusted.sh has the FIFOs).
+truncate -s 300M "$R3/big.json"
+expect "health --reference: a 300 MB file is refused unread" 3 \
+	"--reference $R3/big.json: cannot read it: over 64 MiB" -- \
+	timeout 20 $FC health --probe-doc tests/data/preflight/rxe-node.json --node nodeB --no-state \
+	--reference "$R3/big.json"
+expect "health --state: a 300 MB file is not read" 0 "--state $R3/big.json: cannot read it: over 64 MiB" -- \
+	timeout 20 $FC health --probe-doc tests/data/preflight/rxe-node.json --node nodeB --state "$R3/big.json"
 rm -rf "$R3"

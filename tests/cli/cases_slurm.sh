@@ -299,22 +299,42 @@ expect "preflight --drain: a storage NIC below --expect-rate and an uncabled por
 expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
 	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"
 
+# A firmware the other nodes do not have: the reason names the part on the
+# node's own device and the comparison ("firmware on rxe0 ... across 3
+# nodes"). Each node's probe by its name (srun's SLURMD_NODENAME).
+mkdir -p $HLT/srun && ln -sf "$(pwd)/tests/cli/stand-in-srun.sh" $HLT/srun/srun
+python3 - $HLT/rack-node.json $HLT/fw-nodeC.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["hcas"][0]["fw_ver"] = "9.9.9"
+for d in p["devices"]:
+    if d["name"] == "rxe0":
+        d["fw_ver"] = "9.9.9"
+json.dump(p, open(sys.argv[2], "w"))
+PY
+printf '#!/bin/sh\ncase $SLURMD_NODENAME in nodeC) cat %s ;; *) cat %s ;; esac\n' "$HLT/fw-nodeC.json" "$HLT/rack-node.json" >$HLT/fw-worker.sh
+chmod +x $HLT/fw-worker.sh
+slurm_nodes nodeA nodeB nodeC
+expect "preflight --drain: an odd firmware drains with the part on its device and the comparison" 1 \
+	'drain +nodeC .*Reason="fabcheck: firmware on rxe0 \(preflight run [0-9]+ across 3 nodes\)"' -- \
+	env PATH="$HLT/srun:$PATH" $FC preflight nodeA nodeB nodeC --launcher slurm --worker-cmd $HLT/fw-worker.sh --exclude-dev rxe3 --drain --db $HLT/pf.db
+
 # --resume-passed resumes only what this run could have seen: a drain set
 # by comparing 3 nodes (an odd firmware) needs as many; a rate drain set
 # against --expect-rate needs a run given one. Each left node says why.
 slurm_nodes nodeA nodeB nodeC
-printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC
+printf 'IDLE+DRAIN\nfabcheck: firmware on rxe0 (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC
 printf 'IDLE+DRAIN\nfabcheck: port rate on rxe1 (preflight run 1)\n' >$SLT/s/nodeB
 expect "preflight --resume-passed: a lone node cannot clear a comparison's drain" 0 \
 	'left +nodeC .*comparison across 3 nodes and this run compared 1.*left drained' -- \
 	$FC preflight nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --exclude-dev rxe3 --resume-passed --db $HLT/pf.db
-expect "preflight --resume-passed: the firmware drain kept" 0 '^IDLE\+DRAIN\|fabcheck: rxe0 firmware' -- slurm_state nodeC
+expect "preflight --resume-passed: the firmware drain kept" 0 '^IDLE\+DRAIN\|fabcheck: firmware on rxe0' -- slurm_state nodeC
 expect "preflight --resume-passed: no --expect-rate cannot clear a rate drain" 0 \
 	"left +nodeB .*could not have seen its 'port rate' fault \(this run had no --expect-rate" -- \
 	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db
 expect "preflight --resume-passed: the rack clears the comparison, and says why" 0 \
-	'resume +nodeC .*State=RESUME: passed preflight \(rxe0 firmware\) across 3 nodes' -- \
-	sh -c "cat $SLT/s/log >/dev/null; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db 2>&1; printf 'IDLE+DRAIN\nfabcheck: rxe0 firmware (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db --expect-rate 20 2>&1"
+	'resume +nodeC .*State=RESUME: passed preflight \(firmware\) across 3 nodes' -- \
+	sh -c "cat $SLT/s/log >/dev/null; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db 2>&1; printf 'IDLE+DRAIN\nfabcheck: firmware on rxe0 (preflight run 1 across 3 nodes)\n' >$SLT/s/nodeC; $FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --resume-passed --db $HLT/pf.db --expect-rate 20 2>&1"
 expect "preflight --resume-passed: with --expect-rate the rate drain is cleared" 0 '^IDLE\|\|$' -- slurm_state nodeB
 
 slurm_nodes nodeA nodeB

@@ -91,6 +91,9 @@ d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdo
 print("ok" if len(d["rail_notes"]) == 1 and d["rail_notes"][0].startswith("rxe2 left out") and
       d["rails_assumed"] is None else "no: %r" % d.get("rail_notes"))' \
 	env FAKE_DEVICES=$SUMST $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l2.db}" --json
+expect "summary: soak says the port its pairs left out, in text" 0 '^rails: rxe2 left out on [0-9] nodes .*its rate 10 Gb/s differs' -- \
+	bash -c "FAKE_DEVICES=$SUMST $FC soak nodeA nodeB nodeC --duration 4 --slice 2 --interval 1 \
+	--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $SUMT/s2.db 2>/dev/null; true"
 # matrix's progress lines fit COLUMNS (else 100): the pair's reason cut at a
 # word with " ...", left out where under 12 columns remain.
 sum_progress() {

@@ -3,9 +3,12 @@
 # `fabcheck pair --launcher local --worker-cmd THIS`). EVIL_MODE picks how:
 #   bigfile   after setup, endless 60 KB pieces of one evidence file
 #   flood     after setup, endless evidence messages that carry nothing
-#   progress  the first test's result never comes, "progress" forever
+#   progress  the first test's result never comes, "progress" forever, its
+#             count growing
+#   stall     the same, its count staying at 1
 #   figure    the first test's result is EVIL_GBPS Gb/s (default -1e308)
 #   latfig    the first test's result has a p50 of EVIL_US us (default 1e300)
+#             and, with EVIL_NOTES, that note (JSON string text)
 # Each goes on until the controller closes its stdin, or EVIL_LIMIT s.
 read -r _hello || exit 0
 seq=0
@@ -42,10 +45,12 @@ say '"connected","path_mtu":4096'
 next test || exit 1
 say '"ready"'
 next go || exit 1
-progress() { say "\"progress\",\"done\":1" 2>/dev/null && sleep 0.2; }
+progress() { say "\"progress\",\"done\":$seq" 2>/dev/null && sleep 0.2; }
+stall() { say "\"progress\",\"done\":1" 2>/dev/null && sleep 0.2; }
 case ${EVIL_MODE:-} in
 progress) forever progress ;;
+stall) forever stall ;;
 figure) say "\"result\",\"seconds\":1,\"bytes\":1000,\"msgs\":1,\"gbps\":${EVIL_GBPS:--1e308},\"samples_gbps\":[1]" ;;
-latfig) say "\"result\",\"seconds\":1,\"iters\":100,\"min_us\":1,\"p50_us\":${EVIL_US:-1e300},\"max_us\":2" ;;
+latfig) say "\"result\",\"seconds\":1,\"iters\":100,\"min_us\":1,\"p50_us\":${EVIL_US:-1e300},\"max_us\":2${EVIL_NOTES:+,\"notes\":[\"$EVIL_NOTES\"]}" ;;
 esac
 sleep 5

@@ -5,7 +5,11 @@
 # Bandwidth tests move RW_GBPS (default 2.4) Gb/s; latency tests 40 us p50.
 # RW_COUNTERS_DEV names a device whose error counters rose: its "finish"
 # reports RW_COUNTERS (a JSON object of deltas). `devices --json`: the port
-# list FAKE_DEVICES names.
+# list FAKE_DEVICES names. RW_GO_LOG names a file each "go" is logged to
+# ("HOST DEV SECONDS" as date +%s.%N), for the cases that check which flows
+# start together; RW_SLOW_HOST's worker is RW_SLOW_S seconds late to be
+# ready for its first test (a slow node the others must wait for);
+# RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender).
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
@@ -22,10 +26,16 @@ say "\"setup\",\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\
 next connect || exit 1
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
+[ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
 while next test; do
 	t=$msg
+	if [ "$host" = "${RW_SLOW_HOST:-}" ] && [ -z "${slowed:-}" ]; then
+		sleep "${RW_SLOW_S:-1}"
+		slowed=1
+	fi
 	say '"ready"'
 	next go || exit 1
+	[ -n "${RW_GO_LOG:-}" ] && echo "$host $dev $(date +%s.%N)" >>"$RW_GO_LOG"
 	case $t in
 	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
 		say '"result","seconds":0.4,"msgs":10000,"min_us":35.1,"p50_us":40.2,"p90_us":44.0,"p99_us":51.3,"p999_us":60.8,"max_us":75.0,"avg_us":40.9,"stdev_us":3.1' ;;

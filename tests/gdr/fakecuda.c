@@ -20,7 +20,8 @@
  *   pcieonly cuMemGetHandleForAddressRange takes only the PCIe mapping flag
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
- * FAKECUDA_GPUS sets the device count (default 2); FAKECUDA_BUSES their
+ * FAKECUDA_GPUS sets the device count (default 2), FAKECUDA_NAME their name
+ * (cuDeviceGetName; default "Fake GPU N (test library)"); FAKECUDA_BUSES their
  * PCI bus numbers, comma separated hex (default 3b,86). FAKECUDA_CC (80),
  * FAKECUDA_FLUSHOPTS (1) and FAKECUDA_ORDER (0) answer the compute
  * capability and the GPUDirect flush-options and writes-ordering attributes.
@@ -123,7 +124,12 @@ EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
 EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d);
 EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
-	snprintf(name, (size_t)len, "Fake GPU %d (test library)", d);
+	const char *as = getenv("FAKECUDA_NAME"); /* a model's name, for checks by model */
+
+	if (as)
+		snprintf(name, (size_t)len, "%s", as);
+	else
+		snprintf(name, (size_t)len, "Fake GPU %d (test library)", d);
 	return 0;
 }
 

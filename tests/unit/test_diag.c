@@ -488,6 +488,30 @@ static void test_snap_roundtrip(void **state)
 	}
 }
 
+/* A live worker's snapshot may hold anything: a counter that is a number,
+ * an object or null instead of its file's text is left out, never read as
+ * a string (diag/port.c snap_counters dereferenced NULL). */
+static void test_snap_not_strings(void **state)
+{
+	struct diag_port p;
+	json_t *b = json_pack("{s:i, s:{}, s:n, s:s}", "counters/symbol_error", 12,
+			      "hw_counters/out_of_sequence", "carrier_changes", "counters/link_downed",
+			      "0\n");
+	json_t *a = json_pack("{s:f, s:[], s:b, s:s}", "counters/symbol_error", 1e300,
+			      "hw_counters/out_of_sequence", "carrier_changes", 1,
+			      "counters/link_downed", "2\n");
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	snprintf(p.node, sizeof(p.node), "nodeA");
+	snprintf(p.dev, sizeof(p.dev), "mlx5_0");
+	diag_port_from_snaps(&p, b, a);
+	assert_int_equal(p.have_ib, 1); /* the one string counter is read */
+	diag_port_release(&p);
+	json_decref(b);
+	json_decref(a);
+}
+
 static void test_bad_folders(void **state)
 {
 	struct diag_set s;
@@ -525,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_rails_slow),	 cmocka_unit_test(test_healthy_pass),
 		cmocka_unit_test(test_parsers),		 cmocka_unit_test(test_pcie_ceiling),
 		cmocka_unit_test(test_snap_roundtrip),	 cmocka_unit_test(test_bad_folders),
+		cmocka_unit_test(test_snap_not_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,9 +59,11 @@ static void test_size_default(void **state)
 /* 512 receives, cut to -n and made even, as force_dependecies. */
 static void test_receives(void **state)
 {
-	struct pair_cfg cfg = { .method = PT, .tx_depth = 128 };
+	struct pair_cfg cfg = { .method = PT, .tx_depth = 128, .ops = 1u << VB_WRITE };
 
 	(void)state;
+	assert_int_equal(pair_rx_depth(&cfg), 0); /* no send: no receives asked */
+	cfg.ops |= 1u << VB_SEND;
 	assert_int_equal(pair_rx_depth(&cfg), 512);
 	cfg.iters = 100;
 	assert_int_equal(pair_rx_depth(&cfg), 100);
@@ -293,7 +295,8 @@ static void row(FILE *f, const char *knob, const char *pt, const char *fc, const
 
 static char *knob_table(void)
 {
-	struct pair_cfg p = { .method = PT, .tx_depth = 128 }, q = { .method = FC, .tx_depth = 128 };
+	struct pair_cfg p = { .method = PT, .tx_depth = 128, .ops = 1u << VB_SEND },
+			q = { .method = FC, .tx_depth = 128, .ops = 1u << VB_SEND };
 	struct vb_knob_out o;
 	uint64_t s[PAIR_MAX_SIZES], n;
 	double d;

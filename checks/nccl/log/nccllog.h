@@ -81,6 +81,11 @@ struct ncl_busbw_in {
 	const char *measured_as; /* "peak busbw", "nccl-tests' peak busbw" */
 };
 void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in);
+/* The NVLink all_reduce busbw published for 8 x @gpu (its CUDA name) inside
+ * one node, stated into doc's "intra_node" (checks/nccl/log/nccllog_intra.c),
+ * and @peak (GB/s, @measured_as) judged against it when @nodes is 1. */
+void ncl_intra_judge(json_t *doc, const char *gpu, int nodes, int gpn, double peak,
+		     const char *measured_as);
 /* The text of that object (nothing without it). */
 void ncl_busbw_render(FILE *f, const json_t *doc);
 

@@ -48,15 +48,16 @@ static const struct intra_fig *fig_of(const char *name)
 	return NULL;
 }
 
-void ncl_intra_report(const struct ncl_log *lg, int nodes, int gpn, json_t *doc)
+void ncl_intra_judge(json_t *doc, const char *gpu, int nodes, int gpn, double peak,
+		     const char *measured_as)
 {
-	const struct intra_fig *f = fig_of(lg->tests_gpu);
-	double got = nodes == 1 ? lg->tests_peak_busbw : 0, share;
+	const struct intra_fig *f = fig_of(gpu ? gpu : "");
+	double got = nodes == 1 ? peak : 0, share;
 	json_t *o;
 
 	if (!f || gpn != INTRA_GPUS)
 		return;
-	o = json_pack("{s:s, s:i, s:s}", "gpu", lg->tests_gpu, "gpus", gpn, "path",
+	o = json_pack("{s:s, s:i, s:s}", "gpu", gpu, "gpus", gpn, "path",
 		      "NVLink/NVSwitch");
 	json_object_set_new(doc, "intra_node", o);
 	if (!(f->lo > 0)) {
@@ -73,8 +74,14 @@ void ncl_intra_report(const struct ncl_log *lg, int nodes, int gpn, json_t *doc)
 	}
 	if (share > 0 && share < NCL_BUSBW_FLOOR)
 		fc_finding(doc, FC_WARN,
-			   "nccl-tests' peak busbw %.1f GB/s on one node is %.0f%% of the %.0f-%.0f GB/s published for %d x %s over NVLink: check NVLink (nvidia-smi nvlink -s), NCCL_P2P_DISABLE and NCCL_NVLS_ENABLE",
-			   got, 100 * share, f->lo, f->hi, gpn, lg->tests_gpu);
+			   "%s %.1f GB/s on one node is %.0f%% of the %.0f-%.0f GB/s published for %d x %s over NVLink: check NVLink (nvidia-smi nvlink -s), NCCL_P2P_DISABLE and NCCL_NVLS_ENABLE",
+			   measured_as, got, 100 * share, f->lo, f->hi, gpn, gpu);
+}
+
+void ncl_intra_report(const struct ncl_log *lg, int nodes, int gpn, json_t *doc)
+{
+	ncl_intra_judge(doc, lg->tests_gpu, nodes, gpn, lg->tests_peak_busbw,
+			"nccl-tests' peak busbw");
 }
 
 void ncl_intra_render(FILE *f, const json_t *doc)

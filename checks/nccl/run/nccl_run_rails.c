@@ -34,6 +34,8 @@ void ncr_rails_report(struct ncr_state *s)
 		.measured = peak_busbw(s->doc), .measured_as = "peak busbw",
 	};
 
+	ncl_intra_judge(s->doc, s->n ? fc_jstr(s->r[0].setup, "gpu_name", "") : "", cfg->nnodes,
+			cfg->gpus_per_node, in.measured, "peak busbw");
 	ncl_busbw_judge(s->doc, &in);
 }
 

@@ -1,0 +1,26 @@
+/*
+ * The judgments of a matrix run's traffic pattern (matrix --pattern), from
+ * its stored flows (each pair document's "matrix": round, pattern, target):
+ *  - incast: per receiver, the aggregate against its port's ceiling, Jain's
+ *    fairness over the senders' shares, and the congestion counters that
+ *    moved on the ports of its round, as named outcomes (core/congest.h);
+ *  - bisection: per round, the total against the sum of the senders' ports;
+ *  - fanout and alltoall: per round, the total and the flows.
+ * Read back from the store, so `report` judges a stored run the same way.
+ */
+#ifndef FC_MX_PATTERN_H
+#define FC_MX_PATTERN_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Sets "pattern" in @doc for @run when its flows carry one, with a finding
+ * for each outcome worse than pass. Returns 0, or -errno (store). */
+int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc);
+/* The text of @doc's "pattern" (nothing when it has none). */
+void mx_pattern_render(FILE *f, const json_t *doc);
+
+#endif

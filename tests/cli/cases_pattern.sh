@@ -1,0 +1,86 @@
+# Cases for `matrix --pattern` on this host (sourced by tests/cli/run.sh):
+# the rounds of each pattern reach the workers (tests/cli/rack-worker.sh,
+# which logs each test's go), a round's flows start together, and the incast
+# and bisection judgments come out in text and --json.
+PTT=$(mktemp -d /tmp/fc-pattern-XXXXXX)
+PTW=(--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5)
+PTDEV=tests/data/rails/devices-2rail.json
+
+expect "pattern: unknown name" 2 "'ring' is not a pattern; give pairs, incast, fanout, bisection or alltoall" -- \
+	$FC matrix a b --pattern ring --db $PTT/x.db
+expect "pattern: --fan-in without incast" 2 '--fan-in K is the senders of an incast' -- \
+	$FC matrix a b c --fan-in 2 --db $PTT/x.db
+expect "pattern: --group without alltoall" 2 '--group K is the size of an all-to-all group' -- \
+	$FC matrix a b c --pattern incast --group 2 --db $PTT/x.db
+expect "pattern: not with --screen" 2 'a pattern runs its own rounds; drop --screen' -- \
+	$FC matrix a b c --pattern incast --screen --db $PTT/x.db
+
+# Incast over 4 nodes, one port each (-d): 4 rounds of 3 senders into one
+# receiver. nodeD's worker is 1 s late for its first test: the others wait
+# for it (one start signal), so each round's tests go in one burst and the
+# receiver takes part in 3 flows of it.
+RW_SLOW_HOST=nodeD RW_SLOW_S=1 RW_GO_LOG=$PTT/go1 \
+	$FC matrix nodeA nodeB nodeC nodeD --pattern incast -d rxe0 "${PTW[@]}" --db $PTT/i.db --json \
+	>$PTT/i.json 2>$PTT/i.err
+expect "incast: the stored flows carry their round, pattern and receiver" 0 '^ok$' -- python3 -c '
+import json, sqlite3, sys
+rows = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from pairs")]
+got = sorted((d["matrix"]["round"], d["matrix"]["target"], d["a"]["node"], d["b"]["node"]) for d in rows)
+want = sorted((i + 1, "node" + "ABCD"[i], "node" + s, "node" + "ABCD"[i]) for i in range(4) for s in "ABCD" if s != "ABCD"[i])
+ok = got == want and all(d["matrix"]["pattern"] == "incast" and d["matrix"]["flows"] == 3 for d in rows)
+print("ok" if ok else json.dumps(got))' $PTT/i.db
+# The go of each test, in bursts (a gap over 0.3 s): one burst a round,
+# its 4 tests (pair's defaults) close behind one another; without the one
+# start signal nodeD's flows would go 1 s after the others'. In each burst
+# the receiver is in 3 flows x 4 tests, each sender in 4.
+expect "incast: each round's flows start together, 3 senders into the receiver" 0 '^4 ok$' -- python3 -c '
+import sys
+rows = sorted((float(t), h) for h, _, t in (l.split() for l in open(sys.argv[1])))
+bursts, cur, last = [], {}, None
+for t, h in rows:
+    if last is not None and t - last > 0.3:
+        bursts.append(cur); cur = {}
+    cur[h] = cur.get(h, 0) + 1; last = t
+bursts.append(cur)
+want = [dict((n, 12 if n == r else 4) for n in ("nodeA", "nodeB", "nodeC", "nodeD")) for r in ("nodeA", "nodeB", "nodeC", "nodeD")]
+print(len(bursts), "ok" if bursts == want else bursts)' $PTT/go1
+expect "incast --json: a round per receiver, Jain's index, the ceiling" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["pattern"]
+r = d["rounds"]
+ok = d["name"] == "incast" and [x["receiver"] for x in r] == ["nodeA", "nodeB", "nodeC", "nodeD"]
+ok = ok and all(x["flows"] == 3 and abs(x["jain"] - 1) < 1e-9 and x["ceiling_gbps"] == 2.5 and len(x["senders"]) == 3 for x in r)
+print("ok" if ok else json.dumps(d)[:600])' $PTT/i.json
+
+# --fan-in 2 over 4 nodes with every rail: 4 rounds of 2 senders; nodeC
+# starved (0.5 Gb/s a rail) and retransmissions on rxe0: named, with their
+# evidence, in text.
+RW_GBPS_HOST=nodeC RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"rcvd_seq_err":40,"completer_retry_err":3}' \
+	FAKE_DEVICES=$PTDEV $FC matrix nodeA nodeB nodeC nodeD --pattern incast --fan-in 2 "${PTW[@]}" \
+	--db $PTT/f.db >$PTT/f.txt 2>&1
+expect "incast --fan-in 2: two senders a round" 0 '^4$' -- \
+	grep -c 'from 2 senders' $PTT/f.txt
+expect "incast: a starved sender named unfair with its path" 0 'warn: unfair: nodeC sent 1 Gb/s against a fair share of 2.9 Gb/s \(Jain 0.700\): check its path to nodeA' -- \
+	cat $PTT/f.txt
+expect "incast: the counters that moved, named" 0 'moved: nodeA rcvd_seq_err \+40' -- cat $PTT/f.txt
+expect "incast: loss under incast named with its evidence" 0 'loss under incast: pause 0 \(0 us\), ECN-marked 0, CNP sent 0 handled 0, retransmissions' -- \
+	cat $PTT/f.txt
+
+# Bisection of 4 nodes on one port: 2 rounds each way, every flow across.
+$FC matrix nodeA nodeB nodeC nodeD --pattern bisection -d rxe0 "${PTW[@]}" --db $PTT/b.db --json \
+	>$PTT/b.json 2>/dev/null
+expect "bisection: the total against the senders' ports each round" 0 '^ok$' -- python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["pattern"]["rounds"]
+ok = len(r) == 4 and all(x["flows"] == 2 and x["ports_gbps"] == 5 and abs(x["total_gbps"] - 4.8) < 1e-9 and x["level"] == "pass" for x in r)
+print("ok" if ok else json.dumps(r)[:600])' $PTT/b.json
+RW_GBPS=1 $FC matrix nodeA nodeB nodeC nodeD --pattern bisection -d rxe0 "${PTW[@]}" --db $PTT/b2.db \
+	>$PTT/b2.txt 2>&1
+expect "bisection: a round under the ports warned" 0 'bisection round 1: 2 Gb/s across the halves against 5 Gb/s of the senders' -- \
+	cat $PTT/b2.txt
+
+# alltoall in groups of 2: one round, every ordered pair of a group.
+$FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a.db \
+	>$PTT/a.txt 2>&1
+expect "alltoall --group 2: one round of 4 flows" 0 'round 1: 4 flows, 9.6 Gb/s in all' -- cat $PTT/a.txt
+rm -rf "$PTT"
