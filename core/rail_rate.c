@@ -9,12 +9,13 @@
  * rail and is failed, named with its rate and the rate expected. A port
  * below the rails' rate is a rail port when
  *
- *   reach  it reaches what another node's port at the rails' rate reaches:
- *          the same InfiniBand switch (node GUID), the same LLDP neighbour,
- *          or the same subnet where that subnet names one rail (no node has
- *          two ports on it); a storage NIC reaches its own network;
+ *   reach  it reaches what another node's port at the rate it falls short
+ *          of reaches: the same InfiniBand switch (node GUID), the same
+ *          LLDP neighbour, or the same subnet where that subnet names one
+ *          rail (no node has two ports on it); a storage NIC reaches its
+ *          own network;
  *   lanes  it runs on fewer lanes than the same port (device and port
- *          number) of another node running at the rails' rate, at that
+ *          number) of another node at the rate it falls short of, at that
  *          port's lane rate: its link lost lanes. The width is the active
  *          one sysfs prints (drivers/infiniband/core/sysfs.c rate_show,
  *          "400 Gb/sec (4X NDR)"); mlx5 reports a 200GAUI-2 link as
@@ -102,7 +103,10 @@ static int shares_rail(const struct match *x, const struct fc_rail_port *p,
 	return 1;
 }
 
-/* Whether port @j of node @i, below @want[i], is a rail port (@how says why). */
+/* Whether port @j of node @i, below @want[i], is a rail port (@how says
+ * why): its peer runs at @want[i] itself (a node whose own rail port fell
+ * to its storage NIC's rate has that rate for its majority, and its storage
+ * NIC is no rail port of the others). */
 static int rail_port_below(const struct match *x, int i, int j, const double *want, char *how,
 			   size_t len)
 {
@@ -114,7 +118,7 @@ static int rail_port_below(const struct match *x, int i, int j, const double *wa
 		for (int q = 0; k != i && q < x->nodes[k].nports; q++) {
 			const struct fc_rail_port *o = &x->nodes[k].ports[q];
 
-			if (rail_eligible(x, k, q) && want[k] > 0 && same_rate(o->rate, want[k]) &&
+			if (rail_eligible(x, k, q) && same_rate(o->rate, want[i]) &&
 			    shares_rail(x, p, o, x->nodes[k].name, how, len))
 				return 1;
 		}
