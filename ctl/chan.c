@@ -417,7 +417,7 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 		     int *failed_p, struct pollfd *pfd, int *map)
 {
 	struct fc_chan *c = chans[which];
-	double deadline = fc_now() + timeout, next_ping = fc_now() + 1;
+	double deadline = fc_now() + timeout, next_ping = fc_now() + 1, grew_at = fc_now();
 	int err, progressed = 0; /* a "progress" came in this wait */
 
 	*failed_p = which;
@@ -432,15 +432,21 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 		}
 		/* Lines read before the worker closed are still delivered. */
 		while ((err = next_msg(c, msg_p)) == 1) {
-			double ext = fc_now() + timeout;
+			double ext;
 
 			if (!take_progress(c, *msg_p))
 				return 0;
-			/* progress whose count grew extends the wait, up to the
-			 * test's own deadline; a count that stays extends nothing */
+			/* progress extends the wait, up to the test's own
+			 * deadline, to twice @timeout past the last growth of its
+			 * count: a worker gives up itself, and says so, at
+			 * @timeout with no completion (verbs/test.c
+			 * vb_clock_tick); a count that stays extends no further */
+			if (c->progress_grew)
+				grew_at = fc_now();
+			ext = grew_at + 2 * timeout;
 			if (ext > c->test_until)
 				ext = c->test_until;
-			if (ext > deadline && c->progress_grew)
+			if (ext > deadline)
 				deadline = ext;
 			progressed = 1;
 		}
@@ -461,8 +467,8 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 				snprintf(c->why, sizeof(c->why), "%s: the test's own deadline came", c->node);
 			else
 				snprintf(c->why, sizeof(c->why),
-					 "%s: its count of messages done stayed at %.0f for %.0f s (--timeout)",
-					 c->node, c->progress_done, timeout);
+					 "%s: its count of messages done stayed at %.0f for %.0f s (twice --timeout)",
+					 c->node, c->progress_done, 2 * timeout);
 			return -ETIME;
 		}
 		if (now >= deadline) {

@@ -86,9 +86,10 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  * which; its buffered messages, an "error" perhaps, can still be read), or
  * -ETIME once chans[which]->until has passed, however busy the worker, or
  * once its test_until has passed in a wait in which it sent "progress", or
- * once @timeout has passed since its count of messages done last grew
- * while it sent only "progress" that did not (a worker itself gives up
- * when no completion comes for --timeout: verbs/test.c vb_clock_tick).
+ * once twice @timeout has passed since its count of messages done last
+ * grew while it sent only "progress" that did not (a worker itself gives
+ * up, and says so, when no completion comes for --timeout: verbs/test.c
+ * vb_clock_tick).
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);

@@ -422,8 +422,8 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	if (p->deadline_at > 0 && fc_now() >= p->deadline_at)
 		snprintf(when, sizeof(when), "the run's deadline (--deadline %.0f s)", p->cfg->deadline);
 	else if (p->ch[0].test_until > fc_now()) /* progress came, its count did not grow */
-		snprintf(when, sizeof(when), "%.0f s (--timeout) with no message done, the worker sending only progress,",
-			 p->cfg->timeout);
+		snprintf(when, sizeof(when), "%.0f s (twice --timeout) with no message done, the worker sending only progress,",
+			 2 * p->cfg->timeout);
 	else /* progress kept the wait going up to the test's own deadline */
 		snprintf(when, sizeof(when), "the test's own deadline (%.0f s: its length at %.0f Mbit/s and %.0f ms a message, and --timeout)",
 			 p->ch[0].test_until - go_at, PAIR_FLOOR_BPS / 1e6, PAIR_FLOOR_MSG_S * 1e3);
