@@ -7,6 +7,7 @@
 #define FC_BL_PAIR_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "core/baseline.h"
 
@@ -42,6 +43,13 @@ void fc_bl_judge_doc(struct fc_bl_judge *j, const json_t *doc);
  * (fail) or about results the baseline does not apply to (warn). Returns
  * the number of defective results. Releases @j's list. */
 int fc_bl_judge_finish(struct fc_bl_judge *j, json_t *doc, const char *file);
+
+/* Each stored result of matrix run @run in @st judged, as
+ * fc_bl_judge_finish writes it into @doc (matrix --baseline, report
+ * --baseline). Returns the number of defective results. */
+struct fc_store;
+int fc_bl_judge_run(struct fc_store *st, int64_t run, const struct fc_baseline *bl,
+		    const char *file, json_t *doc);
 
 /* Reads the baseline FILE (bounded) into @b: 0, or -1 after saying why. */
 int fc_bl_read_file(struct fc_baseline *b, const char *file);

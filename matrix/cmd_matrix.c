@@ -273,30 +273,6 @@ static void render_matrix(FILE *f, const json_t *doc)
 	fc_drain_render(f, doc);
 }
 
-/* Each link against its own past runs (a warning per flagged link). */
-static int judge_pair(const struct fc_store_pair *p, void *arg)
-{
-	json_t *d = p->doc ? json_loads(p->doc, 0, NULL) : NULL;
-
-	if (d)
-		fc_bl_judge_doc(arg, d);
-	json_decref(d);
-	return 0;
-}
-
-/* --baseline: each stored result of the run against the fleet's baseline. */
-static void mx_baseline_doc(struct fc_store *st, int64_t run, const struct fc_baseline *bl,
-			    const char *file, json_t *doc)
-{
-	struct fc_bl_judge j;
-
-	fc_bl_judge_init(&j, bl);
-	if (fc_store_pairs(st, run, 0, judge_pair, &j))
-		fc_finding(doc, FC_WARN, "the results of run %lld could not be read back for the "
-			   "baseline %s", (long long)run, file);
-	fc_bl_judge_finish(&j, doc, file);
-}
-
 static void add_history(struct fc_store *st, const struct mx_model *m, json_t *doc)
 {
 	struct fc_hist_opts o = FC_HIST_OPTS_DEFAULT;
@@ -358,7 +334,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	mx_doc_diagnoses(&m, s->st, doc);
 	add_history(s->st, &m, doc);
 	if (c->baseline)
-		mx_baseline_doc(s->st, s->run, &c->bl, c->baseline, doc);
+		fc_bl_judge_run(s->st, s->run, &c->bl, c->baseline, doc);
 	if (mx_pattern_doc(s->st, s->run, doc))
 		fc_finding(doc, FC_WARN, "the flows of run %lld's pattern could not be read back",
 			   (long long)s->run);

@@ -14,6 +14,7 @@
 #include "core/safefile.h"
 #include "core/util.h"
 #include "src/cmds.h"
+#include "baseline/bl_pair.h"
 #include "matrix/mx_diag.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
@@ -23,6 +24,7 @@ const char usage_report[] =
 	"usage: fabcheck report [--run ID] [--db FILE] --html FILE | --csv FILE | --prom FILE\n"
 	"       fabcheck report --list [--db FILE]\n"
 	"       fabcheck report --slurm [--run ID] [--db FILE]\n"
+	"       fabcheck report --baseline FILE [--run ID] [--db FILE] [--html FILE ...]\n"
 	"\n"
 	"Writes a stored matrix run (the newest when --run is not given); several\n"
 	"outputs may be given at once.\n"
@@ -39,6 +41,9 @@ const char usage_report[] =
 	"                MB at 1,024 nodes x 8 rails)\n"
 	"  --prom-all-pairs  every pair's series in --prom (8 million at 1,024 x 8:\n"
 	"                about 1 GB; mind the scraper's limits)\n"
+	"  --baseline FILE  judge the run's stored results against the fleet's\n"
+	"                baseline ('fabcheck baseline'): more than its rule's P%% below\n"
+	"                is defective; printed, and in the --html findings\n"
 	"  --list        the runs in the store\n"
 	"  --slurm       the Slurm drains and resumes of the runs (of --run ID):\n"
 	"                what --drain and --resume-passed did, and what failed\n"
@@ -47,7 +52,8 @@ const char usage_report[] =
 	"                runs, with a chart of its trend; with --csv: every link's\n"
 	"                figures in those runs\n"
 	"\n"
-	"Exit: 0 written, 2 usage, 3 the store or a file could not be read or written.\n";
+	"Exit: 0 written, 1 results below the --baseline, 2 usage, 3 the store or a\n"
+	"file could not be read or written.\n";
 
 static const char *cell_verdict(const struct fc_mx_cell *c)
 {
@@ -340,8 +346,28 @@ static void render_slurm(FILE *f, const json_t *doc)
 }
 
 /* @wrote: with --json, what was written goes there instead of stdout. */
+/* The text of a --baseline judgment (its findings follow). */
+static void render_baseline(FILE *f, const json_t *doc)
+{
+	const json_t *b = json_object_get(doc, "baseline");
+
+	fprintf(f, "run %lld against the baseline %s: %d result(s) judged, %d more than %.4g%% "
+		"below it, %d not judged\n", (long long)fc_jnum(doc, "run", 0),
+		fc_jstr(b, "file", "?"), (int)fc_jnum(b, "judged", 0),
+		(int)fc_jnum(b, "defective", 0), fc_jnum(b, "below_pct", 0),
+		(int)fc_jnum(b, "not_judged", 0));
+}
+
+/* @bl: --baseline, judged into @bl_doc (printed by the caller) and into
+ * the outputs' findings. */
+struct report_bl {
+	const struct fc_baseline *bl;
+	const char *file;
+	json_t *doc;
+};
+
 static int report_run(const char *db, int64_t run, const char *const *out, int history,
-		      int all_pairs, json_t *wrote)
+		      int all_pairs, json_t *wrote, const struct report_bl *bl)
 {
 	struct fc_store *st = fc_store_open_ro(db);
 	struct fc_hist_opts ho = FC_HIST_OPTS_DEFAULT;
@@ -378,6 +404,11 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)
 		mx_history_doc(&h.h, &m, doc);
+	if (bl->bl) {
+		fc_bl_judge_run(st, run, bl->bl, bl->file, doc);
+		fc_bl_judge_run(st, run, bl->bl, bl->file, bl->doc);
+		json_object_set_new(bl->doc, "run", json_integer(run));
+	}
 	for (int k = 0; k < OUT_N; k++) {
 		if (!out[k])
 			continue;
@@ -400,7 +431,7 @@ out_release:
 }
 
 struct report_args {
-	const char *out[OUT_N], *db;
+	const char *out[OUT_N], *db, *baseline;
 	int64_t run;
 	int list, history, slurm, prom_all_pairs;
 };
@@ -417,11 +448,34 @@ static const struct fc_opts report_spec = {
 		FCO_FLAG("history", 0, history),
 		FCO_FLAG("slurm", 0, slurm),
 		FCO_FLAG("prom-all-pairs", 0, prom_all_pairs),
+		FCO_STR("baseline", 0, baseline),
 		FCO_JSON,
 		{ 0 },
 	},
 	.cmd = "report", .usage = usage_report, .no_args = "see 'fabcheck report --help'",
 };
+
+/* report --baseline FILE: the run judged against the baseline, printed
+ * (or the --json document), with the outputs asked for written beside. */
+static int report_baseline(struct fc_ctx *ctx, const struct report_args *a)
+{
+	struct fc_baseline b;
+	struct report_bl bl = { .bl = &b, .file = a->baseline };
+	int rc;
+
+	if (fc_bl_read_file(&b, a->baseline))
+		return FC_EXIT_USAGE;
+	bl.doc = fc_doc_new();
+	json_object_set_new(bl.doc, "wrote", json_array());
+	rc = report_run(a->db, a->run, a->out, a->history, a->prom_all_pairs,
+			ctx->json ? json_object_get(bl.doc, "wrote") : NULL, &bl);
+	fc_bl_release(&b);
+	if (rc) {
+		json_decref(bl.doc);
+		return rc;
+	}
+	return fc_emit(ctx, bl.doc, render_baseline);
+}
 
 int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 {
@@ -449,18 +503,22 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 		}
 		return fc_emit_listing(ctx, doc, a.list ? render_runs : render_slurm);
 	}
-	if (!out[OUT_HTML] && !out[OUT_CSV] && !out[OUT_PROM]) {
-		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE");
+	if (!out[OUT_HTML] && !out[OUT_CSV] && !out[OUT_PROM] && !a.baseline) {
+		fc_err("report: give at least one of --html FILE, --csv FILE, --prom FILE, "
+		       "--baseline FILE");
 		return FC_EXIT_USAGE;
 	}
+	if (a.baseline)
+		return report_baseline(ctx, &a);
 	if (a.history && out[OUT_PROM]) {
 		fc_err("report --history writes --html and --csv; drop --prom (or --history)");
 		return FC_EXIT_USAGE;
 	}
 	{
 		json_t *doc = ctx->json ? fc_doc_new() : NULL, *wrote = json_array();
+		struct report_bl none = { 0 };
 		int rc = report_run(a.db, a.run, a.out, a.history, a.prom_all_pairs,
-				    doc ? wrote : NULL);
+				    doc ? wrote : NULL, &none);
 
 		if (doc)
 			json_object_set_new(doc, "wrote", wrote);

@@ -48,3 +48,16 @@ expect "a FIFO as baseline: refused, no hang" 2 'fifo: not a regular file' -- \
 	timeout 10 $FC matrix --import "$BLD/h8.json" --db "$BLD/g.db" --baseline "$BLD/fifo"
 expect "pair --baseline checks the file first" 2 'missing.json: No such file' -- \
 	$FC pair nodeA nodeB --baseline "$BLD/missing.json"
+# report --baseline: a stored run judged after the fact. a.db holds the
+# 8%-slow rack stored without --baseline (it passed); d.db a healthy one.
+expect "report --baseline names the slow node of a stored run" 1 '^  - node05: 7 of its 7 links below the fleet.s baseline' -- \
+	$FC report --db "$BLD/a.db" --baseline "$BLD/bl.json"
+expect "report --baseline: the counts" 1 'run 1 against the baseline .*bl.json: 56 result\(s\) judged, 14 more than 5% below it, 0 not judged' -- \
+	$FC report --db "$BLD/a.db" --baseline "$BLD/bl.json"
+expect "report --baseline: a healthy stored run passes" 0 'verdict: pass' -- \
+	$FC report --db "$BLD/d.db" --baseline "$BLD/bl.json"
+expect "report --baseline --html: the finding in the page" 0 'node05: 7 of its 7 links below' -- \
+	bash -c '"$1" report --db "$2" --baseline "$3" --html "$4" >/dev/null 2>&1; cat "$4"' _ \
+	$FC "$BLD/a.db" "$BLD/bl.json" "$BLD/a.html"
+expect "report --baseline: a missing file refused" 2 'missing.json: No such file' -- \
+	$FC report --db "$BLD/a.db" --baseline "$BLD/missing.json"
