@@ -34,7 +34,10 @@
  * default route (when the node has other ports, and the port is not
  * addressed like them: an ECMP default route over the rails is no
  * management port), one whose rate differs
- * from the majority of the node's ports, and one on a network no other
+ * from the majority of the node's ports (unless it is a rail port trained
+ * below its rate: it reaches the rails' network or leaf, or runs on fewer
+ * lanes than the same port of its peers; it stays on its rail, failed;
+ * core/rail_rate.c), and one on a network no other
  * node has while its node has a port on every rail without it.
  */
 #ifndef FC_RAIL_H
@@ -58,6 +61,7 @@ struct fc_rail_port {
 	char peer[24];			  /* InfiniBand: the switch's node GUID, "0x..."; "" unknown */
 	char peer_desc[72];		  /* and its node description (smpquery nodedesc), "" none */
 	double rate;			  /* Gb/s, 0 unknown */
+	int width;			  /* lanes the link trained on ("4X" 4), 0 unknown */
 	int prefix_len;			  /* of the subnet's address, -1 unknown */
 	char gateway[48];		  /* routed RoCE: the next hop on the port's link */
 	int numa;			  /* the device's NUMA node, -1 unknown */

@@ -50,6 +50,10 @@ int rail_candidate(const struct match *x, const struct fc_rail_port *p);
 /* A candidate no rule left out: the ports the rails take. */
 int rail_eligible(const struct match *x, int node, int port);
 
+/* A port of another rate than its node's others: left out as a storage or
+ * front-end NIC, or kept on its rail as a port trained below its rate, a
+ * finding (core/rail_rate.c). */
+void rail_other_rate(struct match *x);
 /* Link layer, management port, rate; the notes of --exclude-dev (rail_rules.c). */
 int rail_leave_out(struct match *x);
 /* Notes port @port of @node left out for @why (grouped by device and why). */

@@ -258,6 +258,8 @@ int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int
 				*c = *c >= 0x20 && *c < 0x7f ? *c : '?';
 			port_subnet(p, o);
 			o->rate = json_number_value(json_object_get(p, "rate_gbps"));
+			o->width = json_is_string(json_object_get(p, "width")) ? /* "4X", verbs/dev.c */
+					   atoi(json_string_value(json_object_get(p, "width"))) : 0;
 			jcopy(p, "gateway", o->gateway, sizeof(o->gateway));
 			o->numa = json_is_integer(json_object_get(p, "numa_node")) ?
 					  (int)json_integer_value(json_object_get(p, "numa_node")) : -1;

@@ -6,7 +6,6 @@
 #include "core/rail_int.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,62 +146,6 @@ static void mgmt_ports(struct match *x)
 		}
 }
 
-/* The rate more than half of node @i's eligible ports have (the whole
- * fabric's when @i < 0); 0 when none has. */
-static double major_rate(const struct match *x, int i)
-{
-	int lo = i < 0 ? 0 : i, hi = i < 0 ? x->n : i + 1, total = 0;
-
-	for (int pass = 0; pass < 2; pass++)
-		for (int a = lo; a < hi; a++)
-			for (int j = 0; j < x->nodes[a].nports; j++) {
-				double r = x->nodes[a].ports[j].rate;
-				int same = 0;
-
-				if (!rail_eligible(x, a, j) || !(r > 0))
-					continue;
-				if (!pass) {
-					total++;
-					continue;
-				}
-				for (int b = lo; b < hi; b++)
-					for (int k = 0; k < x->nodes[b].nports; k++)
-						same += rail_eligible(x, b, k) &&
-							fabs(x->nodes[b].ports[k].rate - r) <= 0.01 * r;
-				if (2 * same > total)
-					return r;
-			}
-	return 0;
-}
-
-/* A port whose rate differs from the majority of its node's ports (or, on
- * a node without one, of the fabric's): a storage or front-end NIC. */
-static void other_rate(struct match *x)
-{
-	double fabric = major_rate(x, -1), *want = calloc((size_t)x->n + 1, sizeof(*want));
-	char why[200];
-
-	if (!want)
-		return;
-	for (int i = 0; i < x->n; i++) {
-		want[i] = major_rate(x, i);
-		if (!(want[i] > 0))
-			want[i] = fabric;
-	}
-	for (int i = 0; i < x->n; i++)
-		for (int j = 0; j < x->nodes[i].nports; j++) {
-			double r = x->nodes[i].ports[j].rate;
-
-			if (!rail_eligible(x, i, j) || !(r > 0) || !(want[i] > 0) ||
-			    fabs(r - want[i]) <= 0.01 * want[i])
-				continue;
-			snprintf(why, sizeof(why), "its rate %g Gb/s differs from the %g Gb/s of "
-				 "the node's other ports (a storage or front-end NIC)", r, want[i]);
-			rail_left_add(x, i, j, why);
-		}
-	free(want);
-}
-
 int rail_leave_out(struct match *x)
 {
 	int rc;
@@ -210,7 +153,7 @@ int rail_leave_out(struct match *x)
 	x->map->link_layer = fabric_ll(x);
 	other_ll(x);
 	mgmt_ports(x);
-	other_rate(x);
+	rail_other_rate(x);
 	rc = rail_left_flush(x);
 	for (int e = 0; e < x->o->nexclude && !rc; e++) {
 		int hit = 0;

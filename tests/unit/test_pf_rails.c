@@ -253,8 +253,8 @@ static void test_rail_pcie_link(void **state)
 }
 
 /* One node's port on rail 3 trained on 2 of its 4 lanes: named by the
- * model diagnose uses (diag/expect.c), with its lanes and its peers,
- * though the rails leave it out for its rate. */
+ * model diagnose uses (diag/expect.c), with its lanes and its peers, and
+ * kept on its rail (core/rail_rate.c), not left out for its rate. */
 static void test_rail_rate_lanes(void **state)
 {
 	json_t *nodes = rack_of(3, gpu8_probe), *doc, *port;
@@ -271,6 +271,11 @@ static void test_rail_rate_lanes(void **state)
 				  "nodes (nodeA, nodeC) run the same port at 400 Gb/s"));
 	assert_null(strstr(f, "nodeA: mlx5_3"));
 	assert_null(strstr(f, "nodeC: mlx5_3"));
+	/* kept on its rail (it is on the rail's subnet), not left out as storage */
+	assert_non_null(strstr(f, "mlx5_3 of nodeB runs at 100 Gb/s on 2 lanes, below the 400 Gb/s "
+				  "of the rails: it is on subnet fe80:0000:0000:0013"));
+	assert_null(strstr(f, "no active port on rail 3"));
+	assert_null(strstr(f, "left out"));
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
 	free(f);
 	json_decref(doc);

@@ -502,7 +502,7 @@ static void test_lldp_2su_swap(void **state)
 	assert_int_equal(m.nrails, 8);
 	assert_string_equal(dev_on(&m, &r, 3, 3), "mlx5_6");
 	assert_string_equal(dev_on(&m, &r, 3, 6), "mlx5_3");
-	assert_string_equal(dev_on(&m, &r, 2, 3), "mlx5_3");
+	assert_string_equal(dev_on(&m, &r, 1, 3), "mlx5_3");
 	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 1);
 	assert_int_equal(count_text(&m, "dgx-su2-02", "mlx5_6 on rail 3", "mlx5_3 on rail 6",
 				    "swapped", NULL),
@@ -597,7 +597,7 @@ static void test_routed_position(void **state)
 	assert_int_equal(m.by, FC_RAIL_BY_GATEWAY);
 	assert_int_equal(m.nrails, 4);
 	assert_string_equal(dev_on(&m, &r, 1, 0), "mlx5_1"); /* gpu02's first slot */
-	assert_string_equal(dev_on(&m, &r, 2, 3), "mlx5_3");
+	assert_string_equal(dev_on(&m, &r, 1, 3), "mlx5_3");
 	assert_string_equal(m.rails[1].leaf, "10.2.0.16/29");
 	assert_non_null(strstr(m.assumed, "the leaf each port's gateway is on, assumed from the "
 					  "gateways' 4 pools (10.1.0.0/29, 10.2.0.16/29, 10.3.0.32/29, "
@@ -791,6 +791,61 @@ static void test_pair_rail_down(void **state)
 	fc_rail_map_release(&m);
 }
 
+/* The port of @dev on node @i of @r, with every port's width set to @w. */
+static struct fc_rail_port *port_named(struct rec *r, int i, const char *dev, int w)
+{
+	struct fc_rail_port *hit = NULL;
+
+	for (int a = 0; a < r->n; a++)
+		for (int j = 0; j < r->nodes[a].nports; j++) {
+			r->ports[a][j].width = w;
+			if (a == i && !strcmp(r->ports[a][j].dev, dev))
+				hit = &r->ports[a][j];
+		}
+	assert_non_null(hit);
+	return hit;
+}
+
+/* A rail port trained below the rails' rate stays on its rail, failed with
+ * its rate and the rate expected: on 2 of its 4 lanes (one subnet manager,
+ * rails by position: the lanes of the same port on the peers say it), or at
+ * a lower lane speed on its rail's own subnet. A storage HCA at a lower
+ * rate on its own subnet, even on fewer lanes, is still left out. */
+static void test_rate_below_rail(void **state)
+{
+	struct rec r;
+	struct fc_rail_map m;
+	struct fc_rail_port *p;
+
+	(void)state;
+	load("ib-one-sm-pci.json", &r);
+	p = port_named(&r, 1, "mlx5_2", 4);
+	p->rate = 200;
+	p->width = 2;
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 4);
+	assert_string_equal(dev_on(&m, &r, 1, 2), "mlx5_2");
+	assert_int_equal(count_text(&m, "mlx5_2 of ", "runs at 200 Gb/s on 2 lanes, below the 400 "
+				    "Gb/s of the rails", "runs on 2 lanes where", "not a storage", NULL), 1);
+	assert_int_equal(count_text(&m, "left out", NULL), 0);
+	assert_int_equal(count_text(&m, "no active port", NULL), 0);
+	assert_int_equal(fc_rail_worst(&m), FC_RAIL_FAIL);
+	fc_rail_map_release(&m);
+
+	load("ib-8rail.json", &r);
+	p = port_named(&r, 1, "mlx5_3", 4);
+	p->rate = 200;
+	port_named(&r, 0, "mlx5_8", 4)->width = 2;
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	assert_int_equal(m.nrails, 8);
+	assert_string_equal(dev_on(&m, &r, 1, 3), "mlx5_3");
+	assert_int_equal(count_text(&m, "mlx5_3 of ", "runs at 200 Gb/s on 4 lanes, below the 400",
+				    "is on subnet fe80:0000:0000:0013", NULL), 1);
+	assert_int_equal(count_text(&m, "mlx5_8 left out on 4 nodes", "storage or front-end", NULL), 1);
+	assert_int_equal(count_text(&m, "mlx5_3", "left out", NULL), 0);
+	fc_rail_map_release(&m);
+}
+
 static void test_subnet_of(void **state)
 {
 	const char *v6[] = { "fe80::1/64", "2001:db8:5:7::9/64" }, *both[] = { "fd00::1/64",
@@ -823,7 +878,7 @@ int main(void)
 		cmocka_unit_test(test_routed_one_pool), cmocka_unit_test(test_routed_lldp_swap),
 		cmocka_unit_test(test_per_host_subnets), cmocka_unit_test(test_ipv6_only),
 		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),
-		cmocka_unit_test(test_subnet_of),     cmocka_unit_test(test_pair_rail_down),
+		cmocka_unit_test(test_subnet_of), cmocka_unit_test(test_rate_below_rail),     cmocka_unit_test(test_pair_rail_down),
 		cmocka_unit_test(test_lldp_2su),      cmocka_unit_test(test_ib_2su_desc),
 		cmocka_unit_test(test_tor),	       cmocka_unit_test(test_two_rails_a_leaf),
 		cmocka_unit_test(test_routed_down),   cmocka_unit_test(test_shifted_names),
