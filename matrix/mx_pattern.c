@@ -149,8 +149,49 @@ static json_t *counters_sum(json_t *acc, const char *receiver, double *sum, doub
 	return moved;
 }
 
+/* The pair run the incast is held against: the store's latest ended
+ * matrix run before it with no pattern (0: none). */
+struct pairs_ref {
+	int64_t before, id;
+	json_t *acc; /* its counters, largest delta per (node, counter) */
+};
+
+static int pick_pairs_run(const struct fc_store_run *r, void *arg)
+{
+	struct pairs_ref *p = arg;
+
+	if (!strcmp(r->kind, "matrix") && r->id < p->before && r->id > p->id && r->ended > 0 &&
+	    !json_object_get(r->params, "pattern"))
+		p->id = r->id;
+	return 0;
+}
+
+static int pairs_counters(const struct fc_store_pair *sp, void *arg)
+{
+	json_t *d = sp->doc ? json_loads(sp->doc, 0, NULL) : NULL;
+
+	if (d)
+		flow_counters(arg, d);
+	json_decref(d);
+	return 0;
+}
+
+/* Whether the pair run @p showed no loss (no retransmission, no drop) on
+ * any port: core/congest.h's "pairs_clean". -1: no pair run to tell. */
+static int pairs_clean(struct pairs_ref *p)
+{
+	double sum[FC_CG_NCLASS] = { 0 }, drop = 0;
+	json_t *moved;
+
+	if (!p->id)
+		return -1;
+	moved = counters_sum(p->acc, NULL, sum, &drop);
+	json_decref(moved);
+	return sum[FC_CG_RETRANS] == 0 && sum[FC_CG_RX_DROP] == 0;
+}
+
 /* One incast round toward its receiver. */
-static int judge_incast(json_t *flows, json_t *out)
+static int judge_incast(json_t *flows, json_t *out, int clean)
 {
 	size_t n = json_array_size(flows), i;
 	const char **snd = calloc(n + 1, sizeof(*snd)), *what = "port rate";
@@ -181,6 +222,7 @@ static int judge_incast(json_t *flows, json_t *out)
 	json_object_set_new(out, "ceiling_is", json_string(what));
 	json_object_set_new(out, "senders", shares);
 	shares = NULL;
+	o.pairs_clean = clean > 0;
 	level = fc_incast_judge(&o, out);
 out_free:
 	json_decref(shares);
@@ -257,14 +299,18 @@ static int round_cmp(const void *x, const void *y)
 int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 {
 	struct flows fl = { .rounds = json_object() };
+	struct pairs_ref pr = { .before = run, .acc = json_object() };
 	const char **keys = NULL, *k;
 	json_t *rounds, *v;
 	size_t n = 0;
-	int rc;
+	int rc, clean = -1;
 
 	rc = fc_store_pairs(st, run, 0, collect, &fl);
 	if (rc || !fl.pattern[0])
 		goto out;
+	if (!strcmp(fl.pattern, "incast") && !fc_store_run_list(st, 0, pick_pairs_run, &pr) &&
+	    pr.id && !fc_store_pairs(st, pr.id, 0, pairs_counters, pr.acc))
+		clean = pairs_clean(&pr);
 	keys = calloc(json_object_size(fl.rounds) + 1, sizeof(*keys));
 	if (!keys) {
 		rc = -ENOMEM;
@@ -280,7 +326,7 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 				       (int)json_array_size(flows));
 
 		if (!strcmp(fl.pattern, "incast"))
-			judge_incast(flows, rd);
+			judge_incast(flows, rd, clean);
 		else
 			judge_total(flows, rd, !strcmp(fl.pattern, "bisection"));
 		round_findings(doc, rd);
@@ -288,7 +334,11 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 	}
 	json_object_set_new(doc, "pattern", json_pack("{s:s, s:o}", "name", fl.pattern,
 						      "rounds", rounds));
+	if (clean >= 0) /* the pair run the incast was held against */
+		json_object_set_new(json_object_get(doc, "pattern"), "pairs_run",
+				    json_pack("{s:I, s:b}", "run", (json_int_t)pr.id, "clean", clean));
 out:
+	json_decref(pr.acc);
 	free(keys);
 	json_decref(fl.rounds);
 	return rc;

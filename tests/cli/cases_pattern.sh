@@ -66,6 +66,20 @@ expect "incast: the counters that moved, named" 0 'moved: nodeA rcvd_seq_err \+4
 expect "incast: loss under incast named with its evidence" 0 'loss under incast: pause 0 \(0 us\), ECN-marked 0, CNP sent 0 handled 0, retransmissions' -- \
 	cat $PTT/f.txt
 
+# Held against the store's pair run of the rack: clean pairs, then an
+# incast with retransmissions and no pause or CNP is the RoCE fabric
+# without working flow control.
+$FC matrix nodeA nodeB nodeC -d rxe0 "${PTW[@]}" --db $PTT/c.db >/dev/null 2>&1
+RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"rcvd_seq_err":40}' $FC matrix nodeA nodeB nodeC -d rxe0 \
+	--pattern incast "${PTW[@]}" --db $PTT/c.db --json >$PTT/c.json 2>/dev/null
+expect "incast after clean pairs: no working flow control, with the pair run" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["pattern"]
+ok = p["pairs_run"] == {"run": 1, "clean": True} and d["verdict"] == "fail"
+ok = ok and all(any(o["outcome"] == "no working flow control" and o["level"] == "fail" for o in r["outcomes"]) for r in p["rounds"])
+print("ok" if ok else json.dumps(p)[:600])' $PTT/c.json
+
 # Bisection of 4 nodes on one port: 2 rounds each way, every flow across.
 $FC matrix nodeA nodeB nodeC nodeD --pattern bisection -d rxe0 "${PTW[@]}" --db $PTT/b.db --json \
 	>$PTT/b.json 2>/dev/null

@@ -38,9 +38,7 @@ if rack_up "$RPT" --nodes 4; then
 		"any(o['outcome'] in ('no working flow control', 'loss under incast') and 'retransmissions' in o['evidence']
 		     for o in d['pattern']['rounds'][0]['outcomes'])" -- cat "$PTR/incast.json"
 	# The issue's outcome: loss under incast while the same rack's pairs
-	# were clean. Needs the incast judged against the store's pair run of
-	# the same nodes (pairs_clean, core/congest.h), not yet wired: expected
-	# to fail until it is.
+	# (run 1 of this store) were clean.
 	expect_json "incast into nodeA: named no working flow control" 0 \
 		"any(o['outcome'] == 'no working flow control' for o in d['pattern']['rounds'][0]['outcomes'])" \
 		-- cat "$PTR/incast.json"
