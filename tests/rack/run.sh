@@ -6,6 +6,7 @@
 #   2. a 4-node rack with two rails boots, every node has rxe0 ACTIVE; the
 #      rail cases (tests/rack/phase_rails.sh) run on it; then down
 #   2b. a 3-node rack with Slurm: the slurm launcher, burnin-rack, burnin.sbatch
+#   2c. a 3-node rack with Slurm, rails at 100 Gb/s above a storage NIC: drains
 #   3. Ctrl-C (SIGINT) during 'lab up', a guest that dies during boot, and a
 #      boot past its deadline all leave no QEMU process and no lock
 # Prints "rack: N passed, N failed"; exits 1 if any failed.
@@ -105,6 +106,11 @@ echo "== tests/rack/phase_plans.sh (at $((SECONDS - T0)) s)"
 echo "== tests/rack/phase_burnin.sh (at $((SECONDS - T0)) s)"
 # shellcheck source=tests/rack/phase_burnin.sh
 . tests/rack/phase_burnin.sh
+
+# ---- 2c. drains on a rack with a storage NIC below its rails ----------------------
+echo "== tests/rack/phase_drain.sh (at $((SECONDS - T0)) s)"
+# shellcheck source=tests/rack/phase_drain.sh
+. tests/rack/phase_drain.sh
 
 # ---- 3. interrupted and failed boots ----------------------------------------
 # wait_qemu NAME N: until N QEMU processes of rack NAME run (30 s at most).

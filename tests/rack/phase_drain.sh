@@ -1,10 +1,9 @@
 # Drains an operator can trust (issue 38), on a 3-node rack with real Slurm,
 # two rails at a real rail's speed and a storage NIC below them (lab up
 # --slurm --rails 2 --storage-nic --rail-speed 100000: rxe0 and rxe1 report
-# 100 Gb/s, the storage NIC's rxe2 10 Gb/s). NOT yet wired into
-# tests/rack/run.sh: source it there, as phase_burnin.sh is, after the other
-# racks are down (it boots its own rack and takes it down):
-#   . tests/rack/cases_drain.sh
+# 100 Gb/s, the storage NIC's rxe2 10 Gb/s). tests/rack/run.sh sources it
+# after phase_burnin.sh, when the other racks are down; it boots its own
+# rack and takes it down.
 #   1. a healthy rack with a storage NIC: preflight --expect-rate 100 --drain
 #      and burnin-rack --set EXPECT_RATE=100 --drain drain nothing (rxe2 is
 #      left out of the rails, said as a warning);
