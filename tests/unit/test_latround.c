@@ -7,15 +7,12 @@
  * answer, neither reads the clock nor calls anything else. Clock reads
  * are counted by defining clock_gettime here (the library's fc_now calls
  * it); verbs calls by wrapping the fake's post_send, post_recv, poll_cq.
- * The bandwidth loop's clock reads are counted the same way (item 1): one
- * in BW_CLOCK_REAPS reaps of send completions, not one a reap.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -168,40 +165,9 @@ static void test_read_round(void **state)
 	rounds(VB_READ, VB_LAT_POLL, VB_METHOD_PERFTEST);
 }
 
-/* 32768 writes of 64 B in lists of 32 on one fake side (each done when
- * posted, CQ moderation 64: some 256 reaps of two completions): the loop
- * reads the clock a few dozen times, not at each reap. */
-static void test_bw_clock_reads(void **state)
-{
-	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 64,
-			    .timeout = 5 };
-	struct vb_test t = { .op = VB_WRITE, .size = 64, .iters = 32768, .active = 1,
-			     .interval = 0.1, .method = VB_METHOD_FABCHECK, .warmup = 0,
-			     .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
-			     .cycle = VB_CYCLE_DEFAULT, .post_list = 32, .threads = 1 };
-	struct fk_side a;
-	struct vb_result res;
-	unsigned long before;
-
-	(void)state;
-	assert_int_equal(fk_side_init(&a, &c), 0);
-	watch_side(&a, 0);
-	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
-	assert_int_equal(vb_test_prepare(&a.r, &t), 0);
-	before = clocks;
-	assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
-	assert_int_equal(res.msgs, 32768);
-	if (clocks - before > 64 || w[0].rounds < 200)
-		fail_msg("the bandwidth loop read the clock %lu times in %lu reaps that found completions",
-			 clocks - before, w[0].rounds);
-	vb_result_release(&res);
-	fk_side_free(&a);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bw_clock_reads),
 		cmocka_unit_test(test_send_round),
 		cmocka_unit_test(test_write_imm_round),
 		cmocka_unit_test(test_read_round),
