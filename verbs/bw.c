@@ -29,13 +29,6 @@
  * deadline, the controller and -D's end): a clock_gettime costs more than
  * an empty poll, and a completion reads the clock anyway. */
 #define BW_CLOCK_SPINS 256
-/* Reaps between two readings of the clock in a run: the time a reap
- * stamps (the samples, -D's end and window, progress) is at most this
- * many reaps old, microseconds; the last completion's, the run's end, is
- * read once the loop saw it (bw_pass), and the BW peak's at every reap (as perftest's
- * run_iter_bw reads the cycle counter at each). At post list 32 a clock
- * read at each reap cost 2-3 instructions a request (callgrind). */
-#define BW_CLOCK_REAPS 16
 #define BW_LINE 64 /* a cache line: what one thread writes often, apart */
 
 #define BW_MAX_CHAIN 1024
@@ -89,7 +82,6 @@ struct bw_run {
 	 * at the last request it brought the count to, @npeak requests */
 	double *tpost, *tcomp;
 	uint64_t npeak, totscnt, totccnt;
-	int clock_in;	      /* reaps left before the clock is read again */
 };
 
 /* Fills work request @wr (and its @sge) for the next message on QP @q. */
@@ -307,24 +299,17 @@ static int bw_sample(struct bw_run *b, double now)
 	return 0;
 }
 
-/* The @n send completions in b->wc, at b->now (read again every
- * BW_CLOCK_REAPS reaps; the pass's end reads it at its last, bw_pass). */
+/* The @n send completions in b->wc. */
 static int bw_reap_send(struct bw_run *b, int n)
 {
 	struct ibv_wc *wc = b->wc;
-	int fresh = 0;
 	double now;
 
 	if (n < 0) {
 		fc_err("%s: polling the send completion queue failed", b->r->pi->dev);
 		return -EIO;
 	}
-	if (b->tcomp || --b->clock_in <= 0) {
-		b->now = fc_now();
-		b->clock_in = BW_CLOCK_REAPS;
-		fresh = 1;
-	}
-	now = b->now;
+	now = b->now = fc_now();
 	for (int i = 0; i < n; i++) {
 		int q = (int)(wc[i].wr_id >> 32);
 		uint64_t cnt = wc[i].wr_id & 0xffffffffu;
@@ -351,7 +336,7 @@ static int bw_reap_send(struct bw_run *b, int n)
 	}
 	b->t_last = now;
 	b->clk.last_progress = now;
-	return fresh ? bw_sample(b, now) : 0;
+	return bw_sample(b, now);
 }
 
 /* An empty poll costs the poll alone. */
@@ -490,9 +475,6 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 		if (t->passive && (err = bw_poll_recv(b)))
 			break;
 	}
-	/* the last completion came on the turn before: its time, now read */
-	if (!err && t->active)
-		b->t_last = b->now = fc_now();
 	return err;
 }
 
