@@ -121,6 +121,12 @@ chmod +x "$NRSRUN/srun"
 expect "nccl run --launcher slurm starts nccl-worker steps" 0 'all_reduce over 2 ranks' -- \
 	env PATH="$NRSRUN:$PATH" $FAKES $FC nccl run --launcher slurm --worker-cmd "$(realpath "$FC")" -e 4K a b
 rm -rf "$NRSRUN"
+# A rank that floods its NCCL log (9 MiB, past the controller's 8 MiB bound)
+# is refused, naming it; one under the bound is taken.
+expect "nccl run: a rank that floods its log is refused" 3 'its NCCL log is over 8 MiB: refused' -- \
+	env FAKENCCL=ib FC_REAL="$(realpath "$FC")" FLOOD_MIB=9 $FAKES timeout 120 $RUN --worker-cmd tests/cli/flood-worker.sh -g 2 -e 4K localhost
+expect "nccl run: a log under the bound is taken" 0 'all_reduce over 2 ranks' -- \
+	env FAKENCCL=ib FC_REAL="$(realpath "$FC")" FLOOD_MIB=1 $FAKES timeout 120 $RUN --worker-cmd tests/cli/flood-worker.sh -g 2 -e 4K localhost
 expect "nccl run wrong sums fail" 1 'all_reduce of 1024 bytes gave 2 wrong sums' -- \
 	env FAKENCCL=badsum $FAKES $RUN -g 2 -e 4K localhost
 expect "nccl run init fails" 1 'ncclCommInitRank \(rank 1 of 2\) failed: internal error.*NCCL said: fake: bootstrap' -- \
