@@ -389,7 +389,7 @@ lab_fault() {
 		[ "$RACK_RAILS" -ge 2 ] || die_usage "lab fault miswire: rack '$RACK' has one rail; it swaps a node's rail 0 and rail 1 NICs (lab up --rails 2)"
 		[ -z "$OPT_rail" ] || die_usage "lab fault miswire: it swaps rails 0 and 1; drop --rail"
 		fault_miswire "$node" 1
-		say "$node: rxe0 now on rail 1's segment (eth2, $(rail_net 1).0/24), rxe1 on rail 0's (eth0, $RACK_NET.0/24): the two fabric cables swapped"
+		say "$node: rxe0 now on rail 1's segment (eth2, $(rail_net 1).0/24), rxe1 on rail 0's (eth0, $RACK_NET.0/24): the two devices' names swapped over their NICs (the NICs' cables are unchanged)"
 		;;
 	clear)
 		# Without --rail: every rail, and a miswire undone.

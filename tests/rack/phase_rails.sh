@@ -116,10 +116,16 @@ else
 fi
 "$FC" lab fault "$SLOW" clear "${RN[@]}" >/dev/null 2>&1
 
-# Swapped cables: nodeD's rxe0 on rail 1, rxe1 on rail 0.
+# lab fault miswire binds nodeD's rxe0 to its rail 1 NIC (eth2) and rxe1 to
+# its rail 0 NIC (eth0). A Soft-RoCE device's PCI slot is its NIC's, so
+# each NIC in its slot still reaches its own rail: the device names moved,
+# not the cables (issue 37 item 3: names are not a fault; a swapped cable is
+# judged by slot order, core/rail_swap.c, tested on recorded plans in
+# test_rail). Each rail is matched by subnet with nodeD's own device on it,
+# no swap is named, and traffic flows on both.
 expect "rails: fault nodeD miswire" 0 'nodeD: rxe0 now on rail 1' -- "$FC" lab fault nodeD miswire "${RN[@]}"
-expect_json "rails: miswire is a finding naming nodeD and both devices; traffic still flows" 1 \
-	"any('nodeD' in f and 'rxe1 on rail 0' in f and 'rxe0 on rail 1' in f for f in d['findings'])
+expect_json "rails: miswire (names moved, cables right): each rail with nodeD's own device, no swap named; traffic still flows" 0 \
+	"not any('swapped' in f for f in d['findings'])
 	 and [(r['b']['device']) for r in d['rails']] == ['rxe1', 'rxe0'] and all(r['loaded_gbps'] > 0 for r in d['rails'])" \
 	-- "$FC" pair nodeA nodeD --loaded-only "${RA[@]}" --no-db --json
 expect "rails: clear undoes the miswire" 0 'nodeD: faults cleared' -- "$FC" lab fault nodeD clear "${RN[@]}"

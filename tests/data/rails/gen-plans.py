@@ -237,15 +237,21 @@ write("ecmp-default.json", "3 DGX H100, 8 RoCE ports each, a /31 per port, lldpd
 # miswire`, lab/ops.sh's MISWIRE_SCRIPT): each rail a /24 of its own segment
 # (lab/lib.sh rail_net: 10.77.<slot> for rail 0, 10.78.<slot> for rail 1;
 # rail 0 on eth0, rail 1 on eth2, eth1 the management NIC), node I at host
-# I+1; Soft-RoCE devices have no PCIe function or NUMA node. nodeD's rxe0
-# is bound to eth2 and rxe1 to eth0; the addresses stay with the segments.
+# I+1. A Soft-RoCE device's PCIe function is its net device's (verbs/
+# dev_net.c placement): as `fabcheck devices --json` printed on the rack,
+# eth0 is 0000:00:10.0 and eth2 0000:00:12.0, NUMA node -1. nodeD's rxe0 is
+# bound to eth2 and rxe1 to eth0; the addresses stay with the segments. So
+# the NIC in each slot still reaches its own rail: the cables are right and
+# only the device names moved (no swap to name; issue 37 item 3).
 # `pair nodeA nodeD` matches these two nodes alone.
+RACK_PCI = {"eth0": "0000:00:10.0", "eth2": "0000:00:12.0"}
 def rxe(dev, eth, net, host):
     return port(dev, rate=2.5, netdev=eth, addrs=["%s.%d/24" % (net, host)],
-                gid_index=3, gid="::ffff:%s.%d" % (net, host))
+                gid_index=3, gid="::ffff:%s.%d" % (net, host),
+                pci=RACK_PCI[eth], numa_node=-1)
 
 write("rack-miswire-pair.json", "the virtual rack's pair nodeA nodeD after `lab fault nodeD "
-      "miswire` (slot 1): nodeD's rxe0 on rail 1's segment, rxe1 on rail 0's",
+      "miswire` (slot 1): nodeD's rxe0 on rail 1's NIC (eth2), rxe1 on rail 0's (eth0)",
       [("nodeA", [rxe("rxe0", "eth0", "10.77.1", 1), rxe("rxe1", "eth2", "10.78.1", 1)]),
        ("nodeD", [rxe("rxe0", "eth2", "10.78.1", 4), rxe("rxe1", "eth0", "10.77.1", 4)])])
 
