@@ -50,14 +50,14 @@ if rack_up "$RD" --nodes 3 --slurm --rails 2 --storage-nic --rail-speed 100000; 
 	awk '/^Host /{h=$2} { if (h == "nodeC" && $1 == "Port") print "  Port 9"; else print }' "$SSH_CFG" >"$DIO/cut.cfg"
 	expect "drain rack: nodeC unreachable over ssh is listed as not checked" 3 \
 		'could not check \(not judged, never drained\): +nodeC ' -- \
-		bash -c "FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$DIO/cut.cfg' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/cut.db' 2>/dev/null | tr '\n' ' '"
+		bash -c "set -o pipefail; FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$DIO/cut.cfg' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/cut.db' 2>/dev/null | tr '\n' ' '"
 	expect "drain rack: nodeC not drained for it" 0 '^nodeA idle nodeB idle nodeC idle $' -- dr_states
 
 	# 3. nodeC's rail 1 at 2 Mbit/s: drained with the part and rxe1.
 	"$FC" lab fault --name "$RD" nodeC --rail 1 rate 2 >/dev/null 2>&1
 	expect "drain rack: a rate-faulted rail drains its node with the device" 1 \
 		'drain +nodeC .*State=DRAIN Reason="fabcheck: [^"(]+ on rxe1 \(matrix run [0-9]+ across 3 nodes\)"' -- \
-		bash -c "FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$SSH_CFG' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/rate.db' 2>/dev/null | tr '\n' ' '"
+		bash -c "set -o pipefail; FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$SSH_CFG' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/rate.db' 2>/dev/null | tr '\n' ' '"
 	expect "drain rack: Slurm shows the reason" 0 'Reason=fabcheck: [^(]+ on rxe1 \(matrix run [0-9]+ across 3 nodes\)' -- dr_reason nodeC
 	"$FC" lab fault --name "$RD" nodeC clear >/dev/null 2>&1
 
