@@ -25,11 +25,15 @@ deps() {
 }
 
 # dlopened FILE: the library names FILE opens at run time: the sonames among
-# its strings that are not among its DT_NEEDED entries.
+# its strings that are not among its DT_NEEDED entries. A string may follow
+# a constant whose last byte is printable (strings then prints, say,
+# "@libnccl.so.2"): one such byte before the name is dropped; a name after
+# a space or a slash is text or a path, not a name dlopen is given.
 dlopened() {
 	local needed
 	needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-	strings -a "$1" | grep -E '^lib[A-Za-z0-9_+-]+\.so\.[0-9]+$' | sort -u | grep -vxF "$needed"
+	strings -a "$1" | grep -oE '(^|[^A-Za-z0-9_. /-])lib[A-Za-z0-9_+-]+\.so\.[0-9]+$' |
+		sed -E 's/^[^l]//' | sort -u | grep -vxF "$needed"
 }
 
 # resolve SONAME LIBC: where the loader's cache puts SONAME for the ABI of
