@@ -121,7 +121,7 @@ fi
 # each NIC in its slot still reaches its own rail: the device names moved,
 # not the cables (issue 37 item 3: names are not a fault; a swapped cable is
 # judged by slot order, core/rail_swap.c, tested on recorded plans in
-# test_rail). Each rail is matched by subnet with nodeD's own device on it,
+# test_rail_plans). Each rail is matched by subnet with nodeD's own device on it,
 # no swap is named, and traffic flows on both.
 expect "rails: fault nodeD miswire" 0 'nodeD: rxe0 now on rail 1' -- "$FC" lab fault nodeD miswire "${RN[@]}"
 expect_json "rails: miswire (names moved, cables right): each rail with nodeD's own device, no swap named; traffic still flows" 0 \

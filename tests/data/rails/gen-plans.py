@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the recorded port lists of the addressing plans (issue 24) that
-tests/unit/test_rail.c matches: the fields `fabcheck devices --json` gives
+tests/unit/test_rail.c and test_rail_plans.c match: the fields `fabcheck devices --json` gives
 for each port ("addrs", "gateway", "numa_node", "pci", "lldp", "mgmt").
 Run from the repository root: python3 tests/data/rails/gen-plans.py"""
 import ipaddress
