@@ -89,8 +89,7 @@ if rack_up "$RMX" --nodes 4; then
 	# The TUI over the stored run: the matrix and the suspect's mark.
 	tmux new-session -d -s "fcmx4-$$" -x 100 -y 30 \
 		"$(printf '%q ' "$TFC" tui --db "$MXR/four.db" --run 2 --max-iterations 20) 2>$MXR/tui4.err; sleep 30"
-	sleep 2
-	tmux capture-pane -p -t "fcmx4-$$" >"$MXR/tui4.txt"
+	tmux_wait "fcmx4-$$" "$MXR/tui4.txt" 'suspect node nodeC'
 	tmux kill-session -t "fcmx4-$$" 2>/dev/null
 	expect "tui draws the rack's matrix" 0 '^\\ +A +B +C +D' -- cat "$MXR/tui4.txt"
 	expect "tui marks nodeC" 0 '^\*C ' -- cat "$MXR/tui4.txt"
