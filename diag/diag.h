@@ -120,7 +120,29 @@ struct diag_expect {
 	unsigned fault; /* module lanes with a transmitter fault (bit per lane) */
 	int peers_at;	/* how many peers run at gbps (0: the module set it) */
 	char why[600];	/* what set it, for a line of evidence */
+	char part[96];	/* the part the link modes name (diag_expect_link); "" none */
 };
+
+/* What both ends of an Ethernet link support, from `ethtool DEV`
+ * (diag/linkmodes.c): the fastest mode of each list in Mb/s with its lanes;
+ * 0 when the list is not printed (the partner's: not reported). */
+struct diag_link {
+	int known;		/* Supported link modes read */
+	long sup_mbps, adv_mbps, lp_mbps, speed_mbps;
+	int sup_lanes, adv_lanes, lp_lanes, lanes;
+};
+
+/* Pure. Parses `ethtool DEV` text into @l; -1 when it lists no supported
+ * link mode. */
+int diag_parse_link(const char *text, struct diag_link *l);
+/* Raises @e (after diag_expect_rate) to the fastest mode both ends
+ * support when the port at @gbps runs below it, naming in e->part what
+ * holds it: its own advertised modes, the partner not reported, or the
+ * link's training. */
+void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect *e);
+/* A note when the port runs at the most its partner advertises, below the
+ * HCA's own modes ("" otherwise). */
+void diag_link_note(const struct diag_link *l, double gbps, char *buf, size_t len);
 
 /* Pure. @gbps on @width lanes (0 unknown), its module @m (NULL or not
  * known: not read) and the same port on @npeers other nodes. */
@@ -174,6 +196,7 @@ struct diag_port {
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
 	struct diag_module mod;
+	struct diag_link link; /* ethtool DEV; known 0 when not read */
 	int npcie;
 	struct diag_pcie pcie[DIAG_MAX_PCIE];
 	json_t *notes; /* strings: what is not exposed, saturated, reset */
