@@ -13,6 +13,9 @@
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
 # RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
+# RW_EVIDENCE names a recorded evidence folder (doc/diagnose.md): each
+# worker sends its port's before/ and after/ files from HOST/DEV-1/ as the
+# real worker sends its readings (before its setup reply, before finish).
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
@@ -25,6 +28,20 @@ say "\"hello\",\"version\":\"0\",\"host\":\"${host:-fake}\",\"pid\":1"
 next setup || exit 1
 dev=$(sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' <<<"$msg")
 dev=${dev:-rxe0}
+# ev PHASE: the recorded reading of this port as one "evidence" message.
+ev() {
+	local d="${RW_EVIDENCE:-}/$host/$dev-1/$1"
+	[ -n "${RW_EVIDENCE:-}" ] && [ -d "$d" ] || return 0
+	say "\"evidence\",\"phase\":\"$1\",\"files\":$(python3 -c '
+import json, os, sys
+root, files = sys.argv[1], {}
+for top, _, names in os.walk(root):
+    for n in names:
+        p = os.path.join(top, n)
+        files[os.path.relpath(p, root)] = open(p).read()
+print(json.dumps(files, separators=(",", ":")))' "$d")"
+}
+ev before
 say "\"setup\",\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
 say '"connected","path_mtu":4096'
@@ -61,6 +78,7 @@ while next_clocked test; do
 	esac
 done
 case $msg in *'"type":"finish"'*) ;; *) exit 0 ;; esac
+ev after
 if [ -n "${RW_COUNTERS_DEV:-}" ] && [ "$dev" = "$RW_COUNTERS_DEV" ]; then
 	say "\"finish\",\"counters\":${RW_COUNTERS:-{\}}"
 else
