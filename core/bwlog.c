@@ -139,25 +139,52 @@ double fc_curve_at(const struct fc_curve *c, double t)
 	return c->bytes[c->n - 1];
 }
 
-void fc_bw_common(const struct fc_curve *a, const struct fc_curve *b, struct fc_common *out)
+int fc_bw_window(const struct fc_curve *c, int n, double *gbps, struct fc_common *out)
 {
-	const struct fc_curve *c[2] = { a, b };
-	double first, last;
+	double first = 0, last = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (a->n < 2 || b->n < 2)
-		return;
-	out->start = a->t[0] > b->t[0] ? a->t[0] : b->t[0];
-	out->end = a->t[a->n - 1] < b->t[b->n - 1] ? a->t[a->n - 1] : b->t[b->n - 1];
-	first = a->t[0] < b->t[0] ? a->t[0] : b->t[0];
-	last = a->t[a->n - 1] > b->t[b->n - 1] ? a->t[a->n - 1] : b->t[b->n - 1];
-	if (out->end <= out->start || last <= first)
-		return;
-	out->share = (out->end - out->start) / (last - first);
-	for (int i = 0; i < 2; i++) {
-		double moved = fc_curve_at(c[i], out->end) - fc_curve_at(c[i], out->start);
+	for (int i = 0; i < n; i++) {
+		const double *t = c[i].t;
 
-		out->gbps[i] = moved * 8 / (out->end - out->start) / 1e9;
-		out->sum += out->gbps[i];
+		if (c[i].n < 2)
+			return -1;
+		if (!i || t[0] > out->start)
+			out->start = t[0];
+		if (!i || t[c[i].n - 1] < out->end)
+			out->end = t[c[i].n - 1];
+		if (!i || t[0] < first)
+			first = t[0];
+		if (!i || t[c[i].n - 1] > last)
+			last = t[c[i].n - 1];
 	}
+	if (n < 1 || out->end <= out->start || last <= first)
+		return -1;
+	out->share = (out->end - out->start) / (last - first);
+	for (int i = 0; i < n; i++) {
+		double moved = fc_curve_at(&c[i], out->end) - fc_curve_at(&c[i], out->start);
+
+		gbps[i] = moved * 8 / (out->end - out->start) / 1e9;
+		out->sum += gbps[i];
+	}
+	return 0;
+}
+
+void fc_bw_common(const struct fc_curve *a, const struct fc_curve *b, struct fc_common *out)
+{
+	struct fc_curve c[2] = { *a, *b };
+	double g[2];
+
+	if (fc_bw_window(c, 2, g, out)) {
+		double start = out->start, end = out->end;
+
+		memset(out, 0, sizeof(*out));
+		if (a->n >= 2 && b->n >= 2) { /* no common window: where it would be */
+			out->start = start;
+			out->end = end;
+		}
+		return;
+	}
+	out->gbps[0] = g[0];
+	out->gbps[1] = g[1];
 }

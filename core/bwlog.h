@@ -59,5 +59,11 @@ struct fc_common {
 
 /* The window in which both curves ran, and what each moved in it. */
 void fc_bw_common(const struct fc_curve *a, const struct fc_curve *b, struct fc_common *out);
+/* The window in which all @n curves ran (the latest start to the earliest
+ * end), its share of the whole span, each curve's Gb/s over it in @gbps
+ * and their sum (out->gbps unused). Returns 0, or -1 when a curve has under
+ * two points or the curves share no window (start/end then say where the
+ * window would be). */
+int fc_bw_window(const struct fc_curve *c, int n, double *gbps, struct fc_common *out);
 
 #endif

@@ -250,6 +250,8 @@ json_t *wk_ev_read(const struct wk_ev_src *s)
 		put_file(snap, "mtu", path);
 		put_tool(snap, "ethtool-S.txt", "ethtool", (const char *[]){ "-S", s->netdev, NULL });
 		put_tool(snap, "ethtool-m.txt", "ethtool", (const char *[]){ "-m", s->netdev, NULL });
+		/* link modes of both ends (diag/linkmodes.c) */
+		put_tool(snap, "ethtool.txt", "ethtool", (const char *[]){ s->netdev, NULL });
 		qos(snap, s);
 	} else {
 		put(snap, "ethtool-m.txt.why", "the port has no network interface");

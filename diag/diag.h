@@ -120,7 +120,29 @@ struct diag_expect {
 	unsigned fault; /* module lanes with a transmitter fault (bit per lane) */
 	int peers_at;	/* how many peers run at gbps (0: the module set it) */
 	char why[600];	/* what set it, for a line of evidence */
+	char part[96];	/* the part the link modes name (diag_expect_link); "" none */
 };
+
+/* What both ends of an Ethernet link support, from `ethtool DEV`
+ * (diag/linkmodes.c): the fastest mode of each list in Mb/s with its lanes;
+ * 0 when the list is not printed (the partner's: not reported). */
+struct diag_link {
+	int known;		/* Supported link modes read */
+	long sup_mbps, adv_mbps, lp_mbps, speed_mbps;
+	int sup_lanes, adv_lanes, lp_lanes, lanes;
+};
+
+/* Pure. Parses `ethtool DEV` text into @l; -1 when it lists no supported
+ * link mode. */
+int diag_parse_link(const char *text, struct diag_link *l);
+/* Raises @e (after diag_expect_rate) to the fastest mode both ends
+ * support when the port at @gbps runs below it, naming in e->part what
+ * holds it: its own advertised modes, the partner not reported, or the
+ * link's training. */
+void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect *e);
+/* A note when the port runs at the most its partner advertises, below the
+ * HCA's own modes ("" otherwise). */
+void diag_link_note(const struct diag_link *l, double gbps, char *buf, size_t len);
 
 /* Pure. @gbps on @width lanes (0 unknown), its module @m (NULL or not
  * known: not read) and the same port on @npeers other nodes. */
@@ -174,6 +196,7 @@ struct diag_port {
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
 	struct diag_module mod;
+	struct diag_link link; /* ethtool DEV; known 0 when not read */
 	int npcie;
 	struct diag_pcie pcie[DIAG_MAX_PCIE];
 	json_t *notes; /* strings: what is not exposed, saturated, reset */
@@ -190,13 +213,28 @@ struct diag_port {
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);
+/* 1 when @rel is a name a snapshot may hold (relative, no "..", printable,
+ * at most 200 bytes). */
+int diag_snap_path_ok(const char *rel);
+/* Adds the file @rel (@len bytes of @text) to @snap within the bounds above
+ * (*@total: the snapshot's bytes so far), @where naming it in messages. A
+ * file that is not text reads "(not text)", or with @strict (a reading
+ * fabcheck wrote) is refused. 0, or a negative errno (logged). */
+int diag_snap_take(json_t *snap, const char *rel, const char *text, size_t len, size_t *total,
+		   const char *where, int strict);
+/* A reading (before/, during/, after/) as --save-evidence writes it: a
+ * capture (core/bundle.h) holding the snapshot's files (diag/snapcap.c).
+ * The bundle is checked whole first; NULL after logging what is wrong,
+ * naming the file. */
+json_t *diag_snap_read_bundle(const char *dir);
+/* Writes @snap, the reading @phase of port @dev/@port of @node, as the
+ * capture folder @phase of the folder @dfd (@shown names @dfd). 0, or a
+ * negative errno (logged). */
+int diag_snap_write_bundle(int dfd, const char *phase, const char *shown, const json_t *snap,
+			   const char *node, const char *dev, int port);
 /* A copy of @after with @during's files as "during/FILE" (either may be
  * NULL): the reading taken while the test ran travels with the last one. */
 json_t *diag_snap_with_during(const json_t *after, const json_t *during);
-/* Writes @snap into folder @dfd (core/safefile.h: no file through a link,
- * none outside @dfd), @shown naming it in messages. 0, or a negative errno
- * (logged). */
-int diag_snap_write_at(int dfd, const json_t *snap, const char *shown);
 
 /* Reads the PCI functions on the sysfs path of @link (bridges first, the
  * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:

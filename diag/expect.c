@@ -27,8 +27,11 @@
  *            LnkCap) is judged by the pcie_limit row (diag/rules.c) against
  *            the port's rate.
  *
- * Not read: the HCA's supported link modes and the link partner's
- * advertised ones (`ethtool DEV`); an evidence folder holds no such file.
+ *   link     what both ends support (`ethtool DEV`, diag/linkmodes.c):
+ *            the fastest mode of the HCA's supported modes and the link
+ *            partner's advertised ones; a port below it is held by its own
+ *            advertised modes, by a partner whose modes are not reported
+ *            ("possible"), or by a link that trained lower than both ask.
  */
 #include "diag/diag.h"
 
@@ -209,6 +212,7 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 	int lane;
 
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
+	diag_expect_link(p->rate_gbps, &p->link, &e);
 	if (e.gbps <= 0)
 		return;
 	lane = first_lane(e.fault);
@@ -218,6 +222,8 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 	snprintf(subj, sizeof(subj), "%s %s port %d", p->node, p->dev, p->port);
 	if (lane)
 		snprintf(part, sizeof(part), "transceiver (lane %d transmitter)", lane);
+	else if (*e.part)
+		snprintf(part, sizeof(part), "%s", e.part);
 	else
 		snprintf(part, sizeof(part), "%s",
 			 p->width && e.width > p->width ? "cable or transceiver (lanes)"
@@ -226,6 +232,10 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 		snprintf(next, sizeof(next),
 			 "replace the transceiver of %s %s (ethtool -m %s: Tx fault on lane %d) with a known-good one; the port should train to %s (sysfs rate; 'ethtool %s' Speed and Lanes); then re-run 'fabcheck pair %s %s -d %s'",
 			 p->node, p->dev, dev, lane, want, dev, p->node, peer ? peer : "PEER", p->dev);
+	else if (!strncmp(e.part, "configuration", 13))
+		snprintf(next, sizeof(next),
+			 "advertise the modes the HCA supports ('ethtool -s %s autoneg on', or 'ethtool -s %s speed %g autoneg on'), check the switch port allows %s, and confirm 'ethtool %s' Speed; then re-run 'fabcheck pair %s %s -d %s'",
+			 dev, dev, e.gbps * 1000, want, dev, p->node, peer ? peer : "PEER", p->dev);
 	else
 		snprintf(next, sizeof(next),
 			 "compare 'ethtool %s' (Speed, Lanes) and 'ethtool -m %s' with the same port on a good node and the switch port's speed setting; reseat, then swap the cable or transceiver until the port trains to %s; then re-run 'fabcheck pair %s %s -d %s'",
@@ -248,6 +258,7 @@ void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p)
 	if (!p->mod.known || !p->mod.tx_fault)
 		return;
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
+	diag_expect_link(p->rate_gbps, &p->link, &e);
 	if (e.gbps > 0 || diag_far_tx_blamed(p))
 		return;
 	lanes_text(p->mod.tx_fault, lanes, sizeof(lanes));

@@ -589,6 +589,19 @@ static void netdev_field(struct diag_port *p, const json_t *a, const json_t *b)
 	     fc_name_show(raw, shown, sizeof(shown)), why);
 }
 
+/* `ethtool DEV` (diag/linkmodes.c): what both ends support; a note when
+ * the partner's modes hold the port below its HCA's. */
+static void link_modes(struct diag_port *p, const json_t *after)
+{
+	char n[300];
+
+	if (diag_parse_link(snap_str(after, "ethtool.txt"), &p->link))
+		return;
+	diag_link_note(&p->link, p->rate_gbps, n, sizeof(n));
+	if (*n)
+		note(p, "%s", n);
+}
+
 void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_t *after)
 {
 	int ib_b = 0, phy_b = 0;
@@ -620,6 +633,7 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 		memset(&p->mod, 0, sizeof(p->mod));
 	else
 		module_lanes(p);
+	link_modes(p, after);
 	pcie(p, before, after);
 	config_files(p, before, after);
 	far_end(p, before, after);

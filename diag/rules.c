@@ -15,8 +15,12 @@
  *                              error or counting errors during the test)
  *   port_below       port      transceiver (lane N transmitter), cable or
  *                              transceiver (lanes), or port speed: the port
- *                              below its module's lanes or the same port on
- *                              its peers (diag/expect.c, with its sources);
+ *                              below its module's lanes, the same port on
+ *                              its peers or the link modes both ends support
+ *                              (diag/expect.c, diag/linkmodes.c, with their
+ *                              sources): configuration (advertised link
+ *                              modes), cable or transceiver (link training),
+ *                              link partner or cable;
  *                              over every folder, rule "port_peers"
  *   module_tx        port      transceiver (a transmitter fault on a port at
  *                              its full rate: a latched flag, "possible")

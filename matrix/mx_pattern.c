@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bwlog.h"
 #include "core/congest.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -53,6 +54,136 @@ static double flow_gbps(const json_t *d)
 		}
 	}
 	return best;
+}
+
+/* The byte curve ("curves" a_to_b, on the controller's clock: pair
+ * --sync-fd) of @d's write result at its largest size, in @c (@t, @b
+ * owned by the caller). 0, or -1 when it has none. */
+static int result_curve(const json_t *results, struct fc_curve *c, double **t, double **b)
+{
+	const json_t *best = NULL, *pts, *pt;
+	double size = -1;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+		if (!strcmp(fc_jstr(r, "metric", ""), "bw") && !strcmp(fc_jstr(r, "test", ""), "write") &&
+		    fc_jnum(r, "size_bytes", 0) >= size) {
+			size = fc_jnum(r, "size_bytes", 0);
+			best = r;
+		}
+	pts = json_object_get(json_object_get(best, "curves"), "a_to_b");
+	if (json_array_size(pts) < 2)
+		return -1;
+	*t = calloc(json_array_size(pts), sizeof(double));
+	*b = calloc(json_array_size(pts), sizeof(double));
+	if (!*t || !*b)
+		return -1;
+	json_array_foreach(pts, i, pt) {
+		(*t)[i] = json_number_value(json_array_get(pt, 0));
+		(*b)[i] = json_number_value(json_array_get(pt, 1));
+		if (i && ((*t)[i] < (*t)[i - 1] || (*b)[i] < (*b)[i - 1]))
+			return -1; /* not a cumulative curve */
+	}
+	c->t = *t;
+	c->bytes = *b;
+	c->n = (int)json_array_size(pts);
+	return 0;
+}
+
+/* A round's streams: each flow's curve, or each of its rails' under load. */
+struct streams {
+	struct fc_curve *c;
+	double **t, **b;
+	int *flow, n, cap;
+};
+
+static int add_stream(struct streams *s, const json_t *results, int flow)
+{
+	if (s->n >= s->cap) {
+		int cap = s->cap ? 2 * s->cap : 8;
+
+		if (fc_resize((void **)&s->c, (size_t)cap, sizeof(*s->c)) ||
+		    fc_resize((void **)&s->t, (size_t)cap, sizeof(*s->t)) ||
+		    fc_resize((void **)&s->b, (size_t)cap, sizeof(*s->b)) ||
+		    fc_resize((void **)&s->flow, (size_t)cap, sizeof(*s->flow)))
+			return -1;
+		s->cap = cap;
+	}
+	s->t[s->n] = s->b[s->n] = NULL;
+	s->flow[s->n] = flow;
+	if (result_curve(results, &s->c[s->n], &s->t[s->n], &s->b[s->n])) {
+		free(s->t[s->n]);
+		free(s->b[s->n]);
+		return -1;
+	}
+	s->n++;
+	return 0;
+}
+
+static void streams_free(struct streams *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->t[i]);
+		free(s->b[i]);
+	}
+	free(s->c);
+	free(s->t);
+	free(s->b);
+	free(s->flow);
+}
+
+/*
+ * Each flow's rate in @g, measured over the round's common window: from the
+ * latest start to the earliest end of its flows (each rail of a flow under
+ * load a stream of its own), as issue 42 item 1 asks, so that no flow is
+ * credited with time it ran alone. Without a curve for every stream (a
+ * worker that sends none, --perftest), each flow's own test figure, said so
+ * in @rd's "window".
+ */
+static void round_rates(const json_t *flows, double *g, json_t *rd)
+{
+	struct streams s = { 0 };
+	struct fc_common w;
+	double *sg = NULL;
+	const char *why = "a flow has no byte curve on the controller's clock";
+	size_t i;
+	json_t *d;
+	int ok = 1;
+
+	json_array_foreach(flows, i, d) {
+		const json_t *rails = json_object_get(d, "rails");
+		size_t k;
+		json_t *r;
+
+		g[i] = flow_gbps(d);
+		g[i] = isfinite(g[i]) ? g[i] : 0;
+		if (!json_array_size(rails))
+			ok = ok && !add_stream(&s, json_object_get(d, "results"), (int)i);
+		json_array_foreach(rails, k, r)
+			ok = ok && !add_stream(&s, json_object_get(json_object_get(r, "loaded"),
+								   "results"), (int)i);
+	}
+	sg = ok && s.n ? calloc((size_t)s.n, sizeof(*sg)) : NULL;
+	if (sg && fc_bw_window(s.c, s.n, sg, &w)) {
+		why = "the flows ran at no one time together";
+		free(sg);
+		sg = NULL;
+	}
+	if (sg) {
+		json_array_foreach(flows, i, d)
+			g[i] = 0;
+		for (int k = 0; k < s.n; k++)
+			g[s.flow[k]] += sg[k];
+		json_object_set_new(rd, "window", json_pack("{s:s, s:f, s:f}", "measured_over",
+							    "common window", "window_s",
+							    w.end - w.start, "share", w.share));
+	} else {
+		json_object_set_new(rd, "window", json_pack("{s:s, s:s}", "measured_over",
+							    "each flow's own test", "why", why));
+	}
+	free(sg);
+	streams_free(&s);
 }
 
 /* The payload ceiling of side @ab ("a" or "b") of a flow: each rail's
@@ -191,22 +322,18 @@ static int pairs_clean(struct pairs_ref *p)
 }
 
 /* One incast round toward its receiver. */
-static int judge_incast(json_t *flows, json_t *out, int clean)
+static int judge_incast(json_t *flows, const double *g, json_t *out, int clean)
 {
 	size_t n = json_array_size(flows), i;
 	const char **snd = calloc(n + 1, sizeof(*snd)), *what = "port rate";
-	double *g = calloc(n + 1, sizeof(*g));
 	struct fc_incast_obs o = { 0 };
 	json_t *acc = json_object(), *d, *shares = json_object();
 	int level = 0;
 
-	if (!snd || !g)
+	if (!snd)
 		goto out_free;
 	json_array_foreach(flows, i, d) {
 		snd[i] = fc_jstr(json_object_get(d, "a"), "node", "?");
-		g[i] = flow_gbps(d);
-		if (!isfinite(g[i]))
-			g[i] = 0;
 		json_object_set_new(shares, snd[i], json_real(g[i]));
 		flow_counters(acc, d);
 	}
@@ -228,13 +355,12 @@ out_free:
 	json_decref(shares);
 	json_decref(acc);
 	free(snd);
-	free(g);
 	return level;
 }
 
 /* A round's total against the sum of its senders' ports (bisection), or
  * its total alone. */
-static int judge_total(json_t *flows, json_t *out, int bisection)
+static int judge_total(json_t *flows, const double *g, json_t *out, int bisection)
 {
 	double total = 0, ports = 0;
 	const char *what = "payload ceiling";
@@ -243,9 +369,7 @@ static int judge_total(json_t *flows, json_t *out, int bisection)
 
 	json_array_foreach(flows, i, d) {
 		const char *a = fc_jstr(json_object_get(d, "a"), "node", "?");
-		double gb = flow_gbps(d);
-
-		total += isfinite(gb) ? gb : 0;
+		total += g[i];
 		if (!json_object_get(seen, a)) { /* a sender's port counted once */
 			const char *w;
 
@@ -324,11 +448,20 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 		json_t *flows = json_object_get(fl.rounds, keys[i]);
 		json_t *rd = json_pack("{s:i, s:i}", "round", atoi(keys[i]), "flows",
 				       (int)json_array_size(flows));
+		double *g = calloc(json_array_size(flows) + 1, sizeof(*g));
 
+		if (!g) {
+			json_decref(rd);
+			json_decref(rounds);
+			rc = -ENOMEM;
+			goto out;
+		}
+		round_rates(flows, g, rd);
 		if (!strcmp(fl.pattern, "incast"))
-			judge_incast(flows, rd, clean);
+			judge_incast(flows, g, rd, clean);
 		else
-			judge_total(flows, rd, !strcmp(fl.pattern, "bisection"));
+			judge_total(flows, g, rd, !strcmp(fl.pattern, "bisection"));
+		free(g);
 		round_findings(doc, rd);
 		json_array_append_new(rounds, rd);
 	}
@@ -367,6 +500,18 @@ static void render_incast(FILE *f, const json_t *rd)
 			fc_jstr(o, "evidence", ""));
 }
 
+/* Over which window a round's rates are. */
+static void render_window(FILE *f, const json_t *w)
+{
+	if (!w)
+		return;
+	if (!strcmp(fc_jstr(w, "measured_over", ""), "common window"))
+		fprintf(f, "    measured over the window all its flows ran in: %.3f s, %.0f%% of "
+			"the round\n", fc_jnum(w, "window_s", 0), 100 * fc_jnum(w, "share", 0));
+	else
+		fprintf(f, "    measured over each flow's own test: %s\n", fc_jstr(w, "why", "?"));
+}
+
 void mx_pattern_render(FILE *f, const json_t *doc)
 {
 	const json_t *p = json_object_get(doc, "pattern");
@@ -390,5 +535,6 @@ void mx_pattern_render(FILE *f, const json_t *doc)
 			fprintf(f, "  round %d: %d flows, %.4g Gb/s in all\n",
 				(int)fc_jnum(rd, "round", 0), (int)fc_jnum(rd, "flows", 0),
 				fc_jnum(rd, "total_gbps", 0));
+		render_window(f, json_object_get(rd, "window"));
 	}
 }

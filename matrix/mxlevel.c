@@ -164,7 +164,13 @@ static int rail_ran(const struct fc_mx_analysis *ra)
 }
 
 /* A rail bad for every node: below the best rail, most nodes suspect on it,
- * or nothing ran on it while another rail did. */
+ * or nothing ran on it while another rail did. RAIL_WHOLE: its own
+ * analysis cannot tell its nodes apart (nothing ran, most nodes suspect,
+ * its floor); RAIL_SLOW: its median alone is below the best rail's, and
+ * its own analysis still holds each node against its peers on that rail
+ * (the same switch): a node it names is that node's port, whatever the
+ * rail's speed. */
+enum { RAIL_OK, RAIL_WHOLE, RAIL_SLOW };
 static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int *unreach_p)
 {
 	const struct fc_mx_analysis *ra = &an->rails[r];
@@ -179,13 +185,15 @@ static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int 
 		for (int i = 0; i < an->n; i++)
 			tried += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
 		*unreach_p = tried > 1;
-		return any_ran && tried > 1;
+		return any_ran && tried > 1 ? RAIL_WHOLE : RAIL_OK;
 	}
 	/* below the floor on this rail alone (not every rail: an->floor) */
 	if (has_kind(ra, FC_MX_RACK_WIDE) || (!an->floor && has_kind(ra, FC_MX_FLOOR)))
-		return 1;
-	return pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
-	       ra->rack_median_gbps < an->best_rail_gbps * pct / 100;
+		return RAIL_WHOLE;
+	if (pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
+	    ra->rack_median_gbps < an->best_rail_gbps * pct / 100)
+		return RAIL_SLOW;
+	return RAIL_OK;
 }
 
 /* Every rail that ran below the floor: the floor's finding, the rails'
@@ -247,7 +255,11 @@ static int node_bad_on(const struct fc_mx_analysis *ra, int i)
 }
 
 /* A node bad on every rail it was measured on is the host; on some, its
- * ports on those rails. Rails that are bad as a whole do not count. */
+ * ports on those rails. Rails whose nodes cannot be told apart
+ * (RAIL_WHOLE) do not count; a rail slow as a whole (RAIL_SLOW) names no
+ * node by its speed, only by a node's own figures against its peers on
+ * that rail: a whole rail slow on every node is its switch's finding and
+ * drains no node, one node's slow port on it still is that port. */
 static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int *is_rail)
 {
 	double *med = malloc(2 * ((size_t)an->nrails + 1) * sizeof(*med)), *ref = med + an->nrails + 1;
@@ -262,7 +274,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 		for (int r = 0; r < an->nrails; r++) {
 			const struct fc_mx_analysis *ra = &an->rails[r];
 
-			if (is_rail[r] || ra->nodes[i].state == FC_MX_NODE_UNTESTED)
+			if (is_rail[r] == RAIL_WHOLE || ra->nodes[i].state == FC_MX_NODE_UNTESTED)
 				continue;
 			measured++;
 			bad += node_bad_on(ra, i);
@@ -282,7 +294,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 			size_t nr = 0;
 
 			for (int r = 0; r < an->nrails; r++)
-				if (!is_rail[r] && isfinite(an->rails[r].rack_median_gbps))
+				if (is_rail[r] == RAIL_OK && isfinite(an->rails[r].rack_median_gbps))
 					ref[nr++] = an->rails[r].rack_median_gbps;
 			rc = add_suspect(an, cap,
 					 (struct fc_mxl_suspect){
@@ -295,7 +307,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 		for (int r = 0; r < an->nrails && !rc; r++) {
 			const struct fc_mx_analysis *ra = &an->rails[r];
 
-			if (is_rail[r] || !node_bad_on(ra, i))
+			if (is_rail[r] == RAIL_WHOLE || !node_bad_on(ra, i))
 				continue;
 			rc = add_suspect(an, cap,
 					 (struct fc_mxl_suspect){

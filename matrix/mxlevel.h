@@ -8,7 +8,10 @@
  *
  *   rail  a rail whose median is below min_rack_pct of the best rail's, on
  *         which most nodes are suspects, or on which nothing ran while other
- *         rails did: that rail's switch or its configuration;
+ *         rails did: that rail's switch or its configuration. It names no
+ *         node; a rail only slower than the best still holds each node
+ *         against its peers on it, so one node's slow port there is a port
+ *         suspect beside the rail's finding;
  *   node  a node suspect (slow, or unreachable on some) on every rail it was
  *         measured on, two rails or more: the host (PCIe switch, NUMA, CPU,
  *         firmware); a node unreachable on every rail is none: it could not

@@ -196,6 +196,12 @@ void pair_val_ceiling(json_t *e, const json_t *res);
  * its clock is ahead of the controller's) within @clock_err. */
 void pair_bw_entry(json_t *doc, const struct pair_cfg *cfg, json_t *e, enum vb_op op,
 		   json_t **res, const int *active, const double *offset, double clock_err);
+/* A test started together with other pairs' (--sync-fd): each sending
+ * side's byte curve on our clock (@offset: its clock ahead of ours), as
+ * "curves": {"a_to_b": [[seconds, bytes], ...]}, so that a matrix pattern
+ * can cut the window in which all of a round's flows ran (matrix/mx_pattern.c). */
+void pair_bw_curves(json_t *e, enum vb_op op, json_t **res, const int *active,
+		    const double *offset);
 
 /* Before any traffic (pair/pair_link.c): 0 when the two setup reports'
  * GIDs are of one type and address family, else -1 with @why set. */

@@ -223,3 +223,29 @@ void pair_val_ceiling(json_t *e, const json_t *res)
 	else
 		json_object_del(e, "validate_copy_gbps");
 }
+
+void pair_bw_curves(json_t *e, enum vb_op op, json_t **res, const int *active,
+		    const double *offset)
+{
+	json_t *all = json_object();
+
+	for (int i = 0; i < 2; i++) {
+		int from = op == VB_READ ? 1 - i : i; /* as pair_bw_entry */
+		struct fc_curve c;
+		double *t = NULL, *b = NULL;
+
+		if (active[i] && !curve_from(res[i], offset[i], &c, &t, &b) && c.n >= 2) {
+			json_t *pts = json_array();
+
+			for (int k = 0; k < c.n; k++)
+				json_array_append_new(pts, json_pack("[f, f]", c.t[k], c.bytes[k]));
+			json_object_set_new(all, from ? "b_to_a" : "a_to_b", pts);
+		}
+		free(t);
+		free(b);
+	}
+	if (json_object_size(all))
+		json_object_set_new(e, "curves", all);
+	else
+		json_decref(all);
+}

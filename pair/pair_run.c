@@ -493,7 +493,7 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 	double duration, off[2] = { 0, 0 }, clock_err = 0;
 	char why[200];
 	uint64_t iters;
-	int err = 0;
+	int err = 0, synced;
 
 	pair_test_length(cfg, op, lat, &iters, &duration);
 	active[init] = 1;
@@ -521,9 +521,13 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 				   vb_method_name((enum vb_method)cfg->method), "warmup", cfg->warmup);
 		test_knobs(cfg, lat, msg[i]);
 	}
-	/* Both ways: each worker's clock against ours, to cut the window. */
-	if (!lat && active[0] && active[1] &&
-	    (clock_offset(p, 0, &off[0], &clock_err) || clock_offset(p, 1, &off[1], &clock_err)))
+	/* Both ways: each worker's clock against ours, to cut the window; in
+	 * a round started with others (--sync-fd), the sending side's too, so
+	 * that its curve can be put on the clock of the round's other flows. */
+	synced = !lat && cfg->sync_fd >= 0;
+	if (!lat && ((active[0] && active[1]) || synced) &&
+	    ((active[0] && clock_offset(p, 0, &off[0], &clock_err)) ||
+	     (active[1] && clock_offset(p, 1, &off[1], &clock_err))))
 		return -EIO;
 	if (send_both(p, "test", msg[0], msg[1]) || expect(p, 0, "ready", NULL) ||
 	    expect(p, 1, "ready", NULL))
@@ -555,6 +559,8 @@ static int run_one(struct pair_run *p, enum vb_op op, int lat, uint64_t size)
 			lat_entry(e, res[init], passive[1 - init] ? res[1 - init] : NULL);
 		else
 			pair_bw_entry(p->doc, cfg, e, op, res, active, off, clock_err);
+		if (!lat && synced)
+			pair_bw_curves(e, op, res, active, off);
 		if (lat && op == VB_WRITE)
 			json_object_set_new(e, "lat_mode", json_string(cfg->lat_mode == VB_LAT_IMM ?
 								       "imm" : "poll"));

@@ -52,23 +52,20 @@ static int loop_open(struct vb_res *r)
 /* Empty polls between two readings of the clock while the flush waits. */
 #define LOOP_CLOCK_SPINS 1024
 
-/* Waits for the loopback read's completion: busy-polling on a hardware
- * HCA (the read takes a few microseconds; a yield could hand the core away
- * for a scheduler tick), yielding between polls on a software provider
- * (rxe, siw: its data path is kernel threads that need the CPU). */
-static int loop_wait(struct vb_res *r, struct vb_loop *l)
+int vb_flush_wait(struct vb_res *r, struct ibv_cq *cq)
 {
 	double end = fc_now() + r->timeout;
 	struct ibv_wc wc;
 	unsigned spins = 0;
 	int n;
 
-	while ((n = ibv_poll_cq(l->cq, 1, &wc)) == 0) {
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
 		if (++spins % LOOP_CLOCK_SPINS == 0 && fc_now() > end) {
 			fc_err("%s: the loopback RDMA READ that flushes GPUDirect writes did not complete in %.0f s",
 			       r->pi->dev, r->timeout);
 			return -ETIMEDOUT;
 		}
+		/* the CPU to a software provider's kernel threads only */
 		if (r->soft)
 			sched_yield();
 	}
@@ -105,7 +102,7 @@ int vb_loop_read(struct vb_res *r, const void *addr)
 			fc_err("%s qp 0x%x: cannot post the loopback RDMA READ: %s", r->pi->dev,
 			       r->loop->qp->qp_num, strerror(err));
 			err = -err;
-		} else if (!(err = loop_wait(r, r->loop))) {
+		} else if (!(err = vb_flush_wait(r, r->loop->cq))) {
 			r->loop->reads++;
 		}
 	}

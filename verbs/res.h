@@ -153,6 +153,18 @@ int vb_qp_self(struct vb_res *r, struct ibv_qp *qp, uint32_t psn);
  * 0 or -errno (logged).
  */
 int vb_loop_read(struct vb_res *r, const void *addr);
+/*
+ * Waits for one completion on @cq (the loopback read's), up to r->timeout.
+ * On a hardware HCA it busy-polls: the read takes a few microseconds, and
+ * a sched_yield could hand the core to another task for a scheduler tick
+ * (milliseconds). Only on a software provider (r->soft: rxe, siw, decided
+ * from the device's vendor id in verbs/res.c res_limits) does it yield between polls,
+ * because that provider's data path runs in kernel threads that need the
+ * CPU (drivers/infiniband/sw/rxe rxe_comp.c/rxe_req.c run as tasklets or
+ * work items; siw's siw_qp_tx.c in a kernel thread per CPU).
+ * 0, -ETIMEDOUT or -EIO (logged).
+ */
+int vb_flush_wait(struct vb_res *r, struct ibv_cq *cq);
 /* Loopback reads done so far. */
 uint64_t vb_loop_reads(const struct vb_res *r);
 void vb_loop_close(struct vb_res *r);

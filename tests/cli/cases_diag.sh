@@ -84,3 +84,11 @@ expect "diagnose: a port below the same port on the rack's other nodes, over eve
 	"$FC" diagnose "$D/rack-peers-2x"
 expect "diagnose: a port's MTU against the same port on the rack's other nodes" 0 \
 	"nodeC mlx5_0 port 1: configuration \(MTU\)" -- "$FC" diagnose "$D/rack-config-peers"
+# A port against what both ends of its link support ('ethtool DEV', real
+# captures in tests/real/ethtool_link): its own advertised modes hold it.
+expect "diagnose: a port held below both ends' modes by its own advertised modes" 0 \
+	'likely   nodeA mlx4_0 port 1: configuration \(advertised link modes\)' -- \
+	"$FC" diagnose "$D/ethtool-link-adv-40of56"
+expect "diagnose: a port below its HCA's modes, the partner's not reported, is possible" 0 \
+	"possible nodeA mlx5_0 port 1: link partner or cable \(the partner's modes are not reported\)" -- \
+	"$FC" diagnose "$D/ethtool-link-lp-unknown"

@@ -97,4 +97,21 @@ expect "bisection: a round under the ports warned" 0 'bisection round 1: 2 Gb/s 
 $FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a.db \
 	>$PTT/a.txt 2>&1
 expect "alltoall --group 2: one round of 4 flows" 0 'round 1: 4 flows, 9.6 Gb/s in all' -- cat $PTT/a.txt
+# Measured over the round's common window: nodeB's worker moves its bytes
+# from 1 s to 3 s after the go, 50 MB of them in its first second (its own
+# test says 2.4 Gb/s); the others move 2.4 Gb/s from 0 s to 2 s. A round
+# that nodeB sends in is judged from 1 s to 2 s (a third of the round):
+# nodeB 0.4 Gb/s there, unfair; the round into nodeB over its 2 s.
+RW_CURVE_HOST=nodeB RW_CURVE='[[1,0],[2,50000000],[3,600000000]]' $FC matrix nodeA nodeB nodeC \
+	-d rxe0 --pattern incast "${PTW[@]}" --db $PTT/w.db --json >$PTT/w.json 2>/dev/null
+expect "incast: each round measured over the window all its flows ran in" 0 '^ok$' -- python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["pattern"]["rounds"]
+w = [x["window"] for x in r]
+ok = all(x["measured_over"] == "common window" for x in w)
+ok = ok and abs(w[0]["window_s"] - 1) < 0.15 and abs(w[0]["share"] - 1 / 3) < 0.05 and abs(w[1]["window_s"] - 2) < 0.15
+ok = ok and abs(r[0]["senders"]["nodeB"] - 0.4) < 0.05 and abs(r[0]["senders"]["nodeC"] - 2.4) < 0.05
+ok = ok and any(o["outcome"] == "unfair" and o["evidence"].startswith("nodeB ") for o in r[0]["outcomes"])
+ok = ok and abs(r[1]["jain"] - 1) < 1e-6
+print("ok" if ok else json.dumps(r)[:900])' $PTT/w.json
 rm -rf "$PTT"

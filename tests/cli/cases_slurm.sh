@@ -87,6 +87,22 @@ expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link'
 	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed
 expect "drain: no update for a link" 1 '^0$' -- grep -c '^update$' $SLT/s/log
 
+# A whole rail slow on every node: its switch's finding, which names no
+# node and drains none; one node's port slow against its peers on a rail
+# that is itself slow (the rack's recording, tests/data/matrix/
+# rack3-rateC-rail1.json) is that node's port, drained with its device.
+python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 rail:1 >"$SLT/rail1.json"
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a whole rail slow on every node drains no node" 1 'rail 1 \(rxe1\): bad for every node' -- \
+	$FC matrix --import $SLT/rail1.json --db $SLT/m.db --drain
+expect "drain: no update for a whole rail" 1 '^0$' -- sh -c "cat $SLT/s/log 2>/dev/null | grep -c '^update$'"
+slurm_nodes nodeA nodeB nodeC
+expect "drain: one node's slow port on a slow rail drains that node with its device" 1 \
+	'drain +nodeC .*State=DRAIN Reason="fabcheck: [^"(]+ on rxe1 \(matrix run [0-9]+ across 3 nodes\)"' -- \
+	$FC matrix --import $SLD/rack3-rateC-rail1.json --db $SLT/m.db --drain
+expect "drain: only nodeC" 0 '^IDLE\|\|IDLE\|\|IDLE\+DRAIN\|' -- \
+	sh -c "head -2 $SLT/s/nodeA | tr '\n' '|'; head -2 $SLT/s/nodeB | tr '\n' '|'; head -2 $SLT/s/nodeC | tr '\n' '|'"
+
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a run that could not measure drains nothing" 3 'nothing drained or resumed' -- \
 	$FC matrix --import $SLT/errors.json --db $SLT/m.db --drain --resume-passed

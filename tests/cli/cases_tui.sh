@@ -3,7 +3,7 @@
 . tests/cli/tui_lib.sh
 
 $FC matrix --import $MXD/rack4-slowC.json --db $TUT/slow.db >/dev/null 2>&1
-tui_run slow 100x30 - 1 -- --db $TUT/slow.db --max-iterations 15
+tui_run slow 100x30 - '^\*C +12! ' -- --db $TUT/slow.db --max-iterations 15
 expect "tui draws the matrix" 0 '^\\ +A +B +C +D' -- cat $TUT/out-slow.txt
 expect "tui marks the suspect row" 0 '^\*C +12! +12! +- +12!' -- cat $TUT/out-slow.txt
 expect "tui marks no other row" 0 '^ok$' -- only_suspect $TUT/out-slow.txt C
@@ -19,7 +19,7 @@ expect "tui clean stderr (sanitizers)" 0 '^ok$' -- \
 	sh -c "grep -q -E 'ERROR|runtime error' $TUT/out-slow.err && echo dirty || echo ok"
 
 # Keys: move the cursor (j, l), switch the metric twice (to latency).
-tui_run keys 100x30 'k h m m' 1 -- --db $TUT/slow.db --max-iterations 15
+tui_run keys 100x30 'k h m m' 'latency p50, us' -- --db $TUT/slow.db --max-iterations 15
 expect "tui m switches to latency" 0 'latency p50, us' -- cat $TUT/out-keys.txt
 expect "tui latency cells" 0 '^\*C +1[0-9][0-9]! ' -- cat $TUT/out-keys.txt
 # (B, A) was measured as A -> B: the detail shows the measured direction.
@@ -29,35 +29,36 @@ expect "tui k/h move the cursor" 0 '^nodeA -> nodeB: pass' -- cat $TUT/out-keys.
 # what differs (rack1-node077 -> 077), one glyph per pair, the suspect marked.
 python3 $MXD/gen.py 130 rack1-node077 > $TUT/r130.json
 $FC matrix --import $TUT/r130.json --db $TUT/big.db >/dev/null 2>&1
-tui_run big 80x24 - 1 -- --db $TUT/big.db --max-iterations 15
+tui_run big 80x24 - '^\*077 !!!!' -- --db $TUT/big.db --max-iterations 15
 expect "tui 130 nodes in 80x24" 0 'run 1 \(matrix\)  130 nodes' -- cat $TUT/out-big.txt
 expect "tui 130 nodes: compressed labels, suspect row" 0 '^\*077 !!!!!!!!' -- cat $TUT/out-big.txt
 expect "tui 130 nodes: fits 80 columns" 0 '^width ([0-7][0-9]|80)$' -- max_width $TUT/out-big.txt
-TERM=vt100 tui_run mono 80x24 - 1 -- --db $TUT/slow.db --max-iterations 15
+TERM=vt100 tui_run mono 80x24 - '^\*C +12! ' -- --db $TUT/slow.db --max-iterations 15
 expect "tui without colours still marks bad cells" 0 '^\*C +12! +12!' -- cat $TUT/out-mono.txt
 
 # A resize redraws at the new size (KEY_RESIZE): 80x24 up to 120x40, so
 # the 130-node heat map grows past 80 columns.
-tui_run resize 80x24 resize:120x40 1 -- --db $TUT/big.db --max-iterations 15
+tui_run resize 80x24 resize:120x40 '.{81}' -- --db $TUT/big.db --max-iterations 15
 expect "tui resized to 120x40 uses it" 0 '^width (8[1-9]|9[0-9]|1[01][0-9]|120)$' -- \
 	max_width $TUT/out-resize.txt
 expect "tui resized: still drawn" 0 '^\*077 !!!!' -- cat $TUT/out-resize.txt
 
 # Too small a terminal says so.
-tui_run small 60x15 - 0.5 -- --db $TUT/slow.db --max-iterations 10
+tui_run small 60x15 - 'needs 80x24' -- --db $TUT/slow.db --max-iterations 10
 expect "tui too small" 0 'needs 80x24; this terminal is 60x15' -- cat $TUT/out-small.txt
 # q ends it long before its 200 iterations (40 s) would.
-tui_run quit 100x30 q 0.5 -- --db $TUT/slow.db --max-iterations 200
+tui_run quit 100x30 q 'q quit' -- --db $TUT/slow.db --max-iterations 200
 expect "tui quits on q" 0 '^exit=0$' -- cat $TUT/out-quit.txt
 
 # Following a run that another process writes (a replay at 0.4 s a pair).
 $FC matrix --import $MXD/rack4-slowC.json --db $TUT/live.db --pace 0.4 >/dev/null 2>&1 &
 live=$!
-sleep 0.3
-tui_run live 100x30 - 0.2 -- --db $TUT/live.db --max-iterations 25
+# (the TUI once the run is in the store, not after a fixed time)
+for i in $(seq 100); do $FC report --list --db $TUT/live.db 2>/dev/null | grep -q ' matrix ' && break; sleep 0.1; done
+tui_run live 100x30 - 'pairs [1-4]/6 .*running' -- --db $TUT/live.db --max-iterations 25
 expect "tui follows a run being written: partial" 0 'pairs [1-4]/6 .*running' -- cat $TUT/out-live.txt
 wait $live
-tui_run live2 100x30 - 0.5 -- --db $TUT/live.db --max-iterations 10
+tui_run live2 100x30 - 'pairs 6/6 .* fail' -- --db $TUT/live.db --max-iterations 10
 expect "tui follows a run being written: complete" 0 'pairs 6/6 .* fail' -- cat $TUT/out-live2.txt
 
 # A signal restores the terminal too.
@@ -69,7 +70,8 @@ for i in $(seq 100); do
 	[ -n "$sigpid" ] && break
 	sleep 0.1
 done
-sleep 1
+# (once it has drawn: the terminal is then in the TUI's modes)
+tui_seen "fctui-$$-sig" $TUT/sig 600 '[^[:space:]]'
 kill -TERM $sigpid 2>/dev/null
 for i in $(seq 50); do [ -s $TUT/sig.rc ] && break; sleep 0.1; done
 tmux kill-session -t "fctui-$$-sig" 2>/dev/null
@@ -81,11 +83,11 @@ expect "tui on SIGTERM restores the terminal" 0 '^restored$' -- \
 # them (a store does not choose what runs on the nodes).
 $FC matrix nodeA nodeB --launcher local --worker-cmd "$(pwd)/tests/cli/mx-worker.sh" \
 	--timeout 5 --db $TUT/rr.db >/dev/null 2>&1
-tui_run rerun-refused 160x30 r 2 -- --db $TUT/rr.db --max-iterations 25
+tui_run rerun-refused 160x30 r 'rerun refused' -- --db $TUT/rr.db --max-iterations 25
 expect "tui r: stored launch options not repeated" 0 'rerun refused: .matrix --resume 1. says why' -- \
 	cat $TUT/out-rerun-refused.txt
 expect "tui r: nothing rerun" 0 '^ +1  matrix .* 1 pairs' -- $FC report --list --db $TUT/rr.db
-tui_run rerun 100x30 r 2 -- --db $TUT/rr.db --max-iterations 25 --launcher local \
+tui_run rerun 100x30 r 'rerun of nodeA -> nodeB queued' -- --db $TUT/rr.db --max-iterations 25 --launcher local \
 	--worker-cmd "$(pwd)/tests/cli/mx-worker.sh"
 expect "tui r queues a rerun" 0 'rerun of nodeA -> nodeB queued' -- cat $TUT/out-rerun.txt
 expect "tui rerun is stored in the run" 0 '^ +1  matrix .* 2 pairs' -- $FC report --list --db $TUT/rr.db
@@ -101,10 +103,10 @@ expect "tui matrix-only option" 2 "not one of this command's" -- $FC tui --resum
 # Rails (matrix --rails): R shows one rail's heat map, then the nodes x
 # rails overview where nodeC's rail 1 is the one suspect cell.
 $FC matrix --import $MXD/rails-docs-4x2-port.json --db $TUT/rails.db >/dev/null 2>&1
-tui_run rail1 100x30 'R R' 1 -- --db $TUT/rails.db --max-iterations 15
+tui_run rail1 100x30 'R R' 'rail 1 \(rxe1\)' -- --db $TUT/rails.db --max-iterations 15
 expect "tui R R: rail 1's heat map, nodeC its suspect" 0 'rail 1 \(rxe1\)' -- cat $TUT/out-rail1.txt
 expect "tui rail 1: only nodeC marked" 0 '^ok$' -- only_suspect $TUT/out-rail1.txt C
-tui_run railov 100x30 'R R R' 1 -- --db $TUT/rails.db --max-iterations 15
+tui_run railov 100x30 'R R R' 'nodes x 2 rails' -- --db $TUT/rails.db --max-iterations 15
 expect "tui R R R: the nodes x rails overview" 0 'nodes x 2 rails' -- cat $TUT/out-railov.txt
 expect "tui overview: nodeC bad on rail 1 only" 0 '^ C +[0-9]+ +[0-9]+!' -- cat $TUT/out-railov.txt
 # Rack scale: 300 nodes (above 256), the schedule's first 8 rounds, node077
@@ -114,7 +116,7 @@ expect "tui overview: nodeC bad on rail 1 only" 0 '^ C +[0-9]+ +[0-9]+!' -- cat 
 # in (a cell per pair), z goes back out to the blocks.
 python3 $MXD/gen.py 300 rack1-node077 0.02 8 > $TUT/r300.json
 $FC matrix --import $TUT/r300.json --db $TUT/r300.db >/dev/null 2>&1
-tui_run r300 120x40 - 1 -- --db $TUT/r300.db --max-iterations 15
+tui_run r300 120x40 - 'suspects \(s: heat map' -- --db $TUT/r300.db --max-iterations 15
 expect "tui 300 nodes opens on the suspects list" 0 '300 nodes .* suspects \(s: heat map' -- \
 	cat $TUT/out-r300.txt
 expect "tui suspects list: share, level, evidence" 0 \
@@ -122,20 +124,20 @@ expect "tui suspects list: share, level, evidence" 0 \
 expect "tui suspects list: the cursor on its worst pair" 0 '^rack1-node077 -> rack1-node[0-9]+: BAD' -- \
 	cat $TUT/out-r300.txt
 expect "tui 300 nodes: clean exit" 0 '^exit=0$' -- cat $TUT/out-r300.txt
-tui_run r300s 120x40 s 1 -- --db $TUT/r300.db --max-iterations 15
+tui_run r300s 120x40 s 'blocks of 8 nodes' -- --db $TUT/r300.db --max-iterations 15
 expect "tui s: the heat map in blocks" 0 'blocks of 8 nodes, the worst pair \(z: zoom' -- \
 	cat $TUT/out-r300s.txt
 expect "tui blocks: node077's block row marked, its bad blocks" 0 '^\*072 .*12!' -- \
 	cat $TUT/out-r300s.txt
 expect "tui blocks: one marked row" 0 '^1$' -- sh -c "grep -c '^\*' $TUT/out-r300s.txt"
 expect "tui blocks: a healthy block row" 0 '^ 000 +9[0-9] ' -- cat $TUT/out-r300s.txt
-tui_run r300z 120x40 Enter 1 -- --db $TUT/r300.db --max-iterations 15
+tui_run r300z 120x40 Enter 'nodes 72-79 x' -- --db $TUT/r300.db --max-iterations 15
 expect "tui Enter: the suspect's block zoomed in" 0 'nodes 72-79 x [0-9]+-[0-9]+ \(z: back\)' -- \
 	cat $TUT/out-r300z.txt
 expect "tui zoomed: a cell per pair, node077's bad one" 0 '^\*077 .* 12!' -- cat $TUT/out-r300z.txt
-tui_run r300zz 120x40 'Enter z' 1 -- --db $TUT/r300.db --max-iterations 15
+tui_run r300zz 120x40 'Enter z' 'blocks of 8 nodes' -- --db $TUT/r300.db --max-iterations 15
 expect "tui z: back to the blocks" 0 'blocks of 8 nodes' -- cat $TUT/out-r300zz.txt
-tui_run r300ss 120x40 's s' 1 -- --db $TUT/r300.db --max-iterations 15
+tui_run r300ss 120x40 's s' '^ 12%  node ' -- --db $TUT/r300.db --max-iterations 15
 expect "tui s s: the list again" 0 '^ 12%  node ' -- cat $TUT/out-r300ss.txt
 # The HTML report of that run: above 256 nodes the heat map has a cell per
 # block (30 x 30 blocks of 10 nodes), node077's row of blocks bad.
@@ -151,10 +153,10 @@ expect "html 300 nodes: every bad block on node077's row or column" 0 '^ok$' -- 
 	"grep 'cell block bad' $TUT/r300.html | grep -v 'rack1-node070 \.\. rack1-node079' | grep -q . && echo stray || echo ok"
 # At 130 nodes (the cases above) the heat map keeps a cell per pair: s
 # still opens the list, z says there is nothing to zoom.
-tui_run smallz 120x40 'z' 1 -- --db $TUT/big.db --max-iterations 15
+tui_run smallz 120x40 'z' 'z: one cell per pair already' -- --db $TUT/big.db --max-iterations 15
 expect "tui z below 256 nodes: nothing to zoom" 0 'z: one cell per pair already' -- \
 	cat $TUT/out-smallz.txt
-tui_run smalls 100x30 s 1 -- --db $TUT/slow.db --max-iterations 15
+tui_run smalls 100x30 s '^ 12%  node ' -- --db $TUT/slow.db --max-iterations 15
 expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node nodeC' -- \
 	cat $TUT/out-smalls.txt
 # The detail's part line: the cursor pair's diagnosis on the rail shown
@@ -162,14 +164,14 @@ expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node n
 # the rail on which the pair is bad.
 python3 $MXD/gen_diag_docs.py $MXD/rails-docs-4x2-port.json $TUT/dg.json
 $FC matrix --import $TUT/dg.json --db $TUT/dg.db >/dev/null 2>&1
-tui_run dg0 160x30 - 1 -- --db $TUT/dg.db --max-iterations 15
+tui_run dg0 160x30 - '^  part: ' -- --db $TUT/dg.db --max-iterations 15
 expect "tui part line: every rail together, the bad rail's diagnosis" 0 \
 	'^  part: +likely cable or transceiver \(rail 1 loaded: nodeC rxe1 port 1\): symbol errors \+812 on nodeC rxe1; next: reseat the cable$' -- \
 	cat $TUT/out-dg0.txt
-tui_run dg1 160x30 R 1 -- --db $TUT/dg.db --max-iterations 15
+tui_run dg1 160x30 R 'part: +possible host PCIe' -- --db $TUT/dg.db --max-iterations 15
 expect "tui part line: rail 0 shown, rail 0's diagnosis" 0 \
 	'^  part: +possible host PCIe \(rail 0 loaded: nodeC rxe0\): rail 0 evidence; next: rail 0 step$' -- cat $TUT/out-dg1.txt
-tui_run dg2 160x30 k 1 -- --db $TUT/dg.db --max-iterations 15
+tui_run dg2 160x30 k 'part: +no diagnosis' -- --db $TUT/dg.db --max-iterations 15
 expect "tui part line: a pair without one says so" 0 '^  part: +no diagnosis in this pair.s result$' -- \
 	cat $TUT/out-dg2.txt
 rm -rf "$TUT"

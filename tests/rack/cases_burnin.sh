@@ -72,8 +72,7 @@ expect "soak: the slices are in the store as a soak run" 0 '^1\|soak\|fail\|[3-9
 # The TUI follows the soak through the store.
 tmux new-session -d -s "fcbi-$$" -x 100 -y 30 \
 	"$(printf '%q ' "$FC" tui --run 1 --db "$BIR/soak.db" --max-iterations 30); sleep 30"
-sleep 3
-tmux capture-pane -p -t "fcbi-$$" >"$BIR/tui.txt" 2>/dev/null
+tmux_wait "fcbi-$$" "$BIR/tui.txt" 'run 1 \(soak\) +2 nodes'
 tmux kill-session -t "fcbi-$$" 2>/dev/null
 expect "tui follows the soak run" 0 'run 1 \(soak\) +2 nodes' -- cat "$BIR/tui.txt"
 rm -rf "$BIR"

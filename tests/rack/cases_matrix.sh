@@ -60,14 +60,17 @@ if rack_up "$RMX" --nodes 4; then
 
 	expect "fault nodeC rate 10" 0 'nodeC: eth0 limited to 10 Mbit/s' -- \
 		"$FC" lab fault --name "$RMX" nodeC rate 10
+	# One direction a pair (the fault slows both): --both-directions, which
+	# doubled this run's pairs (159 s of the rack's time), is checked on the
+	# stand-in worker in tests/cli/cases_bothdir.sh (issue 36 item 5).
 	T0M=$SECONDS
 	expect "matrix names the slowed node and exits 1" 1 'suspect node nodeC: bad with [23] of 3 peers' -- \
 		"$FC" matrix "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" "${MX_OPTS[@]}" \
-		--both-directions --db "$MXR/four.db"
-	echo "    faulted 4-node matrix (both directions, retest): $((SECONDS - T0M)) s"
+		--db "$MXR/four.db"
+	echo "    faulted 4-node matrix (retest): $((SECONDS - T0M)) s"
 	expect_json "faulted: nodeC and no other is suspect" 1 \
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
-		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 12" \
+		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 6" \
 		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --ssh-config "$S4" --json
 	# The screen on the same fault: nodeC named, and the screen stops by
 	# itself (one rail here): after the two seed rounds when the healthy
@@ -89,8 +92,7 @@ if rack_up "$RMX" --nodes 4; then
 	# The TUI over the stored run: the matrix and the suspect's mark.
 	tmux new-session -d -s "fcmx4-$$" -x 100 -y 30 \
 		"$(printf '%q ' "$TFC" tui --db "$MXR/four.db" --run 2 --max-iterations 20) 2>$MXR/tui4.err; sleep 30"
-	sleep 2
-	tmux capture-pane -p -t "fcmx4-$$" >"$MXR/tui4.txt"
+	tmux_wait "fcmx4-$$" "$MXR/tui4.txt" 'suspect node nodeC'
 	tmux kill-session -t "fcmx4-$$" 2>/dev/null
 	expect "tui draws the rack's matrix" 0 '^\\ +A +B +C +D' -- cat "$MXR/tui4.txt"
 	expect "tui marks nodeC" 0 '^\*C ' -- cat "$MXR/tui4.txt"
@@ -114,4 +116,9 @@ if rack_up "$RMX" --nodes 4; then
 fi
 expect "lab down $RMX" 0 "is down" -- "$FC" lab down --name "$RMX"
 expect_rack_gone "$RMX"
+# The stores of the real runs are kept (runs 1 and 2 of four.db, the screen):
+# recorded data on which the TUI, HTML, Prometheus and Chromium checks above,
+# judgment and drawing only, can move to CLI cases (issue 36 item 5).
+mkdir -p "$FABCHECK_LAB_HOME/recorded" &&
+	cp "$MXR"/four.db "$MXR"/screen.db "$FABCHECK_LAB_HOME/recorded/" 2>/dev/null
 rm -rf "$MXR"

@@ -182,3 +182,20 @@ runs_set_aside() {
 		"$aside" "$try" || return 0
 	done
 }
+
+# tmux_wait SESSION FILE PATTERN: captures tmux SESSION's pane into FILE every
+# 0.1 s until FILE matches the extended regex PATTERN, 30 s at most; a blank
+# capture (the TUI not drawn yet, or gone) never replaces a drawn one. For
+# the TUI cases: they wait on the screen's content, not on a fixed sleep,
+# which a loaded host outruns.
+tmux_wait() {
+	local i
+	: >"$2"
+	for i in $(seq 300); do
+		tmux capture-pane -p -t "$1" >"$2.cap" 2>/dev/null
+		grep -q '[^[:space:]]' "$2.cap" && mv "$2.cap" "$2"
+		grep -Eq -- "$3" "$2" && break
+		sleep 0.1
+	done
+	rm -f "$2.cap"
+}

@@ -46,19 +46,23 @@ if rack_up "$RD" --nodes 3 --slurm --rails 2 --storage-nic --rail-speed 100000; 
 		bash -c "set -o pipefail; FABCHECK_SCONTROL='$DIO/scontrol' scripts/burnin-rack nodeA nodeB nodeC --fabric lab --set EXPECT_RATE=100 --set 'STEPS=preflight matrix' --ssh-config '$SSH_CFG' --drain --out '$DIO/ok' 2>'$DIO/ok.err' | tr '\n' ' '"
 	expect "drain rack: burnin-rack drained no node" 0 '^nodeA idle nodeB idle nodeC idle $' -- dr_states
 
-	# Cases 2-4 are not in make check: on three TCG nodes the emulator's
-	# spread between rails (one rail at 0.07 Gb/s, the other at 0.3, in one
-	# run) makes the rails analysis name a whole rail instead of the node
-	# (exit 1 for the ssh cut; the rate-faulted rail blamed on its switch).
-	# They passed every case on a quiet host once (phase_drain run alone) and
-	# failed 6 in make check's rack step at 5703765. RACK_DRAIN_MORE=1 runs
-	# them.
+	# Cases 2-4 are not in make check yet: on three TCG nodes the
+	# emulator's rails differ (one at 0.07 Gb/s, the other at 0.3, in one
+	# run), and in make check's rack step at 5703765 the rails analysis
+	# named a whole rail, which then hid nodeC's own port (6 failed). A
+	# rail only slower than the best now keeps the ports its own analysis
+	# names (matrix/mxlevel.c; tests/data/matrix/rails-3x2-rack-rateC.json
+	# is that run), and the ssh cut takes the verdict of the nodes judged.
+	# RACK_DRAIN_MORE=1 runs them.
 	if [ "${RACK_DRAIN_MORE:-}" = 1 ]; then
-		# 2. nodeC's ssh cut: not checked, listed apart, never drained (exit 3).
+		# 2. nodeC's ssh cut: not checked, listed apart, never drained. The
+		#    verdict is nodeA's and nodeB's: 3 when they pass (nodeC not
+		#    checked), 1 when their one pair names a rail or link (the
+		#    emulator's rails can differ 4 times); never 0.
 		awk '/^Host /{h=$2} { if (h == "nodeC" && $1 == "Port") print "  Port 9"; else print }' "$SSH_CFG" >"$DIO/cut.cfg"
-		expect "drain rack: nodeC unreachable over ssh is listed as not checked" 3 \
-			'could not check \(not judged, never drained\): +nodeC ' -- \
-			bash -c "set -o pipefail; FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$DIO/cut.cfg' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/cut.db' 2>/dev/null | tr '\n' ' '"
+		expect "drain rack: nodeC unreachable over ssh is listed as not checked" 0 \
+			'could not check \(not judged, never drained\): +nodeC .*rc=[13]$' -- \
+			bash -c "set -o pipefail; FABCHECK_SCONTROL='$DIO/scontrol' '$FC' matrix nodeA nodeB nodeC --ssh-config '$DIO/cut.cfg' $(printf '%q ' "${SPD[@]}") --drain --db '$DIO/cut.db' 2>/dev/null | tr '\n' ' '; echo rc=\$?"
 		expect "drain rack: nodeC not drained for it" 0 '^nodeA idle nodeB idle nodeC idle $' -- dr_states
 
 		# 3. nodeC's rail 1 at 2 Mbit/s: drained with the part and rxe1.

@@ -174,6 +174,42 @@ static void test_one_rail(void **state)
 	fc_mxl_release(&an);
 }
 
+/* The rack's rate-faulted port (tests/data/matrix/rails-3x2-rack-rateC.json,
+ * recorded from tests/rack/phase_drain.sh under the emulator, whose rails
+ * differ: rail 1's one healthy pair at 0.0551 Gb/s, rail 0 at 0.184): rail 1
+ * is slow as a whole, a finding that names no node, and nodeC, slow against
+ * its peers on that rail by 60 times, is still its port on rail 1. With the
+ * options the rack passed (--min-gbps 0.0001 --min-rack-pct 30). */
+static void test_port_on_slow_rail(void **state)
+{
+	const struct fc_mx_opts o = { .min_gbps = 0.0001, .min_rack_pct = 30, .asym_pct = 90 };
+	struct rec r;
+	struct fc_mxl_analysis an;
+	int rail = 0, port = 0;
+
+	(void)state;
+	load("rails-3x2-rack-rateC.json", &r);
+	assert_int_equal(fc_mxl_analyze(r.n, r.nrails, r.cells, r.ncells, &o, &an), 0);
+	for (int i = 0; i < an.nsuspects; i++) {
+		const struct fc_mxl_suspect *s = &an.suspects[i];
+
+		if (s->level == FC_MXL_RAIL) {
+			assert_int_equal(s->rail, 1);
+			assert_int_equal(s->node, -1);
+			rail++;
+		} else if (s->level == FC_MXL_PORT || s->level == FC_MXL_NODE) {
+			assert_int_equal(s->level, FC_MXL_PORT);
+			assert_string_equal(r.names[s->node], "nodeC");
+			assert_int_equal(s->rail, 1);
+			text_has(&an, &r, s, "nodeC on rail 1 (rxe1)");
+			port++;
+		}
+	}
+	assert_int_equal(rail, 1);
+	assert_int_equal(port, 1);
+	fc_mxl_release(&an);
+}
+
 /* One (pair, rail) cell alone: the link. */
 static void test_one_link(void **state)
 {
@@ -291,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_one_host),  cmocka_unit_test(test_one_rail),
 		cmocka_unit_test(test_one_link),  cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_port_on_slow_rail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

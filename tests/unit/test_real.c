@@ -7,6 +7,7 @@
  *   nccl/     NCCL_DEBUG=INFO logs -> the NCCL log parser (checks/nccl/log)
  *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
  *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge (diag/)
+ *   ethtool_link/ ethtool DEV      -> diag_parse_link (diag/linkmodes.c)
  * lspci/ and ibv/ have expectations but no reader in fabcheck to run them on
  * (fabcheck reads sysfs and verbs for those); the test says so.
  */
@@ -394,6 +395,40 @@ static void test_ethtool_m(void **state)
 	report(&t, ETHTOOL_M_FLOOR);
 }
 
+/* ---- ethtool DEV: link modes ---- */
+
+static void ethtool_link_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len), b1[32], b2[32];
+	struct diag_link l;
+	static const char *const keys[] = { "sup_mbps", "sup_lanes", "adv_mbps",   "adv_lanes",
+					    "lp_mbps",	"lp_lanes",  "speed_mbps", "lanes" };
+	long vals[8];
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	diag_parse_link(text, &l);
+	free(text);
+	vals[0] = l.sup_mbps, vals[1] = l.sup_lanes, vals[2] = l.adv_mbps, vals[3] = l.adv_lanes;
+	vals[4] = l.lp_mbps, vals[5] = l.lp_lanes, vals[6] = l.speed_mbps, vals[7] = l.lanes;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(b2, sizeof(b2), "%ld", vals[i]);
+		fact(t, name, keys[i], jstr(json_object_get(want, keys[i]), b1, sizeof(b1)), b2);
+	}
+}
+
+#define ETHTOOL_LINK_FLOOR 16
+
+static void test_ethtool_link(void **state)
+{
+	struct tally t = { "ethtool_link", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", ethtool_link_one);
+	report(&t, ETHTOOL_LINK_FLOOR);
+}
+
 /* lspci/ and ibv/: every capture has its expectation; no fabcheck reader. */
 static void no_reader(struct tally *t, const char *name, const char *path, const json_t *want)
 {
@@ -423,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_nccl),
 		cmocka_unit_test(test_ethtool),
 		cmocka_unit_test(test_ethtool_m),
+		cmocka_unit_test(test_ethtool_link),
 		cmocka_unit_test(test_unread_kinds),
 	};
 

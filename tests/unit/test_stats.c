@@ -223,6 +223,42 @@ static void test_bidir_window(void **state)
 	assert_true(c.share == 0 && c.sum == 0);
 }
 
+/* A round of three flows (matrix --pattern): A and B from 0 to 10 s, at
+ * 10 Gb/s alone until C joins at 4 s, then 5 Gb/s each; C from 4 to 12 s
+ * at 5 Gb/s. All three ran from 4 to 10 s (6 of 12 s): each 5 Gb/s there,
+ * where A's own test says 7 Gb/s. */
+static void test_round_window(void **state)
+{
+	double t[3][11], b[3][11], g[3];
+	struct fc_curve c[3];
+	struct fc_common w;
+
+	(void)state;
+	for (int i = 0; i <= 10; i++) {
+		t[0][i] = t[1][i] = i;
+		b[0][i] = b[1][i] = i <= 4 ? 1.25e9 * i : 5e9 + 0.625e9 * (i - 4);
+		t[2][i] = 4 + 0.8 * i;
+		b[2][i] = 0.625e9 * 0.8 * i;
+	}
+	for (int k = 0; k < 3; k++)
+		c[k] = (struct fc_curve){ t[k], b[k], 11 };
+	assert_true(fabs(b[0][10] * 8 / 10 / 1e9 - 7) < 1e-9); /* A's own test */
+	assert_int_equal(fc_bw_window(c, 3, g, &w), 0);
+	assert_true(fabs(w.start - 4) < 1e-9 && fabs(w.end - 10) < 1e-9);
+	assert_true(fabs(w.share - 0.5) < 1e-9);
+	for (int k = 0; k < 3; k++)
+		assert_true(fabs(g[k] - 5) < 1e-9);
+	assert_true(fabs(w.sum - 15) < 1e-9);
+	/* C after A and B ended: no window, nothing measured */
+	for (int i = 0; i <= 10; i++)
+		t[2][i] = 11 + i;
+	assert_int_equal(fc_bw_window(c, 3, g, &w), -1);
+	assert_true(w.share == 0 && w.sum == 0);
+	/* a flow with one point has no curve to cut */
+	c[2] = (struct fc_curve){ t[2], b[2], 1 };
+	assert_int_equal(fc_bw_window(c, 3, g, &w), -1);
+}
+
 static void test_bwlog(void **state)
 {
 	struct fc_bwlog l;
@@ -281,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_pct_guard),
 		cmocka_unit_test(test_perftest_stats),
 		cmocka_unit_test(test_bidir_window),
+		cmocka_unit_test(test_round_window),
 		cmocka_unit_test(test_bwlog),
 	};
 
