@@ -374,6 +374,35 @@ static void round_findings(json_t *doc, const json_t *rd)
 			   fc_jstr(rd, "ports_are", "?"));
 }
 
+/* Flows by sender, then receiver: a round's flows are stored as they end,
+ * in no fixed order; judged and shown in this one. */
+static int flow_cmp(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	int c = strcmp(fc_jstr(json_object_get(a, "a"), "node", ""),
+		       fc_jstr(json_object_get(b, "a"), "node", ""));
+
+	return c ? c : strcmp(fc_jstr(json_object_get(a, "b"), "node", ""),
+			      fc_jstr(json_object_get(b, "b"), "node", ""));
+}
+
+static int sort_flows(json_t *flows)
+{
+	size_t n = json_array_size(flows), i;
+	json_t **v = calloc(n + 1, sizeof(*v)), *d;
+
+	if (!v)
+		return -ENOMEM;
+	json_array_foreach(flows, i, d)
+		v[i] = json_incref(d);
+	qsort(v, n, sizeof(*v), flow_cmp);
+	json_array_clear(flows);
+	for (i = 0; i < n; i++)
+		json_array_append_new(flows, v[i]);
+	free(v);
+	return 0;
+}
+
 static int round_cmp(const void *x, const void *y)
 {
 	return atoi(*(const char *const *)x) - atoi(*(const char *const *)y);
@@ -505,7 +534,8 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 				       (int)json_array_size(flows));
 		double *g = calloc(json_array_size(flows) + 1, sizeof(*g));
 
-		if (!g) {
+		if (!g || sort_flows(flows)) {
+			free(g);
 			json_decref(rd);
 			json_decref(rounds);
 			rc = -ENOMEM;
