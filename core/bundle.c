@@ -29,6 +29,7 @@ int fc_bw_open(struct fc_bundle_w *w, const char *dir)
 	struct stat st;
 
 	memset(w, 0, sizeof(*w));
+	w->rootfd = -1;
 	if (snprintf(w->root, sizeof(w->root), "%s", dir) >= (int)sizeof(w->root))
 		return -ENAMETOOLONG;
 	if (lstat(dir, &st) == 0) {
@@ -54,6 +55,22 @@ int fc_bw_open(struct fc_bundle_w *w, const char *dir)
 		fc_err("capture: cannot make folder '%s': %s", dir, strerror(errno));
 		return -errno;
 	}
+	if ((w->rootfd = open(dir, O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		fc_err("capture: cannot open folder '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	w->files = json_array();
+	w->not_read = json_array();
+	return 0;
+}
+
+int fc_bw_open_at(struct fc_bundle_w *w, int dfd, const char *name, const char *shown)
+{
+	memset(w, 0, sizeof(*w));
+	if (snprintf(w->root, sizeof(w->root), "%s/%s", shown, name) >= (int)sizeof(w->root))
+		return -ENAMETOOLONG;
+	if ((w->rootfd = fc_subdir_at(dfd, name, shown)) < 0)
+		return w->rootfd;
 	w->files = json_array();
 	w->not_read = json_array();
 	return 0;
@@ -64,7 +81,7 @@ static int bw_parent(struct fc_bundle_w *w, const char *rel, const char **base_p
 {
 	char part[PATH_MAX];
 	const char *p = rel, *slash;
-	int dfd = open(w->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	int dfd = dup(w->rootfd);
 
 	while (dfd >= 0 && (slash = strchr(p, '/'))) {
 		int nfd;
@@ -185,14 +202,15 @@ int fc_bw_close(struct fc_bundle_w *w, json_t *head)
 	w->files = w->not_read = NULL;
 	text = json_dumps(head, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(head);
-	dfd = open(w->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	dfd = w->rootfd;
+	w->rootfd = -1;
 	if (!text || dfd < 0) {
 		free(text);
 		if (dfd >= 0)
 			close(dfd);
 		return -ENOMEM;
 	}
-	rc = fc_write_new_at(dfd, "manifest.json", text, strlen(text), "manifest.json");
+	rc = fc_write_new_at(dfd, "manifest.json", text, strlen(text), w->root);
 	close(dfd);
 	free(text);
 	return rc;

@@ -26,7 +26,8 @@
 
 /* ---- writing ---- */
 struct fc_bundle_w {
-	char root[PATH_MAX];
+	char root[PATH_MAX];	/* as shown in messages */
+	int rootfd;		/* the root, held open: files are made below it */
 	json_t *files, *not_read;
 	size_t total;
 	int nentries;
@@ -36,6 +37,11 @@ struct fc_bundle_w {
 /* Makes @dir (missing, or an empty folder) the bundle's root. 0 or -errno
  * (logged naming @dir). */
 int fc_bw_open(struct fc_bundle_w *w, const char *dir);
+/* The same with the root the folder @name of the folder @dfd (made, or
+ * taken when it is already one of ours: core/safefile.h fc_subdir_at, never
+ * through a link), @shown naming it. The manifest lists what this writer
+ * puts, nothing else the folder holds. 0 or -errno (logged). */
+int fc_bw_open_at(struct fc_bundle_w *w, int dfd, const char *name, const char *shown);
 /* Adds @len bytes of @buf as the file @rel (made with its folders, never
  * through a link), recorded with @from (the command or the path read) and,
  * for a command (@exit >= 0), its exit code. 0, or -errno after noting the

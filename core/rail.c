@@ -15,6 +15,15 @@ int rail_in_list(const char *s, const char *const *list, int n)
 	return 0;
 }
 
+int fc_rail_port_named(const struct fc_rail_map *map, int node, const char *dev, int port)
+{
+	for (int i = 0; i < map->nfindings; i++)
+		if (map->findings[i].node == node && map->findings[i].dev[0] &&
+		    !strcmp(map->findings[i].dev, dev) && map->findings[i].port == port)
+			return 1;
+	return 0;
+}
+
 int rail_add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node, const char *fmt,
 		     ...)
 {
@@ -33,6 +42,8 @@ int rail_add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node, co
 	f = &map->findings[map->nfindings++];
 	f->sev = sev;
 	f->node = node;
+	f->dev[0] = '\0';
+	f->port = 0;
 	va_start(ap, fmt);
 	vsnprintf(f->text, sizeof(f->text), fmt, ap);
 	va_end(ap);

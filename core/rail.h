@@ -115,6 +115,10 @@ struct fc_rail_finding {
 	enum fc_rail_sev sev;
 	int node; /* index, -1 for the fabric */
 	char text[384];
+	/* the one port it is about: a rail port trained below the rails' rate
+	 * (core/rail_rate.c), so no other check names that fault again; "" none */
+	char dev[64];
+	int port;
 };
 
 struct fc_rail_map {
@@ -146,6 +150,9 @@ const struct fc_rail_port *fc_rail_port_of(const struct fc_rail_map *map,
 /* A rail that spans several leaves (scalable units): sets "leaves":
  * [names] in @o (the JSON of the rail, beside its "matched_by"). */
 void fc_rail_add_leaves(json_t *o, const struct fc_rail *rl);
+/* A finding of @map names port @port of @dev on node @node (a rail port
+ * trained below the rails' rate): 1, else 0. */
+int fc_rail_port_named(const struct fc_rail_map *map, int node, const char *dev, int port);
 /* Worst severity among the findings (FC_RAIL_NOTE when none). */
 enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
 

@@ -133,12 +133,15 @@ static void below_rate(struct match *x, int i, int j, double want, const char *h
 
 	if (p->width > 0)
 		snprintf(lanes, sizeof(lanes), " on %d lane%s", p->width, p->width > 1 ? "s" : "");
-	rail_add_finding(x->map, FC_RAIL_FAIL, i,
-			 "%s of %s runs at %g Gb/s%s, below the %g Gb/s of the rails: %s, so it "
-			 "stays on its rail as a port trained below its rate, not a storage or "
-			 "front-end NIC: reseat or replace its cable or transceiver (ethtool -m: a "
-			 "lane's Tx fault), check the switch port's speed",
-			 p->dev, x->nodes[i].name, p->rate, lanes, want, how);
+	if (rail_add_finding(x->map, FC_RAIL_FAIL, i,
+			     "%s of %s runs at %g Gb/s%s, below the %g Gb/s of the rails: %s, so it "
+			     "stays on its rail as a port trained below its rate, not a storage or "
+			     "front-end NIC: reseat or replace its cable or transceiver (ethtool -m: a "
+			     "lane's Tx fault), check the switch port's speed",
+			     p->dev, x->nodes[i].name, p->rate, lanes, want, how))
+		return;
+	snprintf(x->map->findings[x->map->nfindings - 1].dev, sizeof(p->dev), "%s", p->dev);
+	x->map->findings[x->map->nfindings - 1].port = p->port;
 }
 
 void rail_other_rate(struct match *x)

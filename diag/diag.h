@@ -213,13 +213,28 @@ struct diag_port {
 /* A snapshot from the files under @dir (recursively, 3 levels). Returns
  * NULL and logs naming the file when one cannot be read or is too big. */
 json_t *diag_snap_read_dir(const char *dir);
+/* 1 when @rel is a name a snapshot may hold (relative, no "..", printable,
+ * at most 200 bytes). */
+int diag_snap_path_ok(const char *rel);
+/* Adds the file @rel (@len bytes of @text) to @snap within the bounds above
+ * (*@total: the snapshot's bytes so far), @where naming it in messages. A
+ * file that is not text reads "(not text)", or with @strict (a reading
+ * fabcheck wrote) is refused. 0, or a negative errno (logged). */
+int diag_snap_take(json_t *snap, const char *rel, const char *text, size_t len, size_t *total,
+		   const char *where, int strict);
+/* A reading (before/, during/, after/) as --save-evidence writes it: a
+ * capture (core/bundle.h) holding the snapshot's files (diag/snapcap.c).
+ * The bundle is checked whole first; NULL after logging what is wrong,
+ * naming the file. */
+json_t *diag_snap_read_bundle(const char *dir);
+/* Writes @snap, the reading @phase of port @dev/@port of @node, as the
+ * capture folder @phase of the folder @dfd (@shown names @dfd). 0, or a
+ * negative errno (logged). */
+int diag_snap_write_bundle(int dfd, const char *phase, const char *shown, const json_t *snap,
+			   const char *node, const char *dev, int port);
 /* A copy of @after with @during's files as "during/FILE" (either may be
  * NULL): the reading taken while the test ran travels with the last one. */
 json_t *diag_snap_with_during(const json_t *after, const json_t *during);
-/* Writes @snap into folder @dfd (core/safefile.h: no file through a link,
- * none outside @dfd), @shown naming it in messages. 0, or a negative errno
- * (logged). */
-int diag_snap_write_at(int dfd, const json_t *snap, const char *shown);
 
 /* Reads the PCI functions on the sysfs path of @link (bridges first, the
  * device last, as ROLE @last_role) into "pcie/ROLE-BDF/" entries of @snap:

@@ -70,10 +70,16 @@ static json_t *read_side(const char *portdir, const char *side, int *err)
 {
 	char path[1024];
 
+	char man[1100];
+	struct stat st;
+
 	snprintf(path, sizeof(path), "%s/%s", portdir, side);
 	if (!is_dir(path))
 		return NULL;
-	json_t *snap = diag_snap_read_dir(path);
+	snprintf(man, sizeof(man), "%s/manifest.json", path);
+	/* a capture (what --save-evidence writes), else the folder of files
+	 * an older fabcheck wrote or a person put together (doc/diagnose.md) */
+	json_t *snap = !lstat(man, &st) ? diag_snap_read_bundle(path) : diag_snap_read_dir(path);
 
 	if (!snap)
 		*err = -EIO;

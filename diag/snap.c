@@ -1,4 +1,6 @@
-/* Snapshots: relative path -> file text, from and to an evidence folder. */
+/* Snapshots: relative path -> file text, from a folder of files (the
+ * evidence format before readings were captures, and what a person puts
+ * together by hand: doc/diagnose.md). */
 #include "diag/diag.h"
 
 #include <dirent.h>
@@ -11,7 +13,6 @@
 
 #include "core/log.h"
 #include "core/readfile.h"
-#include "core/safefile.h"
 #include "core/util.h"
 
 #define SNAP_FILE_MAX DIAG_SNAP_FILE_MAX
@@ -19,7 +20,7 @@
 #define SNAP_DEPTH 3		   /* pcie/hca-0000:17:00.0/current_link_speed */
 
 /* Names as a snapshot may hold them: no "..", no leading '/', printable. */
-static int snap_path_ok(const char *rel)
+int diag_snap_path_ok(const char *rel)
 {
 	if (!*rel || *rel == '/' || strstr(rel, "..") || strlen(rel) > 200)
 		return 0;
@@ -27,6 +28,30 @@ static int snap_path_ok(const char *rel)
 		if (*c < 0x21 || *c > 0x7e || *c == '\\')
 			return 0;
 	return 1;
+}
+
+int diag_snap_take(json_t *snap, const char *rel, const char *text, size_t len, size_t *total,
+		   const char *where, int strict)
+{
+	json_t *js;
+
+	*total += len;
+	if (len > SNAP_FILE_MAX || *total > SNAP_TOTAL_MAX) {
+		fc_err("evidence: %s: %s: not an evidence reading (see doc/diagnose.md)", where,
+		       len > SNAP_FILE_MAX ? "over 1 MiB, a snapshot file's bound" :
+					     "the reading holds over 16 MiB");
+		return -EFBIG;
+	}
+	js = strict ? json_stringn(text, len) : json_string(text); /* NULL: not UTF-8 */
+	if (strict && (!js || memchr(text, 0, len))) {
+		json_decref(js);
+		fc_err("evidence: %s: not text (a NUL byte, or bytes that are not UTF-8): refused; "
+		       "fabcheck writes text only: run the test again to write the reading anew",
+		       where);
+		return -EINVAL;
+	}
+	json_object_set_new(snap, rel, js ? js : json_string("(not text)"));
+	return 0;
 }
 
 static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_t *total)
@@ -43,14 +68,13 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 		char path[1024], sub[512];
 		struct stat st;
 		char *text = NULL;
-		json_t *js;
 		size_t len;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		if (lstat(path, &st) || !snap_path_ok(sub))
+		if (lstat(path, &st) || !diag_snap_path_ok(sub))
 			continue;
 		if (S_ISLNK(st.st_mode)) {
 			fc_warn("evidence: '%s' is a symbolic link: left out (fabcheck follows no "
@@ -69,16 +93,7 @@ static int walk(json_t *snap, const char *dir, const char *rel, int depth, size_
 			err = -errno;
 			break;
 		}
-		*total += len;
-		if (*total > SNAP_TOTAL_MAX) {
-			fc_err("evidence: '%s' holds over 16 MiB: not an evidence folder (see doc/diagnose.md)",
-			       dir);
-			free(text);
-			err = -EFBIG;
-			break;
-		}
-		js = json_string(text); /* NULL for bytes that are not UTF-8 */
-		json_object_set_new(snap, sub, js ? js : json_string("(not text)"));
+		err = diag_snap_take(snap, sub, text, len, total, path, 0);
 		free(text);
 	}
 	closedir(d);
@@ -95,55 +110,4 @@ json_t *diag_snap_read_dir(const char *dir)
 		return NULL;
 	}
 	return snap;
-}
-
-/* Creates each folder of @rel (a snapshot's name, snap_path_ok) under
- * @dfd and writes the file at its end, all relative to folder fds. */
-static int write_rel(int dfd, const char *rel, const char *text, const char *shown)
-{
-	char buf[256], where[1024], *part, *next;
-	int fd = dfd, err = 0;
-
-	snprintf(buf, sizeof(buf), "%s", rel); /* snap_path_ok: at most 200 bytes */
-	snprintf(where, sizeof(where), "%s", shown);
-	for (part = buf; (next = strchr(part, '/')); part = next + 1) {
-		int sub;
-
-		*next = '\0';
-		if (!*part || *part == '.') { /* "a//b", "./a", ".hidden/a" */
-			err = -EINVAL;
-			break;
-		}
-		sub = fc_subdir_at(fd, part, where);
-		if (fd != dfd)
-			close(fd);
-		if (sub < 0)
-			return sub;
-		fd = sub;
-		snprintf(where + strlen(where), sizeof(where) - strlen(where), "/%s", part);
-	}
-	if (!err && (!*part || *part == '.'))
-		err = -EINVAL;
-	if (err)
-		fc_err("evidence: '%s' is not a snapshot file name; not written", rel);
-	else
-		err = fc_write_new_at(fd, part, text, strlen(text), where);
-	if (fd != dfd)
-		close(fd);
-	return err;
-}
-
-int diag_snap_write_at(int dfd, const json_t *snap, const char *shown)
-{
-	const char *rel;
-	json_t *v;
-	int err = 0;
-
-	json_object_foreach((json_t *)snap, rel, v) {
-		if (!snap_path_ok(rel) || !json_is_string(v))
-			continue;
-		if ((err = write_rel(dfd, rel, json_string_value(v), shown)))
-			break;
-	}
-	return err;
 }

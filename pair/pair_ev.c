@@ -134,8 +134,9 @@ static int side_node_ok(const char *label)
 	return fc_name_ok(FC_NAME_NODE, base);
 }
 
-/* DIR/NODE/DEV-PORT/{before,after}/ of one side: every name checked, every
- * folder and file made relative to the one above it (core/safefile.h). */
+/* DIR/NODE/DEV-PORT/{before,after}/ of one side, each a capture
+ * (diag/snapcap.c): every name checked, every folder and file made relative
+ * to the one above it (core/safefile.h). */
 static int save_side(int dfd, const json_t *side, json_t *ev, const char *dir)
 {
 	static const char *const phases[] = { "before", "during", "after" };
@@ -165,18 +166,9 @@ static int save_side(int dfd, const json_t *side, json_t *ev, const char *dir)
 	snprintf(shown, sizeof(shown), "%s/%s/%s", dir, node, comp);
 	for (int k = 0; k < 3 && !err; k++) {
 		const json_t *snap = json_object_get(ev, phases[k]);
-		char where[1100];
-		int fd;
 
-		if (!snap)
-			continue;
-		if ((fd = fc_subdir_at(pfd, phases[k], shown)) < 0) {
-			err = fd;
-			break;
-		}
-		snprintf(where, sizeof(where), "%s/%s", shown, phases[k]);
-		err = diag_snap_write_at(fd, snap, where);
-		close(fd);
+		if (snap)
+			err = diag_snap_write_bundle(pfd, phases[k], shown, snap, node, dev, (int)port);
 	}
 	close(pfd);
 	return err;

@@ -71,6 +71,7 @@ struct bw_run {
 	 * at the last request it brought the count to, @npeak requests */
 	double *tpost, *tcomp;
 	uint64_t npeak, totscnt, totccnt;
+	int clock_in;	      /* reaps before the clock is read again (bw_reap_time) */
 };
 
 #endif

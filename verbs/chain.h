@@ -40,6 +40,8 @@ void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_t
 /* Moves the signalled requests so that the first is @i0 (out of line: it
  * runs only when the phase changed). */
 void vb_chain_signal(struct vb_chain *c, int i0);
+/* Moves every request of the chain on by len slots (no wrap). */
+void vb_chain_move(struct vb_chain *c);
 /* Puts every request of the chain at its slot from @slot (the wrap). */
 void vb_chain_place(struct vb_chain *c, uint64_t slot);
 /* The loop posted requests of its own on the chain's QP: the next post
@@ -64,14 +66,12 @@ static inline void vb_chain_aim(struct vb_chain *c, uint64_t slot, uint32_t sinc
 	if (c->fixed)
 		return;
 	if (c->moves) {
-		struct ibv_send_wr *w = c->wr;
-		struct ibv_sge *g = c->sge;
-		uint64_t d = c->lstep;
-
 		c->moves--;
-		for (int i = 0; i < c->len; i++) {
-			g[i].addr += d;
-			w[i].wr.rdma.remote_addr += d;
+		if (c->len > 1) {
+			vb_chain_move(c);
+		} else {
+			c->sge->addr += c->lstep;
+			c->wr->wr.rdma.remote_addr += c->lstep;
 		}
 		return;
 	}

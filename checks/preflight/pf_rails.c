@@ -74,6 +74,10 @@ static void rail_values(const struct pf_rail_in *x, int r, const char *key, char
 		const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
 		const json_t *q = p ? probe_port(x->probes[i], p) : NULL;
 
+		/* a rail port the rails named below their rate: that finding is the
+		 * one for its rate (one finding per fault) */
+		if (p && !strcmp(key, "rate_gbps") && fc_rail_port_named(&x->map, i, p->dev, p->port))
+			q = NULL;
 		vals[i] = q && port_value(x->probes[i], p, q, key, buf[i], sizeof(buf[i])) ? buf[i]
 										      : NULL;
 	}
@@ -292,10 +296,10 @@ static void rail_notes(json_t *doc, const struct fc_rail_map *map)
  * [the rails' names]}. */
 static void rail_set(const struct pf_rail_in *x, json_t *set)
 {
-	json_t *ports = json_object(), *rn = json_array();
+	json_t *ports = json_object(), *rn = json_array(), *named = json_object();
 
 	for (int i = 0; i < x->n; i++) {
-		json_t *mine = json_object();
+		json_t *mine = json_object(), *nm = json_object();
 
 		for (int r = 0; r < x->map.nrails; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
@@ -305,9 +309,13 @@ static void rail_set(const struct pf_rail_in *x, json_t *set)
 				continue;
 			snprintf(key, sizeof(key), "%s:%d", p->dev, p->port);
 			json_object_set_new(mine, key, json_true());
+			if (fc_rail_port_named(&x->map, i, p->dev, p->port))
+				json_object_set_new(nm, key, json_true());
 		}
 		json_object_set_new(ports, x->nodes[i].name, mine);
+		json_object_set_new(named, x->nodes[i].name, nm);
 	}
+	json_object_set_new(set, "named", named);
 	for (int r = 0; r < x->map.nrails; r++)
 		json_array_append_new(rn, json_string(x->map.rails[r].name));
 	json_object_set_new(set, "ports", ports);

@@ -397,21 +397,24 @@ static int port_rate_model(json_t *doc, const struct pf_column *c, const char *i
 {
 	struct diag_peer_rate *all = calloc((size_t)c->n + 1, sizeof(*all));
 	struct diag_peer_rate *peers = calloc((size_t)c->n + 1, sizeof(*peers));
+	int *rail_named = calloc((size_t)c->n + 1, sizeof(*rail_named));
 	int named = 0;
 
-	for (int i = 0; all && peers && i < c->n; i++) {
+	for (int i = 0; all && peers && rail_named && i < c->n; i++) {
 		size_t q;
 		json_t *pp;
 		char pid[128];
 
 		json_array_foreach(json_object_get(c->nd[i].sum, "ports"), q, pp) {
 			port_id(pp, pid, sizeof(pid));
-			if (!strcmp(pid, id) && !strcmp(fc_jstr(pp, "state", ""), "ACTIVE"))
+			if (!strcmp(pid, id) && !strcmp(fc_jstr(pp, "state", ""), "ACTIVE")) {
 				all[i] = (struct diag_peer_rate){ c->names[i], fc_jnum(pp, "rate_gbps", 0),
 								  (int)fc_jnum(pp, "width", 0) };
+				rail_named[i] = json_is_true(json_object_get(pp, "rail_named"));
+			}
 		}
 	}
-	for (int i = 0; all && peers && i < c->n; i++) {
+	for (int i = 0; all && peers && rail_named && i < c->n; i++) {
 		struct diag_expect e;
 		char now[48];
 		int np = 0;
@@ -423,8 +426,8 @@ static int port_rate_model(json_t *doc, const struct pf_column *c, const char *i
 		if (all[i].gbps <= 0 || e.gbps <= 0 || !e.likely)
 			continue;
 		named++;
-		if (!doc)
-			continue; /* counted only */
+		if (!doc || rail_named[i])
+			continue; /* counted only, or the rails named it (one finding per fault) */
 		diag_rate_text(all[i].gbps, all[i].width, now, sizeof(now));
 		fc_finding(doc, FC_FAIL,
 			   "%s: %.*s port %s runs at %s where %s: reseat or replace its cable or transceiver (ethtool -m: a lane's Tx fault), check the switch port's speed",
@@ -433,6 +436,7 @@ static int port_rate_model(json_t *doc, const struct pf_column *c, const char *i
 	}
 	free(all);
 	free(peers);
+	free(rail_named);
 	return named;
 }
 
@@ -607,6 +611,13 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 		json_array_foreach(json_object_get(d, "ports"), j, p)
 			check_port(doc, nd, d, p, o, ports,
 				   pf_port_left(nd->name, d, p, set, probed, o));
+	json_array_foreach(ports, i, p) { /* named by the rails: pf_rails.c rail_set */
+		char key[96];
+
+		port_id(p, key, sizeof(key));
+		if (json_object_get(json_object_get(json_object_get(set, "named"), nd->name), key))
+			json_object_set_new(p, "rail_named", json_true());
+	}
 	check_gpu_topo(doc, nd, skipped);
 	check_qos(doc, nd, o->tclass, skipped);
 }

@@ -276,10 +276,12 @@ static int run_case(const struct bcase *c, int runs)
 	return rm - rh > BENCH_MAX_RATIO;
 }
 
-/* --one fabcheck|reference: one run for callgrind (see the top). */
-static int one_for_count(const char *which, int list, int delay)
+/* --one fabcheck|reference [LIST [DELAY [METHOD]]]: one run for callgrind
+ * (see the top); METHOD perftest (the default) or fabcheck. */
+static int one_for_count(const char *which, int list, int delay, const char *method)
 {
-	struct bcase c = { VB_METHOD_PERFTEST, list, 1, delay };
+	struct bcase c = { strcmp(method, "fabcheck") ? VB_METHOD_PERFTEST : VB_METHOD_FABCHECK,
+			   list, 1, delay };
 	double ns;
 
 	if (strcmp(which, "fabcheck") && strcmp(which, "reference")) {
@@ -300,7 +302,8 @@ int main(int argc, char **argv)
 	int runs = e && atoi(e) >= 2 ? atoi(e) : 6, bad = 0;
 
 	if (argc >= 3 && !strcmp(argv[1], "--one"))
-		return one_for_count(argv[2], argc > 3 ? atoi(argv[3]) : 32, argc > 4 ? atoi(argv[4]) : 0);
+		return one_for_count(argv[2], argc > 3 ? atoi(argv[3]) : 32, argc > 4 ? atoi(argv[4]) : 0,
+				     argc > 5 ? argv[5] : "perftest");
 	printf("bench-loop: verbs/bw.c against perftest's loop on the fake HCA, 64 B writes, %llu WRs per thread, %d interleaved pairs a case, mean +- 95%% interval, CPU ns per WR\n",
 	       WRS_PER_QP, runs);
 	printf("%-9s %-8s %-7s %-6s %-16s %-16s %s\n", "METHOD", "POSTLIST", "THREADS", "DELAY",

@@ -31,7 +31,7 @@ expect "evidence: the padded name wrote no file" 0 '^Host \*$' -- cat "$SFT/home
 EVIL_DEV=evil0 expect "evidence: a good name is saved" 3 'the evil worker stops here' -- \
 	$FC pair "${EVPAIR[@]}" a b --save-evidence "$SFT/ok"
 expect "evidence: the snapshot under NODE/DEV-PORT" 0 '^ProxyCommand evil$' -- \
-	cat "$SFT/ok/a/evil0-1/before/counters/symbol_error"
+	cat "$SFT/ok/a/evil0-1/before/sys/class/infiniband/evil0/ports/1/counters/symbol_error"
 # A link planted in fabcheck's own folder is replaced, its target kept.
 ln -sf "$SFT/victim" "$SFT/ok/test.json"
 rm -r "$SFT/ok/b"

@@ -13,6 +13,12 @@
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
 # RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
+# RW_EVIDENCE names a recorded evidence folder (doc/diagnose.md): each
+# worker sends its port's before/ and after/ files from HOST/DEV-1/ as the
+# real worker sends its readings (before its setup reply, before finish).
+# RW_SCHEDSTAT_FILE: nodeA's worker writes RW_SCHEDSTAT into it at its first
+# "go" (a QEMU thread's figures in the middle of the run, for
+# tests/cli/cases_starve.sh's /proc of recorded figures).
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
@@ -25,6 +31,20 @@ say "\"hello\",\"version\":\"0\",\"host\":\"${host:-fake}\",\"pid\":1"
 next setup || exit 1
 dev=$(sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' <<<"$msg")
 dev=${dev:-rxe0}
+# ev PHASE: the recorded reading of this port as one "evidence" message.
+ev() {
+	local d="${RW_EVIDENCE:-}/$host/$dev-1/$1"
+	[ -n "${RW_EVIDENCE:-}" ] && [ -d "$d" ] || return 0
+	say "\"evidence\",\"phase\":\"$1\",\"files\":$(python3 -c '
+import json, os, sys
+root, files = sys.argv[1], {}
+for top, _, names in os.walk(root):
+    for n in names:
+        p = os.path.join(top, n)
+        files[os.path.relpath(p, root)] = open(p).read()
+print(json.dumps(files, separators=(",", ":")))' "$d")"
+}
+ev before
 say "\"setup\",\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
 say '"connected","path_mtu":4096'
@@ -49,6 +69,10 @@ while next_clocked test; do
 	next go || exit 1
 	t0=$(date +%s.%N)
 	[ -n "${RW_GO_LOG:-}" ] && echo "$host $dev $t0" >>"$RW_GO_LOG"
+	if [ -n "${RW_SCHEDSTAT_FILE:-}" ] && [ "$host" = nodeA ] && [ -z "${sched_done:-}" ]; then
+		echo "$RW_SCHEDSTAT" >"$RW_SCHEDSTAT_FILE.new" && mv "$RW_SCHEDSTAT_FILE.new" "$RW_SCHEDSTAT_FILE"
+		sched_done=1
+	fi
 	case $t in
 	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
 		say '"result","seconds":0.4,"msgs":10000,"min_us":35.1,"p50_us":40.2,"p90_us":44.0,"p99_us":51.3,"p999_us":60.8,"max_us":75.0,"avg_us":40.9,"stdev_us":3.1' ;;
@@ -61,6 +85,7 @@ while next_clocked test; do
 	esac
 done
 case $msg in *'"type":"finish"'*) ;; *) exit 0 ;; esac
+ev after
 if [ -n "${RW_COUNTERS_DEV:-}" ] && [ "$dev" = "$RW_COUNTERS_DEV" ]; then
 	say "\"finish\",\"counters\":${RW_COUNTERS:-{\}}"
 else

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -458,34 +459,81 @@ static void test_pcie_ceiling(void **state)
 
 /* ---- the evidence folder ------------------------------------------------- */
 
+static void rm_tree(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A reading written as a capture (diag/snapcap.c) and read back through the
+ * bundle reader: every file back under its snapshot name, byte for byte,
+ * the port's files where `fabcheck capture` keeps them, a FILE.why as the
+ * manifest's "not_read", a name with ".." never written. */
 static void test_snap_roundtrip(void **state)
 {
-	char dir[] = "/tmp/fc-diag-XXXXXX";
-	json_t *s = json_pack("{s:s, s:s, s:s}", "counters/symbol_error", "12\n",
+	char dir[] = "/tmp/fc-diag-XXXXXX", path[128];
+	json_t *s = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "counters/symbol_error", "12\n",
 			      "pcie/hca-0000:17:00.0/current_link_speed", "16.0 GT/s PCIe\n",
-			      "../escape", "x"), *back;
+			      "netdev", "eth2\n", "mtu", "4200\n", "ethtool-S.txt", "rx_bits_phy: 9\n",
+			      "ethtool-m.txt.why", "'ethtool -m' failed (exit 1)\n", "../escape", "x"),
+	       *back;
+	struct stat st;
+	int dfd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	{
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-
-		assert_true(dfd >= 0);
-		assert_int_equal(diag_snap_write_at(dfd, s, dir), 0);
-		close(dfd);
-	}
-	back = diag_snap_read_dir(dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(diag_snap_write_bundle(dfd, "before", dir, s, "nodeA#2", "mlx5_0", 1), 0);
+	close(dfd);
+	snprintf(path, sizeof(path), "%s/before/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/before/cmd/ethtool_-S_eth2", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/before/sys/class/net/eth2/mtu", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/before", dir);
+	back = diag_snap_read_bundle(path);
 	assert_non_null(back);
-	assert_int_equal(json_object_size(back), 2); /* "../escape" is never written */
-	assert_string_equal(json_string_value(json_object_get(back, "counters/symbol_error")), "12\n");
-	json_decref(s);
+	json_object_del(s, "../escape"); /* never written */
+	assert_true(json_equal(back, s));
 	json_decref(back);
-	{
-		char cmd[64];
+	json_decref(s);
+	rm_tree(dir);
+}
 
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		assert_int_equal(system(cmd), 0);
-	}
+/* A reading's file within a capture's bound (16 MiB) but over a snapshot
+ * file's (1 MiB), or not text, is refused, not judged. */
+static void test_snap_bundle_bounds(void **state)
+{
+	char dir[] = "/tmp/fc-diag-XXXXXX", path[64];
+	char *big = malloc(DIAG_SNAP_FILE_MAX + 2);
+	json_t *s;
+	int dfd;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, '7', DIAG_SNAP_FILE_MAX + 1);
+	big[DIAG_SNAP_FILE_MAX + 1] = 0;
+	s = json_pack("{s:s}", "ethtool-S.txt", big);
+	free(big);
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(diag_snap_write_bundle(dfd, "after", dir, s, "nodeA", "mlx5_0", 1), 0);
+	json_decref(s);
+	s = json_pack("{s:s%}", "time", "17\0x", (size_t)4); /* a NUL byte: not text */
+	assert_non_null(s);
+	assert_int_equal(diag_snap_write_bundle(dfd, "before", dir, s, "nodeA", "mlx5_0", 1), 0);
+	json_decref(s);
+	close(dfd);
+	snprintf(path, sizeof(path), "%s/after", dir);
+	assert_null(diag_snap_read_bundle(path));
+	snprintf(path, sizeof(path), "%s/before", dir);
+	assert_null(diag_snap_read_bundle(path));
+	rm_tree(dir);
 }
 
 /* A live worker's snapshot may hold anything: a counter that is a number,
@@ -548,7 +596,9 @@ int main(void)
 		cmocka_unit_test(test_config_mtu),	 cmocka_unit_test(test_slow_clean),
 		cmocka_unit_test(test_flap_mid_soak),	 cmocka_unit_test(test_rails_slow),	 cmocka_unit_test(test_healthy_pass),
 		cmocka_unit_test(test_parsers),		 cmocka_unit_test(test_pcie_ceiling),
-		cmocka_unit_test(test_snap_roundtrip),	 cmocka_unit_test(test_bad_folders),
+		cmocka_unit_test(test_snap_roundtrip),
+		cmocka_unit_test(test_snap_bundle_bounds),
+		cmocka_unit_test(test_bad_folders),
 		cmocka_unit_test(test_snap_not_strings),
 	};
 

@@ -7,12 +7,17 @@
  * answer, neither reads the clock nor calls anything else. Clock reads
  * are counted by defining clock_gettime here (the library's fc_now calls
  * it); verbs calls by wrapping the fake's post_send, post_recv, poll_cq.
+ * The bandwidth loop's clock reads are counted the same way (item 1,
+ * verbs/bw.c bw_reap_time): one in BW_CLOCK_REAPS (16) reaps of send
+ * completions while they come at the loop's pace on a hardware HCA; one a
+ * reap when the loop waited for them, and on a software provider.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -165,12 +170,87 @@ static void test_read_round(void **state)
 	rounds(VB_READ, VB_LAT_POLL, VB_METHOD_PERFTEST);
 }
 
+/* 32768 writes of 64 B in @m's method, post list @list, on one fake side
+ * whose completions show after @delay empty polls, the provider @soft:
+ * the clock reads of the run; *reaps_p: the reaps that found completions
+ * (the posts that followed one). */
+static unsigned long bw_clocks(enum vb_method m, int list, int delay, int soft,
+			       unsigned long *reaps_p)
+{
+	struct fk_cfg c = { .nqps = 1, .tx_depth = 128, .threads = 1, .max_size = 64,
+			    .timeout = 5 };
+	struct vb_test t = { .op = VB_WRITE, .size = 64, .iters = 32768, .active = 1,
+			     .interval = 0.1, .method = m, .warmup = 0,
+			     .cq_mod = VB_KNOB_DEFAULT, .inline_max = VB_KNOB_DEFAULT,
+			     .cycle = VB_CYCLE_DEFAULT, .post_list = list, .threads = 1 };
+	struct fk_side a;
+	struct vb_result res;
+	unsigned long before, n;
+
+	assert_int_equal(fk_side_init(&a, &c), 0);
+	a.r.soft = soft;
+	fk_set_delay(&a, delay);
+	watch_side(&a, 0);
+	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &t), 0);
+	before = clocks;
+	assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
+	n = clocks - before;
+	assert_int_equal(res.msgs, 32768);
+	assert_true(res.seconds > 0);
+	*reaps_p = w[0].rounds;
+	vb_result_release(&res);
+	fk_side_free(&a);
+	return n;
+}
+
+/* Completions at the loop's own pace on a hardware HCA (no delay): the
+ * clock read about once in 16 reaps (a few more: the pass's start and
+ * end), where the loop before read it at every reap. */
+static void test_bw_clock_paced(void **state)
+{
+	static const struct { enum vb_method m; int list; } cs[] = {
+		{ VB_METHOD_FABCHECK, 32 }, { VB_METHOD_PERFTEST, 8 }, { VB_METHOD_PERFTEST, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		unsigned long reaps, n = bw_clocks(cs[i].m, cs[i].list, 0, 0, &reaps);
+
+		print_message("%s --post-list %d: %lu clock reads in %lu reaps\n",
+			      vb_method_name(cs[i].m), cs[i].list, n, reaps);
+		if (reaps < 100 || n > reaps / 16 + 8)
+			fail_msg("%s --post-list %d: %lu clock reads in %lu reaps; want at most one in 16 and 8 more",
+				 vb_method_name(cs[i].m), cs[i].list, n, reaps);
+	}
+}
+
+/* The loop waited for each completion (100 empty polls, as on a slow
+ * link), or the provider is software: a reading at every reap, so the
+ * samples and -D's end keep fresh times (the virtual rack's rxe). */
+static void test_bw_clock_waited(void **state)
+{
+	unsigned long reaps, n;
+
+	(void)state;
+	n = bw_clocks(VB_METHOD_FABCHECK, 32, 100, 0, &reaps);
+	print_message("waited: %lu clock reads in %lu reaps\n", n, reaps);
+	if (reaps < 100 || n < reaps)
+		fail_msg("waited 100 empty polls a reap: %lu clock reads in %lu reaps; want one a reap", n, reaps);
+	n = bw_clocks(VB_METHOD_FABCHECK, 32, 0, 1, &reaps);
+	print_message("software: %lu clock reads in %lu reaps\n", n, reaps);
+	if (reaps < 100 || n < reaps)
+		fail_msg("software provider: %lu clock reads in %lu reaps; want one a reap", n, reaps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_round),
 		cmocka_unit_test(test_write_imm_round),
 		cmocka_unit_test(test_read_round),
+		cmocka_unit_test(test_bw_clock_paced),
+		cmocka_unit_test(test_bw_clock_waited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checks/preflight/preflight.h"
 #include "tests/unit/rail_rec.h"
 
 /* Each node's device on each rail is the one named @want(node, rail). */
@@ -97,8 +98,9 @@ static void test_ib_2su_desc(void **state)
 	fc_rail_map_release(&m);
 }
 
-/* Every port of a node on its rack's switch: one note that says the rack
- * is not rail-optimized; all eight ports tested, nothing fails. */
+/* Every port of a node on its rack's switch: one finding (a warning, not a
+ * note) that says the rack is not rail-optimized; all eight ports tested,
+ * nothing fails. */
 static void test_tor(void **state)
 {
 	struct rec r;
@@ -108,10 +110,39 @@ static void test_tor(void **state)
 	match_file("tor-2rack.json", NULL, &r, &m);
 	expect_devs(&m, &r, 8, same);
 	assert_int_equal(count_text(&m, "not rail-optimized", "rack1-tor, rack2-tor",
-				    "8 ports a node", NULL), 1);
+				    "8 ports a node", "each port is tested through that switch", NULL), 1);
 	assert_int_equal(count_sev(&m, FC_RAIL_FAIL), 0);
-	assert_int_equal(count_sev(&m, FC_RAIL_WARN), 0);
+	assert_int_equal(count_sev(&m, FC_RAIL_WARN), 1);
 	fc_rail_map_release(&m);
+}
+
+/* The same rack through preflight's rails: one finding of the whole
+ * document says it, a warning; eight rails, no failure. */
+static void test_tor_preflight(void **state)
+{
+	json_t *rec = json_load_file("tests/data/rails/tor-2rack.json", 0, NULL), *nd, *f;
+	json_t *doc = json_object(), *probes[MAXN];
+	const char *names[MAXN];
+	size_t i;
+	int n = 0, tor = 0;
+
+	(void)state;
+	assert_non_null(rec);
+	json_object_set_new(doc, "findings", json_array());
+	json_array_foreach(json_object_get(rec, "nodes"), i, nd) {
+		names[n] = json_string_value(json_object_get(nd, "name"));
+		probes[n++] = json_pack("{s:O}", "devices", json_object_get(nd, "devices"));
+	}
+	assert_int_equal(pf_check_rails(doc, names, (const json_t *const *)probes, n, NULL, NULL), 8);
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		tor += strstr(json_string_value(f), "not rail-optimized") != NULL;
+	assert_int_equal(tor, 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 1);
+	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
+	for (int k = 0; k < n; k++)
+		json_decref(probes[k]);
+	json_decref(doc);
+	json_decref(rec);
 }
 
 /* Four leaves, two rails each: eight rails in position order. */
@@ -273,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_lldp_2su),
 		cmocka_unit_test(test_ib_2su_desc),
 		cmocka_unit_test(test_tor),
+		cmocka_unit_test(test_tor_preflight),
 		cmocka_unit_test(test_two_rails_a_leaf),
 		cmocka_unit_test(test_routed_down),
 		cmocka_unit_test(test_shifted_names),
