@@ -68,4 +68,42 @@ struct fc_incast_obs {
  */
 int fc_incast_judge(const struct fc_incast_obs *o, json_t *out);
 
+/* One fanout round from one sender. */
+struct fc_fanout_obs {
+	const char *sender;
+	int nreceivers;
+	const char *const *receiver;
+	const double *gbps;	/* each receiver's rate over the common window */
+	double ceiling_gbps;	/* the sender port's payload ceiling */
+};
+/*
+ * The sender's aggregate against its port's ceiling and the receivers'
+ * fairness: "unfair" (a receiver below half its fair share: its path from
+ * the sender), "below the port ceiling" (under 90% with nothing else to
+ * explain it). Sets "jain", "aggregate_gbps", "outcomes"; the worst level.
+ * A fanout is one NIC's scheduling across its QPs: no receiver's port is
+ * shared, so the congestion outcomes of an incast do not apply.
+ */
+int fc_fanout_judge(const struct fc_fanout_obs *o, json_t *out);
+
+/* One all-to-all group: every node writes to every other at once, so each
+ * node's port is both an incast's receiver and a fanout's sender. */
+struct fc_alltoall_obs {
+	int nnodes;
+	const char *const *node;
+	const double *in_gbps, *out_gbps; /* each node's aggregates in and out */
+	const double *ceiling_gbps;	  /* each node port's payload ceiling */
+	const double *rx_drop;		  /* FC_CG_RX_DROP on each node's port */
+	double sum[FC_CG_NCLASS];	  /* counter deltas by class, the group's ports */
+	int pairs_clean;
+};
+/*
+ * The incast outcomes over the group ("receiver cannot drain" per node, the
+ * flow-control outcome of the group's counters), "unfair" (a node whose in
+ * or out aggregate is below half the group's fair share), else "below the
+ * port ceiling" (a node's in or out under 90% of its port). "jain" is over
+ * the nodes' in aggregates. The worst level.
+ */
+int fc_alltoall_judge(const struct fc_alltoall_obs *o, json_t *out);
+
 #endif

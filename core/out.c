@@ -137,9 +137,11 @@ void fc_render_findings(FILE *f, const json_t *doc)
 }
 
 /* fc_emit, and with @listing only @render's text (fc_emit_listing). */
+int (*fc_emit_hook)(json_t *doc);
+
 static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listing)
 {
-	int rc = fc_doc_exit(doc);
+	int rc = fc_emit_hook && !listing && fc_emit_hook(doc) ? FC_EXIT_CANT : fc_doc_exit(doc);
 
 	if (ctx->json) {
 		/* Written by fc_out_finish once the exit code is known. */

@@ -24,6 +24,11 @@ const char *fc_verdict_name(enum fc_verdict v);
 /* Exit code of a finished document: 0 pass/warn, 1 fail. */
 int fc_doc_exit(const json_t *doc);
 
+/* Set by main where the run's document is judged once more before it is
+ * written (lab/starve.h: a starved virtual rack): the hook may rewrite
+ * @doc; it returns 1 when the run judged nothing (exit FC_EXIT_CANT). */
+extern int (*fc_emit_hook)(json_t *doc);
+
 typedef void (*fc_render_fn)(FILE *f, const json_t *doc);
 /* Prints @doc through @render, then the findings and the verdict line, and
  * checks that stdout was really written; with --json (ctx->json) it holds

@@ -111,6 +111,13 @@ void fc_summary_render(FILE *f, const json_t *doc)
 	char first[2048];
 	size_t i;
 
+	if (json_is_true(json_object_get(json_object_get(doc, "lab"), "starved"))) {
+		/* a starved virtual rack (lab/starve.h): no part is named */
+		snprintf(first, sizeof(first), "summary: %s",
+			 fc_jstr(json_object_get(doc, "lab"), "why", "?"));
+		fprintf(f, "%s\n", fc_fit_words(first, cols));
+		return;
+	}
 	from_diagnosis(&s, json_object_get(doc, "diagnosis"));
 	json_array_foreach(json_object_get(doc, "sets"), i, e)
 		from_diagnosis(&s, json_object_get(e, "diagnosis"));

@@ -120,6 +120,11 @@ int fc_drain_may_resume(const char *state, const char *reason);
  * each action in @st (NULL: none) under run @run. Returns the number of
  * commands that failed.
  */
+/* Set by main where a run's results may be set aside as a whole
+ * (lab/starve.h): when it returns 1, fc_drain_apply drains and resumes
+ * nothing and says why (@why) in @doc's "drain_held". */
+extern int (*fc_drain_hold)(char *why, size_t len);
+
 int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
 		   const struct fc_drain_opts *o, const json_t *targets, const json_t *passed);
 

@@ -343,15 +343,23 @@ static int named(const json_t *targets, const char *node)
 	return 0;
 }
 
+int (*fc_drain_hold)(char *why, size_t len);
+
 int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
 		   const struct fc_drain_opts *o, const json_t *targets, const json_t *passed)
 {
 	struct drain_ctx c = { .doc = doc, .list = json_array(), .st = st, .run = run,
 			       .kind = kind, .o = o, .scontrol = scontrol_cmd() };
+	char why[1024];
 	size_t i;
 	json_t *t;
 
 	json_object_set_new(doc, "slurm", c.list);
+	if ((o->drain || o->dry_run || o->resume_passed) && fc_drain_hold &&
+	    fc_drain_hold(why, sizeof(why))) {
+		json_object_set_new(doc, "drain_held", fc_json_text(why));
+		return 0;
+	}
 	json_array_foreach(targets, i, t) {
 		/* One drain a node: its first target gives the reason. */
 		int first = 1;

@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "lab/starve.h"
 #include "src/cmds.h"
 
 const char usage_lab[] =
@@ -41,6 +42,13 @@ const char usage_lab[] =
 	"                                         (1000-400000 Mb/s; 100000: rxe reports\n"
 	"                                         100 Gb/s; default unknown: 2.5 Gb/s)\n"
 	"  status [--name NAME] [--json]          the rack's nodes and their state\n"
+	"  calibrate [--name NAME] [--recorded]   one pair nodeA-nodeB (rxe0, 2 s)\n"
+	"                                         against this host's best: whether the\n"
+	"                                         host starves the rack (exit 1); lab up\n"
+	"                                         runs it; --recorded: judge lab up's\n"
+	"                                         again. Set FABCHECK_LAB_RACK=NAME and\n"
+	"                                         pair, matrix, soak... on the rack set\n"
+	"                                         a starved run's findings aside\n"
 	"  ssh-config [--name NAME]               print the path of the rack's ssh_config\n"
 	"  exec [--name NAME] NODE CMD...         run CMD on a node (by its shell, as ssh)\n"
 	"  fault [--name NAME] NODE [--rail R] loss PCT | rate MBIT | mtu N | down | clear\n"
@@ -240,6 +248,8 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (sub_help(argc, argv) && (n = print_sub_usage(ctx, argv[1])) >= 0)
 		return n;
+	if (!strcmp(argv[1], "calibrate"))
+		return fc_lab_calibrate(ctx, argc - 1, argv + 1);
 	if (script_path(path, sizeof(path))) {
 		fc_err("lab: cannot find lab/rack.sh beside the fabcheck binary; "
 		       "reinstall with 'make install' or set FABCHECK_LAB_SCRIPT");

@@ -121,6 +121,20 @@ status_node_rails_json() {
 	done
 }
 
+# calib_recorded [--json]: lab up's calibration judged again (fabcheck lab
+# calibrate --recorded, lab/cmd_calib.c); "null" (JSON) or nothing when
+# there is none.
+calib_recorded() {
+	local out rc
+	out=$(FABCHECK_LAB_HOME=$LAB_HOME "${FABCHECK_SELF:-fabcheck}" lab calibrate --name "$RACK" --recorded "$@" 2>/dev/null </dev/null)
+	rc=$?
+	if [ $rc -le 1 ] && [ -n "$out" ]; then
+		printf '%s\n' "$out"
+	elif [ "${1:-}" = --json ]; then
+		echo null
+	fi
+}
+
 lab_status() {
 	local EXTRA_OPTS=--json i n st bad=0 json=0 faults first findings=() r
 	parse_name status "$@"
@@ -160,7 +174,8 @@ lab_status() {
 		printf '  "home": %s,\n  "ssh_config": %s,\n' "$(json_str "$LAB_HOME")" "$(json_str "$SSH_CFG")"
 		printf '  "fabric": { "subnet": "%s.0/24", "mcast": "230.0.0.1:%s", "mtu": %s, "rails": [%s] },\n' \
 			"$RACK_NET" "$RACK_PORT" "$RACK_MTU" "$(status_rails_json)"
-		printf '  "kernel": "%s",\n  "ready_s": %s,\n  "nodes": [\n' "$RACK_KERNEL" "${RACK_READY_S:-null}"
+		printf '  "kernel": "%s",\n  "ready_s": %s,\n' "$RACK_KERNEL" "${RACK_READY_S:-null}"
+		printf '  "calibration": %s,\n  "nodes": [\n' "$(calib_recorded --json)"
 		for ((i = 0; i < RACK_NODES; i++)); do
 			n=node${LAB_NODE_LETTERS[i]}
 			printf '    { "name": "%s", "state": %s, "fabric_ip": "%s.%d", "ssh_port": %s, "pid": %s, "faults": {%s }, "rails": [%s] }%s\n' \
@@ -186,6 +201,7 @@ lab_status() {
 			printf '%-6s  %-8s  %-12s  %-15s  %-8s  %s\n' "$n" "${NODE_ST[i]}" "$RACK_NET.$((i + 1))" \
 				"127.0.0.1:${SSH_PORTS[i]}" "$(cat "$RACK_DIR/nodes/$n.pid" 2>/dev/null)" "${faults:--}"
 		done
+		calib_recorded
 		for f in "${findings[@]}"; do
 			say "FAIL: $f"
 		done

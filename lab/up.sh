@@ -471,6 +471,24 @@ up_parse() {
 	RACK=$name
 }
 
+# up_calibrate: one pair nodeA-nodeB on rxe0 for 2 s (fabcheck lab
+# calibrate, lab/cmd_calib.c): its bandwidth against this host's best, and
+# the guests' wait for a CPU over it, say whether the host starves the rack
+# (lab/starve.h). Said in one line; never fatal: a rack that boots is up.
+up_calibrate() {
+	local rc
+	[ "$RACK_NODES" -ge 2 ] && [ -n "${FABCHECK_SELF:-}" ] && [ "${FABCHECK_LAB_CALIBRATE:-1}" != 0 ] || return 0
+	FABCHECK_LAB_HOME=$LAB_HOME "$FABCHECK_SELF" lab calibrate --name "$RACK" --mtu "$RACK_MTU" \
+		2>"$RACK_DIR/calibrate.log" </dev/null
+	rc=$?
+	case $rc in
+	0) ;;
+	1) say "  (pair, matrix, soak on this rack set their results aside while it is starved when FABCHECK_LAB_RACK=$RACK is set; scripts/demo.sh sets it)" ;;
+	*) say "calibration of lab rack '$RACK': the pair gave no figure (exit $rc; its messages: $RACK_DIR/calibrate.log)" ;;
+	esac
+	return 0
+}
+
 lab_up() {
 	up_parse "$@"
 	up_check_tools
@@ -495,4 +513,5 @@ lab_up() {
 	say "rack '$RACK' ready in $(elapsed "$UP_START") s from 'lab up' ($(elapsed "$UP_T0") s of boot): $(rack_node_names)"
 	say "  ssh -F $SSH_CFG nodeA fabcheck devices"
 	say "  fabcheck lab status --name $RACK; fabcheck lab down --name $RACK"
+	up_calibrate
 }

@@ -4,8 +4,13 @@
  *  - incast: per receiver, the aggregate against its port's ceiling, Jain's
  *    fairness over the senders' shares, and the congestion counters that
  *    moved on the ports of its round, as named outcomes (core/congest.h);
- *  - bisection: per round, the total against the sum of the senders' ports;
- *  - fanout and alltoall: per round, the total and the flows.
+ *  - fanout: per sender, its aggregate against its port's ceiling and
+ *    Jain's fairness over the receivers' shares;
+ *  - alltoall: per group, each node's in and out aggregates, Jain's index
+ *    over what each received, and the incast's congestion outcomes;
+ *  - bisection: per round, the total against the sum of the senders' ports.
+ * Each round's rates are over the window all its flows ran in, when they
+ * stored their byte curves (mx_pattern_flow.c).
  * Read back from the store, so `report` judges a stored run the same way.
  */
 #ifndef FC_MX_PATTERN_H

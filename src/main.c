@@ -8,6 +8,8 @@
 #include "ctl/lldp.h"
 #include "ctl/ssh_mux.h"
 #include "gdr/gdr.h"
+#include "lab/starve.h"
+#include "ctl/drain.h"
 #include "core/bundle.h"
 #include "ctl/nodesrc.h"
 #include "src/cmds.h"
@@ -108,6 +110,13 @@ int main(int argc, char **argv)
 	fc_out_on_signals(&ctx, fc_ssh_mux_remove);
 	for (; rc < 0 && i < argc && argv[i][0] == '-'; i++)
 		rc = global_opt(&ctx, argv[i]);
+	/* On a lab rack (FABCHECK_LAB_RACK, the lab's explicit signal): a run
+	 * the host starved judges no node and drains none. */
+	if (rc < 0 && i < argc && strcmp(argv[i], "lab") && strcmp(argv[i], "worker") &&
+	    fc_starve_begin()) {
+		fc_emit_hook = fc_starve_doc;
+		fc_drain_hold = fc_starve_hold;
+	}
 	if (rc < 0)
 		rc = fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
 	fc_ssh_mux_end(); /* on every return; nothing when already ended */

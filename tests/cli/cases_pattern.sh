@@ -97,6 +97,30 @@ expect "bisection: a round under the ports warned" 0 'bisection round 1: 2 Gb/s 
 $FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a.db \
 	>$PTT/a.txt 2>&1
 expect "alltoall --group 2: one round of 4 flows" 0 'round 1: 4 flows, 9.6 Gb/s in all' -- cat $PTT/a.txt
+# fanout: nodeC's worker sends 0.5 Gb/s; in the round from nodeC both
+# receivers get it, fair between them, and the sender's 1 Gb/s out is
+# under its port (2.5 Gb/s SDR 1X, the port rate: rxe has no payload model).
+RW_GBPS_HOST=nodeC $FC matrix nodeA nodeB nodeC --pattern fanout -d rxe0 "${PTW[@]}" \
+	--db $PTT/o.db >$PTT/o.txt 2>&1
+expect "fanout: each sender's round, its receivers and Jain's index" 0 '^3$' -- \
+	grep -Ec 'round [123]: from node[ABC] to 2 receivers: [0-9.]+ Gb/s of 2.5 Gb/s \(port rate\), Jain 1.000' $PTT/o.txt
+expect "fanout: a sender under its port named" 0 'fanout from nodeC: below the port ceiling: 1 Gb/s out of nodeC against its port.s ceiling 2.5 Gb/s' -- \
+	cat $PTT/o.txt
+
+# alltoall in groups of 2 with nodeC's sends at 0.5 Gb/s and retransmissions
+# on rxe0 after clean pairs (c.db): per group, each node in and out; group
+# 2 (nodeC, nodeD) unfair, and the loss is no working flow control.
+RW_GBPS_HOST=nodeC RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"rcvd_seq_err":40}' $FC matrix nodeA nodeB nodeC \
+	nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/c.db --json >$PTT/a2.json 2>/dev/null
+expect "alltoall --json: per group each node's in and out, Jain, the outcomes" 0 '^ok$' -- python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["pattern"]["rounds"][0]["groups"]
+ok = len(g) == 2 and sorted(g[0]["in_gbps"]) == ["nodeA", "nodeB"] and abs(g[0]["jain"] - 1) < 1e-6
+ok = ok and abs(g[1]["in_gbps"]["nodeD"] - 0.5) < 0.05 and abs(g[1]["out_gbps"]["nodeC"] - 0.5) < 0.05
+names = [o["outcome"] for o in g[1]["outcomes"]]
+ok = ok and "unfair" in names and "no working flow control" in names
+print("ok" if ok else json.dumps(g)[:900])' $PTT/a2.json
+
 # Measured over the round's common window: nodeB's worker moves its bytes
 # from 1 s to 3 s after the go, 50 MB of them in its first second (its own
 # test says 2.4 Gb/s); the others move 2.4 Gb/s from 0 s to 2 s. A round

@@ -19,6 +19,9 @@
 # RW_EVIDENCE names a recorded evidence folder (doc/diagnose.md): each
 # worker sends its port's before/ and after/ files from HOST/DEV-1/ as the
 # real worker sends its readings (before its setup reply, before finish).
+# RW_SCHEDSTAT_FILE: nodeA's worker writes RW_SCHEDSTAT into it at its first
+# "go" (a QEMU thread's figures in the middle of the run, for
+# tests/cli/cases_starve.sh's /proc of recorded figures).
 if [ "${1:-}" = devices ]; then
 	cat "${FAKE_DEVICES:-/dev/null}"
 	exit 0
@@ -74,6 +77,10 @@ while next_clocked test; do
 	next go || exit 1
 	t0=$(date +%s.%N)
 	[ -n "${RW_GO_LOG:-}" ] && echo "$host $dev $t0" >>"$RW_GO_LOG"
+	if [ -n "${RW_SCHEDSTAT_FILE:-}" ] && [ "$host" = nodeA ] && [ -z "${sched_done:-}" ]; then
+		echo "$RW_SCHEDSTAT" >"$RW_SCHEDSTAT_FILE.new" && mv "$RW_SCHEDSTAT_FILE.new" "$RW_SCHEDSTAT_FILE"
+		sched_done=1
+	fi
 	case $t in
 	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
 		say '"result","seconds":0.4,"msgs":10000,"min_us":35.1,"p50_us":40.2,"p90_us":44.0,"p99_us":51.3,"p999_us":60.8,"max_us":75.0,"avg_us":40.9,"stdev_us":3.1' ;;

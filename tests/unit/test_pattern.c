@@ -187,12 +187,116 @@ static void test_incast_outcomes(void **state)
 	assert_int_equal(fc_cg_class_of("port_rcv_data"), FC_CG_OTHER);
 }
 
+/* The first outcome's name and evidence of @out ("none"). */
+static const char *first(json_t *out, const char **evidence)
+{
+	json_t *o = json_array_get(json_object_get(out, "outcomes"), 0);
+
+	*evidence = json_string_value(json_object_get(o, "evidence")) ?: "";
+	return json_string_value(json_object_get(o, "outcome")) ?: "none";
+}
+
+/* Fanout: n0 writes to three receivers through its 392 Gb/s payload
+ * ceiling (a 400G port, core/payload.h). */
+static void test_fanout_outcomes(void **state)
+{
+	static const char *const rx[] = { "n1", "n2", "n3" };
+	const double fair[] = { 125, 125, 125 }, starved[] = { 180, 180, 20 }, low[] = { 60, 60, 60 };
+	struct fc_fanout_obs o = { .sender = "n0", .nreceivers = 3, .receiver = rx,
+				   .ceiling_gbps = 392 };
+	const char *ev;
+	json_t *out;
+
+	(void)state;
+	o.gbps = fair;
+	out = json_object();
+	assert_int_equal(fc_fanout_judge(&o, out), 0);
+	assert_string_equal(first(out, &ev), "none");
+	assert_true(fabs(json_real_value(json_object_get(out, "jain")) - 1) < 1e-12);
+	assert_true(fabs(json_real_value(json_object_get(out, "aggregate_gbps")) - 375) < 1e-9);
+	json_decref(out);
+	o.gbps = starved;
+	out = json_object();
+	assert_int_equal(fc_fanout_judge(&o, out), 1);
+	assert_string_equal(first(out, &ev), "unfair");
+	assert_non_null(strstr(ev, "n3 received 20 Gb/s against a fair share of 126.7 Gb/s"));
+	assert_non_null(strstr(ev, "check its path from n0"));
+	json_decref(out);
+	o.gbps = low;
+	out = json_object();
+	assert_int_equal(fc_fanout_judge(&o, out), 1);
+	assert_string_equal(first(out, &ev), "below the port ceiling");
+	assert_non_null(strstr(ev, "180 Gb/s out of n0 against its port's ceiling 392 Gb/s"));
+	json_decref(out);
+}
+
+/* An all-to-all group of four 400G nodes, each 380 Gb/s in and out, with
+ * recorded counter sets (the names as mlx5 and rxe report them). */
+static const char *a2a(const double *in, const double *outg, const struct rec *c, int nc,
+		       const double *drop, int pairs_clean, int *level, const char **ev)
+{
+	static const char *const nodes[] = { "n0", "n1", "n2", "n3" };
+	static const double ceil4[] = { 392, 392, 392, 392 }, none[4] = { 0 };
+	static char name[64], evidence[300];
+	struct fc_alltoall_obs o = { .nnodes = 4, .node = nodes, .in_gbps = in, .out_gbps = outg,
+				     .ceiling_gbps = ceil4, .rx_drop = drop ? drop : none,
+				     .pairs_clean = pairs_clean };
+	json_t *out = json_object();
+
+	for (int i = 0; i < nc; i++)
+		o.sum[fc_cg_class_of(c[i].name)] += c[i].delta;
+	*level = fc_alltoall_judge(&o, out);
+	snprintf(name, sizeof(name), "%s", first(out, ev));
+	snprintf(evidence, sizeof(evidence), "%s", *ev);
+	*ev = evidence;
+	json_decref(out);
+	return name;
+}
+
+static void test_alltoall_outcomes(void **state)
+{
+	const double full[] = { 380, 380, 380, 380 }, one_low[] = { 380, 380, 380, 90 },
+		     all_low[] = { 300, 300, 300, 300 }, drop2[] = { 0, 0, 1200, 0 };
+	const struct rec pfc[] = { { "rx_prio3_pause", 5120 }, { "tx_prio3_pause_duration", 880 } };
+	const struct rec ecn[] = { { "np_cnp_sent", 850 }, { "rp_cnp_handled", 840 } };
+	const struct rec lossy[] = { { "out_of_sequence", 311 }, { "local_ack_timeout_err", 4 } };
+	const char *ev;
+	int level;
+
+	(void)state;
+	assert_string_equal(a2a(full, full, pfc, 2, NULL, 1, &level, &ev),
+			    "lossless flow control working");
+	assert_int_equal(level, 0);
+	assert_string_equal(a2a(full, full, ecn, 2, NULL, 1, &level, &ev), "ECN/DCQCN working");
+	assert_string_equal(a2a(full, full, lossy, 2, NULL, 1, &level, &ev),
+			    "no working flow control");
+	assert_int_equal(level, 2);
+	assert_string_equal(a2a(full, full, lossy, 2, NULL, 0, &level, &ev), "loss under incast");
+	assert_int_equal(level, 1);
+	assert_string_equal(a2a(full, full, pfc, 2, drop2, 1, &level, &ev), "receiver cannot drain");
+	assert_non_null(strstr(ev, "on n2's own port"));
+	assert_int_equal(level, 2);
+	assert_string_equal(a2a(one_low, full, NULL, 0, NULL, 1, &level, &ev), "unfair");
+	assert_non_null(strstr(ev, "n3 received 90 Gb/s"));
+	assert_int_equal(level, 1);
+	assert_string_equal(a2a(full, one_low, NULL, 0, NULL, 1, &level, &ev), "unfair");
+	assert_non_null(strstr(ev, "n3 sent 90 Gb/s"));
+	assert_non_null(strstr(ev, "to the rest of its group"));
+	assert_string_equal(a2a(all_low, all_low, NULL, 0, NULL, 1, &level, &ev),
+			    "below the port ceiling");
+	assert_non_null(strstr(ev, "300 Gb/s into n0"));
+	assert_string_equal(a2a(full, full, NULL, 0, NULL, 1, &level, &ev), "none");
+	assert_int_equal(level, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_incast),	 cmocka_unit_test(test_bisection),
 		cmocka_unit_test(test_alltoall), cmocka_unit_test(test_jain),
 		cmocka_unit_test(test_incast_outcomes),
+		cmocka_unit_test(test_fanout_outcomes),
+		cmocka_unit_test(test_alltoall_outcomes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
