@@ -222,7 +222,23 @@ static void gather(const struct diag_ctx *c, struct loss *l)
  *                dropped due to lack of buffers on a physical port ... the
  *                adapter is congested" (kernel mlx5 counters.rst);
  *   the host     rx_out_of_buffer: "receive queue had no software buffers
- *                allocated for the adapter's incoming traffic" (same).
+ *                allocated for the adapter's incoming traffic" (same);
+ *   the application's posting  receive not ready: the responder had no
+ *                receive work request posted for what arrived, so it sent
+ *                an RNR NAK (IBA 9.7.5.2.8) and the requester waits and
+ *                sends again. At the receiving port: mlx5 out_of_buffer,
+ *                "Number of drops occurred due to lack of WQE for the
+ *                associated QPs/RQs" (kernel commit 0ad17a8f7fa0, IB/mlx5:
+ *                Add port protocol stats), rxe send_rnr_err (RNR NAKs sent:
+ *                drivers/infiniband/sw/rxe/rxe_resp.c, RXE_CNT_SND_RNR); at
+ *                the sending port, what it received: mlx5 rnr_nak_retry_err
+ *                (RNR NAKs received, the retry limit not exceeded:
+ *                drivers/infiniband/hw/mlx5/counters.c retrans_q_cnts), rxe
+ *                rcvd_rnr_err (rxe_comp.c, RXE_CNT_RCV_RNR), which names the
+ *                other end's posting. It names the part only when the RNR
+ *                events are at least half of what was lost (a path that
+ *                loses packets makes retries of its own); in a --validate
+ *                run they are the receive cap's, not loss (fc_doc_validated).
  * Each is loss of what the other end sent to that port.
  */
 struct drop_site {
@@ -241,7 +257,35 @@ static void site_add(struct drop_site *d, const struct diag_port *p, int i, cons
 	snprintf(d->text + used, sizeof(d->text) - used, "%s%s %s", used ? "; " : "", p->node, what);
 }
 
-static void drop_sites(const struct diag_ctx *c, struct drop_site *d)
+/* The receive-not-ready site: the port whose application did not post
+ * receives in time (see above), when RNR events are at least half of
+ * @lost; a --validate run's are not loss. */
+static void rnr_site(const struct diag_ctx *c, long long lost, struct drop_site *d)
+{
+	long long rnr = 0;
+
+	for (int i = 0; i < c->set->nports; i++)
+		rnr += c->set->ports[i].sum[DIAG_C_RNR];
+	if (fc_doc_validated(c->test) || rnr <= 0 || 2 * rnr < lost)
+		return;
+	for (int i = 0; i < c->set->nports; i++) {
+		const struct diag_port *p = &c->set->ports[i];
+		const char *rnr_d = p->detail[DIAG_C_RNR];
+
+		if (strstr(rnr_d, "out_of_buffer") || strstr(rnr_d, "send_rnr_err"))
+			site_add(d, p, i, "receiver's application (its receive posting)",
+				 "(no receive was posted for what arrived, so it answered RNR NAKs: out_of_buffer, send_rnr_err)");
+		if (c->set->nports == 2 && (strstr(rnr_d, "rnr_nak_retry_err") || strstr(rnr_d, "rcvd_rnr_err"))) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "(%.64s received RNR NAKs from it: no receive was posted for what arrived)",
+				 p->node);
+			site_add(d, &c->set->ports[!i], !i, "receiver's application (its receive posting)", why);
+		}
+	}
+}
+
+static void drop_sites(const struct diag_ctx *c, long long lost, struct drop_site *d)
 {
 	d->port = -1, d->part = NULL, d->text[0] = 0;
 	for (int i = 0; i < c->set->nports; i++) {
@@ -258,6 +302,7 @@ static void drop_sites(const struct diag_ctx *c, struct drop_site *d)
 			site_add(d, p, i, "receiver (its receive queues)",
 				 "(its receive queues had no buffer posted for what arrived: rx_out_of_buffer)");
 	}
+	rnr_site(c, lost, d);
 }
 
 /* "packets nodeB sent to nodeA were dropped" when one direction dominates,
@@ -299,7 +344,7 @@ static void r_loss(struct diag_ctx *c)
 	if (l.phys || l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop <= 0)
 		return;
 	cong = l.pause + l.ecn > 0;
-	drop_sites(c, &site);
+	drop_sites(c, l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop, &site);
 	direction(c, &l, &site, subj, sizeof(subj), where, sizeof(where));
 	snprintf(ev, sizeof(ev), "retries or drops with no physical-layer error%s, %s: %s; %s",
 		 l.phys_exposed ? "" : " (none exposed here)",
@@ -317,6 +362,7 @@ static void r_loss(struct diag_ctx *c)
 		if (site.part)
 			snprintf(next, sizeof(next), "%s",
 				 strstr(site.part, "switch") ? "not the cable: read the switch port's discards and its buffer and PFC settings for this traffic class; run the pair alone and compare"
+				 : strstr(site.part, "application") ? "not the cable: the receiving application did not post receives ahead of what arrived (RNR NAKs): post more receives or use a shared receive queue, raise the QP's min_rnr_timer and rnr_retry, and check the receiving process's CPU and NUMA placement"
 				 : strstr(site.part, "queues") ? "not the cable: the receiver's host did not post receive buffers in time (CPU, IRQ and NUMA placement of the receiving process, its queue depth); re-run with a deeper receive queue"
 				 : "not the cable: the receiving NIC could not absorb the traffic (PFC on the fabric class, the NIC's buffer settings, PCIe of the receiver: lspci LnkSta); re-run with --tclass on a lossless class");
 		diag_emit(c, "drops", subj, site.part ? site.part : "buffers or QoS configuration",
