@@ -24,6 +24,7 @@
 #include "core/out.h"
 #include "core/sched.h"
 #include "matrix/soak.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "ctl/chan.h"
 #include "store/store.h"
@@ -326,16 +327,21 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 				      json_pack("{s:s, s:s, s:f, s:f, s:O}", "a", s->c.nodes[job->a],
 						"b", s->c.nodes[job->b], "start", s->slice_start,
 						"end", now, "doc", doc));
-	/* names and verdict from a store or a pair: through fc_put_safe */
+	/* names and verdict from a store or a pair: through fc_put_safe; the
+	 * line fits the terminal (COLUMNS, else 100), cut at a word with " ..."
+	 * (the slice is whole in --json and the store) */
 	if (g == g)
-		n = snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways (%s)\n",
-			     fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			     s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
+		snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways (%s)",
+			 fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			 s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
 	else
-		n = snprintf(line, sizeof(line), "soak: %s %s-%s: no result (%s)\n",
-			     fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			     s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
-	fc_put_safe(stderr, line, n < 0 ? 0 : n >= (int)sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+		snprintf(line, sizeof(line), "soak: %s %s-%s: no result (%s)",
+			 fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+			 s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
+	fc_fit_words(line, fc_term_cols());
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	fc_put_safe(stderr, line, (size_t)n);
 }
 
 /* Runs slices until the duration is spent or a signal; 0, -EINTR, or <0. */

@@ -94,6 +94,15 @@ print("ok" if len(d["rail_notes"]) == 1 and d["rail_notes"][0].startswith("rxe2 
 expect "summary: soak says the port its pairs left out, in text" 0 '^rails: rxe2 left out on [0-9] nodes .*its rate 10 Gb/s differs' -- \
 	bash -c "FAKE_DEVICES=$SUMST $FC soak nodeA nodeB nodeC --duration 4 --slice 2 --interval 1 \
 	--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $SUMT/s2.db 2>/dev/null; true"
+# soak's progress lines fit COLUMNS too, cut at a word with " ..." (a slice
+# line is about 63 columns: at 60 each is cut, none is longer).
+soak_fit() {
+	COLUMNS=60 FAKE_DEVICES=$SUMDEV $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
+		--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db "$SUMT/s3.db" 2>&1 >/dev/null |
+		awk '/^soak: [0-9]+:[0-9]/ { n++; if (length($0) > 60) long++; if ($0 ~ / \.\.\.$/) cut++ }
+			END { print (long || !n ? "no" : "ok"), n + 0, cut + 0 }'
+}
+expect "summary: soak's progress lines fit COLUMNS=60, cut at a word" 0 '^ok [1-9][0-9]* [1-9]' -- soak_fit
 # matrix's progress lines fit COLUMNS (else 100): the pair's reason cut at a
 # word with " ...", left out where under 12 columns remain.
 sum_progress() {
