@@ -365,7 +365,7 @@ static json_t *kid_doc(struct mx_runner *r, struct fc_child *k, const struct mx_
 					   "pair gave no result");
 	if (code == 2)
 		r->usage_error = 1;
-	if (code != 0 && code != 1) {
+	if (!fc_pair_end_judged(k->term_at > 0 ? -1 : code, doc)) {
 		/* Could not run: an infrastructure error, not a bad link. */
 		json_object_set_new(doc, "verdict", json_string("error"));
 		json_object_set_new(doc, "error", json_string(why));

@@ -4,9 +4,8 @@
 #      TUI running the matrix itself, in tmux;
 #   2. on a 4-node rack of its own: healthy, the matrix passes; with nodeC
 #      rate-limited to 10 Mbit/s both ways, it names nodeC and no other and
-#      exits 1; `matrix --screen` names it in two rounds and stops; the TUI
-#      marks it; the HTML report's SVG and a headless Chromium screenshot
-#      show it.
+#      exits 1; the TUI marks it; the HTML report's SVG and a headless
+#      Chromium screenshot show it.
 # The rack runs about 0.01-0.2 Gb/s under TCG, and rxe reports a 2.5 Gb/s rate
 # that means nothing here, so the thresholds are explicit and relative:
 # --min-gbps 0.001 (turns off pair's share of link rate) and --min-rack-pct 30.
@@ -72,21 +71,11 @@ if rack_up "$RMX" --nodes 4; then
 		"d['verdict'] == 'fail' and [s.get('node') for s in d['suspects']] == ['nodeC'] and
 		 [n['node'] for n in d['per_node'] if n['state'] != 'pass'] == ['nodeC'] and len(d['pairs']) >= 6" \
 		-- "$FC" matrix --resume 2 --db "$MXR/four.db" --ssh-config "$S4" --json
-	# The screen on the same fault: nodeC named, and the screen stops by
-	# itself (one rail here): after the two seed rounds when the healthy
-	# pairs agree, or a round later when the emulator's spread leaves a
-	# healthy node in doubt (make check saw nodeD->nodeB at 0.017 Gb/s beside
-	# nodeD->nodeA at 0.086). That it stops as early as the evidence allows
-	# is test_screen's, on recorded figures.
-	T0M=$SECONDS
-	expect "screen names the slowed node and stops by itself" 1 'screen stopped: every \(node, rail\) named or cleared in [23] round\(s\): 1 named, 3 cleared' -- \
-		"$FC" matrix --screen "${NODES[@]}" --ssh-config "$S4" "${PAIR_OPTS[@]}" \
-		--min-rack-pct 30 --db "$MXR/screen.db"
-	echo "    faulted 4-node screen: $((SECONDS - T0M)) s"
-	expect_json "screen: nodeC alone, stopped by itself in 2 or 3 rounds" 1 \
-		"d['screen']['stop'] == 'done' and d['rounds'] in (2, 3) and len(d['pairs']) == 2 * d['rounds'] and
-		 [s.get('node') for s in d['suspects']] == ['nodeC']" \
-		-- "$FC" matrix --resume 1 --db "$MXR/screen.db" --ssh-config "$S4" --json
+	# The screen on one rail (nodeC named at the node level after the two
+	# seed rounds, stopped by itself) is judged in tests/cli/cases_screen.sh
+	# on the stand-in worker with nodeC slow both ways, and in test_screen
+	# on recorded figures; the screen on the rack's own traffic runs in
+	# phase_rails (two rails, one port slowed). (Issue 36 item 5: 55 s here.)
 	"$FC" lab fault --name "$RMX" nodeC clear >/dev/null 2>&1
 
 	# The TUI over the stored run: the matrix and the suspect's mark.
@@ -116,9 +105,9 @@ if rack_up "$RMX" --nodes 4; then
 fi
 expect "lab down $RMX" 0 "is down" -- "$FC" lab down --name "$RMX"
 expect_rack_gone "$RMX"
-# The stores of the real runs are kept (runs 1 and 2 of four.db, the screen):
+# The store of the real runs is kept (runs 1 and 2 of four.db):
 # recorded data on which the TUI, HTML, Prometheus and Chromium checks above,
 # judgment and drawing only, can move to CLI cases (issue 36 item 5).
 mkdir -p "$FABCHECK_LAB_HOME/recorded" &&
-	cp "$MXR"/four.db "$MXR"/screen.db "$FABCHECK_LAB_HOME/recorded/" 2>/dev/null
+	cp "$MXR"/four.db "$FABCHECK_LAB_HOME/recorded/" 2>/dev/null
 rm -rf "$MXR"
