@@ -192,6 +192,8 @@ struct diag_port {
 	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
 	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
 	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
+	char fw_ver[64];		   /* the HCA's firmware (sysfs fw_ver); "" unknown */
+	char module_pn[48];		   /* its module's part number (ethtool -m "Vendor PN"); "" unknown */
 	char health[240];		   /* card reporters in error (devlink health) */
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
@@ -261,6 +263,9 @@ json_t *diag_port_json(const struct diag_port *p);
 
 /* Parsers of recorded text (pure). */
 int diag_parse_module(const char *ethtool_m, struct diag_module *m);
+/* The module's part number ("Vendor PN" of ethtool -m, SFF-8636 and CMIS
+ * alike: ethtool sff-common.c) into @buf; "" when not printed. */
+void diag_module_pn(const char *ethtool_m, char *buf, size_t len);
 /* Which lanes of @m the link uses: the first @width lanes with light and
  * their transmitter on (@width 0: every lane with light); lanes with no
  * light (0 mW, "-inf dBm") or a transmitter off are "not in use". Fills

@@ -368,6 +368,19 @@ static int lane_list(struct diag_module *m, const char *key, const char *val)
 	return 1;
 }
 
+void diag_module_pn(const char *text, char *buf, size_t len)
+{
+	const char *s = text ? strstr(text, "Vendor PN") : NULL;
+
+	*buf = 0;
+	if (!s || !(s = strchr(s, ':')))
+		return;
+	s += 1 + strspn(s + 1, " \t");
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\r\n"), s);
+	for (size_t n = strlen(buf); n && (buf[n - 1] == ' ' || buf[n - 1] == '\t'); n--)
+		buf[n - 1] = 0;
+}
+
 static void module_line(struct diag_module *m, const char *key, const char *val)
 {
 	int thr = strstr(key, "threshold") != NULL;

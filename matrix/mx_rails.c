@@ -74,9 +74,14 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 		for (int r = 0; r < map->nrails; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(map, nodes, i, r);
 
-			json_array_append_new(pl, p ? json_pack("{s:s, s:i, s:s}", "device", p->dev,
-								"port", p->port, "netdev",
-								p->netdev) :
+			/* the leaf the port reaches: its LLDP neighbour, or the
+			 * switch its InfiniBand port is cabled to (a matrix
+			 * pattern's bisection splits the nodes by it) */
+			const char *leaf = !p ? NULL : p->lldp[0] ? p->lldp : p->peer[0] ? p->peer : NULL;
+
+			json_array_append_new(pl, p ? json_pack("{s:s, s:i, s:s, s:s?}", "device",
+								p->dev, "port", p->port, "netdev",
+								p->netdev, "leaf", leaf) :
 						      json_null());
 		}
 		json_object_set_new(per, nodes[i].name, pl);
