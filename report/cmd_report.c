@@ -18,6 +18,7 @@
 #include "matrix/mx_diag.h"
 #include "matrix/mx_history.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_pattern.h"
 #include "report/report.h"
 
 const char usage_report[] =
@@ -400,6 +401,11 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 	}
 	doc = mx_model_doc_brief(&m);
 	mx_doc_diagnoses(&m, st, doc);
+	/* a pattern run judged as matrix judged it (its rounds, the receivers' shares) */
+	if (json_object_get(m.info.params, "pattern") && mx_pattern_doc(st, run, doc)) {
+		rc = FC_EXIT_CANT;
+		goto out_release;
+	}
 	json_object_set_new(doc, "slurm", json_array());
 	fc_store_actions(st, run, slurm_action_json, json_object_get(doc, "slurm"));
 	if (history)

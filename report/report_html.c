@@ -391,6 +391,64 @@ static void html_rails(FILE *f, const struct mx_model *m)
 	}
 }
 
+/* One bar of a flow's share: its Gb/s against the round's port ceiling
+ * (the receiver's for incast, the sender's for fanout), 300 px full. */
+static void html_bar(FILE *f, const char *from, const char *to, double gbps, double ceiling)
+{
+	double w = ceiling > 0 ? 300 * gbps / ceiling : 0;
+	char g[32];
+
+	fputs("<tr><td>", f);
+	rp_html_escape(f, from);
+	fputs(" &rarr; ", f);
+	rp_html_escape(f, to);
+	fprintf(f, "</td><td><div class=\"bar\" style=\"width:%.0fpx\"></div></td><td>%s</td></tr>\n",
+		w > 300 ? 300 : w < 1 && gbps > 0 ? 1 : w,
+		fc_fmt_figure(gbps, "%.4g", "Gb/s", g, sizeof(g)));
+}
+
+/* A pattern run's incast and fanout rounds: a bar for each flow's share
+ * of the target's port, with the round's Jain index and outcomes. */
+static void html_pattern(FILE *f, const json_t *doc)
+{
+	const json_t *p = json_object_get(doc, "pattern");
+	const char *name;
+	json_t *rd, *o, *v;
+	size_t i, k;
+
+	if (!p)
+		return;
+	/* its own style, so that a page without a pattern is as before */
+	fputs("<style>.bar{background:#4a7fb5;height:12px}.outcome-fail{color:#b00000}"
+	      ".outcome-warn{color:#9a6700}</style>\n<h2>Pattern ", f);
+	rp_html_escape(f, fc_jstr(p, "name", "?"));
+	fputs("</h2>\n", f);
+	json_array_foreach(json_object_get(p, "rounds"), i, rd) {
+		int fan = json_object_get(rd, "sender") != NULL;
+		const char *t = fc_jstr(rd, fan ? "sender" : "receiver", NULL);
+
+		if (!t)
+			continue;
+		fprintf(f, "<h3>Round %d: %s ", (int)fc_jnum(rd, "round", 0), fan ? "from" : "into");
+		rp_html_escape(f, t);
+		fprintf(f, ", %.4g of %.4g Gb/s (%s), Jain %.3f</h3>\n<table class=\"shares\">\n",
+			fc_jnum(rd, "aggregate_gbps", 0), fc_jnum(rd, "ceiling_gbps", 0),
+			fc_jstr(rd, "ceiling_is", "?"), fc_jnum(rd, "jain", NAN));
+		json_object_foreach(json_object_get(rd, fan ? "receivers" : "senders"), name, v)
+			html_bar(f, fan ? t : name, fan ? name : t, json_number_value(v),
+				 fc_jnum(rd, "ceiling_gbps", 0));
+		fputs("</table>\n", f);
+		json_array_foreach(json_object_get(rd, "outcomes"), k, o) {
+			fprintf(f, "<p class=\"outcome-%s\">%s: ", fc_jstr(o, "level", "?"),
+				fc_jstr(o, "level", "?"));
+			rp_html_escape(f, fc_jstr(o, "outcome", "?"));
+			fputs(": ", f);
+			rp_html_escape(f, fc_jstr(o, "evidence", ""));
+			fputs("</p>\n", f);
+		}
+	}
+}
+
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
 	char when[64], g[32], l[32];
@@ -424,6 +482,7 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 	svg_heatmap(f, m, &m->an, "heatmap");
 	html_legend(f);
 	html_nodes(f, doc);
+	html_pattern(f, doc);
 	fputs("<p>Written by fabcheck report.</p>\n</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

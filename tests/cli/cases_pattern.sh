@@ -121,6 +121,21 @@ names = [o["outcome"] for o in g[1]["outcomes"]]
 ok = ok and "unfair" in names and "no working flow control" in names
 print("ok" if ok else json.dumps(g)[:900])' $PTT/a2.json
 
+# report --html of an incast run: a bar per sender of each receiver's
+# round, as a share of the receiver's port (300 px full), with the outcome.
+RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.5 $FC matrix nodeA nodeB nodeC --pattern incast -d rxe0 \
+	"${PTW[@]}" --db $PTT/h.db >/dev/null 2>&1
+$FC report --db $PTT/h.db --html $PTT/h.html >/dev/null 2>&1
+expect "report --html: per-receiver incast bars and the unfair sender" 0 '^ok$' -- python3 -c '
+import re, sys
+h = open(sys.argv[1]).read()
+bars = re.findall(r"<td>(node[ABC]) &rarr; (node[ABC])</td><td><div class=\"bar\" style=\"width:(\d+)px\"></div></td><td>([0-9.]+) Gb/s</td>", h)
+want = sorted((s, r) for r in ("nodeA", "nodeB", "nodeC") for s in ("nodeA", "nodeB", "nodeC") if s != r)
+ok = sorted((s, r) for s, r, _, _ in bars) == want
+ok = ok and all(int(w) == (60 if s == "nodeC" else 288) for s, _, w, _ in bars)
+ok = ok and h.count("<p class=\"outcome-warn\">warn: unfair: nodeC sent 0.5 Gb/s") == 2 and "<h3>Round 1: into nodeA" in h
+print("ok" if ok else bars)' $PTT/h.html
+
 # Measured over the round's common window: nodeB's worker moves its bytes
 # from 1 s to 3 s after the go, 50 MB of them in its first second (its own
 # test says 2.4 Gb/s); the others move 2.4 Gb/s from 0 s to 2 s. A round
