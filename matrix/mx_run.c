@@ -57,7 +57,7 @@ int mx_run_init(struct mx_runner *r)
 	r->evfd = -1;
 	r->rounds = fc_sched_rounds(r->n, r->both);
 	if (r->pattern != FC_PAT_PAIRS) {
-		if (fc_pattern_plan(r->pattern, r->n, r->pattern_k, NULL, &r->pplan))
+		if (fc_pattern_plan(r->pattern, r->n, r->pattern_k, r->leaf, &r->pplan))
 			return -ENOMEM;
 		r->rounds = r->pplan.nrounds;
 	}
@@ -97,6 +97,8 @@ void mx_run_release(struct mx_runner *r)
 	free(r->kid_jobs);
 	free(r->queue);
 	fc_pattern_release(&r->pplan);
+	free(r->leaf);
+	r->leaf = NULL;
 	if (r->bar_on)
 		fc_barrier_release(&r->bar);
 	r->bar_on = 0;
