@@ -71,6 +71,15 @@ int fc_bw_open_at(struct fc_bundle_w *w, int dfd, const char *name, const char *
 		return -ENAMETOOLONG;
 	if ((w->rootfd = fc_subdir_at(dfd, name, shown)) < 0)
 		return w->rootfd;
+	/* an earlier bundle's manifest goes first: a write that fails leaves none */
+	if (unlinkat(w->rootfd, "manifest.json", 0) && errno != ENOENT) {
+		int err = -errno;
+
+		fc_err("capture: cannot remove '%s/manifest.json': %s", w->root, strerror(-err));
+		close(w->rootfd);
+		w->rootfd = -1;
+		return err;
+	}
 	w->files = json_array();
 	w->not_read = json_array();
 	return 0;
@@ -214,6 +223,16 @@ int fc_bw_close(struct fc_bundle_w *w, json_t *head)
 	close(dfd);
 	free(text);
 	return rc;
+}
+
+void fc_bw_abort(struct fc_bundle_w *w)
+{
+	json_decref(w->files);
+	json_decref(w->not_read);
+	w->files = w->not_read = NULL;
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	w->rootfd = -1;
 }
 
 void fc_bundle_cmd_name(const char *const *argv, char *buf, size_t len)

@@ -39,8 +39,9 @@ struct fc_bundle_w {
 int fc_bw_open(struct fc_bundle_w *w, const char *dir);
 /* The same with the root the folder @name of the folder @dfd (made, or
  * taken when it is already one of ours: core/safefile.h fc_subdir_at, never
- * through a link), @shown naming it. The manifest lists what this writer
- * puts, nothing else the folder holds. 0 or -errno (logged). */
+ * through a link), @shown naming it. Its manifest.json, if any, is removed
+ * first; the new one lists what this writer puts, nothing else the folder
+ * holds. 0 or -errno (logged). */
 int fc_bw_open_at(struct fc_bundle_w *w, int dfd, const char *name, const char *shown);
 /* Adds @len bytes of @buf as the file @rel (made with its folders, never
  * through a link), recorded with @from (the command or the path read) and,
@@ -58,6 +59,9 @@ void fc_bw_skip(struct fc_bundle_w *w, const char *what, const char *rel, const 
 /* Writes manifest.json: @head's members (host, time, ...) with "files" and
  * "not_read"; frees what @w holds and takes @head. 0 or -errno. */
 int fc_bw_close(struct fc_bundle_w *w, json_t *head);
+/* Drops the bundle being written without a manifest (so no reader takes
+ * what was put for whole), freeing what @w holds. */
+void fc_bw_abort(struct fc_bundle_w *w);
 /* The file name under cmd/ for a command line: its words joined by '_', each
  * byte outside [A-Za-z0-9.+-] as '-' ("ethtool -S eth0" -> "ethtool_-S_eth0"). */
 void fc_bundle_cmd_name(const char *const *argv, char *buf, size_t len);

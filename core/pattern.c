@@ -166,3 +166,16 @@ double fc_jain(const double *x, int n)
 	}
 	return n > 0 && sq > 0 ? s * s / (n * sq) : NAN;
 }
+
+int fc_pattern_shared_leaves(int nf, const int *src, const int *dst, int nleaves, int *shared)
+{
+	int n = 0;
+
+	for (int l = 0; l < nleaves; l++) {
+		shared[l] = nf > 0;
+		for (int i = 0; i < nf && shared[l]; i++)
+			shared[l] = src[i] == l || dst[i] == l;
+		n += shared[l];
+	}
+	return n;
+}

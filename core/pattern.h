@@ -49,6 +49,16 @@ struct fc_pplan {
 int fc_pattern_plan(enum fc_pattern p, int n, int k, const int *leaf, struct fc_pplan *out);
 void fc_pattern_release(struct fc_pplan *pl);
 
+/*
+ * The leaves every slow flow of a bisection touches: flow i runs from a
+ * node on leaf @src[i] to one on @dst[i] (0 <= leaf < @nleaves). Sets
+ * @shared[l] for each leaf that is an end of every one of the @nf flows and
+ * returns how many (0 when @nf is 0). One leaf: its uplinks are what the
+ * slow flows have in common; two: the spine paths between them; none: the
+ * shortfall is spread over the spine.
+ */
+int fc_pattern_shared_leaves(int nf, const int *src, const int *dst, int nleaves, int *shared);
+
 /* Jain's fairness index of @n shares: (sum x)^2 / (n sum x^2), 1 when all
  * are equal, 1/n when one takes everything (R. Jain, D. Chiu, W. Hawe, "A
  * Quantitative Measure of Fairness and Discrimination for Resource

@@ -438,3 +438,24 @@ const char *fc_sysfs_root(void)
 		r = getenv("FABCHECK_PROBE_SYSFS");
 	return r && *r ? r : "/sys";
 }
+
+int fc_majority(const char *const *vals, int n)
+{
+	int have = 0, best = -1, best_cnt = 0;
+
+	for (int i = 0; i < n; i++) {
+		int cnt = 0;
+
+		if (!vals[i])
+			continue;
+		have++;
+		for (int j = 0; j < n; j++)
+			if (vals[j] && !strcmp(vals[i], vals[j]))
+				cnt++;
+		if (cnt > best_cnt) {
+			best_cnt = cnt;
+			best = i;
+		}
+	}
+	return have && best_cnt * 2 > have ? best : -1;
+}

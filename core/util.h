@@ -84,6 +84,14 @@ double fc_figure_max(const char *key, double gbps_max);
 /* Resizes the array *@arr to @n elements of @size bytes; on failure *@arr is
  * kept as it was. 0 or -ENOMEM. */
 int fc_resize(void **arr, size_t n, size_t size);
+/*
+ * The odd ones out, as preflight and diagnose compare one reading across
+ * the rack's nodes: @vals[i] (NULL: node i has no value, skipped) against
+ * the value most nodes have. Returns the index of the majority value (a
+ * strict majority of the nodes that have one), or -1 when there is none
+ * (every value differs from some other: all are reported).
+ */
+int fc_majority(const char *const *vals, int n);
 /* Room for element @used of the array *@arr of *@cap elements of @size
  * bytes: when it is full, doubles *@cap (16 at first). 0 or -ENOMEM. */
 int fc_grow(void **arr, int *cap, int used, size_t size);

@@ -115,7 +115,11 @@ int fc_drain_may_resume(const char *state, const char *reason);
  * "text"}; the first target of a node gives its reason) and, with
  * o->resume_passed, resumes the nodes of @passed (node names) drained by
  * fabcheck in a run of the same kind (o->resume_kind). A node already
- * drained with another reason is left so.
+ * drained with another reason is left so. A node of @doc's "unchecked"
+ * list (fc_drain_unchecked) is never drained, whatever target names it: a
+ * warning says so. So every reason fabcheck writes ("fabcheck: " first)
+ * is a fault a check saw on that node; there is no reason for a check
+ * that could not run, because such a node is never drained.
  * Adds the "slurm" list and a finding per failed command to @doc, records
  * each action in @st (NULL: none) under run @run. Returns the number of
  * commands that failed.

@@ -343,6 +343,18 @@ static int named(const json_t *targets, const char *node)
 	return 0;
 }
 
+/* Whether @node is in @doc's "unchecked" list (fc_drain_unchecked). */
+static int unchecked(const json_t *doc, const char *node)
+{
+	size_t i;
+	json_t *u;
+
+	json_array_foreach(json_object_get(doc, "unchecked"), i, u)
+		if (!strcmp(fc_jstr(u, "node", ""), node))
+			return 1;
+	return 0;
+}
+
 int (*fc_drain_hold)(char *why, size_t len);
 
 int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *kind,
@@ -367,6 +379,15 @@ int fc_drain_apply(json_t *doc, struct fc_store *st, int64_t run, const char *ki
 		for (size_t j = 0; j < i; j++)
 			first &= strcmp(fc_jstr(json_array_get(targets, j), "node", ""),
 					fc_jstr(t, "node", "")) != 0;
+		/* A node that could not be checked is never drained, whatever
+		 * named it: a drain is for a fault this run saw (issue 38), so
+		 * no reason ever says "could not run". */
+		if (first && unchecked(doc, fc_jstr(t, "node", ""))) {
+			fc_finding(doc, FC_WARN,
+				   "%s: not drained: it could not be checked in this run, and nothing that could not run drains a node",
+				   fc_jstr(t, "node", "?"));
+			continue;
+		}
 		if (first && (o->drain || o->dry_run))
 			drain_one(&c, t);
 	}

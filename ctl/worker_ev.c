@@ -232,6 +232,9 @@ json_t *wk_ev_read(const struct wk_ev_src *s)
 	gettimeofday(&tv, NULL);
 	snprintf(now, sizeof(now), "%.6f\n", (double)tv.tv_sec + tv.tv_usec / 1e6);
 	put(snap, "time", now);
+	/* the HCA's firmware, compared with the same port on the rack's other
+	 * nodes (diag/expect.c port_config_peers) */
+	put_file(snap, "fw_ver", (snprintf(path, sizeof(path), "%s/%s/fw_ver", root, s->dev), path));
 	snprintf(dir, sizeof(dir), "%s/%s/ports/%d", root, s->dev, s->port);
 	put_dir(snap, "counters", (snprintf(path, sizeof(path), "%s/counters", dir), path));
 	put_dir(snap, "hw_counters", (snprintf(path, sizeof(path), "%s/hw_counters", dir), path));

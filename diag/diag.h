@@ -81,6 +81,7 @@ struct diag_module {
 	 * cmis_show_signals: "Tx fault : [ No, Yes, ... ]", lane 1 first;
 	 * "None" when no lane is flagged): bit per lane */
 	unsigned tx_fault, tx_los, rx_los;
+	double br_mbd;	    /* SFF-8636 nominal lane signalling rate (MBd); 0 not read */
 	unsigned app_lanes; /* host lanes with an active application code, as
 			     * SONiC's 'show interfaces transceiver eeprom'
 			     * prints them (ethtool -m prints none); 0 not read */
@@ -139,10 +140,13 @@ int diag_parse_link(const char *text, struct diag_link *l);
  * support when the port at @gbps runs below it, naming in e->part what
  * holds it: its own advertised modes, the partner not reported, or the
  * link's training. */
-void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect *e);
-/* A note when the port runs at the most its partner advertises, below the
- * HCA's own modes ("" otherwise). */
-void diag_link_note(const struct diag_link *l, double gbps, char *buf, size_t len);
+void diag_expect_link(double gbps, const struct diag_link *l, const struct diag_module *m,
+		      struct diag_expect *e);
+/* A note when the port runs at the most its partner advertises or its
+ * module @m (NULL: not read) is built for, below the HCA's own modes (""
+ * otherwise). */
+void diag_link_note(const struct diag_link *l, const struct diag_module *m, double gbps, char *buf,
+		    size_t len);
 
 /* Pure. @gbps on @width lanes (0 unknown), its module @m (NULL or not
  * known: not read) and the same port on @npeers other nodes. */
@@ -192,6 +196,8 @@ struct diag_port {
 	char gid_type[16];		   /* "RoCE v2", "IB/RoCE v1" (sysfs gid_attrs); "" unknown */
 	int pfc;			   /* a bit per priority with PFC on; -1 unknown */
 	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
+	char fw_ver[64];		   /* the HCA's firmware (sysfs fw_ver); "" unknown */
+	char module_pn[48];		   /* its module's part number (ethtool -m "Vendor PN"); "" unknown */
 	char health[240];		   /* card reporters in error (devlink health) */
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
@@ -261,6 +267,9 @@ json_t *diag_port_json(const struct diag_port *p);
 
 /* Parsers of recorded text (pure). */
 int diag_parse_module(const char *ethtool_m, struct diag_module *m);
+/* The module's part number ("Vendor PN" of ethtool -m, SFF-8636 and CMIS
+ * alike: ethtool sff-common.c) into @buf; "" when not printed. */
+void diag_module_pn(const char *ethtool_m, char *buf, size_t len);
 /* Which lanes of @m the link uses: the first @width lanes with light and
  * their transmitter on (@width 0: every lane with light); lanes with no
  * light (0 mW, "-inf dBm") or a transmitter off are "not in use". Fills

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "diag/rules.h"
 
 #define RATE_EPS 1e-6
@@ -212,7 +213,7 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 	int lane;
 
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
-	diag_expect_link(p->rate_gbps, &p->link, &e);
+	diag_expect_link(p->rate_gbps, &p->link, &p->mod, &e);
 	if (e.gbps <= 0)
 		return;
 	lane = first_lane(e.fault);
@@ -258,7 +259,7 @@ void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p)
 	if (!p->mod.known || !p->mod.tx_fault)
 		return;
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
-	diag_expect_link(p->rate_gbps, &p->link, &e);
+	diag_expect_link(p->rate_gbps, &p->link, &p->mod, &e);
 	if (e.gbps > 0 || diag_far_tx_blamed(p))
 		return;
 	lanes_text(p->mod.tx_fault, lanes, sizeof(lanes));
@@ -303,33 +304,40 @@ static int rack_ports(const json_t *sets, struct rack_port *rp)
 }
 
 /*
- * Port-level settings against the same port on the rack's other nodes
- * (as preflight's pf_agree judges them across nodes): the netdev MTU, the
- * trust mode, the PFC priorities and the GID type the test used. A value
- * that most of two or more other nodes do not have is named (rule
- * "port_config_peers"): both ends of one pair are already compared in each
- * folder (diag/rules_test.c r_config), so this is the rack's view.
+ * Port-level readings against the same port on the rack's other nodes, by
+ * the model preflight compares a reading across nodes with (core/util.h
+ * fc_majority, checks/preflight/preflight.c pf_agree_on): the value a
+ * strict majority of the nodes that read it have; a port with another
+ * value is named when three or more nodes read it (two others agree: two
+ * nodes cannot outvote each other, and both ends of one pair are already
+ * compared in each folder, diag/rules_test.c r_config). The readings: the
+ * netdev MTU, the trust mode, the PFC priorities and the GID type the test
+ * used, the HCA's firmware (sysfs fw_ver, as preflight's firmware
+ * agreement reads it) and the module's part number (ethtool -m "Vendor
+ * PN": a port cabled with another module or cable type than its peers).
  */
 static const struct {
-	const char *key, *what, *part;
-	int fabric; /* under the port's "fabric" object */
+	const char *key, *what, *part, *under; /* under: the evidence object it is in */
+	int likely;
 } settings[] = {
-	{ "mtu", "netdev MTU", "configuration (MTU)", 0 },
-	{ "trust", "trust mode", "configuration (trust)", 1 },
-	{ "pfc_priorities", "PFC priorities", "configuration (PFC)", 1 },
-	{ "gid_type", "GID type", "configuration (GID type)", 1 },
+	{ "mtu", "netdev MTU", "configuration (MTU)", NULL, 1 },
+	{ "trust", "trust mode", "configuration (trust)", "fabric", 1 },
+	{ "pfc_priorities", "PFC priorities", "configuration (PFC)", "fabric", 1 },
+	{ "gid_type", "GID type", "configuration (GID type)", "fabric", 1 },
+	{ "fw_ver", "HCA firmware", "HCA (firmware)", NULL, 1 },
+	{ "module_pn", "module part number", "cable or transceiver (another part)", NULL, 0 },
 };
 
 /* Setting @k of @r as text into @buf; 0 when not read. */
 static int setting(const struct rack_port *r, size_t k, char *buf, size_t len)
 {
-	const json_t *o = settings[k].fabric ? json_object_get(r->ev, "fabric") : r->ev;
+	const json_t *o = settings[k].under ? json_object_get(r->ev, settings[k].under) : r->ev;
 	const json_t *v = json_object_get(o, settings[k].key);
 	char *t;
 
 	if (json_is_string(v)) {
 		snprintf(buf, len, "%s", json_string_value(v));
-		return 1;
+		return *buf != 0;
 	}
 	if (!v || json_is_null(v) || !(t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
 		return 0;
@@ -340,30 +348,52 @@ static int setting(const struct rack_port *r, size_t k, char *buf, size_t len)
 
 static int same_port(const struct rack_port *a, const struct rack_port *b)
 {
-	return strcmp(a->node, b->node) && !strcmp(a->dev, b->dev) && a->port == b->port;
+	return !strcmp(a->dev, b->dev) && a->port == b->port;
 }
 
-/* The value most of @a's peers have for setting @k, with how many have it
- * and how many were read; 0 when none. */
-static int peers_setting(const struct rack_port *rp, int n, int a, size_t k, char *best,
-			 size_t len, int *count, int *read)
+static const char *setting_next(size_t k)
 {
-	char v[128], w[128];
+	if (!strcmp(settings[k].key, "fw_ver"))
+		return "flash the firmware the other nodes run on this HCA (mlxfwmanager, or the vendor's tool) and reset it (mlxfwreset), then re-run";
+	if (!strcmp(settings[k].key, "module_pn"))
+		return "compare 'ethtool -m' of this port with a good node's: fit the module or cable type the other nodes use on this port, then re-run";
+	return "set the value the other nodes have on this port (MTU: 'ip link set DEV mtu'; trust and PFC: mlnx_qos or dcb; GID type: the RoCE version the fabric uses) and re-run";
+}
 
-	*count = *read = 0;
-	for (int b = 0; b < n; b++) {
-		int same = 0;
+/* Setting @k of the ports like @rp[a] (same DEV and port on every node):
+ * each one off the majority named once, at its first port @a. */
+static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, int a, size_t k)
+{
+	static char text[RACK_PORTS][128];
+	static const char *vals[RACK_PORTS];
+	int idx[RACK_PORTS], g = 0, have = 0, m, found = 0;
 
-		if (b == a || !same_port(&rp[a], &rp[b]) || !setting(&rp[b], k, v, sizeof(v)))
+	for (int b = 0; b < n; b++)
+		if (same_port(&rp[a], &rp[b])) {
+			if (b < a)
+				return 0; /* the group was judged at its first port */
+			idx[g] = b;
+			vals[g] = setting(&rp[b], k, text[g], sizeof(text[g])) ? text[g] : NULL;
+			have += vals[g] != NULL;
+			g++;
+		}
+	if (have < 3 || (m = fc_majority(vals, g)) < 0)
+		return 0;
+	for (int i = 0; i < g; i++) {
+		char subj[256];
+		int agree = 0;
+
+		if (!vals[i] || !strcmp(vals[i], vals[m]))
 			continue;
-		(*read)++;
-		for (int d = 0; d < n; d++)
-			same += d != a && same_port(&rp[a], &rp[d]) && setting(&rp[d], k, w, sizeof(w)) &&
-				!strcmp(v, w);
-		if (same > *count)
-			*count = same, snprintf(best, len, "%s", v);
+		for (int j = 0; j < g; j++)
+			agree += vals[j] && !strcmp(vals[j], vals[m]);
+		snprintf(subj, sizeof(subj), "%s %s port %d", rp[idx[i]].node, rp[idx[i]].dev, rp[idx[i]].port);
+		diag_emit_f(c, "port_config_peers", subj, settings[k].part, settings[k].likely,
+			    setting_next(k), "the port's %s is %s where %d of %d other nodes have %s on the same port",
+			    settings[k].what, vals[i], agree, have - 1, vals[m]);
+		found++;
 	}
-	return *count > 0;
+	return found;
 }
 
 static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
@@ -371,22 +401,8 @@ static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
 	int found = 0;
 
 	for (int a = 0; a < n; a++)
-		for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++) {
-			char mine[128], most[128], subj[256], ev[512];
-			int count, read;
-
-			if (!setting(&rp[a], k, mine, sizeof(mine)) ||
-			    !peers_setting(rp, n, a, k, most, sizeof(most), &count, &read) ||
-			    !strcmp(mine, most) || count < 2 || 2 * count <= read)
-				continue;
-			snprintf(subj, sizeof(subj), "%s %s port %d", rp[a].node, rp[a].dev, rp[a].port);
-			snprintf(ev, sizeof(ev), "the port's %s is %s where %d of %d other nodes have %s on the same port",
-				 settings[k].what, mine, count, read, most);
-			diag_emit_f(c, "port_config_peers", subj, settings[k].part, 1,
-				    "set the value the other nodes have on this port (MTU: 'ip link set DEV mtu'; trust and PFC: mlnx_qos or dcb; GID type: the RoCE version the fabric uses) and re-run",
-				    "%s", ev);
-			found++;
-		}
+		for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++)
+			found += config_group(c, rp, n, a, k);
 	return found;
 }
 

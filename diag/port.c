@@ -597,7 +597,7 @@ static void link_modes(struct diag_port *p, const json_t *after)
 
 	if (diag_parse_link(snap_str(after, "ethtool.txt"), &p->link))
 		return;
-	diag_link_note(&p->link, p->rate_gbps, n, sizeof(n));
+	diag_link_note(&p->link, &p->mod, p->rate_gbps, n, sizeof(n));
 	if (*n)
 		note(p, "%s", n);
 }
@@ -628,7 +628,9 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	p->wait_s = wait_time(p, cb, ca, p->wait_detail, sizeof(p->wait_detail));
 	json_decref(cb);
 	json_decref(ca);
+	text_field(p->fw_ver, sizeof(p->fw_ver), after, before, "fw_ver");
 	m = snap_str(after, "ethtool-m.txt");
+	diag_module_pn(m, p->module_pn, sizeof(p->module_pn));
 	if (!m || diag_parse_module(m, &p->mod))
 		memset(&p->mod, 0, sizeof(p->mod));
 	else

@@ -99,6 +99,8 @@ json_t *diag_port_json(const struct diag_port *p)
 	json_object_set_new(o, "width", p->width ? json_integer(p->width) : json_null());
 	json_object_set_new(o, "mtu", p->mtu_after ? json_integer(p->mtu_after) : json_null());
 	json_object_set_new(o, "fabric", fabric_json(p));
+	json_object_set_new(o, "fw_ver", *p->fw_ver ? json_string(p->fw_ver) : json_null());
+	json_object_set_new(o, "module_pn", *p->module_pn ? json_string(p->module_pn) : json_null());
 	json_object_set(o, "notes", p->notes);
 	return o;
 }

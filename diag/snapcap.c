@@ -142,9 +142,9 @@ int diag_snap_write_bundle(int dfd, const char *phase, const char *shown, const 
 				 "reading", "phase", phase, "device", dev, "port", port, "netdev",
 				 netdev);
 
-	if (err) {
+	if (err) { /* no manifest: diagnose refuses the reading, never judges a part of it */
 		json_decref(head);
-		fc_bw_close(&w, json_object()); /* frees what it holds */
+		fc_bw_abort(&w);
 		return err;
 	}
 	return fc_bw_close(&w, head);

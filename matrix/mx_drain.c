@@ -117,6 +117,28 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 	}
 }
 
+/* Whether soak pair @name ("NODE" or "NODE/RAIL") is @node's. */
+static int soak_side(const char *name, const char *node)
+{
+	size_t n = strlen(node);
+
+	return !strncmp(name, node, n) && (!name[n] || name[n] == '/');
+}
+
+/* Whether a slice of @node's gave a judged result (matrix/soak.c's
+ * "unrun_slices": those that could not run). */
+static int soak_checked(const json_t *doc, const char *node)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(doc, "pairs"), i, p)
+		if ((soak_side(fc_jstr(p, "a", ""), node) || soak_side(fc_jstr(p, "b", ""), node)) &&
+		    fc_jnum(p, "slices", 0) > fc_jnum(p, "unrun_slices", 0))
+			return 1;
+	return 0;
+}
+
 void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
 			   json_t *passed)
 {
@@ -144,9 +166,14 @@ void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t 
 				       strstr(fc_jstr(s, "reason", ""), "flap") ? "link flap" : NULL, 0);
 		}
 	}
-	for (int j = 0; passed && j < n; j++)
-		if (!in_suspects(suspects, nodes[j]))
+	for (int j = 0; j < n; j++) {
+		/* Could not check: listed apart, never a target, never passed. */
+		if (!soak_checked(doc, nodes[j]))
+			fc_drain_unchecked((json_t *)doc, nodes[j],
+					   "none of its slices could run (ssh, the launcher, a worker or the host)");
+		else if (passed && !in_suspects(suspects, nodes[j]))
 			json_array_append_new(passed, json_string(nodes[j]));
+	}
 }
 
 int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind,

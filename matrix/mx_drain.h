@@ -21,8 +21,10 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed);
 /* A soak document over @nodes: each suspect (matrix/soak_suspects.c)
  * whose diagnosis is "likely" and names a part of one of its nodes drains
  * that node with the part; a node whose link flapped drains ("link flap"
- * when no diagnosis names a part). The nodes no suspect names passed (into
- * @passed, NULL: none). */
+ * when no diagnosis names a part). A node none of whose slices could run
+ * (matrix/soak.c "unrun_slices", store.h fc_pair_end_judged) is listed as
+ * not checked, never a target nor passed; the others no suspect names
+ * passed (into @passed, NULL: none). */
 void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t *targets,
 			   json_t *passed);
 /* The drains of a finished run (when @o asks): none when the run could

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/congest.h"
+#include "core/pattern.h"
 #include "core/out.h"
 #include "core/util.h"
 
@@ -76,6 +77,39 @@ static int pairs_clean(struct pairs_ref *p)
 	moved = mx_counters_sum(p->acc, NULL, sum, &drop);
 	json_decref(moved);
 	return sum[FC_CG_RETRANS] == 0 && sum[FC_CG_RX_DROP] == 0;
+}
+
+/* The leaf node @name's first rail port reaches, from @params; NULL unknown. */
+static const char *leaf_of(const json_t *params, const char *name)
+{
+	const json_t *ports = json_object_get(json_object_get(json_object_get(params, "rails"),
+							      "ports"), name);
+
+	return json_string_value(json_object_get(json_array_get(ports, 0), "leaf"));
+}
+
+int *mx_pattern_leaves(const json_t *params, const char *const *names, int n)
+{
+	int *leaf = calloc((size_t)n + 1, sizeof(*leaf)), differ = 0;
+
+	for (int i = 0; leaf && i < n; i++) {
+		const char *l = leaf_of(params, names[i]);
+
+		if (!l)
+			goto out_none;
+		leaf[i] = i;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(leaf_of(params, names[j]), l)) {
+				leaf[i] = leaf[j];
+				break;
+			}
+		differ |= leaf[i] != leaf[0];
+	}
+	if (differ)
+		return leaf;
+out_none:
+	free(leaf);
+	return NULL;
 }
 
 /* One incast round toward its receiver (@fan 0), or a fanout round from
@@ -262,24 +296,31 @@ static int judge_total(json_t *flows, const double *g, json_t *out, int bisectio
 {
 	double total = 0, ports = 0;
 	const char *what = "payload ceiling";
-	json_t *d, *seen = json_object();
+	json_t *d, *seen = json_object(), *slow = json_array();
 	size_t i;
 
 	json_array_foreach(flows, i, d) {
-		const char *a = fc_jstr(json_object_get(d, "a"), "node", "?");
-		total += g[i];
-		if (!json_object_get(seen, a)) { /* a sender's port counted once */
-			const char *w;
+		const char *a = fc_jstr(json_object_get(d, "a"), "node", "?"), *w;
+		double own = mx_side_ceiling(d, "a", &w);
 
-			ports += mx_side_ceiling(d, "a", &w);
+		total += g[i];
+		if (bisection && own > 0 && g[i] < 0.9 * own) /* as the round's rule below */
+			json_array_append_new(slow, json_pack("{s:s, s:s, s:f}", "from", a, "to",
+							      fc_jstr(json_object_get(d, "b"),
+								      "node", "?"), "gbps", g[i]));
+		if (!json_object_get(seen, a)) { /* a sender's port counted once */
+			ports += own;
 			what = strcmp(w, "port rate") ? what : w;
 			json_object_set_new(seen, a, json_true());
 		}
 	}
 	json_decref(seen);
 	json_object_set_new(out, "total_gbps", json_real(total));
-	if (!bisection)
+	if (!bisection) {
+		json_decref(slow);
 		return 0;
+	}
+	json_object_set_new(out, "slow_flows", slow);
 	json_object_set_new(out, "ports_gbps", json_real(ports));
 	json_object_set_new(out, "ports_are", json_string(what));
 	/* pair's default --min-link-pct: 90% of a port's ceiling */
@@ -333,9 +374,133 @@ static void round_findings(json_t *doc, const json_t *rd)
 			   fc_jstr(rd, "ports_are", "?"));
 }
 
+/* Flows by sender, then receiver: a round's flows are stored as they end,
+ * in no fixed order; judged and shown in this one. */
+static int flow_cmp(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	int c = strcmp(fc_jstr(json_object_get(a, "a"), "node", ""),
+		       fc_jstr(json_object_get(b, "a"), "node", ""));
+
+	return c ? c : strcmp(fc_jstr(json_object_get(a, "b"), "node", ""),
+			      fc_jstr(json_object_get(b, "b"), "node", ""));
+}
+
+static int sort_flows(json_t *flows)
+{
+	size_t n = json_array_size(flows), i;
+	json_t **v = calloc(n + 1, sizeof(*v)), *d;
+
+	if (!v)
+		return -ENOMEM;
+	json_array_foreach(flows, i, d)
+		v[i] = json_incref(d);
+	qsort(v, n, sizeof(*v), flow_cmp);
+	json_array_clear(flows);
+	for (i = 0; i < n; i++)
+		json_array_append_new(flows, v[i]);
+	free(v);
+	return 0;
+}
+
 static int round_cmp(const void *x, const void *y)
 {
 	return atoi(*(const char *const *)x) - atoi(*(const char *const *)y);
+}
+
+/* The number of leaf @l in @names, added when new. */
+static int leaf_number(json_t *names, const char *l)
+{
+	size_t j;
+	json_t *v;
+
+	json_array_foreach(names, j, v)
+		if (!strcmp(json_string_value(v), l))
+			return (int)j;
+	json_array_append_new(names, json_string(l));
+	return (int)j;
+}
+
+/* The leaves of the low rounds' slow flows, from the run's @params: each
+ * flow's ends in @src/@dst, the leaves' names in @names. -1: a node's leaf
+ * is unknown; else the flows. */
+static int slow_leaves(const json_t *rounds, const json_t *params, json_t *names, int *src,
+		       int *dst)
+{
+	size_t r, i;
+	json_t *rd, *f;
+	int k = 0;
+
+	json_array_foreach(rounds, r, rd)
+		json_array_foreach(json_object_get(rd, "slow_flows"), i, f) {
+			const char *a = leaf_of(params, fc_jstr(f, "from", ""));
+			const char *b = leaf_of(params, fc_jstr(f, "to", ""));
+
+			if (!a || !b)
+				return -1;
+			src[k] = leaf_number(names, a);
+			dst[k++] = leaf_number(names, b);
+		}
+	return k;
+}
+
+/* The leaves a bisection's low rounds have in common (core/pattern.h),
+ * named in @doc's "pattern"."low_rounds" and a finding. */
+static void bisect_blame(struct fc_store *st, int64_t run, json_t *rounds, json_t *doc)
+{
+	struct fc_store_run info = { 0 };
+	json_t *names = json_array(), *shared = json_array(), *lr = json_array(), *rd;
+	int *a = NULL, k = -1, nf = 0;
+	char list[160] = "", leaves[300] = "";
+	size_t r;
+
+	json_array_foreach(rounds, r, rd)
+		if (!strcmp(fc_jstr(rd, "level", ""), "warn")) {
+			json_array_append_new(lr, json_integer((json_int_t)fc_jnum(rd, "round", 0)));
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d",
+				 json_array_size(lr) > 1 ? ", " : "", (int)fc_jnum(rd, "round", 0));
+			nf += (int)json_array_size(json_object_get(rd, "slow_flows"));
+		}
+	if (!json_array_size(lr) || fc_store_run_get(st, run, &info))
+		goto out;
+	a = calloc(4 * (size_t)nf + 4, sizeof(*a)); /* src, dst, then a flag per leaf */
+	if (a)
+		k = slow_leaves(rounds, info.params, names, a, a + nf);
+	if (k <= 0) {
+		json_object_set_new(json_object_get(doc, "pattern"), "low_rounds",
+				    json_pack("{s:O, s:b}", "rounds", lr, "leaves_known", 0));
+		fc_finding(doc, FC_WARN, "bisection: rounds %s are low; the nodes' leaves are not "
+			   "known (no LLDP neighbour or InfiniBand switch on their first rail), so "
+			   "no leaf is named", list);
+		goto out;
+	}
+	fc_pattern_shared_leaves(k, a, a + nf, (int)json_array_size(names), a + 2 * nf);
+	for (size_t l = 0; l < json_array_size(names); l++)
+		if (a[2 * nf + (int)l]) {
+			json_array_append(shared, json_array_get(names, l));
+			snprintf(leaves + strlen(leaves), sizeof(leaves) - strlen(leaves), "%s%s",
+				 json_array_size(shared) > 1 ? " and " : "",
+				 json_string_value(json_array_get(names, l)));
+		}
+	json_object_set_new(json_object_get(doc, "pattern"), "low_rounds",
+			    json_pack("{s:O, s:b, s:O}", "rounds", lr, "leaves_known", 1,
+				      "shared_leaves", shared));
+	if (json_array_size(shared) == 1)
+		fc_finding(doc, FC_WARN, "bisection: rounds %s are low and every slow flow in them "
+			   "goes through leaf %s: check its uplinks to the spine", list, leaves);
+	else if (json_array_size(shared) > 1)
+		fc_finding(doc, FC_WARN, "bisection: rounds %s are low and every slow flow in them "
+			   "runs between leaves %s: check the spine links between them", list, leaves);
+	else
+		fc_finding(doc, FC_WARN, "bisection: rounds %s are low and their slow flows share "
+			   "no leaf: the shortfall is spread over the spine (too few uplinks, or "
+			   "ECMP hashing flows onto the same links)", list);
+out:
+	fc_store_run_release(&info);
+	json_decref(names);
+	json_decref(shared);
+	json_decref(lr);
+	free(a);
 }
 
 int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
@@ -369,7 +534,8 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 				       (int)json_array_size(flows));
 		double *g = calloc(json_array_size(flows) + 1, sizeof(*g));
 
-		if (!g) {
+		if (!g || sort_flows(flows)) {
+			free(g);
 			json_decref(rd);
 			json_decref(rounds);
 			rc = -ENOMEM;
@@ -390,6 +556,8 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 	}
 	json_object_set_new(doc, "pattern", json_pack("{s:s, s:o}", "name", fl.pattern,
 						      "rounds", rounds));
+	if (!strcmp(fl.pattern, "bisection"))
+		bisect_blame(st, run, rounds, doc);
 	if (clean >= 0) /* the pair run the incast was held against */
 		json_object_set_new(json_object_get(doc, "pattern"), "pairs_run",
 				    json_pack("{s:I, s:b}", "run", (json_int_t)pr.id, "clean", clean));

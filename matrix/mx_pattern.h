@@ -25,6 +25,11 @@
 /* Sets "pattern" in @doc for @run when its flows carry one, with a finding
  * for each outcome worse than pass. Returns 0, or -errno (store). */
 int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc);
+/* Each of the @n nodes' leaf on the first rail, numbered (the "leaf" of
+ * its port in the run's @params rails, matrix/mx_rails.c), for a
+ * bisection's halves; NULL (to free otherwise) when a node's is unknown or
+ * all share one. */
+int *mx_pattern_leaves(const json_t *params, const char *const *names, int n);
 /* The text of @doc's "pattern" (nothing when it has none). */
 void mx_pattern_render(FILE *f, const json_t *doc);
 

@@ -74,9 +74,14 @@ static json_t *map_json(const struct fc_rail_map *map, const struct fc_rail_node
 		for (int r = 0; r < map->nrails; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(map, nodes, i, r);
 
-			json_array_append_new(pl, p ? json_pack("{s:s, s:i, s:s}", "device", p->dev,
-								"port", p->port, "netdev",
-								p->netdev) :
+			/* the leaf the port reaches: its LLDP neighbour, or the
+			 * switch its InfiniBand port is cabled to (a matrix
+			 * pattern's bisection splits the nodes by it) */
+			const char *leaf = !p ? NULL : p->lldp[0] ? p->lldp : p->peer[0] ? p->peer : NULL;
+
+			json_array_append_new(pl, p ? json_pack("{s:s, s:i, s:s, s:s?}", "device",
+								p->dev, "port", p->port, "netdev",
+								p->netdev, "leaf", leaf) :
 						      json_null());
 		}
 		json_object_set_new(per, nodes[i].name, pl);
@@ -287,15 +292,25 @@ static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, size_t nf,
 		 int retest, enum fc_mx_state row_state)
 {
-	int rc = 0, any = 0;
+	int rc = 0, any = 0, measured = 0;
 
+	for (size_t i = 0; i < nf; i++)
+		measured |= f[i].rail >= 0 && !isnan(f[i].gbps);
 	for (size_t i = 0; !rc && i < nf; i++) {
 		if (f[i].rail < 0)
 			continue;
 		any = 1;
+		/* A pair that could not run (fc_pair_end_judged) and measured
+		 * no rail at all: ssh, the launcher or a worker failed for the
+		 * pair, and each rail's child with it: no evidence against
+		 * either node. When another rail measured, those reached the
+		 * nodes: a rail with no figure keeps its verdict (its port). */
 		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = f[i].rail,
 						       .gbps = f[i].gbps, .lat_us = f[i].lat_us,
-						       .state = f[i].state, .retest = retest });
+						       .state = row_state == FC_MX_ERROR && !measured ?
+								FC_MX_ERROR :
+								f[i].state,
+						       .retest = retest });
 	}
 	/* No rail measured (the pair could not run): an error on every rail. */
 	for (int r = 0; !any && !rc && r < m->nrails; r++)

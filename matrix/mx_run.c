@@ -57,7 +57,7 @@ int mx_run_init(struct mx_runner *r)
 	r->evfd = -1;
 	r->rounds = fc_sched_rounds(r->n, r->both);
 	if (r->pattern != FC_PAT_PAIRS) {
-		if (fc_pattern_plan(r->pattern, r->n, r->pattern_k, NULL, &r->pplan))
+		if (fc_pattern_plan(r->pattern, r->n, r->pattern_k, r->leaf, &r->pplan))
 			return -ENOMEM;
 		r->rounds = r->pplan.nrounds;
 	}
@@ -97,6 +97,8 @@ void mx_run_release(struct mx_runner *r)
 	free(r->kid_jobs);
 	free(r->queue);
 	fc_pattern_release(&r->pplan);
+	free(r->leaf);
+	r->leaf = NULL;
 	if (r->bar_on)
 		fc_barrier_release(&r->bar);
 	r->bar_on = 0;
@@ -363,7 +365,7 @@ static json_t *kid_doc(struct mx_runner *r, struct fc_child *k, const struct mx_
 					   "pair gave no result");
 	if (code == 2)
 		r->usage_error = 1;
-	if (code != 0 && code != 1) {
+	if (!fc_pair_end_judged(k->term_at > 0 ? -1 : code, doc)) {
 		/* Could not run: an infrastructure error, not a bad link. */
 		json_object_set_new(doc, "verdict", json_string("error"));
 		json_object_set_new(doc, "error", json_string(why));

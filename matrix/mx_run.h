@@ -66,6 +66,7 @@ struct mx_runner {
 	int spawned; /* pairs started: numbers the evidence folders */
 	int evfd;    /* evidence_dir, opened as an evidence folder (core/safefile.h) */
 	struct fc_pplan pplan;	/* a pattern's rounds */
+	int *leaf;		/* each node's leaf on the first rail (bisection), NULL unknown */
 	struct fc_barrier bar;	/* a pattern round's start signal, slot k: kids[k] */
 	int bar_on;
 };

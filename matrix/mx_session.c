@@ -14,6 +14,7 @@
 #include "core/sched.h"
 #include "core/util.h"
 #include "matrix/mx_model.h"
+#include "matrix/mx_pattern.h"
 #include "matrix/mx_rails.h"
 #include "matrix/mx_screen.h"
 #include "pair/pair.h"
@@ -237,6 +238,8 @@ static int pattern_of(struct mx_session *s)
 		return -EINVAL;
 	}
 	s->r.pattern_k = (int)k;
+	if (s->r.pattern == FC_PAT_BISECTION)
+		s->r.leaf = mx_pattern_leaves(s->params, (const char *const *)s->names, s->n);
 	return 0;
 }
 

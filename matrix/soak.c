@@ -11,6 +11,7 @@
 #include "core/out.h"
 #include "core/pairv.h"
 #include "matrix/mxan.h"
+#include "store/store.h"
 
 const char *fc_soak_when(double t, double t0, char *buf, size_t len)
 {
@@ -95,7 +96,7 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 	json_t *samples = json_array(), *p;
 	double *vals[2] = { NULL, NULL }, med[2] = { 0, 0 }, lo[2] = { INFINITY, INFINITY };
 	size_t nv[2] = { 0, 0 }, cap = 0, i;
-	int nslices = 0, failed = 0, good = 0, fail_n = 0;
+	int nslices = 0, failed = 0, good = 0, fail_n = 0, unrun = 0;
 	double fail_t = 0, fail_last = 0;
 	const char *fail_why = NULL;
 	char label[300];
@@ -114,6 +115,9 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 		if (strcmp(fc_jstr(s, "a", ""), a) || strcmp(fc_jstr(s, "b", ""), b))
 			continue;
 		nslices++;
+		/* a slice that could not run (fc_pair_end_judged): said, not
+		 * evidence against its nodes (fc_soak_suspects) */
+		unrun += !fc_pair_doc_judged(json_object_get(s, "doc"));
 		if (!slice_ok(s)) {
 			failed++;
 			if (!fail_n) {
@@ -185,8 +189,8 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 			}
 		}
 	}
-	p = json_pack("{s:s, s:s, s:i, s:i, s:o}", "a", a, "b", b, "slices", nslices,
-		      "failed_slices", failed, "samples", samples);
+	p = json_pack("{s:s, s:s, s:i, s:i, s:i, s:o}", "a", a, "b", b, "slices", nslices,
+		      "failed_slices", failed, "unrun_slices", unrun, "samples", samples);
 	json_object_set_new(p, "median_a_to_b_gbps", json_real(med[0]));
 	json_object_set_new(p, "median_b_to_a_gbps", json_real(med[1]));
 	json_object_set_new(p, "min_a_to_b_gbps", json_real(isfinite(lo[0]) ? lo[0] : 0));

@@ -51,6 +51,19 @@ double fc_pair_doc_lat_us(const json_t *doc)
 	return r ? fc_jnum(r, "p50_us", NAN) : NAN;
 }
 
+int fc_pair_end_judged(int code, const json_t *doc)
+{
+	return (code == FC_EXIT_PASS || code == FC_EXIT_FAIL) && json_is_object(doc) &&
+	       json_is_array(json_object_get(doc, "results"));
+}
+
+int fc_pair_doc_judged(const json_t *doc)
+{
+	const char *v = fc_jstr(doc, "verdict", "error");
+
+	return !strcmp(v, "pass") || !strcmp(v, "warn") || !strcmp(v, "fail");
+}
+
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out)
 {
 	const json_t *e = json_array_get(json_object_get(doc, "rails"), i), *ph;

@@ -162,6 +162,20 @@ struct fc_pair_rail {
 	const char *verdict;
 	double gbps, size_bytes, lat_us;
 };
+/* Whose a pair run's end is (issue 38: infrastructure never drains): 1
+ * when it judged the fabric, exiting 0 (pass, warn) or 1 (a check failed:
+ * a data path the worker saw fail, "fail" in ctl/worker.c) with its
+ * document; 0 when it could not run, never evidence against a node: no
+ * document, exit 2 (usage), 3 (a worker that could not start or set up,
+ * "cant", which includes verbs/test.c's "no progress" stall), ssh's 255
+ * (ssh(1): "exits with 255 if an error occurred"), any other code, a
+ * signal, or killed at its deadline (@code -1). One rule for pair's rails,
+ * matrix's pairs and soak's slices; a stored document then says "error". */
+int fc_pair_end_judged(int code, const json_t *doc);
+/* A stored document's verdict as the same: pass, warn or fail judged;
+ * "error" (or none) could not run. */
+int fc_pair_doc_judged(const json_t *doc);
+
 /* The @i-th rail of @doc into *out: 1, or 0 past the end (or no list). */
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out);
 

@@ -9,6 +9,7 @@
 
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "diag/diag.h"
 
 /* The reference's value for @dev port @port (@key of its summary rows)
@@ -38,7 +39,7 @@ static const char *ref_majority(const json_t *ref, const char *dev, int port, co
 			n++;
 		}
 	}
-	m = pf_majority(vals, n);
+	m = fc_majority(vals, n);
 	return m >= 0 ? vals[m] : NULL;
 }
 

@@ -10,6 +10,7 @@
 
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "core/rail.h"
 #include "topo/pcitopo.h"
 
@@ -141,7 +142,7 @@ static void check_node_pcie(json_t *doc, const struct pf_rail_in *x, int i, cons
 			vals[r] = p && port_value(x->probes[i], p, probe_port(x->probes[i], p), keys[k],
 						  buf[r], sizeof(buf[r])) ? buf[r] : NULL;
 		}
-		m = pf_majority(vals, x->map.nrails);
+		m = fc_majority(vals, x->map.nrails);
 		for (int r = 0; m >= 0 && r < x->map.nrails; r++)
 			if (vals[r] && strcmp(vals[r], vals[m]))
 				fc_finding(doc, FC_FAIL,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "diag/diag.h"
 #include "verbs/qos.h"
 
@@ -36,27 +37,6 @@ void pf_blame(json_t *doc, const char *node, const char *part, const char *devic
 							     json_array_size(json_object_get(doc, "findings")) - 1)));
 }
 
-int pf_majority(const char *const *vals, int n)
-{
-	int have = 0, best = -1, best_cnt = 0;
-
-	for (int i = 0; i < n; i++) {
-		int cnt = 0;
-
-		if (!vals[i])
-			continue;
-		have++;
-		for (int j = 0; j < n; j++)
-			if (vals[j] && !strcmp(vals[i], vals[j]))
-				cnt++;
-		if (cnt > best_cnt) {
-			best_cnt = cnt;
-			best = i;
-		}
-	}
-	return have && best_cnt * 2 > have ? best : -1;
-}
-
 void pf_agree(json_t *doc, enum fc_verdict lvl, const char *what, const char *const *vals,
 	      const char *const *names, int n, const char *fix)
 {
@@ -67,7 +47,7 @@ void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char 
 		 const char *dev, const char *const *devs, const char *const *vals,
 		 const char *const *names, int n, const char *fix)
 {
-	int m = pf_majority(vals, n), have = 0;
+	int m = fc_majority(vals, n), have = 0;
 	char list[2048];
 	size_t len = 0;
 

@@ -48,14 +48,6 @@ struct pf_opts {
  */
 int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o);
 
-/*
- * The odd ones out: @vals[i] (NULL: node i has no value, skipped) against the
- * value most nodes have. Returns the index of the majority value (a strict
- * majority of the nodes that have one), or -1 when there is none (every
- * value differs from some other: all are reported). Exposed for tests.
- */
-int pf_majority(const char *const *vals, int n);
-
 /* Why port @p of device @dev on @node is no port of the GPU fabric, or
  * NULL when it is one (its faults can drain the node): excluded by
  * o->exclude_dev; else a port in the rail set @set (pf_check_rails) is

@@ -92,3 +92,7 @@ expect "diagnose: a port held below both ends' modes by its own advertised modes
 expect "diagnose: a port below its HCA's modes, the partner's not reported, is possible" 0 \
 	"possible nodeA mlx5_0 port 1: link partner or cable \(the partner's modes are not reported\)" -- \
 	"$FC" diagnose "$D/ethtool-link-lp-unknown"
+# The HCA's firmware against the same port on the rack's other nodes, by
+# preflight's model (issue 37 item 1).
+expect "diagnose: a port's HCA firmware against the same port on the rack's other nodes" 0 \
+	'likely   nodeC mlx5_0 port 1: HCA \(firmware\)' -- "$FC" diagnose "$D/rack-fw-peers"

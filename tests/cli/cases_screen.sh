@@ -1,6 +1,7 @@
-# matrix --screen: its options, and a screen that stops by itself. (The
-# schedule and its simulated racks are unit-tested; the rack test names a
-# faulted port on the virtual rack.)
+# matrix --screen: its options, a screen that stops by itself, and one that
+# names a node slow both ways on one rail. (The schedule and its simulated
+# racks are unit-tested; the rack test names a faulted port on the virtual
+# rack.)
 SCT=$(mktemp -d)
 expect "screen and full are one or the other" 2 '\-\-screen and --full are two ways' -- \
 	$FC matrix nodeA nodeB --screen --full --db $SCT/s.db
@@ -26,4 +27,25 @@ count_incomplete() {
 }
 expect "a screen leaves no 'incomplete' finding" 1 '^0$' -- \
 	count_incomplete --screen nodeA nodeB nodeC nodeD
+# A node slow both ways on one rail (the stand-in rxe worker: nodeC at 0.2
+# Gb/s against 2.4, sending and receiving), moved from the rack's 4-node
+# matrix (issue 36 item 5; the screen on real traffic stays in the rack's
+# phase_rails): nodeC named at the node level after the two seed rounds,
+# the others cleared, and the screen stops by itself, exit 1.
+SCW=$(pwd)/tests/cli/rack-worker.sh
+sc_slow() { # sc_slow DB [ARGS]: the screen of the rack with nodeC slow both ways
+	local db=$1
+	shift
+	env RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 $FC matrix --screen nodeA nodeB nodeC nodeD \
+		--launcher local --worker-cmd "$SCW" --test write --bw -n 100 -s 64K --min-gbps 0.001 \
+		--timeout 60 --min-rack-pct 30 --db "$db" "$@"
+}
+expect "screen names the slowed node and stops by itself" 1 \
+	'screen stopped: every \(node, rail\) named or cleared in 2 round\(s\): 1 named, 3 cleared' -- \
+	sc_slow $SCT/slow.db
+expect "screen: nodeC alone, stopped by itself in 2 rounds" 0 '^ok$' -- sh -c \
+	"$(printf '%q ' "$FC") matrix --resume 1 --db $SCT/slow.db --launcher local --worker-cmd $SCW --json 2>/dev/null |
+	python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(\"ok\" if d[\"screen\"][\"stop\"] == \"done\" and d[\"rounds\"] == 2 and len(d[\"pairs\"]) == 2 * d[\"rounds\"]
+      and [s.get(\"node\") for s in d[\"suspects\"]] == [\"nodeC\"] else d)'"
 rm -rf "$SCT"

@@ -9,7 +9,10 @@
 # ("HOST DEV SECONDS" as date +%s.%N), for the cases that check which flows
 # start together; RW_SLOW_HOST's worker is RW_SLOW_S seconds late to be
 # ready for its first test (a slow node the others must wait for);
-# RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender). A
+# RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender); with
+# RW_GBPS_BOTH=1 so does every worker whose peer is RW_GBPS_HOST (a node
+# slow both ways, as `lab fault rate` makes one): each worker's "setup"
+# then names its host, which the controller hands the peer in "connect". A
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
 # RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
@@ -45,11 +48,16 @@ for top, _, names in os.walk(root):
 print(json.dumps(files, separators=(",", ":")))' "$d")"
 }
 ev before
-say "\"setup\",\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
+hostfield=
+[ "${RW_GBPS_BOTH:-}" = 1 ] && hostfield="\"host\":\"$host\","
+say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
 [ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
+case $msg in *"\"type\":\"setup\",\"host\":\"${RW_GBPS_HOST:-none}\","*)
+	[ "${RW_GBPS_BOTH:-}" = 1 ] && gbps=${RW_GBPS_SLOW:-0.5} ;;
+esac
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).
 next_clocked() {

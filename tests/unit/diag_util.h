@@ -173,4 +173,27 @@ static inline json_t *run_port(const char *before[], const char *after[])
 	return run_sides(NULL, sd, 1);
 }
 
+/* Each folder of a matrix diagnosed, then the rack over every folder. */
+static inline json_t *rack(const char *name, const char *const *folders, json_t **sets_p)
+{
+	json_t *doc = json_object(), *sets = json_array();
+
+	json_object_set_new(doc, "diagnosis", json_array());
+	for (const char *const *f = folders; *f; f++) {
+		char dir[256];
+		struct diag_set s;
+		json_t *one = json_object();
+
+		snprintf(dir, sizeof(dir), DATA "%s/%s", name, *f);
+		assert_int_equal(diag_set_read(dir, &s), 0);
+		diag_run(one, &s);
+		diag_set_release(&s);
+		json_array_extend(json_object_get(doc, "diagnosis"), json_object_get(one, "diagnosis"));
+		json_array_append_new(sets, one);
+	}
+	diag_peers(doc, sets);
+	*sets_p = sets;
+	return doc;
+}
+
 #endif

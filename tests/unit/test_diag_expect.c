@@ -70,29 +70,6 @@ static void test_far_errors_tx_fault(void **state)
 	json_decref(doc);
 }
 
-/* Each folder of a matrix diagnosed, then the rack over every folder. */
-static json_t *rack(const char *name, const char *const *folders, json_t **sets_p)
-{
-	json_t *doc = json_object(), *sets = json_array();
-
-	json_object_set_new(doc, "diagnosis", json_array());
-	for (const char *const *f = folders; *f; f++) {
-		char dir[256];
-		struct diag_set s;
-		json_t *one = json_object();
-
-		snprintf(dir, sizeof(dir), DATA "%s/%s", name, *f);
-		assert_int_equal(diag_set_read(dir, &s), 0);
-		diag_run(one, &s);
-		diag_set_release(&s);
-		json_array_extend(json_object_get(doc, "diagnosis"), json_object_get(one, "diagnosis"));
-		json_array_append_new(sets, one);
-	}
-	diag_peers(doc, sets);
-	*sets_p = sets;
-	return doc;
-}
-
 /* nodeA's port on 2 lanes where nodeB's and nodeC's run on 4: named once
  * over every folder, likely; in each of its folders, possible (one peer). */
 static void test_rack_peers(void **state)

@@ -12,6 +12,7 @@
 
 #include "ctl/drain.h"
 #include "matrix/mx_drain.h"
+#include "store/store.h"
 
 static void test_reason_text(void **state)
 {
@@ -236,14 +237,18 @@ static void test_soak_classes(void **state)
 		" {\"level\": \"link\", \"link\": [\"c\", \"d\"], \"reason\": \"failed slices\", \"diagnosis\":"
 		"  {\"subject\": \"d mlx5_1\", \"part\": \"HCA\", \"confidence\": \"likely\"}},"
 		" {\"level\": \"node\", \"node\": \"e\", \"reason\": \"error counters\", \"diagnosis\":"
-		"  {\"subject\": \"e mlx5_0 port 1\", \"part\": \"cable or transceiver\", \"confidence\": \"possible\"}}]}",
+		"  {\"subject\": \"e mlx5_0 port 1\", \"part\": \"cable or transceiver\", \"confidence\": \"possible\"}}],"
+		" \"pairs\": [{\"a\": \"a\", \"b\": \"b\", \"slices\": 3, \"unrun_slices\": 0},"
+		" {\"a\": \"c/rxe1\", \"b\": \"d/rxe1\", \"slices\": 3, \"unrun_slices\": 1},"
+		" {\"a\": \"e\", \"b\": \"f\", \"slices\": 3, \"unrun_slices\": 0},"
+		" {\"a\": \"f\", \"b\": \"g\", \"slices\": 2, \"unrun_slices\": 2}]}",
 		0, NULL);
-	char *nodes[] = { "a", "b", "c", "d", "e", "f" };
+	char *nodes[] = { "a", "b", "c", "d", "e", "f", "g" };
 	json_t *t = json_array(), *p = json_array();
 
 	(void)state;
 	assert_non_null(doc);
-	mx_drain_soak_targets(doc, nodes, 6, t, p);
+	mx_drain_soak_targets(doc, nodes, 7, t, p);
 	assert_int_equal(json_array_size(t), 3);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "part")), "link flap");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "device")), "mlx5_0");
@@ -253,6 +258,11 @@ static void test_soak_classes(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(t, 2), "part")), "HCA");
 	assert_int_equal(json_array_size(p), 1);
 	assert_string_equal(json_string_value(json_array_get(p, 0)), "f");
+	/* g: none of its slices could run (ssh): not checked, not passed */
+	assert_int_equal(json_array_size(json_object_get(doc, "unchecked")), 1);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(doc, "unchecked"), 0), "node")),
+			    "g");
 	json_decref(t);
 	json_decref(p);
 	json_decref(doc);
@@ -287,6 +297,59 @@ static void test_soak_targets_own_device(void **state)
 	json_decref(doc);
 }
 
+/* A node that could not be checked is never drained, even when a target
+ * names it: the drain step refuses it and says so; the other is tried. */
+static void test_unchecked_never_drained(void **state)
+{
+	struct fc_drain_opts o = { .dry_run = 1 };
+	json_t *doc = json_object(), *t = json_array(), *slurm;
+	size_t i;
+	json_t *a;
+	char *js;
+	int n3 = 0;
+
+	(void)state;
+	setenv("FABCHECK_SCONTROL", "/nonexistent/scontrol", 1);
+	fc_drain_unchecked(doc, "n7", "none of its pairs could run");
+	fc_drain_target(t, "n7", "port", "mlx5_0", "forced");
+	fc_drain_target(t, "n3", "port", "mlx5_1", "slow");
+	fc_drain_apply(doc, NULL, 1, "matrix", &o, t, NULL);
+	slurm = json_object_get(doc, "slurm");
+	json_array_foreach(slurm, i, a) {
+		assert_string_not_equal(json_string_value(json_object_get(a, "node")), "n7");
+		n3 += !strcmp(json_string_value(json_object_get(a, "node")), "n3");
+	}
+	assert_true(n3 >= 1);
+	js = json_dumps(json_object_get(doc, "findings"), 0);
+	assert_non_null(js);
+	assert_non_null(strstr(js, "n7: not drained"));
+	free(js);
+	unsetenv("FABCHECK_SCONTROL");
+	json_decref(t);
+	json_decref(doc);
+}
+
+/* One rule for whose a pair's end is (store.h fc_pair_end_judged): exit 0
+ * or 1 with a document judged the fabric; ssh's 255, a worker that could
+ * not set up (3), usage (2), a signal or kill (-1), no document did not. */
+static void test_pair_end_judged(void **state)
+{
+	json_t *doc = json_pack("{s:s, s:[]}", "verdict", "fail", "results");
+
+	(void)state;
+	assert_true(fc_pair_end_judged(0, doc));
+	assert_true(fc_pair_end_judged(1, doc));
+	assert_false(fc_pair_end_judged(3, doc));
+	assert_false(fc_pair_end_judged(255, doc));
+	assert_false(fc_pair_end_judged(2, doc));
+	assert_false(fc_pair_end_judged(-1, doc));
+	assert_false(fc_pair_end_judged(0, NULL));
+	assert_true(fc_pair_doc_judged(doc));
+	json_object_set_new(doc, "verdict", json_string("error"));
+	assert_false(fc_pair_doc_judged(doc));
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +363,8 @@ int main(void)
 		cmocka_unit_test(test_matrix_likely_part),
 		cmocka_unit_test(test_soak_classes),
 		cmocka_unit_test(test_soak_targets_own_device),
+		cmocka_unit_test(test_unchecked_never_drained),
+		cmocka_unit_test(test_pair_end_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/congest.h"
 #include "core/pattern.h"
+#include "matrix/mx_pattern.h"
 
 /* Every node receives in exactly one incast round, from every other; with
  * --fan-in K each node sends in exactly K rounds; fanout is the reverse. */
@@ -289,6 +291,65 @@ static void test_alltoall_outcomes(void **state)
 	assert_int_equal(level, 0);
 }
 
+/* Bisection halves across leaves from a run's rail plan: the leaf each
+ * node's first rail port reaches (LLDP neighbour or InfiniBand switch, as
+ * matrix/mx_rails.c stores it), nodes given interleaved across two leaves;
+ * every flow then crosses the leaves. Unknown or single leaves: none. */
+static void test_bisection_leaves(void **state)
+{
+	static const char *const names[] = { "n0", "n1", "n2", "n3", "n4", "n5" };
+	json_t *params = json_loads(
+		"{\"rails\": {\"ports\": {"
+		"\"n0\": [{\"device\": \"mlx5_0\", \"leaf\": \"leaf-a\"}],"
+		"\"n1\": [{\"device\": \"mlx5_0\", \"leaf\": \"leaf-b\"}],"
+		"\"n2\": [{\"device\": \"mlx5_0\", \"leaf\": \"leaf-a\"}],"
+		"\"n3\": [{\"device\": \"mlx5_0\", \"leaf\": \"leaf-b\"}],"
+		"\"n4\": [{\"device\": \"mlx5_0\", \"leaf\": \"leaf-a\"}],"
+		"\"n5\": [{\"device\": \"mlx5_0\"}]}}}", 0, NULL);
+	struct fc_pplan pl, plain;
+	int *leaf;
+
+	(void)state;
+	assert_non_null(params);
+	assert_null(mx_pattern_leaves(params, names, 6)); /* n5's is unknown */
+	leaf = mx_pattern_leaves(params, names, 4);
+	assert_non_null(leaf);
+	assert_true(leaf[0] == leaf[2] && leaf[1] == leaf[3] && leaf[0] != leaf[1]);
+	assert_int_equal(fc_pattern_plan(FC_PAT_BISECTION, 4, 0, leaf, &pl), 0);
+	assert_int_equal(pl.flows, 8);
+	assert_int_equal(pl.crosses, 8);
+	/* without them, halves in the order given: n0,n1 | n2,n3 cross no leaf */
+	assert_int_equal(fc_pattern_plan(FC_PAT_BISECTION, 4, 0, NULL, &plain), 0);
+	for (int r = 0; r < plain.nrounds; r++)
+		for (int f = 0; f < plain.r[r].n; f++)
+			assert_int_equal(leaf[plain.r[r].f[f].src] != leaf[plain.r[r].f[f].dst],
+					 r % 2 == 1);
+	fc_pattern_release(&pl);
+	fc_pattern_release(&plain);
+	free(leaf);
+	const char *same[] = { "n0", "n2", "n4" };
+	assert_null(mx_pattern_leaves(params, same, 3)); /* one leaf: nothing to split */
+	json_decref(params);
+}
+
+/* The leaves a bisection's slow flows share: all through leaf 2 (its
+ * uplinks); all between leaves 0 and 3 (the spine between them); spread. */
+static void test_shared_leaves(void **state)
+{
+	const int s1[] = { 0, 1, 2 }, d1[] = { 2, 2, 3 };
+	const int s2[] = { 0, 3, 0 }, d2[] = { 3, 0, 3 };
+	const int s3[] = { 0, 1 }, d3[] = { 2, 3 };
+	int shared[4];
+
+	(void)state;
+	assert_int_equal(fc_pattern_shared_leaves(3, s1, d1, 4, shared), 1);
+	assert_true(shared[2] && !shared[0] && !shared[1] && !shared[3]);
+	assert_int_equal(fc_pattern_shared_leaves(3, s2, d2, 4, shared), 2);
+	assert_true(shared[0] && shared[3] && !shared[1] && !shared[2]);
+	assert_int_equal(fc_pattern_shared_leaves(2, s3, d3, 4, shared), 0);
+	assert_int_equal(fc_pattern_shared_leaves(0, s3, d3, 4, shared), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +358,8 @@ int main(void)
 		cmocka_unit_test(test_incast_outcomes),
 		cmocka_unit_test(test_fanout_outcomes),
 		cmocka_unit_test(test_alltoall_outcomes),
+		cmocka_unit_test(test_bisection_leaves),
+		cmocka_unit_test(test_shared_leaves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "checks/preflight/preflight.h"
+#include "core/util.h"
 #include "core/out.h"
 
 static json_t *load(const char *path)
@@ -93,10 +94,10 @@ static void test_majority(void **state)
 	const char *d[] = { "1", "2", "3", "1" };
 
 	(void)state;
-	assert_int_equal(pf_majority(a, 3), 0);
-	assert_int_equal(pf_majority(b, 2), -1);
-	assert_int_equal(pf_majority(c, 3), 1);
-	assert_int_equal(pf_majority(d, 4), -1);
+	assert_int_equal(fc_majority(a, 3), 0);
+	assert_int_equal(fc_majority(b, 2), -1);
+	assert_int_equal(fc_majority(c, 3), 1);
+	assert_int_equal(fc_majority(d, 4), -1);
 }
 
 static void test_healthy_rack(void **state)

@@ -42,15 +42,25 @@ static json_t *slice(const char *a, const char *b, double start, double end, int
 			 "doc", doc);
 }
 
-static json_t *failed_slice(const char *a, const char *b, double start, double end,
-			    const char *why)
+/* A slice whose pair ended with @verdict and no figure: "fail" when a data
+ * path failed (a work completion error: verbs/bw.c -EIO, the worker's
+ * "fail", pair exit 1), "error" when it could not run (ssh, a worker that
+ * could not start: matrix/mx_run.c kid_doc). */
+static json_t *ended_slice(const char *a, const char *b, double start, double end,
+			   const char *verdict, const char *why)
 {
 	json_t *doc = json_pack("{s:s, s:s, s:[s], s:{s:s}, s:{s:s}, s:[], s:{}}", "verdict",
-				"error", "error", why, "findings", why, "a", "node", a, "b", "node",
+				verdict, "error", why, "findings", why, "a", "node", a, "b", "node",
 				b, "results", "counters");
 
 	return json_pack("{s:s, s:s, s:f, s:f, s:o}", "a", a, "b", b, "start", start, "end", end,
 			 "doc", doc);
+}
+
+static json_t *failed_slice(const char *a, const char *b, double start, double end,
+			    const char *why)
+{
+	return ended_slice(a, b, start, end, "fail", why);
 }
 
 static json_t *analyze(json_t *slices, char **findings_p)
@@ -243,6 +253,35 @@ static void test_suspects_diagnosis(void **state)
 	json_decref(sl);
 }
 
+/* Slices that could not run (ssh's exit 255, a worker that could not
+ * start) are said as failed traffic but are no evidence: no suspect; a
+ * failed data path beside them still is. */
+static void test_unrun_no_suspect(void **state)
+{
+	json_t *sl = json_array(), *doc;
+	const json_t *p;
+	char *f;
+
+	(void)state;
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0));
+	for (int k = 0; k < 2; k++)
+		json_array_append_new(sl, ended_slice("nodeA", "nodeC", T0 + 12 * k, T0 + 12 * k + 10,
+						      "error", "ssh nodeC: exit 255: Connection refused"));
+	doc = analyze(sl, &f);
+	assert_int_equal(json_array_size(json_object_get(doc, "suspects")), 0);
+	p = json_array_get(json_object_get(doc, "pairs"), 1);
+	assert_string_equal(fc_jstr(p, "b", ""), "nodeC");
+	assert_int_equal(fc_jnum(p, "unrun_slices", -1), 2);
+	free(f);
+	json_decref(doc);
+	json_array_append_new(sl, failed_slice("nodeA", "nodeC", T0 + 30, T0 + 40, "retry exceeded"));
+	doc = analyze(sl, &f);
+	assert_non_null(suspect(doc, "link", NULL));
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
 /* With rails (slices named NODE/RAIL with their "rail"): the suspect is the
  * link on that device, its failed slice's diagnosis; a steady rail none. */
 static void test_suspects_rails(void **state)
@@ -336,7 +375,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_suspects_diagnosis),
-		cmocka_unit_test(test_suspects_rails),
+		cmocka_unit_test(test_suspects_rails), cmocka_unit_test(test_unrun_no_suspect),
 		cmocka_unit_test(test_rails_own_device),
 	};
 
