@@ -292,15 +292,25 @@ static int add_cell(struct mx_model *m, struct fc_mxl_cell c)
 int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, size_t nf,
 		 int retest, enum fc_mx_state row_state)
 {
-	int rc = 0, any = 0;
+	int rc = 0, any = 0, measured = 0;
 
+	for (size_t i = 0; i < nf; i++)
+		measured |= f[i].rail >= 0 && !isnan(f[i].gbps);
 	for (size_t i = 0; !rc && i < nf; i++) {
 		if (f[i].rail < 0)
 			continue;
 		any = 1;
+		/* A pair that could not run (fc_pair_end_judged) and measured
+		 * no rail at all: ssh, the launcher or a worker failed for the
+		 * pair, and each rail's child with it: no evidence against
+		 * either node. When another rail measured, those reached the
+		 * nodes: a rail with no figure keeps its verdict (its port). */
 		rc = add_cell(m, (struct fc_mxl_cell){ .a = a, .b = b, .rail = f[i].rail,
 						       .gbps = f[i].gbps, .lat_us = f[i].lat_us,
-						       .state = f[i].state, .retest = retest });
+						       .state = row_state == FC_MX_ERROR && !measured ?
+								FC_MX_ERROR :
+								f[i].state,
+						       .retest = retest });
 	}
 	/* No rail measured (the pair could not run): an error on every rail. */
 	for (int r = 0; !any && !rc && r < m->nrails; r++)

@@ -48,7 +48,9 @@ struct mx_rail_fig {
 };
 /* The cells of a pair row from its measured rails @f (those whose rail is
  * -1 left out); none: the pair could not run, an error (a failure, after
- * @row_state) on every rail. */
+ * @row_state) on every rail. A row that could not run (@row_state
+ * FC_MX_ERROR) with no rail measured is an error on each of its rails
+ * whatever their verdicts: never evidence against its nodes. */
 int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, size_t nf,
 		 int retest, enum fc_mx_state row_state);
 /* The same from the row's document (its rails with a phase). */

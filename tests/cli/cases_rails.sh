@@ -155,7 +155,9 @@ rm -rf "$SKD"
 SHD=${TMPDIR:-/tmp}/fabcheck-cli-rails-shift-$$
 mkdir -p "$SHD/srun"
 ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$SHD/srun/srun"
-SHX=(env PATH="$SHD/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/shifted-2rail FAKE_MODE=noise)
+# FAKE_KIND=fail: each pair fails on its data path (judged), so that the
+# suspects are the fabric's; a worker that could not run names none.
+SHX=(env PATH="$SHD/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/shifted-2rail FAKE_MODE=noise FAKE_KIND=fail)
 SHL=(--launcher slurm --worker-cmd tests/cli/fake-worker.sh)
 "${SHX[@]}" $FC matrix nodeA nodeB "${SHL[@]}" --db "$SHD/m.db" --json >"$SHD/m.json" 2>/dev/null
 expect "matrix, shifted names: each rail matched by subnet, suspects and pairs name each node's own device" 0 '^ok$' -- python3 -c '

@@ -82,6 +82,26 @@ expect "drain: the unreachable node is no suspect" 3 '^0$' -- \
 	bash -c "set -o pipefail; $FC matrix --import $SLT/unreach.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"suspects\"]))'"
 expect "drain: the unreachable node not drained" 0 '^IDLE\|\|$' -- slurm_state nodeC
 
+# nodeC's pairs with nodeA and nodeB could not run (ssh exit 255 mid-run),
+# as pair --rails writes them: the pair an error, each rail's phase a
+# failure with no figure. No evidence against nodeC (fc_pair_end_judged):
+# its pair with nodeD passes, nothing is drained.
+python3 - >"$SLT/partial.json" <<'PY'
+import json, subprocess
+d = json.loads(subprocess.check_output(["python3", "tests/data/matrix/gen_rails.py", "--pair-docs", "4", "2"]))
+for r in d["results"]:
+    if {r["a"]["node"], r["b"]["node"]} in ({"nodeA", "nodeC"}, {"nodeB", "nodeC"}):
+        why = "ssh: connect to host nodeC port 22: Connection timed out (exit 255)"
+        r.update(verdict="error", error=why, results=[])
+        for x in r["rails"]:
+            x["loaded"] = {"verdict": "fail", "findings": [why], "counters": {}, "results": []}
+json.dump(d, __import__("sys").stdout)
+PY
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: pairs that could not run partly are no evidence against the node" 0 '^0 \[\]$' -- \
+	bash -c "$FC matrix --import $SLT/partial.json --db $SLT/m.db --drain --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d[\"suspects\"]), [a[\"node\"] for a in d[\"slurm\"] if a[\"action\"] == \"drain\"])'"
+expect "drain: nodeC not drained for pairs that could not run" 0 '^IDLE\|\|$' -- slurm_state nodeC
+
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link' -- \
 	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed

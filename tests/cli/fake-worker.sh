@@ -80,6 +80,8 @@ hang) sleep 30 ;;
 noise) echo "bash: warning: setlocale: LC_ALL: cannot change locale" >&2
 	echo '{"v":1,"seq":1,"type":"hello","version":"0","host":"x","pid":1}'
 	read -r _setup
-	echo '{"v":1,"seq":2,"type":"error","kind":"cant","msg":"no RDMA device found: fake"}' ;;
+	# FAKE_KIND=fail: a data path failure (pair exit 1, judged), where
+	# "cant" is one that could not run (store.h fc_pair_end_judged)
+	echo '{"v":1,"seq":2,"type":"error","kind":"'"${FAKE_KIND:-cant}"'","msg":"no RDMA device found: fake"}' ;;
 esac
 sleep 1

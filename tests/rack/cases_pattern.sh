@@ -1,8 +1,11 @@
+# shellcheck shell=bash
 # Cases for `matrix --pattern` on real Soft-RoCE (issue 42, item 5). NOT yet
 # wired in: tests/rack/run.sh sources every tests/rack/cases_*.sh, so this
-# file returns at once unless RACK_PATTERN=1. To run it (a quiet host, as
-# the whole rack suite): RACK_PATTERN=1 tests/rack/run.sh; it boots its
-# own 4-node rack and takes it down. To wire it in, drop the guard below.
+# file returns at once unless RACK_PATTERN=1. To run it alone (a quiet
+# host; it boots its own 4-node rack and takes it down, about 5 minutes):
+#   make fabcheck && RACK_PATTERN=1 tests/rack/run_one.sh tests/rack/cases_pattern.sh
+# or with the whole suite: RACK_PATTERN=1 tests/rack/run.sh. To wire it in,
+# drop the guard below.
 # On a 4-node rack of its own:
 #   1. the pair matrix is clean (no retransmissions: pass);
 #   2. with nodeA's port limited (lab fault nodeA rate 10), incast into
@@ -22,15 +25,17 @@ PT_PAIR=(--test write --bw -n 200 -s 64K --min-gbps 0.001 --timeout 60)
 RPT=cipt-$$
 RACKS+=("$RPT")
 if rack_up "$RPT" --nodes 4; then
-	SP=$("$FC" lab ssh-config --name "$RPT")
+	PT_SSH=$("$FC" lab ssh-config --name "$RPT")
 	NODES=(nodeA nodeB nodeC nodeD)
 	expect "pattern rack: the pair matrix is clean" 0 'verdict: pass' -- \
-		"$FC" matrix "${NODES[@]}" --ssh-config "$SP" "${PT_PAIR[@]}" --min-rack-pct 30 \
+		"$FC" matrix "${NODES[@]}" --ssh-config "$PT_SSH" "${PT_PAIR[@]}" --min-rack-pct 30 \
 		--db "$PTR/p.db"
 	expect "pattern rack: limit nodeA to 10 Mbit/s" 0 'nodeA: eth0 limited to 10 Mbit/s' -- \
 		"$FC" lab fault --name "$RPT" nodeA rate 10
-	"$FC" matrix "${NODES[@]}" --pattern incast --ssh-config "$SP" "${PT_PAIR[@]}" \
-		--min-rack-pct 30 --db "$PTR/p.db" --json >"$PTR/incast.json" 2>"$PTR/incast.err"
+	# 3 senders x 200 x 64 KiB into 10 Mbit/s is about 31 s before any
+	# retransmission: --timeout 120 (the last one given is taken)
+	"$FC" matrix "${NODES[@]}" --pattern incast --ssh-config "$PT_SSH" "${PT_PAIR[@]}" \
+		--timeout 120 --min-rack-pct 30 --db "$PTR/p.db" --json >"$PTR/incast.json" 2>"$PTR/incast.err"
 	expect_json "incast: 4 rounds of 3 senders, nodeA's round judged" 0 \
 		"[r['receiver'] for r in d['pattern']['rounds']] == ['nodeA', 'nodeB', 'nodeC', 'nodeD'] and
 		 all(r['flows'] == 3 for r in d['pattern']['rounds'])" -- cat "$PTR/incast.json"
@@ -43,7 +48,7 @@ if rack_up "$RPT" --nodes 4; then
 		"any(o['outcome'] == 'no working flow control' for o in d['pattern']['rounds'][0]['outcomes'])" \
 		-- cat "$PTR/incast.json"
 	"$FC" lab fault --name "$RPT" nodeA clear >/dev/null 2>&1
-	"$FC" matrix "${NODES[@]}" --pattern bisection --ssh-config "$SP" "${PT_PAIR[@]}" \
+	"$FC" matrix "${NODES[@]}" --pattern bisection --ssh-config "$PT_SSH" "${PT_PAIR[@]}" \
 		--min-rack-pct 30 --db "$PTR/b.db" --json >"$PTR/bis.json" 2>/dev/null
 	expect_json "bisection: 4 rounds of 2 flows, each against its ports" 0 \
 		"len(d['pattern']['rounds']) == 4 and all(r['flows'] == 2 and r['total_gbps'] > 0 and r['ports_gbps'] > 0
