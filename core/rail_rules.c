@@ -46,9 +46,10 @@ int rail_left_flush(struct match *x)
 
 		if (l->count > 1)
 			rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
-					      "%s left out on %d nodes (%s and others): %s; "
+					      "%s left out on %d nodes (%s and %d other%s): %s; "
 					      "--exclude-dev %s leaves it out without this note",
-					      l->dev, l->count, x->nodes[l->first].name, l->why, l->dev);
+					      l->dev, l->count, x->nodes[l->first].name, l->count - 1,
+					      l->count > 2 ? "s" : "", l->why, l->dev);
 		else
 			rc = rail_add_finding(x->map, FC_RAIL_NOTE, l->first,
 					      "%s of %s left out: %s; --exclude-dev %s leaves it out "

@@ -81,6 +81,7 @@ struct diag_module {
 	 * cmis_show_signals: "Tx fault : [ No, Yes, ... ]", lane 1 first;
 	 * "None" when no lane is flagged): bit per lane */
 	unsigned tx_fault, tx_los, rx_los;
+	double br_mbd;	    /* SFF-8636 nominal lane signalling rate (MBd); 0 not read */
 	unsigned app_lanes; /* host lanes with an active application code, as
 			     * SONiC's 'show interfaces transceiver eeprom'
 			     * prints them (ethtool -m prints none); 0 not read */
@@ -139,10 +140,13 @@ int diag_parse_link(const char *text, struct diag_link *l);
  * support when the port at @gbps runs below it, naming in e->part what
  * holds it: its own advertised modes, the partner not reported, or the
  * link's training. */
-void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect *e);
-/* A note when the port runs at the most its partner advertises, below the
- * HCA's own modes ("" otherwise). */
-void diag_link_note(const struct diag_link *l, double gbps, char *buf, size_t len);
+void diag_expect_link(double gbps, const struct diag_link *l, const struct diag_module *m,
+		      struct diag_expect *e);
+/* A note when the port runs at the most its partner advertises or its
+ * module @m (NULL: not read) is built for, below the HCA's own modes (""
+ * otherwise). */
+void diag_link_note(const struct diag_link *l, const struct diag_module *m, double gbps, char *buf,
+		    size_t len);
 
 /* Pure. @gbps on @width lanes (0 unknown), its module @m (NULL or not
  * known: not read) and the same port on @npeers other nodes. */

@@ -213,7 +213,7 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 	int lane;
 
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
-	diag_expect_link(p->rate_gbps, &p->link, &e);
+	diag_expect_link(p->rate_gbps, &p->link, &p->mod, &e);
 	if (e.gbps <= 0)
 		return;
 	lane = first_lane(e.fault);
@@ -259,7 +259,7 @@ void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p)
 	if (!p->mod.known || !p->mod.tx_fault)
 		return;
 	diag_expect_rate(p->rate_gbps, p->width, &p->mod, peers, set_peers(c, p, peers, 32), &e);
-	diag_expect_link(p->rate_gbps, &p->link, &e);
+	diag_expect_link(p->rate_gbps, &p->link, &p->mod, &e);
 	if (e.gbps > 0 || diag_far_tx_blamed(p))
 		return;
 	lanes_text(p->mod.tx_fault, lanes, sizeof(lanes));

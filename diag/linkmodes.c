@@ -18,6 +18,13 @@
  * (drivers/net/ethernet/mellanox/mlx5/core/en_ethtool.c
  * get_lp_advertising); a port whose partner does not negotiate prints no
  * such line, and then the partner is not known.
+ *
+ * The module: an SFF-8636 module's nominal lane signalling rate ("BR,
+ * Nominal", byte 140 in units of 100 MBd, ethtool qsfp.c) times its lanes
+ * is what it is built to carry (25500 MBd x 4: a 100G QSFP28; 10300 MBd x
+ * 4: a 40G QSFP+). Read for NRZ lanes only (at most 25.78125 GBd, 100GBASE-R
+ * lanes: IEEE 802.3 clause 82): a PAM4 lane carries twice its baud rate, so
+ * above that the figure does not give the rate and is not used.
  */
 #include "diag/diag.h"
 
@@ -106,6 +113,18 @@ static void mode_text(long mbps, int lanes, char *buf, size_t len)
 	snprintf(buf, len, "%g Gb/s on %d lane%s", mbps / 1000.0, lanes, lanes == 1 ? "" : "s");
 }
 
+#define NRZ_MAX_MBD 25781 /* 25.78125 GBd, 100GBASE-R4 lanes */
+
+/* What module @m is built to carry in Mb/s (0 not known), its lanes in @lanes. */
+static long module_mbps(const struct diag_module *m, int *lanes)
+{
+	*lanes = 0;
+	if (!m || !m->known || m->br_mbd <= 0 || m->br_mbd > NRZ_MAX_MBD || m->nlanes <= 0)
+		return 0;
+	*lanes = m->nlanes;
+	return (long)(m->br_mbd / 1000) * 1000 * m->nlanes;
+}
+
 /* What the ends support, as a clause: "the HCA supports and the link
  * partner advertises up to 56 Gb/s on 4 lanes". */
 static void ends_text(const struct diag_link *l, long cap, int lanes, char *buf, size_t len)
@@ -122,20 +141,28 @@ static void ends_text(const struct diag_link *l, long cap, int lanes, char *buf,
 		snprintf(buf, len, "the HCA supports and the link partner advertises up to %s ('ethtool DEV')", c);
 }
 
-void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect *e)
+void diag_expect_link(double gbps, const struct diag_link *l, const struct diag_module *m,
+		      struct diag_expect *e)
 {
-	long cap, run = (long)(gbps * 1000 + 0.5);
-	int lanes;
-	char ends[200], why[400];
+	long cap, run = (long)(gbps * 1000 + 0.5), mod;
+	int lanes, ml;
+	char ends[300], why[500];
 
 	if (!l || !l->known || run <= 0)
 		return;
 	cap = l->sup_mbps, lanes = l->sup_lanes;
 	if (l->lp_mbps > 0 && l->lp_mbps < cap)
 		cap = l->lp_mbps, lanes = l->lp_lanes;
+	mod = module_mbps(m, &ml);
+	if (mod > 0 && mod < cap)
+		cap = mod, lanes = ml;
 	if (run >= cap || cap / 1000.0 <= e->gbps)
 		return;
 	ends_text(l, cap, lanes, ends, sizeof(ends));
+	if (mod > 0 && mod == cap)
+		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends),
+			 ", and its module is built for %g Gb/s (ethtool -m BR, Nominal x %d lanes)",
+			 mod / 1000.0, ml);
 	if (l->adv_mbps > 0 && l->adv_mbps < cap && run >= l->adv_mbps) {
 		char a[48];
 
@@ -157,16 +184,24 @@ void diag_expect_link(double gbps, const struct diag_link *l, struct diag_expect
 		 *e->why ? "; " : "", why);
 }
 
-void diag_link_note(const struct diag_link *l, double gbps, char *buf, size_t len)
+void diag_link_note(const struct diag_link *l, const struct diag_module *m, double gbps, char *buf,
+		    size_t len)
 {
 	long run = (long)(gbps * 1000 + 0.5);
+	int ml;
+	long mod = module_mbps(m, &ml);
 	char c[48];
 
 	*buf = 0;
-	if (!l->known || l->lp_mbps <= 0 || l->lp_mbps >= l->sup_mbps || run != l->lp_mbps)
+	if (!l->known || run >= l->sup_mbps)
 		return;
 	mode_text(l->sup_mbps, l->sup_lanes, c, sizeof(c));
-	snprintf(buf, len,
-		 "the link runs at %g Gb/s, the most its link partner advertises, where the HCA supports %s: the partner (switch port or its setting) limits it",
-		 gbps, c);
+	if (l->lp_mbps > 0 && run == l->lp_mbps)
+		snprintf(buf, len,
+			 "the link runs at %g Gb/s, the most its link partner advertises, where the HCA supports %s: the partner (switch port or its setting) limits it",
+			 gbps, c);
+	else if (mod > 0 && run == mod)
+		snprintf(buf, len,
+			 "the link runs at %g Gb/s, what its module is built for (ethtool -m BR, Nominal x %d lanes), where the HCA supports %s: the module limits it",
+			 gbps, ml, c);
 }

@@ -255,6 +255,9 @@ static const struct {
 	{ "Module temperature high warning threshold", offsetof(struct diag_module, temp_warn_c), 0, 0 },
 	{ "Module voltage", offsetof(struct diag_module, volt), 0, 1 },
 	{ "Module voltage high alarm threshold", offsetof(struct diag_module, volt_hi_alarm), 0, 0 },
+	/* SFF-8636 byte 140, units of 100 MBd (ethtool qsfp.c "BR, Nominal"):
+	 * the lane signalling rate the module is built for */
+	{ "BR, Nominal", offsetof(struct diag_module, br_mbd), 0, 0 },
 	{ "Module voltage low alarm threshold", offsetof(struct diag_module, volt_lo_alarm), 0, 0 },
 	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
 };

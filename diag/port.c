@@ -597,7 +597,7 @@ static void link_modes(struct diag_port *p, const json_t *after)
 
 	if (diag_parse_link(snap_str(after, "ethtool.txt"), &p->link))
 		return;
-	diag_link_note(&p->link, p->rate_gbps, n, sizeof(n));
+	diag_link_note(&p->link, &p->mod, p->rate_gbps, n, sizeof(n));
 	if (*n)
 		note(p, "%s", n);
 }

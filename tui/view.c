@@ -599,10 +599,29 @@ static void draw_detail(const struct tui_view *v, const struct mx_model *m, int 
 	put_cut(y + 5, line);
 }
 
+/* What the run left out and assumed (its rail plan's notes: ports left
+ * out with their rule, rails matched by position), as matrix prints them
+ * ("rails: NOTE"), one line each from @y; the lines used. */
+static int draw_rail_notes(const struct mx_model *m, int y, int h)
+{
+	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
+	char text[768];
+	int used = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(rp, "findings"), i, f) {
+		if (used >= h - 1 || strcmp(fc_jstr(f, "severity", ""), "note"))
+			continue;
+		snprintf(text, sizeof(text), "rails: %s", fc_jstr(f, "text", "?"));
+		put_cut(y + used++, text);
+	}
+	return used;
+}
+
 static void draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h)
 {
 	char text[768];
-	int shown = 0;
+	int shown = 0, notes;
 
 	for (int k = 0; k < h; k++) {
 		move(y + k, 0);
@@ -610,6 +629,9 @@ static void draw_findings(const struct tui_view *v, const struct mx_model *m, in
 	}
 	if (h <= 0)
 		return;
+	notes = draw_rail_notes(m, y, h);
+	y += notes;
+	h -= notes;
 	if (!m->an.nfindings) {
 		mvaddnstr(y, 0, m->nres ? "no findings so far: every measured pair is within the "
 					  "thresholds" : "waiting for the first result...", COLS);

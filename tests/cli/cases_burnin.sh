@@ -166,5 +166,18 @@ expect "burnin resume keeps finished steps" 1 'preflight: done in an earlier run
 expect "burnin resume ran the missing step" 0 '^nccl skip$' -- tail -n 1 "$BIT/run1/state"
 expect "burnin resume other nodes" 2 'the nodes differ from those of' -- \
 	$BR nodeA nodeC --resume --out "$BIT/run1" --config "$BIT/ok.conf"
+# The summary says what a step left out and assumed (issue 39 item 4): the
+# matrix step's JSON is a recorded 2-rail matrix whose nodes have a 10 Gb/s
+# storage port (left out with its rule); the resumed burn-in keeps the step
+# and its summary gives the note in text and JSON.
+printf 'FABRIC=lab\nSTEPS="matrix"\nLAB_TIMEOUT=30s\n' >"$BIT/mx.conf"
+env FABCHECK=$FC $BR nodeA nodeB --launcher local --config "$BIT/mx.conf" --out "$BIT/run2" >/dev/null 2>&1
+env FAKE_DEVICES=tests/data/rails/devices-2rail-storage.json $FC matrix nodeA nodeB --launcher local \
+	--worker-cmd tests/cli/rack-worker.sh --timeout 5 --db "$BIT/mx.db" --json >"$BIT/run2/matrix.json" 2>/dev/null
+expect "burnin summary: the port the matrix left out, with its rule" 3 \
+	'^ +rails: rxe2 left out on 2 nodes \(nodeA and 1 other\): its rate 10 Gb/s differs' -- \
+	env FABCHECK=$FC $BR --resume --out "$BIT/run2" --launcher local --config "$BIT/mx.conf"
+expect "burnin summary.json: the step's rail_notes" 0 '^1 rxe2 left out' -- python3 -c \
+	"import json; n = json.load(open('$BIT/run2/summary.json'))['steps'][0]['rail_notes']; print(len(n), n[0][:14])"
 expect "burnin.sbatch outside Slurm" 2 'submit it with sbatch' -- env -u SLURM_JOB_NODELIST scripts/burnin.sbatch
 rm -rf "$BIT"

@@ -83,7 +83,7 @@ expect "summary: soak of 3 nodes on 2 rails says 3" 0 '^soak of 3 node\(s\): [0-
 # (devices-2rail-storage.json: devices-2rail.json and a 10 Gb/s rxe2).
 SUMST=tests/data/rails/devices-2rail-storage.json
 expect "summary: matrix text says the port left out and its rule" 0 \
-	"^rails: rxe2 left out on 3 nodes \(nodeA and others\): its rate 10 Gb/s differs from the 2\.5 Gb/s of the node's other ports" -- \
+	"^rails: rxe2 left out on 3 nodes \(nodeA and 2 others\): its rate 10 Gb/s differs from the 2\.5 Gb/s of the node's other ports" -- \
 	env FAKE_DEVICES=$SUMST $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l1.db}"
 expect "summary: matrix JSON says it too, and that nothing was assumed" 0 '^ok$' -- python3 -c '
 import json, subprocess, sys

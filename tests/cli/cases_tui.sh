@@ -109,4 +109,12 @@ expect "tui rail 1: only nodeC marked" 0 '^ok$' -- only_suspect $TUT/out-rail1.t
 tui_run railov 100x30 'R R R' 'nodes x 2 rails' -- --db $TUT/rails.db --max-iterations 15
 expect "tui R R R: the nodes x rails overview" 0 'nodes x 2 rails' -- cat $TUT/out-railov.txt
 expect "tui overview: nodeC bad on rail 1 only" 0 '^ C +[0-9]+ +[0-9]+!' -- cat $TUT/out-railov.txt
+# The TUI says what the run left out, as matrix does (issue 39 item 4): a
+# 2-rail matrix whose nodes have a 10 Gb/s storage port (rxe2, left out with
+# its rule; the stand-in worker), followed from its store.
+env FAKE_DEVICES=tests/data/rails/devices-2rail-storage.json $FC matrix nodeA nodeB nodeC --launcher local \
+	--worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $TUT/left.db >/dev/null 2>&1
+tui_run left 100x30 - '^rails: rxe2 left out' -- --db $TUT/left.db --max-iterations 15
+expect "tui: the port the run left out, with its rule" 0 \
+	'^rails: rxe2 left out on 3 nodes \(nodeA and 2 others\): its rate 10 Gb/s differs' -- cat $TUT/out-left.txt
 rm -rf "$TUT"

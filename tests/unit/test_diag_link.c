@@ -71,24 +71,59 @@ static void test_model(void **state)
 	assert_int_equal(diag_parse_link(text, &l), 0);
 	free(text);
 	memset(&e, 0, sizeof(e));
-	diag_expect_link(40, &l, &e);
+	diag_expect_link(40, &l, NULL, &e);
 	assert_true(e.gbps == 56 && e.width == 4 && e.likely);
 	l.adv_mbps = 56000, l.adv_lanes = 4;
 	memset(&e, 0, sizeof(e));
-	diag_expect_link(40, &l, &e);
+	diag_expect_link(40, &l, NULL, &e);
 	assert_string_equal(e.part, "cable or transceiver (link training)");
 	assert_true(e.likely);
 	memset(&e, 0, sizeof(e));
-	diag_expect_link(56, &l, &e); /* at what both ends support */
+	diag_expect_link(56, &l, NULL, &e); /* at what both ends support */
 	assert_true(e.gbps == 0);
 	l.lp_mbps = 40000;
 	memset(&e, 0, sizeof(e));
-	diag_expect_link(40, &l, &e);
+	diag_expect_link(40, &l, NULL, &e);
 	assert_true(e.gbps == 0);
-	diag_link_note(&l, 40, note, sizeof(note));
+	diag_link_note(&l, NULL, 40, note, sizeof(note));
 	assert_non_null(strstr(note, "the most its link partner advertises, where the HCA supports 56 Gb/s"));
 	assert_int_equal(diag_parse_link("Settings for eth0:\n\tLink detected: no\n", &l), -1);
 	assert_int_equal(diag_parse_link(NULL, &l), -1);
+}
+
+static const char *const SR4_40G = "tests/real/ethtool_m/noc-cumulus_swp13_finisar-qsfp-sr4_dark-lanes-inf-dbm.txt";
+
+/* Both ends at 100G, the module a 40G QSFP+ (the real Finisar SR4: BR,
+ * Nominal 10300 MBd, 4 lanes): at 40G the module limits it (a note, no
+ * finding); at 10G the port is below what all three carry, 40G. */
+static void test_module_limits(void **state)
+{
+	size_t len;
+	char *text = fc_read_regular("capture", SR4_40G, 1 << 16, 0, &len), note[300];
+	struct diag_module m;
+	struct diag_link l = { .known = 1, .sup_mbps = 100000, .sup_lanes = 4, .adv_mbps = 100000,
+			       .adv_lanes = 4, .lp_mbps = 100000, .lp_lanes = 4 };
+	struct diag_expect e;
+
+	(void)state;
+	assert_non_null(text);
+	assert_int_equal(diag_parse_module(text, &m), 0);
+	free(text);
+	assert_true(m.br_mbd == 10300 && m.nlanes == 4);
+	memset(&e, 0, sizeof(e));
+	diag_expect_link(40, &l, &m, &e);
+	assert_true(e.gbps == 0);
+	diag_link_note(&l, &m, 40, note, sizeof(note));
+	assert_non_null(strstr(note, "what its module is built for"));
+	assert_non_null(strstr(note, "the module limits it"));
+	memset(&e, 0, sizeof(e));
+	diag_expect_link(10, &l, &m, &e);
+	assert_true(e.gbps == 40 && e.width == 4);
+	assert_non_null(strstr(e.why, "its module is built for 40 Gb/s"));
+	m.br_mbd = 26562; /* a PAM4 lane's baud: not read as a rate */
+	memset(&e, 0, sizeof(e));
+	diag_expect_link(40, &l, &m, &e);
+	assert_true(e.gbps == 100);
 }
 
 int main(void)
@@ -97,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_own_advertised_modes),
 		cmocka_unit_test(test_partner_not_reported),
 		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_module_limits),
 	};
 
 	return cmocka_run_group_tests_name("diag link modes", tests, NULL, NULL);
