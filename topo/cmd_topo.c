@@ -336,12 +336,14 @@ static void render_topo(FILE *f, const json_t *doc)
 			fc_jstr(x, "why", ""));
 }
 
-static int nothing_found(struct fc_ctx *ctx, const char *root)
+/* root: the sysfs tree as the node has it; from: the capture it was
+ * recorded in (NULL live), so a replayed finding reads as the live one. */
+static int nothing_found(struct fc_ctx *ctx, const char *root, const char *from)
 {
 	json_t *doc;
 
-	fc_err("no NVIDIA GPU (vendor 0x10de, class 0x03xx) and no RDMA HCA under %s/bus/pci/devices and no nvidia-smi matrix: nothing to check; run on a GPU node, or give --sysfs ROOT or --nvidia-smi-topo FILE",
-	       root);
+	fc_err("no NVIDIA GPU (vendor 0x10de, class 0x03xx) and no RDMA HCA under %s/bus/pci/devices%s%s and no nvidia-smi matrix: nothing to check; run on a GPU node, or give --sysfs ROOT or --nvidia-smi-topo FILE",
+	       root, from ? " as recorded in " : "", from ? from : "");
 	if (!ctx->json)
 		return FC_EXIT_CANT;
 	doc = fc_doc_new();
@@ -394,7 +396,7 @@ int cmd_topo(struct fc_ctx *ctx, int argc, char **argv)
 		try_nvsmi(&m);
 	}
 	if (!t->ngpus && !t->nnics && (!m || !m->ncols)) {
-		rc = nothing_found(ctx, t->sysfs_root);
+		rc = nothing_found(ctx, o.from ? "/sys" : t->sysfs_root, o.from);
 		goto out_free_matrix;
 	}
 	v = calloc(1, sizeof(*v));

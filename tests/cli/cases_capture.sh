@@ -34,6 +34,15 @@ expect "capture dgx: the judgment is not empty" 1 \
 expect "capture dgx: topo --from names the degraded link" 0 'mlx5_2 \(0000:85:00.0\) trained at x8' -- \
 	$FC topo --from "$CAP_TMP/cap-dgx"
 
+# A node with neither GPU nor HCA (the virtual rack's: Soft-RoCE has no PCI
+# function): the replayed finding names the node's /sys, as the live one on
+# the node does, not the folder the bundle was opened in.
+NG=$CAP_TMP/nogpu/bus/pci/devices/0000:00:03.0
+mkdir -p "$NG" "$CAP_TMP/nogpu/class/infiniband" && echo 0x1af4 >"$NG/vendor" && echo 0x020000 >"$NG/class"
+FABCHECK_SYSFS=$CAP_TMP/nogpu $FC capture -o "$CAP_TMP/cap-nogpu" >/dev/null 2>&1
+expect "capture without GPU or HCA: topo --from names the node's /sys" 3 \
+	'"no NVIDIA GPU and no RDMA HCA found under /sys"' -- $FC topo --json --from "$CAP_TMP/cap-nogpu"
+
 # health, nccl env and the rail plan read a capture as they read the node
 expect_quiet "capture dgx: health --from equals live" 0 -- bash -c \
 	"cmp <(FABCHECK_SYSFS=$CAP_TMP/dgx $FC health --no-state --node n1 --json 2>&1) <($FC health --from $CAP_TMP/cap-dgx --node n1 --json 2>&1)"

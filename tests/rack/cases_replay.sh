@@ -8,11 +8,7 @@
 # the same GPUs and HCAs). Once on the healthy rack, once with nodeB's
 # fabric MTU at 1500 (lab fault), where the findings must name nodeB, so
 # that "the same" is not two empty lists.
-#
-# Not yet in run.sh's rack: run.sh sources every tests/rack/cases_*.sh, so
-# this file returns at once unless RACK_REPLAY=1 (to wire it in, remove the
-# next line). To run it alone, see the note of issue 36 item 3.
-[ -n "${RACK_REPLAY:-}" ] || return 0
+
 
 RPX=$(mktemp -d /tmp/fc-rack-replay-XXXXXX)
 RPB=/tmp/fc-rack-replay.tar.gz # on each node (the guest's own /tmp)

@@ -18,6 +18,9 @@ export FABCHECK_LAB_HOME=${FABCHECK_LAB_HOME:-$ROOT/lab-home}
 export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
 export RACK_LOG=${RACK_LOG:-$FABCHECK_LAB_HOME/rack-tests.stderr.log}
 unset FABCHECK_LAB_NAME
+# No calibration pair at each 'lab up' (lab/up.sh): no case here reads it,
+# and each would add a pair to every boot. The demo runs it.
+export FABCHECK_LAB_CALIBRATE=0
 # shellcheck source=tests/rack/lib.sh
 . tests/rack/lib.sh
 # shellcheck source=tests/rack/stall.sh
