@@ -47,8 +47,8 @@ static int fill_calib(FILE *f, void *arg)
 {
 	const struct fc_starve_fig *g = arg;
 
-	fprintf(f, "gbps %.6g\nbaseline %.6g\nwait_pct %.3f\nrunnable_s %.3f\n", g->calib_gbps,
-		g->baseline_gbps, g->wait_pct, g->runnable_s);
+	fprintf(f, "gbps %.6g\nbaseline %.6g\nwait_pct %.3f\nrunnable_s %.3f\nguests %d\ncpus %d\n",
+		g->calib_gbps, g->baseline_gbps, g->wait_pct, g->runnable_s, g->guests, g->cpus);
 	return 0;
 }
 
@@ -123,10 +123,16 @@ static int calibrate(struct calib *c, char **extra, int nextra)
 	c->fig.calib_gbps = run_pair(c->dir, extra, nextra);
 	fc_starve_sample(fc_starve_proc(), c->dir, strrchr(c->dir, '/') + 1, &b);
 	fc_starve_between(&a, &b, &c->fig);
+	c->fig.guests = found;
+	c->fig.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!found)
 		c->fig.wait_pct = -1; /* no QEMU of the rack read: not measured */
 	if (c->fig.calib_gbps <= 0)
 		return -1;
+	/* The best of racks of this many guests: more guests share the host's
+	 * CPUs, and their pair moves less on a quiet host too. */
+	snprintf(c->best_path + strlen(c->best_path), sizeof(c->best_path) - strlen(c->best_path),
+		 "-nodes%d", found);
 	best = read_key(c->best_path, "gbps");
 	c->fig.baseline_gbps = best;
 	snprintf(path, sizeof(path), "%s/calibration", c->dir);
@@ -146,6 +152,8 @@ static int recorded(struct calib *c)
 	c->fig.baseline_gbps = read_key(path, "baseline");
 	c->fig.wait_pct = read_key(path, "wait_pct");
 	c->fig.runnable_s = read_key(path, "runnable_s");
+	c->fig.guests = (int)read_key(path, "guests"); /* -1 (unknown) reads as none */
+	c->fig.cpus = (int)read_key(path, "cpus");
 	return c->fig.calib_gbps > 0 ? 0 : -1;
 }
 

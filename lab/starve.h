@@ -26,9 +26,11 @@ struct fc_starve_fig {
 	double calib_gbps;    /* the calibration pair's bandwidth */
 	double baseline_gbps; /* this host's best calibration so far */
 	const char *stalled;  /* "nodeX: its kernel's NETDEV WATCHDOG line", NULL: none */
+	int guests, cpus;     /* the rack's QEMU guests and the host's CPUs; 0: unknown */
 };
 
-/* Above this share of their runnable time spent waiting, the guests were
+/* Above this share of their runnable time spent waiting, beyond the share
+ * their own number explains (fc_starve_inherent_pct), the guests were
  * starved (the reasoning is beside its definition in starve.c). */
 #define FC_STARVE_WAIT_PCT 25.0
 /* Below this share of the baseline, the calibration pair was starved. */
@@ -38,6 +40,11 @@ struct fc_starve_fig {
 
 #define FC_STARVE_TEXT \
 	"the virtual rack was starved: the host is busy; results are not about the nodes"
+
+/* Pure: the share of their runnable time @guests busy single-CPU guests
+ * wait on @cpus CPUs with nothing else running, in %: (guests - cpus) /
+ * guests when they outnumber the CPUs, else 0 (0 when either is unknown). */
+double fc_starve_inherent_pct(int guests, int cpus);
 
 /* Pure. 1 when @f shows a starved (or stalled) rack, with the sentence
  * and its figures in @why; 0 with what was seen in @why otherwise. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/out.h"
@@ -29,7 +30,9 @@ int fc_starve_begin(void)
 		return 0;
 	}
 	snprintf(run.name, sizeof(run.name), "%s", name);
-	if (fc_starve_sample(fc_starve_proc(), run.dir, run.name, &run.start) <= 0) {
+	run.fig.guests = fc_starve_sample(fc_starve_proc(), run.dir, run.name, &run.start);
+	run.fig.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (run.fig.guests <= 0) {
 		fc_warn("FABCHECK_LAB_RACK: no QEMU of lab rack '%s' runs here (its pid files in "
 			"%s/nodes); results are not checked for a starved rack",
 			run.name, run.dir);
@@ -77,6 +80,10 @@ json_t *fc_starve_json(const char *rack, const struct fc_starve_fig *f, const ch
 	json_object_set_new(o, "why", fc_json_text(why));
 	json_object_set_new(o, "wait_pct", f->wait_pct >= 0 ? json_real(f->wait_pct) : json_null());
 	json_object_set_new(o, "runnable_s", json_real(f->runnable_s));
+	json_object_set_new(o, "guests", json_integer(f->guests));
+	json_object_set_new(o, "cpus", json_integer(f->cpus));
+	json_object_set_new(o, "wait_limit_pct",
+			    json_real(FC_STARVE_WAIT_PCT + fc_starve_inherent_pct(f->guests, f->cpus)));
 	json_object_set_new(o, "stalled", f->stalled ? fc_json_text(f->stalled) : json_null());
 	return o;
 }

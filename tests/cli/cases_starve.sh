@@ -68,11 +68,11 @@ sv_cal() { env FABCHECK_LAB_HOME="$SVT" FABCHECK_LAB_PROC="$SVP" FAKE_DEVICES=te
 expect "calibrate: the host's first is the baseline from now on" 0 \
 	"calibration of lab rack 'sv': .*its calibration pair moved 2\.4 Gb/s, this host's first at MTU 9000: the baseline from now on" -- \
 	sv_cal "${SVC[@]}"
-expect "calibrate: it is kept as the host's best" 0 '^gbps 2\.4$' -- cat "$SVT/calibration-best-mtu9000"
-echo "gbps 4" >"$SVT/calibration-best-mtu9000"
+expect "calibrate: it is kept as the host's best" 0 '^gbps 2\.4$' -- cat "$SVT/calibration-best-mtu9000-nodes1"
+echo "gbps 4" >"$SVT/calibration-best-mtu9000-nodes1"
 expect "calibrate: 2.4 against a best of 4 is a quiet host" 0 \
 	"too idle \(0\.00 s runnable\) to tell.*moved 2\.4 Gb/s, this host's best 4 Gb/s" -- sv_cal "${SVC[@]}"
-echo "gbps 5" >"$SVT/calibration-best-mtu9000"
+echo "gbps 5" >"$SVT/calibration-best-mtu9000-nodes1"
 expect "calibrate: 2.4 against a best of 5 is a starved rack (exit 1)" 1 \
 	"the virtual rack was starved: the host is busy; results are not about the nodes \(its calibration pair moved 2\.4 Gb/s, below half of this host's best 5 Gb/s\)" -- \
 	sv_cal "${SVC[@]}"

@@ -42,11 +42,15 @@ if rack_up "$RPT" --nodes 4; then
 	expect_json "incast into nodeA: retransmissions moved, named with evidence" 0 \
 		"any(o['outcome'] in ('no working flow control', 'loss under incast') and 'retransmissions' in o['evidence']
 		     for o in d['pattern']['rounds'][0]['outcomes'])" -- cat "$PTR/incast.json"
-	# The issue's outcome: loss under incast while the same rack's pairs
-	# (run 1 of this store) were clean.
-	expect_json "incast into nodeA: named no working flow control" 0 \
-		"any(o['outcome'] == 'no working flow control' for o in d['pattern']['rounds'][0]['outcomes'])" \
-		-- cat "$PTR/incast.json"
+	# Where the loss is: the round into the limited port loses the most.
+	# (Not asserted here: "no working flow control", which needs the same
+	# rack's pairs loss-free; rxe under TCG retransmits on healthy pairs
+	# too, so this rack's pairs are never clean and the outcome is "loss
+	# under incast". tests/unit/test_pattern.c judges both on recorded counters.)
+	expect_json "incast into nodeA: the limited receiver's round lost the most" 0 \
+		"(lambda rt: rt.index(max(rt)) == 0 and rt[0] > 0)([max([float(m.group(1)) for o in r['outcomes']
+		   for m in [re.search(r'retransmissions ([0-9]+)', o['evidence'])] if m] or [0])
+		   for r in d['pattern']['rounds']])" -- cat "$PTR/incast.json"
 	"$FC" lab fault --name "$RPT" nodeA clear >/dev/null 2>&1
 	"$FC" matrix "${NODES[@]}" --pattern bisection --ssh-config "$PT_SSH" "${PT_PAIR[@]}" \
 		--min-rack-pct 30 --db "$PTR/b.db" --json >"$PTR/bis.json" 2>/dev/null

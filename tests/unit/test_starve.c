@@ -80,6 +80,33 @@ static void test_judge_calibration(void **state)
 	assert_false(fc_starve_judge(&f, why, sizeof(why)));
 }
 
+/* A quiet 3-node rack on this 2-CPU host waited 26.058% of its calibration
+ * pair (lab calibrate at lab up, 2026-12-06; /work racks dr3, 3 guests):
+ * its guests outnumber the CPUs and wait a third by their own number. Not
+ * starved; the same wait with a CPU per guest, or 70% with three guests,
+ * is. */
+static void test_judge_more_guests_than_cpus(void **state)
+{
+	struct fc_starve_fig f = { .wait_pct = 26.058, .runnable_s = 63.682, .calib_gbps = -1,
+				   .baseline_gbps = -1, .guests = 3, .cpus = 2 };
+	char why[1024];
+
+	(void)state;
+	assert_true(fc_starve_inherent_pct(3, 2) > 33.3 && fc_starve_inherent_pct(3, 2) < 33.4);
+	assert_true(fc_starve_inherent_pct(4, 2) == 50);
+	assert_true(fc_starve_inherent_pct(2, 2) == 0 && fc_starve_inherent_pct(2, 16) == 0);
+	assert_true(fc_starve_inherent_pct(0, 2) == 0 && fc_starve_inherent_pct(3, 0) == 0);
+	assert_false(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "was not starved"));
+	f.wait_pct = 70;
+	assert_true(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "over 58%, its guests outnumbering the host's CPUs)"));
+	f.wait_pct = 26.058;
+	f.cpus = 4;
+	assert_true(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "over 25%)"));
+}
+
 /* The kernel's line of a node whose NIC stalled, read off a rack of make
  * check (tests/cli/cases_lab.sh): set aside whatever the figures. */
 static void test_judge_stalled(void **state)
@@ -250,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_judge_recorded_wait),
 		cmocka_unit_test(test_judge_calibration),
 		cmocka_unit_test(test_judge_stalled),
+		cmocka_unit_test(test_judge_more_guests_than_cpus),
 		cmocka_unit_test(test_sched_parse),
 		cmocka_unit_test(test_sample_and_stall),
 		cmocka_unit_test(test_rack_dir),
