@@ -39,7 +39,7 @@ static void between(const char *a, const char *b, struct fc_starve_fig *f)
  */
 static void test_judge_recorded_wait(void **state)
 {
-	struct fc_starve_fig f;
+	struct fc_starve_fig f = { 0 };
 	char why[1024];
 
 	(void)state;
