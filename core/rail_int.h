@@ -39,6 +39,7 @@ struct match {
 	int stride;
 	struct left_out lo[RAIL_LEFT_MAX];
 	int nlo;
+	int rest, rest_first; /* ports left out beyond lo's kinds, the first's node */
 	unsigned char *gw_swap; /* [node]: a port whose gateway is in another slot's pool */
 };
 

@@ -24,11 +24,13 @@ void rail_left_add(struct match *x, int node, int port, const char *why)
 	for (k = 0; k < x->nlo; k++)
 		if (!strcmp(x->lo[k].dev, p->dev) && !strcmp(x->lo[k].why, why))
 			break;
+	if (k == RAIL_LEFT_MAX) { /* no line left for its kind: counted apart */
+		if (!x->rest++)
+			x->rest_first = node;
+		return;
+	}
 	if (k == x->nlo) {
-		if (x->nlo == RAIL_LEFT_MAX)
-			k = RAIL_LEFT_MAX - 1; /* the last line counts the rest */
-		else
-			x->nlo++;
+		x->nlo++;
 		snprintf(x->lo[k].dev, sizeof(x->lo[k].dev), "%s", p->dev);
 		snprintf(x->lo[k].why, sizeof(x->lo[k].why), "%s", why);
 		x->lo[k].first = node;
@@ -56,7 +58,15 @@ int rail_left_flush(struct match *x)
 					      "without this note",
 					      l->dev, x->nodes[l->first].name, l->why, l->dev);
 	}
+	if (x->rest && !rc)
+		rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
+				      "%d more port%s left out (the first on %s) by a rule, beyond the "
+				      "%d kinds named above one a line; --exclude-dev for the ports "
+				      "that are not the GPU fabric's leaves them out without notes",
+				      x->rest, x->rest > 1 ? "s" : "", x->nodes[x->rest_first].name,
+				      RAIL_LEFT_MAX);
 	x->nlo = 0;
+	x->rest = 0;
 	return rc;
 }
 

@@ -524,6 +524,59 @@ static void test_subnet_of(void **state)
 	assert_string_equal(buf, "fd00:1:2:3:4::/127");
 }
 
+/* More kinds of left-out port than the notes hold one line each for: 8
+ * nodes of 8 rails at 400 Gb/s, each with 5 storage HCAs of its own names
+ * at 200 Gb/s (40 kinds, each on one node). Every port is accounted for:
+ * the first kinds a line each, the rest in one line that counts them. */
+static void test_left_out_beyond_the_list(void **state)
+{
+	static struct fc_rail_port ports[8][13];
+	static char names[8][16];
+	struct fc_rail_node nodes[8];
+	struct fc_rail_map m;
+	int lines = 0, rest = 0;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		for (int j = 0; j < 13; j++) {
+			struct fc_rail_port *p = &ports[i][j];
+
+			memset(p, 0, sizeof(*p));
+			p->port = 1;
+			p->active = 1;
+			p->link_layer = FC_RAIL_LL_IB;
+			p->width = 4;
+			p->numa = -1;
+			p->prefix_len = -1;
+			if (j < 8) {
+				snprintf(p->dev, sizeof(p->dev), "mlx5_%d", j);
+				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300aa00%02d", j);
+				p->rate = 400;
+			} else {
+				snprintf(p->dev, sizeof(p->dev), "st%d_%d", i, j - 8);
+				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300bb00%02d", j);
+				p->rate = 200;
+			}
+		}
+		snprintf(names[i], sizeof(names[i]), "gpu%02d", i);
+		nodes[i] = (struct fc_rail_node){ .name = names[i], .ports = ports[i], .nports = 13 };
+	}
+	assert_int_equal(fc_rail_match(nodes, 8, NULL, &m), 0);
+	assert_int_equal(m.nrails, 8);
+	for (int k = 0; k < m.nfindings; k++) {
+		const char *t = m.findings[k].text;
+		int n;
+
+		if (strstr(t, " left out: its rate 200 Gb/s"))
+			lines++;
+		else if (sscanf(t, "%d more port", &n) == 1 && strstr(t, " left out (the first on "))
+			rest += n;
+	}
+	assert_true(lines > 0 && lines < 40);
+	assert_int_equal(lines + rest, 40);
+	fc_rail_map_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_ib_one_sm_position), cmocka_unit_test(test_storage_mgmt),
 		cmocka_unit_test(test_subnet_of), cmocka_unit_test(test_rate_below_rail),
 		cmocka_unit_test(test_pair_rail_down),
+		cmocka_unit_test(test_left_out_beyond_the_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
