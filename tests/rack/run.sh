@@ -12,27 +12,9 @@
 # Prints "rack: N passed, N failed"; exits 1 if any failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-ROOT=$PWD
-export FC=${FC:-$ROOT/fabcheck}
-export FABCHECK_LAB_HOME=${FABCHECK_LAB_HOME:-$ROOT/lab-home}
-export FABCHECK_SHARED=${FABCHECK_SHARED:-$(cd .. && pwd)/shared}
-export RACK_LOG=${RACK_LOG:-$FABCHECK_LAB_HOME/rack-tests.stderr.log}
-unset FABCHECK_LAB_NAME
-# No calibration pair at each 'lab up' (lab/up.sh): no case here reads it,
-# and each would add a pair to every boot. The demo runs it.
-export FABCHECK_LAB_CALIBRATE=0
-# shellcheck source=tests/rack/lib.sh
-. tests/rack/lib.sh
-# shellcheck source=tests/rack/stall.sh
-. tests/rack/stall.sh
+# shellcheck source=tests/rack/env.sh
+. tests/rack/env.sh
 T0=$SECONDS
-
-if [ ! -x "$FC" ]; then
-	echo "FAIL: $FC is not built; run 'make' first"
-	echo "rack: 0 passed, 1 failed"
-	exit 1
-fi
-mkdir -p "$FABCHECK_LAB_HOME" && : >"$RACK_LOG"
 
 # Racks left by an earlier run that was killed (SIGKILL cannot be trapped):
 # their names end in the pid of a run.sh that is gone.
@@ -48,18 +30,6 @@ done
 
 # The kernel and initramfs first (cached), so boot times are boot times.
 expect "lab kernel" 0 'initramfs: .*initrd.img' -- "$FC" lab kernel
-
-# Every rack this run boots is stopped on the way out, whatever happens.
-RACKS=()
-teardown() {
-	local r
-	for r in "${RACKS[@]}"; do
-		"$FC" lab down --name "$r" >/dev/null 2>&1
-		rack_qemu_left "$r" | xargs -r kill -KILL 2>/dev/null
-	done
-}
-trap teardown EXIT
-trap 'echo "rack tests interrupted"; exit 130' INT TERM
 
 # ---- 1. the 2-node rack and the case files ---------------------------------
 RACK_NAME=ci-$$
