@@ -45,14 +45,19 @@ double fc_starve_inherent_pct(int guests, int cpus)
 	return guests > 0 && cpus > 0 && guests > cpus ? 100.0 * (guests - cpus) / guests : 0;
 }
 
-int fc_starve_judge(const struct fc_starve_fig *f, char *why, size_t len)
+double fc_starve_wait_limit(const struct fc_starve_fig *f)
 {
 	/* A rack of more guests than the host has CPUs waits for a CPU by its
 	 * own number, host quiet or not: a quiet 3-node rack on 2 CPUs waited
 	 * 26% of its calibration pair (lab calibrate, 2026-12-06); all three
 	 * busy, each gets 2/3 of a CPU and waits 1/3. That share is the
 	 * rack's, not the host's load, so the limit sits above it. */
-	double limit = FC_STARVE_WAIT_PCT + fc_starve_inherent_pct(f->guests, f->cpus);
+	return FC_STARVE_WAIT_PCT + fc_starve_inherent_pct(f->guests, f->cpus);
+}
+
+int fc_starve_judge(const struct fc_starve_fig *f, char *why, size_t len)
+{
+	double limit = fc_starve_wait_limit(f);
 	int waited = f->wait_pct >= 0 && f->runnable_s >= FC_STARVE_MIN_RUNNABLE_S;
 	int slow = f->calib_gbps > 0 && f->baseline_gbps > 0 &&
 		   f->calib_gbps < FC_STARVE_CALIB_FRAC * f->baseline_gbps;

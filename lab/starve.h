@@ -46,6 +46,10 @@ struct fc_starve_fig {
  * guests when they outnumber the CPUs, else 0 (0 when either is unknown). */
 double fc_starve_inherent_pct(int guests, int cpus);
 
+/* Pure: the wait above which @f's guests were starved, in %:
+ * FC_STARVE_WAIT_PCT above their inherent share. */
+double fc_starve_wait_limit(const struct fc_starve_fig *f);
+
 /* Pure. 1 when @f shows a starved (or stalled) rack, with the sentence
  * and its figures in @why; 0 with what was seen in @why otherwise. */
 int fc_starve_judge(const struct fc_starve_fig *f, char *why, size_t len);

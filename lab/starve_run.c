@@ -82,8 +82,7 @@ json_t *fc_starve_json(const char *rack, const struct fc_starve_fig *f, const ch
 	json_object_set_new(o, "runnable_s", json_real(f->runnable_s));
 	json_object_set_new(o, "guests", json_integer(f->guests));
 	json_object_set_new(o, "cpus", json_integer(f->cpus));
-	json_object_set_new(o, "wait_limit_pct",
-			    json_real(FC_STARVE_WAIT_PCT + fc_starve_inherent_pct(f->guests, f->cpus)));
+	json_object_set_new(o, "wait_limit_pct", json_real(fc_starve_wait_limit(f)));
 	json_object_set_new(o, "stalled", f->stalled ? fc_json_text(f->stalled) : json_null());
 	return o;
 }
