@@ -1,5 +1,5 @@
 /*
- * What the TUI's view files share (tui/view.c, tui/view_big.c): the
+ * What the TUI's view files share (tui/view.c, view_big.c, view_pane.c): the
  * layout of a frame and the helpers that read the shown analysis.
  */
 #ifndef FC_TUI_VIEW_INT_H
@@ -10,6 +10,8 @@
 #include "tui/tui.h"
 
 enum { C_GOOD = 1, C_MID, C_BAD, C_ERROR, C_SUSPECT, C_TITLE };
+
+#define DETAIL_LINES 6 /* the cursor pair's detail pane */
 
 struct layout {
 	int lw, cw;	  /* label and cell widths */
@@ -29,6 +31,12 @@ double tui_cell_share(const struct tui_view *v, const struct mx_model *m,
 		      const struct fc_mx_cell *c, int a, int b);
 const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
 		      size_t len);
+
+/* The bottom panes (tui/view_pane.c): the cursor pair's detail on the
+ * DETAIL_LINES lines from @y; the findings (the rail plan's notes first) on @h
+ * lines from @y. */
+void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y);
+void tui_draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h);
 
 /* One entry of the suspects list. */
 #define TUI_LIST_MAX 512
