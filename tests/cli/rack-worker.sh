@@ -9,7 +9,8 @@
 # ("HOST DEV SECONDS" as date +%s.%N), for the cases that check which flows
 # start together; RW_SLOW_HOST's worker is RW_SLOW_S seconds late to be
 # ready for its first test (a slow node the others must wait for);
-# RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender); with
+# RW_GBPS_HOST's worker (or each of several, between spaces) moves
+# RW_GBPS_SLOW Gb/s (a starved sender); with
 # RW_GBPS_BOTH=1 so does every worker whose peer is RW_GBPS_HOST (a node
 # slow both ways, as `lab fault rate` makes one): each worker's "setup"
 # then names its host, which the controller hands the peer in "connect". A
@@ -28,8 +29,9 @@
 # 1000 (10000) rounds leaves out p99 (p99.9) with the note the real worker
 # writes (core/stats.c pct_json: a rank needs 10 / (1 - p) rounds).
 if [ "${1:-}" = devices ]; then
-	cat "${FAKE_DEVICES:-/dev/null}"
-	exit 0
+	# fake-worker.sh's listing: FAKE_DEVICES, or under the stand-in srun
+	# each node's own FAKE_DEVICES_DIR/NODE.json
+	FAKE_MODE='' exec "$(dirname "$0")/fake-worker.sh" devices
 fi
 read -r hello || exit 0
 # shellcheck source=tests/cli/worker_lib.sh
@@ -59,10 +61,11 @@ say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Etherne
 next connect || exit 1
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
-[ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
-case $msg in *"\"type\":\"setup\",\"host\":\"${RW_GBPS_HOST:-none}\","*)
-	[ "${RW_GBPS_BOTH:-}" = 1 ] && gbps=${RW_GBPS_SLOW:-0.5} ;;
-esac
+# slow_host NAME: whether NAME is one of RW_GBPS_HOST (names between spaces)
+slow_host() { [ -n "$1" ] && case " ${RW_GBPS_HOST:-} " in *" $1 "*) true ;; *) false ;; esac; }
+slow_host "$host" && gbps=${RW_GBPS_SLOW:-0.5}
+peer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
+[ "${RW_GBPS_BOTH:-}" = 1 ] && slow_host "$peer" && gbps=${RW_GBPS_SLOW:-0.5}
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).
 next_clocked() {
