@@ -466,6 +466,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 		fc_mx_floor_text(text, sizeof(text), m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
 				 m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
 		fc_finding(doc, FC_FAIL, "%s", text);
+		fc_mx_floor_doc(doc, m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
+				m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
 	}
 	for (int r = 0; rn && r < m->nrails; r++)
 		rn[r] = m->rails[r].name;
@@ -488,6 +490,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 			json_object_set_new(o, "device", json_string(m->rails[s->rail].name));
 		if (s->rail >= 0)
 			json_object_set_new(o, "rail_name", json_string(m->rails[s->rail].name));
+		if (s->level == FC_MXL_RAIL)
+			json_object_set_new(o, "nodes_judged", json_boolean(s->nodes_judged));
 		if (s->level == FC_MXL_LINK)
 			json_object_set_new(o, "link", json_pack("[s, s]", m->names[s->node],
 								 m->names[s->peer]));

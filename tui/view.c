@@ -432,8 +432,9 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 	move(0, 0);
 	clrtoeol();
 	attron(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
+	/* (the rounds of a pattern have no metric to switch) */
 	mvprintw(0, 0, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
-		 m->info.kind, m->n, metric_names[v->metric]);
+		 m->info.kind, m->n, v->pattern && v->rounds_view ? "" : metric_names[v->metric]);
 	if (m->nrails && overview(v, m))
 		printw("  nodes x %d rails, each node's worst pair (R: next)", m->nrails);
 	else if (m->nrails && v->rail)
@@ -442,6 +443,9 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 	else if (m->nrails)
 		printw("  every rail together (R: one rail)");
 	header_scale(v, l);
+	if (v->pattern)
+		printw(v->rounds_view ? "  %s rounds (p: heat map)" : "  (p: %s rounds)",
+		       fc_jstr(json_object_get(v->pattern, "pattern"), "name", "pattern"));
 	attroff(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
 	fmt_dur(p.elapsed_s, el, sizeof(el));
 	if (isfinite(p.left_s))
@@ -452,8 +456,10 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 		state = m->info.verdict;
 	else
 		state = v->running || m->info.ended == 0 ? "running" : "stopped";
-	snprintf(line, sizeof(line), "round %d/%d  pairs %d/%d  %s elapsed  %s left  %s%s%s",
-		 p.round < p.rounds ? p.round + 1 : p.rounds, p.rounds, p.done, p.total, el,
+	/* A pattern's schedule is its flows (mx_model_progress). */
+	snprintf(line, sizeof(line), "round %d/%d  %s %d/%d  %s elapsed  %s left  %s%s%s",
+		 p.round < p.rounds ? p.round + 1 : p.rounds, p.rounds,
+		 json_object_get(m->info.params, "pattern") ? "flows" : "pairs", p.done, p.total, el,
 		 p.done >= p.total ? "0m00s" : left, state, v->active[0] ? "  now:" : "",
 		 v->active);
 	move(1, 0);
@@ -498,7 +504,9 @@ void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_bin
 	tui_clamp(v, m);
 	tui_layout(v, m, &l);
 	draw_header(v, m, &l);
-	if (v->list) {
+	if (v->pattern && v->rounds_view) {
+		tui_draw_pattern(v, l.y0, LINES - 1 - l.y0);
+	} else if (v->list) {
 		int h = LINES - 1 - DETAIL_LINES - l.y0;
 
 		tui_draw_list(v, m, l.y0, h);

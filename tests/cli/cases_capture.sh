@@ -198,6 +198,39 @@ rm -rf "$CAP_TMP/bad-devs" && cp -a "$CAP_TMP/cap-split" "$CAP_TMP/bad-devs" && 
 	mv m manifest.json && $BR verbs/devices.json)
 expect "capture bad: a device list that is not JSON is named (preflight)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC preflight --from "$CAP_TMP/bad-devs"
+
+# A capture whose HCA has no sysfs link files (its sysfs copy stopped at its
+# bound) is judged from the recorded `lspci -vvv` of the HCA (diag/lspci.c):
+# here a real capture's block (tests/real/lspci: LnkSta 2.5GT/s of 16GT/s).
+LB=$CAP_TMP/lspci-link LD=sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/0000:82:02.0/0000:85:00.0
+rm -rf "$LB" && cp -a "$CAP_TMP/cap-dgx" "$LB" && (cd "$LB" && mkdir -p verbs && rm "$LD"/*_link_* &&
+	echo '[{"name":"mlx5_2","fw_ver":"28.39.1002","transport":"IB","ports":[{"device":"mlx5_2","port":1,"state":"ACTIVE","link_layer":"InfiniBand","active_mtu":4096,"max_mtu":4096,"rate_gbps":200}]}]' >verbs/devices.json &&
+	jq --arg d "$LD/" '.files |= map(select((.path | startswith($d) and test("_link_")) | not))
+	  | .files |= map(select(.path != "cmd/lspci_-vvv_-s_0000-85-00.0"))
+	  | .files += [{"path": "verbs/devices.json", "from": "libibverbs"},
+		       {"path": "cmd/lspci_-vvv_-s_0000-85-00.0", "from": "lspci -vvv -s 0000:85:00.0", "exit": 0}]
+	  | .not_read |= map(select(.input != "lspci -vvv -s 0000:85:00.0"))' manifest.json >m && mv m manifest.json &&
+	cp "$OLDPWD/tests/real/lspci/stelline_asus_01-00.0_rtx6000ada_downgraded.txt" cmd/lspci_-vvv_-s_0000-85-00.0 &&
+	$BR verbs/devices.json cmd/lspci_-vvv_-s_0000-85-00.0)
+expect "capture without the HCA's sysfs link: judged from its lspci -vvv" 1 \
+	'mlx5_2 trained to 2.5 GT/s x16 \(capable of 16 GT/s x16\): at most about 28 Gb/s over PCIe, port 1 is 200 Gb/s' -- \
+	$FC preflight --from "$LB"
+# A capture without verbs/devices.json (libibverbs listed nothing) is judged on
+# the devices its recorded ibstat lists (verbs/devtext.c): a real capture's
+# (tests/real/ibv: two ConnectX-6 Dx ports, Active, 100 Gb/s, Ethernet), with
+# no GID finding (ibstat records none)
+IB=$CAP_TMP/ibstat-devs
+rm -rf "$IB" && cp -a "$CAP_TMP/cap-dgx" "$IB" && (cd "$IB" && rm -f verbs/devices.json cmd/ibv-devinfo_-v cmd/ibstat &&
+	jq '.files |= map(select(.path != "verbs/devices.json" and .path != "cmd/ibv-devinfo_-v" and .path != "cmd/ibstat"))
+	  | .files += [{"path": "cmd/ibstat", "from": "ibstat", "exit": 0}]
+	  | .not_read |= map(select(.input != "ibstat" and .input != "ibv_devinfo -v"))' manifest.json >m && mv m manifest.json &&
+	cp "$OLDPWD/tests/real/ibv/gh-l2fwd-nv-6_ibstat_2x-cx6dx-100g-eth.txt" cmd/ibstat && $BR cmd/ibstat)
+expect "capture without a device list: the ports of its recorded ibstat" 0 \
+	'mlx5_0 +1 +ACTIVE +100 Gb/s +- +- +- +not recorded +22.32.2004 .*mlx5_1 +1 +ACTIVE +100 Gb/s +- +- +- +not recorded +22.32.2004' -- \
+	bash -c "$FC preflight --from $IB | paste -sd' '"
+expect "capture without a device list: the ports in preflight's JSON, no GID finding" 0 \
+	'^mlx5_0 1 ACTIVE 100 Ethernet 22.32.2004 mlx5_1 1 ACTIVE 100 Ethernet 22.32.2004 gid-findings 0$' -- bash -c \
+	"$FC preflight --from $IB --json | jq -r '[(.nodes[0].ports[] | .device, .port, .state, .rate_gbps, .link_layer, .fw_ver), \"gid-findings\", ([.findings[] | select(test(\"no usable GID\"))] | length)] | join(\" \")'"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent
