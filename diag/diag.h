@@ -70,6 +70,11 @@ struct diag_module {
 	double temp_c, temp_warn_c, temp_alarm_c; /* 0 when not given */
 	double volt, volt_lo_alarm, volt_hi_alarm;
 	double rx_lo_alarm_dbm;
+	/* the module's own thresholds (SFF-8636 page 3 / CMIS page 02h, as
+	 * ethtool sff-common.c sff_show_thresholds prints them): dBm 99 and
+	 * mA 0 when not given */
+	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm;
+	double bias_lo_alarm_ma, bias_hi_alarm_ma;
 	char alarms[256];  /* module-level flags that are On, then those of
 			    * the lanes in use (after diag_module_judge) */
 	/* per lane, as read: -1 when not printed */
