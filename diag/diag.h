@@ -75,6 +75,9 @@ struct diag_module {
 	 * mA 0 when not given */
 	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm;
 	double bias_lo_alarm_ma, bias_hi_alarm_ma;
+	/* CMIS Module State as ethtool cmis.c cmis_show_mod_state prints it
+	 * ("0x03 (ModuleReady)"): the word in parentheses; "" not printed */
+	char mod_state[24];
 	char alarms[256];  /* module-level flags that are On, then those of
 			    * the lanes in use (after diag_module_judge) */
 	/* per lane, as read: -1 when not printed */

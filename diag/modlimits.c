@@ -3,7 +3,8 @@
  * module's own thresholds, then each lane's receive power against the same
  * port on the rack's other nodes.
  *
- * Against the module (diag_module_limits): the thresholds the module
+ * Against the module (diag_module_limits): a CMIS module not in state
+ * ModuleReady; the thresholds the module
  * advertises in its EEPROM (SFF-8636 rev 2.10a page 03h bytes 176-199;
  * CMIS 5 page 02h), printed by ethtool's sff-common.c sff_show_thresholds
  * ("Laser output power low alarm threshold", "Laser bias current high
@@ -41,6 +42,15 @@ static double dbm(double mw)
 int diag_module_limits(const struct diag_module *m, char *why, size_t len)
 {
 	*why = 0;
+	/* CMIS 5 section 6.3.2 and table 8-6: only in ModuleReady are the data
+	 * paths powered; ModuleLowPwr, ModulePwrUp, ModulePwrDn and
+	 * ModuleFault carry no traffic (ethtool cmis.c prints the state; the
+	 * module carries no application table in ethtool's output) */
+	if (*m->mod_state && strcmp(m->mod_state, "ModuleReady")) {
+		snprintf(why, len, "module state %s, not ModuleReady (ethtool -m 'Module State', CMIS 5 table 8-6): its lanes are not powered for traffic",
+			 m->mod_state);
+		return 1;
+	}
 	for (int i = 0; i < m->nlanes; i++) {
 		double tx = m->lane_tx_mw[i], bias = m->lane_bias_ma[i];
 

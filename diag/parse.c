@@ -395,6 +395,14 @@ static void module_line(struct diag_module *m, const char *key, const char *val)
 
 	if (app_lane(m, key, val) || lane_list(m, key, val))
 		return;
+	if (!strcmp(key, "Module State")) {
+		const char *w = strchr(val, '(');
+
+		if (w)
+			snprintf(m->mod_state, sizeof(m->mod_state), "%.*s",
+				 (int)strcspn(w + 1, ")\r\n"), w + 1);
+		return;
+	}
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
 		if (!strcmp(key, module_keys[i].key)) {

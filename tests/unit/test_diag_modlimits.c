@@ -22,9 +22,9 @@
 
 /* The capture with @from replaced by @to, judged on 4 lanes: the limits'
  * answer, what in @why. */
-static int judge(const char *from, const char *to, char *why, size_t len)
+static int judge_in(const char *path, const char *from, const char *to, char *why, size_t len)
 {
-	FILE *f = fopen(SR4, "r");
+	FILE *f = fopen(path, "r");
 	char *buf = calloc(1, 65536), *out = calloc(1, 65536), *at;
 	struct diag_module m;
 	size_t n;
@@ -47,6 +47,11 @@ static int judge(const char *from, const char *to, char *why, size_t len)
 	free(buf);
 	free(out);
 	return r;
+}
+
+static int judge(const char *from, const char *to, char *why, size_t len)
+{
+	return judge_in(SR4, from, to, why, len);
 }
 
 static void test_real_within(void **state)
@@ -97,6 +102,19 @@ static void test_rx_low_warning(void **state)
 	assert_non_null(strstr(why, "lane 4 receives -11.00 dBm, below the module's low warning -10.30 dBm: the far end's transmitter or the fibre"));
 }
 
+/* A CMIS module (tests/data/diag/cmis-4of8-healthy, ethtool cmis.c's
+ * layout) in ModuleReady is quiet; in ModuleLowPwr its lanes carry nothing. */
+#define CMIS "tests/data/diag/cmis-4of8-healthy/nodeA/mlx5_0-1/after/ethtool-m.txt"
+static void test_cmis_module_state(void **state)
+{
+	char why[400];
+
+	(void)state;
+	assert_int_equal(judge_in(CMIS, NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(judge_in(CMIS, "0x03 (ModuleReady)", "0x01 (ModuleLowPwr)", why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "module state ModuleLowPwr, not ModuleReady (ethtool -m 'Module State', CMIS 5 table 8-6)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +122,7 @@ int main(void)
 		cmocka_unit_test(test_tx_low_alarm),
 		cmocka_unit_test(test_bias_high_alarm),
 		cmocka_unit_test(test_rx_low_warning),
+		cmocka_unit_test(test_cmis_module_state),
 	};
 
 	return cmocka_run_group_tests_name("module limits", tests, NULL, NULL);
