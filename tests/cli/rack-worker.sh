@@ -12,7 +12,9 @@
 # RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender); with
 # RW_GBPS_BOTH=1 so does every worker whose peer is RW_GBPS_HOST (a node
 # slow both ways, as `lab fault rate` makes one): each worker's "setup"
-# then names its host, which the controller hands the peer in "connect". A
+# then names its host, which the controller hands the peer in "connect";
+# with RW_GBPS_DEV only that device (a rail's port: both ends of a rail's
+# pair use the rail's device) is slowed, as `lab fault --rail N rate`. A
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
 # RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
@@ -54,10 +56,13 @@ say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Etherne
 next connect || exit 1
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
-[ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
-case $msg in *"\"type\":\"setup\",\"host\":\"${RW_GBPS_HOST:-none}\","*)
-	[ "${RW_GBPS_BOTH:-}" = 1 ] && gbps=${RW_GBPS_SLOW:-0.5} ;;
-esac
+# RW_GBPS_DEV: only that device of RW_GBPS_HOST is slow (one port, one rail)
+if [ -z "${RW_GBPS_DEV:-}" ] || [ "$dev" = "$RW_GBPS_DEV" ]; then
+	[ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
+	case $msg in *"\"type\":\"setup\",\"host\":\"${RW_GBPS_HOST:-none}\","*)
+		[ "${RW_GBPS_BOTH:-}" = 1 ] && gbps=${RW_GBPS_SLOW:-0.5} ;;
+	esac
+fi
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).
 next_clocked() {
