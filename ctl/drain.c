@@ -75,6 +75,26 @@ size_t fc_drain_reason_across(char *buf, size_t len, const char *part, const cha
 	return at;
 }
 
+/* A reason of fabcheck's cut in its parts: the body after the prefix,
+ * its tail "(...)" (or its end) and the last " on " before it (NULL:
+ * none; no part names one). -1 when it is not one of fabcheck's. */
+static int reason_split(const char *reason, const char **body, const char **tail,
+			const char **last_on)
+{
+	const char *on;
+
+	if (!fc_drain_is_ours(reason))
+		return -1;
+	*body = reason + strlen(FC_DRAIN_PREFIX);
+	*tail = strrchr(*body, '(');
+	if (!*tail)
+		*tail = *body + strlen(*body);
+	*last_on = NULL;
+	for (on = *body; (on = strstr(on, " on ")) && on < *tail; on += 4)
+		*last_on = on;
+	return 0;
+}
+
 int fc_drain_reason_read(const char *reason, char *part, size_t plen, int *across)
 {
 	const char *body, *tail, *on;
@@ -83,26 +103,31 @@ int fc_drain_reason_read(const char *reason, char *part, size_t plen, int *acros
 	*across = 0;
 	if (plen)
 		part[0] = 0;
-	if (!fc_drain_is_ours(reason))
+	if (reason_split(reason, &body, &tail, &on))
 		return -1;
-	body = reason + strlen(FC_DRAIN_PREFIX);
-	tail = strrchr(body, '(');
-	if (!tail)
-		tail = body + strlen(body);
-	else if (strstr(tail, " across ")) {
+	if (*tail && strstr(tail, " across ")) {
 		*across = atoi(strstr(tail, " across ") + 8);
 		if (*across < 0)
 			*across = 0;
 	}
-	n = (size_t)(tail - body);
-	/* The device follows the last " on " (no part names one). */
-	for (on = body; (on = strstr(on, " on ")) && on < tail; on += 4)
-		n = (size_t)(on - body);
+	/* The device follows the last " on ". */
+	n = (size_t)((on ? on : tail) - body);
 	while (n && body[n - 1] == ' ')
 		n--;
 	if (plen)
 		snprintf(part, plen, "%.*s", (int)n, body);
 	return 0;
+}
+
+void fc_drain_reason_device(const char *reason, char *dev, size_t dlen)
+{
+	const char *body, *tail, *on;
+
+	if (!dlen)
+		return;
+	dev[0] = 0;
+	if (!reason_split(reason, &body, &tail, &on) && on)
+		snprintf(dev, dlen, "%.*s", (int)strcspn(on + 4, " ("), on + 4);
 }
 
 int fc_drain_is_ours(const char *reason)

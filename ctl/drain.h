@@ -46,11 +46,14 @@ struct fc_drain_opts {
 	 * comparison across N nodes (the reason's "across N nodes") is
 	 * resumed only by a run that compared at least N. */
 	int compared;
-	/* NULL, or why this run could not have seen @part fail (a check it
-	 * did not run: preflight without --expect-rate cannot clear a port
-	 * rate drain set against one); @across: the drain's comparison (0:
+	/* NULL, or why this run could not have seen @part fail on @node's
+	 * @device ("" when the reason names none) (a check it did not run:
+	 * preflight without --expect-rate cannot clear a port rate drain set
+	 * against one; a matrix whose rail could not tell its nodes apart
+	 * cannot clear a port on it); @across: the drain's comparison (0:
 	 * none). NULL from it: it could. */
-	const char *(*unseen)(const char *part, int across, const void *arg);
+	const char *(*unseen)(const char *node, const char *part, const char *device, int across,
+			      const void *arg);
 	const void *unseen_arg;
 	/* 0, or the time (fc_now, core/util.h) by which every scontrol must
 	 * be done (health's --deadline): each gets what is left of it. */
@@ -95,6 +98,9 @@ size_t fc_drain_reason_across(char *buf, size_t len, const char *part, const cha
  * the number of nodes its comparison spanned (0: none). -1 when it is not
  * one of fabcheck's. */
 int fc_drain_reason_read(const char *reason, char *part, size_t plen, int *across);
+/* Pure. The device a reason of fabcheck's names (what follows its last
+ * " on " before the tail) into @dev; "" when none. */
+void fc_drain_reason_device(const char *reason, char *dev, size_t dlen);
 /* Pure. True when @device is empty or an RDMA or net device name. */
 int fc_drain_device_ok(const char *device);
 /* Pure. True when @reason (as `scontrol show node` prints it) is one that

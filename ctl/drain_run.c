@@ -243,7 +243,8 @@ static int drained_by_kind(const char *reason, const char *kind)
 	return p && !strncmp(p + 1, kind, kl) && (p[1 + kl] == ')' || p[1 + kl] == ' ');
 }
 
-static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl);
+static int same_comparison(struct drain_ctx *c, const char *node, const char *cur, char *why,
+			   size_t wl);
 
 static void resume_one(struct drain_ctx *c, const char *node)
 {
@@ -269,7 +270,7 @@ static void resume_one(struct drain_ctx *c, const char *node)
 		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
-	if (!same_comparison(c, cur, why, sizeof(why))) {
+	if (!same_comparison(c, node, cur, why, sizeof(why))) {
 		record(c, node, "left", cur, NULL, NULL, why);
 		return;
 	}
@@ -284,9 +285,10 @@ static void resume_one(struct drain_ctx *c, const char *node)
 /* Whether this run could have seen the fault of the drain @cur (a reason
  * of fabcheck's of this run's kind): it ran the check that set it, on the
  * same comparison. @why says either way. */
-static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size_t wl)
+static int same_comparison(struct drain_ctx *c, const char *node, const char *cur, char *why,
+			   size_t wl)
 {
-	char part[192];
+	char part[192], dev[64];
 	const char *unseen;
 	int across;
 
@@ -299,7 +301,9 @@ static int same_comparison(struct drain_ctx *c, const char *cur, char *why, size
 			 across, c->o->compared);
 		return 0;
 	}
-	unseen = c->o->unseen && *part ? c->o->unseen(part, across, c->o->unseen_arg) : NULL;
+	fc_drain_reason_device(cur, dev, sizeof(dev));
+	unseen = c->o->unseen && *part ? c->o->unseen(node, part, dev, across, c->o->unseen_arg) :
+					 NULL;
 	if (unseen) {
 		snprintf(why, wl, "passed, but this run could not have seen its '%s' fault (%s): left drained",
 			 part, unseen);

@@ -296,6 +296,13 @@ long long diag_parse_aer(const char *text);
  * (8b/10b up to 5 GT/s, 128b/130b up to 32 GT/s, FLIT at 64 GT/s), TLP
  * framing per packet and DLLP traffic. */
 double diag_pcie_gbps(double gts, int width, int mps);
+/* The first function's PCIe link in `lspci -vvv` text (diag/lspci.c):
+ * LnkSta as cur_, LnkCap as max_, DevCtl's MaxPayload as mps, the ceiling;
+ * bdf as the block names it, role "hca". 0, or -ENOENT without a LnkSta
+ * speed and width (no PCI Express capability, or "<access denied>"). */
+int diag_parse_lspci_link(const char *text, struct diag_pcie *d);
+/* The probe's "pcie" object of an HCA's link (diag/live.c). */
+json_t *diag_pcie_json(const struct diag_pcie *d);
 /* Max payload size in bytes from PCI config space (as sysfs "config"
  * reads); 0 when the PCI Express capability is not within @len. */
 int diag_pcie_mps_from_config(const uint8_t *cfg, size_t len);

@@ -87,6 +87,13 @@ int diag_snap_pcie(json_t *snap, const char *link, const char *last_role, json_t
 }
 
 
+json_t *diag_pcie_json(const struct diag_pcie *d)
+{
+	return json_pack("{s:s, s:f, s:i, s:f, s:i, s:i, s:f}", "bdf", d->bdf, "gts", d->cur_gts,
+			 "width", d->cur_width, "max_gts", d->max_gts, "max_width", d->max_width,
+			 "max_payload_bytes", d->mps, "ceiling_gbps", d->ceiling_gbps);
+}
+
 json_t *diag_hca_pcie_json(const char *root, const char *ibdev)
 {
 	json_t *snap = json_object(), *seen = json_object(), *out = NULL;
@@ -101,11 +108,7 @@ json_t *diag_hca_pcie_json(const char *root, const char *ibdev)
 			const struct diag_pcie *d = &p->pcie[i];
 
 			if (!strcmp(d->role, "hca") && d->cur_gts > 0)
-				out = json_pack("{s:s, s:f, s:i, s:f, s:i, s:i, s:f}", "bdf", d->bdf,
-						"gts", d->cur_gts, "width", d->cur_width, "max_gts",
-						d->max_gts, "max_width", d->max_width,
-						"max_payload_bytes", d->mps, "ceiling_gbps",
-						d->ceiling_gbps);
+				out = diag_pcie_json(d);
 		}
 	}
 	diag_set_release(&s);

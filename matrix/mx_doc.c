@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "core/out.h"
-#include "core/sched.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_rails.h"
 
@@ -156,7 +155,7 @@ static json_t *model_doc(const struct mx_model *m, int pairs)
 		json_array_append_new(nodes, json_string(m->names[i]));
 	mx_model_progress(m, m->info.ended > 0 ? m->info.ended : m->last_time, &pr);
 	json_object_set_new(doc, "nodes", nodes);
-	json_object_set_new(doc, "rounds", json_integer(fc_sched_rounds(m->n, m->both)));
+	json_object_set_new(doc, "rounds", json_integer(pr.rounds));
 	json_object_set_new(doc, "run", json_integer(m->run));
 	json_object_set_new(doc, "both_directions", json_boolean(m->both));
 	json_object_set_new(doc, "pairs_done", json_integer(pr.done));
@@ -181,9 +180,12 @@ static json_t *model_doc(const struct mx_model *m, int pairs)
 	/* A screen runs a share of the pairs by design. */
 	if (pr.done < pr.total && !json_object_get(m->info.params, "screen"))
 		fc_finding(doc, FC_WARN,
-			   "run %lld is incomplete: %d of %d pairs measured; finish it with "
+			   "run %lld is incomplete: %d of %d %s measured; finish it with "
 			   "'fabcheck matrix --resume %lld'",
-			   (long long)m->run, pr.done, pr.total, (long long)m->run);
+			   (long long)m->run, pr.done, pr.total,
+			   json_object_get(m->info.params, "pattern") ? "flows of its pattern" :
+									"pairs",
+			   (long long)m->run);
 	return doc;
 }
 

@@ -86,7 +86,7 @@ static int checked_nodes(const json_t *doc)
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 {
 	const json_t *suspects = json_object_get(doc, "suspects");
-	int rail_bad = 0, across = checked_nodes(doc);
+	int across = checked_nodes(doc);
 	size_t i;
 	json_t *s;
 
@@ -101,13 +101,12 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 		const char *level = fc_jstr(s, "level", "");
 		const char *node = fc_jstr(s, "node", NULL);
 
-		rail_bad |= !strcmp(level, "rail");
 		if (!node || (strcmp(level, "node") && strcmp(level, "port")))
 			continue;
 		suspect_target(targets, s, node, NULL, level, across);
 	}
-	if (rail_bad)
-		return;
+	/* A rail bad as a whole leaves its nodes' passes standing: whether
+	 * they clear a drain is the drain's own question (mx_drain_unseen). */
 	json_array_foreach(json_object_get(doc, "per_node"), i, s) {
 		const char *node = fc_jstr(s, "node", "");
 
@@ -115,6 +114,59 @@ void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 		    !in_suspects(suspects, node))
 			json_array_append_new(passed, json_string(node));
 	}
+}
+
+/* The position in @doc's "rails" of the rail on which @node's own device
+ * is @device (its "rail_ports", else the rail's name); -1: none. */
+static int rail_of_device(const json_t *doc, const char *node, const char *device)
+{
+	const json_t *own = json_object_get(json_object_get(doc, "rail_ports"), node), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "rails"), i, r) {
+		const char *d = fc_jstr(json_array_get(own, i), "device", fc_jstr(r, "name", ""));
+
+		if (*device && !strcmp(d, device))
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * What a matrix drain's reason needs seen again (ctl/drain.h, unseen).
+ * A matrix drains a node or port found far below its peers (matrix/
+ * mxlevel.c). A run that measured that port against those same peers on
+ * its rail, and found it in line, has seen what the drain was about,
+ * whether or not that rail as a whole ran slower than the best: a rail
+ * only slower ("nodes_judged") still holds each node against its peers
+ * on it, the comparison that named the port. A rail whose nodes could not
+ * be told apart (nothing ran on it, most nodes suspect, its floor) saw
+ * no port of it: a drain on it stays, and so does a drain of the whole
+ * node (no device), which needs every rail seen.
+ */
+const char *mx_drain_unseen(const char *node, const char *part, const char *device, int across,
+			    const void *arg)
+{
+	const json_t *doc = arg, *s, *rails = json_object_get(doc, "rails");
+	int at = rail_of_device(doc, node, device ? device : "");
+	static char why[256];
+	size_t i;
+
+	(void)part;
+	(void)across;
+	json_array_foreach(json_object_get(doc, "suspects"), i, s) {
+		if (strcmp(fc_jstr(s, "level", ""), "rail") ||
+		    json_is_true(json_object_get(s, "nodes_judged")))
+			continue;
+		if (at >= 0 && fc_jnum(json_array_get(rails, (size_t)at), "rail", -1) !=
+				       fc_jnum(s, "rail", -2))
+			continue;
+		snprintf(why, sizeof(why),
+			 "rail %d (%s) was bad as a whole in this run and could not tell its nodes apart",
+			 (int)fc_jnum(s, "rail", -1), fc_jstr(s, "rail_name", "?"));
+		return why;
+	}
+	return NULL;
 }
 
 /* Whether soak pair @name ("NODE" or "NODE/RAIL") is @node's. */
@@ -194,6 +246,8 @@ int mx_drain_run(json_t *doc, struct fc_store *st, int64_t run, const char *kind
 		struct fc_drain_opts d = *o;
 
 		d.compared = checked_nodes(doc);
+		d.unseen = mx_drain_unseen;
+		d.unseen_arg = doc;
 		return fc_drain_apply(doc, st, run, kind, &d, targets, passed);
 	}
 }

@@ -15,9 +15,18 @@
  * "likely" (on the node's own device) when it is one of the node's; links
  * and rails drain nothing. Each target was found by comparing the nodes
  * checked ("across"). A node passed when its state is "pass", none of its
- * pairs errored and no suspect names it; with a rail bad as a whole none
- * passed. A node none of whose pairs could run is "unchecked". */
+ * pairs errored and no suspect names it (a rail bad as a whole changes
+ * that for none: mx_drain_unseen says which drains such a run can clear).
+ * A node none of whose pairs could run is "unchecked". */
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed);
+/* ctl/drain.h's unseen for the matrix document @arg: why this run could
+ * not have seen the drain on @node's @device ("": the whole node), or
+ * NULL. A port drain is seen again when its rail's own analysis held the
+ * node against its peers on it (a rail only slower than the best rail
+ * included: "nodes_judged"); not on a rail bad as a whole whose nodes
+ * could not be told apart, nor a whole node's drain while any rail is. */
+const char *mx_drain_unseen(const char *node, const char *part, const char *device, int across,
+			    const void *arg);
 /* A soak document over @nodes: each suspect (matrix/soak_suspects.c)
  * whose diagnosis is "likely" and names a part of one of its nodes drains
  * that node with the part; a node whose link flapped drains ("link flap"

@@ -10,6 +10,7 @@
 #include "core/out.h"
 #include "core/sched.h"
 #include "core/util.h"
+#include "matrix/mx_pattern.h"
 #include "matrix/mx_rails.h"
 
 enum fc_mx_state mx_state_of(const char *verdict)
@@ -139,25 +140,55 @@ static int sched_done(const struct mx_model *m, const unsigned char *seen, int a
 	return seen[a * m->n + b] || (!m->both && seen[b * m->n + a]);
 }
 
-void mx_model_progress(const struct mx_model *m, double now, struct mx_progress *p)
+/* A pattern run's schedule is its rounds of flows (core/pattern.h), each
+ * flow a directed pair that the pattern runs once: @p counts those measured
+ * (@seen) of them all, and its first round with one still to run. -1 when
+ * @m is not a pattern run. */
+static int pattern_progress(const struct mx_model *m, const unsigned char *seen,
+			    struct mx_progress *p)
 {
-	int n = m->n, rounds = fc_sched_rounds(n, m->both);
-	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
-	struct fc_pair_idx *pi = calloc((size_t)fc_sched_round_max(n) + 1, sizeof(*pi));
+	enum fc_pattern pat;
+	struct fc_pplan pl;
+	int k, rc, *leaf;
 
-	memset(p, 0, sizeof(*p));
-	p->rounds = rounds;
-	p->total = n * (n - 1) / (m->both ? 1 : 2);
-	p->left_s = NAN;
-	p->elapsed_s = (m->info.ended > 0 ? m->info.ended : now) - m->info.started;
-	if (!seen || !pi)
-		goto out_free;
-	for (size_t i = 0; i < m->nres; i++)
-		if (!m->res[i].retest && m->res[i].state != FC_MX_NONE)
-			seen[m->res[i].a * n + m->res[i].b] = 1;
-	p->round = rounds;
+	if (mx_pattern_params(m->info.params, &pat, &k) || pat == FC_PAT_PAIRS)
+		return -1;
+	leaf = pat == FC_PAT_BISECTION ?
+		       mx_pattern_leaves(m->info.params, (const char *const *)m->names, m->n) :
+		       NULL;
+	rc = fc_pattern_plan(pat, m->n, k, leaf, &pl);
+	free(leaf);
+	if (rc)
+		return -1;
+	p->rounds = p->round = pl.nrounds;
+	p->total = pl.flows;
+	for (int r = 0; r < pl.nrounds; r++) {
+		int all = 1;
+
+		for (int i = 0; i < pl.r[r].n; i++) {
+			if (seen[pl.r[r].f[i].src * m->n + pl.r[r].f[i].dst])
+				p->done++;
+			else
+				all = 0;
+		}
+		if (!all && p->round == pl.nrounds)
+			p->round = r;
+	}
+	fc_pattern_release(&pl);
+	return 0;
+}
+
+/* The matrix's own schedule (core/sched.h): its directed pairs, or its
+ * pairs in either direction without --both-directions. */
+static void pairs_progress(const struct mx_model *m, const unsigned char *seen,
+			   struct fc_pair_idx *pi, struct mx_progress *p)
+{
+	int rounds = fc_sched_rounds(m->n, m->both);
+
+	p->rounds = p->round = rounds;
+	p->total = m->n * (m->n - 1) / (m->both ? 1 : 2);
 	for (int r = 0; r < rounds; r++) {
-		int cnt = fc_sched_round(n, m->both, r, pi), all = 1;
+		int cnt = fc_sched_round(m->n, m->both, r, pi), all = 1;
 
 		for (int k = 0; k < cnt; k++) {
 			if (sched_done(m, seen, pi[k].a, pi[k].b))
@@ -167,6 +198,28 @@ void mx_model_progress(const struct mx_model *m, double now, struct mx_progress 
 		}
 		if (!all && p->round == rounds)
 			p->round = r;
+	}
+}
+
+void mx_model_progress(const struct mx_model *m, double now, struct mx_progress *p)
+{
+	int n = m->n;
+	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
+	struct fc_pair_idx *pi = calloc((size_t)fc_sched_round_max(n) + 1, sizeof(*pi));
+
+	memset(p, 0, sizeof(*p));
+	p->rounds = fc_sched_rounds(n, m->both);
+	p->total = n * (n - 1) / (m->both ? 1 : 2);
+	p->left_s = NAN;
+	p->elapsed_s = (m->info.ended > 0 ? m->info.ended : now) - m->info.started;
+	if (!seen || !pi)
+		goto out_free;
+	for (size_t i = 0; i < m->nres; i++)
+		if (!m->res[i].retest && m->res[i].state != FC_MX_NONE)
+			seen[m->res[i].a * n + m->res[i].b] = 1;
+	if (pattern_progress(m, seen, p)) {
+		p->done = 0;
+		pairs_progress(m, seen, pi, p);
 	}
 	if (p->done >= p->total)
 		p->left_s = 0;

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "core/congest.h"
-#include "core/pattern.h"
 #include "core/out.h"
+#include "core/pattern.h"
+#include "core/sched.h"
 #include "core/util.h"
 
 /* The stored flows of a run, grouped by round. */
@@ -77,6 +78,24 @@ static int pairs_clean(struct pairs_ref *p)
 	moved = mx_counters_sum(p->acc, NULL, sum, &drop);
 	json_decref(moved);
 	return sum[FC_CG_RETRANS] == 0 && sum[FC_CG_RX_DROP] == 0;
+}
+
+int mx_pattern_params(const json_t *params, enum fc_pattern *p, int *k)
+{
+	const json_t *pat = json_object_get(params, "pattern");
+	json_int_t kk = json_integer_value(json_object_get(pat, "k"));
+
+	*p = FC_PAT_PAIRS;
+	*k = 0;
+	if (!pat)
+		return 0;
+	if (fc_pattern_parse(fc_jstr(pat, "name", ""), p) || *p == FC_PAT_PAIRS || kk < 0 ||
+	    kk > FC_SCHED_MAX_NODES) {
+		*p = FC_PAT_PAIRS;
+		return -EINVAL;
+	}
+	*k = (int)kk;
+	return 0;
 }
 
 /* The leaf node @name's first rail port reaches, from @params; NULL unknown. */

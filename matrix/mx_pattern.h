@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/pattern.h"
 #include "store/store.h"
 
 /* Sets "pattern" in @doc for @run when its flows carry one, with a finding
@@ -30,6 +31,10 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc);
  * bisection's halves; NULL (to free otherwise) when a node's is unknown or
  * all share one. */
 int *mx_pattern_leaves(const json_t *params, const char *const *names, int n);
+/* The traffic pattern run @params keep ("pattern": {name, k}, matrix/
+ * mx_session.c): *@p (FC_PAT_PAIRS when none) and *@k. -EINVAL when what
+ * they keep is not a pattern fabcheck wrote (the store travels). */
+int mx_pattern_params(const json_t *params, enum fc_pattern *p, int *k);
 /* The text of @doc's "pattern" (nothing when it has none). */
 void mx_pattern_render(FILE *f, const json_t *doc);
 

@@ -488,6 +488,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 			json_object_set_new(o, "device", json_string(m->rails[s->rail].name));
 		if (s->rail >= 0)
 			json_object_set_new(o, "rail_name", json_string(m->rails[s->rail].name));
+		if (s->level == FC_MXL_RAIL)
+			json_object_set_new(o, "nodes_judged", json_boolean(s->nodes_judged));
 		if (s->level == FC_MXL_LINK)
 			json_object_set_new(o, "link", json_pack("[s, s]", m->names[s->node],
 								 m->names[s->peer]));

@@ -133,14 +133,27 @@ int mx_run_add_rail(struct mx_runner *r, int a, int b, int retest, const char *r
 	return 0;
 }
 
-/* Queues the flows of a pattern's next round; 0 when there is none left. */
+/* Whether every flow of pattern round @pr was measured (a resumed run). */
+static int pattern_round_done(const struct mx_runner *r, const struct fc_pround *pr)
+{
+	for (int i = 0; i < pr->n; i++)
+		if (!r->done[pr->f[i].src * r->n + pr->f[i].dst])
+			return 0;
+	return 1;
+}
+
+/* Queues the flows of a pattern's next round not yet measured whole (its
+ * flows run together: all of them again when one is missing); 0 when there
+ * is none left. */
 static int next_pattern_round(struct mx_runner *r)
 {
 	const struct fc_pround *pr;
 
-	if (++r->round >= r->rounds)
-		return 0;
-	pr = &r->pplan.r[r->round];
+	do {
+		if (++r->round >= r->rounds)
+			return 0;
+		pr = &r->pplan.r[r->round];
+	} while (pattern_round_done(r, pr));
 	for (int i = 0; i < pr->n; i++) {
 		if (mx_run_add(r, pr->f[i].src, pr->f[i].dst, 0))
 			return -ENOMEM;

@@ -225,19 +225,11 @@ static int resume(struct mx_session *s, const struct mx_cli *c)
 /* The run's traffic pattern (params "pattern"), checked: the store travels. */
 static int pattern_of(struct mx_session *s)
 {
-	const json_t *p = json_object_get(s->params, "pattern");
-	json_int_t k = json_integer_value(json_object_get(p, "k"));
-
-	s->r.pattern = FC_PAT_PAIRS;
-	if (!p)
-		return 0;
-	if (fc_pattern_parse(fc_jstr(p, "name", ""), &s->r.pattern) ||
-	    s->r.pattern == FC_PAT_PAIRS || k < 0 || k > FC_SCHED_MAX_NODES) {
+	if (mx_pattern_params(s->params, &s->r.pattern, &s->r.pattern_k)) {
 		fc_err("run %lld in %s: its traffic pattern is refused; the store is damaged or "
 		       "not fabcheck's", (long long)s->run, fc_store_path(s->st));
 		return -EINVAL;
 	}
-	s->r.pattern_k = (int)k;
 	if (s->r.pattern == FC_PAT_BISECTION)
 		s->r.leaf = mx_pattern_leaves(s->params, (const char *const *)s->names, s->n);
 	return 0;

@@ -243,7 +243,8 @@ static int find_rails(struct fc_mxl_analysis *an, int *cap, int *is_rail)
 						 .level = FC_MXL_RAIL, .node = -1, .peer = -1,
 						 .rail = r, .gbps = an->rails[r].rack_median_gbps,
 						 .ref_gbps = an->best_rail_gbps,
-						 .unreachable = unreach });
+						 .unreachable = unreach,
+						 .nodes_judged = is_rail[r] == RAIL_SLOW });
 	}
 	return rc;
 }

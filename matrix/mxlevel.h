@@ -53,6 +53,11 @@ struct fc_mxl_suspect {
 	double ref_gbps; /* what it was held against */
 	int unreachable; /* could not run, rather than slow */
 	int nrails_bad;	 /* node: the rails it is bad on */
+	/* rail: only slower than the best rail, its own analysis still held
+	 * each node against its peers on it (a node in line there was seen);
+	 * 0: its nodes could not be told apart (nothing ran, most nodes
+	 * suspect, its floor) */
+	int nodes_judged;
 };
 
 struct fc_mxl_analysis {

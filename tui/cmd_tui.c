@@ -41,6 +41,10 @@ const char usage_tui[] =
 	"r rerun the cursor pair, arrows or hjkl move, PgUp/PgDn page, ^L redraw,\n"
 	"R next rail (with --rails), s the suspects list (worst first) or back,\n"
 	"Enter in the list: show the suspect in the heat map.\n"
+	"A pattern run (matrix --pattern) opens on its rounds, as matrix prints\n"
+	"them: each receiver's senders (fanout: sender's receivers), the aggregate\n"
+	"against the port's ceiling, Jain's index, the named outcomes; p switches\n"
+	"to the heat map and back, arrows and PgUp/PgDn scroll the rounds.\n"
 	"Above 256 nodes the TUI opens on the suspects list and the heat map shows\n"
 	"blocks of nodes, each the worst pair inside it: z zooms into the cursor's\n"
 	"block (a cell per pair) and back.\n"
@@ -63,6 +67,7 @@ enum tui_action {
 	ACT_LIST,
 	ACT_ZOOM,
 	ACT_SHOW,
+	ACT_ROUNDS,
 };
 
 static const struct tui_binding bindings[] = {
@@ -89,6 +94,8 @@ static const struct tui_binding bindings[] = {
 	{ .key = KEY_ENTER, .help = "show", .action = ACT_SHOW },
 	{ .key = '\n', .action = ACT_SHOW },
 	{ .key = '\r', .action = ACT_SHOW },
+	/* Nor this (the header names it in a pattern run). */
+	{ .key = 'p', .help = "rounds", .action = ACT_ROUNDS },
 	{ 0 },
 };
 
@@ -259,6 +266,24 @@ static void rerun(struct tui *t)
 		 t->m.names[b]);
 }
 
+/* The moves over a pattern's rounds: they scroll its text (kept within it
+ * when drawn). 1 when @act was one. */
+static int scroll_rounds(struct tui *t, int act)
+{
+	int page = LINES / 2, d;
+
+	switch (act) {
+	case ACT_UP: d = -1; break;
+	case ACT_DOWN: d = 1; break;
+	case ACT_PGUP: d = -page; break;
+	case ACT_PGDN: d = page; break;
+	default: return 0;
+	}
+	t->v.rounds_top = t->v.rounds_top + d < 0 ? 0 : t->v.rounds_top + d;
+	t->dirty = 1;
+	return 1;
+}
+
 static int handle_key(struct tui *t, int ch)
 {
 	const struct tui_binding *k;
@@ -270,6 +295,8 @@ static int handle_key(struct tui *t, int ch)
 	}
 	for (k = bindings; k->key && k->key != ch; k++)
 		;
+	if (t->v.pattern && t->v.rounds_view && scroll_rounds(t, k->key ? k->action : ACT_NONE))
+		return 0;
 	switch (k->key ? k->action : ACT_NONE) {
 	case ACT_QUIT: return 1;
 	case ACT_METRIC: t->v.metric = (t->v.metric + 1) % TUI_NMETRICS; break;
@@ -282,6 +309,7 @@ static int handle_key(struct tui *t, int ch)
 	case ACT_PGDN: tui_move(&t->v, &t->m, page, 0); break;
 	case ACT_LIST: tui_list(&t->v, &t->m, 0); break;
 	case ACT_ZOOM: tui_zoom(&t->v, &t->m); break;
+	case ACT_ROUNDS: t->v.rounds_view = t->v.pattern && !t->v.rounds_view; break;
 	case ACT_SHOW:
 		if (t->v.list)
 			tui_list(&t->v, &t->m, 1);
@@ -349,6 +377,7 @@ static int tui_loop(struct tui *t)
 		step_runner(t);
 		if (mx_model_refresh(&t->m, t->st) > 0 || !t->m.analyzed) {
 			mx_model_analyze(&t->m);
+			tui_pattern_load(&t->v, t->st, &t->m);
 			t->dirty = 1;
 		}
 		update_active(t);
@@ -426,6 +455,9 @@ static int open_model(struct tui *t)
 			}
 		}
 	}
+	/* A pattern run opens on its rounds. */
+	tui_pattern_load(&t->v, t->st, &t->m);
+	t->v.rounds_view = t->v.pattern != NULL;
 	/* A rack too large for a cell per pair opens on its suspects. */
 	if (t->m.n > TUI_BLOCK_NODES)
 		tui_list(&t->v, &t->m, 0);
@@ -478,6 +510,7 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 	}
 out_close:
 	json_decref(t.v.detail);
+	json_decref(t.v.pattern);
 	mx_model_release(&t.m);
 	if (t.have_session || t.c.n)
 		mx_session_close(&t.s);

@@ -51,6 +51,12 @@ struct tui_view {
 	int sel;	   /* the list's selected row */
 	int zoomed;	   /* one block at one cell per pair */
 	int zoom_g, zoom_a, zoom_b; /* that block: side, first row, first column */
+	/* A pattern run (matrix --pattern, tui/view_pattern.c): the document
+	 * its rounds are judged in, read again as results come; the TUI opens
+	 * on its rounds instead of the heat map (key p switches). */
+	json_t *pattern;   /* NULL: a run of pairs */
+	int rounds_view;   /* the rounds are shown */
+	int rounds_top;	   /* their first line shown */
 };
 
 #define TUI_BLOCK_NODES 256
@@ -83,6 +89,9 @@ void tui_zoom(struct tui_view *v, const struct mx_model *m);
 /* Opens the suspects list, or closes it (@show: onto the selected suspect,
  * its block zoomed into). */
 void tui_list(struct tui_view *v, const struct mx_model *m, int show);
+/* Reads run @m's pattern judgments from @st into v->pattern (nothing for a
+ * run of pairs; the last reading stays when the flows cannot be read). */
+void tui_pattern_load(struct tui_view *v, struct fc_store *st, const struct mx_model *m);
 /* Link rate of a node from its pair documents (Gb/s; NAN unknown). */
 double tui_node_rate(const struct mx_model *m, int node);
 

@@ -431,8 +431,10 @@ static void header_scale(const struct tui_view *v, const struct layout *l, char 
 static void header_title(const struct tui_view *v, const struct mx_model *m,
 			 const struct layout *l, char *buf, size_t len)
 {
+	/* (the rounds of a pattern have no metric to switch) */
 	int n = snprintf(buf, len, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
-			 m->info.kind, m->n, metric_names[v->metric]);
+			 m->info.kind, m->n,
+			 v->pattern && v->rounds_view ? "" : metric_names[v->metric]);
 
 	if (n < 0 || (size_t)n >= len)
 		return;
@@ -444,7 +446,14 @@ static void header_title(const struct tui_view *v, const struct mx_model *m,
 			      m->rails[v->rail - 1].index, m->rails[v->rail - 1].name);
 	else if (m->nrails)
 		n += snprintf(buf + n, len - (size_t)n, "  every rail together (R: one rail)");
-	header_scale(v, l, buf, len, n < 0 ? len : (size_t)n);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	header_scale(v, l, buf, len, (size_t)n);
+	n = (int)strlen(buf);
+	if (v->pattern)
+		snprintf(buf + n, len - (size_t)n,
+			 v->rounds_view ? "  %s rounds (p: heat map)" : "  (p: %s rounds)",
+			 fc_jstr(json_object_get(v->pattern, "pattern"), "name", "pattern"));
 }
 
 static void draw_header(const struct tui_view *v, const struct mx_model *m,
@@ -470,8 +479,10 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 		state = m->info.verdict;
 	else
 		state = v->running || m->info.ended == 0 ? "running" : "stopped";
-	snprintf(line, sizeof(line), "round %d/%d  pairs %d/%d  %s elapsed  %s left  %s%s%s",
-		 p.round < p.rounds ? p.round + 1 : p.rounds, p.rounds, p.done, p.total, el,
+	/* A pattern's schedule is its flows (mx_model_progress). */
+	snprintf(line, sizeof(line), "round %d/%d  %s %d/%d  %s elapsed  %s left  %s%s%s",
+		 p.round < p.rounds ? p.round + 1 : p.rounds, p.rounds,
+		 json_object_get(m->info.params, "pattern") ? "flows" : "pairs", p.done, p.total, el,
 		 p.done >= p.total ? "0m00s" : left, state, v->active[0] ? "  now:" : "",
 		 v->active);
 	move(1, 0);
@@ -516,7 +527,9 @@ void tui_draw(struct tui_view *v, const struct mx_model *m, const struct tui_bin
 	tui_clamp(v, m);
 	tui_layout(v, m, &l);
 	draw_header(v, m, &l);
-	if (v->list) {
+	if (v->pattern && v->rounds_view) {
+		tui_draw_pattern(v, l.y0, LINES - 1 - l.y0);
+	} else if (v->list) {
 		int h = LINES - 1 - DETAIL_LINES - l.y0;
 
 		tui_draw_list(v, m, l.y0, h);

@@ -40,6 +40,10 @@ void tui_put_cut(int y, const char *text);
 void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y);
 void tui_draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h);
 
+/* A pattern run's rounds (tui/view_pattern.c) on @h lines from @y, from
+ * line v->rounds_top of their text (kept within it). */
+void tui_draw_pattern(struct tui_view *v, int y, int h);
+
 /* One entry of the suspects list. */
 #define TUI_LIST_MAX 512
 struct tui_suspect {

@@ -305,10 +305,13 @@ static void render_preflight(FILE *f, const json_t *doc)
 /* What a preflight could not have seen (ctl/drain.h, unseen): a port
  * rate or MTU drain set against --expect-rate or --expect-mtu (not by a
  * comparison: @across 0) by a run given none. */
-static const char *pf_unseen(const char *part, int across, const void *arg)
+static const char *pf_unseen(const char *node, const char *part, const char *device, int across,
+			     const void *arg)
 {
 	const struct pf_opts *o = arg;
 
+	(void)node;
+	(void)device;
 	if (across)
 		return NULL;
 	if (!strcmp(part, "port rate") && o->expect_rate_gbps <= 0)

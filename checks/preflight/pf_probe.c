@@ -21,6 +21,7 @@
 #include "checks/preflight/preflight.h"
 #include "core/opts.h"
 #include "core/log.h"
+#include "core/names.h"
 #include "core/out.h"
 #include "ctl/ibpeer.h"
 #include "core/util.h"
@@ -231,6 +232,45 @@ static void probe_topo(struct fc_src *s, json_t *doc, const struct pf_budget *b)
 	json_object_set_new(doc, "topo", topo);
 }
 
+/*
+ * The HCA's PCIe link: sysfs's current_link_* and max_link_* (diag/live.c).
+ * A capture without them (its sysfs copy stopped at its bound, doc/capture.md)
+ * still holds `lspci -vvv -s BDF` of the HCA, the same registers printed
+ * (diag/lspci.c): judged from that, "from" saying so. Live, those sysfs
+ * files are what lspci would read, so lspci is not run for them.
+ */
+static json_t *probe_pcie(struct fc_src *s, const char *name)
+{
+	json_t *pc = diag_hca_pcie_json(s->sys, name);
+	char link[PATH_MAX], target[PATH_MAX], why[256], *out;
+	const char *bdf;
+	struct diag_pcie d;
+	ssize_t n;
+	int code = -1;
+
+	if (!json_is_null(pc) || !s->from)
+		return pc;
+	snprintf(link, sizeof(link), "%s/class/infiniband/%s/device", s->sys, name);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return pc;
+	target[n] = 0;
+	bdf = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	if (!fc_name_ok(FC_NAME_BDF, bdf))
+		return pc;
+	const char *argv[] = { "lspci", "-vvv", "-s", bdf, NULL };
+
+	out = fc_src_cmd(s, argv, 1.0, &code, why, sizeof(why));
+	if (out && !code && !diag_parse_lspci_link(out, &d)) {
+		snprintf(d.bdf, sizeof(d.bdf), "%.*s", (int)sizeof(d.bdf) - 1, bdf);
+		json_decref(pc);
+		pc = diag_pcie_json(&d);
+		json_object_set_new(pc, "from", json_string("lspci -vvv"));
+	}
+	free(out);
+	return pc;
+}
+
 static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const char *kernel,
 		       const struct pf_budget *b)
 {
@@ -248,7 +288,7 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 		json_object_set_new(h, "board_id", sysfs_str(s->sys, "class/infiniband/%s/board_id%s",
 							     name, ""));
 		probe_driver(s->sys, h, name, kernel);
-		json_object_set_new(h, "pcie", diag_hca_pcie_json(s->sys, name));
+		json_object_set_new(h, "pcie", probe_pcie(s, name));
 		json_array_append_new(hcas, h);
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			const char *nd = fc_jstr(p, "netdev", "");

@@ -198,6 +198,23 @@ rm -rf "$CAP_TMP/bad-devs" && cp -a "$CAP_TMP/cap-split" "$CAP_TMP/bad-devs" && 
 	mv m manifest.json && $BR verbs/devices.json)
 expect "capture bad: a device list that is not JSON is named (preflight)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC preflight --from "$CAP_TMP/bad-devs"
+
+# A capture whose HCA has no sysfs link files (its sysfs copy stopped at its
+# bound) is judged from the recorded `lspci -vvv` of the HCA (diag/lspci.c):
+# here a real capture's block (tests/real/lspci: LnkSta 2.5GT/s of 16GT/s).
+LB=$CAP_TMP/lspci-link LD=sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/0000:82:02.0/0000:85:00.0
+rm -rf "$LB" && cp -a "$CAP_TMP/cap-dgx" "$LB" && (cd "$LB" && mkdir -p verbs && rm "$LD"/*_link_* &&
+	echo '[{"name":"mlx5_2","fw_ver":"28.39.1002","transport":"IB","ports":[{"device":"mlx5_2","port":1,"state":"ACTIVE","link_layer":"InfiniBand","active_mtu":4096,"max_mtu":4096,"rate_gbps":200}]}]' >verbs/devices.json &&
+	jq --arg d "$LD/" '.files |= map(select((.path | startswith($d) and test("_link_")) | not))
+	  | .files |= map(select(.path != "cmd/lspci_-vvv_-s_0000-85-00.0"))
+	  | .files += [{"path": "verbs/devices.json", "from": "libibverbs"},
+		       {"path": "cmd/lspci_-vvv_-s_0000-85-00.0", "from": "lspci -vvv -s 0000:85:00.0", "exit": 0}]
+	  | .not_read |= map(select(.input != "lspci -vvv -s 0000:85:00.0"))' manifest.json >m && mv m manifest.json &&
+	cp "$OLDPWD/tests/real/lspci/stelline_asus_01-00.0_rtx6000ada_downgraded.txt" cmd/lspci_-vvv_-s_0000-85-00.0 &&
+	$BR verbs/devices.json cmd/lspci_-vvv_-s_0000-85-00.0)
+expect "capture without the HCA's sysfs link: judged from its lspci -vvv" 1 \
+	'mlx5_2 trained to 2.5 GT/s x16 \(capable of 16 GT/s x16\): at most about 28 Gb/s over PCIe, port 1 is 200 Gb/s' -- \
+	$FC preflight --from "$LB"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent

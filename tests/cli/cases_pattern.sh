@@ -97,6 +97,20 @@ expect "bisection: a round under the ports warned" 0 'bisection round 1: 2 Gb/s 
 $FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a.db \
 	>$PTT/a.txt 2>&1
 expect "alltoall --group 2: one round of 4 flows" 0 'round 1: 4 flows, 9.6 Gb/s in all' -- cat $PTT/a.txt
+# The run's schedule is the pattern's flows, not the matrix's pairs: the
+# 4 flows of alltoall --group 2 (2 of the 6 pairs of 4 nodes) and the 4 of
+# incast --fan-in 1 make a complete run, with the pattern's rounds.
+$FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a3.db \
+	--json >$PTT/a3.json 2>/dev/null
+$FC matrix nodeA nodeB nodeC nodeD --pattern incast --fan-in 1 -d rxe0 "${PTW[@]}" --db $PTT/a4.db \
+	--json >$PTT/a4.json 2>/dev/null
+expect "alltoall --group 2, incast --fan-in 1: complete, the pattern's flows counted" 0 '^ok ok$' -- python3 -c '
+import json, sys
+for f, rounds in ((sys.argv[1], 1), (sys.argv[2], 4)):
+    d = json.load(open(f))
+    ok = (d["pairs_done"], d["pairs_total"], d["rounds"], d["verdict"]) == (4, 4, rounds, "pass")
+    ok = ok and not any("incomplete" in x for x in d["findings"])
+    print("ok" if ok else json.dumps(d)[:500], end=" " if rounds == 1 else "\n")' $PTT/a3.json $PTT/a4.json
 # fanout: nodeC's worker sends 0.5 Gb/s; in the round from nodeC both
 # receivers get it, fair between them, and the sender's 1 Gb/s out is
 # under its port (2.5 Gb/s SDR 1X, the port rate: rxe has no payload model).

@@ -123,6 +123,37 @@ expect "drain: one node's slow port on a slow rail drains that node with its dev
 expect "drain: only nodeC" 0 '^IDLE\|\|IDLE\|\|IDLE\+DRAIN\|' -- \
 	sh -c "head -2 $SLT/s/nodeA | tr '\n' '|'; head -2 $SLT/s/nodeB | tr '\n' '|'; head -2 $SLT/s/nodeC | tr '\n' '|'"
 
+# Resuming beside a rail bad as a whole (matrix/mx_drain.c
+# mx_drain_unseen): the rack's clean run with its rails 4.5 times apart
+# (rack3-clean-rail0slow.json): rail 0 is slow as a whole, but its own
+# analysis held each node against its peers on it, so a port drained there
+# and now in line was seen: resumed. With nothing run on rail 0 its nodes
+# could not be told apart: a drain on it, or of a whole node, stays (and
+# says why); a port on rail 1 is cleared.
+slurm_nodes nodeA nodeB nodeC
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeC
+expect "resume-passed: a port in line with its peers on a rail slow as a whole is resumed" 1 \
+	'resume +nodeC .*State=RESUME: passed matrix \(port\) across 3 nodes' -- \
+	$FC matrix --import $SLD/rack3-clean-rail0slow.json --min-rack-pct 30 --db $SLT/m.db --resume-passed
+expect "resume-passed: that port's node resumed in Slurm" 0 '^IDLE\|\|$' -- slurm_state nodeC
+python3 - "$SLD/rack3-clean-rail0slow.json" >"$SLT/rail0whole.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["rails"][0]["loaded"].update(verdict="error", results=[], findings=["rail 0: pair gave no result"])
+json.dump(d, sys.stdout)
+PY
+slurm_nodes nodeA nodeB nodeC
+printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeC
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeA
+printf 'IDLE+DRAIN\nfabcheck: cable or transceiver on rxe1 (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeB
+expect "resume-passed: a port on a rail whose nodes could not be told apart is left, saying why" 1 \
+	"left +nodeC .*could not have seen its 'port' fault \(rail 0 \(rxe0\) was bad as a whole in this run and could not tell its nodes apart\): left drained" -- \
+	$FC matrix --import $SLT/rail0whole.json --min-rack-pct 30 --db $SLT/m.db --resume-passed
+expect "resume-passed: such a rail leaves a whole node's drain, clears a port on the other rail" 0 \
+	'^IDLE\+DRAIN\|fabcheck: node .*\|IDLE\|\|IDLE\+DRAIN\|fabcheck: port on rxe0' -- \
+	sh -c "head -2 $SLT/s/nodeA | tr '\n' '|'; head -2 $SLT/s/nodeB | tr '\n' '|'; head -2 $SLT/s/nodeC | tr '\n' '|'"
+
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a run that could not measure drains nothing" 3 'nothing drained or resumed' -- \
 	$FC matrix --import $SLT/errors.json --db $SLT/m.db --drain --resume-passed

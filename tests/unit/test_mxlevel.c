@@ -210,6 +210,39 @@ static void test_port_on_slow_rail(void **state)
 	fc_mxl_release(&an);
 }
 
+/* The rack's clean run with its rails 4.5 times apart (tests/data/matrix/
+ * rails-3x2-rack-clean-slow.json): rail 0 is slow as a whole and names no
+ * node, but its own analysis still held each node against its peers on it
+ * ("nodes_judged": a port in line there was seen); with nothing run on
+ * rail 0 while rail 1 ran, its nodes cannot be told apart. */
+static void test_slow_rail_judged(void **state)
+{
+	const struct fc_mx_opts o = { .min_gbps = 0.0001, .min_rack_pct = 30, .asym_pct = 90 };
+	struct rec r;
+	struct fc_mxl_analysis an;
+	const struct fc_mxl_suspect *s;
+
+	(void)state;
+	load("rails-3x2-rack-clean-slow.json", &r);
+	assert_int_equal(fc_mxl_analyze(r.n, r.nrails, r.cells, r.ncells, &o, &an), 0);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_RAIL);
+	assert_int_equal(s->rail, 0);
+	assert_true(s->nodes_judged);
+	for (size_t i = 0; i < r.ncells; i++)
+		if (r.cells[i].rail == 0)
+			r.cells[i] = (struct fc_mxl_cell){ .a = r.cells[i].a, .b = r.cells[i].b,
+							   .rail = 0, .gbps = NAN, .lat_us = NAN,
+							   .state = FC_MX_ERROR };
+	assert_int_equal(fc_mxl_reanalyze(r.n, r.nrails, r.cells, r.ncells, &o, &an), 0);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_RAIL);
+	assert_int_equal(s->rail, 0);
+	assert_true(s->unreachable);
+	assert_false(s->nodes_judged);
+	fc_mxl_release(&an);
+}
+
 /* One (pair, rail) cell alone: the link. */
 static void test_one_link(void **state)
 {
@@ -327,7 +360,7 @@ int main(void)
 		cmocka_unit_test(test_one_host),  cmocka_unit_test(test_one_rail),
 		cmocka_unit_test(test_one_link),  cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_port_on_slow_rail),
+		cmocka_unit_test(test_port_on_slow_rail), cmocka_unit_test(test_slow_rail_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
