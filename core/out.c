@@ -105,20 +105,24 @@ static void cell_safe(char **cell)
  * store or an evidence folder put in @doc (a note, a counter's name, an
  * NCCL version, a node's name in the summary) reaches the terminal with no
  * escape sequence. */
-static void render_safe(FILE *f, fc_render_fn render, const json_t *doc)
+static int render_safe(FILE *f, fc_render_fn render, const json_t *doc)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
+	int err = -1;
 
 	if (!m) {
 		fc_err("out of memory rendering the report");
-		return;
+		return err;
 	}
 	render(m, doc);
-	if (fclose(m) == 0)
+	if (fclose(m) == 0) {
 		fc_put_safe(f, text, len);
+		err = 0;
+	}
 	free(text);
+	return err;
 }
 
 void fc_render_findings(FILE *f, const json_t *doc)
@@ -132,8 +136,10 @@ void fc_render_findings(FILE *f, const json_t *doc)
 		json_array_foreach(list, i, v)
 			put_text(f, "  - %s\n", json_string_value(v));
 	}
-	fprintf(f, "\nverdict: %s\n", fc_jstr(doc, "verdict", "pass"));
-	render_safe(f, fc_summary_render, doc);
+	fputc('\n', f);
+	/* "verdict: X, ..." and what it names; the verdict alone without memory */
+	if (render_safe(f, fc_summary_render, doc))
+		fprintf(f, "verdict: %s\n", fc_jstr(doc, "verdict", "pass"));
 }
 
 /* fc_emit, and with @listing only @render's text (fc_emit_listing). */

@@ -1,5 +1,6 @@
 /* The summary under the verdict (see summary.h). */
 #include "core/summary.h"
+#include "core/dgroup.h"
 #include "core/out.h"
 
 #include <stdlib.h>
@@ -58,24 +59,32 @@ static void line(struct sum *s, const char *fmt, const char *a, const char *b, c
 	s->lines[s->n++] = buf;
 }
 
-/* A diagnosis list: its likely entries, else its possible ones; an entry
- * that names no part ("not determined") is no problem named. */
+/* A diagnosis list: its likely problems, else its possible ones, each
+ * once (core/dgroup.h); an entry that names no part ("not determined") is
+ * no problem named. */
 static void from_diagnosis(struct sum *s, const json_t *list)
 {
 	const char *want[] = { "likely", "possible" };
-	const json_t *e;
-	size_t i;
-	int n = 0;
+	struct fc_dgroup *g = calloc(json_array_size(list) + 1, sizeof(*g));
+	int ng, n = 0;
 
+	if (!g) {
+		line(s, "%s%s%s%s", "the diagnosis above (no memory to summarise it)", "", "", "");
+		return;
+	}
+	ng = fc_dgroups(list, g);
 	for (int k = 0; k < 2 && !n; k++)
-		json_array_foreach((json_t *)list, i, e) {
+		for (int j = 0; j < ng; j++) {
+			const json_t *e = json_array_get(list, g[j].first);
+
 			if (strcmp(fc_jstr(e, "confidence", ""), want[k]) ||
 			    strstr(fc_jstr(e, "part", ""), "not determined"))
 				continue;
 			n++;
-			line(s, "%s: %s (%s); next: %s", fc_jstr(e, "subject", "?"),
-			     fc_jstr(e, "part", "?"), want[k], fc_jstr(e, "next", "?"));
+			line(s, "%s: %s (%s); next: %s", g[j].subject, fc_jstr(e, "part", "?"), want[k],
+			     fc_jstr(e, "next", "?"));
 		}
+	free(g);
 }
 
 /* A matrix suspect: where, its level, whether a retest confirmed it, and
@@ -102,6 +111,49 @@ static void suspect_line(struct sum *s, const json_t *e)
 	     last ? last + 2 : reason);
 }
 
+/* A matrix whose every pair is below --min-gbps (its "floor"): one
+ * problem, the floor or the whole fabric, not a node. */
+static void floor_line(struct sum *s, const json_t *fl)
+{
+	char where[128], what[160];
+	int pairs = (int)fc_jnum(fl, "pairs", 0), nodes = (int)fc_jnum(fl, "nodes", 0),
+	    rails = (int)fc_jnum(fl, "rails", 1);
+
+	if (!json_is_object(fl))
+		return;
+	if (rails > 1)
+		snprintf(where, sizeof(where), "every pair (%d of %d nodes on %d rails)", pairs, nodes,
+			 rails);
+	else
+		snprintf(where, sizeof(where), "every pair (%d of %d nodes)", pairs, nodes);
+	snprintf(what, sizeof(what), "--min-gbps %g is over the best pair's %.3g Gb/s",
+		 fc_jnum(fl, "min_gbps", 0), fc_jnum(fl, "best_gbps", 0));
+	line(s, "%s: %s (%s); next: %s", where, what, "certain",
+	     "give a floor the fabric should carry; if it should carry this one, check the switch and the ports' rate");
+}
+
+/* The least of the next step a problem's line shows; a line that would
+ * show less says the step on a line of its own under it. */
+#define NEXT_MIN 30
+
+/* A problem's line, fitted to @cols: where, what, how sure, the next step;
+ * where a long place leaves too little of the step, the step under it. */
+static void put_problem(FILE *f, char *l, int cols)
+{
+	static const char mark[] = "; next: ";
+	char *next = strstr(l, mark);
+
+	if (!next || strlen(l) + 2 <= (size_t)cols ||
+	    (size_t)(next - l) + 2 + sizeof(mark) - 1 + NEXT_MIN <= (size_t)cols) {
+		fprintf(f, "  %s\n", fc_fit_words(l, cols - 2));
+		return;
+	}
+	*next = 0;
+	fprintf(f, "  %s\n", fc_fit_words(l, cols - 2));
+	next += 2; /* "next: ..." */
+	fprintf(f, "    %s\n", fc_fit_words(next, cols - 4));
+}
+
 void fc_summary_render(FILE *f, const json_t *doc)
 {
 	struct sum s = { .n = 0 };
@@ -113,7 +165,7 @@ void fc_summary_render(FILE *f, const json_t *doc)
 
 	if (json_is_true(json_object_get(json_object_get(doc, "lab"), "starved"))) {
 		/* a starved virtual rack (lab/starve.h): no part is named */
-		snprintf(first, sizeof(first), "summary: %s",
+		snprintf(first, sizeof(first), "verdict: %s; %s", v,
 			 fc_jstr(json_object_get(doc, "lab"), "why", "?"));
 		fprintf(f, "%s\n", fc_fit_words(first, cols));
 		return;
@@ -123,11 +175,12 @@ void fc_summary_render(FILE *f, const json_t *doc)
 		from_diagnosis(&s, json_object_get(e, "diagnosis"));
 	json_array_foreach(json_object_get(doc, "suspects"), i, e)
 		suspect_line(&s, e);
+	floor_line(&s, json_object_get(doc, "floor"));
 	if (s.n) {
-		fprintf(f, "summary: %s, %d problem%s named:\n", v, s.n, s.n > 1 ? "s" : "");
+		fprintf(f, "verdict: %s, %d problem%s named:\n", v, s.n, s.n > 1 ? "s" : "");
 		for (int k = 0; k < s.n; k++) {
 			if (k < FC_SUMMARY_MAX)
-				fprintf(f, "  %s\n", fc_fit_words(s.lines[k], cols - 2));
+				put_problem(f, s.lines[k], cols);
 			free(s.lines[k]);
 		}
 		if (s.n > FC_SUMMARY_MAX)
@@ -135,10 +188,10 @@ void fc_summary_render(FILE *f, const json_t *doc)
 		return;
 	}
 	if (!json_array_size(list)) {
-		fprintf(f, "summary: %s, nothing named\n", v);
+		fprintf(f, "verdict: %s, nothing named\n", v);
 		return;
 	}
-	snprintf(first, sizeof(first), "summary: %s, %zu finding%s above, no part named; the first: %s",
+	snprintf(first, sizeof(first), "verdict: %s, %zu finding%s above, no part named; the first: %s",
 		 v, json_array_size(list), json_array_size(list) > 1 ? "s" : "",
 		 json_string_value(json_array_get(list, 0)) ?
 			 json_string_value(json_array_get(list, 0)) : "?");

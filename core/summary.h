@@ -1,8 +1,8 @@
 /*
- * The answer first: the few lines every judging command ends its text with,
- * under "verdict: X" (fc_render_findings): the verdict, then one line per
- * named problem with where (node, device, rail), what (the part), how sure,
- * and the next step. The detail stays above it and in --json. One printer
+ * The answer first: the few lines every judging command ends its text with
+ * (fc_render_findings): "verdict: X, N problems named:" (the verdict said
+ * once), then one line per named problem with where (node, device, rail),
+ * what (the part), how sure, and the next step. The detail stays above it and in --json. One printer
  * for every command, fed by what its document names:
  *   "diagnosis"  [{subject, part, confidence, next}] (pair, diagnose);
  *   "suspects"   [{level, node, device, rail, reason}] (matrix);

@@ -14,6 +14,7 @@
 #include "ctl/child.h"
 #include "ctl/nodesrc.h"
 #include "verbs/dev.h"
+#include "verbs/devtext.h"
 
 void fc_src_live(struct fc_src *s, struct fc_bundle_w *rec)
 {
@@ -78,6 +79,36 @@ char *fc_src_cmd(struct fc_src *s, const char *const *argv, double timeout, int 
 	return out;
 }
 
+/*
+ * A capture without verbs/devices.json (libibverbs listed nothing when it
+ * was taken, or a bundle put together from another tool's record) that holds
+ * the recorded `ibv_devinfo -v` or `ibstat`: the devices and ports as those
+ * print them (verbs/devtext.c), each device's "from" naming the tool. They
+ * give no netdev and no GID: the judgments that need them say so as for a
+ * port with none. NULL when neither was recorded with exit 0.
+ */
+static json_t *devices_from_tools(struct fc_src *s)
+{
+	static const char *const tools[][3] = { { "ibv_devinfo", "-v" }, { "ibstat" } };
+	char why[256];
+	json_t *devs = NULL, *d;
+	size_t i;
+
+	for (size_t t = 0; t < FC_ARRAY_SIZE(tools) && !devs; t++) {
+		int code = -1;
+		char *out = fc_src_cmd(s, tools[t], 0, &code, why, sizeof(why));
+
+		if (out && !code)
+			devs = vb_devices_from_text(out);
+		free(out);
+		json_array_foreach(devs, i, d)
+			json_object_set_new(d, "from", json_sprintf("%s%s%s (recorded)", tools[t][0],
+								    tools[t][1] ? " " : "",
+								    tools[t][1] ? tools[t][1] : ""));
+	}
+	return devs;
+}
+
 json_t *fc_src_devices(struct fc_src *s, const char **why_p)
 {
 	const char *rel = "verbs/devices.json", *from = "libibverbs (as 'fabcheck devices --json')";
@@ -88,6 +119,10 @@ json_t *fc_src_devices(struct fc_src *s, const char **why_p)
 
 	if (s->from) {
 		text = fc_bundle_read(s->from, rel, &len, &code, s->why, sizeof(s->why));
+		if (!text && (devs = devices_from_tools(s))) {
+			*why_p = s->why;
+			return devs;
+		}
 		devs = text ? json_loadb(text, len, 0, NULL) : NULL;
 		free(text);
 		if (text && !json_is_array(devs)) {

@@ -1,6 +1,8 @@
 /* The diagnosis of a test from its evidence, as JSON and as text. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/dgroup.h"
 #include "core/out.h"
 #include "diag/rules.h"
 
@@ -139,38 +141,28 @@ void diag_run(json_t *doc, const struct diag_set *s)
 	json_object_set_new(doc, "evidence", ev);
 }
 
-/* Two entries that say the same but for their subject (one rail's phases,
- * the same rule on both phases): one entry, the subjects listed. */
-static int same_but_subject(const json_t *x, const json_t *y)
+/* A problem once (core/dgroup.h): its subjects merged; the evidence of
+ * its first entry, and how many more there are (each in --json). */
+static void render_group(FILE *f, const json_t *d, const struct fc_dgroup *g)
 {
-	static const char *const keys[] = { "confidence", "part", "evidence", "next" };
+	const json_t *e = json_array_get(d, g->first);
+	const char *subj = fc_jstr(e, "subject", "?"), *colon = strstr(subj, ": ");
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		if (strcmp(fc_jstr(x, keys[k], ""), fc_jstr(y, keys[k], "")))
-			return 0;
-	return 1;
-}
-
-/* Entry @i of @d, unless an earlier one says the same (each fact once). */
-static void render_entry(FILE *f, const json_t *d, size_t i)
-{
-	const json_t *e = json_array_get(d, i), *o;
-	size_t j;
-
-	for (j = 0; j < i; j++)
-		if (same_but_subject(json_array_get(d, j), e))
-			return;
-	fprintf(f, "  %-8s %s", fc_jstr(e, "confidence", "?"), fc_jstr(e, "subject", "?"));
-	for (j = i + 1; j < json_array_size(d); j++)
-		if (same_but_subject(o = json_array_get(d, j), e))
-			fprintf(f, "; %s", fc_jstr(o, "subject", "?"));
-	fprintf(f, ": %s\n           evidence: %s\n           next: %s\n", fc_jstr(e, "part", "?"),
-		fc_jstr(e, "evidence", ""), fc_jstr(e, "next", ""));
+	fprintf(f, "  %-8s %s: %s\n", fc_jstr(e, "confidence", "?"), g->subject,
+		fc_jstr(e, "part", "?"));
+	if (g->same_evidence || !colon)
+		fprintf(f, "           evidence: %s\n", fc_jstr(e, "evidence", ""));
+	else
+		fprintf(f, "           evidence (%.*s; the %d others alike, each in --json): %s\n",
+			(int)(colon - subj), subj, g->n - 1, fc_jstr(e, "evidence", ""));
+	fprintf(f, "           next: %s\n", fc_jstr(e, "next", ""));
 }
 
 void diag_render(FILE *f, const json_t *doc)
 {
-	const json_t *d = json_object_get(doc, "diagnosis"), *e, *p, *n;
+	const json_t *d = json_object_get(doc, "diagnosis"), *p, *n;
+	struct fc_dgroup *g = calloc(json_array_size(d) + 1, sizeof(*g));
+	int ng = g ? fc_dgroups(d, g) : 0;
 	size_t i, k;
 
 	if (!json_array_size(d)) {
@@ -180,8 +172,14 @@ void diag_render(FILE *f, const json_t *doc)
 	} else {
 		fprintf(f, "\ndiagnosis (most likely first):\n");
 	}
-	json_array_foreach(d, i, e)
-		render_entry(f, d, i);
+	for (int j = 0; j < ng; j++)
+		render_group(f, d, &g[j]);
+	if (!g) /* no memory to group them: each entry as it is */
+		json_array_foreach(d, i, p)
+			fprintf(f, "  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
+				fc_jstr(p, "confidence", "?"), fc_jstr(p, "subject", "?"),
+				fc_jstr(p, "part", "?"), fc_jstr(p, "evidence", ""), fc_jstr(p, "next", ""));
+	free(g);
 	json_array_foreach(json_object_get(doc, "evidence"), i, p) {
 		if (!json_array_size(json_object_get(p, "notes")))
 			continue;

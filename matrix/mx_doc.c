@@ -132,6 +132,8 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 				  f->kind == FC_MX_FLOOR || f->kind == FC_MX_SPREAD))
 			continue;
 		fc_finding(doc, f->fail ? FC_FAIL : FC_WARN, "%s", text);
+		if (f->kind == FC_MX_FLOOR)
+			fc_mx_floor_doc(doc, an->opts.min_gbps, f->a, f->b, 0, f->v2);
 		if (f->kind == FC_MX_SUSPECT_NODE)
 			json_array_append_new(suspects,
 					      json_pack("{s:s, s:s, s:s, s:n}", "node", m->names[f->a],

@@ -466,6 +466,8 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 		fc_mx_floor_text(text, sizeof(text), m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
 				 m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
 		fc_finding(doc, FC_FAIL, "%s", text);
+		fc_mx_floor_doc(doc, m->ran.rails[0].opts.min_gbps, m->ran.floor_pairs,
+				m->ran.floor_nodes, m->ran.floor, m->ran.floor_best_gbps);
 	}
 	for (int r = 0; rn && r < m->nrails; r++)
 		rn[r] = m->rails[r].name;

@@ -148,6 +148,11 @@ int fc_mx_failed(const struct fc_mx_analysis *an);
  * @best: one finding, the same words with rails as without. */
 void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
 		      double best);
+/* The same as @doc's "floor" {min_gbps, pairs, nodes, rails, best_gbps},
+ * for the summary under the verdict (core/summary.h). */
+struct json_t;
+void fc_mx_floor_doc(struct json_t *doc, double min_gbps, int pairs, int nodes, int nrails,
+		     double best);
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len);
 /* Words for a FC_MX_BAD_* set ("below 90% of the rack median"). */

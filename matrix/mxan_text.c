@@ -93,6 +93,14 @@ void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nod
 		 fc_fmt_figure(best, "%.3g", "Gb/s", fig, sizeof(fig)));
 }
 
+void fc_mx_floor_doc(json_t *doc, double min_gbps, int pairs, int nodes, int nrails, double best)
+{
+	json_object_set_new(doc, "floor",
+			    json_pack("{s:f, s:i, s:i, s:i, s:f}", "min_gbps", min_gbps, "pairs", pairs,
+				      "nodes", nodes, "rails", nrails > 1 ? nrails : 1, "best_gbps",
+				      best));
+}
+
 /* The whole rack: every pair below the floor, or the nodes that remain
  * all bad with each other. */
 static void rack_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,

@@ -273,16 +273,23 @@ void pair_ev_rails(json_t *doc, json_t *const *alone, json_t *const *loaded, int
 {
 	const json_t *rails = json_object_get(doc, "rails");
 	struct diag_set s = { 0 };
-	json_t *all = json_array();
+	json_t *all = json_array(), *per = json_array();
+	const json_t *e;
+	size_t i;
 
 	diag_run(doc, &s); /* the rows over every rail (no port evidence here) */
-	json_array_extend(all, json_object_get(doc, "diagnosis"));
 	for (int r = 0; r < nrails; r++) {
 		if (alone[r])
-			rail_diagnoses(all, alone[r], json_array_get(rails, (size_t)r), "alone");
+			rail_diagnoses(per, alone[r], json_array_get(rails, (size_t)r), "alone");
 		if (loaded[r])
-			rail_diagnoses(all, loaded[r], json_array_get(rails, (size_t)r), "loaded");
+			rail_diagnoses(per, loaded[r], json_array_get(rails, (size_t)r), "loaded");
 	}
+	/* "no rule matched" over every rail is not true where a rail's rule did */
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		if (!json_array_size(per) || strcmp(fc_jstr(e, "rule", ""), "none"))
+			json_array_append(all, (json_t *)e);
+	json_array_extend(all, per);
+	json_decref(per);
 	json_object_set_new(doc, "diagnosis", diag_sorted(all));
 	json_object_del(doc, "evidence");
 	card_rails(doc, alone, nrails);

@@ -6,6 +6,7 @@
 #include "baseline/bl_pair.h"
 #include "core/log.h"
 #include "core/out.h"
+#include "core/pairv.h"
 #include "core/util.h"
 #include "diag/diag.h"
 #include "pair/pair.h"
@@ -53,9 +54,11 @@ static void render_inline(FILE *f, const json_t *doc)
 	fputc('\n', f);
 }
 
-/* Per side: the NUMA node of the HCA, the buffer and the CPUs. */
+/* The NUMA node of each side's HCA, buffer and CPUs, on one line. */
 static void render_numa(FILE *f, const json_t *doc)
 {
+	int said = 0;
+
 	for (int i = 0; i < 2; i++) {
 		const json_t *s = json_object_get(doc, i ? "b" : "a"), *n = json_object_get(s, "numa");
 		char line[256] = "";
@@ -65,12 +68,14 @@ static void render_numa(FILE *f, const json_t *doc)
 		numa_part(line, sizeof(line), "HCA", json_object_get(n, "hca"));
 		numa_part(line, sizeof(line), ", buffer", json_object_get(n, "buffer"));
 		numa_part(line, sizeof(line), ", CPUs", json_object_get(n, "cpus"));
-		fprintf(f, "  %s numa: %s%s%s%s%s\n", i ? "b" : "a", line,
+		fprintf(f, "%s%s %s%s%s%s%s", said++ ? "; " : "  numa: ", i ? "b" : "a", line,
 			json_is_true(json_object_get(n, "pinned")) ? " (pinned to " : "",
 			json_is_true(json_object_get(n, "pinned")) ? fc_jstr(n, "cpu_list", "?") : "",
 			json_is_true(json_object_get(n, "pinned")) ? ")" : "",
 			json_is_true(json_object_get(s, "hugepages")) ? ", huge pages" : "");
 	}
+	if (said)
+		fputc('\n', f);
 }
 
 /* The LINK cell: RoCE's GID type on Ethernet (its LID means nothing
@@ -198,7 +203,8 @@ static void render_bw_notes(FILE *f, const json_t *results)
 		for (int d = 0; d < 2; d++) {
 			const json_t *iv = json_object_get(r, iv_keys[d]);
 
-			if (!iv || fc_jnum(iv, "n", 0) < 1)
+			/* one interval is the BW column again: said once */
+			if (!iv || fc_jnum(iv, "n", 0) < 2)
 				continue;
 			fprintf(f, "  - %s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dips below %.3f Gb/s\n",
 				fc_jstr(r, "test", "?"), sz, dirs[d], fc_jnum(iv, "n", 0),
@@ -335,20 +341,55 @@ static void render_bw_pt(FILE *f, const json_t *results, int gbits)
 	render_bw_notes(f, results);
 }
 
-/* "-" in the table: why, once per test and size. */
+/* @r's label in the notes: "write 64 KiB". */
+static const char *lat_label(const json_t *r, char *buf, size_t len)
+{
+	char sz[32];
+
+	snprintf(buf, len, "%s %s", fc_jstr(r, "test", "?"),
+		 fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)));
+	return buf;
+}
+
+/* 1 when latency result @r has the note @text. */
+static int has_note(const json_t *r, const char *text)
+{
+	size_t k;
+	json_t *note;
+
+	json_array_foreach(json_object_get(r, "notes"), k, note)
+		if (json_is_string(note) && !strcmp(json_string_value(note), text))
+			return 1;
+	return 0;
+}
+
+/* "-" in the table: why, each note once, with the tests and sizes it is
+ * about ("write 64 KiB, read 64 KiB: p99_us not reported: ..."). */
 static void render_lat_notes(FILE *f, const json_t *results)
 {
-	size_t i, k;
-	json_t *r, *note;
-	char sz[32];
+	size_t i, j, k;
+	json_t *r, *o, *note;
+	char lab[64];
 
 	json_array_foreach(results, i, r) {
 		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
 			continue;
-		json_array_foreach(json_object_get(r, "notes"), k, note)
-			fprintf(f, "  - %s %s: %s\n", fc_jstr(r, "test", "?"),
-				fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz)),
-				json_string_value(note));
+		json_array_foreach(json_object_get(r, "notes"), k, note) {
+			const char *text = json_is_string(note) ? json_string_value(note) : "?";
+			int said = 0;
+
+			for (j = 0; j < i && !said; j++)
+				said = !strcmp(fc_jstr(o = json_array_get(results, j), "metric", ""), "lat") &&
+				       has_note(o, text);
+			if (said)
+				continue;
+			fprintf(f, "  - %s", lat_label(r, lab, sizeof(lab)));
+			for (j = i + 1; j < json_array_size(results); j++)
+				if (!strcmp(fc_jstr(o = json_array_get(results, j), "metric", ""), "lat") &&
+				    has_note(o, text))
+					fprintf(f, ", %s", lat_label(o, lab, sizeof(lab)));
+			fprintf(f, ": %s\n", text);
+		}
 	}
 }
 
@@ -411,6 +452,34 @@ static int counters_moved(const json_t *c)
 	return 0;
 }
 
+/* When only traffic moved (no error counter, no netdev's counters read):
+ * one line, how many moved on each node; the figures are in --json. 0
+ * when an error counter moved, or a netdev's were read: the whole block. */
+static int traffic_only(FILE *f, const json_t *c)
+{
+	const char *node, *name;
+	json_t *set, *v;
+	int k = 0;
+
+	json_object_foreach((json_t *)c, node, set) {
+		if (json_object_get(set, "netdev"))
+			return 0;
+		json_object_foreach(set, name, v)
+			if (json_is_integer(v) && json_integer_value(v) && fc_counter_is_error(name))
+				return 0;
+	}
+	fprintf(f, "\nport counters that moved during the test: no error counter (");
+	json_object_foreach((json_t *)c, node, set) {
+		int n = 0;
+
+		json_object_foreach(set, name, v)
+			n += json_is_integer(v) && json_integer_value(v);
+		fprintf(f, "%s%s %d of %zu", k++ ? ", " : "", node, n, json_object_size(set));
+	}
+	fprintf(f, " moved: traffic; each in --json)\n");
+	return 1;
+}
+
 static void render_counters(FILE *f, const json_t *doc)
 {
 	const json_t *c = json_object_get(doc, "counters");
@@ -429,6 +498,8 @@ static void render_counters(FILE *f, const json_t *doc)
 		fprintf(f, ")\n");
 		return;
 	}
+	if (traffic_only(f, c))
+		return;
 	fprintf(f, "\nport counters that moved during the test:\n");
 	json_object_foreach((json_t *)c, node, set) {
 		const json_t *eth = json_object_get(set, "netdev");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite, in the order that fails fastest: unit, CLI, fuzz, rack.
+# The whole suite, in the order that fails fastest: unit, CLI, install,
+# valgrind with the fuzzers beside it, rack.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 pass=0 fail=0
@@ -18,9 +19,31 @@ step unit tests/run-unit.sh $(ls build/tests/test_* | grep -v '\.d$')
 # 45 s for 3.5 s of CPU. So 4 runs side by side whatever the CPUs
 # (CLI_JOBS overrides).
 step cli env CLI_JOBS="${CLI_JOBS:-4}" tests/cli/run.sh
-[ -x tests/fuzz/run.sh ] && step fuzz tests/fuzz/run.sh
 step install tests/test-install.sh
+# The fuzzers run beside valgrind, at nice 10: valgrind's runs keep the CPUs
+# they ask for, and the fuzzers take what valgrind leaves while its CLI
+# cases wait. Each target fuzzes for FUZZ_SECONDS of CPU time, not wall
+# time (tests/fuzz/run.sh), so it tests as much as alone. Both end before
+# the rack starts: nothing runs beside the rack.
+fuzz_out=$(mktemp /tmp/fabcheck-fuzz.XXXXXX)
+fuzz_pid=
+if [ -x tests/fuzz/run.sh ]; then
+	fuzz_t0=$SECONDS
+	{ nice -n 10 tests/fuzz/run.sh; echo "$? $((SECONDS - fuzz_t0))" >"$fuzz_out.rc"; } >"$fuzz_out" 2>&1 &
+	fuzz_pid=$!
+fi
 step valgrind tests/run-valgrind.sh
+# fuzz_wait: the fuzz run's output once it ends, and its exit code.
+fuzz_wait() {
+	local rc secs
+	wait "$fuzz_pid"
+	cat "$fuzz_out"
+	read -r rc secs <"$fuzz_out.rc" 2>/dev/null || rc=1
+	echo "(fuzz ran ${secs:-?} s beside valgrind)"
+	rm -f "$fuzz_out" "$fuzz_out.rc"
+	return "$rc"
+}
+if [ -n "$fuzz_pid" ]; then step fuzz fuzz_wait; else rm -f "$fuzz_out"; fi
 step rack tests/rack/run.sh
 echo
 echo "suites: $pass passed, $fail failed"

@@ -236,7 +236,7 @@ static void cap_tools(struct cap *c, const json_t *probe)
 		{ "nvidia-smi", "topo", "-m" }, { "nvidia-smi", "-L" },
 		{ "nvidia-smi", "--query-gpu=index,name,pci.bus_id,driver_version,vbios_version",
 		  "--format=csv" },
-		{ "ibv_devinfo", "-v" },
+		{ "ibv_devinfo", "-v" }, { "ibstat" },
 	};
 
 	for (size_t i = 0; i < FC_ARRAY_SIZE(cmds); i++)

@@ -280,7 +280,10 @@ static void render_preflight(FILE *f, const json_t *doc)
 			fc_table_addf(t, 2, "%d", (int)fc_jnum(p, "port", 0));
 			fc_table_addf(t, 3, "%s", fc_jstr(p, "state", "?"));
 			fc_table_addf(t, 4, "%g Gb/s", fc_jnum(p, "rate_gbps", 0));
-			fc_table_addf(t, 5, "%d B", (int)fc_jnum(p, "active_mtu", 0));
+			if (fc_jnum(p, "active_mtu", 0) > 0) /* 0: not recorded (ibstat) */
+				fc_table_addf(t, 5, "%d B", (int)fc_jnum(p, "active_mtu", 0));
+			else
+				fc_table_addf(t, 5, "-");
 			fc_table_addf(t, 6, "%s", *fc_jstr(p, "netdev", "") ? fc_jstr(p, "netdev", "") : "-");
 			if (fc_jnum(p, "netdev_mtu", 0) > 0)
 				fc_table_addf(t, 7, "%d B", (int)fc_jnum(p, "netdev_mtu", 0));

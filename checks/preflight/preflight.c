@@ -287,7 +287,10 @@ static void check_eth(json_t *doc, const struct pf_node *nd, const char *dn, con
 	const json_t *ndv = json_object_get(json_object_get(nd->probe, "netdevs"), ifn);
 	int nmtu = (int)fc_jnum(ndv, "mtu", 0);
 
-	if (!json_is_integer(json_object_get(p, "gid_index"))) {
+	if (json_is_true(json_object_get(p, "gid_unknown"))) {
+		/* a device list from ibstat or ibv_devinfo text (verbs/devtext.c):
+		 * no GID was recorded, which says nothing of the port's GIDs */
+	} else if (!json_is_integer(json_object_get(p, "gid_index"))) {
 		fc_finding(doc, j->lvl, "%s: %s port %d has no usable GID: give %s an IP address%s",
 			   node, dn, port, *ifn ? ifn : "its netdev", j->note);
 		judge_blame(doc, j, node, "no GID", dn);
@@ -321,11 +324,13 @@ static void check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 	int nmtu = (int)fc_jnum(ndv, "mtu", 0);
 	double rate = fc_jnum(p, "rate_gbps", 0);
 	struct pf_judge j = { .lvl = left ? FC_WARN : FC_FAIL, .left = left };
+	/* gid_unknown: a device list from ibstat/ibv_devinfo text (verbs/devtext.c) */
+	const char *gid_type = fc_jstr(p, "gid_type", json_is_true(json_object_get(p, "gid_unknown")) ?
+							      "not recorded" : "none");
 	json_t *row = json_pack("{s:s, s:i, s:s, s:s, s:f, s:i, s:s, s:i, s:s, s:s}", "device", dn,
 				"port", port, "state", fc_jstr(p, "state", "?"), "link_layer", ll,
 				"rate_gbps", rate, "active_mtu", amtu, "netdev", ifn, "netdev_mtu",
-				nmtu, "gid_type", fc_jstr(p, "gid_type", "none"), "fw_ver",
-				fc_jstr(dev, "fw_ver", "?"));
+				nmtu, "gid_type", gid_type, "fw_ver", fc_jstr(dev, "fw_ver", "?"));
 
 	json_object_set_new(row, "width", json_integer(atoi(fc_jstr(p, "width", "0"))));
 	if (left) {

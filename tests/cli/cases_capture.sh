@@ -215,6 +215,22 @@ rm -rf "$LB" && cp -a "$CAP_TMP/cap-dgx" "$LB" && (cd "$LB" && mkdir -p verbs &&
 expect "capture without the HCA's sysfs link: judged from its lspci -vvv" 1 \
 	'mlx5_2 trained to 2.5 GT/s x16 \(capable of 16 GT/s x16\): at most about 28 Gb/s over PCIe, port 1 is 200 Gb/s' -- \
 	$FC preflight --from "$LB"
+# A capture without verbs/devices.json (libibverbs listed nothing) is judged on
+# the devices its recorded ibstat lists (verbs/devtext.c): a real capture's
+# (tests/real/ibv: two ConnectX-6 Dx ports, Active, 100 Gb/s, Ethernet), with
+# no GID finding (ibstat records none)
+IB=$CAP_TMP/ibstat-devs
+rm -rf "$IB" && cp -a "$CAP_TMP/cap-dgx" "$IB" && (cd "$IB" && rm -f verbs/devices.json cmd/ibv-devinfo_-v cmd/ibstat &&
+	jq '.files |= map(select(.path != "verbs/devices.json" and .path != "cmd/ibv-devinfo_-v" and .path != "cmd/ibstat"))
+	  | .files += [{"path": "cmd/ibstat", "from": "ibstat", "exit": 0}]
+	  | .not_read |= map(select(.input != "ibstat" and .input != "ibv_devinfo -v"))' manifest.json >m && mv m manifest.json &&
+	cp "$OLDPWD/tests/real/ibv/gh-l2fwd-nv-6_ibstat_2x-cx6dx-100g-eth.txt" cmd/ibstat && $BR cmd/ibstat)
+expect "capture without a device list: the ports of its recorded ibstat" 0 \
+	'mlx5_0 +1 +ACTIVE +100 Gb/s +- +- +- +not recorded +22.32.2004 .*mlx5_1 +1 +ACTIVE +100 Gb/s +- +- +- +not recorded +22.32.2004' -- \
+	bash -c "$FC preflight --from $IB | paste -sd' '"
+expect "capture without a device list: the ports in preflight's JSON, no GID finding" 0 \
+	'^mlx5_0 1 ACTIVE 100 Ethernet 22.32.2004 mlx5_1 1 ACTIVE 100 Ethernet 22.32.2004 gid-findings 0$' -- bash -c \
+	"$FC preflight --from $IB --json | jq -r '[(.nodes[0].ports[] | .device, .port, .state, .rate_gbps, .link_layer, .fw_ver), \"gid-findings\", ([.findings[] | select(test(\"no usable GID\"))] | length)] | join(\" \")'"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent

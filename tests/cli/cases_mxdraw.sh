@@ -6,8 +6,12 @@
 # controller over the stand-in rxe worker (tests/cli/rack-worker.sh), 4
 # nodes, one direction a pair as the rack runs it, run 1 healthy and run 2
 # with nodeC slow both ways (0.2 Gb/s against 2.4, as `lab fault rate`
-# slows a node). The rack keeps naming the slowed node from real traffic.
-# Each check is also run on the healthy run 1, where it must fail.
+# slows a node). The rack keeps naming a slowed node from real traffic
+# (phase_burnin's drain of nodeC, phase_rails' slowed port, phase_drain's
+# rate-faulted rail). Each check is also run on the other run, where it
+# must fail; the names of the rack's 4-node cases are kept: "healthy 4-node
+# matrix passes" and "matrix names the slowed node and exits 1" are the
+# two runs below.
 . tests/cli/tui_lib.sh
 MDT=$(mktemp -d /tmp/fc-mxdraw-XXXXXX)
 MDW=$(pwd)/tests/cli/rack-worker.sh
@@ -18,6 +22,26 @@ expect "mxdraw: healthy 4-node matrix passes (run 1)" 0 'verdict: pass' -- $FC "
 expect "mxdraw: nodeC slow both ways named, exit 1 (run 2)" 1 \
 	'suspect node nodeC: bad with [23] of 3 peers' -- \
 	env RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 $FC "${MD[@]}"
+
+# md_json RUN: the two judgments the rack's cases_matrix asked of its stored
+# 4-node runs (moved with the rack's own 4-node matrix, issue 36 item 5),
+# each printed "ok NAME" or "no NAME": "healthy" (6 pairs, no suspect, the
+# 3 rounds of a 4-node schedule) and "faulted" (nodeC alone suspect and
+# alone not pass, 6 pairs at least).
+md_json() {
+	$FC matrix --resume "$1" --db "$MDT/four.db" --launcher local --worker-cmd "$MDW" --json 2>/dev/null |
+		python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+checks = {
+    "healthy": d["verdict"] == "pass" and len(d["pairs"]) == 6 and d["suspects"] == [] and d["rounds"] == 3,
+    "faulted": d["verdict"] == "fail" and [s.get("node") for s in d["suspects"]] == ["nodeC"]
+        and [n["node"] for n in d["per_node"] if n["state"] != "pass"] == ["nodeC"] and len(d["pairs"]) >= 6,
+}
+print(" ".join(("ok " if v else "no ") + k for k, v in checks.items()))'
+}
+expect "healthy: 6 pairs, no suspect" 0 '^ok healthy no faulted$' -- md_json 1
+expect "faulted: nodeC and no other is suspect" 0 '^no healthy ok faulted$' -- md_json 2
 
 # md_draw RUN WANT: the TUI's screen (once it shows WANT), the HTML, the PNG
 # and the Prometheus text of stored run RUN, as $MDT/RUN.*.

@@ -50,7 +50,7 @@ if [ -d "$NL" ]; then
 			"$NL/$b.expect.json")
 		rc=0
 		[ "$hint" = fail ] && rc=1
-		expect "fixture $b" "$rc" "^verdict: $hint\$" -- $FC nccl check-log "$log"
+		expect "fixture $b" "$rc" "^verdict: $hint(, |\$)" -- $FC nccl check-log "$log"
 		expect "fixture $b json" "$rc" "\"verdict\": \"$hint\"" -- \
 			bash -c "set -o pipefail; $FC nccl check-log --json '$log' | python3 -m json.tool"
 	done

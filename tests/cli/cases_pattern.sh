@@ -171,4 +171,33 @@ ok = ok and abs(r[0]["senders"]["nodeB"] - 0.4) < 0.05 and abs(r[0]["senders"]["
 ok = ok and any(o["outcome"] == "unfair" and o["evidence"].startswith("nodeB ") for o in r[0]["outcomes"])
 ok = ok and abs(r[1]["jain"] - 1) < 1e-6
 print("ok" if ok else json.dumps(r)[:900])' $PTT/w.json
+
+# Bisection with each node's leaf from its own port list (the LLDP
+# neighbour of its first rail; tests/data/rails/leaves-6, two rails a node,
+# one list a node under the stand-in srun): on rail 0 nodeA and nodeD reach
+# leaf-1, nodeB and nodeE leaf-2, nodeC and nodeF leaf-3. Halves by leaf, {A, D, B} and {E, C, F}: only
+# B-E stays within a leaf (three leaves of two split 3 and 3 keep at least
+# one pair), where the order given would keep A-D, B-E and C-F. leaf-3's
+# nodes move 0.5 Gb/s both ways (its uplinks short): each round has a flow
+# to or from them, so every round is low, and leaf-3 is the one leaf every
+# slow flow goes through.
+mkdir -p $PTT/srun && ln -s "$(pwd)/tests/cli/stand-in-srun.sh" $PTT/srun/srun
+env PATH="$PTT/srun:$PATH" FAKE_DEVICES_DIR=tests/data/rails/leaves-6 RW_GBPS_HOST="nodeC nodeF" RW_GBPS_BOTH=1 \
+	$FC matrix nodeA nodeB nodeC nodeD nodeE nodeF --pattern bisection --test write --bw --launcher slurm \
+	--worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $PTT/l.db --json >$PTT/l.json 2>$PTT/l.err
+expect "bisection across leaves: halves from each node's leaf, one leaf's pair left" 0 '^2 of 18 ok$' -- python3 -c '
+import json, sqlite3, sys
+leaf = dict(zip(["node" + n for n in "ABCDEF"], [1, 2, 3, 1, 2, 3]))
+rows = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("select doc from pairs")]
+flows = sorted((d["a"]["node"], d["b"]["node"]) for d in rows)
+h1 = {"nodeA", "nodeD", "nodeB"}
+halves = all((a in h1) != (b in h1) for a, b in flows) and len(set(flows)) == 18
+print(sum(leaf[a] == leaf[b] for a, b in flows), "of", len(flows), "ok" if halves else flows)' $PTT/l.db
+expect "bisection across leaves: the low rounds' one shared leaf named" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lr = d["pattern"]["low_rounds"]
+f = "bisection: rounds 1, 2, 3, 4, 5, 6 are low and every slow flow in them goes through leaf leaf-3: check its uplinks to the spine"
+ok = lr == {"rounds": [1, 2, 3, 4, 5, 6], "leaves_known": True, "shared_leaves": ["leaf-3"]} and f in d["findings"]
+print("ok" if ok else json.dumps(lr) + " " + json.dumps(d["findings"])[:600])' $PTT/l.json
 rm -rf "$PTT"

@@ -44,15 +44,15 @@ expect "starve: its finding is the sentence, with the wait" 0 \
 	'^  - the virtual rack was starved: the host is busy; results are not about the nodes \(its QEMU threads waited for a CPU 75\.0% of the 4\.0 s they were runnable, over 25%\); run it on a quiet host$' \
 	-- cat "$SVT/st.txt"
 expect "starve: its summary says it and names nothing" 0 \
-	'^summary: the virtual rack was starved: the host is busy; results are not about the nodes' -- cat "$SVT/st.txt"
+	'^verdict: warn; the virtual rack was starved: the host is busy; results are not about the nodes' -- cat "$SVT/st.txt"
 expect_none "starve: no finding, diagnosis or summary line names a node" 0 \
-	'^  - .*node[AB]|^diagnosis.*node[AB]|^summary.*node[AB]|^  node[AB].*\((likely|possible)\)' -- cat "$SVT/st.txt"
+	'^  - .*node[AB]|^diagnosis.*node[AB]|^verdict.*node[AB]|^  node[AB].*\((likely|possible)\)' -- cat "$SVT/st.txt"
 expect "starve --json: lab.starved, the wait, the exit's error" 0 '^true 75 cant_run 3$' -- \
 	jq -r '"\(.lab.starved) \(.lab.wait_pct) \(.error.code) \(.error.exit_code)"' "$SVT/st.json"
 expect "starve --json: the findings that named nodes are kept aside, none left" 0 '^1 true null$' -- \
 	jq -r '"\(.findings | length) \(any(.lab.set_aside.findings[]; test("nodeA rxe1 port 1: error counters rose"))) \(.diagnosis)"' "$SVT/st.json"
 expect "starve: a quiet run is judged as always (the bad port named)" 0 'nodeA rxe1' -- \
-	grep '^  nodeA rxe1\|^summary.*nodeA\|^  - nodeA rxe1' "$SVT/q.txt"
+	grep '^  nodeA rxe1\|^verdict.*nodeA\|^  - nodeA rxe1' "$SVT/q.txt"
 expect "starve --json: a quiet run says it was not starved, with its wait" 0 '^false 4\.8 null$' -- \
 	jq -r '"\(.lab.starved) \(.lab.wait_pct * 10 | round / 10) \(.lab.set_aside)"' "$SVT/q.json"
 expect "starve: without FABCHECK_LAB_RACK (real nodes) no lab member, the port named" 0 '^null true$' -- \

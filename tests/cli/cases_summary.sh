@@ -18,8 +18,8 @@ sum_lines() {
 	n=$(wc -l <"$1")
 	[ "$n" -le "$2" ] && echo "ok $n" || echo "no: $n lines, at most $2"
 }
-expect "summary: healthy 2-rail pair ends with the verdict and its summary" 0 \
-	'^verdict: pass summary: pass, nothing named $' -- bash -c "tail -n 2 $SUMT/ok.txt | tr '\n' ' '"
+expect "summary: healthy 2-rail pair ends with the verdict and its summary, one line" 0 \
+	'^verdict: pass, nothing named $' -- bash -c "tail -n 1 $SUMT/ok.txt | tr '\n' ' '"
 # Lines that fit (issue 39 item 3): with COLUMNS unset, every line of the
 # healthy 2-rail pair fits 100 columns (its sides table was 135, latency
 # 105); the JSON keeps each side's whole GID.
@@ -49,25 +49,97 @@ d = json.load(open(sys.argv[1]))
 c = d["rails"][1]["alone"]["counters"]["nodeB"]
 print("ok" if c["duplicate_request"] == 3443 and c["out_of_seq_request"] == 73 and
       d["counters"]["nodeA"]["completer_retry_err"] == 438 else "no: %r" % c)' "$SUMT/bad.json"
-expect "summary: bad rail: the summary is under the verdict" 0 \
-	'^verdict: warn summary: warn, 4 findings above, no part named; the first: rail 1 \(rxe1\) alone: nodeA rxe1 ' -- \
-	bash -c "tail -n 2 $SUMT/bad.txt | tr '\n' ' '"
+expect "summary: bad rail: the summary is the verdict's line" 0 \
+	'^verdict: warn, 4 findings above, no part named; the first: rail 1 \(rxe1\) alone: nodeA rxe1 ' -- \
+	bash -c "tail -n 1 $SUMT/bad.txt | tr '\n' ' '"
+# The demo's pair (scripts/demo.sh: -s 64K -n 100 --min-gbps 0.001) on the
+# 2-rail rack, healthy and with the emulator's retransmissions on both
+# rails: each worker sends the readings recorded on the rack
+# (tests/data/diag/rack-loss: nodeB's packets lost on the way to nodeA, its
+# rxe0 readings for both rails' ports) and reports what moved between them;
+# its latency tests of 100 rounds leave out p99 and p99.9 as the real
+# worker's do (RW_LAT_NOTES).
+SUMDEMO=(pair nodeA nodeB "${SUMW[@]}" -s 64K -n 100 --min-gbps 0.001)
+for n in nodeA nodeB; do
+	mkdir -p "$SUMT/ev/$n"
+	ln -s "$(pwd)/tests/data/diag/rack-loss/$n/rxe0-1" "$SUMT/ev/$n/rxe0-1"
+	ln -s "$(pwd)/tests/data/diag/rack-loss/$n/rxe0-1" "$SUMT/ev/$n/rxe1-1"
+done
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 $FC "${SUMDEMO[@]}" >"$SUMT/demo-ok.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 \
+	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 \
+	$FC "${SUMDEMO[@]}" --json >"$SUMT/demo-rt.json" 2>/dev/null
+expect "summary: demo pair, healthy: at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/demo-ok.txt" 30
+expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 1$' -- bash -c \
+	"echo \$(grep -c '^  - write 64 KiB, read 64 KiB: p99_us not reported' $SUMT/demo-ok.txt) \
+	\$(grep -c 'p999_us not reported' $SUMT/demo-ok.txt)"
+# On the rack the packet counters move in every test: with no error counter
+# among them, one line says so (the figures stay in --json).
+SUMTR='{"rcvd_pkts":34329,"sent_pkts":37962,"ack_deferred":81}'
+expect "summary: only traffic counters moved: one line, the pair passes" 0 \
+	'^port counters that moved during the test: no error counter \(nodeA 3 of [0-9]+, nodeB 3 of [0-9]+ moved: traffic; each in --json\) verdict: pass, nothing named $' -- \
+	bash -c "env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS='$SUMTR' $FC ${SUMDEMO[*]} 2>&1 |
+		grep '^port counters\|^  node[AB]:\|^verdict' | tr '\n' ' '"
+expect "summary: only traffic counters moved: --json keeps each" 0 '^34329 37962$' -- \
+	bash -c "env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS='$SUMTR' $FC ${SUMDEMO[*]} --json 2>/dev/null |
+		jq -r '\"\\(.rails[1].loaded.counters.nodeA.rcvd_pkts) \\(.rails[1].loaded.counters.nodeB.sent_pkts)\"'"
+# Four ports' counters rose (both nodes' ports on both rails): at most 8
+# lines each over the healthy run.
+expect "summary: demo pair, retransmissions: at most 8 lines a failing port" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/demo-rt.txt" $(($(wc -l <"$SUMT/demo-ok.txt") + 4 * 8))
+expect "summary: demo pair, retransmissions: one diagnosis entry, no 'not determined' beside it" 0 '^1 0$' -- \
+	bash -c "echo \$(grep -c '^  likely ' $SUMT/demo-rt.txt) \$(grep -c 'not determined' $SUMT/demo-rt.txt)"
+expect "summary: demo pair, retransmissions: the entry says where on both rails, and its evidence once" 0 \
+	'^  likely   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration +evidence: retries or drops .* 1$' -- \
+	bash -c "grep -A1 '^  likely ' $SUMT/demo-rt.txt | tr '\n' ' '; grep -c 'retries or drops' $SUMT/demo-rt.txt"
+expect "summary: demo pair, retransmissions: the summary names it once, with the next step" 0 \
+	'^verdict: warn, 1 problem named:   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration \(likely\)     next: not the cable: check drops on the switch ports' -- \
+	bash -c "tail -n 3 $SUMT/demo-rt.txt | tr '\n' ' '"
+expect "summary: demo pair, retransmissions: one counters line per node, port and phase" 0 '^8 1$' -- \
+	bash -c "echo \$(grep -c '^  - rail [01] (rxe[01]) \(alone\|loaded\): node[AB] rxe[01] port 1: error counters rose during the test: ' $SUMT/demo-rt.txt) \
+	\$(grep -c 'packets were lost, retried or corrupted' $SUMT/demo-rt.txt)"
+expect "summary: demo pair, retransmissions: a line names the port's counters and deltas" 0 \
+	'^  - rail 1 \(rxe1\) loaded: nodeB rxe1 port 1: error counters rose during the test: duplicate_request \+3443, out_of_seq_request \+73$' -- \
+	cat "$SUMT/demo-rt.txt"
+expect "summary: demo pair, retransmissions: the JSON keeps each rail's and phase's entry and counters" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+subj = sorted(e["subject"] for e in d["diagnosis"])
+c = d["rails"][1]["loaded"]["counters"]["nodeB"]
+print("ok" if len(subj) == 4 and subj[0] == "rail 0 alone: nodeB rxe0 -> nodeA rxe0" and
+      c["duplicate_request"] == 3443 and c["rcvd_pkts"] == 13601 else "no: %r %r" % (subj, c))' "$SUMT/demo-rt.json"
+# A 4-node matrix with one bad node (recorded), beside the same rack healthy:
+# the node named in one summary line, at most 8 lines over the healthy run.
+$FC matrix --import tests/data/matrix/rack4-healthy.json --db "$SUMT/mh.db" >"$SUMT/mh.txt" 2>&1
+$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$SUMT/mb.db" >"$SUMT/mb.txt" 2>&1
+expect "summary: 4-node matrix, one bad node: at most 8 lines over the healthy one" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/mb.txt" $(($(wc -l <"$SUMT/mh.txt") + 8))
+expect "summary: 4-node matrix, healthy: the verdict's line says nothing named" 0 '^verdict: pass, nothing named$' -- \
+	tail -n 1 "$SUMT/mh.txt"
+# A floor above the fabric: the summary names the floor, not a node.
+$FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db "$SUMT/mf.db" >"$SUMT/mf.txt" 2>&1
+expect "summary: 4-node matrix under --min-gbps 1: the floor is the problem named" 0 \
+	"^verdict: fail, 1 problem named:   every pair \(6 of 4 nodes\): --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)     next: give a floor the fabric should carry" -- \
+	bash -c "tail -n 3 $SUMT/mf.txt | tr '\n' ' '"
+expect "summary: 4-node matrix under --min-gbps 1: a few lines over the healthy one" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/mf.txt" $(($(wc -l <"$SUMT/mh.txt") + 5))
 # Recorded runs: a matrix with a slow node, a 2-rail matrix with a bad port,
 # an evidence folder of the rack (netem loss on nodeB).
 expect "summary: matrix names the suspect node under the verdict" 0 \
-	'^verdict: fail summary: fail, 1 problem named:   nodeC: node level \(measured once, not retested\); check its HCA' -- \
-	bash -c "$FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/m1.db 2>/dev/null | tail -n 3 | tr '\n' ' '"
+	'^verdict: fail, 1 problem named:   nodeC: node level \(measured once, not retested\); check its HCA' -- \
+	bash -c "$FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/m1.db 2>/dev/null | tail -n 2 | tr '\n' ' '"
 expect "summary: matrix --rails names node, device and rail" 1 \
 	'^  nodeC rxe1 on rail 1: port level \(measured once, not retested\); that node.s HCA, cable or switch port on that rail$' -- \
 	bash -c "COLUMNS=200 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/m2.db 2>/dev/null"
 expect "summary: a summary line fits COLUMNS, cut at a word with a marker" 0 '^ok$' -- \
 	bash -c "COLUMNS=60 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/m3.db 2>/dev/null |
-		awk '/^summary:/ {s = 1; next} s && /^  / {print length(\$0) <= 60 && / \\.\\.\\.\$/ ? \"ok\" : \"no: \" \$0}'"
+		awk '/^verdict:/ {s = 1; next} s && /^  / {print length(\$0) <= 60 && / \\.\\.\\.\$/ ? \"ok\" : \"no: \" \$0}'"
 expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
 	bash -c "env -u COLUMNS $FC diagnose tests/data/diag/rack-loss |
-		awk '/^summary:/ {s = 1; next} s && /^  / {print length(\$0) <= 100 ? \"ok\" : \"no: \" \$0}'"
+		awk '/^verdict:/ {s = 1; next} s && /^  / {print length(\$0) <= 100 ? \"ok\" : \"no: \" \$0}'"
 expect "summary: diagnose names the part once, under the verdict" 0 \
-	'^verdict: fail summary: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable' -- \
+	'^verdict: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\)     next: not the cable: check drops' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
 # A healthy 2-rail rack under a floor above what it carries: one finding
 # about the floor, in the single-port analysis's words, no rail named.
@@ -76,6 +148,9 @@ $FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f.db" >"$SUMT/floor.
 expect "summary: rails under --min-gbps 1: one floor finding" 0 \
 	'^  - every pair on every rail is below --min-gbps 1 \(12 pairs of 4 nodes on 2 rails, the best 0\.[0-9]+ Gb/s\): the floor is above what this fabric carries' -- \
 	cat "$SUMT/floor.txt"
+expect "summary: rails under --min-gbps 1: the floor is the problem named, under the verdict" 0 \
+	"^verdict: fail, 1 problem named:   every pair \(12 of 4 nodes on 2 rails\): --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)" -- \
+	bash -c "tail -n 3 $SUMT/floor.txt | tr '\n' ' '"
 expect_none "summary: rails under --min-gbps 1: no rail's switch named" 0 "that rail's switch|against ([0-9.]+) Gb/s.*against \\1" -- \
 	cat "$SUMT/floor.txt"
 expect "summary: rails under --min-gbps 1 with a bad port: the port still named" 1 \

@@ -9,7 +9,8 @@
 # ("HOST DEV SECONDS" as date +%s.%N), for the cases that check which flows
 # start together; RW_SLOW_HOST's worker is RW_SLOW_S seconds late to be
 # ready for its first test (a slow node the others must wait for);
-# RW_GBPS_HOST's worker moves RW_GBPS_SLOW Gb/s (a starved sender); with
+# RW_GBPS_HOST's worker (or each of several, between spaces) moves
+# RW_GBPS_SLOW Gb/s (a starved sender); with
 # RW_GBPS_BOTH=1 so does every worker whose peer is RW_GBPS_HOST (a node
 # slow both ways, as `lab fault rate` makes one): each worker's "setup"
 # then names its host, which the controller hands the peer in "connect". A
@@ -22,9 +23,15 @@
 # RW_SCHEDSTAT_FILE: nodeA's worker writes RW_SCHEDSTAT into it at its first
 # "go" (a QEMU thread's figures in the middle of the run, for
 # tests/cli/cases_starve.sh's /proc of recorded figures).
+# RW_COUNTERS_FROM_EV=1: "finish" reports what moved between the recorded
+# before/ and after/ hw_counters of RW_EVIDENCE's port, as the real worker
+# reports its port's deltas. RW_LAT_NOTES=1: a latency test of fewer than
+# 1000 (10000) rounds leaves out p99 (p99.9) with the note the real worker
+# writes (core/stats.c pct_json: a rank needs 10 / (1 - p) rounds).
 if [ "${1:-}" = devices ]; then
-	cat "${FAKE_DEVICES:-/dev/null}"
-	exit 0
+	# fake-worker.sh's listing: FAKE_DEVICES, or under the stand-in srun
+	# each node's own FAKE_DEVICES_DIR/NODE.json
+	FAKE_MODE='' exec "$(dirname "$0")/fake-worker.sh" devices
 fi
 read -r hello || exit 0
 # shellcheck source=tests/cli/worker_lib.sh
@@ -54,10 +61,11 @@ say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Etherne
 next connect || exit 1
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
-[ -n "${RW_GBPS_HOST:-}" ] && [ "$host" = "$RW_GBPS_HOST" ] && gbps=${RW_GBPS_SLOW:-0.5}
-case $msg in *"\"type\":\"setup\",\"host\":\"${RW_GBPS_HOST:-none}\","*)
-	[ "${RW_GBPS_BOTH:-}" = 1 ] && gbps=${RW_GBPS_SLOW:-0.5} ;;
-esac
+# slow_host NAME: whether NAME is one of RW_GBPS_HOST (names between spaces)
+slow_host() { [ -n "$1" ] && case " ${RW_GBPS_HOST:-} " in *" $1 "*) true ;; *) false ;; esac; }
+slow_host "$host" && gbps=${RW_GBPS_SLOW:-0.5}
+peer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
+[ "${RW_GBPS_BOTH:-}" = 1 ] && slow_host "$peer" && gbps=${RW_GBPS_SLOW:-0.5}
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).
 next_clocked() {
@@ -66,6 +74,23 @@ next_clocked() {
 		case $msg in *'"type":"clock"'*) say "\"clock\",\"now\":$(date +%s.%N)" ;; *) return 1 ;; esac
 		msg=
 	done
+}
+# lat_tail TEST: the ranks from p99 on, and the notes of those too few
+# rounds leave out (RW_LAT_NOTES).
+lat_tail() {
+	local n notes= sep= out=
+	n=$(sed -n 's/.*"iters":\([0-9]*\).*/\1/p' <<<"$1")
+	[ "${RW_LAT_NOTES:-}" = 1 ] || n=
+	for kp in p99_us:99:1000:51.3 p999_us:99.9:10000:60.8; do
+		IFS=: read -r k p need v <<<"$kp"
+		if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$need" ]; then
+			notes="$notes$sep\"$k not reported: it needs at least $need rounds (10 / (1 - $p%)), the run had $n; raise -n or -D\""
+			sep=,
+		else
+			out="$out\"$k\":$v,"
+		fi
+	done
+	echo "$out\"max_us\":75.0,\"avg_us\":40.9,\"stdev_us\":3.1,\"notes\":[$notes]"
 }
 while next_clocked test; do
 	t=$msg
@@ -83,7 +108,7 @@ while next_clocked test; do
 	fi
 	case $t in
 	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
-		say '"result","seconds":0.4,"msgs":10000,"min_us":35.1,"p50_us":40.2,"p90_us":44.0,"p99_us":51.3,"p999_us":60.8,"max_us":75.0,"avg_us":40.9,"stdev_us":3.1' ;;
+		say "\"result\",\"seconds\":0.4,\"msgs\":10000,\"min_us\":35.1,\"p50_us\":40.2,\"p90_us\":44.0,$(lat_tail "$t")" ;;
 	*'"active":true'*)
 		half=$(awk -v g="$gbps" 'BEGIN { printf "%.0f", g * 1e9 / 8 }')
 		curve="[[0,0],[1,$half],[2,$((2 * half))]]"
@@ -94,7 +119,17 @@ while next_clocked test; do
 done
 case $msg in *'"type":"finish"'*) ;; *) exit 0 ;; esac
 ev after
-if [ -n "${RW_COUNTERS_DEV:-}" ] && [ "$dev" = "$RW_COUNTERS_DEV" ]; then
+if [ "${RW_COUNTERS_FROM_EV:-}" = 1 ] && [ -d "${RW_EVIDENCE:-}/$host/$dev-1/after/hw_counters" ]; then
+	say "\"finish\",\"counters\":$(python3 -c '
+import json, os, sys
+d, out = sys.argv[1], {}
+for n in sorted(os.listdir(d + "/after/hw_counters")):
+    b = int(open(d + "/before/hw_counters/" + n).read())
+    a = int(open(d + "/after/hw_counters/" + n).read())
+    if a != b:
+        out[n] = a - b
+print(json.dumps(out, separators=(",", ":")))' "$RW_EVIDENCE/$host/$dev-1")"
+elif [ -n "${RW_COUNTERS_DEV:-}" ] && [ "$dev" = "$RW_COUNTERS_DEV" ]; then
 	say "\"finish\",\"counters\":${RW_COUNTERS:-{\}}"
 else
 	say '"finish","counters":{"completer_retry_err":0,"rcvd_seq_err":0}'
