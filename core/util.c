@@ -417,6 +417,17 @@ int fc_grow(void **arr, int *cap, int used, size_t size)
 	return 0;
 }
 
+uint64_t fc_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 int fc_cpu_nth(const cpu_set_t *set, int k)
 {
 	int n = CPU_COUNT(set);

@@ -99,4 +99,7 @@ int fc_grow(void **arr, int *cap, int used, size_t size);
 /* The k-th CPU of @set (k wraps around), or -1 when @set is empty. */
 int fc_cpu_nth(const cpu_set_t *set, int k);
 
+/* The greatest common divisor of @a and @b (@a when @b is 0). */
+uint64_t fc_gcd(uint64_t a, uint64_t b);
+
 #endif

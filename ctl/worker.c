@@ -40,7 +40,22 @@ struct worker {
 	struct wk_qos qos;
 	int ev_before; /* the "before" evidence went out: "after" is due */
 	int ev_during; /* the PCIe reading during a test went out */
+	/* The error came from this node's RDMA device, its port or the path
+	 * over its rail (setting up or connecting): a fault of the node's,
+	 * error kind "node", apart from "cant" (the worker could not run:
+	 * its options, memory, the controller). */
+	int node_fault;
 };
+
+/* Whether @err from setting up or connecting the RDMA device is the
+ * device's, its port's or its rail's (verbs/res.c: no device -ENODEV, the
+ * port not active -ENETDOWN; verbs/cm.c: the peer's address not reached
+ * over the rail -ETIMEDOUT, refused -ECONNREFUSED...), not the host's
+ * memory (-ENOMEM) nor options or a message that made no sense. */
+static int rdma_fault(int err)
+{
+	return err && err != -ENOMEM && err != -EINVAL && err != -EPROTO && err != -E2BIG;
+}
 
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
 {
@@ -150,8 +165,10 @@ static int wk_setup(struct worker *w, const json_t *m)
 				   (int)fc_jnum(m, "server_port", 0));
 	else if (!(err = vb_res_pick(&w->r, &o)))
 		err = vb_res_open(&w->r, &o, NULL);
-	if (err)
+	if (err) {
+		w->node_fault = rdma_fault(err);
 		return err;
+	}
 	w->r.abort_cb = wk_abort;
 	w->r.progress_cb = wk_progress;
 	w->r.cb_arg = w;
@@ -185,8 +202,10 @@ static int wk_connect(struct worker *w, const json_t *m)
 		err = vb_cm_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
 	else
 		err = vb_res_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
-	if (err)
+	if (err) {
+		w->node_fault = rdma_fault(err);
 		return err;
+	}
 	rep = json_pack("{s:i}", "path_mtu", w->r.path_mtu);
 	/* What the QP really carries, not what was asked for. */
 	if (!vb_qp_qos(&w->r, &tclass, &sl)) {
@@ -394,9 +413,12 @@ int cmd_worker(struct fc_ctx *ctx, int argc, char **argv)
 	/* a test that failed still shows what the port counted meanwhile */
 	if (err && !w.io.in.eof && w.ev_before && !w.io.in.proto_err)
 		wk_evidence(&w, "after");
-	/* Only a failed data path is "fail"; a silent controller is not the link's. */
+	/* Only a failed data path is "fail"; the node's own RDMA device, port
+	 * or rail that could not be set up or connected is "node"; a silent
+	 * controller or the worker's own setup is neither ("cant"). */
 	if (err && !w.io.in.eof)
-		wk_error(&w, w.io.in.proto_err ? "protocol" : err == -EIO ? "fail" : "cant",
+		wk_error(&w, w.io.in.proto_err ? "protocol" : err == -EIO ? "fail" :
+			     w.node_fault ? "node" : "cant",
 			 strerror(-err));
 	if (w.r.pi || w.r.ec)
 		vb_cm_close(&w.r);

@@ -212,7 +212,9 @@ static json_t *no_doc(struct fc_child *k, int r)
 		 k->timed_out ? "killed at its deadline" :
 		 k->exec_failed ? strerror(k->exec_failed) :
 		 *k->err ? fc_child_last_err(k) : "no JSON document");
-	return json_pack("{s:s, s:[s], s:[], s:{}, s:b}", "verdict", "fail", "findings", why,
+	/* no document: the launcher, the child or its deadline; nothing of
+	 * the rail's was judged */
+	return json_pack("{s:s, s:[s], s:[], s:{}, s:b}", "verdict", "error", "findings", why,
 			 "results", "counters", "no_result", 1);
 }
 
@@ -255,6 +257,13 @@ static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 
 		if (json_is_object(d) && WIFEXITED(kids[k].status))
 			json_object_set_new(d, "exit", json_integer(WEXITSTATUS(kids[k].status)));
+		/* A rail's pair that could not run (fc_pair_end_judged) is
+		 * "error", unless a worker said its node's RDMA device, port
+		 * or rail failed (pair_run.c "node_fault"): that stays a
+		 * fault of the rail's port, "fail". */
+		if (json_is_object(d) && !json_object_get(d, "node_fault") &&
+		    !fc_pair_end_judged(WIFEXITED(kids[k].status) ? WEXITSTATUS(kids[k].status) : -1, d))
+			json_object_set_new(d, "verdict", json_string("error"));
 		out[rails[k]] = json_is_object(d) ? d : no_doc(&kids[k], x->map.rails[rails[k]].index);
 		if (!json_is_object(d))
 			json_decref(d);
@@ -293,7 +302,10 @@ static json_t *phase_json(const json_t *d)
 static void child_findings(struct rails_run *x, const json_t *d, int r, const char *phase)
 {
 	const char *v = fc_jstr(d, "verdict", "fail");
-	enum fc_verdict lvl = !strcmp(v, "fail") ? FC_FAIL : !strcmp(v, "warn") ? FC_WARN : FC_PASS;
+	/* a rail that could not run says why as loudly as one that failed
+	 * (as pair does: exit 3 with its finding) */
+	enum fc_verdict lvl = !strcmp(v, "fail") || !strcmp(v, "error") ? FC_FAIL :
+			      !strcmp(v, "warn") ? FC_WARN : FC_PASS;
 	const json_t *f;
 	size_t i;
 
@@ -337,6 +349,7 @@ static const char *worst(const char *a, const char *b)
 	if (!b)
 		return a;
 	return !strcmp(a, "fail") || !strcmp(b, "fail") ? "fail" :
+	       !strcmp(a, "error") || !strcmp(b, "error") ? "error" :
 	       !strcmp(a, "warn") || !strcmp(b, "warn") ? "warn" : "pass";
 }
 

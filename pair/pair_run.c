@@ -68,6 +68,11 @@ static int worker_error(struct pair_run *p, int side, json_t *m)
 	snprintf(msg, sizeof(msg), "%s: %s%s%s", p->cfg->label[side], fc_jstr(m, "msg", "?"),
 		 strcmp(kind, "fail") ? "" : "; the peer in this test was ",
 		 strcmp(kind, "fail") ? "" : p->cfg->label[1 - side]);
+	/* A fault of that node's RDMA device, port or rail ("node",
+	 * ctl/worker.c): no figure, so the pair still exits 3, but its
+	 * document says whose it is ("node_fault"), for pair --rails. */
+	if (!strcmp(kind, "node"))
+		json_object_set_new(p->doc, "node_fault", json_string(p->cfg->label[side]));
 	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 	json_decref(m);
 	return -EIO;

@@ -164,10 +164,13 @@ struct fc_pair_rail {
 };
 /* Whose a pair run's end is (issue 38: infrastructure never drains): 1
  * when it judged the fabric, exiting 0 (pass, warn) or 1 (a check failed:
- * a data path the worker saw fail, "fail" in ctl/worker.c) with its
- * document; 0 when it could not run, never evidence against a node: no
- * document, exit 2 (usage), 3 (a worker that could not start or set up,
- * "cant", which includes verbs/test.c's "no progress" stall), ssh's 255
+ * a data path the worker saw fail, "fail" in ctl/worker.c, verbs/test.c's
+ * "no progress" stall included) with its document; 0 when it could not
+ * run, never evidence against a node: no document, exit 2 (usage), 3 (a
+ * worker that could not start or set up, "cant"; a node's RDMA device,
+ * port or rail that could not be set up, "node", is exit 3 too, but its
+ * document names the node, "node_fault", and pair --rails keeps that
+ * rail "fail" while the others that could not run are "error"), ssh's 255
  * (ssh(1): "exits with 255 if an error occurred"), any other code, a
  * signal, or killed at its deadline (@code -1). One rule for pair's rails,
  * matrix's pairs and soak's slices; a stored document then says "error". */

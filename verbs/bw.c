@@ -132,26 +132,69 @@ static int bw_post_built(struct bw_run *b, int q, int list, uint64_t target, int
 	return bw_post_chain(b, q, b->wrs, n);
 }
 
+/* QP @q's list for a post at its slot and phase: its ring's next, or its
+ * chain moved on. */
+static inline struct ibv_send_wr *bw_aim(struct bw_run *b, int q)
+{
+	struct vb_chain *c = &b->chain[q];
+
+	return c->nring ? vb_ring_aim(c, b->qslot[q], b->since_sig[q]) :
+			  vb_chain_aim(c, b->qslot[q], b->since_sig[q]);
+}
+
 /* Re-posts QP @q's chain: its signalled requests and addresses moved on. */
 static int bw_post_again(struct bw_run *b, int q)
 {
 	struct vb_chain *c = &b->chain[q];
 	uint64_t s = b->qslot[q] + b->nslots_list;
 	uint32_t p = b->since_sig[q] + (uint32_t)c->lmod;
+	struct ibv_send_wr *wr = bw_aim(b, q);
 
-	vb_chain_aim(c, b->qslot[q], b->since_sig[q]);
 	b->qslot[q] = s >= b->nslots ? s - b->nslots : s;
 	b->since_sig[q] = p >= (uint32_t)c->cq_mod ? p - (uint32_t)c->cq_mod : p;
 	b->posted[q] += (uint64_t)c->len;
-	return bw_post_chain(b, q, c->wr, c->len);
+	return bw_post_chain(b, q, wr, c->len);
+}
+
+/* Posts QP @q's lists while @room requests fit in its window and it stays
+ * below @fast, with no request written between two posts (its chain is
+ * vb_chain_still): the ring's next list, or the list in place. Returns
+ * the posts made, or a negative errno. */
+static int64_t bw_post_still(struct bw_run *b, int q, uint64_t room, uint64_t fast)
+{
+	struct vb_chain *c = &b->chain[q];
+	struct ibv_qp *qp = b->r->qp[q];
+	struct ibv_send_wr *wr = bw_aim(b, q), *bad = NULL;
+	struct ibv_send_wr *end = c->wr + (c->nring ? c->nring : c->len);
+	uint64_t len = (uint64_t)c->len, posted = b->posted[q];
+	long step = c->nring ? c->len : 0, nring = c->nring;
+	int64_t k = 0;
+	int err;
+
+	for (;;) {
+		posted += len;
+		room -= len;
+		k++;
+		if (__builtin_expect((err = ibv_post_send(qp, wr, &bad)) != 0, 0))
+			return bw_post_failed(b, q, wr, bad, (int)len, err);
+		if (room < len || posted >= fast)
+			break;
+		wr += step;
+		if (wr >= end)
+			wr -= nring;
+	}
+	if (nring) /* the list after the last one posted */
+		c->pos = (int)((wr - c->wr + step) % nring);
+	return k;
 }
 
 /* The steady state: QP @q's chain posted again while @room requests fit
  * in its window and it stays below @fast, with what changes per post
  * (the count, the slot, the signal phase) kept in registers across the
  * posts and stored once after them (perftest's run_iter_bw keeps its
- * counters in locals likewise). Not while the BW peak is stamped: that
- * takes bw_post_again's path. */
+ * counters in locals likewise); a chain that needs nothing written
+ * between two posts (vb_chain_still) is only posted again. Not while the
+ * BW peak is stamped: that takes bw_post_again's path. */
 static int bw_post_run(struct bw_run *b, int q, uint64_t room, uint64_t fast)
 {
 	struct vb_chain *c = &b->chain[q];
@@ -162,8 +205,19 @@ static int bw_post_run(struct bw_run *b, int q, uint64_t room, uint64_t fast)
 	uint32_t since = b->since_sig[q], lmod = (uint32_t)c->lmod, cq_mod = (uint32_t)c->cq_mod;
 	int err = 0;
 
+	if (vb_chain_still(c)) {
+		int64_t k = room >= len && posted < fast ? bw_post_still(b, q, room, fast) : 0;
+
+		if (k < 0)
+			return (int)k;
+		b->posted[q] = posted + (uint64_t)k * len;
+		b->qslot[q] = (slot + (uint64_t)k * nsl) % nslots;
+		b->since_sig[q] = (uint32_t)((since + (uint64_t)k * lmod) % cq_mod);
+		b->posted_all += (uint64_t)k * len;
+		return 0;
+	}
 	while (room >= len && posted < fast) {
-		vb_chain_aim(c, slot, since);
+		wr = vb_chain_aim(c, slot, since);
 		slot += nsl;
 		slot = slot >= nslots ? slot - nslots : slot;
 		since += lmod;
@@ -180,25 +234,30 @@ static int bw_post_run(struct bw_run *b, int q, uint64_t room, uint64_t fast)
 	return err ? bw_post_failed(b, q, wr, bad, (int)len, err) : 0;
 }
 
+/* How many QPs this thread drives. */
+static int bw_owned(const struct bw_run *b)
+{
+	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
+}
+
 /* Builds the chain of every QP this thread drives, once per test. */
 static int bw_chains(struct bw_run *b)
 {
 	const struct vb_test *t = b->t;
-	int list = t->post_list > 1 ? t->post_list : 1, own = 0;
+	int list = t->post_list > 1 ? t->post_list : 1, own = bw_owned(b), n;
 
 	if (!t->active || t->val)
 		return 0;
-	for (int q = b->k; q < b->r->nqps; q += b->nthr)
-		own++;
-	b->cwrs = calloc((size_t)own * (size_t)list, sizeof(*b->cwrs));
-	b->csges = calloc((size_t)own * (size_t)list, sizeof(*b->csges));
+	n = vb_chain_size(t, list, own);
+	b->cwrs = aligned_alloc(BW_LINE, (size_t)own * (size_t)n * sizeof(*b->cwrs));
+	b->csges = calloc((size_t)own * (size_t)n, sizeof(*b->csges));
 	if (!b->cwrs || !b->csges) {
-		fc_err("cannot hold %d work requests per QP for %d QPs: out of memory", list, own);
+		fc_err("cannot hold %d work requests per QP for %d QPs: out of memory", n, own);
 		return -ENOMEM;
 	}
 	for (int q = b->k, i = 0; q < b->r->nqps; q += b->nthr, i++)
-		vb_chain_init(&b->chain[q], b->r, t, q, list, b->cwrs + (size_t)i * (size_t)list,
-			      b->csges + (size_t)i * (size_t)list);
+		vb_chain_init(&b->chain[q], b->r, t, q, list, own, b->cwrs + (size_t)i * (size_t)n,
+			      b->csges + (size_t)i * (size_t)n);
 	/* the slots a post moves on (none where the chain stays in place) */
 	b->nslots_list = (uint32_t)b->chain[b->k].lslots;
 	return 0;
@@ -234,13 +293,12 @@ static int bw_fill(struct bw_run *b, uint64_t target, int stopping, int fin)
 {
 	struct vb_res *r = b->r;
 	int list = b->t->post_list > 1 ? b->t->post_list : 1, val = b->t->val != NULL;
+	/* the requests a QP may post before its last list */
+	uint64_t fast = val || stopping || target < (uint64_t)list ? 0 : target - (uint64_t)list;
 
+	if (!b->t_first)
+		bw_first_post(b, fc_now());
 	for (int q = b->k; q < r->nqps; q += b->nthr) {
-		/* the requests this QP may post before its last list */
-		uint64_t fast = val || stopping || target < (uint64_t)list ? 0 : target - (uint64_t)list;
-
-		if (!b->t_first)
-			bw_first_post(b, fc_now());
 		if (b->posted[q] < fast && !b->tpost) {
 			uint64_t used = b->posted[q] - b->done[q];
 			int err = bw_post_run(b, q, used < b->window ? b->window - used : 0, fast);
@@ -329,7 +387,7 @@ static double bw_reap_time(struct bw_run *b, int waited)
 static int bw_reap_send(struct bw_run *b, int n, int waited)
 {
 	struct ibv_wc *wc = b->wc;
-	int rare = b->tcomp || b->win_hi || (b->t->val && b->t->op == VB_READ), nqps = b->r->nqps;
+	int rare = b->rare, nqps = b->r->nqps;
 	uint64_t sum = 0, timed = 0;
 	double now;
 
@@ -421,12 +479,6 @@ static int bw_sends_done(const struct bw_run *b)
 	return 1;
 }
 
-/* How many QPs this thread drives. */
-static int bw_owned(const struct bw_run *b)
-{
-	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
-}
-
 /* perftest's -D (perftest_parameters.c, catch_alarm): a margin of a
  * quarter of the duration, in whole seconds (its int arithmetic), is cut
  * at each end; BW and message rate are what completed in between over
@@ -456,14 +508,16 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 {
 	const struct vb_test *t = b->t;
 	int fin = timed && (t->op == VB_SEND || (t->op == VB_WRITE && t->val));
-	double end = 0;
+	double end = 0, ticked = -1;
 	int stopping = 0, err = 0, idle = 0, spins = 0;
 	uint64_t seen;
 
-	memset(b->posted, 0, sizeof(b->posted));
-	memset(b->done, 0, sizeof(b->done));
-	memset(b->since_sig, 0, sizeof(b->since_sig));
-	memset(b->last_posted, 0, sizeof(b->last_posted));
+	for (int q = b->k; q < b->r->nqps; q += b->nthr) { /* the QPs it drives, not VB_MAX_QPS */
+		b->posted[q] = b->done[q] = 0;
+		b->since_sig[q] = 0;
+		b->last_posted[q] = 0;
+		vb_chain_lost(&b->chain[q]); /* its phase starts again */
+	}
 	b->timed = timed;
 	b->t_first = 0;
 	b->now = fc_now();
@@ -472,6 +526,8 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 		per_qp = UINT64_MAX;
 		bw_trim(b, end, duration);
 	}
+	/* what a reap does beyond the counts (bw_reap_rare) */
+	b->rare = b->tcomp || b->win_hi || (t->val && t->op == VB_READ);
 	/* What follows a completion (the end, the fill, the clock's checks)
 	 * runs only after one, or after BW_CLOCK_SPINS empty turns: an
 	 * empty turn is the polls alone, as in perftest's loop. */
@@ -487,8 +543,14 @@ static int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed
 					b->t_last = fc_now();
 				break;
 			}
-			if ((err = bw_turn(b, end, &stopping)) ||
-			    (t->active && (err = bw_fill(b, per_qp, stopping, fin))))
+			/* the clock's checks at a time they have not seen
+			 * (bw_reap_time keeps one for a few reaps) */
+			if (b->now != ticked) {
+				ticked = b->now;
+				if ((err = bw_turn(b, end, &stopping)))
+					break;
+			}
+			if (t->active && (err = bw_fill(b, per_qp, stopping, fin)))
 				break;
 		} else if (++spins >= BW_CLOCK_SPINS) {
 			spins = 0;

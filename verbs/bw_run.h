@@ -72,6 +72,7 @@ struct bw_run {
 	double *tpost, *tcomp;
 	uint64_t npeak, totscnt, totccnt;
 	int clock_in;	      /* reaps before the clock is read again (bw_reap_time) */
+	int rare;	      /* a reap stamps, checks or trims (bw_reap_rare) */
 };
 
 #endif

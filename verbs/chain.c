@@ -4,49 +4,38 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-void vb_chain_signal(struct vb_chain *c, int i0)
-{
-	uint64_t id = ((uint64_t)c->q << 32) | (uint32_t)c->cq_mod;
+#include "core/util.h"
 
-	for (int i = c->sig0; i < c->len; i += c->cq_mod)
+void vb_chain_signal(struct vb_chain *c, int from, int i0)
+{
+	if (c->cq_mod >= c->len) { /* one signalled request at most */
+		if (from < c->len)
+			c->wr[from].send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
+		if (i0 < c->len)
+			c->wr[i0].send_flags |= IBV_SEND_SIGNALED;
+		return;
+	}
+	for (int i = from; i < c->len; i += c->cq_mod)
 		c->wr[i].send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
-	for (int i = i0; i < c->len; i += c->cq_mod) {
+	for (int i = i0; i < c->len; i += c->cq_mod)
 		c->wr[i].send_flags |= IBV_SEND_SIGNALED;
-		c->wr[i].wr_id = id;
-	}
-	c->sig0 = i0;
-}
-
-void vb_chain_move(struct vb_chain *c)
-{
-	struct ibv_send_wr *w = c->wr, *end = c->wr + c->len;
-	struct ibv_sge *g = c->sge;
-	uint64_t d = c->lstep;
-
-	for (; w + 4 <= end; w += 4, g += 4) { /* four at a time: the loop's steps a quarter */
-		g[0].addr += d;
-		w[0].wr.rdma.remote_addr += d;
-		g[1].addr += d;
-		w[1].wr.rdma.remote_addr += d;
-		g[2].addr += d;
-		w[2].wr.rdma.remote_addr += d;
-		g[3].addr += d;
-		w[3].wr.rdma.remote_addr += d;
-	}
-	for (; w < end; w++, g++) {
-		g->addr += d;
-		w->wr.rdma.remote_addr += d;
-	}
 }
 
 void vb_chain_place(struct vb_chain *c, uint64_t slot)
 {
-	uint64_t s = slot;
+	uint64_t s = slot, len = (uint64_t)c->len;
+	/* a placed list holds the post before this one, lslots back */
+	uint64_t was = slot >= c->lslots ? slot - c->lslots : slot + c->nslots - c->lslots;
 
-	c->slot = slot;
 	/* the posts after this one that stay clear of the cycle's end */
-	c->moves = c->fixed || slot + (uint64_t)c->len + c->lslots > c->nslots ? 0 :
-		   (c->nslots - slot - (uint64_t)c->len) / c->lslots;
+	c->moves = c->fixed || slot + len + c->lslots > c->nslots ? 0 :
+		   (c->nslots - slot - len) / c->lslots;
+	if (c->placed && was + len <= c->nslots && slot + len <= c->nslots) {
+		/* from one unwrapped place to another: all move alike */
+		vb_chain_move(c, (slot - was) * c->step);
+		return;
+	}
+	c->placed = 1;
 	for (int i = 0; i < c->len; i++) {
 		uint64_t off = c->nslots > 1 ? s * c->step : 0;
 
@@ -55,6 +44,33 @@ void vb_chain_place(struct vb_chain *c, uint64_t slot)
 		if (++s >= c->nslots)
 			s = 0;
 	}
+}
+
+/* Ring request @i's link: none where a list ends (@pos starts one). */
+static struct ibv_send_wr *ring_next(struct vb_chain *c, int i, int pos)
+{
+	int j = i + 1 >= c->nring ? 0 : i + 1;
+
+	return (j - pos + c->nring) % c->len ? &c->wr[j] : NULL;
+}
+
+void vb_ring_place(struct vb_chain *c, uint64_t slot, uint32_t since)
+{
+	int pos = (int)slot; /* slot < nslots <= nring */
+
+	for (int i = 0; i < c->nring; i++) {
+		/* the request's place in the stream from pos: signalled as
+		 * the cq_mod-th since the last signalled one (bw_build) */
+		uint64_t d = (uint64_t)((i - pos + c->nring) % c->nring);
+
+		c->wr[i].next = ring_next(c, i, pos);
+		if ((d + since + 1) % (uint64_t)c->cq_mod == 0)
+			c->wr[i].send_flags |= IBV_SEND_SIGNALED;
+		else
+			c->wr[i].send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
+	}
+	c->pos = pos;
+	c->placed = 1;
 }
 
 /* Where slot 0 of QP @q is, on this side (@lbase) and the peer's. */
@@ -86,26 +102,60 @@ static void chain_cycle(struct vb_chain *c, const struct vb_test *t)
 	c->lstep = c->lslots * c->step;
 }
 
+int vb_chain_size(const struct vb_test *t, int len, int own)
+{
+	struct vb_chain c = { .len = len };
+	uint64_t n, bytes, cq_mod = t->cq_mod > 0 ? (uint64_t)t->cq_mod : 1;
+	uint64_t each = sizeof(struct ibv_send_wr) + sizeof(struct ibv_sge);
+
+	chain_cycle(&c, t);
+	/* a ring for fabcheck's cycle only: perftest's method moves its one
+	 * request without a post list, as perftest does */
+	if (c.fixed || t->cycle == VB_CYCLE_PAGE)
+		return len;
+	/* whole lists, moderation phases and cycles: their least common
+	 * multiple */
+	n = (uint64_t)len / fc_gcd((uint64_t)len, cq_mod) * cq_mod;
+	n = n / fc_gcd(n, c.nslots) * c.nslots;
+	bytes = n * each * (uint64_t)(own > 0 ? own : 1);
+	return bytes <= VB_RING_L1 || (len < VB_RING_LIST && bytes <= VB_RING_BYTES) ? (int)n : len;
+}
+
 void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_test *t, int q,
-		   int len, struct ibv_send_wr *wr, struct ibv_sge *sge)
+		   int len, int own, struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
 	int inl = t->op != VB_READ && t->size <= (uint64_t)t->inline_max;
+	int n = vb_chain_size(t, len, own);
 	enum ibv_wr_opcode op = t->op == VB_READ ? IBV_WR_RDMA_READ :
 				t->op == VB_SEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
 
 	*c = (struct vb_chain){ .wr = wr, .sge = sge, .len = len, .q = q,
-				.cq_mod = t->cq_mod > 0 ? t->cq_mod : 1, .sig0 = len };
+				.cq_mod = t->cq_mod > 0 ? t->cq_mod : 1, .sig0 = len,
+				.nring = n > len ? n : 0 };
 	c->lmod = len % c->cq_mod;
 	chain_cycle(c, t);
 	chain_bases(c, r, t);
-	for (int i = 0; i < len; i++) {
+	for (int i = 0; i < n; i++) {
 		sge[i] = (struct ibv_sge){ .length = (uint32_t)t->size, .lkey = r->mr->lkey };
-		wr[i] = (struct ibv_send_wr){ .sg_list = &sge[i], .num_sge = 1, .opcode = op,
+		/* each signalled one stands for cq_mod */
+		wr[i] = (struct ibv_send_wr){ .wr_id = ((uint64_t)q << 32) | (uint32_t)c->cq_mod,
+					      .sg_list = &sge[i], .num_sge = 1, .opcode = op,
 					      .imm_data = htonl(1),
 					      .next = i + 1 < len ? &wr[i + 1] : NULL,
 					      .send_flags = inl ? IBV_SEND_INLINE : 0 };
 		wr[i].wr.rdma.rkey = r->peer.rkey;
 	}
-	c->builds += (uint64_t)len;
-	vb_chain_place(c, 0);
+	c->builds += (uint64_t)n;
+	if (!c->nring) {
+		vb_chain_place(c, 0);
+		return;
+	}
+	/* the ring: request i at slot i of the cycle, for good (its links
+	 * and signals follow the phase, vb_ring_place) */
+	for (int i = 0; i < n; i++) {
+		uint64_t off = (uint64_t)i % c->nslots * c->step;
+
+		sge[i].addr = c->lbase + off;
+		wr[i].wr.rdma.remote_addr = c->rbase + off;
+	}
 }

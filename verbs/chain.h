@@ -1,16 +1,21 @@
 /*
  * A QP's work-request chain for the bandwidth loop, built once per test
  * and re-posted (as perftest's ctx_set_send_wqes / run_iter_bw do): each
- * post changes only what must change, the signalled flags where the CQ
- * moderation's phase moved and the addresses where the buffer's slots are
- * cycled (a constant added to each request's local and remote address
- * while the list does not wrap round the cycle).
+ * post changes only what must change.
  *
  * Request i of a post that starts at slot s is at slot s + i (mod the
  * cycle), and is signalled when it is the cq_mod-th since the last
  * signalled one; its wr_id is then q << 32 | cq_mod (the completions it
  * stands for). perftest's method with a post list keeps each request at
  * its own place in the page (perftest moves addresses only without one).
+ *
+ * Where short lists move round fabcheck's cycle of slots, the chain is a
+ * ring (vb_chain_size): one request per slot over a whole number of
+ * cycles, lists and CQ moderation phases, each request's addresses
+ * written once, its signal and link to the next once a pass, so a post is
+ * the ring's next list posted as it is, no request written. Longer lists
+ * move: one list whose requests' addresses are moved on at each post (two
+ * additions a request, on lines that stay in L1).
  */
 #ifndef FC_VERBS_CHAIN_H
 #define FC_VERBS_CHAIN_H
@@ -19,63 +24,153 @@
 
 #include "verbs/test.h"
 
+/*
+ * A ring or a moving list (vb_chain_size). A moving list pays at each
+ * post its signal phase and its move (about 45 instructions, callgrind on
+ * make bench-loop's fake) and two in-cache additions a request; a ring
+ * pays nothing at a post, but once it outgrows the L1 data cache each of
+ * its requests is read from L2 (its provider reads every request). The
+ * first cost dominates short lists, the second long ones: on the fake HCA
+ * (make bench-loop, 64 B writes, 1024 slots, 06:20 UTC, issue 40's note)
+ * the ring against moves was 0.70-0.73 against 0.88-0.94 of the
+ * reference at post list 1, 0.98-1.08 against 0.86-1.03 at 8 and
+ * 1.33-1.40 against 1.15-1.25 at 32. So: a ring within the L1 data cache
+ * of the smallest server core fabcheck runs on (32 KiB: AMD Zen 4,
+ * Software Optimization Guide for AMD Family 19h Processors, 56665; Intel
+ * Golden Cove 48 KiB; Arm Neoverse V2 64 KiB), or for lists shorter than
+ * VB_RING_LIST within its L2 (1 MB a core on Zen 4; 2 MB on Golden Cove
+ * and Neoverse V2).
+ */
+#define VB_RING_L1 (32u << 10)
+#define VB_RING_BYTES (1u << 20)
+#define VB_RING_LIST 8
+
 struct vb_chain {
-	struct ibv_send_wr *wr;	  /* len requests, linked, built once */
+	struct ibv_send_wr *wr;	  /* len requests linked, or the ring's nring */
 	struct ibv_sge *sge;
 	int len, q;
 	int cq_mod, lmod;	  /* lmod: len % cq_mod */
-	int sig0;		  /* the first signalled request (>= len: none) */
 	int fixed;		  /* the addresses never move */
+	int nring;		  /* requests in the ring (0: no ring, the list moves) */
+	int pos;		  /* the ring's request the next post starts at */
+	int placed;		  /* a ring's links and signals follow the phase; a list holds
+				   * the last post's slots (0: place anew) */
+	int sig0;		  /* the first signalled request (>= len: none) */
 	uint64_t moves;		  /* posts left before the list wraps round the cycle */
-	uint64_t slot;		  /* wr[0]'s slot as filled */
 	uint64_t nslots, step;	  /* the cycle: slots and bytes between two */
 	uint64_t lslots, lstep;	  /* len slots (mod nslots), len steps in bytes */
 	uint64_t lbase, rbase;	  /* slot 0's local and remote address */
 	uint64_t builds;	  /* requests built from nothing (the chain's own) */
 };
 
-/* Builds QP @q's chain of @len requests in @wr / @sge for @t on @r. */
+/* The requests QP chains of @len hold for @t with @own QPs a thread:
+ * a ring's (see the top) or the list's @len. */
+int vb_chain_size(const struct vb_test *t, int len, int own);
+/* Builds QP @q's chain of @len requests in @wr / @sge (vb_chain_size(t,
+ * len, @own) of them) for @t on @r. */
 void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_test *t, int q,
-		   int len, struct ibv_send_wr *wr, struct ibv_sge *sge);
-/* Moves the signalled requests so that the first is @i0 (out of line: it
+		   int len, int own, struct ibv_send_wr *wr, struct ibv_sge *sge);
+/* Moves the signalled requests from @from to @i0 on (out of line: it
  * runs only when the phase changed). */
-void vb_chain_signal(struct vb_chain *c, int i0);
-/* Moves every request of the chain on by len slots (no wrap). */
-void vb_chain_move(struct vb_chain *c);
+void vb_chain_signal(struct vb_chain *c, int from, int i0);
+/* Moves every request of the chain on by @d bytes (no wrap): in line,
+ * the steady state's one loop over the requests. */
+static inline void vb_chain_move(struct vb_chain *c, uint64_t d)
+{
+	struct ibv_send_wr *w = c->wr;
+	struct ibv_sge *g = c->sge;
+	int n = c->len;
+
+	/* eight at a time: the loop's steps an eighth */
+	for (int k = n >> 3; k; k--, w += 8, g += 8) {
+		g[0].addr += d;
+		w[0].wr.rdma.remote_addr += d;
+		g[1].addr += d;
+		w[1].wr.rdma.remote_addr += d;
+		g[2].addr += d;
+		w[2].wr.rdma.remote_addr += d;
+		g[3].addr += d;
+		w[3].wr.rdma.remote_addr += d;
+		g[4].addr += d;
+		w[4].wr.rdma.remote_addr += d;
+		g[5].addr += d;
+		w[5].wr.rdma.remote_addr += d;
+		g[6].addr += d;
+		w[6].wr.rdma.remote_addr += d;
+		g[7].addr += d;
+		w[7].wr.rdma.remote_addr += d;
+	}
+	for (int k = n & 7; k; k--, w++, g++) {
+		g->addr += d;
+		w->wr.rdma.remote_addr += d;
+	}
+}
+
 /* Puts every request of the chain at its slot from @slot (the wrap). */
 void vb_chain_place(struct vb_chain *c, uint64_t slot);
-/* The loop posted requests of its own on the chain's QP: the next post
- * places the chain anew. */
+/* Places the ring's lists from @slot, @since requests after the last
+ * signalled one (out of line: once a pass). */
+void vb_ring_place(struct vb_chain *c, uint64_t slot, uint32_t since);
+
+/* The loop posted requests of its own on the chain's QP, or a pass
+ * starts: the next post places the chain anew. */
 static inline void vb_chain_lost(struct vb_chain *c)
 {
 	c->moves = 0;
+	c->placed = 0;
 }
 
-/* Readies @c for a post that starts at @slot, @since requests after the
- * last signalled one. The slot is read only where the list wraps (or
- * after vb_chain_lost): in between each post is the one before moved on
- * by len slots. */
-static inline void vb_chain_aim(struct vb_chain *c, uint64_t slot, uint32_t since)
+/* The chain, once aimed, needs no request written between two posts: a
+ * ring (its next list is ready) or a list in place whose signals stay
+ * where they are (its length a whole number of CQ moderations). */
+static inline int vb_chain_still(const struct vb_chain *c)
+{
+	return c->nring || (c->fixed && !c->lmod);
+}
+
+/* Readies the chain @c (not a ring) for a post that starts at @slot,
+ * @since requests after the last signalled one, and returns the list to
+ * post. The slot is read only where the list wraps (or after
+ * vb_chain_lost): in between each post is the one before moved on by len
+ * slots. */
+static inline struct ibv_send_wr *vb_chain_aim(struct vb_chain *c, uint64_t slot, uint32_t since)
 {
 	int i0 = c->cq_mod - 1 - (int)since;
 
 	if (i0 > c->len)
 		i0 = c->len; /* none signalled in this list, as none before */
-	if (i0 != c->sig0)
-		vb_chain_signal(c, i0);
+	if (i0 != c->sig0) {
+		vb_chain_signal(c, c->sig0, i0);
+		c->sig0 = i0;
+	}
 	if (c->fixed)
-		return;
+		return c->wr;
 	if (c->moves) {
 		c->moves--;
 		if (c->len > 1) {
-			vb_chain_move(c);
+			vb_chain_move(c, c->lstep);
 		} else {
 			c->sge->addr += c->lstep;
 			c->wr->wr.rdma.remote_addr += c->lstep;
 		}
-		return;
+		return c->wr;
 	}
 	vb_chain_place(c, slot);
+	return c->wr;
+}
+
+/* The ring @c's list for a post that starts at @slot, @since requests
+ * after the last signalled one: the next one, already in place (the ring
+ * is placed once a pass). */
+static inline struct ibv_send_wr *vb_ring_aim(struct vb_chain *c, uint64_t slot, uint32_t since)
+{
+	struct ibv_send_wr *w;
+
+	if (__builtin_expect(!c->placed, 0))
+		vb_ring_place(c, slot, since);
+	w = c->wr + c->pos;
+	c->pos = c->pos + c->len >= c->nring ? c->pos + c->len - c->nring : c->pos + c->len;
+	return w;
 }
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "core/vmsg.h"
 #include "core/vstream.h"
+#include "core/util.h"
 #include "verbs/test.h"
 
 /* perftest (src/perftest_parameters.h): DEF_CQ_MOD, MSG_SIZE_CQ_MOD_LIMIT. */
@@ -29,13 +30,7 @@
 
 static int gcd(int a, int b)
 {
-	while (b) {
-		int t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
+	return (int)fc_gcd((uint64_t)a, (uint64_t)b);
 }
 
 int vb_knobs_fit(int post_list, int cq_mod, int window)

@@ -19,9 +19,10 @@
  * slower than that. Figures on a busy host are noisy; the ratio is what is
  * judged, never a rate.
  *
- * "bench_loop --one fabcheck|reference" runs one case (perftest's method,
- * post list 32, one thread, no delay) once, for callgrind to count
- * instructions by difference (scripts/bench_loop_count.sh).
+ * "bench_loop --one fabcheck|reference [LIST [DELAY [METHOD]]]" runs one
+ * case (by default perftest's method, post list 32, one thread, no delay)
+ * once, for callgrind to count instructions by difference
+ * (scripts/bench_loop_count.sh counts both methods at post list 32).
  */
 #include <errno.h>
 #include <math.h>

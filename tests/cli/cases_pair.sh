@@ -107,7 +107,7 @@ expect "worker out of order" 3 'message 2 is out of order: expected 1' -- \
 	bash -c "echo '{\"v\":1,\"seq\":2,\"type\":\"hello\"}' | $FC worker 2>/dev/null"
 expect "worker wrong type" 3 "expected a 'hello' message from the controller, got 'setup'" -- \
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
-expect "worker no device" 3 '"kind":"cant","msg":"no RDMA device.*"seq":2,"type":"error"' -- \
+expect "worker no device" 3 '"kind":"node","msg":"no RDMA device.*"seq":2,"type":"error"' -- \
 	bash -c "printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' '{\"v\":1,\"seq\":2,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
 expect_quiet "worker stdin closed" 3 -- bash -c "$FC worker </dev/null 2>/dev/null"
 expect "worker stdin closed after hello" 3 '"type":"hello"' -- \

@@ -25,6 +25,21 @@ ok = (d["verdict"] == "fail" and [(x["rail"], x["name"], x["subnet"], x["a"]["de
       and any(f.startswith("rail 1 (rxe1) loaded: nodeA: no RDMA device found") for f in d["findings"])
       and "results" in d and "counters" in d and d["options"]["rails"] == "all")
 print("ok" if ok else json.dumps(d)[:600])' "$RLT/two.json"
+# A rail whose pair could not run for the worker's or the launcher's own
+# reason (kind "cant"; a worker that died) is "error", never "fail"; the
+# node's missing RDMA device above (kind "node") stays a fault of its port.
+expect "pair --rails: rails whose workers could not run are errors, not fails" 3 '^ok$' -- \
+	bash -c "set -o pipefail; env FAKE_DEVICES=$RDEV FAKE_MODE=noise FAKE_KIND=cant $FC pair nodeA nodeB --rails all ${RFAKE[*]} --json 2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+ok = [(x[\"verdict\"], x[\"alone\"][\"verdict\"], x[\"loaded\"][\"verdict\"]) for x in d[\"rails\"]] == [(\"error\",) * 3] * 2
+print(\"ok\" if ok else [(x[\"verdict\"], x[\"alone\"][\"verdict\"]) for x in d[\"rails\"]]); sys.exit(3)'"
+expect "pair --rails: a worker that died leaves its rails errors" 3 '^ok$' -- \
+	bash -c "set -o pipefail; env FAKE_DEVICES=$RDEV FAKE_MODE=die $FC pair nodeA nodeB --rails all ${RFAKE[*]} --json 2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+ok = all(x[\"verdict\"] == \"error\" for x in d[\"rails\"]) and len(d[\"rails\"]) == 2
+print(\"ok\" if ok else [x[\"verdict\"] for x in d[\"rails\"]]); sys.exit(3)'"
+expect "pair --rails: the node's missing device stays a fault of its port" 0 '^fail fail$' -- \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(*[x["verdict"] for x in d["rails"]])' "$RLT/two.json"
 # Every rail by default: the same two rails without --rails; --rails first
 # and -d test one port as before (no "rails" list, no port listing).
 expect "pair (default): every rail, each alone and loaded" 0 '^\[0, 1\] loaded all$' -- python3 -c 'import json, subprocess, sys

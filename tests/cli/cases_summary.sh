@@ -20,9 +20,16 @@ sum_lines() {
 }
 expect "summary: healthy 2-rail pair ends with the verdict and its summary, one line" 0 \
 	'^verdict: pass, nothing named $' -- bash -c "tail -n 1 $SUMT/ok.txt | tr '\n' ' '"
+# Lines that fit (issue 39 item 3): with COLUMNS unset, every line of the
+# healthy 2-rail pair fits 100 columns (its sides table was 135, latency
+# 105); the JSON keeps each side's whole GID.
+expect "widths: every line of the healthy 2-rail pair fits 100 columns" 0 '^0$' -- \
+	bash -c "env -u COLUMNS FAKE_DEVICES=$SUMDEV $FC pair nodeA nodeB ${SUMW[*]} 2>/dev/null | awk 'length > 100' | wc -l"
+expect "widths: the JSON keeps each rail's whole GID" 0 '^::ffff:10\.77\.1\.1 \(RoCE v2\)$' -- \
+	bash -c "jq -r '.rails[1].a | \"\\(.gid) (\\(.gid_type))\"' $SUMT/bad.json"
 expect "summary: healthy 2-rail pair in at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/ok.txt" 30
 expect "summary: the sides table has each rail's ports" 0 '^4$' -- \
-	bash -c "grep -Ec '^  [ab] rail [01] +node[AB] +rxe[01] ' $SUMT/ok.txt"
+	bash -c "grep -Ec '^  [ab] rail [01] +node[AB] +rxe[01]:1 ' $SUMT/ok.txt"
 # A bad port on rail 1 (both ends' counters rose, alone and loaded): each
 # failing port adds at most 8 lines.
 expect "summary: bad rail: at most 8 lines a failing port over the healthy run" 0 '^ok [0-9]+$' -- \

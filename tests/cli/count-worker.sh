@@ -16,4 +16,4 @@ fi
 read -r _hello || exit 0
 echo '{"v":1,"seq":1,"type":"hello","version":"0","host":"x","pid":1}'
 read -r _setup
-echo '{"v":1,"seq":2,"type":"error","kind":"cant","msg":"no RDMA device found (test worker)"}'
+echo '{"v":1,"seq":2,"type":"error","kind":"node","msg":"no RDMA device found (test worker)"}'

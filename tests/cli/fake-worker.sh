@@ -80,8 +80,10 @@ hang) sleep 30 ;;
 noise) echo "bash: warning: setlocale: LC_ALL: cannot change locale" >&2
 	echo '{"v":1,"seq":1,"type":"hello","version":"0","host":"x","pid":1}'
 	read -r _setup
-	# FAKE_KIND=fail: a data path failure (pair exit 1, judged), where
-	# "cant" is one that could not run (store.h fc_pair_end_judged)
-	echo '{"v":1,"seq":2,"type":"error","kind":"'"${FAKE_KIND:-cant}"'","msg":"no RDMA device found: fake"}' ;;
+	# As the worker says it (ctl/worker.c): no RDMA device is the node's
+	# fault, kind "node" (pair exit 3, its rail "fail" under --rails).
+	# FAKE_KIND=fail: a data path failure (pair exit 1, judged); "cant":
+	# the worker could not run (store.h fc_pair_end_judged)
+	echo '{"v":1,"seq":2,"type":"error","kind":"'"${FAKE_KIND:-node}"'","msg":"no RDMA device found: fake"}' ;;
 esac
 sleep 1

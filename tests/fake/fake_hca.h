@@ -80,6 +80,7 @@ struct fk_qp {
 	uint64_t posted;	  /* requests accepted */
 	uint64_t posts;		  /* ibv_post_send calls */
 	uint64_t fresh;		  /* requests posted that were built since the last post (fk_fresh) */
+	uint64_t moved;		  /* requests posted again with other addresses (fk_moved) */
 	int64_t cap_sq;		  /* max_send_wr (vb_qp_init_attr: tx_depth + 1) */
 	int cap_rq;		  /* max_recv_wr (rx_depth) */
 };
@@ -128,6 +129,9 @@ uint64_t fk_sent(const struct fk_side *s, int q);
  * posted that were built since their last post (fk_fresh). */
 uint64_t fk_posts(const struct fk_side *s, int q);
 uint64_t fk_fresh(const struct fk_side *s, int q);
+/* Requests of QP @q posted again with addresses other than their last
+ * post's (the loop wrote them between two posts; paired sides only). */
+uint64_t fk_moved(const struct fk_side *s, int q);
 /* Completions lost to full CQs on @s (0 on a correct loop). */
 uint64_t fk_overruns(const struct fk_side *s);
 

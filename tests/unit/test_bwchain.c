@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/fc.h"
+#include "verbs/chain.h"
 #include "tests/fake/fake_hca.h"
 
 static void pair_up(struct fk_side *a, struct fk_side *b, int nqps, int threads, uint64_t size)
@@ -39,7 +40,8 @@ static uint64_t lists(uint64_t n, int len)
 }
 
 /* Each QP: one ibv_post_send per list, and no request built in the steady
- * state: the chain's own (one list) and the list that ends each pass. */
+ * state: the chain's own (one list, or a ring's, each seen built at its
+ * first post) and the list that ends each pass. */
 static void test_chain_built_once(void **state)
 {
 	static const int ls[] = { 1, 8, 32 }, ths[] = { 1, 2 };
@@ -50,12 +52,16 @@ static void test_chain_built_once(void **state)
 		for (size_t li = 0; li < FC_ARRAY_SIZE(ls); li++)
 			for (size_t ti = 0; ti < FC_ARRAY_SIZE(ths); ti++) {
 				struct fk_side a, b;
-				uint64_t iters = 200 * (uint64_t)ls[li] + 3;
-				struct vb_test t = write_test(ms[mi], iters, ls[li], ths[ti]);
+				struct vb_test t = write_test(ms[mi], 1, ls[li], ths[ti]);
 				struct vb_result res;
-				uint64_t warm, passes;
+				uint64_t warm, passes, own, iters;
 
 				pair_up(&a, &b, 3, ths[ti], 64);
+				assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+				/* the run goes round a ring twice */
+				own = (uint64_t)vb_chain_size(&t, ls[li], (3 + ths[ti] - 1) / ths[ti]);
+				iters = 200 * (uint64_t)ls[li] + 2 * own + 3;
+				t = write_test(ms[mi], iters, ls[li], ths[ti]);
 				if (ms[mi] == VB_METHOD_FABCHECK)
 					t.warmup = VB_KNOB_ON;
 				assert_int_equal(vb_test_resolve(&a.r, &t), 0);
@@ -69,17 +75,87 @@ static void test_chain_built_once(void **state)
 
 					assert_int_equal(fk_posts(&a, q),
 							 lists(warm, ls[li]) + lists(iters, ls[li]));
-					if (fresh > (passes + 1) * (uint64_t)ls[li])
+					if (fresh > passes * (uint64_t)ls[li] + own)
 						fail_msg("%s --post-list %d --threads %d: QP %d: %llu of %llu requests built anew, at most %llu",
 							 vb_method_name(ms[mi]), ls[li], ths[ti], q,
 							 (unsigned long long)fresh,
 							 (unsigned long long)(warm + iters),
-							 (unsigned long long)((passes + 1) * (uint64_t)ls[li]));
+							 (unsigned long long)(passes * (uint64_t)ls[li] + own));
 				}
 				vb_result_release(&res);
 				fk_side_free(&a);
 				fk_side_free(&b);
 			}
+}
+
+/* The requests QP 0..2 wrote anew between two posts in a run of @n full
+ * lists (and a short one) after a warm-up. */
+static uint64_t moved_in(int post_list, int threads, uint64_t n)
+{
+	struct fk_side a, b;
+	struct vb_test t = write_test(VB_METHOD_FABCHECK, n * (uint64_t)post_list + 3, post_list,
+				      threads);
+	struct vb_result res;
+	uint64_t moved = 0;
+
+	pair_up(&a, &b, 3, threads, 64);
+	t.warmup = VB_KNOB_ON;
+	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+	assert_int_equal(vb_test_prepare(&a.r, &t), 0);
+	assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
+	assert_int_equal(res.msgs, 3 * t.iters);
+	for (int q = 0; q < 3; q++)
+		moved += fk_moved(&a, q);
+	vb_result_release(&res);
+	fk_side_free(&a);
+	fk_side_free(&b);
+	return moved;
+}
+
+/* Short lists in fabcheck's method go round its cycle of slots (1024 of
+ * 64 B) as a ring: in the steady state a post writes no request's
+ * addresses, so a run of 4096 more lists moves no more requests than a
+ * short one (and none at all: each ring request keeps its slot). */
+static void test_chain_ring_no_moves(void **state)
+{
+	static const int ls[] = { 1, 2, 4 }, ths[] = { 1, 2 };
+
+	(void)state;
+	for (size_t li = 0; li < FC_ARRAY_SIZE(ls); li++)
+		for (size_t ti = 0; ti < FC_ARRAY_SIZE(ths); ti++) {
+			uint64_t m0 = moved_in(ls[li], ths[ti], 64);
+			uint64_t m1 = moved_in(ls[li], ths[ti], 64 + 4096);
+
+			if (m1 != m0 || m1)
+				fail_msg("fabcheck --post-list %d --threads %d: %llu requests moved in a run of 4096 more lists than one that moved %llu (a ring moves none)",
+					 ls[li], ths[ti], (unsigned long long)m1, (unsigned long long)m0);
+		}
+}
+
+/* Which lists are rings (verbs/chain.h, VB_RING_*): fabcheck's method at
+ * 64 B (1024 slots, CQ moderation 64 at -t 128), lists shorter than 8
+ * within the L2 budget, longer ones only within the L1 one; perftest's
+ * method never (it moves its one request, as perftest does). */
+static void test_chain_ring_choice(void **state)
+{
+	struct fk_side a, b;
+	struct vb_test t = write_test(VB_METHOD_FABCHECK, 1000, 1, 1);
+
+	(void)state;
+	pair_up(&a, &b, 3, 1, 64);
+	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+	assert_int_equal(t.cyc_nslots, 1024);
+	assert_int_equal(t.cq_mod, 64);
+	assert_int_equal(vb_chain_size(&t, 1, 1), 1024);
+	assert_int_equal(vb_chain_size(&t, 4, 6), 1024); /* 6 x 147 KiB within 1 MiB */
+	assert_int_equal(vb_chain_size(&t, 4, 8), 4);	  /* 8 x 147 KiB beyond it */
+	assert_int_equal(vb_chain_size(&t, 8, 1), 8);
+	assert_int_equal(vb_chain_size(&t, 32, 1), 32);
+	t = write_test(VB_METHOD_PERFTEST, 1000, 1, 1);
+	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
+	assert_int_equal(vb_chain_size(&t, 1, 1), 1);
+	fk_side_free(&a);
+	fk_side_free(&b);
 }
 
 /* Message i of QP q lands at slot i of its cycle (fabcheck's slots, or
@@ -124,6 +200,7 @@ static void test_chain_slots(void **state)
 {
 	(void)state;
 	check_slots(VB_METHOD_FABCHECK, 1);
+	check_slots(VB_METHOD_FABCHECK, 4);
 	check_slots(VB_METHOD_FABCHECK, 7);
 	check_slots(VB_METHOD_FABCHECK, 32);
 	check_slots(VB_METHOD_PERFTEST, 1);
@@ -135,6 +212,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain_built_once),
 		cmocka_unit_test(test_chain_slots),
+		cmocka_unit_test(test_chain_ring_no_moves),
+		cmocka_unit_test(test_chain_ring_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
