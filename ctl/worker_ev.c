@@ -118,7 +118,9 @@ static void qos(json_t *snap, const struct wk_ev_src *s)
 	}
 }
 
-/* The health reporters of the HCA's PCI function (devlink health show). */
+/* The health reporters of the HCA's PCI function (devlink health show) and
+ * its firmware state (devlink dev info: running and stored versions, PSID;
+ * diag/devlink.c). */
 static void health(json_t *snap, const struct wk_ev_src *s)
 {
 	char path[512], real[PATH_MAX], handle[40];
@@ -132,6 +134,7 @@ static void health(json_t *snap, const struct wk_ev_src *s)
 	}
 	snprintf(handle, sizeof(handle), "pci/%s", bdf + 1);
 	put_tool(snap, "devlink-health.txt", "devlink", (const char *[]){ "health", "show", handle, NULL });
+	put_tool(snap, "devlink-info.txt", "devlink", (const char *[]){ "dev", "info", handle, NULL });
 }
 
 static void pcie(json_t *snap, const struct wk_ev_src *s)

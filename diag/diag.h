@@ -198,6 +198,8 @@ struct diag_port {
 	char hca_bdf[24];		   /* the HCA's PCI function; "" unknown */
 	char fw_ver[64];		   /* the HCA's firmware (sysfs fw_ver); "" unknown */
 	char module_pn[48];		   /* its module's part number (ethtool -m "Vendor PN"); "" unknown */
+	/* devlink dev info of the HCA (diag/devlink.c); "" unknown */
+	char fw_running[32], fw_stored[32], fw_psid[32];
 	char health[240];		   /* card reporters in error (devlink health) */
 	int have_ib, have_phy, have_far, have_pcie;
 	char far_why[160];		   /* why the far end is not seen */
@@ -286,6 +288,25 @@ void diag_parse_trust(const char *text, char *out, size_t len);
 int diag_parse_pfc(const char *text);
 /* `devlink health show`: [{handle, reporter, state, error}], NULL when none. */
 json_t *diag_parse_devlink(const char *text);
+/* `devlink dev info` (diag/devlink.c): [{handle, psid, running, stored}]
+ * in output order, each key only when printed; NULL when no handle. */
+json_t *diag_parse_devlink_info(const char *text);
+/* The entry of `devlink dev info` for PCI function @bdf, or NULL. */
+const json_t *diag_devlink_find(const json_t *list, const char *bdf);
+/* The firmware's state from its running and stored versions. */
+enum diag_fw_state {
+	DIAG_FW_UNKNOWN = 0, /* a version not printed */
+	DIAG_FW_ACTIVE,	     /* the stored firmware is the one running */
+	DIAG_FW_PENDING,     /* another firmware is flashed: active after a reset */
+	DIAG_FW_UNREADABLE,  /* the driver could not read a version (0 / U32_MAX) */
+};
+enum diag_fw_state diag_fw_state(const char *running, const char *stored);
+/* "unknown", "active", "pending", "unreadable". */
+const char *diag_fw_state_name(enum diag_fw_state st);
+/* The HCA's versions from `devlink dev info` of its PCI function (the
+ * first handle of @text) into @p's fw_running, fw_stored and fw_psid. */
+struct diag_port;
+void diag_port_fw(struct diag_port *p, const char *text);
 /* The largest counter value diagnose takes (2^61): see diag_count. */
 #define DIAG_COUNT_MAX (1LL << 61)
 /* TOTAL_ERR_COR / _NONFATAL / _FATAL of an aer_dev_* file; -1 unknown (or

@@ -314,7 +314,10 @@ static int rack_ports(const json_t *sets, struct rack_port *rp)
  * netdev MTU, the trust mode, the PFC priorities and the GID type the test
  * used, the HCA's firmware (sysfs fw_ver, as preflight's firmware
  * agreement reads it) and the module's part number (ethtool -m "Vendor
- * PN": a port cabled with another module or cable type than its peers).
+ * PN": a port cabled with another module or cable type than its peers);
+ * the HCA's firmware stored in flash, what it runs after its next reset,
+ * and its board's PSID (devlink dev info: devlink-info.rst "stored",
+ * "fixed"; diag/devlink.c).
  */
 static const struct {
 	const char *key, *what, *part, *under; /* under: the evidence object it is in */
@@ -326,6 +329,8 @@ static const struct {
 	{ "gid_type", "GID type", "configuration (GID type)", "fabric", 1 },
 	{ "fw_ver", "HCA firmware", "HCA (firmware)", NULL, 1 },
 	{ "module_pn", "module part number", "cable or transceiver (another part)", NULL, 0 },
+	{ "fw_stored", "firmware stored in flash (devlink dev info)", "HCA (firmware)", NULL, 0 },
+	{ "fw_psid", "board (PSID, devlink dev info)", "HCA (another board)", NULL, 0 },
 };
 
 /* Setting @k of @r as text into @buf; 0 when not read. */
@@ -355,9 +360,21 @@ static const char *setting_next(size_t k)
 {
 	if (!strcmp(settings[k].key, "fw_ver"))
 		return "flash the firmware the other nodes run on this HCA (mlxfwmanager, or the vendor's tool) and reset it (mlxfwreset), then re-run";
+	if (!strcmp(settings[k].key, "fw_stored"))
+		return "after its next reset this HCA runs another firmware than its peers: flash the image the other nodes have (mlxfwmanager) and reset it (mlxfwreset), then re-run";
+	if (!strcmp(settings[k].key, "fw_psid"))
+		return "the HCA is another board type or configuration than its peers': check its part number (lspci -vv [PN]) and fit the one the other nodes have";
 	if (!strcmp(settings[k].key, "module_pn"))
 		return "compare 'ethtool -m' of this port with a good node's: fit the module or cable type the other nodes use on this port, then re-run";
 	return "set the value the other nodes have on this port (MTU: 'ip link set DEV mtu'; trust and PFC: mlnx_qos or dcb; GID type: the RoCE version the fabric uses) and re-run";
+}
+
+/* The port's own rule named it: a stored firmware that differs because the
+ * port's own update is pending (diag/devlink.c rule "hca_fw"). */
+static int named_by_port(const struct rack_port *r, size_t k)
+{
+	return !strcmp(settings[k].key, "fw_stored") &&
+	       strcmp(fc_jstr(r->ev, "fw_state", "unknown"), "active");
 }
 
 /* Setting @k of the ports like @rp[a] (same DEV and port on every node):
@@ -383,7 +400,7 @@ static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, i
 		char subj[256];
 		int agree = 0;
 
-		if (!vals[i] || !strcmp(vals[i], vals[m]))
+		if (!vals[i] || !strcmp(vals[i], vals[m]) || named_by_port(&rp[idx[i]], k))
 			continue;
 		for (int j = 0; j < g; j++)
 			agree += vals[j] && !strcmp(vals[j], vals[m]);

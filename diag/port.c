@@ -629,6 +629,8 @@ void diag_port_from_snaps(struct diag_port *p, const json_t *before, const json_
 	json_decref(cb);
 	json_decref(ca);
 	text_field(p->fw_ver, sizeof(p->fw_ver), after, before, "fw_ver");
+	diag_port_fw(p, snap_str(after, "devlink-info.txt") ? snap_str(after, "devlink-info.txt")
+							   : snap_str(before, "devlink-info.txt"));
 	m = snap_str(after, "ethtool-m.txt");
 	diag_module_pn(m, p->module_pn, sizeof(p->module_pn));
 	if (!m || diag_parse_module(m, &p->mod))

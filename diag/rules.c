@@ -621,6 +621,7 @@ static void r_hca_all_ports(struct diag_ctx *c, const struct diag_port *p)
 
 static const struct diag_rule rules[] = {
 	{ "hca_all_ports", r_hca_all_ports }, { "hca_health", r_hca_health },
+	{ "hca_fw", diag_r_hca_fw },
 	{ "port_below", diag_r_port_below },  { "module_tx", diag_r_module_tx },
 	{ "module_alarm", r_module_alarm },
 	{ "module_lane", r_module_lane },     { "link_flap", r_link_flap },

@@ -38,6 +38,9 @@ void diag_emit_f(struct diag_ctx *c, const char *rule, const char *subject, cons
  * at its full rate (rule "module_tx"). */
 void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p);
 void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p);
+/* The HCA's firmware state (diag/devlink.c): a stored firmware not yet
+ * running, or a version the driver could not read (rule "hca_fw"). */
+void diag_r_hca_fw(struct diag_ctx *c, const struct diag_port *p);
 /* The lane (from 1) of @p's module whose transmitter reports a fault or a
  * low transmit power alarm; 0 none. */
 int diag_tx_lane(const struct diag_port *p);

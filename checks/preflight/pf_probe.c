@@ -4,7 +4,9 @@
  * RDMA devices and ports (as `devices --json`), per device its firmware,
  * driver and driver version, per RoCE netdev its MTU and carrier changes,
  * the kernel, rdma-core (from libibverbs' file name), GPU modules, the
- * `topo --json` document, and `mlnx_qos` output where the tool exists.
+ * `topo --json` document, `mlnx_qos` output where the tool exists, and per
+ * HCA its firmware state and health reporters (`devlink dev info`,
+ * `devlink health show`).
  * Judging is the controller's (checks/preflight/preflight.c).
  */
 #include <dlfcn.h>
@@ -201,6 +203,102 @@ static json_t *probe_qos_json(struct fc_src *s, const char *ifname, const struct
 	return o;
 }
 
+/* The text of @argv (devlink), or NULL, said in "ran_out" when it ran out. */
+static char *probe_tool(struct fc_src *s, const char *const *argv, const struct pf_budget *b)
+{
+	double timeout = budget_for(b, argv[0]);
+	char why[512];
+	char *out;
+	int code;
+
+	if (!timeout)
+		return NULL;
+	out = fc_src_cmd(s, argv, timeout, &code, why, sizeof(why));
+	if (!out)
+		ran_out(b, why);
+	return out;
+}
+
+/* The PCI function of RDMA device @dev (its sysfs "device" link's last
+ * part, "0000:85:00.0") into @bdf; 0, or -1 for a device with none. */
+static int hca_bdf(const char *root, const char *dev, char *bdf, size_t len)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *b;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", root, dev);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = 0;
+	b = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (strlen(b) != 12 || strspn(b, "0123456789abcdef:.") != 12 || b[4] != ':' || b[7] != ':')
+		return -1;
+	snprintf(bdf, len, "%s", b);
+	return 0;
+}
+
+/*
+ * Each HCA's firmware state and health reporters, where it is a PCI
+ * function: its entry of `devlink dev info` ("psid", "running", "stored")
+ * and its reporters of `devlink health show` (the card's pci/BDF, its
+ * ports' pci/BDF/N) as "devlink" of the HCA; judged by pf_fwstate.c.
+ */
+#define FC_PROBE_HCAS 64 /* HCAs whose devlink state is read */
+static void probe_devlink(struct fc_src *s, json_t *hcas, const struct pf_budget *b)
+{
+	static const char *const info_argv[] = { "devlink", "dev", "info", NULL };
+	static const char *const health_argv[] = { "devlink", "health", "show", NULL };
+	char *info_t = NULL, *health_t = NULL;
+	json_t *info, *health, *h, *r;
+	size_t i, k;
+
+	char bdfs[FC_PROBE_HCAS][16];
+	size_t nh = json_array_size(hcas) < FC_PROBE_HCAS ? json_array_size(hcas) : FC_PROBE_HCAS;
+	int any = 0;
+
+	for (i = 0; i < nh; i++) {
+		if (hca_bdf(s->sys, fc_jstr(json_array_get(hcas, i), "name", ""), bdfs[i],
+			    sizeof(bdfs[i])))
+			bdfs[i][0] = 0;
+		any |= bdfs[i][0] != 0;
+	}
+	if (!any)
+		return; /* no PCI function: software devices only */
+	info_t = probe_tool(s, info_argv, b);
+	health_t = probe_tool(s, health_argv, b);
+	info = diag_parse_devlink_info(info_t);
+	health = diag_parse_devlink(health_t);
+	for (i = 0; i < nh && (h = json_array_get(hcas, i)); i++) {
+		const char *bdf = bdfs[i][0] ? bdfs[i] : NULL;
+		const json_t *e = bdf ? diag_devlink_find(info, bdf) : NULL;
+		json_t *dl = e ? json_deep_copy(e) : json_object(), *rep = json_array();
+		char handle[64];
+		size_t hl;
+
+		hl = (size_t)snprintf(handle, sizeof(handle), "pci/%s", bdf ? bdf : "");
+		json_array_foreach(health, k, r) {
+			const char *rh = fc_jstr(r, "handle", "");
+
+			if (bdf && !strncmp(rh, handle, hl) && (!rh[hl] || rh[hl] == '/'))
+				json_array_append(rep, r);
+		}
+		if (json_array_size(rep))
+			json_object_set_new(dl, "health", rep);
+		else
+			json_decref(rep);
+		if (json_object_size(dl))
+			json_object_set_new(h, "devlink", dl);
+		else
+			json_decref(dl);
+	}
+	json_decref(info);
+	json_decref(health);
+	free(info_t);
+	free(health_t);
+}
+
 /* `fabcheck topo --json` of this node (of the capture: `--from` it), with
  * its exit code. */
 static void probe_topo(struct fc_src *s, json_t *doc, const struct pf_budget *b)
@@ -300,6 +398,7 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 				json_object_set_new(qos, nd, probe_qos_json(s, nd, b));
 		}
 	}
+	probe_devlink(s, hcas, b);
 	json_object_set_new(doc, "hcas", hcas);
 	json_object_set_new(doc, "netdevs", netdevs);
 	json_object_set_new(doc, "qos", qos);

@@ -607,6 +607,25 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 	check_qos(doc, nd, o->tclass, skipped);
 }
 
+/* The HCAs' firmware state and health reporters (pf_fwstate.c). */
+static void check_fw_state(json_t *doc, const struct pf_node *nd, int n)
+{
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
+	const json_t **sums = calloc((size_t)n + 1, sizeof(*sums));
+
+	for (int i = 0; names && probes && sums && i < n; i++) {
+		names[i] = nd[i].name;
+		probes[i] = nd[i].probe;
+		sums[i] = nd[i].sum;
+	}
+	if (names && probes && sums)
+		pf_check_fw_state(doc, names, probes, sums, n);
+	free(names);
+	free(probes);
+	free(sums);
+}
+
 /* The rails of the nodes that could be probed (pf_rails.c). */
 static int check_rails(json_t *doc, const struct pf_node *nd, int n, const char *exclude,
 		       json_t *set)
@@ -670,6 +689,7 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 	json_decref(set);
 	check_versions(doc, nd, n);
 	check_hca_versions(doc, nd, n);
+	check_fw_state(doc, nd, n);
 	check_port_rates(doc, nd, n, o);
 	if (!rails)
 		check_port_agreement(doc, nd, n, o);

@@ -87,6 +87,14 @@ void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char 
 		 const char *dev, const char *const *devs, const char *const *vals,
 		 const char *const *names, int n, const char *fix);
 
+/* Each HCA's firmware state and health reporters (the probe's "devlink" of
+ * the HCA, checks/preflight/pf_fwstate.c): a stored firmware not yet
+ * running, a version the driver could not read, a reporter in error (a
+ * failure of a rail HCA, by the node's summary rows @sums) on each node;
+ * the board's PSID, the stored firmware and each reporter's error count
+ * compared across the @n nodes (@probes[i] NULL: not probed). */
+void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *const *probes,
+		       const json_t *const *sums, int n);
 
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two

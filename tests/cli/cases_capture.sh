@@ -73,7 +73,7 @@ expect_quiet "capture dgx: nccl env --from equals live" 0 -- bash -c \
 	 cmp <($FC nccl env --sysfs $CAP_TMP/dgx --json | jq -S 'del(.input)') \
 	     <(env -u NCCL_IB_HCA -u NCCL_SOCKET_IFNAME -u NCCL_FOO $FC nccl env --from $CAP_TMP/cap-env --json | jq -S 'del(.input)')"
 expect "capture: nccl env --from judges the recorded variables on its node" 1 \
-	'NCCL_IB_HCA +=mlx5_0,mlx5_9 +conflict +names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
+	'NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env"
 expect "capture: nccl env --from with --sysfs" 2 '--from judges against the capture.s node' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env" --sysfs /sys
@@ -258,4 +258,36 @@ expect_quiet "capture bad tar.gz: nothing written out of the folder" 0 -- bash -
 printf 'not gzip' > "$CAP_TMP/junk.tar.gz"
 expect "capture bad tar.gz: not an archive" 3 'junk.tar.gz: not a readable .tar.gz' -- \
 	$FC topo --from "$CAP_TMP/junk.tar.gz"
+
+# The HCA's firmware state and health reporters (devlink dev info, devlink
+# health show) replayed from a capture and judged: the dgx capture as node n1
+# with mlx5_2 listed (libibverbs lists no device here, so the live probe has
+# no HCA to ask devlink about), holding as cmd/devlink_dev_info the real mlx5
+# capture (tests/real/devlink/) at mlx5_2's function with 28.43.1000 stored
+# (an update flashed, not active), and as cmd/devlink_health_show the real
+# fw_fatal reporter in error there.
+echo '{"nodes": [{"name": "n1", "devices": [{"name": "mlx5_2", "fw_ver": "28.41.1000", "ports": [{"device": "mlx5_2",
+	"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 400}]}]}]}' >"$CAP_TMP/n1.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/n1.json" "$CAP_TMP/dl"
+sed -e 1d -e 's/0000:08:00\.0/0000:85:00.0/' -e '14,15s/28\.41\.1000/28.43.1000/' \
+	tests/real/devlink/lore-20250318_mlx5-2pf_dev-info_fw-28.41.1000_running-eq-stored.txt \
+	>"$CAP_TMP/dl/n1/cmd/devlink_dev_info"
+sed -e 1d -e 's/0000:03:00\.0/0000:85:00.0/' tests/real/devlink/lore-20200915_mlxsw_health_fw-fatal-in-error.txt \
+	>"$CAP_TMP/dl/n1/cmd/devlink_health_show"
+python3 - "$CAP_TMP/dl/n1" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("br", "tests/cli/bundle-rack.py")
+br = importlib.util.module_from_spec(spec); spec.loader.exec_module(br)
+import json, os
+root = sys.argv[1]; mp = os.path.join(root, "manifest.json"); man = json.load(open(mp))
+for rel, cmd in (("cmd/devlink_dev_info", "devlink dev info"), ("cmd/devlink_health_show", "devlink health show")):
+    br.put(root, man, rel, open(os.path.join(root, rel), "rb").read(), cmd)
+json.dump(man, open(mp, "w"), indent=1)
+PY
+expect "capture: preflight --from names a firmware update not yet active, with the reset" 1 \
+	'n1: mlx5_2 \(pci/0000:85:00.0\) runs firmware 28.41.1000 but 28.43.1000 is stored in its flash \(devlink dev info\): the update is not active until the HCA is reset: run .mlxfwreset -d 0000:85:00.0 reset.' -- \
+	$FC preflight --from "$CAP_TMP/dl/n1"
+expect "capture: preflight --from names the health reporter in error" 1 \
+	'n1: mlx5_2 health reporter fw_fatal of pci/0000:85:00.0 is in error \(1 errors, devlink health show\)' -- \
+	$FC preflight --from "$CAP_TMP/dl/n1"
 rm -rf "$CAP_TMP"

@@ -2,7 +2,9 @@
  * Port-level readings against the same port on the rack's other nodes in
  * diagnose, by preflight's model (core/util.h fc_majority; diag/expect.c
  * port_config_peers, issue 37 item 1): the HCA's firmware and the module's
- * part number besides the MTU, trust, PFC and GID type.
+ * part number besides the MTU, trust, PFC and GID type; the HCA's firmware
+ * state (devlink dev info: stored against running, rule hca_fw) and the
+ * firmware stored in its flash.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,6 +67,63 @@ static void test_two_nodes_no_majority(void **state)
 	json_decref(sets);
 }
 
+/* Rows of rule @rule in @doc's diagnosis whose subject starts with @subj. */
+static int rows(const json_t *doc, const char *rule, const char *subj)
+{
+	const json_t *e;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(doc, "diagnosis"), i, e)
+		n += !strcmp(str(e, "rule"), rule) && !strncmp(str(e, "subject"), subj, strlen(subj));
+	return n;
+}
+
+/* nodeC flashed 28.43.1000 and was not reset (devlink dev info, the real
+ * mlx5 capture with its stored lines edited): named in each of its two
+ * folders with the reset, and not again across the rack for its stored
+ * firmware (its own pending update is the one fault). */
+static void test_rack_fw_pending(void **state)
+{
+	json_t *sets, *doc = rack("rack-fw-state", FOLDERS, &sets);
+	const json_t *e = by_rule(doc, "hca_fw");
+
+	(void)state;
+	assert_non_null(e);
+	assert_string_equal(str(e, "subject"), "nodeC mlx5_0");
+	assert_string_equal(str(e, "confidence"), "possible");
+	assert_string_equal(str(e, "part"), "HCA (firmware not active)");
+	assert_non_null(strstr(str(e, "evidence"), "runs firmware 28.41.1000 but 28.43.1000 is stored in its flash (devlink dev info)"));
+	assert_non_null(strstr(str(e, "next"), "mlxfwreset"));
+	assert_int_equal(rows(doc, "hca_fw", "nodeC"), 2);
+	assert_int_equal(rows(doc, "hca_fw", "nodeA"), 0);
+	assert_int_equal(rows(doc, "hca_fw", "nodeB"), 0);
+	assert_null(by_rule(doc, "port_config_peers"));
+	json_decref(doc);
+	json_decref(sets);
+}
+
+/* nodeA and nodeB flashed 28.43.1000, nodeC did not: after the next reset
+ * nodeC is the odd one, named across the rack; A and B each for its reset. */
+static void test_rack_fw_stored_odd(void **state)
+{
+	json_t *sets, *doc = rack("rack-fw-stored-odd", FOLDERS, &sets);
+	const json_t *e = by_rule(doc, "port_config_peers");
+
+	(void)state;
+	assert_non_null(e);
+	assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+	assert_string_equal(str(e, "part"), "HCA (firmware)");
+	assert_non_null(strstr(str(e, "evidence"),
+			       "firmware stored in flash (devlink dev info) is 28.41.1000 where 2 of 2 other nodes have 28.43.1000"));
+	assert_int_equal(rows(doc, "port_config_peers", ""), 1);
+	assert_int_equal(rows(doc, "hca_fw", "nodeA"), 2);
+	assert_int_equal(rows(doc, "hca_fw", "nodeB"), 2);
+	assert_int_equal(rows(doc, "hca_fw", "nodeC"), 0);
+	json_decref(doc);
+	json_decref(sets);
+}
+
 /* The module's part number as ethtool -m prints it, SFF-8636 and CMIS. */
 static void test_module_pn(void **state)
 {
@@ -85,6 +144,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rack_fw_module_peers),
 		cmocka_unit_test(test_two_nodes_no_majority),
+		cmocka_unit_test(test_rack_fw_pending),
+		cmocka_unit_test(test_rack_fw_stored_odd),
 		cmocka_unit_test(test_module_pn),
 	};
 

@@ -8,6 +8,9 @@
  *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
  *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge (diag/)
  *   ethtool_link/ ethtool DEV      -> diag_parse_link (diag/linkmodes.c)
+ *   devlink/  devlink dev info, devlink health show
+ *                                  -> diag_parse_devlink_info, diag_fw_state
+ *                                     (diag/devlink.c), diag_parse_devlink
  *   lspci/    lspci -vvv           -> diag_parse_lspci_link (diag/lspci.c)
  *   ibv/      ibstat, ibv_devinfo  -> vb_devices_from_text (verbs/devtext.c)
  */
@@ -431,6 +434,86 @@ static void test_ethtool_link(void **state)
 	report(&t, ETHTOOL_LINK_FLOOR);
 }
 
+/* ---- devlink dev info and devlink health show ---- */
+
+static void devlink_info_facts(struct tally *t, const char *name, const char *text,
+			       const json_t *want)
+{
+	json_t *got = diag_parse_devlink_info(text);
+	const json_t *h;
+	size_t i;
+	char b1[32], what[160];
+
+	json_array_foreach(json_object_get(want, "handles"), i, h) {
+		const json_t *g = json_array_get(got, i), *w = json_object_get(want, json_string_value(h));
+
+		snprintf(what, sizeof(what), "handle %zu", i);
+		fact(t, name, what, json_string_value(h), json_string_value(json_object_get(g, "handle")));
+		if (!w)
+			continue;
+		for (const char *const *k = (const char *const[]){ "psid", "running", "stored", NULL }; *k;
+		     k++) {
+			snprintf(what, sizeof(what), "%s %s", json_string_value(h), *k);
+			fact(t, name, what, jstr(json_object_get(w, *k), b1, sizeof(b1)),
+			     json_string_value(json_object_get(g, *k)));
+		}
+		snprintf(what, sizeof(what), "%s firmware state", json_string_value(h));
+		fact(t, name, what, json_string_value(json_object_get(w, "state")),
+		     diag_fw_state_name(diag_fw_state(json_string_value(json_object_get(g, "running")),
+						 json_string_value(json_object_get(g, "stored")))));
+	}
+	json_decref(got);
+}
+
+static void devlink_health_facts(struct tally *t, const char *name, const char *text,
+				 const json_t *want)
+{
+	json_t *got = diag_parse_devlink(text);
+	const json_t *w;
+	size_t i;
+	char b1[32], b2[32], what[160];
+
+	json_array_foreach(json_object_get(want, "reporters"), i, w) {
+		const json_t *g = json_array_get(got, i);
+
+		for (const char *const *k = (const char *const[]){ "handle", "reporter", "state", "error",
+								    NULL };
+		     *k; k++) {
+			snprintf(what, sizeof(what), "reporter %zu %s", i, *k);
+			fact(t, name, what, jstr(json_object_get(w, *k), b1, sizeof(b1)),
+			     jstr(json_object_get(g, *k), b2, sizeof(b2)));
+		}
+	}
+	snprintf(b1, sizeof(b1), "%zu", json_array_size(json_object_get(want, "reporters")));
+	snprintf(b2, sizeof(b2), "%zu", json_array_size(got));
+	if (json_object_get(want, "reporters"))
+		fact(t, name, "reporters", b1, b2);
+	json_decref(got);
+}
+
+static void devlink_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len);
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	devlink_info_facts(t, name, text, want);
+	devlink_health_facts(t, name, text, want);
+	free(text);
+}
+
+#define DEVLINK_FLOOR 31
+
+static void test_devlink(void **state)
+{
+	struct tally t = { "devlink", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", devlink_one);
+	report(&t, DEVLINK_FLOOR);
+}
+
 /* ---- lspci -vvv ---- */
 
 /* LnkCap/LnkSta and DevCtl's MaxPayload by diag_parse_lspci_link, the reader
@@ -584,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_ethtool),
 		cmocka_unit_test(test_ethtool_m),
 		cmocka_unit_test(test_ethtool_link),
+		cmocka_unit_test(test_devlink),
 		cmocka_unit_test(test_lspci),
 		cmocka_unit_test(test_ibv),
 	};
