@@ -1,0 +1,50 @@
+/* libFuzzer target: the readers of a capture's tool text that a replay
+ * judges when the capture lacks sysfs or libibverbs' record: `lspci -vvv`'s
+ * PCIe link (diag/lspci.c) and the device list of `ibv_devinfo -v` or
+ * `ibstat` (verbs/devtext.c). Any text gives a link within PCIe's bounds or
+ * none, and devices each with a name and ports each with a port number,
+ * never a crash or a leak.
+ * fuzz-sources: diag/lspci.c diag/parse.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
+ * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "diag/diag.h"
+#include "verbs/devtext.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	struct diag_pcie d;
+	json_t *devs, *dev, *p;
+	size_t i, j;
+
+	fc_log_level = -1; /* quiet: bad input is expected here */
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	if (diag_parse_lspci_link(text, &d) == 0 &&
+	    (d.cur_gts <= 0 || d.cur_gts > 1000 || d.cur_width <= 0 || d.cur_width > 32 ||
+	     d.max_width < 0 || d.max_width > 32 || (d.mps && (d.mps < 128 || d.mps > 4096)) ||
+	     memchr(d.bdf, 0, sizeof(d.bdf)) == NULL))
+		abort();
+	devs = vb_devices_from_text(text);
+	json_array_foreach(devs, i, dev) {
+		if (!json_is_string(json_object_get(dev, "name")))
+			abort();
+		json_array_foreach(json_object_get(dev, "ports"), j, p)
+			if (!json_is_integer(json_object_get(p, "port")) ||
+			    !json_is_string(json_object_get(p, "state")))
+				abort();
+	}
+	json_decref(devs);
+	free(text);
+	return 0;
+}
