@@ -70,6 +70,14 @@ static void results_samples(const json_t *results, struct fc_bl_sample *base, fc
 	}
 }
 
+/* The traffic a pair document ran in: a flow of a matrix's --pattern
+ * (its "matrix"."pattern", matrix/mx_run.c: the flows of a round share the
+ * ports, so they are a profile of their own), else "pairs". */
+static const char *pattern_of(const json_t *doc)
+{
+	return fc_jstr(json_object_get(doc, "matrix"), "pattern", "pairs");
+}
+
 static void rail_samples(const json_t *doc, const json_t *rail, struct fc_bl_sample *base,
 			 fc_bl_sample_fn fn, void *arg)
 {
@@ -87,8 +95,8 @@ static void rail_samples(const json_t *doc, const json_t *rail, struct fc_bl_sam
 		for (int p = 0; p < 2; p++) {
 			struct fc_bl_sample s = *base;
 
-			copy(s.prof.pattern, sizeof(s.prof.pattern),
-			     p ? "pairs+rails" : "pairs");
+			snprintf(s.prof.pattern, sizeof(s.prof.pattern), "%s%s", pattern_of(doc),
+				 p ? "+rails" : "");
 			results_samples(json_object_get(json_object_get(rail, phases[p]), "results"),
 					&s, fn, arg);
 		}
@@ -122,7 +130,7 @@ void fc_bl_doc_samples(const json_t *doc, fc_bl_sample_fn fn, void *arg)
 	if (side_profile(&base.prof, a, b))
 		return;
 	copy(base.prof.direction, sizeof(base.prof.direction), dir);
-	copy(base.prof.pattern, sizeof(base.prof.pattern), "pairs");
+	copy(base.prof.pattern, sizeof(base.prof.pattern), pattern_of(doc));
 	base.dev_a = fc_jstr(a, "device", "");
 	base.dev_b = fc_jstr(b, "device", "");
 	results_samples(json_object_get(doc, "results"), &base, fn, arg);

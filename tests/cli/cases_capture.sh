@@ -73,7 +73,7 @@ expect_quiet "capture dgx: nccl env --from equals live" 0 -- bash -c \
 	 cmp <($FC nccl env --sysfs $CAP_TMP/dgx --json | jq -S 'del(.input)') \
 	     <(env -u NCCL_IB_HCA -u NCCL_SOCKET_IFNAME -u NCCL_FOO $FC nccl env --from $CAP_TMP/cap-env --json | jq -S 'del(.input)')"
 expect "capture: nccl env --from judges the recorded variables on its node" 1 \
-	'NCCL_IB_HCA +=mlx5_0,mlx5_9 +conflict +names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
+	'NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env"
 expect "capture: nccl env --from with --sysfs" 2 '--from judges against the capture.s node' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env" --sysfs /sys

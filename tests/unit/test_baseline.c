@@ -154,6 +154,24 @@ static void test_rail_samples(void **state)
 	json_decref(doc);
 }
 
+static void pattern_sample(const struct fc_bl_sample *s, void *arg)
+{
+	assert_string_equal(s->prof.pattern, arg);
+}
+
+/* A flow of a matrix's traffic pattern is a profile of its own: an incast
+ * flow shares its receiver's port, it is not a pair alone. */
+static void test_pattern_samples(void **state)
+{
+	json_t *doc = pair_doc("n1", "n2", 130);
+
+	(void)state;
+	fc_bl_doc_samples(doc, pattern_sample, "pairs");
+	json_object_set_new(doc, "matrix", json_pack("{s:s, s:i}", "pattern", "incast", "round", 1));
+	fc_bl_doc_samples(doc, pattern_sample, "incast");
+	json_decref(doc);
+}
+
 /* A node 8% slow with each of its 3 peers is named once, as the node;
  * a link 8% slow between healthy nodes is named as the link. */
 static void test_judge(void **state)
@@ -194,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_prune_fleet),    cmocka_unit_test(test_prune_iterates),
 		cmocka_unit_test(test_find_refuses),   cmocka_unit_test(test_load),
 		cmocka_unit_test(test_rail_samples),   cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_pattern_samples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
