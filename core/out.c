@@ -150,6 +150,8 @@ static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listin
 	int rc = fc_emit_hook && !listing && fc_emit_hook(doc) ? FC_EXIT_CANT : fc_doc_exit(doc);
 
 	if (ctx->json) {
+		if (!listing) /* the summary the text ends with, its lines whole */
+			json_object_set_new(doc, "summary", fc_summary_json(doc));
 		/* Written by fc_out_finish once the exit code is known. */
 		json_decref((json_t *)ctx->out_doc);
 		ctx->out_doc = (struct json_t *)doc;
@@ -615,10 +617,49 @@ void fc_table_addgid(struct fc_table *t, int col, const json_t *obj, const char 
 		fc_table_addf(t, col + 1, "%s", none);
 }
 
+/* A column is not narrowed below this many bytes to fit the terminal: a
+ * figure with its unit ("1234.567 Gb/s" is 13) is never cut, only text
+ * (a GID, a reason, a note) wider than it. */
+#define FC_TABLE_MIN_COL 13
+
+/* Narrows the widest columns of @w (@n of them) until a line of @indent
+ * plus the columns fits @cols, none below FC_TABLE_MIN_COL (issue 39 item
+ * 3: lines that fit COLUMNS, else 100, as htop's screen fits the terminal).
+ * The widest first: a GID, a note or a reason gives way before a figure. */
+static void table_fit(int *w, int n, int indent, int cols)
+{
+	for (;;) {
+		int total = indent + 2 * (n - 1), wide = -1;
+
+		for (int c = 0; c < n; c++) {
+			total += w[c];
+			if (w[c] > FC_TABLE_MIN_COL && (wide < 0 || w[c] > w[wide]))
+				wide = c;
+		}
+		if (total <= cols || wide < 0)
+			return;
+		w[wide]--;
+	}
+}
+
+/* @s fitted to @width: cut at a word with " ..." (fc_fit_words) into
+ * @buf; the whole text stays in --json and the store. */
+static const char *table_cell(const char *s, int width, char *buf, size_t size)
+{
+	if (!s)
+		return "";
+	if ((int)strlen(s) <= width || (size_t)width >= size)
+		return s;
+	memcpy(buf, s, (size_t)width + 1);
+	buf[width + 1] = '\0';
+	return fc_fit_words(buf, width);
+}
+
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 {
 	int w[FC_TABLE_MAX_COLS] = { 0 };
 	int n = t->ncols;
+	char buf[1024];
 
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < n; c++) {
@@ -628,15 +669,17 @@ void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 			if (len > w[c])
 				w[c] = len;
 		}
+	table_fit(w, n, (int)strlen(indent ? indent : ""), fc_term_cols());
 	for (int r = 0; r < t->nrows; r++) {
 		fputs(indent ? indent : "", f);
 		for (int c = 0; c < n; c++) {
-			const char *s = t->cells[r * t->ncols + c];
+			const char *s = table_cell(t->cells[r * t->ncols + c], w[c], buf,
+						   sizeof(buf));
 
 			if (c == n - 1)
-				fprintf(f, "%s", s ? s : "");
+				fprintf(f, "%s", s);
 			else
-				fprintf(f, "%-*s  ", w[c], s ? s : "");
+				fprintf(f, "%-*s  ", w[c], s);
 		}
 		fputc('\n', f);
 	}

@@ -96,6 +96,9 @@ void fc_table_addint(struct fc_table *t, int col, const json_t *obj, const char 
  * from "gid" and "gid_type" at @col + 1, or @none where it holds no index. */
 void fc_table_addgid(struct fc_table *t, int col, const json_t *obj, const char *none);
 void fc_table_row(struct fc_table *t);	       /* starts an empty row */
+/* Prints @t, each line fitted to fc_term_cols(): the widest columns give
+ * way first, their cells cut at a word with " ..." (the whole text stays in
+ * --json and the store). */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
 void fc_table_free(struct fc_table *t);
 

@@ -64,7 +64,7 @@ const char usage_lab[] =
 	"under NAME (default $FABCHECK_LAB_NAME, else 'lab'). Two racks with different\n"
 	"names can run at once. Options go anywhere on the line (exec: before CMD).\n"
 	"The guests run this fabcheck binary (or $FABCHECK_BIN):\n"
-	"  ssh -F $(fabcheck lab ssh-config) nodeA fabcheck devices\n";
+	"    ssh -F $(fabcheck lab ssh-config) nodeA fabcheck devices\n";
 
 static int script_path(char *buf, size_t len)
 {
@@ -240,6 +240,13 @@ int cmd_lab(struct fc_ctx *ctx, int argc, char **argv)
 
 	if (argc < 2) {
 		fputs(usage_lab, stderr);
+		return FC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) { /* lab help SUB: SUB's usage, as nccl's */
+		if ((n = print_sub_usage(ctx, argv[2])) >= 0)
+			return n;
+		fc_err("lab help: '%s' is not a lab command; fabcheck lab --help lists them",
+		       argv[2]);
 		return FC_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

@@ -39,7 +39,7 @@ main() {
 	down) lab_down "$@" ;;
 	kernel) lab_kernel "$@" ;;
 	"") die_usage "missing lab command; $(lab_usage_hint)" ;;
-	*) die_usage "'$sub' is not a lab command (up, status, ssh-config, exec, fault, down, kernel); $(lab_usage_hint)" ;;
+	*) die_usage "'$sub' is not a lab command (up, status, calibrate, ssh-config, exec, fault, down, kernel); $(lab_usage_hint)" ;;
 	esac
 }
 

@@ -55,8 +55,11 @@ static void render_alltoall(FILE *f, const json_t *rd)
 	fprintf(f, "  round %d: %d flows, %.4g Gb/s in all\n", (int)fc_jnum(rd, "round", 0),
 		(int)fc_jnum(rd, "flows", 0), fc_jnum(rd, "total_gbps", 0));
 	json_array_foreach(json_object_get(rd, "groups"), i, grp) {
-		fprintf(f, "    group %zu of %zu nodes, Jain %.3f over what each received:\n", i + 1,
-			json_object_size(json_object_get(grp, "in_gbps")), fc_jnum(grp, "jain", NAN));
+		size_t n = json_object_size(json_object_get(grp, "in_gbps"));
+
+		/* its index and its size: "group 1 of 2 nodes" read as one of two */
+		fprintf(f, "    group %zu, %zu node%s, Jain %.3f over what each received:\n", i + 1, n,
+			n == 1 ? "" : "s", fc_jnum(grp, "jain", NAN));
 		json_object_foreach(json_object_get(grp, "in_gbps"), name, v)
 			fprintf(f, "      %s  in %.4g Gb/s, out %.4g Gb/s, port %.4g Gb/s\n", name,
 				json_number_value(v), fc_jnum(json_object_get(grp, "out_gbps"), name, 0),

@@ -78,39 +78,67 @@ static void render_numa(FILE *f, const json_t *doc)
 		fputc('\n', f);
 }
 
-static void side_row(struct fc_table *t, const char *label, const char *node, const json_t *s)
+/* The LINK cell: RoCE's GID type on Ethernet (its LID means nothing
+ * there), "IB" with the LID on InfiniBand, else the link layer. */
+static void link_cell(struct fc_table *t, int col, const json_t *s)
+{
+	const char *ll = fc_jstr(s, "link_layer", "?");
+	const json_t *lid = json_object_get(s, "lid");
+
+	if (!strcmp(ll, "InfiniBand") && json_is_integer(lid))
+		fc_table_addf(t, col, "IB, LID %lld", (long long)json_integer_value(lid));
+	else if (!strcmp(ll, "InfiniBand"))
+		fc_table_addf(t, col, "IB");
+	else if (!strcmp(ll, "Ethernet") && json_is_integer(json_object_get(s, "gid_index")))
+		fc_table_addf(t, col, "%s", fc_jstr(s, "gid_type", "Ethernet"));
+	else
+		fc_table_addf(t, col, "%s", ll);
+}
+
+/* One side's row; its payload ceiling's headers a packet in *@hdr (-1:
+ * none yet, -2: the sides differ). */
+static void side_row(struct fc_table *t, const char *label, const char *node, const json_t *s,
+		     int *hdr)
 {
 	fc_table_row(t);
 	fc_table_addf(t, 0, "%s", label);
 	fc_table_addf(t, 1, "%s", node);
 	if (!json_object_get(s, "device"))
 		return;
-	fc_table_addf(t, 2, "%s", fc_jstr(s, "device", "?"));
-	fc_table_addf(t, 3, "%d", (int)fc_jnum(s, "port", 0));
-	fc_table_addf(t, 4, "%s", fc_jstr(s, "link_layer", "?"));
-	fc_table_addgid(t, 5, s, "-");
-	fc_table_addint(t, 7, s, "lid");
-	fc_table_addf(t, 8, "%d B", (int)fc_jnum(s, "mtu", 0));
+	fc_table_addf(t, 2, "%s:%d", fc_jstr(s, "device", "?"), (int)fc_jnum(s, "port", 0));
+	link_cell(t, 3, s);
+	if (json_is_integer(json_object_get(s, "gid_index")))
+		fc_table_addf(t, 4, "%lld %s", (long long)json_integer_value(json_object_get(s, "gid_index")),
+			      fc_jstr(s, "gid", "?"));
+	else
+		fc_table_addf(t, 4, "-");
+	fc_table_addf(t, 5, "%d B", (int)fc_jnum(s, "mtu", 0));
 	if (json_object_get(s, "width"))
-		fc_table_addf(t, 9, "%g Gb/s (%s %s)", fc_jnum(s, "rate_gbps", 0),
+		fc_table_addf(t, 6, "%g Gb/s %s %s", fc_jnum(s, "rate_gbps", 0),
 			      fc_jstr(s, "width", "?"), fc_jstr(s, "rate", "?"));
 	else
-		fc_table_addf(t, 9, "%g Gb/s", fc_jnum(s, "rate_gbps", 0));
-	fc_table_addf(t, 10, "%s", fc_jstr(s, "memory", "?"));
-	if (json_is_number(json_object_get(s, "payload_gbps")))
-		fc_table_addf(t, 11, "%.3f Gb/s (%d B headers a packet)", fc_jnum(s, "payload_gbps", 0),
-			      (int)fc_jnum(json_object_get(s, "payload"), "header_bytes", 0));
-	else
-		fc_table_addf(t, 11, "-");
+		fc_table_addf(t, 6, "%g Gb/s", fc_jnum(s, "rate_gbps", 0));
+	fc_table_addf(t, 7, "%s", fc_jstr(s, "memory", "?"));
+	if (json_is_number(json_object_get(s, "payload_gbps"))) {
+		int h = (int)fc_jnum(json_object_get(s, "payload"), "header_bytes", 0);
+
+		fc_table_addf(t, 8, "%.3f Gb/s", fc_jnum(s, "payload_gbps", 0));
+		*hdr = *hdr == -1 || *hdr == h ? h : -2;
+	} else {
+		fc_table_addf(t, 8, "-");
+	}
 }
 
 /* A row per side; with rails a row per side and rail (each rail's own
- * ports, not rail 0's alone). */
+ * ports, not rail 0's alone). Nine columns, so that rxe's rows fit 100
+ * (issue 39 item 3; they were 118 and 135 with rails): the port as
+ * DEVICE:PORT, the GID's index before it, RoCE's LID (always 0) left out. */
 static void render_sides(FILE *f, const json_t *doc)
 {
 	const json_t *opt = json_object_get(doc, "options"), *r;
-	struct fc_table *t = fc_table_new(12, "SIDE", "NODE", "DEVICE", "PORT", "LINK", "GID IDX",
-					  "GID", "LID", "MTU", "RATE", "MEMORY", "PAYLOAD CEILING");
+	struct fc_table *t = fc_table_new(9, "SIDE", "NODE", "PORT", "LINK", "GID", "MTU", "RATE",
+					  "MEMORY", "CEILING");
+	int hdr = -1;
 	size_t i;
 
 	for (int k = 0; k < 2; k++) {
@@ -118,13 +146,13 @@ static void render_sides(FILE *f, const json_t *doc)
 		char label[32];
 
 		if (!json_array_size(json_object_get(doc, "rails"))) {
-			side_row(t, k ? "b" : "a", node, json_object_get(doc, k ? "b" : "a"));
+			side_row(t, k ? "b" : "a", node, json_object_get(doc, k ? "b" : "a"), &hdr);
 			continue;
 		}
 		json_array_foreach(json_object_get(doc, "rails"), i, r) {
 			snprintf(label, sizeof(label), "%s rail %d", k ? "b" : "a",
 				 (int)fc_jnum(r, "rail", 0));
-			side_row(t, label, node, json_object_get(r, k ? "b" : "a"));
+			side_row(t, label, node, json_object_get(r, k ? "b" : "a"), &hdr);
 		}
 	}
 	fprintf(f, "pair %s <-> %s: %s launcher, %s QP exchange\n",
@@ -135,6 +163,11 @@ static void render_sides(FILE *f, const json_t *doc)
 	    json_object_get(json_object_get(doc, "b"), "device")) {
 		fputc('\n', f);
 		fc_table_print(t, f, "  ");
+		if (hdr >= 0)
+			fprintf(f, "  CEILING: the payload the rate carries at the path MTU, %d B of headers a packet\n",
+				hdr);
+		else if (hdr == -2)
+			fprintf(f, "  CEILING: the payload the rate carries at the path MTU, less each side's headers (--json: payload)\n");
 	}
 	fc_table_free(t);
 	if (json_object_get(doc, "path_mtu")) {
@@ -365,14 +398,14 @@ static void render_lat(FILE *f, const json_t *results)
 	static const char *const heads[] = { "TEST", "SIZE", "ITERS", "MIN", "P50", "P90",
 					     "P99", "P99.9", "MAX", "AVG", "STDEV", "MODE" };
 	static const struct fig_col figs[] = {
-		{ "min_us", "%.2f", "us" }, { "p50_us", "%.2f", "us" }, { "p90_us", "%.2f", "us" },
-		{ "p99_us", "%.2f", "us" }, { "p999_us", "%.2f", "us" }, { "max_us", "%.2f", "us" },
-		{ "avg_us", "%.2f", "us" }, { "stdev_us", "%.2f", "us" },
+		{ "min_us", "%.2f", NULL }, { "p50_us", "%.2f", NULL }, { "p90_us", "%.2f", NULL },
+		{ "p99_us", "%.2f", NULL }, { "p999_us", "%.2f", NULL }, { "max_us", "%.2f", NULL },
+		{ "avg_us", "%.2f", NULL }, { "stdev_us", "%.2f", NULL },
 	};
 	static const struct fig_table ft = {
 		"lat", 12, heads, 8, figs, "lat_mode",
-		"\nlatency (write, send: half the round trip; read: the whole read; MODE poll:\n"
-		"the CPU polls the last byte, imm: each side waits on its receive completion):\n",
+		"\nlatency in us (write, send: half the round trip; read: the whole read; MODE\n"
+		"poll: the CPU polls the last byte, imm: each side waits on its receive completion):\n",
 	};
 
 	if (render_figs(f, results, &ft))

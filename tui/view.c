@@ -410,15 +410,50 @@ static void fmt_dur(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
 }
 
-/* What the frame shows at rack scale: the list, blocks, one block. */
-static void header_scale(const struct tui_view *v, const struct layout *l)
+/* What the frame shows at rack scale: the list, blocks, one block; added
+ * to @buf (@len bytes, @off used). */
+static void header_scale(const struct tui_view *v, const struct layout *l, char *buf, size_t len,
+			 size_t off)
 {
+	if (off >= len)
+		return;
 	if (v->list)
-		printw("  suspects (s: heat map, Enter: show in it)");
+		snprintf(buf + off, len - off, "  suspects (s: heat map, Enter: show in it)");
 	else if (v->zoomed)
-		printw("  nodes %d-%d x %d-%d (z: back)", l->a0, l->a1 - 1, l->b0, l->b1 - 1);
+		snprintf(buf + off, len - off, "  nodes %d-%d x %d-%d (z: back)", l->a0, l->a1 - 1,
+			 l->b0, l->b1 - 1);
 	else if (l->g > 1)
-		printw("  blocks of %d nodes, the worst pair (z: zoom, s: suspects)", l->g);
+		snprintf(buf + off, len - off, "  blocks of %d nodes, the worst pair (z: zoom, s: suspects)",
+			 l->g);
+}
+
+/* The title line: the run, its metric, what the frame shows. */
+static void header_title(const struct tui_view *v, const struct mx_model *m,
+			 const struct layout *l, char *buf, size_t len)
+{
+	/* (the rounds of a pattern have no metric to switch) */
+	int n = snprintf(buf, len, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
+			 m->info.kind, m->n,
+			 v->pattern && v->rounds_view ? "" : metric_names[v->metric]);
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (m->nrails && overview(v, m))
+		n += snprintf(buf + n, len - (size_t)n, "  nodes x %d rails, each node's worst pair (R: next)",
+			      m->nrails);
+	else if (m->nrails && v->rail)
+		n += snprintf(buf + n, len - (size_t)n, "  rail %d (%s) (R: next)",
+			      m->rails[v->rail - 1].index, m->rails[v->rail - 1].name);
+	else if (m->nrails)
+		n += snprintf(buf + n, len - (size_t)n, "  every rail together (R: one rail)");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	header_scale(v, l, buf, len, (size_t)n);
+	n = (int)strlen(buf);
+	if (v->pattern)
+		snprintf(buf + n, len - (size_t)n,
+			 v->rounds_view ? "  %s rounds (p: heat map)" : "  (p: %s rounds)",
+			 fc_jstr(json_object_get(v->pattern, "pattern"), "name", "pattern"));
 }
 
 static void draw_header(const struct tui_view *v, const struct mx_model *m,
@@ -432,20 +467,8 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 	move(0, 0);
 	clrtoeol();
 	attron(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
-	/* (the rounds of a pattern have no metric to switch) */
-	mvprintw(0, 0, "fabcheck tui  run %lld (%s)  %d nodes  %s", (long long)m->run,
-		 m->info.kind, m->n, v->pattern && v->rounds_view ? "" : metric_names[v->metric]);
-	if (m->nrails && overview(v, m))
-		printw("  nodes x %d rails, each node's worst pair (R: next)", m->nrails);
-	else if (m->nrails && v->rail)
-		printw("  rail %d (%s) (R: next)", m->rails[v->rail - 1].index,
-		       m->rails[v->rail - 1].name);
-	else if (m->nrails)
-		printw("  every rail together (R: one rail)");
-	header_scale(v, l);
-	if (v->pattern)
-		printw(v->rounds_view ? "  %s rounds (p: heat map)" : "  (p: %s rounds)",
-		       fc_jstr(json_object_get(v->pattern, "pattern"), "name", "pattern"));
+	header_title(v, m, l, line, sizeof(line));
+	tui_put_cut(0, line);
 	attroff(A_BOLD | (v->colors ? COLOR_PAIR(C_TITLE) : 0));
 	fmt_dur(p.elapsed_s, el, sizeof(el));
 	if (isfinite(p.left_s))
@@ -464,7 +487,7 @@ static void draw_header(const struct tui_view *v, const struct mx_model *m,
 		 v->active);
 	move(1, 0);
 	clrtoeol();
-	mvaddnstr(1, 0, line, COLS);
+	tui_put_cut(1, line);
 }
 
 static void draw_footer(const struct tui_view *v, const struct tui_binding *keys)
@@ -486,7 +509,7 @@ static void draw_footer(const struct tui_view *v, const struct tui_binding *keys
 	move(LINES - 1, 0);
 	clrtoeol();
 	attron(A_REVERSE);
-	mvaddnstr(LINES - 1, 0, line, COLS);
+	tui_put_cut(LINES - 1, line);
 	attroff(A_REVERSE);
 }
 

@@ -35,6 +35,8 @@ const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, cha
 /* The bottom panes (tui/view_pane.c): the cursor pair's detail on the
  * DETAIL_LINES lines from @y; the findings (the rail plan's notes first) on @h
  * lines from @y. */
+/* @text on row @y, cut to the screen at a word with " ...". */
+void tui_put_cut(int y, const char *text);
 void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y);
 void tui_draw_findings(const struct tui_view *v, const struct mx_model *m, int y, int h);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "tui/tui.h"
 #include "tui/view_int.h"
@@ -64,29 +65,18 @@ static void detail_counters(const struct tui_view *v, char *buf, size_t len)
 		snprintf(buf, len, "no change");
 }
 
-/* @text on row @y, cut to the screen's width at a word's end with " ..."
- * after it, never in the middle of a word (a word longer than the screen
- * is cut where the screen ends). */
-static void put_cut(int y, const char *text)
+/* @text on row @y, cut to the screen's width at a word with " ..."
+ * (fc_fit_words, as every text line is; a word longer than the screen is
+ * cut where the screen ends). */
+void tui_put_cut(int y, const char *text)
 {
-	static const char mark[] = " ...";
-	size_t len = strlen(text), room = COLS > 0 ? (size_t)COLS : 0, cut;
+	char buf[1024];
+	int room = COLS > 0 ? COLS : 0;
 
-	if (len <= room) {
-		mvaddnstr(y, 0, text, (int)room);
-		return;
-	}
-	cut = room > sizeof(mark) - 1 ? room - (sizeof(mark) - 1) : 0;
-	while (cut > 0 && text[cut] != ' ')
-		cut--;
-	while (cut > 0 && text[cut - 1] == ' ')
-		cut--;
-	if (!cut) {
-		mvaddnstr(y, 0, text, (int)room);
-		return;
-	}
-	mvaddnstr(y, 0, text, (int)cut);
-	addnstr(mark, (int)(room - cut < sizeof(mark) - 1 ? room - cut : sizeof(mark) - 1));
+	snprintf(buf, sizeof(buf), "%s", text);
+	if (room < (int)sizeof(buf) && (int)strlen(buf) > room)
+		fc_fit_words(buf, room);
+	mvaddnstr(y, 0, buf, room);
 }
 
 void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
@@ -125,25 +115,25 @@ void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), ": %s",
 			 fc_jstr(v->detail, "error", "?"));
 	attron(A_BOLD);
-	put_cut(y, line);
+	tui_put_cut(y, line);
 	attroff(A_BOLD);
 	snprintf(line, sizeof(line), "  bandwidth: ");
 	detail_results(v, "bw", line + strlen(line), sizeof(line) - strlen(line));
-	put_cut(y + 1, line);
+	tui_put_cut(y + 1, line);
 	snprintf(line, sizeof(line), "  latency:   ");
 	detail_results(v, "lat", line + strlen(line), sizeof(line) - strlen(line));
-	put_cut(y + 2, line);
+	tui_put_cut(y + 2, line);
 	snprintf(line, sizeof(line), "  counters:  ");
 	detail_counters(v, line + strlen(line), sizeof(line) - strlen(line));
-	put_cut(y + 3, line);
+	tui_put_cut(y + 3, line);
 	snprintf(line, sizeof(line), "  trend:     ");
 	tui_trend_text(&v->trend, m, line + strlen(line), sizeof(line) - strlen(line));
 	attron(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
-	put_cut(y + 4, line);
+	tui_put_cut(y + 4, line);
 	attroff(v->trend.flagged ? A_BOLD | (v->colors ? COLOR_PAIR(C_SUSPECT) : 0) : 0);
 	snprintf(line, sizeof(line), "  part:      ");
 	tui_diag_text(v, m, line + strlen(line), sizeof(line) - strlen(line));
-	put_cut(y + 5, line);
+	tui_put_cut(y + 5, line);
 }
 
 /* What the run left out and assumed (its rail plan's notes: ports left
@@ -160,7 +150,7 @@ static int draw_rail_notes(const struct mx_model *m, int y, int h)
 		if (used >= h - 1 || strcmp(fc_jstr(f, "severity", ""), "note"))
 			continue;
 		snprintf(text, sizeof(text), "rails: %s", fc_jstr(f, "text", "?"));
-		put_cut(y + used++, text);
+		tui_put_cut(y + used++, text);
 	}
 	return used;
 }
@@ -197,7 +187,7 @@ void tui_draw_findings(const struct tui_view *v, const struct mx_model *m, int y
 		}
 		fc_mx_finding_text(&m->an, f, (const char *const *)m->names, text, sizeof(text));
 		attron(attr);
-		put_cut(y + shown, text);
+		tui_put_cut(y + shown, text);
 		attroff(attr);
 	}
 }

@@ -73,7 +73,7 @@ expect_quiet "capture dgx: nccl env --from equals live" 0 -- bash -c \
 	 cmp <($FC nccl env --sysfs $CAP_TMP/dgx --json | jq -S 'del(.input)') \
 	     <(env -u NCCL_IB_HCA -u NCCL_SOCKET_IFNAME -u NCCL_FOO $FC nccl env --from $CAP_TMP/cap-env --json | jq -S 'del(.input)')"
 expect "capture: nccl env --from judges the recorded variables on its node" 1 \
-	'NCCL_IB_HCA +=mlx5_0,mlx5_9 +conflict +names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
+	'NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have \(HCAs: mlx5_0, mlx5_1, mlx5_2, mlx5_3\)' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env"
 expect "capture: nccl env --from with --sysfs" 2 '--from judges against the capture.s node' -- \
 	$FC nccl env --from "$CAP_TMP/cap-env" --sysfs /sys
@@ -150,6 +150,8 @@ expect "capture: a missing tool is said in the manifest" 0 '"why": "the tool is 
 	bash -c "PATH=/nonexistent:/usr/bin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/nt >/dev/null; jq '.not_read[] | select(.input == \"nvidia-smi topo -m\")' $CAP_TMP/nt/manifest.json"
 expect "capture: bounds in the manifest" 0 '^16777216 268435456 10$' -- \
 	jq -r '.bounds | "\(.file_bytes) \(.total_bytes) \(.command_s)"' "$CAP_TMP/cap-split/manifest.json"
+expect "capture: every bound of doc/capture.md in the manifest" 0 '^200000 8388608 65536 1048576 2000 60 180$' -- \
+	jq -r '.bounds | "\(.files) \(.command_bytes) \(.sysfs_file_bytes) \(.settings_file_bytes) \(.kernel_log_lines) \(.sysfs_s) \(.total_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect_quiet "capture: every file is in the manifest, with its command" 0 -- bash -c \
 	"cd $CAP_TMP/cap-split && diff <(find . -type f ! -name manifest.json | sed 's|^./||' | sort) <(jq -r '.files[].path' manifest.json | sort) && jq -e '[.files[] | select(.from == \"\")] | length == 0' manifest.json >/dev/null"
 

@@ -96,6 +96,27 @@ expect "nccl run: one node's port down is named as a failure" 3 'nodeB: port rxe
 	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
 expect "nccl run: the healthy nodes keep both rails" 3 'NCCL_IB_HCA==rxe0:1,rxe1:1 \(the 2 rails' -- \
 	"${NKD[@]}" $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5
+# nccl run says which ports it left out, with the rule, and that rails were
+# matched by position ("assumed"), in its text (stdout, not only stderr's
+# progress) and in its JSON, as matrix and pair do (issue 39 item 4).
+NKS=(env PATH="$NKR/srun:$PATH" FAKE_DEVICES=tests/data/rails/devices-2rail-storage.json FAKE_MODE=noise)
+expect "nccl run: the storage port left out, with its rule, in the text" 0 \
+	'^rails: rxe2 left out on 2 nodes \(nodeA and 1 other\): its rate 10 Gb/s differs from the 2\.5 Gb/s' -- \
+	bash -c "$(printf '%q ' "${NKS[@]}") $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 2>/dev/null; exit 0"
+expect "nccl run: the storage port left out, in the JSON; nothing assumed" 0 '^1 rxe2 left out on 2 nodes .* null$' -- \
+	bash -c "$(printf '%q ' "${NKS[@]}") $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 --json 2>/dev/null |
+		jq -r '\"\\(.rail_notes|length) \\(.rail_notes[0]) \\(.rails_assumed)\"'"
+# three IB nodes on one subnet manager, switches not read: rails by position
+mkdir -p "$NKR/pci"
+for i in 0 1 2; do
+	jq "{verdict: \"pass\", findings: [], host: .nodes[$i].name, devices: .nodes[$i].devices}" \
+		tests/data/rails/ib-one-sm-pci.json >"$NKR/pci/gpu0$((i + 1)).json"
+done
+NKP=(env PATH="$NKR/srun:$PATH" FAKE_DEVICES_DIR="$NKR/pci" FAKE_MODE=noise)
+expect "nccl run: rails assumed from position, in the text" 0 '^rails: rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${NKP[@]}") $FC nccl run gpu01 gpu02 gpu03 --rails mlx5_0,mlx5_1 --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 2>/dev/null; exit 0"
+expect "nccl run: rails assumed from position, in the JSON" 0 '^rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${NKP[@]}") $FC nccl run gpu01 gpu02 gpu03 --rails mlx5_0,mlx5_1 --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 --json 2>/dev/null | jq -r .rails_assumed"
 # nccl run on one node of 8 stand-in H100s (FAKECUDA_NAME): the NVLink figure
 # is stated and the stand-in's busbw judged against it.
 ${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$NKR/libcuda.so" tests/gdr/fakecuda.c ||

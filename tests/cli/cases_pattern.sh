@@ -97,6 +97,10 @@ expect "bisection: a round under the ports warned" 0 'bisection round 1: 2 Gb/s 
 $FC matrix nodeA nodeB nodeC nodeD --pattern alltoall --group 2 -d rxe0 "${PTW[@]}" --db $PTT/a.db \
 	>$PTT/a.txt 2>&1
 expect "alltoall --group 2: one round of 4 flows" 0 'round 1: 4 flows, 9.6 Gb/s in all' -- cat $PTT/a.txt
+# Each group by its index and its size (issue 39 item 5: "group 2 of 2
+# nodes" read as the second of two): groups 1 and 2, 2 nodes each.
+expect "alltoall --group 2: each group's index, then its size" 0 '^2$' -- \
+	grep -Ec '^    group [12], 2 nodes, Jain [0-9.]+ over what each received:$' $PTT/a.txt
 # The run's schedule is the pattern's flows, not the matrix's pairs: the
 # 4 flows of alltoall --group 2 (2 of the 6 pairs of 4 nodes) and the 4 of
 # incast --fan-in 1 make a complete run, with the pattern's rounds.

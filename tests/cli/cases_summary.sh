@@ -20,9 +20,16 @@ sum_lines() {
 }
 expect "summary: healthy 2-rail pair ends with the verdict and its summary, one line" 0 \
 	'^verdict: pass, nothing named $' -- bash -c "tail -n 1 $SUMT/ok.txt | tr '\n' ' '"
+# Lines that fit (issue 39 item 3): with COLUMNS unset, every line of the
+# healthy 2-rail pair fits 100 columns (its sides table was 135, latency
+# 105); the JSON keeps each side's whole GID.
+expect "widths: every line of the healthy 2-rail pair fits 100 columns" 0 '^0$' -- \
+	bash -c "env -u COLUMNS FAKE_DEVICES=$SUMDEV $FC pair nodeA nodeB ${SUMW[*]} 2>/dev/null | awk 'length > 100' | wc -l"
+expect "widths: the JSON keeps each rail's whole GID" 0 '^::ffff:10\.77\.1\.1 \(RoCE v2\)$' -- \
+	bash -c "jq -r '.rails[1].a | \"\\(.gid) (\\(.gid_type))\"' $SUMT/bad.json"
 expect "summary: healthy 2-rail pair in at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/ok.txt" 30
 expect "summary: the sides table has each rail's ports" 0 '^4$' -- \
-	bash -c "grep -Ec '^  [ab] rail [01] +node[AB] +rxe[01] ' $SUMT/ok.txt"
+	bash -c "grep -Ec '^  [ab] rail [01] +node[AB] +rxe[01]:1 ' $SUMT/ok.txt"
 # A bad port on rail 1 (both ends' counters rose, alone and loaded): each
 # failing port adds at most 8 lines.
 expect "summary: bad rail: at most 8 lines a failing port over the healthy run" 0 '^ok [0-9]+$' -- \
@@ -134,6 +141,23 @@ expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
 expect "summary: diagnose names the part once, under the verdict" 0 \
 	'^verdict: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\)     next: not the cable: check drops' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
+# --json documents carry the summary's lines whole ("summary"), and
+# burnin-rack ends as the commands do: its verdict, then its steps' named
+# problems from their documents (a resumed burn-in whose matrix step holds
+# the recorded 4-node matrix with nodeC slow).
+expect "summary: --json has the summary's lines whole" 0 \
+	'^verdict: fail, 1 problem named:\|nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable: .* on a lossless class$' -- \
+	bash -c "$FC diagnose tests/data/diag/rack-loss --json | jq -r '.summary | join(\"|\")'"
+SUMBR=$SUMT/br
+mkdir -p "$SUMBR"
+printf 'FABRIC=lab\nSTEPS="matrix"\nLAB_TIMEOUT=30s\n' >"$SUMBR/mx.conf"
+env FABCHECK=$FC scripts/burnin-rack nodeA nodeB --launcher local --config "$SUMBR/mx.conf" \
+	--out "$SUMBR/run" >/dev/null 2>&1
+$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$SUMBR/m.db" --json >"$SUMBR/run/matrix.json" 2>/dev/null
+expect "summary: burnin-rack ends with its verdict and the step's named problem" 3 \
+	'^verdict: error, 1 problem named:   matrix: nodeC: node level \(measured once, not retested\); check its HCA' -- \
+	bash -c "env FABCHECK=$FC scripts/burnin-rack --resume --out $SUMBR/run --launcher local \
+		--config $SUMBR/mx.conf 2>/dev/null | tail -n 2 | tr '\n' ' '; exit \${PIPESTATUS[0]}"
 # A healthy 2-rail rack under a floor above what it carries: one finding
 # about the floor, in the single-port analysis's words, no rail named.
 python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 none >"$SUMT/h.json"

@@ -117,4 +117,8 @@ env FAKE_DEVICES=tests/data/rails/devices-2rail-storage.json $FC matrix nodeA no
 tui_run left 100x30 - '^rails: rxe2 left out' -- --db $TUT/left.db --max-iterations 15
 expect "tui: the port the run left out, with its rule" 0 \
 	'^rails: rxe2 left out on 3 nodes \(nodeA and 2 others\): its rate 10 Gb/s differs' -- cat $TUT/out-left.txt
+# The title line fits the terminal cut at a word with " ..." (issue 39 item
+# 3), not cut mid-word by the terminal ("(R: one ra").
+expect "tui: the title line cut at a word at 100 columns" 0 '^fabcheck tui  run [0-9]+ .* \.\.\.$' -- \
+	bash -c "head -n 1 $TUT/out-left.txt | sed 's/ *$//'"
 rm -rf "$TUT"

@@ -167,6 +167,37 @@ static void test_table(void **state)
 	fc_table_free(t);
 }
 
+/* A table wider than COLUMNS (issue 39 item 3): every line fits, the
+ * widest text column gives way, cut at a word with " ...", and the
+ * figures are whole. */
+static void test_table_fits(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct fc_table *t = fc_table_new(3, "NODE", "BW", "REASON");
+	int lines = 0;
+
+	(void)state;
+	setenv("COLUMNS", "60", 1);
+	fc_table_add(t, "nodeA", "123.456 Gb/s",
+		     "the port's error counters rose while the test ran: a cable or a transceiver");
+	fc_table_add(t, "nodeB", "2.4 Gb/s", "ok");
+	fc_table_print(t, f, "  ");
+	fclose(f);
+	unsetenv("COLUMNS");
+	for (const char *p = buf, *e; *p; p = e + 1, lines++) {
+		e = strchr(p, '\n');
+		assert_non_null(e);
+		assert_true(e - p <= 60);
+	}
+	assert_int_equal(lines, 3);
+	assert_non_null(strstr(buf, "  nodeA  123.456 Gb/s  the port's error counters rose ...\n"));
+	assert_non_null(strstr(buf, "  nodeB  2.4 Gb/s      ok\n"));
+	free(buf);
+	fc_table_free(t);
+}
+
 static void test_fmt_and_names(void **state)
 {
 	char b[32];
@@ -196,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_doc_verdict),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_fits),
 		cmocka_unit_test(test_fmt_and_names),
 	};
 

@@ -222,6 +222,7 @@ static int check_cfg(struct ncr_cfg *cfg)
 int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct ncr_cfg cfg;
+	int rc;
 
 	cfg_defaults(&cfg);
 	if (fc_opts_parse(ctx, &run_spec, &cfg, argc, argv))
@@ -238,7 +239,11 @@ int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 	cfg.launch.verbose = ctx->verbose;
 	if (cfg.launch.kind == FC_LAUNCH_LOCAL && cfg.launch.ssh_config)
 		fc_warn("--ssh-config has no effect with --launcher local");
-	if (ncr_choose_rails(&cfg))
+	if (ncr_choose_rails(&cfg)) {
+		json_decref(cfg.rail_notes);
 		return FC_EXIT_USAGE;
-	return ncr_run(ctx, &cfg);
+	}
+	rc = ncr_run(ctx, &cfg);
+	json_decref(cfg.rail_notes);
+	return rc;
 }

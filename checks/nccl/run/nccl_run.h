@@ -23,6 +23,9 @@ struct ncr_cfg {
 	const char *rails;	/* --rails all|first|LIST (NULL: all) */
 	const char *exclude_dev; /* --exclude-dev LIST */
 	const char *ib_hca;	/* NCCL_IB_HCA chosen from the rails, NULL: none */
+	json_t *rail_notes;	/* the rail matching's notes (ports left out with
+				 * their rule, rails assumed) when it chose NCCL_IB_HCA */
+	const char *rails_assumed; /* how rails were assumed, NULL: not assumed */
 	const char *port_down;	/* nodes with a port down that their peers have up,
 				 * a failure (ncr_choose_rails), NULL: none */
 	const char *db;		/* --db: the store the run is recorded in */

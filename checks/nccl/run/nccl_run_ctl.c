@@ -394,6 +394,10 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 	}
 	/* A rank that exits is seen as EPIPE on its channel, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	json_object_set_new(s.doc, "rail_notes",
+			    cfg->rail_notes ? json_incref(cfg->rail_notes) : json_array());
+	json_object_set_new(s.doc, "rails_assumed",
+			    cfg->rails_assumed ? json_string(cfg->rails_assumed) : json_null());
 	if (cfg->port_down)
 		fc_finding(s.doc, FC_FAIL,
 			   "%s: NCCL lists only active ports, so that node's GPUs use fewer HCAs and the whole job runs at its pace; the other nodes keep every rail (NCCL_IB_HCA); bring the port up or leave the node out",

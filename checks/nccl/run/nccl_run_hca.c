@@ -81,6 +81,25 @@ static int split_down(const struct fc_rail_node *nodes, int n, struct fc_rail_no
 	return nh;
 }
 
+/* The matching's notes (ports left out with their rule, rails assumed)
+ * into the document's "rail_notes" and "rails_assumed", as matrix and
+ * pair keep them; its warnings and failures said on stderr. */
+static void rail_notes(struct ncr_cfg *cfg, const struct fc_rail_map *map)
+{
+	static char assumed[sizeof(map->assumed)];
+
+	cfg->rail_notes = json_array();
+	for (int i = 0; i < map->nfindings; i++)
+		if (map->findings[i].sev == FC_RAIL_NOTE)
+			json_array_append_new(cfg->rail_notes, json_string(map->findings[i].text));
+		else
+			fc_info("rails: %s", map->findings[i].text);
+	if (map->assumed[0]) {
+		snprintf(assumed, sizeof(assumed), "%s", map->assumed);
+		cfg->rails_assumed = assumed;
+	}
+}
+
 int ncr_choose_rails(struct ncr_cfg *cfg)
 {
 	static char down[512];
@@ -119,8 +138,7 @@ int ncr_choose_rails(struct ncr_cfg *cfg)
 		fc_err("nccl run: %s", map.err[0] ? map.err : "cannot match the nodes' rails");
 		rc = -1;
 	} else if (map.nrails && (rails_hca(&map, healthy, nh, hca, sizeof(hca)) || o.nonly || down[0])) {
-		for (int i = 0; i < map.nfindings; i++)
-			fc_info("rails: %s", map.findings[i].text);
+		rail_notes(cfg, &map);
 		setenv("NCCL_IB_HCA", hca, 1); /* relayed to every rank with the other NCCL_* */
 		cfg->ib_hca = hca;
 		fprintf(stderr, "nccl run: NCCL_IB_HCA=%s (the %d rail%s; --rails first leaves "

@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/names.h"
 #include "core/out.h"
+#include "matrix/mx_rails.h"
 #include "core/safefile.h"
 #include "checks/nccl/run/nccl_run.h"
 
@@ -253,6 +254,7 @@ void ncr_render(FILE *f, const json_t *doc)
 {
 	const json_t *log = json_object_get(doc, "nccl_log");
 
+	mx_rails_notes_render(f, doc); /* the ports left out, the rails assumed */
 	if (!json_object_get(doc, "ranks"))
 		return; /* the run did not get that far: the findings say why */
 	fprintf(f, "%s over %d rank%s (%d per node), NCCL %s, %d iterations after %d warm-up\n\n",
