@@ -150,6 +150,8 @@ static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listin
 	int rc = fc_emit_hook && !listing && fc_emit_hook(doc) ? FC_EXIT_CANT : fc_doc_exit(doc);
 
 	if (ctx->json) {
+		if (!listing) /* the summary the text ends with, its lines whole */
+			json_object_set_new(doc, "summary", fc_summary_json(doc));
 		/* Written by fc_out_finish once the exit code is known. */
 		json_decref((json_t *)ctx->out_doc);
 		ctx->out_doc = (struct json_t *)doc;

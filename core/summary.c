@@ -154,12 +154,11 @@ static void put_problem(FILE *f, char *l, int cols)
 	fprintf(f, "    %s\n", fc_fit_words(next, cols - 4));
 }
 
-void fc_summary_render(FILE *f, const json_t *doc)
+static void render_cols(FILE *f, const json_t *doc, int cols)
 {
 	struct sum s = { .n = 0 };
 	const json_t *list = json_object_get(doc, "findings"), *e;
 	const char *v = fc_jstr(doc, "verdict", "pass");
-	int cols = fc_term_cols();
 	char first[2048];
 	size_t i;
 
@@ -196,4 +195,31 @@ void fc_summary_render(FILE *f, const json_t *doc)
 		 json_string_value(json_array_get(list, 0)) ?
 			 json_string_value(json_array_get(list, 0)) : "?");
 	fprintf(f, "%s\n", fc_fit_words(first, cols));
+}
+
+void fc_summary_render(FILE *f, const json_t *doc)
+{
+	render_cols(f, doc, fc_term_cols());
+}
+
+json_t *fc_summary_json(const json_t *doc)
+{
+	json_t *lines = json_array();
+	char *text = NULL, *p, *nl;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return lines;
+	render_cols(m, doc, FC_SUMMARY_WHOLE);
+	if (fclose(m) == 0)
+		for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+			size_t ind = strspn(p, " ");
+
+			nl = strchr(p, '\n');
+			json_array_append_new(lines, json_stringn(p + ind, (nl ? (size_t)(nl - p) :
+										   strlen(p)) - ind));
+		}
+	free(text);
+	return lines;
 }

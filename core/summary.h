@@ -26,5 +26,10 @@ int fc_term_cols(void);
 char *fc_fit_words(char *s, int width);
 /* Prints @doc's summary to @f, each line fitted to fc_term_cols(). */
 void fc_summary_render(FILE *f, const json_t *doc);
+/* The same lines whole, their indent left out, for a --json document's
+ * "summary" (["verdict: fail, 1 problem named:", "nodeC rxe1 on rail 1:
+ * ..."]): burnin-rack's summary ends with its steps' (one printer). */
+#define FC_SUMMARY_WHOLE 100000
+json_t *fc_summary_json(const json_t *doc);
 
 #endif

@@ -70,6 +70,14 @@ struct diag_module {
 	double temp_c, temp_warn_c, temp_alarm_c; /* 0 when not given */
 	double volt, volt_lo_alarm, volt_hi_alarm;
 	double rx_lo_alarm_dbm;
+	/* the module's own thresholds (SFF-8636 page 3 / CMIS page 02h, as
+	 * ethtool sff-common.c sff_show_thresholds prints them): dBm 99 and
+	 * mA 0 when not given */
+	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm;
+	double bias_lo_alarm_ma, bias_hi_alarm_ma;
+	/* CMIS Module State as ethtool cmis.c cmis_show_mod_state prints it
+	 * ("0x03 (ModuleReady)"): the word in parentheses; "" not printed */
+	char mod_state[24];
 	char alarms[256];  /* module-level flags that are On, then those of
 			    * the lanes in use (after diag_module_judge) */
 	/* per lane, as read: -1 when not printed */

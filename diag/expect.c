@@ -423,6 +423,17 @@ static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
 	return found;
 }
 
+/* Each lane's receive power against the same port on the other nodes
+ * (diag/modlimits.c). */
+static int rx_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
+{
+	static const json_t *ev[RACK_PORTS];
+
+	for (int i = 0; i < n; i++)
+		ev[i] = rp[i].ev;
+	return diag_rx_peers(c, ev, n);
+}
+
 void diag_peers(json_t *doc, const json_t *sets)
 {
 	static struct rack_port rp[RACK_PORTS]; /* ~40 KiB: not on the stack */
@@ -460,6 +471,7 @@ void diag_peers(json_t *doc, const json_t *sets)
 		found++;
 	}
 	found += config_peers(&c, rp, n);
+	found += rx_peers(&c, rp, n);
 	if (found)
 		json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
 	else

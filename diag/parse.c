@@ -260,6 +260,11 @@ static const struct {
 	{ "BR, Nominal", offsetof(struct diag_module, br_mbd), 0, 0 },
 	{ "Module voltage low alarm threshold", offsetof(struct diag_module, volt_lo_alarm), 0, 0 },
 	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
+	{ "Laser rx power low warning threshold", offsetof(struct diag_module, rx_lo_warn_dbm), 1, 0 },
+	{ "Laser output power low alarm threshold", offsetof(struct diag_module, tx_lo_alarm_dbm), 1, 0 },
+	{ "Laser output power low warning threshold", offsetof(struct diag_module, tx_lo_warn_dbm), 1, 0 },
+	{ "Laser bias current low alarm threshold", offsetof(struct diag_module, bias_lo_alarm_ma), 0, 0 },
+	{ "Laser bias current high alarm threshold", offsetof(struct diag_module, bias_hi_alarm_ma), 0, 0 },
 };
 
 /* The lane of "...(Channel 3)" or "... (Chan 3)", from 1; 0 none. */
@@ -390,6 +395,14 @@ static void module_line(struct diag_module *m, const char *key, const char *val)
 
 	if (app_lane(m, key, val) || lane_list(m, key, val))
 		return;
+	if (!strcmp(key, "Module State")) {
+		const char *w = strchr(val, '(');
+
+		if (w)
+			snprintf(m->mod_state, sizeof(m->mod_state), "%.*s",
+				 (int)strcspn(w + 1, ")\r\n"), w + 1);
+		return;
+	}
 
 	for (size_t i = 0; i < sizeof(module_keys) / sizeof(module_keys[0]); i++)
 		if (!strcmp(key, module_keys[i].key)) {
@@ -408,7 +421,7 @@ int diag_parse_module(const char *text, struct diag_module *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->rx_dbm_min = 99;
-	m->rx_lo_alarm_dbm = 99;
+	m->rx_lo_alarm_dbm = m->rx_lo_warn_dbm = m->tx_lo_alarm_dbm = m->tx_lo_warn_dbm = 99;
 	for (int i = 0; i < DIAG_MAX_LANES; i++)
 		m->lane_rx_mw[i] = m->lane_tx_mw[i] = m->lane_bias_ma[i] = -1;
 	for (const char *line = text; line && *line;) {

@@ -150,6 +150,7 @@ static void r_module_alarm(struct diag_ctx *c, const struct diag_port *p)
 	const struct diag_module *m = &p->mod;
 	double hot = m->temp_warn_c > 0 ? m->temp_warn_c : MODULE_HOT_C;
 	char subj[256], next[512], why[400] = "";
+	int likely = 1;
 
 	if (!m->known)
 		return;
@@ -166,6 +167,8 @@ static void r_module_alarm(struct diag_ctx *c, const struct diag_port *p)
 	else if (m->rx_dbm_min < 99 && m->rx_lo_alarm_dbm < 99 && m->rx_dbm_min < m->rx_lo_alarm_dbm)
 		snprintf(why, sizeof(why), "receive power %.2f dBm on lane %d below the module's low alarm %.2f dBm",
 			 m->rx_dbm_min, m->rx_min_lane, m->rx_lo_alarm_dbm);
+	else /* each lane's transmit power, bias and receive warning */
+		likely = diag_module_limits(m, why, sizeof(why));
 	if (!*why)
 		return;
 	port_subject(p, subj, sizeof(subj));
@@ -173,7 +176,7 @@ static void r_module_alarm(struct diag_ctx *c, const struct diag_port *p)
 		 "check the airflow and seating of the module in %s (ethtool -m %s), then swap the transceiver with a known-good one and re-run ",
 		 p->netdev[0] ? p->netdev : p->dev, p->netdev[0] ? p->netdev : p->dev);
 	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
-	emit(c, "module_alarm", subj, "transceiver", 1, next, "%s (ethtool -m)", why);
+	emit(c, "module_alarm", subj, "transceiver", likely > 0, next, "%s (ethtool -m)", why);
 }
 
 static void cable_next(const struct diag_ctx *c, const struct diag_port *p, char *next, size_t len)

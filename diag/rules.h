@@ -41,6 +41,14 @@ void diag_r_module_tx(struct diag_ctx *c, const struct diag_port *p);
 /* The HCA's firmware state (diag/devlink.c): a stored firmware not yet
  * running, or a version the driver could not read (rule "hca_fw"). */
 void diag_r_hca_fw(struct diag_ctx *c, const struct diag_port *p);
+/* A lane in use of @m beyond the module's own thresholds (diag/modlimits.c):
+ * 1 an alarm of its transmitter, 0 a warning, -1 none; what in @why. */
+int diag_module_limits(const struct diag_module *m, char *why, size_t len);
+/* The receive power of each lane against the same port on two or more other
+ * nodes' evidence @ev (diag_port_json), rule "module_rx_peers"; returns how
+ * many were named. */
+#define DIAG_RX_PEER_DB 4.0
+int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n);
 /* The lane (from 1) of @p's module whose transmitter reports a fault or a
  * low transmit power alarm; 0 none. */
 int diag_tx_lane(const struct diag_port *p);

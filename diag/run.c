@@ -1,4 +1,5 @@
 /* The diagnosis of a test from its evidence, as JSON and as text. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,16 +35,32 @@ static json_t *bits_json(unsigned mask, int n, int base)
 	return a;
 }
 
+/* Each lane's receive power in dBm, null where not read or not in use. */
+static json_t *lanes_rx_json(const struct diag_module *m)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < m->nlanes; i++)
+		json_array_append_new(a, (m->used & (1u << i)) && m->lane_rx_mw[i] > 0
+						 ? json_real(10.0 * log10(m->lane_rx_mw[i]))
+						 : json_null());
+	return a;
+}
+
 static json_t *module_json(const struct diag_module *m)
 {
+	json_t *o;
+
 	if (!m->known)
 		return json_null();
-	return json_pack("{s:f, s:f, s:f, s:o, s:s, s:o, s:o, s:o}", "temp_c", m->temp_c,
+	o = json_pack("{s:f, s:f, s:f, s:o, s:s, s:o, s:o, s:o}", "temp_c", m->temp_c,
 			 "temp_warn_c", m->temp_warn_c, "volt", m->volt, "rx_dbm_min",
 			 m->rx_dbm_min < 99 ? json_real(m->rx_dbm_min) : json_null(), "alarms",
 			 m->alarms, "lanes_used", bits_json(m->used, m->nlanes, 1), "lanes_not_in_use",
 			 bits_json(m->dark, m->nlanes, 1), "weak_lane",
 			 m->weak_lane ? json_integer(m->weak_lane) : json_null());
+	json_object_set_new(o, "lanes_rx_dbm", lanes_rx_json(m));
+	return o;
 }
 
 static json_t *count_json(long long v)

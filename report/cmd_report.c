@@ -534,6 +534,7 @@ int cmd_report(struct fc_ctx *ctx, int argc, char **argv)
 			json_decref(doc);
 			return rc;
 		}
-		return fc_emit(ctx, doc, NULL);
+		/* what it wrote, not a judgment: no summary (--json only here) */
+		return fc_emit_listing(ctx, doc, NULL);
 	}
 }

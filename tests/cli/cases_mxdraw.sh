@@ -9,17 +9,17 @@
 # slows a node). The rack keeps naming a slowed node from real traffic
 # (phase_burnin's drain of nodeC, phase_rails' slowed port, phase_drain's
 # rate-faulted rail). Each check is also run on the other run, where it
-# must fail; the names of the rack's 4-node cases are kept: "healthy 4-node
-# matrix passes" and "matrix names the slowed node and exits 1" are the
-# two runs below.
+# must fail. The rack's 4-node cases keep their names here (runs 1 and 2:
+# "matrix on a healthy 4-node rack passes", "matrix names the slowed node
+# and exits 1"; md_json below).
 . tests/cli/tui_lib.sh
 MDT=$(mktemp -d /tmp/fc-mxdraw-XXXXXX)
 MDW=$(pwd)/tests/cli/rack-worker.sh
 MD=(matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd "$MDW" --test write --bw
 	-n 100 -s 64K --min-gbps 0.001 --timeout 60 --min-rack-pct 30 --asym-pct 30 --retest
 	--db "$MDT/four.db")
-expect "mxdraw: healthy 4-node matrix passes (run 1)" 0 'verdict: pass' -- $FC "${MD[@]}"
-expect "mxdraw: nodeC slow both ways named, exit 1 (run 2)" 1 \
+expect "matrix on a healthy 4-node rack passes" 0 'verdict: pass' -- $FC "${MD[@]}"
+expect "matrix names the slowed node and exits 1" 1 \
 	'suspect node nodeC: bad with [23] of 3 peers' -- \
 	env RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 $FC "${MD[@]}"
 

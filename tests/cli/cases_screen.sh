@@ -48,4 +48,32 @@ expect "screen: nodeC alone, stopped by itself in 2 rounds" 0 '^ok$' -- sh -c \
 	python3 -c 'import json, sys; d = json.load(sys.stdin)
 print(\"ok\" if d[\"screen\"][\"stop\"] == \"done\" and d[\"rounds\"] == 2 and len(d[\"pairs\"]) == 2 * d[\"rounds\"]
       and [s.get(\"node\") for s in d[\"suspects\"]] == [\"nodeC\"] else d)'"
+
+# One port of one node slowed on a 2-rail rack (FAKE_DEVICES: rxe0 and rxe1
+# on their own subnets; RW_GBPS_DEV=rxe1: nodeC's rail 1 port, both ways,
+# as `lab fault nodeC --rail 1 rate`), moved from the rack's phase_rails
+# (issue 36 item 5), with its name and assertion: that (node, rail) named at
+# the port level after the two seed rounds (8 pairs: 2 a round on each of 2
+# rails) and the screen stops by itself. The rack keeps the matrix on the
+# same fault, the slowed port named from real traffic; the screen's answer
+# to a noisy seed is test_screen's four_nodes_noisy_seed.
+sc_rail() { # sc_rail DB [ENV...]: the 2-rail screen's document, nodeC slow
+	local db=$1
+	shift
+	env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 \
+		RW_GBPS_BOTH=1 "$@" $FC matrix --screen nodeA nodeB nodeC nodeD --launcher local \
+		--worker-cmd "$SCW" --test write --bw -s 64K -n 100 --min-gbps 0.001 --timeout 60 \
+		--min-rack-pct 25 --db "$db" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = ([(s["node"], s["rail"], s["level"]) for s in d["suspects"]] == [("nodeC", 1, "port")]
+      and d["screen"]["stop"] == "done" and d["screen"]["rounds"] == 2 and len(d["pairs"]) == 8)
+print("ok" if ok else "no: %s" % [(s.get("node"), s.get("rail"), s.get("level")) for s in d["suspects"]])'
+}
+expect "screen --rails: nodeC rail 1 named (port) in 2 rounds, and it stopped by itself" 0 '^ok$' -- \
+	sc_rail $SCT/rail.db RW_GBPS_DEV=rxe1
+# The same check where both of nodeC's ports are slow (no RW_GBPS_DEV): the
+# node is named, not its rail 1 port, and the check fails.
+expect "screen --rails: the check fails on a node slow on both rails" 0 "^no: \\[\\('nodeC', None, 'node'\\)\\]$" -- \
+	sc_rail $SCT/node.db
 rm -rf "$SCT"

@@ -141,6 +141,23 @@ expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
 expect "summary: diagnose names the part once, under the verdict" 0 \
 	'^verdict: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\)     next: not the cable: check drops' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
+# --json documents carry the summary's lines whole ("summary"), and
+# burnin-rack ends as the commands do: its verdict, then its steps' named
+# problems from their documents (a resumed burn-in whose matrix step holds
+# the recorded 4-node matrix with nodeC slow).
+expect "summary: --json has the summary's lines whole" 0 \
+	'^verdict: fail, 1 problem named:\|nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable: .* on a lossless class$' -- \
+	bash -c "$FC diagnose tests/data/diag/rack-loss --json | jq -r '.summary | join(\"|\")'"
+SUMBR=$SUMT/br
+mkdir -p "$SUMBR"
+printf 'FABRIC=lab\nSTEPS="matrix"\nLAB_TIMEOUT=30s\n' >"$SUMBR/mx.conf"
+env FABCHECK=$FC scripts/burnin-rack nodeA nodeB --launcher local --config "$SUMBR/mx.conf" \
+	--out "$SUMBR/run" >/dev/null 2>&1
+$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$SUMBR/m.db" --json >"$SUMBR/run/matrix.json" 2>/dev/null
+expect "summary: burnin-rack ends with its verdict and the step's named problem" 3 \
+	'^verdict: error, 1 problem named:   matrix: nodeC: node level \(measured once, not retested\); check its HCA' -- \
+	bash -c "env FABCHECK=$FC scripts/burnin-rack --resume --out $SUMBR/run --launcher local \
+		--config $SUMBR/mx.conf 2>/dev/null | tail -n 2 | tr '\n' ' '; exit \${PIPESTATUS[0]}"
 # A healthy 2-rail rack under a floor above what it carries: one finding
 # about the floor, in the single-port analysis's words, no rail named.
 python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 none >"$SUMT/h.json"

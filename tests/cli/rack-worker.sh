@@ -13,7 +13,9 @@
 # RW_GBPS_SLOW Gb/s (a starved sender); with
 # RW_GBPS_BOTH=1 so does every worker whose peer is RW_GBPS_HOST (a node
 # slow both ways, as `lab fault rate` makes one): each worker's "setup"
-# then names its host, which the controller hands the peer in "connect". A
+# then names its host, which the controller hands the peer in "connect";
+# with RW_GBPS_DEV only that device (a rail's port: both ends of a rail's
+# pair use the rail's device) is slowed, as `lab fault --rail N rate`. A
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
 # RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
@@ -63,9 +65,12 @@ say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
 # slow_host NAME: whether NAME is one of RW_GBPS_HOST (names between spaces)
 slow_host() { [ -n "$1" ] && case " ${RW_GBPS_HOST:-} " in *" $1 "*) true ;; *) false ;; esac; }
-slow_host "$host" && gbps=${RW_GBPS_SLOW:-0.5}
-peer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
-[ "${RW_GBPS_BOTH:-}" = 1 ] && slow_host "$peer" && gbps=${RW_GBPS_SLOW:-0.5}
+# RW_GBPS_DEV: only that device of the slow hosts is slow (one port, one rail)
+if [ -z "${RW_GBPS_DEV:-}" ] || [ "$dev" = "$RW_GBPS_DEV" ]; then
+	slow_host "$host" && gbps=${RW_GBPS_SLOW:-0.5}
+	peer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
+	[ "${RW_GBPS_BOTH:-}" = 1 ] && slow_host "$peer" && gbps=${RW_GBPS_SLOW:-0.5}
+fi
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).
 next_clocked() {

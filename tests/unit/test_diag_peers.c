@@ -124,6 +124,30 @@ static void test_rack_fw_stored_odd(void **state)
 	json_decref(sets);
 }
 
+/* nodeC's module receives 5 dB less on every lane than the same port on
+ * nodeA and nodeB (the real Mellanox SR4 capture, its rx lines lowered):
+ * within the module's own thresholds and with no weak lane, so only the
+ * peers show it; named once, at the end that receives, as the far end's
+ * transmitter or the fibre. */
+static void test_rack_rx_peers(void **state)
+{
+	json_t *sets, *doc = rack("rack-rx-peers", FOLDERS, &sets);
+	const json_t *e = by_rule(doc, "module_rx_peers");
+
+	(void)state;
+	assert_non_null(e);
+	assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+	assert_string_equal(str(e, "part"), "far end's transmitter or fibre (lanes 1, 2, 3, 4)");
+	assert_string_equal(str(e, "confidence"), "possible");
+	assert_non_null(strstr(str(e, "evidence"),
+			       "lane 1 receives -5.12 dBm where the same port on 2 other nodes receives -0.12 dBm (median), 5.0 dB less"));
+	assert_int_equal(rows(doc, "module_rx_peers", ""), 1);
+	assert_null(by_rule(doc, "module_alarm"));
+	assert_null(by_rule(doc, "module_lane"));
+	json_decref(doc);
+	json_decref(sets);
+}
+
 /* The module's part number as ethtool -m prints it, SFF-8636 and CMIS. */
 static void test_module_pn(void **state)
 {
@@ -146,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_two_nodes_no_majority),
 		cmocka_unit_test(test_rack_fw_pending),
 		cmocka_unit_test(test_rack_fw_stored_odd),
+		cmocka_unit_test(test_rack_rx_peers),
 		cmocka_unit_test(test_module_pn),
 	};
 
