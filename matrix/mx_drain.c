@@ -154,6 +154,17 @@ const char *mx_drain_unseen(const char *node, const char *part, const char *devi
 
 	(void)part;
 	(void)across;
+	/* A port of the node that could not be checked (no pair of it could
+	 * run on its rail): a drain on it, or on the whole node, stays. */
+	json_array_foreach(json_object_get(doc, "unchecked_ports"), i, s) {
+		if (strcmp(fc_jstr(s, "node", ""), node) ||
+		    (at >= 0 && fc_jnum(json_array_get(rails, (size_t)at), "rail", -1) !=
+					fc_jnum(s, "rail", -2)))
+			continue;
+		snprintf(why, sizeof(why), "its port on rail %d (%s) could not be checked in this run",
+			 (int)fc_jnum(s, "rail", -1), fc_jstr(s, "rail_name", "?"));
+		return why;
+	}
 	json_array_foreach(json_object_get(doc, "suspects"), i, s) {
 		if (strcmp(fc_jstr(s, "level", ""), "rail") ||
 		    json_is_true(json_object_get(s, "nodes_judged")))

@@ -438,6 +438,28 @@ static json_t *rails_json(const struct mx_model *m)
 	return list;
 }
 
+/* The ports none of whose pairs could run on their rail while the node's
+ * other rails ran (fc_mxl_unchecked): "unchecked_ports", each with a
+ * warning; never suspects, never drained (mx_drain_unseen keeps a drain
+ * on such a port). */
+static void unchecked_ports(const struct mx_model *m, json_t *doc)
+{
+	json_t *list = json_array();
+
+	for (int k = 0; k < m->ran.nunchecked; k++) {
+		const struct fc_mxl_unchecked *u = &m->ran.unchecked[k];
+		const char *node = m->names[u->node], *dev = own_device(m, node, u->rail);
+
+		fc_finding(doc, FC_WARN,
+			   "%s on rail %d (%s): could not check %s: none of its pairs on that rail could run (ssh, the launcher, a worker that crashed or timed out; a fault the worker found on the node is a fail), while its other rails ran: not judged, never drained; the pairs' errors say why",
+			   node, m->rails[u->rail].index, m->rails[u->rail].name, dev);
+		json_array_append_new(list, json_pack("{s:s, s:i, s:s, s:s}", "node", node, "rail",
+						      m->rails[u->rail].index, "rail_name",
+						      m->rails[u->rail].name, "device", dev));
+	}
+	json_object_set_new(doc, "unchecked_ports", list);
+}
+
 void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs)
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
@@ -471,6 +493,7 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 	}
 	for (int r = 0; rn && r < m->nrails; r++)
 		rn[r] = m->rails[r].name;
+	unchecked_ports(m, doc);
 	for (int k = 0; rn && k < m->ran.nsuspects; k++) {
 		const struct fc_mxl_suspect *s = &m->ran.suspects[k];
 		json_t *o;

@@ -251,8 +251,33 @@ static int find_rails(struct fc_mxl_analysis *an, int *cap, int *is_rail)
 
 static int node_bad_on(const struct fc_mx_analysis *ra, int i)
 {
-	return ra->nodes[i].state == FC_MX_NODE_SUSPECT ||
-	       ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
+	return ra->nodes[i].state == FC_MX_NODE_SUSPECT;
+}
+
+/* Node @i's port on rail @r could not be checked (fc_mxl_unchecked). */
+static int add_unchecked(struct fc_mxl_analysis *an, int i, int r)
+{
+	struct fc_mxl_unchecked *u =
+		realloc(an->unchecked, ((size_t)an->nunchecked + 1) * sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	an->unchecked = u;
+	an->unchecked[an->nunchecked++] = (struct fc_mxl_unchecked){ .node = i, .rail = r };
+	return 0;
+}
+
+/* Node @i's rails on which none of its pairs could run, when it was
+ * measured on another (@measured): each port could not be checked. */
+static int find_unchecked(struct fc_mxl_analysis *an, int i, int measured, const int *is_rail)
+{
+	int rc = 0;
+
+	for (int r = 0; r < an->nrails && measured && !rc; r++)
+		if (is_rail[r] != RAIL_WHOLE &&
+		    an->rails[r].nodes[i].state == FC_MX_NODE_UNREACHABLE)
+			rc = add_unchecked(an, i, r);
+	return rc;
 }
 
 /* A node bad on every rail it was measured on is the host; on some, its
@@ -269,27 +294,28 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 	if (!med)
 		return -ENOMEM;
 	for (int i = 0; i < an->n && !rc; i++) {
-		int measured = 0, bad = 0, unreach = 0;
+		int measured = 0, bad = 0;
 		size_t nm = 0;
 
+		/* A rail on which none of its pairs could run is not measured:
+		 * unreachable on every rail, no rail could be checked (the
+		 * launcher, ssh or the host's power, which the matrix cannot
+		 * tell apart); on some, those ports could not be checked
+		 * (find_unchecked). "Could not check", never a suspect: a drain
+		 * is for a fault the run saw. */
 		for (int r = 0; r < an->nrails; r++) {
 			const struct fc_mx_analysis *ra = &an->rails[r];
 
-			if (is_rail[r] == RAIL_WHOLE || ra->nodes[i].state == FC_MX_NODE_UNTESTED)
+			if (is_rail[r] == RAIL_WHOLE || ra->nodes[i].state == FC_MX_NODE_UNTESTED ||
+			    ra->nodes[i].state == FC_MX_NODE_UNREACHABLE)
 				continue;
 			measured++;
 			bad += node_bad_on(ra, i);
-			unreach += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
 			if (node_bad_on(ra, i) && isfinite(ra->nodes[i].median_gbps))
 				med[nm++] = ra->nodes[i].median_gbps;
 		}
-		if (!bad)
-			continue;
-		/* Unreachable on every rail: no rail could be checked; the
-		 * launcher, ssh or the host's power, which the matrix cannot
-		 * tell apart. "Could not check" (the pairs' errors say it), never
-		 * a suspect: a drain is for a fault the run saw. */
-		if (bad == measured && unreach == bad)
+		rc = find_unchecked(an, i, measured, is_rail);
+		if (!bad || rc)
 			continue;
 		if (bad == measured && (measured >= 2 || an->nrails == 1)) {
 			size_t nr = 0;
@@ -301,8 +327,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 					 (struct fc_mxl_suspect){
 						 .level = FC_MXL_NODE, .node = i, .peer = -1,
 						 .rail = -1, .gbps = fc_median(med, nm),
-						 .ref_gbps = fc_median(ref, nr),
-						 .unreachable = unreach == bad, .nrails_bad = bad });
+						 .ref_gbps = fc_median(ref, nr), .nrails_bad = bad });
 			continue;
 		}
 		for (int r = 0; r < an->nrails && !rc; r++) {
@@ -314,9 +339,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 					 (struct fc_mxl_suspect){
 						 .level = FC_MXL_PORT, .node = i, .peer = -1,
 						 .rail = r, .gbps = ra->nodes[i].median_gbps,
-						 .ref_gbps = ra->rack_median_gbps,
-						 .unreachable = ra->nodes[i].state ==
-								FC_MX_NODE_UNREACHABLE });
+						 .ref_gbps = ra->rack_median_gbps });
 		}
 	}
 	free(med);
@@ -364,6 +387,7 @@ int fc_mxl_reanalyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t 
 		return -EINVAL;
 	rails = an->rails;
 	free(an->suspects);
+	free(an->unchecked);
 	memset(an, 0, sizeof(*an));
 	an->n = n;
 	an->nrails = nrails;
@@ -390,6 +414,7 @@ void fc_mxl_release(struct fc_mxl_analysis *an)
 		fc_mx_release(&an->rails[r]);
 	free(an->rails);
 	free(an->suspects);
+	free(an->unchecked);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -429,10 +454,7 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 				 rl, s->gbps);
 		return;
 	case FC_MXL_NODE:
-		if (s->unreachable)
-			snprintf(buf, len, "%s: unreachable on every rail (%d): the host", nodes[s->node],
-				 s->nrails_bad);
-		else if (an->nrails > 1)
+		if (an->nrails > 1)
 			snprintf(buf, len,
 				 "%s: bad on every rail (%d), median %.3g Gb/s against %.3g "
 				 "Gb/s: the host (PCIe switch, NUMA, CPU or firmware), not one "
@@ -446,10 +468,11 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 		return;
 	case FC_MXL_PORT:
 		rail_name(rails, s->rail, rl, sizeof(rl));
-		if (s->unreachable)
+		if (!isfinite(s->gbps)) /* failed with no figure: a fault the worker found */
 			snprintf(buf, len,
-				 "%s on %s: no pair could run, while its other rails ran: that "
-				 "node's HCA, cable or switch port on that rail",
+				 "%s on %s: its pairs failed with most of its peers on that rail, "
+				 "with no figure, while its other rails pass: that node's HCA, "
+				 "cable or switch port on that rail",
 				 nodes[s->node], rl);
 		else
 			snprintf(buf, len,

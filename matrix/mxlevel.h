@@ -12,12 +12,17 @@
  *         node; a rail only slower than the best still holds each node
  *         against its peers on it, so one node's slow port there is a port
  *         suspect beside the rail's finding;
- *   node  a node suspect (slow, or unreachable on some) on every rail it was
- *         measured on, two rails or more: the host (PCIe switch, NUMA, CPU,
- *         firmware); a node unreachable on every rail is none: it could not
- *         be checked (ssh, the launcher, its power), never a suspect;
- *   port  a node suspect or unreachable on some of its rails: that node's
- *         HCA, cable or switch port on that rail (one suspect per rail);
+ *   node  a node suspect on every rail it was measured on, two rails or
+ *         more: the host (PCIe switch, NUMA, CPU, firmware); a node
+ *         unreachable on every rail is none: it could not be checked (ssh,
+ *         the launcher, its power), never a suspect;
+ *   port  a node suspect on some of its rails: that node's HCA, cable or
+ *         switch port on that rail (one suspect per rail). A node
+ *         unreachable on one rail (no pair of it there could run: the
+ *         worker's own faults of the node arrive as fails, ctl/worker.c,
+ *         so these are ssh, the launcher, a crash, a deadline) while its
+ *         other rails ran is no suspect: that port could not be checked
+ *         ("unchecked"), listed apart and never drained;
  *   link  a suspect link of one rail (a bad cell whose two nodes pass with
  *         their other peers on that rail): the link between those two ports.
  *
@@ -60,12 +65,22 @@ struct fc_mxl_suspect {
 	int nodes_judged;
 };
 
+/* A node's port on one rail that could not be checked: none of its pairs
+ * on that rail could run (FC_MX_ERROR: ssh, the launcher, a worker that
+ * failed or timed out; a fault the worker found on the node arrives as
+ * FC_MX_FAIL, judged), while its pairs on another rail ran. */
+struct fc_mxl_unchecked {
+	int node, rail;
+};
+
 struct fc_mxl_analysis {
 	int n, nrails;
 	struct fc_mx_analysis *rails; /* nrails: each rail alone */
 	double best_rail_gbps;	      /* the highest rail median, NAN when none ran */
 	struct fc_mxl_suspect *suspects;
 	int nsuspects;
+	struct fc_mxl_unchecked *unchecked; /* never suspects, never drained */
+	int nunchecked;
 	/* Every rail that ran has every pair below --min-gbps (each rail's
 	 * FC_MX_FLOOR): one finding about the floor (fc_mx_floor_text), no
 	 * rail named for it; its pairs, nodes and best figure over the rails. */

@@ -102,6 +102,36 @@ expect "drain: pairs that could not run partly are no evidence against the node"
 	bash -c "$FC matrix --import $SLT/partial.json --db $SLT/m.db --drain --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d[\"suspects\"]), [a[\"node\"] for a in d[\"slurm\"] if a[\"action\"] == \"drain\"])'"
 expect "drain: nodeC not drained for pairs that could not run" 0 '^IDLE\|\|$' -- slurm_state nodeC
 
+# nodeC's pairs could not run on rail 1 alone (their rail-1 child gave no
+# document: the launcher, a crash, a deadline; pair --rails says "error"),
+# its rail 0 ran and passed: its rail-1 port could not be checked, listed
+# apart, no suspect, never drained (the pair's verdict is "error", so the
+# row-level analysis lists the node as not checked too). The same rail
+# failed by the worker (a fault it found on nodeC: "fail") is a suspect.
+for v in error fail; do
+python3 - "$v" >"$SLT/rail1-$v.json" <<'PY'
+import json, subprocess, sys
+d = json.loads(subprocess.check_output(["python3", "tests/data/matrix/gen_rails.py", "--pair-docs", "4", "2"]))
+for r in d["results"]:
+    if "nodeC" in (r["a"]["node"], r["b"]["node"]):
+        why = "rail 1: nodeC: no RDMA device 'rxe1'" if sys.argv[1] == "fail" else "rail 1: the worker gave no result (killed at its deadline)"
+        r.update(verdict=sys.argv[1], findings=[why])
+        r["rails"][1]["loaded"] = {"verdict": sys.argv[1], "findings": [why], "counters": {}, "results": []}
+json.dump(d, sys.stdout)
+PY
+done
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a port none of whose pairs could run on its rail is not checked, not a suspect" 3 \
+	'nodeC on rail 1 \(rxe1\): could not check rxe1: none of its pairs on that rail could run' -- \
+	$FC matrix --import $SLT/rail1-error.json --db $SLT/m.db --drain
+expect "drain: that port's node is not drained" 0 '^IDLE\|\|$' -- slurm_state nodeC
+expect "drain: the port listed apart in the JSON, no suspect" 3 "^0 \[\{'node': 'nodeC', 'rail': 1, 'rail_name': 'rxe1', 'device': 'rxe1'\}\] \[\]$" -- \
+	bash -c "$FC matrix --import $SLT/rail1-error.json --db $SLT/m.db --drain --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d[\"suspects\"]), d[\"unchecked_ports\"], [a[\"node\"] for a in d[\"slurm\"] if a[\"action\"] == \"drain\"])'; exit \${PIPESTATUS[0]}"
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "drain: a rail failed by a fault the worker found on the node drains its port" 1 \
+	'drain +nodeC .*Reason="fabcheck: port on rxe1 \(matrix run [0-9]+ across 4 nodes\)"' -- \
+	$FC matrix --import $SLT/rail1-fail.json --db $SLT/m.db --drain
+
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a link between two healthy nodes drains nothing" 1 'suspect link' -- \
 	$FC matrix --import $SLT/link.json --db $SLT/m.db --drain --resume-passed

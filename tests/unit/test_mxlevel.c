@@ -267,21 +267,44 @@ static void test_one_link(void **state)
 	fc_mxl_release(&an);
 }
 
-/* nodeB's rail 1 port runs nothing: that port, unreachable. */
+/* nodeB's rail 1 port runs nothing: its pairs there "error" (could not
+ * run: since the worker says a fault of the node as a fail, ctl/worker.c,
+ * that is ssh, the launcher, a crash or a deadline): that port could not
+ * be checked, no suspect (it was a port suspect before). */
 static void test_port_down(void **state)
+{
+	struct rec r;
+	struct fc_mxl_analysis an;
+
+	(void)state;
+	analyze("rails-4x2-down.json", &r, &an);
+	assert_int_equal(an.nsuspects, 0);
+	assert_int_equal(an.nunchecked, 1);
+	assert_string_equal(r.names[an.unchecked[0].node], "nodeB");
+	assert_int_equal(an.unchecked[0].rail, 1);
+	fc_mxl_release(&an);
+}
+
+/* The same pairs failed by the worker (a fault it found on nodeB: no
+ * device, port not active): nodeB's rail 1 port stays the one suspect. */
+static void test_port_down_fault(void **state)
 {
 	struct rec r;
 	struct fc_mxl_analysis an;
 	const struct fc_mxl_suspect *s;
 
 	(void)state;
-	analyze("rails-4x2-down.json", &r, &an);
+	load("rails-4x2-down.json", &r);
+	for (size_t i = 0; i < r.ncells; i++)
+		if (r.cells[i].state == FC_MX_ERROR)
+			r.cells[i].state = FC_MX_FAIL;
+	assert_int_equal(fc_mxl_analyze(r.n, r.nrails, r.cells, r.ncells, NULL, &an), 0);
 	s = only_suspect(&an);
 	assert_int_equal(s->level, FC_MXL_PORT);
 	assert_string_equal(r.names[s->node], "nodeB");
 	assert_int_equal(s->rail, 1);
-	assert_true(s->unreachable);
-	text_has(&an, &r, s, "no pair could run");
+	assert_int_equal(an.nunchecked, 0);
+	text_has(&an, &r, s, "failed with most of its peers on that rail, with no figure");
 	fc_mxl_release(&an);
 }
 
@@ -359,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_healthy),	  cmocka_unit_test(test_one_port),
 		cmocka_unit_test(test_one_host),  cmocka_unit_test(test_one_rail),
 		cmocka_unit_test(test_one_link),  cmocka_unit_test(test_port_down),
+		cmocka_unit_test(test_port_down_fault),
 		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_port_on_slow_rail), cmocka_unit_test(test_slow_rail_judged),
 	};
