@@ -504,14 +504,20 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 	free(rn);
 }
 
-void mx_rails_notes_render(FILE *f, const json_t *doc)
+int mx_rails_notes_lines(FILE *f, const json_t *doc)
 {
 	const json_t *n;
 	size_t i;
+	int k = 0;
 
 	json_array_foreach(json_object_get(doc, "rail_notes"), i, n)
-		if (json_is_string(n))
+		if (json_is_string(n) && ++k)
 			fprintf(f, "rails: %s\n", json_string_value(n));
-	if (json_array_size(json_object_get(doc, "rail_notes")))
+	return k;
+}
+
+void mx_rails_notes_render(FILE *f, const json_t *doc)
+{
+	if (mx_rails_notes_lines(f, doc))
 		fputc('\n', f);
 }

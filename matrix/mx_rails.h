@@ -63,9 +63,11 @@ void mx_rails_release(struct mx_model *m);
  * and the suspects with their level, into a matrix document (mx_doc.c). */
 void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs);
 
+/* The "rails: NOTE" lines of @doc's rail_notes; how many. */
+int mx_rails_notes_lines(FILE *f, const json_t *doc);
 /* The rails' notes of a matrix document ("rail_notes": the ports left out,
  * each with its rule, and rails matched by position, "assumed"), a line
- * each, as pair says them. */
+ * each, as pair says them, and a blank line under them. */
 void mx_rails_notes_render(FILE *f, const json_t *doc);
 
 #endif
