@@ -92,8 +92,11 @@ static void cap_ib_far(struct cap *c, const json_t *probe)
 			fc_src_live(&plain, NULL);
 			out = fc_src_cmd(&plain, ni, CAP_CMD_S, &code, why, sizeof(why));
 			if (!out || code || fc_smp_nodeinfo_parse(out, &n) || n.local_port < 0) {
-				fc_bw_skip(&c->w, "perfquery -x (the neighbour's port)", NULL,
-					   "its port is not known: smpquery nodeinfo gave none");
+				char msg[400];
+
+				snprintf(msg, sizeof(msg), "its port is not known: smpquery nodeinfo %s",
+					 !out || code ? (*why ? why : "failed") : "named none");
+				fc_bw_skip(&c->w, "perfquery -x (the neighbour's port)", NULL, msg);
 				free(out);
 				continue;
 			}
@@ -157,7 +160,7 @@ static void cap_file(struct cap *c, const char *path, const char *rel)
 	char *buf;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-	buf = fd >= 0 ? fc_read_fd(fd, 1u << 20, &len) : NULL;
+	buf = fd >= 0 ? fc_read_fd(fd, CAP_SETTINGS_MAX, &len) : NULL;
 	if (!buf) {
 		snprintf(why, sizeof(why), "%s", errno == ENOENT ? "no such file" :
 					  errno == EACCES ? "no permission" : strerror(errno));
@@ -206,6 +209,11 @@ static void cap_klog(struct cap *c)
 	FILE *f;
 	int code;
 
+	if (fc_now() > c->deadline) {
+		fc_bw_skip(&c->w, "dmesg", "cmd/dmesg-mlx5-aer",
+			   "the capture's deadline passed before it ran");
+		return;
+	}
 	out = fc_capture(argv, CAP_CMD_S, &code, why, sizeof(why));
 	if (!out || code) {
 		fc_bw_skip(&c->w, "dmesg", "cmd/dmesg-mlx5-aer",
@@ -248,6 +256,18 @@ static void cap_tools(struct cap *c, const json_t *probe)
 	cap_klog(c);
 }
 
+/* Every bound the capture keeps (doc/capture.md "Bounds"), for the manifest. */
+static json_t *cap_bounds(void)
+{
+	return json_pack("{s:I, s:I, s:I, s:f, s:I, s:f, s:f, s:I, s:I, s:I}", "file_bytes",
+			 (json_int_t)FC_BUNDLE_FILE_MAX, "total_bytes",
+			 (json_int_t)FC_BUNDLE_TOTAL_MAX, "files", (json_int_t)FC_BUNDLE_ENTRIES_MAX,
+			 "command_s", CAP_CMD_S, "command_bytes", (json_int_t)FC_CHILD_OUT_MAX,
+			 "sysfs_s", CAP_SYSFS_S, "total_s", CAP_TOTAL_S, "sysfs_file_bytes",
+			 (json_int_t)CAP_SYS_FILE_MAX, "settings_file_bytes",
+			 (json_int_t)CAP_SETTINGS_MAX, "kernel_log_lines", (json_int_t)CAP_KLOG_LINES);
+}
+
 int cap_node(const char *dir, const char *sysroot)
 {
 	struct cap c = { 0 };
@@ -268,12 +288,9 @@ int cap_node(const char *dir, const char *sysroot)
 	probe = pf_probe_doc_src(&c.src, CAP_CMD_S, 1);
 	cap_tools(&c, probe);
 	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	head = json_pack("{s:i, s:s, s:s, s:O, s:i, s:{s:I, s:I, s:f, s:f, s:f}}", "capture",
-			 FC_BUNDLE_FORMAT, "fabcheck", FC_VERSION, "time", now, "host",
-			 json_object_get(probe, "host"), "sysfs_files", files, "bounds",
-			 "file_bytes", (json_int_t)FC_BUNDLE_FILE_MAX, "total_bytes",
-			 (json_int_t)FC_BUNDLE_TOTAL_MAX, "command_s", CAP_CMD_S, "sysfs_s",
-			 CAP_SYSFS_S, "total_s", CAP_TOTAL_S);
+	head = json_pack("{s:i, s:s, s:s, s:O, s:i, s:o}", "capture", FC_BUNDLE_FORMAT,
+			 "fabcheck", FC_VERSION, "time", now, "host",
+			 json_object_get(probe, "host"), "sysfs_files", files, "bounds", cap_bounds());
 	json_decref(probe);
 	return fc_bw_close(&c.w, head) ? -1 : 0;
 }

@@ -16,6 +16,9 @@
 #define CAP_TOTAL_S 180.0
 /* The kernel log lines kept (the last ones naming mlx5, AER, PCIe errors). */
 #define CAP_KLOG_LINES 2000
+/* The most of one sysfs file and of one NCCL settings file kept. */
+#define CAP_SYS_FILE_MAX 65536
+#define CAP_SETTINGS_MAX (1u << 20)
 
 /* Copies sysfs under @root into sys/ of @w until @deadline (monotonic);
  * returns how many files (capture_sys.c). */

@@ -34,7 +34,6 @@ static const char *const pci_attrs[] = {
 };
 
 /* The most of one sysfs file kept (config space is 4 KiB). */
-#define CAP_SYS_FILE_MAX 65536
 
 struct sys_copy {
 	struct fc_bundle_w *w;

@@ -150,6 +150,8 @@ expect "capture: a missing tool is said in the manifest" 0 '"why": "the tool is 
 	bash -c "PATH=/nonexistent:/usr/bin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/nt >/dev/null; jq '.not_read[] | select(.input == \"nvidia-smi topo -m\")' $CAP_TMP/nt/manifest.json"
 expect "capture: bounds in the manifest" 0 '^16777216 268435456 10$' -- \
 	jq -r '.bounds | "\(.file_bytes) \(.total_bytes) \(.command_s)"' "$CAP_TMP/cap-split/manifest.json"
+expect "capture: every bound of doc/capture.md in the manifest" 0 '^200000 8388608 65536 1048576 2000 60 180$' -- \
+	jq -r '.bounds | "\(.files) \(.command_bytes) \(.sysfs_file_bytes) \(.settings_file_bytes) \(.kernel_log_lines) \(.sysfs_s) \(.total_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect_quiet "capture: every file is in the manifest, with its command" 0 -- bash -c \
 	"cd $CAP_TMP/cap-split && diff <(find . -type f ! -name manifest.json | sed 's|^./||' | sort) <(jq -r '.files[].path' manifest.json | sort) && jq -e '[.files[] | select(.from == \"\")] | length == 0' manifest.json >/dev/null"
 
