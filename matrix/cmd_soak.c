@@ -420,9 +420,11 @@ static void render_soak(FILE *f, const json_t *doc)
 	json_t *p;
 
 	/* the nodes given, not "nodes" (keyed by node, and by node/rail with rails) */
-	fprintf(f, "soak of %d node(s): %.0f s of %.0f s, %d slice(s)\n\n",
-		(int)fc_jnum(doc, "node_count", 0), fc_jnum(doc, "elapsed_s", 0),
-		fc_jnum(doc, "duration_s", 0), (int)fc_jnum(doc, "slices", 0));
+	int nodes = (int)fc_jnum(doc, "node_count", 0), slices = (int)fc_jnum(doc, "slices", 0);
+
+	fprintf(f, "soak of %d node%s: %.0f s of %.0f s, %d slice%s\n\n", nodes,
+		nodes == 1 ? "" : "s", fc_jnum(doc, "elapsed_s", 0), fc_jnum(doc, "duration_s", 0),
+		slices, slices == 1 ? "" : "s");
 	mx_rails_notes_render(f, doc);
 	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
 		fc_table_row(t);

@@ -236,6 +236,14 @@ static void html_findings(FILE *f, const json_t *doc)
 		rp_html_escape(f, json_string_value(v));
 		fputs("</li>\n", f);
 	}
+	/* what the run left out and assumed, as matrix prints it ("rails: ") */
+	json_array_foreach(json_object_get(doc, "rail_notes"), i, v) {
+		if (!json_is_string(v))
+			continue;
+		fputs("<li class=\"note\">rails: ", f);
+		rp_html_escape(f, json_string_value(v));
+		fputs("</li>\n", f);
+	}
 	fputs("</ul>\n", f);
 }
 
