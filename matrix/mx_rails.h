@@ -36,6 +36,10 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 
 /* The model's side (mx_model.c). */
 int mx_rails_load(struct mx_model *m);
+/* Node @node's own device on rail position @r, as the run's rail plan
+ * matched it (params "rails" "ports": another server model names the HCA
+ * on a rail otherwise), else the rail's name. */
+const char *mx_rail_own_device(const struct mx_model *m, const char *node, int r);
 /* Room for @more cells at once (a load knows how many: a row's rails),
  * where growing by doubling would copy and overshoot. 0 or -ENOMEM. */
 int mx_rails_reserve(struct mx_model *m, size_t more);

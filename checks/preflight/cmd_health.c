@@ -60,7 +60,13 @@ const char usage_health[] =
 	"                      management): reported at most as a warning, never\n"
 	"                      drained; so are ports the rail rules leave out (the\n"
 	"                      ssh or default-route port, another link layer or\n"
-	"                      rate) and, with --reference, ports on none of its rails\n"
+	"                      rate) and, with --reference, ports on none of its\n"
+	"                      rails; without --reference or --rails, a port down\n"
+	"                      that shows no sign of use (its link never came up\n"
+	"                      since boot, not ACTIVE at the last check): a spare\n"
+	"                      or a rail that never came up\n"
+	"  --rails LIST        this node's rail devices or net devices (e.g.\n"
+	"                      mlx5_0,mlx5_3): only these are judged for a drain\n"
 	"  --timeout T         each tool's budget (default 10s), within --deadline\n"
 	"  --deadline T        the whole check's (default 30s: slurmd ends a\n"
 	"                      HealthCheckProgram after 60 s); a tool that runs out\n"
@@ -105,6 +111,7 @@ static const struct fc_opts hl_spec = {
 		FCO_DOUBLE("expect-rate", 0, o.expect_rate_gbps, 0.001, 1e5),
 		FCO_INT("expect-mtu", 0, o.expect_mtu, 256, 65536),
 		FCO_STR("exclude-dev", 0, o.exclude_dev),
+		FCO_STR("rails", 0, o.rails),
 		FCO_DURATION("timeout", 0, timeout, 1, 600),
 		FCO_DURATION("deadline", 0, deadline, 1, 600),
 		FCO_STR("db", 0, db),
@@ -268,8 +275,11 @@ static void judge(json_t *doc, const struct hl_cli *c, const char *node, json_t 
 		  const json_t *ref, const json_t *last, json_t **state_p)
 {
 	json_t *nodes = json_pack("[{s:s, s:O}]", "node", node, "probe", probe);
+	struct pf_opts o = c->o;
 
-	pf_check(doc, nodes, &c->o);
+	o.in_use = hl_in_use(probe, last);
+	pf_check(doc, nodes, &o);
+	json_decref((json_t *)o.in_use);
 	json_decref(nodes);
 	if (ref)
 		hl_check_reference(doc, node, probe, ref, c->reference);
@@ -339,6 +349,12 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	if (c.from && (c.probe_doc || fc_drain_wanted(&c.drain))) {
 		fc_err("health: --from judges a capture: give it without --probe-doc, --drain-self, "
 		       "--drain-dry-run or --resume-passed (drain the node itself where it runs)");
+		return FC_EXIT_USAGE;
+	}
+	if (c.o.rails && (!*c.o.rails || c.o.rails[strspn(c.o.rails, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-,")])) {
+		fc_err("health: --rails '%s' is not a comma-separated list of devices or net devices (e.g. mlx5_0,mlx5_3)",
+		       c.o.rails);
 		return FC_EXIT_USAGE;
 	}
 	c.no_state |= c.from && !c.state; /* a capture never touches this node's state */

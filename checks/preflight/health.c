@@ -225,6 +225,70 @@ void hl_check_state(json_t *doc, const char *node, const json_t *probe, const js
 	check_pcie(doc, node, probe, state, when);
 }
 
+/* "DEV:PORT" of @p on @d into @key. */
+static void port_key(const json_t *d, const json_t *p, char *key, size_t len)
+{
+	snprintf(key, len, "%s:%d", fc_jstr(d, "name", "?"), (int)fc_jnum(p, "port", 0));
+}
+
+/* The probe's ACTIVE ports, as "DEV:PORT" (the state's "active"). */
+static json_t *hl_active_ports(const json_t *probe)
+{
+	json_t *a = json_array(), *d, *p;
+	size_t i, j;
+	char key[160];
+
+	json_array_foreach(json_object_get(probe, "devices"), i, d)
+		json_array_foreach(json_object_get(d, "ports"), j, p)
+			if (!strcmp(fc_jstr(p, "state", ""), "ACTIVE")) {
+				port_key(d, p, key, sizeof(key));
+				json_array_append_new(a, json_string(key));
+			}
+	return a;
+}
+
+/* What shows port @p of @d was in use on this node, into @why; 0: none. */
+static int port_used(const json_t *probe, const json_t *d, const json_t *p,
+		     const json_t *last, char *why, size_t len)
+{
+	const json_t *nd = json_object_get(json_object_get(probe, "netdevs"),
+					   fc_jstr(p, "netdev", ""));
+	json_int_t up = json_integer_value(json_object_get(nd, "carrier_up_count"));
+	json_int_t downed;
+	char key[160];
+
+	port_key(d, p, key, sizeof(key));
+	downed = json_integer_value(json_object_get(json_object_get(json_object_get(probe, "counters"), key), "link_downed"));
+	if (fc_jhas_str(json_object_get(last, "active"), key))
+		snprintf(why, len, "ACTIVE at the last check");
+	else if (up > 0)
+		snprintf(why, len, "its link came up %lld time%s since %s was made (carrier_up_count)",
+			 (long long)up, up == 1 ? "" : "s", fc_jstr(p, "netdev", "?"));
+	else if (downed > 0)
+		/* IBTA PortCounters LinkDownedCounter: the link was up and
+		 * the port's training state machine downed it */
+		snprintf(why, len, "its link was up and went down %lld time%s (link_downed)",
+			 (long long)downed, downed == 1 ? "" : "s");
+	else
+		return 0;
+	return 1;
+}
+
+json_t *hl_in_use(const json_t *probe, const json_t *last)
+{
+	json_t *used = json_object(), *d, *p;
+	size_t i, j;
+	char key[160], why[160];
+
+	json_array_foreach(json_object_get(probe, "devices"), i, d)
+		json_array_foreach(json_object_get(d, "ports"), j, p)
+			if (port_used(probe, d, p, last, why, sizeof(why))) {
+				port_key(d, p, key, sizeof(key));
+				json_object_set_new(used, key, json_string(why));
+			}
+	return used;
+}
+
 json_t *hl_state_new(const char *node, const json_t *probe, double now)
 {
 	json_t *st = json_pack("{s:i, s:s, s:f, s:O?, s:o, s:o}", "version", HL_STATE_VERSION,
@@ -239,6 +303,7 @@ json_t *hl_state_new(const char *node, const json_t *probe, double now)
 		if (json_is_integer(json_object_get(v, "carrier_changes")))
 			json_object_set(json_object_get(st, "carrier_changes"), ifn,
 					json_object_get(v, "carrier_changes"));
+	json_object_set_new(st, "active", hl_active_ports(probe));
 	json_array_foreach(json_object_get(probe, "hcas"), i, v)
 		if (json_is_object(json_object_get(v, "pcie")))
 			json_object_set_new(json_object_get(st, "pcie"), fc_jstr(v, "name", "?"),

@@ -27,7 +27,14 @@ void hl_check_reference(json_t *doc, const char *node, const json_t *probe, cons
  * counter that rose, carrier changes, a PCIe link that trained lower;
  * each a fail and a pf_blame. */
 void hl_check_state(json_t *doc, const char *node, const json_t *probe, const json_t *state);
-/* The state to keep for the next check: this probe's readings at @now. */
+/* The ports that show, on this node alone, they were in use (a rail port
+ * that went down, not a spare never cabled): {"DEV:PORT": WHY} for each
+ * ACTIVE at the last check (@last, NULL: none), or whose netdev's carrier
+ * came up since it was made (carrier_up_count), or whose link_downed
+ * counter says its link was up. pf_opts.in_use: a DOWN one is judged. */
+json_t *hl_in_use(const json_t *probe, const json_t *last);
+/* The state to keep for the next check: this probe's readings at @now,
+ * with its ACTIVE ports ("active"). */
 json_t *hl_state_new(const char *node, const json_t *probe, double now);
 
 #endif

@@ -140,6 +140,14 @@ static json_t *probe_netdev(const char *root, const char *ifname)
 	snprintf(path, sizeof(path), "%s/class/net/%s/carrier_changes", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "carrier_changes", json_integer(atoll(val)));
+	/* Times the carrier came up (Linux >= 4.16, net/core/net-sysfs.c;
+	 * counted only on a no-carrier -> carrier change, netif_carrier_on in
+	 * net/sched/sch_generic.c): 0 on a port that never had a link since
+	 * the netdev was made, which carrier_changes (down changes too) cannot
+	 * tell. health reads it as evidence that a port was in use. */
+	snprintf(path, sizeof(path), "%s/class/net/%s/carrier_up_count", root, ifname);
+	if (fc_read_file(path, val, sizeof(val)) > 0)
+		json_object_set_new(o, "carrier_up_count", json_integer(atoll(val)));
 	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "operstate", json_string(val));

@@ -54,6 +54,8 @@ const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, c
 
 	if (o->exclude_dev && (in_list(o->exclude_dev, dn) || (*ifn && in_list(o->exclude_dev, ifn))))
 		return "--exclude-dev";
+	if (o->rails)
+		return in_list(o->rails, dn) || (*ifn && in_list(o->rails, ifn)) ? NULL : "not in --rails";
 	if (!json_object_get(set, "ports"))
 		return NULL; /* no rail set: every port judged, as before rails */
 	snprintf(key, sizeof(key), "%s:%d", dn, port);
@@ -72,5 +74,10 @@ const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, c
 			       "its device is on no rail of the rack's reference (a management, storage, front-end or unused port)";
 	if (!strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
 		return "a management, storage or front-end port by the rail rules (the notes say why)";
-	return NULL; /* down, one node, nothing to compare with: judged */
+	/* Down, one node, nothing to compare with: judged only when the node
+	 * shows the port was in use (its link was up: hl_in_use), else it may
+	 * be a spare never cabled (issue 38 item 1). */
+	if (json_object_get(o->in_use, key))
+		return NULL;
+	return "one node, no --reference or --rails, no sign it was in use (no link since boot, not ACTIVE at the last check): a spare, or a rail never up; give --rails LIST to judge it";
 }

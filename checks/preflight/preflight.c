@@ -237,7 +237,7 @@ static void check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 struct pf_judge {
 	enum fc_verdict lvl;
 	const char *left; /* NULL: a rail port, judged */
-	char note[200];	  /* " (left out of the rails: WHY: not judged for a drain)" */
+	char note[320];	  /* " (left out of the rails: WHY: not judged for a drain)" */
 };
 
 static void judge_blame(json_t *doc, const struct pf_judge *j, const char *node, const char *part,

@@ -37,6 +37,8 @@ struct pf_opts {
 	int tclass;		 /* traffic class for the QoS check */
 	const char *exclude_dev; /* --exclude-dev LIST: devices that are no rail */
 	const json_t *ref;	 /* health: the rack's preflight document (NULL: none) */
+	const char *rails;	 /* health --rails LIST: the node's rail devices or netdevs */
+	const json_t *in_use;	 /* health: {"DEV:PORT": WHY} ports shown in use (hl_in_use) */
 };
 
 /*
@@ -54,9 +56,13 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o);
  * judged; one that is not (down, or left out by the rules: management,
  * storage or front-end, another link layer or rate, no peer) is judged
  * when its device is a rail of the other nodes (@probed >= 2) or of the
- * rack's reference o->ref (one node); one node without a reference: a
- * port that is down is judged, an ACTIVE one left out is not. With no rail
- * set every port is judged (checks/preflight/pf_roles.c). */
+ * rack's reference o->ref (one node). o->rails (health --rails) names the
+ * rails outright: a port on none of them is left out. One node with
+ * neither: an ACTIVE port left out by the rules is not judged, nor is a
+ * down one unless the node shows it was in use (o->in_use): one node alone
+ * cannot tell an unused spare from a rail port that went down, so such a
+ * port is a warning that says how to make it judged. With no rail set
+ * every port is judged (checks/preflight/pf_roles.c). */
 const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, const json_t *set,
 			 int probed, const struct pf_opts *o);
 

@@ -236,7 +236,8 @@ hl_doc $HLT/ok.json 'pass'
 hl_doc $HLT/sym.json 'p["counters"]["rxe0:1"].update(symbol_error=7, sent_pkts=99)'
 hl_doc $HLT/pkts.json 'p["counters"]["rxe0:1"].update(sent_pkts=500)'
 hl_doc $HLT/mtu.json 'p["netdevs"]["eth0"]["mtu"] = 1500'
-hl_doc $HLT/down.json 'p["devices"][0]["ports"][0]["state"] = "DOWN"'
+# A rail port that went down: its netdev's carrier had come up since boot.
+hl_doc $HLT/down.json 'p["devices"][0]["ports"][0]["state"] = "DOWN"; p["netdevs"]["eth0"]["carrier_up_count"] = 1'
 # The rack's reference: three nodes as preflight --json records them.
 python3 - tests/data/preflight/rxe-node.json >$HLT/ref.json <<'PY'
 import json, sys
@@ -291,6 +292,36 @@ expect "health --exclude-dev: an uncabled port is a warning, not a drain" 0 \
 	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: --exclude-dev: not judged for a drain\)' -- \
 	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --exclude-dev rxe1 --drain-self
 expect "health --exclude-dev: nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
+# One node alone, no --reference, no --rails: a port down that shows no sign
+# of use (its netdev's carrier never came up, not ACTIVE at the last check)
+# may be a spare: a warning naming the rule and the fix, never a drain.
+expect "health: a down port of unknown rail membership is a warning" 0 \
+	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: one node, no --reference or --rails, no sign it was in use .*give --rails LIST to judge it: not judged for a drain\)' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --drain-self
+expect "health: a down port of unknown rail membership drains nothing" 0 '^IDLE\|\|$' -- slurm_state nodeB
+expect "health --rails: a rail named down drains its node" 1 \
+	'drain +nodeB .*Reason="fabcheck: port state on rxe1 \(health\)"' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --rails rxe0,rxe1 --drain-self
+slurm_nodes nodeA nodeB nodeC
+expect "health --rails: a port not named is left out" 0 \
+	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: not in --rails: not judged for a drain\)' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --rails eth0 --drain-self
+expect "health --rails: not a list" 2 "health: --rails 'rxe0;x' is not a comma-separated list" -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --rails 'rxe0;x'
+# The node's own evidence that a port was in use: its carrier came up since
+# the netdev was made, or it was ACTIVE at the last check: a rail that went down.
+hl_doc $HLT/wasup.json 'd = json.loads(json.dumps(p["devices"][0])); d["name"] = "rxe1"; d["ports"][0].update(device="rxe1", netdev="eth1", state="DOWN"); p["devices"].append(d); p["netdevs"]["eth1"] = dict(name="eth1", mtu=9000, carrier_changes=3, carrier_up_count=1, operstate="down")'
+expect "health: a down port whose link came up since boot drains" 1 \
+	'drain +nodeB .*Reason="fabcheck: port state on rxe1 \(health\)"' -- \
+	$FC health --probe-doc $HLT/wasup.json --no-state --node nodeB --drain-self
+slurm_nodes nodeA nodeB nodeC
+hl_doc $HLT/both.json 'd = json.loads(json.dumps(p["devices"][0])); d["name"] = "rxe1"; d["ports"][0].update(device="rxe1", netdev="eth1"); p["devices"].append(d)'
+expect "health: the state keeps the ports ACTIVE" 0 '"active":\["rxe0:1","rxe1:1"\]' -- \
+	sh -c "$FC health --probe-doc $HLT/both.json --state $HLT/st2.json --node nodeB >/dev/null && cat $HLT/st2.json"
+expect "health: a port ACTIVE at the last check and down now drains" 1 \
+	'drain +nodeB .*Reason="fabcheck: port state on rxe1 \(health\)"' -- \
+	$FC health --probe-doc $HLT/uncabled.json --state $HLT/st2.json --node nodeB --drain-self
+slurm_nodes nodeA nodeB nodeC
 
 # health fits Slurm: a tool of the probe that ran out of its budget is
 # "could not check" (exit 3), never a drain; slurmctld out of reach on a
