@@ -16,6 +16,7 @@
 
 const char usage_diagnose[] =
 	"usage: fabcheck diagnose DIR [--json]\n"
+	"       fabcheck diagnose --from CAPTURE [CAPTURE] [--json]\n"
 	"\n"
 	"Names the most likely failed part (cable or transceiver, switch port, HCA,\n"
 	"host PCIe, configuration, congestion, buffers) from an evidence folder:\n"
@@ -26,6 +27,9 @@ const char usage_diagnose[] =
 	"next step to confirm it. A folder of such folders (matrix pairs, soak\n"
 	"slices, each rail's test) is diagnosed folder by folder.\n"
 	"\n"
+	"  --from CAPTURE [CAPTURE]  the ports of a node's capture ('fabcheck\n"
+	"               capture', folder or .tar.gz); two of one node: before, then\n"
+	"               after\n"
 	"  -j, --json   one JSON document on stdout\n"
 	"  -h, --help   this text\n"
 	"\n"
@@ -41,19 +45,15 @@ static int has_file(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
-static int diagnose_one(const char *dir, json_t *doc, json_t *sets)
+/* The set @s (read from @dir) diagnosed into @sets and @doc; released. */
+static void judge_set(const char *dir, struct diag_set *s, json_t *doc, json_t *sets)
 {
-	struct diag_set s;
-	json_t *one;
-	int err = diag_set_read(dir, &s);
+	json_t *one = fc_doc_new();
 
-	if (err)
-		return err;
-	one = fc_doc_new();
 	json_object_set_new(one, "path", json_string(dir));
-	if (s.test) {
-		json_object_set(one, "verdict", json_object_get(s.test, "verdict"));
-		json_object_set(one, "findings", json_object_get(s.test, "findings"));
+	if (s->test) {
+		json_object_set(one, "verdict", json_object_get(s->test, "verdict"));
+		json_object_set(one, "findings", json_object_get(s->test, "findings"));
 		if (!json_is_string(json_object_get(one, "verdict")))
 			json_object_set_new(one, "verdict", json_string("pass"));
 		if (!json_is_array(json_object_get(one, "findings")))
@@ -61,13 +61,37 @@ static int diagnose_one(const char *dir, json_t *doc, json_t *sets)
 	} else {
 		json_object_del(one, "verdict");
 	}
-	diag_run(one, &s);
-	diag_set_release(&s);
+	diag_run(one, s);
+	diag_set_release(s);
 	if (fc_doc_verdict(one) > fc_doc_verdict(doc))
 		json_object_set(doc, "verdict", json_object_get(one, "verdict"));
 	json_array_extend(json_object_get(doc, "diagnosis"), json_object_get(one, "diagnosis"));
 	json_array_append_new(sets, one);
-	return 0;
+}
+
+static int diagnose_one(const char *dir, json_t *doc, json_t *sets)
+{
+	struct diag_set s;
+	int err = diag_set_read(dir, &s);
+
+	if (!err)
+		judge_set(dir, &s, doc, sets);
+	return err;
+}
+
+/* --from CAPTURE [CAPTURE]: the node's ports, judged as one folder. */
+static int diagnose_from(char *const *paths, int n, json_t *doc)
+{
+	json_t *sets = json_array();
+	struct diag_set s;
+	int err;
+
+	json_object_set_new(doc, "diagnosis", json_array());
+	json_object_set_new(doc, "sets", sets);
+	err = diag_set_from_captures(paths, n, &s);
+	if (!err)
+		judge_set(paths[n - 1], &s, doc, sets);
+	return err;
 }
 
 /* NODE/DEV-PORT/before|after below @dir. */
@@ -208,22 +232,39 @@ static void render(FILE *f, const json_t *doc)
 	fputc('\n', f);
 }
 
+struct dg_cli {
+	const char *from; /* --from: the first capture; an argument the second */
+};
+
+#define FC_OPT_T struct dg_cli
+static const struct fc_opts dg_spec = {
+	.opt = (const struct fc_opt[]){ FCO_STR("from", 0, from), FCO_JSON, { 0 } },
+	.cmd = "diagnose", .usage = usage_diagnose,
+};
+#undef FC_OPT_T
+
 int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct fc_opts spec = { .opt = fc_opts_json_only, .cmd = "diagnose",
-					     .usage = usage_diagnose };
+	struct dg_cli c = { 0 };
 	json_t *doc;
 	int err;
 
-	if (fc_opts_parse(ctx, &spec, NULL, argc, argv))
+	if (fc_opts_parse(ctx, &dg_spec, &c, argc, argv))
 		return FC_EXIT_USAGE;
-	if (argc - optind != 1) {
-		fc_err("diagnose: give one evidence folder (what --save-evidence DIR wrote); see 'fabcheck diagnose --help'");
+	if (c.from ? argc - optind > 1 : argc - optind != 1) {
+		fc_err(c.from ? "diagnose --from: give one capture of a node, or two (before, then after); see 'fabcheck diagnose --help'"
+			      : "diagnose: give one evidence folder (what --save-evidence DIR wrote); see 'fabcheck diagnose --help'");
 		return FC_EXIT_USAGE;
 	}
 	doc = fc_doc_new();
-	json_object_set_new(doc, "input", json_string(argv[optind]));
-	err = diagnose_dir(argv[optind], doc);
+	json_object_set_new(doc, "input", json_string(c.from ? c.from : argv[optind]));
+	if (c.from) {
+		char *paths[2] = { (char *)c.from, optind < argc ? argv[optind] : NULL };
+
+		err = diagnose_from(paths, optind < argc ? 2 : 1, doc);
+	} else {
+		err = diagnose_dir(argv[optind], doc);
+	}
 	if (err) {
 		json_decref(doc);
 		return FC_EXIT_USAGE;

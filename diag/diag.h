@@ -243,6 +243,12 @@ int diag_snap_take(json_t *snap, const char *rel, const char *text, size_t len, 
  * The bundle is checked whole first; NULL after logging what is wrong,
  * naming the file. */
 json_t *diag_snap_read_bundle(const char *dir);
+struct fc_bundle;
+/* The snapshot of port @dev/@port (net device @netdev, "" none) in the
+ * opened capture @b (a whole node's: `fabcheck capture`); @dev NULL: every
+ * file (a reading). NULL after logging a file that cannot be read. */
+json_t *diag_snap_of_port(const struct fc_bundle *b, const char *dev, int port,
+			  const char *netdev);
 /* Writes @snap, the reading @phase of port @dev/@port of @node, as the
  * capture folder @phase of the folder @dfd (@shown names @dfd). 0, or a
  * negative errno (logged). */
@@ -349,6 +355,10 @@ struct diag_set {
 /* Reads an evidence folder (doc/diagnose.md). 0, or a negative errno
  * (logged, naming the file and the fix). */
 int diag_set_read(const char *dir, struct diag_set *s);
+/* `diagnose --from`: the ports of @n (1 or 2) captures of one node, the
+ * first the reading before, the last the reading after (diag/fromcap.c).
+ * 0, or a negative errno (logged, naming the capture and the fix). */
+int diag_set_from_captures(char *const *paths, int n, struct diag_set *s);
 /* 0 when @name, the last part of the folder @path found in an evidence
  * folder, is a name of @kind (core/names.h: "node", "RDMA device", a set
  * folder NNN-A-B as a node name): only then is it used in a path or a

@@ -150,8 +150,42 @@ int diag_snap_write_bundle(int dfd, const char *phase, const char *shown, const 
 	return fc_bw_close(&w, head);
 }
 
-/* Each file the manifest lists, back under its snapshot name. */
-static int take_files(const struct fc_bundle *b, json_t *snap, size_t *total)
+/* 1 when bundle path @path is port @dev/@port's (net device @netdev, ""
+ * none): a file of cap_files at the place `fabcheck capture` keeps it. A
+ * whole node's capture holds every port; a reading (@dev NULL) is one. */
+static int port_file(const char *path, const char *dev, int port, const char *netdev)
+{
+	char pre[256];
+	size_t n;
+
+	if (!dev)
+		return 1;
+	for (size_t i = 0; i < FC_ARRAY_SIZE(cap_files); i++) {
+		char w = cap_files[i].where;
+
+		if (w == 'S' || w == 'm') {
+			snprintf(pre, sizeof(pre), "cmd/ethtool_-%c_%s", w, netdev);
+			if (*netdev && !strcmp(path, pre))
+				return 1;
+			continue;
+		}
+		if (w == 'p')
+			snprintf(pre, sizeof(pre), "sys/class/infiniband/%s/ports/%d/", dev, port);
+		else if (*netdev)
+			snprintf(pre, sizeof(pre), "sys/class/net/%s/", netdev);
+		else
+			continue;
+		n = strlen(pre);
+		if (!strncmp(path, pre, n) && cap_match(path + n, cap_files[i].name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Each file the manifest lists (of port @dev/@port, see port_file), back
+ * under its snapshot name. */
+static int take_files(const struct fc_bundle *b, json_t *snap, size_t *total, const char *dev,
+		      int port, const char *netdev)
 {
 	char why[256], where[PATH_MAX + 600];
 	size_t i;
@@ -163,8 +197,8 @@ static int take_files(const struct fc_bundle *b, json_t *snap, size_t *total)
 		int code, err;
 		char *text;
 
-		if (!rel)
-			continue; /* node.json */
+		if (!rel || !port_file(path, dev, port, netdev))
+			continue; /* node.json, another port's */
 		snprintf(where, sizeof(where), "%s: %s", b->shown, path);
 		if (!diag_snap_path_ok(rel)) {
 			fc_err("evidence: %s: not a name a reading holds (doc/diagnose.md): refused; "
@@ -185,7 +219,8 @@ static int take_files(const struct fc_bundle *b, json_t *snap, size_t *total)
 }
 
 /* Each input noted as not read, back as FILE.why. */
-static void take_not_read(const struct fc_bundle *b, json_t *snap)
+static void take_not_read(const struct fc_bundle *b, json_t *snap, const char *dev, int port,
+			  const char *netdev)
 {
 	char key[300];
 	size_t i;
@@ -194,7 +229,7 @@ static void take_not_read(const struct fc_bundle *b, json_t *snap)
 	json_array_foreach(json_object_get(b->man, "not_read"), i, f) {
 		const char *rel = snap_name(fc_jstr(f, "path", ""));
 
-		if (rel && snprintf(key, sizeof(key), "%s.why", rel) < (int)sizeof(key) &&
+		if (rel && port_file(fc_jstr(f, "path", ""), dev, port, netdev) && snprintf(key, sizeof(key), "%s.why", rel) < (int)sizeof(key) &&
 		    diag_snap_path_ok(key) && json_is_string(json_object_get(f, "why")))
 			json_object_set(snap, key, json_object_get(f, "why"));
 	}
@@ -203,7 +238,6 @@ static void take_not_read(const struct fc_bundle *b, json_t *snap)
 json_t *diag_snap_read_bundle(const char *dir)
 {
 	char err[1200];
-	size_t total = 0;
 	struct fc_bundle *b = fc_bundle_open(dir, err, sizeof(err));
 	json_t *snap;
 
@@ -212,13 +246,22 @@ json_t *diag_snap_read_bundle(const char *dir)
 		       "write it anew)", err);
 		return NULL;
 	}
-	snap = json_object();
-	if (take_files(b, snap, &total)) {
-		json_decref(snap);
-		snap = NULL;
-	} else {
-		take_not_read(b, snap);
-	}
+	snap = diag_snap_of_port(b, NULL, 0, "");
 	fc_bundle_close(b);
+	return snap;
+}
+
+json_t *diag_snap_of_port(const struct fc_bundle *b, const char *dev, int port, const char *netdev)
+{
+	size_t total = 0;
+	json_t *snap = json_object();
+
+	if (take_files(b, snap, &total, dev, port, netdev)) {
+		json_decref(snap);
+		return NULL;
+	}
+	take_not_read(b, snap, dev, port, netdev);
+	if (dev && *netdev)
+		json_object_set_new(snap, "netdev", json_string(netdev));
 	return snap;
 }

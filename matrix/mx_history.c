@@ -423,24 +423,35 @@ void mx_history_doc(const struct mx_history *h, const struct mx_model *m, json_t
 	for (int i = 0; i < h->nlinks; i++) {
 		const struct fc_hist_link *l = &h->links[i];
 		int on_rail = l->rail >= 0 && l->rail < m->nrails;
+		const char *own_a = on_rail ? mx_rail_own_device(m, m->names[l->a], l->rail) : "";
+		const char *own_b = on_rail ? mx_rail_own_device(m, m->names[l->b], l->rail) : "";
+		char own[300] = "";
 		json_t *o;
 
 		if (!l->flagged)
 			continue;
+		/* each node's own device on the rail, where the run's rail plan
+		 * matched another name than the rail's (another server model) */
+		if (on_rail && (strcmp(own_a, m->rails[l->rail].name) ||
+				strcmp(own_b, m->rails[l->rail].name)))
+			snprintf(own, sizeof(own), " (%s %s, %s %s)", m->names[l->a], own_a,
+				 m->names[l->b], own_b);
 		o = json_pack("{s:s, s:s, s:o, s:f, s:f, s:f, s:i, s:o}", "a", m->names[l->a], "b",
 			      m->names[l->b], "rail",
 			      on_rail ? json_integer(m->rails[l->rail].index) : json_null(), "gbps",
 			      l->now, "median_gbps", l->median, "drop_pct", l->drop_pct, "runs",
 			      l->runs, "series", series_json(h, l));
-		if (on_rail)
+		if (on_rail) {
 			json_object_set_new(o, "device", json_string(m->rails[l->rail].name));
+			json_object_set_new(o, "devices", json_pack("[s, s]", own_a, own_b));
+		}
 		json_array_append_new(flagged, o);
 		mx_history_rail(m, l->rail, rail, sizeof(rail));
 		fc_finding(doc, FC_WARN,
-			   "link %s-%s%s%s: %.3g Gb/s is %.0f%% below its median of the last %d "
+			   "link %s-%s%s%s%s: %.3g Gb/s is %.0f%% below its median of the last %d "
 			   "runs (%.3g Gb/s); 'fabcheck report --history' shows its trend",
 			   m->names[l->a], m->names[l->b], on_rail ? " on rail " : "",
-			   on_rail ? rail : "", l->now, l->drop_pct, l->runs, l->median);
+			   on_rail ? rail : "", own, l->now, l->drop_pct, l->runs, l->median);
 	}
 	json_object_set_new(doc, "history",
 			    json_pack("{s:i, s:f, s:i, s:i, s:o}", "k", h->o.k, "drop_pct",

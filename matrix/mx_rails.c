@@ -381,7 +381,7 @@ static const char *cell_verdict(const struct fc_mx_cell *c)
 /* Node @node's own device on rail position @r, as the rails were matched
  * (params "rails" "ports": servers of another model name the HCA on a
  * rail otherwise), else the rail's name. */
-static const char *own_device(const struct mx_model *m, const char *node, int r)
+const char *mx_rail_own_device(const struct mx_model *m, const char *node, int r)
 {
 	const json_t *ports = json_object_get(json_object_get(m->info.params, "rails"), "ports");
 
@@ -406,8 +406,8 @@ static json_t *pairs_json(const struct mx_model *m)
 					list, json_pack("{s:s, s:s, s:i, s:s, s:[s, s], s:o, s:o, s:s, s:b}",
 							"a", m->names[a], "b", m->names[b], "rail",
 							m->rails[r].index, "device", m->rails[r].name,
-							"devices", own_device(m, m->names[a], r),
-							own_device(m, m->names[b], r),
+							"devices", mx_rail_own_device(m, m->names[a], r),
+							mx_rail_own_device(m, m->names[b], r),
 							"gbps", num_or_null(c->gbps), "lat_us",
 							num_or_null(c->lat_us), "verdict",
 							cell_verdict(c), "retest", c->retest));
@@ -508,7 +508,7 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 		/* each node's own device on the rail, and the rail's name */
 		if (s->rail >= 0 && s->node >= 0)
 			json_object_set_new(o, "device",
-					    json_string(own_device(m, m->names[s->node], s->rail)));
+					    json_string(mx_rail_own_device(m, m->names[s->node], s->rail)));
 		else if (s->rail >= 0)
 			json_object_set_new(o, "device", json_string(m->rails[s->rail].name));
 		if (s->rail >= 0)
@@ -520,21 +520,27 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 								 m->names[s->peer]));
 		if (s->level == FC_MXL_LINK && s->rail >= 0)
 			json_object_set_new(o, "devices",
-					    json_pack("[s, s]", own_device(m, m->names[s->node], s->rail),
-						      own_device(m, m->names[s->peer], s->rail)));
+					    json_pack("[s, s]", mx_rail_own_device(m, m->names[s->node], s->rail),
+						      mx_rail_own_device(m, m->names[s->peer], s->rail)));
 		json_array_append_new(suspects, o);
 	}
 	free(rn);
 }
 
-void mx_rails_notes_render(FILE *f, const json_t *doc)
+int mx_rails_notes_lines(FILE *f, const json_t *doc)
 {
 	const json_t *n;
 	size_t i;
+	int k = 0;
 
 	json_array_foreach(json_object_get(doc, "rail_notes"), i, n)
-		if (json_is_string(n))
+		if (json_is_string(n) && ++k)
 			fprintf(f, "rails: %s\n", json_string_value(n));
-	if (json_array_size(json_object_get(doc, "rail_notes")))
+	return k;
+}
+
+void mx_rails_notes_render(FILE *f, const json_t *doc)
+{
+	if (mx_rails_notes_lines(f, doc))
 		fputc('\n', f);
 }

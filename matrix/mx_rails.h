@@ -36,6 +36,10 @@ int mx_rail_find(const struct mx_model *m, const char *name, const char *subnet)
 
 /* The model's side (mx_model.c). */
 int mx_rails_load(struct mx_model *m);
+/* Node @node's own device on rail position @r, as the run's rail plan
+ * matched it (params "rails" "ports": another server model names the HCA
+ * on a rail otherwise), else the rail's name. */
+const char *mx_rail_own_device(const struct mx_model *m, const char *node, int r);
 /* Room for @more cells at once (a load knows how many: a row's rails),
  * where growing by doubling would copy and overshoot. 0 or -ENOMEM. */
 int mx_rails_reserve(struct mx_model *m, size_t more);
@@ -63,9 +67,11 @@ void mx_rails_release(struct mx_model *m);
  * and the suspects with their level, into a matrix document (mx_doc.c). */
 void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs);
 
+/* The "rails: NOTE" lines of @doc's rail_notes; how many. */
+int mx_rails_notes_lines(FILE *f, const json_t *doc);
 /* The rails' notes of a matrix document ("rail_notes": the ports left out,
  * each with its rule, and rails matched by position, "assumed"), a line
- * each, as pair says them. */
+ * each, as pair says them, and a blank line under them. */
 void mx_rails_notes_render(FILE *f, const json_t *doc);
 
 #endif

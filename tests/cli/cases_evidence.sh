@@ -100,4 +100,42 @@ json.dump(m, open(p, "w"))' "$b"
 expect "evidence: a manifest naming a path out of the reading is refused" 2 \
 	"bad-escape/$R: manifest.json: an entry of \"files\" without a plain relative \"path\"" -- \
 	"$FC" diagnose "$EVT/bad-escape"
+# diagnose --from: a node's captures (`fabcheck capture`) judged as the
+# readings they hold. Two readings pair wrote (captures of one port) give
+# the diagnosis of the folder of files holding that port; two captures of
+# a whole node (sysfs trees made of nodeB's readings) give the diagnosis of
+# an old-format folder made of the same files.
+mkdir -p "$EVT/oldB" && cp -r tests/data/diag/rack-loss/nodeB "$EVT/oldB/"
+expect "evidence: diagnose --from two readings of a port gives the folder's diagnosis" 0 '^same$' -- \
+	bash -c "diff <('$FC' diagnose --json '$EVT/oldB' | jq -S .diagnosis) \
+		<('$FC' diagnose --json --from '$EVT/pair/nodeB/rxe0-1/before' '$EVT/pair/nodeB/rxe0-1/after' | jq -S .diagnosis) >/dev/null &&
+		'$FC' diagnose --json '$EVT/oldB' | jq -e '.diagnosis | length > 0' >/dev/null && echo same"
+ev_sys() { # PHASE: a sysfs tree holding nodeB's reading PHASE, and the same files as an old-format reading
+	local r=tests/data/diag/rack-loss/nodeB/rxe0-1/$1 s=$EVT/sys-$1 nd
+	nd=$(cat "$r/netdev")
+	mkdir -p "$s/class/infiniband/rxe0/ports/1/gid_attrs/ndevs" "$s/class/net/$nd" "$EVT/ev-$1"
+	cp -r "$r/hw_counters" "$r/state" "$r/phys_state" "$r/rate" "$r/link_layer" "$s/class/infiniband/rxe0/ports/1/"
+	echo "$nd" >"$s/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+	cp "$r/mtu" "$r/carrier_changes" "$s/class/net/$nd/"
+	cp -r "$r/hw_counters" "$r/state" "$r/phys_state" "$r/rate" "$r/link_layer" "$r/mtu" "$r/carrier_changes" "$r/netdev" "$EVT/ev-$1/"
+	FABCHECK_SYSFS=$s "$FC" capture -o "$EVT/cap-$1" >/dev/null 2>&1
+}
+ev_sys before; ev_sys after
+EVH=$(jq -r .host "$EVT/cap-after/manifest.json")
+mkdir -p "$EVT/oldcap/$EVH/rxe0-1" && mv "$EVT/ev-before" "$EVT/oldcap/$EVH/rxe0-1/before" &&
+	mv "$EVT/ev-after" "$EVT/oldcap/$EVH/rxe0-1/after"
+expect "evidence: diagnose --from two captures of a node gives the same files' diagnosis" 0 '^same$' -- \
+	bash -c "diff <('$FC' diagnose --json '$EVT/oldcap' | jq -S '.diagnosis, .sets[0].evidence') \
+		<('$FC' diagnose --json --from '$EVT/cap-before' '$EVT/cap-after' | jq -S '.diagnosis, .sets[0].evidence') &&
+		'$FC' diagnose --json --from '$EVT/cap-before' '$EVT/cap-after' | jq -e '.diagnosis[0].rule == \"drops\"' >/dev/null && echo same"
+expect "evidence: diagnose --from, captures of two nodes refused" 2 \
+	'diagnose --from: .*/nodeA/rxe0-1/before is a capture of nodeA, .*/nodeB/rxe0-1/after of nodeB: give two captures of one node' -- \
+	"$FC" diagnose --from "$EVT/pair/nodeA/rxe0-1/before" "$EVT/pair/nodeB/rxe0-1/after"
+mkdir -p "$EVT/sys-empty/class/net"
+FABCHECK_SYSFS=$EVT/sys-empty "$FC" capture -o "$EVT/cap-empty" >/dev/null 2>&1
+expect "evidence: diagnose --from a capture without RDMA ports is named" 2 \
+	'diagnose --from .*/cap-empty: no RDMA port in the capture' -- "$FC" diagnose --from "$EVT/cap-empty"
+expect "evidence: diagnose --from three captures refused" 2 'give one capture of a node, or two' -- \
+	"$FC" diagnose --from "$EVT/cap-before" "$EVT/cap-after" "$EVT/cap-after"
+
 rm -rf "$EVT"

@@ -21,7 +21,7 @@ expect "history: no flag while the runs agree" 0 '"flagged": \[\]' -- \
 expect "history flags the link that fell below its past" 0 'link nodeA-nodeD: 0.12 Gb/s is 25% below its median of the last 6 runs \(0.16 Gb/s\)' -- \
 	$FC matrix --import $HIT/drop.json --min-rack-pct 70 --db $HIT/h.db
 expect "history: that link alone" 0 '^1$' -- \
-	sh -c "$FC matrix --resume 7 --db $HIT/h.db --json 2>/dev/null | grep -c 'below its median'"
+	sh -c "$FC matrix --resume 7 --db $HIT/h.db --json 2>/dev/null | jq '[.findings[] | select(test(\"below its median\"))] | length'"
 expect "report --history html: one chart" 0 'wrote .*hist.html' -- \
 	$FC report --history --run 7 --db $HIT/h.db --html $HIT/hist.html --csv $HIT/hist.csv
 expect "history html: the flagged link's SVG" 0 '^1$' -- grep -c '<svg class="trend"' $HIT/hist.html
@@ -47,7 +47,7 @@ expect_none "history per rail: noise alone flags nothing" 0 'below its median' -
 expect "history per rail: the link on rail 1 (rxe1)" 0 'link nodeA-nodeD on rail 1 \(rxe1\): 0.1[0-9]* Gb/s is [23][0-9]% below its median of the last 6 runs' -- \
 	$FC matrix --import $HIT/rails-7.json --min-rack-pct 70 --db $HIT/r.db
 expect "history per rail: that (pair, rail) alone" 0 '^1$' -- \
-	sh -c "$FC matrix --resume 7 --db $HIT/r.db --json 2>/dev/null | grep -c 'below its median'"
+	sh -c "$FC matrix --resume 7 --db $HIT/r.db --json 2>/dev/null | jq '[.findings[] | select(test(\"below its median\"))] | length'"
 expect "history per rail: json names the rail" 0 '^1 rxe1 6$' -- python3 -c '
 import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)

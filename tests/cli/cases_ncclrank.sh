@@ -103,6 +103,9 @@ NKS=(env PATH="$NKR/srun:$PATH" FAKE_DEVICES=tests/data/rails/devices-2rail-stor
 expect "nccl run: the storage port left out, with its rule, in the text" 0 \
 	'^rails: rxe2 left out on 2 nodes \(nodeA and 1 other\): its rate 10 Gb/s differs from the 2\.5 Gb/s' -- \
 	bash -c "$(printf '%q ' "${NKS[@]}") $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 2>/dev/null; exit 0"
+expect "nccl run: the note, then the findings, no two blank lines" 0 '^0$' -- \
+	bash -c "$(printf '%q ' "${NKS[@]}") $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 2>/dev/null |
+		awk 'p == \"\" && \$0 == \"\" && NR > 1 { d++ } { p = \$0 } END { print d + 0 }'"
 expect "nccl run: the storage port left out, in the JSON; nothing assumed" 0 '^1 rxe2 left out on 2 nodes .* null$' -- \
 	bash -c "$(printf '%q ' "${NKS[@]}") $FC nccl run nodeA nodeB --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5 --json 2>/dev/null |
 		jq -r '\"\\(.rail_notes|length) \\(.rail_notes[0]) \\(.rails_assumed)\"'"

@@ -254,9 +254,13 @@ void ncr_render(FILE *f, const json_t *doc)
 {
 	const json_t *log = json_object_get(doc, "nccl_log");
 
-	mx_rails_notes_render(f, doc); /* the ports left out, the rails assumed */
-	if (!json_object_get(doc, "ranks"))
+	/* the ports left out, the rails assumed; then the findings (no blank
+	 * line of its own before theirs when the run got no further) */
+	if (!json_object_get(doc, "ranks")) {
+		mx_rails_notes_lines(f, doc);
 		return; /* the run did not get that far: the findings say why */
+	}
+	mx_rails_notes_render(f, doc);
 	fprintf(f, "%s over %d rank%s (%d per node), NCCL %s, %d iterations after %d warm-up\n\n",
 		fc_jstr(doc, "op", "?"), (int)fc_jnum(doc, "nranks", 0),
 		fc_jnum(doc, "nranks", 0) == 1 ? "" : "s", (int)fc_jnum(doc, "gpus_per_node", 0),
