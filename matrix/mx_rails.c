@@ -448,7 +448,7 @@ static void unchecked_ports(const struct mx_model *m, json_t *doc)
 
 	for (int k = 0; k < m->ran.nunchecked; k++) {
 		const struct fc_mxl_unchecked *u = &m->ran.unchecked[k];
-		const char *node = m->names[u->node], *dev = own_device(m, node, u->rail);
+		const char *node = m->names[u->node], *dev = mx_rail_own_device(m, node, u->rail);
 
 		fc_finding(doc, FC_WARN,
 			   "%s on rail %d (%s): could not check %s: none of its pairs on that rail could run (ssh, the launcher, a worker that crashed or timed out; a fault the worker found on the node is a fail), while its other rails ran: not judged, never drained; the pairs' errors say why",
