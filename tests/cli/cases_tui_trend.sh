@@ -34,7 +34,7 @@ expect "tui trend: rail 1 alone, flagged" 0 \
 tui_run tr5 80x30 'l l R R' '^nodeA -> nodeD on rail 1' -- --db $TUT/tr.db --max-iterations 15
 expect "tui detail: the rail shown, named" 0 '^nodeA -> nodeD on rail 1 \(rxe1\): pass$' -- cat $TUT/out-tr5.txt
 expect "tui detail: a long line cut at a word with ' ...'" 0 \
-	'^  trend: +rail 1 \(rxe1\) \[.{7}\] FLAGGED: [23][0-9]% below its median 0\.1[0-9]*, \.\.\.$' -- cat $TUT/out-tr5.txt
+	'^  trend: +rail 1 \(rxe1\) \[.{7}\] FLAGGED: [23][0-9]% below its median 0\.1[0-9]* \.\.\.$' -- cat $TUT/out-tr5.txt
 # The suspects list's detail has the trend too (s: the list).
 tui_run tr4 120x30 'l l s' 'no suspects so far' -- --db $TUT/tr.db --max-iterations 15
 expect "tui trend: under the list" 0 '^  trend: +rail 1 \(rxe1, its worst\).* FLAGGED' -- cat $TUT/out-tr4.txt
