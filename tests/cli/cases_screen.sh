@@ -29,8 +29,8 @@ expect "a screen leaves no 'incomplete' finding" 1 '^0$' -- \
 	count_incomplete --screen nodeA nodeB nodeC nodeD
 # A node slow both ways on one rail (the stand-in rxe worker: nodeC at 0.2
 # Gb/s against 2.4, sending and receiving), moved from the rack's 4-node
-# matrix (issue 36 item 5; the screen on real traffic stays in the rack's
-# phase_rails): nodeC named at the node level after the two seed rounds,
+# matrix (issue 36 item 5; the rack names slowed nodes and ports from real
+# traffic with the matrix): nodeC named at the node level after the two seed rounds,
 # the others cleared, and the screen stops by itself, exit 1.
 SCW=$(pwd)/tests/cli/rack-worker.sh
 sc_slow() { # sc_slow DB [ARGS]: the screen of the rack with nodeC slow both ways
