@@ -413,7 +413,7 @@ static void render_soak(FILE *f, const json_t *doc)
 {
 	static const char *const keys[] = { "median_a_to_b_gbps", "median_b_to_a_gbps",
 					    "min_a_to_b_gbps", "min_b_to_a_gbps" };
-	struct fc_table *t = fc_table_new(7, "PAIR", "SLICES", "FAILED", "MEDIAN A->B",
+	struct fc_table *t = fc_table_new(8, "PAIR", "SLICES", "FAILED", "NOT RUN", "MEDIAN A->B",
 					  "MEDIAN B->A", "MIN A->B", "MIN B->A");
 	char fig[32];
 	size_t i;
@@ -431,8 +431,9 @@ static void render_soak(FILE *f, const json_t *doc)
 		fc_table_addf(t, 0, "%s-%s", fc_jstr(p, "a", "?"), fc_jstr(p, "b", "?"));
 		fc_table_addf(t, 1, "%d", (int)fc_jnum(p, "slices", 0));
 		fc_table_addf(t, 2, "%d", (int)fc_jnum(p, "failed_slices", 0));
+		fc_table_addf(t, 3, "%d", (int)fc_jnum(p, "unrun_slices", 0));
 		for (int k = 0; k < 4; k++)
-			fc_table_addf(t, 3 + k, "%s",
+			fc_table_addf(t, 4 + k, "%s",
 				      fc_fmt_figure(fc_jnum(p, keys[k], NAN), "%.3f", "Gb/s", fig,
 						    sizeof(fig)));
 	}

@@ -115,11 +115,16 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 		if (strcmp(fc_jstr(s, "a", ""), a) || strcmp(fc_jstr(s, "b", ""), b))
 			continue;
 		nslices++;
-		/* a slice that could not run (fc_pair_end_judged): said, not
-		 * evidence against its nodes (fc_soak_suspects) */
-		unrun += !fc_pair_doc_judged(json_object_get(s, "doc"));
 		if (!slice_ok(s)) {
-			failed++;
+			/* A slice that could not run (fc_pair_end_judged: ssh,
+			 * the launcher, a worker that could not start) is
+			 * counted apart from one whose traffic failed: said in
+			 * the events, no evidence against its nodes
+			 * (fc_soak_suspects). */
+			int judged = fc_pair_doc_judged(json_object_get(s, "doc"));
+
+			failed += judged;
+			unrun += !judged;
 			if (!fail_n) {
 				fail_t = fc_jnum(s, "end", o->t0);
 				fail_why = slice_why(s);
@@ -195,7 +200,7 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 	json_object_set_new(p, "median_b_to_a_gbps", json_real(med[1]));
 	json_object_set_new(p, "min_a_to_b_gbps", json_real(isfinite(lo[0]) ? lo[0] : 0));
 	json_object_set_new(p, "min_b_to_a_gbps", json_real(isfinite(lo[1]) ? lo[1] : 0));
-	json_object_set_new(p, "verdict", json_string(failed ? "fail" : "pass"));
+	json_object_set_new(p, "verdict", json_string(failed ? "fail" : unrun ? "error" : "pass"));
 	json_array_append_new(pairs, p);
 	free(vals[0]);
 	free(vals[1]);

@@ -163,9 +163,9 @@ void fc_soak_suspects(json_t *doc, const json_t *slices)
 
 	json_array_foreach(json_object_get(doc, "pairs"), i, p) {
 		const char *a = fc_jstr(p, "a", "?"), *b = fc_jstr(p, "b", "?");
-		/* failed slices that could all not run (ssh, the launcher, a
-		 * worker: fc_pair_end_judged) are no evidence: not a suspect */
-		int failed = fc_jnum(p, "failed_slices", 0) > fc_jnum(p, "unrun_slices", 0), drop;
+		/* slices that could not run (ssh, the launcher, a worker:
+		 * fc_pair_end_judged) are "unrun_slices", apart: no evidence */
+		int failed = fc_jnum(p, "failed_slices", 0) > 0, drop;
 
 		snprintf(label, sizeof(label), "%s-%s", a, b);
 		drop = has_event(events, "drop", label);

@@ -272,11 +272,18 @@ static void test_unrun_no_suspect(void **state)
 	p = json_array_get(json_object_get(doc, "pairs"), 1);
 	assert_string_equal(fc_jstr(p, "b", ""), "nodeC");
 	assert_int_equal(fc_jnum(p, "unrun_slices", -1), 2);
+	/* counted apart: no traffic of theirs failed, nothing was judged */
+	assert_int_equal(fc_jnum(p, "failed_slices", -1), 0);
+	assert_string_equal(fc_jstr(p, "verdict", ""), "error");
 	free(f);
 	json_decref(doc);
 	json_array_append_new(sl, failed_slice("nodeA", "nodeC", T0 + 30, T0 + 40, "retry exceeded"));
 	doc = analyze(sl, &f);
 	assert_non_null(suspect(doc, "link", NULL));
+	p = json_array_get(json_object_get(doc, "pairs"), 1);
+	assert_int_equal(fc_jnum(p, "failed_slices", -1), 1);
+	assert_int_equal(fc_jnum(p, "unrun_slices", -1), 2);
+	assert_string_equal(fc_jstr(p, "verdict", ""), "fail");
 	free(f);
 	json_decref(doc);
 	json_decref(sl);
