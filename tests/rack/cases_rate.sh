@@ -28,7 +28,7 @@ expect_json "lat-mode imm: write latency on host memory, named in the report" 0 
 	"d['verdict'] in ('pass', 'warn') and len(d['results']) == 1 and
 	 d['results'][0]['lat_mode'] == 'imm' and 0 < d['results'][0]['min_us'] <= d['results'][0]['p50_us'] and d['results'][0]['samples'] > 0" \
 	-- "${R[@]}" --test write --lat --lat-mode imm -n 100 --json
-expect "lat-mode imm: the text names the mode" 0 'write +2 B +50 +[0-9.]+ us .* imm' \
+expect "lat-mode imm: the text names the mode" 0 'write +2 B +50 +[0-9.]+ +[0-9.]+ .* imm' \
 	-- "${R[@]}" --test write --lat --lat-mode imm -n 50
 
 # ---- locality and huge pages --------------------------------------------------
