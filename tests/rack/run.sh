@@ -66,6 +66,7 @@ if rack_up "$R4" --nodes 4 --rails 2; then
 		-- "$FC" lab status --name "$R4" --json
 	echo "== tests/rack/phase_rails.sh (at $((SECONDS - T0)) s)"
 	run_cases "$R4" tests/rack/phase_rails.sh --nodes 4 --rails 2
+	run_cases "$R4" tests/rack/phase_pattern.sh --nodes 4 --rails 2
 fi
 expect "lab down $R4" 0 "is down" -- "$FC" lab down --name "$R4"
 expect_rack_gone "$R4"
