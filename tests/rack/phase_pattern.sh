@@ -11,8 +11,8 @@
 #      neither PFC nor ECN/DCQCN: the RoCE-without-flow-control case), named
 #      with its evidence in text and --json;
 #   3. bisection of the same rack: each round's total against the ports;
-#   4. a baseline built from the healthy runs judges nodeD, its port cut to
-#      90% of the baseline's rate, below the baseline, while the absolute
+#   4. a baseline built from the healthy runs (rule: 50% below) judges nodeD, its port cut to
+#      40% of the baseline's rate, below the baseline, while the absolute
 #      floors pass it (see below for why the cut is taken from the baseline).
 # Thresholds as tests/rack/cases_matrix.sh: the rack runs 0.01-0.2 Gb/s
 # under TCG, so --min-gbps 0.001 turns off pair's share of link rate.
@@ -55,29 +55,34 @@ expect_json "bisection: 4 rounds of 2 flows, each against its ports" 0 \
 	 for r in d['pattern']['rounds'])" -- cat "$PTR/bis.json"
 echo "    patterns (pairs, incast into 10 Mbit/s, bisection): $((SECONDS - T0P)) s"
 
-# ---- 4. the fleet baseline and a node 10% slow -------------------------------
+# ---- 4. the fleet baseline and a node slowed below it ----------------------
 # What the emulator can show: rxe under TCG moves what the guests' emulated
-# CPUs let it, 0.01-0.2 Gb/s, and a healthy pair's figure varies from run to
-# run by more than the baseline's 5% rule (tests/rack/cases_matrix.sh: by a
-# factor of two on a loaded host). A node whose own speed were 10% lower
-# could not be told apart from that noise. lab fault's rate is a tbf
-# ceiling on the node's port both ways (lab/ops.sh): set to 90% of the
-# baseline's pruned mean, every result of nodeD is at most 90% of it on the
-# wire, less as payload (the frames' headers; drops at the tbf and rxe's
-# go-back-N retransmissions only lower it): more than 5% below, whatever
-# the emulator's pace. So the case asserts what holds under any load: each
-# of nodeD's links is judged below the baseline and the node is named,
-# while pair's absolute floors (--min-gbps) pass each of its results; the
-# healthy links' distance to the baseline is printed, not asserted (on a
-# loaded host they can fall below it too: the baseline's rule is a fleet's
-# of port-bound hardware, which the emulator is not).
+# CPUs let it, 0.01-0.2 Gb/s, and healthy pairs differ far more than the
+# fleet rule's 5%: in make check at 3df048d (07:41 UTC, quiet host) the two
+# healthy 4-node matrices below gave 0.054 to 0.152 Gb/s, a factor of 2.8
+# within one run. With 5%, the baseline's pruning (core/baseline.c: drop
+# what is more than 5% below the mean, repeat) keeps the single best figure
+# of such a spread, fewer than --min-count's 3: no baseline at all. A node
+# 10% slower cannot be told apart from that noise, so the rack builds its
+# baseline under the widest rule `baseline` takes (--below-pct 50: a
+# site's own rule, kept in the file and used by the judgment), which keeps
+# every healthy figure of that spread (the lowest, 0.054, is 40% below its
+# mean), and slows nodeD by the smallest step that rule can show whatever
+# the emulator's pace: lab fault's rate is a tbf ceiling on the node's port
+# both ways (lab/ops.sh), set to 40% of the baseline's mean, so each of
+# nodeD's results is at most 40% of it on the wire, less as payload (the
+# headers; the tbf's drops and rxe's go-back-N retransmissions only lower
+# it): more than 50% below. The case asserts each of nodeD's links below
+# the baseline and the node named, while pair's absolute floors
+# (--min-gbps) pass each of its results; the healthy links' distance to the
+# baseline is printed, not asserted (their spread is the emulator's).
 T0P=$SECONDS
 for _ in 1 2; do # two more healthy runs: 18 pair results with run 1
 	"$FC" matrix "${NODES[@]}" --ssh-config "$PT_SSH" "${PT_PAIR[@]}" --min-rack-pct 30 \
 		--db "$PTR/p.db" >/dev/null 2>>"$RACK_LOG"
 done
 expect "baseline from the healthy runs: the pairs' profile" 0 'write 65536 B uni, pattern pairs: [0-9.]+ Gb/s' -- \
-	"$FC" baseline --db "$PTR/p.db" -o "$PTR/bl.json"
+	"$FC" baseline --db "$PTR/p.db" --below-pct 50 -o "$PTR/bl.json"
 PT_BL=$(python3 -c '
 import json, sys
 for p in json.load(open(sys.argv[1]))["profiles"]:
@@ -85,12 +90,12 @@ for p in json.load(open(sys.argv[1]))["profiles"]:
         print("%.6f %.6f %d" % (p["mean_gbps"], p["stdev_gbps"], p["count"]))' "$PTR/bl.json" 2>/dev/null)
 read -r PT_MEAN PT_SD PT_N <<<"${PT_BL:-0 0 0}"
 if python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0.002)' "$PT_MEAN"; then
-	PT_CAP=$(python3 -c 'import sys; print(int(float(sys.argv[1]) * 1000 * 0.9))' "$PT_MEAN")
-	echo "    baseline: ${PT_MEAN} Gb/s (sd ${PT_SD}) of ${PT_N} results; nodeD's port to ${PT_CAP} Mbit/s (90%)"
-	expect "baseline: nodeD's port to 90% of the baseline" 0 "nodeD: eth0 limited to $PT_CAP Mbit/s" -- \
+	PT_CAP=$(python3 -c 'import sys; print(int(float(sys.argv[1]) * 1000 * 0.4))' "$PT_MEAN")
+	echo "    baseline: ${PT_MEAN} Gb/s (sd ${PT_SD}) of ${PT_N} results; nodeD's port to ${PT_CAP} Mbit/s (40%)"
+	expect "baseline: nodeD's port to 40% of the baseline" 0 "nodeD: eth0 limited to $PT_CAP Mbit/s" -- \
 		"$FC" lab fault --name "$R4" nodeD rate "$PT_CAP"
 	# (--timeout 120: the tbf drops what exceeds its ceiling and rxe
-	# retransmits, which can slow nodeD's pairs well below 90%)
+	# retransmits, which can slow nodeD's pairs well below 40%)
 	"$FC" matrix "${NODES[@]}" --ssh-config "$PT_SSH" "${PT_PAIR[@]}" --timeout 120 --min-rack-pct 30 \
 		--baseline "$PTR/bl.json" --db "$PTR/j.db" --json >"$PTR/bl-judged.json" 2>>"$RACK_LOG"
 	expect_json "baseline: each of nodeD's links below it, the node named" 0 \
