@@ -56,7 +56,7 @@ const char usage_soak[] =
 	"  --slice T           length of each pair test (default 60s; the last is\n"
 	"                      shorter when less time is left)\n"
 	"  --interval T        bandwidth sample interval (default 1s)\n"
-	"  --drop-pct P        a sample below P%% of its pair's median is a drop (default 50)\n"
+	"  --drop-pct P        a sample below P% of its pair's median is a drop (default 50)\n"
 	"  --hostfile FILE     nodes, one a line\n"
 	"  --db FILE           the store (default fabcheck.db)\n"
 	"  --deadline T        a slice still running T after its end is killed (default 90s)\n"

@@ -153,7 +153,7 @@ const char usage_pair[] =
 	"                      the finished tests are kept (default: no deadline)\n"
 	"  --db FILE           keep the run in this SQLite store (default fabcheck.db)\n"
 	"  --baseline FILE     judge each bandwidth result against the fleet's baseline\n"
-	"                      ('fabcheck baseline'): more than its P%% below is defective\n"
+	"                      ('fabcheck baseline'): more than its P% below is defective\n"
 	"  --no-db             keep nothing\n"
 	"  --save-evidence DIR write each node's raw counters, ethtool -S/-m, PCIe\n"
 	"                      and perfquery readings before and after, with the\n"

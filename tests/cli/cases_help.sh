@@ -9,13 +9,15 @@ subs_of() {
 	$FC "$1" --help 2>/dev/null | grep -q "^usage: fabcheck $1 <command>" || return 0
 	$FC "$1" --help 2>/dev/null | awk '/^  [a-z][a-z-]*( |$)/ {print $1}' | sort -u
 }
-# usage_ok WANT CMD...: CMD exits 0 and its stdout starts with WANT's usage.
+# usage_ok WANT CMD...: CMD exits 0 and its stdout starts with WANT's usage,
+# with no printf escape printed as it is ("P%%": a usage goes out by fputs).
 usage_ok() {
 	local want=$1 out rc
 	shift
 	out=$("$@" 2>/dev/null); rc=$?
-	[ "$rc" = 0 ] && grep -q "^usage: fabcheck $want\( \|$\)" <<<"$out" && return 0
-	echo "fabcheck ${*:2}: exit $rc: ${out:0:120}"
+	[ "$rc" = 0 ] && grep -q "^usage: fabcheck $want\( \|$\)" <<<"$out" &&
+		! grep -q '%%' <<<"$out" && return 0
+	echo "fabcheck ${*:2}: exit $rc: $(grep -m1 '%%' <<<"$out" || echo "${out:0:120}")"
 	return 1
 }
 help_all() {
