@@ -52,8 +52,11 @@ diag_case "diagnosis: rate 20 on nodeB: a slow path, no hardware part" \
 	"$NOCABLE and .verdict == \"fail\" and any(.diagnosis[]; .rule == \"slow_clean\") and
 	 all(.diagnosis[]; .part | test(\"HCA|PCIe|transceiver|^configuration\") | not)" rate -- -t 2 --test write
 "$FC" lab fault --name "$RACK_NAME" nodeB mtu 1500 >/dev/null
+# --timeout 10 (the last one given is taken): frames larger than nodeB's
+# 1500 B are lost, so each test waits out its timeout; the diagnosis is read
+# from both nodes' MTUs, not from how long that took (42 s at --timeout 30).
 diag_case "diagnosis: mtu 1500 on nodeB: configuration (MTU)" \
-	"$NOCABLE and .diagnosis[0].part == \"configuration (MTU)\"" mtu --
+	"$NOCABLE and .diagnosis[0].part == \"configuration (MTU)\"" mtu -- --timeout 10
 # the same folder without its test.json: both nodes' mtu files say it alone
 rm -f "$DX/mtu/test.json"
 out=$("$FC" diagnose --json "$DX/mtu" 2>>"${RACK_LOG:-/dev/null}")

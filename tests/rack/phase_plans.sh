@@ -34,12 +34,15 @@ if rack_up "$RP" --nodes 2 --rails 2 --addressing routed --ipv6 --storage-nic; t
 	# nodeB's rail 1 at 2 Mbit/s (0.002 Gb/s): under a floor of 0.004 Gb/s,
 	# which healthy rails here clear four times over (0.015-0.05 Gb/s), rail 1
 	# fails and rail 0 does not (a warning at most: the error counters that
-	# rise under TCG). 30 messages of 64 KiB: about 8 s at 2 Mbit/s.
+	# rise under TCG). 30 messages of 64 KiB: about 8 s at 2 Mbit/s, but the
+	# tbf drops what exceeds its queue and rxe waits out its retransmissions
+	# (40 s in a quiet rack run): --deadline 12 judges rail 1 on what it
+	# moved by then (pair --deadline: a slow link), rail 0 finishes first.
 	"$FC" lab fault nodeB --rail 1 rate 2 --name "$RP" >/dev/null 2>&1
 	expect_json "plans: nodeB's slowed rail 1 fails as (pair, rail 1), rail 0 does not" 1 \
 		"[(r['name'], r['verdict'] == 'fail') for r in d['rails']] == [('rxe0', False), ('rxe1', True)]
 		 and any(f.startswith('rail 1 (rxe1)') for f in d['findings'])" \
-		-- "$FC" pair nodeA nodeB "${RPA[@]}" -n 30 --loaded-only --min-gbps 0.004 --min-loaded-pct 0
+		-- "$FC" pair nodeA nodeB "${RPA[@]}" -n 30 --deadline 12 --loaded-only --min-gbps 0.004 --min-loaded-pct 0
 fi
 expect "lab down $RP" 0 "is down" -- "$FC" lab down --name "$RP"
 expect_rack_gone "$RP"
