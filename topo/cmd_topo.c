@@ -52,6 +52,10 @@ const char usage_topo[] =
 	"\n"
 	"GPUs and HCAs come from sysfs; when sysfs has none (another host's\n"
 	"matrix), from the matrix alone. NVLink (NV#) comes from the matrix.\n"
+	"From the matrix alone the JSON gives each GPU nccl_nics: the NICs NCCL\n"
+	"ranks first by the cells (NODE ties with PHB; a table prints no link\n"
+	"speed), null for a Grace GPU that prints SYS to every NIC (which NICs\n"
+	"hang off its CPU is not printed).\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage error,\n"
 	"3 nothing to check (no GPU and no HCA) or an input that cannot be read.\n";
 

@@ -143,6 +143,47 @@ int topo_view_nearest(const struct topo_view *v, int g, int *out, int max)
 	return n;
 }
 
+/* A GPU-NIC cell as NCCL classes it: NODE is PHB (topo_nccl_class). */
+static enum topo_dist nccl_cell(const char *cell)
+{
+	enum topo_dist d;
+
+	return topo_dist_parse(cell, &d) ? TOPO_UNKNOWN : topo_nccl_class(d);
+}
+
+/* A C2C GPU that only nvidia-smi shows: it has no C2C cell and prints SYS to
+ * every NIC, the NICs of its own CPU included (tests/real/topo, GB200). */
+static int c2c_sys(const struct topo_view *v, int g, int rank)
+{
+	return v->gpu[g].c2c && rank == 6 && !strcmp(v->source, "nvidia-smi");
+}
+
+/*
+ * The NICs NCCL ranks first for GPU @g from the cells alone (topo.cc
+ * ncclTopoGetLocal, 2.7+): the highest path bandwidth, then the lowest path
+ * type. A table prints no link speed, so the type decides, NODE tying with
+ * PHB: NCCL keys its CPU nodes by NUMA node (xml.cc ncclTopoGetXmlFromSys),
+ * so another host bridge of the GPU's NUMA node is PHB to it
+ * (design/nccl-rules.md section 2). -1 when the table cannot say: a C2C GPU
+ * whose every NIC is SYS reaches the NICs of its own Grace at P2C (paths.cc,
+ * 2.27.3+) and the others at SYS, and which are which is not printed.
+ */
+int topo_view_nccl_nics(const struct topo_view *v, int g, int *out, int max)
+{
+	enum topo_dist best = TOPO_UNKNOWN;
+	int n = 0;
+
+	for (int b = 0; b < v->nnics; b++)
+		if (nccl_cell(v->gn[g][b]) < best)
+			best = nccl_cell(v->gn[g][b]);
+	if (best == TOPO_SYS && c2c_sys(v, g, 6)) /* 6: nvsmi_cell_rank("SYS") */
+		return -1;
+	for (int b = 0; b < v->nnics && best != TOPO_UNKNOWN && n < max; b++)
+		if (nccl_cell(v->gn[g][b]) == best)
+			out[n++] = b;
+	return n;
+}
+
 void topo_recommend(json_t *doc, const char *env, const char *value, const char *fmt, ...)
 {
 	json_t *list = json_object_get(doc, "recommendations");
@@ -184,6 +225,17 @@ static json_t *dev_json(const struct tv_dev *d, int is_nic)
 	return o;
 }
 
+/* The GPU's NCCL candidates by name; null when the table cannot say. */
+static json_t *nccl_nics_json(const struct topo_view *v, int g)
+{
+	int nn[TV_MAX], k = topo_view_nccl_nics(v, g, nn, TV_MAX);
+	json_t *a = k < 0 ? json_null() : json_array();
+
+	for (int i = 0; i < k; i++)
+		json_array_append_new(a, json_string(v->nic[nn[i]].name));
+	return a;
+}
+
 static void report_devices(const struct topo_view *v, json_t *doc)
 {
 	json_t *gpus = json_array(), *nics = json_array(), *matrix = json_object();
@@ -198,6 +250,8 @@ static void report_devices(const struct topo_view *v, json_t *doc)
 		json_object_set_new(o, "nearest_dist",
 				    k ? json_string(v->gn[g][nn[0]]) : json_null());
 		json_object_set_new(o, "row_known", json_boolean(v->row_known[g]));
+		if (!strcmp(v->source, "nvidia-smi")) /* from sysfs: nccl_nic (topo_checks.c) */
+			json_object_set_new(o, "nccl_nics", nccl_nics_json(v, g));
 		json_array_append_new(gpus, o);
 		for (int b = 0; b < v->ngpus; b++)
 			if (v->gg[g][b][0])
@@ -267,15 +321,18 @@ static int worst_nearest(const struct topo_view *v, int *who)
 	return worst;
 }
 
+/* NCCL_IB_HCA from the table: the NICs NCCL ranks first for some GPU
+ * (topo_view_nccl_nics); GPUs the table cannot say that of are left out. */
 static void advise_hca(const struct topo_view *v, json_t *doc)
 {
-	int used[TV_MAX] = { 0 }, unresolved = 0, nused = 0;
+	int used[TV_MAX] = { 0 }, unresolved = 0, nused = 0, unknown = 0;
 	char val[1024] = "=";
 	size_t len = 1;
 
 	for (int g = 0; g < v->ngpus; g++) {
-		int nn[TV_MAX], k = topo_view_nearest(v, g, nn, TV_MAX);
+		int nn[TV_MAX], k = topo_view_nccl_nics(v, g, nn, TV_MAX);
 
+		unknown += k < 0;
 		for (int i = 0; i < k; i++)
 			used[nn[i]] = 1;
 	}
@@ -290,10 +347,11 @@ static void advise_hca(const struct topo_view *v, json_t *doc)
 	if (!nused || len >= sizeof(val))
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA(s) nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s",
+		       "%d HCA(s) nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s",
 		       nused, nused < v->nnics ? "; the others are farther from every GPU" : "",
-		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "");
-	for (int b = 0; b < v->nnics; b++)
+		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "",
+		       unknown ? "; the C2C GPUs that print SYS to every NIC are not counted: which NICs they use is not in the table" : "");
+	for (int b = 0; b < v->nnics && !unknown; b++)
 		if (!used[b] && v->nic[b].has_rdma && v->ngpus)
 			fc_finding(doc, FC_PASS,
 				   "%s is not the nearest HCA of any GPU: NCCL may still send over it unless NCCL_IB_HCA leaves it out",
@@ -327,13 +385,6 @@ static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
 		       "%d GPU(s) reach their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
 		       n, v->gpu[first].name, v->nic[nn[0]].name, v->gn[first][nn[0]]);
 	return 1;
-}
-
-/* A C2C GPU that only nvidia-smi shows: it has no C2C cell and prints SYS to
- * every NIC, the NICs of its own CPU included (tests/real/topo, GB200). */
-static int c2c_sys(const struct topo_view *v, int g, int rank)
-{
-	return v->gpu[g].c2c && rank == 6 && !strcmp(v->source, "nvidia-smi");
 }
 
 /* Says so instead of "the other socket": the table cannot tell which NICs
