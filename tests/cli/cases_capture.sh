@@ -188,6 +188,9 @@ expect_quiet "capture: doc/capture.md names every file a capture writes, and no 
 	python3 tests/cli/capdoc.py doc/capture.md checks/preflight/capture.c checks/preflight/capture_sys.c \
 	checks/preflight/pf_probe.c ctl/ibpeer.c -- "$CAP_TMP"/cap-{dgx,hgx,split,h100,gb200,gh200,2s,nogpu,xtra} \
 	"$CAP_TMP/nt" "$CAP_TMP/rs"
+# the corpus of real captures: each has its source row and its expectation
+expect "real captures: each with its source and expectation, counted per class" 0 \
+	'^all captures in SOURCES.tsv +[0-9]+ \(minimum 60\)$' -- python3 tests/real/count.py --check
 
 # broken bundles: an error naming the file, exit 3, nothing read outside
 cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged
