@@ -38,6 +38,7 @@ struct pf_opts {
 	const char *exclude_dev; /* --exclude-dev LIST: devices that are no rail */
 	const json_t *ref;	 /* health: the rack's preflight document (NULL: none) */
 	const char *rails;	 /* health --rails LIST: the node's rail devices or netdevs */
+	const char *rails_why;	 /* why a port is not in @rails (NULL: "not in --rails") */
 	const json_t *in_use;	 /* health: {"DEV:PORT": WHY} ports shown in use (hl_in_use) */
 };
 
