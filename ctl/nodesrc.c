@@ -79,6 +79,18 @@ char *fc_src_cmd(struct fc_src *s, const char *const *argv, double timeout, int 
 	return out;
 }
 
+void fc_src_skip(struct fc_src *s, const char *const *argv, const char *why)
+{
+	char name[200], rel[256], line[1024];
+
+	if (!s->rec)
+		return;
+	fc_bundle_cmd_name(argv, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "cmd/%s", name);
+	cmd_line(argv, line, sizeof(line));
+	fc_bw_skip(s->rec, line, rel, why);
+}
+
 /*
  * A capture without verbs/devices.json (libibverbs listed nothing when it
  * was taken, or a bundle put together from another tool's record) that holds

@@ -148,12 +148,49 @@ expect_quiet "capture: NCCL_* kept, no other variable" 0 -- bash -c \
 	 grep -qx 'NCCL_IB_HCA==mlx5_0' $CAP_TMP/env/env/nccl.env && ! grep -rq hunter2-xyz $CAP_TMP/env"
 expect "capture: a missing tool is said in the manifest" 0 '"why": "the tool is not installed \(exit 127\)"' -- \
 	bash -c "PATH=/nonexistent:/usr/bin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/nt >/dev/null; jq '.not_read[] | select(.input == \"nvidia-smi topo -m\")' $CAP_TMP/nt/manifest.json"
+# the manifest's other reasons: a tool found but not executable (execvp's
+# EACCES: ctl/child.c exits 126), one silent past the 10 s command deadline,
+# a settings file the capturing user may not read (run as nobody: root
+# reads any file)
+CB=$CAP_TMP/bin && mkdir -p "$CB" && chmod 755 "$CAP_TMP" &&
+	printf '#!/bin/sh\nexec sleep 60\n' >"$CB/lldpctl" && chmod 755 "$CB/lldpctl" &&
+	printf '#!/bin/sh\necho never\n' >"$CB/nvidia-smi" && chmod 644 "$CB/nvidia-smi"
+PATH=$CB:/usr/sbin:/usr/bin:/sbin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o "$CAP_TMP/rs" >/dev/null 2>&1
+expect "capture: a tool that may not be run is said: no permission" 0 \
+	'^nvidia-smi topo -m: no permission to run the tool \(exit 126\)$' -- \
+	jq -r '.not_read[] | select(.input == "nvidia-smi topo -m") | "\(.input): \(.why)"' "$CAP_TMP/rs/manifest.json"
+expect "capture: a tool silent past the deadline is said: timed out" 0 \
+	'^lldpctl -f json: lldpctl gave no answer within 10 s cmd/lldpctl_-f_json$' -- \
+	jq -r '.not_read[] | select(.input == "lldpctl -f json") | "\(.input): \(.why) \(.path)"' "$CAP_TMP/rs/manifest.json"
+expect "capture: the timed-out tool's file is not written" 0 '^absent$' -- \
+	bash -c "[ -e $CAP_TMP/rs/cmd/lldpctl_-f_json ] || echo absent"
+mkdir -m 777 "$CAP_TMP/np" "$CAP_TMP/nh" && printf 'NCCL_DEBUG=INFO\n' >"$CAP_TMP/nh/.nccl.conf" && chmod 600 "$CAP_TMP/nh/.nccl.conf"
+expect "capture: a settings file that may not be read is said: no permission" 0 \
+	'^/[^ ]*/nh/.nccl.conf: no permission files/home/.nccl.conf$' -- bash -c \
+	"HOME=$CAP_TMP/nh FABCHECK_SYSFS=$CAP_TMP/split setpriv --reuid=65534 --regid=65534 --clear-groups $FC capture -o $CAP_TMP/np/c >/dev/null 2>&1;
+	 jq -r '.not_read[] | select(.path == \"files/home/.nccl.conf\") | \"\\(.input): \\(.why) \\(.path)\"' $CAP_TMP/np/c/manifest.json"
 expect "capture: bounds in the manifest" 0 '^16777216 268435456 10$' -- \
 	jq -r '.bounds | "\(.file_bytes) \(.total_bytes) \(.command_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect "capture: every bound of doc/capture.md in the manifest" 0 '^200000 8388608 65536 1048576 2000 60 180$' -- \
 	jq -r '.bounds | "\(.files) \(.command_bytes) \(.sysfs_file_bytes) \(.settings_file_bytes) \(.kernel_log_lines) \(.sysfs_s) \(.total_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect_quiet "capture: every file is in the manifest, with its command" 0 -- bash -c \
 	"cd $CAP_TMP/cap-split && diff <(find . -type f ! -name manifest.json | sed 's|^./||' | sort) <(jq -r '.files[].path' manifest.json | sort) && jq -e '[.files[] | select(.from == \"\")] | length == 0' manifest.json >/dev/null"
+
+# doc/capture.md's Files table names every file the captures above wrote or
+# listed as not read, and each of its rows is a file they hold or (a command
+# needing an RDMA device) one the capture's code runs, under the name the
+# capture gives that command (tests/cli/capdoc.py); one tree gets the NUMA
+# nodes and a peer-memory client, which no recorded tree has
+X=$CAP_TMP/xtra && cp -a "$CAP_TMP/split" "$X" && mkdir -p "$X/devices/system/node/node0" "$X/kernel/mm/memory_peers/nv_mem" &&
+	echo 0-7 >"$X/devices/system/node/node0/cpulist" && echo 10 >"$X/devices/system/node/node0/distance" &&
+	echo 1.3 >"$X/kernel/mm/memory_peers/nv_mem/version" && FABCHECK_SYSFS=$X $FC capture -o "$CAP_TMP/cap-xtra" >/dev/null 2>&1
+expect_quiet "capture: doc/capture.md names every file a capture writes, and no other" 0 -- \
+	python3 tests/cli/capdoc.py doc/capture.md checks/preflight/capture.c checks/preflight/capture_sys.c \
+	checks/preflight/pf_probe.c ctl/ibpeer.c -- "$CAP_TMP"/cap-{dgx,hgx,split,h100,gb200,gh200,2s,nogpu,xtra} \
+	"$CAP_TMP/nt" "$CAP_TMP/rs"
+# the corpus of real captures: each has its source row and its expectation
+expect "real captures: each with its source and expectation, counted per class" 0 \
+	'^all captures in SOURCES.tsv +[0-9]+ \(minimum 60\)$' -- python3 tests/real/count.py --check
 
 # broken bundles: an error naming the file, exit 3, nothing read outside
 cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged

@@ -22,7 +22,8 @@ if [ ! -x "$FC" ]; then
 	echo "rack: 0 passed, 1 failed"
 	exit 1
 fi
-mkdir -p "$FABCHECK_LAB_HOME" && : >"$RACK_LOG"
+export RACK_TIMES=${RACK_TIMES:-$FABCHECK_LAB_HOME/rack-tests.times}
+mkdir -p "$FABCHECK_LAB_HOME" && : >"$RACK_LOG" && : >"$RACK_TIMES"
 
 # Every rack a runner boots goes into RACKS and is stopped on the way out,
 # whatever happens.

@@ -9,13 +9,25 @@ pass=${pass:-0} fail=${fail:-0}
 # shellcheck source=tests/cli/pattern.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/pattern.sh"
 
+# Each case's seconds (from the case before it ended, so a case's set-up
+# counts with it) go to $RACK_TIMES when set: run.sh prints the slowest.
+_case_t0=${_case_t0:-${EPOCHREALTIME/./}}
+case_time() {
+	local now=${EPOCHREALTIME/./}
+	[ -n "${RACK_TIMES:-}" ] &&
+		printf '%d.%01d\t%s\n' $(((now - _case_t0) / 1000000)) $(((now - _case_t0) / 100000 % 10)) "$1" >>"$RACK_TIMES"
+	_case_t0=$now
+}
+
 ok() {
+	case_time "$1"
 	pass=$((pass + 1))
 	[ -n "${RACK_VERBOSE:-}" ] && echo "ok: $1"
 	return 0
 }
 
 not_ok() { # not_ok NAME WHY [OUTPUT]
+	case_time "$1"
 	fail=$((fail + 1))
 	echo "FAIL: $1: $2"
 	[ -n "${3:-}" ] && sed 's/^/    /' <<<"$3" | head -n 25

@@ -173,5 +173,8 @@ expect "serial logs stay after a failed boot" 0 "serial.log" -- \
 	ls "$FABCHECK_LAB_HOME/racks/$RT/nodes/nodeA.serial.log"
 
 echo "rack tests took $((SECONDS - T0)) s; ssh stderr of the nodes in $RACK_LOG"
+echo "the 15 slowest rack cases (seconds, from the case before; all in $RACK_TIMES):"
+sort -t "$(printf '\t')" -k1,1 -rn "$RACK_TIMES" | head -n 15 | sed 's/^/    /'
+
 echo "rack: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

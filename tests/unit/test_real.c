@@ -13,6 +13,8 @@
  *                                     (diag/devlink.c), diag_parse_devlink
  *   lspci/    lspci -vvv           -> diag_parse_lspci_link (diag/lspci.c)
  *   ibv/      ibstat, ibv_devinfo  -> vb_devices_from_text (verbs/devtext.c)
+ *   lldp/     lldpctl -f json, lldpcli -f json0
+ *                                  -> fc_lldp_neighbour (core/lldp.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lldp.h"
 #include "diag/diag.h"
 #include "tests/unit/nccllog_util.h"
 #include "topo/nvsmi_topo.h"
@@ -85,7 +88,7 @@ static void walk(struct tally *t, const char *ext,
 		json_error_t jerr;
 		json_t *want;
 
-		if (nl > el && !strcmp(name + nl - el, ext)) {
+		if (nl > el && !strcmp(name + nl - el, ext) && !strstr(name, ".expect.")) {
 			snprintf(path, sizeof(path), "%s/%.*s.expect.json", dir, (int)(nl - el), name);
 			want = json_load_file(path, 0, &jerr);
 			if (!want)
@@ -659,6 +662,44 @@ static void test_ibv(void **state)
 	report(&t, IBV_FLOOR);
 }
 
+/* ---- lldpctl -f json, lldpcli -f json0 ---- */
+
+/* fc_lldp_neighbour (core/lldp.c): the switch (system name, else chassis
+ * id) and port (id, else description) each interface sees, as the probe's
+ * "lldp" of each port (ctl/lldp.c) reads them. */
+static void lldp_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	json_t *doc = json_load_file(path, 0, NULL), *wi;
+	char ch[128], pt[128], what[96];
+	size_t i;
+
+	fact(t, name, "parses", "yes", doc ? "yes" : "no");
+	json_array_foreach(json_object_get(want, "interfaces"), i, wi) {
+		const char *ifn = json_string_value(json_object_get(wi, "ifname"));
+		int rc = fc_lldp_neighbour(doc, ifn ? ifn : "", ch, sizeof(ch), pt, sizeof(pt));
+
+		snprintf(what, sizeof(what), "%s chassis", ifn);
+		fact(t, name, what, json_string_value(json_object_get(wi, "chassis")), rc ? NULL : ch);
+		snprintf(what, sizeof(what), "%s port", ifn);
+		fact(t, name, what, json_string_value(json_object_get(wi, "port")), rc ? NULL : pt);
+	}
+	/* an interface the capture does not name has no neighbour */
+	fact(t, name, "lo: no neighbour", "none",
+	     fc_lldp_neighbour(doc, "lo", ch, sizeof(ch), pt, sizeof(pt)) ? "none" : ch);
+	json_decref(doc);
+}
+
+#define LLDP_FLOOR 20
+
+static void test_lldp(void **state)
+{
+	struct tally t = { "lldp", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".json", lldp_one);
+	report(&t, LLDP_FLOOR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_devlink),
 		cmocka_unit_test(test_lspci),
 		cmocka_unit_test(test_ibv),
+		cmocka_unit_test(test_lldp),
 	};
 
 	return cmocka_run_group_tests_name("real captures", tests, NULL, NULL);
