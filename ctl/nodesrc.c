@@ -215,9 +215,13 @@ static int list_line(const char *tgz, char *l, size_t *total, char *err, size_t 
 		return -1;
 	}
 	if (size > FC_BUNDLE_FILE_MAX || (*total += size) > FC_BUNDLE_TOTAL_MAX) {
+		char one[32], all[32];
+
 		snprintf(err, errlen, "%s: '%.200s': %llu bytes%s: more than a capture's bound "
-			 "(16 MiB a file, 256 MiB in all): refused", tgz, l, size,
-			 size > FC_BUNDLE_FILE_MAX ? "" : " (and the members before it)");
+			 "(%s a file, %s in all): refused", tgz, l, size,
+			 size > FC_BUNDLE_FILE_MAX ? "" : " (and the members before it)",
+			 fc_fmt_size(FC_BUNDLE_FILE_MAX, one, sizeof(one)),
+			 fc_fmt_size(FC_BUNDLE_TOTAL_MAX, all, sizeof(all)));
 		return -1;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 
 #include "core/dgroup.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "diag/rules.h"
 
 static json_t *class_json(const long long *sum, char (*detail)[160])
@@ -174,8 +175,8 @@ static void render_group(FILE *f, const json_t *d, const struct fc_dgroup *g)
 	if (g->same_evidence || !colon)
 		fprintf(f, "           evidence: %s\n", fc_jstr(e, "evidence", ""));
 	else
-		fprintf(f, "           evidence (%.*s; the %d others alike, each in --json): %s\n",
-			(int)(colon - subj), subj, g->n - 1, fc_jstr(e, "evidence", ""));
+		fprintf(f, "           evidence (%.*s; the %d other%s alike, each in --json): %s\n",
+			(int)(colon - subj), subj, g->n - 1, fc_s(g->n - 1), fc_jstr(e, "evidence", ""));
 	fprintf(f, "           next: %s\n", fc_jstr(e, "next", ""));
 }
 

@@ -123,8 +123,8 @@ static void check_acs(const struct topo *t, json_t *doc)
 	}
 	if (unknown)
 		fc_finding(doc, FC_PASS,
-			   "ACS state of %d bridge(s) between GPUs and HCAs is unknown: the extended PCIe config space is readable by root only; run as root, or check 'sudo lspci -vvv | grep ACSCtl'",
-			   unknown);
+			   "ACS state of %d bridge%s between GPUs and HCAs is unknown: the extended PCIe config space is readable by root only; run as root, or check 'sudo lspci -vvv | grep ACSCtl'",
+			   unknown, fc_s(unknown));
 }
 
 static void check_roce(const struct topo *t, json_t *doc)
@@ -345,8 +345,8 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 	if (!nused || strlen(val) >= sizeof(val) - 1)
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA(s) that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
-		       nused, unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
+		       "%d HCA%s that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
+		       nused, fc_s(nused), unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
 		       dpu[0] ? "; left out, BlueField DPU ports NCCL would otherwise use: " : "", dpu,
 		       down[0] ? "; no active port (NCCL skips it): " : "", down);
 	for (int i = 0; (d = topo_nic(t, i)); i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "topo/topo_report.h"
 
 static void cpy(char *dst, size_t n, const char *src)
@@ -290,8 +291,8 @@ static void advise_hca(const struct topo_view *v, json_t *doc)
 	if (!nused || len >= sizeof(val))
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA(s) nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s",
-		       nused, nused < v->nnics ? "; the others are farther from every GPU" : "",
+		       "%d HCA%s nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s",
+		       nused, fc_s(nused), nused < v->nnics ? "; the others are farther from every GPU" : "",
 		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "");
 	for (int b = 0; b < v->nnics; b++)
 		if (!used[b] && v->nic[b].has_rdma && v->ngpus)
@@ -324,8 +325,9 @@ static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
 		return 0;
 	topo_view_nearest(v, first, nn, TV_MAX);
 	topo_recommend(doc, "NCCL_NET_GDR_C2C", "1",
-		       "%d GPU(s) reach their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
-		       n, v->gpu[first].name, v->nic[nn[0]].name, v->gn[first][nn[0]]);
+		       "%d GPU%s reach%s their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
+		       n, fc_s(n), n == 1 ? "es" : "", v->gpu[first].name, v->nic[nn[0]].name,
+		       v->gn[first][nn[0]]);
 	return 1;
 }
 
@@ -426,12 +428,13 @@ static void advise_p2p(const struct topo_view *v, json_t *doc)
 			       "every GPU pair is NVLink-connected: P2P needs no PCIe path");
 	else if (near)
 		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
-			       "%d GPU pair(s) share a PCIe switch (PIX/PXB) and use PCIe P2P; %d pair(s) only meet through the CPU and are better staged in host memory (NCCL's default since 2.23)",
-			       near, far);
+			       "%d GPU pair%s share%s a PCIe switch (PIX/PXB) and use%s PCIe P2P; %d pair%s only meet%s through the CPU and are better staged in host memory (NCCL's default since 2.23)",
+			       near, fc_s(near), near == 1 ? "s" : "", near == 1 ? "s" : "", far,
+			       fc_s(far), far == 1 ? "s" : "");
 	else
 		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
-			       "%d GPU pair(s) without NVLink meet only through the CPU (PHB/NODE/SYS): P2P through the root complex is usually slower than host memory; keep P2P within switches",
-			       far);
+			       "%d GPU pair%s without NVLink meet%s only through the CPU (PHB/NODE/SYS): P2P through the root complex is usually slower than host memory; keep P2P within switches",
+			       far, fc_s(far), far == 1 ? "s" : "");
 }
 
 void topo_view_report(const struct topo_view *v, json_t *doc)
@@ -442,15 +445,16 @@ void topo_view_report(const struct topo_view *v, json_t *doc)
 		json_object_set_new(doc, "recommendations", json_array());
 	if (v->cols_cut)
 		fc_finding(doc, FC_WARN,
-			   "%d GPU/NIC column(s) past the first %d were not read: this topology is wider than fabcheck reads; its findings cover the first %d devices only",
-			   v->cols_cut, TV_MAX, TV_MAX);
+			   "%d GPU/NIC column%s past the first %d %s not read: this topology is wider than fabcheck reads; its findings cover the first %d devices only",
+			   v->cols_cut, fc_s(v->cols_cut), TV_MAX, v->cols_cut == 1 ? "was" : "were",
+			   TV_MAX);
 	else if (v->truncated)
 		fc_finding(doc, FC_WARN,
 			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing): pairs of missing rows come from the other rows or stay unknown; give the whole 'nvidia-smi topo -m' output");
 	if (v->ngpus && !v->nnics && !v->cols_cut)
 		fc_finding(doc, FC_WARN,
-			   "%d GPU(s) but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
-			   v->ngpus);
+			   "%d GPU%s but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
+			   v->ngpus, fc_s(v->ngpus));
 	if (v->ngpus && v->nnics) {
 		/* from sysfs, NCCL's own model advises it (topo_checks.c) */
 		if (strncmp(v->source, "sysfs", 5))

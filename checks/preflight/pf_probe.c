@@ -24,6 +24,7 @@
 #include "core/opts.h"
 #include "core/log.h"
 #include "core/names.h"
+#include "core/iplink.h"
 #include "core/out.h"
 #include "ctl/ibpeer.h"
 #include "core/util.h"
@@ -129,8 +130,36 @@ static void probe_driver(const char *root, json_t *hca, const char *dev, const c
 	}
 }
 
-static json_t *probe_netdev(const char *root, const char *ifname)
+/* A replayed capture without the netdev's sysfs files (its sysfs copy
+ * stopped at its bound, or a bundle put together from another tool's
+ * record): the MTU and operational state from its recorded `ip -j link`
+ * (core/iplink.c), the same kernel attributes; "from" says so. Live, sysfs
+ * has them and ip is not run. */
+static void netdev_from_ip(struct fc_src *s, json_t *o, const char *ifname)
 {
+	static const char *const keys[] = { "mtu", "operstate" };
+	const char *argv[] = { "ip", "-j", "link", NULL };
+	char why[256], *out;
+	int code = -1;
+	json_t *l;
+
+	if (!s->from || (json_object_get(o, "mtu") && json_object_get(o, "operstate")))
+		return;
+	out = fc_src_cmd(s, argv, 0, &code, why, sizeof(why));
+	l = out && !code ? fc_ip_link(out, ifname) : NULL;
+	free(out);
+	if (!l)
+		return;
+	for (size_t i = 0; i < FC_ARRAY_SIZE(keys); i++)
+		if (!json_object_get(o, keys[i]) && json_object_get(l, keys[i]))
+			json_object_set(o, keys[i], json_object_get(l, keys[i]));
+	json_object_set_new(o, "from", json_string("ip -j link (recorded)"));
+	json_decref(l);
+}
+
+static json_t *probe_netdev(struct fc_src *s, const char *ifname)
+{
+	const char *root = s->sys;
 	json_t *o = json_pack("{s:s}", "name", ifname);
 	char path[PATH_MAX], val[64];
 
@@ -151,6 +180,7 @@ static json_t *probe_netdev(const char *root, const char *ifname)
 	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "operstate", json_string(val));
+	netdev_from_ip(s, o, ifname);
 	return o;
 }
 
@@ -445,7 +475,7 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 
 			if (!*nd || json_object_get(netdevs, nd))
 				continue;
-			json_object_set_new(netdevs, nd, probe_netdev(s->sys, nd));
+			json_object_set_new(netdevs, nd, probe_netdev(s, nd));
 			probe_module(s, json_object_get(netdevs, nd), name, p, b);
 			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
 				json_object_set_new(qos, nd, probe_qos_json(s, nd, b));

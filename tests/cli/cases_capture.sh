@@ -270,6 +270,16 @@ expect "capture without a device list: the ports of its recorded ibstat" 0 \
 expect "capture without a device list: the ports in preflight's JSON, no GID finding" 0 \
 	'^mlx5_0 1 ACTIVE 100 Ethernet 22.32.2004 mlx5_1 1 ACTIVE 100 Ethernet 22.32.2004 gid-findings 0$' -- bash -c \
 	"$FC preflight --from $IB --json | jq -r '[(.nodes[0].ports[] | .device, .port, .state, .rate_gbps, .link_layer, .fw_ver), \"gid-findings\", ([.findings[] | select(test(\"no usable GID\"))] | length)] | join(\" \")'"
+# A capture without a netdev's sysfs files gives its MTU and state from the
+# recorded `ip -j link` (core/iplink.c): node n2's mlx5_0 port 1 is IPoIB
+# ibp12s0 (no sys/class/net/ibp12s0 here), and cmd/ip_-j_link a real
+# capture's (tests/real/ip: eight IPoIB links, MTU 2044, UP)
+echo '{"nodes": [{"name": "n2", "devices": [{"name": "mlx5_0", "fw_ver": "28.39.1002", "ports": [{"device": "mlx5_0",
+	"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 400, "active_mtu": 4096, "netdev": "ibp12s0"}]}]}]}' >"$CAP_TMP/n2.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/n2.json" "$CAP_TMP/ipl" &&
+	(cd "$CAP_TMP/ipl/n2" && cp "$OLDPWD/tests/real/ip/gcm_ip-json-link_8x-ibp-ipoib-2044_cx-guids.json" cmd/ip_-j_link && $BR cmd/ip_-j_link)
+expect "capture without a netdev's sysfs: its MTU from the recorded ip -j link" 0 '^mlx5_0 ibp12s0 2044$' -- \
+	bash -c "$FC preflight --from $CAP_TMP/ipl/n2 --json | jq -r '.nodes[0].ports[] | \"\\(.device) \\(.netdev) \\(.netdev_mtu)\"'"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent

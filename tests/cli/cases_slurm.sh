@@ -43,6 +43,37 @@ expect "drain: the healthy nodes untouched" 0 '^IDLE\|\|$' -- slurm_state nodeA
 expect "drain: recorded, shown by report" 0 \
 	'finding: suspect node nodeC: bad with 3 of 3 peers' -- \
 	$FC report --slurm --db $SLT/m.db
+# The HTML report's Slurm table (issue 39 item 3): a cell longer than 40
+# characters (report/report.h RP_CELL_CHARS) is cut at a word with " ...",
+# its whole text in the title attribute. The reason (44 characters) and the
+# command (over 100) are cut; the action, the node and the stand-in's result
+# are not.
+$FC report --db $SLT/m.db --html $SLT/r.html >/dev/null 2>&1
+expect "drain: the HTML Slurm table's long cells cut at a word, whole in the title" 0 '^ok 2 cut$' -- \
+	python3 - "$SLT/r.html" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.inside = s.cell = False; s.cells = []
+    def handle_starttag(s, tag, attrs):
+        if tag == "table" and dict(attrs).get("id") == "slurm": s.inside = True
+        if s.inside and tag == "td": s.cell = True; s.cells.append([dict(attrs).get("title"), ""])
+    def handle_endtag(s, tag):
+        if tag == "table": s.inside = False
+        if tag == "td": s.cell = False
+    def handle_data(s, d):
+        if s.cell: s.cells[-1][1] += d
+p = P(); p.feed(open(sys.argv[1]).read())
+bad = [c for c in p.cells if len(c[1]) > 40 or (c[0] is not None and (not c[1].endswith(" ...")
+       or not c[0].startswith(c[1][:-4]) or len(c[0]) <= 40))]
+cut = [c for c in p.cells if c[0]]
+# the reason cut after a whole word; the command (a path longer than the
+# cell, then the reason) kept whole in its title
+ok = len(p.cells) == 5 and not bad and ["fabcheck: node (matrix run 1 across 4 nodes)",
+       "fabcheck: node (matrix run 1 across ..."] in cut and \
+     any(c[0].endswith(' update NodeName=nodeC State=DRAIN Reason="fabcheck: node (matrix run 1 across 4 nodes)"') for c in cut)
+print(("ok %d cut" % len(cut)) if ok else "no: %r" % p.cells)
+PY
 
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain dry run: the command printed" 1 \

@@ -15,6 +15,7 @@
  *   ibv/      ibstat, ibv_devinfo  -> vb_devices_from_text (verbs/devtext.c)
  *   lldp/     lldpctl -f json, lldpcli -f json0
  *                                  -> fc_lldp_neighbour (core/lldp.c)
+ *   ip/       ip -j link, ip -j addr -> fc_ip_link (core/iplink.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fc.h"
+#include "core/iplink.h"
 #include "core/lldp.h"
 #include "diag/diag.h"
 #include "tests/unit/nccllog_util.h"
@@ -700,6 +703,53 @@ static void test_lldp(void **state)
 	report(&t, LLDP_FLOOR);
 }
 
+/* ---- ip -j link, ip -j addr ---- */
+
+/* fc_ip_link (core/iplink.c): each interface's MTU, state (lower case, as
+ * sysfs prints it), link type and address, as a replay reads them where a
+ * capture holds no sys/class/net files (checks/preflight/pf_probe.c). */
+static void ip_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	static const char *const keys[] = { "mtu", "operstate", "link_type", "address" };
+	size_t len, i;
+	char *text = slurp(path, &len), b1[64], b2[64], low[32], what[96];
+	const json_t *wi;
+
+	json_array_foreach(json_object_get(want, "interfaces"), i, wi) {
+		const char *ifn = json_string_value(json_object_get(wi, "ifname"));
+		json_t *got = fc_ip_link(text, ifn ? ifn : "");
+
+		for (size_t k = 0; k < FC_ARRAY_SIZE(keys); k++) {
+			const char *w = jstr(json_object_get(wi, keys[k]), b1, sizeof(b1));
+
+			if (w && !strcmp(keys[k], "operstate")) { /* ip's "UP" is sysfs's "up" */
+				size_t c;
+
+				for (c = 0; w[c] && c + 1 < sizeof(low); c++)
+					low[c] = (char)tolower((unsigned char)w[c]);
+				low[c] = 0;
+				w = low;
+			}
+			snprintf(what, sizeof(what), "%s %s", ifn, keys[k]);
+			fact(t, name, what, w, jstr(json_object_get(got, keys[k]), b2, sizeof(b2)));
+		}
+		json_decref(got);
+	}
+	fact(t, name, "lo: not listed", "none", fc_ip_link(text, "lo") ? "listed" : "none");
+	free(text);
+}
+
+#define IP_FLOOR 33
+
+static void test_ip(void **state)
+{
+	struct tally t = { "ip", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".json", ip_one);
+	report(&t, IP_FLOOR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_lspci),
 		cmocka_unit_test(test_ibv),
 		cmocka_unit_test(test_lldp),
+		cmocka_unit_test(test_ip),
 	};
 
 	return cmocka_run_group_tests_name("real captures", tests, NULL, NULL);
