@@ -4,9 +4,9 @@
  * RDMA devices and ports (as `devices --json`), per device its firmware,
  * driver and driver version, per RoCE netdev its MTU and carrier changes,
  * the kernel, rdma-core (from libibverbs' file name), GPU modules, the
- * `topo --json` document, `mlnx_qos` output where the tool exists, and per
+ * `topo --json` document, `mlnx_qos` output where the tool exists, per
  * HCA its firmware state and health reporters (`devlink dev info`,
- * `devlink health show`).
+ * `devlink health show`), and per netdev its module (`ethtool -m`).
  * Judging is the controller's (checks/preflight/preflight.c).
  */
 #include <dlfcn.h>
@@ -257,6 +257,50 @@ static char *probe_tool(struct fc_src *s, const char *const *argv, const struct 
 	return out;
 }
 
+/*
+ * The module of port @p of @dev, whose netdev @net is: `ethtool -m` read
+ * (diag/parse.c) into what it says of itself against its own thresholds
+ * (diag_module_verdict: "own", {level, why}) and the readings the same
+ * port on other nodes is compared with (diag_module_readings), as "module"
+ * of the netdev, with its "device" and "port"; "skip" with the reason where
+ * none was read. Judged by pf_module.c.
+ */
+static void probe_module(struct fc_src *s, json_t *net, const char *dev, const json_t *p,
+			 const struct pf_budget *b)
+{
+	const char *nd = fc_jstr(net, "name", "");
+	const char *argv[] = { "ethtool", "-m", nd, NULL };
+	double timeout = budget_for(b, "ethtool -m");
+	char why[512] = "", pn[48];
+	struct diag_module m;
+	json_t *o;
+	char *out;
+	int code = -1, lvl;
+
+	if (!timeout || !fc_name_ok(FC_NAME_NETDEV, nd))
+		return;
+	out = fc_src_cmd(s, argv, timeout, &code, why, sizeof(why));
+	if (!out)
+		ran_out(b, why);
+	if (!out || code || diag_parse_module(out, &m)) {
+		json_object_set_new(net, "module",
+				    json_pack("{s:s}", "skip", !out || code ? (*why ? why : "ethtool -m failed") :
+						   "ethtool -m printed no monitor readings"));
+		free(out);
+		return;
+	}
+	diag_module_pn(out, pn, sizeof(pn));
+	free(out);
+	diag_module_judge(&m, atoi(fc_jstr(p, "width", "0")));
+	o = diag_module_readings(&m, pn);
+	json_object_set_new(o, "device", json_string(dev));
+	json_object_set_new(o, "port", json_integer((json_int_t)fc_jnum(p, "port", 0)));
+	lvl = diag_module_verdict(&m, why, sizeof(why));
+	if (*why)
+		json_object_set_new(o, "own", json_pack("{s:i, s:s}", "level", lvl, "why", why));
+	json_object_set_new(net, "module", o);
+}
+
 /* The PCI function of RDMA device @dev (its sysfs "device" link's last
  * part, "0000:85:00.0") into @bdf; 0, or -1 for a device with none. */
 static int hca_bdf(const char *root, const char *dev, char *bdf, size_t len)
@@ -432,6 +476,7 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 			if (!*nd || json_object_get(netdevs, nd))
 				continue;
 			json_object_set_new(netdevs, nd, probe_netdev(s, nd));
+			probe_module(s, json_object_get(netdevs, nd), name, p, b);
 			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
 				json_object_set_new(qos, nd, probe_qos_json(s, nd, b));
 		}
