@@ -143,7 +143,7 @@ static int rail_suspects(const struct mx_model *m, struct tui_suspect *out, int 
 
 		*t = (struct tui_suspect){ .order = n, .node = s->node, .peer = s->peer,
 					   .rail = s->rail, .level = fc_mxl_level_name(s->level) };
-		t->score = s->unreachable ? -1 : ratio(s->gbps, s->ref_gbps);
+		t->score = !isfinite(s->gbps) ? -1 : ratio(s->gbps, s->ref_gbps); /* no figure */
 		if (s->rail >= 0 && s->node >= 0) {
 			const struct fc_mx_node *nd = &m->ran.rails[s->rail].nodes[s->node];
 

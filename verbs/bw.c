@@ -41,7 +41,7 @@ static void bw_build(struct bw_run *b, int q, int last, int fin, struct ibv_send
 	struct vb_res *r = b->r;
 	const struct vb_test *t = b->t;
 	uint32_t imm = 1;
-	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->qslot[q];
+	uint64_t slot = t->val ? vb_val_next(r, t, q, fin, &imm) : b->qslot[q] * b->thin;
 	uint64_t off = vb_test_offset(t, q, slot);
 	int sig = ++b->since_sig[q] >= (uint32_t)t->cq_mod || last;
 

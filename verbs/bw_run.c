@@ -31,8 +31,11 @@ static int bw_chains(struct bw_run *b)
 	for (int q = b->k, i = 0; q < b->r->nqps; q += b->nthr, i++)
 		vb_chain_init(&b->chain[q], b->r, t, q, list, own, b->cwrs + (size_t)i * (size_t)n,
 			      b->csges + (size_t)i * (size_t)n);
-	/* the slots a post moves on (none where the chain stays in place) */
+	/* the slots a post moves on (none where the chain stays in place),
+	 * of the chains' (vb_chain_thin) */
 	b->nslots_list = (uint32_t)b->chain[b->k].lslots;
+	b->nslots = b->chain[b->k].nslots;
+	b->thin = b->chain[b->k].thin;
 	return 0;
 }
 
@@ -155,7 +158,7 @@ int vb_bw_run(struct vb_res *r, const struct vb_test *t, struct vb_result *res)
 	for (int k = 0; k < n; k++) {
 		bs[k] = (struct bw_run){ .r = r, .t = t, .res = res, .k = k, .nthr = n,
 					 .scq = r->set_scq[k], .rcq = r->set_rcq[k], .sh = &sh,
-					 .window = (uint64_t)r->tx_depth,
+					 .window = (uint64_t)r->tx_depth, .thin = 1,
 					 .nslots = t->cycle == VB_CYCLE_PAGE ? t->pt_nsteps : t->cyc_nslots };
 		if (t->val && t->val->part < bs[k].window)
 			bs[k].window = t->val->part;

@@ -47,7 +47,8 @@ struct bw_run {
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
 	uint64_t qslot[VB_MAX_QPS]; /* each QP's next slot, of the cycle's (perftest's steps) */
-	uint64_t nslots;
+	uint64_t nslots;      /* the chains' slots: every thin-th of the test's cycle */
+	uint32_t thin;
 	/* Each owned QP's chain, built once (bw_chains) and re-posted; the
 	 * last list of a pass is built request by request in wrs (bw_build). */
 	struct vb_chain chain[VB_MAX_QPS];

@@ -46,10 +46,11 @@ static void cap_cmd(struct cap *c, const char *const *argv)
 	free(fc_src_cmd(&c->src, argv, CAP_CMD_S, &code, why, sizeof(why)));
 }
 
-/* Each fabric netdev (of an RDMA port): the ethtool views. */
+/* Each fabric netdev (of an RDMA port): the ethtool views (`ethtool -m`:
+ * recorded by the probe, pf_probe.c probe_module, which reads it). */
 static void cap_netdevs(struct cap *c, const json_t *probe)
 {
-	static const char *const opts[] = { NULL, "-S", "-m", "-i" };
+	static const char *const opts[] = { NULL, "-S", "-i" };
 	const char *nd;
 	json_t *v;
 

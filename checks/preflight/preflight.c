@@ -619,8 +619,10 @@ static void check_fw_state(json_t *doc, const struct pf_node *nd, int n)
 		probes[i] = nd[i].probe;
 		sums[i] = nd[i].sum;
 	}
-	if (names && probes && sums)
+	if (names && probes && sums) {
 		pf_check_fw_state(doc, names, probes, sums, n);
+		pf_check_modules(doc, names, probes, sums, n);
+	}
 	free(names);
 	free(probes);
 	free(sums);

@@ -270,6 +270,16 @@ expect "capture without a device list: the ports of its recorded ibstat" 0 \
 expect "capture without a device list: the ports in preflight's JSON, no GID finding" 0 \
 	'^mlx5_0 1 ACTIVE 100 Ethernet 22.32.2004 mlx5_1 1 ACTIVE 100 Ethernet 22.32.2004 gid-findings 0$' -- bash -c \
 	"$FC preflight --from $IB --json | jq -r '[(.nodes[0].ports[] | .device, .port, .state, .rate_gbps, .link_layer, .fw_ver), \"gid-findings\", ([.findings[] | select(test(\"no usable GID\"))] | length)] | join(\" \")'"
+# A capture without a netdev's sysfs files gives its MTU and state from the
+# recorded `ip -j link` (core/iplink.c): node n2's mlx5_0 port 1 is IPoIB
+# ibp12s0 (no sys/class/net/ibp12s0 here), and cmd/ip_-j_link a real
+# capture's (tests/real/ip: eight IPoIB links, MTU 2044, UP)
+echo '{"nodes": [{"name": "n2", "devices": [{"name": "mlx5_0", "fw_ver": "28.39.1002", "ports": [{"device": "mlx5_0",
+	"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 400, "active_mtu": 4096, "netdev": "ibp12s0"}]}]}]}' >"$CAP_TMP/n2.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/n2.json" "$CAP_TMP/ipl" &&
+	(cd "$CAP_TMP/ipl/n2" && cp "$OLDPWD/tests/real/ip/gcm_ip-json-link_8x-ibp-ipoib-2044_cx-guids.json" cmd/ip_-j_link && $BR cmd/ip_-j_link)
+expect "capture without a netdev's sysfs: its MTU from the recorded ip -j link" 0 '^mlx5_0 ibp12s0 2044$' -- \
+	bash -c "$FC preflight --from $CAP_TMP/ipl/n2 --json | jq -r '.nodes[0].ports[] | \"\\(.device) \\(.netdev) \\(.netdev_mtu)\"'"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent
@@ -329,4 +339,43 @@ expect "capture: preflight --from names a firmware update not yet active, with t
 expect "capture: preflight --from names the health reporter in error" 1 \
 	'n1: mlx5_2 health reporter fw_fatal of pci/0000:85:00.0 is in error \(1 errors, devlink health show\)' -- \
 	$FC preflight --from "$CAP_TMP/dl/n1"
+
+# Each port's module (ethtool -m, recorded by the probe, doc/capture.md)
+# replayed and judged: a rack of three captures (the dgx capture as n1-n3,
+# mlx5_2 port 1 on netdev eth2), each holding as cmd/ethtool_-m_eth2 the real
+# Mellanox SR4 capture (tests/real/ethtool_m/); on n3 its lane 2 transmit
+# line edited to 0.3981 mW / -4.00 dBm (inside the module's warning window,
+# more than half way from its peers' 1.20 dBm to its -8.40 dBm warning). On
+# n4, alone, lane 2 edited to 0.0500 mW / -13.01 dBm (under its low alarm).
+SR4=tests/real/ethtool_m/noc-cumulus_swp14_mellanox-mma1b00-qsfp28-sr4.txt
+echo '{"nodes": [' >"$CAP_TMP/mods.json"
+for n in n1 n2 n3 n4; do
+	[ $n = n1 ] || echo , >>"$CAP_TMP/mods.json"
+	echo '{"name": "'$n'", "devices": [{"name": "mlx5_2", "fw_ver": "28.41.1000", "ports": [{"device": "mlx5_2",
+	"port": 1, "state": "ACTIVE", "link_layer": "Ethernet", "rate_gbps": 100, "width": "4X", "netdev": "eth2"}]}]}' >>"$CAP_TMP/mods.json"
+done
+echo ']}' >>"$CAP_TMP/mods.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/mods.json" "$CAP_TMP/mods"
+for n in n1 n2; do cp "$SR4" "$CAP_TMP/mods/$n/cmd/ethtool_-m_eth2"; done
+sed 's|Transmit avg optical power (Channel 2)    : 1.3181 mW / 1.20 dBm|Transmit avg optical power (Channel 2)    : 0.3981 mW / -4.00 dBm|' "$SR4" >"$CAP_TMP/mods/n3/cmd/ethtool_-m_eth2"
+sed 's|Transmit avg optical power (Channel 2)    : 1.3181 mW / 1.20 dBm|Transmit avg optical power (Channel 2)    : 0.0500 mW / -13.01 dBm|' "$SR4" >"$CAP_TMP/mods/n4/cmd/ethtool_-m_eth2"
+for n in n1 n2 n3 n4; do
+	python3 - "$CAP_TMP/mods/$n" <<'PY'
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("br", "tests/cli/bundle-rack.py")
+br = importlib.util.module_from_spec(spec); spec.loader.exec_module(br)
+root = sys.argv[1]; mp = os.path.join(root, "manifest.json"); man = json.load(open(mp))
+br.put(root, man, "cmd/ethtool_-m_eth2", open(os.path.join(root, "cmd/ethtool_-m_eth2"), "rb").read(), "ethtool -m eth2")
+man["files"][-1]["exit"] = 0
+json.dump(man, open(mp, "w"), indent=1)
+PY
+done
+expect "capture: preflight --from names a module reading apart from the same port on the other nodes" 1 \
+	"n3: mlx5_2 port 1 \(eth2\) module, transceiver \(its transmitter\): lane 2 transmit power -4.00 dBm where the same port's module on 2 other nodes reads 1.20 to 1.20 dBm: 5.20 dB from their median 1.20 dBm, more than the 4.40 dB left to its own low warning threshold -8.40 dBm \(ethtool -m\)" -- \
+	$FC preflight --from "$CAP_TMP/mods/n1" "$CAP_TMP/mods/n2" "$CAP_TMP/mods/n3"
+expect_quiet "capture: preflight --from names no module on the healthy nodes" 0 -- bash -c \
+	"! $FC preflight --from $CAP_TMP/mods/n1 $CAP_TMP/mods/n2 $CAP_TMP/mods/n3 2>&1 | grep -E 'n[12]: mlx5_2 port 1 \(eth2\) module'"
+expect "capture: preflight --from judges a module against its own thresholds" 1 \
+	"n4: mlx5_2 port 1 \(eth2\) module: lane 2 transmits -13.01 dBm, below the module's low alarm -11.40 dBm: its transmitter \(ethtool -m eth2\)" -- \
+	$FC preflight --from "$CAP_TMP/mods/n4"
 rm -rf "$CAP_TMP"
