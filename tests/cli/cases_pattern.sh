@@ -113,6 +113,17 @@ import json, sys
 p = json.load(open(sys.argv[1]))["pattern"]
 ok = all([o["outcome"] for o in r["outcomes"]] == ["loss under incast"] and "not higher at 99% confidence" in r["outcomes"][0]["evidence"] for r in p["rounds"])
 print("ok" if ok else json.dumps(p)[:900])' $PTT/r2.json
+# A pair run of other ports (rail 1's rxe1) is no background for an incast
+# on rxe0: no pair of it counted, and the comparison said not made.
+FAKE_DEVICES=$PTDEV $FC matrix nodeA nodeB nodeC -d rxe1 "${PTW[@]}" --db $PTT/o1.db >/dev/null 2>&1
+RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"completer_retry_err":40}' FAKE_DEVICES=$PTDEV $FC matrix nodeA \
+	nodeB nodeC -d rxe0 --pattern incast "${PTW[@]}" --db $PTT/o1.db --json >$PTT/o1.json 2>/dev/null
+expect "incast after pairs of other ports: no pair counted, the comparison not made" 0 '^ok$' -- python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["pattern"]
+ok = p["pairs_run"]["pairs"] == 0 and p["pairs_run"]["clean"] is None
+ok = ok and all([o["outcome"] for o in r["outcomes"]] == ["loss under incast"] and "could not be made" in r["outcomes"][0]["evidence"] for r in p["rounds"])
+print("ok" if ok else json.dumps(p)[:900])' $PTT/o1.json
 
 # Bisection of 4 nodes on one port: 2 rounds each way, every flow across.
 $FC matrix nodeA nodeB nodeC nodeD --pattern bisection -d rxe0 "${PTW[@]}" --db $PTT/b.db --json \
