@@ -208,9 +208,12 @@ static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran)
 			tried += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
 		return any_ran && tried > 1 ? RAIL_UNRUN : RAIL_OK;
 	}
-	/* below the floor on this rail alone (not every rail: an->floor) */
-	if (has_kind(ra, FC_MX_RACK_WIDE) || (!an->floor && has_kind(ra, FC_MX_FLOOR)) ||
-	    rail_mostly_bad(ra))
+	/* below the floor on this rail alone, or most of its pairs bad; not
+	 * when every rail is below the floor (an->floor): then the floor is the
+	 * one problem, no rail's switch (issue 39: a healthy 2-rail rack under
+	 * --min-gbps 1 blamed "that rail's switch" for each rail) */
+	if (has_kind(ra, FC_MX_RACK_WIDE) ||
+	    (!an->floor && (has_kind(ra, FC_MX_FLOOR) || rail_mostly_bad(ra))))
 		return RAIL_WHOLE;
 	if (pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
 	    ra->rack_median_gbps < an->best_rail_gbps * pct / 100)

@@ -10,9 +10,10 @@ count comes from a command, not from a grep typed once:
   scripts/msg_catalogue.py            one message a record: place, function,
                                       format, arguments (tab-separated)
   scripts/msg_catalogue.py --count    how many, in all and per folder
-  scripts/msg_catalogue.py --lint     the messages that break a rule (RULES
-                                      below: a plural by hand, "N thing(s)");
-                                      exit 1 when any
+  scripts/msg_catalogue.py --lint     every string literal of the program
+                                      that breaks a rule (RULES below: a
+                                      plural by hand, "N thing(s)"), figure
+                                      or not; exit 1 when any
   scripts/msg_catalogue.py --doubts   the messages a mechanical pattern doubts
                                       (DOUBTS below), each to read by hand
 
@@ -195,6 +196,22 @@ def messages():
             yield path, line, fn, fmt, [re.sub(r"\s+", " ", a) for a in rest]
 
 
+def lint():
+    """RULES over every string literal of the program's C (a message with a
+    figure or without: "port(s)" is as wrong in either); how many broke one."""
+    bad = 0
+    for path in src_files():
+        text = strip_comments(open(os.path.join(ROOT, path), encoding="utf-8",
+                                   errors="replace").read())
+        for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text):
+            for name, rx in RULES:
+                if rx.search(m.group(0)):
+                    bad += 1
+                    line = text.count("\n", 0, m.start()) + 1
+                    print(f"{path}:{line}\t{name}\t{m.group(0)}")
+    return bad
+
+
 def main(argv):
     msgs = list(messages())
     if "--count" in argv:
@@ -206,14 +223,14 @@ def main(argv):
         for d in sorted(per):
             print(f"  {d}\t{per[d]}")
         return 0
-    if "--lint" in argv or "--doubts" in argv:
-        bad = 0
+    if "--lint" in argv:
+        return 1 if lint() else 0
+    if "--doubts" in argv:
         for p, line, fn, fmt, rest in msgs:
-            for name, rx in RULES if "--lint" in argv else DOUBTS:
+            for name, rx in DOUBTS:
                 if rx.search(fmt):
-                    bad += 1
                     print(f"{p}:{line}\t{name}\t{fmt}\t{', '.join(rest)}")
-        return 1 if bad and "--lint" in argv else 0
+        return 0
     for p, line, fn, fmt, rest in msgs:
         print(f"{p}:{line}\t{fn}\t{fmt}\t{', '.join(rest)}")
     return 0

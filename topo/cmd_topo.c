@@ -29,7 +29,7 @@ const char usage_topo[] =
 	"Shows this node's NVIDIA GPUs and RDMA HCAs: PCIe bus ids and NUMA nodes,\n"
 	"the distance class of every GPU-GPU and GPU-HCA pair (PIX, PXB, PHB, NODE,\n"
 	"SYS as nvidia-smi and NCCL name them; NV# where NVLink is known), NVLink\n"
-	"islands, the nearest HCA(s) of each GPU (a GPU on a C2C link to its CPU,\n"
+	"islands, each GPU's nearest HCAs, one or more (a GPU on a C2C link to its CPU,\n"
 	"as on Grace, is P2C to the HCAs on that CPU's PCIe, as NCCL 2.27.3+ types\n"
 	"it; the JSON gives NCCL's class and GPUDirect verdict by release per GPU:\n"
 	"nccl_path, nccl_gdr; an mlx5 HCA with Data Direct, as on GB300, is\n"

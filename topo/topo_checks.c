@@ -326,7 +326,7 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 {
 	char val[1024] = "=", unused[512] = "", dpu[256] = "", down[256] = "";
 	const struct topo_dev *d;
-	int nused = 0;
+	int nused = 0, ndpu = 0;
 
 	for (int i = 0; (d = topo_nic(t, i)); i++) {
 		if (!strcmp(d->name, d->bdf))
@@ -335,8 +335,10 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 			add_name(down, sizeof(down), d->name);
 		else if (!topo_nccl_used(t, d))
 			add_name(unused, sizeof(unused), d->name);
-		else if (topo_nic_is_dpu(d))
+		else if (topo_nic_is_dpu(d)) {
 			add_name(dpu, sizeof(dpu), d->name);
+			ndpu++;
+		}
 		else {
 			add_name(val, sizeof(val), d->name);
 			nused++;
@@ -356,8 +358,9 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 				   d->name);
 	if (dpu[0])
 		fc_finding(doc, FC_WARN,
-			   "%s: BlueField DPU port(s) tie with the compute HCAs, so NCCL puts GPU channels on them unless NCCL_IB_HCA leaves them out",
-			   dpu);
+			   "%s: BlueField DPU port%s with the compute HCAs, so NCCL puts GPU channels on %s unless NCCL_IB_HCA leaves %s out",
+			   dpu, ndpu == 1 ? " ties" : "s tie", ndpu == 1 ? "it" : "them",
+			   ndpu == 1 ? "it" : "them");
 	if (down[0])
 		fc_finding(doc, FC_WARN,
 			   "%s: no active port, so NCCL does not list it and its GPUs use other HCAs (topo --json: nccl_nic, nccl_path)",

@@ -233,9 +233,9 @@ expect "figures: a 2-node matrix says 1 of 1 pair, 1 round" 0 '^matrix run 1: 2 
 	$FC matrix --import "$SUMT/two.json" --db "$SUMT/two.db"
 expect "figures: importing 1 result of 2 nodes" 0 'importing 1 result of 2 nodes from ' -- \
 	$FC matrix --import "$SUMT/two.json" --db "$SUMT/two2.db"
-# Issue 39 item 5: the catalogue of messages with figures (every printf-like
-# call whose format has one, scripts/msg_catalogue.py) has no plural by hand
-# ("%d GPU(s)"): the count picks the noun's number (core/util.h fc_s).
-expect "catalogue: no message with a figure writes a plural by hand" 0 '^[0-9]{3,} messages with figures' -- \
+# Issue 39 item 5: no string of the program writes a plural by hand ("%d
+# GPU(s)"; scripts/msg_catalogue.py --lint): the count picks the noun's
+# number (core/util.h fc_s); --count: the catalogue of messages with figures.
+expect "catalogue: no string of the program writes a plural by hand" 0 '^[0-9]{3,} messages with figures' -- \
 	sh -c 'scripts/msg_catalogue.py --lint && scripts/msg_catalogue.py --count'
 rm -rf "$SUMT"
