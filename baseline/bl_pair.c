@@ -241,11 +241,12 @@ static void link_finding(json_t *doc, const json_t *g, double rule)
 
 	where(o, w, sizeof(w));
 	fc_finding(doc, FC_FAIL,
-		   "%s -> %s%s: %d result(s) below the fleet's baseline, the worst %s %.0f B at "
+		   "%s -> %s%s: %d result%s below the fleet's baseline, the worst %s %.0f B at "
 		   "%.4g Gb/s, %.1f%% below %.4g Gb/s (pruned mean of %d results, pattern %s): "
 		   "defective by the rule 'more than %g%% below'; compare the port with its peers "
 		   "(diagnose) and check its cable and PCIe link",
 		   fc_jstr(o, "a", "?"), fc_jstr(o, "b", "?"), w, (int)fc_jnum(g, "n", 0),
+		   fc_s((long long)fc_jnum(g, "n", 0)),
 		   fc_jstr(o, "test", "?"), fc_jnum(o, "size_bytes", 0), fc_jnum(o, "gbps", 0),
 		   fc_jnum(o, "below_pct", 0), fc_jnum(o, "baseline_gbps", 0),
 		   (int)fc_jnum(o, "baseline_count", 0), fc_jstr(o, "pattern", "?"), rule);
@@ -301,9 +302,9 @@ int fc_bl_judge_finish(struct fc_bl_judge *j, json_t *doc, const char *file)
 	json_decref(links);
 	if (j->unmatched)
 		fc_finding(doc, FC_WARN,
-			   "%d result(s) not judged against the baseline %s: %s; build a baseline "
+			   "%d result%s not judged against the baseline %s: %s; build a baseline "
 			   "for that profile (fabcheck baseline) or give the one of this fabric",
-			   j->unmatched, file, j->unmatched_why);
+			   j->unmatched, fc_s(j->unmatched), file, j->unmatched_why);
 	json_object_set_new(doc, "baseline",
 			    json_pack("{s:s, s:f, s:i, s:i, s:i, s:s?, s:o, s:o}", "file", file,
 				      "below_pct", j->bl->below_pct, "judged", j->judged,

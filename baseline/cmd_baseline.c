@@ -114,9 +114,9 @@ static json_t *build(const struct bl_args *a, struct bl_acc *acc, int *nkept)
 			continue;
 		if (st.count < a->min_count) {
 			fc_bl_profile_text(&acc->g[i].prof, prof, sizeof(prof));
-			json_array_append_new(left, json_sprintf("%s: %d result(s) kept of %d, fewer "
+			json_array_append_new(left, json_sprintf("%s: %d result%s kept of %d, fewer "
 								 "than --min-count %d", prof,
-								 st.count, acc->g[i].n,
+								 st.count, fc_s(st.count), acc->g[i].n,
 								 a->min_count));
 			continue;
 		}
@@ -141,8 +141,9 @@ static void render(FILE *f, const json_t *doc)
 	const json_t *p, *l;
 	size_t i;
 
-	fprintf(f, "baseline of %d run(s), rule: more than %g%% below the pruned mean\n",
-		(int)fc_jnum(doc, "runs", 0), fc_jnum(json_object_get(doc, "rule"), "below_pct", 0));
+	fprintf(f, "baseline of %d run%s, rule: more than %g%% below the pruned mean\n",
+		(int)fc_jnum(doc, "runs", 0), fc_s((long long)fc_jnum(doc, "runs", 0)),
+		fc_jnum(json_object_get(doc, "rule"), "below_pct", 0));
 	json_array_foreach(json_object_get(doc, "profiles"), i, p) {
 		struct fc_bl_profile prof;
 		char why[8], text[200];
@@ -150,9 +151,10 @@ static void render(FILE *f, const json_t *doc)
 		if (fc_bl_profile_parse(p, &prof, why, sizeof(why)))
 			continue;
 		fc_bl_profile_text(&prof, text, sizeof(text));
-		fprintf(f, "  %s: %.4g Gb/s (sd %.3g) of %d result(s), %d pruned\n", text,
+		fprintf(f, "  %s: %.4g Gb/s (sd %.3g) of %d result%s, %d pruned\n", text,
 			fc_jnum(p, "mean_gbps", 0), fc_jnum(p, "stdev_gbps", 0),
-			(int)fc_jnum(p, "count", 0), (int)fc_jnum(p, "pruned", 0));
+			(int)fc_jnum(p, "count", 0), fc_s((long long)fc_jnum(p, "count", 0)),
+			(int)fc_jnum(p, "pruned", 0));
 	}
 	json_array_foreach(json_object_get(doc, "left_out"), i, l)
 		fprintf(f, "  left out: %s\n", json_string_value(l));

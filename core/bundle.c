@@ -273,7 +273,7 @@ static int inside(const char *real)
 static int walk_one(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
 {
 	const char *rel = fpath + walk.rootlen + (fpath[walk.rootlen] == '/');
-	char real[PATH_MAX], tgt[PATH_MAX], sz[32];
+	char real[PATH_MAX], tgt[PATH_MAX], sz[32], bound[32];
 	ssize_t n;
 
 	(void)ftw;
@@ -307,7 +307,8 @@ static int walk_one(const char *fpath, const struct stat *st, int type, struct F
 	if ((size_t)st->st_size > FC_BUNDLE_FILE_MAX) {
 		snprintf(walk.err, walk.errlen,
 			 "%s: %s: %s, more than a captured file's bound of %s: refused",
-			 walk.shown, rel, fc_fmt_size((uint64_t)st->st_size, sz, sizeof(sz)), "16 MiB");
+			 walk.shown, rel, fc_fmt_size((uint64_t)st->st_size, sz, sizeof(sz)),
+			 fc_fmt_size(FC_BUNDLE_FILE_MAX, bound, sizeof(bound)));
 		return 1;
 	}
 	walk.total += (size_t)st->st_size;

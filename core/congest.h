@@ -22,6 +22,8 @@
 
 #include <jansson.h>
 
+#include "core/lossrate.h"
+
 enum fc_cg_class {
 	FC_CG_OTHER,
 	FC_CG_PAUSE,	 /* link-level pause or credit-wait frames/ticks */
@@ -36,6 +38,9 @@ enum fc_cg_class {
 /* The class of counter @name. */
 enum fc_cg_class fc_cg_class_of(const char *name);
 const char *fc_cg_class_name(enum fc_cg_class c);
+/* Whether counter @name counts one retransmission a requester started (a
+ * loss episode: core/lossrate.h; the sources in congest.c). */
+int fc_cg_is_retry(const char *name);
 
 /* One incast round toward one receiver. */
 struct fc_incast_obs {
@@ -46,7 +51,8 @@ struct fc_incast_obs {
 	double ceiling_gbps;	/* the receiver port's payload ceiling (core/payload.h) */
 	double sum[FC_CG_NCLASS]; /* counter deltas by class, every port of the round */
 	double rx_drop_receiver;  /* FC_CG_RX_DROP on the receiver's own port */
-	int pairs_clean;	/* the same nodes' pair matrix showed no loss */
+	struct fc_loss loss;	/* the round's loss and the packets its flows moved */
+	const struct fc_loss *pairs; /* the same ports' pairs' own, NULL: none stored */
 };
 
 /*
@@ -55,9 +61,13 @@ struct fc_incast_obs {
  *   "lossless flow control working"  pauses, no loss;
  *   "ECN/DCQCN working"              CNPs sent or handled, no loss;
  *   "no working flow control"        loss under incast, no pause and no CNP,
- *                                    while the pairs were clean;
- *   "loss under incast"              loss with pauses or CNPs, or with pairs
- *                                    that were not clean;
+ *                                    with pairs at no loss at all, or at a
+ *                                    loss rate the round's is above (at 99%
+ *                                    confidence: core/lossrate.h), both
+ *                                    rates in the evidence;
+ *   "loss under incast"              loss with pauses or CNPs, or not above
+ *                                    the pairs' own rate, or with no pair
+ *                                    figures to hold it against (said so);
  *   "receiver cannot drain"          drops at the receiver's own buffers;
  *   "unfair"                         a sender below half its fair share;
  *   "below the port ceiling"         the aggregate under 90% of the ceiling
@@ -95,7 +105,8 @@ struct fc_alltoall_obs {
 	const double *ceiling_gbps;	  /* each node port's payload ceiling */
 	const double *rx_drop;		  /* FC_CG_RX_DROP on each node's port */
 	double sum[FC_CG_NCLASS];	  /* counter deltas by class, the group's ports */
-	int pairs_clean;
+	struct fc_loss loss;		  /* the group's loss, the packets it moved */
+	const struct fc_loss *pairs;	  /* as fc_incast_obs */
 };
 /*
  * The incast outcomes over the group ("receiver cannot drain" per node, the

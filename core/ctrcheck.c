@@ -222,8 +222,8 @@ static void set_rules(struct ctr_judge *j, const json_t *counters, int missing)
 						 list));
 	else if (missing)
 		json_object_set_new(j->out, "above_not_judged",
-				    json_sprintf("%d test(s) cut short moved packets the results do not count",
-						 missing));
+				    json_sprintf("%d test%s cut short moved packets the results do not count",
+						 missing, fc_s(missing)));
 }
 
 static json_t *check(json_t *doc, const json_t *a, const json_t *b, const json_t *counters)

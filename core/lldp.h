@@ -3,7 +3,9 @@
  * (Debian package lldpd): "lldp": {"interface": {IF: {...}}} for one
  * interface, a list of such objects for several; each with "chassis":
  * {NAME: {"id": ...}} (or {"id": {"value": ...}} without a system name) and
- * "port": {"id": {"value": ...}, "descr": ...}. Pure.
+ * "port": {"id": {"value": ...}, "descr": ...}; or `lldpcli -f json0`'s
+ * form of the same (every value in a list: core/lldp.c), which some tools
+ * record instead. Pure.
  */
 #ifndef FC_LLDP_H
 #define FC_LLDP_H

@@ -359,6 +359,43 @@ static int join_at(struct reach *R, int run, const int *count, int big)
 	return ok;
 }
 
+/*
+ * Whether digit run @run of the leaves' names is the rail's number: every
+ * leaf of a unit has its own value (with its slot), and each leaf of every
+ * unit finds exactly one leaf of the largest unit with its value. Where the
+ * rest of a name also changes from unit to unit (a row or room as well as
+ * the unit: "MF0;A09-P1-IBLEAF-04-01" and "MF0;B09-P1-IBLEAF-04-08", rail 4
+ * of units 1 and 8 in tests/real/ibnetdiscover), join_at cannot tell; the
+ * rail's number still does. Leaves named by rail and unit: NVIDIA DGX
+ * SuperPOD reference architecture (one leaf a rail in each SU).
+ */
+static int join_rail_at(struct reach *R, int run, int big)
+{
+	int ok = 1;
+
+	for (int i = 0; i < R->ns && ok; i++) {
+		struct sub *s = &R->s[i];
+		const char *n = join_name(R->x, s->group);
+		char m[72];
+		long v = -1;
+
+		ok = n && mask_run(n, run, m, sizeof(m), &v);
+		snprintf(s->join, sizeof(s->join), "%ld/%d", v, s->slot);
+	}
+	for (int i = 0; i < R->ns && ok; i++) {
+		int hits = 0;
+
+		for (int j = 0; j < R->ns; j++) {
+			int same = !strcmp(R->s[j].join, R->s[i].join);
+
+			ok &= j == i || R->s[j].comp != R->s[i].comp || !same;
+			hits += R->s[j].comp == big && same;
+		}
+		ok &= hits == 1;
+	}
+	return ok;
+}
+
 /* Rail K of every unit: by the leaves' names where they tell, else by order. */
 static void join_units(struct reach *R, const int *count)
 {
@@ -370,6 +407,8 @@ static void join_units(struct reach *R, const int *count)
 		return;
 	for (int run = 0; run < 8 && !R->by_name; run++)
 		R->by_name = join_at(R, run, count, big);
+	for (int run = 0; run < 8 && !R->by_name; run++)
+		R->by_name = join_rail_at(R, run, big);
 	for (int i = 0; i < R->ns && R->by_name; i++)
 		for (int j = 0; j < R->ns; j++)
 			if (R->s[j].comp == big && !strcmp(R->s[j].join, R->s[i].join))

@@ -4,6 +4,7 @@
  * addressing plan (see rail.h).
  */
 #include "core/rail_int.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -291,7 +292,7 @@ static int choose_by_switch(struct match *x, int *rc)
 	switch_names(x, &s, names, sizeof(names));
 	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
 			       "rails matched by the switch each InfiniBand port reaches (%d "
-			       "switches%s%s)", s.n, names[0] ? ": " : "", names);
+			       "switch%s%s%s)", s.n, s.n == 1 ? "" : "es", names[0] ? ": " : "", names);
 	return 1;
 }
 
@@ -349,9 +350,9 @@ static enum fc_rail_by choose_routed(struct match *x, int *rc)
 	count_keys(x, FC_RAIL_BY_LLDP, &kc, add_key, &s);
 	if (kc.with && !kc.without) {
 		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1,
-				       "rails matched by the LLDP neighbour each port reaches (%s%d leaf switches)",
+				       "rails matched by the LLDP neighbour each port reaches (%s%d leaf switch%s)",
 				       s.n > FC_RAIL_MAX ? "more than " : "",
-				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n);
+				       s.n > FC_RAIL_MAX ? FC_RAIL_MAX : s.n, s.n == 1 ? "" : "es");
 		return FC_RAIL_BY_LLDP;
 	}
 	return fallback(x, kc.with ? "routed RoCE (a subnet per port or host), and not "

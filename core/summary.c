@@ -2,6 +2,7 @@
 #include "core/summary.h"
 #include "core/dgroup.h"
 #include "core/out.h"
+#include "core/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,11 +122,15 @@ static void floor_line(struct sum *s, const json_t *fl)
 
 	if (!json_is_object(fl))
 		return;
+	/* "all 6 pairs of 4 nodes", as the finding above it counts them
+	 * (matrix/mxan_text.c): pairs beside nodes, not "every pair (6 of 4
+	 * nodes)", a count of pairs out of a count of nodes */
 	if (rails > 1)
-		snprintf(where, sizeof(where), "every pair (%d of %d nodes on %d rails)", pairs, nodes,
-			 rails);
+		snprintf(where, sizeof(where), "%s %d pair%s of %d nodes on %d rails",
+			 pairs == 1 ? "the" : "all", pairs, fc_s(pairs), nodes, rails);
 	else
-		snprintf(where, sizeof(where), "every pair (%d of %d nodes)", pairs, nodes);
+		snprintf(where, sizeof(where), "%s %d pair%s of %d nodes", pairs == 1 ? "the" : "all",
+			 pairs, fc_s(pairs), nodes);
 	snprintf(what, sizeof(what), "--min-gbps %g is over the best pair's %.3g Gb/s",
 		 fc_jnum(fl, "min_gbps", 0), fc_jnum(fl, "best_gbps", 0));
 	line(s, "%s: %s (%s); next: %s", where, what, "certain",

@@ -160,6 +160,11 @@ bad:
 	return -EINVAL;
 }
 
+const char *fc_s(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };

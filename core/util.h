@@ -24,6 +24,10 @@ int fc_parse_size(const char *opt, const char *text, uint64_t min, uint64_t max,
 int fc_parse_duration(const char *opt, const char *text, double min, double max,
 		      double *out_p);
 
+/* "s" after a count other than 1, "" after 1: "%d port%s", n, fc_s(n) says
+ * "1 port", "0 ports", "2 ports". The one plural of the messages (no "(s)"). */
+const char *fc_s(long long n);
+
 /* Formats a byte count as "64 KiB", "1 MiB", "2 B" into buf. */
 const char *fc_fmt_size(uint64_t bytes, char *buf, size_t len);
 

@@ -9,11 +9,16 @@
 #include <jansson.h>
 
 /*
- * Adds "switch_guid" to each ACTIVE InfiniBand port of @devices whose
- * neighbour is a switch ("peer_type" otherwise, e.g. a cable straight to
- * another HCA). Where smpquery is missing, refused (no umad access, not
- * root) or silent within its deadline, the first failure goes into @doc's
- * "switch_note", once, and no other port is asked.
+ * Asks the neighbour of each ACTIVE InfiniBand port of @devices and keeps
+ * the outcome on the port: "switch_guid" (and "switch_desc") where it is a
+ * switch, "peer_type" otherwise (e.g. a cable straight to another HCA),
+ * "peer_port" (the neighbour's port the query came in on), or
+ * "switch_error" (why not read). A port's own failure (smpquery refused or
+ * no NodeInfo: no umad access to that HCA, a MAD that failed) does not stop
+ * the next port's question; a failure of the node's (smpquery missing, not
+ * executable, or silent within its deadline) does: each later port gets
+ * "switch_error" "not asked: ..." (and, when capturing, a not_read entry).
+ * @doc's "switch_note" counts the ports not read and names the first reason.
  */
 void fc_ib_switches_add(json_t *devices, json_t *doc);
 /* The same with smpquery's answers from @s (live, recorded or replayed). */

@@ -79,6 +79,18 @@ char *fc_src_cmd(struct fc_src *s, const char *const *argv, double timeout, int 
 	return out;
 }
 
+void fc_src_skip(struct fc_src *s, const char *const *argv, const char *why)
+{
+	char name[200], rel[256], line[1024];
+
+	if (!s->rec)
+		return;
+	fc_bundle_cmd_name(argv, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "cmd/%s", name);
+	cmd_line(argv, line, sizeof(line));
+	fc_bw_skip(s->rec, line, rel, why);
+}
+
 /*
  * A capture without verbs/devices.json (libibverbs listed nothing when it
  * was taken, or a bundle put together from another tool's record) that holds
@@ -203,9 +215,13 @@ static int list_line(const char *tgz, char *l, size_t *total, char *err, size_t 
 		return -1;
 	}
 	if (size > FC_BUNDLE_FILE_MAX || (*total += size) > FC_BUNDLE_TOTAL_MAX) {
+		char one[32], all[32];
+
 		snprintf(err, errlen, "%s: '%.200s': %llu bytes%s: more than a capture's bound "
-			 "(16 MiB a file, 256 MiB in all): refused", tgz, l, size,
-			 size > FC_BUNDLE_FILE_MAX ? "" : " (and the members before it)");
+			 "(%s a file, %s in all): refused", tgz, l, size,
+			 size > FC_BUNDLE_FILE_MAX ? "" : " (and the members before it)",
+			 fc_fmt_size(FC_BUNDLE_FILE_MAX, one, sizeof(one)),
+			 fc_fmt_size(FC_BUNDLE_TOTAL_MAX, all, sizeof(all)));
 		return -1;
 	}
 	return 0;

@@ -34,6 +34,9 @@ void fc_src_replay(struct fc_src *s, struct fc_bundle *b);
  */
 char *fc_src_cmd(struct fc_src *s, const char *const *argv, double timeout, int *exit_p,
 		 char *why, size_t whylen);
+/* @argv not run, for @why: when capturing, listed as not read (its
+ * command line and the cmd/NAME it would have made). */
+void fc_src_skip(struct fc_src *s, const char *const *argv, const char *why);
 /* The RDMA devices as `devices --json` lists them (verbs/dev.h), or NULL
  * with the reason in *@why_p. */
 json_t *fc_src_devices(struct fc_src *s, const char **why_p);

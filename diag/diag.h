@@ -73,8 +73,9 @@ struct diag_module {
 	/* the module's own thresholds (SFF-8636 page 3 / CMIS page 02h, as
 	 * ethtool sff-common.c sff_show_thresholds prints them): dBm 99 and
 	 * mA 0 when not given */
-	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm;
-	double bias_lo_alarm_ma, bias_hi_alarm_ma;
+	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm, tx_hi_warn_dbm;
+	double bias_lo_alarm_ma, bias_hi_alarm_ma, bias_lo_warn_ma, bias_hi_warn_ma;
+	double volt_lo_warn, volt_hi_warn; /* V; 0 when not given */
 	/* CMIS Module State as ethtool cmis.c cmis_show_mod_state prints it
 	 * ("0x03 (ModuleReady)"): the word in parentheses; "" not printed */
 	char mod_state[24];
@@ -291,6 +292,26 @@ void diag_module_pn(const char *ethtool_m, char *buf, size_t len);
  * light (0 mW, "-inf dBm") or a transmitter off are "not in use". Fills
  * used, dark, rx_dbm_min, the lane flags into alarms, the weak lane. */
 void diag_module_judge(struct diag_module *m, int width);
+/* What module @m says of itself (diag/modlimits.c): its flags that are On,
+ * its temperature and supply against its thresholds, then each lane in use
+ * against its thresholds (diag_module_limits): 1 an alarm, 0 a warning,
+ * -1 nothing; what in @why ("" when nothing). After diag_module_judge. */
+int diag_module_verdict(const struct diag_module *m, char *why, size_t len);
+/* @m's readings that peers compare (diag/modpeers.c), after
+ * diag_module_judge: {"pn": @pn, "readings": {"temperature", "supply
+ * voltage", "lane N transmit power", "lane N laser bias" (lanes in use):
+ * {"value", "warn_lo", "warn_hi" (null: not given), "unit"}}}; null when
+ * @m was not read. */
+json_t *diag_module_readings(const struct diag_module *m, const char *pn);
+/* The readings of @own (as diag_module_readings) against the same port's
+ * module on @k other nodes (@peers; those of another part number left
+ * out): each reading outside its peers' band that is nearer its own warning
+ * threshold than their median is, into @why ("; " between), @part the part
+ * the first points at; returns how many. */
+int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
+		     const char **part);
+/* What to do about a port diag_module_peer named (its netdev @netdev). */
+void diag_module_peer_next(const char *netdev, char *buf, size_t len);
 /* The link width of a sysfs rate ("400 Gb/sec (4X NDR)" -> 4); 0 unknown. */
 int diag_parse_width(const char *sysfs_rate);
 json_t *diag_parse_perfquery(const char *text); /* NULL when no counter */

@@ -423,15 +423,15 @@ static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
 	return found;
 }
 
-/* Each lane's receive power against the same port on the other nodes
- * (diag/modlimits.c). */
+/* Each lane's receive power, and the module's own readings, against the
+ * same port on the other nodes (diag/modpeers.c). */
 static int rx_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
 {
 	static const json_t *ev[RACK_PORTS];
 
 	for (int i = 0; i < n; i++)
 		ev[i] = rp[i].ev;
-	return diag_rx_peers(c, ev, n);
+	return diag_rx_peers(c, ev, n) + diag_module_peers(c, ev, n);
 }
 
 void diag_peers(json_t *doc, const json_t *sets)

@@ -1,7 +1,6 @@
 /*
  * A module's numeric readings judged: each lane the link uses against the
- * module's own thresholds, then each lane's receive power against the same
- * port on the rack's other nodes.
+ * module's own thresholds.
  *
  * Against the module (diag_module_limits): a CMIS module not in state
  * ModuleReady; the thresholds the module
@@ -12,18 +11,14 @@
  * transmit power below the low alarm, or its bias current outside the
  * alarm range, is this module's transmitter (named at the end that
  * transmits, issue 37 item 1); a receive power below the low warning (its
- * alarm is judged in diag/rules.c r_module_alarm) is the light arriving:
+ * alarm is judged by diag_module_verdict below) is the light arriving:
  * "possible", the far end's transmitter or the fibre.
  *
- * Against the peers (diag_rx_peers): the same port (device and port) on
- * two or more other nodes, each lane in use, the median of theirs. A lane
- * receiving more than DIAG_RX_PEER_DB less than that median is named: the
- * largest channel insertion loss of the short-reach optics these racks use
- * is 4 dB (IEEE 802.3cu-2021, 400GBASE-FR4 and 100GBASE-FR1, 2 km SMF;
- * 100GBASE-SR4 on OM4 allows 1.9 dB, IEEE 802.3bm clause 95), so a lane
- * that far below its peers loses more than any compliant channel's length
- * explains: the far end's transmitter on that lane, or the fibre and its
- * connectors, not this module (its receiver reads what arrives).
+ * diag_module_verdict: the module's own word first (its flags, its
+ * temperature and supply against its thresholds), then the limits above;
+ * r_module_alarm (diagnose) and preflight's probe (pf_probe.c probe_module,
+ * judged in pf_module.c) both ask it.
+ * Against the same port on other nodes: diag/modpeers.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -87,85 +82,34 @@ int diag_module_limits(const struct diag_module *m, char *why, size_t len)
 	return -1;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* A module above this temperature with no high warning threshold of its own
+ * is out of the commercial operating case temperature range QSFP28
+ * datasheets state, 0 to 70 C (e.g. the 100G CWDM4 QSFP28 of
+ * sino-telecom.com/100g-1310nm-10km-qsfp28-cwdm4, "Operating case
+ * temperature: 0 to 70 C"; the LAQ2-8485-SR 100G SR4, "Case operating
+ * temperature range: 0 C to 70 C"). */
+#define MODULE_HOT_C 70.0
+
+int diag_module_verdict(const struct diag_module *m, char *why, size_t len)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double hot = m->temp_warn_c > 0 ? m->temp_warn_c : MODULE_HOT_C;
 
-	return (x > y) - (x < y);
-}
-
-/* Lane @lane's receive power of evidence @ev (diag_port_json's
- * module.lanes_rx_dbm), or 99 when not read or not in use. */
-static double lane_rx(const json_t *ev, size_t lane)
-{
-	const json_t *v = json_array_get(json_object_get(json_object_get(ev, "module"),
-							 "lanes_rx_dbm"), lane);
-
-	return json_is_number(v) ? json_number_value(v) : 99;
-}
-
-static int same_port(const json_t *a, const json_t *b)
-{
-	return !strcmp(fc_jstr(a, "device", ""), fc_jstr(b, "device", "")) &&
-	       fc_jnum(a, "port", 0) == fc_jnum(b, "port", 0) &&
-	       strcmp(fc_jstr(a, "node", ""), fc_jstr(b, "node", ""));
-}
-
-/* The median of lane @l's receive power on the other nodes' same port
- * (@peer: room for @n), or 99 with fewer than two. */
-static double peer_median(const json_t *const *ev, int n, int a, size_t l, double *peer, int *k_p)
-{
-	int k = 0;
-
-	for (int b = 0; b < n; b++)
-		if (b != a && same_port(ev[a], ev[b]) && lane_rx(ev[b], l) < 99)
-			peer[k++] = lane_rx(ev[b], l);
-	*k_p = k;
-	if (k < 2)
-		return 99;
-	qsort(peer, (size_t)k, sizeof(*peer), cmp_double);
-	return k % 2 ? peer[k / 2] : (peer[k / 2 - 1] + peer[k / 2]) / 2;
-}
-
-int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
-{
-	double *peer = calloc((size_t)n + 1, sizeof(*peer));
-	int found = 0;
-
-	for (int a = 0; peer && a < n; a++) {
-		size_t nl = json_array_size(json_object_get(json_object_get(ev[a], "module"),
-							    "lanes_rx_dbm"));
-		char subj[256], next[400], part[64], lanes[64] = "", ev_text[1024] = "";
-		int low = 0;
-
-		for (size_t l = 0; l < nl; l++) {
-			double own = lane_rx(ev[a], l), med;
-			int k;
-
-			if (own >= 99 || (med = peer_median(ev, n, a, l, peer, &k)) >= 99 ||
-			    med - own <= DIAG_RX_PEER_DB)
-				continue;
-			snprintf(lanes + strlen(lanes), sizeof(lanes) - strlen(lanes), "%s%zu",
-				 low ? ", " : "", l + 1);
-			snprintf(ev_text + strlen(ev_text), sizeof(ev_text) - strlen(ev_text),
-				 "%slane %zu receives %.2f dBm where the same port on %d other nodes receives %.2f dBm (median), %.1f dB less",
-				 low ? "; " : "", l + 1, own, k, med, med - own);
-			low++;
-		}
-		if (!low)
-			continue;
-		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
-			 fc_jstr(ev[a], "device", "?"), (int)fc_jnum(ev[a], "port", 0));
-		snprintf(part, sizeof(part), "far end's transmitter or fibre (lane%s %s)",
-			 low > 1 ? "s" : "", lanes);
-		snprintf(next, sizeof(next),
-			 "read 'ethtool -m' of the module at the other end of this cable (the transmit power of lane%s %s), clean and inspect both ends of the fibre, then swap the fibre; if the light stays low, replace the far end's transceiver",
-			 low > 1 ? "s" : "", lanes);
-		diag_emit_f(c, "module_rx_peers", subj, part, 0, next,
-			    "%s: more than the %.0f dB a compliant channel loses (ethtool -m)", ev_text,
-			    DIAG_RX_PEER_DB);
-		found++;
-	}
-	free(peer);
-	return found;
+	*why = 0;
+	if (!m->known)
+		return -1;
+	if (*m->alarms)
+		snprintf(why, len, "module flags on: %s", m->alarms);
+	else if (m->temp_c >= hot)
+		snprintf(why, len, "module at %.1f C, at or above %s %.1f C", m->temp_c,
+			 m->temp_warn_c > 0 ? "its high warning threshold" : "the commercial limit", hot);
+	else if (m->volt > 0 && m->volt_lo_alarm > 0 &&
+		 (m->volt < m->volt_lo_alarm || m->volt > m->volt_hi_alarm))
+		snprintf(why, len, "module supply %.3f V outside its alarm range %.3f-%.3f V", m->volt,
+			 m->volt_lo_alarm, m->volt_hi_alarm);
+	else if (m->rx_dbm_min < 99 && m->rx_lo_alarm_dbm < 99 && m->rx_dbm_min < m->rx_lo_alarm_dbm)
+		snprintf(why, len, "receive power %.2f dBm on lane %d below the module's low alarm %.2f dBm",
+			 m->rx_dbm_min, m->rx_min_lane, m->rx_lo_alarm_dbm);
+	else /* each lane's transmit power, bias and receive warning */
+		return diag_module_limits(m, why, len);
+	return 1;
 }

@@ -265,6 +265,11 @@ static const struct {
 	{ "Laser output power low warning threshold", offsetof(struct diag_module, tx_lo_warn_dbm), 1, 0 },
 	{ "Laser bias current low alarm threshold", offsetof(struct diag_module, bias_lo_alarm_ma), 0, 0 },
 	{ "Laser bias current high alarm threshold", offsetof(struct diag_module, bias_hi_alarm_ma), 0, 0 },
+	{ "Laser bias current low warning threshold", offsetof(struct diag_module, bias_lo_warn_ma), 0, 0 },
+	{ "Laser bias current high warning threshold", offsetof(struct diag_module, bias_hi_warn_ma), 0, 0 },
+	{ "Laser output power high warning threshold", offsetof(struct diag_module, tx_hi_warn_dbm), 1, 0 },
+	{ "Module voltage low warning threshold", offsetof(struct diag_module, volt_lo_warn), 0, 0 },
+	{ "Module voltage high warning threshold", offsetof(struct diag_module, volt_hi_warn), 0, 0 },
 };
 
 /* The lane of "...(Channel 3)" or "... (Chan 3)", from 1; 0 none. */
@@ -422,6 +427,7 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	memset(m, 0, sizeof(*m));
 	m->rx_dbm_min = 99;
 	m->rx_lo_alarm_dbm = m->rx_lo_warn_dbm = m->tx_lo_alarm_dbm = m->tx_lo_warn_dbm = 99;
+	m->tx_hi_warn_dbm = 99;
 	for (int i = 0; i < DIAG_MAX_LANES; i++)
 		m->lane_rx_mw[i] = m->lane_tx_mw[i] = m->lane_bias_ma[i] = -1;
 	for (const char *line = text; line && *line;) {

@@ -108,7 +108,6 @@
 #include "core/out.h"
 #include "diag/rules.h"
 
-#define MODULE_HOT_C 70.0
 #define PHYS_BER_MAX DIAG_PHYS_BER_MAX
 #define LANE_CORR_SHARE 0.5	/* "most" of the corrected bits */
 
@@ -147,28 +146,9 @@ static int errors_any(const struct diag_port *p)
 
 static void r_module_alarm(struct diag_ctx *c, const struct diag_port *p)
 {
-	const struct diag_module *m = &p->mod;
-	double hot = m->temp_warn_c > 0 ? m->temp_warn_c : MODULE_HOT_C;
 	char subj[256], next[512], why[400] = "";
-	int likely = 1;
+	int likely = diag_module_verdict(&p->mod, why, sizeof(why));
 
-	if (!m->known)
-		return;
-	if (*m->alarms)
-		snprintf(why, sizeof(why), "module flags on: %s", m->alarms);
-	else if (m->temp_c >= hot)
-		snprintf(why, sizeof(why), "module at %.1f C, at or above %s %.1f C", m->temp_c,
-			 m->temp_warn_c > 0 ? "its high warning threshold" : "the commercial limit",
-			 hot);
-	else if (m->volt > 0 && m->volt_lo_alarm > 0 &&
-		 (m->volt < m->volt_lo_alarm || m->volt > m->volt_hi_alarm))
-		snprintf(why, sizeof(why), "module supply %.3f V outside its alarm range %.3f-%.3f V",
-			 m->volt, m->volt_lo_alarm, m->volt_hi_alarm);
-	else if (m->rx_dbm_min < 99 && m->rx_lo_alarm_dbm < 99 && m->rx_dbm_min < m->rx_lo_alarm_dbm)
-		snprintf(why, sizeof(why), "receive power %.2f dBm on lane %d below the module's low alarm %.2f dBm",
-			 m->rx_dbm_min, m->rx_min_lane, m->rx_lo_alarm_dbm);
-	else /* each lane's transmit power, bias and receive warning */
-		likely = diag_module_limits(m, why, sizeof(why));
 	if (!*why)
 		return;
 	port_subject(p, subj, sizeof(subj));

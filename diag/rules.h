@@ -49,6 +49,10 @@ int diag_module_limits(const struct diag_module *m, char *why, size_t len);
  * many were named. */
 #define DIAG_RX_PEER_DB 4.0
 int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n);
+/* The module's own readings against the same port's module on two or more
+ * other nodes' evidence (diag/modpeers.c diag_module_peer), rule
+ * "module_peers"; returns how many ports were named. */
+int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n);
 /* The lane (from 1) of @p's module whose transmitter reports a fault or a
  * low transmit power alarm; 0 none. */
 int diag_tx_lane(const struct diag_port *p);

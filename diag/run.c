@@ -5,6 +5,7 @@
 
 #include "core/dgroup.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "diag/rules.h"
 
 static json_t *class_json(const long long *sum, char (*detail)[160])
@@ -47,7 +48,7 @@ static json_t *lanes_rx_json(const struct diag_module *m)
 	return a;
 }
 
-static json_t *module_json(const struct diag_module *m)
+static json_t *module_json(const struct diag_module *m, const char *pn)
 {
 	json_t *o;
 
@@ -60,6 +61,7 @@ static json_t *module_json(const struct diag_module *m)
 			 bits_json(m->dark, m->nlanes, 1), "weak_lane",
 			 m->weak_lane ? json_integer(m->weak_lane) : json_null());
 	json_object_set_new(o, "lanes_rx_dbm", lanes_rx_json(m));
+	json_object_update_new(o, diag_module_readings(m, pn)); /* "pn", "readings" */
 	return o;
 }
 
@@ -110,7 +112,7 @@ json_t *diag_port_json(const struct diag_port *p)
 			      "seconds", p->seconds, "counters",
 			      class_json(p->sum, (char (*)[160])p->detail), "pre_fec_ber",
 			      ber_json(p->pre_ber), "post_fec_ber", ber_json(p->post_ber),
-			      "module", module_json(&p->mod), "pcie", pcie_json(p));
+			      "module", module_json(&p->mod, p->module_pn), "pcie", pcie_json(p));
 
 	json_object_set_new(o, "far_end", p->have_far ? class_json(p->far_sum,
 								    (char (*)[160])p->far_detail)
@@ -173,8 +175,8 @@ static void render_group(FILE *f, const json_t *d, const struct fc_dgroup *g)
 	if (g->same_evidence || !colon)
 		fprintf(f, "           evidence: %s\n", fc_jstr(e, "evidence", ""));
 	else
-		fprintf(f, "           evidence (%.*s; the %d others alike, each in --json): %s\n",
-			(int)(colon - subj), subj, g->n - 1, fc_jstr(e, "evidence", ""));
+		fprintf(f, "           evidence (%.*s; the %d other%s alike, each in --json): %s\n",
+			(int)(colon - subj), subj, g->n - 1, fc_s(g->n - 1), fc_jstr(e, "evidence", ""));
 	fprintf(f, "           next: %s\n", fc_jstr(e, "next", ""));
 }
 

@@ -56,7 +56,9 @@ const char usage_matrix[] =
 	"                       incast (each node in turn receives from the others at\n"
 	"                       once), fanout (sends to them at once), bisection (one\n"
 	"                       half to the other at once, both ways), alltoall (every\n"
-	"                       node of a group to every other at once)\n"
+	"                       node of a group to every other at once); an incast's\n"
+	"                       loss is held against the pairs' own: the store's last\n"
+	"                       pair run of the same ports (run one first, same --db)\n"
 	"  --fan-in K           incast/fanout: K senders (receivers) a round, not all\n"
 	"  --group K            alltoall: groups of K nodes, not all\n"
 	"  --baseline FILE      judge each result against the fleet's baseline ('fabcheck\n"
@@ -234,10 +236,11 @@ static void render_matrix(FILE *f, const json_t *doc)
 	double lat = fc_jnum(doc, "rack_median_lat_us", NAN);
 
 	/* The latency only where one was measured (a bandwidth-only run has none). */
-	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pairs, %d rounds; rack median %s%s%s\n\n",
+	fprintf(f, "matrix run %lld: %d nodes, %lld of %lld pair%s, %d round%s; rack median %s%s%s\n\n",
 		(long long)fc_jnum(doc, "run", 0), (int)json_array_size(json_object_get(doc, "nodes")),
 		(long long)fc_jnum(doc, "pairs_done", 0), (long long)fc_jnum(doc, "pairs_total", 0),
-		(int)fc_jnum(doc, "rounds", 0),
+		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), (int)fc_jnum(doc, "rounds", 0),
+		fc_s((long long)fc_jnum(doc, "rounds", 0)),
 		num(fc_jnum(doc, "rack_median_gbps", NAN), "Gb/s", b1, sizeof(b1)),
 		isfinite(lat) ? ", " : "", isfinite(lat) ? num(lat, "us", b2, sizeof(b2)) : "");
 	if (json_is_object(json_object_get(doc, "screen")))
@@ -310,15 +313,16 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		*retest_queued = m.nrails ? mx_session_retest_rails(s, &m) :
 					    mx_session_retest(s, &m.an);
 		if (*retest_queued > 0) {
-			fprintf(stderr, "retesting %d pair(s) of the suspects\n", *retest_queued);
+			fprintf(stderr, "retesting %d pair%s of the suspects\n", *retest_queued,
+				fc_s(*retest_queued));
 			mx_model_release(&m);
 			return 0;
 		}
 		/* The links below their past, once, after the suspects' retest. */
 		*retest_queued = scr && scr->ss ? 0 : mx_session_retest_history(s, &m);
 		if (*retest_queued > 0) {
-			fprintf(stderr, "measuring again %d link(s) below their past runs\n",
-				*retest_queued);
+			fprintf(stderr, "measuring again %d link%s below their past runs\n",
+				*retest_queued, fc_s(*retest_queued));
 			mx_model_release(&m);
 			return 0;
 		}
@@ -349,10 +353,11 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 
 		fc_screen_small_text(&scr->s, small, sizeof(small));
 		fc_finding(doc, FC_WARN,
-			   "%d more suspect(s) in doubt, not named: the analysis leans that way on "
-			   "too few of the screen's tests (a link not bad %d tries in a row, a port "
+			   "%d more suspect%s in doubt, not named: the analysis leans that way on "
+			   "too few of the screen's tests (a link not bad %d tr%s in a row, a port "
 			   "not named); screen again or run the full matrix on those nodes%s",
-			   doubt, scr->s.k_confirm, small);
+			   doubt, fc_s(doubt), scr->s.k_confirm, scr->s.k_confirm == 1 ? "y" : "ies",
+			   small);
 	}
 	if (fc_drain_wanted(drain)) {
 		json_t *targets = json_array(), *passed = json_array();
@@ -462,8 +467,9 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		goto out_close;
 	}
 	json_decref(params);
-	fprintf(stderr, "matrix run %lld in %s: importing %zu results of %zu nodes from %s\n",
-		(long long)s.run, fc_store_path(s.st), json_array_size(results), n, c->import);
+	fprintf(stderr, "matrix run %lld in %s: importing %zu result%s of %zu nodes from %s\n",
+		(long long)s.run, fc_store_path(s.st), json_array_size(results),
+		fc_s((long long)json_array_size(results)), n, c->import);
 	fc_stop_on_signals();
 	/* Without a pace, one transaction: a replay needs no per-pair sync. */
 	if (!(c->pace_s > 0) && fc_store_begin(s.st))
@@ -521,13 +527,14 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 		goto out_session;
 	}
 	if (rc)
-		fprintf(stderr, "matrix run %lld in %s: screening %d nodes in at most %d rounds of up "
-			"to %d pairs%s\n", (long long)s.run, fc_store_path(s.st), s.n, s.r.rounds,
-			s.n / 2, c.resume ? " (resumed)" : "");
+		fprintf(stderr, "matrix run %lld in %s: screening %d nodes in at most %d round%s of up "
+			"to %d pair%s%s\n", (long long)s.run, fc_store_path(s.st), s.n, s.r.rounds,
+			fc_s(s.r.rounds), s.n / 2, fc_s(s.n / 2), c.resume ? " (resumed)" : "");
 	else
-		fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pairs in %d rounds of up to "
+		fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pair%s in %d round%s of up to "
 			"%d%s\n", (long long)s.run, fc_store_path(s.st), s.n,
-			s.n * (s.n - 1) / (s.both ? 1 : 2), s.r.rounds, s.n / 2,
+			s.n * (s.n - 1) / (s.both ? 1 : 2), fc_s(s.n * (s.n - 1) / (s.both ? 1 : 2)),
+			s.r.rounds, fc_s(s.r.rounds), s.n / 2,
 			c.resume ? " (resumed: finished pairs are kept)" : "");
 	fc_stop_on_signals();
 	do {

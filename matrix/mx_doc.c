@@ -102,8 +102,15 @@ static void error_text(const struct mx_model *m, const struct fc_mx_finding *f, 
 		       size_t len)
 {
 	const char *why = error_of(m, f);
+	char rails[200];
 
-	if (f->kind == FC_MX_UNREACHABLE)
+	/* with rails, a node measured on some: the rails it could not run on */
+	if (f->kind == FC_MX_UNREACHABLE && m->nrails &&
+	    mx_rails_unchecked_of(m, f->a, rails, sizeof(rails)))
+		snprintf(text, len, "node %s: none of its %d pairs could run on %s, while its other "
+			 "rails ran: %s; fix that, then 'fabcheck matrix --resume %lld'",
+			 m->names[f->a], (int)f->v1, rails, why ? why : "no result", (long long)m->run);
+	else if (f->kind == FC_MX_UNREACHABLE)
 		snprintf(text, len, "node %s: none of its %d pairs could run: %s; fix that, then "
 			 "'fabcheck matrix --resume %lld'", m->names[f->a], (int)f->v1,
 			 why ? why : "no result", (long long)m->run);
@@ -163,6 +170,8 @@ static json_t *model_doc(const struct mx_model *m, int pairs)
 	json_object_set_new(doc, "pairs_done", json_integer(pr.done));
 	json_object_set_new(doc, "pairs_total", json_integer(pr.total));
 	json_object_set_new(doc, "rack_median_gbps", num_or_null(m->an.rack_median_gbps));
+	if (isfinite(m->an.retest_median_gbps))
+		json_object_set_new(doc, "retest_median_gbps", json_real(m->an.retest_median_gbps));
 	json_object_set_new(doc, "rack_median_lat_us", num_or_null(m->an.rack_median_lat_us));
 	json_object_set_new(doc, "thresholds",
 			    json_pack("{s:o, s:f, s:o}", "min_gbps",

@@ -83,18 +83,43 @@ static int checked_nodes(const json_t *doc)
 	return n;
 }
 
+/* Why @node could not be checked into @why: on which rails none of its
+ * pairs could run while its other rails ran ("unchecked_ports"), else
+ * on none. */
+static void unchecked_why(const json_t *doc, const char *node, char *why, size_t len)
+{
+	char rails[200] = "";
+	size_t i, off = 0;
+	const json_t *u;
+
+	json_array_foreach(json_object_get(doc, "unchecked_ports"), i, u)
+		if (!strcmp(fc_jstr(u, "node", ""), node) && off < sizeof(rails))
+			off += (size_t)snprintf(rails + off, sizeof(rails) - off, "%srail %d (%s)",
+						off ? ", " : "", (int)fc_jnum(u, "rail", -1),
+						fc_jstr(u, "rail_name", "?"));
+	if (off)
+		snprintf(why, len,
+			 "none of its pairs could run on %s (ssh, the launcher, a worker that crashed or timed out), while its other rails ran",
+			 rails);
+	else
+		snprintf(why, len, "none of its pairs could run (ssh, the launcher, a worker or the host)");
+}
+
 void mx_drain_targets(const json_t *doc, json_t *targets, json_t *passed)
 {
 	const json_t *suspects = json_object_get(doc, "suspects");
 	int across = checked_nodes(doc);
+	char why[400];
 	size_t i;
 	json_t *s;
 
 	/* Could not check: listed apart, never a target, never passed. */
-	json_array_foreach(json_object_get(doc, "per_node"), i, s)
-		if (!strcmp(fc_jstr(s, "state", ""), "unreachable"))
-			fc_drain_unchecked((json_t *)doc, fc_jstr(s, "node", "?"),
-					   "none of its pairs could run (ssh, the launcher, a worker or the host)");
+	json_array_foreach(json_object_get(doc, "per_node"), i, s) {
+		if (strcmp(fc_jstr(s, "state", ""), "unreachable"))
+			continue;
+		unchecked_why(doc, fc_jstr(s, "node", "?"), why, sizeof(why));
+		fc_drain_unchecked((json_t *)doc, fc_jstr(s, "node", "?"), why);
+	}
 	/* A matrix names a node or port by comparing it with its peers
 	 * (matrix/mxlevel.c): the drain says across how many nodes. */
 	json_array_foreach(suspects, i, s) {
@@ -132,6 +157,18 @@ static int rail_of_device(const json_t *doc, const char *node, const char *devic
 	return -1;
 }
 
+/* Whether no pair at all could run on rail @rail ("unchecked_rails"). */
+static int rail_unrun(const json_t *doc, int rail)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "unchecked_rails"), i, s)
+		if (fc_jnum(s, "rail", -2) == rail)
+			return 1;
+	return 0;
+}
+
 /*
  * What a matrix drain's reason needs seen again (ctl/drain.h, unseen).
  * A matrix drains a node or port found far below its peers (matrix/
@@ -140,9 +177,11 @@ static int rail_of_device(const json_t *doc, const char *node, const char *devic
  * whether or not that rail as a whole ran slower than the best: a rail
  * only slower ("nodes_judged") still holds each node against its peers
  * on it, the comparison that named the port. A rail whose nodes could not
- * be told apart (nothing ran on it, most nodes suspect, its floor) saw
- * no port of it: a drain on it stays, and so does a drain of the whole
- * node (no device), which needs every rail seen.
+ * be told apart (most nodes suspect, its floor) saw no port of it, nor
+ * did one on which no pair could run ("unchecked_rails"), nor a node's
+ * port none of whose pairs could run ("unchecked_ports"): a drain on it
+ * stays, and so does a drain of the whole node (no device), which needs
+ * every rail seen.
  */
 const char *mx_drain_unseen(const char *node, const char *part, const char *device, int across,
 			    const void *arg)
@@ -161,8 +200,13 @@ const char *mx_drain_unseen(const char *node, const char *part, const char *devi
 		    (at >= 0 && fc_jnum(json_array_get(rails, (size_t)at), "rail", -1) !=
 					fc_jnum(s, "rail", -2)))
 			continue;
-		snprintf(why, sizeof(why), "its port on rail %d (%s) could not be checked in this run",
-			 (int)fc_jnum(s, "rail", -1), fc_jstr(s, "rail_name", "?"));
+		if (rail_unrun(doc, (int)fc_jnum(s, "rail", -1)))
+			snprintf(why, sizeof(why),
+				 "no pair could run on rail %d (%s) in this run: it could not tell its nodes apart",
+				 (int)fc_jnum(s, "rail", -1), fc_jstr(s, "rail_name", "?"));
+		else
+			snprintf(why, sizeof(why), "its port on rail %d (%s) could not be checked in this run",
+				 (int)fc_jnum(s, "rail", -1), fc_jstr(s, "rail_name", "?"));
 		return why;
 	}
 	json_array_foreach(json_object_get(doc, "suspects"), i, s) {

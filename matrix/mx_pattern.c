@@ -39,47 +39,6 @@ static int collect(const struct fc_store_pair *p, void *arg)
 	return 0;
 }
 
-/* The pair run the incast is held against: the store's latest ended
- * matrix run before it with no pattern (0: none). */
-struct pairs_ref {
-	int64_t before, id;
-	json_t *acc; /* its counters, largest delta per (node, counter) */
-};
-
-static int pick_pairs_run(const struct fc_store_run *r, void *arg)
-{
-	struct pairs_ref *p = arg;
-
-	if (!strcmp(r->kind, "matrix") && r->id < p->before && r->id > p->id && r->ended > 0 &&
-	    !json_object_get(r->params, "pattern"))
-		p->id = r->id;
-	return 0;
-}
-
-static int pairs_counters(const struct fc_store_pair *sp, void *arg)
-{
-	json_t *d = sp->doc ? json_loads(sp->doc, 0, NULL) : NULL;
-
-	if (d)
-		mx_flow_counters(arg, d);
-	json_decref(d);
-	return 0;
-}
-
-/* Whether the pair run @p showed no loss (no retransmission, no drop) on
- * any port: core/congest.h's "pairs_clean". -1: no pair run to tell. */
-static int pairs_clean(struct pairs_ref *p)
-{
-	double sum[FC_CG_NCLASS] = { 0 }, drop = 0;
-	json_t *moved;
-
-	if (!p->id)
-		return -1;
-	moved = mx_counters_sum(p->acc, NULL, sum, &drop);
-	json_decref(moved);
-	return sum[FC_CG_RETRANS] == 0 && sum[FC_CG_RX_DROP] == 0;
-}
-
 int mx_pattern_params(const json_t *params, enum fc_pattern *p, int *k)
 {
 	const json_t *pat = json_object_get(params, "pattern");
@@ -131,14 +90,33 @@ out_none:
 	return NULL;
 }
 
+/* The loss of a round's flows: the counters that moved on their ports
+ * (@moved: {node: {name: delta}}), the packets @flows moved (those into
+ * @to only, when given). */
+static struct fc_loss round_loss(const json_t *moved, json_t *flows, const json_t *to)
+{
+	struct fc_loss l = { 0 };
+	size_t i;
+	json_t *d;
+
+	fc_loss_counters(&l, moved);
+	json_array_foreach(flows, i, d)
+		if (!to || json_object_get(to, fc_jstr(json_object_get(d, "b"), "node", "?")))
+			l.packets += fc_loss_packets(d);
+	return l;
+}
+
 /* One incast round toward its receiver (@fan 0), or a fanout round from
- * its sender (@fan 1): the shares of the other ends, the target's port. */
-static int judge_target(json_t *flows, const double *g, json_t *out, int clean, int fan)
+ * its sender (@fan 1): the shares of the other ends, the target's port;
+ * an incast's loss against the pairs' own @pairs (NULL: none stored). */
+static int judge_target(json_t *flows, const double *g, json_t *out, const struct fc_loss *pairs,
+			int fan)
 {
 	size_t n = json_array_size(flows), i;
 	const char **end = calloc(n + 1, sizeof(*end)), *what = "port rate", *target;
 	json_t *acc = json_object(), *d, *shares = json_object();
 	double sum[FC_CG_NCLASS], drop = 0, ceiling;
+	struct fc_loss loss;
 	int level = 0;
 
 	if (!end)
@@ -152,6 +130,7 @@ static int judge_target(json_t *flows, const double *g, json_t *out, int clean, 
 	ceiling = mx_side_ceiling(json_array_get(flows, 0), fan ? "a" : "b", &what);
 	memset(sum, 0, sizeof(sum));
 	json_object_set_new(out, "counters_moved", mx_counters_sum(acc, target, sum, &drop));
+	loss = round_loss(json_object_get(out, "counters_moved"), flows, NULL);
 	json_object_set_new(out, fan ? "sender" : "receiver", json_string(target));
 	json_object_set_new(out, "ceiling_gbps", json_real(ceiling));
 	json_object_set_new(out, "ceiling_is", json_string(what));
@@ -164,7 +143,8 @@ static int judge_target(json_t *flows, const double *g, json_t *out, int clean, 
 	} else {
 		struct fc_incast_obs o = { .receiver = target, .nsenders = (int)n, .sender = end,
 					   .gbps = g, .ceiling_gbps = ceiling,
-					   .rx_drop_receiver = drop, .pairs_clean = clean > 0 };
+					   .rx_drop_receiver = drop, .loss = loss,
+					   .pairs = pairs };
 
 		memcpy(o.sum, sum, sizeof(sum));
 		level = fc_incast_judge(&o, out);
@@ -229,10 +209,10 @@ out_free:
 }
 
 /* One all-to-all group @gi of a round: each node's in and out. */
-static int judge_group(json_t *flows, const double *g, const json_t *grp, int gi, int clean,
-		       json_t *out)
+static int judge_group(json_t *flows, const double *g, const json_t *grp, int gi,
+		       const struct fc_loss *pairs, json_t *out)
 {
-	struct fc_alltoall_obs o = { .pairs_clean = clean > 0 };
+	struct fc_alltoall_obs o = { .pairs = pairs };
 	json_t *acc = json_object(), *in = json_object(), *outg = json_object(), *ceil = json_object();
 	json_t *d, *v, *moved;
 	const char **node = calloc(json_object_size(grp) + 1, sizeof(*node)), *name;
@@ -276,6 +256,7 @@ static int judge_group(json_t *flows, const double *g, const json_t *grp, int gi
 	o.ceiling_gbps = x + 2 * n;
 	o.rx_drop = x + 3 * n;
 	json_object_set_new(out, "counters_moved", mx_counters_sum(acc, NULL, o.sum, &drop));
+	o.loss = round_loss(json_object_get(out, "counters_moved"), flows, in);
 	json_object_set_new(out, "in_gbps", in);
 	json_object_set_new(out, "out_gbps", outg);
 	json_object_set_new(out, "ceiling_gbps", ceil);
@@ -292,14 +273,15 @@ out_free:
 }
 
 /* An all-to-all round: its groups, each judged. */
-static int judge_alltoall(json_t *flows, const double *g, json_t *out, int clean)
+static int judge_alltoall(json_t *flows, const double *g, json_t *out,
+			  const struct fc_loss *pairs)
 {
 	int ngroups = 0, level = 0;
 	json_t *grp = groups_of(flows, &ngroups), *arr = json_array();
 
 	for (int gi = 0; grp && gi < ngroups; gi++) {
 		json_t *one = json_object();
-		int l = judge_group(flows, g, grp, gi, clean, one);
+		int l = judge_group(flows, g, grp, gi, pairs, one);
 
 		level = l > level ? l : level;
 		json_array_append_new(arr, one);
@@ -525,19 +507,20 @@ out:
 int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 {
 	struct flows fl = { .rounds = json_object() };
-	struct pairs_ref pr = { .before = run, .acc = json_object() };
+	struct fc_loss bg = { 0 };
+	const struct fc_loss *pairs = NULL;
 	const char **keys = NULL, *k;
-	json_t *rounds, *v;
+	json_t *rounds, *v, *pairs_run = NULL;
 	size_t n = 0;
-	int rc, clean = -1;
+	int rc;
 
 	rc = fc_store_pairs(st, run, 0, collect, &fl);
 	if (rc || !fl.pattern[0])
 		goto out;
-	if ((!strcmp(fl.pattern, "incast") || !strcmp(fl.pattern, "alltoall")) &&
-	    !fc_store_run_list(st, 0, pick_pairs_run, &pr) &&
-	    pr.id && !fc_store_pairs(st, pr.id, 0, pairs_counters, pr.acc))
-		clean = pairs_clean(&pr);
+	if (!strcmp(fl.pattern, "incast") || !strcmp(fl.pattern, "alltoall"))
+		pairs_run = mx_pattern_pairs(st, run, fl.rounds, &bg);
+	/* the comparison needs pairs on these ports */
+	pairs = json_integer_value(json_object_get(pairs_run, "pairs")) > 0 ? &bg : NULL;
 	keys = calloc(json_object_size(fl.rounds) + 1, sizeof(*keys));
 	if (!keys) {
 		rc = -ENOMEM;
@@ -562,11 +545,11 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 		}
 		mx_round_rates(flows, g, rd);
 		if (!strcmp(fl.pattern, "incast"))
-			judge_target(flows, g, rd, clean, 0);
+			judge_target(flows, g, rd, pairs, 0);
 		else if (!strcmp(fl.pattern, "fanout") && !judge_total(flows, g, rd, 0))
-			judge_target(flows, g, rd, clean, 1);
+			judge_target(flows, g, rd, NULL, 1);
 		else if (!strcmp(fl.pattern, "alltoall") && !judge_total(flows, g, rd, 0))
-			judge_alltoall(flows, g, rd, clean);
+			judge_alltoall(flows, g, rd, pairs);
 		else
 			judge_total(flows, g, rd, !strcmp(fl.pattern, "bisection"));
 		free(g);
@@ -577,11 +560,10 @@ int mx_pattern_doc(struct fc_store *st, int64_t run, json_t *doc)
 						      "rounds", rounds));
 	if (!strcmp(fl.pattern, "bisection"))
 		bisect_blame(st, run, rounds, doc);
-	if (clean >= 0) /* the pair run the incast was held against */
-		json_object_set_new(json_object_get(doc, "pattern"), "pairs_run",
-				    json_pack("{s:I, s:b}", "run", (json_int_t)pr.id, "clean", clean));
+	if (pairs_run) /* the pair run the incast was held against */
+		json_object_set(json_object_get(doc, "pattern"), "pairs_run", pairs_run);
 out:
-	json_decref(pr.acc);
+	json_decref(pairs_run);
 	free(keys);
 	json_decref(fl.rounds);
 	return rc;

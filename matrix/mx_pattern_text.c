@@ -35,10 +35,11 @@ static void render_shares(FILE *f, const json_t *rd, const char *key, int from_t
 /* An incast round into its receiver, or a fanout round from its sender. */
 static void render_target(FILE *f, const json_t *rd, int fan)
 {
-	fprintf(f, "  round %d: %s %s %s %d %s: %.4g Gb/s of %.4g Gb/s (%s), Jain %.3f\n",
+	fprintf(f, "  round %d: %s %s %s %d %s%s: %.4g Gb/s of %.4g Gb/s (%s), Jain %.3f\n",
 		(int)fc_jnum(rd, "round", 0), fan ? "from" : "into",
 		fc_jstr(rd, fan ? "sender" : "receiver", "?"), fan ? "to" : "from",
-		(int)fc_jnum(rd, "flows", 0), fan ? "receivers" : "senders",
+		(int)fc_jnum(rd, "flows", 0), fan ? "receiver" : "sender",
+		fc_s((long long)fc_jnum(rd, "flows", 0)),
 		fc_jnum(rd, "aggregate_gbps", 0), fc_jnum(rd, "ceiling_gbps", 0),
 		fc_jstr(rd, "ceiling_is", "?"), fc_jnum(rd, "jain", NAN));
 	render_shares(f, rd, fan ? "receivers" : "senders", fan);
@@ -52,8 +53,9 @@ static void render_alltoall(FILE *f, const json_t *rd)
 	json_t *grp, *v;
 	size_t i;
 
-	fprintf(f, "  round %d: %d flows, %.4g Gb/s in all\n", (int)fc_jnum(rd, "round", 0),
-		(int)fc_jnum(rd, "flows", 0), fc_jnum(rd, "total_gbps", 0));
+	fprintf(f, "  round %d: %d flow%s, %.4g Gb/s in all\n", (int)fc_jnum(rd, "round", 0),
+		(int)fc_jnum(rd, "flows", 0), fc_s((long long)fc_jnum(rd, "flows", 0)),
+		fc_jnum(rd, "total_gbps", 0));
 	json_array_foreach(json_object_get(rd, "groups"), i, grp) {
 		size_t n = json_object_size(json_object_get(grp, "in_gbps"));
 
@@ -88,22 +90,25 @@ void mx_pattern_render(FILE *f, const json_t *doc)
 
 	if (!p)
 		return;
-	fprintf(f, "\npattern %s, %zu rounds (each round's flows started together):\n",
-		fc_jstr(p, "name", "?"), json_array_size(json_object_get(p, "rounds")));
+	fprintf(f, "\npattern %s, %zu round%s (each round's flows started together):\n",
+		fc_jstr(p, "name", "?"), json_array_size(json_object_get(p, "rounds")),
+		fc_s((long long)json_array_size(json_object_get(p, "rounds"))));
 	json_array_foreach(json_object_get(p, "rounds"), i, rd) {
 		if (json_object_get(rd, "receiver") || json_object_get(rd, "sender"))
 			render_target(f, rd, json_object_get(rd, "sender") != NULL);
 		else if (json_object_get(rd, "groups"))
 			render_alltoall(f, rd);
 		else if (json_object_get(rd, "ports_gbps"))
-			fprintf(f, "  round %d: %d flows, %.4g Gb/s across against %.4g Gb/s of "
+			fprintf(f, "  round %d: %d flow%s, %.4g Gb/s across against %.4g Gb/s of "
 				"the senders' ports (%s): %s\n", (int)fc_jnum(rd, "round", 0),
-				(int)fc_jnum(rd, "flows", 0), fc_jnum(rd, "total_gbps", 0),
+				(int)fc_jnum(rd, "flows", 0), fc_s((long long)fc_jnum(rd, "flows", 0)),
+				fc_jnum(rd, "total_gbps", 0),
 				fc_jnum(rd, "ports_gbps", 0), fc_jstr(rd, "ports_are", "?"),
 				fc_jstr(rd, "level", "?"));
 		else
-			fprintf(f, "  round %d: %d flows, %.4g Gb/s in all\n",
+			fprintf(f, "  round %d: %d flow%s, %.4g Gb/s in all\n",
 				(int)fc_jnum(rd, "round", 0), (int)fc_jnum(rd, "flows", 0),
+				fc_s((long long)fc_jnum(rd, "flows", 0)),
 				fc_jnum(rd, "total_gbps", 0));
 		render_window(f, json_object_get(rd, "window"));
 	}

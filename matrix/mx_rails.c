@@ -200,6 +200,52 @@ out_free:
 	return rc;
 }
 
+/* Node @node's port on rail position @k from a rail entry's side @sd
+ * ("a" or "b" of pair_rails.c: device, port, netdev) into @per, when the
+ * names are sound and the place is empty. */
+static void port_from_side(json_t *per, const char *node, const json_t *sd, size_t k, size_t n)
+{
+	const char *dev = fc_jstr(sd, "device", ""), *ifn = fc_jstr(sd, "netdev", "");
+	json_t *pl = json_object_get(per, node);
+
+	if (!*dev || !fc_name_ok(FC_NAME_DEV, dev) || (*ifn && !fc_name_ok(FC_NAME_NETDEV, ifn)) ||
+	    !fc_valid_node_name(node))
+		return;
+	if (!pl) {
+		pl = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(pl, json_null());
+		json_object_set_new(per, node, pl);
+	}
+	if (json_is_null(json_array_get(pl, k)))
+		json_array_set_new(pl, k, json_pack("{s:s, s:i, s:s}", "device", dev, "port",
+						    (int)fc_jnum(sd, "port", 1), "netdev", ifn));
+}
+
+/* Each node's own port on each rail of @list, as the documents' rail
+ * entries name them: what a live run's rail matching records
+ * (mx_rails_params' "ports"), so an imported run names each node's own
+ * device too (drain reasons, health's rails from the store). */
+static json_t *ports_from_docs(const json_t *docs, const json_t *list)
+{
+	json_t *per = json_object(), *d, *e, *o;
+	size_t i, j, k;
+
+	json_array_foreach(docs, i, d)
+		json_array_foreach(json_object_get(d, "rails"), j, e)
+			json_array_foreach(list, k, o) {
+				if (strcmp(fc_jstr(o, "subnet", ""), fc_jstr(e, "subnet", "")) ||
+				    strcmp(fc_jstr(o, "name", ""), fc_jstr(e, "name", "")))
+					continue;
+				for (int s = 0; s < 2; s++)
+					port_from_side(per, fc_jstr(json_object_get(d, s ? "b" : "a"), "node", ""),
+						       json_object_get(e, s ? "b" : "a"), k,
+						       json_array_size(list));
+				break;
+			}
+	return per;
+}
+
 int mx_rails_params_from_docs(json_t *params, const json_t *docs)
 {
 	json_t *list = json_array(), *d, *e, *o;
@@ -222,8 +268,8 @@ int mx_rails_params_from_docs(json_t *params, const json_t *docs)
 		json_decref(list);
 		return 0;
 	}
-	json_object_set_new(params, "rails", json_pack("{s:o, s:[], s:{}}", "list", list,
-						       "findings", "ports"));
+	json_object_set_new(params, "rails", json_pack("{s:o, s:[], s:o}", "list", list,
+						       "findings", "ports", ports_from_docs(docs, list)));
 	return 1;
 }
 
@@ -389,6 +435,26 @@ const char *mx_rail_own_device(const struct mx_model *m, const char *node, int r
 		       m->rails[r].name);
 }
 
+int mx_rails_unchecked_of(const struct mx_model *m, int i, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (int k = 0; k < m->ran.nunchecked; k++) {
+		const struct fc_mxl_unchecked *u = &m->ran.unchecked[k];
+
+		if (u->node != i)
+			continue;
+		n++;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%srail %d (%s)", off ? ", " : "",
+						m->rails[u->rail].index, m->rails[u->rail].name);
+	}
+	return n;
+}
+
 static json_t *pairs_json(const struct mx_model *m)
 {
 	json_t *list = json_array();
@@ -410,7 +476,7 @@ static json_t *pairs_json(const struct mx_model *m)
 							mx_rail_own_device(m, m->names[b], r),
 							"gbps", num_or_null(c->gbps), "lat_us",
 							num_or_null(c->lat_us), "verdict",
-							cell_verdict(c), "retest", c->retest));
+							cell_verdict(c), "retest", c->retest != 0));
 			}
 	}
 	return list;
@@ -441,23 +507,35 @@ static json_t *rails_json(const struct mx_model *m)
 /* The ports none of whose pairs could run on their rail while the node's
  * other rails ran (fc_mxl_unchecked): "unchecked_ports", each with a
  * warning; never suspects, never drained (mx_drain_unseen keeps a drain
- * on such a port). */
+ * on such a port). A rail on which no pair at all could run while other
+ * rails ran ("unchecked_rails") has one warning for its ports. */
 static void unchecked_ports(const struct mx_model *m, json_t *doc)
 {
-	json_t *list = json_array();
+	json_t *list = json_array(), *rails = json_array();
 
+	for (int r = 0; r < m->nrails; r++) {
+		if (!(m->ran.unchecked_rails >> r & 1))
+			continue;
+		fc_finding(doc, FC_WARN,
+			   "rail %d (%s): could not check it: no pair could run on it (ssh, the launcher, a worker that crashed or timed out; a fault the worker found on a node is a fail), while other rails ran: not judged, not its switch's fault, never drained; the pairs' errors say why",
+			   m->rails[r].index, m->rails[r].name);
+		json_array_append_new(rails, json_pack("{s:i, s:s}", "rail", m->rails[r].index,
+						       "rail_name", m->rails[r].name));
+	}
 	for (int k = 0; k < m->ran.nunchecked; k++) {
 		const struct fc_mxl_unchecked *u = &m->ran.unchecked[k];
 		const char *node = m->names[u->node], *dev = mx_rail_own_device(m, node, u->rail);
 
-		fc_finding(doc, FC_WARN,
-			   "%s on rail %d (%s): could not check %s: none of its pairs on that rail could run (ssh, the launcher, a worker that crashed or timed out; a fault the worker found on the node is a fail), while its other rails ran: not judged, never drained; the pairs' errors say why",
-			   node, m->rails[u->rail].index, m->rails[u->rail].name, dev);
+		if (!(m->ran.unchecked_rails >> u->rail & 1))
+			fc_finding(doc, FC_WARN,
+				   "%s on rail %d (%s): could not check %s: none of its pairs on that rail could run (ssh, the launcher, a worker that crashed or timed out; a fault the worker found on the node is a fail), while its other rails ran: not judged, never drained; the pairs' errors say why",
+				   node, m->rails[u->rail].index, m->rails[u->rail].name, dev);
 		json_array_append_new(list, json_pack("{s:s, s:i, s:s, s:s}", "node", node, "rail",
 						      m->rails[u->rail].index, "rail_name",
 						      m->rails[u->rail].name, "device", dev));
 	}
 	json_object_set_new(doc, "unchecked_ports", list);
+	json_object_set_new(doc, "unchecked_rails", rails);
 }
 
 void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs)

@@ -40,6 +40,10 @@ int mx_rails_load(struct mx_model *m);
  * matched it (params "rails" "ports": another server model names the HCA
  * on a rail otherwise), else the rail's name. */
 const char *mx_rail_own_device(const struct mx_model *m, const char *node, int r);
+/* The rails on which none of node @i's pairs could run while its other
+ * rails ran (fc_mxl_unchecked), "rail 1 (rxe1), rail 2 (rxe2)" into
+ * @buf; their count (0: none, @buf ""). */
+int mx_rails_unchecked_of(const struct mx_model *m, int i, char *buf, size_t len);
 /* Room for @more cells at once (a load knows how many: a row's rails),
  * where growing by doubling would copy and overshoot. 0 or -ENOMEM. */
 int mx_rails_reserve(struct mx_model *m, size_t more);

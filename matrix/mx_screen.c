@@ -101,8 +101,8 @@ static int plan(void *arg, struct mx_runner *r)
 	r->round = m->s.round - 1;
 	fc_screen_stop_text(&m->s, why, sizeof(why));
 	if (cnt > 0)
-		fprintf(stderr, "screen round %d (of at most %d): %d pair(s); %s\n", m->s.round,
-			m->s.max_rounds, cnt, m->s.round > 1 ? why : "seed matching");
+		fprintf(stderr, "screen round %d (of at most %d): %d pair%s; %s\n", m->s.round,
+			m->s.max_rounds, cnt, fc_s(cnt), m->s.round > 1 ? why : "seed matching");
 	else
 		fprintf(stderr, "screen stopped: %s\n", why);
 	return cnt > 0;

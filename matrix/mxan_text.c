@@ -1,6 +1,7 @@
 /* The words of a matrix analysis: one line per finding. */
 #include "matrix/mxan.h"
 #include "core/out.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,10 +87,10 @@ void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nod
 	if (nrails > 1)
 		snprintf(rails, sizeof(rails), " on %d rails", nrails);
 	snprintf(buf, len,
-		 "every pair%s is below --min-gbps %g (%d pairs of %d nodes%s, the best %s): "
+		 "every pair%s is below --min-gbps %g (%d pair%s of %d nodes%s, the best %s): "
 		 "the floor is above what this fabric carries, or the whole fabric is slow "
 		 "(check the switch and the ports' rate)",
-		 nrails > 1 ? " on every rail" : "", min_gbps, pairs, nodes, rails,
+		 nrails > 1 ? " on every rail" : "", min_gbps, pairs, fc_s(pairs), nodes, rails,
 		 fc_fmt_figure(best, "%.3g", "Gb/s", fig, sizeof(fig)));
 }
 

@@ -163,20 +163,42 @@ static int rail_ran(const struct fc_mx_analysis *ra)
 	return ra->nmeasured > 0;
 }
 
-/* A rail bad for every node: below the best rail, most nodes suspect on it,
- * or nothing ran on it while another rail did. RAIL_WHOLE: its own
- * analysis cannot tell its nodes apart (nothing ran, most nodes suspect,
- * its floor); RAIL_SLOW: its median alone is below the best rail's, and
- * its own analysis still holds each node against its peers on that rail
- * (the same switch): a node it names is that node's port, whatever the
- * rail's speed. */
-enum { RAIL_OK, RAIL_WHOLE, RAIL_SLOW };
-static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int *unreach_p)
+/* A rail bad for every node: below the best rail, or most nodes suspect
+ * on it. RAIL_WHOLE: its own analysis cannot tell its nodes apart (most
+ * nodes suspect, its floor); RAIL_SLOW: its median alone is below the best
+ * rail's, and its own analysis still holds each node against its peers on
+ * that rail (the same switch): a node it names is that node's port,
+ * whatever the rail's speed. RAIL_UNRUN: no pair could run on it (every
+ * pair FC_MX_ERROR: ssh, the launcher, a worker that crashed or timed
+ * out) while another rail ran: "could not check" that rail (issue 38 item
+ * 2), no suspect; a pair a worker failed for a fault of its own node
+ * (kind "node": FC_MX_FAIL, pair_run.c) ran and is judged. */
+enum { RAIL_OK, RAIL_WHOLE, RAIL_SLOW, RAIL_UNRUN };
+
+/* Most of the rail's tested nodes (3 or more) bad with most of their
+ * peers on it: nodes all bad with each other by as much have no contrast
+ * (mxan.c has_contrast), so the rail's own analysis names none, nor its
+ * rack-wide finding (which counts suspects): every pair failed on a rail
+ * whose switch is down (each port not active: the worker's kind "node",
+ * a fail) is this. */
+static int rail_mostly_bad(const struct fc_mx_analysis *ra)
+{
+	int tested = 0, bad = 0;
+
+	for (int i = 0; i < ra->n; i++) {
+		if (!ra->nodes[i].peers)
+			continue;
+		tested++;
+		bad += 2 * ra->nodes[i].bad > ra->nodes[i].peers;
+	}
+	return tested >= 3 && 2 * bad > tested;
+}
+
+static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran)
 {
 	const struct fc_mx_analysis *ra = &an->rails[r];
 	double pct = ra->opts.min_rack_pct;
 
-	*unreach_p = 0;
 	if (an->nrails < 2)
 		return 0;
 	if (!rail_ran(ra)) {
@@ -184,11 +206,14 @@ static int rail_level(const struct fc_mxl_analysis *an, int r, int any_ran, int 
 
 		for (int i = 0; i < an->n; i++)
 			tried += ra->nodes[i].state == FC_MX_NODE_UNREACHABLE;
-		*unreach_p = tried > 1;
-		return any_ran && tried > 1 ? RAIL_WHOLE : RAIL_OK;
+		return any_ran && tried > 1 ? RAIL_UNRUN : RAIL_OK;
 	}
-	/* below the floor on this rail alone (not every rail: an->floor) */
-	if (has_kind(ra, FC_MX_RACK_WIDE) || (!an->floor && has_kind(ra, FC_MX_FLOOR)))
+	/* below the floor on this rail alone, or most of its pairs bad; not
+	 * when every rail is below the floor (an->floor): then the floor is the
+	 * one problem, no rail's switch (issue 39: a healthy 2-rail rack under
+	 * --min-gbps 1 blamed "that rail's switch" for each rail) */
+	if (has_kind(ra, FC_MX_RACK_WIDE) ||
+	    (!an->floor && (has_kind(ra, FC_MX_FLOOR) || rail_mostly_bad(ra))))
 		return RAIL_WHOLE;
 	if (pct > 0 && isfinite(ra->rack_median_gbps) && isfinite(an->best_rail_gbps) &&
 	    ra->rack_median_gbps < an->best_rail_gbps * pct / 100)
@@ -234,16 +259,15 @@ static int find_rails(struct fc_mxl_analysis *an, int *cap, int *is_rail)
 	for (int r = 0; r < an->nrails; r++)
 		any_ran |= rail_ran(&an->rails[r]);
 	for (int r = 0; r < an->nrails && !rc; r++) {
-		int unreach;
-
-		is_rail[r] = rail_level(an, r, any_ran, &unreach);
-		if (is_rail[r])
+		is_rail[r] = rail_level(an, r, any_ran);
+		if (is_rail[r] == RAIL_UNRUN)
+			an->unchecked_rails |= 1ull << r;
+		else if (is_rail[r])
 			rc = add_suspect(an, cap,
 					 (struct fc_mxl_suspect){
 						 .level = FC_MXL_RAIL, .node = -1, .peer = -1,
 						 .rail = r, .gbps = an->rails[r].rack_median_gbps,
 						 .ref_gbps = an->best_rail_gbps,
-						 .unreachable = unreach,
 						 .nodes_judged = is_rail[r] == RAIL_SLOW });
 	}
 	return rc;
@@ -436,10 +460,10 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 	switch (s->level) {
 	case FC_MXL_RAIL:
 		rail_name(rails, s->rail, rl, sizeof(rl));
-		if (s->unreachable)
+		if (!isfinite(s->gbps))
 			snprintf(buf, len,
-				 "%s: no pair could run on it while other rails ran: that "
-				 "rail's switch or its configuration",
+				 "%s: its pairs failed for most nodes, with no figure, while other "
+				 "rails ran: that rail's switch or its configuration",
 				 rl);
 		else if (s->gbps < s->ref_gbps)
 			snprintf(buf, len,

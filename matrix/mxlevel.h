@@ -6,12 +6,15 @@
  * alone first (fc_mx_analyze: its own median, suspect nodes, suspect links),
  * then the levels are drawn across the rails:
  *
- *   rail  a rail whose median is below min_rack_pct of the best rail's, on
- *         which most nodes are suspects, or on which nothing ran while other
- *         rails did: that rail's switch or its configuration. It names no
- *         node; a rail only slower than the best still holds each node
- *         against its peers on it, so one node's slow port there is a port
- *         suspect beside the rail's finding;
+ *   rail  a rail whose median is below min_rack_pct of the best rail's, or
+ *         on which most nodes are suspects or bad with most of their peers
+ *         (every pair failed, no figure): that rail's switch or its
+ *         configuration. It names no node; a rail only slower than the best
+ *         still holds each node against its peers on it, so one node's slow
+ *         port there is a port suspect beside the rail's finding. A rail on
+ *         which no pair could run while other rails did is none: that rail
+ *         could not be checked ("unchecked_rails", and each node's port on
+ *         it "unchecked"), never a suspect;
  *   node  a node suspect on every rail it was measured on, two rails or
  *         more: the host (PCIe switch, NUMA, CPU, firmware); a node
  *         unreachable on every rail is none: it could not be checked (ssh,
@@ -56,12 +59,11 @@ struct fc_mxl_suspect {
 	int rail;	 /* -1 for a whole node */
 	double gbps;	 /* its median (port, node, rail) or the pair's slower direction */
 	double ref_gbps; /* what it was held against */
-	int unreachable; /* could not run, rather than slow */
 	int nrails_bad;	 /* node: the rails it is bad on */
 	/* rail: only slower than the best rail, its own analysis still held
 	 * each node against its peers on it (a node in line there was seen);
-	 * 0: its nodes could not be told apart (nothing ran, most nodes
-	 * suspect, its floor) */
+	 * 0: its nodes could not be told apart (most nodes suspect, its
+	 * floor) */
 	int nodes_judged;
 };
 
@@ -81,6 +83,10 @@ struct fc_mxl_analysis {
 	int nsuspects;
 	struct fc_mxl_unchecked *unchecked; /* never suspects, never drained */
 	int nunchecked;
+	/* Bit r: no pair could run on rail r while another rail ran (each
+	 * pair FC_MX_ERROR, two nodes or more tried): that rail could not be
+	 * checked, no suspect; each node's port on it is in @unchecked. */
+	unsigned long long unchecked_rails;
 	/* Every rail that ran has every pair below --min-gbps (each rail's
 	 * FC_MX_FLOOR): one finding about the floor (fc_mx_floor_text), no
 	 * rail named for it; its pairs, nodes and best figure over the rails. */

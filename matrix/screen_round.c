@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/sched.h"
+#include "core/util.h"
 
 static int met_before(const struct fc_screen *s, int u, int v)
 {
@@ -210,19 +211,19 @@ void fc_screen_stop_text(const struct fc_screen *s, char *buf, size_t len)
 
 	switch (s->stop) {
 	case FC_SCR_STOP_DONE:
-		snprintf(buf, len, "every (node, rail) named or cleared in %d round(s): %d named, "
-			 "%d cleared, %d unreachable, %d link(s) named", s->round, s->named,
-			 s->cleared, s->unreachable, s->links_named);
+		snprintf(buf, len, "every (node, rail) named or cleared in %d round%s: %d named, "
+			 "%d cleared, %d unreachable, %d link%s named", s->round, fc_s(s->round),
+			 s->named, s->cleared, s->unreachable, s->links_named, fc_s(s->links_named));
 		break;
 	case FC_SCR_STOP_LIMIT:
-		snprintf(buf, len, "round limit %d reached with %d (node, rail) or link(s) still "
+		snprintf(buf, len, "round limit %d reached with %d (node, rail) or link%s still "
 			 "in doubt (raise --max-rounds, or run --full)", s->max_rounds,
-			 s->undecided);
+			 s->undecided, fc_s(s->undecided));
 		break;
 	case FC_SCR_STOP_STUCK:
-		snprintf(buf, len, "%d (node, rail) or link(s) in doubt after %d round(s) and no "
+		snprintf(buf, len, "%d (node, rail) or link%s in doubt after %d round%s and no "
 			 "cleared peer on their rails to test them with (run --full)",
-			 s->undecided, s->round);
+			 s->undecided, fc_s(s->undecided), s->round, fc_s(s->round));
 		break;
 	default:
 		snprintf(buf, len, "screening: round %d of at most %d, %d in doubt", s->round,

@@ -1,6 +1,7 @@
 /* Soak analysis (see soak.h). */
 #include "matrix/soak.h"
 #include "core/stats.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -177,9 +178,10 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 				char text[600], w[64];
 
 				snprintf(text, sizeof(text),
-					 "%s: %s bandwidth dropped to %.3g Gb/s (%.0f%% of its median %.3g Gb/s) at %s for %d sample(s): congestion, a flapping link or a failing cable; check the counters and the switch port",
+					 "%s: %s bandwidth dropped to %.3g Gb/s (%.0f%% of its median %.3g Gb/s) at %s for %d sample%s: congestion, a flapping link or a failing cable; check the counters and the switch port",
 					 label, d ? "B->A" : "A->B", run_lo, 100 * run_lo / med[d],
-					 med[d], fc_soak_when(o->t0 + run_t, o->t0, w, sizeof(w)), run_n);
+					 med[d], fc_soak_when(o->t0 + run_t, o->t0, w, sizeof(w)), run_n,
+					 fc_s(run_n));
 				add_event(events, o->t0 + run_t, o->t0, "drop", NULL, label, text);
 				run_n = 0;
 			}

@@ -206,10 +206,11 @@ static void render_bw_notes(FILE *f, const json_t *results)
 			/* one interval is the BW column again: said once */
 			if (!iv || fc_jnum(iv, "n", 0) < 2)
 				continue;
-			fprintf(f, "  - %s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dips below %.3f Gb/s\n",
+			fprintf(f, "  - %s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dip%s below %.3f Gb/s\n",
 				fc_jstr(r, "test", "?"), sz, dirs[d], fc_jnum(iv, "n", 0),
 				fc_jnum(iv, "min_gbps", 0), fc_jnum(iv, "median_gbps", 0),
 				fc_jnum(iv, "max_gbps", 0), fc_jnum(iv, "dips_total", 0),
+				fc_s((long long)fc_jnum(iv, "dips_total", 0)),
 				fc_jnum(iv, "dip_below_gbps", 0));
 		}
 	}

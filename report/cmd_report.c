@@ -84,7 +84,7 @@ static void csv_row(FILE *f, const struct mx_model *m, const struct fc_mx_analys
 		fprintf(f, ",%.6g", c->lat_us);
 	else
 		fputc(',', f);
-	fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest);
+	fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest != 0);
 }
 
 /* A row per measured direction and rail: the rail's index and device, or
@@ -352,9 +352,10 @@ static void render_baseline(FILE *f, const json_t *doc)
 {
 	const json_t *b = json_object_get(doc, "baseline");
 
-	fprintf(f, "run %lld against the baseline %s: %d result(s) judged, %d more than %.4g%% "
+	fprintf(f, "run %lld against the baseline %s: %d result%s judged, %d more than %.4g%% "
 		"below it, %d not judged\n", (long long)fc_jnum(doc, "run", 0),
 		fc_jstr(b, "file", "?"), (int)fc_jnum(b, "judged", 0),
+		fc_s((long long)fc_jnum(b, "judged", 0)),
 		(int)fc_jnum(b, "defective", 0), fc_jnum(b, "below_pct", 0),
 		(int)fc_jnum(b, "not_judged", 0));
 }

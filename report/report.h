@@ -18,6 +18,17 @@ int rp_write_csv(FILE *f, const struct mx_model *m);
  * series with @all_pairs. */
 int rp_write_prom(FILE *f, const struct mx_model *m, int all_pairs);
 void rp_html_escape(FILE *f, const char *s);
+/* A table cell of text: whole up to RP_CELL_CHARS bytes; longer, cut at a
+ * word with " ..." (core/summary.h fc_fit_words, the terminal tables' own
+ * cutter) and the whole text in the cell's title attribute, which the
+ * browser shows on hover (and in --json, where the document keeps it).
+ * 40: about 320 px of the page's 16-px sans-serif, a third of the 1000-px
+ * window the report is looked at in (issue 39 item 7). Measured in headless
+ * Chromium at 1000 px on the Slurm table of tests/cli/cases_slurm.sh's drain:
+ * whole, its reason and command wrapped the row to 3 lines; cut, the row is
+ * one line, 860 px wide. */
+#define RP_CELL_CHARS 40
+void rp_html_cell(FILE *f, const char *s);
 /* report --history: flagged links' trends (an SVG chart each). */
 int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m);
 

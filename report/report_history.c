@@ -96,8 +96,8 @@ int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_m
 	if (!shown)
 		fputs("<p class=\"none\">No link is below its own past.</p>\n", f);
 	else if (shown < h->nflagged)
-		fprintf(f, "<p>%d more flagged links are in the CSV (--history --csv).</p>\n",
-			h->nflagged - shown);
+		fprintf(f, "<p>%d more flagged link%s in the CSV (--history --csv).</p>\n",
+			h->nflagged - shown, h->nflagged - shown == 1 ? " is" : "s are");
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,10 +1,13 @@
 /* The self-contained HTML report: an inline SVG heat map and the findings. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/out.h"
+#include "core/summary.h"
+#include "core/util.h"
 #include "matrix/mx_model.h"
 #include "report/report.h"
 
@@ -32,6 +35,24 @@ void rp_html_escape(FILE *f, const char *s)
 		default: fputc(*s, f);
 		}
 	}
+}
+
+void rp_html_cell(FILE *f, const char *s)
+{
+	char *cut;
+
+	if (strlen(s) <= RP_CELL_CHARS || !(cut = strdup(s))) {
+		fputs("<td>", f);
+		rp_html_escape(f, s);
+		fputs("</td>", f);
+		return;
+	}
+	fputs("<td title=\"", f);
+	rp_html_escape(f, s);
+	fputs("\">", f);
+	rp_html_escape(f, fc_fit_words(cut, RP_CELL_CHARS));
+	fputs("</td>", f);
+	free(cut);
 }
 
 static const char *short_label(const char *name, char *buf, size_t len)
@@ -302,11 +323,8 @@ static void html_slurm(FILE *f, const json_t *doc)
 		static const char *const keys[] = { "action", "node", "reason", "command", "result" };
 
 		fputs("<tr>", f);
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			fputs("<td>", f);
-			rp_html_escape(f, fc_jstr(a, keys[k], ""));
-			fputs("</td>", f);
-		}
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			rp_html_cell(f, fc_jstr(a, keys[k], ""));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -471,10 +489,11 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		   "</style></head><body>\n",
 		(long long)m->run, fc_jstr(doc, "verdict", "?"));
 	/* The latency only where one was measured. */
-	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pairs, "
+	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pair%s, "
 		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s%s%s.</p>\n",
 		(long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
-		(long long)fc_jnum(doc, "pairs_total", 0), when, fc_jstr(doc, "verdict", "?"),
+		(long long)fc_jnum(doc, "pairs_total", 0),
+		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when, fc_jstr(doc, "verdict", "?"),
 		fc_jstr(doc, "verdict", "?"),
 		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
 		isfinite(m->an.rack_median_lat_us) ? ", " : "",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite, in the order that fails fastest: unit, CLI, install,
-# valgrind with the fuzzers beside it, rack.
+# The whole suite, in the order that fails fastest: unit, then CLI, install
+# and valgrind with the fuzzers beside them, then the rack.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 pass=0 fail=0
@@ -11,6 +11,22 @@ step() {
 	else fail=$((fail + 1)); echo "==== $name: FAILED ($((SECONDS - t0)) s)"; fi
 }
 step unit tests/run-unit.sh $(ls build/tests/test_* | grep -v '\.d$')
+# The fuzzers run beside the CLI, install and valgrind steps, at nice 10:
+# those steps' runs keep the CPUs they ask for, and the fuzzers take what
+# they leave idle. The CLI step waits more than it computes (below), and
+# valgrind's runs wait on their CLI cases too; in make check at 3df048d on
+# a quiet 2-core host the CLI step took 206 s of wall time for about 120 s
+# of CPU, and the fuzzers beside valgrind alone stretched it from 301 s to
+# 368 s. Each target fuzzes for FUZZ_SECONDS of CPU time, not wall time
+# (tests/fuzz/run.sh), so it tests as much as alone. They end before the
+# rack starts: nothing runs beside the rack.
+fuzz_out=$(mktemp /tmp/fabcheck-fuzz.XXXXXX)
+fuzz_pid=
+if [ -x tests/fuzz/run.sh ]; then
+	fuzz_t0=$SECONDS
+	{ nice -n 10 tests/fuzz/run.sh; echo "$? $((SECONDS - fuzz_t0))" >"$fuzz_out.rc"; } >"$fuzz_out" 2>&1 &
+	fuzz_pid=$!
+fi
 # The CLI cases wait more than they compute (workers that hang until a
 # timeout, TUIs that live their --max-iterations, soaks of a few seconds):
 # on the 2-core machine the whole suite at CLI_JOBS=4 took 200 s of wall
@@ -20,18 +36,6 @@ step unit tests/run-unit.sh $(ls build/tests/test_* | grep -v '\.d$')
 # (CLI_JOBS overrides).
 step cli env CLI_JOBS="${CLI_JOBS:-4}" tests/cli/run.sh
 step install tests/test-install.sh
-# The fuzzers run beside valgrind, at nice 10: valgrind's runs keep the CPUs
-# they ask for, and the fuzzers take what valgrind leaves while its CLI
-# cases wait. Each target fuzzes for FUZZ_SECONDS of CPU time, not wall
-# time (tests/fuzz/run.sh), so it tests as much as alone. Both end before
-# the rack starts: nothing runs beside the rack.
-fuzz_out=$(mktemp /tmp/fabcheck-fuzz.XXXXXX)
-fuzz_pid=
-if [ -x tests/fuzz/run.sh ]; then
-	fuzz_t0=$SECONDS
-	{ nice -n 10 tests/fuzz/run.sh; echo "$? $((SECONDS - fuzz_t0))" >"$fuzz_out.rc"; } >"$fuzz_out" 2>&1 &
-	fuzz_pid=$!
-fi
 step valgrind tests/run-valgrind.sh
 # fuzz_wait: the fuzz run's output once it ends, and its exit code.
 fuzz_wait() {
@@ -39,7 +43,7 @@ fuzz_wait() {
 	wait "$fuzz_pid"
 	cat "$fuzz_out"
 	read -r rc secs <"$fuzz_out.rc" 2>/dev/null || rc=1
-	echo "(fuzz ran ${secs:-?} s beside valgrind)"
+	echo "(fuzz ran ${secs:-?} s beside the cli, install and valgrind steps)"
 	rm -f "$fuzz_out" "$fuzz_out.rc"
 	return "$rc"
 }

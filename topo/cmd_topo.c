@@ -29,7 +29,7 @@ const char usage_topo[] =
 	"Shows this node's NVIDIA GPUs and RDMA HCAs: PCIe bus ids and NUMA nodes,\n"
 	"the distance class of every GPU-GPU and GPU-HCA pair (PIX, PXB, PHB, NODE,\n"
 	"SYS as nvidia-smi and NCCL name them; NV# where NVLink is known), NVLink\n"
-	"islands, the nearest HCA(s) of each GPU (a GPU on a C2C link to its CPU,\n"
+	"islands, each GPU's nearest HCAs, one or more (a GPU on a C2C link to its CPU,\n"
 	"as on Grace, is P2C to the HCAs on that CPU's PCIe, as NCCL 2.27.3+ types\n"
 	"it; the JSON gives NCCL's class and GPUDirect verdict by release per GPU:\n"
 	"nccl_path, nccl_gdr; an mlx5 HCA with Data Direct, as on GB300, is\n"
@@ -52,6 +52,10 @@ const char usage_topo[] =
 	"\n"
 	"GPUs and HCAs come from sysfs; when sysfs has none (another host's\n"
 	"matrix), from the matrix alone. NVLink (NV#) comes from the matrix.\n"
+	"From the matrix alone the JSON gives each GPU nccl_nics: the NICs NCCL\n"
+	"ranks first by the cells (NODE ties with PHB; a table prints no link\n"
+	"speed), null for a Grace GPU that prints SYS to every NIC (which NICs\n"
+	"hang off its CPU is not printed).\n"
 	"Exit: 0 pass (warnings allowed), 1 a check failed, 2 usage error,\n"
 	"3 nothing to check (no GPU and no HCA) or an input that cannot be read.\n";
 

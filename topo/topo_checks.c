@@ -123,8 +123,8 @@ static void check_acs(const struct topo *t, json_t *doc)
 	}
 	if (unknown)
 		fc_finding(doc, FC_PASS,
-			   "ACS state of %d bridge(s) between GPUs and HCAs is unknown: the extended PCIe config space is readable by root only; run as root, or check 'sudo lspci -vvv | grep ACSCtl'",
-			   unknown);
+			   "ACS state of %d bridge%s between GPUs and HCAs is unknown: the extended PCIe config space is readable by root only; run as root, or check 'sudo lspci -vvv | grep ACSCtl'",
+			   unknown, fc_s(unknown));
 }
 
 static void check_roce(const struct topo *t, json_t *doc)
@@ -326,7 +326,7 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 {
 	char val[1024] = "=", unused[512] = "", dpu[256] = "", down[256] = "";
 	const struct topo_dev *d;
-	int nused = 0;
+	int nused = 0, ndpu = 0;
 
 	for (int i = 0; (d = topo_nic(t, i)); i++) {
 		if (!strcmp(d->name, d->bdf))
@@ -335,8 +335,10 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 			add_name(down, sizeof(down), d->name);
 		else if (!topo_nccl_used(t, d))
 			add_name(unused, sizeof(unused), d->name);
-		else if (topo_nic_is_dpu(d))
+		else if (topo_nic_is_dpu(d)) {
 			add_name(dpu, sizeof(dpu), d->name);
+			ndpu++;
+		}
 		else {
 			add_name(val, sizeof(val), d->name);
 			nused++;
@@ -345,8 +347,8 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 	if (!nused || strlen(val) >= sizeof(val) - 1)
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA(s) that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
-		       nused, unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
+		       "%d HCA%s that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
+		       nused, fc_s(nused), unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
 		       dpu[0] ? "; left out, BlueField DPU ports NCCL would otherwise use: " : "", dpu,
 		       down[0] ? "; no active port (NCCL skips it): " : "", down);
 	for (int i = 0; (d = topo_nic(t, i)); i++)
@@ -356,8 +358,9 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 				   d->name);
 	if (dpu[0])
 		fc_finding(doc, FC_WARN,
-			   "%s: BlueField DPU port(s) tie with the compute HCAs, so NCCL puts GPU channels on them unless NCCL_IB_HCA leaves them out",
-			   dpu);
+			   "%s: BlueField DPU port%s with the compute HCAs, so NCCL puts GPU channels on %s unless NCCL_IB_HCA leaves %s out",
+			   dpu, ndpu == 1 ? " ties" : "s tie", ndpu == 1 ? "it" : "them",
+			   ndpu == 1 ? "it" : "them");
 	if (down[0])
 		fc_finding(doc, FC_WARN,
 			   "%s: no active port, so NCCL does not list it and its GPUs use other HCAs (topo --json: nccl_nic, nccl_path)",

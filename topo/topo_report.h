@@ -46,6 +46,11 @@ void topo_view_from_nvsmi(struct topo_view *v, const struct nvsmi_topo *m);
 /* Nearest NICs of GPU @g (indexes into v->nic); returns the count. */
 int topo_view_nearest(const struct topo_view *v, int g, int *out, int max);
 
+/* The NICs NCCL ranks first for GPU @g by the cells (NODE ties with PHB;
+ * the table shows no speed); -1 when the table cannot say (a C2C GPU that
+ * prints SYS to every NIC). Returns the count. */
+int topo_view_nccl_nics(const struct topo_view *v, int g, int *out, int max);
+
 /* Adds gpus, nics, matrix, islands, findings and recommendations of the
  * view to @doc. */
 void topo_view_report(const struct topo_view *v, json_t *doc);

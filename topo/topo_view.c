@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "topo/topo_report.h"
 
 static void cpy(char *dst, size_t n, const char *src)
@@ -143,6 +144,47 @@ int topo_view_nearest(const struct topo_view *v, int g, int *out, int max)
 	return n;
 }
 
+/* A GPU-NIC cell as NCCL classes it: NODE is PHB (topo_nccl_class). */
+static enum topo_dist nccl_cell(const char *cell)
+{
+	enum topo_dist d;
+
+	return topo_dist_parse(cell, &d) ? TOPO_UNKNOWN : topo_nccl_class(d);
+}
+
+/* A C2C GPU that only nvidia-smi shows: it has no C2C cell and prints SYS to
+ * every NIC, the NICs of its own CPU included (tests/real/topo, GB200). */
+static int c2c_sys(const struct topo_view *v, int g, int rank)
+{
+	return v->gpu[g].c2c && rank == 6 && !strcmp(v->source, "nvidia-smi");
+}
+
+/*
+ * The NICs NCCL ranks first for GPU @g from the cells alone (topo.cc
+ * ncclTopoGetLocal, 2.7+): the highest path bandwidth, then the lowest path
+ * type. A table prints no link speed, so the type decides, NODE tying with
+ * PHB: NCCL keys its CPU nodes by NUMA node (xml.cc ncclTopoGetXmlFromSys),
+ * so another host bridge of the GPU's NUMA node is PHB to it
+ * (design/nccl-rules.md section 2). -1 when the table cannot say: a C2C GPU
+ * whose every NIC is SYS reaches the NICs of its own Grace at P2C (paths.cc,
+ * 2.27.3+) and the others at SYS, and which are which is not printed.
+ */
+int topo_view_nccl_nics(const struct topo_view *v, int g, int *out, int max)
+{
+	enum topo_dist best = TOPO_UNKNOWN;
+	int n = 0;
+
+	for (int b = 0; b < v->nnics; b++)
+		if (nccl_cell(v->gn[g][b]) < best)
+			best = nccl_cell(v->gn[g][b]);
+	if (best == TOPO_SYS && c2c_sys(v, g, 6)) /* 6: nvsmi_cell_rank("SYS") */
+		return -1;
+	for (int b = 0; b < v->nnics && best != TOPO_UNKNOWN && n < max; b++)
+		if (nccl_cell(v->gn[g][b]) == best)
+			out[n++] = b;
+	return n;
+}
+
 void topo_recommend(json_t *doc, const char *env, const char *value, const char *fmt, ...)
 {
 	json_t *list = json_object_get(doc, "recommendations");
@@ -184,6 +226,17 @@ static json_t *dev_json(const struct tv_dev *d, int is_nic)
 	return o;
 }
 
+/* The GPU's NCCL candidates by name; null when the table cannot say. */
+static json_t *nccl_nics_json(const struct topo_view *v, int g)
+{
+	int nn[TV_MAX], k = topo_view_nccl_nics(v, g, nn, TV_MAX);
+	json_t *a = k < 0 ? json_null() : json_array();
+
+	for (int i = 0; i < k; i++)
+		json_array_append_new(a, json_string(v->nic[nn[i]].name));
+	return a;
+}
+
 static void report_devices(const struct topo_view *v, json_t *doc)
 {
 	json_t *gpus = json_array(), *nics = json_array(), *matrix = json_object();
@@ -198,6 +251,8 @@ static void report_devices(const struct topo_view *v, json_t *doc)
 		json_object_set_new(o, "nearest_dist",
 				    k ? json_string(v->gn[g][nn[0]]) : json_null());
 		json_object_set_new(o, "row_known", json_boolean(v->row_known[g]));
+		if (!strcmp(v->source, "nvidia-smi")) /* from sysfs: nccl_nic (topo_checks.c) */
+			json_object_set_new(o, "nccl_nics", nccl_nics_json(v, g));
 		json_array_append_new(gpus, o);
 		for (int b = 0; b < v->ngpus; b++)
 			if (v->gg[g][b][0])
@@ -267,15 +322,18 @@ static int worst_nearest(const struct topo_view *v, int *who)
 	return worst;
 }
 
+/* NCCL_IB_HCA from the table: the NICs NCCL ranks first for some GPU
+ * (topo_view_nccl_nics); GPUs the table cannot say that of are left out. */
 static void advise_hca(const struct topo_view *v, json_t *doc)
 {
-	int used[TV_MAX] = { 0 }, unresolved = 0, nused = 0;
+	int used[TV_MAX] = { 0 }, unresolved = 0, nused = 0, unknown = 0;
 	char val[1024] = "=";
 	size_t len = 1;
 
 	for (int g = 0; g < v->ngpus; g++) {
-		int nn[TV_MAX], k = topo_view_nearest(v, g, nn, TV_MAX);
+		int nn[TV_MAX], k = topo_view_nccl_nics(v, g, nn, TV_MAX);
 
+		unknown += k < 0;
 		for (int i = 0; i < k; i++)
 			used[nn[i]] = 1;
 	}
@@ -290,10 +348,11 @@ static void advise_hca(const struct topo_view *v, json_t *doc)
 	if (!nused || len >= sizeof(val))
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA(s) nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s",
-		       nused, nused < v->nnics ? "; the others are farther from every GPU" : "",
-		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "");
-	for (int b = 0; b < v->nnics; b++)
+		       "%d HCA%s nearest to a GPU; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s",
+		       nused, fc_s(nused), nused < v->nnics ? "; the others are farther from every GPU" : "",
+		       unresolved ? "; NICn are matrix labels: replace them with device names from the NIC Legend of nvidia-smi topo -m" : "",
+		       unknown ? "; the C2C GPUs that print SYS to every NIC are not counted: which NICs they use is not in the table" : "");
+	for (int b = 0; b < v->nnics && !unknown; b++)
 		if (!used[b] && v->nic[b].has_rdma && v->ngpus)
 			fc_finding(doc, FC_PASS,
 				   "%s is not the nearest HCA of any GPU: NCCL may still send over it unless NCCL_IB_HCA leaves it out",
@@ -324,16 +383,10 @@ static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
 		return 0;
 	topo_view_nearest(v, first, nn, TV_MAX);
 	topo_recommend(doc, "NCCL_NET_GDR_C2C", "1",
-		       "%d GPU(s) reach their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
-		       n, v->gpu[first].name, v->nic[nn[0]].name, v->gn[first][nn[0]]);
+		       "%d GPU%s reach%s their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
+		       n, fc_s(n), n == 1 ? "es" : "", v->gpu[first].name, v->nic[nn[0]].name,
+		       v->gn[first][nn[0]]);
 	return 1;
-}
-
-/* A C2C GPU that only nvidia-smi shows: it has no C2C cell and prints SYS to
- * every NIC, the NICs of its own CPU included (tests/real/topo, GB200). */
-static int c2c_sys(const struct topo_view *v, int g, int rank)
-{
-	return v->gpu[g].c2c && rank == 6 && !strcmp(v->source, "nvidia-smi");
 }
 
 /* Says so instead of "the other socket": the table cannot tell which NICs
@@ -426,12 +479,13 @@ static void advise_p2p(const struct topo_view *v, json_t *doc)
 			       "every GPU pair is NVLink-connected: P2P needs no PCIe path");
 	else if (near)
 		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
-			       "%d GPU pair(s) share a PCIe switch (PIX/PXB) and use PCIe P2P; %d pair(s) only meet through the CPU and are better staged in host memory (NCCL's default since 2.23)",
-			       near, far);
+			       "%d GPU pair%s share%s a PCIe switch (PIX/PXB) and use%s PCIe P2P; %d pair%s only meet%s through the CPU and are better staged in host memory (NCCL's default since 2.23)",
+			       near, fc_s(near), near == 1 ? "s" : "", near == 1 ? "s" : "", far,
+			       fc_s(far), far == 1 ? "s" : "");
 	else
 		topo_recommend(doc, "NCCL_P2P_LEVEL", "PXB",
-			       "%d GPU pair(s) without NVLink meet only through the CPU (PHB/NODE/SYS): P2P through the root complex is usually slower than host memory; keep P2P within switches",
-			       far);
+			       "%d GPU pair%s without NVLink meet%s only through the CPU (PHB/NODE/SYS): P2P through the root complex is usually slower than host memory; keep P2P within switches",
+			       far, fc_s(far), far == 1 ? "s" : "");
 }
 
 void topo_view_report(const struct topo_view *v, json_t *doc)
@@ -442,15 +496,16 @@ void topo_view_report(const struct topo_view *v, json_t *doc)
 		json_object_set_new(doc, "recommendations", json_array());
 	if (v->cols_cut)
 		fc_finding(doc, FC_WARN,
-			   "%d GPU/NIC column(s) past the first %d were not read: this topology is wider than fabcheck reads; its findings cover the first %d devices only",
-			   v->cols_cut, TV_MAX, TV_MAX);
+			   "%d GPU/NIC column%s past the first %d %s not read: this topology is wider than fabcheck reads; its findings cover the first %d devices only",
+			   v->cols_cut, fc_s(v->cols_cut), TV_MAX, v->cols_cut == 1 ? "was" : "were",
+			   TV_MAX);
 	else if (v->truncated)
 		fc_finding(doc, FC_WARN,
 			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing): pairs of missing rows come from the other rows or stay unknown; give the whole 'nvidia-smi topo -m' output");
 	if (v->ngpus && !v->nnics && !v->cols_cut)
 		fc_finding(doc, FC_WARN,
-			   "%d GPU(s) but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
-			   v->ngpus);
+			   "%d GPU%s but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",
+			   v->ngpus, fc_s(v->ngpus));
 	if (v->ngpus && v->nnics) {
 		/* from sysfs, NCCL's own model advises it (topo_checks.c) */
 		if (strncmp(v->source, "sysfs", 5))

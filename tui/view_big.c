@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "tui/tui.h"
 #include "tui/view_int.h"
 
@@ -142,7 +143,7 @@ static int rail_suspects(const struct mx_model *m, struct tui_suspect *out, int 
 
 		*t = (struct tui_suspect){ .order = n, .node = s->node, .peer = s->peer,
 					   .rail = s->rail, .level = fc_mxl_level_name(s->level) };
-		t->score = s->unreachable ? -1 : ratio(s->gbps, s->ref_gbps);
+		t->score = !isfinite(s->gbps) ? -1 : ratio(s->gbps, s->ref_gbps); /* no figure */
 		if (s->rail >= 0 && s->node >= 0) {
 			const struct fc_mx_node *nd = &m->ran.rails[s->rail].nodes[s->node];
 
@@ -219,11 +220,11 @@ void tui_draw_list(const struct tui_view *v, const struct mx_model *m, int y, in
 	}
 	if (h < 2)
 		return;
-	snprintf(line, sizeof(line), "%d suspects, worst first%s (share of what each is held to, "
-		 "bad pairs of its measured peers):", n, n == TUI_LIST_MAX ? " (the first)" : "");
+	snprintf(line, sizeof(line), "%d suspect%s, worst first%s (share of what each is held to, "
+		 "bad pairs of its measured peers):", n, fc_s(n), n == TUI_LIST_MAX ? " (the first)" : "");
 	attron(A_BOLD);
-	mvaddnstr(y, 0, n ? line : "no suspects so far: every measured pair is within the "
-			   "thresholds", COLS);
+	tui_put_cut(y, n ? line : "no suspects so far: every measured pair is within the "
+			   "thresholds");
 	attroff(A_BOLD);
 	for (int i = first; i < n && i - first < h - 1; i++) {
 		int attr = i == v->sel ? A_REVERSE : 0;
@@ -238,7 +239,7 @@ void tui_draw_list(const struct tui_view *v, const struct mx_model *m, int y, in
 		snprintf(line, sizeof(line), "%4s  %-4s  %3d/%-3d  %s", pct, s[i].level, s[i].bad,
 			 s[i].peers, text);
 		attron(attr);
-		mvaddnstr(y + 1 + i - first, 0, line, COLS);
+		tui_put_cut(y + 1 + i - first, line); /* at a word, " ..." (issue 39 item 3) */
 		attroff(attr);
 	}
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "matrix/mx_history.h"
 #include "tui/view_int.h"
 
@@ -53,8 +54,8 @@ void tui_trend_text(const struct tui_trend *tr, const struct mx_model *m, char *
 	sparkline(tr, spark, sizeof(spark));
 	fc_fmt_figure(tr->now, "%.3g", "Gb/s", now, sizeof(now));
 	if (!isfinite(tr->median)) {
-		snprintf(buf, len, "%s[%s] now %s: %d earlier runs, %d needed to judge it", rail,
-			 spark, now, tr->runs, tr->min_runs);
+		snprintf(buf, len, "%s[%s] now %s: %d earlier run%s, %d needed to judge it", rail,
+			 spark, now, tr->runs, fc_s(tr->runs), tr->min_runs);
 		return;
 	}
 	fc_fmt_figure(tr->median, "%.3g", NULL, med, sizeof(med));

@@ -1,8 +1,9 @@
 /*
- * The bandwidth loop's state (verbs/bw.c), in a header of its own so that
- * tests/unit/test_hotwait.c can check its layout: what every thread reads
- * each turn (the stop flag), what they all add to (the byte counter) and
- * each thread's own state sit on cache lines apart (issue 40, item 4).
+ * The bandwidth loop's state (verbs/bw.c, and the run around it in
+ * verbs/bw_run.c), in a header of its own so that tests/unit/test_hotwait.c
+ * can check its layout: what every thread reads each turn (the stop flag),
+ * what they all add to (the byte counter) and each thread's own state sit
+ * on cache lines apart (issue 40, item 4).
  */
 #ifndef FC_VERBS_BW_RUN_H
 #define FC_VERBS_BW_RUN_H
@@ -46,7 +47,8 @@ struct bw_run {
 	uint32_t since_sig[VB_MAX_QPS];
 	int last_posted[VB_MAX_QPS];
 	uint64_t qslot[VB_MAX_QPS]; /* each QP's next slot, of the cycle's (perftest's steps) */
-	uint64_t nslots;
+	uint64_t nslots;      /* the chains' slots: every thin-th of the test's cycle */
+	uint32_t thin;
 	/* Each owned QP's chain, built once (bw_chains) and re-posted; the
 	 * last list of a pass is built request by request in wrs (bw_build). */
 	struct vb_chain chain[VB_MAX_QPS];
@@ -74,5 +76,17 @@ struct bw_run {
 	int clock_in;	      /* reaps before the clock is read again (bw_reap_time) */
 	int rare;	      /* a reap stamps, checks or trims (bw_reap_rare) */
 };
+
+/* How many QPs thread b->k drives (q % nthr == k). */
+static inline int bw_owned(const struct bw_run *b)
+{
+	return (b->r->nqps - b->k + b->nthr - 1) / b->nthr;
+}
+
+/* The loop (verbs/bw.c), for the run around it (verbs/bw_run.c): one pass
+ * of @per_qp requests on every QP this thread drives (or @duration
+ * seconds), timed or not; the interval log's start. 0 or a negative errno. */
+int bw_pass(struct bw_run *b, uint64_t per_qp, double duration, int timed);
+int bw_log_start(struct bw_run *b);
 
 #endif

@@ -83,8 +83,9 @@ static void chain_bases(struct vb_chain *c, const struct vb_res *r, const struct
 		   t->op == VB_WRITE ? vb_peer_rx(r, 0) + off0 : 0;
 }
 
-/* The cycle the chain's slots go round: its slots and their step. */
-static void chain_cycle(struct vb_chain *c, const struct vb_test *t)
+/* The cycle the chain's slots go round: its slots and their step, every
+ * @thin-th slot of fabcheck's cycle. */
+static void chain_cycle(struct vb_chain *c, const struct vb_test *t, uint32_t thin)
 {
 	if (t->cycle == VB_CYCLE_PAGE) {
 		c->nslots = t->pt_nsteps;
@@ -92,40 +93,77 @@ static void chain_cycle(struct vb_chain *c, const struct vb_test *t)
 		/* perftest keeps a list's requests where it built them */
 		c->fixed = c->nslots <= 1 || c->len > 1;
 	} else {
-		c->nslots = t->cyc_nslots;
-		c->step = t->cyc_stride;
+		c->nslots = t->cyc_nslots / thin;
+		c->step = t->cyc_stride * thin;
 		c->fixed = c->nslots <= 1;
 	}
+	c->thin = t->cycle == VB_CYCLE_PAGE ? 1 : thin;
 	c->lslots = c->fixed ? 0 : (uint64_t)c->len % c->nslots;
 	if (!c->lslots)
 		c->fixed = 1; /* a whole number of cycles: each post where the last was */
 	c->lstep = c->lslots * c->step;
 }
 
-int vb_chain_size(const struct vb_test *t, int len, int own)
+/* A ring's requests for lists of @len over @nslots slots: whole lists,
+ * moderation phases and cycles (their least common multiple). */
+static uint64_t ring_len(uint64_t len, uint64_t cq_mod, uint64_t nslots)
+{
+	uint64_t n = len / fc_gcd(len, cq_mod) * cq_mod;
+
+	return n / fc_gcd(n, nslots) * nslots;
+}
+
+/* The chains' shape (see chain.h, VB_RING_*): the requests a QP's chain
+ * holds, and in *@thin_p the slots of the cycle it steps by. */
+static int chain_shape(const struct vb_test *t, int len, int own, uint32_t *thin_p)
 {
 	struct vb_chain c = { .len = len };
-	uint64_t n, bytes, cq_mod = t->cq_mod > 0 ? (uint64_t)t->cq_mod : 1;
-	uint64_t each = sizeof(struct ibv_send_wr) + sizeof(struct ibv_sge);
+	uint64_t n, cq_mod = t->cq_mod > 0 ? (uint64_t)t->cq_mod : 1;
+	uint64_t each = (sizeof(struct ibv_send_wr) + sizeof(struct ibv_sge)) *
+			(uint64_t)(own > 0 ? own : 1);
 
-	chain_cycle(&c, t);
+	*thin_p = 1;
+	chain_cycle(&c, t, 1);
 	/* a ring for fabcheck's cycle only: perftest's method moves its one
 	 * request without a post list, as perftest does */
 	if (c.fixed || t->cycle == VB_CYCLE_PAGE)
 		return len;
-	/* whole lists, moderation phases and cycles: their least common
-	 * multiple */
-	n = (uint64_t)len / fc_gcd((uint64_t)len, cq_mod) * cq_mod;
-	n = n / fc_gcd(n, c.nslots) * c.nslots;
-	bytes = n * each * (uint64_t)(own > 0 ? own : 1);
-	return bytes <= VB_RING_L1 || (len < VB_RING_LIST && bytes <= VB_RING_BYTES) ? (int)n : len;
+	n = ring_len((uint64_t)len, cq_mod, c.nslots);
+	if (n * each <= VB_RING_L1)
+		return (int)n;
+	/* fewer slots, every page of the cycle still reached */
+	for (uint32_t thin = 2; c.nslots % thin == 0 && thin * c.step <= VB_RING_PAGE; thin *= 2) {
+		uint64_t m = ring_len((uint64_t)len, cq_mod, c.nslots / thin);
+
+		if (m * each <= VB_RING_L1) {
+			*thin_p = thin;
+			return (int)m;
+		}
+	}
+	return len < VB_RING_LIST && n * each <= VB_RING_BYTES ? (int)n : len;
+}
+
+int vb_chain_size(const struct vb_test *t, int len, int own)
+{
+	uint32_t thin;
+
+	return chain_shape(t, len, own, &thin);
+}
+
+uint32_t vb_chain_thin(const struct vb_test *t, int len, int own)
+{
+	uint32_t thin;
+
+	chain_shape(t, len, own, &thin);
+	return thin;
 }
 
 void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_test *t, int q,
 		   int len, int own, struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
 	int inl = t->op != VB_READ && t->size <= (uint64_t)t->inline_max;
-	int n = vb_chain_size(t, len, own);
+	uint32_t thin;
+	int n = chain_shape(t, len, own, &thin);
 	enum ibv_wr_opcode op = t->op == VB_READ ? IBV_WR_RDMA_READ :
 				t->op == VB_SEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
 
@@ -133,7 +171,7 @@ void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_t
 				.cq_mod = t->cq_mod > 0 ? t->cq_mod : 1, .sig0 = len,
 				.nring = n > len ? n : 0 };
 	c->lmod = len % c->cq_mod;
-	chain_cycle(c, t);
+	chain_cycle(c, t, thin);
 	chain_bases(c, r, t);
 	for (int i = 0; i < n; i++) {
 		sge[i] = (struct ibv_sge){ .length = (uint32_t)t->size, .lkey = r->mr->lkey };

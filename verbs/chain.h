@@ -9,13 +9,15 @@
  * stands for). perftest's method with a post list keeps each request at
  * its own place in the page (perftest moves addresses only without one).
  *
- * Where short lists move round fabcheck's cycle of slots, the chain is a
- * ring (vb_chain_size): one request per slot over a whole number of
+ * Where lists move round fabcheck's cycle of slots, the chain is mostly a
+ * ring (vb_chain_size): one request per slot (every chain->thin-th slot of
+ * the test's cycle, each page still reached) over a whole number of
  * cycles, lists and CQ moderation phases, each request's addresses
  * written once, its signal and link to the next once a pass, so a post is
- * the ring's next list posted as it is, no request written. Longer lists
- * move: one list whose requests' addresses are moved on at each post (two
- * additions a request, on lines that stay in L1).
+ * the ring's next list posted as it is, no request written. Where no ring
+ * fits the caches (below), the list moves: one list whose requests'
+ * addresses are moved on at each post (two additions a request, on lines
+ * that stay in L1).
  */
 #ifndef FC_VERBS_CHAIN_H
 #define FC_VERBS_CHAIN_H
@@ -40,10 +42,29 @@
  * Golden Cove 48 KiB; Arm Neoverse V2 64 KiB), or for lists shorter than
  * VB_RING_LIST within its L2 (1 MB a core on Zen 4; 2 MB on Golden Cove
  * and Neoverse V2).
+ *
+ * A ring over every slot of a small message's cycle (1024 of 64 B) is
+ * 147 KiB a QP. What the method's cycle is for is its pages: many pages
+ * exercise the IOMMU, the MTT and GPU memory as applications do
+ * (doc/pair-bench.md), and those translate by pages (4 KiB the smallest:
+ * the x86-64 and arm64 base page, Intel VT-d and AMD-Vi I/O page tables,
+ * the mlx5 MTT's entries); the lines within a page are not. So a ring that
+ * outgrows L1 over every slot steps by the fewest slots (a power of two,
+ * chain->thin) that brings it within L1 while each step stays within a
+ * page (VB_RING_PAGE): every page of the cycle is still written each time
+ * round, by fewer messages (at 64 B and post list 32, one QP a thread:
+ * every 8th slot, 512 B apart, 8 a page, a ring of 128 requests, 18 KiB).
+ * perftest goes further: with a post list its requests never move, the
+ * list's length of cache lines in one page (run_iter_bw moves addresses
+ * only when post_list == 1 and size <= cycle_buffer / 2; cycle_buffer is
+ * the page size, perftest_parameters.c; ctx_set_send_reg_wqes places a
+ * list's requests a cache line apart, perftest_resources.c, perftest at
+ * 00b55b6). --validate (each message its own slot) builds no chain.
  */
 #define VB_RING_L1 (32u << 10)
 #define VB_RING_BYTES (1u << 20)
 #define VB_RING_LIST 8
+#define VB_RING_PAGE 4096u
 
 struct vb_chain {
 	struct ibv_send_wr *wr;	  /* len requests linked, or the ring's nring */
@@ -58,6 +79,7 @@ struct vb_chain {
 	int sig0;		  /* the first signalled request (>= len: none) */
 	uint64_t moves;		  /* posts left before the list wraps round the cycle */
 	uint64_t nslots, step;	  /* the cycle: slots and bytes between two */
+	uint32_t thin;		  /* the chain's slot is every thin-th of the test's */
 	uint64_t lslots, lstep;	  /* len slots (mod nslots), len steps in bytes */
 	uint64_t lbase, rbase;	  /* slot 0's local and remote address */
 	uint64_t builds;	  /* requests built from nothing (the chain's own) */
@@ -66,6 +88,8 @@ struct vb_chain {
 /* The requests QP chains of @len hold for @t with @own QPs a thread:
  * a ring's (see the top) or the list's @len. */
 int vb_chain_size(const struct vb_test *t, int len, int own);
+/* The slots of @t's cycle those chains step by (1: every slot). */
+uint32_t vb_chain_thin(const struct vb_test *t, int len, int own);
 /* Builds QP @q's chain of @len requests in @wr / @sge (vb_chain_size(t,
  * len, @own) of them) for @t on @r. */
 void vb_chain_init(struct vb_chain *c, const struct vb_res *r, const struct vb_test *t, int q,

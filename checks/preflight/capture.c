@@ -21,7 +21,6 @@
 #include "checks/preflight/preflight.h"
 #include "core/log.h"
 #include "core/out.h"
-#include "core/smpinfo.h"
 #include "core/util.h"
 #include "ctl/child.h"
 #include "ctl/nodesrc.h"
@@ -47,10 +46,11 @@ static void cap_cmd(struct cap *c, const char *const *argv)
 	free(fc_src_cmd(&c->src, argv, CAP_CMD_S, &code, why, sizeof(why)));
 }
 
-/* Each fabric netdev (of an RDMA port): the ethtool views. */
+/* Each fabric netdev (of an RDMA port): the ethtool views (`ethtool -m`:
+ * recorded by the probe, pf_probe.c probe_module, which reads it). */
 static void cap_netdevs(struct cap *c, const json_t *probe)
 {
-	static const char *const opts[] = { NULL, "-S", "-m", "-i" };
+	static const char *const opts[] = { NULL, "-S", "-i" };
 	const char *nd;
 	json_t *v;
 
@@ -65,7 +65,8 @@ static void cap_netdevs(struct cap *c, const json_t *probe)
 }
 
 /* Each ACTIVE InfiniBand port: the neighbour's port counters (perfquery -x
- * over the direct route, at the port the neighbour's NodeInfo names). */
+ * over the direct route, at the port the neighbour's NodeInfo names: the
+ * probe asked it, recorded, ctl/ibpeer.c). */
 static void cap_ib_far(struct cap *c, const json_t *probe)
 {
 	size_t i, j;
@@ -73,35 +74,24 @@ static void cap_ib_far(struct cap *c, const json_t *probe)
 
 	json_array_foreach(json_object_get(probe, "devices"), i, d)
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
-			char port[16], route[24], lp[16], why[256];
+			char port[16], route[24], lp[16], msg[700];
 			const char *dev = fc_jstr(d, "name", "?");
-			const char *ni[] = { "smpquery", "-C", dev, "-P", port, "-D", "nodeinfo",
-					     route, NULL };
 			const char *pq[] = { "perfquery", "-x", "-C", dev, "-P", port, "-D", route,
 					     lp, NULL };
-			struct fc_smp_nodeinfo n;
-			struct fc_src plain;
-			char *out;
-			int code;
 
 			if (strcmp(fc_jstr(p, "link_layer", ""), "InfiniBand") ||
 			    strcmp(fc_jstr(p, "state", ""), "ACTIVE"))
 				continue;
 			snprintf(port, sizeof(port), "%d", (int)fc_jnum(p, "port", 1));
 			snprintf(route, sizeof(route), "0,%s", port);
-			fc_src_live(&plain, NULL);
-			out = fc_src_cmd(&plain, ni, CAP_CMD_S, &code, why, sizeof(why));
-			if (!out || code || fc_smp_nodeinfo_parse(out, &n) || n.local_port < 0) {
-				char msg[400];
-
-				snprintf(msg, sizeof(msg), "its port is not known: smpquery nodeinfo %s",
-					 !out || code ? (*why ? why : "failed") : "named none");
+			snprintf(lp, sizeof(lp), "%d", (int)fc_jnum(p, "peer_port", -1));
+			if (!json_object_get(p, "peer_port")) {
+				snprintf(msg, sizeof(msg), "its port is not known: %s",
+					 fc_jstr(p, "switch_error",
+						 "smpquery nodeinfo named none"));
 				fc_bw_skip(&c->w, "perfquery -x (the neighbour's port)", NULL, msg);
-				free(out);
 				continue;
 			}
-			free(out);
-			snprintf(lp, sizeof(lp), "%d", n.local_port);
 			cap_cmd(c, pq);
 		}
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checks/preflight/health.h"
@@ -66,7 +67,10 @@ const char usage_health[] =
 	"                      since boot, not ACTIVE at the last check): a spare\n"
 	"                      or a rail that never came up\n"
 	"  --rails LIST        this node's rail devices or net devices (e.g.\n"
-	"                      mlx5_0,mlx5_3): only these are judged for a drain\n"
+	"                      mlx5_0,mlx5_3): only these are judged for a drain;\n"
+	"                      without it or --reference, the rails the newest\n"
+	"                      matrix run in the --db store recorded for this node\n"
+	"                      (give --db the rack's store), when it holds one\n"
 	"  --timeout T         each tool's budget (default 10s), within --deadline\n"
 	"  --deadline T        the whole check's (default 30s: slurmd ends a\n"
 	"                      HealthCheckProgram after 60 s); a tool that runs out\n"
@@ -261,11 +265,39 @@ static int bad_node_name(struct hl_cli *c, const json_t *probe, char *buf, size_
 	return 1;
 }
 
+/* Without --rails or --reference: this node's rails as the store's
+ * newest matrix run matched them (hl_rails_from_store), said in @doc's
+ * "rails_from"; NULL (malloc'd list otherwise) when there is none. */
+static char *rails_from_store(const struct hl_cli *c, const char *node, json_t *doc)
+{
+	const char *db = c->db ? c->db : HL_DB_DEFAULT;
+	char list[512], when[32];
+	double started = 0;
+	int64_t run = hl_rails_from_store(db, node, list, sizeof(list), &started);
+	time_t t = (time_t)started;
+	struct tm tm;
+
+	if (run <= 0)
+		return NULL;
+	if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(when, sizeof(when), "?");
+	json_object_set_new(doc, "rails_from", json_pack("{s:s, s:s, s:I, s:s, s:s}", "store", db,
+							 "kind", "matrix", "run", (json_int_t)run,
+							 "started", when, "rails", list));
+	return strdup(list);
+}
+
 static void render_health(FILE *f, const json_t *doc)
 {
+	const json_t *rf = json_object_get(doc, "rails_from");
+
 	fprintf(f, "health of %s%s%s\n", fc_jstr(doc, "node", "?"),
 		json_object_get(doc, "reference") ? ", against " : "",
 		fc_jstr(doc, "reference", ""));
+	if (rf)
+		fprintf(f, "rails: %s, as matrix run %lld of %s (%s) matched them; only these are judged for a drain\n",
+			fc_jstr(rf, "rails", "?"), (long long)fc_jnum(rf, "run", 0),
+			fc_jstr(rf, "store", "?"), fc_jstr(rf, "started", "?"));
 	fc_drain_render(f, doc);
 	fputc('\n', f);
 }
@@ -339,6 +371,7 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	double start = fc_now();
 	char late[1024];
 	int unchecked;
+	char *store_rails = NULL;
 	json_t *doc, *probe, *ref = NULL, *last = NULL, *state = NULL;
 	const char *spath;
 	char node[256];
@@ -380,6 +413,8 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 		json_object_set_new(doc, "reference", json_string(c.reference));
 	if (!c.no_state)
 		last = state_read(doc, spath, node);
+	if (!c.o.rails && !ref && (c.o.rails = store_rails = rails_from_store(&c, node, doc)))
+		c.o.rails_why = "not on this node's rails in the store's last matrix run";
 	judge(doc, &c, node, probe, ref, last, &state);
 	if (!c.no_state)
 		state_write(doc, spath, state);
@@ -399,5 +434,6 @@ int cmd_health(struct fc_ctx *ctx, int argc, char **argv)
 	json_decref(probe);
 	json_decref(ref);
 	rc = fc_emit(ctx, doc, render_health);
+	free(store_rails);
 	return unchecked && rc != FC_EXIT_USAGE ? FC_EXIT_CANT : rc;
 }

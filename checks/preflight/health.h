@@ -11,6 +11,8 @@
 #define FC_CHECKS_HEALTH_H
 
 #include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define HL_STATE_VERSION 1
 
@@ -33,6 +35,14 @@ void hl_check_state(json_t *doc, const char *node, const json_t *probe, const js
  * came up since it was made (carrier_up_count), or whose link_downed
  * counter says its link was up. pf_opts.in_use: a DOWN one is judged. */
 json_t *hl_in_use(const json_t *probe, const json_t *last);
+/* The rail devices of @node ("mlx5_0,mlx5_3") as the newest matrix run
+ * of the store @db that matched its ports to the rack's rails recorded
+ * them (its params "rails" "ports"), into @list; that run's id and its
+ * start in *@started_p, or 0 (@list "") when the store is missing or
+ * unreadable or none of its newest 10 matrix runs holds the node's rails.
+ * Device names are checked (fc_drain_device_ok); nothing else is used. */
+int64_t hl_rails_from_store(const char *db, const char *node, char *list, size_t len,
+			    double *started_p);
 /* The state to keep for the next check: this probe's readings at @now,
  * with its ACTIVE ports ("active"). */
 json_t *hl_state_new(const char *node, const json_t *probe, double now);

@@ -41,9 +41,7 @@ static const json_t *hca_of(const json_t *probe, const char *dev)
 	return probe ? fc_jnamed(json_object_get(probe, "hcas"), dev) : NULL;
 }
 
-/* The HCA has a port of the GPU fabric on the node (its summary rows):
- * its faults fail and drain; else they are warnings. */
-static int hca_on_rail(const json_t *sum, const char *dev)
+int pf_hca_on_rail(const json_t *sum, const char *dev)
 {
 	const json_t *p;
 	size_t i;
@@ -197,7 +195,7 @@ void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *cons
 			if (!dl)
 				continue;
 			fw_state(doc, names[i], dev, dl);
-			reporters(doc, names[i], dev, dl, hca_on_rail(sums[i], dev));
+			reporters(doc, names[i], dev, dl, pf_hca_on_rail(sums[i], dev));
 			if (!json_object_get(seen, dev)) {
 				json_object_set_new(seen, dev, json_true());
 				across(doc, names, probes, n, dev);

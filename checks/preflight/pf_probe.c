@@ -4,9 +4,9 @@
  * RDMA devices and ports (as `devices --json`), per device its firmware,
  * driver and driver version, per RoCE netdev its MTU and carrier changes,
  * the kernel, rdma-core (from libibverbs' file name), GPU modules, the
- * `topo --json` document, `mlnx_qos` output where the tool exists, and per
+ * `topo --json` document, `mlnx_qos` output where the tool exists, per
  * HCA its firmware state and health reporters (`devlink dev info`,
- * `devlink health show`).
+ * `devlink health show`), and per netdev its module (`ethtool -m`).
  * Judging is the controller's (checks/preflight/preflight.c).
  */
 #include <dlfcn.h>
@@ -24,6 +24,7 @@
 #include "core/opts.h"
 #include "core/log.h"
 #include "core/names.h"
+#include "core/iplink.h"
 #include "core/out.h"
 #include "ctl/ibpeer.h"
 #include "core/util.h"
@@ -129,8 +130,36 @@ static void probe_driver(const char *root, json_t *hca, const char *dev, const c
 	}
 }
 
-static json_t *probe_netdev(const char *root, const char *ifname)
+/* A replayed capture without the netdev's sysfs files (its sysfs copy
+ * stopped at its bound, or a bundle put together from another tool's
+ * record): the MTU and operational state from its recorded `ip -j link`
+ * (core/iplink.c), the same kernel attributes; "from" says so. Live, sysfs
+ * has them and ip is not run. */
+static void netdev_from_ip(struct fc_src *s, json_t *o, const char *ifname)
 {
+	static const char *const keys[] = { "mtu", "operstate" };
+	const char *argv[] = { "ip", "-j", "link", NULL };
+	char why[256], *out;
+	int code = -1;
+	json_t *l;
+
+	if (!s->from || (json_object_get(o, "mtu") && json_object_get(o, "operstate")))
+		return;
+	out = fc_src_cmd(s, argv, 0, &code, why, sizeof(why));
+	l = out && !code ? fc_ip_link(out, ifname) : NULL;
+	free(out);
+	if (!l)
+		return;
+	for (size_t i = 0; i < FC_ARRAY_SIZE(keys); i++)
+		if (!json_object_get(o, keys[i]) && json_object_get(l, keys[i]))
+			json_object_set(o, keys[i], json_object_get(l, keys[i]));
+	json_object_set_new(o, "from", json_string("ip -j link (recorded)"));
+	json_decref(l);
+}
+
+static json_t *probe_netdev(struct fc_src *s, const char *ifname)
+{
+	const char *root = s->sys;
 	json_t *o = json_pack("{s:s}", "name", ifname);
 	char path[PATH_MAX], val[64];
 
@@ -151,6 +180,7 @@ static json_t *probe_netdev(const char *root, const char *ifname)
 	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", root, ifname);
 	if (fc_read_file(path, val, sizeof(val)) > 0)
 		json_object_set_new(o, "operstate", json_string(val));
+	netdev_from_ip(s, o, ifname);
 	return o;
 }
 
@@ -225,6 +255,50 @@ static char *probe_tool(struct fc_src *s, const char *const *argv, const struct 
 	if (!out)
 		ran_out(b, why);
 	return out;
+}
+
+/*
+ * The module of port @p of @dev, whose netdev @net is: `ethtool -m` read
+ * (diag/parse.c) into what it says of itself against its own thresholds
+ * (diag_module_verdict: "own", {level, why}) and the readings the same
+ * port on other nodes is compared with (diag_module_readings), as "module"
+ * of the netdev, with its "device" and "port"; "skip" with the reason where
+ * none was read. Judged by pf_module.c.
+ */
+static void probe_module(struct fc_src *s, json_t *net, const char *dev, const json_t *p,
+			 const struct pf_budget *b)
+{
+	const char *nd = fc_jstr(net, "name", "");
+	const char *argv[] = { "ethtool", "-m", nd, NULL };
+	double timeout = budget_for(b, "ethtool -m");
+	char why[512] = "", pn[48];
+	struct diag_module m;
+	json_t *o;
+	char *out;
+	int code = -1, lvl;
+
+	if (!timeout || !fc_name_ok(FC_NAME_NETDEV, nd))
+		return;
+	out = fc_src_cmd(s, argv, timeout, &code, why, sizeof(why));
+	if (!out)
+		ran_out(b, why);
+	if (!out || code || diag_parse_module(out, &m)) {
+		json_object_set_new(net, "module",
+				    json_pack("{s:s}", "skip", !out || code ? (*why ? why : "ethtool -m failed") :
+						   "ethtool -m printed no monitor readings"));
+		free(out);
+		return;
+	}
+	diag_module_pn(out, pn, sizeof(pn));
+	free(out);
+	diag_module_judge(&m, atoi(fc_jstr(p, "width", "0")));
+	o = diag_module_readings(&m, pn);
+	json_object_set_new(o, "device", json_string(dev));
+	json_object_set_new(o, "port", json_integer((json_int_t)fc_jnum(p, "port", 0)));
+	lvl = diag_module_verdict(&m, why, sizeof(why));
+	if (*why)
+		json_object_set_new(o, "own", json_pack("{s:i, s:s}", "level", lvl, "why", why));
+	json_object_set_new(net, "module", o);
 }
 
 /* The PCI function of RDMA device @dev (its sysfs "device" link's last
@@ -401,7 +475,8 @@ static void probe_hcas(struct fc_src *s, json_t *doc, const json_t *devs, const 
 
 			if (!*nd || json_object_get(netdevs, nd))
 				continue;
-			json_object_set_new(netdevs, nd, probe_netdev(s->sys, nd));
+			json_object_set_new(netdevs, nd, probe_netdev(s, nd));
+			probe_module(s, json_object_get(netdevs, nd), name, p, b);
 			if (!strcmp(fc_jstr(p, "link_layer", ""), "Ethernet"))
 				json_object_set_new(qos, nd, probe_qos_json(s, nd, b));
 		}

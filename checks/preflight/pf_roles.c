@@ -55,7 +55,8 @@ const char *pf_port_left(const char *node, const json_t *dev, const json_t *p, c
 	if (o->exclude_dev && (in_list(o->exclude_dev, dn) || (*ifn && in_list(o->exclude_dev, ifn))))
 		return "--exclude-dev";
 	if (o->rails)
-		return in_list(o->rails, dn) || (*ifn && in_list(o->rails, ifn)) ? NULL : "not in --rails";
+		return in_list(o->rails, dn) || (*ifn && in_list(o->rails, ifn)) ? NULL :
+		       o->rails_why ? o->rails_why : "not in --rails";
 	if (!json_object_get(set, "ports"))
 		return NULL; /* no rail set: every port judged, as before rails */
 	snprintf(key, sizeof(key), "%s:%d", dn, port);

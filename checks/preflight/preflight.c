@@ -548,8 +548,8 @@ static void check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skippe
 	json_object_set_new(nd->sum, "gdr", json_string(gdr));
 	if (!strcmp(gdr, "none")) {
 		fc_finding(doc, FC_FAIL,
-			   "%s: %zu GPU(s) but no GPUDirect RDMA path: neither nvidia_peermem is loaded nor dma-buf usable (NVIDIA driver 515+ on kernel 5.12+); run 'modprobe nvidia_peermem'",
-			   nd->name, ngpu);
+			   "%s: %zu GPU%s but no GPUDirect RDMA path: neither nvidia_peermem is loaded nor dma-buf usable (NVIDIA driver 515+ on kernel 5.12+); run 'modprobe nvidia_peermem'",
+			   nd->name, ngpu, fc_s((long long)ngpu));
 		pf_blame(doc, nd->name, "no GPUDirect RDMA", NULL);
 	}
 }
@@ -619,8 +619,10 @@ static void check_fw_state(json_t *doc, const struct pf_node *nd, int n)
 		probes[i] = nd[i].probe;
 		sums[i] = nd[i].sum;
 	}
-	if (names && probes && sums)
+	if (names && probes && sums) {
 		pf_check_fw_state(doc, names, probes, sums, n);
+		pf_check_modules(doc, names, probes, sums, n);
+	}
 	free(names);
 	free(probes);
 	free(sums);

@@ -38,6 +38,7 @@ struct pf_opts {
 	const char *exclude_dev; /* --exclude-dev LIST: devices that are no rail */
 	const json_t *ref;	 /* health: the rack's preflight document (NULL: none) */
 	const char *rails;	 /* health --rails LIST: the node's rail devices or netdevs */
+	const char *rails_why;	 /* why a port is not in @rails (NULL: "not in --rails") */
 	const json_t *in_use;	 /* health: {"DEV:PORT": WHY} ports shown in use (hl_in_use) */
 };
 
@@ -101,6 +102,15 @@ void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char 
  * compared across the @n nodes (@probes[i] NULL: not probed). */
 void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *const *probes,
 		       const json_t *const *sums, int n);
+/* The HCA @dev has a port of the GPU fabric on the node (its summary @sum's
+ * rows, checks/preflight/pf_fwstate.c): its faults fail and drain; else
+ * they are warnings. */
+int pf_hca_on_rail(const json_t *sum, const char *dev);
+/* Each fabric port's module (checks/preflight/pf_module.c): against its own
+ * thresholds on the node, and its readings against the same port's module
+ * on the other nodes. */
+void pf_check_modules(json_t *doc, const char *const *names, const json_t *const *probes,
+		      const json_t *const *sums, int n);
 
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two

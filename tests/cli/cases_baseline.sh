@@ -19,7 +19,7 @@ python3 $BLG 8 4 node03 8 >"$BLD/s4.json"
 $FC matrix --import "$BLD/s4.json" --db "$BLD/fleet.db" >/dev/null 2>&1
 expect "baseline help" 0 'usage: fabcheck baseline' -- $FC baseline --help
 expect "baseline needs -o" 2 '-o FILE is required' -- $FC baseline --db "$BLD/fleet.db"
-expect "baseline learns a pruned mean" 0 'InfiniBand 400 Gb/s HCA 0x2c9:4129, write 65536 B uni, pattern pairs: 39[0-4]\.[0-9] Gb/s \(sd [0-9.]+\) of 105 result\(s\), 7 pruned' -- \
+expect "baseline learns a pruned mean" 0 'InfiniBand 400 Gb/s HCA 0x2c9:4129, write 65536 B uni, pattern pairs: 39[0-4]\.[0-9] Gb/s \(sd [0-9.]+\) of 105 results, 7 pruned' -- \
 	$FC baseline --db "$BLD/fleet.db" -o "$BLD/bl.json"
 expect "baseline file: both sizes, counts" 0 '^ok$' -- bl_json "$BLD/bl.json" \
 	"len(d['profiles']) == 2 and all(p['count'] == 105 and p['pruned'] == 7 for p in d['profiles'])"
@@ -52,7 +52,7 @@ expect "pair --baseline checks the file first" 2 'missing.json: No such file' --
 # 8%-slow rack stored without --baseline (it passed); d.db a healthy one.
 expect "report --baseline names the slow node of a stored run" 1 '^  - node05: 7 of its 7 links below the fleet.s baseline' -- \
 	$FC report --db "$BLD/a.db" --baseline "$BLD/bl.json"
-expect "report --baseline: the counts" 1 'run 1 against the baseline .*bl.json: 56 result\(s\) judged, 14 more than 5% below it, 0 not judged' -- \
+expect "report --baseline: the counts" 1 'run 1 against the baseline .*bl.json: 56 results judged, 14 more than 5% below it, 0 not judged' -- \
 	$FC report --db "$BLD/a.db" --baseline "$BLD/bl.json"
 expect "report --baseline: a healthy stored run passes" 0 'verdict: pass' -- \
 	$FC report --db "$BLD/d.db" --baseline "$BLD/bl.json"

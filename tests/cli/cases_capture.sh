@@ -148,12 +148,49 @@ expect_quiet "capture: NCCL_* kept, no other variable" 0 -- bash -c \
 	 grep -qx 'NCCL_IB_HCA==mlx5_0' $CAP_TMP/env/env/nccl.env && ! grep -rq hunter2-xyz $CAP_TMP/env"
 expect "capture: a missing tool is said in the manifest" 0 '"why": "the tool is not installed \(exit 127\)"' -- \
 	bash -c "PATH=/nonexistent:/usr/bin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o $CAP_TMP/nt >/dev/null; jq '.not_read[] | select(.input == \"nvidia-smi topo -m\")' $CAP_TMP/nt/manifest.json"
+# the manifest's other reasons: a tool found but not executable (execvp's
+# EACCES: ctl/child.c exits 126), one silent past the 10 s command deadline,
+# a settings file the capturing user may not read (run as nobody: root
+# reads any file)
+CB=$CAP_TMP/bin && mkdir -p "$CB" && chmod 755 "$CAP_TMP" &&
+	printf '#!/bin/sh\nexec sleep 60\n' >"$CB/lldpctl" && chmod 755 "$CB/lldpctl" &&
+	printf '#!/bin/sh\necho never\n' >"$CB/nvidia-smi" && chmod 644 "$CB/nvidia-smi"
+PATH=$CB:/usr/sbin:/usr/bin:/sbin:/bin FABCHECK_SYSFS=$CAP_TMP/split $FC capture -o "$CAP_TMP/rs" >/dev/null 2>&1
+expect "capture: a tool that may not be run is said: no permission" 0 \
+	'^nvidia-smi topo -m: no permission to run the tool \(exit 126\)$' -- \
+	jq -r '.not_read[] | select(.input == "nvidia-smi topo -m") | "\(.input): \(.why)"' "$CAP_TMP/rs/manifest.json"
+expect "capture: a tool silent past the deadline is said: timed out" 0 \
+	'^lldpctl -f json: lldpctl gave no answer within 10 s cmd/lldpctl_-f_json$' -- \
+	jq -r '.not_read[] | select(.input == "lldpctl -f json") | "\(.input): \(.why) \(.path)"' "$CAP_TMP/rs/manifest.json"
+expect "capture: the timed-out tool's file is not written" 0 '^absent$' -- \
+	bash -c "[ -e $CAP_TMP/rs/cmd/lldpctl_-f_json ] || echo absent"
+mkdir -m 777 "$CAP_TMP/np" "$CAP_TMP/nh" && printf 'NCCL_DEBUG=INFO\n' >"$CAP_TMP/nh/.nccl.conf" && chmod 600 "$CAP_TMP/nh/.nccl.conf"
+expect "capture: a settings file that may not be read is said: no permission" 0 \
+	'^/[^ ]*/nh/.nccl.conf: no permission files/home/.nccl.conf$' -- bash -c \
+	"HOME=$CAP_TMP/nh FABCHECK_SYSFS=$CAP_TMP/split setpriv --reuid=65534 --regid=65534 --clear-groups $FC capture -o $CAP_TMP/np/c >/dev/null 2>&1;
+	 jq -r '.not_read[] | select(.path == \"files/home/.nccl.conf\") | \"\\(.input): \\(.why) \\(.path)\"' $CAP_TMP/np/c/manifest.json"
 expect "capture: bounds in the manifest" 0 '^16777216 268435456 10$' -- \
 	jq -r '.bounds | "\(.file_bytes) \(.total_bytes) \(.command_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect "capture: every bound of doc/capture.md in the manifest" 0 '^200000 8388608 65536 1048576 2000 60 180$' -- \
 	jq -r '.bounds | "\(.files) \(.command_bytes) \(.sysfs_file_bytes) \(.settings_file_bytes) \(.kernel_log_lines) \(.sysfs_s) \(.total_s)"' "$CAP_TMP/cap-split/manifest.json"
 expect_quiet "capture: every file is in the manifest, with its command" 0 -- bash -c \
 	"cd $CAP_TMP/cap-split && diff <(find . -type f ! -name manifest.json | sed 's|^./||' | sort) <(jq -r '.files[].path' manifest.json | sort) && jq -e '[.files[] | select(.from == \"\")] | length == 0' manifest.json >/dev/null"
+
+# doc/capture.md's Files table names every file the captures above wrote or
+# listed as not read, and each of its rows is a file they hold or (a command
+# needing an RDMA device) one the capture's code runs, under the name the
+# capture gives that command (tests/cli/capdoc.py); one tree gets the NUMA
+# nodes and a peer-memory client, which no recorded tree has
+X=$CAP_TMP/xtra && cp -a "$CAP_TMP/split" "$X" && mkdir -p "$X/devices/system/node/node0" "$X/kernel/mm/memory_peers/nv_mem" &&
+	echo 0-7 >"$X/devices/system/node/node0/cpulist" && echo 10 >"$X/devices/system/node/node0/distance" &&
+	echo 1.3 >"$X/kernel/mm/memory_peers/nv_mem/version" && FABCHECK_SYSFS=$X $FC capture -o "$CAP_TMP/cap-xtra" >/dev/null 2>&1
+expect_quiet "capture: doc/capture.md names every file a capture writes, and no other" 0 -- \
+	python3 tests/cli/capdoc.py doc/capture.md checks/preflight/capture.c checks/preflight/capture_sys.c \
+	checks/preflight/pf_probe.c ctl/ibpeer.c -- "$CAP_TMP"/cap-{dgx,hgx,split,h100,gb200,gh200,2s,nogpu,xtra} \
+	"$CAP_TMP/nt" "$CAP_TMP/rs"
+# the corpus of real captures: each has its source row and its expectation
+expect "real captures: each with its source and expectation, counted per class" 0 \
+	'^all captures in SOURCES.tsv +[0-9]+ \(minimum 60\)$' -- python3 tests/real/count.py --check
 
 # broken bundles: an error naming the file, exit 3, nothing read outside
 cap_bad() { # NAME PATTERN SHELL-EDIT: a copy of cap-split edited, then judged
@@ -233,6 +270,16 @@ expect "capture without a device list: the ports of its recorded ibstat" 0 \
 expect "capture without a device list: the ports in preflight's JSON, no GID finding" 0 \
 	'^mlx5_0 1 ACTIVE 100 Ethernet 22.32.2004 mlx5_1 1 ACTIVE 100 Ethernet 22.32.2004 gid-findings 0$' -- bash -c \
 	"$FC preflight --from $IB --json | jq -r '[(.nodes[0].ports[] | .device, .port, .state, .rate_gbps, .link_layer, .fw_ver), \"gid-findings\", ([.findings[] | select(test(\"no usable GID\"))] | length)] | join(\" \")'"
+# A capture without a netdev's sysfs files gives its MTU and state from the
+# recorded `ip -j link` (core/iplink.c): node n2's mlx5_0 port 1 is IPoIB
+# ibp12s0 (no sys/class/net/ibp12s0 here), and cmd/ip_-j_link a real
+# capture's (tests/real/ip: eight IPoIB links, MTU 2044, UP)
+echo '{"nodes": [{"name": "n2", "devices": [{"name": "mlx5_0", "fw_ver": "28.39.1002", "ports": [{"device": "mlx5_0",
+	"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 400, "active_mtu": 4096, "netdev": "ibp12s0"}]}]}]}' >"$CAP_TMP/n2.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/n2.json" "$CAP_TMP/ipl" &&
+	(cd "$CAP_TMP/ipl/n2" && cp "$OLDPWD/tests/real/ip/gcm_ip-json-link_8x-ibp-ipoib-2044_cx-guids.json" cmd/ip_-j_link && $BR cmd/ip_-j_link)
+expect "capture without a netdev's sysfs: its MTU from the recorded ip -j link" 0 '^mlx5_0 ibp12s0 2044$' -- \
+	bash -c "$FC preflight --from $CAP_TMP/ipl/n2 --json | jq -r '.nodes[0].ports[] | \"\\(.device) \\(.netdev) \\(.netdev_mtu)\"'"
 expect "capture bad: a device list that is not JSON is named (health)" 1 \
 	'verbs/devices.json: not a JSON list' -- $FC health --from "$CAP_TMP/bad-devs"
 expect "capture bad: not a bundle" 3 'cannot read|No such file' -- $FC topo --from /nonexistent
@@ -292,4 +339,43 @@ expect "capture: preflight --from names a firmware update not yet active, with t
 expect "capture: preflight --from names the health reporter in error" 1 \
 	'n1: mlx5_2 health reporter fw_fatal of pci/0000:85:00.0 is in error \(1 errors, devlink health show\)' -- \
 	$FC preflight --from "$CAP_TMP/dl/n1"
+
+# Each port's module (ethtool -m, recorded by the probe, doc/capture.md)
+# replayed and judged: a rack of three captures (the dgx capture as n1-n3,
+# mlx5_2 port 1 on netdev eth2), each holding as cmd/ethtool_-m_eth2 the real
+# Mellanox SR4 capture (tests/real/ethtool_m/); on n3 its lane 2 transmit
+# line edited to 0.3981 mW / -4.00 dBm (inside the module's warning window,
+# more than half way from its peers' 1.20 dBm to its -8.40 dBm warning). On
+# n4, alone, lane 2 edited to 0.0500 mW / -13.01 dBm (under its low alarm).
+SR4=tests/real/ethtool_m/noc-cumulus_swp14_mellanox-mma1b00-qsfp28-sr4.txt
+echo '{"nodes": [' >"$CAP_TMP/mods.json"
+for n in n1 n2 n3 n4; do
+	[ $n = n1 ] || echo , >>"$CAP_TMP/mods.json"
+	echo '{"name": "'$n'", "devices": [{"name": "mlx5_2", "fw_ver": "28.41.1000", "ports": [{"device": "mlx5_2",
+	"port": 1, "state": "ACTIVE", "link_layer": "Ethernet", "rate_gbps": 100, "width": "4X", "netdev": "eth2"}]}]}' >>"$CAP_TMP/mods.json"
+done
+echo ']}' >>"$CAP_TMP/mods.json"
+python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$CAP_TMP/mods.json" "$CAP_TMP/mods"
+for n in n1 n2; do cp "$SR4" "$CAP_TMP/mods/$n/cmd/ethtool_-m_eth2"; done
+sed 's|Transmit avg optical power (Channel 2)    : 1.3181 mW / 1.20 dBm|Transmit avg optical power (Channel 2)    : 0.3981 mW / -4.00 dBm|' "$SR4" >"$CAP_TMP/mods/n3/cmd/ethtool_-m_eth2"
+sed 's|Transmit avg optical power (Channel 2)    : 1.3181 mW / 1.20 dBm|Transmit avg optical power (Channel 2)    : 0.0500 mW / -13.01 dBm|' "$SR4" >"$CAP_TMP/mods/n4/cmd/ethtool_-m_eth2"
+for n in n1 n2 n3 n4; do
+	python3 - "$CAP_TMP/mods/$n" <<'PY'
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("br", "tests/cli/bundle-rack.py")
+br = importlib.util.module_from_spec(spec); spec.loader.exec_module(br)
+root = sys.argv[1]; mp = os.path.join(root, "manifest.json"); man = json.load(open(mp))
+br.put(root, man, "cmd/ethtool_-m_eth2", open(os.path.join(root, "cmd/ethtool_-m_eth2"), "rb").read(), "ethtool -m eth2")
+man["files"][-1]["exit"] = 0
+json.dump(man, open(mp, "w"), indent=1)
+PY
+done
+expect "capture: preflight --from names a module reading apart from the same port on the other nodes" 1 \
+	"n3: mlx5_2 port 1 \(eth2\) module, transceiver \(its transmitter\): lane 2 transmit power -4.00 dBm where the same port's module on 2 other nodes reads 1.20 to 1.20 dBm: 5.20 dB from their median 1.20 dBm, more than the 4.40 dB left to its own low warning threshold -8.40 dBm \(ethtool -m\)" -- \
+	$FC preflight --from "$CAP_TMP/mods/n1" "$CAP_TMP/mods/n2" "$CAP_TMP/mods/n3"
+expect_quiet "capture: preflight --from names no module on the healthy nodes" 0 -- bash -c \
+	"! $FC preflight --from $CAP_TMP/mods/n1 $CAP_TMP/mods/n2 $CAP_TMP/mods/n3 2>&1 | grep -E 'n[12]: mlx5_2 port 1 \(eth2\) module'"
+expect "capture: preflight --from judges a module against its own thresholds" 1 \
+	"n4: mlx5_2 port 1 \(eth2\) module: lane 2 transmits -13.01 dBm, below the module's low alarm -11.40 dBm: its transmitter \(ethtool -m eth2\)" -- \
+	$FC preflight --from "$CAP_TMP/mods/n4"
 rm -rf "$CAP_TMP"

@@ -26,7 +26,7 @@ expect "matrix hostfile and nodes" 2 'not both' -- $FC matrix --hostfile $MXT/ho
 # (one past 1,023 bytes once made a node of its tail), every word counts.
 { printf '# %s nodeZ\n' "$(head -c 1100 /dev/zero | tr '\0' x)"; printf 'nodeA slots=8\nnodeB # b\n'
   printf '%s\n' "$(head -c 3000 /dev/zero | tr '\0' '#')"; } > $MXT/hosts-long
-expect "hostfile long comments: only the two nodes" 3 'matrix run 1 in .*: 2 nodes, 1 pairs' -- \
+expect "hostfile long comments: only the two nodes" 3 'matrix run 1 in .*: 2 nodes, 1 pair in 1 round of up to 1$' -- \
 	$FC matrix --hostfile $MXT/hosts-long --launcher local --worker-cmd $(pwd)/tests/cli/mx-worker.sh \
 	--timeout 5 --db $MXT/hosts.db
 printf 'nodeA\nnodeB nodeC\n' > $MXT/hosts-two

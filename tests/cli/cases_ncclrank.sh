@@ -20,7 +20,7 @@ expect "topo: storage HCA on the GPU's switch is not NCCL's pick" 0 '^mlx5_3 PIX
 	"$V2307 $FC topo --sysfs $NKR/h100stor --json | jq -r '[.gpus[1].nccl_nic, .gpus[1].nccl_path, .gpus[5].nccl_nic, (.nics[] | select(.name==\"mlx5_1\") | .nccl_gpu // \"none\")] | join(\" \")'"
 expect "topo: NCCL_IB_HCA leaves storage out" 0 'NCCL_IB_HCA==mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11$' -- \
 	$V2307 $FC topo --sysfs "$NKR/h100stor"
-expect "topo: NCCL_IB_HCA leaves the DPU port out" 0 'mlx5_12: BlueField DPU port' -- \
+expect "topo: NCCL_IB_HCA leaves the DPU port out" 0 'mlx5_12: BlueField DPU port ties with the compute HCAs, so NCCL puts GPU channels on it unless NCCL_IB_HCA leaves it out' -- \
 	$V2307 $FC topo --sysfs "$NKR/h100dpu"
 expect_none "topo: the DPU port is not advised" 0 'NCCL_IB_HCA=.*mlx5_12' -- \
 	$V2307 $FC topo --sysfs "$NKR/h100dpu"

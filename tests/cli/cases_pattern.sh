@@ -65,6 +65,10 @@ expect "incast: a starved sender named unfair with its path" 0 'warn: unfair: no
 expect "incast: the counters that moved, named" 0 'moved: nodeA rcvd_seq_err \+40' -- cat $PTT/f.txt
 expect "incast: loss under incast named with its evidence" 0 'loss under incast: pause 0 \(0 us\), ECN-marked 0, CNP sent 0 handled 0, retransmissions' -- \
 	cat $PTT/f.txt
+# f.db holds no pair run: the loss cannot be held against the pairs' own.
+expect "incast with no pair run stored: the comparison could not be made" 0 \
+	"retransmissions [0-9]+; no pair run of these ports stored before it: the comparison with the pairs' own loss could not be made" -- \
+	cat $PTT/f.txt
 
 # Held against the store's pair run of the rack: clean pairs, then an
 # incast with retransmissions and no pause or CNP is the RoCE fabric
@@ -76,9 +80,50 @@ expect "incast after clean pairs: no working flow control, with the pair run" 0 
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["pattern"]
-ok = p["pairs_run"] == {"run": 1, "clean": True} and d["verdict"] == "fail"
+ok = (p["pairs_run"]["run"], p["pairs_run"]["clean"], p["pairs_run"]["pairs"]) == (1, True, 3) and d["verdict"] == "fail"
 ok = ok and all(any(o["outcome"] == "no working flow control" and o["level"] == "fail" for o in r["outcomes"]) for r in p["rounds"])
 print("ok" if ok else json.dumps(p)[:600])' $PTT/c.json
+
+# Pairs that lose a little (every rxe0 port 3 retries a test: a busy
+# Soft-RoCE pair's background), then an incast whose ports retry 40 times:
+# its loss rate against the pairs' own, higher beyond chance, is the fabric
+# without working flow control, both rates in the evidence. The same
+# incast after pairs that retried as often is the ports' own loss.
+RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"completer_retry_err":3}' $FC matrix nodeA nodeB nodeC -d rxe0 \
+	"${PTW[@]}" --db $PTT/r.db >/dev/null 2>&1
+RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"completer_retry_err":40}' $FC matrix nodeA nodeB nodeC -d rxe0 \
+	"${PTW[@]}" --db $PTT/r2.db >/dev/null 2>&1
+for db in r r2; do
+	RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"completer_retry_err":40}' $FC matrix nodeA nodeB nodeC \
+		-d rxe0 --pattern incast "${PTW[@]}" --db $PTT/$db.db --json >$PTT/$db.json 2>/dev/null
+done
+expect "incast after pairs with a little loss: no working flow control, both rates" 0 '^ok$' -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["pattern"]
+ok = p["pairs_run"]["clean"] is False and p["pairs_run"]["retransmissions_started"] > 0 and d["verdict"] == "fail"
+for r in p["rounds"]:
+    o = [o for o in r["outcomes"] if o["outcome"] == "no working flow control"]
+    v = r.get("loss_vs_pairs", {})
+    ok = ok and len(o) == 1 and "against the pairs\x27 own" in o[0]["evidence"] and "higher at 99% confidence" in o[0]["evidence"]
+    ok = ok and v.get("p_value", 1) < 0.01 and v["events"] / v["packets"] > v["pairs_events"] / v["pairs_packets"]
+print("ok" if ok else json.dumps(p)[:900])' $PTT/r.json
+expect "incast at the pairs' own loss rate: loss under incast, not higher" 0 '^ok$' -- python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["pattern"]
+ok = all([o["outcome"] for o in r["outcomes"]] == ["loss under incast"] and "not higher at 99% confidence" in r["outcomes"][0]["evidence"] for r in p["rounds"])
+print("ok" if ok else json.dumps(p)[:900])' $PTT/r2.json
+# A pair run of other ports (rail 1's rxe1) is no background for an incast
+# on rxe0: no pair of it counted, and the comparison said not made.
+FAKE_DEVICES=$PTDEV $FC matrix nodeA nodeB nodeC -d rxe1 "${PTW[@]}" --db $PTT/o1.db >/dev/null 2>&1
+RW_COUNTERS_DEV=rxe0 RW_COUNTERS='{"completer_retry_err":40}' FAKE_DEVICES=$PTDEV $FC matrix nodeA \
+	nodeB nodeC -d rxe0 --pattern incast "${PTW[@]}" --db $PTT/o1.db --json >$PTT/o1.json 2>/dev/null
+expect "incast after pairs of other ports: no pair counted, the comparison not made" 0 '^ok$' -- python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["pattern"]
+ok = p["pairs_run"]["pairs"] == 0 and p["pairs_run"]["clean"] is None
+ok = ok and all([o["outcome"] for o in r["outcomes"]] == ["loss under incast"] and "could not be made" in r["outcomes"][0]["evidence"] for r in p["rounds"])
+print("ok" if ok else json.dumps(p)[:900])' $PTT/o1.json
 
 # Bisection of 4 nodes on one port: 2 rounds each way, every flow across.
 $FC matrix nodeA nodeB nodeC nodeD --pattern bisection -d rxe0 "${PTW[@]}" --db $PTT/b.db --json \

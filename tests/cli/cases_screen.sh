@@ -13,7 +13,7 @@ expect "screen is the matrix's" 2 "option '--screen' is not one of this command'
 	$FC tui --screen --db $SCT/s.db
 # Every worker fails: each (node, rail) ends unreachable, and the screen
 # stops after two rounds (below the full matrix's three) saying so.
-expect "screen stops by itself" 3 'screen stopped: every \(node, rail\) named or cleared in 2 round\(s\): 0 named, 0 cleared, 4 unreachable' -- \
+expect "screen stops by itself" 3 'screen stopped: every \(node, rail\) named or cleared in 2 rounds: 0 named, 0 cleared, 4 unreachable' -- \
 	$FC matrix --screen nodeA nodeB nodeC nodeD --launcher local --worker-cmd \
 	"$(pwd)/tests/cli/mx-worker.sh" --timeout 10 --db $SCT/s.db
 expect "screen json" 0 '"stop": "done".*"rounds": 2|"rounds": 2.*"stop": "done"' -- \
@@ -41,7 +41,7 @@ sc_slow() { # sc_slow DB [ARGS]: the screen of the rack with nodeC slow both way
 		--timeout 60 --min-rack-pct 30 --db "$db" "$@"
 }
 expect "screen names the slowed node and stops by itself" 1 \
-	'screen stopped: every \(node, rail\) named or cleared in 2 round\(s\): 1 named, 3 cleared' -- \
+	'screen stopped: every \(node, rail\) named or cleared in 2 rounds: 1 named, 3 cleared' -- \
 	sc_slow $SCT/slow.db
 expect "screen: nodeC alone, stopped by itself in 2 rounds" 0 '^ok$' -- sh -c \
 	"$(printf '%q ' "$FC") matrix --resume 1 --db $SCT/slow.db --launcher local --worker-cmd $SCW --json 2>/dev/null |

@@ -43,6 +43,37 @@ expect "drain: the healthy nodes untouched" 0 '^IDLE\|\|$' -- slurm_state nodeA
 expect "drain: recorded, shown by report" 0 \
 	'finding: suspect node nodeC: bad with 3 of 3 peers' -- \
 	$FC report --slurm --db $SLT/m.db
+# The HTML report's Slurm table (issue 39 item 3): a cell longer than 40
+# characters (report/report.h RP_CELL_CHARS) is cut at a word with " ...",
+# its whole text in the title attribute. The reason (44 characters) and the
+# command (over 100) are cut; the action, the node and the stand-in's result
+# are not.
+$FC report --db $SLT/m.db --html $SLT/r.html >/dev/null 2>&1
+expect "drain: the HTML Slurm table's long cells cut at a word, whole in the title" 0 '^ok 2 cut$' -- \
+	python3 - "$SLT/r.html" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.inside = s.cell = False; s.cells = []
+    def handle_starttag(s, tag, attrs):
+        if tag == "table" and dict(attrs).get("id") == "slurm": s.inside = True
+        if s.inside and tag == "td": s.cell = True; s.cells.append([dict(attrs).get("title"), ""])
+    def handle_endtag(s, tag):
+        if tag == "table": s.inside = False
+        if tag == "td": s.cell = False
+    def handle_data(s, d):
+        if s.cell: s.cells[-1][1] += d
+p = P(); p.feed(open(sys.argv[1]).read())
+bad = [c for c in p.cells if len(c[1]) > 40 or (c[0] is not None and (not c[1].endswith(" ...")
+       or not c[0].startswith(c[1][:-4]) or len(c[0]) <= 40))]
+cut = [c for c in p.cells if c[0]]
+# the reason cut after a whole word; the command (a path longer than the
+# cell, then the reason) kept whole in its title
+ok = len(p.cells) == 5 and not bad and ["fabcheck: node (matrix run 1 across 4 nodes)",
+       "fabcheck: node (matrix run 1 across ..."] in cut and \
+     any(c[0].endswith(' update NodeName=nodeC State=DRAIN Reason="fabcheck: node (matrix run 1 across 4 nodes)"') for c in cut)
+print(("ok %d cut" % len(cut)) if ok else "no: %r" % p.cells)
+PY
 
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain dry run: the command printed" 1 \
@@ -125,6 +156,14 @@ expect "drain: a port none of whose pairs could run on its rail is not checked, 
 	'nodeC on rail 1 \(rxe1\): could not check rxe1: none of its pairs on that rail could run' -- \
 	$FC matrix --import $SLT/rail1-error.json --db $SLT/m.db --drain
 expect "drain: that port's node is not drained" 0 '^IDLE\|\|$' -- slurm_state nodeC
+# Its per-node lines name the rail its pairs could not run on, not "none
+# of its pairs" as if no rail of it had run (issue 38 item 4).
+expect "drain: the node's could-not-check line names the rail" 3 \
+	'could not check \(not judged, never drained\):.*nodeC +none of its pairs could run on rail 1 \(rxe1\) .*while its other rails ran' -- \
+	bash -c "set -o pipefail; $FC matrix --import $SLT/rail1-error.json --db $SLT/m.db --drain 2>&1 | tr '\n' ' '"
+expect "drain: the node's finding names the rail" 3 \
+	'node nodeC: none of its 3 pairs could run on rail 1 \(rxe1\), while its other rails ran: ' -- \
+	$FC matrix --import $SLT/rail1-error.json --db $SLT/m.db
 expect "drain: the port listed apart in the JSON, no suspect" 3 "^0 \[\{'node': 'nodeC', 'rail': 1, 'rail_name': 'rxe1', 'device': 'rxe1'\}\] \[\]$" -- \
 	bash -c "$FC matrix --import $SLT/rail1-error.json --db $SLT/m.db --drain --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d[\"suspects\"]), d[\"unchecked_ports\"], [a[\"node\"] for a in d[\"slurm\"] if a[\"action\"] == \"drain\"])'; exit \${PIPESTATUS[0]}"
 slurm_nodes nodeA nodeB nodeC nodeD
@@ -177,12 +216,30 @@ slurm_nodes nodeA nodeB nodeC
 printf 'IDLE+DRAIN\nfabcheck: port on rxe0 (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeC
 printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeA
 printf 'IDLE+DRAIN\nfabcheck: cable or transceiver on rxe1 (matrix run 1 across 3 nodes)\n' >$SLT/s/nodeB
-expect "resume-passed: a port on a rail whose nodes could not be told apart is left, saying why" 1 \
-	"left +nodeC .*could not have seen its 'port' fault \(rail 0 \(rxe0\) was bad as a whole in this run and could not tell its nodes apart\): left drained" -- \
+expect "resume-passed: a port on a rail whose nodes could not be told apart is left, saying why" 0 \
+	"left +nodeC .*could not have seen its 'port' fault \(no pair could run on rail 0 \(rxe0\) in this run: it could not tell its nodes apart\): left drained" -- \
 	$FC matrix --import $SLT/rail0whole.json --min-rack-pct 30 --db $SLT/m.db --resume-passed
 expect "resume-passed: such a rail leaves a whole node's drain, clears a port on the other rail" 0 \
 	'^IDLE\+DRAIN\|fabcheck: node .*\|IDLE\|\|IDLE\+DRAIN\|fabcheck: port on rxe0' -- \
 	sh -c "head -2 $SLT/s/nodeA | tr '\n' '|'; head -2 $SLT/s/nodeB | tr '\n' '|'; head -2 $SLT/s/nodeC | tr '\n' '|'"
+# A rail on which no pair could run while the other rail ran is "could not
+# check" for that rail (issue 38 item 2), one warning, every node's port on
+# it listed apart: not a suspect, not its switch, and the run passes on
+# what was judged. The same rail failed by the workers (a fault each found
+# on its own node: "fail") is judged: the rail's finding, exit 1.
+expect "matrix: a rail on which no pair could run is could-not-check, not its switch" 0 \
+	'^0 \[0\] \[0, 0, 0\] True$' -- \
+	bash -c "$FC matrix --import $SLT/rail0whole.json --min-rack-pct 30 --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d[\"suspects\"]), [r[\"rail\"] for r in d[\"unchecked_rails\"]], [u[\"rail\"] for u in d[\"unchecked_ports\"]], any(f.startswith(\"rail 0 (rxe0): could not check it: no pair could run on it\") for f in d[\"findings\"]))'; exit \${PIPESTATUS[0]}"
+python3 - "$SLD/rack3-clean-rail0slow.json" >"$SLT/rail0fail.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["rails"][0]["loaded"].update(verdict="fail", results=[], findings=["rail 0: nodeA: no RDMA device 'rxe0'"])
+json.dump(d, sys.stdout)
+PY
+expect "matrix: the same rail failed by the workers is judged: its finding" 1 \
+	'rail 0 \(rxe0\): its pairs failed for most nodes, with no figure, while other rails ran' -- \
+	$FC matrix --import $SLT/rail0fail.json --min-rack-pct 30 --db $SLT/m.db
 
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "drain: a run that could not measure drains nothing" 3 'nothing drained or resumed' -- \
@@ -336,6 +393,39 @@ slurm_nodes nodeA nodeB nodeC
 expect "health --rails: a port not named is left out" 0 \
 	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: not in --rails: not judged for a drain\)' -- \
 	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --rails eth0 --drain-self
+# The rail plan of the rack's last matrix run in the store (issue 38 item
+# 1): its pair --rails documents name each node's own port per rail; one
+# node alone then judges those ports for a drain, and says where the plan
+# came from. A store whose matrix names nodeB on rxe0 alone leaves rxe1
+# out (a warning); one that names rxe0 and rxe1 drains nodeB for rxe1 DOWN
+# (with no sign of use on the node alone, it would only be a warning).
+for nr in 1 2; do
+python3 - "$nr" >"$HLT/mx$nr.json" <<'PY'
+import json, subprocess, sys
+nr = int(sys.argv[1])
+d = json.loads(subprocess.check_output(["python3", "tests/data/matrix/gen_rails.py", "--pair-docs", "3", "2"]))
+for r in d["results"]:
+    r["rails"] = r["rails"][:nr]
+    for k, e in enumerate(r["rails"]):
+        for s in "ab":
+            e[s] = {"device": "rxe%d" % k, "port": 1, "netdev": "eth%d" % k, "subnet": e["subnet"]}
+json.dump(d, sys.stdout)
+PY
+$FC matrix --import $HLT/mx$nr.json --db $HLT/rails$nr.db >/dev/null 2>&1
+done
+expect "health: the store's last matrix names the rails: a port off them is left out" 0 \
+	"rails: rxe0, as matrix run 1 of $HLT/rails1.db .*nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: not on this node's rails in the store's last matrix run: not judged for a drain\)" -- \
+	bash -c "$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --db $HLT/rails1.db --drain-self 2>&1 | tr '\n' ' '"
+expect "health: ... and nothing drained" 0 '^IDLE\|\|$' -- slurm_state nodeB
+expect "health: a rail of the store's last matrix down drains its node" 1 \
+	'drain +nodeB .*Reason="fabcheck: port state on rxe1 \(health run [0-9]+\)"' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --db $HLT/rails2.db --drain-self
+expect "health: the rails and their run said in the JSON" 0 "^matrix 1 rxe0,rxe1$" -- \
+	bash -c "$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --db $HLT/rails2.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin)[\"rails_from\"]; print(d[\"kind\"], d[\"run\"], d[\"rails\"])'"
+expect "health: --rails given wins over the store" 0 \
+	'nodeB: rxe1 port 1 is DOWN: .*\(left out of the rails: not in --rails: not judged for a drain\)' -- \
+	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --db $HLT/rails2.db --rails rxe0
+slurm_nodes nodeA nodeB nodeC
 expect "health --rails: not a list" 2 "health: --rails 'rxe0;x' is not a comma-separated list" -- \
 	$FC health --probe-doc $HLT/uncabled.json --no-state --node nodeB --rails 'rxe0;x'
 # The node's own evidence that a port was in use: its carrier came up since

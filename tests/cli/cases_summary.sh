@@ -120,7 +120,7 @@ expect "summary: 4-node matrix, healthy: the verdict's line says nothing named" 
 # A floor above the fabric: the summary names the floor, not a node.
 $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db "$SUMT/mf.db" >"$SUMT/mf.txt" 2>&1
 expect "summary: 4-node matrix under --min-gbps 1: the floor is the problem named" 0 \
-	"^verdict: fail, 1 problem named:   every pair \(6 of 4 nodes\): --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)     next: give a floor the fabric should carry" -- \
+	"^verdict: fail, 1 problem named:   all 6 pairs of 4 nodes: --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)     next: give a floor the fabric should carry" -- \
 	bash -c "tail -n 3 $SUMT/mf.txt | tr '\n' ' '"
 expect "summary: 4-node matrix under --min-gbps 1: a few lines over the healthy one" 0 '^ok [0-9]+$' -- \
 	sum_lines "$SUMT/mf.txt" $(($(wc -l <"$SUMT/mh.txt") + 5))
@@ -166,7 +166,7 @@ expect "summary: rails under --min-gbps 1: one floor finding" 0 \
 	'^  - every pair on every rail is below --min-gbps 1 \(12 pairs of 4 nodes on 2 rails, the best 0\.[0-9]+ Gb/s\): the floor is above what this fabric carries' -- \
 	cat "$SUMT/floor.txt"
 expect "summary: rails under --min-gbps 1: the floor is the problem named, under the verdict" 0 \
-	"^verdict: fail, 1 problem named:   every pair \(12 of 4 nodes on 2 rails\): --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)" -- \
+	"^verdict: fail, 1 problem named:   all 12 pairs of 4 nodes on 2 rails: --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)" -- \
 	bash -c "tail -n 3 $SUMT/floor.txt | tr '\n' ' '"
 expect_none "summary: rails under --min-gbps 1: no rail's switch named" 0 "that rail's switch|against ([0-9.]+) Gb/s.*against \\1" -- \
 	cat "$SUMT/floor.txt"
@@ -219,4 +219,23 @@ expect "summary: matrix progress lines fit COLUMNS=90" 0 '^ok$' -- sum_progress 
 expect "summary: matrix progress lines fit COLUMNS=80" 0 '^ok$' -- sum_progress 80
 expect "summary: matrix progress: the reason cut with a marker" 3 '^  \[round 1/3\] .* error: nodeB: no RDMA \.\.\.$' -- \
 	bash -c "COLUMNS=100 $FC matrix nodeA nodeB nodeC --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 5 --db $SUMT/p.db 2>&1 >/dev/null"
+# Issue 39 item 5, a message fed known figures: a matrix of 2 nodes has 1
+# pair in 1 round, and its header, progress and import lines say so in the
+# singular ("1 of 1 pairs, 1 rounds" before).
+python3 - tests/data/matrix/rack4-healthy.json >"$SUMT/two.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"] = [r for r in d["results"] if {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeB"}]
+d["nodes"] = ["nodeA", "nodeB"]
+json.dump(d, sys.stdout)
+PY
+expect "figures: a 2-node matrix says 1 of 1 pair, 1 round" 0 '^matrix run 1: 2 nodes, 1 of 1 pair, 1 round; rack median ' -- \
+	$FC matrix --import "$SUMT/two.json" --db "$SUMT/two.db"
+expect "figures: importing 1 result of 2 nodes" 0 'importing 1 result of 2 nodes from ' -- \
+	$FC matrix --import "$SUMT/two.json" --db "$SUMT/two2.db"
+# Issue 39 item 5: no string of the program writes a plural by hand ("%d
+# GPU(s)"; scripts/msg_catalogue.py --lint): the count picks the noun's
+# number (core/util.h fc_s); --count: the catalogue of messages with figures.
+expect "catalogue: no string of the program writes a plural by hand" 0 '^[0-9]{3,} messages with figures' -- \
+	sh -c 'scripts/msg_catalogue.py --lint && scripts/msg_catalogue.py --count'
 rm -rf "$SUMT"

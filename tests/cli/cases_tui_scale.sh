@@ -56,6 +56,13 @@ expect "tui z below 256 nodes: nothing to zoom" 0 'z: one cell per pair already'
 tui_run smalls 100x30 s '^ 12%  node ' -- --db $TUT/slow.db --max-iterations 15
 expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node nodeC' -- \
 	cat $TUT/out-smalls.txt
+# Its row is longer than the 100 columns: cut at a word with " ..." (issue
+# 39 item 3), not mid-word where the terminal ends; the whole in 'report'.
+expect "tui suspects list: a long row cut at a word at 100 columns" 0 '^ok$' -- python3 -c '
+import re, sys
+rows = [l.rstrip() for l in open(sys.argv[1]) if l.startswith(" 12%  node ")]
+print("ok" if rows and all(len(r) <= 100 and r.endswith(" ...") and not r[:-4].endswith(" ")
+                           for r in rows) else "no: %r" % rows)' $TUT/out-smalls.txt
 # The detail's part line: the cursor pair's diagnosis on the rail shown
 # (nodeC's documents carry rail 0's and rail 1's); every rail together,
 # the rail on which the pair is bad.

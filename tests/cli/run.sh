@@ -65,37 +65,51 @@ expect_none() {
 	fi
 }
 # CLI_CASES: the case files to run (default all); a missing one fails.
-# CLI_JOBS: runs side by side (default: the CPUs, at most 4), the files dealt
-# by tests/deal.sh; each run is this script with CLI_JOBS=1 and its files,
-# its output shown whole when it ends, in order.
+# CLI_JOBS: runs side by side (default: the CPUs, at most 4). Each file is a
+# run of its own (this script with CLI_JOBS=1 and that file), the next one
+# started as soon as a run ends, the longest first by tests/cli/seconds.tsv
+# (or the file CLI_SECONDS names; files it does not list start before all
+# others); each run's output is shown
+# in the files' order once all have ended. Dealt ahead into 4 runs by case
+# count, the files of make check's CLI step at 3df048d made runs of 147,
+# 129, 207 and 106 s (fresh clone, quiet host): the step waited 60 s on
+# the longest; a file's time is mostly its waits (TUIs that live their
+# iterations, workers that hang until a timeout, soaks), not its cases.
 files=(${CLI_CASES:-tests/cli/cases_*.sh})
 jobs=${CLI_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -gt 4 ] && jobs=4
 [ "$jobs" -gt "${#files[@]}" ] && jobs=${#files[@]}
 if [ "$jobs" -gt 1 ]; then
-	# shellcheck source=tests/deal.sh
-	. tests/deal.sh
-	deal "$jobs" "${files[@]}"
-	pids=() logs=()
-	for ((j = 0; j < jobs; j++)); do
-		[ -n "${groups[j]}" ] || continue
-		logs[j]=$(mktemp /tmp/fabcheck-cli.XXXXXX)
-		CLI_JOBS=1 CLI_CASES="${groups[j]}" FC="$FC" "$0" >"${logs[j]}" 2>&1 &
-		pids[j]=$!
+	# longest_first FILE...: the indexes of the FILEs, one a line: those
+	# whose names tests/cli/seconds.tsv does not list first, then the others
+	# by its seconds, most first.
+	longest_first() {
+		local i
+		for ((i = 1; i <= $#; i++)); do printf '%d\t%s\n' "$((i - 1))" "$(basename "${!i}")"; done |
+			awk -F'\t' -v tsv="${CLI_SECONDS:-tests/cli/seconds.tsv}" '
+				BEGIN { while ((getline l < tsv) > 0) if (l !~ /^#/ && split(l, w, "\t") == 2) s[w[2]] = w[1] }
+				{ print (($2 in s) ? s[$2] : 1e9) "\t" $1 }' |
+			sort -k1,1gr -k2,2n | cut -f2
+	}
+	logs=()
+	for i in $(longest_first "${files[@]}"); do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		logs[i]=$(mktemp /tmp/fabcheck-cli.XXXXXX)
+		{ CLI_JOBS=1 CLI_CASES="${files[i]}" FC="$FC" "$0"; echo $? >"${logs[i]}.rc"; } >"${logs[i]}" 2>&1 &
 	done
-	for j in "${!pids[@]}"; do
-		wait "${pids[j]}"
-		rc=$?
-		cat "${logs[j]}"
-		last=$(tail -n 1 "${logs[j]}")
+	wait
+	for i in "${!files[@]}"; do
+		last=$(tail -n 1 "${logs[i]}")
 		if [[ $last =~ ^cli:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			sed '$d' "${logs[i]}"
 			pass=$((pass + BASH_REMATCH[1]))
 			fail=$((fail + BASH_REMATCH[2]))
 		else
+			cat "${logs[i]}"
 			fail=$((fail + 1))
-			echo "FAIL: the run of ${groups[j]}ended (exit $rc) without its count"
+			echo "FAIL: the run of ${files[i]} ended (exit $(cat "${logs[i]}.rc" 2>/dev/null)) without its count"
 		fi
-		rm -f "${logs[j]}"
+		rm -f "${logs[i]}" "${logs[i]}.rc"
 	done
 	echo "cli: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
@@ -108,21 +122,22 @@ fi
 empty_can_pass() {
 	grep -nE 'grep -[a-zA-Z]*c[a-zA-Z]* .*(; *true|\|\| *true)' "$1"
 }
-for f in "${files[@]}"; do
-	if [ ! -f "$f" ]; then
-		echo "FAIL: no case file $f"
+# (cli_file, cli_t0: names no case file sets; cases_topo.sh's loop sets f)
+for cli_file in "${files[@]}"; do
+	if [ ! -f "$cli_file" ]; then
+		echo "FAIL: no case file $cli_file"
 		fail=$((fail + 1))
 		continue
 	fi
-	if bad=$(empty_can_pass "$f"); then
-		echo "FAIL: $f: suite error: a case that passes on empty output (use expect_none):"
+	if bad=$(empty_can_pass "$cli_file"); then
+		echo "FAIL: $cli_file: suite error: a case that passes on empty output (use expect_none):"
 		sed 's/^/    /' <<<"$bad"
 		fail=$((fail + 1))
 	fi
-	t0=$SECONDS
+	cli_t0=$SECONDS
 	# shellcheck source=/dev/null
-	. "$f"
-	echo "== $f: $((SECONDS - t0)) s"
+	. "$cli_file"
+	echo "== $cli_file: $((SECONDS - cli_t0)) s"
 done
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

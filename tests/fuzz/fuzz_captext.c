@@ -1,17 +1,19 @@
 /* libFuzzer target: the readers of a capture's tool text that a replay
  * judges when the capture lacks sysfs or libibverbs' record: `lspci -vvv`'s
  * PCIe link (diag/lspci.c) and the device list of `ibv_devinfo -v` or
- * `ibstat` (verbs/devtext.c). Any text gives a link within PCIe's bounds or
- * none, and devices each with a name and ports each with a port number,
- * never a crash or a leak.
+ * `ibstat` (verbs/devtext.c), and an interface of `ip -j link`
+ * (core/iplink.c). Any text gives a link within PCIe's bounds or none,
+ * devices each with a name and ports each with a port number, an interface
+ * whose MTU is a number and whose state is a string, never a crash or a leak.
  * fuzz-sources: diag/lspci.c diag/parse.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
- * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt
+ * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json
  */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/iplink.h"
 #include "core/log.h"
 #include "diag/diag.h"
 #include "verbs/devtext.h"
@@ -22,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
 	struct diag_pcie d;
-	json_t *devs, *dev, *p;
+	json_t *devs, *dev, *p, *ip;
 	size_t i, j;
 
 	fc_log_level = -1; /* quiet: bad input is expected here */
@@ -45,6 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 	}
 	json_decref(devs);
+	ip = fc_ip_link(text, "ibp12s0");
+	if (ip && ((json_object_get(ip, "mtu") && !json_is_integer(json_object_get(ip, "mtu"))) ||
+		   (json_object_get(ip, "operstate") &&
+		    !json_is_string(json_object_get(ip, "operstate")))))
+		abort();
+	json_decref(ip);
 	free(text);
 	return 0;
 }

@@ -5,11 +5,35 @@
 #define FC_TEST_DIAG_UTIL_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag/diag.h"
 
 #define DATA "tests/data/diag/"
+
+/* The text of @path (a real capture) with its first @from replaced by @to
+ * (@from NULL: as it is); free() it. */
+static inline char *capture_edited(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536), *out = calloc(1, 65536), *at;
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, 65535, f);
+	fclose(f);
+	buf[n] = 0;
+	at = from ? strstr(buf, from) : NULL;
+	if (from)
+		assert_non_null(at);
+	if (at)
+		snprintf(out, 65536, "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
+	else
+		snprintf(out, 65536, "%s", buf);
+	free(buf);
+	return out;
+}
 
 /* Diagnoses @s and releases it; returns the document. */
 static inline json_t *run_set(struct diag_set *s)

@@ -201,7 +201,7 @@ static void test_judge(void **state)
 	f0 = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
 	assert_non_null(strstr(f0, "n4: 3 of its 3 links below the fleet's baseline"));
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "findings"), 1)),
-			       "n5 -> n6: 1 result(s) below"));
+			       "n5 -> n6: 1 result below"));
 	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "fail");
 	json_decref(doc);
 }

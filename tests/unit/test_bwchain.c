@@ -54,13 +54,18 @@ static void test_chain_built_once(void **state)
 				struct fk_side a, b;
 				struct vb_test t = write_test(ms[mi], 1, ls[li], ths[ti]);
 				struct vb_result res;
-				uint64_t warm, passes, own, iters;
+				uint64_t warm, passes, own[2], longest = 0, iters;
 
 				pair_up(&a, &b, 3, ths[ti], 64);
 				assert_int_equal(vb_test_resolve(&a.r, &t), 0);
-				/* the run goes round a ring twice */
-				own = (uint64_t)vb_chain_size(&t, ls[li], (3 + ths[ti] - 1) / ths[ti]);
-				iters = 200 * (uint64_t)ls[li] + 2 * own + 3;
+				/* each thread's chain (its QPs' count sets a ring's
+				 * length); the run goes round the longest twice */
+				for (int k = 0; k < ths[ti]; k++) {
+					own[k] = (uint64_t)vb_chain_size(&t, ls[li],
+									 (3 - k + ths[ti] - 1) / ths[ti]);
+					longest = own[k] > longest ? own[k] : longest;
+				}
+				iters = 200 * (uint64_t)ls[li] + 2 * longest + 3;
 				t = write_test(ms[mi], iters, ls[li], ths[ti]);
 				if (ms[mi] == VB_METHOD_FABCHECK)
 					t.warmup = VB_KNOB_ON;
@@ -72,15 +77,16 @@ static void test_chain_built_once(void **state)
 				passes = warm ? 2 : 1;
 				for (int q = 0; q < 3; q++) {
 					uint64_t fresh = fk_fresh(&a, q);
+					uint64_t most = passes * (uint64_t)ls[li] + own[q % ths[ti]];
 
 					assert_int_equal(fk_posts(&a, q),
 							 lists(warm, ls[li]) + lists(iters, ls[li]));
-					if (fresh > passes * (uint64_t)ls[li] + own)
+					if (fresh > most)
 						fail_msg("%s --post-list %d --threads %d: QP %d: %llu of %llu requests built anew, at most %llu",
 							 vb_method_name(ms[mi]), ls[li], ths[ti], q,
 							 (unsigned long long)fresh,
 							 (unsigned long long)(warm + iters),
-							 (unsigned long long)(passes * (uint64_t)ls[li] + own));
+							 (unsigned long long)most);
 				}
 				vb_result_release(&res);
 				fk_side_free(&a);
@@ -112,13 +118,14 @@ static uint64_t moved_in(int post_list, int threads, uint64_t n)
 	return moved;
 }
 
-/* Short lists in fabcheck's method go round its cycle of slots (1024 of
- * 64 B) as a ring: in the steady state a post writes no request's
- * addresses, so a run of 4096 more lists moves no more requests than a
- * short one (and none at all: each ring request keeps its slot). */
+/* Lists in fabcheck's method go round its cycle of slots (1024 of 64 B)
+ * as a ring (within L1 every 8th slot, each page still reached, or for
+ * short lists every slot within L2): in the steady state a post writes no
+ * request's addresses, so a run of 4096 more lists moves no more requests
+ * than a short one (and none at all: each ring request keeps its slot). */
 static void test_chain_ring_no_moves(void **state)
 {
-	static const int ls[] = { 1, 2, 4 }, ths[] = { 1, 2 };
+	static const int ls[] = { 1, 2, 4, 8, 32 }, ths[] = { 1, 2 };
 
 	(void)state;
 	for (size_t li = 0; li < FC_ARRAY_SIZE(ls); li++)
@@ -132,12 +139,25 @@ static void test_chain_ring_no_moves(void **state)
 		}
 }
 
-/* Which lists are rings (verbs/chain.h, VB_RING_*): fabcheck's method at
- * 64 B (1024 slots, CQ moderation 64 at -t 128), lists shorter than 8
- * within the L2 budget, longer ones only within the L1 one; perftest's
+/* Which lists are rings, over which slots (verbs/chain.h, VB_RING_*):
+ * fabcheck's method at 64 B (1024 slots, CQ moderation 64 at -t 128), a
+ * ring of every slot only within the L2 budget for lists shorter than 8;
+ * else every 2^k-th slot, the fewest that fit the L1 budget, each step
+ * within a page (64 at most of 64 B); else a list that moves. perftest's
  * method never (it moves its one request, as perftest does). */
 static void test_chain_ring_choice(void **state)
 {
+	static const struct { int len, own, ring; uint32_t thin; } cs[] = {
+		{ 1, 1, 128, 8 },    /* 128 x 144 B = 18 KiB */
+		{ 8, 1, 128, 8 },
+		{ 32, 1, 128, 8 },   /* 256 slots: 36 KiB, over 32 */
+		{ 32, 2, 64, 16 },   /* 2 x 64 x 144 B */
+		/* thinned, 64 requests at least (the CQ moderation): 6 x 9 KiB,
+		 * over 32 KiB; every slot: 6 x 147 KiB, within 1 MiB */
+		{ 4, 6, 1024, 1 },
+		{ 4, 8, 4, 1 },      /* 8 x 147 KiB beyond it: moves */
+		{ 32, 8, 32, 1 },    /* 8 x 64 x 144 B = 72 KiB however thin: moves */
+	};
 	struct fk_side a, b;
 	struct vb_test t = write_test(VB_METHOD_FABCHECK, 1000, 1, 1);
 
@@ -145,34 +165,43 @@ static void test_chain_ring_choice(void **state)
 	pair_up(&a, &b, 3, 1, 64);
 	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
 	assert_int_equal(t.cyc_nslots, 1024);
+	assert_int_equal(t.cyc_stride, 64);
 	assert_int_equal(t.cq_mod, 64);
-	assert_int_equal(vb_chain_size(&t, 1, 1), 1024);
-	assert_int_equal(vb_chain_size(&t, 4, 6), 1024); /* 6 x 147 KiB within 1 MiB */
-	assert_int_equal(vb_chain_size(&t, 4, 8), 4);	  /* 8 x 147 KiB beyond it */
-	assert_int_equal(vb_chain_size(&t, 8, 1), 8);
-	assert_int_equal(vb_chain_size(&t, 32, 1), 32);
+	for (size_t i = 0; i < FC_ARRAY_SIZE(cs); i++) {
+		int n = vb_chain_size(&t, cs[i].len, cs[i].own);
+		uint32_t thin = vb_chain_thin(&t, cs[i].len, cs[i].own);
+
+		if (n != cs[i].ring || thin != cs[i].thin)
+			fail_msg("--post-list %d, %d QPs a thread: a chain of %d requests every %u slots; want %d every %u",
+				 cs[i].len, cs[i].own, n, thin, cs[i].ring, cs[i].thin);
+	}
 	t = write_test(VB_METHOD_PERFTEST, 1000, 1, 1);
 	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
 	assert_int_equal(vb_chain_size(&t, 1, 1), 1);
+	assert_int_equal(vb_chain_thin(&t, 1, 1), 1);
 	fk_side_free(&a);
 	fk_side_free(&b);
 }
 
-/* Message i of QP q lands at slot i of its cycle (fabcheck's slots, or
- * perftest's page steps; perftest keeps a list's requests in place): with
- * a pattern in the sender's buffer, every slot reached holds it at the
- * receiver, the chain moved on and wrapped round the cycle. */
+/* Message i of QP q lands at slot i of its chains' cycle (fabcheck's
+ * slots, every thin-th of them, or perftest's page steps; perftest keeps a
+ * list's requests in place): with a pattern in the sender's buffer, every
+ * slot reached holds it at the receiver, the chain moved on and wrapped
+ * round the cycle; in fabcheck's method every page of the cycle's region
+ * is reached. */
 static void check_slots(enum vb_method m, int post_list)
 {
 	struct fk_side a, b;
 	struct vb_test t = write_test(m, 1, post_list, 1);
 	struct vb_result res;
-	uint64_t half, n, reach;
+	uint64_t half, n, reach, thin = 1, pages = 0;
 
 	pair_up(&a, &b, 2, 1, 64);
 	t.warmup = 0;
 	assert_int_equal(vb_test_resolve(&a.r, &t), 0);
 	n = m == VB_METHOD_PERFTEST ? t.pt_nsteps : t.cyc_nslots;
+	if (m == VB_METHOD_FABCHECK)
+		thin = vb_chain_thin(&t, post_list, 2);
 	t.iters = 2 * n + 5;
 	assert_int_equal(vb_test_prepare(&a.r, &t), 0);
 	half = (uint64_t)a.r.stride * a.r.nslots;
@@ -181,16 +210,23 @@ static void check_slots(enum vb_method m, int post_list)
 	memset(b.r.buf + half, 0, (size_t)half);
 	assert_int_equal(vb_test_run(&a.r, &t, &res), 0);
 	reach = m == VB_METHOD_PERFTEST && post_list > 1 && (uint64_t)post_list < n ?
-			(uint64_t)post_list : n;
+			(uint64_t)post_list : n / thin;
 	for (int q = 0; q < 2; q++)
 		for (uint64_t k = 0; k < reach; k++) {
-			uint64_t off = vb_test_offset(&t, q, k);
+			uint64_t off = vb_test_offset(&t, q, k * thin);
 
 			if (memcmp(b.r.buf + half + off, a.r.buf + off, 64))
-				fail_msg("%s --post-list %d: QP %d, slot %llu of %llu (offset %llu) not written",
-					 vb_method_name(m), post_list, q, (unsigned long long)k,
-					 (unsigned long long)n, (unsigned long long)off);
+				fail_msg("%s --post-list %d: QP %d, slot %llu of %llu (offset %llu, every %llu slots) not written",
+					 vb_method_name(m), post_list, q, (unsigned long long)(k * thin),
+					 (unsigned long long)n, (unsigned long long)off,
+					 (unsigned long long)thin);
+			if (m == VB_METHOD_FABCHECK && q == 0 && off / 4096 == pages)
+				pages++; /* the next page reached, in order */
 		}
+	if (m == VB_METHOD_FABCHECK && pages != (n * t.cyc_stride + 4095) / 4096)
+		fail_msg("fabcheck --post-list %d: %llu pages of the %llu-byte cycle reached, every %llu slots",
+			 post_list, (unsigned long long)pages, (unsigned long long)(n * t.cyc_stride),
+			 (unsigned long long)thin);
 	vb_result_release(&res);
 	fk_side_free(&a);
 	fk_side_free(&b);

@@ -13,6 +13,7 @@
 #include "core/dgroup.h"
 #include "core/summary.h"
 #include "diag/diag.h"
+#include "tests/unit/memtext.h"
 
 #define NEXT_QOS "not the cable: check drops on the switch ports"
 
@@ -87,18 +88,6 @@ static void test_groups_plain(void **state)
 	assert_int_equal(g[0].n, 3);
 	assert_string_equal(g[0].subject, "nodeA mlx5_0 port 1/mlx5_1 port 1");
 	json_decref(l);
-}
-
-static char *render(void (*fn)(FILE *, const json_t *), const json_t *doc)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	assert_non_null(m);
-	fn(m, doc);
-	assert_int_equal(fclose(m), 0);
-	return text;
 }
 
 /* The block says the problem once, with the first entry's evidence and how

@@ -17,6 +17,7 @@
 
 #include "diag/diag.h"
 #include "diag/rules.h"
+#include "diag_util.h"
 
 #define SR4 "tests/real/ethtool_m/noc-cumulus_swp14_mellanox-mma1b00-qsfp28-sr4.txt"
 
@@ -24,27 +25,13 @@
  * answer, what in @why. */
 static int judge_in(const char *path, const char *from, const char *to, char *why, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 65536), *out = calloc(1, 65536), *at;
+	char *out = capture_edited(path, from, to);
 	struct diag_module m;
-	size_t n;
 	int r;
 
-	assert_non_null(f);
-	n = fread(buf, 1, 65535, f);
-	fclose(f);
-	buf[n] = 0;
-	at = from ? strstr(buf, from) : NULL;
-	if (from)
-		assert_non_null(at);
-	if (at)
-		snprintf(out, 65536, "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
-	else
-		snprintf(out, 65536, "%s", buf);
 	assert_int_equal(diag_parse_module(out, &m), 0);
 	diag_module_judge(&m, 4);
 	r = diag_module_limits(&m, why, len);
-	free(buf);
 	free(out);
 	return r;
 }

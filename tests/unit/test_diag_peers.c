@@ -148,6 +148,34 @@ static void test_rack_rx_peers(void **state)
 	json_decref(sets);
 }
 
+/* nodeC's module runs at 52.00 C and its lane 2 transmits -4.00 dBm where
+ * the same port on nodeA and nodeB reads 30.56 C and 1.20 dBm (the real
+ * Mellanox SR4 capture, two lines edited on nodeC, rack-mod-peers/SOURCE):
+ * inside the module's own warning window, so no per-folder rule names it;
+ * each has gone more than half the way from its peers to its own warning
+ * threshold: named once, at nodeC, possible. */
+static void test_rack_mod_peers(void **state)
+{
+	json_t *sets, *doc = rack("rack-mod-peers", FOLDERS, &sets);
+	const json_t *e = by_rule(doc, "module_peers");
+	const char *ev;
+
+	(void)state;
+	assert_non_null(e);
+	assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+	assert_string_equal(str(e, "part"), "transceiver (its temperature: the module or the airflow over it)");
+	assert_string_equal(str(e, "confidence"), "possible");
+	ev = str(e, "evidence");
+	assert_non_null(strstr(ev, "temperature 52.00 C where the same port's module on 2 other nodes reads 30.56 to 30.56 C: 21.44 C from their median 30.56 C, more than the 18.00 C left to its own high warning threshold 70.00 C"));
+	assert_non_null(strstr(ev, "lane 2 transmit power -4.00 dBm where the same port's module on 2 other nodes reads 1.20 to 1.20 dBm: 5.20 dB from their median 1.20 dBm, more than the 4.40 dB left to its own low warning threshold -8.40 dBm"));
+	assert_null(strstr(ev, "lane 1"));
+	assert_int_equal(rows(doc, "module_peers", ""), 1);
+	assert_null(by_rule(doc, "module_alarm"));
+	assert_null(by_rule(doc, "module_rx_peers"));
+	json_decref(doc);
+	json_decref(sets);
+}
+
 /* The module's part number as ethtool -m prints it, SFF-8636 and CMIS. */
 static void test_module_pn(void **state)
 {
@@ -171,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_rack_fw_pending),
 		cmocka_unit_test(test_rack_fw_stored_odd),
 		cmocka_unit_test(test_rack_rx_peers),
+		cmocka_unit_test(test_rack_mod_peers),
 		cmocka_unit_test(test_module_pn),
 	};
 

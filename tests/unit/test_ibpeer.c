@@ -20,6 +20,7 @@
 #include "core/smpinfo.h"
 #include "core/util.h"
 #include "ctl/ibpeer.h"
+#include "ctl/nodesrc.h"
 
 #define DATA "tests/data/ibpeer/"
 
@@ -98,8 +99,9 @@ static json_t *port_of(json_t *devs, size_t i)
 
 static char bin[] = "/tmp/fabcheck-ibpeer-XXXXXX";
 
-/* A stand-in smpquery: the switch for mlx5_0, an HCA for mlx5_1, no umad
- * access for any other device; it records how it was asked. */
+/* A stand-in smpquery: the switch for mlx5_0 and mlx5_4, an HCA for
+ * mlx5_1, no answer for mlx5_9 (past the 5 s deadline), no umad access for
+ * any other device; it records how it was asked. */
 static void fake_smpquery(void)
 {
 	char path[128], cwd[512];
@@ -111,21 +113,36 @@ static void fake_smpquery(void)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "#!/bin/sh\necho \"$*\" >>%s/args\ncase $2 in\n"
-		   "mlx5_0) [ \"$6\" = nodedesc ] && exec grep -v '^# synth' %s/" DATA
+		   "mlx5_0|mlx5_4) [ \"$6\" = nodedesc ] && exec grep -v '^# synth' %s/" DATA
 		   "smpquery-nodedesc_dr-0-1_switch.txt\n"
 		   "\tgrep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_switch.txt ;;\n"
 		   "mlx5_1) grep -v '^# synth' %s/" DATA "smpquery-nodeinfo_dr-0-1_hca-back-to-back.txt ;;\n"
+		   "mlx5_9) exec sleep 30 ;;\n"
 		   "*) grep -v '^#' %s/" DATA "smpquery_no-umad.txt >&2; exit 255 ;;\nesac\n",
 		bin, cwd, cwd, cwd, cwd);
 	fclose(f);
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
+static char *args_read(void)
+{
+	static char args[1024];
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/args", bin);
+	if (fc_read_file(path, args, sizeof(args)) < 0)
+		args[0] = 0;
+	unlink(path);
+	return args;
+}
+
+/* Each port's outcome is kept and a port's own failure does not stop the
+ * next port's question. */
 static void test_switches_add(void **state)
 {
 	json_t *devs = json_array(), *doc = fc_doc_new();
 	const char *old = getenv("PATH");
-	char path[4096], args[1024];
+	char path[4096];
 
 	(void)state;
 	fake_smpquery();
@@ -140,29 +157,90 @@ static void test_switches_add(void **state)
 	fc_ib_switches_add(devs, doc);
 	assert_string_equal(fc_jstr(port_of(devs, 0), "switch_guid", ""), "0xfc6a1c0300e1f2a0");
 	assert_string_equal(fc_jstr(port_of(devs, 0), "switch_desc", ""), "MF0;ib-leaf-01:MQM9790/U1");
+	assert_int_equal(fc_jnum(port_of(devs, 0), "peer_port", 0), 17);
 	assert_null(json_object_get(port_of(devs, 1), "switch_desc"));
 	assert_null(json_object_get(port_of(devs, 1), "switch_guid"));
 	assert_string_equal(fc_jstr(port_of(devs, 1), "peer_type", ""), "Channel Adapter");
 	assert_null(json_object_get(port_of(devs, 2), "switch_guid"));
-	assert_null(json_object_get(port_of(devs, 3), "switch_guid"));
+	assert_null(json_object_get(port_of(devs, 2), "switch_error"));
+	assert_null(json_object_get(port_of(devs, 3), "switch_error"));
+	/* mlx5_3 refused (its own outcome), mlx5_4 asked after it all the same */
+	assert_non_null(strstr(fc_jstr(port_of(devs, 4), "switch_error", ""),
+			       "smpquery -C mlx5_3 -P 1 -D nodeinfo 0,1 (infiniband-diags): "
+			       "smpquery: iberror: failed: Failed to open"));
 	assert_null(json_object_get(port_of(devs, 4), "switch_guid"));
+	assert_string_equal(fc_jstr(port_of(devs, 5), "switch_guid", ""), "0xfc6a1c0300e1f2a0");
+	assert_null(json_object_get(port_of(devs, 5), "switch_error"));
 	assert_non_null(strstr(fc_jstr(doc, "switch_note", ""),
-			       "not read: smpquery -C mlx5_3 -P 1 -D nodeinfo 0,1 "
-			       "(infiniband-diags): smpquery: iberror: failed: Failed to open"));
-	/* asked over the direct route out of each port; after a failure no more */
-	snprintf(path, sizeof(path), "%s/args", bin);
-	assert_true(fc_read_file(path, args, sizeof(args)) > 0);
-	assert_string_equal(args, "-C mlx5_0 -P 1 -D nodeinfo 0,1\n-C mlx5_0 -P 1 -D nodedesc 0,1\n"
-				  "-C mlx5_1 -P 1 -D nodeinfo 0,1\n-C mlx5_3 -P 1 -D nodeinfo 0,1");
-	/* no smpquery at all: said once */
-	json_object_del(doc, "switch_note");
-	json_object_del(port_of(devs, 0), "switch_guid");
+			       "not read on 1 of 4 ports (each port's switch_error says why): "
+			       "smpquery -C mlx5_3 -P 1 -D nodeinfo 0,1"));
+	/* asked over the direct route out of each ACTIVE InfiniBand port */
+	assert_string_equal(args_read(),
+			    "-C mlx5_0 -P 1 -D nodeinfo 0,1\n-C mlx5_0 -P 1 -D nodedesc 0,1\n"
+			    "-C mlx5_1 -P 1 -D nodeinfo 0,1\n-C mlx5_3 -P 1 -D nodeinfo 0,1\n"
+			    "-C mlx5_4 -P 1 -D nodeinfo 0,1\n-C mlx5_4 -P 1 -D nodedesc 0,1");
+	setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+	json_decref(devs);
+	json_decref(doc);
+}
+
+/* A failure of the node's (no smpquery; no answer within the deadline):
+ * the later ports are not asked, each says so, and a capture lists each
+ * as not read. */
+static void test_switches_node_failure(void **state)
+{
+	json_t *devs = json_array(), *doc = fc_doc_new(), *e;
+	const char *old = getenv("PATH");
+	char path[4096], dir[] = "/tmp/fabcheck-ibpeer-cap-XXXXXX";
+	struct fc_bundle_w w;
+	struct fc_src rec;
+	double t0;
+
+	(void)state;
+	json_array_append_new(devs, port("mlx5_0", "InfiniBand", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_4", "InfiniBand", "ACTIVE"));
 	setenv("PATH", "/nonexistent", 1);
 	fc_ib_switches_add(devs, doc);
-	assert_non_null(strstr(fc_jstr(doc, "switch_note", ""), "nodeinfo 0,1 (infiniband-diags): cannot run smpquery"));
+	assert_non_null(strstr(fc_jstr(port_of(devs, 0), "switch_error", ""),
+			       "nodeinfo 0,1 (infiniband-diags): cannot run smpquery"));
+	assert_non_null(strstr(fc_jstr(port_of(devs, 1), "switch_error", ""),
+			       "not asked: smpquery -C mlx5_0 -P 1 -D nodeinfo 0,1 "
+			       "(infiniband-diags): cannot run smpquery"));
 	assert_null(json_object_get(port_of(devs, 0), "switch_guid"));
+	assert_null(json_object_get(port_of(devs, 1), "switch_guid"));
+	assert_non_null(strstr(fc_jstr(doc, "switch_note", ""), "not read on 2 of 2 ports"));
+	json_decref(devs);
+	json_decref(doc);
+
+	/* silent past the deadline, recorded: mlx5_0 not asked, listed */
+	devs = json_array();
+	doc = fc_doc_new();
+	json_array_append_new(devs, port("mlx5_9", "InfiniBand", "ACTIVE"));
+	json_array_append_new(devs, port("mlx5_0", "InfiniBand", "ACTIVE"));
+	snprintf(path, sizeof(path), "%s:%s", bin, old ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	assert_non_null(mkdtemp(dir));
+	rmdir(dir);
+	assert_int_equal(fc_bw_open(&w, dir), 0);
+	fc_src_live(&rec, &w);
+	t0 = fc_now();
+	fc_ib_switches_add_src(&rec, devs, doc);
+	assert_true(fc_now() - t0 < 9); /* one deadline (5 s), not two */
+	assert_string_equal(args_read(), "-C mlx5_9 -P 1 -D nodeinfo 0,1");
+	assert_non_null(strstr(fc_jstr(port_of(devs, 0), "switch_error", ""),
+			       "smpquery gave no answer within 5 s"));
+	assert_non_null(strstr(fc_jstr(port_of(devs, 1), "switch_error", ""),
+			       "not asked: smpquery -C mlx5_9 -P 1 -D nodeinfo 0,1"));
+	assert_int_equal(json_array_size(w.not_read), 2);
+	e = json_array_get(w.not_read, 1);
+	assert_string_equal(fc_jstr(e, "input", ""), "smpquery -C mlx5_0 -P 1 -D nodeinfo 0,1");
+	assert_string_equal(fc_jstr(e, "path", ""), "cmd/smpquery_-C_mlx5-0_-P_1_-D_nodeinfo_0-1");
+	assert_non_null(strstr(fc_jstr(e, "why", ""), "not asked: smpquery -C mlx5_9"));
+	assert_non_null(strstr(fc_jstr(json_array_get(w.not_read, 0), "why", ""),
+			       "gave no answer within 5 s"));
+	fc_bw_abort(&w);
 	setenv("PATH", old ? old : "/usr/bin:/bin", 1);
-	snprintf(path, sizeof(path), "rm -rf '%s'", bin);
+	snprintf(path, sizeof(path), "rm -rf '%s' '%s'", bin, dir);
 	assert_int_equal(system(path), 0);
 	json_decref(devs);
 	json_decref(doc);
@@ -174,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_nodeinfo_parse),
 		cmocka_unit_test(test_nodedesc_parse),
 		cmocka_unit_test(test_switches_add),
+		cmocka_unit_test(test_switches_node_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

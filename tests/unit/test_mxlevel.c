@@ -169,7 +169,7 @@ static void test_one_rail(void **state)
 	assert_int_equal(s->level, FC_MXL_RAIL);
 	assert_int_equal(s->rail, 1);
 	assert_int_equal(s->node, -1);
-	assert_false(s->unreachable);
+	assert_int_equal(an.unchecked_rails, 0);
 	text_has(&an, &r, s, "rail 1 (rxe1): bad for every node");
 	fc_mxl_release(&an);
 }
@@ -213,33 +213,63 @@ static void test_port_on_slow_rail(void **state)
 /* The rack's clean run with its rails 4.5 times apart (tests/data/matrix/
  * rails-3x2-rack-clean-slow.json): rail 0 is slow as a whole and names no
  * node, but its own analysis still held each node against its peers on it
- * ("nodes_judged": a port in line there was seen); with nothing run on
- * rail 0 while rail 1 ran, its nodes cannot be told apart. */
+ * ("nodes_judged": a port in line there was seen). */
+static const struct fc_mx_opts rack_opts = { .min_gbps = 0.0001, .min_rack_pct = 30,
+					      .asym_pct = 90 };
+
 static void test_slow_rail_judged(void **state)
 {
-	const struct fc_mx_opts o = { .min_gbps = 0.0001, .min_rack_pct = 30, .asym_pct = 90 };
 	struct rec r;
 	struct fc_mxl_analysis an;
 	const struct fc_mxl_suspect *s;
 
 	(void)state;
 	load("rails-3x2-rack-clean-slow.json", &r);
-	assert_int_equal(fc_mxl_analyze(r.n, r.nrails, r.cells, r.ncells, &o, &an), 0);
+	assert_int_equal(fc_mxl_analyze(r.n, r.nrails, r.cells, r.ncells, &rack_opts, &an), 0);
 	s = only_suspect(&an);
 	assert_int_equal(s->level, FC_MXL_RAIL);
 	assert_int_equal(s->rail, 0);
 	assert_true(s->nodes_judged);
+	fc_mxl_release(&an);
+}
+
+/* The same run with no pair able to run on rail 0 (every cell there
+ * FC_MX_ERROR: ssh, the launcher, a crash, a deadline) while rail 1 ran:
+ * issue 38 item 2, infrastructure is "could not check" that rail and
+ * each node's port on it, no suspect (it was a rail suspect, "that
+ * rail's switch", before). The same cells failed by the workers (a fault
+ * each found on its own node, FC_MX_FAIL) ran: the rail is judged, one
+ * suspect for the whole rail, nothing unchecked. */
+static void test_rail_unrun(void **state)
+{
+	struct fc_mxl_analysis an = { 0 };
+	const struct fc_mxl_suspect *s;
+	struct rec r;
+
+	(void)state;
+	load("rails-3x2-rack-clean-slow.json", &r);
 	for (size_t i = 0; i < r.ncells; i++)
 		if (r.cells[i].rail == 0)
 			r.cells[i] = (struct fc_mxl_cell){ .a = r.cells[i].a, .b = r.cells[i].b,
 							   .rail = 0, .gbps = NAN, .lat_us = NAN,
 							   .state = FC_MX_ERROR };
-	assert_int_equal(fc_mxl_reanalyze(r.n, r.nrails, r.cells, r.ncells, &o, &an), 0);
+	assert_int_equal(fc_mxl_reanalyze(r.n, r.nrails, r.cells, r.ncells, &rack_opts, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_int_equal(an.unchecked_rails, 1);
+	assert_int_equal(an.nunchecked, r.n);
+	for (int k = 0; k < an.nunchecked; k++)
+		assert_int_equal(an.unchecked[k].rail, 0);
+	for (size_t i = 0; i < r.ncells; i++)
+		if (r.cells[i].rail == 0)
+			r.cells[i].state = FC_MX_FAIL;
+	assert_int_equal(fc_mxl_reanalyze(r.n, r.nrails, r.cells, r.ncells, &rack_opts, &an), 0);
 	s = only_suspect(&an);
 	assert_int_equal(s->level, FC_MXL_RAIL);
 	assert_int_equal(s->rail, 0);
-	assert_true(s->unreachable);
 	assert_false(s->nodes_judged);
+	text_has(&an, &r, s, "rail 0 (rxe0): its pairs failed for most nodes, with no figure");
+	assert_int_equal(an.unchecked_rails, 0);
+	assert_int_equal(an.nunchecked, 0);
 	fc_mxl_release(&an);
 }
 
@@ -385,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_port_down_fault),
 		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_port_on_slow_rail), cmocka_unit_test(test_slow_rail_judged),
+		cmocka_unit_test(test_rail_unrun),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

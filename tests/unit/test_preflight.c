@@ -234,7 +234,7 @@ static void test_gpu_gdr_topo_qos(void **state)
 	json_array_append_new(json_object_get(topo, "findings"),
 			      json_string("PCIe link of mlx5_0 (0000:1a:00.0) trained at x8 of x16: reseat the card"));
 	f = judge(nodes, &lab, &doc);
-	assert_non_null(strstr(f, "nodeB: 1 GPU(s) but no GPUDirect RDMA path"));
+	assert_non_null(strstr(f, "nodeB: 1 GPU but no GPUDirect RDMA path"));
 	assert_non_null(strstr(f, "nodeB: PCIe link of mlx5_0 (0000:1a:00.0) trained at x8 of x16"));
 	assert_non_null(strstr(f, "nodeB ens1f0np0: trust mode is pcp"));
 	assert_null(strstr(f, "nodeA"));

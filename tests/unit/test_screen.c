@@ -77,7 +77,7 @@ static void test_four_nodes_one_port(void **state)
 	assert_int_equal(fc_screen_next(&s, p), 0);
 	assert_int_equal(s.stop, FC_SCR_STOP_DONE);
 	fc_screen_stop_text(&s, why, sizeof(why));
-	assert_non_null(strstr(why, "named or cleared in 2 round(s): 1 named, 3 cleared, 0 unreachable"));
+	assert_non_null(strstr(why, "named or cleared in 2 rounds: 1 named, 3 cleared, 0 unreachable"));
 	fc_screen_release(&s);
 }
 

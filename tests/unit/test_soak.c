@@ -123,7 +123,7 @@ static void test_drop(void **state)
 	 * sample k of n is at end - (n - 1 - k) s: +16 and +17 s. */
 	json_array_append_new(sl, slice("nodeA", "nodeB", T0 + 12, T0 + 22, 10, 0.15, 3, 2, 0.01, 0, 0));
 	doc = analyze(sl, &f);
-	assert_non_null(strstr(f, "nodeA-nodeB: A->B bandwidth dropped to 0.01 Gb/s (7% of its median 0.15 Gb/s) at 22:13:36 (+16 s) for 2 sample(s)"));
+	assert_non_null(strstr(f, "nodeA-nodeB: A->B bandwidth dropped to 0.01 Gb/s (7% of its median 0.15 Gb/s) at 22:13:36 (+16 s) for 2 samples"));
 	assert_null(strstr(f, "B->A"));
 	ev = json_array_get(json_object_get(doc, "events"), 0);
 	assert_string_equal(fc_jstr(ev, "kind", ""), "drop");

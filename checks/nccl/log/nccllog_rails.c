@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "checks/nccl/log/nccllog_int.h"
 
 #define MAX_LISTED 6
@@ -108,7 +109,8 @@ void ncl_rails(const struct ncl_log *lg, const json_t *topo, json_t *doc)
 		}
 	}
 	if (more)
-		fc_finding(doc, FC_WARN, "%d more PXN routes on HCAs local to neither GPU", more);
+		fc_finding(doc, FC_WARN, "%d more PXN route%s on HCAs local to neither GPU", more,
+			   fc_s(more));
 	for (int r = 0; rows && r <= lg->max_rank; r++)
 		if (rows[r])
 			json_array_append_new(out, rows[r]);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "checks/nccl/log/nccllog_int.h"
 
 #define MAX_LISTED 6
@@ -141,7 +142,8 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 				    "NCCL_IB_HCA and the devices visible in the container");
 	}
 	if (more)
-		fc_finding(doc, FC_WARN, "%d more ranks use an HCA that is not their nearest", more);
+		fc_finding(doc, FC_WARN, "%d more rank%s an HCA that is not %s nearest", more,
+			   more == 1 ? " uses" : "s use", more == 1 ? "its" : "their");
 	if (!net)
 		fc_finding(doc, FC_WARN,
 			   "--topo was given but the log has no NET channel lines to compare; "

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "core/out.h"
+#include "core/util.h"
 #include "checks/nccl/log/nccllog_int.h"
 
 #define MAX_LISTED 6
@@ -204,9 +205,10 @@ static void find_lists(const struct ncl_log *lg, const struct ncl_facts *f, json
 		if (!h->have_list || h == h0 || h->nhcas == h0->nhcas)
 			continue;
 		fc_finding(doc, FC_WARN,
-			   "%s lists %d HCAs but %s lists %d: a port is down or filtered on one "
+			   "%s lists %d HCA%s but %s lists %d: a port is down or filtered on one "
 			   "node; compare ibv_devinfo on both",
-			   host_name(lg, f->list_host), h0->nhcas, host_name(lg, i), h->nhcas);
+			   host_name(lg, f->list_host), h0->nhcas, fc_s(h0->nhcas), host_name(lg, i),
+			   h->nhcas);
 		break;
 	}
 }
@@ -248,9 +250,9 @@ static void find_expect_hca(const struct ncl_log *lg, const struct ncl_facts *f,
 							 used ? "," : "", exp->hcas[k]);
 		if (used)
 			fc_finding(doc, FC_FAIL,
-				   "NCCL on %s lists %d HCAs and not %s (--expect-hca): the port is "
+				   "NCCL on %s lists %d HCA%s and not %s (--expect-hca): the port is "
 				   "down, filtered by NCCL_IB_HCA, or not visible in the container",
-				   host_name(lg, i), h->nhcas, miss);
+				   host_name(lg, i), h->nhcas, fc_s(h->nhcas), miss);
 	}
 }
 
@@ -481,9 +483,9 @@ static void find_warns(const struct ncl_log *lg, json_t *doc)
 		if (lg->fatal && i == 0)
 			continue; /* already quoted by the failure */
 		if (shown++ == MAX_LISTED) {
-			fc_finding(doc, FC_WARN, "%d more distinct NCCL WARN messages (see "
+			fc_finding(doc, FC_WARN, "%d more distinct NCCL WARN message%s (see "
 						 "\"warnings\" in --json)",
-				   lg->nwarns - i);
+				   lg->nwarns - i, fc_s(lg->nwarns - i));
 			break;
 		}
 		fc_finding(doc, FC_WARN, "NCCL WARN on %s%s%s (%ld time%s): \"%s\"; %s",

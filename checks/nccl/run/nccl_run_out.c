@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/names.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "matrix/mx_rails.h"
 #include "core/safefile.h"
 #include "checks/nccl/run/nccl_run.h"
@@ -65,10 +66,11 @@ static void results(struct ncr_state *s)
 
 		if (wrong)
 			fc_finding(s->doc, FC_FAIL,
-				   "%s of %.0f bytes gave %.0f wrong sums (of the elements checked at "
+				   "%s of %.0f bytes gave %.0f wrong sum%s (of the elements checked at "
 				   "both ends on every rank): data is corrupted between the GPUs; "
 				   "rerun with NCCL_P2P_DISABLE=1 or NCCL_NET_GDR_LEVEL=LOC to find the path",
-				   ncr_op_name(s->cfg->p.op), fc_jnum(e, "size_bytes", 0), wrong);
+				   ncr_op_name(s->cfg->p.op), fc_jnum(e, "size_bytes", 0), wrong,
+				   fc_s((long long)wrong));
 	}
 	json_object_set_new(s->doc, "avg_busbw_gbytes_s", json_real(ncr_avg_busbw(table)));
 	json_object_set_new(s->doc, "results", table);

@@ -1,0 +1,277 @@
+/*
+ * A module's readings against the same port's module on the rack's other
+ * nodes (diagnose over evidence folders, preflight over its nodes).
+ *
+ * Receive power (diag_rx_peers): the same port (device and port) on two or
+ * more other nodes, each lane in use, the median of theirs. A lane
+ * receiving more than DIAG_RX_PEER_DB less than that median is named: the
+ * largest channel insertion loss of the short-reach optics these racks use
+ * is 4 dB (IEEE 802.3cu-2021, 400GBASE-FR4 and 100GBASE-FR1, 2 km SMF;
+ * 100GBASE-SR4 on OM4 allows 1.9 dB, IEEE 802.3bm clause 95), so a lane
+ * that far below its peers loses more than any compliant channel's length
+ * explains: the far end's transmitter on that lane, or the fibre and its
+ * connectors, not this module (its receiver reads what arrives).
+ *
+ * The module's own readings (diag_module_peer): temperature, supply
+ * voltage, each lane's transmit power and laser bias. Each is judged in
+ * the units of the module's own warning window, not by a spread chosen
+ * here. The module publishes where a reading stops being normal: its
+ * warning thresholds (SFF-8636 rev 2.10a page 03h bytes 128-199, CMIS 5.2
+ * page 02h bytes 128-199; ethtool sff-common.c sff_show_thresholds prints
+ * them). For transmit power they are the PMD's launch power range: the
+ * Mellanox SR4 of tests/real/ethtool_m warns at -8.40 and +2.40 dBm, the
+ * "Average launch power, each lane" of 100GBASE-SR4 (IEEE 802.3bm table
+ * 95-6). The same part in the same port of the other nodes (same switch
+ * model, airflow, supply and host lanes) gives the operating point a
+ * healthy module of this rack sits at: the median of two or more peers
+ * with the same part number. A reading outside the band its peers form
+ * that has gone more than half the way from their median to its own
+ * warning threshold (so it is nearer its warning than its peers) is named:
+ * it has used most of the margin the part's maker left, where its peers
+ * have not, so it is the module (or its airflow, or its supply), not the
+ * rack. Beyond the warning threshold the module flags the reading itself
+ * (its warning flags, judged by diag_module_verdict), so this rule judges
+ * readings inside the window only. No window published: not judged.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/out.h"
+#include "diag/diag.h"
+#include "diag/rules.h"
+
+static double dbm(double mw)
+{
+	return 10.0 * log10(mw);
+}
+
+/* A reading of @o: its value and its warning window (null: not given). */
+static void reading(json_t *o, const char *key, double v, int has_lo, double lo, int has_hi,
+		    double hi, const char *unit)
+{
+	if (has_lo && has_hi && lo >= hi)
+		has_lo = has_hi = 0; /* no window: a module that gives zeros */
+	json_object_set_new(o, key, json_pack("{s:f, s:o, s:o, s:s}", "value", v, "warn_lo",
+					      has_lo ? json_real(lo) : json_null(), "warn_hi",
+					      has_hi ? json_real(hi) : json_null(), "unit", unit));
+}
+
+json_t *diag_module_readings(const struct diag_module *m, const char *pn)
+{
+	json_t *r = json_object();
+	char key[48];
+
+	if (!m->known) {
+		json_decref(r);
+		return json_null();
+	}
+	if (m->nlanes && m->temp_c != 0) /* low side: a cooler module is no fault */
+		reading(r, "temperature", m->temp_c, 0, 0, m->temp_warn_c > 0, m->temp_warn_c, "C");
+	if (m->volt > 0)
+		reading(r, "supply voltage", m->volt, m->volt_lo_warn > 0, m->volt_lo_warn,
+			m->volt_hi_warn > 0, m->volt_hi_warn, "V");
+	for (int i = 0; i < m->nlanes; i++) {
+		if (!(m->used & (1u << i)))
+			continue;
+		snprintf(key, sizeof(key), "lane %d transmit power", i + 1);
+		if (m->lane_tx_mw[i] > 0)
+			reading(r, key, dbm(m->lane_tx_mw[i]), m->tx_lo_warn_dbm < 99,
+				m->tx_lo_warn_dbm, m->tx_hi_warn_dbm < 99, m->tx_hi_warn_dbm, "dBm");
+		snprintf(key, sizeof(key), "lane %d laser bias", i + 1);
+		if (m->lane_bias_ma[i] > 0)
+			reading(r, key, m->lane_bias_ma[i], m->bias_lo_warn_ma > 0, m->bias_lo_warn_ma,
+				m->bias_hi_warn_ma > 0, m->bias_hi_warn_ma, "mA");
+	}
+	return json_pack("{s:s, s:o}", "pn", pn ? pn : "", "readings", r);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @v (@k >= 1), sorted in place. */
+static double median(double *v, int k)
+{
+	qsort(v, (size_t)k, sizeof(*v), cmp_double);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* Reading @r of @key against its peers' values @p (@k, sorted): appended
+ * to @why when it is apart; 1 then. */
+static int apart(const char *key, const json_t *r, const double *p, int k, double med, char *why,
+		 size_t len)
+{
+	const char *unit = fc_jstr(r, "unit", ""), *d_unit = strcmp(unit, "dBm") ? unit : "dB";
+	const json_t *lo_j = json_object_get(r, "warn_lo"), *hi_j = json_object_get(r, "warn_hi");
+	double v = fc_jnum(r, "value", 0), lo = json_number_value(lo_j), hi = json_number_value(hi_j);
+	size_t n = strlen(why);
+	const char *side;
+	double lim;
+
+	if (json_is_number(hi_j) && v > p[k - 1] && v <= hi && v - med > hi - v)
+		side = "high", lim = hi;
+	else if (json_is_number(lo_j) && v < p[0] && v >= lo && med - v > v - lo)
+		side = "low", lim = lo;
+	else
+		return 0;
+	snprintf(why + n, len - n,
+		 "%s%s %.2f %s where the same port's module on %d other nodes reads %.2f to %.2f %s: %.2f %s from their median %.2f %s, more than the %.2f %s left to its own %s warning threshold %.2f %s",
+		 n ? "; " : "", key, v, unit, k, p[0], p[k - 1], unit, fabs(v - med), d_unit, med,
+		 unit, fabs(lim - v), d_unit, side, lim, unit);
+	return 1;
+}
+
+/* The part a named reading points at. */
+static const char *reading_part(const char *key)
+{
+	if (strstr(key, "temperature"))
+		return "transceiver (its temperature: the module or the airflow over it)";
+	if (strstr(key, "voltage"))
+		return "transceiver supply (the module or the port's cage)";
+	return "transceiver (its transmitter)";
+}
+
+int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
+		     const char **part)
+{
+	const char *pn = fc_jstr(own, "pn", ""), *key;
+	double *p = calloc((size_t)k + 1, sizeof(*p));
+	const json_t *r;
+	int named = 0;
+
+	*why = 0;
+	*part = NULL;
+	json_object_foreach(json_object_get(own, "readings"), key, r) {
+		int m = 0;
+
+		for (int j = 0; p && j < k; j++) {
+			const char *qpn = fc_jstr(peers[j], "pn", "");
+			const json_t *q = json_object_get(json_object_get(peers[j], "readings"), key);
+
+			if ((!*pn || !*qpn || !strcmp(pn, qpn)) &&
+			    json_is_number(json_object_get(q, "value")))
+				p[m++] = fc_jnum(q, "value", 0);
+		}
+		if (m < 2 || !apart(key, r, p, m, median(p, m), why, len))
+			continue;
+		if (!named++)
+			*part = reading_part(key);
+	}
+	free(p);
+	return named;
+}
+
+void diag_module_peer_next(const char *netdev, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "compare 'ethtool -m %s' with the same port on a good node: reseat the module and check the airflow over it, then swap it with a known-good transceiver; a reading that follows the module is the module's: replace it",
+		 netdev);
+}
+
+/* Lane @lane's receive power of evidence @ev (diag_port_json's
+ * module.lanes_rx_dbm), or 99 when not read or not in use. */
+static double lane_rx(const json_t *ev, size_t lane)
+{
+	const json_t *v = json_array_get(json_object_get(json_object_get(ev, "module"),
+							 "lanes_rx_dbm"), lane);
+
+	return json_is_number(v) ? json_number_value(v) : 99;
+}
+
+static int same_port(const json_t *a, const json_t *b)
+{
+	return !strcmp(fc_jstr(a, "device", ""), fc_jstr(b, "device", "")) &&
+	       fc_jnum(a, "port", 0) == fc_jnum(b, "port", 0) &&
+	       strcmp(fc_jstr(a, "node", ""), fc_jstr(b, "node", ""));
+}
+
+/* The median of lane @l's receive power on the other nodes' same port
+ * (@peer: room for @n), or 99 with fewer than two. */
+static double peer_median(const json_t *const *ev, int n, int a, size_t l, double *peer, int *k_p)
+{
+	int k = 0;
+
+	for (int b = 0; b < n; b++)
+		if (b != a && same_port(ev[a], ev[b]) && lane_rx(ev[b], l) < 99)
+			peer[k++] = lane_rx(ev[b], l);
+	*k_p = k;
+	return k < 2 ? 99 : median(peer, k);
+}
+
+int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
+{
+	double *peer = calloc((size_t)n + 1, sizeof(*peer));
+	int found = 0;
+
+	for (int a = 0; peer && a < n; a++) {
+		size_t nl = json_array_size(json_object_get(json_object_get(ev[a], "module"),
+							    "lanes_rx_dbm"));
+		char subj[256], next[400], part[64], lanes[64] = "", ev_text[1024] = "";
+		int low = 0;
+
+		for (size_t l = 0; l < nl; l++) {
+			double own = lane_rx(ev[a], l), med;
+			int k;
+
+			if (own >= 99 || (med = peer_median(ev, n, a, l, peer, &k)) >= 99 ||
+			    med - own <= DIAG_RX_PEER_DB)
+				continue;
+			snprintf(lanes + strlen(lanes), sizeof(lanes) - strlen(lanes), "%s%zu",
+				 low ? ", " : "", l + 1);
+			snprintf(ev_text + strlen(ev_text), sizeof(ev_text) - strlen(ev_text),
+				 "%slane %zu receives %.2f dBm where the same port on %d other nodes receives %.2f dBm (median), %.1f dB less",
+				 low ? "; " : "", l + 1, own, k, med, med - own);
+			low++;
+		}
+		if (!low)
+			continue;
+		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
+			 fc_jstr(ev[a], "device", "?"), (int)fc_jnum(ev[a], "port", 0));
+		snprintf(part, sizeof(part), "far end's transmitter or fibre (lane%s %s)",
+			 low > 1 ? "s" : "", lanes);
+		snprintf(next, sizeof(next),
+			 "read 'ethtool -m' of the module at the other end of this cable (the transmit power of lane%s %s), clean and inspect both ends of the fibre, then swap the fibre; if the light stays low, replace the far end's transceiver",
+			 low > 1 ? "s" : "", lanes);
+		diag_emit_f(c, "module_rx_peers", subj, part, 0, next,
+			    "%s: more than the %.0f dB a compliant channel loses (ethtool -m)", ev_text,
+			    DIAG_RX_PEER_DB);
+		found++;
+	}
+	free(peer);
+	return found;
+}
+
+int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
+{
+	const json_t **mods = calloc((size_t)n + 1, sizeof(*mods));
+	int found = 0;
+
+	for (int a = 0; mods && a < n; a++) {
+		const json_t *own = json_object_get(ev[a], "module");
+		char subj[256], next[400], why[2048];
+		const char *part;
+		int k = 0;
+
+		if (!json_object_get(own, "readings"))
+			continue;
+		for (int b = 0; b < n; b++)
+			if (b != a && same_port(ev[a], ev[b]) &&
+			    json_object_get(json_object_get(ev[b], "module"), "readings"))
+				mods[k++] = json_object_get(ev[b], "module");
+		if (k < 2 || !diag_module_peer(own, mods, k, why, sizeof(why), &part))
+			continue;
+		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
+			 fc_jstr(ev[a], "device", "?"), (int)fc_jnum(ev[a], "port", 0));
+		diag_module_peer_next(fc_jstr(ev[a], "netdev", fc_jstr(ev[a], "device", "?")), next,
+				      sizeof(next));
+		diag_emit_f(c, "module_peers", subj, part, 0, next, "%s (ethtool -m)", why);
+		found++;
+	}
+	free(mods);
+	return found;
+}
