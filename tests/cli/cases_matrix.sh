@@ -178,7 +178,7 @@ interrupt_when() {
 MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
 	interrupt_when $MXT/int.db 1 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
 	--timeout 20 --db $MXT/int.db
-expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
+expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pair +interrupted +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
 # The run's --launcher and --worker-cmd are used only when given again.
 expect "resume: stored launch options not repeated" 2 \
