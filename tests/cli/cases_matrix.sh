@@ -227,7 +227,7 @@ expect "crafted store: a node that is no string" 3 "its node list is refused" --
 expect_quiet "crafted store: still nothing ran" 0 -- bash -c "ls $MXT | grep -x ran; true"
 # A pair past the matrix's deadline (passed to it as pair --deadline) ends
 # itself and is reported as could not run, with its cause.
-MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 "none of its 1 pairs could run: nodeB: no 'hello' from the worker by the run's deadline \(--deadline 2 s\)" -- \
+MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 "its one pair could not run: nodeB: no 'hello' from the worker by the run's deadline \(--deadline 2 s\)" -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \
 	--db $MXT/dl.db
 
