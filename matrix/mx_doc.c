@@ -102,18 +102,20 @@ static void error_text(const struct mx_model *m, const struct fc_mx_finding *f, 
 		       size_t len)
 {
 	const char *why = error_of(m, f);
-	char rails[200];
+	char rails[200], none[48];
 
 	/* with rails, a node measured on some: the rails it could not run on */
 	if (f->kind == FC_MX_UNREACHABLE && m->nrails &&
 	    mx_rails_unchecked_of(m, f->a, rails, sizeof(rails)))
-		snprintf(text, len, "node %s: none of its %d pairs could run on %s, while its other "
+		snprintf(text, len, "node %s: %s on %s, while its other "
 			 "rails ran: %s; fix that, then 'fabcheck matrix --resume %lld'",
-			 m->names[f->a], (int)f->v1, rails, why ? why : "no result", (long long)m->run);
-	else if (f->kind == FC_MX_UNREACHABLE)
-		snprintf(text, len, "node %s: none of its %d pairs could run: %s; fix that, then "
-			 "'fabcheck matrix --resume %lld'", m->names[f->a], (int)f->v1,
+			 m->names[f->a], fc_mx_none_ran(none, sizeof(none), (int)f->v1), rails,
 			 why ? why : "no result", (long long)m->run);
+	else if (f->kind == FC_MX_UNREACHABLE)
+		snprintf(text, len, "node %s: %s: %s; fix that, then "
+			 "'fabcheck matrix --resume %lld'", m->names[f->a],
+			 fc_mx_none_ran(none, sizeof(none), (int)f->v1), why ? why : "no result",
+			 (long long)m->run);
 	else
 		snprintf(text, len, "pair %s->%s could not run: %s; fix that, then 'fabcheck "
 			 "matrix --resume %lld'", m->names[f->a], m->names[f->b],

@@ -162,6 +162,8 @@ void fc_mx_floor_doc(struct json_t *doc, double min_gbps, int pairs, int nodes, 
 		     double best);
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len);
+/* "none of its 3 pairs could run", "its one pair could not run". */
+const char *fc_mx_none_ran(char *buf, size_t len, int pairs);
 /* Words for a FC_MX_BAD_* set ("below 90% of the rack median"). */
 void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c, char *buf,
 		    size_t len);

@@ -36,6 +36,15 @@ void fc_mx_bad_text(const struct fc_mx_analysis *an, const struct fc_mx_cell *c,
 #undef APPEND
 }
 
+const char *fc_mx_none_ran(char *buf, size_t len, int pairs)
+{
+	if (pairs == 1)
+		snprintf(buf, len, "its one pair could not run");
+	else
+		snprintf(buf, len, "none of its %d pairs could run", pairs);
+	return buf;
+}
+
 /* A bad pair of @node with a peer it was judged on was measured again. */
 static int node_retested(const struct fc_mx_analysis *an, int node)
 {
@@ -134,7 +143,7 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 			const char *const *names, char *buf, size_t len)
 {
 	struct fc_mx_cell u;
-	char why[256], v1[32];
+	char why[256], v1[32], none[48];
 	int retest = 0;
 
 	switch (f->kind) {
@@ -158,9 +167,9 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 		break;
 	case FC_MX_UNREACHABLE:
 		snprintf(buf, len,
-			 "node %s: none of its %d pairs could run: check that ssh to it works and "
+			 "node %s: %s: check that ssh to it works and "
 			 "that fabcheck is installed there ('fabcheck devices' on it)",
-			 names[f->a], (int)f->v1);
+			 names[f->a], fc_mx_none_ran(none, sizeof(none), (int)f->v1));
 		break;
 	case FC_MX_PAIR_ERROR:
 		snprintf(buf, len,

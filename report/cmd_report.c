@@ -305,11 +305,14 @@ static void render_runs(FILE *f, const json_t *doc)
 	const json_t *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(doc, "runs"), i, r)
-		fprintf(f, "%6lld  %-7s %s  %5lld pairs  %-11s %d nodes\n",
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		long long pairs = (long long)fc_jnum(r, "pairs", 0), nodes = (long long)fc_jnum(r, "nodes", 0);
+
+		fprintf(f, "%6lld  %-7s %s  %5lld pair%-1s  %-11s %lld node%s\n",
 			(long long)fc_jnum(r, "id", 0), fc_jstr(r, "kind", ""),
-			fc_jstr(r, "started", "?"), (long long)fc_jnum(r, "pairs", 0),
-			fc_jstr(r, "verdict", "running"), (int)fc_jnum(r, "nodes", 0));
+			fc_jstr(r, "started", "?"), pairs, fc_s(pairs),
+			fc_jstr(r, "verdict", "running"), nodes, fc_s(nodes));
+	}
 }
 
 static int slurm_action_json(const struct fc_store_action *a, void *arg)

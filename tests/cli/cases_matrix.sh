@@ -178,7 +178,7 @@ interrupt_when() {
 MX_HANG_NODE=nodeD expect "ctrl-c keeps finished pairs" 3 'interrupted: 1 pair results of run 1 are kept.*--resume 1' -- \
 	interrupt_when $MXT/int.db 1 $FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd $W \
 	--timeout 20 --db $MXT/int.db
-expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pairs  interrupted +4 nodes' -- \
+expect "ctrl-c: the store has the finished pair" 0 '^ +1  matrix .* 1 pair +interrupted +4 nodes' -- \
 	$FC report --list --db $MXT/int.db
 # The run's --launcher and --worker-cmd are used only when given again.
 expect "resume: stored launch options not repeated" 2 \
@@ -227,7 +227,7 @@ expect "crafted store: a node that is no string" 3 "its node list is refused" --
 expect_quiet "crafted store: still nothing ran" 0 -- bash -c "ls $MXT | grep -x ran; true"
 # A pair past the matrix's deadline (passed to it as pair --deadline) ends
 # itself and is reported as could not run, with its cause.
-MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 "none of its 1 pairs could run: nodeB: no 'hello' from the worker by the run's deadline \(--deadline 2 s\)" -- \
+MX_HANG_NODE=nodeB expect "deadline ends a hung pair" 3 "its one pair could not run: nodeB: no 'hello' from the worker by the run's deadline \(--deadline 2 s\)" -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd $W --timeout 20 --deadline 2 \
 	--db $MXT/dl.db
 

@@ -69,7 +69,7 @@ r3_raw() { # CMD...: "raw" when CMD prints an ESC or BEL byte, else "clean"
 expect "report --list: a stored kind and verdict print no escape byte" 0 '^clean$' -- \
 	r3_raw $FC report --list --db "$R3/l.db"
 expect "report --list: the stored kind is shown escaped" 0 \
-	'^ +1  mx\\x1b\]0;owned\\x07 .* +1 pairs  fail\\x1b\[2J +0 nodes' -- $FC report --list --db "$R3/l.db"
+	'^ +1  mx\\x1b\]0;owned\\x07 .* +1 pair +fail\\x1b\[2J +0 nodes' -- $FC report --list --db "$R3/l.db"
 expect "report --slurm: a stored action prints no escape byte" 0 '^clean$' -- \
 	r3_raw $FC report --slurm --db "$R3/l.db"
 expect "report --slurm: the stored node, reason and command are shown escaped" 0 \

@@ -57,7 +57,7 @@ ln -s "$SFT/ok" "$SFT/evlink"
 EVIL_DEV=evil0 expect "evidence: a link as DIR is refused" 3 "evidence: '$SFT/evlink' is a symbolic link" -- \
 	$FC pair "${EVPAIR[@]}" a b --save-evidence "$SFT/evlink"
 # Through the matrix: each pair's DIR/NNN-A-B, the worker's name refused.
-EVIL_DEV=../../../escaped expect "evidence: matrix, a traversal refused" 3 'none of its 1 pairs could run' -- \
+EVIL_DEV=../../../escaped expect "evidence: matrix, a traversal refused" 3 'its one pair could not run' -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd $(pwd)/$EVIL --timeout 5 \
 	--db "$SFT/m.db" --save-evidence "$SFT/mx/ev"
 expect "evidence: matrix, nothing outside DIR" 0 '^0 found$' -- \
