@@ -35,7 +35,7 @@ tmux kill-session -t "fcmx-$$" 2>/dev/null
 expect "tui ran the matrix on the rack" 0 'pairs 1/1 .* pass' -- cat "$MXR/tui.txt"
 expect "tui shows the pair's bandwidth" 0 'bandwidth: write 64 KiB [0-9.]+ Gb/s' -- cat "$MXR/tui.txt"
 expect "tui exits 0 on q after the run" 0 '^0$' -- cat "$MXR/tui.rc"
-expect "tui's run is in the store" 0 '^ +1  matrix .* 1 pairs  pass +2 nodes' -- \
+expect "tui's run is in the store" 0 '^ +1  matrix .* 1 pair +pass +2 nodes' -- \
 	"$FC" report --list --db "$MXR/tui.db"
 
 # ---- 2. four nodes: where they are checked (issue 36 item 5) --------------------
