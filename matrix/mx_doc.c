@@ -172,8 +172,6 @@ static json_t *model_doc(const struct mx_model *m, int pairs)
 	json_object_set_new(doc, "pairs_done", json_integer(pr.done));
 	json_object_set_new(doc, "pairs_total", json_integer(pr.total));
 	json_object_set_new(doc, "rack_median_gbps", num_or_null(m->an.rack_median_gbps));
-	if (isfinite(m->an.retest_median_gbps))
-		json_object_set_new(doc, "retest_median_gbps", json_real(m->an.retest_median_gbps));
 	json_object_set_new(doc, "rack_median_lat_us", num_or_null(m->an.rack_median_lat_us));
 	json_object_set_new(doc, "thresholds",
 			    json_pack("{s:o, s:f, s:o}", "min_gbps",

@@ -166,47 +166,16 @@ static int late_retest(const struct fc_mx_analysis *an, const struct fc_mx_resul
 	return r->retest && fc_mx_cell(an, r->a, r->b)->retest != 1;
 }
 
-/* The retests of pairs the schedule measured, each judged against the
- * median of the references measured beside it: the retested pairs the
- * schedule found good (fc_mx_retest_plan plans them for that). */
-static int apply_retests(struct fc_mx_analysis *an, const struct fc_mx_result *res, size_t nres)
+/* The retests of pairs the schedule measured, after the medians: each
+ * replaces its pair's figure and is judged against the schedule's bar. */
+static void apply_retests(struct fc_mx_analysis *an, const struct fc_mx_result *res, size_t nres)
 {
-	size_t i, k = 0;
-	double floor_ref, *scratch;
-
-	an->retest_median_gbps = NAN;
-	for (i = 0; i < nres; i++)
-		k += late_retest(an, &res[i]);
-	if (!k)
-		return 0;
-	scratch = malloc(k * sizeof(*scratch));
-	if (!scratch)
-		return -ENOMEM;
-	k = 0;
-	for (i = 0; i < nres; i++) {
-		const struct fc_mx_result *r = &res[i];
-
-		if (late_retest(an, r) && !cell(an, r->a, r->b)->bad && isfinite(r->gbps) &&
-		    (r->state == FC_MX_OK || r->state == FC_MX_FAIL))
-			scratch[k++] = r->gbps;
-	}
-	an->retest_median_gbps = fc_median_hi(scratch, k);
-	free(scratch);
-	floor_ref = rack_floor(an, isfinite(an->retest_median_gbps) ? an->retest_median_gbps :
-								       an->rack_median_gbps);
-	for (i = 0; i < nres; i++) {
-		struct fc_mx_cell *c = cell(an, res[i].a, res[i].b);
-
+	for (size_t i = 0; i < nres; i++) {
 		if (!late_retest(an, &res[i]))
 			continue;
 		put_result(an, &res[i]);
-		c->retest = 2; /* still "late" for a later retest of the same pair */
-		if (ran(c))
-			mark_cell(an, c, floor_ref);
-		else
-			c->bad = 0;
+		cell(an, res[i].a, res[i].b)->retest = 2; /* still "late" for a later retest */
 	}
-	return 0;
 }
 
 /* Each unordered pair once, counted for both its nodes. */
@@ -579,10 +548,8 @@ static int analyze_cells(struct fc_mx_analysis *out, const struct fc_mx_result *
 	if (rc)
 		goto out_free;
 	medians(out, scratch, scratch + 2 * n + 1);
+	apply_retests(out, res, nres);
 	mark_bad(out);
-	rc = apply_retests(out, res, nres);
-	if (rc)
-		goto out_free;
 	count_peers(out);
 	rc = find_floor(out);
 	/* The greedy search's counts reuse the scratch space: up and ub as

@@ -110,11 +110,9 @@ struct fc_mx_analysis {
 	/* The medians are the schedule's: a pair measured again by --retest
 	 * keeps its first figure there, since retests run under another load
 	 * (a few pairs, not a round's) and would move the bar for the pairs
-	 * measured once. A retested pair is judged against the median of the
-	 * references measured beside it (retest_median_gbps, the retested
-	 * pairs that were not bad; NAN when none: then the rack's). */
+	 * measured once; the retest's figure is the one judged, against that
+	 * bar. */
 	double rack_median_gbps, rack_median_lat_us, best_gbps; /* NAN when none */
-	double retest_median_gbps;
 	struct fc_mx_cell *cells; /* n * n, [a * n + b] = a -> b */
 	struct fc_mx_node *nodes; /* n */
 	struct fc_mx_finding *findings;
