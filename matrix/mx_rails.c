@@ -476,7 +476,7 @@ static json_t *pairs_json(const struct mx_model *m)
 							mx_rail_own_device(m, m->names[b], r),
 							"gbps", num_or_null(c->gbps), "lat_us",
 							num_or_null(c->lat_us), "verdict",
-							cell_verdict(c), "retest", c->retest != 0));
+							cell_verdict(c), "retest", c->retest));
 			}
 	}
 	return list;

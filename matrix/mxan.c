@@ -46,41 +46,23 @@ static int pair_errored(const struct fc_mx_analysis *an, int a, int b)
 	       fc_mx_cell(an, b, a)->state == FC_MX_ERROR;
 }
 
-static void put_result(struct fc_mx_analysis *an, const struct fc_mx_result *r)
-{
-	struct fc_mx_cell *c = cell(an, r->a, r->b);
-
-	if (!ran(c) && (r->state == FC_MX_OK || r->state == FC_MX_FAIL))
-		an->nmeasured++;
-	else if (ran(c) && !(r->state == FC_MX_OK || r->state == FC_MX_FAIL))
-		an->nmeasured--;
-	c->gbps = r->gbps;
-	c->lat_us = r->lat_us;
-	c->state = (unsigned char)r->state;
-	c->retest = (unsigned char)!!r->retest;
-}
-
-/* The schedule's results, then the retests of pairs the schedule did not
- * measure (they stand in for it); the retests of measured pairs wait for
- * apply_retests, after the medians. A later result for the same a -> b
- * replaces an earlier one of its kind. */
 static int fill_cells(struct fc_mx_analysis *an, const struct fc_mx_result *res, size_t nres)
 {
-	size_t i;
-
-	for (i = 0; i < nres; i++) {
+	for (size_t i = 0; i < nres; i++) {
 		const struct fc_mx_result *r = &res[i];
+		struct fc_mx_cell *c;
 
 		if (r->a < 0 || r->b < 0 || r->a >= an->n || r->b >= an->n || r->a == r->b)
 			return -EINVAL;
-		if (!r->retest)
-			put_result(an, r);
-	}
-	for (i = 0; i < nres; i++) {
-		const struct fc_mx_cell *c = cell(an, res[i].a, res[i].b);
-
-		if (res[i].retest && (!ran(c) || c->retest))
-			put_result(an, &res[i]);
+		c = cell(an, r->a, r->b);
+		if (!ran(c) && (r->state == FC_MX_OK || r->state == FC_MX_FAIL))
+			an->nmeasured++;
+		else if (ran(c) && !(r->state == FC_MX_OK || r->state == FC_MX_FAIL))
+			an->nmeasured--;
+		c->gbps = r->gbps;
+		c->lat_us = r->lat_us;
+		c->state = (unsigned char)r->state;
+		c->retest = (unsigned char)!!r->retest;
 	}
 	return 0;
 }
@@ -122,31 +104,11 @@ static void medians(struct fc_mx_analysis *an, double *scratch, double *scratch2
 	an->rack_median_lat_us = fc_median_lo(scratch2, nl);
 }
 
-static double rack_floor(const struct fc_mx_analysis *an, double median)
-{
-	const struct fc_mx_opts *o = &an->opts;
-
-	return o->min_rack_pct > 0 && isfinite(median) ? median * o->min_rack_pct / 100 : -1;
-}
-
-static void mark_cell(const struct fc_mx_analysis *an, struct fc_mx_cell *c, double floor_rack)
-{
-	const struct fc_mx_opts *o = &an->opts;
-
-	c->bad = 0;
-	if (c->state == FC_MX_FAIL)
-		c->bad |= FC_MX_BAD_VERDICT;
-	if (isfinite(c->gbps) && o->min_gbps > 0 && c->gbps < o->min_gbps)
-		c->bad |= FC_MX_BAD_ABS;
-	if (isfinite(c->gbps) && c->gbps < floor_rack)
-		c->bad |= FC_MX_BAD_RACK;
-	if (isfinite(c->lat_us) && o->max_lat_us > 0 && c->lat_us > o->max_lat_us)
-		c->bad |= FC_MX_BAD_LAT;
-}
-
 static void mark_bad(struct fc_mx_analysis *an)
 {
-	double floor_rack = rack_floor(an, an->rack_median_gbps);
+	const struct fc_mx_opts *o = &an->opts;
+	double floor_rack = o->min_rack_pct > 0 && isfinite(an->rack_median_gbps) ?
+				    an->rack_median_gbps * o->min_rack_pct / 100 : -1;
 	size_t i, nn = (size_t)an->n * (size_t)an->n;
 
 	for (i = 0; i < nn; i++) {
@@ -154,27 +116,16 @@ static void mark_bad(struct fc_mx_analysis *an)
 
 		/* bad starts at 0 (the cells are zeroed); a cell that did not run
 		 * is not written, so a sparse matrix's untouched pages stay so. */
-		if (ran(c))
-			mark_cell(an, c, floor_rack);
-	}
-}
-
-/* Is @r a retest of a pair the schedule measured (fill_cells left it;
- * the cell's retest is 1 where a retest stands in for the schedule)? */
-static int late_retest(const struct fc_mx_analysis *an, const struct fc_mx_result *r)
-{
-	return r->retest && fc_mx_cell(an, r->a, r->b)->retest != 1;
-}
-
-/* The retests of pairs the schedule measured, after the medians: each
- * replaces its pair's figure and is judged against the schedule's bar. */
-static void apply_retests(struct fc_mx_analysis *an, const struct fc_mx_result *res, size_t nres)
-{
-	for (size_t i = 0; i < nres; i++) {
-		if (!late_retest(an, &res[i]))
+		if (!ran(c))
 			continue;
-		put_result(an, &res[i]);
-		cell(an, res[i].a, res[i].b)->retest = 2; /* still "late" for a later retest */
+		if (c->state == FC_MX_FAIL)
+			c->bad |= FC_MX_BAD_VERDICT;
+		if (isfinite(c->gbps) && o->min_gbps > 0 && c->gbps < o->min_gbps)
+			c->bad |= FC_MX_BAD_ABS;
+		if (isfinite(c->gbps) && c->gbps < floor_rack)
+			c->bad |= FC_MX_BAD_RACK;
+		if (isfinite(c->lat_us) && o->max_lat_us > 0 && c->lat_us > o->max_lat_us)
+			c->bad |= FC_MX_BAD_LAT;
 	}
 }
 
@@ -548,7 +499,6 @@ static int analyze_cells(struct fc_mx_analysis *out, const struct fc_mx_result *
 	if (rc)
 		goto out_free;
 	medians(out, scratch, scratch + 2 * n + 1);
-	apply_retests(out, res, nres);
 	mark_bad(out);
 	count_peers(out);
 	rc = find_floor(out);

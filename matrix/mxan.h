@@ -107,11 +107,6 @@ struct fc_mx_finding {
 
 struct fc_mx_analysis {
 	int n;
-	/* The medians are the schedule's: a pair measured again by --retest
-	 * keeps its first figure there, since retests run under another load
-	 * (a few pairs, not a round's) and would move the bar for the pairs
-	 * measured once; the retest's figure is the one judged, against that
-	 * bar. */
 	double rack_median_gbps, rack_median_lat_us, best_gbps; /* NAN when none */
 	struct fc_mx_cell *cells; /* n * n, [a * n + b] = a -> b */
 	struct fc_mx_node *nodes; /* n */

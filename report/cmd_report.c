@@ -84,7 +84,7 @@ static void csv_row(FILE *f, const struct mx_model *m, const struct fc_mx_analys
 		fprintf(f, ",%.6g", c->lat_us);
 	else
 		fputc(',', f);
-	fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest != 0);
+	fprintf(f, ",%s,%d\n", cell_verdict(c), c->retest);
 }
 
 /* A row per measured direction and rail: the rail's index and device, or

@@ -94,43 +94,30 @@ static size_t gen(struct fc_mxl_cell *cells)
 	return k;
 }
 
-static int cell_ran(const struct fc_mxl_cell *c)
-{
-	return c && (c->state == FC_MX_OK || c->state == FC_MX_FAIL);
-}
-
-/* Node @i's median on rail @r, its peers and bad peers, the slow way: the
- * schedule's cell of each direction for the median (a retest's where the
- * schedule's did not run: matrix/mxan.h; a retest that could not run does
- * not take the schedule's figure away), the latest for the peers, then a
- * sort. */
+/* Node @i's median on rail @r, its peers and bad peers, the slow way:
+ * the latest cell of each direction, then a sort. */
 static void reference(const struct fc_mxl_cell *cells, size_t nc, int r, int i,
 		      const struct fc_mx_analysis *ra, double *med, int *peers, int *bad)
 {
-	static const struct fc_mxl_cell *last[N][N], *sched[N][N];
+	static const struct fc_mxl_cell *last[N][N];
 	static double v[2 * N];
 	size_t k = 0;
 
 	memset(last, 0, sizeof(last));
-	memset(sched, 0, sizeof(sched));
 	for (size_t c = 0; c < nc; c++)
-		if (cells[c].rail == r) {
+		if (cells[c].rail == r)
 			last[cells[c].a][cells[c].b] = &cells[c];
-			if (!cells[c].retest)
-				sched[cells[c].a][cells[c].b] = &cells[c];
-		}
 	*peers = *bad = 0;
 	for (int j = 0; j < N; j++) {
 		int ran = 0;
 
 		for (int d = 0; d < 2 && j != i; d++) {
 			const struct fc_mxl_cell *c = d ? last[j][i] : last[i][j];
-			const struct fc_mxl_cell *s = d ? sched[j][i] : sched[i][j];
 
-			ran |= cell_ran(c);
-			if (cell_ran(s))
-				c = s;
-			if (cell_ran(c) && isfinite(c->gbps))
+			if (!c || (c->state != FC_MX_OK && c->state != FC_MX_FAIL))
+				continue;
+			ran = 1;
+			if (isfinite(c->gbps))
 				v[k++] = c->gbps;
 		}
 		if (ran) {
