@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/stats.h"
 #include "diag/diag.h"
 #include "diag/rules.h"
 
@@ -85,20 +86,6 @@ json_t *diag_module_readings(const struct diag_module *m, const char *pn)
 				m->bias_hi_warn_ma > 0, m->bias_hi_warn_ma, "mA");
 	}
 	return json_pack("{s:s, s:o}", "pn", pn ? pn : "", "readings", r);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of @v (@k >= 1), sorted in place. */
-static double median(double *v, int k)
-{
-	qsort(v, (size_t)k, sizeof(*v), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
 /* Reading @r of @key against its peers' values @p (@k, sorted): appended
@@ -157,7 +144,7 @@ int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char 
 			    json_is_number(json_object_get(q, "value")))
 				p[m++] = fc_jnum(q, "value", 0);
 		}
-		if (m < 2 || !apart(key, r, p, m, median(p, m), why, len))
+		if (m < 2 || !apart(key, r, p, m, fc_median(p, (size_t)m), why, len))
 			continue;
 		if (!named++)
 			*part = reading_part(key);
@@ -200,7 +187,7 @@ static double peer_median(const json_t *const *ev, int n, int a, size_t l, doubl
 		if (b != a && same_port(ev[a], ev[b]) && lane_rx(ev[b], l) < 99)
 			peer[k++] = lane_rx(ev[b], l);
 	*k_p = k;
-	return k < 2 ? 99 : median(peer, k);
+	return k < 2 ? 99 : fc_median(peer, (size_t)k);
 }
 
 int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
