@@ -607,8 +607,9 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 	check_qos(doc, nd, o->tclass, skipped);
 }
 
-/* The HCAs' firmware state and health reporters (pf_fwstate.c). */
-static void check_fw_state(json_t *doc, const struct pf_node *nd, int n)
+/* The HCAs' firmware state and health reporters (pf_fwstate.c) and the
+ * ports' modules (pf_module.c), each node against its own limits and peers. */
+static void check_hca_and_modules(json_t *doc, const struct pf_node *nd, int n)
 {
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
@@ -691,7 +692,7 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 	json_decref(set);
 	check_versions(doc, nd, n);
 	check_hca_versions(doc, nd, n);
-	check_fw_state(doc, nd, n);
+	check_hca_and_modules(doc, nd, n);
 	check_port_rates(doc, nd, n, o);
 	if (!rails)
 		check_port_agreement(doc, nd, n, o);
