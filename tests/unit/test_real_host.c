@@ -27,7 +27,7 @@
 /* LnkCap/LnkSta and DevCtl's MaxPayload by diag_parse_lspci_link, the reader
  * a capture's PCIe link is judged from when it holds no sysfs link files
  * (checks/preflight/pf_probe.c); "downgraded" as that judgment decides it
- * (trained below the capability: preflight.c check_pcie_ceiling). */
+ * (trained below the capability: pf_port.c check_pcie_ceiling). */
 static void lspci_one(struct tally *t, const char *name, const char *path, const json_t *want)
 {
 	size_t len;
