@@ -227,7 +227,7 @@ static void ethtool_one(struct tally *t, const char *name, const char *path, con
 	json_decref(got);
 }
 
-#define ETHTOOL_FLOOR 265
+#define ETHTOOL_FLOOR 339
 
 static void test_ethtool(void **state)
 {
