@@ -19,9 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CLASSES = [
     ("nvidia-smi topo -m", 20, ["topo"], None),
     ("ethtool -S / -m of mlx5 host ports", 10, ["ethtool", "ethtool_m"],
-     lambda row: "switch port" not in row["where"]),
+     lambda row: "switch port" not in row["where"] and "mlx4" not in row["where"]),
     ("ethtool -m of switch ports (same decoder, not counted above)", 0, ["ethtool_m"],
      lambda row: "switch port" in row["where"]),
+    ("ethtool -m of ConnectX-3 (mlx4) host ports (not counted above)", 0, ["ethtool_m"],
+     lambda row: "mlx4" in row["where"]),
     ("ibstat / ibv_devinfo -v", 5, ["ibv"], None),
     ("ip -j addr / ip -j link / lldpctl -f json of GPU fabrics", 5, ["ip", "lldp"], None),
     ("lspci -vvv LnkCap/LnkSta", 5, ["lspci"], None),
