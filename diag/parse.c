@@ -461,13 +461,31 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	return m->known ? 0 : -1;
 }
 
-/* No light, or its transmitter off: 0 mW out or 0 mA of bias and neither
- * above 0 (active cables read 0 mW out with their bias on). */
+/*
+ * The smallest optical power a module reports: SFF-8636 rev 2.10a section
+ * 6.2.4 (Rx and Tx power, bytes 34-49), SFF-8472 rev 12.4 section 9.2 and
+ * CMIS 5 table 8-10 encode it as an unsigned count of 0.1 uW, which ethtool
+ * prints as "0.0001 mW / -40.00 dBm" for a count of 1. Many modules floor
+ * a dark receiver or an idle laser there rather than at 0: a ConnectX-4
+ * port whose card turned the laser off reads 0 mA of bias and 0.0001 mW
+ * out and in on every lane (tests/real/ethtool_m, the CWDM4 module before
+ * its OUI was set). A reading at or under one count is no light.
+ */
+#define MODULE_POWER_LSB_MW 0.0001
+
+static int no_power(double mw)
+{
+	return !(mw > MODULE_POWER_LSB_MW * 1.5);
+}
+
+/* No light, or its transmitter off: no power out or 0 mA of bias and
+ * neither above that (active cables read 0 mW out with their bias on). */
 static int lane_dark(const struct diag_module *m, int i)
 {
 	const double tx = m->lane_tx_mw[i], bias = m->lane_bias_ma[i];
 
-	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
+	return no_power(m->lane_rx_mw[i]) ||
+	       (((tx >= 0 && no_power(tx)) || bias == 0) && no_power(tx) && !(bias > 0));
 }
 
 int diag_module_lane_lit(const struct diag_module *m, int i)
