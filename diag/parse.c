@@ -261,6 +261,7 @@ static const struct {
 	{ "Module voltage low alarm threshold", offsetof(struct diag_module, volt_lo_alarm), 0, 0 },
 	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
 	{ "Laser rx power low warning threshold", offsetof(struct diag_module, rx_lo_warn_dbm), 1, 0 },
+	{ "Laser rx power high warning threshold", offsetof(struct diag_module, rx_hi_warn_dbm), 1, 0 },
 	{ "Laser output power low alarm threshold", offsetof(struct diag_module, tx_lo_alarm_dbm), 1, 0 },
 	{ "Laser output power low warning threshold", offsetof(struct diag_module, tx_lo_warn_dbm), 1, 0 },
 	{ "Laser bias current low alarm threshold", offsetof(struct diag_module, bias_lo_alarm_ma), 0, 0 },
@@ -358,12 +359,17 @@ static int app_lane(struct diag_module *m, const char *key, const char *val)
  * cmis_show_signals prints each lane-specific flag of CMIS page 11h
  * (CMIS 5 table 8-80: TxFailure "an internal failure that causes an
  * unspecified malfunction in the Tx facility used by media lane <i>";
- * Tx/Rx LOS) through sff-common.c sff_show_lane_status, lane 1 first. */
+ * Tx/Rx LOS, Tx/Rx CDR LOL) and qsfp.c sff8636_show_signals those of
+ * SFF-8636 bytes 3-5 (Rx/Tx LOS, Tx fault, Rx/Tx CDR LOL), each through
+ * sff_show_lane_status (module_show_lane_status in ethtool 6.x), lane 1
+ * first. */
 static int lane_list(struct diag_module *m, const char *key, const char *val)
 {
 	unsigned *slot = !strcmp(key, "Tx fault")	    ? &m->tx_fault :
 			 !strcmp(key, "Tx loss of signal") ? &m->tx_los :
 			 !strcmp(key, "Rx loss of signal") ? &m->rx_los :
+			 !strcmp(key, "Tx loss of lock")   ? &m->tx_lol :
+			 !strcmp(key, "Rx loss of lock")   ? &m->rx_lol :
 							     NULL;
 	int lane = 0;
 
@@ -427,7 +433,7 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	memset(m, 0, sizeof(*m));
 	m->rx_dbm_min = 99;
 	m->rx_lo_alarm_dbm = m->rx_lo_warn_dbm = m->tx_lo_alarm_dbm = m->tx_lo_warn_dbm = 99;
-	m->tx_hi_warn_dbm = 99;
+	m->tx_hi_warn_dbm = m->rx_hi_warn_dbm = 99;
 	for (int i = 0; i < DIAG_MAX_LANES; i++)
 		m->lane_rx_mw[i] = m->lane_tx_mw[i] = m->lane_bias_ma[i] = -1;
 	for (const char *line = text; line && *line;) {

@@ -144,6 +144,17 @@ void pf_check_hca_versions(json_t *doc, struct pf_node *nd, int n)
 	each_distinct(doc, nd, n, 0, "hcas", hca_id, hca_versions, NULL);
 }
 
+/* The module of the port of summary row @row says surely that the port runs
+ * below it (pf_module.c names it). */
+static int module_below(const json_t *probe, const json_t *row)
+{
+	const json_t *net = json_object_get(json_object_get(probe, "netdevs"),
+					    fc_jstr(row, "netdev", ""));
+
+	return json_is_true(json_object_get(
+		json_object_get(json_object_get(net, "module"), "below"), "likely"));
+}
+
 /*
  * The rate of the port @id on each node against the same port on the other
  * nodes, by the model `diagnose` uses (diag/expect.c): below the rate most
@@ -170,7 +181,8 @@ static int port_rate_model(json_t *doc, const struct pf_column *c, const char *i
 			if (!strcmp(pid, id) && !strcmp(fc_jstr(pp, "state", ""), "ACTIVE")) {
 				all[i] = (struct diag_peer_rate){ c->names[i], fc_jnum(pp, "rate_gbps", 0),
 								  (int)fc_jnum(pp, "width", 0) };
-				rail_named[i] = json_is_true(json_object_get(pp, "rail_named"));
+				rail_named[i] = json_is_true(json_object_get(pp, "rail_named")) ||
+						module_below(c->nd[i].probe, pp);
 			}
 		}
 	}
@@ -187,7 +199,8 @@ static int port_rate_model(json_t *doc, const struct pf_column *c, const char *i
 			continue;
 		named++;
 		if (!doc || rail_named[i])
-			continue; /* counted only, or the rails named it (one finding per fault) */
+			continue; /* counted only, or the rails or its module named it (one
+				   * finding per fault) */
 		diag_rate_text(all[i].gbps, all[i].width, now, sizeof(now));
 		fc_finding(doc, FC_FAIL,
 			   "%s: %.*s port %s runs at %s where %s: reseat or replace its cable or transceiver (ethtool -m: a lane's Tx fault), check the switch port's speed",

@@ -110,7 +110,7 @@ static void check_node(json_t *doc, struct pf_node *nd, const struct pf_opts *o,
 
 /* The HCAs' firmware state and health reporters (pf_fwstate.c) and the
  * ports' modules (pf_module.c), each node against its own limits and peers. */
-static void check_hca_and_modules(json_t *doc, const struct pf_node *nd, int n)
+static void check_hca_and_modules(json_t *doc, const struct pf_node *nd, int n, const json_t *set)
 {
 	const char **names = calloc((size_t)n + 1, sizeof(*names));
 	const json_t **probes = calloc((size_t)n + 1, sizeof(*probes));
@@ -123,7 +123,7 @@ static void check_hca_and_modules(json_t *doc, const struct pf_node *nd, int n)
 	}
 	if (names && probes && sums) {
 		pf_check_fw_state(doc, names, probes, sums, n);
-		pf_check_modules(doc, names, probes, sums, n);
+		pf_check_modules(doc, names, probes, sums, n, set);
 	}
 	free(names);
 	free(probes);
@@ -190,10 +190,10 @@ int pf_check(json_t *doc, const json_t *nodes, const struct pf_opts *o)
 			check_node(doc, &nd[i], o, skipped, set, probed);
 			gpu_nodes += fc_jnum(nd[i].sum, "gpus", 0) > 0;
 		}
-	json_decref(set);
 	pf_check_versions(doc, nd, n);
 	pf_check_hca_versions(doc, nd, n);
-	check_hca_and_modules(doc, nd, n);
+	check_hca_and_modules(doc, nd, n, set);
+	json_decref(set);
 	pf_check_port_rates(doc, nd, n, o);
 	if (!rails)
 		pf_check_port_agreement(doc, nd, n, o);
