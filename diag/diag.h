@@ -73,7 +73,7 @@ struct diag_module {
 	/* the module's own thresholds (SFF-8636 page 3 / CMIS page 02h, as
 	 * ethtool sff-common.c sff_show_thresholds prints them): dBm 99 and
 	 * mA 0 when not given */
-	double rx_lo_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm, tx_hi_warn_dbm;
+	double rx_lo_warn_dbm, rx_hi_warn_dbm, tx_lo_alarm_dbm, tx_lo_warn_dbm, tx_hi_warn_dbm;
 	double bias_lo_alarm_ma, bias_hi_alarm_ma, bias_lo_warn_ma, bias_hi_warn_ma;
 	double volt_lo_warn, volt_hi_warn; /* V; 0 when not given */
 	/* CMIS Module State as ethtool cmis.c cmis_show_mod_state prints it
@@ -86,10 +86,11 @@ struct diag_module {
 	double lane_rx_mw[DIAG_MAX_LANES], lane_tx_mw[DIAG_MAX_LANES];
 	double lane_bias_ma[DIAG_MAX_LANES];
 	char lane_flags[DIAG_MAX_LANES][128]; /* "Laser rx power low alarm, ..." */
-	/* lane lists of ethtool's CMIS signals (ethtool cmis.c
-	 * cmis_show_signals: "Tx fault : [ No, Yes, ... ]", lane 1 first;
-	 * "None" when no lane is flagged): bit per lane */
-	unsigned tx_fault, tx_los, rx_los;
+	/* lane lists of the module's signals (ethtool cmis.c
+	 * cmis_show_signals, qsfp.c sff8636_show_signals: "Tx fault : [ No,
+	 * Yes, ... ]", lane 1 first; "None" when no lane is flagged): bit per
+	 * lane; lol: CDR loss of lock */
+	unsigned tx_fault, tx_los, rx_los, tx_lol, rx_lol;
 	double br_mbd;	    /* SFF-8636 nominal lane signalling rate (MBd); 0 not read */
 	unsigned app_lanes; /* host lanes with an active application code, as
 			     * SONiC's 'show interfaces transceiver eeprom'
@@ -310,6 +311,34 @@ json_t *diag_module_readings(const struct diag_module *m, const char *pn);
  * the first points at; returns how many. */
 int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
 		     const char **part);
+/* Each lane's receive power of module @own (as diag_module_readings:
+ * "lanes_rx_dbm") against the same lane of the same port's module on @k
+ * other nodes (@peers): a lane more than DIAG_RX_PEER_DB (its source in
+ * diag/modpeers.c) below their median, with two or more of them, into @why
+ * and its number into @lanes ("2, 3"); returns how many lanes. */
+#define DIAG_RX_PEER_DB 4.0
+int diag_rx_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
+		 char *lanes, size_t llen);
+/* What to do about @n lanes (@lanes) diag_rx_peer named. */
+void diag_rx_peer_next(const char *lanes, int n, char *buf, size_t len);
+/* Each lane in use of @m (after diag_module_judge) against the module's
+ * other lanes in use (diag/modlanes.c, where the rule and its sources
+ * are): its transmit power, laser bias and receive power (lanes of @rx_skip
+ * left out) outside the band of the others and more than half the way from
+ * their median to the module's own warning threshold, into @why; @part the
+ * end the first points at (this transceiver's lane transmitter, or the far
+ * end's transmitter or fibre). Returns how many. */
+int diag_module_lanes(const struct diag_module *m, unsigned rx_skip, char *why, size_t len,
+		      char *part, size_t plen);
+/* @m's lane flags (Tx fault when @faults, Tx/Rx loss of signal and of lock
+ * on the lanes the port uses) into @why, each named at the end that
+ * transmits, @part the first's (diag/modlanes.c). Returns how many. */
+int diag_module_signals(const struct diag_module *m, int faults, char *why, size_t len,
+			char *part, size_t plen);
+/* What to do about a lane diag_module_lanes, or a flag diag_module_signals,
+ * named on @netdev. */
+void diag_module_lanes_next(const char *netdev, char *buf, size_t len);
+void diag_module_signals_next(const char *netdev, char *buf, size_t len);
 /* What to do about a port diag_module_peer named (its netdev @netdev). */
 void diag_module_peer_next(const char *netdev, char *buf, size_t len);
 /* The link width of a sysfs rate ("400 Gb/sec (4X NDR)" -> 4); 0 unknown. */

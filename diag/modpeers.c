@@ -59,6 +59,18 @@ static void reading(json_t *o, const char *key, double v, int has_lo, double lo,
 					      has_hi ? json_real(hi) : json_null(), "unit", unit));
 }
 
+/* Each lane's receive power in dBm, null where not read or not in use. */
+static json_t *lanes_rx_json(const struct diag_module *m)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < m->nlanes; i++)
+		json_array_append_new(a, (m->used & (1u << i)) && m->lane_rx_mw[i] > 0
+						 ? json_real(dbm(m->lane_rx_mw[i]))
+						 : json_null());
+	return a;
+}
+
 json_t *diag_module_readings(const struct diag_module *m, const char *pn)
 {
 	json_t *r = json_object();
@@ -85,32 +97,45 @@ json_t *diag_module_readings(const struct diag_module *m, const char *pn)
 			reading(r, key, m->lane_bias_ma[i], m->bias_lo_warn_ma > 0, m->bias_lo_warn_ma,
 				m->bias_hi_warn_ma > 0, m->bias_hi_warn_ma, "mA");
 	}
-	return json_pack("{s:s, s:o}", "pn", pn ? pn : "", "readings", r);
+	return json_pack("{s:s, s:o, s:o}", "pn", pn ? pn : "", "readings", r, "lanes_rx_dbm",
+			 lanes_rx_json(m));
 }
 
-/* Reading @r of @key against its peers' values @p (@k, sorted): appended
- * to @why when it is apart; 1 then. */
-static int apart(const char *key, const json_t *r, const double *p, int k, double med, char *why,
-		 size_t len)
+int diag_window_apart(const char *key, const struct diag_window *w, double *p, int k,
+		      const char *whose, char *why, size_t len)
 {
-	const char *unit = fc_jstr(r, "unit", ""), *d_unit = strcmp(unit, "dBm") ? unit : "dB";
-	const json_t *lo_j = json_object_get(r, "warn_lo"), *hi_j = json_object_get(r, "warn_hi");
-	double v = fc_jnum(r, "value", 0), lo = json_number_value(lo_j), hi = json_number_value(hi_j);
+	const char *d_unit = strcmp(w->unit, "dBm") ? w->unit : "dB";
+	double v = w->v, med = k ? fc_median(p, (size_t)k) : 0, lim; /* sorts @p */
 	size_t n = strlen(why);
 	const char *side;
-	double lim;
 
-	if (json_is_number(hi_j) && v > p[k - 1] && v <= hi && v - med > hi - v)
-		side = "high", lim = hi;
-	else if (json_is_number(lo_j) && v < p[0] && v >= lo && med - v > v - lo)
-		side = "low", lim = lo;
+	if (k < 2)
+		return 0;
+	if (w->has_hi && v > p[k - 1] && v <= w->hi && v - med > w->hi - v)
+		side = "high", lim = w->hi;
+	else if (w->has_lo && v < p[0] && v >= w->lo && med - v > v - w->lo)
+		side = "low", lim = w->lo;
 	else
 		return 0;
 	snprintf(why + n, len - n,
-		 "%s%s %.2f %s where the same port's module on %d other nodes reads %.2f to %.2f %s: %.2f %s from their median %.2f %s, more than the %.2f %s left to its own %s warning threshold %.2f %s",
-		 n ? "; " : "", key, v, unit, k, p[0], p[k - 1], unit, fabs(v - med), d_unit, med,
-		 unit, fabs(lim - v), d_unit, side, lim, unit);
+		 "%s%s %.2f %s where %s %.2f to %.2f %s: %.2f %s from their median %.2f %s, more than the %.2f %s left to its own %s warning threshold %.2f %s",
+		 n ? "; " : "", key, v, w->unit, whose, p[0], p[k - 1], w->unit, fabs(v - med), d_unit,
+		 med, w->unit, fabs(lim - v), d_unit, side, lim, w->unit);
 	return 1;
+}
+
+/* Reading @r of @key against its peers' values @p (@k): appended to @why
+ * when it is apart; 1 then. */
+static int apart(const char *key, const json_t *r, double *p, int k, char *why, size_t len)
+{
+	const json_t *lo_j = json_object_get(r, "warn_lo"), *hi_j = json_object_get(r, "warn_hi");
+	struct diag_window w = { fc_jnum(r, "value", 0), json_number_value(lo_j),
+				 json_number_value(hi_j), json_is_number(lo_j), json_is_number(hi_j),
+				 fc_jstr(r, "unit", "") };
+	char whose[96];
+
+	snprintf(whose, sizeof(whose), "the same port's module on %d other nodes reads", k);
+	return diag_window_apart(key, &w, p, k, whose, why, len);
 }
 
 /* The part a named reading points at. */
@@ -144,7 +169,7 @@ int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char 
 			    json_is_number(json_object_get(q, "value")))
 				p[m++] = fc_jnum(q, "value", 0);
 		}
-		if (m < 2 || !apart(key, r, p, m, fc_median(p, (size_t)m), why, len))
+		if (!apart(key, r, p, m, why, len))
 			continue;
 		if (!named++)
 			*part = reading_part(key);
@@ -160,12 +185,11 @@ void diag_module_peer_next(const char *netdev, char *buf, size_t len)
 		 netdev);
 }
 
-/* Lane @lane's receive power of evidence @ev (diag_port_json's
- * module.lanes_rx_dbm), or 99 when not read or not in use. */
-static double lane_rx(const json_t *ev, size_t lane)
+/* Lane @lane's receive power of module @mod (diag_module_readings'
+ * lanes_rx_dbm), or 99 when not read or not in use. */
+static double lane_rx(const json_t *mod, size_t lane)
 {
-	const json_t *v = json_array_get(json_object_get(json_object_get(ev, "module"),
-							 "lanes_rx_dbm"), lane);
+	const json_t *v = json_array_get(json_object_get(mod, "lanes_rx_dbm"), lane);
 
 	return json_is_number(v) ? json_number_value(v) : 99;
 }
@@ -177,59 +201,77 @@ static int same_port(const json_t *a, const json_t *b)
 	       strcmp(fc_jstr(a, "node", ""), fc_jstr(b, "node", ""));
 }
 
-/* The median of lane @l's receive power on the other nodes' same port
- * (@peer: room for @n), or 99 with fewer than two. */
-static double peer_median(const json_t *const *ev, int n, int a, size_t l, double *peer, int *k_p)
+int diag_rx_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
+		 char *lanes, size_t llen)
+{
+	double *peer = calloc((size_t)k + 1, sizeof(*peer));
+	size_t nl = json_array_size(json_object_get(own, "lanes_rx_dbm"));
+	int low = 0;
+
+	*why = *lanes = 0;
+	for (size_t l = 0; peer && l < nl; l++) {
+		double v = lane_rx(own, l), med;
+		int m = 0;
+
+		for (int j = 0; j < k; j++)
+			if (lane_rx(peers[j], l) < 99)
+				peer[m++] = lane_rx(peers[j], l);
+		if (v >= 99 || m < 2 || (med = fc_median(peer, (size_t)m)) - v <= DIAG_RX_PEER_DB)
+			continue;
+		snprintf(lanes + strlen(lanes), llen - strlen(lanes), "%s%zu", low ? ", " : "", l + 1);
+		snprintf(why + strlen(why), len - strlen(why),
+			 "%slane %zu receives %.2f dBm where the same port on %d other nodes receives %.2f dBm (median), %.1f dB less",
+			 low ? "; " : "", l + 1, v, m, med, med - v);
+		low++;
+	}
+	free(peer);
+	return low;
+}
+
+void diag_rx_peer_next(const char *lanes, int n, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "read 'ethtool -m' of the module at the other end of this cable (the transmit power of lane%s %s), clean and inspect both ends of the fibre, then swap the fibre; if the light stays low, replace the far end's transceiver",
+		 n > 1 ? "s" : "", lanes);
+}
+
+/* The modules of the same port as evidence @a's on the other nodes of @ev
+ * with readings (@key) into @mods; how many. */
+static int port_peers(const json_t *const *ev, int n, int a, const char *key, const json_t **mods)
 {
 	int k = 0;
 
 	for (int b = 0; b < n; b++)
-		if (b != a && same_port(ev[a], ev[b]) && lane_rx(ev[b], l) < 99)
-			peer[k++] = lane_rx(ev[b], l);
-	*k_p = k;
-	return k < 2 ? 99 : fc_median(peer, (size_t)k);
+		if (b != a && same_port(ev[a], ev[b]) &&
+		    json_object_get(json_object_get(ev[b], "module"), key))
+			mods[k++] = json_object_get(ev[b], "module");
+	return k;
 }
 
 int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 {
-	double *peer = calloc((size_t)n + 1, sizeof(*peer));
+	const json_t **mods = calloc((size_t)n + 1, sizeof(*mods));
 	int found = 0;
 
-	for (int a = 0; peer && a < n; a++) {
-		size_t nl = json_array_size(json_object_get(json_object_get(ev[a], "module"),
-							    "lanes_rx_dbm"));
-		char subj[256], next[400], part[64], lanes[64] = "", ev_text[1024] = "";
-		int low = 0;
+	for (int a = 0; mods && a < n; a++) {
+		char subj[256], next[400], part[112], lanes[64], ev_text[1024];
+		int k = port_peers(ev, n, a, "lanes_rx_dbm", mods), low;
 
-		for (size_t l = 0; l < nl; l++) {
-			double own = lane_rx(ev[a], l), med;
-			int k;
-
-			if (own >= 99 || (med = peer_median(ev, n, a, l, peer, &k)) >= 99 ||
-			    med - own <= DIAG_RX_PEER_DB)
-				continue;
-			snprintf(lanes + strlen(lanes), sizeof(lanes) - strlen(lanes), "%s%zu",
-				 low ? ", " : "", l + 1);
-			snprintf(ev_text + strlen(ev_text), sizeof(ev_text) - strlen(ev_text),
-				 "%slane %zu receives %.2f dBm where the same port on %d other nodes receives %.2f dBm (median), %.1f dB less",
-				 low ? "; " : "", l + 1, own, k, med, med - own);
-			low++;
-		}
+		low = diag_rx_peer(json_object_get(ev[a], "module"), mods, k, ev_text,
+				   sizeof(ev_text), lanes, sizeof(lanes));
 		if (!low)
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
 			 fc_jstr(ev[a], "device", "?"), (int)fc_jnum(ev[a], "port", 0));
 		snprintf(part, sizeof(part), "far end's transmitter or fibre (lane%s %s)",
 			 low > 1 ? "s" : "", lanes);
-		snprintf(next, sizeof(next),
-			 "read 'ethtool -m' of the module at the other end of this cable (the transmit power of lane%s %s), clean and inspect both ends of the fibre, then swap the fibre; if the light stays low, replace the far end's transceiver",
-			 low > 1 ? "s" : "", lanes);
+		diag_rx_peer_next(lanes, low, next, sizeof(next));
 		diag_emit_f(c, "module_rx_peers", subj, part, 0, next,
 			    "%s: more than the %.0f dB a compliant channel loses (ethtool -m)", ev_text,
 			    DIAG_RX_PEER_DB);
 		found++;
 	}
-	free(peer);
+	free(mods);
 	return found;
 }
 
@@ -242,14 +284,11 @@ int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 		const json_t *own = json_object_get(ev[a], "module");
 		char subj[256], next[400], why[2048];
 		const char *part;
-		int k = 0;
+		int k;
 
 		if (!json_object_get(own, "readings"))
 			continue;
-		for (int b = 0; b < n; b++)
-			if (b != a && same_port(ev[a], ev[b]) &&
-			    json_object_get(json_object_get(ev[b], "module"), "readings"))
-				mods[k++] = json_object_get(ev[b], "module");
+		k = port_peers(ev, n, a, "readings", mods);
 		if (k < 2 || !diag_module_peer(own, mods, k, why, sizeof(why), &part))
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),

@@ -261,6 +261,7 @@ static const struct {
 	{ "Module voltage low alarm threshold", offsetof(struct diag_module, volt_lo_alarm), 0, 0 },
 	{ "Laser rx power low alarm threshold", offsetof(struct diag_module, rx_lo_alarm_dbm), 1, 0 },
 	{ "Laser rx power low warning threshold", offsetof(struct diag_module, rx_lo_warn_dbm), 1, 0 },
+	{ "Laser rx power high warning threshold", offsetof(struct diag_module, rx_hi_warn_dbm), 1, 0 },
 	{ "Laser output power low alarm threshold", offsetof(struct diag_module, tx_lo_alarm_dbm), 1, 0 },
 	{ "Laser output power low warning threshold", offsetof(struct diag_module, tx_lo_warn_dbm), 1, 0 },
 	{ "Laser bias current low alarm threshold", offsetof(struct diag_module, bias_lo_alarm_ma), 0, 0 },
@@ -358,12 +359,17 @@ static int app_lane(struct diag_module *m, const char *key, const char *val)
  * cmis_show_signals prints each lane-specific flag of CMIS page 11h
  * (CMIS 5 table 8-80: TxFailure "an internal failure that causes an
  * unspecified malfunction in the Tx facility used by media lane <i>";
- * Tx/Rx LOS) through sff-common.c sff_show_lane_status, lane 1 first. */
+ * Tx/Rx LOS, Tx/Rx CDR LOL) and qsfp.c sff8636_show_signals those of
+ * SFF-8636 bytes 3-5 (Rx/Tx LOS, Tx fault, Rx/Tx CDR LOL), each through
+ * sff_show_lane_status (module_show_lane_status in ethtool 6.x), lane 1
+ * first. */
 static int lane_list(struct diag_module *m, const char *key, const char *val)
 {
 	unsigned *slot = !strcmp(key, "Tx fault")	    ? &m->tx_fault :
 			 !strcmp(key, "Tx loss of signal") ? &m->tx_los :
 			 !strcmp(key, "Rx loss of signal") ? &m->rx_los :
+			 !strcmp(key, "Tx loss of lock")   ? &m->tx_lol :
+			 !strcmp(key, "Rx loss of lock")   ? &m->rx_lol :
 							     NULL;
 	int lane = 0;
 
@@ -427,7 +433,7 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	memset(m, 0, sizeof(*m));
 	m->rx_dbm_min = 99;
 	m->rx_lo_alarm_dbm = m->rx_lo_warn_dbm = m->tx_lo_alarm_dbm = m->tx_lo_warn_dbm = 99;
-	m->tx_hi_warn_dbm = 99;
+	m->tx_hi_warn_dbm = m->rx_hi_warn_dbm = 99;
 	for (int i = 0; i < DIAG_MAX_LANES; i++)
 		m->lane_rx_mw[i] = m->lane_tx_mw[i] = m->lane_bias_ma[i] = -1;
 	for (const char *line = text; line && *line;) {
@@ -455,13 +461,31 @@ int diag_parse_module(const char *text, struct diag_module *m)
 	return m->known ? 0 : -1;
 }
 
-/* No light, or its transmitter off: 0 mW out or 0 mA of bias and neither
- * above 0 (active cables read 0 mW out with their bias on). */
+/*
+ * The smallest optical power a module reports: SFF-8636 rev 2.10a section
+ * 6.2.4 (Rx and Tx power, bytes 34-49), SFF-8472 rev 12.4 section 9.2 and
+ * CMIS 5 table 8-10 encode it as an unsigned count of 0.1 uW, which ethtool
+ * prints as "0.0001 mW / -40.00 dBm" for a count of 1. Many modules floor
+ * a dark receiver or an idle laser there rather than at 0: a ConnectX-4
+ * port whose card turned the laser off reads 0 mA of bias and 0.0001 mW
+ * out and in on every lane (tests/real/ethtool_m, the CWDM4 module before
+ * its OUI was set). A reading at or under one count is no light.
+ */
+#define MODULE_POWER_LSB_MW 0.0001
+
+static int no_power(double mw)
+{
+	return !(mw > MODULE_POWER_LSB_MW * 1.5);
+}
+
+/* No light, or its transmitter off: no power out or 0 mA of bias and
+ * neither above that (active cables read 0 mW out with their bias on). */
 static int lane_dark(const struct diag_module *m, int i)
 {
 	const double tx = m->lane_tx_mw[i], bias = m->lane_bias_ma[i];
 
-	return !(m->lane_rx_mw[i] > 0) || ((tx == 0 || bias == 0) && !(tx > 0) && !(bias > 0));
+	return no_power(m->lane_rx_mw[i]) ||
+	       (((tx >= 0 && no_power(tx)) || bias == 0) && no_power(tx) && !(bias > 0));
 }
 
 int diag_module_lane_lit(const struct diag_module *m, int i)

@@ -28,6 +28,12 @@
  *                              of the lanes in use)
  *   module_lane      port      transceiver or fibre (one lane weak, or carrying
  *                              most corrected bits of a port with errors)
+ *   module_lanes     port      transceiver (one lane's transmit power or bias
+ *                              apart from the module's other lanes), or the
+ *                              far end's transmitter or fibre (its receive
+ *                              power); rule module_flags: a lane's loss of
+ *                              signal or lock, at the end that transmits
+ *                              (diag/modlanes.c, with the sources)
  *   link_flap        port      cable or transceiver, then the far port
  *   ber              port      cable or transceiver (pre-/post-FEC BER over limit)
  *   phys_errors      port      cable or transceiver, then the far port (at most
@@ -607,7 +613,8 @@ static const struct diag_rule rules[] = {
 	{ "hca_fw", diag_r_hca_fw },
 	{ "port_below", diag_r_port_below },  { "module_tx", diag_r_module_tx },
 	{ "module_alarm", r_module_alarm },
-	{ "module_lane", r_module_lane },     { "link_flap", r_link_flap },
+	{ "module_lane", r_module_lane },     { "module_lanes", diag_r_module_lanes },
+	{ "link_flap", r_link_flap },
 	{ "ber", r_ber },		      { "phys_errors", r_phys_errors },
 	{ "far_end", r_far_end },	      { "remote_phys", r_remote_phys },
 	{ "hca_aer", r_hca_aer },	      { "pcie_limit", r_pcie_limit },

@@ -44,10 +44,25 @@ void diag_r_hca_fw(struct diag_ctx *c, const struct diag_port *p);
 /* A lane in use of @m beyond the module's own thresholds (diag/modlimits.c):
  * 1 an alarm of its transmitter, 0 a warning, -1 none; what in @why. */
 int diag_module_limits(const struct diag_module *m, char *why, size_t len);
+/* A reading and its warning window (has_lo/has_hi 0: that side not given). */
+struct diag_window {
+	double v, lo, hi;
+	int has_lo, has_hi;
+	const char *unit;
+};
+/* Reading @key (@w) against the values @p (@k >= 2, sorted here) of what it
+ * is compared with (@whose: "the same port's module on 2 other nodes
+ * reads"): outside their band and more than half the way from their median
+ * to its own warning threshold (diag/modpeers.c, where the rule's sources
+ * are); then appended to @why ("; " between) and 1. */
+int diag_window_apart(const char *key, const struct diag_window *w, double *p, int k,
+		      const char *whose, char *why, size_t len);
+/* The lanes of one module against each other and its lane flags
+ * (diag/modlanes.c), rule "module_lanes". */
+void diag_r_module_lanes(struct diag_ctx *c, const struct diag_port *p);
 /* The receive power of each lane against the same port on two or more other
  * nodes' evidence @ev (diag_port_json), rule "module_rx_peers"; returns how
  * many were named. */
-#define DIAG_RX_PEER_DB 4.0
 int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n);
 /* The module's own readings against the same port's module on two or more
  * other nodes' evidence (diag/modpeers.c diag_module_peer), rule

@@ -36,18 +36,6 @@ static json_t *bits_json(unsigned mask, int n, int base)
 	return a;
 }
 
-/* Each lane's receive power in dBm, null where not read or not in use. */
-static json_t *lanes_rx_json(const struct diag_module *m)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; i < m->nlanes; i++)
-		json_array_append_new(a, (m->used & (1u << i)) && m->lane_rx_mw[i] > 0
-						 ? json_real(10.0 * log10(m->lane_rx_mw[i]))
-						 : json_null());
-	return a;
-}
-
 static json_t *module_json(const struct diag_module *m, const char *pn)
 {
 	json_t *o;
@@ -60,8 +48,7 @@ static json_t *module_json(const struct diag_module *m, const char *pn)
 			 m->alarms, "lanes_used", bits_json(m->used, m->nlanes, 1), "lanes_not_in_use",
 			 bits_json(m->dark, m->nlanes, 1), "weak_lane",
 			 m->weak_lane ? json_integer(m->weak_lane) : json_null());
-	json_object_set_new(o, "lanes_rx_dbm", lanes_rx_json(m));
-	json_object_update_new(o, diag_module_readings(m, pn)); /* "pn", "readings" */
+	json_object_update_new(o, diag_module_readings(m, pn)); /* "pn", "readings", "lanes_rx_dbm" */
 	return o;
 }
 

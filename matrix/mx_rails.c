@@ -539,6 +539,34 @@ static void unchecked_ports(const struct mx_model *m, json_t *doc)
 	json_object_set_new(doc, "unchecked_rails", rails);
 }
 
+/* Each rail's own findings that no suspect carries: a link asymmetric on
+ * that rail, nodes all bad with each other on it (FC_MX_SPREAD, a fail
+ * when an absolute bar or pair's verdict made them bad), each said as the
+ * single-port analysis says it (fc_mx_finding_text), after the rail: the
+ * same results say the same thing with rails as without. A rail that is a
+ * suspect as a whole has its finding already. */
+static void rail_findings(const struct mx_model *m, json_t *doc)
+{
+	char text[768];
+
+	for (int r = 0; r < m->nrails; r++) {
+		const struct fc_mx_analysis *ra = &m->ran.rails[r];
+		int whole = 0;
+
+		for (int k = 0; k < m->ran.nsuspects; k++)
+			whole |= m->ran.suspects[k].level == FC_MXL_RAIL && m->ran.suspects[k].rail == r;
+		for (int i = 0; i < ra->nfindings; i++) {
+			const struct fc_mx_finding *f = &ra->findings[i];
+
+			if (f->kind != FC_MX_ASYMMETRY && (f->kind != FC_MX_SPREAD || whole))
+				continue;
+			fc_mx_finding_text(ra, f, (const char *const *)m->names, text, sizeof(text));
+			fc_finding(doc, f->fail ? FC_FAIL : FC_WARN, "rail %d (%s): %s",
+				   m->rails[r].index, m->rails[r].name, text);
+		}
+	}
+}
+
 void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int pairs)
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
@@ -573,6 +601,7 @@ void mx_rails_doc(const struct mx_model *m, json_t *doc, json_t *suspects, int p
 	for (int r = 0; rn && r < m->nrails; r++)
 		rn[r] = m->rails[r].name;
 	unchecked_ports(m, doc);
+	rail_findings(m, doc);
 	for (int k = 0; rn && k < m->ran.nsuspects; k++) {
 		const struct fc_mxl_suspect *s = &m->ran.suspects[k];
 		json_t *o;

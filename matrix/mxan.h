@@ -178,6 +178,28 @@ void fc_mx_floor_doc(struct json_t *doc, double min_gbps, int pairs, int nodes, 
 		     double best);
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len);
+/* The evidence of a finding, the same words in the single-port analysis's
+ * findings and in each rail's (matrix/mxlevel.c): the same results say the
+ * same thing with rails as without.
+ * fc_mx_node_why: a suspect node's (FC_MX_SUSPECT_NODE) "bad with 2 of 3
+ * peers (below 90% of the rack median 0.1 Gb/s; the slowest 0.02 Gb/s,
+ * with nodeA; its median 0.03 Gb/s)", ", still bad on retest" after it
+ * when one of those pairs was measured again. */
+void fc_mx_node_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		    const char *const *names, char *buf, size_t len);
+/* A suspect link's (FC_MX_SUSPECT_LINK) "0.05 Gb/s (below 90% of the rack
+ * median 0.1 Gb/s)"; returns 1 when either direction was retested. */
+int fc_mx_link_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,
+		   size_t len);
+/* The floor's "every pair is below --min-gbps 1 (6 pairs of 4 nodes, the
+ * best 0.5 Gb/s)" (fc_mx_floor_text's first clause). */
+void fc_mx_floor_why(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
+		     double best);
+/* FC_MX_RACK_WIDE's "3 of 4 nodes are bad with most of their peers". */
+void fc_mx_rack_wide_why(char *buf, size_t len, const struct fc_mx_finding *f);
+/* @an's first finding of @kind about node @a (-1: any); NULL none. */
+const struct fc_mx_finding *fc_mx_finding_of(const struct fc_mx_analysis *an,
+					     enum fc_mx_kind kind, int a);
 /* "none of its 3 pairs could run", "its one pair could not run". */
 const char *fc_mx_none_ran(char *buf, size_t len, int pairs);
 /* Words for a FC_MX_BAD_* set ("below 90% of the rack median"). */

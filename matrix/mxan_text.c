@@ -60,9 +60,10 @@ static int node_retested(const struct fc_mx_analysis *an, int node)
 
 /* "bad with 3 of 3 peers (below 0.05 Gb/s; the slowest 0.02 Gb/s, with
  * nodeA; its median 0.02 Gb/s)": the pairs it was judged on, and its
- * median only where that is below a bar too. */
-static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
-		      const char *const *names, char *buf, size_t len)
+ * median only where that is below a bar too; ", still bad on retest"
+ * when one of them was measured again. */
+void fc_mx_node_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		    const char *const *names, char *buf, size_t len)
 {
 	const struct fc_mx_opts *o = &an->opts;
 	struct fc_mx_cell u = { .bad = f->why };
@@ -72,13 +73,11 @@ static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 				    (o->min_rack_pct > 0 && isfinite(an->rack_median_gbps) &&
 				     med < an->rack_median_gbps * o->min_rack_pct / 100));
 
-	if (f->why & FC_MX_BAD_OWN) {
+	if (f->why & FC_MX_BAD_OWN) { /* mxan.h: its worker said so */
 		snprintf(buf, len,
-			 "suspect node %s: its own RDMA device, port or rail could not be set up or "
-			 "connected in %d of its %d pairs (its worker said so: the node's fault, "
-			 "not a link's): check its HCA, that port's state and cable, and its RDMA "
-			 "setup ('fabcheck devices' on it)",
-			 names[f->a], f->nbad, f->peers);
+			 "its own RDMA device, port or rail could not be set up or connected in "
+			 "%d of its %d pair%s (its worker said so: the node's fault, not a link's)",
+			 f->nbad, f->peers, fc_s(f->peers));
 		return;
 	}
 	fc_mx_bad_text(an, &u, why, sizeof(why));
@@ -90,26 +89,77 @@ static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 	if (low)
 		snprintf(mtext, sizeof(mtext), "; its median %s",
 			 fc_fmt_figure(med, "%.3g", "Gb/s", fig, sizeof(fig)));
-	snprintf(buf, len,
-		 "suspect node %s: bad with %d of %d peers (%s%s%s)%s: check its HCA, cable, "
-		 "switch port and PCIe link, then run 'fabcheck pair' against a good node",
-		 names[f->a], f->nbad, f->peers, why, worst, mtext,
+	snprintf(buf, len, "bad with %d of %d peer%s (%s%s%s)%s", f->nbad, f->peers,
+		 fc_s(f->peers), why, worst, mtext,
 		 node_retested(an, f->a) ? ", still bad on retest" : "");
 }
 
-void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
-		      double best)
+static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		      const char *const *names, char *buf, size_t len)
+{
+	char why[512];
+
+	fc_mx_node_why(an, f, names, why, sizeof(why));
+	if (f->why & FC_MX_BAD_OWN)
+		snprintf(buf, len,
+			 "suspect node %s: %s: check its HCA, that port's state and cable, and its "
+			 "RDMA setup ('fabcheck devices' on it)",
+			 names[f->a], why);
+	else
+		snprintf(buf, len,
+			 "suspect node %s: %s: check its HCA, cable, switch port and PCIe link, "
+			 "then run 'fabcheck pair' against a good node",
+			 names[f->a], why);
+}
+
+int fc_mx_link_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,
+		   size_t len)
+{
+	struct fc_mx_cell u;
+	char why[256], v1[32];
+
+	u.bad = (fc_mx_cell(an, f->a, f->b)->bad | fc_mx_cell(an, f->b, f->a)->bad) & an->judge;
+	fc_mx_bad_text(an, &u, why, sizeof(why));
+	snprintf(buf, len, "%s (%s)", fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)), why);
+	return fc_mx_cell(an, f->a, f->b)->retest || fc_mx_cell(an, f->b, f->a)->retest;
+}
+
+const struct fc_mx_finding *fc_mx_finding_of(const struct fc_mx_analysis *an,
+					     enum fc_mx_kind kind, int a)
+{
+	for (int i = 0; i < an->nfindings; i++)
+		if (an->findings[i].kind == kind && (a < 0 || an->findings[i].a == a))
+			return &an->findings[i];
+	return NULL;
+}
+
+void fc_mx_floor_why(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
+		     double best)
 {
 	char fig[32], rails[48] = "";
 
 	if (nrails > 1)
 		snprintf(rails, sizeof(rails), " on %d rails", nrails);
-	snprintf(buf, len,
-		 "every pair%s is below --min-gbps %g (%d pair%s of %d nodes%s, the best %s): "
-		 "the floor is above what this fabric carries, or the whole fabric is slow "
-		 "(check the switch and the ports' rate)",
+	snprintf(buf, len, "every pair%s is below --min-gbps %g (%d pair%s of %d nodes%s, the best %s)",
 		 nrails > 1 ? " on every rail" : "", min_gbps, pairs, fc_s(pairs), nodes, rails,
 		 fc_fmt_figure(best, "%.3g", "Gb/s", fig, sizeof(fig)));
+}
+
+void fc_mx_rack_wide_why(char *buf, size_t len, const struct fc_mx_finding *f)
+{
+	snprintf(buf, len, "%d of %d nodes are bad with most of their peers", f->a, f->b);
+}
+
+void fc_mx_floor_text(char *buf, size_t len, double min_gbps, int pairs, int nodes, int nrails,
+		      double best)
+{
+	char why[256];
+
+	fc_mx_floor_why(why, sizeof(why), min_gbps, pairs, nodes, nrails, best);
+	snprintf(buf, len,
+		 "%s: the floor is above what this fabric carries, or the whole fabric is slow "
+		 "(check the switch and the ports' rate)",
+		 why);
 }
 
 void fc_mx_floor_doc(json_t *doc, double min_gbps, int pairs, int nodes, int nrails, double best)
@@ -170,8 +220,7 @@ static void rack_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 			const char *const *names, char *buf, size_t len)
 {
-	struct fc_mx_cell u;
-	char why[256], v1[32], none[48];
+	char why[256], none[48];
 	int retest = 0;
 
 	switch (f->kind) {
@@ -183,27 +232,20 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 		rack_text(an, f, buf, len);
 		break;
 	case FC_MX_SUSPECT_LINK:
-		u.bad = (fc_mx_cell(an, f->a, f->b)->bad | fc_mx_cell(an, f->b, f->a)->bad) &
-			an->judge;
-		retest = fc_mx_cell(an, f->a, f->b)->retest || fc_mx_cell(an, f->b, f->a)->retest;
-		fc_mx_bad_text(an, &u, why, sizeof(why));
+		retest = fc_mx_link_why(an, f, why, sizeof(why));
 		/* Two nodes with no other peer (a matrix of two): the one pair
 		 * cannot tell its link from either node. */
 		if (an->nodes[f->a].peers == 1 && an->nodes[f->b].peers == 1)
 			snprintf(buf, len,
-				 "suspect link %s-%s: %s (%s), their only pair%s: two nodes alone "
-				 "cannot tell the link from either node; check the cables and switch "
-				 "ports between them, then test each against a third node",
-				 names[f->a], names[f->b],
-				 fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)), why,
-				 retest ? ", still bad on retest" : "");
+				 "suspect link %s-%s: %s, their only pair%s: two nodes alone cannot "
+				 "tell the link from either node; check the cables and switch ports "
+				 "between them, then test each against a third node",
+				 names[f->a], names[f->b], why, retest ? ", still bad on retest" : "");
 		else
 			snprintf(buf, len,
-				 "suspect link %s-%s: %s (%s) while both nodes are fine with their "
+				 "suspect link %s-%s: %s while both nodes are fine with their "
 				 "other peers%s: check the cables and switch ports between them",
-				 names[f->a], names[f->b],
-				 fc_fmt_figure(f->v1, "%.3g", "Gb/s", v1, sizeof(v1)), why,
-				 retest ? ", still bad on retest" : "");
+				 names[f->a], names[f->b], why, retest ? ", still bad on retest" : "");
 		break;
 	case FC_MX_UNREACHABLE:
 		snprintf(buf, len,
@@ -225,11 +267,11 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 			 names[f->a], f->v2, 100 * fmin(f->v1, f->v2) / fmax(f->v1, f->v2));
 		break;
 	case FC_MX_RACK_WIDE:
+		fc_mx_rack_wide_why(why, sizeof(why), f);
 		snprintf(buf, len,
-			 "%d of %d nodes are bad with most of their peers: the thresholds may not "
-			 "fit this fabric (--min-gbps, --min-rack-pct) or the whole fabric is "
-			 "degraded (check the switch)",
-			 f->a, f->b);
+			 "%s: the thresholds may not fit this fabric (--min-gbps, --min-rack-pct) "
+			 "or the whole fabric is degraded (check the switch)",
+			 why);
 		break;
 	default:
 		snprintf(buf, len, "unknown finding");

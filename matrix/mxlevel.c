@@ -1,6 +1,5 @@
 /* Culprit levels of a matrix with rails (see mxlevel.h). */
 #include "matrix/mxlevel.h"
-#include "core/out.h"
 #include "core/stats.h"
 
 #include <errno.h>
@@ -257,7 +256,11 @@ static void find_floor(struct fc_mxl_analysis *an)
 				an->floor_best_gbps = f->v2;
 		}
 	}
-	if (an->floor != ran || ran < 2)
+	/* One rail that ran alone (the others could not run) below the floor
+	 * is the floor too, as the same pairs without rails say it
+	 * (mxan_text.c): no other rail ran faster to blame that rail's switch
+	 * against. */
+	if (an->floor != ran || ran < 1)
 		an->floor = an->floor_pairs = an->floor_nodes = 0;
 }
 
@@ -463,109 +466,6 @@ void fc_mxl_release(struct fc_mxl_analysis *an)
 	free(an->suspects);
 	free(an->unchecked);
 	memset(an, 0, sizeof(*an));
-}
-
-static const char *rail_name(const char *const *rails, int r, char *buf, size_t len)
-{
-	if (rails && rails[r])
-		snprintf(buf, len, "rail %d (%s)", r, rails[r]);
-	else
-		snprintf(buf, len, "rail %d", r);
-	return buf;
-}
-
-void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_suspect *s,
-			 const char *const *nodes, const char *const *rails, char *buf,
-			 size_t len)
-{
-	char rl[96];
-
-	switch (s->level) {
-	case FC_MXL_RAIL:
-		rail_name(rails, s->rail, rl, sizeof(rl));
-		if (!isfinite(s->gbps))
-			snprintf(buf, len,
-				 "%s: its pairs failed for most nodes, with no figure, while other "
-				 "rails ran: that rail's switch or its configuration",
-				 rl);
-		else if (s->gbps < s->ref_gbps)
-			snprintf(buf, len,
-				 "%s: bad for every node, median %.3g Gb/s against %.3g Gb/s "
-				 "on the best rail: that rail's switch or its configuration",
-				 rl, s->gbps, s->ref_gbps);
-		else /* the best rail itself: its pairs are bad with each other */
-			snprintf(buf, len,
-				 "%s: bad for every node, median %.3g Gb/s (the best rail's): its "
-				 "pairs are bad with each other: that rail's switch or its "
-				 "configuration",
-				 rl, s->gbps);
-		return;
-	case FC_MXL_NODE:
-		if (s->own)
-			snprintf(buf, len,
-				 "%s: its own RDMA device, port or rail could not be set up or "
-				 "connected%s (its worker said so: the node's fault, not a "
-				 "link's): that node's HCA, port, cable or RDMA setup",
-				 nodes[s->node], an->nrails > 1 ? " on every rail" : "");
-		else if (an->nrails > 1)
-			snprintf(buf, len,
-				 "%s: bad on every rail (%d), median %.3g Gb/s against %.3g "
-				 "Gb/s: the host (PCIe switch, NUMA, CPU or firmware), not one "
-				 "link",
-				 nodes[s->node], s->nrails_bad, s->gbps, s->ref_gbps);
-		else
-			snprintf(buf, len,
-				 "%s: bad with most of its peers, median %.3g Gb/s against "
-				 "%.3g Gb/s: that node's HCA, cable, switch port or host",
-				 nodes[s->node], s->gbps, s->ref_gbps);
-		return;
-	case FC_MXL_PORT:
-		rail_name(rails, s->rail, rl, sizeof(rl));
-		if (s->own)
-			snprintf(buf, len,
-				 "%s on %s: its own device on that rail could not be set up or "
-				 "connected (its worker said so: the node's fault, not a link's), "
-				 "while its other rails pass: that node's HCA, port or cable on "
-				 "that rail",
-				 nodes[s->node], rl);
-		else if (!isfinite(s->gbps)) /* failed with no figure: a fault the worker found */
-			snprintf(buf, len,
-				 "%s on %s: its pairs failed with most of its peers on that rail, "
-				 "with no figure, while its other rails pass: that node's HCA, "
-				 "cable or switch port on that rail",
-				 nodes[s->node], rl);
-		else
-			snprintf(buf, len,
-				 "%s on %s: bad with most of its peers on that rail, median "
-				 "%.3g Gb/s against %.3g Gb/s, while its other rails pass: "
-				 "that node's HCA, cable or switch port on that rail",
-				 nodes[s->node], rl, s->gbps, s->ref_gbps);
-		return;
-	case FC_MXL_LINK: {
-		const struct fc_mx_analysis *ra = &an->rails[s->rail];
-		char g[32], ref[32];
-
-		rail_name(rails, s->rail, rl, sizeof(rl));
-		fc_fmt_figure(s->gbps, "%.3g", "Gb/s", g, sizeof(g));
-		fc_fmt_figure(s->ref_gbps, "%.3g", "Gb/s", ref, sizeof(ref));
-		/* two nodes with no other peer on that rail: the one pair
-		 * cannot tell its link from either port */
-		if (ra->nodes[s->node].peers == 1 && ra->nodes[s->peer].peers == 1)
-			snprintf(buf, len,
-				 "%s - %s on %s: %s%s against %s, their only pair on that rail: two "
-				 "nodes alone cannot tell the link between those two ports from "
-				 "either port; test each against a third node",
-				 nodes[s->node], nodes[s->peer], rl, g,
-				 isfinite(s->gbps) ? "" : " (failed, no figure)", ref);
-		else
-			snprintf(buf, len,
-				 "%s - %s on %s: %s against %s, while both pass with their other "
-				 "peers: the link between those two ports",
-				 nodes[s->node], nodes[s->peer], rl, g, ref);
-		return;
-	}
-	}
-	snprintf(buf, len, "?");
 }
 
 static int rail_suspect(const struct fc_mxl_analysis *an, int r)

@@ -92,8 +92,9 @@ struct fc_mxl_analysis {
 	 * checked, no suspect; each node's port on it is in @unchecked. */
 	unsigned long long unchecked_rails;
 	/* Every rail that ran has every pair below --min-gbps (each rail's
-	 * FC_MX_FLOOR): one finding about the floor (fc_mx_floor_text), no
-	 * rail named for it; its pairs, nodes and best figure over the rails. */
+	 * FC_MX_FLOOR; one rail that ran while the others could not, too):
+	 * one finding about the floor (fc_mx_floor_text), no rail named for
+	 * it; its rails, pairs, nodes and best figure over the rails. */
 	int floor, floor_pairs, floor_nodes;
 	double floor_best_gbps;
 };
@@ -115,8 +116,12 @@ int fc_mxl_reanalyze(int n, int nrails, const struct fc_mxl_cell *cells, size_t 
 /* "link", "port", "node", "rail" (the JSON `level`). */
 const char *fc_mxl_level_name(enum fc_mxl_level level);
 
-/* One line for @s: where and why, and what to look at. @rails names the
- * rails (NULL: "rail N"). */
+/* One line for @s: where and why, and what to look at (mxlevel_text.c).
+ * The evidence is said in the single-port analysis's words for the same
+ * results (a port: fc_mx_node_why of its rail; a link: fc_mx_link_why; a
+ * rail below --min-gbps alone: fc_mx_floor_why), "still bad on retest"
+ * included; a median beside its reference only where it is the lower.
+ * @rails names the rails (NULL: "rail N"). */
 void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_suspect *s,
 			 const char *const *nodes, const char *const *rails, char *buf,
 			 size_t len);

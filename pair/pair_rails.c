@@ -344,11 +344,30 @@ static void child_findings(struct rails_run *x, const json_t *d, int r, const ch
 }
 
 /* The exit for the rails of own faults (child_findings): 3 when no rail
- * worked beside them. */
+ * worked beside them. When they all name one node, the pair's document
+ * names it too ("node_fault", as pair_run.c does for one port), for the
+ * matrix's and soak's analyses of the whole pair. */
 static void own_fault_exit(struct rails_run *x)
 {
+	const char *who = NULL;
+	int one = 1;
+
 	if (x->own_faults && !x->worked)
 		raise_exit(x, FC_EXIT_CANT);
+	for (int r = 0; r < x->map.nrails; r++) {
+		const json_t *d[2] = { x->alone[r], x->loaded[r] };
+
+		for (int k = 0; k < 2; k++) {
+			const char *n = fc_jstr(d[k], "node_fault", NULL);
+
+			if (n && who && strcmp(n, who))
+				one = 0;
+			if (n)
+				who = n;
+		}
+	}
+	if (who && one)
+		json_object_set_new(x->doc, "node_fault", json_string(who));
 }
 
 /* A rail that passes alone and falls short with every rail loaded: the host. */

@@ -16,6 +16,10 @@ count comes from a command, not from a grep typed once:
                                       or not; exit 1 when any
   scripts/msg_catalogue.py --doubts   the messages a mechanical pattern doubts
                                       (DOUBTS below), each to read by hand
+  scripts/msg_catalogue.py --covered  how many messages a test checks with a
+                                      figure in them (TEST_FILES below), in
+                                      all and per file; --covered -v lists
+                                      each message "covered" or "open"
 
 A message is a call of a printf-family function or of one of the program's
 own printf-like functions (FMT_ARG below: the position of the format) whose
@@ -212,6 +216,90 @@ def lint():
     return bad
 
 
+# What the tests assert: the unit tests' C, the CLI cases and their helpers,
+# the expectations written from captures. A message is covered when one of
+# them holds a figure with the message's own words on both sides of it (at
+# least MIN_CONTEXT characters of the format's literal text next to a
+# numeric conversion, the figure itself a digit string): a test that fed the
+# message a known figure and checks it printed. A grep of the words alone
+# ("bad with") is not a check of the figure and does not count.
+TEST_FILES = [("tests/unit", (".c", ".h")), ("tests/cli", (".sh", ".py")),
+              ("tests/data", (".expect.json",))]
+MIN_CONTEXT = 4
+CONV = re.compile(r"%[-+ #0'.*0-9]*(hh|h|ll|l|z|j|t|L)?[a-zA-Z%]")
+
+
+def test_text():
+    """Every test file's text, with regex and shell escapes undone
+    ('\\(' -> '(', '.s' kept), joined."""
+    out = []
+    for d, exts in TEST_FILES:
+        for base, _, files in os.walk(os.path.join(ROOT, d)):
+            for f in files:
+                if f.endswith(exts):
+                    t = open(os.path.join(base, f), encoding="utf-8", errors="replace").read()
+                    out.append(re.sub(r"\\\\?([][()|.*+?{}$^/%-])", r"\1", t))
+    return "\n".join(out)
+
+
+def unescape(lit):
+    return lit.replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t").replace("%%", "%")
+
+
+def figure_windows(fmt, rest):
+    """Regexes, one per figure of @fmt (a numeric conversion, or a %s whose
+    argument in @rest is a fc_fmt_* figure with its unit): its words before,
+    the figure, its words after (up to 24 characters each side, at least
+    MIN_CONTEXT of them in all)."""
+    toks, i, arg = [], 0, 0
+    for m in CONV.finditer(fmt):
+        if m.start() > i:
+            toks.append(("lit", unescape(fmt[i:m.start()])))
+        c = m.group(0)
+        a = rest[arg] if arg < len(rest) else ""
+        arg += c != "%%" and 1 + c.count("*")
+        if c == "%%":
+            toks.append(("lit", "%"))
+        elif NUMERIC.fullmatch(c):
+            toks.append(("num", c))
+        elif c.endswith("s") and FIG_ARG.search(a):
+            toks.append(("fig", c))
+        else:
+            toks.append(("any", c))
+        i = m.end()
+    if i < len(fmt):
+        toks.append(("lit", unescape(fmt[i:])))
+    wins = []
+    for k, t in enumerate(toks):
+        if t[0] not in ("num", "fig"):
+            continue
+        left = toks[k - 1][1][-24:] if k > 0 and toks[k - 1][0] == "lit" else ""
+        right = toks[k + 1][1][:24] if k + 1 < len(toks) and toks[k + 1][0] == "lit" else ""
+        if len(left.strip()) + len(right.strip()) < MIN_CONTEXT:
+            continue
+        unit = r"( ?[A-Za-z/%]+)?" if t[0] == "fig" else ""
+        wins.append(re.escape(left) + r"-?[0-9][0-9.,e+-]*" + unit + re.escape(right))
+    return wins
+
+
+def covered(msgs, verbose):
+    text = test_text()
+    per, n = {}, 0
+    for p, line, fn, fmt, rest in msgs:
+        ok = any(re.search(w, text) for w in figure_windows(fmt, rest))
+        n += ok
+        c = per.setdefault(p, [0, 0])
+        c[0] += ok
+        c[1] += 1
+        if verbose:
+            print(f"{'covered' if ok else 'open'}\t{p}:{line}\t{fmt}")
+    print(f"{n} of {len(msgs)} messages with figures have a test that checks a figure in them")
+    for p in sorted(per, key=lambda q: (per[q][1] - per[q][0], per[q][1]), reverse=True):
+        if not verbose:
+            print(f"  {p}\t{per[p][0]} of {per[p][1]}")
+    return 0
+
+
 def main(argv):
     msgs = list(messages())
     if "--count" in argv:
@@ -223,6 +311,8 @@ def main(argv):
         for d in sorted(per):
             print(f"  {d}\t{per[d]}")
         return 0
+    if "--covered" in argv:
+        return covered(msgs, "-v" in argv)
     if "--lint" in argv:
         return 1 if lint() else 0
     if "--doubts" in argv:

@@ -246,6 +246,10 @@ const char *topo_gdr_mode_name(enum topo_gdr_mode m); /* "off", "Default", "PCI"
  * (0: its first); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU
  * NCCL pairs with @nic; NULL when none of its local GPUs uses it.
  * topo_nccl_used: 1 when some GPU's NIC on some channel is @nic.
+ * topo_nccl_fused_into: the switch (bus id) that Broadcom PEX switch @sw is
+ * fused into as that release flattens them (topo.cc
+ * ncclTopoFlattenBcmSwitches), its devices then hanging from that one; NULL
+ * when NCCL keeps @sw as it is.
  */
 enum topo_dist topo_nccl_class(enum topo_dist d);
 enum topo_dist topo_nccl_distance(const struct topo *t, const struct topo_dev *a,
@@ -256,6 +260,7 @@ int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
 		    const struct topo_dev **out, int max);
 const struct topo_dev *topo_nccl_gpu_nic(const struct topo *t, const char *gpu, int channel);
 int topo_nccl_used(const struct topo *t, const struct topo_dev *nic);
+const char *topo_nccl_fused_into(const struct topo *t, const char *sw);
 /*
  * The NCCL release whose rules the choices above follow, as a code (2.21.5 =
  * 22105): the one topo_nccl_set_version gave, else the one installed

@@ -94,34 +94,60 @@ static int bcm_fuses(const struct topo_dev *up, const struct topo_dev *sub, int 
 }
 
 /*
- * The switches NCCL sees above @d, nearest first, as bus ids: the bridge
- * just above a device is a downstream port and skipped, the next is the
- * switch (xml.cc ncclTopoGetXmlFromSys); a Broadcom sub-switch fused into
- * its parent is gone (its devices hang from the parent). A switch fused into
- * once gets subsystem device 0xffff and fuses no more (topo.cc 2.30.7).
+ * The switches NCCL sees above @d, top first, as indexes into d->chain: the
+ * bridge just above a device is a downstream port and skipped, the next is
+ * the switch (xml.cc ncclTopoGetXmlFromSys). @fused[k] (may be NULL) is 1
+ * where that switch is a Broadcom sub-switch fused into the one before it,
+ * whose devices then hang from the parent. A switch fused into once gets
+ * subsystem device 0xffff and fuses no more (topo.cc 2.30.7).
  */
-static int nccl_switches(const struct topo *t, const struct topo_dev *d,
-			 const char *out[TOPO_MAX_DEPTH])
+static int nccl_climb(const struct topo *t, const struct topo_dev *d,
+		      int idx[TOPO_MAX_DEPTH], int fused[TOPO_MAX_DEPTH])
 {
-	int idx[TOPO_MAX_DEPTH], n = 0, m = 0, version = topo_nccl_rules(t, NULL);
+	int n = 0, version = topo_nccl_rules(t, NULL);
 
 	for (int i = d->depth - 2; i >= 0; i -= 2)
 		idx[n++] = i;
-	/* From the top: a fused pair keeps the upper switch only. */
-	for (int k = n - 1; k >= 0; k--) {
-		out[m++] = d->chain[idx[k]];
-		if (k > 0 && bcm_fuses(topo_find(t, d->chain[idx[k]]),
-				       topo_find(t, d->chain[idx[k - 1]]), version))
-			k--;
-	}
-	/* nearest first */
-	for (int i = 0; i < m / 2; i++) {
-		const char *x = out[i];
+	for (int i = 0; i < n / 2; i++) { /* top first */
+		int x = idx[i];
 
-		out[i] = out[m - 1 - i];
-		out[m - 1 - i] = x;
+		idx[i] = idx[n - 1 - i];
+		idx[n - 1 - i] = x;
 	}
+	for (int k = 0; fused && k < n; k++)
+		fused[k] = k > 0 && !fused[k - 1] &&
+			   bcm_fuses(topo_find(t, d->chain[idx[k - 1]]),
+				     topo_find(t, d->chain[idx[k]]), version);
+	return n;
+}
+
+/* The switches NCCL sees above @d, nearest first, as bus ids; a fused
+ * Broadcom sub-switch is gone. */
+static int nccl_switches(const struct topo *t, const struct topo_dev *d,
+			 const char *out[TOPO_MAX_DEPTH])
+{
+	int idx[TOPO_MAX_DEPTH], fused[TOPO_MAX_DEPTH], n = nccl_climb(t, d, idx, fused), m = 0;
+
+	for (int k = n - 1; k >= 0; k--)
+		if (!fused[k])
+			out[m++] = d->chain[idx[k]];
 	return m;
+}
+
+const char *topo_nccl_fused_into(const struct topo *t, const char *sw)
+{
+	int idx[TOPO_MAX_DEPTH], fused[TOPO_MAX_DEPTH];
+
+	for (int i = 0; sw && i < t->ndevs; i++) {
+		const struct topo_dev *d = &t->devs[i];
+		int n = d->kind == TOPO_KIND_GPU || d->kind == TOPO_KIND_NIC ?
+				nccl_climb(t, d, idx, fused) : 0;
+
+		for (int k = 1; k < n; k++)
+			if (fused[k] && !strcmp(d->chain[idx[k]], sw))
+				return d->chain[idx[k - 1]];
+	}
+	return NULL;
 }
 
 /* PCIe class of two devices as paths.cc ncclTopoSetPaths types it: PIX

@@ -367,16 +367,25 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 			   down);
 }
 
-/* Which release's rules the NCCL choices above follow (topo_nccl_rules). */
+/* Which release's rules the NCCL choices above follow (topo_nccl_rules),
+ * and the Broadcom PEX switches that release fuses into their parent
+ * (topo_nccl_fused_into): bcm_fused, {"switch", "into"} by bus order. */
 static void report_nccl_rules(const struct topo *t, json_t *doc)
 {
-	const char *how;
+	const char *how, *into;
 	char ver[16];
 	int v = topo_nccl_rules(t, &how);
+	json_t *fused = json_array();
 
+	for (int i = 0; i < t->ndevs; i++)
+		if (t->devs[i].kind == TOPO_KIND_BRIDGE &&
+		    (into = topo_nccl_fused_into(t, t->devs[i].bdf)))
+			json_array_append_new(fused, json_pack("{s:s, s:s}", "switch", t->devs[i].bdf,
+							       "into", into));
 	json_object_set_new(doc, "nccl_rules",
-			    json_pack("{s:s, s:s}", "version", topo_nccl_version_str(v, ver, sizeof(ver)),
-				      "from", how));
+			    json_pack("{s:s, s:s, s:o}", "version",
+				      topo_nccl_version_str(v, ver, sizeof(ver)), "from", how,
+				      "bcm_fused", fused));
 }
 
 void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)

@@ -2,18 +2,33 @@
  * Preflight: each fabric port's module, from the probe's "module" of the
  * netdev (pf_probe.c probe_module: `ethtool -m`, live or from a capture).
  *
- * On the node: what the module says of itself against its own thresholds
- * (diag/modlimits.c diag_module_verdict: its flags that are On, its
- * temperature and supply, each lane's transmit power, bias and receive
- * power against the alarm and warning thresholds it publishes, SFF-8636
- * page 03h / CMIS page 02h). An alarm fails a rail port (its transceiver is
- * blamed, so a drain names it); a warning, or any finding of a port off the
- * rails, warns.
+ * On the node (pf_module_facts, at the probe; judged here):
+ *   "own": what the module says of itself against its own thresholds
+ *     (diag/modlimits.c diag_module_verdict: its flags that are On, its
+ *     temperature and supply, each lane's transmit power, bias and receive
+ *     power against the alarm and warning thresholds it publishes,
+ *     SFF-8636 page 03h / CMIS page 02h). An alarm fails a rail port (its
+ *     transceiver is blamed, so a drain names it); a warning, or any
+ *     finding of a port off the rails, warns.
+ *   "below": the port trained on fewer lanes than its module is set for
+ *     (diag/expect.c diag_expect_rate: the active application's lanes, or
+ *     the lanes with light plus those with a transmitter fault). Sure (a
+ *     transmitter fault, or the application): a failure that blames the
+ *     transceiver (the port's rate without a fault); else a warning.
+ *   "lanes": a lane apart from the module's other lanes, inside its
+ *     warning window (diag/modlanes.c diag_module_lanes): a warning, unless
+ *     the comparison with the other nodes below named the module.
+ *   "flags": a lane's Tx fault, loss of signal or of lock, named at the
+ *     end that transmits (diag/modlanes.c diag_module_signals): latched
+ *     flags, a warning.
  * Across the nodes: the module's temperature, supply voltage and each
- * lane's transmit power and bias against the same port (device and port)
- * on two or more other nodes, in units of its own warning window
- * (diag/modpeers.c diag_module_peer, where the rule and its sources are):
- * a warning naming the reading, its peers and its threshold.
+ * lane's transmit power and bias against the same port on two or more
+ * other nodes, in units of its own warning window (diag/modpeers.c
+ * diag_module_peer), and each lane's receive power against theirs (more
+ * than DIAG_RX_PEER_DB below their median, diag_rx_peer): warnings. The
+ * same port is the port on the same rail where the rails placed both
+ * (device names differ between server models), else the same device and
+ * port.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,27 +38,124 @@
 #include "core/out.h"
 #include "diag/diag.h"
 
-static void own(json_t *doc, const char *node, const char *nd, const json_t *mod, int rail)
+void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p)
 {
-	const json_t *o = json_object_get(mod, "own");
-	const char *dev = fc_jstr(mod, "device", "?");
+	char why[1024], part[96];
+	struct diag_expect e;
+	int lvl = diag_module_verdict(m, why, sizeof(why));
+
+	if (*why)
+		json_object_set_new(o, "own", json_pack("{s:i, s:s}", "level", lvl, "why", why));
+	diag_expect_rate(fc_jnum(p, "rate_gbps", 0), atoi(fc_jstr(p, "width", "0")), m, NULL, 0, &e);
+	if (e.gbps > 0)
+		json_object_set_new(o, "below", json_pack("{s:f, s:i, s:b, s:b, s:s}", "gbps", e.gbps,
+							  "width", e.width, "likely", e.likely,
+							  "fault", e.fault != 0, "why", e.why));
+	if (diag_module_lanes(m, 0, why, sizeof(why), part, sizeof(part)))
+		json_object_set_new(o, "lanes", json_pack("{s:s, s:s}", "why", why, "part", part));
+	/* a fault that left the port below is said there */
+	if (diag_module_signals(m, e.gbps <= 0, why, sizeof(why), part, sizeof(part)))
+		json_object_set_new(o, "flags", json_pack("{s:s, s:s}", "why", why, "part", part));
+}
+
+/* One module of one node, as the judgment sees it. */
+struct pf_mod {
+	const char *node, *netdev;
+	const json_t *mod;
+	int rail; /* on the GPU fabric: its faults can drain */
+};
+
+/* A finding "NODE: DEV port N (IF) TEXT" on @x at @lvl. */
+static void mod_finding(json_t *doc, const struct pf_mod *x, enum fc_verdict lvl, const char *text)
+{
+	fc_finding(doc, lvl, "%s: %s port %d (%s) %s", x->node, fc_jstr(x->mod, "device", "?"),
+		   (int)fc_jnum(x->mod, "port", 0), x->netdev, text);
+}
+
+static void own(json_t *doc, const struct pf_mod *x)
+{
+	const json_t *o = json_object_get(x->mod, "own");
 	int alarm = fc_jnum(o, "level", -1) > 0;
+	char text[1536];
 
 	if (!o)
 		return;
-	fc_finding(doc, alarm && rail ? FC_FAIL : FC_WARN,
-		   "%s: %s port %d (%s) module: %s (ethtool -m %s): check the airflow and seating of the module, then swap it with a known-good transceiver and re-run%s",
-		   node, dev, (int)fc_jnum(mod, "port", 0), nd, fc_jstr(o, "why", "?"), nd,
-		   alarm && !rail ? " (not a rail port: not judged for a drain)" : "");
-	if (alarm && rail)
-		pf_blame(doc, node, "transceiver", dev);
+	snprintf(text, sizeof(text),
+		 "module: %s (ethtool -m %s): check the airflow and seating of the module, then swap it with a known-good transceiver and re-run%s",
+		 fc_jstr(o, "why", "?"), x->netdev,
+		 alarm && !x->rail ? " (not a rail port: not judged for a drain)" : "");
+	mod_finding(doc, x, alarm && x->rail ? FC_FAIL : FC_WARN, text);
+	if (alarm && x->rail)
+		pf_blame(doc, x->node, "transceiver", fc_jstr(x->mod, "device", NULL));
 }
 
-/* The modules of the same port as @mod on the nodes but @i into @peers. */
-static int same_port(const json_t *const *probes, int n, int i, const json_t *mod,
-		     const json_t **peers)
+/* The port runs on fewer lanes than its module is set for: sure, a failure
+ * whether or not the rails took the port (a port trained on fewer lanes is
+ * left out of them as "another rate": that is the fault), as the same port
+ * below its peers is (pf_across.c port_rate_model). */
+static void below(json_t *doc, const struct pf_mod *x, const json_t *port)
 {
-	int k = 0;
+	const json_t *b = json_object_get(x->mod, "below");
+	int sure = json_is_true(json_object_get(b, "likely"));
+	char now[48], want[48], text[1536];
+
+	if (!b || !port)
+		return;
+	diag_rate_text(fc_jnum(port, "rate_gbps", 0), (int)fc_jnum(port, "width", 0), now,
+		       sizeof(now));
+	diag_rate_text(fc_jnum(b, "gbps", 0), (int)fc_jnum(b, "width", 0), want, sizeof(want));
+	snprintf(text, sizeof(text),
+		 "runs at %s where its module is set for %s: %s: reseat the module, read 'ethtool -m %s' again, then replace the transceiver (a lane's Tx fault is its transmitter) and check the switch port's speed",
+		 now, want, fc_jstr(b, "why", "?"), x->netdev);
+	mod_finding(doc, x, sure ? FC_FAIL : FC_WARN, text);
+	if (sure)
+		pf_blame(doc, x->node,
+			 json_is_true(json_object_get(b, "fault")) ? "transceiver" : "port rate",
+			 fc_jstr(x->mod, "device", NULL));
+}
+
+/* A lane apart from its siblings (unless @peered: the same port on the
+ * other nodes named the module, the stronger comparison of the same
+ * readings), and the lane flags. */
+static void lanes(json_t *doc, const struct pf_mod *x, int peered)
+{
+	const json_t *l = peered ? NULL : json_object_get(x->mod, "lanes");
+	const json_t *f = json_object_get(x->mod, "flags");
+	char next[400], text[1536];
+
+	if (l) {
+		diag_module_lanes_next(x->netdev, next, sizeof(next));
+		snprintf(text, sizeof(text), "module, %s: %s (ethtool -m): %s", fc_jstr(l, "part", "?"),
+			 fc_jstr(l, "why", "?"), next);
+		mod_finding(doc, x, FC_WARN, text);
+	}
+	if (f) {
+		diag_module_signals_next(x->netdev, next, sizeof(next));
+		snprintf(text, sizeof(text), "module flags %s (ethtool -m %s; latched until read): %s",
+			 fc_jstr(f, "why", "?"), x->netdev, next);
+		mod_finding(doc, x, FC_WARN, text);
+	}
+}
+
+/* The rail of port DEV:PORT of @mod on @node in the rail set, or -1. */
+static int rail_of(const json_t *set, const char *node, const json_t *mod)
+{
+	char key[96];
+	const json_t *r;
+
+	snprintf(key, sizeof(key), "%s:%d", fc_jstr(mod, "device", "?"),
+		 (int)fc_jnum(mod, "port", 0));
+	r = json_object_get(json_object_get(json_object_get(set, "rail_of"), node), key);
+	return json_is_integer(r) ? (int)json_integer_value(r) : -1;
+}
+
+/* The modules of the same port as @mod (of node @i) on the other nodes,
+ * with @key read, into @peers: by rail where the rail set places it and
+ * the peer's port, else by device and port. */
+static int same_port(const char *const *names, const json_t *const *probes, int n, int i,
+		     const json_t *mod, const json_t *set, const char *key, const json_t **peers)
+{
+	int k = 0, rail = rail_of(set, names[i], mod);
 
 	for (int j = 0; j < n; j++) {
 		const json_t *net, *m;
@@ -52,10 +164,15 @@ static int same_port(const json_t *const *probes, int n, int i, const json_t *mo
 		if (j == i || !probes[j])
 			continue;
 		json_object_foreach(json_object_get(probes[j], "netdevs"), nd, net) {
+			int r;
+
 			m = json_object_get(net, "module");
-			if (json_object_get(m, "readings") &&
+			if (!json_object_get(m, key))
+				continue;
+			r = rail_of(set, names[j], m);
+			if (rail >= 0 && r >= 0 ? r == rail :
 			    !strcmp(fc_jstr(m, "device", ""), fc_jstr(mod, "device", "?")) &&
-			    fc_jnum(m, "port", 0) == fc_jnum(mod, "port", -1)) {
+				    fc_jnum(m, "port", 0) == fc_jnum(mod, "port", -1)) {
 				peers[k++] = m;
 				break;
 			}
@@ -64,36 +181,73 @@ static int same_port(const json_t *const *probes, int n, int i, const json_t *mo
 	return k;
 }
 
-static void against_peers(json_t *doc, const char *const *names, const json_t *const *probes,
-			  int n, int i, const char *nd, const json_t *mod)
+static int against_peers(json_t *doc, const char *const *names, const json_t *const *probes,
+			 int n, int i, const struct pf_mod *x, const json_t *set)
 {
 	const json_t **peers = calloc((size_t)n + 1, sizeof(*peers));
-	char why[2048], next[400];
+	char why[2048], next[400], lanes_at[64], text[3072];
 	const char *part;
-	int k = peers ? same_port(probes, n, i, mod, peers) : 0;
+	int k, named = 0;
 
-	if (k >= 2 && diag_module_peer(mod, peers, k, why, sizeof(why), &part)) {
-		diag_module_peer_next(nd, next, sizeof(next));
-		fc_finding(doc, FC_WARN, "%s: %s port %d (%s) module, %s: %s (ethtool -m): %s",
-			   names[i], fc_jstr(mod, "device", "?"), (int)fc_jnum(mod, "port", 0), nd,
-			   part, why, next);
+	if (!peers)
+		return 0;
+	k = same_port(names, probes, n, i, x->mod, set, "readings", peers);
+	if (k >= 2 && diag_module_peer(x->mod, peers, k, why, sizeof(why), &part)) {
+		named++;
+		diag_module_peer_next(x->netdev, next, sizeof(next));
+		snprintf(text, sizeof(text), "module, %s: %s (ethtool -m): %s", part, why, next);
+		mod_finding(doc, x, FC_WARN, text);
+	}
+	k = same_port(names, probes, n, i, x->mod, set, "lanes_rx_dbm", peers);
+	if ((k = diag_rx_peer(x->mod, peers, k, why, sizeof(why), lanes_at, sizeof(lanes_at)))) {
+		diag_rx_peer_next(lanes_at, k, next, sizeof(next));
+		snprintf(text, sizeof(text),
+			 "module, far end's transmitter or fibre (lane%s %s): %s: more than the %.0f dB a compliant channel loses (ethtool -m): %s",
+			 k > 1 ? "s" : "", lanes_at, why, DIAG_RX_PEER_DB, next);
+		mod_finding(doc, x, FC_WARN, text);
+		named++;
 	}
 	free(peers);
+	return named;
+}
+
+/* The port row of @mod's port in node summary @sum, or NULL. */
+static const json_t *port_row(const json_t *sum, const json_t *mod)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(sum, "ports"), i, r)
+		if (!strcmp(fc_jstr(r, "device", ""), fc_jstr(mod, "device", "?")) &&
+		    fc_jnum(r, "port", 0) == fc_jnum(mod, "port", -1))
+			return r;
+	return NULL;
 }
 
 void pf_check_modules(json_t *doc, const char *const *names, const json_t *const *probes,
-		      const json_t *const *sums, int n)
+		      const json_t *const *sums, int n, const json_t *set)
 {
 	for (int i = 0; i < n; i++) {
 		const json_t *net, *mod;
 		const char *nd;
 
 		json_object_foreach(probes[i] ? json_object_get(probes[i], "netdevs") : NULL, nd, net) {
+			struct pf_mod x = { names[i], nd, NULL, 0 };
+
 			mod = json_object_get(net, "module");
+			x.mod = mod;
+			x.rail = pf_hca_on_rail(sums[i], fc_jstr(mod, "device", ""));
+			if (json_object_get(mod, "skip"))
+				json_array_append_new(json_object_get(doc, "skipped"),
+						      json_sprintf("%s: %s port %d (%s) module: %s", names[i],
+								   fc_jstr(mod, "device", "?"),
+								   (int)fc_jnum(mod, "port", 0), nd,
+								   fc_jstr(mod, "skip", "?")));
 			if (!json_object_get(mod, "readings"))
 				continue;
-			own(doc, names[i], nd, mod, pf_hca_on_rail(sums[i], fc_jstr(mod, "device", "")));
-			against_peers(doc, names, probes, n, i, nd, mod);
+			own(doc, &x);
+			below(doc, &x, port_row(sums[i], mod));
+			lanes(doc, &x, against_peers(doc, names, probes, n, i, &x, set));
 		}
 	}
 }

@@ -259,11 +259,11 @@ static char *probe_tool(struct fc_src *s, const char *const *argv, const struct 
 
 /*
  * The module of port @p of @dev, whose netdev @net is: `ethtool -m` read
- * (diag/parse.c) into what it says of itself against its own thresholds
- * (diag_module_verdict: "own", {level, why}) and the readings the same
- * port on other nodes is compared with (diag_module_readings), as "module"
- * of the netdev, with its "device" and "port"; "skip" with the reason where
- * none was read. Judged by pf_module.c.
+ * (diag/parse.c) into the readings the same port on other nodes is
+ * compared with (diag_module_readings) and what the module says of itself
+ * (pf_module_facts), as "module" of the netdev, with its "device" and
+ * "port"; "skip" with the reason where none was read. Judged by
+ * pf_module.c.
  */
 static void probe_module(struct fc_src *s, json_t *net, const char *dev, const json_t *p,
 			 const struct pf_budget *b)
@@ -275,7 +275,7 @@ static void probe_module(struct fc_src *s, json_t *net, const char *dev, const j
 	struct diag_module m;
 	json_t *o;
 	char *out;
-	int code = -1, lvl;
+	int code = -1;
 
 	if (!timeout || !fc_name_ok(FC_NAME_NETDEV, nd))
 		return;
@@ -283,21 +283,17 @@ static void probe_module(struct fc_src *s, json_t *net, const char *dev, const j
 	if (!out)
 		ran_out(b, why);
 	if (!out || code || diag_parse_module(out, &m)) {
-		json_object_set_new(net, "module",
-				    json_pack("{s:s}", "skip", !out || code ? (*why ? why : "ethtool -m failed") :
-						   "ethtool -m printed no monitor readings"));
-		free(out);
-		return;
+		o = json_pack("{s:s}", "skip", !out || code ? (*why ? why : "ethtool -m failed") :
+					       "ethtool -m printed no monitor readings");
+	} else {
+		diag_module_pn(out, pn, sizeof(pn));
+		diag_module_judge(&m, atoi(fc_jstr(p, "width", "0")));
+		o = diag_module_readings(&m, pn);
+		pf_module_facts(o, &m, p);
 	}
-	diag_module_pn(out, pn, sizeof(pn));
 	free(out);
-	diag_module_judge(&m, atoi(fc_jstr(p, "width", "0")));
-	o = diag_module_readings(&m, pn);
 	json_object_set_new(o, "device", json_string(dev));
 	json_object_set_new(o, "port", json_integer((json_int_t)fc_jnum(p, "port", 0)));
-	lvl = diag_module_verdict(&m, why, sizeof(why));
-	if (*why)
-		json_object_set_new(o, "own", json_pack("{s:i, s:s}", "level", lvl, "why", why));
 	json_object_set_new(net, "module", o);
 }
 

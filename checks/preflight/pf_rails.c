@@ -294,13 +294,15 @@ static void rail_notes(json_t *doc, const struct fc_rail_map *map)
 }
 
 /* The rail set into @set: {"ports": {NODE: {"DEV:PORT": true}}, "names":
- * [the rails' names]}. */
+ * [the rails' names], "named": the ports the rails named, "rail_of":
+ * {NODE: {"DEV:PORT": rail index}}}. */
 static void rail_set(const struct pf_rail_in *x, json_t *set)
 {
 	json_t *ports = json_object(), *rn = json_array(), *named = json_object();
+	json_t *rail_of = json_object();
 
 	for (int i = 0; i < x->n; i++) {
-		json_t *mine = json_object(), *nm = json_object();
+		json_t *mine = json_object(), *nm = json_object(), *ro = json_object();
 
 		for (int r = 0; r < x->map.nrails; r++) {
 			const struct fc_rail_port *p = fc_rail_port_of(&x->map, x->nodes, i, r);
@@ -310,13 +312,16 @@ static void rail_set(const struct pf_rail_in *x, json_t *set)
 				continue;
 			snprintf(key, sizeof(key), "%s:%d", p->dev, p->port);
 			json_object_set_new(mine, key, json_true());
+			json_object_set_new(ro, key, json_integer(r));
 			if (fc_rail_port_named(&x->map, i, p->dev, p->port))
 				json_object_set_new(nm, key, json_true());
 		}
 		json_object_set_new(ports, x->nodes[i].name, mine);
 		json_object_set_new(named, x->nodes[i].name, nm);
+		json_object_set_new(rail_of, x->nodes[i].name, ro);
 	}
 	json_object_set_new(set, "named", named);
+	json_object_set_new(set, "rail_of", rail_of);
 	for (int r = 0; r < x->map.nrails; r++)
 		json_array_append_new(rn, json_string(x->map.rails[r].name));
 	json_object_set_new(set, "ports", ports);

@@ -107,10 +107,20 @@ void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *cons
  * they are warnings. */
 int pf_hca_on_rail(const json_t *sum, const char *dev);
 /* Each fabric port's module (checks/preflight/pf_module.c): against its own
- * thresholds on the node, and its readings against the same port's module
- * on the other nodes. */
+ * thresholds on the node, its lanes against each other, the port's rate
+ * against its module's lanes, and its readings against the same port's
+ * module on the other nodes: the port on the same rail where the rail set
+ * @set (pf_check_rails) places it, else the same device and port. A module
+ * that could not be read goes into the document's "skipped" with why. */
 void pf_check_modules(json_t *doc, const char *const *names, const json_t *const *probes,
-		      const json_t *const *sums, int n);
+		      const json_t *const *sums, int n, const json_t *set);
+/* What module @m (read and judged by diag/parse.c) of port @p says of
+ * itself, into its probe object @o (pf_module.c): "own" (against its
+ * thresholds, diag_module_verdict), "lanes" (a lane apart from the
+ * others), "flags" (lane flags at the end that transmits), "below" (the
+ * port runs on fewer lanes than its module is set for), each {.., "why"}. */
+struct diag_module;
+void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p);
 
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two
@@ -124,7 +134,8 @@ void pf_check_modules(json_t *doc, const char *const *names, const json_t *const
  * fewer than two, nothing checked). @exclude: --exclude-dev LIST or NULL;
  * the ports left out by rule or by it go into "notes". @set (NULL: none)
  * gets the rail set, also with one rail: {"ports": {NODE: {"DEV:PORT":
- * true}}, "names": [rail names]}: the ports a drain may judge.
+ * true}}, "names": [rail names]}: the ports a drain may judge; "rail_of":
+ * {NODE: {"DEV:PORT": rail index}}: each port's rail.
  */
 int pf_check_rails(json_t *doc, const char *const *names, const json_t *const *probes, int n,
 		   const char *exclude, json_t *set);

@@ -378,4 +378,79 @@ expect_quiet "capture: preflight --from names no module on the healthy nodes" 0 
 expect "capture: preflight --from judges a module against its own thresholds" 1 \
 	"n4: mlx5_2 port 1 \(eth2\) module: lane 2 transmits -13.01 dBm, below the module's low alarm -11.40 dBm: its transmitter \(ethtool -m eth2\)" -- \
 	$FC preflight --from "$CAP_TMP/mods/n4"
+
+# One module's lanes against each other, its port against its lanes, its
+# receive power against the other nodes, peers by rail, and a module not
+# read (issue 37 item 1), on a second rack of the same captures: every port
+# on one subnet (10.0.0.0/24), so the rails match each node's port by it.
+# n1-n3 name the port mlx5_2 (eth2); n4 is of another model and names it
+# mlx5_3 (eth3). Modules (the real SR4 capture, edits said): n1, n2 as
+# captured; n3 lane 3 receives 0.2000 mW / -6.99 dBm (its siblings -0.12 to
+# 0.55 dBm, the other nodes' lane 3 0.55 dBm); n4 lane 2 transmits 0.3981 mW
+# / -4.00 dBm. n5 alone: its port trained at 50 Gb/s on 2 lanes ("2X") and
+# its module's lane 3 transmitter off (0.000 mA, 0.0000 mW / -inf dBm) with
+# "Tx fault : [ No, No, Yes, No ]" as a newer ethtool prints it after
+# "Revision Compliance" (qsfp.c sff8636_show_signals). n6 alone: the real
+# passive copper cable capture (no monitors). n7 alone: n4's module.
+mkrack() { # OUT NODE:DEV:NETDEV:RATE:WIDTH:MODULE...
+	local out=$1 n dev nd rate width f first=1
+	shift
+	echo '{"nodes": [' >"$out.json"
+	for spec in "$@"; do
+		IFS=: read -r n dev nd rate width f <<<"$spec"
+		[ $first = 1 ] || echo , >>"$out.json"
+		first=0
+		echo '{"name": "'$n'", "devices": [{"name": "'$dev'", "fw_ver": "28.41.1000", "ports": [{"device": "'$dev'",
+		"port": 1, "state": "ACTIVE", "link_layer": "Ethernet", "rate_gbps": '$rate', "width": "'$width'",
+		"netdev": "'$nd'", "subnet": "10.0.0.0/24"}]}]}' >>"$out.json"
+	done
+	echo ']}' >>"$out.json"
+	python3 tests/cli/bundle-rack.py "$CAP_TMP/cap-dgx" "$out.json" "$out" >/dev/null
+	for spec in "$@"; do
+		IFS=: read -r n dev nd rate width f <<<"$spec"
+		cp "$f" "$out/$n/cmd/ethtool_-m_$nd"
+		python3 - "$out/$n" "$nd" <<'PY'
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("br", "tests/cli/bundle-rack.py")
+br = importlib.util.module_from_spec(spec); spec.loader.exec_module(br)
+root, nd = sys.argv[1], sys.argv[2]; mp = os.path.join(root, "manifest.json"); man = json.load(open(mp))
+rel = "cmd/ethtool_-m_" + nd
+br.put(root, man, rel, open(os.path.join(root, rel), "rb").read(), "ethtool -m " + nd)
+man["files"][-1]["exit"] = 0
+json.dump(man, open(mp, "w"), indent=1)
+PY
+	done
+}
+M=$CAP_TMP/lanes
+mkdir -p "$M"
+sed 's|Rcvr signal avg optical power(Channel 3)  : 1.1340 mW / 0.55 dBm|Rcvr signal avg optical power(Channel 3)  : 0.2000 mW / -6.99 dBm|' "$SR4" >"$M/rx3.txt"
+sed 's|Transmit avg optical power (Channel 2)    : 1.3181 mW / 1.20 dBm|Transmit avg optical power (Channel 2)    : 0.3981 mW / -4.00 dBm|' "$SR4" >"$M/tx2.txt"
+sed -e 's|Laser tx bias current (Channel 3)         : 6.750 mA|Laser tx bias current (Channel 3)         : 0.000 mA|' \
+	-e 's|Transmit avg optical power (Channel 3)    : 1.3378 mW / 1.26 dBm|Transmit avg optical power (Channel 3)    : 0.0000 mW / -inf dBm|' \
+	-e '/Revision Compliance/a\	Tx fault                                  : [ No, No, Yes, No ]' "$SR4" >"$M/fault3.txt"
+mkrack "$M/r" n1:mlx5_2:eth2:100:4X:"$SR4" n2:mlx5_2:eth2:100:4X:"$SR4" n3:mlx5_2:eth2:100:4X:"$M/rx3.txt" \
+	n4:mlx5_3:eth3:100:4X:"$M/tx2.txt"
+mkrack "$M/one" n5:mlx5_2:eth2:50:2X:"$M/fault3.txt" \
+	n6:mlx5_2:eth2:100:4X:tests/real/ethtool_m/noc-sn2100_swp13_mellanox-mcp1600-dac_no-dom.txt \
+	n7:mlx5_2:eth2:100:4X:"$M/tx2.txt"
+R=("$M/r/n1" "$M/r/n2" "$M/r/n3" "$M/r/n4")
+expect "capture: preflight --from compares each lane's receive power with the same port on the other nodes" 1 \
+	"n3: mlx5_2 port 1 \(eth2\) module, far end's transmitter or fibre \(lane 3\): lane 3 receives -6.99 dBm where the same port on 3 other nodes receives 0.55 dBm \(median\), 7.5 dB less: more than the 4 dB a compliant channel loses \(ethtool -m\)" -- \
+	$FC preflight --from "${R[@]}"
+expect "capture: preflight --from finds a port's peers by rail where device names differ" 1 \
+	"n4: mlx5_3 port 1 \(eth3\) module, transceiver \(its transmitter\): lane 2 transmit power -4.00 dBm where the same port's module on 3 other nodes reads 1.20 to 1.20 dBm" -- \
+	$FC preflight --from "${R[@]}"
+expect_quiet "capture: preflight --from names no module of the healthy nodes of the rack by rail" 0 -- bash -c \
+	"! $FC preflight --from ${R[*]} 2>&1 | grep -E 'n[12]: mlx5_2 port 1 \(eth2\) (module|runs)'"
+expect "capture: preflight --from names a lane apart from its module's other lanes" 1 \
+	"n7: mlx5_2 port 1 \(eth2\) module, transceiver \(lane 2 transmitter\): lane 2 transmit power -4.00 dBm where the module's 3 other lanes in use read 1.26 to 1.44 dBm: 5.27 dB from their median 1.27 dBm, more than the 4.40 dB left to its own low warning threshold -8.40 dBm \(ethtool -m\)" -- \
+	$FC preflight --from "$M/one/n7"
+expect "capture: preflight --from names a port trained on fewer lanes than its module, blaming the transceiver" 1 \
+	"n5: mlx5_2 port 1 \(eth2\) runs at 50 Gb/s on 2 lanes where its module is set for 100 Gb/s on 4 lanes: its module drives 4 lanes \(light on 3, transmitter fault on lane 3: ethtool -m\)" -- \
+	$FC preflight --from "$M/one/n5"
+expect "capture: preflight --from --json blames n5's transceiver" 0 '^n5 transceiver mlx5_2$' -- bash -c \
+	"$FC preflight --from $M/one/n5 --json | jq -r '.blame[] | select(.part == \"transceiver\") | \"\(.node) \(.part) \(.device)\"'"
+expect "capture: preflight --from lists a module it could not read as skipped" 1 \
+	"^  n6: mlx5_2 port 1 \(eth2\) module: ethtool -m printed no monitor readings$" -- \
+	$FC preflight --from "$M/one/n6"
 rm -rf "$CAP_TMP"

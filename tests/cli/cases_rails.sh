@@ -91,9 +91,41 @@ ok = (d["verdict"] == "fail" and len(s) == 1 and s[0]["node"] == "nodeC" and s[0
       and all(p["verdict"] == "pass" for p in d["pairs"] if p["rail"] == 0)
       and sum(p["verdict"] == "fail" for p in d["pairs"] if p["rail"] == 1) == 3)
 print("ok" if ok else json.dumps(d)[:800])' "$RLT/m.json"
-expect "matrix rails: the finding names the node and the rail" 1 'nodeC on rail 1 \(rxe1\): bad with most of its peers on that rail' -- \
+# the evidence in the single-port analysis's words (tests/unit/test_mxsame.c
+# feeds both the same cells): how many peers, which bar, the slowest
+expect "matrix rails: the finding names the node, the rail and its evidence" 1 'nodeC on rail 1 \(rxe1\): bad with 3 of 3 peers \(below 90% of the rack median 0.163 Gb/s; the slowest 0.02 Gb/s, with nodeA; its median 0.02 Gb/s\), while its other rails pass: that node.s HCA' -- \
 	$FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db"
 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db "$RLT/m.db" >"$RLT/m.txt" 2>/dev/null
+# The same recorded results two ways (issue 39 item 5): the port run above
+# with both directions measured (nodeD->nodeA on rail 1 at 0.2 Gb/s against
+# 0.163 the other way), imported with its rails and as a single-port run of
+# rail 1's figures: the rails' suspect gives the single-port suspect's
+# evidence word for word, and the asymmetry on rail 1 is said in both (the
+# rails path left every rail's asymmetry out).
+python3 -c 'import copy, json, sys
+d = json.load(open(sys.argv[1])); res = []; one = []
+for r in d["results"]:
+    x = copy.deepcopy(r); x["a"], x["b"] = r["b"], r["a"]
+    if {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeD"}:
+        x["rails"][1]["loaded"]["results"][0]["gbps"] = 0.2
+    res += [r, x]
+for r in res:
+    one.append(dict({k: v for k, v in r.items() if k != "rails"}, results=r["rails"][1]["loaded"]["results"],
+                    verdict=r["rails"][1]["loaded"]["verdict"]))
+json.dump(dict(d, results=res), open(sys.argv[2], "w")); json.dump(dict(d, results=one), open(sys.argv[3], "w"))' \
+	tests/data/matrix/rails-docs-4x2-port.json "$RLT/both.json" "$RLT/one.json"
+$FC matrix --import "$RLT/both.json" --db "$RLT/both.db" --json >"$RLT/both.out" 2>/dev/null
+$FC matrix --import "$RLT/one.json" --db "$RLT/one.db" --json >"$RLT/one.out" 2>/dev/null
+expect "matrix rails and one port, the same results: the same evidence, the same asymmetry" 0 '^ok 2$' -- \
+	python3 -c 'import json, re, sys
+texts = lambda p: json.load(open(p))["findings"]
+rails, one = texts(sys.argv[1]), texts(sys.argv[2])
+why = [re.match(r"suspect node nodeC: (.*): check ", t) for t in one]
+why = [m.group(1) for m in why if m]
+asym = [t for t in one if t.startswith("link nodeA-nodeD is asymmetric: ")]
+want = ["nodeC on rail 1 (rxe1): %s, while its other rails pass: " % w for w in why] + ["rail 1 (rxe1): " + a for a in asym]
+found = sum(any(t.startswith(w) for t in rails) for w in want)
+print("ok %d" % found if len(want) == 2 and found == 2 else (want, rails))' "$RLT/both.out" "$RLT/one.out"
 expect "matrix rails: a grid per rail" 0 '^2$' -- grep -c 'Gb/s, row -> column' "$RLT/m.txt"
 expect "matrix rails: nodeC's row bad on rail 1 only" 0 '^1$' -- grep -Ec '^  nodeC +0\.02\* +0\.02\* +0\.02\*$' "$RLT/m.txt"
 expect "matrix one rail: suspects have level node and rail null" 0 '^ok$' -- python3 -c 'import json, subprocess, sys

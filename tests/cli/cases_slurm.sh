@@ -278,7 +278,7 @@ expect "own device: two nodes, nodeA's rail 0 device is nodeA's port, drained wi
 	'drain +nodeA .*Reason="fabcheck: port on rxe0 \(matrix run [0-9]+ across 2 nodes\)"' -- \
 	$FC matrix --import $SLT/own2.json --db $SLT/m.db --drain
 expect "own device: named as its own, no link suspect" 1 \
-	'^\[\(.port., .nodeA., 0\)\] True$' -- bash -c "$FC matrix --import $SLT/own2.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print([(s[\"level\"], s[\"node\"], s[\"rail\"]) for s in d[\"suspects\"]], any(\"its own device on that rail could not be set up\" in f for f in d[\"findings\"]))'; exit \${PIPESTATUS[0]}"
+	'^\[\(.port., .nodeA., 0\)\] True$' -- bash -c "$FC matrix --import $SLT/own2.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print([(s[\"level\"], s[\"node\"], s[\"rail\"]) for s in d[\"suspects\"]], any(\"nodeA on rail 0 (rxe0): its own RDMA device, port or rail could not be set up\" in f for f in d[\"findings\"]))'; exit \${PIPESTATUS[0]}"
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "own device: a node's every pair without rails: that node, drained" 1 \
 	'drain +nodeC .*Reason="fabcheck: node \(matrix run [0-9]+ across 4 nodes\)"' -- \
@@ -300,6 +300,12 @@ expect "own device: a live run's rail 1 port of nodeB drained with its device" 1
 	--timeout 5 --db $SLT/own-live.db --drain
 expect "own device: only nodeB drained live" 0 '^IDLE\|\|IDLE\+DRAIN\|fabcheck: port on rxe1 .*\|IDLE\|\|$' -- \
 	sh -c "for n in nodeA nodeB nodeC; do head -2 $SLT/s/\$n | tr '\n' '|'; done"
+slurm_nodes nodeA nodeB nodeC
+expect "own device: nodeB's every rail: the node, drained, not listed as not checked" 1 \
+	'drain +nodeB .*Reason="fabcheck: node \(matrix run [0-9]+ across 3 nodes\)"' -- \
+	env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NODEV_HOST=nodeB \
+	$FC matrix nodeA nodeB nodeC --launcher local --worker-cmd "$(pwd)/tests/cli/rack-worker.sh" \
+	--timeout 5 --db $SLT/own-live2.db --drain
 slurm_nodes nodeA nodeB nodeC
 expect "own device: a soak names nodeC, not its links, and drains it" 1 \
 	'drain +nodeC .*Reason="fabcheck: node \(soak run [0-9]+\)"' -- \

@@ -172,6 +172,14 @@ static void test_rack_mod_peers(void **state)
 	assert_int_equal(rows(doc, "module_peers", ""), 1);
 	assert_null(by_rule(doc, "module_alarm"));
 	assert_null(by_rule(doc, "module_rx_peers"));
+	/* lane 2 against nodeC's module's own other lanes (1.26-1.44 dBm,
+	 * diag/modlanes.c), possible: named at its lane 2 transmitter */
+	e = by_rule(doc, "module_lanes");
+	assert_non_null(e);
+	assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
+	assert_string_equal(str(e, "part"), "transceiver (lane 2 transmitter)");
+	assert_string_equal(str(e, "confidence"), "possible");
+	assert_non_null(strstr(str(e, "evidence"), "lane 2 transmit power -4.00 dBm where the module's 3 other lanes in use read 1.26 to 1.44 dBm"));
 	json_decref(doc);
 	json_decref(sets);
 }

@@ -12,66 +12,7 @@
 
 #include "matrix/mxlevel.h"
 
-#define MAXC 1024
-
-struct rec {
-	char names[16][16];
-	const char *np[16];
-	char rails[FC_MXL_RAILS_MAX][16];
-	const char *rp[FC_MXL_RAILS_MAX];
-	int n, nrails;
-	struct fc_mxl_cell cells[MAXC];
-	size_t ncells;
-};
-
-static int node_idx(const struct rec *r, const char *name)
-{
-	for (int i = 0; i < r->n; i++)
-		if (!strcmp(r->names[i], name))
-			return i;
-	return -1;
-}
-
-static void load(const char *file, struct rec *r)
-{
-	char path[256];
-	json_error_t je;
-	json_t *doc, *v;
-	size_t i;
-
-	snprintf(path, sizeof(path), "tests/data/matrix/%s", file);
-	doc = json_load_file(path, 0, &je);
-	assert_non_null(doc);
-	memset(r, 0, sizeof(*r));
-	json_array_foreach(json_object_get(doc, "nodes"), i, v) {
-		snprintf(r->names[i], sizeof(r->names[i]), "%s", json_string_value(v));
-		r->np[i] = r->names[i];
-		r->n++;
-	}
-	json_array_foreach(json_object_get(doc, "rails"), i, v) {
-		snprintf(r->rails[i], sizeof(r->rails[i]), "%s",
-			 json_string_value(json_object_get(v, "name")));
-		r->rp[i] = r->rails[i];
-		r->nrails++;
-	}
-	json_array_foreach(json_object_get(doc, "pairs"), i, v) {
-		const char *verdict = json_string_value(json_object_get(v, "verdict"));
-		json_t *g = json_object_get(v, "gbps"), *l = json_object_get(v, "lat_us");
-
-		assert_true(r->ncells < MAXC);
-		r->cells[r->ncells++] = (struct fc_mxl_cell){
-			.a = node_idx(r, json_string_value(json_object_get(v, "a"))),
-			.b = node_idx(r, json_string_value(json_object_get(v, "b"))),
-			.rail = (int)json_integer_value(json_object_get(v, "rail")),
-			.gbps = json_is_number(g) ? json_number_value(g) : NAN,
-			.lat_us = json_is_number(l) ? json_number_value(l) : NAN,
-			.state = !strcmp(verdict, "error") ? FC_MX_ERROR :
-				 !strcmp(verdict, "fail")  ? FC_MX_FAIL :
-							     FC_MX_OK,
-		};
-	}
-	json_decref(doc);
-}
+#include "mxl_rec.h"
 
 static void analyze(const char *file, struct rec *r, struct fc_mxl_analysis *an)
 {
@@ -334,7 +275,7 @@ static void test_port_down_fault(void **state)
 	assert_string_equal(r.names[s->node], "nodeB");
 	assert_int_equal(s->rail, 1);
 	assert_int_equal(an.nunchecked, 0);
-	text_has(&an, &r, s, "failed with most of its peers on that rail, with no figure");
+	text_has(&an, &r, s, "nodeB on rail 1 (rxe1): bad with 3 of 3 peers (failed by pair), while its other rails pass");
 	fc_mxl_release(&an);
 }
 
@@ -362,8 +303,9 @@ static void test_own_fault_two_nodes(void **state)
 	assert_int_equal(s->rail, 1);
 	assert_true(s->own);
 	fc_mxl_suspect_text(&an, s, np, rp, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "nodeB on rail 1 (rxe1): its own device on that rail could not "
-				    "be set up or connected"));
+	assert_non_null(strstr(buf, "nodeB on rail 1 (rxe1): its own RDMA device, port or rail could "
+				    "not be set up or connected in 1 of its 1 pair (its worker said "
+				    "so: the node's fault, not a link's)"));
 	c[1].fault = 0;
 	assert_int_equal(fc_mxl_reanalyze(2, 2, c, 2, NULL, &an), 0);
 	s = only_suspect(&an);

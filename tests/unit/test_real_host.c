@@ -27,7 +27,7 @@
 /* LnkCap/LnkSta and DevCtl's MaxPayload by diag_parse_lspci_link, the reader
  * a capture's PCIe link is judged from when it holds no sysfs link files
  * (checks/preflight/pf_probe.c); "downgraded" as that judgment decides it
- * (trained below the capability: preflight.c check_pcie_ceiling). */
+ * (trained below the capability: pf_port.c check_pcie_ceiling). */
 static void lspci_one(struct tally *t, const char *name, const char *path, const json_t *want)
 {
 	size_t len;
@@ -237,11 +237,18 @@ static void ip_one(struct tally *t, const char *name, const char *path, const js
 		}
 		json_decref(got);
 	}
-	fact(t, name, "lo: not listed", "none", fc_ip_link(text, "lo") ? "listed" : "none");
+	json_array_foreach(json_object_get(want, "not_listed"), i, wi) {
+		const char *ifn = json_string_value(wi);
+		json_t *got = fc_ip_link(text, ifn ? ifn : "");
+
+		snprintf(what, sizeof(what), "%s: not listed", ifn ? ifn : "?");
+		fact(t, name, what, "none", got ? "listed" : "none");
+		json_decref(got);
+	}
 	free(text);
 }
 
-#define IP_FLOOR 33
+#define IP_FLOOR 99
 
 static void test_ip(void **state)
 {
