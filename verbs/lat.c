@@ -23,8 +23,15 @@
  *
  * --validate (test.h: struct vb_val): write by immediate, send and read
  * only. Each message is checked after the next post (timing side) or the
- * answer (answering side); its request is prepared once the answer came,
- * as the preparation writes the message.
+ * answer (answering side), and prepared (stamped into its tx slot) as
+ * without it, while the round before is in flight: a QP's messages take
+ * its part >= 2 slots in turn (core/vstream.h, vb_val_prepare; a slot a
+ * message, as the worker refuses perftest's one buffer: ctl/worker_gdr.c
+ * val_prepare), so the slot written is never the one in flight, and the
+ * message it held before was delivered (the answer that followed it came)
+ * or, read, checked.
+ * The answering side learns from the message whether it was the last
+ * one, and sets that flag in its prepared immediate after.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -260,20 +267,20 @@ static int lat_write(struct lat_run *l)
 }
 
 /* One read at a time; its completion is its answer. Validated, each read
- * is checked before the next one may land in the same buffer, and the
- * next is prepared after the check. */
+ * is checked after the next one is posted, which lands in another slot. */
 static int lat_read(struct lat_run *l)
 {
-	int last = lat_last(l, 0, l->t_prev), val = l->t->val != NULL, err;
+	int last = lat_last(l, 0, l->t_prev), err;
 
 	lat_prep(l, IBV_WR_RDMA_READ, 0, 0);
 	l->t_prev = fc_now();
 	err = lat_send(l);
 	for (uint64_t it = 0; !err; it++) {
 		int now_last = last;
+		struct ibv_wc wc;
 		double t;
 
-		if (!now_last && !val) {
+		if (!now_last) {
 			last = lat_last(l, it + 1, l->t_prev);
 			lat_prep(l, IBV_WR_RDMA_READ, it + 1, 0);
 		}
@@ -281,13 +288,10 @@ static int lat_read(struct lat_run *l)
 			break;
 		t = fc_now();
 		l->clk.done++;
-		if (val && (err = vb_val_reads(l->r, l->t, 0, 1, &l->last_wc, l->scratch)))
-			break;
-		if (!now_last && val) {
-			last = lat_last(l, it + 1, t);
-			lat_prep(l, IBV_WR_RDMA_READ, it + 1, 0);
-		}
+		wc = l->last_wc;
 		if ((!now_last && (err = lat_send(l))) || (err = lat_record(l, it, t, now_last)))
+			break;
+		if (l->t->val && (err = vb_val_reads(l->r, l->t, 0, 1, &wc, l->scratch)))
 			break;
 		if (now_last)
 			break;
@@ -352,52 +356,44 @@ static enum ibv_wr_opcode round_op(const struct lat_run *l, enum ibv_wr_opcode o
 }
 
 /* The timing side's round @it of a ping-pong through receives: round
- * it + 1 prepared while it is in flight (validated: once its answer came,
- * the preparation writes the message), the answer, the clock, the next
+ * it + 1 prepared while it is in flight, the answer, the clock, the next
  * post, then the rest. *@last_p: whether round it + 1 is the last. */
 static int ping_round(struct lat_run *l, enum ibv_wr_opcode op, uint64_t it, int *last_p)
 {
-	int now_last = *last_p, val = l->t->val != NULL, err;
+	int now_last = *last_p, err;
 	struct ibv_wc wc;
 	uint32_t imm;
 	double t;
 
-	if (!now_last && !val) {
+	if (!now_last) {
 		*last_p = lat_last(l, it + 1, l->t_prev);
 		lat_prep(l, round_op(l, op, *last_p), it + 1, lat_imm(it + 1, *last_p));
 	}
 	if ((err = wait_recv(l, &imm, &wc)))
 		return err;
 	t = fc_now();
-	if (!now_last && val) {
-		*last_p = lat_last(l, it + 1, t);
-		lat_prep(l, round_op(l, op, *last_p), it + 1, lat_imm(it + 1, *last_p));
-	}
 	if ((!now_last && (err = lat_send(l))) || (err = lat_record(l, it, t, now_last)))
 		return err;
-	return val ? recv_done(l, &wc) : vb_post_recvs(l->r, 0);
+	return l->t->val ? recv_done(l, &wc) : vb_post_recvs(l->r, 0);
 }
 
-/* The answering side's round @it: the answer posted first (its opcode and
- * immediate the only fields set after the message came), the rest after;
- * returns 1 after the last round. */
+/* The answering side's round @it: the answer prepared before the message
+ * comes and posted first (its opcode and immediate, whose last flag the
+ * message brings, the only fields set after), the rest after; returns 1
+ * after the last round. */
 static int pong_round(struct lat_run *l, enum ibv_wr_opcode op, uint64_t it)
 {
-	int val = l->t->val != NULL, last, err;
+	int last, err;
 	struct ibv_wc wc;
 	uint32_t imm;
 
-	if (!val)
-		lat_prep(l, op, it, 0);
+	lat_prep(l, op, it, 0);
 	if ((err = wait_recv(l, &imm, &wc)))
 		return err;
-	last = (imm & 0x80000000u) != 0;
-	if (val) {
-		lat_prep(l, round_op(l, op, last), it, imm);
-	} else {
-		l->wr.opcode = round_op(l, op, last);
-		l->wr.imm_data = htonl(imm);
-	}
+	last = (imm & FC_VIMM_LAST) != 0;
+	l->wr.opcode = round_op(l, op, last);
+	/* validated: its own message number, prepared; else the peer's echoed */
+	l->wr.imm_data = l->t->val ? l->wr.imm_data | htonl(last ? FC_VIMM_LAST : 0) : htonl(imm);
 	if ((err = lat_send(l)) || (err = answered(l, 1)) || (err = recv_done(l, &wc)))
 		return err;
 	return last;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/vmsg.h"
+
 #define FK_PAGE 4096
 #define FK_MARK 0xfa4ec0deu /* a request this fake saw posted (fk_fresh) */
 
@@ -460,4 +462,29 @@ void fk_run_pair(struct fk_side *a, struct vb_test *ta, struct vb_result *ra, in
 		pthread_join(tid, NULL);
 	*ea = ja.err;
 	*eb = jb.err;
+}
+
+int fk_val_side(struct fk_side *s, struct vb_test *t, struct vb_val *v, uint64_t max_size,
+		int stamping)
+{
+	struct vb_res *r = &s->r;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->tag = 0x26;
+	v->stamp = v->peer_stamps = stamping;
+	r->rx_cap = vb_val_rx_cap(r, max_size);
+	if ((err = vb_test_resolve(r, t)))
+		return err;
+	t->val = v;
+	if ((err = vb_val_prepare(r, t)))
+		return err;
+	for (uint32_t j = 0; j < t->cyc_nslots; j++) {
+		struct fc_vmsg_id id = { .tag = v->tag, .seq = j % v->part, .slot = j,
+					 .len = (uint32_t)t->size };
+
+		fc_vmsg_fill(vb_test_local(r, t, 0, j), &id);
+	}
+	memset(vb_rx(r, 0), VB_VAL_POISON, (size_t)r->stride * r->nslots);
+	return vb_test_prepare(r, t);
 }

@@ -135,6 +135,15 @@ uint64_t fk_moved(const struct fk_side *s, int q);
 /* Completions lost to full CQs on @s (0 on a correct loop). */
 uint64_t fk_overruns(const struct fk_side *s);
 
+/* What a worker does for --validate (ctl/worker_gdr.c), on side @s for
+ * test @t: rx_cap for messages up to @max_size, @t resolved with @v as
+ * its validation (tag 0x26; each message's number stamped into its
+ * header when @stamping, host memory; else, as GPU memory, each slot
+ * keeps the message it was filled with), the slots filled, the receive
+ * half poisoned, @t prepared. 0 or the failing step's error. */
+int fk_val_side(struct fk_side *s, struct vb_test *t, struct vb_val *v, uint64_t max_size,
+		int stamping);
+
 /* Runs a test on both sides at once (a thread each), as two workers do:
  * @ta on @a, @tb on @b (either may be NULL: that side idle). Results in
  * @ra, @rb; returns each side's error in @ea, @eb. */

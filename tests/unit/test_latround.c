@@ -11,9 +11,9 @@
  * and counts as they were). Clock reads are counted by defining
  * clock_gettime here (the library's fc_now calls it); verbs calls by
  * wrapping the fake's post_send, post_recv, poll_cq. Read latency has no
- * answering side of its own (the peer's HCA answers a read). --validate
- * is not bounded: its message is stamped into the buffer once the one
- * before it is known delivered (verbs/lat.c), so in the path.
+ * answering side of its own (the peer's HCA answers a read). The same
+ * bound holds with --validate (send, write with immediate, read; fabcheck's
+ * method): each message stamped and checked outside the path, all good.
  * Write latency by polling (the default write mode) has messages no
  * wrapper sees come, bytes in memory: test_write_poll_round lands them
  * itself (struct answer), on each side run alone.
@@ -273,24 +273,41 @@ static void bound(int k, unsigned long min, unsigned long clk, const char *what)
 			 clk, min);
 }
 
-/* "@op @mode, @m's method, @side" into @buf. */
+/* "@op @mode, @m's method, @side" into @buf (@val: validated). */
 static const char *case_name(char *buf, size_t len, enum vb_op op, enum vb_lat_mode mode,
-			     enum vb_method m, const char *side)
+			     enum vb_method m, int val, const char *side)
 {
-	snprintf(buf, len, "%s%s, %s, %s", vb_op_name(op),
+	snprintf(buf, len, "%s%s, %s%s, %s", vb_op_name(op),
 		 op != VB_WRITE ? "" : mode == VB_LAT_IMM ? " with immediate" : " by polling",
-		 vb_method_name(m), side);
+		 vb_method_name(m), !val ? "" : val == 1 ? ", --validate" : ", --validate (GPU)",
+		 side);
 	return buf;
 }
 
-/* 300 rounds of @op (@mode for write) in method @m; the bound per side. */
-static void rounds(enum vb_op op, enum vb_lat_mode mode, enum vb_method m)
+/* Gets side @s ready for @t: validated into @v when @val, 64 B messages
+ * in host memory (1: each message's number stamped) or as in GPU memory
+ * (2: no stamp, each slot's message filled once). */
+static void ready(struct fk_side *s, struct vb_test *t, int val, struct vb_val *v)
+{
+	if (val) {
+		t->size = 64;
+		assert_int_equal(fk_val_side(s, t, v, 64, val == 1), 0);
+		return;
+	}
+	assert_int_equal(vb_test_resolve(&s->r, t), 0);
+	assert_int_equal(vb_test_prepare(&s->r, t), 0);
+}
+
+/* 300 rounds of @op (@mode for write) in method @m, validated when @val
+ * (ready); the bound per side. */
+static void rounds(enum vb_op op, enum vb_lat_mode mode, enum vb_method m, int val)
 {
 	struct vb_test ta = lat_test(op, mode, m);
 	struct vb_test tb = ta;
 	struct fk_side a, b;
 	struct vb_result ra, rb;
-	char what[96];
+	struct vb_val va, vb;
+	char what[112];
 	int ea, eb;
 
 	tb.active = 0;
@@ -300,43 +317,60 @@ static void rounds(enum vb_op op, enum vb_lat_mode mode, enum vb_method m)
 	fk_connect(&a, &b);
 	watch_lat(&a, 0, op, &ra);
 	watch_lat(&b, 1, op, &rb);
-	assert_int_equal(vb_test_resolve(&a.r, &ta), 0);
-	assert_int_equal(vb_test_resolve(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&b.r, &tb), 0);
-	assert_int_equal(vb_test_prepare(&a.r, &ta), 0);
+	ready(&b, &tb, val, &vb);
+	ready(&a, &ta, val, &va);
 	fk_run_pair(&a, &ta, &ra, &ea, &b, &tb, &rb, &eb);
 	assert_int_equal(ea, 0);
 	assert_int_equal(eb, 0);
 	/* every round counted, as before (n - 1 in perftest's method) */
 	assert_int_equal(ra.lat.n, m == VB_METHOD_PERFTEST ? 299 : 300);
-	bound(0, 299, 1, case_name(what, sizeof(what), op, mode, m, "timing side"));
+	bound(0, 299, 1, case_name(what, sizeof(what), op, mode, m, val, "timing side"));
 	if (op != VB_READ) /* a read's answer is the peer HCA's */
-		bound(1, 300, 0, case_name(what, sizeof(what), op, mode, m, "answering side"));
+		bound(1, 300, 0, case_name(what, sizeof(what), op, mode, m, val, "answering side"));
+	if (val) { /* every message checked where it landed, none bad */
+		case_name(what, sizeof(what), op, mode, m, val, "both sides");
+		print_message("%s: %llu and %llu messages checked, %llu and %llu bad\n", what,
+			      (unsigned long long)va.tally.msgs, (unsigned long long)vb.tally.msgs,
+			      (unsigned long long)va.tally.bad, (unsigned long long)vb.tally.bad);
+		assert_int_equal(va.tally.bad + vb.tally.bad, 0);
+		assert_true(va.sent >= 300);
+		assert_int_equal(va.tally.msgs, op == VB_READ ? va.sent : vb.sent);
+		assert_int_equal(vb.tally.msgs, op == VB_READ ? 0 : va.sent);
+	}
 	vb_result_release(&ra);
 	vb_result_release(&rb);
 	fk_side_free(&a);
 	fk_side_free(&b);
 }
 
+/* @op (@mode for write) in both methods, and validated (host and GPU
+ * memory) in fabcheck's
+ * (the worker refuses --validate in perftest's, whose one buffer holds
+ * every message: ctl/worker_gdr.c val_prepare). */
+static void all_rounds(enum vb_op op, enum vb_lat_mode mode)
+{
+	rounds(op, mode, VB_METHOD_FABCHECK, 0);
+	rounds(op, mode, VB_METHOD_PERFTEST, 0);
+	rounds(op, mode, VB_METHOD_FABCHECK, 1);
+	rounds(op, mode, VB_METHOD_FABCHECK, 2);
+}
+
 static void test_send_round(void **state)
 {
 	(void)state;
-	rounds(VB_SEND, VB_LAT_POLL, VB_METHOD_FABCHECK);
-	rounds(VB_SEND, VB_LAT_POLL, VB_METHOD_PERFTEST);
+	all_rounds(VB_SEND, VB_LAT_POLL);
 }
 
 static void test_write_imm_round(void **state)
 {
 	(void)state;
-	rounds(VB_WRITE, VB_LAT_IMM, VB_METHOD_FABCHECK);
-	rounds(VB_WRITE, VB_LAT_IMM, VB_METHOD_PERFTEST);
+	all_rounds(VB_WRITE, VB_LAT_IMM);
 }
 
 static void test_read_round(void **state)
 {
 	(void)state;
-	rounds(VB_READ, VB_LAT_POLL, VB_METHOD_FABCHECK);
-	rounds(VB_READ, VB_LAT_POLL, VB_METHOD_PERFTEST);
+	all_rounds(VB_READ, VB_LAT_POLL);
 }
 
 /* Write latency by polling in @m's method, side @active (the timing side,
@@ -348,7 +382,7 @@ static void write_poll_side(enum vb_method m, int active)
 	struct vb_test t = lat_test(VB_WRITE, VB_LAT_POLL, m);
 	struct fk_side a, b;
 	struct vb_result res;
-	char what[96];
+	char what[112];
 	unsigned nrec = ans.nrec;
 	int err;
 
@@ -376,7 +410,7 @@ static void write_poll_side(enum vb_method m, int active)
 	ans.s = NULL;
 	ans.due = 0;
 	assert_int_equal(err, 0);
-	case_name(what, sizeof(what), VB_WRITE, VB_LAT_POLL, m,
+	case_name(what, sizeof(what), VB_WRITE, VB_LAT_POLL, m, 0,
 		  active ? "timing side" : "answering side");
 	if (active) {
 		/* every round counted, as before (n - 1 in perftest's method) */

@@ -24,28 +24,10 @@
  * with, and a slot's messages are the same bytes every time. */
 static int stamping = 1;
 
-/* What a worker does for --validate (ctl/worker_gdr.c with host memory):
- * rx_cap at setup, the slots filled with their messages, the receive half
- * poisoned, then the test prepared. */
+/* What a worker does for --validate (fk_val_side), with stamping. */
 static void val_side(struct fk_side *s, struct vb_test *t, struct vb_val *v)
 {
-	struct vb_res *r = &s->r;
-
-	memset(v, 0, sizeof(*v));
-	v->tag = 0x26;
-	v->stamp = v->peer_stamps = stamping;
-	r->rx_cap = vb_val_rx_cap(r, SIZE);
-	assert_int_equal(vb_test_resolve(r, t), 0);
-	t->val = v;
-	assert_int_equal(vb_val_prepare(r, t), 0);
-	for (uint32_t j = 0; j < t->cyc_nslots; j++) {
-		struct fc_vmsg_id id = { .tag = v->tag, .seq = j % v->part, .slot = j,
-					 .len = (uint32_t)t->size };
-
-		fc_vmsg_fill(vb_test_local(r, t, 0, j), &id);
-	}
-	memset(vb_rx(r, 0), VB_VAL_POISON, (size_t)r->stride * r->nslots);
-	assert_int_equal(vb_test_prepare(r, t), 0);
+	assert_int_equal(fk_val_side(s, t, v, SIZE, stamping), 0);
 }
 
 /* A validated write test of 2 QPs, A to B; returns B's tally. */
