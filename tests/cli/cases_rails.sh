@@ -268,4 +268,26 @@ $FC report --db "$RLT/t.db" --html "$RLT/t.html" >/dev/null 2>&1
 expect "report rails: the HTML names the suspect's part" 0 \
 	'<li><b>nodeC on rxe1</b>: likely cable or transceiver; evidence: symbol errors \+812 on nodeC rxe1; next: reseat the cable</li>' -- \
 	cat "$RLT/t.html"
+# Rails matched by position ("assumed": three IB nodes on one subnet manager,
+# the switches not read, tests/data/rails/ib-one-sm-pci.json) said by matrix
+# and soak in their text and in their JSON's "rails_assumed", as nccl run says
+# it (issue 39 item 4; soak's JSON had no "rails_assumed", only each rail's).
+mkdir -p "$RLT/pci" "$RLT/srun"
+ln -s "$(pwd)/tests/cli/stand-in-srun.sh" "$RLT/srun/srun"
+for i in 0 1 2; do
+	jq "{verdict: \"pass\", findings: [], host: .nodes[$i].name, devices: .nodes[$i].devices}" \
+		tests/data/rails/ib-one-sm-pci.json >"$RLT/pci/gpu0$((i + 1)).json"
+done
+RPOS=(env PATH="$RLT/srun:$PATH" FAKE_DEVICES_DIR="$RLT/pci" FAKE_MODE=noise)
+RPOSW=(--rails mlx5_0,mlx5_1 --launcher slurm --worker-cmd tests/cli/fake-worker.sh --timeout 5)
+expect "matrix: rails assumed from position, in the text" 0 '^rails: rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${RPOS[@]}") $FC matrix gpu01 gpu02 gpu03 ${RPOSW[*]} --db $RLT/pos1.db 2>/dev/null; exit 0"
+expect "matrix: rails assumed from position, in the JSON" 0 '^rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${RPOS[@]}") $FC matrix gpu01 gpu02 gpu03 ${RPOSW[*]} --db $RLT/pos2.db --json 2>/dev/null | jq -r .rails_assumed"
+expect "soak: rails assumed from position, in the text" 0 '^rails: rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${RPOS[@]}") $FC soak gpu01 gpu02 gpu03 ${RPOSW[*]} --duration 4 --slice 2 --interval 1 --db $RLT/pos3.db 2>/dev/null; exit 0"
+expect "soak: rails assumed from position, in the JSON" 0 '^rails assumed from position \(the same NUMA node' -- \
+	bash -c "$(printf '%q ' "${RPOS[@]}") $FC soak gpu01 gpu02 gpu03 ${RPOSW[*]} --duration 4 --slice 2 --interval 1 --db $RLT/pos4.db --json 2>/dev/null | jq -r .rails_assumed"
+expect "soak: nothing assumed, null in the JSON" 0 '^null$' -- \
+	bash -c "FAKE_DEVICES=$RDEV $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --db $RLT/pos5.db --json 2>/dev/null | jq -c .rails_assumed"
 rm -rf "$RLT"

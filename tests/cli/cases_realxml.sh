@@ -76,8 +76,8 @@ rx_one() {
 
 rx_all() {
 	local e n=0 facts=0 right=0
-	for e in tests/real/topo-extra/*.expect.json; do
-		rx_one "$e" >"$RX/out"
+	for e in tests/real/topo-extra/*.xml; do
+		rx_one "${e%.xml}.expect.json" >"$RX/out"
 		sed '$d' "$RX/out"
 		set -- $(tail -n 1 "$RX/out")
 		n=$((n + 1)) facts=$((facts + $1)) right=$((right + $2))
@@ -86,3 +86,26 @@ rx_all() {
 }
 expect "real NCCL dumps: Broadcom PEX fusing and each GPU's HCA by release" 0 \
 	'^real NCCL dumps: 2 captures, 141 of 141 facts right$' -- rx_all
+
+# NCCL 2.24+ virtual NICs on a real log (NVIDIA/nccl#2397, NCCL 2.30.4): every
+# channel line names NET/IB/2 past the list's [0] mlx5_0 and [1] mlx5_1;
+# "Rank R: 3 Net devices" leaves one virtual device of both ports
+# (tests/real/topo-extra/README.md). check-log names it and does not say
+# the other HCA carries nothing.
+RXL=tests/real/topo-extra/gh-nccl-2397_2.30.4_2node-2xa100_cx6dx-2port-fused-vnic_EXCERPT.log
+expect "real log: NET/IB/2 is the fused mlx5_0+mlx5_1 on both hosts" 0 '^8 mlx5_0\+mlx5_1 2,2$' -- sh -c \
+	"$FC nccl check-log $RXL --json | jq -r '[(.channels | map(select(.net_dev == 2 and .hca == \"mlx5_0+mlx5_1\")) | length), (.channels[0].hca), ([.hcas[].fused_into] | map(tostring) | join(\",\"))] | join(\" \")'"
+expect_none "real log: no 'carry nothing' for a virtual NIC of every port" 0 'carry nothing' -- \
+	$FC nccl check-log "$RXL"
+# The [NET] line that names a virtual NIC's ports (net_ib/init.cc
+# ncclIbMakeVDeviceInternal, 2.30.7): three HCAs, [3] fuses two of them, so
+# one HCA is left out and the spread finding still names the device.
+printf '%s\n' \
+	'h1:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda12.9' \
+	'h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [RO]; OOB eth0:10.0.0.1<0>' \
+	'h1:1:1 [0] NCCL INFO NET/IB : Made virtual device [3] name=mlx5_0+mlx5_1 speed=400000 ndevs=2 rail=-1 plane=3' \
+	'h1:1:1 [0] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [receive] via NET/IB/3' \
+	'h1:2:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/IB/3' >"$RX/vdev.log"
+expect "made virtual device: its ports named, the third HCA left out" 0 \
+	'every GPU.s NET channels use one device \(NET dev 3 mlx5_0\+mlx5_1\) while 3 HCAs are listed' -- \
+	$FC nccl check-log "$RX/vdev.log"

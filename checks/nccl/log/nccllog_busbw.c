@@ -15,14 +15,17 @@
 #include "core/busbw.h"
 #include "core/out.h"
 
-/* Whether a channel line of the log runs over NET device @index. */
-static int on_channel(const json_t *channels, int index)
+/* Whether a channel line of the log runs over HCA @h: its NET device index,
+ * or the 2.24+ virtual NIC it is fused into (nccllog_vnic.c). */
+static int on_channel(const json_t *channels, const json_t *h)
 {
+	int index = (int)fc_jnum(h, "index", -1), fused = (int)fc_jnum(h, "fused_into", -1);
 	size_t i;
 	json_t *c;
 
 	json_array_foreach(channels, i, c)
-		if ((int)fc_jnum(c, "net_dev", -1) == index)
+		if ((int)fc_jnum(c, "net_dev", -1) == index ||
+		    (fused >= 0 && (int)fc_jnum(c, "net_dev", -1) == fused))
 			return 1;
 	return 0;
 }
@@ -65,7 +68,7 @@ static double log_rate(const struct ncl_busbw_in *in, int *n_p, const char **how
 	json_array_foreach(in->hcas, i, h) {
 		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
 
-		if (by_chan ? !on_channel(in->channels, (int)fc_jnum(h, "index", -1)) :
+		if (by_chan ? !on_channel(in->channels, h) :
 			      !unknown && r < top)
 			continue;
 		n++;

@@ -49,6 +49,8 @@ struct ncl_hca {
 	int sharp;	    /* "/IB/SHARP" */
 	int gdr;	    /* per-HCA GPUDirect line: -1 none, 0 disabled, 1 enabled */
 	long speed_mbps;    /* per-device detail lines (2.27+), 0 unknown */
+	int fused;	    /* 2.24+: 1 + the virtual device NCCL fused it into, 0 none
+			     * known (nccllog_vnic.c) */
 };
 
 struct ncl_host {
@@ -58,6 +60,7 @@ struct ncl_host {
 	int have_list;	    /* an IB device list was printed */
 	int list_from_gdr;  /* ... or only per-HCA GPUDirect lines named the devices */
 	int nmerged;	    /* number of merged virtual devices */
+	int net_devs;	    /* "Rank R: K Net devices" (2.24+: physical + virtual), 0 unknown */
 	char oob[NCL_TEXT]; /* "IF ADDR" of the IB list, "" when empty */
 	int have_oob, oob_empty;
 	uint64_t devs;	    /* CUDA devices 0..63 of its records ("[dev]") */
@@ -201,6 +204,12 @@ void ncl_line(struct ncl_log *lg, char *s);
 
 /* nccllog_scan.c: per-record extractors */
 void ncl_dispatch(struct ncl_log *lg, const struct ncl_rec *r);
+/* NCCL 2.24+ virtual NICs (nccllog_vnic.c): a "Made virtual device" line,
+ * a "Rank R: K Net devices" line (1 when @msg was one), and the virtual
+ * device @c of @host's list is fused into (-1 none or unknown). */
+void ncl_on_vnic(struct ncl_log *lg, int h, const char *p);
+int ncl_on_net_count(struct ncl_log *lg, int h, const char *msg);
+int ncl_hca_vdev(const struct ncl_host *host, const struct ncl_hca *c);
 void ncl_bare_version(struct ncl_log *lg, const char *s);
 void ncl_tests_line(struct ncl_log *lg, const char *s);
 /* nccl-tests' "#" lines with figures, and its result rows (nccllog_busbw.c):
@@ -248,7 +257,8 @@ const struct ncl_env *ncl_env_get(const struct ncl_log *lg, const char *name);
 void ncl_copy(char *dst, size_t len, const char *src, size_t n);
 int ncl_is_ipoib(const char *ifname);
 /* Looks up the HCA a NET device index names on host @h (or any host): the
- * name (merged devices joined with '+') into @buf; "" when unknown. */
+ * name (merged devices, and the ports of a 2.24+ virtual NIC, joined with
+ * '+') into @buf; "" when unknown. */
 const char *ncl_hca_of(const struct ncl_log *lg, int h, int net_dev, char *buf,
 		       size_t len);
 /* True when @logname (NCCL's name for a device) is the HCA @name (its first

@@ -96,6 +96,9 @@ static void hca_row(struct fc_table *t, const json_t *h)
 	if (json_is_integer(json_object_get(h, "merged_into")))
 		fc_table_addf(t, 0, "%d (merged %d)", (int)fc_jnum(h, "index", 0),
 			      (int)fc_jnum(h, "merged_into", 0));
+	else if (json_is_integer(json_object_get(h, "fused_into")))
+		fc_table_addf(t, 0, "%d (fused %d)", (int)fc_jnum(h, "index", 0),
+			      (int)fc_jnum(h, "fused_into", 0));
 	else
 		fc_table_addf(t, 0, "%d", (int)fc_jnum(h, "index", 0));
 	fc_table_addf(t, 1, "%s", fc_jstr(h, "name", "?"));

@@ -571,6 +571,7 @@ static const struct {
 	const char *prefix;
 	ncl_text_fn fn;
 } text_rules[] = {
+	{ "NET/IB : Made virtual device ", ncl_on_vnic },
 	{ "NET/IB : Using ", on_ib_list_fn },
 	{ "NET/IB: Using ", on_ib_list_fn },
 	{ "NET/IB: [", on_ib_dev_fn },
@@ -639,7 +640,7 @@ void ncl_dispatch(struct ncl_log *lg, const struct ncl_rec *r)
 		}
 	if (strstr(msg, "GDR disabled"))
 		lg->gdr_text_off = 1;
-	if (ncl_on_comm(lg, r, hi))
+	if (ncl_on_net_count(lg, hi, msg) || ncl_on_comm(lg, r, hi))
 		return;
 	on_error(lg, hi, msg);
 }

@@ -306,6 +306,22 @@ static void find_ib_hca_prefix(const struct ncl_log *lg, const struct ncl_facts 
 	}
 }
 
+/* Whether NET device @dev of host @h is fewer HCAs than the @listed ones:
+ * a listed device, or a 2.24+ virtual NIC whose ports are known and leave
+ * some out. A virtual NIC of all of them, or of ports the log does not
+ * name (an index past the list), carries them all as far as it shows. */
+static int one_of_many(const struct ncl_log *lg, int h, int dev, int listed)
+{
+	char hca[NCL_TEXT];
+	int n = 1;
+
+	if (!*ncl_hca_of(lg, h, dev, hca, sizeof(hca)))
+		return dev >= 0 && dev < listed;
+	for (const char *p = hca; (p = strchr(p, '+')); p++)
+		n++;
+	return n < listed;
+}
+
 /* One HCA for several GPUs of a host while several HCAs are listed. */
 struct spread {
 	int first_rank, first_dev;
@@ -344,7 +360,8 @@ static void find_spread(const struct ncl_log *lg, const struct ncl_facts *f, jso
 		}
 	}
 	for (int h = 0; h < lg->nhosts; h++) {
-		if (sp[h].ranks != 2 || sp[h].devs != 1)
+		if (sp[h].ranks != 2 || sp[h].devs != 1 ||
+		    !one_of_many(lg, h, sp[h].first_dev, lg->hosts[f->list_host].nhcas))
 			continue;
 		fc_finding(doc, FC_WARN,
 			   "on %s every GPU's NET channels use one device (NET dev %d %s) while %d "
