@@ -146,6 +146,10 @@ struct diag_link {
 /* Pure. Parses `ethtool DEV` text into @l; -1 when it lists no supported
  * link mode. */
 int diag_parse_link(const char *text, struct diag_link *l);
+/* What module @m is built to carry in Mb/s (0 not known: no SFF-8636 "BR,
+ * Nominal", or a PAM4 rate it cannot state), its lanes in @lanes
+ * (diag/linkmodes.c). */
+long diag_module_mbps(const struct diag_module *m, int *lanes);
 /* Raises @e (after diag_expect_rate) to the fastest mode both ends
  * support when the port at @gbps runs below it, naming in e->part what
  * holds it: its own advertised modes, the partner not reported, or the

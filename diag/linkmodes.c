@@ -115,8 +115,7 @@ static void mode_text(long mbps, int lanes, char *buf, size_t len)
 
 #define NRZ_MAX_MBD 25781 /* 25.78125 GBd, 100GBASE-R4 lanes */
 
-/* What module @m is built to carry in Mb/s (0 not known), its lanes in @lanes. */
-static long module_mbps(const struct diag_module *m, int *lanes)
+long diag_module_mbps(const struct diag_module *m, int *lanes)
 {
 	*lanes = 0;
 	if (!m || !m->known || m->br_mbd <= 0 || m->br_mbd > NRZ_MAX_MBD || m->nlanes <= 0)
@@ -153,7 +152,7 @@ void diag_expect_link(double gbps, const struct diag_link *l, const struct diag_
 	cap = l->sup_mbps, lanes = l->sup_lanes;
 	if (l->lp_mbps > 0 && l->lp_mbps < cap)
 		cap = l->lp_mbps, lanes = l->lp_lanes;
-	mod = module_mbps(m, &ml);
+	mod = diag_module_mbps(m, &ml);
 	if (mod > 0 && mod < cap)
 		cap = mod, lanes = ml;
 	if (run >= cap || cap / 1000.0 <= e->gbps)
@@ -189,7 +188,7 @@ void diag_link_note(const struct diag_link *l, const struct diag_module *m, doub
 {
 	long run = (long)(gbps * 1000 + 0.5);
 	int ml;
-	long mod = module_mbps(m, &ml);
+	long mod = diag_module_mbps(m, &ml);
 	char c[48];
 
 	*buf = 0;

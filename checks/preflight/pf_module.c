@@ -12,9 +12,14 @@
  *     finding of a port off the rails, warns.
  *   "below": the port trained on fewer lanes than its module is set for
  *     (diag/expect.c diag_expect_rate: the active application's lanes, or
- *     the lanes with light plus those with a transmitter fault). Sure (a
- *     transmitter fault, or the application): a failure that blames the
- *     transceiver (the port's rate without a fault); else a warning.
+ *     the lanes with light plus those with a transmitter fault), or below
+ *     the fastest mode its HCA, its link partner and its module support
+ *     (diag/linkmodes.c diag_expect_link, from `ethtool IF`); with no
+ *     link modes read, below what the module is built for (SFF-8636 "BR,
+ *     Nominal" x its lanes): possible. Sure (a transmitter fault, the
+ *     application, or modes both ends advertise): a failure that blames
+ *     the transceiver on a fault, else the part the link modes name; else
+ *     a warning.
  *   "lanes": a lane apart from the module's other lanes, inside its
  *     warning window (diag/modlanes.c diag_module_lanes): a warning, unless
  *     the comparison with the other nodes below named the module.
@@ -38,19 +43,45 @@
 #include "core/out.h"
 #include "diag/diag.h"
 
-void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p)
+/* The port at @gbps below what module @m is built to carry, with nothing
+ * read of what the HCA and the link partner support: "possible", the
+ * port's or the switch port's speed setting may hold it lower. */
+static void module_speed(const struct diag_module *m, double gbps, struct diag_expect *e)
 {
+	int lanes;
+	long mod = diag_module_mbps(m, &lanes);
+
+	if (mod <= 0 || gbps <= 0 || mod <= (long)(gbps * 1000 + 0.5))
+		return;
+	e->gbps = mod / 1000.0;
+	e->width = lanes;
+	snprintf(e->why, sizeof(e->why),
+		 "its module is built for %g Gb/s (ethtool -m 'BR, Nominal' %.0f MBd x %d lanes); what the HCA and its link partner support was not read (ethtool's link modes), so the port's or the switch port's speed setting may hold it lower",
+		 mod / 1000.0, m->br_mbd, lanes);
+	snprintf(e->part, sizeof(e->part), "configuration or link partner (speed setting)");
+}
+
+void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p,
+		     const struct diag_link *link)
+{
+	double gbps = fc_jnum(p, "rate_gbps", 0);
 	char why[1024], part[96];
 	struct diag_expect e;
 	int lvl = diag_module_verdict(m, why, sizeof(why));
 
 	if (*why)
 		json_object_set_new(o, "own", json_pack("{s:i, s:s}", "level", lvl, "why", why));
-	diag_expect_rate(fc_jnum(p, "rate_gbps", 0), atoi(fc_jstr(p, "width", "0")), m, NULL, 0, &e);
+	/* the model diagnose uses (diag/expect.c, diag/linkmodes.c): the lanes
+	 * the module is set for, then what both ends and the module support */
+	diag_expect_rate(gbps, atoi(fc_jstr(p, "width", "0")), m, NULL, 0, &e);
+	diag_expect_link(gbps, link, m, &e);
+	if (e.gbps <= 0 && !link)
+		module_speed(m, gbps, &e);
 	if (e.gbps > 0)
-		json_object_set_new(o, "below", json_pack("{s:f, s:i, s:b, s:b, s:s}", "gbps", e.gbps,
-							  "width", e.width, "likely", e.likely,
-							  "fault", e.fault != 0, "why", e.why));
+		json_object_set_new(o, "below",
+				    json_pack("{s:f, s:i, s:b, s:b, s:s, s:s}", "gbps", e.gbps, "width",
+					      e.width, "likely", e.likely, "fault", e.fault != 0, "why",
+					      e.why, "part", e.part));
 	if (diag_module_lanes(m, 0, why, sizeof(why), part, sizeof(part)))
 		json_object_set_new(o, "lanes", json_pack("{s:s, s:s}", "why", why, "part", part));
 	/* a fault that left the port below is said there */
@@ -89,14 +120,18 @@ static void own(json_t *doc, const struct pf_mod *x)
 		pf_blame(doc, x->node, "transceiver", fc_jstr(x->mod, "device", NULL));
 }
 
-/* The port runs on fewer lanes than its module is set for: sure, a failure
- * whether or not the rails took the port (a port trained on fewer lanes is
- * left out of them as "another rate": that is the fault), as the same port
- * below its peers is (pf_across.c port_rate_model). */
+/* The port runs below what its module (and, where read, its HCA and link
+ * partner) support: sure (a transmitter fault, the module's application,
+ * or link modes both ends advertise), a failure whether or not the rails
+ * took the port (a port trained on fewer lanes is left out of them as
+ * "another rate": that is the fault), as the same port below its peers is
+ * (pf_across.c port_rate_model); else a warning. */
 static void below(json_t *doc, const struct pf_mod *x, const json_t *port)
 {
 	const json_t *b = json_object_get(x->mod, "below");
 	int sure = json_is_true(json_object_get(b, "likely"));
+	int fault = json_is_true(json_object_get(b, "fault"));
+	const char *part = fc_jstr(b, "part", "");
 	char now[48], want[48], text[1536];
 
 	if (!b || !port)
@@ -104,13 +139,17 @@ static void below(json_t *doc, const struct pf_mod *x, const json_t *port)
 	diag_rate_text(fc_jnum(port, "rate_gbps", 0), (int)fc_jnum(port, "width", 0), now,
 		       sizeof(now));
 	diag_rate_text(fc_jnum(b, "gbps", 0), (int)fc_jnum(b, "width", 0), want, sizeof(want));
-	snprintf(text, sizeof(text),
-		 "runs at %s where its module is set for %s: %s: reseat the module, read 'ethtool -m %s' again, then replace the transceiver (a lane's Tx fault is its transmitter) and check the switch port's speed",
-		 now, want, fc_jstr(b, "why", "?"), x->netdev);
+	if (fault || !*part)
+		snprintf(text, sizeof(text),
+			 "runs at %s where it should run at %s: %s: reseat the module, read 'ethtool -m %s' again, then replace the transceiver (a lane's Tx fault is its transmitter) and check the switch port's speed",
+			 now, want, fc_jstr(b, "why", "?"), x->netdev);
+	else
+		snprintf(text, sizeof(text),
+			 "runs at %s where it should run at %s: %s: compare 'ethtool %s' (Speed, advertised and link partner modes) with the same port on a good node and the switch port's speed setting, then reseat and swap the cable or transceiver",
+			 now, want, fc_jstr(b, "why", "?"), x->netdev);
 	mod_finding(doc, x, sure ? FC_FAIL : FC_WARN, text);
 	if (sure)
-		pf_blame(doc, x->node,
-			 json_is_true(json_object_get(b, "fault")) ? "transceiver" : "port rate",
+		pf_blame(doc, x->node, fault ? "transceiver" : *part ? part : "port rate",
 			 fc_jstr(x->mod, "device", NULL));
 }
 

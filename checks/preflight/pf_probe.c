@@ -261,9 +261,10 @@ static char *probe_tool(struct fc_src *s, const char *const *argv, const struct 
  * The module of port @p of @dev, whose netdev @net is: `ethtool -m` read
  * (diag/parse.c) into the readings the same port on other nodes is
  * compared with (diag_module_readings) and what the module says of itself
- * (pf_module_facts), as "module" of the netdev, with its "device" and
- * "port"; "skip" with the reason where none was read. Judged by
- * pf_module.c.
+ * and of the port's rate (pf_module_facts, with what the HCA and its link
+ * partner support: `ethtool IF`'s link modes, diag/linkmodes.c), as
+ * "module" of the netdev, with its "device" and "port"; "skip" with the
+ * reason where none was read. Judged by pf_module.c.
  */
 static void probe_module(struct fc_src *s, json_t *net, const char *dev, const json_t *p,
 			 const struct pf_budget *b)
@@ -286,10 +287,16 @@ static void probe_module(struct fc_src *s, json_t *net, const char *dev, const j
 		o = json_pack("{s:s}", "skip", !out || code ? (*why ? why : "ethtool -m failed") :
 					       "ethtool -m printed no monitor readings");
 	} else {
+		const char *largv[] = { "ethtool", nd, NULL };
+		char *lt = probe_tool(s, largv, b);
+		struct diag_link l;
+		int lk = lt && !diag_parse_link(lt, &l);
+
+		free(lt);
 		diag_module_pn(out, pn, sizeof(pn));
 		diag_module_judge(&m, atoi(fc_jstr(p, "width", "0")));
 		o = diag_module_readings(&m, pn);
-		pf_module_facts(o, &m, p);
+		pf_module_facts(o, &m, p, lk ? &l : NULL);
 	}
 	free(out);
 	json_object_set_new(o, "device", json_string(dev));

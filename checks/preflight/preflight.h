@@ -118,9 +118,12 @@ void pf_check_modules(json_t *doc, const char *const *names, const json_t *const
  * itself, into its probe object @o (pf_module.c): "own" (against its
  * thresholds, diag_module_verdict), "lanes" (a lane apart from the
  * others), "flags" (lane flags at the end that transmits), "below" (the
- * port runs on fewer lanes than its module is set for), each {.., "why"}. */
+ * port runs below what its module, and @link (NULL: not read) the HCA and
+ * its link partner, support), each {.., "why"}. */
 struct diag_module;
-void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p);
+struct diag_link;
+void pf_module_facts(json_t *o, const struct diag_module *m, const json_t *p,
+		     const struct diag_link *link);
 
 /*
  * Per rail (checks/preflight/pf_rails.c), where the nodes' probes show two

@@ -391,7 +391,10 @@ expect "capture: preflight --from judges a module against its own thresholds" 1 
 # its module's lane 3 transmitter off (0.000 mA, 0.0000 mW / -inf dBm) with
 # "Tx fault : [ No, No, Yes, No ]" as a newer ethtool prints it after
 # "Revision Compliance" (qsfp.c sff8636_show_signals). n6 alone: the real
-# passive copper cable capture (no monitors). n7 alone: n4's module.
+# passive copper cable capture (no monitors). n7 alone: n4's module. n8
+# alone: the real capture of a 100G CWDM4 (BR, Nominal 25500 MBd, 4 lanes)
+# whose port came up at 40G (the post printed Speed 40000Mb/s beside it),
+# as captured.
 mkrack() { # OUT NODE:DEV:NETDEV:RATE:WIDTH:MODULE...
 	local out=$1 n dev nd rate width f first=1
 	shift
@@ -432,7 +435,8 @@ mkrack "$M/r" n1:mlx5_2:eth2:100:4X:"$SR4" n2:mlx5_2:eth2:100:4X:"$SR4" n3:mlx5_
 	n4:mlx5_3:eth3:100:4X:"$M/tx2.txt"
 mkrack "$M/one" n5:mlx5_2:eth2:50:2X:"$M/fault3.txt" \
 	n6:mlx5_2:eth2:100:4X:tests/real/ethtool_m/noc-sn2100_swp13_mellanox-mcp1600-dac_no-dom.txt \
-	n7:mlx5_2:eth2:100:4X:"$M/tx2.txt"
+	n7:mlx5_2:eth2:100:4X:"$M/tx2.txt" \
+	n8:mlx5_2:eth2:40:4X:tests/real/ethtool_m/cwdm4-docs_cx4-cx416a_ens16f1np1_finisar-cwdm4-mlx-oui_40g-lit.txt
 R=("$M/r/n1" "$M/r/n2" "$M/r/n3" "$M/r/n4")
 expect "capture: preflight --from compares each lane's receive power with the same port on the other nodes" 1 \
 	"n3: mlx5_2 port 1 \(eth2\) module, far end's transmitter or fibre \(lane 3\): lane 3 receives -6.99 dBm where the same port on 3 other nodes receives 0.55 dBm \(median\), 7.5 dB less: more than the 4 dB a compliant channel loses \(ethtool -m\)" -- \
@@ -446,10 +450,15 @@ expect "capture: preflight --from names a lane apart from its module's other lan
 	"n7: mlx5_2 port 1 \(eth2\) module, transceiver \(lane 2 transmitter\): lane 2 transmit power -4.00 dBm where the module's 3 other lanes in use read 1.26 to 1.44 dBm: 5.27 dB from their median 1.27 dBm, more than the 4.40 dB left to its own low warning threshold -8.40 dBm \(ethtool -m\)" -- \
 	$FC preflight --from "$M/one/n7"
 expect "capture: preflight --from names a port trained on fewer lanes than its module, blaming the transceiver" 1 \
-	"n5: mlx5_2 port 1 \(eth2\) runs at 50 Gb/s on 2 lanes where its module is set for 100 Gb/s on 4 lanes: its module drives 4 lanes \(light on 3, transmitter fault on lane 3: ethtool -m\)" -- \
+	"n5: mlx5_2 port 1 \(eth2\) runs at 50 Gb/s on 2 lanes where it should run at 100 Gb/s on 4 lanes: its module drives 4 lanes \(light on 3, transmitter fault on lane 3: ethtool -m\)" -- \
 	$FC preflight --from "$M/one/n5"
 expect "capture: preflight --from --json blames n5's transceiver" 0 '^n5 transceiver mlx5_2$' -- bash -c \
 	"$FC preflight --from $M/one/n5 --json | jq -r '.blame[] | select(.part == \"transceiver\") | \"\(.node) \(.part) \(.device)\"'"
+expect "capture: preflight --from names a port below the speed its module is built for" 1 \
+	"n8: mlx5_2 port 1 \(eth2\) runs at 40 Gb/s on 4 lanes where it should run at 100 Gb/s on 4 lanes: its module is built for 100 Gb/s \(ethtool -m 'BR, Nominal' 25500 MBd x 4 lanes\)" -- \
+	$FC preflight --from "$M/one/n8"
+expect_quiet "capture: preflight --from names no lane of the real CWDM4 apart (bias 37.9-42.1 mA in a 30-50 mA window)" 0 -- bash -c \
+	"! $FC preflight --from $M/one/n8 2>&1 | grep -E 'n8: .*(lane [0-9] (transmit|laser|receive)|module flags)'"
 expect "capture: preflight --from lists a module it could not read as skipped" 1 \
 	"^  n6: mlx5_2 port 1 \(eth2\) module: ethtool -m printed no monitor readings$" -- \
 	$FC preflight --from "$M/one/n6"

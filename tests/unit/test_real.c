@@ -6,7 +6,8 @@
  *   topo/     nvidia-smi topo -m   -> nvsmi_topo_parse (topo/)
  *   nccl/     NCCL_DEBUG=INFO logs -> the NCCL log parser (checks/nccl/log)
  *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
- *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge (diag/)
+ *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge,
+ *                                     diag_module_verdict (diag/)
  *   ethtool_link/ ethtool DEV      -> diag_parse_link (diag/linkmodes.c)
  *   devlink/  devlink dev info, devlink health show
  *                                  -> diag_parse_devlink_info, diag_fw_state
@@ -343,7 +344,7 @@ static void ethtool_m_one(struct tally *t, const char *name, const char *path, c
 			fail_msg("%s: expectation key '%s' has no comparison here; add one", name, key);
 }
 
-#define ETHTOOL_M_FLOOR 120
+#define ETHTOOL_M_FLOOR 134
 
 static void test_ethtool_m(void **state)
 {
