@@ -254,6 +254,21 @@ static void rail_seen(struct soak *s, const json_t *e)
 	json_array_append_new(s->rails, o);
 }
 
+/* Whether the rails were matched by position ("assumed"), as matrix and
+ * nccl run say it in their documents' "rails_assumed": the pairs' words
+ * (each rail's "assumed"), else null, nothing assumed (issue 39 item 4:
+ * soak's JSON said it in each rail only, and had no "rails_assumed"). */
+static json_t *soak_assumed(const json_t *rails)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(rails, i, r)
+		if (json_is_string(json_object_get(r, "assumed")))
+			return json_copy(json_object_get(r, "assumed"));
+	return json_null();
+}
+
 static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *doc,
 			double now)
 {
@@ -284,6 +299,12 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 			      json_object_get(ph, "findings"), "results",
 			      json_object_get(ph, "results"), "counters", counters, "a", "node",
 			      la, "b", "node", lb);
+		/* whose own device failed on this rail (pair_run.c), as this
+		 * slice names that node: NODE/RAIL */
+		if (d && !strcmp(fc_jstr(ph, "node_fault", ""), na))
+			json_object_set_new(d, "node_fault", json_string(la));
+		else if (d && !strcmp(fc_jstr(ph, "node_fault", ""), nb))
+			json_object_set_new(d, "node_fault", json_string(lb));
 		/* This rail's diagnosis entry, for the soak's suspects. */
 		dg = mx_diag_pick(doc, (int)fc_jnum(e, "rail", -1));
 		if (d && dg)
@@ -503,6 +524,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	if (json_array_size(s.rails))
 		json_object_set(doc, "rails", s.rails);
 	json_object_set(doc, "rail_notes", s.notes);
+	json_object_set_new(doc, "rails_assumed", soak_assumed(s.rails));
 	json_object_set_new(doc, "store", json_pack("{s:s, s:I}", "path", s.c.db, "run",
 						   (json_int_t)s.run));
 	if (rc == -EINTR)

@@ -279,25 +279,27 @@ static const char *case_name(char *buf, size_t len, enum vb_op op, enum vb_lat_m
 {
 	snprintf(buf, len, "%s%s, %s%s, %s", vb_op_name(op),
 		 op != VB_WRITE ? "" : mode == VB_LAT_IMM ? " with immediate" : " by polling",
-		 vb_method_name(m), val ? ", --validate" : "", side);
+		 vb_method_name(m), !val ? "" : val == 1 ? ", --validate" : ", --validate (GPU)",
+		 side);
 	return buf;
 }
 
-/* Gets side @s ready for @t: validated (64 B messages, host memory) into
- * @v when @val. */
+/* Gets side @s ready for @t: validated into @v when @val, 64 B messages
+ * in host memory (1: each message's number stamped) or as in GPU memory
+ * (2: no stamp, each slot's message filled once). */
 static void ready(struct fk_side *s, struct vb_test *t, int val, struct vb_val *v)
 {
 	if (val) {
 		t->size = 64;
-		assert_int_equal(fk_val_side(s, t, v, 64, 1), 0);
+		assert_int_equal(fk_val_side(s, t, v, 64, val == 1), 0);
 		return;
 	}
 	assert_int_equal(vb_test_resolve(&s->r, t), 0);
 	assert_int_equal(vb_test_prepare(&s->r, t), 0);
 }
 
-/* 300 rounds of @op (@mode for write) in method @m, validated when @val;
- * the bound per side. */
+/* 300 rounds of @op (@mode for write) in method @m, validated when @val
+ * (ready); the bound per side. */
 static void rounds(enum vb_op op, enum vb_lat_mode mode, enum vb_method m, int val)
 {
 	struct vb_test ta = lat_test(op, mode, m);
@@ -341,7 +343,8 @@ static void rounds(enum vb_op op, enum vb_lat_mode mode, enum vb_method m, int v
 	fk_side_free(&b);
 }
 
-/* @op (@mode for write) in both methods, and validated in fabcheck's
+/* @op (@mode for write) in both methods, and validated (host and GPU
+ * memory) in fabcheck's
  * (the worker refuses --validate in perftest's, whose one buffer holds
  * every message: ctl/worker_gdr.c val_prepare). */
 static void all_rounds(enum vb_op op, enum vb_lat_mode mode)
@@ -349,6 +352,7 @@ static void all_rounds(enum vb_op op, enum vb_lat_mode mode)
 	rounds(op, mode, VB_METHOD_FABCHECK, 0);
 	rounds(op, mode, VB_METHOD_PERFTEST, 0);
 	rounds(op, mode, VB_METHOD_FABCHECK, 1);
+	rounds(op, mode, VB_METHOD_FABCHECK, 2);
 }
 
 static void test_send_round(void **state)
