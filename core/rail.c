@@ -311,14 +311,38 @@ int rail_lone_port(struct match *x, const struct member *m)
 				x->g[m->group].key);
 }
 
-/* Groups on two nodes or more are rails (any group, on one node). */
+/* Whether another node than those on group @k has a port on its subnet
+ * that is down: the address stays on a port whose link is down (the
+ * kernel keeps it, NO-CARRIER), so the network is that node's rail too,
+ * and the port down is the fault, not the one that is up. Matched by
+ * subnet only: a port down reaches no switch or LLDP neighbour. */
+static int down_elsewhere(const struct match *x, int k)
+{
+	if (x->map->by != FC_RAIL_BY_SUBNET)
+		return 0;
+	for (int i = 0; i < x->n; i++)
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			const struct fc_rail_port *p = &x->nodes[i].ports[j];
+			int on = 0;
+
+			for (int a = 0; a < x->nm && !on; a++)
+				on = x->m[a].group == k && x->m[a].node == i;
+			if (!on && !p->active && p->link_layer == x->map->link_layer &&
+			    !strcmp(p->subnet, x->g[k].key))
+				return 1;
+		}
+	return 0;
+}
+
+/* Groups on two nodes or more are rails (any group, on one node; one of
+ * one node whose peers have a port on its subnet down). */
 static int make_rails(struct match *x)
 {
 	int order[FC_RAIL_MAX * 4], nr = 0, rc = 0;
 	const char *names[FC_RAIL_MAX * 4] = { 0 };
 
 	for (int k = 0; k < x->ng && !rc; k++) {
-		if (x->n > 1 && x->g[k].nodes_with < 2) {
+		if (x->n > 1 && x->g[k].nodes_with < 2 && !down_elsewhere(x, k)) {
 			for (int a = 0; a < x->nm && !rc; a++)
 				if (x->m[a].group == k && x->m[a].used)
 					rc = rail_lone_port(x, &x->m[a]);

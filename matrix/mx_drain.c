@@ -269,13 +269,15 @@ void mx_drain_soak_targets(const json_t *doc, char *const *nodes, int n, json_t 
 						       json_string_value(json_array_get(json_object_get(s, "devices"), k)),
 						       NULL, 0);
 		} else if (fc_jstr(s, "node", NULL)) {
+			/* its own device (soak.h fc_soak_own_fault): its worker said so */
 			suspect_target(targets, s, fc_jstr(s, "node", ""), NULL,
+				       json_is_true(json_object_get(s, "own")) ? level :
 				       strstr(fc_jstr(s, "reason", ""), "flap") ? "link flap" : NULL, 0);
 		}
 	}
 	for (int j = 0; j < n; j++) {
 		/* Could not check: listed apart, never a target, never passed. */
-		if (!soak_checked(doc, nodes[j]))
+		if (!soak_checked(doc, nodes[j]) && !in_suspects(suspects, nodes[j]))
 			fc_drain_unchecked((json_t *)doc, nodes[j],
 					   "none of its slices could run (ssh, the launcher, a worker or the host)");
 		else if (passed && !in_suspects(suspects, nodes[j]))

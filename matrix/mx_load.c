@@ -117,6 +117,7 @@ static void row_doc(struct mx_model *m, size_t k, const char *text)
 		const char *why;
 
 		doc = json_loads(text, 0, NULL);
+		r->fault = mx_fault_bits(m, r->a, r->b, fc_jstr(doc, "node_fault", NULL));
 		why = fc_jstr(doc, "error", NULL);
 		if (!why && json_array_size(json_object_get(doc, "findings")))
 			why = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));
@@ -215,7 +216,10 @@ static int add_link(const struct fc_store_link *l, void *arg)
 	ld->nlinks++;
 	if (l->rail < 0)
 		return 0; /* no rails list: no rail measured */
-	if (!strcmp(l->verdict, "error") && isnan(l->gbps) && isnan(l->lat_us)) {
+	/* no figure: could not run, or failed for a node's own device, which
+	 * only the document names (its "node_fault") */
+	if (strcmp(l->verdict, "pass") && strcmp(l->verdict, "warn") && isnan(l->gbps) &&
+	    isnan(l->lat_us)) {
 		ld->by_doc = 1;
 		return 0;
 	}

@@ -22,6 +22,14 @@ enum fc_mx_state mx_state_of(const char *verdict)
 	return FC_MX_ERROR;
 }
 
+unsigned char mx_fault_bits(const struct mx_model *m, int a, int b, const char *node_fault)
+{
+	if (!node_fault)
+		return 0;
+	return (unsigned char)((!strcmp(m->names[a], node_fault) ? FC_MX_FAULT_A : 0) |
+			       (!strcmp(m->names[b], node_fault) ? FC_MX_FAULT_B : 0));
+}
+
 int mx_model_node(const struct mx_model *m, const char *name)
 {
 	const json_t *i;

@@ -356,7 +356,7 @@ int mx_rails_add(struct mx_model *m, int a, int b, const struct mx_rail_fig *f, 
 						       .state = row_state == FC_MX_ERROR && !measured ?
 								FC_MX_ERROR :
 								f[i].state,
-						       .retest = retest });
+						       .retest = retest, .fault = f[i].fault });
 	}
 	/* No rail measured (the pair could not run): an error on every rail. */
 	for (int r = 0; !any && !rc && r < m->nrails; r++)
@@ -386,7 +386,8 @@ int mx_rails_row(struct mx_model *m, int a, int b, const char *text, int retest,
 		}
 		f[nf++] = (struct mx_rail_fig){ .rail = mx_rail_find(m, e.name, e.subnet),
 						.gbps = e.gbps, .lat_us = e.lat_us,
-						.state = mx_state_of(e.verdict) };
+						.state = mx_state_of(e.verdict),
+						.fault = mx_fault_bits(m, a, b, e.node_fault) };
 	}
 	if (!rc)
 		rc = mx_rails_add(m, a, b, f, nf, retest, row_state);

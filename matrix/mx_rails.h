@@ -53,6 +53,7 @@ struct mx_rail_fig {
 	int rail;
 	double gbps, lat_us;
 	enum fc_mx_state state;
+	unsigned char fault; /* FC_MX_FAULT_*: whose own device failed on it */
 };
 /* The cells of a pair row from its measured rails @f (those whose rail is
  * -1 left out); none: the pair could not run, an error (a failure, after

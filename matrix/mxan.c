@@ -63,6 +63,8 @@ static int fill_cells(struct fc_mx_analysis *an, const struct fc_mx_result *res,
 		c->lat_us = r->lat_us;
 		c->state = (unsigned char)r->state;
 		c->retest = (unsigned char)!!r->retest;
+		c->fault = r->fault & (FC_MX_FAULT_A | FC_MX_FAULT_B);
+		an->nfaults += c->fault != 0;
 	}
 	return 0;
 }
@@ -296,6 +298,83 @@ static int add_node_finding(struct fc_mx_analysis *an, int i, const struct greed
 	return 0;
 }
 
+/* @i is a suspect: its pairs no longer count against its peers. */
+static void take_suspect(struct fc_mx_analysis *an, struct greedy *g, int i)
+{
+	an->nodes[i].state = FC_MX_NODE_SUSPECT;
+	an->nsuspects++;
+	for (int j = 0; j < an->n; j++) {
+		if (j == i || !pair_ran(an, i, j))
+			continue;
+		g->up[j]--;
+		if (judged_bad(an, i, j)) {
+			g->ub[j]--;
+			g->sd[j] -= pair_deficit(an, i, j);
+		}
+	}
+}
+
+/* The end of a -> b whose own device the pair's document named. */
+static int own_end(const struct fc_mx_analysis *an, int a, int b, int i)
+{
+	const struct fc_mx_cell *c = fc_mx_cell(an, a, b);
+
+	return (i == a && (c->fault & FC_MX_FAULT_A)) || (i == b && (c->fault & FC_MX_FAULT_B));
+}
+
+/* Pairs of @i whose document named @i's own device (either direction). */
+static int own_faults(const struct fc_mx_analysis *an, int i)
+{
+	int k = 0;
+
+	for (int j = 0; j < an->n; j++)
+		k += j != i && (own_end(an, i, j, i) || own_end(an, j, i, i));
+	return k;
+}
+
+/* Some device worked among these results: a pair measured, or failed on
+ * its data path with no node's own device named (both ends set up). */
+static int device_worked(const struct fc_mx_analysis *an)
+{
+	size_t nn = (size_t)an->n * (size_t)an->n;
+
+	if (an->opts.own_contrast)
+		return 1;
+	for (size_t i = 0; i < nn; i++)
+		if (an->cells[i].state == FC_MX_OK ||
+		    (an->cells[i].state == FC_MX_FAIL && !an->cells[i].fault))
+			return 1;
+	return 0;
+}
+
+/* Each node whose own device its worker could not set up or connect
+ * (mxan.h, FC_MX_BAD_OWN): a suspect of its own, judged on those pairs,
+ * before the comparison, so that they count against no peer. */
+static int find_own_faults(struct fc_mx_analysis *an, struct greedy *g)
+{
+	int rc = 0;
+
+	if (!an->nfaults || !device_worked(an))
+		return 0;
+	for (int i = 0; i < an->n && !rc; i++) {
+		int own = own_faults(an, i);
+		struct fc_mx_finding *f;
+
+		if (!own)
+			continue;
+		rc = add_finding(an, FC_MX_SUSPECT_NODE, i, -1, an->nodes[i].median_gbps,
+				 an->rack_median_gbps, 1);
+		if (rc)
+			break;
+		f = &an->findings[an->nfindings - 1];
+		f->peers = an->nodes[i].peers + an->nodes[i].errors;
+		f->nbad = own;
+		f->why = FC_MX_BAD_OWN;
+		take_suspect(an, g, i);
+	}
+	return rc;
+}
+
 /* Greedy: the worst node first; its pairs no longer count against its
  * peers, so a second bad node is judged on the pairs that remain. */
 static int find_suspect_nodes(struct fc_mx_analysis *an, struct greedy *g)
@@ -313,6 +392,8 @@ static int find_suspect_nodes(struct fc_mx_analysis *an, struct greedy *g)
 			g->sd[i] += pair_deficit(an, i, j);
 		}
 	}
+	if ((rc = find_own_faults(an, g)))
+		return rc;
 	for (;;) {
 		best = -1;
 		for (i = 0; i < n; i++) {
@@ -327,17 +408,7 @@ static int find_suspect_nodes(struct fc_mx_analysis *an, struct greedy *g)
 		rc = add_node_finding(an, best, g);
 		if (rc)
 			return rc;
-		an->nodes[best].state = FC_MX_NODE_SUSPECT;
-		an->nsuspects++;
-		for (j = 0; j < n; j++) {
-			if (j == best || !pair_ran(an, best, j))
-				continue;
-			g->up[j]--;
-			if (judged_bad(an, best, j)) {
-				g->ub[j]--;
-				g->sd[j] -= pair_deficit(an, best, j);
-			}
-		}
+		take_suspect(an, g, best);
 	}
 }
 
@@ -421,6 +492,14 @@ static double pair_min_gbps(const struct fc_mx_analysis *an, int a, int b)
 	return v;
 }
 
+/* a -> b could not run for its own-device fault of a suspect end: that
+ * suspect's finding says it. */
+static int explained(const struct fc_mx_analysis *an, int a, int b)
+{
+	return (own_end(an, a, b, a) && an->nodes[a].state == FC_MX_NODE_SUSPECT) ||
+	       (own_end(an, a, b, b) && an->nodes[b].state == FC_MX_NODE_SUSPECT);
+}
+
 static int find_links_and_errors(struct fc_mx_analysis *an)
 {
 	int n = an->n, i, j, spread, rc = find_spread(an, &spread);
@@ -442,7 +521,7 @@ static int find_links_and_errors(struct fc_mx_analysis *an)
 		for (j = 0; j < n && !rc; j++) {
 			if (i == j || cell(an, i, j)->state != FC_MX_ERROR ||
 			    an->nodes[i].state == FC_MX_NODE_UNREACHABLE ||
-			    an->nodes[j].state == FC_MX_NODE_UNREACHABLE)
+			    an->nodes[j].state == FC_MX_NODE_UNREACHABLE || explained(an, i, j))
 				continue;
 			rc = add_finding(an, FC_MX_PAIR_ERROR, i, j, 0, 0, 1);
 		}

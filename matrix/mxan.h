@@ -22,6 +22,18 @@
  * each. A bad pair whose two nodes are not suspects is a suspect link.
  * When every pair is below min_gbps, that is one finding (FC_MX_FLOOR)
  * and the suspects are judged without the floor.
+ *
+ * A node whose own RDMA device, port or rail its worker could not set up
+ * or connect (the pair document's "node_fault", pair/pair_run.c, from
+ * ctl/worker.c's kind "node") is a suspect node of its own (FC_MX_BAD_OWN),
+ * whatever its peers, and its pairs are no evidence against them: its
+ * worker said whose the fault is, no comparison is needed. Only where the
+ * run saw some device work (a pair that measured, or failed on its data
+ * path with both ends set up; a caller may say one did elsewhere,
+ * fc_mx_opts.own_contrast): when no device worked at all, each node's
+ * failure cannot be told from the run's own options (-d, -x, the rail
+ * plan) or the rack's setup, and those pairs stay what they were (could
+ * not run, FC_MX_ERROR; or failed, FC_MX_FAIL), judged as before.
  */
 #ifndef FC_MXAN_H
 #define FC_MXAN_H
@@ -41,7 +53,11 @@ enum {
 	FC_MX_BAD_ABS = 2,     /* bandwidth below min_gbps */
 	FC_MX_BAD_RACK = 4,    /* bandwidth below min_rack_pct of the rack median */
 	FC_MX_BAD_LAT = 8,     /* latency above max_lat_us */
+	FC_MX_BAD_OWN = 16,    /* its own device failed to set up (a node's finding only) */
 };
+
+/* Which end's own RDMA device, port or rail failed in a pair (fault bits). */
+enum { FC_MX_FAULT_A = 1, FC_MX_FAULT_B = 2 };
 
 struct fc_mx_result {
 	int a, b;      /* node indices, a -> b */
@@ -49,6 +65,7 @@ struct fc_mx_result {
 	double lat_us; /* NAN when not measured */
 	enum fc_mx_state state;
 	int retest;    /* measured again by --retest */
+	unsigned char fault; /* FC_MX_FAULT_*: the document's node_fault named that end */
 };
 
 struct fc_mx_opts {
@@ -56,6 +73,10 @@ struct fc_mx_opts {
 	double min_rack_pct; /* share of the rack median, 0 = none */
 	double max_lat_us;   /* absolute ceiling, 0 = none */
 	double asym_pct;     /* A->B vs B->A: the slower below this share of the faster */
+	/* Set by a caller that saw a device work elsewhere in the same run
+	 * (another rail of it): a node fault is named without a device that
+	 * worked among these results. Not an option of the user's. */
+	int own_contrast;
 };
 #define FC_MX_OPTS_DEFAULT { .min_rack_pct = 90, .asym_pct = 90 }
 
@@ -64,6 +85,7 @@ struct fc_mx_cell {
 	unsigned char state; /* enum fc_mx_state */
 	unsigned char bad;   /* FC_MX_BAD_* bits */
 	unsigned char retest;
+	unsigned char fault; /* FC_MX_FAULT_*, from the result */
 };
 
 enum fc_mx_node_state {
@@ -115,6 +137,7 @@ struct fc_mx_analysis {
 	int nsuspects;	/* suspect nodes + suspect links */
 	int nbad_pairs; /* unordered pairs with a bad direction */
 	int nmeasured;	/* directed results that ran */
+	int nfaults;	/* results whose document named an end's own device */
 	unsigned char judge; /* the FC_MX_BAD_* bits suspects are judged on */
 	struct fc_mx_opts opts;
 };

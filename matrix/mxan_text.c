@@ -73,6 +73,13 @@ void fc_mx_node_why(const struct fc_mx_analysis *an, const struct fc_mx_finding 
 				    (o->min_rack_pct > 0 && isfinite(an->rack_median_gbps) &&
 				     med < an->rack_median_gbps * o->min_rack_pct / 100));
 
+	if (f->why & FC_MX_BAD_OWN) { /* mxan.h: its worker said so */
+		snprintf(buf, len,
+			 "its own RDMA device, port or rail could not be set up or connected in "
+			 "%d of its %d pair%s (its worker said so: the node's fault, not a link's)",
+			 f->nbad, f->peers, fc_s(f->peers));
+		return;
+	}
 	fc_mx_bad_text(an, &u, why, sizeof(why));
 	if ((f->why & (FC_MX_BAD_ABS | FC_MX_BAD_RACK)) && isfinite(f->worst_gbps) &&
 	    f->worst_peer >= 0)
@@ -93,10 +100,16 @@ static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 	char why[512];
 
 	fc_mx_node_why(an, f, names, why, sizeof(why));
-	snprintf(buf, len,
-		 "suspect node %s: %s: check its HCA, cable, switch port and PCIe link, then "
-		 "run 'fabcheck pair' against a good node",
-		 names[f->a], why);
+	if (f->why & FC_MX_BAD_OWN)
+		snprintf(buf, len,
+			 "suspect node %s: %s: check its HCA, that port's state and cable, and its "
+			 "RDMA setup ('fabcheck devices' on it)",
+			 names[f->a], why);
+	else
+		snprintf(buf, len,
+			 "suspect node %s: %s: check its HCA, cable, switch port and PCIe link, "
+			 "then run 'fabcheck pair' against a good node",
+			 names[f->a], why);
 }
 
 int fc_mx_link_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,
@@ -169,14 +182,33 @@ static void rack_text(const struct fc_mx_analysis *an, const struct fc_mx_findin
 	{
 		struct fc_mx_cell u = { .bad = 0 };
 		char why[256];
+		int figures = 0;
 
 		for (int i = 0; i < an->n; i++)
 			for (int j = 0; j < an->n; j++)
 				if (i != j && an->nodes[i].state == FC_MX_NODE_OK &&
-				    an->nodes[j].state == FC_MX_NODE_OK)
+				    an->nodes[j].state == FC_MX_NODE_OK) {
 					u.bad |= fc_mx_cell(an, i, j)->bad & an->judge;
+					figures += fc_mx_cell(an, i, j)->state == FC_MX_OK ||
+						   (fc_mx_cell(an, i, j)->state == FC_MX_FAIL &&
+						    (isfinite(fc_mx_cell(an, i, j)->gbps) ||
+						     isfinite(fc_mx_cell(an, i, j)->lat_us)));
+				}
 		fc_mx_bad_text(an, &u, why, sizeof(why));
-		snprintf(buf, len,
+		/* Every pair failed on its data path, no figure: each end's
+		 * device was set up (a node's own device would be its own
+		 * finding, mxan.h FC_MX_BAD_OWN), the paths between them
+		 * failed; no pair among them worked to hold a node against. */
+		if (!figures && u.bad == FC_MX_BAD_VERDICT)
+			snprintf(buf, len,
+				 "%d nodes are bad with each other, every one of their %d pairs failed "
+				 "by pair with no figure, though each node's device was set up: no pair "
+				 "among them worked, so the nodes cannot be told apart and none is "
+				 "named; the fabric between them (the switch, its configuration) or a "
+				 "setting they all share (MTU, GID index, PFC): check the switch",
+				 f->a, f->b);
+		else
+			snprintf(buf, len,
 			 "%d nodes are bad with each other, every one of their %d pairs (%s): none "
 			 "of them stands out, so none is named; the rack's own spread is wider than "
 			 "the thresholds allow (--min-rack-pct, --min-gbps) or the fabric between "
@@ -201,10 +233,19 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
 		break;
 	case FC_MX_SUSPECT_LINK:
 		retest = fc_mx_link_why(an, f, why, sizeof(why));
-		snprintf(buf, len,
-			 "suspect link %s-%s: %s while both nodes are fine with their "
-			 "other peers%s: check the cables and switch ports between them",
-			 names[f->a], names[f->b], why, retest ? ", still bad on retest" : "");
+		/* Two nodes with no other peer (a matrix of two): the one pair
+		 * cannot tell its link from either node. */
+		if (an->nodes[f->a].peers == 1 && an->nodes[f->b].peers == 1)
+			snprintf(buf, len,
+				 "suspect link %s-%s: %s, their only pair%s: two nodes alone cannot "
+				 "tell the link from either node; check the cables and switch ports "
+				 "between them, then test each against a third node",
+				 names[f->a], names[f->b], why, retest ? ", still bad on retest" : "");
+		else
+			snprintf(buf, len,
+				 "suspect link %s-%s: %s while both nodes are fine with their "
+				 "other peers%s: check the cables and switch ports between them",
+				 names[f->a], names[f->b], why, retest ? ", still bad on retest" : "");
 		break;
 	case FC_MX_UNREACHABLE:
 		snprintf(buf, len,

@@ -80,7 +80,7 @@ static void *rail_job_run(void *arg)
 
 			j->res[k++] = (struct fc_mx_result){ .a = c->a, .b = c->b, .gbps = c->gbps,
 							     .lat_us = c->lat_us, .state = c->state,
-							     .retest = c->retest };
+							     .retest = c->retest, .fault = c->fault };
 		}
 		j->rc = fc_mx_reanalyze(j->an->n, j->res, k, j->opts, &j->an->rails[r]);
 	}
@@ -105,8 +105,10 @@ static int rail_threads(const struct fc_mxl_analysis *an)
  * independent, so threads share them out (the result does not depend on
  * how many). */
 static int per_rail(struct fc_mxl_analysis *an, const struct fc_mxl_cell *cells, size_t ncells,
-		    const struct fc_mx_opts *opts)
+		    const struct fc_mx_opts *opts_in)
 {
+	struct fc_mx_opts own = FC_MX_OPTS_DEFAULT, *opts = &own;
+
 	struct rail_job jobs[RAIL_THREADS_MAX] = { { 0 } };
 	pthread_t tid[RAIL_THREADS_MAX];
 	int nt = rail_threads(an), started[RAIL_THREADS_MAX] = { 0 }, rc = -ENOMEM;
@@ -115,6 +117,13 @@ static int per_rail(struct fc_mxl_analysis *an, const struct fc_mxl_cell *cells,
 	start = calloc((size_t)an->nrails + 1, sizeof(*start));
 	if (!order || !start)
 		goto out_free;
+	if (opts_in)
+		own = *opts_in;
+	/* A device that worked on any rail of the run tells a node's own
+	 * fault on another from the run's options (mxan.h, FC_MX_BAD_OWN). */
+	for (size_t i = 0; i < ncells && !own.own_contrast; i++)
+		own.own_contrast = cells[i].state == FC_MX_OK ||
+				   (cells[i].state == FC_MX_FAIL && !cells[i].fault);
 	rc = group_by_rail(cells, ncells, an->nrails, order, start);
 	for (int r = 0; r < an->nrails; r++)
 		most = start[r + 1] - start[r] > most ? start[r + 1] - start[r] : most;
@@ -282,6 +291,16 @@ static int node_bad_on(const struct fc_mx_analysis *ra, int i)
 	return ra->nodes[i].state == FC_MX_NODE_SUSPECT;
 }
 
+/* @i is a suspect on rail @ra for its own device (FC_MX_BAD_OWN). */
+static int own_on(const struct fc_mx_analysis *ra, int i)
+{
+	for (int f = 0; f < ra->nfindings; f++)
+		if (ra->findings[f].kind == FC_MX_SUSPECT_NODE && ra->findings[f].a == i &&
+		    (ra->findings[f].why & FC_MX_BAD_OWN))
+			return 1;
+	return 0;
+}
+
 /* Node @i's port on rail @r could not be checked (fc_mxl_unchecked). */
 static int add_unchecked(struct fc_mxl_analysis *an, int i, int r)
 {
@@ -322,7 +341,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 	if (!med)
 		return -ENOMEM;
 	for (int i = 0; i < an->n && !rc; i++) {
-		int measured = 0, bad = 0;
+		int measured = 0, bad = 0, own = 0;
 		size_t nm = 0;
 
 		/* A rail on which none of its pairs could run is not measured:
@@ -339,6 +358,7 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 				continue;
 			measured++;
 			bad += node_bad_on(ra, i);
+			own += own_on(ra, i);
 			if (node_bad_on(ra, i) && isfinite(ra->nodes[i].median_gbps))
 				med[nm++] = ra->nodes[i].median_gbps;
 		}
@@ -355,7 +375,8 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 					 (struct fc_mxl_suspect){
 						 .level = FC_MXL_NODE, .node = i, .peer = -1,
 						 .rail = -1, .gbps = fc_median(med, nm),
-						 .ref_gbps = fc_median(ref, nr), .nrails_bad = bad });
+						 .ref_gbps = fc_median(ref, nr), .nrails_bad = bad,
+						 .own = own == bad });
 			continue;
 		}
 		for (int r = 0; r < an->nrails && !rc; r++) {
@@ -367,7 +388,8 @@ static int find_nodes_and_ports(struct fc_mxl_analysis *an, int *cap, const int 
 					 (struct fc_mxl_suspect){
 						 .level = FC_MXL_PORT, .node = i, .peer = -1,
 						 .rail = r, .gbps = ra->nodes[i].median_gbps,
-						 .ref_gbps = ra->rack_median_gbps });
+						 .ref_gbps = ra->rack_median_gbps,
+						 .own = own_on(ra, i) });
 		}
 	}
 	free(med);

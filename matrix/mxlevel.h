@@ -50,6 +50,7 @@ struct fc_mxl_cell {
 	double gbps, lat_us; /* NAN when not measured */
 	enum fc_mx_state state;
 	int retest;	     /* measured again by --retest */
+	unsigned char fault; /* FC_MX_FAULT_*: whose own device failed (mxan.h) */
 };
 
 struct fc_mxl_suspect {
@@ -65,6 +66,9 @@ struct fc_mxl_suspect {
 	 * 0: its nodes could not be told apart (most nodes suspect, its
 	 * floor) */
 	int nodes_judged;
+	/* node, port: named for its own device, which its worker could not
+	 * set up or connect (mxan.h FC_MX_BAD_OWN), not by a comparison */
+	int own;
 };
 
 /* A node's port on one rail that could not be checked: none of its pairs

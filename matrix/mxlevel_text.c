@@ -105,6 +105,16 @@ static void node_text(const struct fc_mxl_analysis *an, const struct fc_mxl_susp
 	size_t off;
 	int more = 0;
 
+	if (s->own) { /* its worker named its own device on every rail */
+		for (int r = 0; r < an->nrails; r++)
+			if (an->rails[r].nodes[s->node].state == FC_MX_NODE_SUSPECT) {
+				port_why(an, s->node, r, nodes, why, sizeof(why));
+				break;
+			}
+		snprintf(buf, len, "%s: on every rail (%d), %s: that node's HCAs, ports or RDMA setup",
+			 nodes[s->node], s->nrails_bad, why);
+		return;
+	}
 	median_vs(s->gbps, s->ref_gbps, "", med, sizeof(med));
 	off = (size_t)snprintf(buf, len, "%s: bad on every rail (%d)%s", nodes[s->node],
 			       s->nrails_bad, med);
@@ -125,6 +135,13 @@ static void node_text(const struct fc_mxl_analysis *an, const struct fc_mxl_susp
 	if (off < len)
 		snprintf(buf + off, len - off,
 			 ": the host (PCIe switch, NUMA, CPU or firmware), not one link");
+}
+
+/* @a and @b have no other peer on the rail (a matrix of two): the one
+ * pair cannot tell its link from either end. */
+static int two_alone(const struct fc_mx_analysis *ra, int a, int b)
+{
+	return ra->nodes[a].peers == 1 && ra->nodes[b].peers == 1;
 }
 
 static const struct fc_mx_finding *link_of(const struct fc_mx_analysis *ra, int a, int b)
@@ -154,8 +171,8 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 			return;
 		}
 		port_why(an, s->node, 0, nodes, why, sizeof(why));
-		snprintf(buf, len, "%s: %s: that node's HCA, cable, switch port or host",
-			 nodes[s->node], why);
+		snprintf(buf, len, "%s: %s: that node's HCA, %s", nodes[s->node], why,
+			 s->own ? "port, cable or RDMA setup" : "cable, switch port or host");
 		return;
 	case FC_MXL_PORT:
 		rail_name(rails, s->rail, rl, sizeof(rl));
@@ -168,14 +185,23 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
 				 fc_s(pass));
 		else
 			snprintf(others, sizeof(others), "while no other rail of it was judged");
-		snprintf(buf, len,
-			 "%s on %s: %s, %s: that node's HCA, cable or switch port on that rail",
-			 nodes[s->node], rl, why, others);
+		snprintf(buf, len, "%s on %s: %s, %s: that node's HCA, %s on that rail",
+			 nodes[s->node], rl, why, others,
+			 s->own ? "port or cable" : "cable or switch port");
 		return;
 	case FC_MXL_LINK:
 		rail_name(rails, s->rail, rl, sizeof(rl));
 		f = link_of(&an->rails[s->rail], s->node, s->peer);
-		if (f) {
+		if (f && two_alone(&an->rails[s->rail], s->node, s->peer)) {
+			int retest = fc_mx_link_why(&an->rails[s->rail], f, why, sizeof(why));
+
+			snprintf(buf, len,
+				 "%s - %s on %s: %s%s, their only pair on that rail: two nodes alone "
+				 "cannot tell the link between those two ports from either port; "
+				 "test each against a third node",
+				 nodes[s->node], nodes[s->peer], rl, why,
+				 retest ? ", still bad on retest" : "");
+		} else if (f) {
 			int retest = fc_mx_link_why(&an->rails[s->rail], f, why, sizeof(why));
 
 			snprintf(buf, len,

@@ -121,8 +121,11 @@ static int analyze_pair(json_t *pairs, json_t *events, const json_t *slices, con
 			 * the launcher, a worker that could not start) is
 			 * counted apart from one whose traffic failed: said in
 			 * the events, no evidence against its nodes
-			 * (fc_soak_suspects). */
-			int judged = fc_pair_doc_judged(json_object_get(s, "doc"));
+			 * (fc_soak_suspects). So is one whose worker named its
+			 * own node's device (fc_soak_own_fault): evidence
+			 * against that node alone, not the link. */
+			int judged = fc_pair_doc_judged(json_object_get(s, "doc")) &&
+				     !fc_soak_own_fault(s);
 
 			failed += judged;
 			unrun += !judged;

@@ -35,6 +35,14 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
  * worst slice that has one (mx_diag_entry). fc_soak_analyze calls it.
  */
 void fc_soak_suspects(json_t *doc, const json_t *slices);
+/* The node slice @s's worker named as its own fault ("node_fault" of its
+ * document, pair/pair_run.c: that node's RDMA device, port or rail could
+ * not be set up or connected; NODE/RAIL with rails), or NULL. Such a
+ * slice is no evidence against its link: its node is a suspect of its own
+ * (a port with rails), "its own device", where some slice of the soak
+ * measured (a device that worked: else each failure cannot be told from
+ * the soak's options or the rack's setup, and nothing is named). */
+const char *fc_soak_own_fault(const json_t *s);
 
 /* "16:04:05 (+35 s)" for @t, relative to @t0, into @buf. */
 const char *fc_soak_when(double t, double t0, char *buf, size_t len);

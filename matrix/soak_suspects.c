@@ -141,6 +141,49 @@ static void add_suspect(json_t *list, const json_t *slices, const char *level, c
 	json_array_append_new(list, s);
 }
 
+const char *fc_soak_own_fault(const json_t *s)
+{
+	const char *n = fc_jstr(json_object_get(s, "doc"), "node_fault", NULL);
+
+	return n && (!strcmp(n, fc_jstr(s, "a", "")) || !strcmp(n, fc_jstr(s, "b", ""))) ? n : NULL;
+}
+
+/* Each node named by its own fault (fc_soak_own_fault) in some slice,
+ * when a slice of the soak measured: a suspect of its own. */
+static void own_suspects(json_t *doc, json_t *list, const json_t *slices)
+{
+	json_t *own = json_object(), *v;
+	const json_t *s;
+	const char *name;
+	int worked = 0;
+	size_t i;
+
+	json_array_foreach(slices, i, s) {
+		const char *n = fc_soak_own_fault(s);
+
+		worked |= fc_pair_doc_gbps(json_object_get(s, "doc"), NULL) >= 0 && !n &&
+			  strcmp(fc_jstr(json_object_get(s, "doc"), "verdict", "error"), "error");
+		if (n)
+			json_object_set_new(own, n, json_integer(json_integer_value(json_object_get(own, n)) + 1));
+	}
+	json_object_foreach(own, name, v) {
+		char reason[600];
+
+		if (!worked)
+			break;
+		snprintf(reason, sizeof(reason),
+			 "%s: its own RDMA device, port or rail could not be set up or connected in %lld slice%s (its worker said so: the node's fault, not a link's): check its HCA, that port's state and cable, and its RDMA setup ('fabcheck devices' on it)",
+			 name, (long long)json_integer_value(v), json_integer_value(v) == 1 ? "" : "s");
+		fc_finding(doc, FC_FAIL, "%s", reason);
+		add_suspect(list, slices, "node", name, NULL, reason);
+		/* its worker named it: no slice's counters to diagnose */
+		s = json_array_get(list, json_array_size(list) - 1);
+		json_object_del((json_t *)s, "diagnosis");
+		json_object_set_new((json_t *)s, "own", json_true());
+	}
+	json_decref(own);
+}
+
 /* Whether an event of @kind names pair @label. */
 static int has_event(const json_t *events, const char *kind, const char *label)
 {
@@ -185,5 +228,6 @@ void fc_soak_suspects(json_t *doc, const json_t *slices)
 				    flaps && errors ? "link flaps and error counters" :
 				    flaps ? "link flaps" : "error counters");
 	}
+	own_suspects(doc, list, slices);
 	json_object_set_new(doc, "suspects", list);
 }

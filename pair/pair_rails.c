@@ -39,6 +39,10 @@ struct rails_run {
 	json_t *alone[FC_RAIL_MAX], *loaded[FC_RAIL_MAX]; /* each rail's pair document */
 	char exe[PATH_MAX];
 	int exit;
+	/* rails whose worker named its own node's device (node_fault), and
+	 * rails that ran with both ends set up (measured, or failed on the
+	 * data path) */
+	int own_faults, worked;
 };
 
 static void raise_exit(struct rails_run *x, int code)
@@ -291,11 +295,18 @@ static json_t *side(const json_t *child_side, const struct fc_rail_port *p)
 
 static json_t *phase_json(const json_t *d)
 {
+	json_t *o;
+
 	if (!d)
 		return json_null();
-	return json_pack("{s:O, s:O, s:O, s:O}", "verdict", json_object_get(d, "verdict"),
-			 "results", json_object_get(d, "results"), "counters",
-			 json_object_get(d, "counters"), "findings", json_object_get(d, "findings"));
+	o = json_pack("{s:O, s:O, s:O, s:O}", "verdict", json_object_get(d, "verdict"), "results",
+		      json_object_get(d, "results"), "counters", json_object_get(d, "counters"),
+		      "findings", json_object_get(d, "findings"));
+	/* whose own device failed on this rail (pair_run.c): the matrix
+	 * names that node, not the link (matrix/mxan.h, FC_MX_BAD_OWN) */
+	if (o && json_is_string(json_object_get(d, "node_fault")))
+		json_object_set(o, "node_fault", json_object_get(d, "node_fault"));
+	return o;
 }
 
 /* A child's findings, named by rail and phase, at its verdict's level. */
@@ -320,8 +331,43 @@ static void child_findings(struct rails_run *x, const json_t *d, int r, const ch
 			fc_finding(x->doc, lvl, "rail %d (%s) %s: %.*s", x->map.rails[r].index,
 				   x->map.rails[r].name, phase, (int)(cut ? tl - wl : tl), t);
 	}
-	if (json_is_true(json_object_get(d, "no_result")) || fc_jnum(d, "exit", 0) == FC_EXIT_CANT)
+	/* A rail whose worker named its node's own device (pair_run.c
+	 * node_fault) is judged, "fail", where another rail ran: that port's
+	 * fault, exit 1 (own_fault_exit); else nothing told it from the run's
+	 * options or the rack's setup, exit 3 as for a rail that could not run. */
+	if (json_is_string(json_object_get(d, "node_fault")))
+		x->own_faults++;
+	else if (json_is_true(json_object_get(d, "no_result")) || fc_jnum(d, "exit", 0) == FC_EXIT_CANT)
 		raise_exit(x, FC_EXIT_CANT);
+	else
+		x->worked += strcmp(v, "error") != 0;
+}
+
+/* The exit for the rails of own faults (child_findings): 3 when no rail
+ * worked beside them. When they all name one node, the pair's document
+ * names it too ("node_fault", as pair_run.c does for one port), for the
+ * matrix's and soak's analyses of the whole pair. */
+static void own_fault_exit(struct rails_run *x)
+{
+	const char *who = NULL;
+	int one = 1;
+
+	if (x->own_faults && !x->worked)
+		raise_exit(x, FC_EXIT_CANT);
+	for (int r = 0; r < x->map.nrails; r++) {
+		const json_t *d[2] = { x->alone[r], x->loaded[r] };
+
+		for (int k = 0; k < 2; k++) {
+			const char *n = fc_jstr(d[k], "node_fault", NULL);
+
+			if (n && who && strcmp(n, who))
+				one = 0;
+			if (n)
+				who = n;
+		}
+	}
+	if (who && one)
+		json_object_set_new(x->doc, "node_fault", json_string(who));
 }
 
 /* A rail that passes alone and falls short with every rail loaded: the host. */
@@ -638,6 +684,7 @@ int pair_rails_run(struct fc_ctx *ctx, struct pair_cfg *cfg)
 	if (x.map.nrails > 1)
 		run_phase(&x, idx, x.map.nrails, x.loaded);
 	build_doc(&x);
+	own_fault_exit(&x);
 	json_object_set_new(x.doc, "thresholds",
 			    json_deep_copy(json_object_get(x.alone[0] ? x.alone[0] : x.loaded[0],
 							   "thresholds")));

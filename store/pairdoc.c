@@ -80,6 +80,7 @@ int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out)
 				      .gbps = NAN, .lat_us = NAN };
 	if (out->phase) {
 		out->verdict = fc_jstr(ph, "verdict", "error");
+		out->node_fault = fc_jstr(ph, "node_fault", NULL);
 		out->gbps = fc_pair_doc_gbps(ph, &out->size_bytes);
 		out->lat_us = fc_pair_doc_lat_us(ph);
 	}

@@ -161,6 +161,7 @@ struct fc_pair_rail {
 	const json_t *phase;
 	const char *verdict;
 	double gbps, size_bytes, lat_us;
+	const char *node_fault; /* the node whose own device failed on it, NULL: none */
 };
 /* Whose a pair run's end is (issue 38: infrastructure never drains): 1
  * when it judged the fabric, exiting 0 (pass, warn) or 1 (a check failed:

@@ -33,11 +33,30 @@ struct cap {
 	double deadline;
 };
 
-/* One command recorded (skipped, said why, once the capture's time is up). */
+/* The bundle holds @argv's output already (the probe recorded it). */
+static int cap_has(const struct cap *c, const char *const *argv)
+{
+	char name[200], rel[256];
+	const json_t *f;
+	size_t i;
+
+	fc_bundle_cmd_name(argv, name, sizeof(name));
+	snprintf(rel, sizeof(rel), "cmd/%s", name);
+	json_array_foreach(c->w.files, i, f)
+		if (!strcmp(fc_jstr(f, "path", ""), rel))
+			return 1;
+	return 0;
+}
+
+/* One command recorded (skipped, said why, once the capture's time is up),
+ * unless the probe recorded it. */
 static void cap_cmd(struct cap *c, const char *const *argv)
 {
 	char why[512];
 	int code;
+
+	if (cap_has(c, argv))
+		return;
 
 	if (fc_now() > c->deadline) {
 		fc_bw_skip(&c->w, argv[0], NULL, "the capture's deadline passed before it ran");
@@ -47,7 +66,8 @@ static void cap_cmd(struct cap *c, const char *const *argv)
 }
 
 /* Each fabric netdev (of an RDMA port): the ethtool views (`ethtool -m`:
- * recorded by the probe, pf_probe.c probe_module, which reads it). */
+ * recorded by the probe, pf_probe.c probe_module, which reads it, and
+ * `ethtool IF` too where it read the module). */
 static void cap_netdevs(struct cap *c, const json_t *probe)
 {
 	static const char *const opts[] = { NULL, "-S", "-i" };

@@ -56,6 +56,14 @@ print(d.get("rails"), d["options"].get("rails", "rxe0"), d["rails_matched"]["rai
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --exclude-dev rxe1 "${RFAKE[@]}" --json
 expect "pair (default): ports not listed, the first port tested and said" 3 'cannot list its RDMA ports .*testing the first active port, not every rail' -- \
 	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB "${RFAKE[@]}" --json
+# One rail's own-device fault (pair_run.c node_fault) beside a rail that
+# ran: that port's fault, judged, exit 1 (pair_rails.c own_fault_exit);
+# with no rail run beside it (above: every rail) it cannot be told from
+# the options, exit 3.
+expect "pair --rails: one rail's own-device fault beside a rail that ran exits 1" 1 \
+	'rail 1 \(rxe1\) alone: nodeB: no RDMA device .rxe1. \(test worker\)' -- \
+	env FAKE_DEVICES=$RDEV RW_NODEV_HOST=nodeB RW_NODEV_DEV=rxe1 $FC pair nodeA nodeB --rails all \
+	--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5 --no-db
 expect "pair --rails all exits 3 when no rail could run" 3 'rail 0 \(rxe0\) alone: nodeA: no RDMA device' -- \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
 expect "pair --rails 1: one rail, alone only" 0 '^\[1\] none$' -- python3 -c 'import json, subprocess, sys
@@ -169,19 +177,22 @@ ok = ok and all(r["verdict"] == "fail" for r in rows if r["rail"] == "1" and "no
 print(len(rows), "ok" if ok else rows[:3])' "$RLT/r.csv"
 rm -rf "$RLT"
 
-# soak --rails: a series (and its failures) per rail of each pair.
+# soak --rails: a series (and its failures) per rail of each pair. The
+# stand-in's failure is a data path's (FAKE_KIND=fail, judged): its own
+# kind "node" names the node's device (pair_run.c node_fault), no
+# evidence against the link (matrix/soak.h fc_soak_own_fault).
 expect "soak --rails: each rail of the pair its own series, named NODE/RAIL" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)
 p = [(x["a"], x["b"], x["failed_slices"] >= 1) for x in d["pairs"]]
 ok = p == [("nodeA/rxe0", "nodeB/rxe0", True), ("nodeA/rxe1", "nodeB/rxe1", True)] and any(f.startswith("nodeA/rxe1-nodeB/rxe1: traffic failed") for f in d["findings"])
 print("ok" if ok else p)' \
-	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise FAKE_KIND=fail $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --rails all \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db" --json
 rm -f "${TMPDIR:-/tmp}/fabcheck-cli-soak-rails-$$.db"*
 # Its suspects: a link per failing rail, with that rail's diagnosis (JSON and text).
 SKD="${TMPDIR:-/tmp}/fabcheck-cli-soak-rdiag-$$"
 mkdir -p "$SKD"
-env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
+env FAKE_DEVICES=$RDEV FAKE_MODE=noise FAKE_KIND=fail $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/s.db" --json >"$SKD/s.json" 2>/dev/null
 expect "soak: a suspect link per rail, each with its rail's diagnosis" 0 '^ok$' -- python3 -c '
 import json, sys
@@ -191,8 +202,12 @@ s = sorted((x["level"], tuple(x["link"]), x["device"], x["diagnosis"]["subject"]
 print("ok" if s == [("link", ("nodeA", "nodeB"), "rxe0", "rail 0 loaded", "not determined"),
                     ("link", ("nodeA", "nodeB"), "rxe1", "rail 1 loaded", "not determined")] else s)' "$SKD/s.json"
 expect "soak text: the suspects' parts, per rail" 3 '^  link nodeA-nodeB on rxe1: possible not determined \(pair nodeA -> nodeB\)$' -- \
-	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
+	env FAKE_DEVICES=$RDEV FAKE_MODE=noise FAKE_KIND=fail $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/t.db"
+# Every rail's slice failed for a node's own device (the stand-in's kind
+# "node") and no slice measured: no link is a suspect, and no node either
+# (nothing worked to tell its failure from the soak's options).
+expect "soak: a node's own device failing is no link suspect" 3 '^\[\] 0 True$' -- bash -c "env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 --launcher local --worker-cmd tests/cli/fake-worker.sh --db $SKD/u.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"suspects\"], sum(p[\"failed_slices\"] for p in d[\"pairs\"]), all(p[\"unrun_slices\"] == p[\"slices\"] for p in d[\"pairs\"]))'; exit \${PIPESTATUS[0]}"
 rm -rf "$SKD"
 
 # A node of another model (tests/data/rails/shifted-2rail: nodeB names its

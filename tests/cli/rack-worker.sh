@@ -30,6 +30,10 @@
 # reports its port's deltas. RW_LAT_NOTES=1: a latency test of fewer than
 # 1000 (10000) rounds leaves out p99 (p99.9) with the note the real worker
 # writes (core/stats.c pct_json: a rank needs 10 / (1 - p) rounds).
+# RW_NODEV_HOST's worker (or each of several, between spaces) answers its
+# setup as the real worker does when its own RDMA device cannot be opened
+# (ctl/worker.c: an RDMA fault, kind "node"; pair names it "node_fault");
+# with RW_NODEV_DEV only for that device (one rail's port).
 if [ "${1:-}" = devices ]; then
 	# fake-worker.sh's listing: FAKE_DEVICES, or under the stand-in srun
 	# each node's own FAKE_DEVICES_DIR/NODE.json
@@ -43,6 +47,13 @@ say "\"hello\",\"version\":\"0\",\"host\":\"${host:-fake}\",\"pid\":1"
 next setup || exit 1
 dev=$(sed -n 's/.*"dev":"\([^"]*\)".*/\1/p' <<<"$msg")
 dev=${dev:-rxe0}
+case " ${RW_NODEV_HOST:-} " in
+*" ${host:-none} "*)
+	if [ -z "${RW_NODEV_DEV:-}" ] || [ "$dev" = "$RW_NODEV_DEV" ]; then
+		say "\"error\",\"kind\":\"node\",\"msg\":\"no RDMA device '$dev' (test worker)\""
+		exit 0
+	fi ;;
+esac
 # ev PHASE: the recorded reading of this port as one "evidence" message.
 ev() {
 	local d="${RW_EVIDENCE:-}/$host/$dev-1/$1"

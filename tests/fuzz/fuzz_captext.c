@@ -1,12 +1,14 @@
 /* libFuzzer target: the readers of a capture's tool text that a replay
  * judges when the capture lacks sysfs or libibverbs' record: `lspci -vvv`'s
  * PCIe link (diag/lspci.c) and the device list of `ibv_devinfo -v` or
- * `ibstat` (verbs/devtext.c), and an interface of `ip -j link`
- * (core/iplink.c). Any text gives a link within PCIe's bounds or none,
- * devices each with a name and ports each with a port number, an interface
- * whose MTU is a number and whose state is a string, never a crash or a leak.
+ * `ibstat` (verbs/devtext.c), an interface of `ip -j link` (core/iplink.c)
+ * and a module of `ethtool -m` with its lanes judged (diag/parse.c). Any
+ * text gives a link within PCIe's bounds or none, devices each with a name
+ * and ports each with a port number, an interface whose MTU is a number and
+ * whose state is a string, a module whose lanes in use and dark lanes are
+ * lanes it printed and never both, never a crash or a leak.
  * fuzz-sources: diag/lspci.c diag/parse.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
- * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json
+ * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json tests/real/ethtool_m/[a-z]*.txt
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -19,6 +21,22 @@
 #include "verbs/devtext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The lanes judged in use and the dark ones: within the lanes printed,
+ * never the same lane. */
+static void check_module(const char *text)
+{
+	struct diag_module m;
+	unsigned printed;
+
+	diag_parse_module(text, &m);
+	if (m.nlanes < 0 || m.nlanes > DIAG_MAX_LANES)
+		abort();
+	diag_module_judge(&m, m.nlanes);
+	printed = m.nlanes >= 32 ? ~0u : (1u << m.nlanes) - 1;
+	if ((m.used & m.dark) || (m.used & ~printed) || (m.dark & ~printed))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !json_is_string(json_object_get(ip, "operstate")))))
 		abort();
 	json_decref(ip);
+	check_module(text);
 	free(text);
 	return 0;
 }

@@ -241,12 +241,12 @@ static void test_absolute_threshold_rack_wide(void **state)
  * link nodeC-nodeD.
  */
 static const struct fc_mx_result rack4_d20[] = {
-	{ 3, 0, 0.0195, 40, FC_MX_OK, 0 }, { 0, 3, 0.1010, 30, FC_MX_OK, 0 },
-	{ 3, 1, 0.0193, 40, FC_MX_OK, 0 }, { 1, 3, 0.0991, 30, FC_MX_OK, 0 },
-	{ 3, 2, 0.0196, 40, FC_MX_OK, 0 }, { 2, 3, 0.0988, 30, FC_MX_OK, 0 },
-	{ 0, 1, 0.0988, 30, FC_MX_OK, 0 }, { 1, 0, 0.0850, 30, FC_MX_OK, 0 },
-	{ 0, 2, 0.0860, 30, FC_MX_OK, 0 }, { 2, 0, 0.1005, 30, FC_MX_OK, 0 },
-	{ 1, 2, 0.0990, 30, FC_MX_OK, 0 }, { 2, 1, 0.0870, 30, FC_MX_OK, 0 },
+	{ 3, 0, 0.0195, 40, FC_MX_OK, 0, 0 }, { 0, 3, 0.1010, 30, FC_MX_OK, 0, 0 },
+	{ 3, 1, 0.0193, 40, FC_MX_OK, 0, 0 }, { 1, 3, 0.0991, 30, FC_MX_OK, 0, 0 },
+	{ 3, 2, 0.0196, 40, FC_MX_OK, 0, 0 }, { 2, 3, 0.0988, 30, FC_MX_OK, 0, 0 },
+	{ 0, 1, 0.0988, 30, FC_MX_OK, 0, 0 }, { 1, 0, 0.0850, 30, FC_MX_OK, 0, 0 },
+	{ 0, 2, 0.0860, 30, FC_MX_OK, 0, 0 }, { 2, 0, 0.1005, 30, FC_MX_OK, 0, 0 },
+	{ 1, 2, 0.0990, 30, FC_MX_OK, 0, 0 }, { 2, 1, 0.0870, 30, FC_MX_OK, 0, 0 },
 };
 
 static void test_explain_away_recorded(void **state)
@@ -342,9 +342,9 @@ static void test_reason_is_the_nodes_own(void **state)
 static void test_spread_names_none(void **state)
 {
 	struct fc_mx_result r[6] = {
-		{ 0, 1, 0.100, 30, FC_MX_OK, 0 }, { 1, 0, 0.080, 30, FC_MX_OK, 0 },
-		{ 1, 2, 0.100, 30, FC_MX_OK, 0 }, { 2, 1, 0.081, 30, FC_MX_OK, 0 },
-		{ 2, 0, 0.100, 30, FC_MX_OK, 0 }, { 0, 2, 0.079, 30, FC_MX_OK, 0 },
+		{ 0, 1, 0.100, 30, FC_MX_OK, 0, 0 }, { 1, 0, 0.080, 30, FC_MX_OK, 0, 0 },
+		{ 1, 2, 0.100, 30, FC_MX_OK, 0, 0 }, { 2, 1, 0.081, 30, FC_MX_OK, 0, 0 },
+		{ 2, 0, 0.100, 30, FC_MX_OK, 0, 0 }, { 0, 2, 0.079, 30, FC_MX_OK, 0, 0 },
 	};
 	struct fc_mx_analysis an;
 
@@ -360,6 +360,80 @@ static void test_spread_names_none(void **state)
 	assert_int_equal(fc_mx_analyze(3, r, 6, NULL, &an), 0);
 	assert_int_equal(an.nsuspects, 0);
 	assert_true(fc_mx_failed(&an));
+	fc_mx_release(&an);
+}
+
+/* Every pair failed on its data path with no figure, each device set
+ * up: none is named, and the words say why (issue 38: no contrast). */
+static void test_spread_no_figure(void **state)
+{
+	struct fc_mx_result r[3] = {
+		{ .a = 0, .b = 1, .gbps = NAN, .lat_us = NAN, .state = FC_MX_FAIL },
+		{ .a = 1, .b = 2, .gbps = NAN, .lat_us = NAN, .state = FC_MX_FAIL },
+		{ .a = 2, .b = 0, .gbps = NAN, .lat_us = NAN, .state = FC_MX_FAIL },
+	};
+	struct fc_mx_analysis an;
+	char text[600];
+
+	(void)state;
+	assert_int_equal(fc_mx_analyze(3, r, 3, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_true(fc_mx_failed(&an));
+	assert_int_equal(count_kind(&an, FC_MX_SPREAD), 1);
+	for (int i = 0; i < an.nfindings; i++)
+		if (an.findings[i].kind == FC_MX_SPREAD)
+			fc_mx_finding_text(&an, &an.findings[i], names, text, sizeof(text));
+	assert_non_null(strstr(text, "no pair among them worked, so the nodes cannot be told apart"));
+	assert_null(strstr(text, "spread is wider"));
+	fc_mx_release(&an);
+}
+
+/* A node whose own device its worker could not set up (the pair
+ * document's node_fault, FC_MX_FAULT_*): that node is the suspect, its
+ * pairs no error of their own; where no device worked, nothing is named
+ * (the run's options cannot be told from the node). */
+static void test_own_fault(void **state)
+{
+	struct fc_mx_result r[6];
+	struct fc_mx_analysis an;
+	char text[600];
+	int k = 0;
+
+	(void)state;
+	for (int a = 0; a < 4; a++)
+		for (int b = a + 1; b < 4; b++)
+			r[k++] = (struct fc_mx_result){
+				.a = a, .b = b, .gbps = a == 2 || b == 2 ? NAN : 2.4, .lat_us = NAN,
+				.state = a == 2 || b == 2 ? FC_MX_ERROR : FC_MX_OK,
+				.fault = a == 2 ? FC_MX_FAULT_A : b == 2 ? FC_MX_FAULT_B : 0 };
+	assert_int_equal(fc_mx_analyze(4, r, 6, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 1);
+	assert_int_equal(an.nfindings, 1);
+	assert_int_equal(an.findings[0].kind, FC_MX_SUSPECT_NODE);
+	assert_int_equal(an.findings[0].a, 2);
+	assert_int_equal(an.findings[0].why, FC_MX_BAD_OWN);
+	assert_int_equal(an.nodes[2].state, FC_MX_NODE_SUSPECT);
+	assert_int_equal(an.nodes[0].state, FC_MX_NODE_OK);
+	fc_mx_finding_text(&an, &an.findings[0], names, text, sizeof(text));
+	assert_non_null(strstr(text, "suspect node nodeC: its own RDMA device, port or rail could "
+				     "not be set up or connected in 3 of its 3 pairs"));
+	fc_mx_release(&an);
+	/* the same pairs with no node named: could not check, as before */
+	for (k = 0; k < 6; k++)
+		r[k].fault = 0;
+	assert_int_equal(fc_mx_analyze(4, r, 6, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_int_equal(an.nodes[2].state, FC_MX_NODE_UNREACHABLE);
+	fc_mx_release(&an);
+	/* every pair's node named, none worked: nothing named */
+	for (k = 0; k < 6; k++) {
+		r[k].state = FC_MX_ERROR;
+		r[k].gbps = NAN;
+		r[k].fault = FC_MX_FAULT_A;
+	}
+	assert_int_equal(fc_mx_analyze(4, r, 6, NULL, &an), 0);
+	assert_int_equal(an.nsuspects, 0);
+	assert_int_equal(count_kind(&an, FC_MX_UNREACHABLE), 4);
 	fc_mx_release(&an);
 }
 
@@ -542,6 +616,8 @@ int main(void)
 		cmocka_unit_test(test_reason_is_the_nodes_own),
 		cmocka_unit_test(test_spread_names_none),
 		cmocka_unit_test(test_asymmetry),
+		cmocka_unit_test(test_own_fault),
+		cmocka_unit_test(test_spread_no_figure),
 		cmocka_unit_test(test_unreachable_and_errors),
 		cmocka_unit_test(test_two_nodes_blame_the_link),
 		cmocka_unit_test(test_pair_verdict_and_retest),

@@ -279,6 +279,43 @@ static void test_port_down_fault(void **state)
 	fc_mxl_release(&an);
 }
 
+/* Two nodes, two rails: rail 1's pair failed with no figure. Its worker
+ * named nodeB's own device there (node_fault): nodeB's port, not the
+ * link (the link before, "nan Gb/s against nan Gb/s"). Without the name,
+ * the link of a pair of two, which says it cannot tell. */
+static void test_own_fault_two_nodes(void **state)
+{
+	const char *np[] = { "nodeA", "nodeB" }, *rp[] = { "rxe0", "rxe1" };
+	struct fc_mxl_cell c[2] = {
+		{ .a = 0, .b = 1, .rail = 0, .gbps = 2.4, .lat_us = NAN, .state = FC_MX_OK },
+		{ .a = 0, .b = 1, .rail = 1, .gbps = NAN, .lat_us = NAN, .state = FC_MX_FAIL,
+		  .fault = FC_MX_FAULT_B },
+	};
+	struct fc_mxl_analysis an = { 0 };
+	const struct fc_mxl_suspect *s;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(fc_mxl_analyze(2, 2, c, 2, NULL, &an), 0);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_PORT);
+	assert_int_equal(s->node, 1);
+	assert_int_equal(s->rail, 1);
+	assert_true(s->own);
+	fc_mxl_suspect_text(&an, s, np, rp, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "nodeB on rail 1 (rxe1): its own RDMA device, port or rail could "
+				    "not be set up or connected in 1 of its 1 pair (its worker said "
+				    "so: the node's fault, not a link's)"));
+	c[1].fault = 0;
+	assert_int_equal(fc_mxl_reanalyze(2, 2, c, 2, NULL, &an), 0);
+	s = only_suspect(&an);
+	assert_int_equal(s->level, FC_MXL_LINK);
+	fc_mxl_suspect_text(&an, s, np, rp, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "their only pair on that rail: two nodes alone cannot tell"));
+	assert_null(strstr(buf, "nan"));
+	fc_mxl_release(&an);
+}
+
 /* Retest: the suspect port's pairs on its rail only, each followed by a
  * reference of its good end that is not planned yet (nodeA-nodeB after
  * nodeC-nodeA, none after nodeC-nodeB, nodeD's after nodeC-nodeD); none
@@ -357,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_retest),	  cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_port_on_slow_rail), cmocka_unit_test(test_slow_rail_judged),
 		cmocka_unit_test(test_rail_unrun),
+		cmocka_unit_test(test_own_fault_two_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

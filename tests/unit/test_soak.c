@@ -289,6 +289,43 @@ static void test_unrun_no_suspect(void **state)
 	json_decref(sl);
 }
 
+/* A slice whose worker named its own node's device (the pair document's
+ * "node_fault": "fail" as pair --rails keeps such a rail) is no evidence
+ * against the link: that node is the suspect, "own", where another slice
+ * measured; where none did, nothing is named. */
+static void test_own_fault(void **state)
+{
+	json_t *sl = json_array(), *s, *doc;
+	const json_t *x, *p;
+	char *f;
+
+	(void)state;
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0));
+	s = failed_slice("nodeA", "nodeC", T0 + 12, T0 + 22, "nodeC: no RDMA device 'rxe1'");
+	json_object_set_new(json_object_get(s, "doc"), "node_fault", json_string("nodeC"));
+	json_array_append_new(sl, s);
+	doc = analyze(sl, &f);
+	assert_null(suspect(doc, "link", NULL));
+	x = suspect(doc, "node", "nodeC");
+	assert_non_null(x);
+	assert_true(json_is_true(json_object_get(x, "own")));
+	assert_non_null(strstr(fc_jstr(x, "reason", ""), "nodeC: its own RDMA device, port or rail "
+							 "could not be set up or connected in 1 slice"));
+	assert_null(suspect(doc, "node", "nodeA"));
+	p = json_array_get(json_object_get(doc, "pairs"), 1);
+	assert_int_equal(fc_jnum(p, "failed_slices", -1), 0);
+	assert_int_equal(fc_jnum(p, "unrun_slices", -1), 1);
+	free(f);
+	json_decref(doc);
+	/* nothing measured: nothing named */
+	json_array_remove(sl, 0);
+	doc = analyze(sl, &f);
+	assert_int_equal(json_array_size(json_object_get(doc, "suspects")), 0);
+	free(f);
+	json_decref(doc);
+	json_decref(sl);
+}
+
 /* With rails (slices named NODE/RAIL with their "rail"): the suspect is the
  * link on that device, its failed slice's diagnosis; a steady rail none. */
 static void test_suspects_rails(void **state)
@@ -384,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_suspects_diagnosis),
 		cmocka_unit_test(test_suspects_rails), cmocka_unit_test(test_unrun_no_suspect),
 		cmocka_unit_test(test_rails_own_device),
+		cmocka_unit_test(test_own_fault),
 	};
 
 	setenv("TZ", "UTC", 1);
