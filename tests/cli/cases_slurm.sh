@@ -314,6 +314,30 @@ expect "own device: a soak names nodeC, not its links, and drains it" 1 \
 	--db $SLT/own-soak.db --drain
 expect "own device: the soak drained only nodeC" 0 '^IDLE\|\|IDLE\|\|IDLE\+DRAIN\|' -- \
 	sh -c "for n in nodeA nodeB nodeC; do head -2 $SLT/s/\$n | tr '\n' '|'; done"
+slurm_nodes nodeA nodeB nodeC
+expect "own device: a soak with rails names nodeC's rail 1 port, drained with its device" 1 \
+	'drain +nodeC .*Reason="fabcheck: port on rxe1 \(soak run [0-9]+\)"' -- \
+	env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NODEV_HOST=nodeC RW_NODEV_DEV=rxe1 \
+	$FC soak nodeA nodeB nodeC --launcher local --worker-cmd "$(pwd)/tests/cli/rack-worker.sh" \
+	--duration 8 --slice 2 --interval 1 --db $SLT/own-soak2.db --drain
+# Issue 38 item 8: a document's device name that is not one (a shell
+# substitution) never reaches the reason: the import keeps checked names
+# only, the rail's name stands in.
+python3 - "$SLT/own2.json" >"$SLT/own2-evil.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    for k, x in enumerate(r["rails"]):
+        dev = "rxe%d" % k
+        x["a"] = {"device": "rxe0$(touch /tmp/fc-own-pwn)" if k == 0 else dev, "port": 1, "netdev": "eth%d" % k}
+        x["b"] = {"device": dev, "port": 1, "netdev": "eth%d" % k}
+json.dump(d, sys.stdout)
+PY
+slurm_nodes nodeA nodeB
+expect "own device: a device name that is not one never reaches the printed drain" 1 \
+	'would-drain +nodeA .*Reason="fabcheck: port on rxe0 \(matrix run [0-9]+ across 2 nodes\)": dry run' -- \
+	$FC matrix --import $SLT/own2-evil.json --db $SLT/m.db --drain-dry-run
+expect_quiet "own device: nothing of that name ran" 0 -- sh -c "! $FC matrix --import $SLT/own2-evil.json --db $SLT/m.db --drain-dry-run 2>&1 | grep -F 'touch'"
 # Every pair of three nodes failed on its data path, no figure, each
 # device set up (a node's own would be named above): no pair worked to
 # hold a node against, so none is named: the fabric or a shared setting,
