@@ -116,7 +116,7 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	struct mx_session *s = p->s;
 	double size = 0, gbps = fc_pair_doc_gbps(doc, &size), lat = fc_pair_doc_lat_us(doc);
 	const char *why;
-	char round[32], *line = NULL, fit[1024];
+	char round[96], *line = NULL, fit[1024];
 	size_t len = 0;
 	int room;
 	FILE *m;
@@ -124,6 +124,8 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	p->done++;
 	if (job->round >= 0)
 		snprintf(round, sizeof(round), "round %d/%d", job->round + 1, s->r.rounds);
+	else if (job->rail[0]) /* one rail alone: its figure, not the rails' sum above */
+		snprintf(round, sizeof(round), "retest on %s", job->rail);
 	else
 		snprintf(round, sizeof(round), "retest");
 	/* the names and the pair's reason from a store or a worker: the line

@@ -268,6 +268,25 @@ $FC report --db "$RLT/t.db" --html "$RLT/t.html" >/dev/null 2>&1
 expect "report rails: the HTML names the suspect's part" 0 \
 	'<li><b>nodeC on rxe1</b>: likely cable or transceiver; evidence: symbol errors \+812 on nodeC rxe1; next: reseat the cable</li>' -- \
 	cat "$RLT/t.html"
+# A port retested on its rail (the stand-in worker slows nodeC's rxe1 both
+# ways, as `lab fault --rail 1 rate`): its finding says "still bad on
+# retest", as the single-port finding does, and so the summary's line (it
+# said "measured once, not retested" of every rail suspect).
+expect "matrix rails --retest: the port still bad on retest, in the summary" 1 \
+	'^  nodeC rxe1 on rail 1: port level \(still bad on retest\); that node.s HCA' -- \
+	env FAKE_DEVICES=$RDEV RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 RW_GBPS_DEV=rxe1 \
+	$FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd tests/cli/rack-worker.sh \
+	--test write --bw -n 100 -s 64K --min-gbps 0.001 --timeout 60 --min-rack-pct 30 --retest \
+	--db "$RLT/rt.db"
+# Its retests run rail 1 alone: each progress line says so, its figure
+# that rail's (0.2 Gb/s), not to be read against the rounds' sum of both
+# rails (2.6 Gb/s) above it.
+expect "matrix rails --retest: a retest's progress line names its rail" 1 \
+	'^  \[retest on rxe1\] nodeC +-> nodeA +0\.200 Gb/s' -- \
+	bash -c "env FAKE_DEVICES=$RDEV RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 RW_GBPS_DEV=rxe1 \
+	$FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd tests/cli/rack-worker.sh \
+	--test write --bw -n 100 -s 64K --min-gbps 0.001 --timeout 60 --min-rack-pct 30 --retest \
+	--db $RLT/rt2.db 2>&1 >/dev/null"
 # Rails matched by position ("assumed": three IB nodes on one subnet manager,
 # the switches not read, tests/data/rails/ib-one-sm-pci.json) said by matrix
 # and soak in their text and in their JSON's "rails_assumed", as nccl run says
