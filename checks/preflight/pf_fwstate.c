@@ -19,7 +19,9 @@
  *    fw_fatal, tx and rx reporters, Documentation/networking/devlink/
  *    mlx5.rst). A failure of a rail HCA (a warning for any other), naming
  *    the reporter.
- * Across the nodes (core/util.h fc_majority, by pf_agree_on): the board's
+ * Across the nodes (core/util.h fc_majority, by pf_agree_on), each HCA
+ * against the HCA with a port on the same rail where the rails place one
+ * (device names differ between server models), else the same name: the board's
  * PSID (a board type or configuration other than its peers'), the firmware
  * stored in flash (what each HCA will run after its next reset; a node
  * whose own update is pending is named once, by the rule above) and each
@@ -92,30 +94,38 @@ static void reporters(json_t *doc, const char *node, const char *dev, const json
 	}
 }
 
-/* Key @key of the HCA's devlink entry on each node into @vals. */
-static void column(const json_t *const *probes, int n, const char *dev, const char *key,
-		   const char **vals)
+/* The HCAs compared, one per node (NULL: none), each named by its own
+ * device, and what the comparison calls them. */
+struct hca_column {
+	const json_t **hca;
+	const char **dev;
+	char (*name)[64];
+	char label[128];
+};
+
+/* Key @key of each HCA's devlink entry into @vals. */
+static void column(const struct hca_column *h, int n, const char *key, const char **vals)
 {
 	for (int i = 0; i < n; i++)
-		vals[i] = fc_jstr(json_object_get(hca_of(probes[i], dev), "devlink"), key, NULL);
+		vals[i] = fc_jstr(json_object_get(h->hca[i], "devlink"), key, NULL);
 }
 
 /* Each reporter's error count where it is healthy, per node. */
-static void error_counts(json_t *doc, const char *const *names, const json_t *const *probes,
-			 int n, const char *dev, const char **vals, char (*text)[24])
+static void error_counts(json_t *doc, const char *const *names, const struct hca_column *h, int n,
+			 const char **vals, char (*text)[24])
 {
 	const json_t *dl0 = NULL, *r0;
 	size_t k;
 
 	for (int i = 0; i < n && !dl0; i++)
-		dl0 = json_object_get(json_object_get(hca_of(probes[i], dev), "devlink"), "health");
+		dl0 = json_object_get(json_object_get(h->hca[i], "devlink"), "health");
 	json_array_foreach(dl0, k, r0) {
 		const char *name = fc_jstr(r0, "reporter", "?");
-		char what[160];
+		char what[256];
 
 		for (int i = 0; i < n; i++) {
-			const json_t *rs = json_object_get(
-				json_object_get(hca_of(probes[i], dev), "devlink"), "health");
+			const json_t *rs = json_object_get(json_object_get(h->hca[i], "devlink"),
+							   "health");
 			const json_t *r;
 			size_t j;
 
@@ -129,8 +139,8 @@ static void error_counts(json_t *doc, const char *const *names, const json_t *co
 				}
 		}
 		snprintf(what, sizeof(what), "%s health reporter %s's error count (devlink health show)",
-			 dev, name);
-		pf_agree_on(doc, FC_WARN, what, "HCA health", dev, NULL, vals, names, n,
+			 h->label, name);
+		pf_agree_on(doc, FC_WARN, what, "HCA health", NULL, h->dev, vals, names, n,
 			    "the HCA recovered from errors its peers did not have: read 'devlink health diagnose' of the reporter and the kernel log (dmesg | grep mlx5)");
 	}
 }
@@ -138,8 +148,8 @@ static void error_counts(json_t *doc, const char *const *names, const json_t *co
 /* The firmware stored in flash (what the HCA runs after its next reset)
  * against the value most nodes have; a node whose own update is pending
  * was named by fw_state, not again here. */
-static void stored_odd(json_t *doc, const char *const *names, const json_t *const *probes,
-		       int n, const char *dev, const char **vals)
+static void stored_odd(json_t *doc, const char *const *names, const struct hca_column *h, int n,
+		       const char **vals)
 {
 	int m = fc_majority(vals, n), agree = 0;
 
@@ -148,39 +158,123 @@ static void stored_odd(json_t *doc, const char *const *names, const json_t *cons
 	for (int i = 0; i < n; i++)
 		agree += vals[i] && !strcmp(vals[i], vals[m]);
 	for (int i = 0; i < n; i++) {
-		const json_t *dl = json_object_get(hca_of(probes[i], dev), "devlink");
+		const json_t *dl = json_object_get(h->hca[i], "devlink");
 
 		if (!vals[i] || !strcmp(vals[i], vals[m]) ||
 		    diag_fw_state(fc_jstr(dl, "running", NULL), vals[i]) != DIAG_FW_ACTIVE)
 			continue;
 		fc_finding(doc, FC_WARN,
 			   "%s: %s has firmware %s stored in its flash where %d other nodes have %s (devlink dev info): after their next reset the HCAs run different firmware: flash the same image on every HCA (mlxfwmanager) and reset them",
-			   names[i], dev, vals[i], agree, vals[m]);
+			   names[i], h->dev[i], vals[i], agree, vals[m]);
 	}
 }
 
-static void across(json_t *doc, const char *const *names, const json_t *const *probes, int n,
-		   const char *dev)
+/* The rail of a port of @dev on @node in the rail set @set, or -1. */
+static int dev_rail(const json_t *set, const char *node, const char *dev)
+{
+	const char *key;
+	const json_t *r;
+	size_t len = strlen(dev);
+
+	json_object_foreach(json_object_get(json_object_get(set, "rail_of"), node), key, r)
+		if (!strncmp(key, dev, len) && key[len] == ':' && json_is_integer(r))
+			return (int)json_integer_value(r);
+	return -1;
+}
+
+/* The device of @node's port on rail @rail into @buf ("" none). */
+static void rail_dev(const json_t *set, const char *node, int rail, char *buf, size_t len)
+{
+	const char *key;
+	const json_t *r;
+
+	*buf = 0;
+	json_object_foreach(json_object_get(json_object_get(set, "rail_of"), node), key, r)
+		if (json_is_integer(r) && json_integer_value(r) == rail) {
+			snprintf(buf, len, "%.*s", (int)strcspn(key, ":"), key);
+			return;
+		}
+}
+
+/* The HCA of each node that HCA @dev of node @i is compared with: the one
+ * with a port on the same rail where the rail set places a port of @dev
+ * (device names differ between server models), else the HCA of the same
+ * name. Labelled by its name where every node's has it, else by its rail.
+ * Returns the rail (-1: matched by name). */
+static int peer_hcas(const json_t *set, const char *const *names, const json_t *const *probes,
+		     int n, int i, const char *dev, struct hca_column *h)
+{
+	int rail = dev_rail(set, names[i], dev), same = 1;
+
+	for (int j = 0; j < n; j++) {
+		if (rail >= 0)
+			rail_dev(set, names[j], rail, h->name[j], sizeof(h->name[j]));
+		else
+			snprintf(h->name[j], sizeof(h->name[j]), "%s", dev);
+		h->dev[j] = *h->name[j] ? h->name[j] : NULL;
+		h->hca[j] = h->dev[j] ? hca_of(probes[j], h->dev[j]) : NULL;
+		same &= !h->hca[j] || !strcmp(h->dev[j], dev);
+	}
+	if (same)
+		snprintf(h->label, sizeof(h->label), "%s", dev);
+	else {
+		const char *rn = json_string_value(
+			json_array_get(json_object_get(set, "names"), (size_t)rail));
+
+		snprintf(h->label, sizeof(h->label), "its HCA on rail %d (%s, the rail's name)", rail,
+			 rn ? rn : "?");
+	}
+	return rail;
+}
+
+static void across(json_t *doc, const char *const *names, const struct hca_column *h, int n)
 {
 	const char **vals = calloc((size_t)n + 1, sizeof(*vals));
 	char (*text)[24] = calloc((size_t)n + 1, sizeof(*text));
-	char what[160];
+	char what[256];
 
 	if (vals && text) {
-		column(probes, n, dev, "psid", vals);
-		snprintf(what, sizeof(what), "%s board (PSID, devlink dev info)", dev);
-		pf_agree_on(doc, FC_WARN, what, "HCA board", dev, NULL, vals, names, n,
+		column(h, n, "psid", vals);
+		snprintf(what, sizeof(what), "%s board (PSID, devlink dev info)", h->label);
+		pf_agree_on(doc, FC_WARN, what, "HCA board", NULL, h->dev, vals, names, n,
 			    "the HCA is another board type or configuration than its peers': check its part number (lspci -vv [PN]) and fit the one the other nodes have");
-		column(probes, n, dev, "stored", vals);
-		stored_odd(doc, names, probes, n, dev, vals);
-		error_counts(doc, names, probes, n, dev, vals, text);
+		column(h, n, "stored", vals);
+		stored_odd(doc, names, h, n, vals);
+		error_counts(doc, names, h, n, vals, text);
 	}
 	free(vals);
 	free(text);
 }
 
+/* HCA @dev of node @i against the same HCA of the other nodes, once per
+ * rail (or name) in @seen. */
+static void compare(json_t *doc, const char *const *names, const json_t *const *probes, int n,
+		    int i, const char *dev, const json_t *set, json_t *seen)
+{
+	struct hca_column h = { calloc((size_t)n + 1, sizeof(*h.hca)),
+				calloc((size_t)n + 1, sizeof(*h.dev)),
+				calloc((size_t)n + 1, sizeof(*h.name)), "" };
+	char key[96];
+	int rail;
+
+	if (h.hca && h.dev && h.name) {
+		rail = peer_hcas(set, names, probes, n, i, dev, &h);
+		if (rail >= 0)
+			snprintf(key, sizeof(key), "rail %d", rail);
+		else
+			snprintf(key, sizeof(key), "name %s", dev);
+		if (!json_object_get(seen, key)) {
+			json_object_set_new(seen, key, json_true());
+			across(doc, names, &h, n);
+		}
+	}
+	free(h.hca);
+	free(h.dev);
+	free(h.name);
+}
+
 void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *const *probes,
-		       const json_t *const *sums, int n)
+		       const json_t *const *sums, int n, const json_t *set)
 {
 	json_t *seen = json_object();
 
@@ -196,10 +290,7 @@ void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *cons
 				continue;
 			fw_state(doc, names[i], dev, dl);
 			reporters(doc, names[i], dev, dl, pf_hca_on_rail(sums[i], dev));
-			if (!json_object_get(seen, dev)) {
-				json_object_set_new(seen, dev, json_true());
-				across(doc, names, probes, n, dev);
-			}
+			compare(doc, names, probes, n, i, dev, set, seen);
 		}
 	}
 	json_decref(seen);

@@ -122,7 +122,7 @@ static void check_hca_and_modules(json_t *doc, const struct pf_node *nd, int n, 
 		sums[i] = nd[i].sum;
 	}
 	if (names && probes && sums) {
-		pf_check_fw_state(doc, names, probes, sums, n);
+		pf_check_fw_state(doc, names, probes, sums, n, set);
 		pf_check_modules(doc, names, probes, sums, n, set);
 	}
 	free(names);

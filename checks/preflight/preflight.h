@@ -99,9 +99,11 @@ void pf_agree_on(json_t *doc, enum fc_verdict lvl, const char *what, const char 
  * running, a version the driver could not read, a reporter in error (a
  * failure of a rail HCA, by the node's summary rows @sums) on each node;
  * the board's PSID, the stored firmware and each reporter's error count
- * compared across the @n nodes (@probes[i] NULL: not probed). */
+ * compared across the @n nodes (@probes[i] NULL: not probed): with the HCA
+ * on the same rail where the rail set @set (pf_check_rails) places a port
+ * of it, else with the HCA of the same name. */
 void pf_check_fw_state(json_t *doc, const char *const *names, const json_t *const *probes,
-		       const json_t *const *sums, int n);
+		       const json_t *const *sums, int n, const json_t *set);
 /* The HCA @dev has a port of the GPU fabric on the node (its summary @sum's
  * rows, checks/preflight/pf_fwstate.c): its faults fail and drain; else
  * they are warnings. */

@@ -169,6 +169,41 @@ static void test_unreadable(void **state)
 	json_decref(nodes);
 }
 
+/* nodeC is of another model: its HCA is mlx5_4 (the HCA, its device and its
+ * port renamed), on the same subnet as the others' mlx5_0 (every port on
+ * 10.0.0.0/24, so the rails match them by it), and its board is another
+ * (the real failed-query capture's PSID MT_0000000436). Compared with the
+ * HCA on the same rail it is named, as pf_rails.c names a rail's HCA ("its
+ * HCA on rail 0 (RAIL)"); by name it had no peer. */
+static void test_shifted_name_by_rail(void **state)
+{
+	json_t *nodes = rack3(), *doc;
+	char *f;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		json_t *probe = json_object_get(json_array_get(nodes, (size_t)i), "probe");
+		json_t *dev = json_array_get(json_object_get(probe, "devices"), 0);
+		json_t *port = json_array_get(json_object_get(dev, "ports"), 0);
+
+		json_object_set_new(port, "subnet", json_string("10.0.0.0/24"));
+		if (i != 2)
+			continue;
+		json_object_set_new(dev, "name", json_string("mlx5_4"));
+		json_object_set_new(port, "device", json_string("mlx5_4"));
+		json_object_set_new(json_array_get(json_object_get(probe, "hcas"), 0), "name",
+				    json_string("mlx5_4"));
+		json_object_set_new(json_array_get(json_object_get(probe, "hcas"), 0), "devlink",
+				    devlink_of(INFO_FAILED, HEALTH_OK));
+	}
+	f = judge(nodes, &doc);
+	assert_non_null(strstr(f, "nodeC: its HCA on rail 0 (mlx5_0, the rail's name) board (PSID, devlink dev info) is MT_0000000436 where the other nodes have MT_0000000894"));
+	assert_null(strstr(f, "nodeA: its HCA on rail 0"));
+	free(f);
+	json_decref(doc);
+	json_decref(nodes);
+}
+
 /* A reporter in error (the real mlxsw fw_fatal capture) on a rail HCA: a
  * failure naming the reporter, blamed for a drain. */
 static void test_reporter_in_error(void **state)
@@ -214,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_same_state_quiet),  cmocka_unit_test(test_pending_update),
 		cmocka_unit_test(test_stored_odd),	  cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_reporter_in_error), cmocka_unit_test(test_error_count_odd),
+		cmocka_unit_test(test_shifted_name_by_rail),
 	};
 
 	return cmocka_run_group_tests_name("preflight firmware state", tests, NULL, NULL);
