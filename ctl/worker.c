@@ -41,9 +41,11 @@ struct worker {
 	int ev_before; /* the "before" evidence went out: "after" is due */
 	int ev_during; /* the PCIe reading during a test went out */
 	/* The error came from this node's RDMA device, its port or the path
-	 * over its rail (setting up or connecting): a fault of the node's,
-	 * error kind "node", apart from "cant" (the worker could not run:
-	 * its options, memory, the controller). */
+	 * over its rail (setting up: 1; connecting to the peer: 2): a fault of
+	 * the node's, error kind "node", apart from "cant" (the worker could
+	 * not run: its options, memory, the controller). Connecting also
+	 * depends on the peer and the path, so its message says "stage":
+	 * "connect" (pair_run.c keeps it apart from the node's own device). */
 	int node_fault;
 };
 
@@ -59,8 +61,11 @@ static int rdma_fault(int err)
 
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
 {
-	return fc_wk_send(&w->io, "error", json_pack("{s:s, s:s}", "kind", kind, "msg",
-					     fc_wk_last_error(fallback)));
+	json_t *m = json_pack("{s:s, s:s}", "kind", kind, "msg", fc_wk_last_error(fallback));
+
+	if (m && w->node_fault == 2 && !strcmp(kind, "node"))
+		json_object_set_new(m, "stage", json_string("connect"));
+	return fc_wk_send(&w->io, "error", m);
 }
 
 /* During a test: stop when stdin closed or something other than a ping came. */
@@ -203,7 +208,7 @@ static int wk_connect(struct worker *w, const json_t *m)
 	else
 		err = vb_res_connect(&w->r, &peer, (int)fc_jnum(m, "path_mtu", 0));
 	if (err) {
-		w->node_fault = rdma_fault(err);
+		w->node_fault = rdma_fault(err) ? 2 : 0;
 		return err;
 	}
 	rep = json_pack("{s:i}", "path_mtu", w->r.path_mtu);

@@ -263,9 +263,10 @@ static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 			json_object_set_new(d, "exit", json_integer(WEXITSTATUS(kids[k].status)));
 		/* A rail's pair that could not run (fc_pair_end_judged) is
 		 * "error", unless a worker said its node's RDMA device, port
-		 * or rail failed (pair_run.c "node_fault"): that stays a
-		 * fault of the rail's port, "fail". */
+		 * or rail failed (pair_run.c "node_fault", or "connect_fault"
+		 * in connecting): that stays a fault of the rail's port, "fail". */
 		if (json_is_object(d) && !json_object_get(d, "node_fault") &&
+		    !json_object_get(d, "connect_fault") &&
 		    !fc_pair_end_judged(WIFEXITED(kids[k].status) ? WEXITSTATUS(kids[k].status) : -1, d))
 			json_object_set_new(d, "verdict", json_string("error"));
 		out[rails[k]] = json_is_object(d) ? d : no_doc(&kids[k], x->map.rails[rails[k]].index);

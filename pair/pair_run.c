@@ -70,9 +70,16 @@ static int worker_error(struct pair_run *p, int side, json_t *m)
 		 strcmp(kind, "fail") ? "" : p->cfg->label[1 - side]);
 	/* A fault of that node's RDMA device, port or rail ("node",
 	 * ctl/worker.c): no figure, so the pair still exits 3, but its
-	 * document says whose it is ("node_fault"), for pair --rails. */
+	 * document says whose it is ("node_fault"), for pair --rails and for
+	 * the matrix's and soak's analyses, which name that node for it.
+	 * Connecting ("stage": "connect") also depends on the peer and the
+	 * path: "connect_fault", kept by pair --rails as a fail of the rail,
+	 * named by no analysis (the matrix compares its nodes instead). */
 	if (!strcmp(kind, "node"))
-		json_object_set_new(p->doc, "node_fault", json_string(p->cfg->label[side]));
+		json_object_set_new(p->doc,
+				    strcmp(fc_jstr(m, "stage", ""), "connect") ? "node_fault" :
+										 "connect_fault",
+				    json_string(p->cfg->label[side]));
 	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 	json_decref(m);
 	return -EIO;

@@ -306,6 +306,11 @@ expect "own device: nodeB's every rail: the node, drained, not listed as not che
 	env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NODEV_HOST=nodeB \
 	$FC matrix nodeA nodeB nodeC --launcher local --worker-cmd "$(pwd)/tests/cli/rack-worker.sh" \
 	--timeout 5 --db $SLT/own-live2.db --drain
+# A connect that failed (ctl/worker.c "stage": "connect": the peer or the
+# path may be the cause) is not the node's own device: judged by the
+# comparison as before, never "its worker said so".
+expect "own device: a failed connect is not named as the node's own device" 1 \
+	'^\[.nodeB rxe1.\] False$' -- bash -c "env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NOCONN_HOST=nodeB RW_NOCONN_DEV=rxe1 $FC matrix nodeA nodeB nodeC --launcher local --worker-cmd $(pwd)/tests/cli/rack-worker.sh --timeout 5 --db $SLT/conn.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print([s[\"node\"] + \" \" + s[\"device\"] for s in d[\"suspects\"]], any(\"its worker said so\" in f for f in d[\"findings\"]))'; exit \${PIPESTATUS[0]}"
 slurm_nodes nodeA nodeB nodeC
 expect "own device: a soak names nodeC, not its links, and drains it" 1 \
 	'drain +nodeC .*Reason="fabcheck: node \(soak run [0-9]+\)"' -- \

@@ -33,7 +33,9 @@
 # RW_NODEV_HOST's worker (or each of several, between spaces) answers its
 # setup as the real worker does when its own RDMA device cannot be opened
 # (ctl/worker.c: an RDMA fault, kind "node"; pair names it "node_fault");
-# with RW_NODEV_DEV only for that device (one rail's port).
+# with RW_NODEV_DEV only for that device (one rail's port). RW_NOCONN_HOST
+# (RW_NOCONN_DEV) likewise fails its connect, as a worker whose peer's
+# address cannot be reached does (kind "node", "stage": "connect").
 if [ "${1:-}" = devices ]; then
 	# fake-worker.sh's listing: FAKE_DEVICES, or under the stand-in srun
 	# each node's own FAKE_DEVICES_DIR/NODE.json
@@ -72,6 +74,13 @@ hostfield=
 [ "${RW_GBPS_BOTH:-}" = 1 ] && hostfield="\"host\":\"$host\","
 say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
+case " ${RW_NOCONN_HOST:-} " in
+*" ${host:-none} "*)
+	if [ -z "${RW_NOCONN_DEV:-}" ] || [ "$dev" = "$RW_NOCONN_DEV" ]; then
+		say '"error","kind":"node","stage":"connect","msg":"cannot reach the peer (test worker)"'
+		exit 0
+	fi ;;
+esac
 say '"connected","path_mtu":4096'
 gbps=${RW_GBPS:-2.4}
 # slow_host NAME: whether NAME is one of RW_GBPS_HOST (names between spaces)
