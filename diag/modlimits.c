@@ -90,26 +90,69 @@ int diag_module_limits(const struct diag_module *m, char *why, size_t len)
  * temperature range: 0 C to 70 C"). */
 #define MODULE_HOT_C 70.0
 
+/* The module's own word, at its own two levels. SFF-8472 rev 12.4
+ * section 9 (the thresholds SFF-8636 page 03h and CMIS page 02h carry over
+ * unchanged): alarm flags are "likely to be associated with an inoperable
+ * link and cause for immediate action", warning flags mark readings
+ * "outside the normally guaranteed bounds but not necessarily causes of
+ * immediate link failures". So an alarm (flag or threshold) is 1, a
+ * warning alone 0; with no thresholds of its own, the commercial case limit
+ * above stands for the alarm. -1 when nothing is said. */
+static int own_word(const struct diag_module *m, char *why, size_t len)
+{
+	if (strstr(m->alarms, "alarm")) {
+		snprintf(why, len, "module flags on: %s", m->alarms);
+		return 1;
+	}
+	if (m->temp_alarm_c > 0 && m->temp_c >= m->temp_alarm_c) {
+		snprintf(why, len, "module at %.1f C, at or above its high alarm threshold %.1f C", m->temp_c,
+			 m->temp_alarm_c);
+		return 1;
+	}
+	if (m->temp_warn_c <= 0 && m->temp_alarm_c <= 0 && m->temp_c >= MODULE_HOT_C) {
+		snprintf(why, len, "module at %.1f C, at or above the commercial limit %.1f C", m->temp_c,
+			 MODULE_HOT_C);
+		return 1;
+	}
+	if (m->volt > 0 && m->volt_lo_alarm > 0 && (m->volt < m->volt_lo_alarm || m->volt > m->volt_hi_alarm)) {
+		snprintf(why, len, "module supply %.3f V outside its alarm range %.3f-%.3f V", m->volt,
+			 m->volt_lo_alarm, m->volt_hi_alarm);
+		return 1;
+	}
+	if (m->rx_dbm_min < 99 && m->rx_lo_alarm_dbm < 99 && m->rx_dbm_min < m->rx_lo_alarm_dbm) {
+		snprintf(why, len, "receive power %.2f dBm on lane %d below the module's low alarm %.2f dBm",
+			 m->rx_dbm_min, m->rx_min_lane, m->rx_lo_alarm_dbm);
+		return 1;
+	}
+	if (*m->alarms) {
+		snprintf(why, len, "module warning flags on (no alarm): %s", m->alarms);
+		return 0;
+	}
+	if (m->temp_warn_c > 0 && m->temp_c >= m->temp_warn_c) {
+		snprintf(why, len, "module at %.1f C, at or above its high warning threshold %.1f C (no alarm)",
+			 m->temp_c, m->temp_warn_c);
+		return 0;
+	}
+	return -1;
+}
+
 int diag_module_verdict(const struct diag_module *m, char *why, size_t len)
 {
-	double hot = m->temp_warn_c > 0 ? m->temp_warn_c : MODULE_HOT_C;
+	char lim[512];
+	int own, l;
 
 	*why = 0;
 	if (!m->known)
 		return -1;
-	if (*m->alarms)
-		snprintf(why, len, "module flags on: %s", m->alarms);
-	else if (m->temp_c >= hot)
-		snprintf(why, len, "module at %.1f C, at or above %s %.1f C", m->temp_c,
-			 m->temp_warn_c > 0 ? "its high warning threshold" : "the commercial limit", hot);
-	else if (m->volt > 0 && m->volt_lo_alarm > 0 &&
-		 (m->volt < m->volt_lo_alarm || m->volt > m->volt_hi_alarm))
-		snprintf(why, len, "module supply %.3f V outside its alarm range %.3f-%.3f V", m->volt,
-			 m->volt_lo_alarm, m->volt_hi_alarm);
-	else if (m->rx_dbm_min < 99 && m->rx_lo_alarm_dbm < 99 && m->rx_dbm_min < m->rx_lo_alarm_dbm)
-		snprintf(why, len, "receive power %.2f dBm on lane %d below the module's low alarm %.2f dBm",
-			 m->rx_dbm_min, m->rx_min_lane, m->rx_lo_alarm_dbm);
-	else /* each lane's transmit power, bias and receive warning */
-		return diag_module_limits(m, why, len);
-	return 1;
+	own = own_word(m, why, len);
+	if (own > 0)
+		return own;
+	/* each lane's transmit power, bias and receive power: an alarm there
+	 * outranks a warning of the module's own */
+	l = diag_module_limits(m, lim, sizeof(lim));
+	if (l > own || own < 0) {
+		snprintf(why, len, "%s", lim);
+		return l;
+	}
+	return own;
 }

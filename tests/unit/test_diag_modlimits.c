@@ -21,9 +21,12 @@
 
 #define SR4 "tests/real/ethtool_m/noc-cumulus_swp14_mellanox-mma1b00-qsfp28-sr4.txt"
 
-/* The capture with @from replaced by @to, judged on 4 lanes: the limits'
+typedef int (*judge_fn)(const struct diag_module *m, char *why, size_t len);
+
+/* The capture with @from replaced by @to, judged on 4 lanes by @fn: its
  * answer, what in @why. */
-static int judge_in(const char *path, const char *from, const char *to, char *why, size_t len)
+static int judged_by(judge_fn fn, const char *path, const char *from, const char *to, char *why,
+		     size_t len)
 {
 	char *out = capture_edited(path, from, to);
 	struct diag_module m;
@@ -31,9 +34,14 @@ static int judge_in(const char *path, const char *from, const char *to, char *wh
 
 	assert_int_equal(diag_parse_module(out, &m), 0);
 	diag_module_judge(&m, 4);
-	r = diag_module_limits(&m, why, len);
+	r = fn(&m, why, len);
 	free(out);
 	return r;
+}
+
+static int judge_in(const char *path, const char *from, const char *to, char *why, size_t len)
+{
+	return judged_by(diag_module_limits, path, from, to, why, len);
 }
 
 static int judge(const char *from, const char *to, char *why, size_t len)
@@ -102,6 +110,41 @@ static void test_cmis_module_state(void **state)
 	assert_non_null(strstr(why, "module state ModuleLowPwr, not ModuleReady (ethtool -m 'Module State', CMIS 5 table 8-6)"));
 }
 
+/* The module's own word at its two levels (diag_module_verdict; SFF-8472
+ * rev 12.4 section 9): the real CMIS QSFP-DD whose "Module temperature high
+ * warning" is On at 70.49 C (warning 70 C, alarm 75 C) is a warning (0),
+ * not an alarm; the same module at 76.10 C, or with its high alarm flag On,
+ * is an alarm (1). With the old verdict every flag was an alarm. */
+#define QDD "tests/real/ethtool_m/lore-20241015_host-unnamed-nic_arista-qdd-400g-xdr4_cmis-4of8_temp-warn-on.txt"
+
+static int verdict_in(const char *from, const char *to, char *why, size_t len)
+{
+	return judged_by(diag_module_verdict, QDD, from, to, why, len);
+}
+
+static void test_own_word_levels(void **state)
+{
+	char why[512];
+
+	(void)state;
+	assert_int_equal(verdict_in("", "", why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "Module temperature high warning"));
+	assert_non_null(strstr(why, "no alarm"));
+	assert_int_equal(verdict_in("Module temperature                        : 70.49",
+				    "Module temperature                        : 76.10", why, sizeof(why)),
+			 1);
+	assert_non_null(strstr(why, "76.1 C, at or above its high alarm threshold 75.0 C"));
+	assert_int_equal(verdict_in("Module temperature high alarm             : Off",
+				    "Module temperature high alarm             : On", why, sizeof(why)),
+			 1);
+	assert_non_null(strstr(why, "Module temperature high alarm"));
+	/* warning flag Off and below the warning threshold: nothing said */
+	assert_int_equal(verdict_in("Module temperature high warning           : On",
+				    "Module temperature high warning           : Off", why, sizeof(why)),
+			 0); /* still 70.49 C >= its 70 C warning threshold */
+	assert_non_null(strstr(why, "at or above its high warning threshold 70.0 C (no alarm)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_bias_high_alarm),
 		cmocka_unit_test(test_rx_low_warning),
 		cmocka_unit_test(test_cmis_module_state),
+		cmocka_unit_test(test_own_word_levels),
 	};
 
 	return cmocka_run_group_tests_name("module limits", tests, NULL, NULL);
