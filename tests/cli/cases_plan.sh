@@ -27,6 +27,21 @@ printf '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto"
 printf '{"zero_optimization": {"stage": 2,}' >"$DS/broken.json"
 expect "plan ds collectives" 0 'reduce-scatter of gradients +140 +0\.4 GB +56\.0 GB' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/z2.json" --fabric ndr
 expect "plan ds time" 0 'ds-zero2 +185 ms' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/z2.json" --fabric ndr
+# Every figure of the DeepSpeed step's text, fed known figures (issue 39 item
+# 5), worked by hand from --help's formulas: 7e9 params / 2e8 a reduce bucket
+# = 35 calls x 4 accumulation steps = 140 of 2e8 x 2 B = 0.4 GB (56.0 GB a
+# step); 7e9 / 5e8 = 14 all-gathers of 1 GB (14.0 GB); sent per GPU 31/32 x
+# 70 GB = 67.8 GB; NDR 400 Gb/s / 8 x 0.94 x 8 NICs = 376 GB/s, x
+# --efficiency 0.5 = 188.0 GB/s; 67.8125 GB / 188 GB/s = 360.7 ms + 154
+# calls x 31 ring steps x 1 us = 365 ms; exposed 365.5 - 0.75 x 150 = 253 ms,
+# 253 / (150 + 253) = 63% of the step.
+PDS=(plan --params 7B --gpus 32 --ds-config "$DS/z2.json" --fabric ndr --compute-ms 150 --efficiency 0.5 --overlap 0.75)
+expect "plan ds figures: the config's line" 0 '/z2\.json: ZeRO stage 2, bf16, gradient_accumulation_steps 4, overlap_comm true; buckets \(elements\): reduce 2e\+08, allgather 5e\+08, stage3 prefetch 5e\+07$' -- $FC "${PDS[@]}"
+expect "plan ds figures: the all-gathers, calls and sizes" 0 '^  all-gather of updated parameters +14 +1 GB +14\.0 GB$' -- $FC "${PDS[@]}"
+expect "plan ds figures: sent per GPU" 0 '^  sent per GPU per step: 67\.8 GB$' -- $FC "${PDS[@]}"
+expect "plan ds figures: efficiency and overlap as given" 0 '^communication per step \(ring, efficiency 0\.5, overlap 0\.75; exposed = not hidden by compute; fabric nominal\):$' -- $FC "${PDS[@]}"
+expect "plan ds figures: rate, latency, busbw, time and exposed" 0 '^InfiniBand NDR +400 Gb/s +1 us +188\.0 GB/s +ds-zero2 +365 ms / 253 ms +bottleneck$' -- $FC "${PDS[@]}"
+expect "plan ds figures: the finding's times and share" 0 'communication takes 365 ms a step, compute 150 ms: 253 ms exposed \(63% of the step\)' -- $FC "${PDS[@]}"
 expect "plan ds auto" 2 'zero_optimization.stage3_prefetch_bucket_size: "auto" is filled in by the Hugging Face Trainer' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/auto.json"
 expect "plan ds not json" 2 'broken.json: not a JSON file \(line 1' -- $FC plan --params 7B --gpus 32 --ds-config "$DS/broken.json"
 expect "plan db missing" 2 'cannot open' -- $FC plan --params 7B --gpus 32 --db "$DS/none.db"

@@ -287,6 +287,15 @@ expect "matrix rails --retest: a retest's progress line names its rail" 1 \
 	$FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd tests/cli/rack-worker.sh \
 	--test write --bw -n 100 -s 64K --min-gbps 0.001 --timeout 60 --min-rack-pct 30 --retest \
 	--db $RLT/rt2.db 2>&1 >/dev/null"
+# How many it retests, fed a known plan (matrix/mxan.h fc_mx_retest_plan):
+# nodeC's 3 bad pairs on rxe1 with a good node, each followed by a reference
+# of its good end not planned yet (nodeA-nodeB after nodeC-nodeA, nodeA-nodeD
+# after nodeC-nodeD, none after nodeB-nodeC): 5 pairs.
+expect "matrix rails --retest: the count of pairs retested" 1 '^retesting 5 pairs of the suspects$' -- \
+	bash -c "env FAKE_DEVICES=$RDEV RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.2 RW_GBPS_BOTH=1 RW_GBPS_DEV=rxe1 \
+	$FC matrix nodeA nodeB nodeC nodeD --launcher local --worker-cmd tests/cli/rack-worker.sh \
+	--test write --bw -n 100 -s 64K --min-gbps 0.001 --timeout 60 --min-rack-pct 30 --retest \
+	--db $RLT/rt3.db 2>&1 >/dev/null"
 # Rails matched by position ("assumed": three IB nodes on one subnet manager,
 # the switches not read, tests/data/rails/ib-one-sm-pci.json) said by matrix
 # and soak in their text and in their JSON's "rails_assumed", as nccl run says
