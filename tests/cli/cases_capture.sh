@@ -394,7 +394,9 @@ expect "capture: preflight --from judges a module against its own thresholds" 1 
 # passive copper cable capture (no monitors). n7 alone: n4's module. n8
 # alone: the real capture of a 100G CWDM4 (BR, Nominal 25500 MBd, 4 lanes)
 # whose port came up at 40G (the post printed Speed 40000Mb/s beside it),
-# as captured.
+# as captured. n9 alone: the real CMIS QSFP-DD capture (Arista
+# QDD-400G-XDR4), its port at 400 Gb/s on 4 lanes, as captured: lane 4's
+# bias 110.100 mA beside 72.900-83.806 mA, warning 125 mA.
 mkrack() { # OUT NODE:DEV:NETDEV:RATE:WIDTH:MODULE...
 	local out=$1 n dev nd rate width f first=1
 	shift
@@ -436,7 +438,8 @@ mkrack "$M/r" n1:mlx5_2:eth2:100:4X:"$SR4" n2:mlx5_2:eth2:100:4X:"$SR4" n3:mlx5_
 mkrack "$M/one" n5:mlx5_2:eth2:50:2X:"$M/fault3.txt" \
 	n6:mlx5_2:eth2:100:4X:tests/real/ethtool_m/noc-sn2100_swp13_mellanox-mcp1600-dac_no-dom.txt \
 	n7:mlx5_2:eth2:100:4X:"$M/tx2.txt" \
-	n8:mlx5_2:eth2:40:4X:tests/real/ethtool_m/cwdm4-docs_cx4-cx416a_ens16f1np1_finisar-cwdm4-mlx-oui_40g-lit.txt
+	n8:mlx5_2:eth2:40:4X:tests/real/ethtool_m/cwdm4-docs_cx4-cx416a_ens16f1np1_finisar-cwdm4-mlx-oui_40g-lit.txt \
+	n9:mlx5_2:eth2:400:4X:tests/real/ethtool_m/lore-20241015_host-unnamed-nic_arista-qdd-400g-xdr4_cmis-4of8_temp-warn-on.txt
 R=("$M/r/n1" "$M/r/n2" "$M/r/n3" "$M/r/n4")
 expect "capture: preflight --from compares each lane's receive power with the same port on the other nodes" 1 \
 	"n3: mlx5_2 port 1 \(eth2\) module, far end's transmitter or fibre \(lane 3\): lane 3 receives -6.99 dBm where the same port on 3 other nodes receives 0.55 dBm \(median\), 7.5 dB less: more than the 4 dB a compliant channel loses \(ethtool -m\)" -- \
@@ -459,6 +462,9 @@ expect "capture: preflight --from names a port below the speed its module is bui
 	$FC preflight --from "$M/one/n8"
 expect_quiet "capture: preflight --from names no lane of the real CWDM4 apart (bias 37.9-42.1 mA in a 30-50 mA window)" 0 -- bash -c \
 	"! $FC preflight --from $M/one/n8 2>&1 | grep -E 'n8: .*(lane [0-9] (transmit|laser|receive)|module flags)'"
+expect "capture: preflight --from names the real QSFP-DD's lane 4 bias apart from its other lanes" 1 \
+	"n9: mlx5_2 port 1 \(eth2\) module, transceiver \(lane 4 transmitter\): lane 4 laser bias 110.10 mA where the module's 3 other lanes in use read 72.90 to 83.81 mA: 28.22 mA from their median 81.88 mA, more than the 14.90 mA left to its own high warning threshold 125.00 mA \(ethtool -m\)" -- \
+	$FC preflight --from "$M/one/n9"
 expect "capture: preflight --from lists a module it could not read as skipped" 1 \
 	"^  n6: mlx5_2 port 1 \(eth2\) module: ethtool -m printed no monitor readings$" -- \
 	$FC preflight --from "$M/one/n6"

@@ -171,8 +171,9 @@ static void test_signals_unused_lane(void **state)
 	assert_int_equal(diag_module_signals(&m, 1, why, sizeof(why), part, sizeof(part)), 0);
 }
 
-/* Every real capture of tests/real/ethtool_m as captured, each lane with
- * light in use: no lane apart and no lane flag. The lanes of the real
+/* The real captures of tests/real/ethtool_m as captured (all but the
+ * QSFP-DD of test_real_qdd_lane4_bias), each lane with light in use: no
+ * lane apart and no lane flag. The lanes of the real
  * CWDM4 lit at 40G spread 0.98 dB in transmit power (-0.36 to 0.62 dBm,
  * warnings -4.00 and 2.50) and 4.1 mA in bias (37.926 to 42.068 mA,
  * warnings 30-50 mA): within their module's window, not apart. A guard:
@@ -206,6 +207,30 @@ static void test_real_captures_quiet(void **state)
 	}
 }
 
+/* The real CMIS QSFP-DD (Arista QDD-400G-XDR4, netdev RFC of 2024-10-15)
+ * as captured, its four lit lanes in use: lane 4's bias 110.100 mA beside
+ * the others' 72.900-83.806 mA (median 81.878) is 28.22 mA from them with
+ * 14.90 mA left to its own high warning 125.000 mA: named at its lane 4
+ * transmitter, which also gives the least light (1.58 dBm beside 2.03-2.17):
+ * the most current for the least light. No flag of the module says so
+ * (every lane flag Off). */
+static void test_real_qdd_lane4_bias(void **state)
+{
+	char *text = capture_edited("tests/real/ethtool_m/lore-20241015_host-unnamed-nic_arista-qdd-400g-xdr4_cmis-4of8_temp-warn-on.txt",
+				    NULL, NULL);
+	char why[1024], part[96];
+	struct diag_module m;
+
+	(void)state;
+	assert_int_equal(diag_parse_module(text, &m), 0);
+	free(text);
+	diag_module_judge(&m, 4);
+	assert_int_equal(diag_module_lanes(&m, 0, why, sizeof(why), part, sizeof(part)), 1);
+	assert_string_equal(part, "transceiver (lane 4 transmitter)");
+	assert_string_equal(why, "lane 4 laser bias 110.10 mA where the module's 3 other lanes in use read 72.90 to 83.81 mA: 28.22 mA from their median 81.88 mA, more than the 14.90 mA left to its own high warning threshold 125.00 mA");
+	assert_int_equal(diag_module_signals(&m, 1, why, sizeof(why), part, sizeof(part)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,7 +238,7 @@ int main(void)
 		cmocka_unit_test(test_tx_lane_near),	    cmocka_unit_test(test_bias_lane_apart),
 		cmocka_unit_test(test_rx_lane_apart),	    cmocka_unit_test(test_two_lanes_not_judged),
 		cmocka_unit_test(test_signals),		    cmocka_unit_test(test_signals_unused_lane),
-		cmocka_unit_test(test_real_captures_quiet),
+		cmocka_unit_test(test_real_captures_quiet), cmocka_unit_test(test_real_qdd_lane4_bias),
 	};
 
 	return cmocka_run_group_tests_name("diag module lanes", tests, NULL, NULL);
