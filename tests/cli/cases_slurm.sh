@@ -325,6 +325,11 @@ expect "own device: a soak with rails names nodeC's rail 1 port, drained with it
 	env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NODEV_HOST=nodeC RW_NODEV_DEV=rxe1 \
 	$FC soak nodeA nodeB nodeC --launcher local --worker-cmd "$(pwd)/tests/cli/rack-worker.sh" \
 	--duration 8 --slice 2 --interval 1 --db $SLT/own-soak2.db --drain
+# Issue 38 item 1: the same port left out of the rails (--exclude-dev)
+# is not judged: nothing named, nothing drained.
+slurm_nodes nodeA nodeB nodeC
+expect "soak --exclude-dev: a port left out of the rails is not judged, none drained" 0 '^\[\] \[\]$' -- \
+	bash -c "env FAKE_DEVICES=tests/data/rails/devices-2rail.json RW_NODEV_HOST=nodeC RW_NODEV_DEV=rxe1 $FC soak nodeA nodeB nodeC --exclude-dev rxe1 --launcher local --worker-cmd $(pwd)/tests/cli/rack-worker.sh --duration 8 --slice 2 --interval 1 --db $SLT/own-soak3.db --drain --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"suspects\"], [a[\"node\"] for a in d.get(\"slurm\", []) if a[\"action\"] == \"drain\"])'; exit \${PIPESTATUS[0]}"
 # Issue 38 item 8: a document's device name that is not one (a shell
 # substitution) never reaches the reason: the import keeps checked names
 # only, the rail's name stands in.
