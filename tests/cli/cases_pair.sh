@@ -62,7 +62,7 @@ expect "wire out of turn" 3 "[ab]: protocol error: the worker answered 'result' 
 	env FAKE_MODE=type $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire worker dies" 3 '(a|b): the worker exited with status 5; it said: worker: something broke' -- \
 	env FAKE_MODE=die $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout\)' -- \
+expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout 3 s, then 2 s for the worker.s own report\): the node or its fabcheck hangs; rerun with -v' -- \
 	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire stderr noise ignored" 3 '[ab]: no RDMA device found: fake' -- \
 	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
