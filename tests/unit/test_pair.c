@@ -76,6 +76,40 @@ static void test_wire_refusals(void **state)
 	assert_int_equal(peer, 2);
 }
 
+/* The refusals' figures, each distinct (issue 39 item 5): this side
+ * speaks protocol 3 and waits for message 5. */
+static void test_wire_figures(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *why;
+	} cases[] = {
+		{ "{\"v\":7,\"seq\":5,\"type\":\"hello\"}",
+		  "it speaks wire protocol 7, this fabcheck speaks 3: install the same fabcheck version on every node" },
+		{ "{\"v\":3,\"seq\":9,\"type\":\"hello\"}", "message 9 is out of order: expected 5" },
+		{ "{\"v\":3,\"seq\":5,\"type\":\"Hi\"}", "message 5 has no valid \"type\"" },
+	};
+	char why[256], want[128];
+	size_t n = FC_WIRE_MAX_LINE + 10;
+	char *big = malloc(n);
+	json_t *msg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		msg = NULL;
+		assert_int_equal(fc_wire_parse(cases[i].line, strlen(cases[i].line), 3, 5, &msg,
+					       NULL, why, sizeof(why)), -EPROTO);
+		assert_string_equal(why, cases[i].why);
+	}
+	assert_non_null(big);
+	memset(big, 'x', n);
+	assert_int_equal(fc_wire_parse(big, n, 3, 5, &msg, NULL, why, sizeof(why)), -E2BIG);
+	snprintf(want, sizeof(want), "message of %zu bytes is over the %d-byte limit", n,
+		 FC_WIRE_MAX_LINE);
+	assert_string_equal(why, want);
+	free(big);
+}
+
 static void test_wire_size_limit(void **state)
 {
 	size_t n = FC_WIRE_MAX_LINE + 10;
@@ -630,6 +664,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wire_roundtrip),
 		cmocka_unit_test(test_wire_refusals),
+		cmocka_unit_test(test_wire_figures),
 		cmocka_unit_test(test_wire_size_limit),
 		cmocka_unit_test(test_linebuf),
 		cmocka_unit_test(test_stats),
