@@ -38,10 +38,15 @@ char *fc_fit_words(char *s, int width)
 }
 
 /* The lines of the named problems, each once (a diagnose document holds
- * its set's diagnosis twice: the command's and the set's). */
+ * its set's diagnosis twice: the command's and the set's); @seen: each
+ * entry summarised, as "subject part", so that a set's entry the
+ * command's list already named (under a merged subject, or more sure over
+ * every folder) is not named again. */
 struct sum {
 	char *lines[64];
 	int n;
+	char *seen[256];
+	int nseen;
 };
 
 static void line(struct sum *s, const char *fmt, const char *a, const char *b, const char *c,
@@ -60,9 +65,46 @@ static void line(struct sum *s, const char *fmt, const char *a, const char *b, c
 	s->lines[s->n++] = buf;
 }
 
+static int seen_key(struct sum *s, const json_t *e, int add)
+{
+	char *key = NULL;
+
+	if (asprintf(&key, "%s\x1f%s", fc_jstr(e, "subject", ""), fc_jstr(e, "part", "")) < 0)
+		return 0;
+	for (int i = 0; i < s->nseen; i++)
+		if (!strcmp(s->seen[i], key)) {
+			free(key);
+			return 1;
+		}
+	if (add && s->nseen < (int)(sizeof(s->seen) / sizeof(s->seen[0])))
+		s->seen[s->nseen++] = key;
+	else
+		free(key);
+	return 0;
+}
+
+/* 1 when every entry of group @g of @list was summarised already; else
+ * marks them all summarised. */
+static int group_seen(struct sum *s, const json_t *list, const struct fc_dgroup *g)
+{
+	const json_t *e;
+	size_t i;
+	int all = 1;
+
+	json_array_foreach(list, i, e)
+		if (fc_dgroup_has(list, g, e) && !seen_key(s, e, 0))
+			all = 0;
+	if (!all)
+		json_array_foreach(list, i, e)
+			if (fc_dgroup_has(list, g, e))
+				seen_key(s, e, 1);
+	return all;
+}
+
 /* A diagnosis list: its likely problems, else its possible ones, each
  * once (core/dgroup.h); an entry that names no part ("not determined") is
- * no problem named. */
+ * no problem named; a problem named already (group_seen) counts as named
+ * without a line of its own. */
 static void from_diagnosis(struct sum *s, const json_t *list)
 {
 	const char *want[] = { "likely", "possible" };
@@ -82,8 +124,9 @@ static void from_diagnosis(struct sum *s, const json_t *list)
 			    strstr(fc_jstr(e, "part", ""), "not determined"))
 				continue;
 			n++;
-			line(s, "%s: %s (%s); next: %s", g[j].subject, fc_jstr(e, "part", "?"), want[k],
-			     fc_jstr(e, "next", "?"));
+			if (!group_seen(s, list, &g[j]))
+				line(s, "%s: %s (%s); next: %s", g[j].subject, fc_jstr(e, "part", "?"),
+				     want[k], fc_jstr(e, "next", "?"));
 		}
 	free(g);
 }
@@ -180,6 +223,8 @@ static void render_cols(FILE *f, const json_t *doc, int cols)
 	json_array_foreach(json_object_get(doc, "suspects"), i, e)
 		suspect_line(&s, e);
 	floor_line(&s, json_object_get(doc, "floor"));
+	for (int k = 0; k < s.nseen; k++)
+		free(s.seen[k]);
 	if (s.n) {
 		fprintf(f, "verdict: %s, %d problem%s named:\n", v, s.n, s.n > 1 ? "s" : "");
 		for (int k = 0; k < s.n; k++) {

@@ -413,12 +413,42 @@ static void ping_all(struct fc_chan **chans, int n)
 			fc_chan_send(chans[i], "ping", NULL);
 }
 
-static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
-		     int *failed_p, struct pollfd *pfd, int *map)
+/* What set a wait of @timeout + @grace seconds, for the messages. */
+static const char *wait_said(double timeout, double grace, char *buf, size_t len)
+{
+	if (grace > 0)
+		snprintf(buf, len, "--timeout %.0f s, then %.0f s for the worker's own report",
+			 timeout, grace);
+	else
+		snprintf(buf, len, "--timeout");
+	return buf;
+}
+
+/* Why the wait for @c ended with no message (c->why): @last the worker's
+ * last stderr line. */
+static void wait_ended(struct fc_chan *c, double timeout, double grace, const char *last)
+{
+	char w[96];
+
+	wait_said(timeout, grace, w, sizeof(w));
+	if (c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0)
+		snprintf(c->why, sizeof(c->why),
+			 "%s: srun started no worker within %.0f s (%s)%s%s: check that slurmctld answers (sinfo), that the node is in the allocation or partition, and SLURM_CONF",
+			 c->node, timeout + grace, w, *last ? "; srun said: " : "", last);
+	else
+		snprintf(c->why, sizeof(c->why),
+			 "%s: no message from the worker for %.0f s (%s): the node or its fabcheck hangs; rerun with -v to see its log%s%s",
+			 c->node, timeout + grace, w, *last ? "; it said: " : "", last);
+}
+
+static int chan_recv(struct fc_chan **chans, int n, int which, double limit, double grace,
+		     json_t **msg_p, int *failed_p, struct pollfd *pfd, int *map)
 {
 	struct fc_chan *c = chans[which];
+	double timeout = limit + grace; /* the whole wait */
 	double deadline = fc_now() + timeout, next_ping = fc_now() + 1, grew_at = fc_now();
 	int err, progressed = 0; /* a "progress" came in this wait */
+	char w[96];
 
 	*failed_p = which;
 	for (;;) {
@@ -467,22 +497,16 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 				snprintf(c->why, sizeof(c->why), "%s: the test's own deadline came", c->node);
 			else
 				snprintf(c->why, sizeof(c->why),
-					 "%s: its count of messages done stayed at %.0f for %.0f s (twice --timeout)",
-					 c->node, c->progress_done, 2 * timeout);
+					 "%s: its count of messages done stayed at %.0f for %.0f s (twice %s%s)",
+					 c->node, c->progress_done, 2 * timeout,
+					 grace > 0 ? "the wait: " : "", wait_said(limit, grace, w, sizeof(w)));
 			return -ETIME;
 		}
 		if (now >= deadline) {
 			char last[512];
 
 			last_err_line(c, last, sizeof(last));
-			if (c->kind == FC_LAUNCH_SLURM && c->rx_seq == 0)
-				snprintf(c->why, sizeof(c->why),
-					 "%s: srun started no worker within %.0f s (--timeout)%s%s: check that slurmctld answers (sinfo), that the node is in the allocation or partition, and SLURM_CONF",
-					 c->node, timeout, *last ? "; srun said: " : "", last);
-			else
-				snprintf(c->why, sizeof(c->why),
-					 "%s: no message from the worker for %.0f s (--timeout): the node or its fabcheck hangs; rerun with -v to see its log%s%s",
-					 c->node, timeout, *last ? "; it said: " : "", last);
+			wait_ended(c, limit, grace, last);
 			return -ETIMEDOUT;
 		}
 		if (now >= next_ping) {
@@ -526,6 +550,12 @@ static int chan_recv(struct fc_chan **chans, int n, int which, double timeout, j
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p)
 {
+	return fc_chan_recv_grace(chans, n, which, timeout, 0, msg_p, failed_p);
+}
+
+int fc_chan_recv_grace(struct fc_chan **chans, int n, int which, double timeout, double grace,
+		       json_t **msg_p, int *failed_p)
+{
 	/* Two descriptors a channel, however many channels. */
 	struct pollfd *pfd = calloc((size_t)n * 2 + 1, sizeof(*pfd));
 	int *map = calloc((size_t)n * 2 + 1, sizeof(*map)), rc;
@@ -538,7 +568,7 @@ int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_
 			 chans[which]->node);
 		return -ENOMEM;
 	}
-	rc = chan_recv(chans, n, which, timeout, msg_p, failed_p, pfd, map);
+	rc = chan_recv(chans, n, which, timeout, grace, msg_p, failed_p, pfd, map);
 	free(pfd);
 	free(map);
 	return rc;

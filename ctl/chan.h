@@ -93,6 +93,12 @@ int fc_chan_send(struct fc_chan *c, const char *type, const json_t *body);
  */
 int fc_chan_recv(struct fc_chan **chans, int n, int which, double timeout, json_t **msg_p,
 		 int *failed_p);
+/* fc_chan_recv waiting @timeout (the --timeout the worker was given) and
+ * @grace seconds more, in which a worker that gives up at its --timeout
+ * says why first; the messages name both ("5 s (--timeout 3 s, then 2 s
+ * for the worker's own report)"), not 5 s as --timeout. */
+int fc_chan_recv_grace(struct fc_chan **chans, int n, int which, double timeout, double grace,
+		       json_t **msg_p, int *failed_p);
 /* Takes the "progress" messages @c has sent so far, without waiting, into
  * c->progress_done ("done", else "bytes") and c->progress_at; a message of
  * another type is kept for the next fc_chan_recv. */

@@ -47,6 +47,10 @@ struct worker {
 	 * depends on the peer and the path, so its message says "stage":
 	 * "connect" (pair_run.c keeps it apart from the node's own device). */
 	int node_fault;
+	/* The device and port the setup asked for (after the GPU's nearest
+	 * HCA was chosen): "" and 0 when any would do. */
+	char asked_dev[64];
+	int asked_port;
 };
 
 /* Whether @err from setting up or connecting the RDMA device is the
@@ -59,12 +63,30 @@ static int rdma_fault(int err)
 	return err && err != -ENOMEM && err != -EINVAL && err != -EPROTO && err != -E2BIG;
 }
 
+/* A fault of the node's own ("node"): the device and port it tried, for
+ * the drain that names them (pair_run.c "node_fault_port"): the port it
+ * opened when one was picked, else the device and port the setup asked
+ * for, else nothing (no device at all: the worker cannot say which). */
+static void fault_port(const struct worker *w, json_t *m)
+{
+	const char *dev = w->r.pi ? w->r.pi->dev : w->asked_dev;
+	int port = w->r.pi ? w->r.pi->port : w->asked_port;
+
+	if (!dev[0])
+		return;
+	json_object_set_new(m, "device", json_string(dev));
+	if (port > 0)
+		json_object_set_new(m, "port", json_integer(port));
+}
+
 static int wk_error(struct worker *w, const char *kind, const char *fallback)
 {
 	json_t *m = json_pack("{s:s, s:s}", "kind", kind, "msg", fc_wk_last_error(fallback));
 
 	if (m && w->node_fault == 2 && !strcmp(kind, "node"))
 		json_object_set_new(m, "stage", json_string("connect"));
+	if (m && !strcmp(kind, "node"))
+		fault_port(w, m);
 	return fc_wk_send(&w->io, "error", m);
 }
 
@@ -163,6 +185,8 @@ static int wk_setup(struct worker *w, const json_t *m)
 		return err;
 	if ((err = wk_mem_setup(&w->mem, m, &o, &w->r, w->node)))
 		return err;
+	snprintf(w->asked_dev, sizeof(w->asked_dev), "%s", o.dev);
+	w->asked_port = o.port;
 	if (!strcmp(cm, "server"))
 		err = vb_cm_listen(&w->r, &o);
 	else if (!strcmp(cm, "client"))

@@ -136,15 +136,18 @@ static char **sub_folders(const char *dir)
 	size_t n = 0;
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	int dlen = (int)strlen(dir);
 
 	if (!d)
 		return NULL;
+	while (dlen > 1 && dir[dlen - 1] == '/') /* "DIR/" as a shell completes it: no "DIR//NNN" */
+		dlen--;
 	while ((e = readdir(d))) {
 		char sub[1024];
 		struct stat st;
 
 		if (e->d_name[0] == '.' ||
-		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub) ||
+		    snprintf(sub, sizeof(sub), "%.*s/%s", dlen, dir, e->d_name) >= (int)sizeof(sub) ||
 		    lstat(sub, &st) || !S_ISDIR(st.st_mode) || !(nv = realloc(v, (n + 2) * sizeof(*v))))
 			continue;
 		v = nv;
@@ -209,12 +212,28 @@ static int diagnose_dir(const char *dir, json_t *doc)
 	return n ? (n < 0 ? n : 0) : diagnose_one(dir, doc, sets);
 }
 
-static void render(FILE *f, const json_t *doc)
+/* 1 when @e is an entry of a set's own diagnosis: the document's list
+ * holds each set's entries (judge_set) and then those over every folder
+ * (diag_cards, diag_peers: every rule they emit, whatever its name). */
+static int in_a_set(const json_t *sets, const json_t *e)
 {
-	const json_t *s, *fd;
+	const json_t *s, *x;
 	size_t i, k;
 
-	json_array_foreach(json_object_get(doc, "sets"), i, s) {
+	json_array_foreach(sets, i, s)
+		json_array_foreach(json_object_get(s, "diagnosis"), k, x)
+			if (x == e)
+				return 1;
+	return 0;
+}
+
+static void render(FILE *f, const json_t *doc)
+{
+	const json_t *s, *fd, *sets = json_object_get(doc, "sets");
+	size_t i, k;
+	int head = 0;
+
+	json_array_foreach(sets, i, s) {
 		fprintf(f, "%s%s: recorded verdict %s\n", i ? "\n" : "", fc_jstr(s, "path", "?"),
 			fc_jstr(s, "verdict", "none (no test.json)"));
 		json_array_foreach(json_object_get(s, "findings"), k, fd)
@@ -222,13 +241,11 @@ static void render(FILE *f, const json_t *doc)
 		diag_render(f, s);
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
-		if (!strcmp(fc_jstr(fd, "rule", ""), "hca_all_tests") ||
-		    !strcmp(fc_jstr(fd, "rule", ""), "port_peers") ||
-		    !strcmp(fc_jstr(fd, "rule", ""), "port_config_peers"))
-			fprintf(f, "\nover every folder:\n  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
-				fc_jstr(fd, "confidence", "?"), fc_jstr(fd, "subject", "?"),
-				fc_jstr(fd, "part", "?"), fc_jstr(fd, "evidence", ""),
-				fc_jstr(fd, "next", ""));
+		if (!in_a_set(sets, fd))
+			fprintf(f, "%s  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
+				head++ ? "" : "\nover every folder:\n", fc_jstr(fd, "confidence", "?"),
+				fc_jstr(fd, "subject", "?"), fc_jstr(fd, "part", "?"),
+				fc_jstr(fd, "evidence", ""), fc_jstr(fd, "next", ""));
 	fputc('\n', f);
 }
 

@@ -339,12 +339,21 @@ int diag_module_lanes(const struct diag_module *m, unsigned rx_skip, char *why, 
  * transmits, @part the first's (diag/modlanes.c). Returns how many. */
 int diag_module_signals(const struct diag_module *m, int faults, char *why, size_t len,
 			char *part, size_t plen);
+/* The command that reads a port's module into @buf: 'ethtool -m NETDEV',
+ * or where the port has no network interface (an InfiniBand port without
+ * IPoIB) 'mlxlink -d BDF -m' through its HCA (@bdf, else @dev); returns
+ * @buf. 'ethtool -m' takes a network interface only (ethtool(8): DEVNAME);
+ * mlxlink -d takes the HCA's device, -m shows its module (NVIDIA MFT
+ * manual, mlxlink Utility). @link: the link's speed and lanes instead
+ * ('ethtool NETDEV', 'mlxlink -d BDF'). */
+const char *diag_module_cmd(const char *netdev, const char *dev, const char *bdf, int link,
+			    char *buf, size_t len);
 /* What to do about a lane diag_module_lanes, or a flag diag_module_signals,
- * named on @netdev. */
-void diag_module_lanes_next(const char *netdev, char *buf, size_t len);
-void diag_module_signals_next(const char *netdev, char *buf, size_t len);
-/* What to do about a port diag_module_peer named (its netdev @netdev). */
-void diag_module_peer_next(const char *netdev, char *buf, size_t len);
+ * whose module @cmd reads (diag_module_cmd). */
+void diag_module_lanes_next(const char *cmd, char *buf, size_t len);
+void diag_module_signals_next(const char *cmd, char *buf, size_t len);
+/* What to do about a port diag_module_peer named (@cmd reads its module). */
+void diag_module_peer_next(const char *cmd, char *buf, size_t len);
 /* The link width of a sysfs rate ("400 Gb/sec (4X NDR)" -> 4); 0 unknown. */
 int diag_parse_width(const char *sysfs_rate);
 json_t *diag_parse_perfquery(const char *text); /* NULL when no counter */

@@ -208,7 +208,7 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 {
 	struct diag_peer_rate peers[32];
 	struct diag_expect e;
-	char subj[256], part[96], next[1024], now[48], want[48], test[200] = "";
+	char subj[256], part[96], next[1024], now[48], want[48], test[200] = "", mcmd[64], lcmd[64];
 	const char *dev = p->netdev[0] ? p->netdev : p->dev, *peer = diag_ctx_peer(c, p);
 	int lane;
 
@@ -217,6 +217,8 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 	if (e.gbps <= 0)
 		return;
 	lane = first_lane(e.fault);
+	diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, mcmd, sizeof(mcmd));
+	diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 1, lcmd, sizeof(lcmd));
 	diag_rate_text(p->rate_gbps, p->width, now, sizeof(now));
 	diag_rate_text(e.gbps, e.width, want, sizeof(want));
 	test_text(c, p, &e, test, sizeof(test));
@@ -231,16 +233,16 @@ void diag_r_port_below(struct diag_ctx *c, const struct diag_port *p)
 							: "port speed (cable, transceiver or switch port setting)");
 	if (lane)
 		snprintf(next, sizeof(next),
-			 "replace the transceiver of %s %s (ethtool -m %s: Tx fault on lane %d) with a known-good one; the port should train to %s (sysfs rate; 'ethtool %s' Speed and Lanes); then re-run 'fabcheck pair %s %s -d %s'",
-			 p->node, p->dev, dev, lane, want, dev, p->node, peer ? peer : "PEER", p->dev);
+			 "replace the transceiver of %s %s (%s: Tx fault on lane %d) with a known-good one; the port should train to %s (sysfs rate; '%s' Speed and Lanes); then re-run 'fabcheck pair %s %s -d %s'",
+			 p->node, p->dev, mcmd, lane, want, lcmd, p->node, peer ? peer : "PEER", p->dev);
 	else if (!strncmp(e.part, "configuration", 13))
 		snprintf(next, sizeof(next),
 			 "advertise the modes the HCA supports ('ethtool -s %s autoneg on', or 'ethtool -s %s speed %g autoneg on'), check the switch port allows %s, and confirm 'ethtool %s' Speed; then re-run 'fabcheck pair %s %s -d %s'",
 			 dev, dev, e.gbps * 1000, want, dev, p->node, peer ? peer : "PEER", p->dev);
 	else
 		snprintf(next, sizeof(next),
-			 "compare 'ethtool %s' (Speed, Lanes) and 'ethtool -m %s' with the same port on a good node and the switch port's speed setting; reseat, then swap the cable or transceiver until the port trains to %s; then re-run 'fabcheck pair %s %s -d %s'",
-			 dev, dev, want, p->node, peer ? peer : "PEER", p->dev);
+			 "compare '%s' (Speed, Lanes) and '%s' with the same port on a good node and the switch port's speed setting; reseat, then swap the cable or transceiver until the port trains to %s; then re-run 'fabcheck pair %s %s -d %s'",
+			 lcmd, mcmd, want, p->node, peer ? peer : "PEER", p->dev);
 	diag_emit_f(c, "port_below", subj, part, e.likely, next,
 		    "the port runs at %s where it should run at %s: %s%s", now, want, e.why, test);
 }

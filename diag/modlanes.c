@@ -195,33 +195,48 @@ int diag_module_signals(const struct diag_module *m, int faults, char *why, size
 void diag_r_module_lanes(struct diag_ctx *c, const struct diag_port *p)
 {
 	const char *dev = p->netdev[0] ? p->netdev : p->dev;
-	char subj[256], why[1024], part[96], next[400];
+	char subj[256], why[1024], part[96], next[400], cmd[64];
 
 	snprintf(subj, sizeof(subj), "%s %s port %d", p->node, p->dev, p->port);
 	/* the weak lane of module_lane is named there */
 	if (diag_module_lanes(&p->mod, p->mod.weak_lane ? 1u << (p->mod.weak_lane - 1) : 0, why,
 			      sizeof(why), part, sizeof(part))) {
-		diag_module_lanes_next(dev, next, sizeof(next));
+		diag_module_lanes_next(diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, cmd,
+						       sizeof(cmd)),
+				       next, sizeof(next));
 		diag_emit_f(c, "module_lanes", subj, part, 0, next, "%s (ethtool -m)", why);
 	}
 	/* a Tx fault is named by port_below or module_tx */
 	if (diag_module_signals(&p->mod, 0, why, sizeof(why), part, sizeof(part))) {
-		diag_module_signals_next(dev, next, sizeof(next));
+		diag_module_signals_next(diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, cmd,
+							 sizeof(cmd)),
+					 next, sizeof(next));
 		diag_emit_f(c, "module_flags", subj, part, 0, next,
 			    "the module of %s flags %s (ethtool -m; latched until read)", dev, why);
 	}
 }
 
-void diag_module_lanes_next(const char *netdev, char *buf, size_t len)
+const char *diag_module_cmd(const char *netdev, const char *dev, const char *bdf, int link,
+			    char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "read 'ethtool -m %s' again and compare the lane with the module's other lanes; clean and inspect that lane's fibre at both ends, then swap the transceiver with a known-good one: a lane that stays apart with the module is the module's, one that stays with the fibre or the far end is theirs",
-		 netdev);
+	if (netdev && *netdev)
+		snprintf(buf, len, "ethtool%s %s", link ? "" : " -m", netdev);
+	else
+		snprintf(buf, len, "mlxlink -d %s%s", bdf && *bdf ? bdf : dev ? dev : "?",
+			 link ? "" : " -m");
+	return buf;
 }
 
-void diag_module_signals_next(const char *netdev, char *buf, size_t len)
+void diag_module_lanes_next(const char *cmd, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "read 'ethtool -m %s' twice (the flags are latched): a flag on again is live; for the far end, read its module's transmit power and clean the fibre; for this end, reseat and swap the transceiver",
-		 netdev);
+		 "read '%s' again and compare the lane with the module's other lanes; clean and inspect that lane's fibre at both ends, then swap the transceiver with a known-good one: a lane that stays apart with the module is the module's, one that stays with the fibre or the far end is theirs",
+		 cmd);
+}
+
+void diag_module_signals_next(const char *cmd, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "read '%s' twice (the flags are latched): a flag on again is live; for the far end, read its module's transmit power and clean the fibre; for this end, reseat and swap the transceiver",
+		 cmd);
 }

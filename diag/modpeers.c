@@ -178,11 +178,11 @@ int diag_module_peer(const json_t *own, const json_t *const *peers, int k, char 
 	return named;
 }
 
-void diag_module_peer_next(const char *netdev, char *buf, size_t len)
+void diag_module_peer_next(const char *cmd, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "compare 'ethtool -m %s' with the same port on a good node: reseat the module and check the airflow over it, then swap it with a known-good transceiver; a reading that follows the module is the module's: replace it",
-		 netdev);
+		 "compare '%s' with the same port on a good node: reseat the module and check the airflow over it, then swap it with a known-good transceiver; a reading that follows the module is the module's: replace it",
+		 cmd);
 }
 
 /* Lane @lane's receive power of module @mod (diag_module_readings'
@@ -282,7 +282,7 @@ int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 
 	for (int a = 0; mods && a < n; a++) {
 		const json_t *own = json_object_get(ev[a], "module");
-		char subj[256], next[400], why[2048];
+		char subj[256], next[400], why[2048], cmd[64];
 		const char *part;
 		int k;
 
@@ -293,8 +293,10 @@ int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
 			 fc_jstr(ev[a], "device", "?"), (int)fc_jnum(ev[a], "port", 0));
-		diag_module_peer_next(fc_jstr(ev[a], "netdev", fc_jstr(ev[a], "device", "?")), next,
-				      sizeof(next));
+		diag_module_peer_next(diag_module_cmd(fc_jstr(ev[a], "netdev", NULL),
+						      fc_jstr(ev[a], "device", "?"), NULL, 0, cmd,
+						      sizeof(cmd)),
+				      next, sizeof(next));
 		diag_emit_f(c, "module_peers", subj, part, 0, next, "%s (ethtool -m)", why);
 		found++;
 	}

@@ -306,8 +306,8 @@ static double wait_time(const struct diag_port *p, const json_t *before, const j
 	if (ticks < 0 || p->rate_gbps <= 0)
 		return -1;
 	if (ticks > 0)
-		snprintf(detail, len, "PortXmitWait +%lld ticks of at least 8 bytes at %g Gb/s: at least", ticks,
-			 p->rate_gbps);
+		snprintf(detail, len, "PortXmitWait +%lld ticks, each at least the time of 8 bytes at %g Gb/s: the share is a lower bound",
+			 ticks, p->rate_gbps);
 	return (double)ticks * XMIT_WAIT_TICK_BYTES * 8 / (p->rate_gbps * 1e9);
 }
 

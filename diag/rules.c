@@ -152,15 +152,16 @@ static int errors_any(const struct diag_port *p)
 
 static void r_module_alarm(struct diag_ctx *c, const struct diag_port *p)
 {
-	char subj[256], next[512], why[400] = "";
+	char subj[256], next[512], why[400] = "", cmd[64];
 	int likely = diag_module_verdict(&p->mod, why, sizeof(why));
 
 	if (!*why)
 		return;
 	port_subject(p, subj, sizeof(subj));
 	snprintf(next, sizeof(next),
-		 "check the airflow and seating of the module in %s (ethtool -m %s), then swap the transceiver with a known-good one and re-run ",
-		 p->netdev[0] ? p->netdev : p->dev, p->netdev[0] ? p->netdev : p->dev);
+		 "check the airflow and seating of the module in %s (%s), then swap the transceiver with a known-good one and re-run ",
+		 p->netdev[0] ? p->netdev : p->dev,
+		 diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, cmd, sizeof(cmd)));
 	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
 	emit(c, "module_alarm", subj, "transceiver", likely > 0, next, "%s (ethtool -m)", why);
 }
@@ -323,8 +324,7 @@ static int port_troubled(const struct diag_port *p)
 static void r_module_lane(struct diag_ctx *c, const struct diag_port *p)
 {
 	const struct diag_module *m = &p->mod;
-	const char *dev = p->netdev[0] ? p->netdev : p->dev;
-	char subj[256], next[600], why[400], part[64];
+	char subj[256], next[600], why[400], part[64], cmd[64];
 	long long ln = 0, total = 0;
 	int lane = 0, skew = port_troubled(p) ? lane_corr_skew(p, &ln, &total) : 0;
 
@@ -343,8 +343,8 @@ static void r_module_lane(struct diag_ctx *c, const struct diag_port *p)
 	port_subject(p, subj, sizeof(subj));
 	snprintf(part, sizeof(part), "transceiver or fibre (lane %d)", lane);
 	snprintf(next, sizeof(next),
-		 "clean and inspect both ends of the fibre and the module's connector, read 'ethtool -m %s' again (lane %d); swap the transceiver with a known-good one and re-run ",
-		 dev, lane);
+		 "clean and inspect both ends of the fibre and the module's connector, read '%s' again (lane %d); swap the transceiver with a known-good one and re-run ",
+		 diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, cmd, sizeof(cmd)), lane);
 	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
 	snprintf(next + strlen(next), sizeof(next) - strlen(next),
 		 "; if the weak lane stays with the fibre, replace the fibre");
@@ -441,13 +441,13 @@ int diag_far_tx_blamed(const struct diag_port *p)
 static void far_tx(struct diag_ctx *c, const struct diag_port *p, const char *subj,
 		   const char *what, const char *rate)
 {
-	char part[64], next[600];
+	char part[64], next[600], cmd[64];
 	int lane = diag_tx_lane(p);
-	const char *dev = p->netdev[0] ? p->netdev : p->dev;
 
 	snprintf(part, sizeof(part), "transceiver (lane %d transmitter)", lane);
-	snprintf(next, sizeof(next), "replace the transceiver of %s %s (ethtool -m %s, lane %d) with a known-good one and re-run ",
-		 p->node, p->dev, dev, lane);
+	snprintf(next, sizeof(next), "replace the transceiver of %s %s (%s, lane %d) with a known-good one and re-run ",
+		 p->node, p->dev, diag_module_cmd(p->netdev, p->dev, p->hca_bdf, 0, cmd, sizeof(cmd)),
+		 lane);
 	rerun(c, p, next + strlen(next), sizeof(next) - strlen(next));
 	snprintf(next + strlen(next), sizeof(next) - strlen(next),
 		 ": the switch port's errors (perfquery) should stop");

@@ -133,9 +133,29 @@ static int file_mismatch(const struct diag_ctx *c, char *why, size_t len, char *
 	return n;
 }
 
+/* The step for the settings @part names, each only when it differs: a
+ * GID type mismatch is not fixed by an MTU. The GID's type per index is
+ * sysfs gid_attrs/types (kernel Documentation/ABI/stable/sysfs-class-infiniband). */
+static void config_next(const char *part, char *next, size_t len)
+{
+	int mtu = strstr(part, "MTU") != NULL, gid = strstr(part, "GID type") != NULL,
+	    qos = strstr(part, "trust") || strstr(part, "PFC");
+
+	snprintf(next, len, "set the same value on both ends (%s%s%s%s%s) and re-run",
+		 mtu ? "MTU: 'ip link set DEV mtu 9000' on a RoCE fabric interface, the subnet "
+		       "manager's MTU on InfiniBand" : "",
+		 mtu && (gid || qos) ? "; " : "",
+		 gid ? "GID type: a RoCE v2 GID on both ends, its index from "
+		       "/sys/class/infiniband/DEV/ports/PORT/gid_attrs/types/ ('fabcheck pair -x N', "
+		       "NCCL_IB_GID_INDEX)" : "",
+		 gid && qos ? "; " : "",
+		 qos ? "trust and PFC: 'mlnx_qos -i DEV --trust dscp --pfc 0,0,0,1,0,0,0,0' or dcb" :
+		       "");
+}
+
 static void r_config(struct diag_ctx *c)
 {
-	char why[768] = "", subj[300], part[96] = "configuration (";
+	char why[768] = "", subj[300], part[96] = "configuration (", next[512];
 	int n = 0, mtu;
 
 	if ((mtu = mismatch(c, "mtu", "active MTU in bytes", why, sizeof(why))))
@@ -151,9 +171,8 @@ static void r_config(struct diag_ctx *c)
 		return;
 	strcat(part, ")");
 	pair_subject(c, subj, sizeof(subj));
-	diag_emit(c, "config", subj, part, 1,
-		  "set the same value on both ends (RoCE MTU: 'ip link set DEV mtu 9000' on the fabric interface; InfiniBand: the subnet manager's MTU; trust and PFC: 'mlnx_qos -i DEV --trust dscp --pfc 0,0,0,1,0,0,0,0' or dcb) and re-run",
-		  why);
+	config_next(part, next, sizeof(next));
+	diag_emit(c, "config", subj, part, 1, next, why);
 }
 
 struct loss {

@@ -122,6 +122,40 @@ static void error_text(const struct mx_model *m, const struct fc_mx_finding *f, 
 			 why ? why : "no result", (long long)m->run);
 }
 
+/* A suspect node whose own device its worker could not set up (mxan.h
+ * FC_MX_BAD_OWN) on the device and port its worker named (mx_model_fault_dev,
+ * checked names): its finding into @text, 1; 0 for any other finding. */
+static int own_port(const struct mx_model *m, const struct fc_mx_finding *f, char *text,
+		    size_t len)
+{
+	int port;
+	const char *dev = f->kind == FC_MX_SUSPECT_NODE && (f->why & FC_MX_BAD_OWN) ?
+				  mx_model_fault_dev(m, f->a, &port) : NULL;
+
+	if (!dev)
+		return 0;
+	fc_mx_own_text(&m->an, f, (const char *const *)m->names, dev, port, text, len);
+	return 1;
+}
+
+/* A suspect node: its own device's fault on a port its worker named is
+ * that port's (level "port" with its "device", drained as "port on DEV",
+ * matrix/mx_drain.c), as with rails; else the node's. */
+static json_t *node_suspect(const struct mx_model *m, const struct fc_mx_finding *f,
+			    const char *text)
+{
+	int port;
+	const char *dev = (f->why & FC_MX_BAD_OWN) ? mx_model_fault_dev(m, f->a, &port) : NULL;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:n}", "node", m->names[f->a], "reason", text,
+			      "level", dev ? "port" : "node", "rail");
+
+	if (o && dev) {
+		json_object_set_new(o, "device", json_string(dev));
+		json_object_set_new(o, "own", json_true());
+	}
+	return o;
+}
+
 static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects)
 {
 	const struct fc_mx_analysis *an = &m->an;
@@ -132,7 +166,7 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 
 		if (f->kind == FC_MX_PAIR_ERROR || f->kind == FC_MX_UNREACHABLE)
 			error_text(m, f, text, sizeof(text));
-		else
+		else if (!own_port(m, f, text, sizeof(text)))
 			fc_mx_finding_text(an, f, (const char *const *)m->names, text,
 					   sizeof(text));
 		/* With rails, the suspects come from each rail (mx_rails_doc). */
@@ -144,9 +178,7 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 		if (f->kind == FC_MX_FLOOR)
 			fc_mx_floor_doc(doc, an->opts.min_gbps, f->a, f->b, 0, f->v2);
 		if (f->kind == FC_MX_SUSPECT_NODE)
-			json_array_append_new(suspects,
-					      json_pack("{s:s, s:s, s:s, s:n}", "node", m->names[f->a],
-							"reason", text, "level", "node", "rail"));
+			json_array_append_new(suspects, node_suspect(m, f, text));
 		else if (f->kind == FC_MX_SUSPECT_LINK)
 			json_array_append_new(suspects,
 					      json_pack("{s:[s,s], s:s, s:s, s:n}", "link",

@@ -95,8 +95,21 @@ static int seen_before(struct mx_model *m, int a, int b)
 	return was;
 }
 
+/* The device of the own fault @doc names for an end of @r (the node's,
+ * checked: store.h fc_pair_doc_fault_dev). */
+static void note_fault_dev(struct mx_model *m, const struct fc_mx_result *r, const json_t *doc)
+{
+	int port;
+	const char *dev = fc_pair_doc_fault_dev(doc, &port);
+
+	if (!m->fault_dev && !(m->fault_dev = json_object()))
+		return;
+	fc_fault_dev_note(m->fault_dev, m->names[(r->fault & FC_MX_FAULT_A) ? r->a : r->b], dev,
+			  port);
+}
+
 /* What a row's document adds to its columns: the retest mark, the nodes'
- * link rates, why it could not run. */
+ * link rates, why it could not run (and whose own device). */
 static void row_doc(struct mx_model *m, size_t k, const char *text)
 {
 	struct fc_mx_result *r = &m->res[k];
@@ -118,6 +131,8 @@ static void row_doc(struct mx_model *m, size_t k, const char *text)
 
 		doc = json_loads(text, 0, NULL);
 		r->fault = mx_fault_bits(m, r->a, r->b, fc_jstr(doc, "node_fault", NULL));
+		if (r->fault)
+			note_fault_dev(m, r, doc);
 		why = fc_jstr(doc, "error", NULL);
 		if (!why && json_array_size(json_object_get(doc, "findings")))
 			why = json_string_value(json_array_get(json_object_get(doc, "findings"), 0));

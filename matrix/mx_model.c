@@ -133,6 +133,7 @@ void mx_model_release(struct mx_model *m)
 	for (size_t i = 0; i < m->nres; i++)
 		free(m->res_err[i]);
 	free(m->res_err);
+	json_decref(m->fault_dev);
 	free(m->res);
 	free(m->res_id);
 	fc_mx_release(&m->an);
@@ -359,6 +360,12 @@ void mx_heat_rgb(double share, unsigned char rgb[3])
 
 	for (int i = 0; i < 3; i++)
 		rgb[i] = (unsigned char)lround(stops[lo][i] + (stops[lo + 1][i] - stops[lo][i]) * u);
+}
+
+const char *mx_model_fault_dev(const struct mx_model *m, int i, int *port_p)
+{
+	*port_p = 0;
+	return i >= 0 && i < m->n ? fc_fault_dev_of(m->fault_dev, m->names[i], port_p) : NULL;
 }
 
 const char *mx_model_error(const struct mx_model *m, int a, int b)

@@ -26,6 +26,9 @@ struct mx_model {
 	struct fc_mx_result *res; /* every stored row, in row order */
 	int64_t *res_id;	  /* the store's row id of each */
 	char **res_err;		  /* why a result could not run (NULL otherwise) */
+	/* node -> the device its own faults were on (store.h fc_fault_dev_*),
+	 * from the documents that named the node (NULL: none did) */
+	json_t *fault_dev;
 	size_t nres, cap;
 	int64_t last_id; /* newest row read */
 	unsigned char *seen; /* bits: a -> b read ([a * seen_n + b], mx_load.c) */
@@ -131,5 +134,8 @@ enum fc_mx_state mx_state_of(const char *verdict);
  * worker could not set up or connect) is @node_fault; 0 for NULL or a name
  * that is neither end's. */
 unsigned char mx_fault_bits(const struct mx_model *m, int a, int b, const char *node_fault);
+/* The device node @i's own faults were on (its port into *@port_p), when
+ * every document that named them said the same one; NULL otherwise. */
+const char *mx_model_fault_dev(const struct mx_model *m, int i, int *port_p);
 
 #endif

@@ -187,6 +187,13 @@ void fc_mx_finding_text(const struct fc_mx_analysis *an, const struct fc_mx_find
  * when one of those pairs was measured again. */
 void fc_mx_node_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 		    const char *const *names, char *buf, size_t len);
+/* The finding of a suspect node whose own device its worker could not set
+ * up (FC_MX_BAD_OWN): "suspect node nodeC on mlx5_3 port 1: its own RDMA
+ * device ... : check its HCA, ...", with the device and port (@port 0: not
+ * said) its worker tried when known (@dev NULL: "suspect node nodeC: ..."):
+ * names checked by the caller (store.h fc_pair_doc_fault_dev). */
+void fc_mx_own_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		    const char *const *names, const char *dev, int port, char *buf, size_t len);
 /* A suspect link's (FC_MX_SUSPECT_LINK) "0.05 Gb/s (below 90% of the rack
  * median 0.1 Gb/s)"; returns 1 when either direction was retested. */
 int fc_mx_link_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,

@@ -2,6 +2,7 @@
 #include "matrix/mxan.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "store/store.h" /* fc_fault_dev_words */
 
 #include <math.h>
 #include <stdio.h>
@@ -94,22 +95,32 @@ void fc_mx_node_why(const struct fc_mx_analysis *an, const struct fc_mx_finding 
 		 node_retested(an, f->a) ? ", still bad on retest" : "");
 }
 
+void fc_mx_own_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
+		    const char *const *names, const char *dev, int port, char *buf, size_t len)
+{
+	char why[512], on[96];
+
+	fc_mx_node_why(an, f, names, why, sizeof(why));
+	snprintf(buf, len,
+		 "suspect node %s%s: %s: check its HCA, that port's state and cable, and its "
+		 "RDMA setup ('fabcheck devices' on it)",
+		 names[f->a], fc_fault_dev_words(on, sizeof(on), dev, port), why);
+}
+
 static void node_text(const struct fc_mx_analysis *an, const struct fc_mx_finding *f,
 		      const char *const *names, char *buf, size_t len)
 {
 	char why[512];
 
+	if (f->why & FC_MX_BAD_OWN) {
+		fc_mx_own_text(an, f, names, NULL, 0, buf, len);
+		return;
+	}
 	fc_mx_node_why(an, f, names, why, sizeof(why));
-	if (f->why & FC_MX_BAD_OWN)
-		snprintf(buf, len,
-			 "suspect node %s: %s: check its HCA, that port's state and cable, and its "
-			 "RDMA setup ('fabcheck devices' on it)",
-			 names[f->a], why);
-	else
-		snprintf(buf, len,
-			 "suspect node %s: %s: check its HCA, cable, switch port and PCIe link, "
-			 "then run 'fabcheck pair' against a good node",
-			 names[f->a], why);
+	snprintf(buf, len,
+		 "suspect node %s: %s: check its HCA, cable, switch port and PCIe link, "
+		 "then run 'fabcheck pair' against a good node",
+		 names[f->a], why);
 }
 
 int fc_mx_link_why(const struct fc_mx_analysis *an, const struct fc_mx_finding *f, char *buf,

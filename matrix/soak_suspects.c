@@ -149,39 +149,51 @@ const char *fc_soak_own_fault(const json_t *s)
 }
 
 /* Each node named by its own fault (fc_soak_own_fault) in some slice,
- * when a slice of the soak measured: a suspect of its own. */
+ * when a slice of the soak measured: a suspect of its own; without
+ * rails, on the device and port its workers named (store.h
+ * fc_pair_doc_fault_dev: checked names), a port as with rails. */
 static void own_suspects(json_t *doc, json_t *list, const json_t *slices)
 {
-	json_t *own = json_object(), *v;
+	json_t *own = json_object(), *devs = json_object(), *v, *x;
 	const json_t *s;
 	const char *name;
-	int worked = 0;
+	int worked = 0, port;
 	size_t i;
 
 	json_array_foreach(slices, i, s) {
-		const char *n = fc_soak_own_fault(s);
+		const char *n = fc_soak_own_fault(s), *d;
 
 		worked |= fc_pair_doc_gbps(json_object_get(s, "doc"), NULL) >= 0 && !n &&
 			  strcmp(fc_jstr(json_object_get(s, "doc"), "verdict", "error"), "error");
-		if (n)
-			json_object_set_new(own, n, json_integer(json_integer_value(json_object_get(own, n)) + 1));
+		if (!n)
+			continue;
+		json_object_set_new(own, n, json_integer(json_integer_value(json_object_get(own, n)) + 1));
+		d = fc_pair_doc_fault_dev(json_object_get(s, "doc"), &port);
+		fc_fault_dev_note(devs, n, d, port);
 	}
 	json_object_foreach(own, name, v) {
-		char reason[600];
+		const char *dev = rail_of(slices, name) ? NULL : fc_fault_dev_of(devs, name, &port);
+		char reason[600], on[96];
 
 		if (!worked)
 			break;
+		fc_fault_dev_words(on, sizeof(on), dev, port);
 		snprintf(reason, sizeof(reason),
-			 "%s: its own RDMA device, port or rail could not be set up or connected in %lld slice%s (its worker said so: the node's fault, not a link's): check its HCA, that port's state and cable, and its RDMA setup ('fabcheck devices' on it)",
-			 name, (long long)json_integer_value(v), json_integer_value(v) == 1 ? "" : "s");
+			 "%s%s: its own RDMA device, port or rail could not be set up or connected in %lld slice%s (its worker said so: the node's fault, not a link's): check its HCA, that port's state and cable, and its RDMA setup ('fabcheck devices' on it)",
+			 name, on, (long long)json_integer_value(v), json_integer_value(v) == 1 ? "" : "s");
 		fc_finding(doc, FC_FAIL, "%s", reason);
 		add_suspect(list, slices, "node", name, NULL, reason);
 		/* its worker named it: no slice's counters to diagnose */
-		s = json_array_get(list, json_array_size(list) - 1);
-		json_object_del((json_t *)s, "diagnosis");
-		json_object_set_new((json_t *)s, "own", json_true());
+		x = json_array_get(list, json_array_size(list) - 1);
+		json_object_del(x, "diagnosis");
+		json_object_set_new(x, "own", json_true());
+		if (dev) {
+			json_object_set_new(x, "level", json_string("port"));
+			json_object_set_new(x, "device", json_string(dev));
+		}
 	}
 	json_decref(own);
+	json_decref(devs);
 }
 
 /* Whether an event of @kind names pair @label. */

@@ -58,6 +58,29 @@ static int interrupted(struct pair_run *p)
 			    "; nothing was judged");
 }
 
+/* The device and port a worker's own fault was on (ctl/worker.c: the
+ * port it opened, else the one asked for; absent when it could not say),
+ * beside "node_fault" as "node_fault_port": {"device", "port"}, for the
+ * drain that names the node's own device (matrix/mx_drain.c). A name that
+ * is not a device name (core/names.h) is left out, said, never kept: the
+ * fault stays the node's, with no device. */
+static void fault_port(struct pair_run *p, int side, const json_t *m)
+{
+	const char *dev = fc_jstr(m, "device", NULL);
+	json_int_t port = json_integer_value(json_object_get(m, "port"));
+	char from[200];
+	json_t *o;
+
+	snprintf(from, sizeof(from), "%s's worker, the device of its own fault", p->cfg->label[side]);
+	if (!dev || fc_name_check(FC_NAME_DEV, dev, from))
+		return;
+	o = json_pack("{s:s}", "device", dev);
+	/* ports are 1..255 (ibv_port_attr's port_num is a uint8_t, 0 none) */
+	if (o && port >= 1 && port <= 255)
+		json_object_set_new(o, "port", json_integer(port));
+	json_object_set_new(p->doc, "node_fault_port", o);
+}
+
 /* Turns a worker's "error" message into a finding; takes @m. */
 static int worker_error(struct pair_run *p, int side, json_t *m)
 {
@@ -80,6 +103,8 @@ static int worker_error(struct pair_run *p, int side, json_t *m)
 				    strcmp(fc_jstr(m, "stage", ""), "connect") ? "node_fault" :
 										 "connect_fault",
 				    json_string(p->cfg->label[side]));
+	if (!strcmp(kind, "node") && strcmp(fc_jstr(m, "stage", ""), "connect"))
+		fault_port(p, side, m);
 	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 	json_decref(m);
 	return -EIO;
@@ -108,7 +133,7 @@ static int expect(struct pair_run *p, int side, const char *type, json_t **msg_p
 	char why[300];
 
 	/* "evidence" may come before any reply: kept, then the reply awaited */
-	while (!(err = fc_chan_recv(p->chans, 2, side, p->cfg->timeout + 2, &m, &failed)) &&
+	while (!(err = fc_chan_recv_grace(p->chans, 2, side, p->cfg->timeout, 2, &m, &failed)) &&
 	       !strcmp(fc_wire_type(m), "evidence")) {
 		err = pair_ev_absorb(p->ev[side], &p->ev_used[side], m, why, sizeof(why));
 		json_decref(m);

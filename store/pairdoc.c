@@ -1,7 +1,9 @@
 /* The headline figures of a `fabcheck pair --json` document (pure). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/out.h"
 #include "store/store.h"
 
@@ -62,6 +64,50 @@ int fc_pair_doc_judged(const json_t *doc)
 	const char *v = fc_jstr(doc, "verdict", "error");
 
 	return !strcmp(v, "pass") || !strcmp(v, "warn") || !strcmp(v, "fail");
+}
+
+const char *fc_pair_doc_fault_dev(const json_t *doc, int *port_p)
+{
+	const json_t *o = json_object_get(doc, "node_fault_port");
+	const char *dev = fc_jstr(o, "device", NULL);
+	json_int_t port = json_integer_value(json_object_get(o, "port"));
+
+	*port_p = 0;
+	if (!json_is_string(json_object_get(doc, "node_fault")) || !dev ||
+	    !fc_name_ok(FC_NAME_DEV, dev))
+		return NULL;
+	*port_p = port >= 1 && port <= 255 ? (int)port : 0;
+	return dev;
+}
+
+void fc_fault_dev_note(json_t *seen, const char *node, const char *dev, int port)
+{
+	const json_t *was = json_object_get(seen, node);
+
+	if (!was && dev)
+		json_object_set_new(seen, node, json_pack("{s:s, s:i}", "device", dev, "port", port));
+	else if (!was || !dev || strcmp(fc_jstr(was, "device", ""), dev) ||
+		 fc_jnum(was, "port", -1) != port)
+		json_object_set_new(seen, node, json_null()); /* none, or they disagree */
+}
+
+const char *fc_fault_dev_of(const json_t *seen, const char *node, int *port_p)
+{
+	const json_t *o = json_object_get(seen, node);
+
+	*port_p = (int)fc_jnum(o, "port", 0);
+	return fc_jstr(o, "device", NULL);
+}
+
+const char *fc_fault_dev_words(char *buf, size_t len, const char *dev, int port)
+{
+	if (!dev)
+		buf[0] = 0;
+	else if (port > 0)
+		snprintf(buf, len, " on %s port %d", dev, port);
+	else
+		snprintf(buf, len, " on %s", dev);
+	return buf;
 }
 
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out)

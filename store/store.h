@@ -180,6 +180,24 @@ int fc_pair_end_judged(int code, const json_t *doc);
  * "error" (or none) could not run. */
 int fc_pair_doc_judged(const json_t *doc);
 
+/* The device a pair document's own fault was on ("node_fault_port" beside
+ * "node_fault", pair/pair_run.c: the port its worker opened, else the one
+ * asked for), its port into *@port_p (0: not said); NULL when the document
+ * names none, or names what is not a device name (core/names.h): a
+ * worker's or a file's word reaches no reason or command unchecked. */
+const char *fc_pair_doc_fault_dev(const json_t *doc, int *port_p);
+/* The one device a node's own faults were on, over several documents:
+ * fc_fault_dev_note records in @seen (an object) that a document named
+ * @node's own fault on @dev, port @port (@dev NULL: it could not say);
+ * fc_fault_dev_of gives that device (its port into *@port_p) when every
+ * note for @node named the same device and port, else NULL: the drain
+ * then names the node, no device. */
+void fc_fault_dev_note(json_t *seen, const char *node, const char *dev, int port);
+const char *fc_fault_dev_of(const json_t *seen, const char *node, int *port_p);
+/* " on mlx5_3 port 1" (" on mlx5_3" for @port 0; "" for @dev NULL) into
+ * @buf, for the finding that names that port; returns @buf. */
+const char *fc_fault_dev_words(char *buf, size_t len, const char *dev, int port);
+
 /* The @i-th rail of @doc into *out: 1, or 0 past the end (or no list). */
 int fc_pair_doc_rail(const json_t *doc, size_t i, struct fc_pair_rail *out);
 

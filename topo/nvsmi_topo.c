@@ -352,6 +352,26 @@ static void parse_line(const char *line, struct toks *tk, struct nvsmi_topo *m,
 		parse_nic_legend(tk, m);
 }
 
+/* 1 when the GPU columns are not GPU0, GPU1, ... in order, or the NICn
+ * columns not NIC0, NIC1, ...: nvidia-smi numbers every device it sees
+ * from 0 (its own Legend: "GPU0", "NIC0"), so a table that starts at GPU5
+ * is an excerpt a person cut (tests/real/topo: a DGX A100's GPU5, GPU6,
+ * NIC0, NIC1 redrawn), and its missing devices are unknown, not absent. */
+static int labels_gap(const struct nvsmi_topo *m)
+{
+	int g = 0, n = 0, k;
+
+	for (int c = 0; c < m->ncols; c++) {
+		const char *l = m->label[c];
+
+		if (m->is_gpu[c] && sscanf(l, "GPU%d", &k) == 1 && k != g++)
+			return 1;
+		if (!m->is_gpu[c] && sscanf(l, "NIC%d", &k) == 1 && k != n++)
+			return 1;
+	}
+	return 0;
+}
+
 static void finish(struct nvsmi_topo *m)
 {
 	int grows = 0, nrows = 0;
@@ -365,7 +385,8 @@ static void finish(struct nvsmi_topo *m)
 			nrows++;
 	}
 	m->truncated = grows < m->ngpus || (nrows > 0 && nrows < m->nnics) ||
-		       (m->nnics > 0 && nrows == 0 && !m->legend_seen) || m->cols_cut || m->lines_cut;
+		       (m->nnics > 0 && nrows == 0 && !m->legend_seen) || m->cols_cut || m->lines_cut ||
+		       labels_gap(m);
 }
 
 int nvsmi_topo_parse(const char *text, size_t len, const char *src,

@@ -412,6 +412,44 @@ static void note_c2c_sys(const struct topo_view *v, json_t *doc)
 			   list);
 }
 
+/* The NUMA node of NIC @k: sysfs's, else that of a GPU the table puts in
+ * the same NUMA node as it (PIX, PXB, PHB, NODE: nvidia-smi's Legend),
+ * that GPU in @via; -1 unknown. */
+static int nic_numa(const struct topo_view *v, int k, int *via)
+{
+	if (v->nic[k].numa >= 0)
+		return *via = -1, v->nic[k].numa;
+	for (int g = 0; g < v->ngpus; g++) {
+		int r = nvsmi_cell_rank(v->gn[g][k]);
+
+		if (v->gpu[g].numa >= 0 && r >= 2 && r <= 5)
+			return *via = g, v->gpu[g].numa;
+	}
+	return -1;
+}
+
+/* GPU @g's nearest HCA @k at SYS: the other socket, unless the table
+ * itself puts both on one NUMA node (its NUMA Affinity column beside a GPU
+ * that reaches the HCA within the node): then SYS is all that is known, not
+ * a socket to add an HCA on (a real 8 x RTX 4090 table: GPU4, GPU5, GPU7
+ * print SYS to the NICs their node-1 neighbour GPU6 reaches at PHB). */
+static void sys_finding(const struct topo_view *v, int g, int k, json_t *doc)
+{
+	int via = -1, n = nic_numa(v, k, &via);
+
+	if (n < 0 || n != v->gpu[g].numa) {
+		fc_finding(doc, FC_WARN,
+			   "%s: nearest HCA %s is on the other socket (SYS): its traffic crosses the inter-socket link and GPUDirect RDMA stays off; add an HCA on the GPU's socket",
+			   v->gpu[g].name, v->nic[k].name);
+		return;
+	}
+	fc_finding(doc, FC_WARN,
+		   "%s: nearest HCA %s is SYS (across the SMP interconnect, as nvidia-smi prints it), though both are on NUMA node %d%s%s%s%s%s: GPUDirect RDMA stays off at SYS; read the numa_node of both in sysfs (fabcheck topo on the node) before moving an HCA",
+		   v->gpu[g].name, v->nic[k].name, n, via >= 0 ? " (the table's NUMA Affinity; " : "",
+		   via >= 0 ? v->gpu[via].name : "", via >= 0 ? " reaches it at " : "",
+		   via >= 0 ? v->gn[via][k] : "", via >= 0 ? ")" : "");
+}
+
 static void advise_gdr(const struct topo_view *v, json_t *doc)
 {
 	int who, worst = worst_nearest(v, &who), c2c = advise_gdr_c2c(v, doc);
@@ -443,9 +481,7 @@ static void advise_gdr(const struct topo_view *v, json_t *doc)
 				   "%s: nearest HCA %s is %s (through the CPU root complex): at NCCL's default GPUDirect level (PXB) its traffic is staged through host memory; put an HCA under the GPU's PCIe switch, or set NCCL_NET_GDR_LEVEL=PHB after measuring (fabcheck pair --use-cuda)",
 				   v->gpu[g].name, v->nic[nn[0]].name, v->gn[g][nn[0]]);
 		else if (r == 6)
-			fc_finding(doc, FC_WARN,
-				   "%s: nearest HCA %s is on the other socket (SYS): its traffic crosses the inter-socket link and GPUDirect RDMA stays off; add an HCA on the GPU's socket",
-				   v->gpu[g].name, v->nic[nn[0]].name);
+			sys_finding(v, g, nn[0], doc);
 	}
 	if (worst <= 3)
 		return; /* the rest are C2C GPUs at P2C, or at PIX/PXB */
@@ -501,7 +537,7 @@ void topo_view_report(const struct topo_view *v, json_t *doc)
 			   TV_MAX);
 	else if (v->truncated)
 		fc_finding(doc, FC_WARN,
-			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing): pairs of missing rows come from the other rows or stay unknown; give the whole 'nvidia-smi topo -m' output");
+			   "the nvidia-smi matrix is cut short (GPU or NIC rows missing, or devices not numbered from GPU0/NIC0: an excerpt): pairs of missing rows come from the other rows or stay unknown, devices left out are not judged; give the whole 'nvidia-smi topo -m' output");
 	if (v->ngpus && !v->nnics && !v->cols_cut)
 		fc_finding(doc, FC_WARN,
 			   "%d GPU%s but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver (mlx5_ib) or add an HCA",

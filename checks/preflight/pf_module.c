@@ -160,16 +160,18 @@ static void lanes(json_t *doc, const struct pf_mod *x, int peered)
 {
 	const json_t *l = peered ? NULL : json_object_get(x->mod, "lanes");
 	const json_t *f = json_object_get(x->mod, "flags");
-	char next[400], text[1536];
+	char next[400], text[1536], cmd[64];
 
 	if (l) {
-		diag_module_lanes_next(x->netdev, next, sizeof(next));
+		diag_module_lanes_next(diag_module_cmd(x->netdev, NULL, NULL, 0, cmd, sizeof(cmd)),
+				       next, sizeof(next));
 		snprintf(text, sizeof(text), "module, %s: %s (ethtool -m): %s", fc_jstr(l, "part", "?"),
 			 fc_jstr(l, "why", "?"), next);
 		mod_finding(doc, x, FC_WARN, text);
 	}
 	if (f) {
-		diag_module_signals_next(x->netdev, next, sizeof(next));
+		diag_module_signals_next(diag_module_cmd(x->netdev, NULL, NULL, 0, cmd, sizeof(cmd)),
+					 next, sizeof(next));
 		snprintf(text, sizeof(text), "module flags %s (ethtool -m %s; latched until read): %s",
 			 fc_jstr(f, "why", "?"), x->netdev, next);
 		mod_finding(doc, x, FC_WARN, text);
@@ -224,7 +226,7 @@ static int against_peers(json_t *doc, const char *const *names, const json_t *co
 			 int n, int i, const struct pf_mod *x, const json_t *set)
 {
 	const json_t **peers = calloc((size_t)n + 1, sizeof(*peers));
-	char why[2048], next[400], lanes_at[64], text[3072];
+	char why[2048], next[400], lanes_at[64], text[3072], cmd[64];
 	const char *part;
 	int k, named = 0;
 
@@ -233,7 +235,8 @@ static int against_peers(json_t *doc, const char *const *names, const json_t *co
 	k = same_port(names, probes, n, i, x->mod, set, "readings", peers);
 	if (k >= 2 && diag_module_peer(x->mod, peers, k, why, sizeof(why), &part)) {
 		named++;
-		diag_module_peer_next(x->netdev, next, sizeof(next));
+		diag_module_peer_next(diag_module_cmd(x->netdev, NULL, NULL, 0, cmd, sizeof(cmd)),
+				      next, sizeof(next));
 		snprintf(text, sizeof(text), "module, %s: %s (ethtool -m): %s", part, why, next);
 		mod_finding(doc, x, FC_WARN, text);
 	}

@@ -68,7 +68,7 @@ expect "preflight-probe names the kernel" 0 "\"kernel\": \"$(uname -r)\"" -- $FC
 expect "preflight-probe bad option" 2 'usage: fabcheck preflight-probe' -- $FC preflight-probe --frob
 
 # ---- the slurm launcher -------------------------------------------------------
-expect "pair through srun without a controller" 3 'a: srun started no worker within [0-9]+ s \(--timeout\); srun said: .*cannot stat file /nonexistent/slurm.conf.*check that slurmctld answers' -- \
+expect "pair through srun without a controller" 3 'a: srun started no worker within 5 s \(--timeout 3 s, then 2 s for the worker.s own report\); srun said: .*cannot stat file /nonexistent/slurm.conf.*check that slurmctld answers' -- \
 	env SLURM_CONF=/nonexistent/slurm.conf $FC pair a b --launcher slurm --timeout 3 --no-db
 expect "pair help names slurm" 0 'ssh\|slurm\|local' -- $FC pair --help
 

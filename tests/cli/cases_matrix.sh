@@ -44,6 +44,16 @@ echo 'not a database, some text that is long enough to be read' > $MXT/text.db
 expect "matrix db not sqlite" 3 'store .*text.db: is not a SQLite database' -- $FC matrix --db $MXT/text.db nodeA nodeB
 
 # Recorded results: one node slowed (rate-limited to 0.02 Gb/s in a rack at 0.16).
+# --import's errors name the line and the result, counted from 1 (issue
+# 39 item 5): the JSON breaks on line 3; the 2nd result has no b.node.
+printf '[\n {"a": {"node": "nodeA"}, "b": {"node": "nodeB"}},\n oops\n]\n' >$MXT/bad-line3.json
+expect "import: the line the JSON breaks on" 2 \
+	"--import $MXT/bad-line3.json: line 3: .*; give a file of 'fabcheck pair --json' documents" -- \
+	$FC matrix --import $MXT/bad-line3.json --db $MXT/m.db
+printf '[{"a": {"node": "nodeA"}, "b": {"node": "nodeB"}}, {"a": {"node": "nodeC"}, "b": {}}]\n' >$MXT/bad-result2.json
+expect "import: the result without a node, counted from 1" 2 \
+	"--import $MXT/bad-result2.json: result 2 has no valid b.node; each result must be a 'fabcheck pair --json' document" -- \
+	$FC matrix --import $MXT/bad-result2.json --db $MXT/m.db
 expect "import slow node: named, exit 1" 1 'suspect node nodeC: bad with 3 of 3 peers' -- \
 	$FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db
 $FC matrix --import $MXD/rack4-slowC.json --db $MXT/m.db --json > $MXT/slow.json 2>/dev/null

@@ -33,6 +33,13 @@ expect "check-log two files" 0 'notalog.txt holds no NCCL lines' -- \
 expect "check-log tables" 0 'NET/IB/0/GDRDMA +mlx5_2' -- $FC nccl check-log $TD/crlf.log
 expect "check-log json valid" 0 '"network": "IB"' -- \
 	bash -c "set -o pipefail; $FC nccl check-log --json $TD/interleaved.log | python3 -m json.tool"
+# Its figures (issue 39 item 5): 17 lines; 16 NCCL lines (15 records, the
+# glued line holding two, and the bare "NCCL version" line); 3 NET channel
+# lines, 2 of them /GDRDMA.
+expect "check-log counts its lines" 0 '^NCCL log: 1 file, 17 lines, 16 NCCL lines$' -- \
+	$FC nccl check-log $TD/interleaved.log
+expect "check-log counts the NET channels with GDRDMA" 0 '\(2 of 3 NET channels with /GDRDMA\)' -- \
+	$FC nccl check-log $TD/interleaved.log
 expect "check-log expect-net IB on sockets" 1 'but IB was expected' -- \
 	$FC nccl check-log --expect-net IB "$NL/nccl-2.5.6_ib-disabled_socket-ipv6.log"
 expect "check-log expect-hca missing" 1 'not mlx5_0 \(--expect-hca\)' -- \

@@ -62,7 +62,7 @@ expect "wire out of turn" 3 "[ab]: protocol error: the worker answered 'result' 
 	env FAKE_MODE=type $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire worker dies" 3 '(a|b): the worker exited with status 5; it said: worker: something broke' -- \
 	env FAKE_MODE=die $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
-expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout\)' -- \
+expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout 3 s, then 2 s for the worker.s own report\): the node or its fabcheck hangs; rerun with -v' -- \
 	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
 expect "wire stderr noise ignored" 3 '[ab]: no RDMA device found: fake' -- \
 	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
@@ -109,6 +109,12 @@ expect "worker wrong type" 3 "expected a 'hello' message from the controller, go
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
 expect "worker no device" 3 '"kind":"node","msg":"no RDMA device.*"seq":2,"type":"error"' -- \
 	bash -c "printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' '{\"v\":1,\"seq\":2,\"type\":\"setup\"}' | $FC worker 2>/dev/null"
+# Issue 38 item 5: a node's own fault names the device (and port) it was
+# asked for when none could be opened; none asked, none found: none named
+# (above), never one made up.
+expect "worker no device: names the device and port asked for" 3 \
+	'"kind":"node","msg":".*","device":"mlx5_9","port":1,("v":1,)?"seq":2,"type":"error"' -- \
+	bash -c "printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' '{\"v\":1,\"seq\":2,\"type\":\"setup\",\"dev\":\"mlx5_9\",\"port\":1}' | $FC worker 2>/dev/null"
 expect_quiet "worker stdin closed" 3 -- bash -c "$FC worker </dev/null 2>/dev/null"
 expect "worker stdin closed after hello" 3 '"type":"hello"' -- \
 	bash -c "echo '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\"}' | $FC worker 2>/dev/null"

@@ -288,6 +288,40 @@ expect "own device: only nodeC drained" 0 '^IDLE\|\|IDLE\|\|IDLE\+DRAIN\|fabchec
 expect "own device: its finding says whose" 1 \
 	'suspect node nodeC: its own RDMA device, port or rail could not be set up or connected in 3 of its 3 pairs' -- \
 	$FC matrix --import $SLT/own4.json --db $SLT/m.db
+# Issue 38 item 5: the device and port nodeC's workers tried for their
+# own fault (pair_run.c "node_fault_port", ctl/worker.c) is named, without
+# rails too: "port on mlx5_3"; workers that disagree, or a name that is
+# not a device name (core/names.h): the node, nothing of that name.
+for v in port:mlx5_3:mlx5_3 mixed:mlx5_3:mlx5_4 'evil:mlx5_3$(touch /tmp/fc-own-pwn2):mlx5_3$(touch /tmp/fc-own-pwn2)'; do
+python3 - "$SLT/own4.json" "${v#*:}" >"$SLT/own4-${v%%:*}.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+devs, k = sys.argv[2].split(":"), 0
+for r in d["results"]:
+    if r.get("node_fault") == "nodeC":
+        r["node_fault_port"] = {"device": devs[k % 2], "port": 1}
+        k += 1
+json.dump(d, sys.stdout)
+PY
+done
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "own device: without rails, the port its workers tried is drained: port on mlx5_3" 1 \
+	'drain +nodeC .*Reason="fabcheck: port on mlx5_3 \(matrix run [0-9]+ across 4 nodes\)"' -- \
+	$FC matrix --import $SLT/own4-port.json --db $SLT/m.db --drain
+expect "own device: without rails, its finding and suspect name that port" 1 \
+	'^\[\(.port., .nodeC., .mlx5_3.\)\] True$' -- bash -c "$FC matrix --import $SLT/own4-port.json --db $SLT/m.db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print([(s[\"level\"], s[\"node\"], s.get(\"device\")) for s in d[\"suspects\"]], any(f.startswith(\"suspect node nodeC on mlx5_3 port 1: its own RDMA device\") for f in d[\"findings\"]))'; exit \${PIPESTATUS[0]}"
+expect "own device: without rails, the summary's suspect line names that port" 1 \
+	'nodeC mlx5_3: port level' -- $FC matrix --import $SLT/own4-port.json --db $SLT/m.db
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "own device: workers that named two devices: the node" 1 \
+	'drain +nodeC .*Reason="fabcheck: node \(matrix run [0-9]+ across 4 nodes\)"' -- \
+	$FC matrix --import $SLT/own4-mixed.json --db $SLT/m.db --drain
+slurm_nodes nodeA nodeB nodeC nodeD
+expect "own device: a device name that is not one: the node" 1 \
+	'would-drain +nodeC .*Reason="fabcheck: node \(matrix run [0-9]+ across 4 nodes\)": dry run' -- \
+	$FC matrix --import $SLT/own4-evil.json --db $SLT/m.db --drain-dry-run
+expect_none "own device: nothing of that name in the run's words" 1 'touch' -- \
+	$FC matrix --import $SLT/own4-evil.json --db $SLT/m.db --drain-dry-run
 slurm_nodes nodeA nodeB nodeC nodeD
 expect "own device: every node's named, none worked: could not check, nothing drained" 3 \
 	'nothing drained or resumed' -- $FC matrix --import $SLT/ownall.json --db $SLT/m.db --drain
@@ -300,6 +334,27 @@ expect "own device: a live run's rail 1 port of nodeB drained with its device" 1
 	--timeout 5 --db $SLT/own-live.db --drain
 expect "own device: only nodeB drained live" 0 '^IDLE\|\|IDLE\+DRAIN\|fabcheck: port on rxe1 .*\|IDLE\|\|$' -- \
 	sh -c "for n in nodeA nodeB nodeC; do head -2 $SLT/s/\$n | tr '\n' '|'; done"
+# Live, without rails: the worker names the port it tried (rack-worker.sh
+# as ctl/worker.c): that port drained; one that could not say: the node.
+slurm_nodes nodeA nodeB nodeC
+expect "own device: a live run without rails drains the port nodeC's worker tried" 1 \
+	'drain +nodeC .*Reason="fabcheck: port on rxe0 \(matrix run [0-9]+ across 3 nodes\)"' -- \
+	env RW_NODEV_HOST=nodeC $FC matrix nodeA nodeB nodeC --launcher local \
+	--worker-cmd "$(pwd)/tests/cli/rack-worker.sh" --timeout 5 --db $SLT/own-live3.db --drain
+expect "own device: the pair's document keeps that port beside node_fault" 3 \
+	'^nodeC \{.device.: .rxe0., .port.: 1\}$' -- bash -c "env RW_NODEV_HOST=nodeC $FC pair nodeA nodeC --launcher local --worker-cmd $(pwd)/tests/cli/rack-worker.sh --timeout 5 --no-db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"node_fault\"], json.dumps(d[\"node_fault_port\"]))'; exit \${PIPESTATUS[0]}"
+slurm_nodes nodeA nodeB nodeC
+expect "own device: a worker that could not say which device: the node" 1 \
+	'drain +nodeC .*Reason="fabcheck: node \(matrix run [0-9]+ across 3 nodes\)"' -- \
+	env RW_NODEV_HOST=nodeC RW_NODEV_UNSAID=1 $FC matrix nodeA nodeB nodeC --launcher local \
+	--worker-cmd "$(pwd)/tests/cli/rack-worker.sh" --timeout 5 --db $SLT/own-live4.db --drain
+slurm_nodes nodeA nodeB nodeC
+expect "own device: a worker's device name that is not one never reaches the printed drain" 1 \
+	'would-drain +nodeC .*Reason="fabcheck: node \(matrix run [0-9]+ across 3 nodes\)": dry run' -- \
+	env RW_NODEV_HOST=nodeC 'RW_NODEV_NAME=rxe0$(touch /tmp/fc-own-pwn3)' $FC matrix nodeA nodeB nodeC \
+	--launcher local --worker-cmd "$(pwd)/tests/cli/rack-worker.sh" --timeout 5 --db $SLT/own-live5.db --drain-dry-run
+expect "own device: that name is refused as the pair's, kept out of its document" 3 \
+	'^nodeC None$' -- bash -c "env RW_NODEV_HOST=nodeC 'RW_NODEV_NAME=rxe0\$(touch /tmp/fc-own-pwn3)' $FC pair nodeA nodeC --launcher local --worker-cmd $(pwd)/tests/cli/rack-worker.sh --timeout 5 --no-db --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"node_fault\"], d.get(\"node_fault_port\"))'; exit \${PIPESTATUS[0]}"
 slurm_nodes nodeA nodeB nodeC
 expect "own device: nodeB's every rail: the node, drained, not listed as not checked" 1 \
 	'drain +nodeB .*Reason="fabcheck: node \(matrix run [0-9]+ across 3 nodes\)"' -- \
@@ -314,11 +369,18 @@ expect "own device: a failed connect is not named as the node's own device" 1 \
 slurm_nodes nodeA nodeB nodeC
 expect "own device: a soak names nodeC, not its links, and drains it" 1 \
 	'drain +nodeC .*Reason="fabcheck: node \(soak run [0-9]+\)"' -- \
-	env RW_NODEV_HOST=nodeC $FC soak nodeA nodeB nodeC --launcher local \
+	env RW_NODEV_HOST=nodeC RW_NODEV_UNSAID=1 $FC soak nodeA nodeB nodeC --launcher local \
 	--worker-cmd "$(pwd)/tests/cli/rack-worker.sh" --duration 8 --slice 2 --interval 1 \
 	--db $SLT/own-soak.db --drain
 expect "own device: the soak drained only nodeC" 0 '^IDLE\|\|IDLE\|\|IDLE\+DRAIN\|' -- \
 	sh -c "for n in nodeA nodeB nodeC; do head -2 $SLT/s/\$n | tr '\n' '|'; done"
+# The same soak whose workers name the port they tried: that port.
+slurm_nodes nodeA nodeB nodeC
+expect "own device: a soak without rails drains the port nodeC's worker tried" 1 \
+	'drain +nodeC .*Reason="fabcheck: port on rxe0 \(soak run [0-9]+\)"' -- \
+	env RW_NODEV_HOST=nodeC $FC soak nodeA nodeB nodeC --launcher local \
+	--worker-cmd "$(pwd)/tests/cli/rack-worker.sh" --duration 8 --slice 2 --interval 1 \
+	--db $SLT/own-soak4.db --drain
 slurm_nodes nodeA nodeB nodeC
 expect "own device: a soak with rails names nodeC's rail 1 port, drained with its device" 1 \
 	'drain +nodeC .*Reason="fabcheck: port on rxe1 \(soak run [0-9]+\)"' -- \

@@ -35,6 +35,9 @@ expect "topo truncated matrix" 0 'matrix is cut short' -- \
 	$FC topo --sysfs "$E" -t "$TF/a100-sxm4_nv12_18-mlx5-named-columns_numa-affinity-no-gpu-numa-id_TRUNCATED.txt"
 expect "topo matrix on stdin" 0 'NV18' -- \
 	bash -c "$FC topo --sysfs '$E' -t - < '$TF/8xh100-nv18_no-nics_gpu-numa-id_legend-truncated.txt'"
+expect "topo: 8 GPUs and no HCA, counted (issue 39 item 5)" 0 \
+	'8 GPUs but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver' -- \
+	$FC topo --sysfs "$E" -t "$TF/8xh100-nv18_no-nics_gpu-numa-id_legend-truncated.txt"
 
 # What real machines printed (tests/real/topo): every table is read; a GB200's
 # all-SYS rows are C2C to its Grace CPU, not "the other socket"; the NUMA list,

@@ -33,7 +33,12 @@
 # RW_NODEV_HOST's worker (or each of several, between spaces) answers its
 # setup as the real worker does when its own RDMA device cannot be opened
 # (ctl/worker.c: an RDMA fault, kind "node"; pair names it "node_fault");
-# with RW_NODEV_DEV only for that device (one rail's port). RW_NOCONN_HOST
+# with RW_NODEV_DEV only for that device (one rail's port). Its error names
+# the device and port it tried ("device", "port": the setup's device, else
+# rxe0, the port its setup reply names when none is asked for, as the real
+# worker names the port it opened); RW_NODEV_UNSAID=1 names none, as the
+# real worker when it found no RDMA device at all; RW_NODEV_NAME names that
+# instead (a worker that names what is not a device). RW_NOCONN_HOST
 # (RW_NOCONN_DEV) likewise fails its connect, as a worker whose peer's
 # address cannot be reached does (kind "node", "stage": "connect").
 if [ "${1:-}" = devices ]; then
@@ -52,7 +57,9 @@ dev=${dev:-rxe0}
 case " ${RW_NODEV_HOST:-} " in
 *" ${host:-none} "*)
 	if [ -z "${RW_NODEV_DEV:-}" ] || [ "$dev" = "$RW_NODEV_DEV" ]; then
-		say "\"error\",\"kind\":\"node\",\"msg\":\"no RDMA device '$dev' (test worker)\""
+		tried=",\"device\":\"${RW_NODEV_NAME:-$dev}\",\"port\":1"
+		[ "${RW_NODEV_UNSAID:-}" = 1 ] && tried=
+		say "\"error\",\"kind\":\"node\",\"msg\":\"no RDMA device '$dev' (test worker)\"$tried"
 		exit 0
 	fi ;;
 esac

@@ -20,6 +20,12 @@
  *   pcieonly cuMemGetHandleForAddressRange takes only the PCIe mapping flag
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
+ *   querybad cuDeviceGetPCIBusId of the last GPU -> CUDA_ERROR_INVALID_DEVICE
+ *   ctxfail  cuDevicePrimaryCtxRetain -> CUDA_ERROR_DEVICES_UNAVAILABLE
+ *   setctxfail cuCtxSetCurrent -> CUDA_ERROR_INVALID_CONTEXT
+ *   htodfail cuMemcpyHtoD -> CUDA_ERROR_ILLEGAL_ADDRESS  dtohfail the same
+ *            for cuMemcpyDtoH   syncfail the same for cuCtxSynchronize
+ * (the codes and names as cuda.h's CUresult enum gives them).
  * FAKECUDA_GPUS sets the device count (default 2), FAKECUDA_NAME their name
  * (cuDeviceGetName; default "Fake GPU N (test library)"); FAKECUDA_BUSES their
  * PCI bus numbers, comma separated hex (default 3b,86). FAKECUDA_CC (80),
@@ -158,6 +164,8 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d);
 EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
 {
+	if (mode("querybad") && d == ngpus() - 1)
+		return 101;
 	snprintf(buf, (size_t)len, "0000:%02X:00.0", bus_of(d));
 	return 0;
 }
@@ -166,6 +174,8 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d);
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
 	(void)d;
+	if (mode("ctxfail"))
+		return 46;
 	*c = &ctx_token;
 	return 0;
 }
@@ -180,13 +190,13 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 EXPORT CUresult cuCtxSetCurrent(CUcontext c);
 EXPORT CUresult cuCtxSetCurrent(CUcontext c)
 {
-	return c == &ctx_token ? 0 : 201;
+	return c == &ctx_token && !mode("setctxfail") ? 0 : 201;
 }
 
 EXPORT CUresult cuCtxSynchronize(void);
 EXPORT CUresult cuCtxSynchronize(void)
 {
-	return 0;
+	return mode("syncfail") ? 700 : 0;
 }
 
 #ifndef FAKE_OLD
@@ -257,6 +267,8 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t len);
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t len)
 {
+	if (mode("htodfail"))
+		return 700;
 	memcpy((void *)(unsigned long)dst, src, len);
 	return 0;
 }
@@ -264,6 +276,8 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t len)
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t len);
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t len)
 {
+	if (mode("dtohfail"))
+		return 700;
 	memcpy(dst, (void *)(unsigned long)src, len);
 	if (mode("corrupt") && len > 4113)
 		((unsigned char *)dst)[4113] ^= 0x5a;
@@ -297,7 +311,11 @@ EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
 {
 	*s = r == 100 ? "no CUDA-capable device is detected" :
 	     r == 34 ? "CUDA driver is a stub library" :
-	     r == 2 ? "out of memory" : "unknown error";
+	     r == 2 ? "out of memory" :
+	     r == 46 ? "CUDA-capable device(s) is/are busy or unavailable" :
+	     r == 101 ? "invalid device ordinal" :
+	     r == 201 ? "invalid device context" :
+	     r == 700 ? "an illegal memory access was encountered" : "unknown error";
 	return 0;
 }
 
@@ -307,7 +325,11 @@ EXPORT CUresult cuGetErrorName(CUresult r, const char **s)
 	switch (r) {
 	case 2: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
 	case 34: *s = "CUDA_ERROR_STUB_LIBRARY"; return 0;
+	case 46: *s = "CUDA_ERROR_DEVICES_UNAVAILABLE"; return 0;
 	case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
+	case 101: *s = "CUDA_ERROR_INVALID_DEVICE"; return 0;
+	case 201: *s = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
+	case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
 	case 801: *s = "CUDA_ERROR_NOT_SUPPORTED"; return 0;
 	case 999: *s = "CUDA_ERROR_UNKNOWN"; return 0;
 	}

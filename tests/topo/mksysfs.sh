@@ -49,6 +49,9 @@
 #          mlx5_0, GPU1, mlx5_1; socket 1 the same shape on a Gen4 PEX in
 #          base mode (1000:c010, subsystem 1000:a064 at both levels): GPU2 +
 #          mlx5_2, GPU3, mlx5_3
+#   degraded  Gen5 (32 GT/s): GPU0 and mlx5_0 under one switch, mlx5_0
+#          trained at 16 GT/s of 32; mlx5_1 a RoCE port with no GID on a
+#          netdev (its netdev down or without an address)
 #   empty  a host bridge and an Ethernet controller: no GPU, no HCA
 set -eu
 R=$1
@@ -504,6 +507,22 @@ split)
 	gid mlx5_1 0 fe80:0000:0000:0000:0a00:27ff:fe00:0002 "IB/RoCE v1" ens2f0
 	gid mlx5_1 1 0000:0000:0000:0000:0000:ffff:0a00:0102 "IB/RoCE v1" ens2f0
 	;;
+degraded)
+	GTS=32.0
+	bridge pci0000:00/0000:00:01.0 0
+	s1=pci0000:00/0000:00:01.0/0000:01:00.0
+	bridge $s1 0
+	bridge $s1/0000:02:00.0 0
+	gpu $s1/0000:02:00.0/0000:03:00.0 0
+	bridge $s1/0000:02:01.0 0
+	hca $s1/0000:02:01.0/0000:04:00.0 mlx5_0 0 Ethernet
+	echo "16.0 GT/s PCIe" >"$R/devices/$s1/0000:02:01.0/0000:04:00.0/current_link_speed"
+	netdev ens3f0 9000 $s1/0000:02:01.0/0000:04:00.0
+	gid mlx5_0 0 fe80:0000:0000:0000:0a00:27ff:fe00:0003 "IB/RoCE v1" ens3f0
+	gid mlx5_0 1 0000:0000:0000:0000:0000:ffff:0a00:0003 "RoCE v2" ens3f0
+	bridge pci0000:00/0000:00:02.0 0
+	hca pci0000:00/0000:00:02.0/0000:05:00.0 mlx5_1 0 Ethernet
+	;;
 empty)
 	pci pci0000:00/0000:00:1c.0 0x060400 0x8086 0 8.0 1 8.0 1
 	config pci0000:00/0000:00:1c.0 0
@@ -511,7 +530,7 @@ empty)
 	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
 	;;
 *)
-	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, h100stor, h100dual, dualtie, h100down, h100dpu, pex, flat, gb200, hgx, split, empty)" >&2
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, h100stor, h100dual, dualtie, h100down, h100dpu, pex, flat, gb200, hgx, split, degraded, empty)" >&2
 	exit 2
 	;;
 esac

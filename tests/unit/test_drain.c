@@ -74,6 +74,59 @@ static void test_reason_names_checked(void **state)
 	assert_false(fc_drain_device_ok("eth0 x"));
 }
 
+/* The device a pair document's own fault was on ("node_fault_port",
+ * pair/pair_run.c) reaches a reason only as a device name (core/names.h),
+ * only beside "node_fault"; over several documents only when they agree. */
+static void test_fault_dev(void **state)
+{
+	static const char *const docs[] = {
+		"{\"node_fault\": \"n3\", \"node_fault_port\": {\"device\": \"mlx5_3\", \"port\": 1}}",
+		"{\"node_fault\": \"n3\", \"node_fault_port\": {\"device\": \"mlx5_3\", \"port\": 300}}",
+		"{\"node_fault\": \"n3\", \"node_fault_port\": {\"device\": \"mlx5_3$(touch /tmp/x)\"}}",
+		"{\"node_fault\": \"n3\", \"node_fault_port\": {\"device\": \"-rf\", \"port\": 1}}",
+		"{\"connect_fault\": \"n3\", \"node_fault_port\": {\"device\": \"mlx5_3\", \"port\": 1}}",
+		"{\"node_fault\": \"n3\"}",
+	};
+	static const char *const want[] = { "mlx5_3", "mlx5_3", NULL, NULL, NULL, NULL };
+	static const int want_port[] = { 1, 0, 0, 0, 0, 0 };
+	char buf[FC_DRAIN_REASON_MAX + 1];
+	json_t *seen = json_object();
+	int port;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		json_t *d = json_loads(docs[i], 0, NULL);
+		const char *dev;
+
+		assert_non_null(d);
+		dev = fc_pair_doc_fault_dev(d, &port);
+		if (want[i])
+			assert_string_equal(dev, want[i]);
+		else
+			assert_null(dev);
+		assert_int_equal(port, want_port[i]);
+		json_decref(d);
+	}
+	/* n1: two documents on mlx5_3 port 1; n2: mlx5_3 then mlx5_4; n3:
+	 * mlx5_3 then one that could not say; n4: none */
+	fc_fault_dev_note(seen, "n1", "mlx5_3", 1);
+	fc_fault_dev_note(seen, "n1", "mlx5_3", 1);
+	fc_fault_dev_note(seen, "n2", "mlx5_3", 1);
+	fc_fault_dev_note(seen, "n2", "mlx5_4", 1);
+	fc_fault_dev_note(seen, "n3", "mlx5_3", 1);
+	fc_fault_dev_note(seen, "n3", NULL, 0);
+	fc_fault_dev_note(seen, "n3", "mlx5_3", 1);
+	assert_string_equal(fc_fault_dev_of(seen, "n1", &port), "mlx5_3");
+	assert_int_equal(port, 1);
+	assert_null(fc_fault_dev_of(seen, "n2", &port));
+	assert_null(fc_fault_dev_of(seen, "n3", &port));
+	assert_null(fc_fault_dev_of(seen, "n4", &port));
+	assert_string_equal(fc_fault_dev_words(buf, sizeof(buf), "mlx5_3", 1), " on mlx5_3 port 1");
+	assert_string_equal(fc_fault_dev_words(buf, sizeof(buf), "mlx5_3", 0), " on mlx5_3");
+	assert_string_equal(fc_fault_dev_words(buf, sizeof(buf), NULL, 1), "");
+	json_decref(seen);
+}
+
 static const char show_drained[] =
 	"NodeName=nodeB Arch=x86_64 CoresPerSocket=1 \n"
 	"   CPUAlloc=0 CPUEfctv=1 CPUTot=1 CPULoad=0.01\n"
@@ -409,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_likely_part),
 		cmocka_unit_test(test_soak_classes),
 		cmocka_unit_test(test_soak_targets_own_device),
+		cmocka_unit_test(test_fault_dev),
 		cmocka_unit_test(test_unchecked_never_drained),
 		cmocka_unit_test(test_pair_end_judged),
 	};

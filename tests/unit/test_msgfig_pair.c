@@ -109,6 +109,17 @@ static void test_counts(void **state)
 					    "port_rcv_data", 0, "nodeB", "port_rcv_data", 0));
 	has(t, "port counters that moved during the test: none (2 read on nodeA, 1 read on nodeB)\n");
 	free(t);
+	/* an error counter moved: the block, each node's counters that moved,
+	 * "none of" the port's own counters read (4: its netdev's set is not
+	 * one of them) and of the netdev's (2) */
+	t = pair_text("counters",
+		      json_pack("{s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i, s:i, s:{s:i, s:i}}}", "nodeA",
+				"symbol_error", 3, "port_xmit_data", 5, "port_rcv_data", 0, "nodeB",
+				"port_xmit_data", 0, "port_rcv_data", 0, "port_rcv_errors", 0,
+				"port_xmit_discards", 0, "netdev", "rx_discards_phy", 0, "tx_pause_ctrl_phy", 0));
+	has(t, "\nport counters that moved during the test:\n  nodeA: symbol_error +3 port_xmit_data +5\n"
+	       "  nodeB: none of 4\n  nodeB netdev (ethtool -S): none of 2\n");
+	free(t);
 }
 
 /* Rates and their units: each side's rate and payload ceiling, each

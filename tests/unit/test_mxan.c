@@ -417,6 +417,15 @@ static void test_own_fault(void **state)
 	fc_mx_finding_text(&an, &an.findings[0], names, text, sizeof(text));
 	assert_non_null(strstr(text, "suspect node nodeC: its own RDMA device, port or rail could "
 				     "not be set up or connected in 3 of its 3 pairs"));
+	/* the port its worker named (issue 38 item 5), with or without its
+	 * number; none said: the node's words above */
+	fc_mx_own_text(&an, &an.findings[0], names, "mlx5_3", 1, text, sizeof(text));
+	assert_non_null(strstr(text, "suspect node nodeC on mlx5_3 port 1: its own RDMA device, "
+				     "port or rail could not be set up or connected in 3 of its 3 pairs"));
+	fc_mx_own_text(&an, &an.findings[0], names, "mlx5_3", 0, text, sizeof(text));
+	assert_non_null(strstr(text, "suspect node nodeC on mlx5_3: its own RDMA device"));
+	fc_mx_own_text(&an, &an.findings[0], names, NULL, 1, text, sizeof(text));
+	assert_non_null(strstr(text, "suspect node nodeC: its own RDMA device"));
 	fc_mx_release(&an);
 	/* the same pairs with no node named: could not check, as before */
 	for (k = 0; k < 6; k++)

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "core/out.h"
+#include "matrix/mx_drain.h"
 #include "matrix/soak.h"
 
 #define T0 1700000000.0 /* 2023-11-14 22:13:20 UTC */
@@ -326,6 +327,81 @@ static void test_own_fault(void **state)
 	json_decref(sl);
 }
 
+/* A soak of nodeA, nodeB and nodeC whose nodeA-nodeB slice measured and
+ * whose nodeA-nodeC and nodeB-nodeC slices each failed for nodeC's own
+ * device, its worker naming @dev1 and @dev2 (NULL: it could not say) port
+ * 1 ("node_fault_port", pair/pair_run.c): analysed. */
+static json_t *own_on(const char *dev1, const char *dev2, char **f)
+{
+	json_t *sl = json_array(), *s, *doc;
+	const char *dev[2] = { dev1, dev2 };
+
+	json_array_append_new(sl, slice("nodeA", "nodeB", T0, T0 + 10, 10, 0.15, -1, 0, 0, 0, 0));
+	for (int k = 0; k < 2; k++) {
+		s = failed_slice(k ? "nodeB" : "nodeA", "nodeC", T0 + 12, T0 + 22,
+				 "nodeC: no RDMA device");
+		json_object_set_new(json_object_get(s, "doc"), "node_fault", json_string("nodeC"));
+		if (dev[k])
+			json_object_set_new(json_object_get(s, "doc"), "node_fault_port",
+					    json_pack("{s:s, s:i}", "device", dev[k], "port", 1));
+		json_array_append_new(sl, s);
+	}
+	doc = analyze(sl, f);
+	json_decref(sl);
+	return doc;
+}
+
+/* Issue 38 item 5: without rails, the device and port nodeC's workers
+ * named for its own fault is the suspect's: a port on that device (as
+ * with rails), its reason says which, and the drain names it ("port on
+ * mlx5_3"). Workers that disagree, one that could not say, or a name that
+ * is not a device's (core/names.h): the node, no device, nothing of that
+ * name anywhere. */
+static void test_own_fault_port(void **state)
+{
+	char *nodes[] = { "nodeA", "nodeB", "nodeC" };
+	const char *bad[][2] = { { "mlx5_3", "mlx5_4" },
+				 { "mlx5_3", NULL },
+				 { "mlx5_3$(touch /tmp/x)", "mlx5_3$(touch /tmp/x)" } };
+	json_t *doc, *t;
+	const json_t *x;
+	char *f, *js;
+
+	(void)state;
+	doc = own_on("mlx5_3", "mlx5_3", &f);
+	x = suspect(doc, "port", "nodeC");
+	assert_non_null(x);
+	assert_null(suspect(doc, "node", "nodeC"));
+	assert_string_equal(fc_jstr(x, "device", ""), "mlx5_3");
+	assert_true(json_is_true(json_object_get(x, "own")));
+	assert_non_null(strstr(fc_jstr(x, "reason", ""),
+			       "nodeC on mlx5_3 port 1: its own RDMA device, port or rail could not "
+			       "be set up or connected in 2 slices"));
+	assert_non_null(strstr(f, "nodeC on mlx5_3 port 1: its own RDMA device"));
+	t = json_array();
+	mx_drain_soak_targets(doc, nodes, 3, t, NULL);
+	assert_int_equal(json_array_size(t), 1);
+	assert_string_equal(fc_jstr(json_array_get(t, 0), "node", ""), "nodeC");
+	assert_string_equal(fc_jstr(json_array_get(t, 0), "part", ""), "port");
+	assert_string_equal(fc_jstr(json_array_get(t, 0), "device", ""), "mlx5_3");
+	json_decref(t);
+	free(f);
+	json_decref(doc);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		doc = own_on(bad[k][0], bad[k][1], &f);
+		x = suspect(doc, "node", "nodeC");
+		assert_non_null(x);
+		assert_null(json_object_get(x, "device"));
+		assert_non_null(strstr(fc_jstr(x, "reason", ""), "nodeC: its own RDMA device"));
+		js = json_dumps(json_object_get(doc, "suspects"), 0);
+		assert_null(strstr(js, "touch"));
+		assert_null(strstr(f, "touch"));
+		free(js);
+		free(f);
+		json_decref(doc);
+	}
+}
+
 /* With rails (slices named NODE/RAIL with their "rail"): the suspect is the
  * link on that device, its failed slice's diagnosis; a steady rail none. */
 static void test_suspects_rails(void **state)
@@ -422,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_suspects_rails), cmocka_unit_test(test_unrun_no_suspect),
 		cmocka_unit_test(test_rails_own_device),
 		cmocka_unit_test(test_own_fault),
+		cmocka_unit_test(test_own_fault_port),
 	};
 
 	setenv("TZ", "UTC", 1);

@@ -184,6 +184,7 @@ struct ncl_log {
 	struct ncl_item errs[NCL_MAX_LIST];
 	int nerrs;
 	int fatal;	     /* an error reached the communicator (init.cc, group.cc...) */
+	int fatal_proxy;     /* ... from the proxy thread, after init (see on_error) */
 	struct ncl_env env[NCL_MAX_ENV];
 	int nenv;
 	struct ncl_dist dist[NCL_MAX_LIST];

@@ -54,6 +54,8 @@ static void summary(FILE *f, const json_t *doc)
 		json_is_true(json_object_get(doc, "init_complete")) ? "complete" : "completion not shown");
 	if (complete)
 		fprintf(f, " on %ld rank%s", complete, complete == 1 ? "" : "s");
+	if (json_is_true(json_object_get(doc, "run_failed")))
+		fprintf(f, "; transfers FAILED after init (the proxy thread)");
 	fprintf(f, "\n  warnings    %zu distinct NCCL WARN, %zu error lines\n",
 		json_array_size(json_object_get(doc, "warnings")),
 		json_array_size(json_object_get(doc, "errors")));

@@ -363,7 +363,8 @@ static void add_facts(json_t *doc, const struct ncl_log *lg, const struct ncl_fa
 	json_object_set_new(doc, "socket_fallback", json_boolean(f->socket_fallback));
 	json_object_set_new(doc, "single_node", json_boolean(f->single_node));
 	json_object_set_new(doc, "init_complete", json_boolean(lg->init_complete > 0));
-	json_object_set_new(doc, "init_failed", json_boolean(lg->fatal));
+	json_object_set_new(doc, "init_failed", json_boolean(lg->fatal && !lg->fatal_proxy));
+	json_object_set_new(doc, "run_failed", json_boolean(lg->fatal_proxy));
 	json_object_set_new(doc, "has_warn", json_boolean(lg->warn_lines > 0));
 	json_object_set_new(doc, "warnings", items_json(lg, lg->warns, lg->nwarns, "message",
 							"source"));

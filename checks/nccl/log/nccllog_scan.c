@@ -363,6 +363,12 @@ static int on_error(struct ncl_log *lg, int hi, const char *msg)
 	 * communicator: init, group launch, bootstrap, enqueue... */
 	if (!memchr(file, '/', n) || strstr(p, "[Async thread]"))
 		lg->fatal = 1;
+	/* "-> N [Proxy Thread]": the proxy thread's progressOps failed, the
+	 * network transfers of a collective after init; NCCL sets the
+	 * communicator's async error and the thread ends (src/proxy.cc,
+	 * ncclProxyProgress, 2.8 to 2.2x) */
+	if (strstr(p, "[Proxy Thread]"))
+		lg->fatal = lg->fatal_proxy = 1;
 	return 1;
 }
 

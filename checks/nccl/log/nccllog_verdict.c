@@ -31,8 +31,14 @@ static const char *result_name(const char *code)
 	return c >= 0 ? names[c] : "error";
 }
 
+static const char *warn_rule(const char *msg);
+
+/* The communicator's error: at init (a top-level file, "[Async thread]"),
+ * or after it, in the proxy thread that drives a collective's network
+ * transfers (nccllog_scan.c); with the first WARN and what to do about it. */
 static void find_fatal(const struct ncl_log *lg, json_t *doc)
 {
+	const char *advice = lg->nwarns ? warn_rule(lg->warns[0].text) : NULL;
 	char chain[512] = "";
 	size_t used = 0;
 
@@ -44,13 +50,16 @@ static void find_fatal(const struct ncl_log *lg, json_t *doc)
 	if (used >= sizeof(chain))
 		chain[sizeof(chain) - 1] = '\0';
 	fc_finding(doc, FC_FAIL,
-		   "NCCL initialisation failed on %s: %s (%s) propagated through %s; %s%s%s — fix "
-		   "that cause and rerun",
+		   "%s on %s: %s (%s) propagated through %s; %s%s%s%s%s%s",
+		   lg->fatal_proxy ? "NCCL failed after init, in the proxy thread that drives "
+				     "the network transfers of collectives" :
+				     "NCCL initialisation failed",
 		   host_name(lg, lg->errs[0].host), lg->errs[0].extra,
 		   result_name(lg->errs[0].extra), chain,
 		   lg->nwarns ? "the first NCCL WARN says \"" : "no NCCL WARN names the cause; rerun "
 							   "with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL",
-		   lg->nwarns ? lg->warns[0].text : "", lg->nwarns ? "\"" : "");
+		   lg->nwarns ? lg->warns[0].text : "", lg->nwarns ? "\"" : "",
+		   advice ? "; " : "", advice ? advice : "", " — fix that cause and rerun");
 }
 
 /* Why NCCL is on sockets, as a clause. */
@@ -460,8 +469,46 @@ static void find_distance(const struct ncl_log *lg, json_t *doc)
 		}
 }
 
-/* What to do about a NCCL WARN, from words it contains. */
-static const char *warn_advice(const char *msg)
+/*
+ * "NET/IB : Got completion from peer ADDR with error N, opcode ..., vendor
+ * err ...": N is the work completion's status, enum ibv_wc_status of
+ * libibverbs' verbs.h (rdma-core): what it means and where to look.
+ */
+static const char *completion_advice(const char *msg)
+{
+	static const struct {
+		long status;
+		const char *advice;
+	} st[] = {
+		{ 4, "error 4 is IBV_WC_LOC_PROT_ERR: the local memory registration did not "
+		     "cover the buffer: check the GPUDirect path (nvidia_peermem or dma-buf), "
+		     "ACS and the IOMMU" },
+		{ 5, "error 5 is IBV_WC_WR_FLUSH_ERR: flushed because the queue pair was "
+		     "already in error: the first completion error, on this node or the peer, "
+		     "is the cause" },
+		{ 10, "error 10 is IBV_WC_REM_ACCESS_ERR: the peer refused the access to its "
+		      "memory: check the peer's GPUDirect path (nvidia_peermem or dma-buf), "
+		      "ACS and the IOMMU" },
+		{ 12, "error 12 is IBV_WC_RETRY_EXC_ERR: the transport retry count ran out, "
+		      "the peer's port never acknowledged: a link down or flapping, packets "
+		      "lost on the path, or the peer gone; check both nodes' ports and the path "
+		      "between them (fabcheck pair, the port counters)" },
+		{ 13, "error 13 is IBV_WC_RNR_RETRY_EXC_ERR: the peer had no receive posted "
+		      "in time: the peer process stalled or died; read its log" },
+	};
+	const char *e = strstr(msg, " with error ");
+	long n = e ? strtol(e + 12, NULL, 10) : -1;
+
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (st[i].status == n)
+			return st[i].advice;
+	return "a transfer failed on the fabric: check port errors (fabcheck pair), the GID "
+	       "index, ACS and the IOMMU";
+}
+
+/* What to do about a NCCL WARN, from words it contains; NULL when no
+ * rule knows its words. */
+static const char *warn_rule(const char *msg)
 {
 	static const struct {
 		const char *word, *advice;
@@ -473,9 +520,6 @@ static const char *warn_advice(const char *msg)
 		{ "libibverbs", "install rdma-core (libibverbs1) where NCCL runs" },
 		{ "NET/OFI", "check the EFA/libfabric provider (fi_info -p efa) and the devices "
 			     "visible in the container" },
-		{ "Got completion from peer", "a transfer failed on the fabric: check port "
-					      "errors (fabcheck pair), the GID index, ACS and "
-					      "the IOMMU" },
 		{ "AF_INET", "the bootstrap address is unusable: set NCCL_SOCKET_IFNAME to an "
 			     "interface with an IPv4/IPv6 address" },
 		{ "ibv_", "a verbs call failed: check the HCA port state (ibv_devinfo) and "
@@ -484,10 +528,19 @@ static const char *warn_advice(const char *msg)
 				  "(nvidia-smi)" },
 	};
 
+	if (strstr(msg, "Got completion from peer"))
+		return completion_advice(msg);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		if (strstr(msg, rules[i].word))
 			return rules[i].advice;
-	return "NCCL went on, but check the cause it names";
+	return NULL;
+}
+
+static const char *warn_advice(const char *msg)
+{
+	const char *a = warn_rule(msg);
+
+	return a ? a : "NCCL went on, but check the cause it names";
 }
 
 static void find_warns(const struct ncl_log *lg, json_t *doc)

@@ -21,6 +21,11 @@
 
 extern char **environ;
 
+/* Seconds a wait for a rank lasts past --timeout (the worker's own), so a
+ * rank that gives up at its --timeout says why before it is called gone;
+ * the messages name both (ctl/chan.h fc_chan_recv_grace). */
+#define NCR_GRACE 5
+
 /* Records the first failure of rank @i (@what: the message without the
  * rank's label, NULL: @msg) and raises the exit code. Findings are made in
  * rank order by report_failures(). */
@@ -103,14 +108,15 @@ static void rank_gone(struct ncr_state *s, int i)
 	rank_died(s, i);
 }
 
-/* The next message of rank @i, of @type; -EIO after recording a failure. */
+/* The next message of rank @i, of @type, within @timeout (--timeout) and
+ * NCR_GRACE; -EIO after recording a failure. */
 static int expect(struct ncr_state *s, int i, const char *type, double timeout, json_t **msg_p)
 {
 	json_t *m;
 	int failed, err;
 
 	for (;;) {
-		err = fc_chan_recv(s->chans, s->n, i, timeout, &m, &failed);
+		err = fc_chan_recv_grace(s->chans, s->n, i, timeout, NCR_GRACE, &m, &failed);
 		if (!err || failed == i)
 			break;
 		rank_gone(s, failed);
@@ -200,7 +206,7 @@ static int start(struct ncr_state *s)
 			rank_gone(s, i);
 	}
 	json_decref(h);
-	err = gather(s, "hello", cfg->p.timeout + 5, NULL);
+	err = gather(s, "hello", cfg->p.timeout, NULL);
 	return err;
 }
 
@@ -242,7 +248,7 @@ static int setup(struct ncr_state *s)
 	json_decref(env);
 	if (!out)
 		return -ENOMEM;
-	err = gather(s, "setup", s->cfg->p.timeout + 5, out);
+	err = gather(s, "setup", s->cfg->p.timeout, out);
 	for (int i = 0; i < s->n; i++)
 		s->r[i].setup = out[i];
 	free(out);
@@ -262,7 +268,7 @@ static int init(struct ncr_state *s)
 	}
 	m = json_pack("{s:s}", "unique_id", id);
 	if (!send_all(s, "init", m))
-		gather(s, "init", s->cfg->p.timeout + 5, NULL);
+		gather(s, "init", s->cfg->p.timeout, NULL);
 	json_decref(m);
 	return s->exit ? -EIO : 0;
 }
@@ -275,7 +281,7 @@ static int run(struct ncr_state *s)
 	if (!out)
 		return -ENOMEM;
 	if (!send_all(s, "run", NULL))
-		gather(s, "result", s->cfg->p.timeout + 5, out);
+		gather(s, "result", s->cfg->p.timeout, out);
 	for (int i = 0; i < s->n; i++) {
 		if (out[i] && ncr_result_from_json(out[i], &s->cfg->p, &s->r[i].res, why,
 						   sizeof(why))) {
@@ -316,12 +322,12 @@ static int take_log(struct ncr_state *s, int i)
 	struct ncr_rank *r = &s->r[i];
 	json_t *m;
 
-	r->ch.until = fc_now() + s->cfg->p.timeout + 5;
+	r->ch.until = fc_now() + s->cfg->p.timeout + NCR_GRACE;
 	for (;;) {
 		const char *data;
 		int failed;
 
-		if (fc_chan_recv(s->chans, s->n, i, s->cfg->p.timeout + 5, &m, &failed)) {
+		if (fc_chan_recv_grace(s->chans, s->n, i, s->cfg->p.timeout, NCR_GRACE, &m, &failed)) {
 			if (failed != i)
 				rank_gone(s, failed);
 			else
