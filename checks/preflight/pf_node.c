@@ -35,6 +35,11 @@ void pf_check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skipped)
 	size_t i;
 	json_t *f;
 
+	if (module_loaded(nd->probe, "nvidia_peermem") || module_loaded(nd->probe, "nv_peer_mem") ||
+	    json_is_true(json_object_get(topo, "peermem")))
+		gdr = "peermem";
+	else if (dmabuf_usable(nd->probe))
+		gdr = "dma-buf";
 	if (!topo) {
 		json_array_append_new(skipped,
 				      json_sprintf("%s: topology: %s", nd->name,
@@ -49,7 +54,10 @@ void pf_check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skipped)
 		json_array_foreach(json_object_get(topo, "findings"), i, f) {
 			const char *t = json_string_value(f);
 
-			if (!t)
+			/* no peer-memory module and no dma-buf either: the failure
+			 * below says both, once (each fact once, issue 39) */
+			if (!t || (ngpu && !strcmp(gdr, "none") &&
+				   !strncmp(t, "no peer-memory module", 21)))
 				continue;
 			fc_finding(doc, fail || strstr(t, "trained at") ? FC_FAIL : FC_WARN, "%s: %s",
 				   nd->name, t);
@@ -62,11 +70,6 @@ void pf_check_gpu_topo(json_t *doc, const struct pf_node *nd, json_t *skipped)
 		json_object_set_new(nd->sum, "gdr", json_string("no GPU"));
 		return;
 	}
-	if (module_loaded(nd->probe, "nvidia_peermem") || module_loaded(nd->probe, "nv_peer_mem") ||
-	    json_is_true(json_object_get(topo, "peermem")))
-		gdr = "peermem";
-	else if (dmabuf_usable(nd->probe))
-		gdr = "dma-buf";
 	json_object_set_new(nd->sum, "gdr", json_string(gdr));
 	if (!strcmp(gdr, "none")) {
 		fc_finding(doc, FC_FAIL,

@@ -92,3 +92,14 @@ expect "sweep: topo: a GPU on the other NUMA node is still on the other socket" 
 	"GPU0: nearest HCA NIC0 is on the other socket \(SYS\)" -- "$FC" topo -t "$RS_4090"
 expect_none "sweep: topo: GPU4, GPU5, GPU7 are not told to add an HCA on their socket" 0 \
 	"GPU[457]: nearest HCA NIC0 is on the other socket" -- "$FC" topo -t "$RS_4090"
+# preflight --from a capture of a node with a GPU, an HCA, no peer-memory
+# module and no dma-buf: one finding says so (the failure), not a warning
+# that "GPUDirect RDMA then needs dma-buf" beside it.
+RS_T=$(mktemp -d /tmp/fabcheck-cli-sweep.XXXXXX)
+FABCHECK_SYSFS=tests/data/gdr/no-peermem $FC capture -o "$RS_T/np" >/dev/null 2>&1
+expect "sweep: preflight --from: no GPUDirect path is a failure" 1 \
+	'vm: 1 GPU but no GPUDirect RDMA path: neither nvidia_peermem is loaded nor dma-buf usable' -- \
+	"$FC" preflight --from "$RS_T/np"
+expect_none "sweep: preflight --from: no second finding on the missing peer-memory module" 1 \
+	'no peer-memory module' -- "$FC" preflight --from "$RS_T/np"
+rm -rf "$RS_T"

@@ -190,6 +190,41 @@ static void test_perftest_stats(void **state)
 	fc_hist_release(&h);
 }
 
+/* The notes of the percentiles too few rounds give, their figures checked
+ * whole (issue 39 item 5): 500 rounds, where p99 needs 10 / (1 - 99%) =
+ * 1000 and p99.9 10000 (p50's 20 and p90's 100 are met); perftest's
+ * method keeps 500 of 502 (its two largest dropped) and prints them. */
+static void test_pct_notes(void **state)
+{
+	struct fc_hist h;
+	json_t *o = json_object(), *notes;
+
+	(void)state;
+	assert_int_equal(fc_hist_init(&h, 1e-9, 1e4), 0);
+	for (int i = 1; i <= 500; i++)
+		fc_hist_add(&h, i * 1e-6);
+	fc_lat_hist_json(o, &h, FC_LAT_FABCHECK);
+	notes = json_object_get(o, "notes");
+	assert_int_equal(json_array_size(notes), 2);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "p99_us not reported: it needs at least 1000 rounds (10 / (1 - 99%)), the run had 500; raise -n or -D");
+	assert_string_equal(json_string_value(json_array_get(notes, 1)),
+			    "p999_us not reported: it needs at least 10000 rounds (10 / (1 - 99.9%)), the run had 500; raise -n or -D");
+	json_decref(o);
+	fc_hist_add(&h, 900e-6);
+	fc_hist_add(&h, 800e-6);
+	o = json_object();
+	fc_lat_hist_json(o, &h, FC_LAT_PERFTEST);
+	notes = json_object_get(o, "notes");
+	assert_int_equal(json_array_size(notes), 2);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "p99_us as perftest prints it, from 500 rounds; too few for fabcheck's method, which needs 1000 (10 / (1 - 99%))");
+	assert_string_equal(json_string_value(json_array_get(notes, 1)),
+			    "p999_us as perftest prints it, from 500 rounds; too few for fabcheck's method, which needs 10000 (10 / (1 - 99.9%))");
+	json_decref(o);
+	fc_hist_release(&h);
+}
+
 /* Curves with skew: A 0-10 s at 10 Gb/s, B 2-12 s at 5 Gb/s. Both ran
  * from 2 to 10 s: 8 of 12 s; A moved 10 Gb/s there, B 5. */
 static void test_bidir_window(void **state)
@@ -316,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_hist_bounded),
 		cmocka_unit_test(test_pct_guard),
 		cmocka_unit_test(test_perftest_stats),
+		cmocka_unit_test(test_pct_notes),
 		cmocka_unit_test(test_bidir_window),
 		cmocka_unit_test(test_round_window),
 		cmocka_unit_test(test_bwlog),
