@@ -308,10 +308,11 @@ static void render(FILE *f, const json_t *doc)
 	fc_table_free(t);
 	if (!gpu)
 		return;
-	fprintf(f, "\nGPU %d (%s), %s buffer, HCA %s%s:\n", (int)fc_jnum(gpu, "index", -1),
+	fprintf(f, "\nGPU %d (%s), %s buffer:\n", (int)fc_jnum(gpu, "index", -1),
 		fc_jstr(gpu, "bus_id", "?"),
-		fc_fmt_size((uint64_t)fc_jnum(doc, "size_bytes", 0), sz, sizeof(sz)),
-		fc_jstr(gpu, "hca", "none"), gdr_vnic_note(gpu, note, sizeof(note)));
+		fc_fmt_size((uint64_t)fc_jnum(doc, "size_bytes", 0), sz, sizeof(sz)));
+	if (*gdr_vnic_note(gpu, note, sizeof(note)))
+		fprintf(f, "  HCA                %s%s\n", fc_jstr(gpu, "hca", "?"), note);
 	fprintf(f, "  host -> GPU copy   %8.2f GB/s (%.1f Gb/s)\n", fc_jnum(doc, "h2d_gbps", 0) / 8,
 		fc_jnum(doc, "h2d_gbps", 0));
 	fprintf(f, "  GPU -> host copy   %8.2f GB/s (%.1f Gb/s)%s\n",
