@@ -6,6 +6,9 @@ expect "plan bad params" 2 "--params: '70X' is not a parameter count" -- $FC pla
 expect "plan bad fabric" 2 "--fabric: 'xdr' is not a fabric" -- $FC plan --params 7B --gpus 16 --fabric xdr
 expect "plan bad strategy" 2 "--strategy: 'zero4' is not a strategy" -- $FC plan --params 7B --gpus 16 --strategy zero4
 expect "plan partial node" 2 'not a multiple of --gpus-per-node 8' -- $FC plan --params 7B --gpus 12
+expect "plan partial node: both figures, each its option's" 2 \
+	'plan: --gpus 18 is not a multiple of --gpus-per-node 4; give whole nodes' -- \
+	$FC plan --params 7B --gpus 18 --gpus-per-node 4
 expect "plan extra arg" 2 "unexpected argument 'x'" -- $FC plan --params 7B --gpus 16 x
 # 70B in 16 bit on 64 GPUs: 275.6 GB a step for DDP, 413.4 GB for ZeRO-3.
 expect "plan traffic ddp" 0 'ddp +275\.6 GB +all-reduce of gradients' -- $FC plan --params 70B --gpus 64

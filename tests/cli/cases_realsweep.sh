@@ -103,3 +103,9 @@ expect "sweep: preflight --from: no GPUDirect path is a failure" 1 \
 expect_none "sweep: preflight --from: no second finding on the missing peer-memory module" 1 \
 	'no peer-memory module' -- "$FC" preflight --from "$RS_T/np"
 rm -rf "$RS_T"
+# check-log on a real NCCL 2.30.4 log: the RAS listener's bind WARN
+# (ras/client_support.cc) is said to leave collectives alone, with the
+# setting that avoids it, not "NCCL went on, but check the cause it names".
+expect "sweep: check-log: a RAS bind WARN names NCCL_RAS_ADDR" 0 \
+	'NCCL WARN on ubuntu2 at ras/client_support.cc:181 \(4 times\): "Call to bind failed: Address already in use"; NCCL.s RAS listener \(2\.24\+, NCCL_RAS_ADDR' -- \
+	"$FC" nccl check-log tests/real/topo-extra/gh-nccl-2397_2.30.4_2node-2xa100_cx6dx-2port-fused-vnic_EXCERPT.log

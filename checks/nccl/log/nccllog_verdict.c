@@ -31,14 +31,14 @@ static const char *result_name(const char *code)
 	return c >= 0 ? names[c] : "error";
 }
 
-static const char *warn_rule(const char *msg);
+static const char *warn_rule(const char *msg, const char *src);
 
 /* The communicator's error: at init (a top-level file, "[Async thread]"),
  * or after it, in the proxy thread that drives a collective's network
  * transfers (nccllog_scan.c); with the first WARN and what to do about it. */
 static void find_fatal(const struct ncl_log *lg, json_t *doc)
 {
-	const char *advice = lg->nwarns ? warn_rule(lg->warns[0].text) : NULL;
+	const char *advice = lg->nwarns ? warn_rule(lg->warns[0].text, lg->warns[0].extra) : NULL;
 	char chain[512] = "";
 	size_t used = 0;
 
@@ -506,9 +506,10 @@ static const char *completion_advice(const char *msg)
 	       "index, ACS and the IOMMU";
 }
 
-/* What to do about a NCCL WARN, from words it contains; NULL when no
- * rule knows its words. */
-static const char *warn_rule(const char *msg)
+/* What to do about a NCCL WARN, from words it contains or the source
+ * file that printed it (@src, "ras/client_support.cc:181"); NULL when no
+ * rule knows it. */
+static const char *warn_rule(const char *msg, const char *src)
 {
 	static const struct {
 		const char *word, *advice;
@@ -530,15 +531,24 @@ static const char *warn_rule(const char *msg)
 
 	if (strstr(msg, "Got completion from peer"))
 		return completion_advice(msg);
+	/* NCCL 2.24+ RAS: its client listener (NCCL_RAS_ADDR, default
+	 * localhost:28028) is one socket per node; a job of another user
+	 * holding it makes the bind fail, and only RAS queries are lost (NCCL
+	 * env docs, NCCL_RAS_ADDR; src/ras/client_support.cc) */
+	if (src && !strncmp(src, "ras/", 4) && strstr(msg, "bind"))
+		return "NCCL's RAS listener (2.24+, NCCL_RAS_ADDR, default localhost:28028) could "
+		       "not take its port, held by another process (another NCCL job, or another "
+		       "user's): collectives are not affected, only RAS queries (ncclras); give each "
+		       "job on a shared node its own NCCL_RAS_ADDR";
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		if (strstr(msg, rules[i].word))
 			return rules[i].advice;
 	return NULL;
 }
 
-static const char *warn_advice(const char *msg)
+static const char *warn_advice(const char *msg, const char *src)
 {
-	const char *a = warn_rule(msg);
+	const char *a = warn_rule(msg, src);
 
 	return a ? a : "NCCL went on, but check the cause it names";
 }
@@ -560,7 +570,7 @@ static void find_warns(const struct ncl_log *lg, json_t *doc)
 		}
 		fc_finding(doc, FC_WARN, "NCCL WARN on %s%s%s (%ld time%s): \"%s\"; %s",
 			   host_name(lg, w->host), w->extra[0] ? " at " : "", w->extra,
-			   w->count, w->count == 1 ? "" : "s", w->text, warn_advice(w->text));
+			   w->count, w->count == 1 ? "" : "s", w->text, warn_advice(w->text, w->extra));
 	}
 }
 
