@@ -58,10 +58,20 @@ static int hca_for_gpu(struct wk_mem *wm, struct vb_opts *o)
 {
 	int err = gdr_dev_open(&wm->dev, GDR_CUDA, wm->opts.mode, &wm->opts.req, wm->topo, NULL);
 
+	char v[128];
+	const char *vnic;
+
 	if (err)
 		return err;
 	wm->dev_open = 1;
-	if (gdr_nearest_hca(wm->topo, wm->dev.gpu.bus_id, o->dev, sizeof(o->dev)) == 0)
+	if (gdr_nearest_hca(wm->topo, wm->dev.gpu.bus_id, o->dev, sizeof(o->dev)))
+		return 0;
+	/* NCCL 2.20.3+ may fuse it with the card's other ports (topo_nccl_fuse) */
+	vnic = gdr_nccl_nic(wm->topo, wm->dev.gpu.bus_id, v, sizeof(v));
+	if (vnic && strchr(vnic, '+'))
+		fc_info("GPU %d (%s): nearest HCA %s, a port of NCCL's virtual NIC %s",
+			wm->dev.gpu.index, wm->dev.gpu.bus_id, o->dev, vnic);
+	else
 		fc_info("GPU %d (%s): nearest HCA %s", wm->dev.gpu.index, wm->dev.gpu.bus_id,
 			o->dev);
 	return 0;

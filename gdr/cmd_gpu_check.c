@@ -289,7 +289,7 @@ static void render(FILE *f, const json_t *doc)
 {
 	const json_t *gpu = json_object_get(doc, "gpu"), *reg, *g;
 	struct fc_table *t;
-	char sz[32];
+	char sz[32], note[192];
 	size_t i;
 
 	fprintf(f, "node %s, CUDA driver %s (%s)\n\n", fc_jstr(doc, "node", "?"),
@@ -311,6 +311,8 @@ static void render(FILE *f, const json_t *doc)
 	fprintf(f, "\nGPU %d (%s), %s buffer:\n", (int)fc_jnum(gpu, "index", -1),
 		fc_jstr(gpu, "bus_id", "?"),
 		fc_fmt_size((uint64_t)fc_jnum(doc, "size_bytes", 0), sz, sizeof(sz)));
+	if (*gdr_vnic_note(gpu, note, sizeof(note)))
+		fprintf(f, "  HCA                %s%s\n", fc_jstr(gpu, "hca", "?"), note);
 	fprintf(f, "  host -> GPU copy   %8.2f GB/s (%.1f Gb/s)\n", fc_jnum(doc, "h2d_gbps", 0) / 8,
 		fc_jnum(doc, "h2d_gbps", 0));
 	fprintf(f, "  GPU -> host copy   %8.2f GB/s (%.1f Gb/s)%s\n",
@@ -366,17 +368,20 @@ static int host_fits(uint64_t size, char *err, size_t len)
 	return -1;
 }
 
-static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const char *hca,
-			 const char *node)
+static void describe_gpu(json_t *doc, const struct gdr_dev *dev, const struct topo *topo,
+			 const char *hca, const char *node)
 {
+	char vbuf[128];
+
 	json_object_set_new(doc, "driver_version",
 			    json_sprintf("%d.%d", dev->driver_version / 1000,
 					 dev->driver_version % 1000 / 10));
 	json_object_set_new(doc, "gpus", gpus_json(dev));
-	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?}", "index",
+	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?, s:s?}", "index",
 						  dev->gpu.index, "bus_id", dev->gpu.bus_id,
 						  "distance", topo_dist_name(dev->gpu.dist),
-						  "hca", hca));
+						  "hca", hca, "nccl_nic",
+						  gdr_nccl_nic(topo, dev->gpu.bus_id, vbuf, sizeof(vbuf))));
 	gdr_gpu_findings(doc, node, &dev->gpu, hca);
 }
 
@@ -459,7 +464,7 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (!hca)
 		hca = hca_for_gpu(&dev, topo, hbuf, sizeof(hbuf));
-	describe_gpu(doc, &dev, hca, node);
+	describe_gpu(doc, &dev, topo, hca, node);
 	if (gdr_mem_alloc(&dev, &m, o.size)) {
 		snprintf(dev.err, sizeof(dev.err),
 			 "cannot allocate %llu bytes on GPU %d: use a smaller --size or free the GPU",

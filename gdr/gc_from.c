@@ -38,7 +38,7 @@ static struct gdr_gpu_info *capture_gpus(const struct topo *t, int *n_p)
 static int pair(json_t *doc, const struct topo *t, const struct gdr_gpu_req *req,
 		const char *hca_opt, const char *node)
 {
-	char hbuf[64], err[512];
+	char hbuf[64], err[512], vbuf[128];
 	const char *hca = hca_opt;
 	struct gdr_gpu_info *g;
 	int n, pos;
@@ -57,9 +57,10 @@ static int pair(json_t *doc, const struct topo *t, const struct gdr_gpu_req *req
 	if (!hca && !gdr_nearest_hca(t, g[pos].bus_id, hbuf, sizeof(hbuf)))
 		hca = hbuf;
 	gdr_gpu_distances(g + pos, 1, t, hca);
-	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?}", "index", g[pos].index,
+	json_object_set_new(doc, "gpu", json_pack("{s:i, s:s, s:s, s:s?, s:s?}", "index", g[pos].index,
 						  "bus_id", g[pos].bus_id, "distance",
-						  topo_dist_name(g[pos].dist), "hca", hca));
+						  topo_dist_name(g[pos].dist), "hca", hca, "nccl_nic",
+						  gdr_nccl_nic(t, g[pos].bus_id, vbuf, sizeof(vbuf))));
 	gdr_gpu_findings(doc, node, &g[pos], hca);
 	free(g);
 	return 0;
@@ -68,10 +69,12 @@ static int pair(json_t *doc, const struct topo *t, const struct gdr_gpu_req *req
 static void render(FILE *f, const json_t *doc)
 {
 	const json_t *g = json_object_get(doc, "gpu");
+	char note[192];
 
-	fprintf(f, "%s: GPU %d (%s) and %s: %s\n(%s)\n\n", fc_jstr(doc, "node", "?"),
+	fprintf(f, "%s: GPU %d (%s) and %s%s: %s\n(%s)\n\n", fc_jstr(doc, "node", "?"),
 		(int)fc_jnum(g, "index", -1), fc_jstr(g, "bus_id", "?"), fc_jstr(g, "hca", "no HCA"),
-		fc_jstr(g, "distance", "?"), fc_jstr(doc, "checked", ""));
+		gdr_vnic_note(g, note, sizeof(note)), fc_jstr(g, "distance", "?"),
+		fc_jstr(doc, "checked", ""));
 }
 
 int gdr_check_from(struct fc_ctx *ctx, const char *from, const struct gdr_gpu_req *req,

@@ -129,6 +129,10 @@ int gdr_gpu_spread(const struct gdr_gpu_info *gpus, int n, const struct topo *to
 /* The HCA NCCL gives GPU @bus_id on channel 0 (topo_nccl_gpu_nic) into
  * @buf; -ENOENT when the topology has no HCA or no such GPU. */
 int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size_t len);
+/* NCCL's name of that NIC (topo_nccl_name): "mlx5_0+mlx5_1" where the
+ * release fuses the ports of one card, of which gdr_nearest_hca gives the
+ * first to test; NULL when it gives none. */
+const char *gdr_nccl_nic(const struct topo *topo, const char *bus_id, char *buf, size_t len);
 /* dev->flush and flush_why for the chosen GPU (gdr_flush_decide). */
 struct gdr_dev;
 void gdr_dev_set_flush(struct gdr_dev *dev, int c2c_near);
@@ -356,6 +360,9 @@ int gdr_opts_from_json(const json_t *j, struct gdr_opts *o, char *why, size_t le
 void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca);
 /* A warning when the GPU is farther than PXB from the HCA, or the path is
  * unknown while an HCA is named. */
+/* " (a port of NCCL's virtual NIC mlx5_0+mlx5_1)" when the "gpu" object
+ * @gpu's hca is one port of its nccl_nic, else "", into @buf. */
+const char *gdr_vnic_note(const json_t *gpu, char *buf, size_t len);
 void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *g,
 		      const char *hca);
 void gdr_mem_findings(json_t *doc, const char *node, const struct gdr_mem *m,

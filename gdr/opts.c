@@ -97,6 +97,19 @@ void gdr_mem_report(json_t *side, const struct gdr_mem *m, const char *hca)
 		json_object_set_new(side, "gpu_hca", json_string(hca));
 }
 
+const char *gdr_vnic_note(const json_t *gpu, char *buf, size_t len)
+{
+	const char *v = fc_jstr(gpu, "nccl_nic", ""), *h = fc_jstr(gpu, "hca", "");
+	size_t n = strlen(h);
+	const char *p = n ? strstr(v, h) : NULL;
+
+	buf[0] = 0;
+	/* a whole '+'-separated name of it (NCCL's virtual NIC, topo_nccl_name) */
+	if (strchr(v, '+') && p && (p == v || p[-1] == '+') && (!p[n] || p[n] == '+'))
+		snprintf(buf, len, " (a port of NCCL's virtual NIC %s)", v);
+	return buf;
+}
+
 void gdr_gpu_findings(json_t *doc, const char *node, const struct gdr_gpu_info *g,
 		      const char *hca)
 {

@@ -64,6 +64,13 @@ int gdr_nearest_hca(const struct topo *topo, const char *bus_id, char *buf, size
 	return 0;
 }
 
+const char *gdr_nccl_nic(const struct topo *topo, const char *bus_id, char *buf, size_t len)
+{
+	const struct topo_dev *nic = topo ? topo_nccl_gpu_nic(topo, bus_id, 0) : NULL;
+
+	return nic ? topo_nccl_name(nic, buf, len) : NULL;
+}
+
 int gdr_peermem_loaded(const char *sysfs, char *seen, size_t len)
 {
 	char how[128];

@@ -35,7 +35,10 @@ const char usage_topo[] =
 	"nccl_path, nccl_gdr; an mlx5 HCA with Data Direct, as on GB300, is\n"
 	"NCCL's <hca>_dma at its DMA function's place, found through mlx5dv on a\n"
 	"live host; nccl_rules.bcm_fused: the Broadcom PEX sub-switches that\n"
-	"release fuses into their parent switch, as NCCL flattens them),\n"
+	"release fuses into their parent switch, as NCCL flattens them;\n"
+	"nccl_rules.vnics: the ports of one card it fuses into one NIC, NCCL\n"
+	"2.20.3+, named mlx5_0+mlx5_1 in nccl_nic, with NCCL_IB_MERGE_NICS and\n"
+	"NCCL_NET_MERGE_LEVEL read from the environment),\n"
 	"recommended NCCL settings with their reasons, and findings: PCIe links\n"
 	"trained below their capability, ACS redirect between a GPU and its HCA,\n"
 	"no nvidia_peermem, RoCE netdevs with an MTU below 4200 B or without a\n"
@@ -311,6 +314,25 @@ static void render_matrix(FILE *f, const json_t *doc)
 	}
 }
 
+/* NCCL's virtual NICs (topo_checks.c nccl_vnics) and why. */
+static void render_vnics(FILE *f, const json_t *rules)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!*fc_jstr(rules, "vnic_rule", ""))
+		return;
+	fprintf(f, "NCCL virtual NICs: ");
+	json_array_foreach(json_object_get(rules, "vnics"), i, v)
+		if (json_integer_value(json_object_get(v, "mbps")) > 0)
+			fprintf(f, "%s%s (%g Gb/s)", i ? ", " : "", fc_jstr(v, "name", "?"),
+				json_integer_value(json_object_get(v, "mbps")) / 1000.0);
+		else
+			fprintf(f, "%s%s", i ? ", " : "", fc_jstr(v, "name", "?"));
+	fprintf(f, "%s%s\n", json_array_size(json_object_get(rules, "vnics")) ? ": " : "",
+		fc_jstr(rules, "vnic_rule", ""));
+}
+
 static void render_topo(FILE *f, const json_t *doc)
 {
 	const json_t *isl = json_object_get(doc, "nvlink_islands"), *x, *y;
@@ -321,6 +343,7 @@ static void render_topo(FILE *f, const json_t *doc)
 		fprintf(f, "NCCL rules: %s (%s)\n",
 			fc_jstr(json_object_get(doc, "nccl_rules"), "version", "?"),
 			fc_jstr(json_object_get(doc, "nccl_rules"), "from", "?"));
+	render_vnics(f, json_object_get(doc, "nccl_rules"));
 	fprintf(f, "\n");
 	render_devices(f, doc);
 	if (json_array_size(json_object_get(doc, "gpus")))

@@ -46,6 +46,8 @@ enum topo_kind { TOPO_KIND_OTHER, TOPO_KIND_BRIDGE, TOPO_KIND_GPU, TOPO_KIND_NIC
 #define TOPO_BDF_LEN 16	 /* "0000:07:00.0" */
 #define TOPO_MAX_DEPTH 24 /* bridges between a host bridge and a device */
 #define TOPO_MAX_PORTS 4
+#define TOPO_VNIC_MAX 4 /* ports NCCL fuses into one NIC (net_ib.cc 2.24.3
+			 * NCCL_IB_MAX_DEVS_PER_NIC) */
 
 /* PCIe link state; 0 when sysfs does not say. */
 struct topo_link {
@@ -96,6 +98,11 @@ struct topo_dev {
 				    * through (topo_set_data_direct), or NULL */
 	int nports;
 	struct topo_port ports[TOPO_MAX_PORTS];
+	/* NIC: the virtual NIC NCCL fuses it into (topo_nccl_vnic), set with
+	 * the release's rules: its ports in NCCL's order, vnic[0] the one whose
+	 * place it takes; nvnic 0 when NCCL keeps the port on its own. */
+	const struct topo_dev *vnic[TOPO_VNIC_MAX];
+	int nvnic;
 };
 
 struct topo {
@@ -111,6 +118,7 @@ struct topo {
 			   * (22703 = 2.27.3); 0 not yet decided: see
 			   * topo_nccl_rules */
 	char nccl_how[160]; /* where that release was read, or why the newest */
+	char vnic_how[256]; /* why ports were fused or not (topo_nccl_fuse) */
 };
 
 /*
@@ -191,7 +199,8 @@ int topo_set_c2c(struct topo *t, const char *gpu, int c2c);
  * HCA as NCCL does; topo_find takes that name too.
  */
 int topo_set_data_direct(struct topo *t, const char *hca, const char *path);
-/* "mlx5_0_dma" for an HCA with Data Direct, else its name, into @buf. */
+/* "mlx5_0_dma" for an HCA with Data Direct, "mlx5_0+mlx5_1" for a port NCCL
+ * fuses with another (topo_nccl_fuse), else its name, into @buf. */
 const char *topo_nccl_name(const struct topo_dev *nic, char *buf, size_t len);
 
 /*
@@ -238,14 +247,18 @@ const char *topo_gdr_mode_name(enum topo_gdr_mode m); /* "off", "Default", "PCI"
  * Grace and a Data Direct HCA at its DMA function.
  * topo_nccl_net: 1 when NCCL lists @nic as a network device (an active
  * InfiniBand or Ethernet port; a tree that records no port is taken as one).
- * topo_nccl_nic_mbps: its speed as NCCL reads it (the fastest active port).
+ * topo_nccl_nic_mbps: its speed as NCCL reads it (the fastest active port;
+ * of a fused virtual NIC's first port, its ports' speeds added).
  * topo_nccl_local: the devices of the other kind NCCL counts local to @from
  * (a GPU or a NIC): highest path bandwidth (PCIe links and the NIC's speed),
  * then lowest class; in NCCL's node order; at most @max.
  * topo_nccl_gpu_nic: the NIC NCCL gives @gpu (bus id or name) on @channel
- * (0: its first); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU
- * NCCL pairs with @nic; NULL when none of its local GPUs uses it.
- * topo_nccl_used: 1 when some GPU's NIC on some channel is @nic.
+ * (0: its first; a fused virtual NIC as its first port, topo_nccl_name
+ * names it); NULL when no NIC or not a GPU. topo_nccl_nic_gpu: the GPU
+ * NCCL pairs with @nic (or with the virtual NIC it is a port of); NULL when
+ * none of its local GPUs uses it.
+ * topo_nccl_used: 1 when some GPU's NIC on some channel is @nic (or the
+ * virtual NIC it is a port of).
  * topo_nccl_fused_into: the switch (bus id) that Broadcom PEX switch @sw is
  * fused into as that release flattens them (topo.cc
  * ncclTopoFlattenBcmSwitches), its devices then hanging from that one; NULL
@@ -279,6 +292,23 @@ void topo_nccl_set_version(struct topo *t, int version, const char *how);
 int topo_nccl_version_probe(char *how, size_t len);
 /* "2.21.5" of 22105 into @buf. */
 const char *topo_nccl_version_str(int code, char *buf, size_t len);
+/*
+ * NCCL's virtual NICs (topo/pcitopo_vnic.c): the ports of one card that the
+ * release topo_nccl_rules gives fuses into one network device, named
+ * "mlx5_0+mlx5_1", at the speed of its ports together, in the place of its
+ * first port. topo_nccl_fuse sets them (topo_nccl_rules and
+ * topo_nccl_set_version call it), reading NCCL_IB_MERGE_NICS,
+ * NCCL_IB_MERGE_VFS, NCCL_NET_MERGE_LEVEL and NCCL_TOPO_DUMP_FILE from the
+ * environment; t->vnic_how says what it decided. topo_nccl_vnic: the first
+ * port of the virtual NIC @nic is in (the device NCCL's choices return for
+ * it), or @nic itself when it is not fused. topo_nccl_netdev: 1 when @nic is
+ * a network device of NCCL's topology: listed (topo_nccl_net) and not a
+ * fused port other than the first.
+ */
+void topo_nccl_fuse(struct topo *t);
+const struct topo_dev *topo_nccl_vnic(const struct topo *t, const struct topo_dev *nic);
+int topo_nccl_netdev(const struct topo *t, const struct topo_dev *nic);
+
 /*
  * A BlueField DPU's function (its own SoC runs the host side of these
  * ports): PCI ids of the kernel's mlx5_core_pci_table

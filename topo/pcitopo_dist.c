@@ -191,7 +191,17 @@ int topo_set_data_direct(struct topo *t, const char *hca, const char *path)
 
 const char *topo_nccl_name(const struct topo_dev *nic, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", nic->name, nic->dd ? "_dma" : "");
+	size_t n = 0;
+
+	buf[0] = 0;
+	/* a virtual NIC: its ports' names joined by '+' (net_ib.cc 2.24.3
+	 * ncclIbMakeVDeviceInternal) */
+	for (int i = 0; i < (nic->nvnic > 1 ? nic->nvnic : 1) && n < len; i++) {
+		const struct topo_dev *p = nic->nvnic > 1 ? nic->vnic[i] : nic;
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", i ? "+" : "", p->name,
+				      p->dd ? "_dma" : "");
+	}
 	return buf;
 }
 

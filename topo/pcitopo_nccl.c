@@ -20,6 +20,10 @@
  * local GPUs whose NIC on channel 0 is that NIC, else on channel 1, ...
  * (ncclTopoGetLocalGpu).
  *
+ * The network devices are those of the release: ports of one card fused
+ * into one virtual NIC from 2.20.3 (topo/pcitopo_vnic.c), which stands in
+ * the lists as its first port.
+ *
  * Not modelled: switch uplink bandwidth between the end links, GPUDirect-off
  * rerouting (every pair is taken as GDR-capable), NCCL_NETDEVS_POLICY other
  * than AUTO, a second NET node per port of one multi-port function (mlx5
@@ -61,13 +65,17 @@ int topo_nccl_local(const struct topo *t, const struct topo_dev *from,
 	double bw = -1;
 	int n = 0;
 
-	if (from->kind == TOPO_KIND_NIC && !topo_nccl_net(from))
+	if (from->kind == TOPO_KIND_NIC && !topo_nccl_netdev(t, from))
 		return 0;
 	for (int i = 0; (d = nth(t, want, i)); i++) {
-		enum topo_dist c = topo_nccl_distance(t, from, d);
-		double b = topo_nccl_path_bw(t, from, d);
+		enum topo_dist c;
+		double b;
 
-		if (c == TOPO_UNKNOWN || (want == TOPO_KIND_NIC && !topo_nccl_net(d)))
+		if (want == TOPO_KIND_NIC && !topo_nccl_netdev(t, d))
+			continue;
+		c = topo_nccl_distance(t, from, d);
+		b = topo_nccl_path_bw(t, from, d);
+		if (c == TOPO_UNKNOWN)
 			continue;
 		if (b > bw || (b == bw && c < best)) {
 			bw = b;
@@ -161,6 +169,7 @@ const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic)
 
 	if (!h || h->kind != TOPO_KIND_NIC)
 		return NULL;
+	h = topo_nccl_vnic(t, h);
 	ng = topo_nccl_local(t, h, gpus, LOCAL_MAX);
 	for (int c = 0; c < NCCL_MAXCHANNELS && c < t->nnics; c++)
 		for (int i = 0; i < ng; i++)
@@ -172,6 +181,8 @@ const struct topo_dev *topo_nccl_nic_gpu(const struct topo *t, const char *nic)
 int topo_nccl_used(const struct topo *t, const struct topo_dev *nic)
 {
 	const struct topo_dev *g;
+
+	nic = topo_nccl_vnic(t, nic);
 
 	for (int i = 0; (g = topo_gpu(t, i)); i++)
 		for (int c = 0; c < NCCL_MAXCHANNELS && c < t->nnics; c++)

@@ -37,7 +37,7 @@ int topo_nccl_net(const struct topo_dev *nic)
 	return 0;
 }
 
-int topo_nccl_nic_mbps(const struct topo_dev *nic)
+static int port_mbps(const struct topo_dev *nic)
 {
 	int best = 0;
 
@@ -45,6 +45,23 @@ int topo_nccl_nic_mbps(const struct topo_dev *nic)
 		if (port_active(&nic->ports[i]) && nic->ports[i].rate_mbps > best)
 			best = nic->ports[i].rate_mbps;
 	return best;
+}
+
+int topo_nccl_nic_mbps(const struct topo_dev *nic)
+{
+	int sum = 0;
+
+	/* a virtual NIC's speed is its ports' together (net_ib.cc 2.20.3
+	 * mergedDev.speed, 2.24.3+ ncclIbMakeVDeviceInternal); one port
+	 * whose speed is not known leaves it unknown */
+	if (!nic || nic->nvnic < 2 || nic->vnic[0] != nic)
+		return port_mbps(nic);
+	for (int i = 0; i < nic->nvnic; i++) {
+		if (!port_mbps(nic->vnic[i]))
+			return 0;
+		sum += port_mbps(nic->vnic[i]);
+	}
+	return sum;
 }
 
 int topo_nic_is_dpu(const struct topo_dev *nic)
@@ -187,6 +204,13 @@ enum topo_dist topo_nccl_distance(const struct topo *t, const struct topo_dev *a
 		return pci_class(t, a, b);
 	/* a Data Direct HCA sits at its DMA function (net_ib/init.cc 2.27.3+) */
 	d = pci_class(t, g, n->dd ? n->dd : n);
+	/* a virtual NIC hangs from its ports' common parent (topo.cc
+	 * ncclTopoGetVNicParent): as far as its farthest port */
+	for (int i = 1; n->nvnic > 1 && n->vnic[0] == n && i < n->nvnic; i++) {
+		enum topo_dist e = pci_class(t, g, topo_place(n->vnic[i]));
+
+		d = e > d ? e : d;
+	}
 	/* C2C + PHB is P2C (paths.cc 2.27.3+; topo_gdr_distance) */
 	return g->c2c && d == TOPO_PHB && topo_nccl_rules(t, NULL) >= 22703 ? TOPO_P2C : d;
 }
@@ -240,23 +264,53 @@ double topo_nccl_path_bw(const struct topo *t, const struct topo_dev *a,
  * (ncclTopoGetSystem, ncclTopoFillGpu; rank = bus order here), then the
  * network devices by device index (ncclTopoFillNet): ibv_get_device_list
  * order up to 2.29.3 (taken as name order), PCI order from 2.29.7
- * (net_ib/init.cc ncclIbCompareDevs, NCCL_IB_DEVICE_PCI_ORDER=1).
+ * (net_ib/init.cc ncclIbCompareDevs, NCCL_IB_DEVICE_PCI_ORDER=1). Fused
+ * ports (topo/pcitopo_vnic.c): 2.20.3 - 2.23.4 the merged device is one
+ * device at its first port's place. From 2.24.3 every physical port is
+ * added first and the virtual NICs after them (topo.cc ncclTopoProcessNet);
+ * 2.24.3 - 2.26.6 give each port its own function's path (net_ib.cc
+ * ncclIbGetPciPath), so a virtual NIC is a made-up PCI node added last under
+ * its ports' common parent (ncclTopoGetVNicParent, ncclTopoMakePciParent),
+ * while the branches above were made by the ports; 2.27.3+ read the
+ * function as 0 again, both ports are nets of one NIC node and the virtual
+ * NIC joins that node: at its first port's place.
  */
-static int added_at(const struct topo *t, const struct topo_dev *d)
+static int lead(const struct topo_dev *d)
 {
-	int version = topo_nccl_rules(t, NULL), k = 0;
-	const struct topo_dev *o, *p = d->dd ? d->dd : d;
+	return d->nvnic > 1 && d->vnic[0] == d;
+}
 
-	if (d->kind == TOPO_KIND_GPU)
-		return d->index;
+static int dev_before(int version, const struct topo_dev *o, const struct topo_dev *d)
+{
+	if (version >= 22907)
+		return strcmp(topo_place(o)->bdf, topo_place(d)->bdf) < 0;
+	return o->index < d->index;
+}
+
+/* When @x was added, seen from the branch at @level of its chain; -1 when
+ * nothing of it is there. */
+static int added_at(const struct topo *t, const struct topo_dev *x, int level)
+{
+	int version = topo_nccl_rules(t, NULL), k = 0, nlisted = 0, late;
+	const struct topo_dev *o;
+
+	if (x->kind == TOPO_KIND_GPU)
+		return x->index;
+	if (!topo_nccl_net(x))
+		return -1;
+	late = version >= 22403 && version < 22703 && x->nvnic > 1 &&
+	       level >= topo_place(x)->depth;
+	if (x->nvnic > 1 && !lead(x) && (version < 22403 || version >= 22703 || late))
+		return -1;
 	for (int i = 0; (o = topo_nic(t, i)); i++) {
-		const struct topo_dev *q = o->dd ? o->dd : o;
-
-		if (o == d || !topo_nccl_net(o))
+		if (o == x || !topo_nccl_net(o))
 			continue;
-		k += version >= 22907 ? strcmp(q->bdf, p->bdf) < 0 : o->index < d->index;
+		nlisted++;
+		if ((version < 22403 && o->nvnic > 1 && !lead(o)) || (late && !lead(o)))
+			continue;
+		k += dev_before(version, o, x);
 	}
-	return t->ngpus + k;
+	return t->ngpus + (late ? nlisted + 1 : 0) + k;
 }
 
 /* Whether @x is in @d's branch at @level: 0 its CPU (NUMA node), 1..depth
@@ -275,27 +329,27 @@ static int in_branch(const struct topo_dev *x, const struct topo_dev *d, int lev
 	return 1;
 }
 
-/* When @d's branch at @level was first added to. */
+/* When the branch at @level of device @d's chain was first added to. */
 static int branch_added(const struct topo *t, const struct topo_dev *d, int level)
 {
 	int best = 1 << 30;
 
 	for (int i = 0; i < t->ndevs; i++) {
 		const struct topo_dev *x = &t->devs[i];
+		int when;
 
-		if ((x->kind == TOPO_KIND_GPU || (x->kind == TOPO_KIND_NIC && topo_nccl_net(x))) &&
-		    in_branch(x->dd ? x->dd : x, d, level) && added_at(t, x) < best)
-			best = added_at(t, x);
+		if ((x->kind == TOPO_KIND_GPU || x->kind == TOPO_KIND_NIC) &&
+		    in_branch(topo_place(x), topo_place(d), level) &&
+		    (when = added_at(t, x, level)) >= 0 && when < best)
+			best = when;
 	}
 	return best;
 }
 
 int topo_nccl_before(const struct topo *t, const struct topo_dev *a, const struct topo_dev *b)
 {
-	a = a->dd ? a->dd : a; /* a Data Direct HCA's place */
-	b = b->dd ? b->dd : b;
-	for (int level = 0; level <= a->depth + 1; level++)
-		if (!in_branch(b, a, level))
+	for (int level = 0; level <= topo_place(a)->depth + 1; level++)
+		if (!in_branch(topo_place(b), topo_place(a), level))
 			return branch_added(t, a, level) < branch_added(t, b, level);
 	return 0;
 }

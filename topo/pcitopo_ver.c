@@ -88,6 +88,7 @@ void topo_nccl_set_version(struct topo *t, int version, const char *how)
 {
 	t->nccl_version = version > 0 ? version : TOPO_NCCL_NEWEST;
 	snprintf(t->nccl_how, sizeof(t->nccl_how), "%s", how ? how : "given");
+	topo_nccl_fuse(t);
 }
 
 int topo_nccl_rules(const struct topo *t, const char **how_p)
@@ -102,9 +103,11 @@ int topo_nccl_rules(const struct topo *t, const char **how_p)
 		if (v)
 			topo_nccl_set_version(w, v, how);
 		else
+			topo_nccl_set_version(w, TOPO_NCCL_NEWEST, NULL);
+		if (!v)
 			snprintf(w->nccl_how, sizeof(w->nccl_how),
 				 "no libnccl.so.2 or nccl.h found: the newest rules known here (NCCL %s)",
-				 topo_nccl_version_str(w->nccl_version = TOPO_NCCL_NEWEST, ver, sizeof(ver)));
+				 topo_nccl_version_str(TOPO_NCCL_NEWEST, ver, sizeof(ver)));
 	}
 	if (how_p)
 		*how_p = w->nccl_how;

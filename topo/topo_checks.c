@@ -324,7 +324,8 @@ static void add_name(char *buf, size_t len, const char *name)
  */
 static void advise_hca_nccl(const struct topo *t, json_t *doc)
 {
-	char val[1024] = "=", unused[512] = "", dpu[256] = "", down[256] = "";
+	char val[1024] = "=", unused[512] = "", dpu[256] = "", down[256] = "", vnic[256] = "";
+	char name[128];
 	const struct topo_dev *d;
 	int nused = 0, ndpu = 0;
 
@@ -342,13 +343,17 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 		else {
 			add_name(val, sizeof(val), d->name);
 			nused++;
+			/* NCCL_IB_HCA names ports: a virtual NIC needs them all */
+			if (d->nvnic > 1 && d->vnic[0] == d)
+				add_name(vnic, sizeof(vnic), topo_nccl_name(d, name, sizeof(name)));
 		}
 	}
 	if (!nused || strlen(val) >= sizeof(val) - 1)
 		return;
 	topo_recommend(doc, "NCCL_IB_HCA", val,
-		       "%d HCA%s that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s",
-		       nused, fc_s(nused), unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
+		       "%d HCA%s that NCCL's topology search gives the GPUs; '=' makes NCCL match these names exactly (a bare mlx5_1 also takes mlx5_10..mlx5_19)%s%s%s%s%s%s%s%s",
+		       nused, fc_s(nused), vnic[0] ? "; NCCL fuses the ports of one card into one NIC, so each is listed: " : "", vnic,
+		       unused[0] ? "; left out, given no GPU (slower or farther than another): " : "", unused,
 		       dpu[0] ? "; left out, BlueField DPU ports NCCL would otherwise use: " : "", dpu,
 		       down[0] ? "; no active port (NCCL skips it): " : "", down);
 	for (int i = 0; (d = topo_nic(t, i)); i++)
@@ -367,9 +372,35 @@ static void advise_hca_nccl(const struct topo *t, json_t *doc)
 			   down);
 }
 
+/* The virtual NICs that release makes of the ports of one card
+ * (topo_nccl_fuse): {"name", "ports", "mbps"} in device order. */
+static json_t *nccl_vnics(const struct topo *t)
+{
+	json_t *a = json_array();
+	const struct topo_dev *d;
+	char name[128];
+
+	for (int i = 0; (d = topo_nic(t, i)); i++) {
+		json_t *ports = json_array();
+
+		if (d->nvnic < 2 || d->vnic[0] != d) {
+			json_decref(ports);
+			continue;
+		}
+		for (int k = 0; k < d->nvnic; k++)
+			json_array_append_new(ports, json_string(d->vnic[k]->name));
+		json_array_append_new(a, json_pack("{s:s, s:o, s:i}", "name",
+						   topo_nccl_name(d, name, sizeof(name)), "ports", ports,
+						   "mbps", topo_nccl_nic_mbps(d)));
+	}
+	return a;
+}
+
 /* Which release's rules the NCCL choices above follow (topo_nccl_rules),
- * and the Broadcom PEX switches that release fuses into their parent
- * (topo_nccl_fused_into): bcm_fused, {"switch", "into"} by bus order. */
+ * the Broadcom PEX switches that release fuses into their parent
+ * (topo_nccl_fused_into): bcm_fused, {"switch", "into"} by bus order, and
+ * the ports it fuses into virtual NICs: vnics, with vnic_rule (why, or why
+ * not). */
 static void report_nccl_rules(const struct topo *t, json_t *doc)
 {
 	const char *how, *into;
@@ -383,9 +414,10 @@ static void report_nccl_rules(const struct topo *t, json_t *doc)
 			json_array_append_new(fused, json_pack("{s:s, s:s}", "switch", t->devs[i].bdf,
 							       "into", into));
 	json_object_set_new(doc, "nccl_rules",
-			    json_pack("{s:s, s:s, s:o}", "version",
+			    json_pack("{s:s, s:s, s:o, s:o, s:s}", "version",
 				      topo_nccl_version_str(v, ver, sizeof(ver)), "from", how,
-				      "bcm_fused", fused));
+				      "bcm_fused", fused, "vnics", nccl_vnics(t), "vnic_rule",
+				      t->vnic_how));
 }
 
 void topo_sysfs_report(const struct topo *t, const struct topo_view *v, json_t *doc)

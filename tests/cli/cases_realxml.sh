@@ -20,6 +20,13 @@ rx_code() {
 	echo $(($1 * 10000 + $2 * 100 + $3))
 }
 
+# rx_nics EXPECT BUS REL: the NICs NCCL ranks first for that GPU under that
+# release (nics_by_release where the releases differ: NCCL 2.20.3+ fuses the
+# ports of one card into one NIC, "mlx5_0+mlx5_1"), comma-separated.
+rx_nics() {
+	jq -r --arg g "$2" --arg r "$3" '(.nccl[$g].nics_by_release[$r] // .nccl[$g].nics) | join(",")' "$1"
+}
+
 # rx_one EXPECT: a line per fact fabcheck gets wrong, then "FACTS RIGHT".
 rx_one() {
 	local e=$1 b d rel code out facts=0 right=0 bus want got i
@@ -43,7 +50,7 @@ rx_one() {
 		fi
 		for bus in $(jq -r '.nccl | keys[]' "$e"); do
 			facts=$((facts + 2))
-			want=",$(jq -r --arg g "$bus" '.nccl[$g].nics | join(",")' "$e"),"
+			want=",$(rx_nics "$e" "$bus" "$rel"),"
 			got=$(jq -r --arg g "$bus" '.gpus[] | select(.bus_id == $g) | "\(.nccl_nic) \(.nccl_path)"' "$out")
 			case $want in *,"${got% *}",*) right=$((right + 1)) ;; *)
 				echo "$b $rel: GPU $bus: nccl_nic ${got% *}, not one of $want" ;;
@@ -64,9 +71,9 @@ rx_one() {
 	for bus in $(jq -r '.nccl | keys[]' "$e"); do
 		facts=$((facts + 1))
 		i=$(jq -r --arg g "$bus" '[.gpus[].bus_id] | index($g)' "$out")
-		want=",$(jq -r --arg g "$bus" '.nccl[$g].nics | join(",")' "$e"),"
+		want=",$(rx_nics "$e" "$bus" "$rel"),"
 		got=$(env FABCHECK_LIBNCCL="$RXN" FAKENCCL_VERSION="$code" \
-			$FC gpu-check --from "$d.cap" --gpu "$i" --json 2>/dev/null | jq -r '.gpu.hca // "none"')
+			$FC gpu-check --from "$d.cap" --gpu "$i" --json 2>/dev/null | jq -r '.gpu.nccl_nic // .gpu.hca // "none"')
 		case $want in *,"$got",*) right=$((right + 1)) ;; *)
 			echo "$b: gpu-check --from --gpu $i ($bus) pairs $got, not one of $want" ;;
 		esac
@@ -85,7 +92,7 @@ rx_all() {
 	echo "real NCCL dumps: $n captures, $right of $facts facts right"
 }
 expect "real NCCL dumps: Broadcom PEX fusing and each GPU's HCA by release" 0 \
-	'^real NCCL dumps: 2 captures, 141 of 141 facts right$' -- rx_all
+	'^real NCCL dumps: 3 captures, 179 of 179 facts right$' -- rx_all
 
 # NCCL 2.24+ virtual NICs on a real log (NVIDIA/nccl#2397, NCCL 2.30.4): every
 # channel line names NET/IB/2 past the list's [0] mlx5_0 and [1] mlx5_1;

@@ -38,6 +38,12 @@
 #   h100down  h100stor with mlx5_3 (GPU1's compute HCA) port DOWN
 #   h100dpu   h100stor with a BlueField-3 (15b3:a2dc) 400G Ethernet port
 #          mlx5_12 on GPU2's switch
+#   h100dual  PCIe Gen5, one dual-port ConnectX card (2 x 200G HDR, functions
+#          .0 and .1 of one device, mlx5_0 and mlx5_1) under GPU0's switch;
+#          GPU1 with a 400G (NDR) mlx5_2 under a switch of socket 0, GPU2
+#          with a 400G mlx5_3 under a switch of socket 1
+#   dualtie  one Gen5 switch: GPU0, the dual-port card of h100dual (mlx5_0,
+#          mlx5_1: 2 x 200G) and a 400G (NDR) mlx5_2
 #   pex    Broadcom PEX switches: socket 0 a Gen5 PEX (1000:c030, subsystem
 #          1000:0xxx top, 1000:1xxx below) whose sub-switches hold GPU0 +
 #          mlx5_0, GPU1, mlx5_1; socket 1 the same shape on a Gen4 PEX in
@@ -290,6 +296,21 @@ h100_switch() {
 		"$nic" "$numa" InfiniBand
 }
 
+# A Gen5 switch under host bridge 0000:BB with a GPU and one dual-port card
+# (200G HDR a port): ports NAME1 and NAME2 on functions .0 and .1.
+dual_switch() {
+	local bb=$1 numa=$2 b=$((16#$1)) rp usp card
+	rp=$(printf 'pci0000:%02x/0000:%02x:01.0' $b $b)
+	usp=$rp/$(printf '0000:%02x:00.0' $((b + 1)))
+	bridge "$rp" "$numa"
+	bridge "$usp" "$numa"
+	for k in 0 2; do bridge "$usp/$(printf '0000:%02x:%02x.0' $((b + 2)) $k)" "$numa"; done
+	gpu "$usp/$(printf '0000:%02x:00.0/0000:%02x:00.0' $((b + 2)) $((b + 3)))" "$numa"
+	card=$usp/$(printf '0000:%02x:02.0' $((b + 2)))
+	RATE=$HDR hca "$card/$(printf '0000:%02x:00.0' $((b + 5)))" "$3" "$numa" InfiniBand
+	RATE=$HDR hca "$card/$(printf '0000:%02x:00.1' $((b + 5)))" "$4" "$numa" InfiniBand
+}
+
 h100stor() {
 	GTS=32.0
 	h100_switch 00 0 mlx5_0
@@ -340,6 +361,20 @@ pex_complex() {
 
 case $SC in
 h100stor) h100stor ;;
+dualtie)
+	GTS=32.0
+	dual_switch 00 0 mlx5_0 mlx5_1
+	bridge pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0 0
+	RATE=$NDR hca pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0 mlx5_2 0 InfiniBand
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
+h100dual)
+	GTS=32.0
+	dual_switch 00 0 mlx5_0 mlx5_1
+	h100_switch 10 0 mlx5_2
+	h100_switch 80 1 mlx5_3
+	mkdir -p "$R/module/nvidia_peermem"
+	;;
 h100down)
 	h100stor
 	echo "1: DOWN" >"$R/class/infiniband/mlx5_3/ports/1/state"
@@ -495,7 +530,7 @@ empty)
 	netdev eno1 1500 pci0000:00/0000:00:1c.0/0000:0f:00.0
 	;;
 *)
-	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, h100stor, h100down, h100dpu, pex, flat, gb200, hgx, split, degraded, empty)" >&2
+	echo "mksysfs.sh: unknown scenario '$SC' (dgx, a100, a100pxb, h100, h100stor, h100dual, dualtie, h100down, h100dpu, pex, flat, gb200, hgx, split, degraded, empty)" >&2
 	exit 2
 	;;
 esac
