@@ -98,13 +98,14 @@ static int worker_error(struct pair_run *p, int side, json_t *m)
 	 * Connecting ("stage": "connect") also depends on the peer and the
 	 * path: "connect_fault", kept by pair --rails as a fail of the rail,
 	 * named by no analysis (the matrix compares its nodes instead). */
-	if (!strcmp(kind, "node"))
-		json_object_set_new(p->doc,
-				    strcmp(fc_jstr(m, "stage", ""), "connect") ? "node_fault" :
-										 "connect_fault",
+	if (!strcmp(kind, "node")) {
+		int connect = !strcmp(fc_jstr(m, "stage", ""), "connect");
+
+		json_object_set_new(p->doc, connect ? "connect_fault" : "node_fault",
 				    json_string(p->cfg->label[side]));
-	if (!strcmp(kind, "node") && strcmp(fc_jstr(m, "stage", ""), "connect"))
-		fault_port(p, side, m);
+		if (!connect)
+			fault_port(p, side, m);
+	}
 	run_fail(p, !strcmp(kind, "fail") ? FC_EXIT_FAIL : FC_EXIT_CANT, "%s%s", msg, "");
 	json_decref(m);
 	return -EIO;
