@@ -92,6 +92,12 @@ void pair_store_run(const struct pair_cfg *cfg, json_t *doc);
 void pair_judge_baseline(const struct pair_cfg *cfg, json_t *doc);
 /* Text rendering of a pair document. */
 void pair_render(FILE *f, const json_t *doc);
+/* Its bandwidth table (fabcheck's figures, or perftest's with @gbits for
+ * --report-gbits) and its latency table, each with its notes under it
+ * (pair/pair_figs.c). */
+void pair_render_bw(FILE *f, const json_t *results);
+void pair_render_bw_pt(FILE *f, const json_t *results, int gbits);
+void pair_render_lat(FILE *f, const json_t *results);
 /* pair --rails: the table of each rail alone and loaded (pair_render's,
  * above the diagnosis). */
 void pair_rails_table(FILE *f, const json_t *doc);
