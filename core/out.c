@@ -79,13 +79,15 @@ static int has_ctrl(const char *s)
 	return 0;
 }
 
-/* @s as a text line prints it: through fc_name_show (core/names.h, the one
- * escaping of names) when it holds a control character, else as it is. */
-static void put_text(FILE *f, const char *fmt, const char *s)
+/* @s as a finding's line prints it: through fc_name_show (core/names.h,
+ * the one escaping of names) when it holds a control character, else as it
+ * is; one line that fits the terminal, cut at a word with " ..."
+ * (fc_put_wrapped: the whole text in --json and the store). */
+static void put_finding(FILE *f, const char *s)
 {
 	char shown[1024];
 
-	fprintf(f, fmt, has_ctrl(s) ? fc_name_show(s, shown, sizeof(shown)) : s ? s : "");
+	fc_put_wrapped(f, "  - ", 4, has_ctrl(s) ? fc_name_show(s, shown, sizeof(shown)) : s, 0, FC_WRAP_LINES);
 }
 
 /* A table cell holding a control character (a name with escapes) is
@@ -134,7 +136,7 @@ void fc_render_findings(FILE *f, const json_t *doc)
 	if (json_array_size(list)) {
 		fprintf(f, "\nfindings:\n");
 		json_array_foreach(list, i, v)
-			put_text(f, "  - %s\n", json_string_value(v));
+			put_finding(f, json_string_value(v));
 	}
 	fputc('\n', f);
 	/* "verdict: X, ..." and what it names; the verdict alone without memory */

@@ -37,6 +37,69 @@ char *fc_fit_words(char *s, int width)
 	return s;
 }
 
+/* Where a line of at most @room bytes of @s ends: at its last space, else
+ * (one word longer than the line) at @room, moved back to the start of a
+ * UTF-8 character. */
+static size_t wrap_at(const char *s, size_t room)
+{
+	size_t at = room;
+
+	while (at > 0 && s[at] != ' ')
+		at--;
+	if (at)
+		return at;
+	for (at = room; at > 1 && ((unsigned char)s[at] & 0xc0) == 0x80; at--)
+		;
+	return at;
+}
+
+/* The room a line leaves after @used bytes of @cols, never under 20. */
+static size_t wrap_room(int cols, size_t used)
+{
+	return (size_t)cols > used + 20 ? (size_t)cols - used : 20;
+}
+
+void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
+{
+	const char *p = text ? text : "";
+	size_t room;
+
+	if (cols <= 0)
+		cols = fc_term_cols();
+	room = wrap_room(cols, strlen(lead));
+	fputs(lead, f);
+	for (int line = 1;; line++) {
+		size_t at, end;
+		char *cut;
+
+		if (strlen(p) <= room) {
+			fprintf(f, "%s\n", p);
+			return;
+		}
+		if (line >= lines) { /* the rest in --json and the store */
+			cut = strndup(p, room + 1);
+			fprintf(f, "%s\n", cut ? fc_fit_words(cut, (int)room) : "...");
+			free(cut);
+			return;
+		}
+		at = wrap_at(p, room);
+		for (end = at; end > 0 && p[end - 1] == ' '; end--)
+			;
+		fprintf(f, "%.*s\n%*s", (int)end, p, hang, "");
+		for (p += at; *p == ' '; p++)
+			;
+		room = wrap_room(cols, (size_t)hang);
+	}
+}
+
+void fc_put_step(FILE *f, int indent, const char *label, const char *text)
+{
+	char lead[256];
+
+	snprintf(lead, sizeof(lead), "%*s%s: ", indent, "", label);
+	fc_put_wrapped(f, lead, indent + 2, text, 0, FC_WRAP_LINES);
+}
+
 /* The lines of the named problems, each once (a diagnose document holds
  * its set's diagnosis twice: the command's and the set's); @seen: each
  * entry summarised, as "subject part", so that a set's entry the

@@ -24,6 +24,21 @@ int fc_term_cols(void);
 /* Cuts @s (in place) to at most @width bytes at a word, ending it with
  * " ..." when cut; returns @s. The whole text stays in --json and the store. */
 char *fc_fit_words(char *s, int width);
+/* The lines an evidence or a next step takes at most in a text report
+ * (fc_put_step): a longer text is cut at a word with " ..." on its last
+ * line; the whole text stays in --json and the store. */
+#define FC_WRAP_LINES 3
+/* Prints @lead, then @text wrapped at words so that no line passes @cols
+ * bytes (fc_term_cols() where @cols is 0); its next lines start with @hang
+ * spaces, at most @lines of them in all, the last cut at a word with " ..."
+ * when more is left (issue 39 item 3: lines that fit the terminal). With
+ * @lines 1: one line, cut as a table cell is (a finding or a note of a
+ * list, one line each; the whole in --json and the store). */
+void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines);
+/* Prints @indent spaces and "@label: @text", wrapped as fc_put_wrapped
+ * does to at most FC_WRAP_LINES lines, its next lines 2 spaces further in
+ * ("evidence: ...", "next: ..."). */
+void fc_put_step(FILE *f, int indent, const char *label, const char *text);
 /* Prints @doc's summary to @f, each line fitted to fc_term_cols(). */
 void fc_summary_render(FILE *f, const json_t *doc);
 /* The same lines whole, their indent left out, for a --json document's

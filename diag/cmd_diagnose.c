@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/names.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "diag/diag.h"
 #include "src/cmds.h"
 
@@ -237,15 +238,14 @@ static void render(FILE *f, const json_t *doc)
 		fprintf(f, "%s%s: recorded verdict %s\n", i ? "\n" : "", fc_jstr(s, "path", "?"),
 			fc_jstr(s, "verdict", "none (no test.json)"));
 		json_array_foreach(json_object_get(s, "findings"), k, fd)
-			fprintf(f, "  - %s\n", json_string_value(fd));
+			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, 1);
 		diag_render(f, s);
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
-		if (!in_a_set(sets, fd))
-			fprintf(f, "%s  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
-				head++ ? "" : "\nover every folder:\n", fc_jstr(fd, "confidence", "?"),
-				fc_jstr(fd, "subject", "?"), fc_jstr(fd, "part", "?"),
-				fc_jstr(fd, "evidence", ""), fc_jstr(fd, "next", ""));
+		if (!in_a_set(sets, fd)) {
+			fputs(head++ ? "" : "\nover every folder:\n", f);
+			diag_render_entry(f, fd, fc_jstr(fd, "subject", "?"), "evidence");
+		}
 	fputc('\n', f);
 }
 

@@ -446,5 +446,11 @@ json_t *diag_sorted(json_t *in);
 void diag_cards(json_t *doc, const json_t *sets);
 /* Text: one block per diagnosis entry. */
 void diag_render(FILE *f, const json_t *doc);
+/* The indent of a diagnosis entry's text under its confidence ("  likely   "). */
+#define DIAG_HANG 11
+/* One diagnosis entry @e of diag_render: "  CONFIDENCE SUBJECT: PART", then
+ * "@ev_label: EVIDENCE" and "next: STEP" under it, each line wrapped to the
+ * terminal's width (core/summary.h fc_put_wrapped; whole in --json). */
+void diag_render_entry(FILE *f, const json_t *e, const char *subject, const char *ev_label);
 
 #endif

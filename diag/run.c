@@ -5,6 +5,7 @@
 
 #include "core/dgroup.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "diag/rules.h"
 
@@ -144,10 +145,23 @@ void diag_run(json_t *doc, const struct diag_set *s)
 	diag_test_rules(&c);
 	if (!json_array_size(c.out) && fc_doc_verdict(c.test) != FC_PASS)
 		diag_emit(&c, "none", "the test", "not determined", 0,
-			  "re-run with --save-evidence DIR and attach DIR: the counters read show no physical, PCIe, drop or configuration cause",
-			  "no rule matched the evidence (see the notes for what was not exposed)");
+			  "re-run with --save-evidence DIR and attach DIR",
+			  "no rule matched: no physical, PCIe, drop or configuration cause in the counters");
 	json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
 	json_object_set_new(doc, "evidence", ev);
+}
+
+void diag_render_entry(FILE *f, const json_t *e, const char *subject, const char *ev_label)
+{
+	char lead[64], *head = NULL;
+
+	snprintf(lead, sizeof(lead), "  %-8s ", fc_jstr(e, "confidence", "?"));
+	if (asprintf(&head, "%s: %s", subject, fc_jstr(e, "part", "?")) < 0)
+		head = NULL;
+	fc_put_wrapped(f, lead, DIAG_HANG, head ? head : subject, 0, FC_WRAP_LINES);
+	free(head);
+	fc_put_step(f, DIAG_HANG, ev_label, fc_jstr(e, "evidence", ""));
+	fc_put_step(f, DIAG_HANG, "next", fc_jstr(e, "next", ""));
 }
 
 /* A problem once (core/dgroup.h): its subjects merged; the evidence of
@@ -156,15 +170,14 @@ static void render_group(FILE *f, const json_t *d, const struct fc_dgroup *g)
 {
 	const json_t *e = json_array_get(d, g->first);
 	const char *subj = fc_jstr(e, "subject", "?"), *colon = strstr(subj, ": ");
+	char label[256];
 
-	fprintf(f, "  %-8s %s: %s\n", fc_jstr(e, "confidence", "?"), g->subject,
-		fc_jstr(e, "part", "?"));
 	if (g->same_evidence || !colon)
-		fprintf(f, "           evidence: %s\n", fc_jstr(e, "evidence", ""));
+		snprintf(label, sizeof(label), "evidence");
 	else
-		fprintf(f, "           evidence (%.*s; the %d other%s alike, each in --json): %s\n",
-			(int)(colon - subj), subj, g->n - 1, fc_s(g->n - 1), fc_jstr(e, "evidence", ""));
-	fprintf(f, "           next: %s\n", fc_jstr(e, "next", ""));
+		snprintf(label, sizeof(label), "evidence (%.*s; the %d other%s alike, each in --json)",
+			 (int)(colon - subj), subj, g->n - 1, fc_s(g->n - 1));
+	diag_render_entry(f, e, g->subject, label);
 }
 
 void diag_render(FILE *f, const json_t *doc)
@@ -185,9 +198,7 @@ void diag_render(FILE *f, const json_t *doc)
 		render_group(f, d, &g[j]);
 	if (!g) /* no memory to group them: each entry as it is */
 		json_array_foreach(d, i, p)
-			fprintf(f, "  %-8s %s: %s\n           evidence: %s\n           next: %s\n",
-				fc_jstr(p, "confidence", "?"), fc_jstr(p, "subject", "?"),
-				fc_jstr(p, "part", "?"), fc_jstr(p, "evidence", ""), fc_jstr(p, "next", ""));
+			diag_render_entry(f, p, fc_jstr(p, "subject", "?"), "evidence");
 	free(g);
 	json_array_foreach(json_object_get(doc, "evidence"), i, p) {
 		if (!json_array_size(json_object_get(p, "notes")))
@@ -195,6 +206,6 @@ void diag_render(FILE *f, const json_t *doc)
 		fprintf(f, "  evidence notes, %s %s port %d:\n", fc_jstr(p, "node", "?"), fc_jstr(p, "device", "?"),
 			(int)fc_jnum(p, "port", 0));
 		json_array_foreach(json_object_get(p, "notes"), k, n)
-			fprintf(f, "    - %s\n", json_string_value(n));
+			fc_put_wrapped(f, "    - ", 6, json_string_value(n), 0, 1);
 	}
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/summary.h"
 #include "store/store.h"
 
 /* The model's rail of a suspect's "rail" (the rail's index), -1 for none. */
@@ -138,7 +139,7 @@ static void label(const json_t *s, char *buf, size_t len)
 void mx_doc_diagnoses_render(FILE *f, const json_t *doc)
 {
 	const json_t *s, *d;
-	char who[256];
+	char who[256], *head;
 	size_t i;
 	int any = 0;
 
@@ -148,10 +149,14 @@ void mx_doc_diagnoses_render(FILE *f, const json_t *doc)
 		if (!any++)
 			fprintf(f, "\nthe suspects' parts (the diagnosis of each one's worst pair):\n");
 		label(s, who, sizeof(who));
-		fprintf(f, "  %s: %s %s (pair %s -> %s)\n      evidence: %s\n      next: %s\n", who,
-			fc_jstr(d, "confidence", "?"), fc_jstr(d, "part", "?"),
-			json_string_value(json_array_get(json_object_get(d, "pair"), 0)) ?: "?",
-			json_string_value(json_array_get(json_object_get(d, "pair"), 1)) ?: "?",
-			fc_jstr(d, "evidence", ""), fc_jstr(d, "next", ""));
+		if (asprintf(&head, "%s: %s %s (pair %s -> %s)", who, fc_jstr(d, "confidence", "?"),
+			     fc_jstr(d, "part", "?"),
+			     json_string_value(json_array_get(json_object_get(d, "pair"), 0)) ?: "?",
+			     json_string_value(json_array_get(json_object_get(d, "pair"), 1)) ?: "?") < 0)
+			head = NULL;
+		fc_put_wrapped(f, "  ", 4, head ? head : who, 0, FC_WRAP_LINES);
+		free(head);
+		fc_put_step(f, 6, "evidence", fc_jstr(d, "evidence", ""));
+		fc_put_step(f, 6, "next", fc_jstr(d, "next", ""));
 	}
 }

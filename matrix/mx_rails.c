@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_rails.h"
 #include "pair/pair.h"
@@ -387,8 +388,8 @@ int mx_rails_notes_lines(FILE *f, const json_t *doc)
 	int k = 0;
 
 	json_array_foreach(json_object_get(doc, "rail_notes"), i, n)
-		if (json_is_string(n) && ++k)
-			fprintf(f, "rails: %s\n", json_string_value(n));
+		if (json_is_string(n) && ++k) /* fitted to the terminal, whole in --json */
+			fc_put_wrapped(f, "rails: ", 2, json_string_value(n), 0, FC_WRAP_LINES);
 	return k;
 }
 

@@ -5,8 +5,27 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "pair/pair.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+/* One note under a table, "  - ...", on one line that fits the terminal,
+ * as the table's cells do (fc_put_wrapped; the note whole in --json). */
+__attribute__((format(printf, 2, 3))) static void note(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	fc_put_wrapped(f, "  - ", 4, s ? s : "?", 0, 1);
+	free(s);
+}
 
 /* Under the table: both ways, the common window; every interval's summary. */
 static void render_bw_notes(FILE *f, const json_t *results)
@@ -24,7 +43,7 @@ static void render_bw_notes(FILE *f, const json_t *results)
 			continue;
 		fc_fmt_size((uint64_t)fc_jnum(r, "size_bytes", 0), sz, sizeof(sz));
 		if (ov)
-			fprintf(f, "  - %s %s both ways: counted over the %.3f s both ran, %.0f%% of the run (clocks within %.1f ms)\n",
+			note(f, "%s %s both ways: counted over the %.3f s both ran, %.0f%% of the run (clocks within %.1f ms)",
 				fc_jstr(r, "test", "?"), sz, fc_jnum(ov, "window_s", 0),
 				fc_jnum(ov, "share", 0) * 100,
 				fc_jnum(ov, "clock_uncertainty_s", 0) * 1e3);
@@ -34,7 +53,7 @@ static void render_bw_notes(FILE *f, const json_t *results)
 			/* one interval is the BW column again: said once */
 			if (!iv || fc_jnum(iv, "n", 0) < 2)
 				continue;
-			fprintf(f, "  - %s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dip%s below %.3f Gb/s\n",
+			note(f, "%s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dip%s below %.3f Gb/s",
 				fc_jstr(r, "test", "?"), sz, dirs[d], fc_jnum(iv, "n", 0),
 				fc_jnum(iv, "min_gbps", 0), fc_jnum(iv, "median_gbps", 0),
 				fc_jnum(iv, "max_gbps", 0), fc_jnum(iv, "dips_total", 0),
@@ -165,7 +184,7 @@ void pair_render_bw_pt(FILE *f, const json_t *results, int gbits)
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 	if (nopeak)
-		fprintf(f, "  - BW peak 0.00: not measured, as perftest does not with -D, above %d iterations a QP, with --threads or --validate\n",
+		note(f, "BW peak 0.00: not measured, as perftest does not with -D, above %d iterations a QP, with --threads or --validate",
 			VB_PT_PEAK_MAX);
 	render_bw_notes(f, results);
 }
@@ -196,15 +215,15 @@ static int has_note(const json_t *r, const char *text)
  * about ("write 64 KiB, read 64 KiB: p99_us not reported: ..."). */
 static void render_lat_notes(FILE *f, const json_t *results)
 {
-	size_t i, j, k;
-	json_t *r, *o, *note;
-	char lab[64];
+	size_t i, j, k, n;
+	json_t *r, *o, *v;
+	char lab[64], tests[1024];
 
 	json_array_foreach(results, i, r) {
 		if (strcmp(fc_jstr(r, "metric", ""), "lat"))
 			continue;
-		json_array_foreach(json_object_get(r, "notes"), k, note) {
-			const char *text = json_is_string(note) ? json_string_value(note) : "?";
+		json_array_foreach(json_object_get(r, "notes"), k, v) {
+			const char *text = json_is_string(v) ? json_string_value(v) : "?";
 			int said = 0;
 
 			for (j = 0; j < i && !said; j++)
@@ -212,12 +231,13 @@ static void render_lat_notes(FILE *f, const json_t *results)
 				       has_note(o, text);
 			if (said)
 				continue;
-			fprintf(f, "  - %s", lat_label(r, lab, sizeof(lab)));
+			snprintf(tests, sizeof(tests), "%s", lat_label(r, lab, sizeof(lab)));
 			for (j = i + 1; j < json_array_size(results); j++)
 				if (!strcmp(fc_jstr(o = json_array_get(results, j), "metric", ""), "lat") &&
-				    has_note(o, text))
-					fprintf(f, ", %s", lat_label(o, lab, sizeof(lab)));
-			fprintf(f, ": %s\n", text);
+				    has_note(o, text) && (n = strlen(tests)) < sizeof(tests))
+					snprintf(tests + n, sizeof(tests) - n, ", %s",
+						 lat_label(o, lab, sizeof(lab)));
+			note(f, "%s: %s", tests, text);
 		}
 	}
 }

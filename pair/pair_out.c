@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/pairv.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "diag/diag.h"
 #include "pair/pair.h"
@@ -220,31 +221,66 @@ static int counters_moved(const json_t *c)
 	return 0;
 }
 
-/* When only traffic moved (no error counter, no netdev's counters read):
- * one line, how many moved on each node; the figures are in --json. 0
- * when an error counter moved, or a netdev's were read: the whole block. */
-static int traffic_only(FILE *f, const json_t *c)
+/* 1 when a finding of @doc names the counter @name with its delta (core/
+ * pairv.c: "... error counters rose during the test: NAME +N, ..."). */
+static int named_in_findings(const json_t *doc, const char *name)
+{
+	const json_t *fd;
+	char key[160];
+	size_t i;
+
+	snprintf(key, sizeof(key), " %s +", name);
+	json_array_foreach(json_object_get(doc, "findings"), i, fd)
+		if (json_is_string(fd) && strstr(json_string_value(fd), key))
+			return 1;
+	return 0;
+}
+
+/* When only traffic moved besides the error counters the findings name
+ * with their deltas (each fact once, issue 39 item 2), and no netdev's
+ * counters were read: one line, how many moved on each node; the figures
+ * are in --json. 0 when another error counter moved, or a netdev's were
+ * read: the whole block. */
+static int traffic_only(FILE *f, const json_t *doc, const json_t *c)
 {
 	const char *node, *name;
 	json_t *set, *v;
-	int k = 0;
+	int named = 0, traffic = 0;
+	char line[1024];
+	size_t off;
 
 	json_object_foreach((json_t *)c, node, set) {
 		if (json_object_get(set, "netdev"))
 			return 0;
-		json_object_foreach(set, name, v)
-			if (json_is_integer(v) && json_integer_value(v) && fc_counter_is_error(name))
+		json_object_foreach(set, name, v) {
+			if (!json_is_integer(v) || !json_integer_value(v))
+				continue;
+			if (!fc_counter_is_error(name))
+				traffic = 1;
+			else if (named_in_findings(doc, name))
+				named = 1;
+			else
 				return 0;
+		}
 	}
-	fprintf(f, "\nport counters that moved during the test: no error counter (");
+	off = (size_t)snprintf(line, sizeof(line), "port counters that moved: %s (",
+			       !named ? "no error counter, traffic only"
+			       : traffic ? "errors in the findings below, and traffic"
+					 : "errors in the findings below");
 	json_object_foreach((json_t *)c, node, set) {
 		int n = 0;
 
 		json_object_foreach(set, name, v)
 			n += json_is_integer(v) && json_integer_value(v);
-		fprintf(f, "%s%s %d of %zu", k++ ? ", " : "", node, n, json_object_size(set));
+		if (off < sizeof(line))
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s %d of %zu",
+						line[off - 1] == '(' ? "" : ", ", node, n,
+						json_object_size(set));
 	}
-	fprintf(f, " moved: traffic; each in --json)\n");
+	if (off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, "; in --json)");
+	fputc('\n', f);
+	fc_put_wrapped(f, "", 2, line, 0, FC_WRAP_LINES);
 	return 1;
 }
 
@@ -266,7 +302,7 @@ static void render_counters(FILE *f, const json_t *doc)
 		fprintf(f, ")\n");
 		return;
 	}
-	if (traffic_only(f, c))
+	if (traffic_only(f, doc, c))
 		return;
 	fprintf(f, "\nport counters that moved during the test:\n");
 	json_object_foreach((json_t *)c, node, set) {

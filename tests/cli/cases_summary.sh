@@ -12,6 +12,10 @@ env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
 	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad.txt" 2>&1
 env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
 	$FC pair nodeA nodeB "${SUMW[@]}" --json >"$SUMT/bad.json" 2>/dev/null
+# The same run on a terminal wide enough for each line whole (the checks of
+# what a line says; those of widths and line budgets read the 100 columns).
+env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" COLUMNS=1000 \
+	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad-wide.txt" 2>&1
 # sum_lines FILE MAX: "ok N" when FILE has at most MAX lines.
 sum_lines() {
 	local n
@@ -34,15 +38,29 @@ expect "summary: the sides table has each rail's ports" 0 '^4$' -- \
 # failing port adds at most 8 lines.
 expect "summary: bad rail: at most 8 lines a failing port over the healthy run" 0 '^ok [0-9]+$' -- \
 	sum_lines "$SUMT/bad.txt" $(($(wc -l <"$SUMT/ok.txt") + 2 * 8))
+# Lines that fit (issue 39 item 3), findings and the diagnosis's lines
+# too: with COLUMNS unset no line of the bad rail's report passes 100
+# columns (its counters findings were 172 to 284); a finding wraps at a
+# word under its bullet and keeps its words, the JSON's text whole.
+expect "widths: bad rail: every line fits 100 columns" 0 '^0$' -- \
+	bash -c "awk 'length > 100' $SUMT/bad.txt | wc -l"
+expect "widths: bad rail: a finding wraps under its bullet, its words kept (the JSON's text)" 0 '^same 3$' -- \
+	bash -c "awk '/^  - / {n++} n == 1 && /^(  - |    [^ ])/ {sub(/^(  - |    )/, \"\"); t = t (t == \"\" ? \"\" : \" \") \$0; k++}
+		END {print t > \"$SUMT/f1.txt\"; print k}' $SUMT/bad.txt >$SUMT/f1.n;
+		jq -r '.findings[0]' $SUMT/bad.json | cmp -s - $SUMT/f1.txt && echo same \$(cat $SUMT/f1.n)"
+COLUMNS=60 env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
+	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad-60.txt" 2>/dev/null
+expect "widths: bad rail at COLUMNS=60: every finding's line fits, one past 3 lines cut with a marker" 0 '^0 [1-9][0-9]*$' -- \
+	bash -c "echo \$(awk '/^findings:/ {s = 1} s && length > 60' $SUMT/bad-60.txt | wc -l) \$(grep -c '^    .* \.\.\.$' $SUMT/bad-60.txt)"
 expect "summary: bad rail: the diagnosis printed once" 0 '^1$' -- \
 	bash -c "grep -c '^diagnosis' $SUMT/bad.txt"
 expect "summary: bad rail: one counters line per node, port and phase" 0 '^4$' -- \
 	bash -c "grep -c 'error counter' $SUMT/bad.txt"
 expect "summary: bad rail: the line names each counter with its delta" 0 \
 	'^  - rail 1 \(rxe1\) loaded: nodeB rxe1 port 1: error counters rose during the test: completer_retry_err \+219, rcvd_seq_err \+69, duplicate_request \+3443, out_of_seq_request \+73$' -- \
-	cat "$SUMT/bad.txt"
+	cat "$SUMT/bad-wide.txt"
 expect "summary: bad rail: what such counters mean said once" 0 '^1$' -- \
-	bash -c "grep -c 'packets were lost, retried or corrupted' $SUMT/bad.txt"
+	bash -c "grep -c '^  - .*packets were lost, retried or corrupted' $SUMT/bad-wide.txt"
 expect "summary: bad rail: the JSON keeps every counter" 0 '^ok$' -- python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -70,6 +88,8 @@ env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_
 	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt.txt" 2>&1
 env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 \
 	$FC "${SUMDEMO[@]}" --json >"$SUMT/demo-rt.json" 2>/dev/null
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 COLUMNS=1000 \
+	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt-wide.txt" 2>&1
 expect "summary: demo pair, healthy: at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/demo-ok.txt" 30
 expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 1$' -- bash -c \
 	"echo \$(grep -c '^  - write 64 KiB, read 64 KiB: p99_us not reported' $SUMT/demo-ok.txt) \
@@ -78,7 +98,7 @@ expect "summary: demo pair, healthy: each latency note once, naming both tests" 
 # among them, one line says so (the figures stay in --json).
 SUMTR='{"rcvd_pkts":34329,"sent_pkts":37962,"ack_deferred":81}'
 expect "summary: only traffic counters moved: one line, the pair passes" 0 \
-	'^port counters that moved during the test: no error counter \(nodeA 3 of [0-9]+, nodeB 3 of [0-9]+ moved: traffic; each in --json\) verdict: pass, nothing named $' -- \
+	'^port counters that moved: no error counter, traffic only \(nodeA 3 of [0-9]+, nodeB 3 of [0-9]+; in --json\) verdict: pass, nothing named $' -- \
 	bash -c "env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS='$SUMTR' $FC ${SUMDEMO[*]} 2>&1 |
 		grep '^port counters\|^  node[AB]:\|^verdict' | tr '\n' ' '"
 expect "summary: only traffic counters moved: --json keeps each" 0 '^34329 37962$' -- \
@@ -88,6 +108,11 @@ expect "summary: only traffic counters moved: --json keeps each" 0 '^34329 37962
 # lines each over the healthy run.
 expect "summary: demo pair, retransmissions: at most 8 lines a failing port" 0 '^ok [0-9]+$' -- \
 	sum_lines "$SUMT/demo-rt.txt" $(($(wc -l <"$SUMT/demo-ok.txt") + 4 * 8))
+expect "widths: demo pair, retransmissions: every line fits 100 columns" 0 '^0$' -- \
+	bash -c "awk 'length > 100' $SUMT/demo-rt.txt | wc -l"
+expect "widths: demo pair, retransmissions: the evidence wraps under its label, cut at 3 lines with a marker" 0 \
+	'^           evidence: retries or drops .* {13}[^ ].* {13}[^ ].* \.\.\. $' -- \
+	bash -c "grep -A2 '^           evidence: retries' $SUMT/demo-rt.txt | tr '\n' ' '"
 expect "summary: demo pair, retransmissions: one diagnosis entry, no 'not determined' beside it" 0 '^1 0$' -- \
 	bash -c "echo \$(grep -c '^  likely ' $SUMT/demo-rt.txt) \$(grep -c 'not determined' $SUMT/demo-rt.txt)"
 expect "summary: demo pair, retransmissions: the entry says where on both rails, and its evidence once" 0 \
@@ -97,11 +122,11 @@ expect "summary: demo pair, retransmissions: the summary names it once, with the
 	'^verdict: warn, 1 problem named:   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration \(likely\)     next: not the cable: check drops on the switch ports' -- \
 	bash -c "tail -n 3 $SUMT/demo-rt.txt | tr '\n' ' '"
 expect "summary: demo pair, retransmissions: one counters line per node, port and phase" 0 '^8 1$' -- \
-	bash -c "echo \$(grep -c '^  - rail [01] (rxe[01]) \(alone\|loaded\): node[AB] rxe[01] port 1: error counters rose during the test: ' $SUMT/demo-rt.txt) \
-	\$(grep -c 'packets were lost, retried or corrupted' $SUMT/demo-rt.txt)"
+	bash -c "echo \$(grep -c '^  - rail [01] (rxe[01]) \(alone\|loaded\): node[AB] rxe[01] port 1: error counters rose during the test: ' $SUMT/demo-rt-wide.txt) \
+	\$(grep -c 'packets were lost, retried or corrupted' $SUMT/demo-rt-wide.txt)"
 expect "summary: demo pair, retransmissions: a line names the port's counters and deltas" 0 \
 	'^  - rail 1 \(rxe1\) loaded: nodeB rxe1 port 1: error counters rose during the test: duplicate_request \+3443, out_of_seq_request \+73$' -- \
-	cat "$SUMT/demo-rt.txt"
+	cat "$SUMT/demo-rt-wide.txt"
 expect "summary: demo pair, retransmissions: the JSON keeps each rail's and phase's entry and counters" 0 '^ok$' -- python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -117,13 +142,20 @@ expect "summary: 4-node matrix, one bad node: at most 8 lines over the healthy o
 	sum_lines "$SUMT/mb.txt" $(($(wc -l <"$SUMT/mh.txt") + 8))
 expect "summary: 4-node matrix, healthy: the verdict's line says nothing named" 0 '^verdict: pass, nothing named$' -- \
 	tail -n 1 "$SUMT/mh.txt"
+expect "widths: 4-node matrix with one bad node, the floor, rails, diagnose: every line fits 100 columns" 0 '^0 0 0 0$' -- \
+	bash -c "echo \$(env -u COLUMNS $FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/w1.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(env -u COLUMNS $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db $SUMT/w3.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(env -u COLUMNS $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/w2.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(env -u COLUMNS $FC diagnose tests/data/diag/rack-loss 2>/dev/null | awk 'length > 100' | wc -l)"
 # A floor above the fabric: the summary names the floor, not a node.
 $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db "$SUMT/mf.db" >"$SUMT/mf.txt" 2>&1
 expect "summary: 4-node matrix under --min-gbps 1: the floor is the problem named" 0 \
 	"^verdict: fail, 1 problem named:   all 6 pairs of 4 nodes: --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)     next: give a floor the fabric should carry" -- \
 	bash -c "tail -n 3 $SUMT/mf.txt | tr '\n' ' '"
+# (a named problem's budget, as a failing port's: its finding wraps to
+# 2 lines at 100 columns)
 expect "summary: 4-node matrix under --min-gbps 1: a few lines over the healthy one" 0 '^ok [0-9]+$' -- \
-	sum_lines "$SUMT/mf.txt" $(($(wc -l <"$SUMT/mh.txt") + 5))
+	sum_lines "$SUMT/mf.txt" $(($(wc -l <"$SUMT/mh.txt") + 8))
 # Recorded runs: a matrix with a slow node, a 2-rail matrix with a bad port,
 # an evidence folder of the rack (netem loss on nodeB).
 expect "summary: matrix names the suspect node under the verdict" 0 \
@@ -162,9 +194,10 @@ expect "summary: burnin-rack ends with its verdict and the step's named problem"
 # about the floor, in the single-port analysis's words, no rail named.
 python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 none >"$SUMT/h.json"
 $FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f.db" >"$SUMT/floor.txt" 2>&1
+COLUMNS=1000 $FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f1.db" >"$SUMT/floor-wide.txt" 2>&1
 expect "summary: rails under --min-gbps 1: one floor finding" 0 \
 	'^  - every pair on every rail is below --min-gbps 1 \(12 pairs of 4 nodes on 2 rails, the best 0\.[0-9]+ Gb/s\): the floor is above what this fabric carries' -- \
-	cat "$SUMT/floor.txt"
+	cat "$SUMT/floor-wide.txt"
 expect "summary: rails under --min-gbps 1: the floor is the problem named, under the verdict" 0 \
 	"^verdict: fail, 1 problem named:   all 12 pairs of 4 nodes on 2 rails: --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)" -- \
 	bash -c "tail -n 3 $SUMT/floor.txt | tr '\n' ' '"
@@ -183,7 +216,7 @@ expect "summary: soak of 3 nodes on 2 rails says 3" 0 '^soak of 3 nodes: [0-9]+ 
 SUMST=tests/data/rails/devices-2rail-storage.json
 expect "summary: matrix text says the port left out and its rule" 0 \
 	"^rails: rxe2 left out on 3 nodes \(nodeA and 2 others\): its rate 10 Gb/s differs from the 2\.5 Gb/s of the node's other ports" -- \
-	env FAKE_DEVICES=$SUMST $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l1.db}"
+	env FAKE_DEVICES=$SUMST COLUMNS=1000 $FC matrix nodeA nodeB nodeC "${SUMW[@]/--no-db/--db=$SUMT/l1.db}"
 expect "summary: matrix JSON says it too, and that nothing was assumed" 0 '^ok$' -- python3 -c '
 import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)

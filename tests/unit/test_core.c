@@ -5,10 +5,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/gid.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/util.h"
 
 static void test_parse_size(void **state)
@@ -167,6 +169,55 @@ static void test_table(void **state)
 	fc_table_free(t);
 }
 
+/* fc_put_wrapped (issue 39 item 3): @text wrapped at words under @lead,
+ * its next lines @hang in, none past @cols; at most @lines lines, the last
+ * cut at a word with " ..." when more is left. */
+static char *wrapped(const char *lead, int hang, const char *text, int cols, int lines)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fc_put_wrapped(f, lead, hang, text, cols, lines);
+	fclose(f);
+	return buf;
+}
+
+static void test_put_wrapped(void **state)
+{
+	static const char text[] = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+	char letters[51], accents[61], *s;
+
+	(void)state;
+	s = wrapped("  - ", 4, text, 30, 3);
+	assert_string_equal(s, "  - alpha beta gamma delta\n    epsilon zeta eta theta\n"
+			       "    iota kappa lambda mu\n");
+	free(s);
+	s = wrapped("  - ", 4, text, 30, 2);
+	assert_string_equal(s, "  - alpha beta gamma delta\n    epsilon zeta eta theta ...\n");
+	free(s);
+	s = wrapped("  - ", 4, text, 30, 1);
+	assert_string_equal(s, "  - alpha beta gamma delta ...\n");
+	free(s);
+	s = wrapped("  - ", 4, "short", 30, 1);
+	assert_string_equal(s, "  - short\n");
+	free(s);
+	/* one word longer than the line: broken inside it */
+	memset(letters, 'x', 50);
+	letters[50] = 0;
+	s = wrapped("x: ", 2, letters, 40, 3);
+	assert_string_equal(s, "x: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n  xxxxxxxxxxxxx\n");
+	free(s);
+	/* ... never inside a UTF-8 character: 41 columns hold 20 of "é" */
+	for (int i = 0; i < 30; i++)
+		memcpy(accents + 2 * i, "\xc3\xa9", 2);
+	accents[60] = 0;
+	s = wrapped("", 2, accents, 41, 3);
+	assert_int_equal(strchr(s, '\n') - s, 40);
+	assert_int_equal(strlen(s), 40 + 1 + 2 + 20 + 1);
+	free(s);
+}
+
 /* A table wider than COLUMNS (issue 39 item 3): every line fits, the
  * widest text column gives way, cut at a word with " ...", and the
  * figures are whole. */
@@ -228,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_doc_verdict),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_fits),
+		cmocka_unit_test(test_put_wrapped),
 		cmocka_unit_test(test_fmt_and_names),
 	};
 
