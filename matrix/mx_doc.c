@@ -122,22 +122,6 @@ static void error_text(const struct mx_model *m, const struct fc_mx_finding *f, 
 			 why ? why : "no result", (long long)m->run);
 }
 
-/* A suspect node whose own device its worker could not set up (mxan.h
- * FC_MX_BAD_OWN) on the device and port its worker named (mx_model_fault_dev,
- * checked names): its finding into @text, 1; 0 for any other finding. */
-static int own_port(const struct mx_model *m, const struct fc_mx_finding *f, char *text,
-		    size_t len)
-{
-	int port;
-	const char *dev = f->kind == FC_MX_SUSPECT_NODE && (f->why & FC_MX_BAD_OWN) ?
-				  mx_model_fault_dev(m, f->a, &port) : NULL;
-
-	if (!dev)
-		return 0;
-	fc_mx_own_text(&m->an, f, (const char *const *)m->names, dev, port, text, len);
-	return 1;
-}
-
 /* A suspect node: its own device's fault on a port its worker named is
  * that port's (level "port" with its "device", drained as "port on DEV",
  * matrix/mx_drain.c), as with rails; else the node's. */
@@ -166,9 +150,8 @@ static void add_findings(const struct mx_model *m, json_t *doc, json_t *suspects
 
 		if (f->kind == FC_MX_PAIR_ERROR || f->kind == FC_MX_UNREACHABLE)
 			error_text(m, f, text, sizeof(text));
-		else if (!own_port(m, f, text, sizeof(text)))
-			fc_mx_finding_text(an, f, (const char *const *)m->names, text,
-					   sizeof(text));
+		else
+			mx_model_finding_text(m, f, text, sizeof(text));
 		/* With rails, the suspects come from each rail (mx_rails_doc). */
 		if (m->nrails && (f->kind == FC_MX_SUSPECT_NODE || f->kind == FC_MX_SUSPECT_LINK ||
 				  f->kind == FC_MX_RACK_WIDE || f->kind == FC_MX_ASYMMETRY ||

@@ -375,3 +375,18 @@ const char *mx_model_error(const struct mx_model *m, int a, int b)
 			return m->res_err[i];
 	return NULL;
 }
+
+int mx_model_finding_text(const struct mx_model *m, const struct fc_mx_finding *f, char *buf,
+			  size_t len)
+{
+	int port;
+	const char *dev = f->kind == FC_MX_SUSPECT_NODE && (f->why & FC_MX_BAD_OWN) ?
+				  mx_model_fault_dev(m, f->a, &port) : NULL;
+
+	if (!dev) {
+		fc_mx_finding_text(&m->an, f, (const char *const *)m->names, buf, len);
+		return 0;
+	}
+	fc_mx_own_text(&m->an, f, (const char *const *)m->names, dev, port, buf, len);
+	return 1;
+}

@@ -137,5 +137,13 @@ unsigned char mx_fault_bits(const struct mx_model *m, int a, int b, const char *
 /* The device node @i's own faults were on (its port into *@port_p), when
  * every document that named them said the same one; NULL otherwise. */
 const char *mx_model_fault_dev(const struct mx_model *m, int i, int *port_p);
+/* The text of finding @f of @m's single-port analysis: a suspect node whose
+ * own device its worker could not set up, on the device and port its
+ * workers named (mx_model_fault_dev), as that port's ("suspect node nodeC
+ * on rxe0 port 1: its own RDMA device ..."; 1 returned); else the
+ * analysis's own text (0). One text for matrix's document, the TUI's
+ * suspects list and its findings pane. */
+int mx_model_finding_text(const struct mx_model *m, const struct fc_mx_finding *f, char *buf,
+			  size_t len);
 
 #endif

@@ -175,7 +175,11 @@ static int node_suspects(const struct mx_model *m, struct tui_suspect *out, int 
 		*t = (struct tui_suspect){ .order = n, .node = f->a, .peer = f->b, .rail = -1,
 					   .finding = i, .bad = an->nodes[f->a].bad,
 					   .peers = an->nodes[f->a].peers };
-		t->level = f->kind == FC_MX_SUSPECT_LINK ? "link" : "node";
+		/* a node's own device on a port its worker named: that port's,
+		 * as matrix's document says (mx_doc.c node_suspect) */
+		t->level = f->kind == FC_MX_SUSPECT_LINK ? "link" :
+			   f->kind == FC_MX_SUSPECT_NODE && (f->why & FC_MX_BAD_OWN) &&
+					   mx_model_fault_dev(m, f->a, &(int){ 0 }) ? "port" : "node";
 		t->score = f->kind == FC_MX_UNREACHABLE ? -1 : ratio(f->v1, an->rack_median_gbps);
 		if (t->peer < 0)
 			t->peer = worst_peer(an, f->a);
@@ -203,8 +207,7 @@ static void suspect_text(const struct mx_model *m, const struct tui_suspect *t, 
 		fc_mxl_suspect_text(&m->ran, &m->ran.suspects[t->order], (const char *const *)m->names,
 				    rn, buf, len);
 	else
-		fc_mx_finding_text(&m->an, &m->an.findings[t->finding],
-				   (const char *const *)m->names, buf, len);
+		mx_model_finding_text(m, &m->an.findings[t->finding], buf, len);
 }
 
 /* The list's rows, y .. y + h - 1: "share  level  bad/peers  text". */

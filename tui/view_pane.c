@@ -185,7 +185,7 @@ void tui_draw_findings(const struct tui_view *v, const struct mx_model *m, int y
 			mvaddnstr(y + shown, 0, text, COLS);
 			break;
 		}
-		fc_mx_finding_text(&m->an, f, (const char *const *)m->names, text, sizeof(text));
+		mx_model_finding_text(m, f, text, sizeof(text));
 		attron(attr);
 		tui_put_cut(y + shown, text);
 		attroff(attr);

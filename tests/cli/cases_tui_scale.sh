@@ -56,6 +56,25 @@ expect "tui z below 256 nodes: nothing to zoom" 0 'z: one cell per pair already'
 tui_run smalls 100x30 s '^ 12%  node ' -- --db $TUT/slow.db --max-iterations 15
 expect "tui s at 4 nodes: the suspects list" 0 '^ 12%  node +3/3 +suspect node nodeC' -- \
 	cat $TUT/out-smalls.txt
+# A node whose own device its workers could not set up on mlx5_3 port 1
+# (issue 38, wi38b): the TUI names that port as matrix's text does, in the
+# suspects list (level port) and the findings pane, not "suspect node nodeC".
+python3 - $MXD/rack4-healthy.json >$TUT/own4.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    if "nodeC" in (r["a"]["node"], r["b"]["node"]):
+        r.update(verdict="error", results=[], error="nodeC: no RDMA device found",
+                 node_fault="nodeC", node_fault_port={"device": "mlx5_3", "port": 1})
+json.dump(d, sys.stdout)
+PY
+$FC matrix --import $TUT/own4.json --db $TUT/own4.db >/dev/null 2>&1
+tui_run owns 120x30 s 'suspect node nodeC' -- --db $TUT/own4.db --run 1
+expect "tui s: a node's own device is named as matrix names it, level port" 0 \
+	'^ +[0-9?]+%? +port +[0-9]+/[0-9]+ +suspect node nodeC on mlx5_3 port 1: its own RDMA device' -- \
+	cat $TUT/out-owns.txt
+expect "tui findings pane: the node's own device named" 0 'suspect node nodeC on mlx5_3 port 1: its own RDMA device' -- \
+	env TERM=xterm COLUMNS=120 LINES=30 timeout 20 $FC tui --db $TUT/own4.db --run 1 --once
 # Its row is longer than the 100 columns: cut at a word with " ..." (issue
 # 39 item 3), not mid-word where the terminal ends; the whole in 'report'.
 expect "tui suspects list: a long row cut at a word at 100 columns" 0 '^ok$' -- python3 -c '
