@@ -203,8 +203,10 @@ static json_t *model_doc(const struct mx_model *m, int pairs)
 	if (m->nrails)
 		mx_rails_doc(m, doc, suspects, pairs);
 	json_object_set_new(doc, "suspects", suspects);
-	/* A screen runs a share of the pairs by design. */
-	if (pr.done < pr.total && !json_object_get(m->info.params, "screen"))
+	/* A screen runs a share of the pairs by design, a soak the pairs its
+	 * slices drew: neither is resumed. */
+	if (pr.done < pr.total && !json_object_get(m->info.params, "screen") &&
+	    strcmp(m->info.kind, "soak"))
 		fc_finding(doc, FC_WARN,
 			   "run %lld is incomplete: %d of %d %s measured; finish it with "
 			   "'fabcheck matrix --resume %lld'",

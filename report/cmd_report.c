@@ -395,6 +395,16 @@ static int report_run(const char *db, int64_t run, const char *const *out, int h
 		fc_store_close(st);
 		return FC_EXIT_CANT;
 	}
+	if (!strcmp(m.info.kind, "pair")) {
+		/* judged as a matrix of one pair, a pair run read as another
+		 * verdict ("pass" for a pair whose counters warned) */
+		fc_err("report: run %lld in %s is a %s run, not a matrix or soak run: the report "
+		       "(heat map, suspects, verdict) is of a matrix or soak run; a pair's own "
+		       "report is its text or --json ('fabcheck report --list' lists the runs)",
+		       (long long)run, fc_store_path(st), m.info.kind);
+		rc = FC_EXIT_CANT;
+		goto out_release;
+	}
 	if (mx_model_analyze(&m)) {
 		rc = FC_EXIT_CANT;
 		goto out_release;

@@ -481,17 +481,18 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 
 	fc_fmt_time(m->info.started, "%Y-%m-%d %H:%M:%S %Z", when, sizeof(when));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<title>fabcheck matrix run %lld: %s</title>\n<style>\n"
+		   "<title>fabcheck %s run %lld: %s</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:2em;color:#222;background:#fff}\n"
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}\n"
 		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}\n"
 		   "tr.suspect td{background:#fde0dd;font-weight:bold}\n"
 		   "</style></head><body>\n",
-		(long long)m->run, fc_jstr(doc, "verdict", "?"));
-	/* The latency only where one was measured. */
-	fprintf(f, "<h1>fabcheck matrix run %lld</h1>\n<p>%d nodes, %lld of %lld pair%s, "
+		m->info.kind, (long long)m->run, fc_jstr(doc, "verdict", "?"));
+	/* The latency only where one was measured; the run's kind (matrix or
+	 * soak: report refuses a pair's) as the store holds it. */
+	fprintf(f, "<h1>fabcheck %s run %lld</h1>\n<p>%d nodes, %lld of %lld pair%s, "
 		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s%s%s.</p>\n",
-		(long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
+		m->info.kind, (long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
 		(long long)fc_jnum(doc, "pairs_total", 0),
 		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when, fc_jstr(doc, "verdict", "?"),
 		fc_jstr(doc, "verdict", "?"),
