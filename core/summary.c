@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fc_term_cols(void)
 {
@@ -64,7 +65,9 @@ void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int c
 	const char *p = text ? text : "";
 	size_t room;
 
-	if (cols <= 0)
+	if (cols <= 0 && !isatty(STDOUT_FILENO) && !getenv("COLUMNS"))
+		cols = FC_SUMMARY_WHOLE; /* no terminal to fit: each text whole */
+	else if (cols <= 0)
 		cols = fc_term_cols();
 	room = wrap_room(cols, strlen(lead));
 	fputs(lead, f);

@@ -29,7 +29,9 @@ char *fc_fit_words(char *s, int width);
  * line; the whole text stays in --json and the store. */
 #define FC_WRAP_LINES 3
 /* Prints @lead, then @text wrapped at words so that no line passes @cols
- * bytes (fc_term_cols() where @cols is 0); its next lines start with @hang
+ * bytes (where @cols is 0: fc_term_cols() when stdout is a terminal or
+ * COLUMNS is set, else no limit: a text piped to grep or a file stays on
+ * one line, as fabcheck printed it before); its next lines start with @hang
  * spaces, at most @lines of them in all, the last cut at a word with " ..."
  * when more is left (issue 39 item 3: lines that fit the terminal). With
  * @lines 1: one line, cut as a table cell is (a finding or a note of a

@@ -7,8 +7,10 @@ SUMT=$(mktemp -d /tmp/fabcheck-cli-summary.XXXXXX)
 SUMW=(--launcher local --worker-cmd tests/cli/rack-worker.sh --no-db --timeout 5)
 SUMDEV=tests/data/rails/devices-2rail.json
 SUMBAD='{"completer_retry_err":219,"rcvd_seq_err":69,"duplicate_request":3443,"out_of_seq_request":73}'
-env FAKE_DEVICES=$SUMDEV $FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/ok.txt" 2>&1
-env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
+# The text as a 100-column terminal shows it (findings wrap there; piped
+# without COLUMNS each stays on its line, for grep).
+env FAKE_DEVICES=$SUMDEV COLUMNS=100 $FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/ok.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" COLUMNS=100 \
 	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad.txt" 2>&1
 env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
 	$FC pair nodeA nodeB "${SUMW[@]}" --json >"$SUMT/bad.json" 2>/dev/null
@@ -39,7 +41,7 @@ expect "summary: the sides table has each rail's ports" 0 '^4$' -- \
 expect "summary: bad rail: at most 8 lines a failing port over the healthy run" 0 '^ok [0-9]+$' -- \
 	sum_lines "$SUMT/bad.txt" $(($(wc -l <"$SUMT/ok.txt") + 2 * 8))
 # Lines that fit (issue 39 item 3), findings and the diagnosis's lines
-# too: with COLUMNS unset no line of the bad rail's report passes 100
+# too: at COLUMNS=100 no line of the bad rail's report passes 100
 # columns (its counters findings were 172 to 284); a finding wraps at a
 # word under its bullet and keeps its words, the JSON's text whole.
 expect "widths: bad rail: every line fits 100 columns" 0 '^0$' -- \
@@ -48,6 +50,9 @@ expect "widths: bad rail: a finding wraps under its bullet, its words kept (the 
 	bash -c "awk '/^  - / {n++} n == 1 && /^(  - |    [^ ])/ {sub(/^(  - |    )/, \"\"); t = t (t == \"\" ? \"\" : \" \") \$0; k++}
 		END {print t > \"$SUMT/f1.txt\"; print k}' $SUMT/bad.txt >$SUMT/f1.n;
 		jq -r '.findings[0]' $SUMT/bad.json | cmp -s - $SUMT/f1.txt && echo same \$(cat $SUMT/f1.n)"
+expect "widths: piped without COLUMNS, each finding stays on its line (for grep)" 0 '^4 0$' -- \
+	bash -c "env -u COLUMNS FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS='$SUMBAD' $FC pair nodeA nodeB ${SUMW[*]} 2>/dev/null >$SUMT/bad-pipe.txt;
+		echo \$(grep -c '^  - rail 1 (rxe1) .*out_of_seq_request +73' $SUMT/bad-pipe.txt) \$(grep -c '^    [^ ]' $SUMT/bad-pipe.txt)"
 COLUMNS=60 env FAKE_DEVICES=$SUMDEV RW_COUNTERS_DEV=rxe1 RW_COUNTERS="$SUMBAD" \
 	$FC pair nodeA nodeB "${SUMW[@]}" >"$SUMT/bad-60.txt" 2>/dev/null
 expect "widths: bad rail at COLUMNS=60: every finding's line fits, one past 3 lines cut with a marker" 0 '^0 [1-9][0-9]*$' -- \
@@ -83,8 +88,8 @@ for n in nodeA nodeB; do
 	ln -s "$(pwd)/tests/data/diag/rack-loss/$n/rxe0-1" "$SUMT/ev/$n/rxe0-1"
 	ln -s "$(pwd)/tests/data/diag/rack-loss/$n/rxe0-1" "$SUMT/ev/$n/rxe1-1"
 done
-env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 $FC "${SUMDEMO[@]}" >"$SUMT/demo-ok.txt" 2>&1
-env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 \
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 COLUMNS=100 $FC "${SUMDEMO[@]}" >"$SUMT/demo-ok.txt" 2>&1
+env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 COLUMNS=100 \
 	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt.txt" 2>&1
 env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 \
 	$FC "${SUMDEMO[@]}" --json >"$SUMT/demo-rt.json" 2>/dev/null
@@ -136,19 +141,19 @@ print("ok" if len(subj) == 4 and subj[0] == "rail 0 alone: nodeB rxe0 -> nodeA r
       c["duplicate_request"] == 3443 and c["rcvd_pkts"] == 13601 else "no: %r %r" % (subj, c))' "$SUMT/demo-rt.json"
 # A 4-node matrix with one bad node (recorded), beside the same rack healthy:
 # the node named in one summary line, at most 8 lines over the healthy run.
-$FC matrix --import tests/data/matrix/rack4-healthy.json --db "$SUMT/mh.db" >"$SUMT/mh.txt" 2>&1
-$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$SUMT/mb.db" >"$SUMT/mb.txt" 2>&1
+COLUMNS=100 $FC matrix --import tests/data/matrix/rack4-healthy.json --db "$SUMT/mh.db" >"$SUMT/mh.txt" 2>&1
+COLUMNS=100 $FC matrix --import tests/data/matrix/rack4-slowC.json --db "$SUMT/mb.db" >"$SUMT/mb.txt" 2>&1
 expect "summary: 4-node matrix, one bad node: at most 8 lines over the healthy one" 0 '^ok [0-9]+$' -- \
 	sum_lines "$SUMT/mb.txt" $(($(wc -l <"$SUMT/mh.txt") + 8))
 expect "summary: 4-node matrix, healthy: the verdict's line says nothing named" 0 '^verdict: pass, nothing named$' -- \
 	tail -n 1 "$SUMT/mh.txt"
 expect "widths: 4-node matrix with one bad node, the floor, rails, diagnose: every line fits 100 columns" 0 '^0 0 0 0$' -- \
-	bash -c "echo \$(env -u COLUMNS $FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/w1.db 2>/dev/null | awk 'length > 100' | wc -l) \
-	\$(env -u COLUMNS $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db $SUMT/w3.db 2>/dev/null | awk 'length > 100' | wc -l) \
-	\$(env -u COLUMNS $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/w2.db 2>/dev/null | awk 'length > 100' | wc -l) \
-	\$(env -u COLUMNS $FC diagnose tests/data/diag/rack-loss 2>/dev/null | awk 'length > 100' | wc -l)"
+	bash -c "echo \$(COLUMNS=100 $FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/w1.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(COLUMNS=100 $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db $SUMT/w3.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(COLUMNS=100 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/w2.db 2>/dev/null | awk 'length > 100' | wc -l) \
+	\$(COLUMNS=100 $FC diagnose tests/data/diag/rack-loss 2>/dev/null | awk 'length > 100' | wc -l)"
 # A floor above the fabric: the summary names the floor, not a node.
-$FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db "$SUMT/mf.db" >"$SUMT/mf.txt" 2>&1
+COLUMNS=100 $FC matrix --import tests/data/matrix/rack4-healthy.json --min-gbps 1 --db "$SUMT/mf.db" >"$SUMT/mf.txt" 2>&1
 expect "summary: 4-node matrix under --min-gbps 1: the floor is the problem named" 0 \
 	"^verdict: fail, 1 problem named:   all 6 pairs of 4 nodes: --min-gbps 1 is over the best pair's 0\.[0-9]+ Gb/s \(certain\)     next: give a floor the fabric should carry" -- \
 	bash -c "tail -n 3 $SUMT/mf.txt | tr '\n' ' '"
@@ -193,7 +198,7 @@ expect "summary: burnin-rack ends with its verdict and the step's named problem"
 # A healthy 2-rail rack under a floor above what it carries: one finding
 # about the floor, in the single-port analysis's words, no rail named.
 python3 tests/data/matrix/gen_rails.py --pair-docs 4 2 none >"$SUMT/h.json"
-$FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f.db" >"$SUMT/floor.txt" 2>&1
+COLUMNS=100 $FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f.db" >"$SUMT/floor.txt" 2>&1
 COLUMNS=1000 $FC matrix --import "$SUMT/h.json" --min-gbps 1 --db "$SUMT/f1.db" >"$SUMT/floor-wide.txt" 2>&1
 expect "summary: rails under --min-gbps 1: one floor finding" 0 \
 	'^  - every pair on every rail is below --min-gbps 1 \(12 pairs of 4 nodes on 2 rails, the best 0\.[0-9]+ Gb/s\): the floor is above what this fabric carries' -- \
