@@ -134,7 +134,7 @@ MaxStartups 64:30:128
 MaxSessions 64
 # HOME: a writable one (the host's is read-only here), which also keeps the
 # host's own shell start-up files out of the nodes' ssh sessions.
-SetEnv PATH=$SHARE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/home FABCHECK_LAB_RACK=$RACK
+SetEnv PATH=$SHARE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/home
 Subsystem sftp internal-sftp
 # Cheap handshakes under emulation (the post-quantum default costs seconds).
 KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256
