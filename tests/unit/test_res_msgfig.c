@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "verbs/res.h"
+#include "verbs/test.h"
 #include "fake_verbs.h"
 
 static char last[1024];
@@ -303,6 +304,58 @@ static void test_rts_refused(void **state)
 	vb_res_close(&r);
 }
 
+/* The peer's slots hold 4096 B, this side's 65536 B: an 8192-byte message
+ * fits here but not there; the refusal names the peer's slots. */
+static void test_message_over_peer_slots(void **state)
+{
+	struct vb_opts o = opts(1, 1, 64);
+	struct vb_test t = { .op = VB_WRITE, .size = 8192 };
+	struct vb_res r;
+
+	(void)state;
+	assert_int_equal(open_res(&r, &o), 0);
+	r.peer.stride = 4096;
+	assert_int_equal(vb_test_prepare(&r, &t), -EINVAL);
+	assert_string_equal(last, "mlx5_7: message of 8192 bytes is larger than the peer's buffer slots (4096 bytes)");
+	r.peer.stride = 1 << 20;
+	t.size = 131072;
+	assert_int_equal(vb_test_prepare(&r, &t), -EINVAL);
+	assert_string_equal(last, "mlx5_7: message of 131072 bytes is larger than the buffer slots (65536 bytes)");
+	vb_res_close(&r);
+}
+
+/* -t 3 s: 5 s without a completion after 1234 of them. */
+static void test_no_progress(void **state)
+{
+	struct vb_opts o = opts(1, 1, 64);
+	struct vb_clock c;
+	struct vb_res r;
+
+	(void)state;
+	o.timeout = 3;
+	assert_int_equal(open_res(&r, &o), 0);
+	vb_clock_start(&c, "write bandwidth");
+	c.done = 1234;
+	assert_int_equal(vb_clock_tick(&r, &c, c.last_progress + 5), -ETIMEDOUT);
+	assert_string_equal(last, "mlx5_7: no progress for 3 s while write bandwidth (1234 completions so far): the peer node or the link stopped; check that the peer is up, its port is active and the link is not dropping packets");
+	vb_res_close(&r);
+}
+
+/* --validate's 5 slots of 1 MiB for 3 QPs: 1 each, 2 needed. */
+static void test_validate_too_few_slots(void **state)
+{
+	struct vb_opts o = opts(1, 3, 64);
+	struct vb_val v = { 0 };
+	struct vb_test t = { .op = VB_WRITE, .size = 1048576, .cyc_nslots = 5, .val = &v };
+	struct vb_res r;
+
+	(void)state;
+	assert_int_equal(open_res(&r, &o), 0);
+	assert_int_equal(vb_val_prepare(&r, &t), -EINVAL);
+	assert_string_equal(last, "--validate: 1048576 B messages cycle over 5 slots, too few for 3 QPs (2 each at least, so that a slot is not rewritten while its message is checked): use fewer QPs (-q) or smaller messages");
+	vb_res_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +374,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connect_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rtr_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rts_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_over_peer_slots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_progress, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_validate_too_few_slots, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
