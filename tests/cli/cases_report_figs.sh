@@ -83,4 +83,31 @@ $FC report --db $RF/b90.db --html $RF/b90.html >/dev/null 2>&1
 sed -n '/id="heatmap-rail2"/,/<\/svg>/p' $RF/b90.html > $RF/b90-rail2.svg
 expect "report html: a block of 3 nodes at 866, 166: 1 bad of 4 measured" 0 '^1$' -- \
 	grep -cF '<rect class="cell block bad" x="866" y="166" width="27" height="27" fill="#d73027" stroke="#000000" stroke-width="2"><title>gpu07 .. gpu09 -&gt; gpu82 .. gpu84: worst gpu07 -&gt; gpu84 -; 1 bad of 4 measured, 0 could not run</title></rect>' $RF/b90-rail2.svg
+
+# report --history: 4 runs of 3 nodes (gen.py, the same figures each run),
+# then a fifth with nodeC at 0.08 Gb/s. Its links with nodeC fall below
+# their median of 4 runs (0.163 and 0.16 Gb/s) by 51% and 50%, past the
+# default 15% (the last 7 runs looked for, 4 found). A chart is 240 x 60
+# px, its top 1.1 times the link's highest figure: nodeA - nodeC's median
+# at 60 - 60 / 1.1 = 5.5, the threshold at 60 - 0.85 * 60 / 1.1 = 13.6, run
+# 5's 0.08 at 60 - 0.08 / (0.163 * 1.1) * 60 = 33.2, the last of 5 points
+# at x = 4 + 4 * 232 / 4 = 236.
+python3 $MXD/gen.py 3 > $RF/ok3.json
+python3 $MXD/gen.py 3 nodeC 0.08 > $RF/slow3.json
+for i in 1 2 3 4; do $FC matrix --import $RF/ok3.json --db $RF/h.db >/dev/null 2>&1; done
+$FC matrix --import $RF/slow3.json --db $RF/h.db >/dev/null 2>&1
+$FC report --history --db $RF/h.db --html $RF/h.html >/dev/null 2>&1
+expect "report --history html: run 5 in its title" 0 '^1$' -- \
+	grep -cF '<title>fabcheck: link history of run 5</title>' $RF/h.html
+expect "report --history html: 3 links, 2 flagged past 15% of their last 7 runs, 4 found" 0 '^1$' -- \
+	grep -cF '<p>3 links; 2 flagged: more than 15% below the median of their last 7 runs (4 found). Dashed: the median; dotted: the flag threshold.</p>' $RF/h.html
+expect "report --history html: run 5 in its heading" 0 '^1$' -- \
+	grep -cF '<h1>Links against their own past: run 5</h1>' $RF/h.html
+grep -F '<td>nodeA - nodeC</td>' $RF/h.html > $RF/h-ac.txt
+expect "report --history html: nodeA - nodeC at 0.08 against 0.163 Gb/s, 51% down" 0 '^1$' -- \
+	grep -cF '<tr class="flagged"><td>nodeA - nodeC</td><td>all</td><td>0.08 Gb/s</td><td>0.163 Gb/s</td><td>51%</td><td><svg class="trend" width="240" height="60" viewBox="0 0 240 60"><rect width="240" height="60" fill="#f8f8f8"/>' $RF/h-ac.txt
+expect "report --history html: nodeA - nodeC's median at 5.5, threshold at 13.6" 0 '^1$' -- \
+	grep -cF '<line class="median" x1="0" x2="240" y1="5.5" y2="5.5" stroke="#888" stroke-dasharray="4 3"/><line class="threshold" x1="0" x2="240" y1="13.6" y2="13.6" stroke="#d33" stroke-dasharray="1 3"/>' $RF/h-ac.txt
+expect "report --history html: nodeA - nodeC's run 5 at 236, 33.2" 0 '^1$' -- \
+	grep -cF 'points="4.0,5.5 62.0,5.5 120.0,5.5 178.0,5.5 236.0,33.2 "/><circle class="now" cx="236" cy="33.2" r="3" fill="#d33"/></svg>' $RF/h-ac.txt
 rm -rf "$RF"
