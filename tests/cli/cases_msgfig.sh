@@ -80,4 +80,26 @@ expect "nccl env: NCCL_BUFFSIZE 4M is 4194304 bytes" 0 '^1$' -- \
 	grep -cF "  - NCCL_BUFFSIZE=4M (line 3): '4M': NCCL reads sizes as plain byte counts and uses its default for this; write 4194304" $MFT/nccl.txt
 expect "nccl env: 33 devices in NCCL_IB_HCA, 32 read" 0 '^1$' -- \
 	grep -cF 'mlx5_32 (line 4): 33 devices listed; NCCL reads at most 32 (16 before 2.18.5)' $MFT/nccl.txt
+# plan --ds-config's checks (plan/dsconfig.c): a ZeRO stage of 0 to 3,
+# whole accumulation steps from 1 to 1e6, the JSON's line and column
+# (jansson's: from 1, the offending token's).
+printf '{"zero_optimization": {"stage": 5}}\n' > $MFT/s5.json
+expect "plan --ds-config: stage 5 of 0 to 3" 2 'zero_optimization.stage: 5 is not a whole number from 0 to 3$' -- \
+	$FC plan --params 7B --gpus 32 --ds-config $MFT/s5.json
+printf '{"zero_optimization": {"stage": 2}, "gradient_accumulation_steps": 2.5}\n' > $MFT/g.json
+expect "plan --ds-config: 2.5 accumulation steps" 2 'gradient_accumulation_steps: 2\.5 is not a whole number from 1 to 1e\+06$' -- \
+	$FC plan --params 7B --gpus 32 --ds-config $MFT/g.json
+printf '{"zero_optimization":\n   {"stage": 2 x}}\n' > $MFT/bad.json
+expect "plan --ds-config: not JSON at line 2, column 16" 2 "bad\.json: not a JSON file \(line 2, column 16: '}' expected near 'x'\)" -- \
+	$FC plan --params 7B --gpus 32 --ds-config $MFT/bad.json
+# soak: an --interval of 5 s gives one sample in a 9 s slice.
+expect "soak: --interval 5 s in a 9 s --slice" 2 'soak: --interval 5 s leaves less than two samples in a 9 s --slice; shorten the interval or lengthen the slice' -- \
+	$FC soak --duration 60 --interval 5 --slice 9 nodeA nodeB
+# nccl check-log's GPUDirect counts: interleaved.log's 3 NET channel lines,
+# the send one without /GDRDMA; the real 2.11.4 log's 8, none with it
+# (grep -c 'via NET' and 'GDRDMA' on the file: 8 and 0).
+expect "check-log: 1 of 3 NET channels lack /GDRDMA, 1 send, 0 receive" 0 'GPUDirect RDMA is only partly on: 1 of 3 NET channels lack /GDRDMA \(1 send, 0 receive side\); only the send side' -- \
+	$FC nccl check-log tests/data/nccl/interleaved.log
+expect "check-log: none of 8 NET channel lines with /GDRDMA" 0 'GPUDirect RDMA is off \(none of 8 NET channel lines has /GDRDMA\): data is staged through host memory' -- \
+	$FC nccl check-log tests/data/nccl/logs/nccl-2.11.4_gdr-off-distance-phb_ompi.log
 rm -rf "$MFT"
