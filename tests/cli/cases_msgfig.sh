@@ -39,6 +39,8 @@ expect "baseline: of 1 run, 7% below" 0 '^baseline of 1 run, rule: more than 7% 
 	$FC baseline --db $MFT/p5.db --runs 1 --below-pct 7 -o $MFT/bl.json
 expect "baseline: of 2 runs, 9% below" 0 '^baseline of 2 runs, rule: more than 9% below the pruned mean$' -- \
 	$FC baseline --db $MFT/p5.db --runs 2 --below-pct 9 -o $MFT/bl.json
+expect "matrix --resume 2 with node names" 2 'matrix --resume 2: the nodes come from the run; drop the node names' -- \
+	$FC matrix --resume 2 nodeA nodeB --db $MFT/p5.db
 # The store's figures (store/store.c, store_read.c) on p5.db, run 2 its last.
 expect "store: no run 7 of 2" 3 "store $MFT/p5.db: no run 7; 'fabcheck report --list' shows the runs" -- \
 	$FC report --db $MFT/p5.db --run 7 --html $MFT/x.html
@@ -102,4 +104,41 @@ expect "check-log: 1 of 3 NET channels lack /GDRDMA, 1 send, 0 receive" 0 'GPUDi
 	$FC nccl check-log tests/data/nccl/interleaved.log
 expect "check-log: none of 8 NET channel lines with /GDRDMA" 0 'GPUDirect RDMA is off \(none of 8 NET channel lines has /GDRDMA\): data is staged through host memory' -- \
 	$FC nccl check-log tests/data/nccl/logs/nccl-2.11.4_gdr-off-distance-phb_ompi.log
+# nccl env --file's parse: a quote left open on line 2; a name set on line
+# 1 and again on line 3.
+printf 'NCCL_DEBUG=INFO\nNCCL_IB_HCA="mlx5_0\nNCCL_IB_TC=106\n' > $MFT/quote.env
+expect "nccl env: quote not closed on line 2" 2 "quote\.env:2: quote not closed; close it or remove the stray quote" -- \
+	$FC nccl env --file $MFT/quote.env
+printf 'NCCL_DEBUG=INFO\nNCCL_IB_TC=106\nNCCL_DEBUG=WARN\n' > $MFT/twice.env
+expect "nccl env: NCCL_DEBUG of line 1 set again on line 3" 0 "  - NCCL_DEBUG=INFO \(line 1\): set again on line 3 with 'WARN', which wins" -- \
+	$FC nccl env --file $MFT/twice.env
+# --topo files that are not JSON, the fault on line 2.
+printf '{"gpus":\n[1,,]}\n' > $MFT/topo.json
+expect "nccl env --topo: not JSON on line 2" 2 "--topo $MFT/topo\.json: .* \(line 2\); expected the JSON of 'fabcheck topo --json'" -- \
+	$FC nccl env --topo $MFT/topo.json --file $MFT/twice.env
+expect "nccl check-log --topo: not JSON on line 2" 3 "--topo $MFT/topo\.json: not JSON: .* \(line 2\); give the output of 'fabcheck topo --json'" -- \
+	$FC nccl check-log --topo $MFT/topo.json tests/data/nccl/interleaved.log
+# A file that cannot be read has no line to name (jansson's -1 was printed
+# as "(line -1)"); a document of the wrong kind neither; a parse error does.
+expect "nccl env --topo: a missing file, no line" 2 "--topo $MFT/none\.json: cannot read it: No such file or directory; expected the JSON of 'fabcheck topo --json'$" -- \
+	$FC nccl env --topo $MFT/none.json --file $MFT/twice.env
+expect "nccl check-log --topo: a missing file, no line" 3 "--topo $MFT/none\.json: cannot read it: No such file or directory; give the output of 'fabcheck topo --json'$" -- \
+	$FC nccl check-log --topo $MFT/none.json tests/data/nccl/interleaved.log
+expect "health --probe-doc: a missing file, no line" 3 "--probe-doc $MFT/none\.json: cannot read it: No such file or directory; give a 'fabcheck preflight-probe --json' document$" -- \
+	$FC health --probe-doc $MFT/none.json --no-state
+echo '[1]' > $MFT/list.json
+expect "health --probe-doc: a list, no line" 3 "--probe-doc $MFT/list\.json: not a JSON object; give a 'fabcheck preflight-probe --json' document$" -- \
+	$FC health --probe-doc $MFT/list.json --no-state
+expect "health --probe-doc: not JSON on line 2" 3 "--probe-doc $MFT/topo\.json: .* \(line 2\); give a 'fabcheck preflight-probe --json' document$" -- \
+	$FC health --probe-doc $MFT/topo.json --no-state
+# matrix --hostfile: a NUL byte on line 3.
+printf 'nodeA\nnodeB\nno\0deC\n' > $MFT/hosts
+expect "matrix --hostfile: a NUL byte on line 3" 2 "--hostfile $MFT/hosts line 3: holds a NUL byte; give a text file with one node name a line" -- \
+	$FC matrix --hostfile $MFT/hosts
+# The worker's input (core/wire.c): a line that is not JSON, its column
+# jansson's (the end of the token 'not'), and one over FC_WIRE_MAX_LINE.
+expect "worker: a message that is not JSON, at column 3" 3 "refused a message from the controller: message is not JSON \('\[' or '\{' expected near 'not' at column 3\)" -- \
+	bash -c "echo 'not json' | $FC worker"
+expect "worker: a line over 65536 bytes" 3 "refused the controller's input: a line over 65536 bytes" -- \
+	bash -c "python3 -c 'print(\"{\" + \"x\" * 70000)' | $FC worker"
 rm -rf "$MFT"
