@@ -141,4 +141,21 @@ expect "worker: a message that is not JSON, at column 3" 3 "refused a message fr
 	bash -c "echo 'not json' | $FC worker"
 expect "worker: a line over 65536 bytes" 3 "refused the controller's input: a line over 65536 bytes" -- \
 	bash -c "python3 -c 'print(\"{\" + \"x\" * 70000)' | $FC worker"
+# 13 nodes (past the 12 whose grid matrix prints), imported twice: run 2.
+python3 $MXD/gen.py 13 > $MFT/m13.json
+$FC matrix --import $MFT/m13.json --db $MFT/m13.db >/dev/null 2>&1
+expect "matrix: 13 nodes' grid in tui --run 2" 0 "^\(13 nodes: the grid is in 'fabcheck tui --run 2' and 'fabcheck report'\)$" -- \
+	$FC matrix --import $MFT/m13.json --db $MFT/m13.db
+# 4097 nodes, one past FC_SCHED_MAX_NODES: refused before anything runs.
+seq -f "n%05g" 1 4097 > $MFT/h4097
+expect "matrix: 4097 nodes of at most 4096" 2 '^fabcheck: error: 4097 nodes: at most 4096 in one matrix; split the rack$' -- \
+	$FC matrix --hostfile $MFT/h4097
+expect "soak: 4097 nodes of at most 4096" 2 '^fabcheck: error: soak: 4097 nodes; at most 4096$' -- \
+	$FC soak --duration 60 --hostfile $MFT/h4097
+# plan --db of a 3-node, 2-rail run with nodeC slow on rail 1: rail 1's
+# pairs 0.169, 0.02, 0.02 Gb/s, its median 0.02 (was printed "0.0").
+python3 $MXD/gen_rails.py --pair-docs 3 2 port:nodeC:1 > $MFT/r3.json
+$FC matrix --import $MFT/r3.json --db $MFT/r3.db >/dev/null 2>&1
+expect "plan --db: the slowest rail's 0.02 Gb/s median" 0 '"matrix run 1 \(2 rails, slowest rxe1 at 0\.02 Gb/s median\)"' -- \
+	$FC plan --params 7B --gpus 16 --gpus-per-node 8 --db $MFT/r3.db --json
 rm -rf "$MFT"
