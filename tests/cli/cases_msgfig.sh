@@ -41,6 +41,20 @@ expect "baseline: of 2 runs, 9% below" 0 '^baseline of 2 runs, rule: more than 9
 	$FC baseline --db $MFT/p5.db --runs 2 --below-pct 9 -o $MFT/bl.json
 expect "matrix --resume 2 with node names" 2 'matrix --resume 2: the nodes come from the run; drop the node names' -- \
 	$FC matrix --resume 2 nodeA nodeB --db $MFT/p5.db
+# bl.json (2 profiles) with profile 1's mean made -1, then its test 5.
+python3 - $MFT/bl.json $MFT/neg.json $MFT/typ.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["profiles"][1]["mean_gbps"] = -1
+json.dump(d, open(sys.argv[2], "w"))
+d = json.load(open(sys.argv[1]))
+d["profiles"][1]["test"] = 5
+json.dump(d, open(sys.argv[3], "w"))
+PY
+expect "baseline file: profile 1's mean -1" 2 "baseline $MFT/neg\.json: profile 1: mean_gbps must be a positive figure and count at least 1; write the file with 'fabcheck baseline'" -- \
+	$FC report --db $MFT/p5.db --baseline $MFT/neg.json --csv $MFT/x.csv
+expect "baseline file: profile 1's test 5, a string of at most 15 bytes" 2 "baseline $MFT/typ\.json: profile 1: its profile has no valid \"test\" \(a string of at most 15 bytes\); write the file with 'fabcheck baseline'" -- \
+	$FC report --db $MFT/p5.db --baseline $MFT/typ.json --csv $MFT/x.csv
 # The store's figures (store/store.c, store_read.c) on p5.db, run 2 its last.
 expect "store: no run 7 of 2" 3 "store $MFT/p5.db: no run 7; 'fabcheck report --list' shows the runs" -- \
 	$FC report --db $MFT/p5.db --run 7 --html $MFT/x.html
