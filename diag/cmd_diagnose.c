@@ -267,7 +267,7 @@ static void render(FILE *f, const json_t *doc)
 		fprintf(f, "%s%s: recorded verdict %s\n", i ? "\n" : "", fc_jstr(s, "path", "?"),
 			fc_jstr(s, "verdict", "none (no test.json)"));
 		json_array_foreach(json_object_get(s, "findings"), k, fd)
-			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, 1);
+			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, FC_WRAP_LINES);
 		diag_render(f, s);
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
