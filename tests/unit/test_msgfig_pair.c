@@ -99,7 +99,7 @@ static void test_counts(void **state)
 	(void)state;
 	has(t, "nodeA: 997 of 1001 messages good, 65339392 B checked, 63 of 64 slots, host memory\n");
 	/* traffic only: how many moved of how many read, per node */
-	has(t, "no error counter (nodeA 2 of 3, nodeB 1 of 5 moved: traffic; each in --json)\n");
+	has(t, "port counters that moved: no error counter, traffic only (nodeA 2 of 3, nodeB 1 of 5; in --json)\n");
 	has(t, "  nodeA->nodeB: sent 1000, received 998, at least 990 and at most 1013 B: pass\n");
 	has(t, "\nkept as run 17 in /tmp/fc-17.db\n");
 	has(t, "  - write 64 KiB B->A: 43 intervals, min 40.375, median 44.750, max 47.250 Gb/s, 1 dip below 22.375 Gb/s\n");
