@@ -6,12 +6,17 @@
 #include <string.h>
 
 #include "core/out.h"
+#include "core/softdev.h"
 #include "diag/rules.h"
 
-/* pair --rails (pair/pair_rails.c): "rails": [{rail, alone_gbps,
- * loaded_gbps, host_limited, verdict}]. Rails that pass alone and fall
- * short together point at the host they share (its PCIe switch, root
- * complex, NUMA placement), every rail so: likely. */
+/* pair --rails (pair/pair_rails.c): "rails": [{rail, a, b, alone_gbps,
+ * loaded_gbps, host_limited, verdict}]. Rails of hardware HCAs that pass
+ * alone and fall short together point at the host path they share (its
+ * PCIe switch, root complex, NUMA placement), every rail so: likely. A rail
+ * of software devices (core/softdev.h: rxe, siw) shares its node's CPU by
+ * design, not a PCIe path: never named here (pair says it as a note,
+ * pair/pair_loaded.c; a document recorded before that model marked such
+ * rails host_limited). */
 void diag_r_rails_slow(struct diag_ctx *c)
 {
 	const json_t *rails = json_object_get(c->test, "rails"), *r;
@@ -19,7 +24,9 @@ void diag_r_rails_slow(struct diag_ctx *c)
 	size_t i, host = 0, used;
 
 	json_array_foreach(rails, i, r) {
-		if (!json_is_true(json_object_get(r, "host_limited")))
+		if (!json_is_true(json_object_get(r, "host_limited")) ||
+		    fc_rdma_soft_side(json_object_get(r, "a")) ||
+		    fc_rdma_soft_side(json_object_get(r, "b")))
 			continue;
 		host++;
 		used = strlen(ev);

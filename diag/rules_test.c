@@ -9,6 +9,7 @@
 
 #include "core/out.h"
 #include "core/pairv.h"
+#include "core/softdev.h"
 #include "diag/rules.h"
 
 /* Loss events per packet above which drops are "likely" (1 in 1,000). */
@@ -353,6 +354,20 @@ static void direction(const struct diag_ctx *c, const struct loss *l, const stru
 			 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
 }
 
+/* Whether an end of the test is a software device (core/softdev.h): by the
+ * test's sides, else by the evidence's ports. */
+static int soft_ends(const struct diag_ctx *c)
+{
+	const json_t *a = json_object_get(c->test, "a");
+
+	if (a)
+		return fc_rdma_soft_side(a) || fc_rdma_soft_side(json_object_get(c->test, "b"));
+	for (int i = 0; c->set && i < c->set->nports; i++)
+		if (fc_rdma_soft(c->set->ports[i].dev, -1))
+			return 1;
+	return 0;
+}
+
 static void r_loss(struct diag_ctx *c)
 {
 	char subj[512], where[1024], ev[1600], next[400];
@@ -375,7 +390,15 @@ static void r_loss(struct diag_ctx *c)
 			 "not the cable: check the switch's buffer and ECN/PFC counters for this traffic class, run the pair alone ('fabcheck pair' outside the job) and compare");
 		diag_emit(c, "congestion", subj, "congestion or flow control", 1, next, ev);
 	} else {
-		snprintf(next, sizeof(next),
+		/* A software device's packets pass its node's network stack
+		 * (rxe: UDP port 4791 over the netdev; siw: TCP), on the
+		 * node's CPU: what that stack drops when the CPU falls behind
+		 * (its receive backlog, the socket's buffer) or its qdisc
+		 * drops is lost before any switch (drivers/infiniband/sw
+		 * Kconfig; the kernel's Documentation/networking/scaling.rst
+		 * for the backlog, /proc/net/softnet_stat's second column). */
+		snprintf(next, sizeof(next), "%s", soft_ends(c) ?
+			 "not the cable: a software device (rxe, siw) sends and receives through its node's network stack, on the node's CPU: check each node's drops there (nstat -az UdpRcvbufErrors, /proc/net/softnet_stat, tc -s qdisc, ip -s link) and its CPU load during the test, then the switch ports" :
 			 "not the cable: check drops on the switch ports and the NICs (ethtool -S, tc -s qdisc), buffer sizes and the QoS/PFC settings of the fabric class; re-run with --tclass on a lossless class");
 		long long lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
 

@@ -318,24 +318,6 @@ static void own_fault_exit(struct rails_run *x)
 		json_object_set_new(x->doc, "node_fault", json_string(who));
 }
 
-/* A rail that passes alone and falls short with every rail loaded: the host. */
-static int host_limit(struct rails_run *x, int r, double alone, double loaded)
-{
-	const char *va = fc_jstr(x->alone[r], "verdict", "fail");
-
-	if (!x->alone[r] || !x->loaded[r] || !strcmp(va, "fail") || !(alone > 0) ||
-	    !isfinite(loaded) || x->cfg->min_loaded_pct <= 0 ||
-	    loaded >= alone * x->cfg->min_loaded_pct / 100)
-		return 0;
-	fc_finding(x->doc, FC_FAIL,
-		   "rail %d (%s): %.3g Gb/s alone but %.3g Gb/s (%.0f%%) with all %d rails loaded, "
-		   "below --min-loaded-pct %g: the host cannot carry every rail at once (a shared "
-		   "PCIe switch, NUMA placement, CPU or memory bandwidth), not the link",
-		   x->map.rails[r].index, x->map.rails[r].name, alone, loaded, 100 * loaded / alone,
-		   x->map.nrails, x->cfg->min_loaded_pct);
-	return 1;
-}
-
 static const char *worst(const char *a, const char *b)
 {
 	if (!a)
@@ -352,7 +334,6 @@ static json_t *rail_json(struct rails_run *x, int r)
 	const json_t *ref = x->loaded[r] ? x->loaded[r] : x->alone[r];
 	double sz, ga = x->alone[r] ? fc_pair_doc_gbps(x->alone[r], &sz) : NAN;
 	double gl = x->loaded[r] ? fc_pair_doc_gbps(x->loaded[r], &sz) : NAN;
-	int host = host_limit(x, r, ga, gl);
 	const char *v = worst(x->alone[r] ? fc_jstr(x->alone[r], "verdict", "fail") : NULL,
 			      x->loaded[r] ? fc_jstr(x->loaded[r], "verdict", "fail") : NULL);
 	json_t *o;
@@ -362,7 +343,7 @@ static json_t *rail_json(struct rails_run *x, int r)
 		      side(json_object_get(ref, "a"), fc_rail_port_of(&x->map, x->nodes, 0, r)),
 		      "b", side(json_object_get(ref, "b"), fc_rail_port_of(&x->map, x->nodes, 1, r)),
 		      "alone", phase_json(x->alone[r]), "loaded", phase_json(x->loaded[r]),
-		      "verdict", host ? "fail" : v, "host_limited", host);
+		      "verdict", v, "host_limited", 0);
 	if (x->map.rails[r].peer[0])
 		json_object_set_new(o, "switch", json_string(x->map.rails[r].peer));
 	if (x->map.rails[r].peer_desc[0])
@@ -375,6 +356,8 @@ static json_t *rail_json(struct rails_run *x, int r)
 		json_object_set_new(o, "assumed", json_string(x->map.assumed));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
 	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());
+	pair_loaded_judge(x->doc, o, x->alone[r] ? fc_jstr(x->alone[r], "verdict", "fail") : NULL,
+			  x->cfg->min_loaded_pct, x->map.nrails);
 	if (x->alone[r])
 		child_findings(x, x->alone[r], r, "alone");
 	if (x->loaded[r])
@@ -452,6 +435,7 @@ static void build_doc(struct rails_run *x)
 			add_counters(counters, json_object_get(x->loaded[r], "counters"));
 	}
 	json_object_set_new(x->doc, "rails", rails);
+	pair_loaded_note(x->doc);
 	pair_rail_gpus_check(x->doc, rails, x->cfg->label[0], x->cfg->label[1]);
 	json_object_set_new(x->doc, "results", aggregate(x));
 	json_object_set_new(x->doc, "results_of", json_string(x->map.nrails > 1 && x->loaded[0] ?

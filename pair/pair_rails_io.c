@@ -100,7 +100,8 @@ void pair_rails_table(FILE *f, const json_t *doc)
 		gbps_cell(t, 4, json_object_get(r, "alone_gbps"));
 		gbps_cell(t, 5, json_object_get(r, "loaded_gbps"));
 		fc_table_addf(t, 6, "%s%s", fc_jstr(r, "verdict", "?"),
-			      json_is_true(json_object_get(r, "host_limited")) ? " (host)" : "");
+			      json_is_true(json_object_get(r, "host_limited")) ? " (host)" :
+			      json_is_true(json_object_get(r, "cpu_limited"))	 ? " (CPU)" : "");
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
