@@ -70,7 +70,7 @@ int rail_eligible(const struct match *x, int node, int port)
 /* What the rails are matched by, as a word for the findings. */
 static const char *key_kind(const struct match *x)
 {
-	static const char *const kind[] = { "subnet", "switch", "leaf", "", "device", "leaf" };
+	static const char *const kind[] = { "subnet", "switch", "leaf", "", "device", "leaf", "" };
 
 	return kind[x->map->by];
 }

@@ -92,8 +92,9 @@ enum fc_rail_by {
 	FC_RAIL_BY_POSITION,   /* NUMA node and PCIe order: assumed on a uniform rack */
 	FC_RAIL_BY_NAME,       /* the device name */
 	FC_RAIL_BY_GATEWAY,    /* routed RoCE: the leaf's pool the port's gateway is in */
+	FC_RAIL_BY_NONE,       /* no port to match: no node has one, or each was left out */
 };
-/* "subnet", "switch", "lldp", "position", "name", "gateway". */
+/* "subnet", "switch", "lldp", "position", "name", "gateway", "none". */
 const char *fc_rail_by_name(enum fc_rail_by by);
 
 struct fc_rail {

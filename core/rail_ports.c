@@ -118,7 +118,7 @@ void fc_rail_add_leaves(json_t *o, const struct fc_rail *rl)
 const char *fc_rail_by_name(enum fc_rail_by by)
 {
 	static const char *const names[] = { "subnet", "switch", "lldp", "position", "name",
-					     "gateway" };
+					     "gateway", "none" };
 
 	return (unsigned)by < sizeof(names) / sizeof(names[0]) ? names[by] : "?";
 }

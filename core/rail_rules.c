@@ -380,6 +380,15 @@ static int any_shared_subnet(const struct match *x)
 	return 0;
 }
 
+/* 1 when a node reports a port at all, eligible or not. */
+static int any_port(const struct match *x)
+{
+	for (int i = 0; i < x->n; i++)
+		if (x->nodes[i].nports > 0)
+			return 1;
+	return 0;
+}
+
 int rail_choose(struct match *x)
 {
 	struct subnets s = { NULL, 1, 0 };
@@ -401,7 +410,13 @@ int rail_choose(struct match *x)
 		goto out;
 	}
 	count_keys(x, FC_RAIL_BY_SUBNET, &kc, add_subnet, &s);
-	if (!kc.with) {
+	if (!kc.with && !kc.without) {
+		/* nothing to match: no name, subnet or leaf was compared */
+		map->by = FC_RAIL_BY_NONE;
+		rc = rail_add_finding(map, FC_RAIL_NOTE, -1, "no rails: no port to match (%s)",
+				      any_port(x) ? "every port was left out, each with its reason"
+						  : "no node reports an RDMA port");
+	} else if (!kc.with) {
 		map->by = FC_RAIL_BY_NAME;
 		rc = rail_add_finding(map, FC_RAIL_NOTE, -1,
 				      "rails matched by device name: no port reports its subnet");

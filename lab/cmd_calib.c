@@ -43,12 +43,26 @@ static double read_key(const char *path, const char *key)
 	return -1;
 }
 
+/* Whether the rack's fabric is the host bridge (rack.env's line
+ * "RACK_FABRIC=bridge", written by lab up; lab/fabric.sh): its pair moves
+ * about 8 times the multicast fabric's, so each keeps its own best. */
+static int rack_bridged(const char *dir)
+{
+	char path[PATH_MAX + 16], text[4096];
+
+	snprintf(path, sizeof(path), "%s/rack.env", dir);
+	if (fc_read_file(path, text, sizeof(text)) <= 0)
+		return 0;
+	return !strncmp(text, "RACK_FABRIC=bridge\n", 19) || strstr(text, "\nRACK_FABRIC=bridge\n");
+}
+
 static int fill_calib(FILE *f, void *arg)
 {
 	const struct fc_starve_fig *g = arg;
 
-	fprintf(f, "gbps %.6g\nbaseline %.6g\nwait_pct %.3f\nrunnable_s %.3f\nguests %d\ncpus %d\n",
-		g->calib_gbps, g->baseline_gbps, g->wait_pct, g->runnable_s, g->guests, g->cpus);
+	fprintf(f, "gbps %.6g\nbaseline %.6g\nwait_pct %.3f\nrunnable_s %.3f\nguests %d\ncpus %d\nwall_s %.3f\n",
+		g->calib_gbps, g->baseline_gbps, g->wait_pct, g->runnable_s, g->guests, g->cpus,
+		g->wall_s);
 	return 0;
 }
 
@@ -132,7 +146,7 @@ static int calibrate(struct calib *c, char **extra, int nextra)
 	/* The best of racks of this many guests: more guests share the host's
 	 * CPUs, and their pair moves less on a quiet host too. */
 	snprintf(c->best_path + strlen(c->best_path), sizeof(c->best_path) - strlen(c->best_path),
-		 "-nodes%d", found);
+		 "-nodes%d%s", found, rack_bridged(c->dir) ? "-bridge" : "");
 	best = read_key(c->best_path, "gbps");
 	c->fig.baseline_gbps = best;
 	snprintf(path, sizeof(path), "%s/calibration", c->dir);
@@ -154,6 +168,9 @@ static int recorded(struct calib *c)
 	c->fig.runnable_s = read_key(path, "runnable_s");
 	c->fig.guests = (int)read_key(path, "guests"); /* -1 (unknown) reads as none */
 	c->fig.cpus = (int)read_key(path, "cpus");
+	c->fig.wall_s = read_key(path, "wall_s"); /* a file before it: -1, unknown */
+	if (c->fig.wall_s < 0)
+		c->fig.wall_s = 0;
 	return c->fig.calib_gbps > 0 ? 0 : -1;
 }
 

@@ -109,8 +109,8 @@ faults_json() {
 status_rails_json() {
 	local r
 	for ((r = 0; r < RACK_RAILS; r++)); do
-		printf '%s{ "rail": %d, "device": "rxe%d", "netdev": "%s", "subnet": "%s.0/24", "mcast": "%s" }' \
-			"$([ $r -gt 0 ] && echo ', ')" "$r" "$r" "$(rail_eth "$r")" "$(rail_net "$r")" "$(rail_mcast "$r")"
+		printf '%s{ "rail": %d, "device": "rxe%d", "netdev": "%s", "subnet": "%s.0/24", "segment": "%s" }' \
+			"$([ $r -gt 0 ] && echo ', ')" "$r" "$r" "$(rail_eth "$r")" "$(rail_net "$r")" "$(fabric_segment "$r")"
 	done
 }
 status_node_rails_json() {
@@ -172,8 +172,8 @@ lab_status() {
 		done
 		printf '],\n  "rack": %s,\n  "state": "%s",\n' "$(json_str "$RACK")" "$([ $bad = 0 ] && echo up || echo degraded)"
 		printf '  "home": %s,\n  "ssh_config": %s,\n' "$(json_str "$LAB_HOME")" "$(json_str "$SSH_CFG")"
-		printf '  "fabric": { "subnet": "%s.0/24", "mcast": "230.0.0.1:%s", "mtu": %s, "rails": [%s] },\n' \
-			"$RACK_NET" "$RACK_PORT" "$RACK_MTU" "$(status_rails_json)"
+		printf '  "fabric": { "subnet": "%s.0/24", "transport": "%s", "segment": "%s", "mtu": %s, "rails": [%s] },\n' \
+			"$RACK_NET" "${RACK_FABRIC:-mcast}" "$(fabric_segment 0)" "$RACK_MTU" "$(status_rails_json)"
 		printf '  "kernel": "%s",\n  "ready_s": %s,\n' "$RACK_KERNEL" "${RACK_READY_S:-null}"
 		printf '  "calibration": %s,\n  "nodes": [\n' "$(calib_recorded --json)"
 		for ((i = 0; i < RACK_NODES; i++)); do
@@ -186,9 +186,9 @@ lab_status() {
 		printf '  ],\n  "error": null\n}\n'
 	else
 		if [ "$RACK_RAILS" = 1 ]; then
-			say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 (230.0.0.1:$RACK_PORT), MTU $RACK_MTU, kernel $RACK_KERNEL"
+			say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 ($(fabric_segment 0)), MTU $RACK_MTU, kernel $RACK_KERNEL"
 		else
-			say "rack '$RACK': $RACK_NODES nodes x $RACK_RAILS rails, fabric $(for ((r = 0; r < RACK_RAILS; r++)); do printf '%srail %d %s.0/24 (%s)' "$([ $r -gt 0 ] && echo ', ')" "$r" "$(rail_net "$r")" "$(rail_mcast "$r")"; done), MTU $RACK_MTU, kernel $RACK_KERNEL"
+			say "rack '$RACK': $RACK_NODES nodes x $RACK_RAILS rails, fabric $(for ((r = 0; r < RACK_RAILS; r++)); do printf '%srail %d %s.0/24 (%s)' "$([ $r -gt 0 ] && echo ', ')" "$r" "$(rail_net "$r")" "$(fabric_segment "$r")"; done), MTU $RACK_MTU, kernel $RACK_KERNEL"
 		fi
 		say "ssh config: $SSH_CFG"
 		printf '%-6s  %-8s  %-12s  %-15s  %-8s  %s\n' NODE STATE "FABRIC IP" SSH PID FAULTS
@@ -437,6 +437,9 @@ lab_fault() {
 lab_down() {
 	parse_name down "$@"
 	no_operands down
+	# The bridged fabric's slot and transport, to take its links down too.
+	# shellcheck source=/dev/null
+	[ -f "$RACK_ENV" ] && . "$RACK_ENV"
 	if [ ! -d "$RACK_LOCK" ] && [ -z "$(rack_qemu_pids)" ]; then
 		say "rack '$RACK' is not up in $LAB_HOME"
 		return 0
@@ -444,6 +447,7 @@ lab_down() {
 	if ! rack_kill; then
 		die_cant "QEMU process(es) $(rack_qemu_pids | tr '\n' ' ')of rack '$RACK' survive SIGKILL; check them with ps"
 	fi
+	fabric_down
 	rm -f "$RACK_ENV"
 	rm -rf "$RACK_LOCK"
 	say "rack '$RACK' is down ($KILLED QEMU process(es) stopped; logs in $RACK_DIR/nodes)"

@@ -13,6 +13,8 @@ LAB_DIR=$(cd "$LAB_DIR" && pwd)
 . "$LAB_DIR/lib.sh"
 # shellcheck source=lab/kernel.sh
 . "$LAB_DIR/kernel.sh"
+# shellcheck source=lab/fabric.sh
+. "$LAB_DIR/fabric.sh"
 # shellcheck source=lab/up.sh
 . "$LAB_DIR/up.sh"
 # shellcheck source=lab/ops.sh

@@ -17,6 +17,7 @@
 struct fc_sched {
 	double cpu_ns, wait_ns;
 	int tasks;
+	double uptime_s; /* the host's /proc/uptime at the sample; -1 unknown */
 };
 
 /* The figures of one judgment; a figure below 0 is unknown. */
@@ -27,6 +28,7 @@ struct fc_starve_fig {
 	double baseline_gbps; /* this host's best calibration so far */
 	const char *stalled;  /* "nodeX: its kernel's NETDEV WATCHDOG line", NULL: none */
 	int guests, cpus;     /* the rack's QEMU guests and the host's CPUs; 0: unknown */
+	double wall_s;        /* the window's length, seconds; 0: unknown */
 };
 
 /* Above this share of their runnable time spent waiting, beyond the share
@@ -45,6 +47,10 @@ struct fc_starve_fig {
  * wait on @cpus CPUs with nothing else running, in %: (guests - cpus) /
  * guests when they outnumber the CPUs, else 0 (0 when either is unknown). */
 double fc_starve_inherent_pct(int guests, int cpus);
+/* The share of @runnable_s the rack's threads must wait with the host's
+ * @cpus given to them alone for @wall_s: what they asked beyond cpus x wall
+ * (0 when the window is unknown). */
+double fc_starve_demand_pct(double runnable_s, int cpus, double wall_s);
 
 /* Pure: the wait above which @f's guests were starved, in %:
  * FC_STARVE_WAIT_PCT above their inherent share. */

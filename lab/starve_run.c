@@ -82,6 +82,7 @@ json_t *fc_starve_json(const char *rack, const struct fc_starve_fig *f, const ch
 	json_object_set_new(o, "runnable_s", json_real(f->runnable_s));
 	json_object_set_new(o, "guests", json_integer(f->guests));
 	json_object_set_new(o, "cpus", json_integer(f->cpus));
+	json_object_set_new(o, "wall_s", f->wall_s > 0 ? json_real(f->wall_s) : json_null());
 	json_object_set_new(o, "wait_limit_pct", json_real(fc_starve_wait_limit(f)));
 	json_object_set_new(o, "stalled", f->stalled ? fc_json_text(f->stalled) : json_null());
 	return o;

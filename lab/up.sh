@@ -60,6 +60,7 @@ up_cleanup() {
 	if ! rack_kill; then
 		warn "QEMU process(es) $(rack_qemu_pids | tr '\n' ' ')of rack '$RACK' survive SIGKILL"
 	fi
+	fabric_down
 	rm -f "$RACK_ENV"
 	rm -rf "$RACK_LOCK"
 	[ -d "$RACK_DIR/nodes" ] && note "rack '$RACK' stopped; its logs are in $RACK_DIR/nodes"
@@ -133,7 +134,7 @@ MaxStartups 64:30:128
 MaxSessions 64
 # HOME: a writable one (the host's is read-only here), which also keeps the
 # host's own shell start-up files out of the nodes' ssh sessions.
-SetEnv PATH=$SHARE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/home FABCHECK_LAB_RACK=$RACK
+SetEnv PATH=$SHARE/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run/home
 Subsystem sftp internal-sftp
 # Cheap handshakes under emulation (the post-quantum default costs seconds).
 KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256
@@ -184,19 +185,16 @@ up_prepare() {
 # local TCP port per node. Run under the machine-wide slots lock, held until
 # QEMU has bound them, so two racks never pick the same.
 up_pick_ports() {
-	local udp tcp s p i r
-	udp=$(ss -Hunla 2>/dev/null | awk '{print $4}')
+	local tcp s p i
 	tcp=$(ss -Htna 2>/dev/null | awk '{print $4}')
 	RACK_SLOT=
 	for ((s = 1; s <= 250; s++)); do
 		# Rail R's segment uses the port 500 * R above rail 0's.
-		for r in $(seq 0 $((RACK_RAILS - 1))) ${RACK_STORAGE:+$STORAGE_SEG}; do
-			grep -q ":$((LAB_MCAST_BASE + s + 500 * r))\$" <<<"$udp" && continue 2
-		done
+		fabric_slot_used "$s" && continue
 		RACK_SLOT=$s
 		break
 	done
-	[ -n "$RACK_SLOT" ] || die_cant "no free fabric segment (UDP ports $((LAB_MCAST_BASE + 1))-$((LAB_MCAST_BASE + 250)) all in use); stop some racks"
+	[ -n "$RACK_SLOT" ] || die_cant "no free fabric segment (slots 1-250 all in use: UDP ports $((LAB_MCAST_BASE + 1))-$((LAB_MCAST_BASE + 250)) or bridges ${FABRIC_BR_PREFIX}1-0...); stop some racks"
 	RACK_PORT=$((LAB_MCAST_BASE + RACK_SLOT))
 	RACK_NET=10.77.$RACK_SLOT
 	SSH_PORTS=()
@@ -215,6 +213,7 @@ up_write_env() {
 RACK_NODES=$RACK_NODES
 RACK_MTU=$RACK_MTU
 RACK_SLOT=$RACK_SLOT
+RACK_FABRIC=$RACK_FABRIC
 RACK_PORT=$RACK_PORT
 RACK_NET=$RACK_NET
 RACK_RAILS=$RACK_RAILS
@@ -248,7 +247,7 @@ up_launch_node() {
 	# Rails after the first: a NIC each on its own segment, PCI slots 0x12...
 	for ((r = 1; r < RACK_RAILS; r++)); do
 		rmac=52:54:00:$(printf '%02x' $((0x78 + r))):$hex
-		rails+=(-netdev "socket,id=fab$r,mcast=$(rail_mcast "$r"),localaddr=127.0.0.1"
+		rails+=(-netdev "$(fabric_netdev "fab$r" "$r" "$i")"
 			-device "virtio-net-pci,netdev=fab$r,mac=$rmac,addr=0x$(printf '%x' $((0x11 + r)))$rspeed")
 		rargs+=" fc.ip$r=$(rail_net "$r").$(node_octet "$i") fc.mac$r=$rmac"
 	done
@@ -257,13 +256,24 @@ up_launch_node() {
 	# (unknown speed), or 100 Gb/s with --rail-speed 100000.
 	if [ -n "$RACK_STORAGE" ]; then
 		rmac=52:54:00:7f:$hex
-		rails+=(-netdev "socket,id=stor,mcast=$(rail_mcast "$STORAGE_SEG"),localaddr=127.0.0.1"
+		rails+=(-netdev "$(fabric_netdev stor "$STORAGE_SEG" "$i")"
 			-device "virtio-net-pci,netdev=stor,mac=$rmac,addr=0x1e,speed=10000,duplex=full")
 		rargs+=" fc.storip=$(storage_net).$((i + 1)) fc.stormac=$rmac"
 	fi
 	rargs+=" fc.addressing=$RACK_ADDRESSING fc.ipv6=${RACK_IPV6:-0} fc.nodes=$RACK_NODES fc.index=$i"
+	# -smp 1,maxcpus=2: one vCPU, but TCG translates the guest's memory
+	# barriers only when the machine may have more than one CPU (QEMU 7.2,
+	# accel/tcg/tcg-accel-ops-mttcg.c: tcg_cpu_init_cflags(cpu,
+	# max_cpus > 1) sets CF_PARALLEL; tcg/tcg-op.c tcg_gen_mb emits a barrier
+	# only under it). Without them the guest's virtio rings race with QEMU's
+	# I/O thread: a lost kick leaves a NIC's transmit queue stuck (the
+	# rack's "NETDEV WATCHDOG ... transmit queue 0 timed out"). QEMU 8.1
+	# emits them always ("tcg: Do not elide memory barriers for
+	# !CF_PARALLEL in system mode", R. Henderson, qemu-devel 2023-06-19:
+	# "The virtio devices require proper memory ordering between the vcpus
+	# and the iothreads"); Debian 12's QEMU is 7.2.
 	setsid qemu-system-x86_64 -name "fabcheck/$RACK/$n" \
-		-accel tcg -cpu max -smp 1 -m "$RACK_MEM" -nodefaults -no-reboot \
+		-accel tcg -cpu max -smp 1,maxcpus=2 -m "$RACK_MEM" -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$RACK_DIR/nodes/$n.serial.log" \
 		-pidfile "$RACK_DIR/nodes/$n.pid" \
 		-kernel "$KERNEL_IMG" -initrd "$KERNEL_INITRD" \
@@ -271,7 +281,7 @@ up_launch_node() {
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
 		"${binfs[@]}" \
-		-netdev "socket,id=fab,mcast=230.0.0.1:$RACK_PORT,localaddr=127.0.0.1" \
+		-netdev "$(fabric_netdev fab 0 "$i")" \
 		-device "virtio-net-pci,netdev=fab,mac=$mac,addr=0x10$rspeed" \
 		-netdev "user,id=mgmt,hostfwd=tcp:127.0.0.1:${SSH_PORTS[i]}-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:78:$hex,addr=0x11" \
@@ -291,7 +301,9 @@ up_launch() {
 	if exec 6<"$SLOTS_LOCK" && ! flock -w 20 6; then
 		warn "the port lock $SLOTS_LOCK is held for 20 s by another process; choosing ports without it"
 	fi
+	fabric_choose
 	up_pick_ports
+	fabric_up
 	up_write_env
 	up_write_ssh_config
 	for ((i = 0; i < RACK_NODES; i++)); do

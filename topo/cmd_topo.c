@@ -242,15 +242,42 @@ static void from_nvsmi(const struct fc_bundle *b, struct nvsmi_topo **m_p)
 	free(text);
 }
 
+/* The widest NUMA cell: a list past it is cut at a comma, ",..." after. */
+#define NUMA_CELL 16
+
+/* The NUMA cell of @d: the table's NUMA Affinity where it lists several
+ * nodes ("0,3-9,11-17", as nvidia-smi prints a Grace node's), else the
+ * node; 0 when neither is known. */
+static int numa_cell(const json_t *d, char *buf, size_t len)
+{
+	const char *aff = fc_jstr(d, "numa_affinity", "");
+	size_t n = strlen(aff);
+
+	if (!strpbrk(aff, ",-"))
+		return 0;
+	if (n > NUMA_CELL) {
+		n = NUMA_CELL - 4;
+		while (n && aff[n] != ',')
+			n--;
+	}
+	snprintf(buf, len, "%.*s%s", (int)n, aff, aff[n] ? ",..." : "");
+	return n > 0;
+}
+
 /* One row of the device table: label, name, bus id, NUMA node, nearest, distance. */
 static void device_row(struct fc_table *t, const char *label, const json_t *d, const char *near,
 		       const char *dist)
 {
+	char numa[NUMA_CELL + 8];
+
 	fc_table_row(t);
 	fc_table_addf(t, 0, "%s", label);
 	fc_table_addf(t, 1, "%s", fc_jstr(d, "name", "?"));
 	fc_table_addf(t, 2, "%s", fc_jstr(d, "bus_id", "-"));
-	fc_table_addint(t, 3, d, "numa");
+	if (numa_cell(d, numa, sizeof(numa)))
+		fc_table_addf(t, 3, "%s", numa);
+	else
+		fc_table_addint(t, 3, d, "numa");
 	fc_table_addf(t, 4, "%s", near);
 	fc_table_addf(t, 5, "%s", dist);
 }

@@ -308,6 +308,12 @@ const char *topo_nccl_version_str(int code, char *buf, size_t len);
 void topo_nccl_fuse(struct topo *t);
 const struct topo_dev *topo_nccl_vnic(const struct topo *t, const struct topo_dev *nic);
 int topo_nccl_netdev(const struct topo *t, const struct topo_dev *nic);
+/* Whether two PCI bus ids ("0000:17:00.0") are functions of one device, the
+ * ports of one card, NCCL's PORT level: of one length and equal but for the
+ * last character (src/graph/topo.cc ncclTopoGetPath at v2.24.3-1,
+ * "multiPort"); what NCCL 2.20.3+ fuses by default (doc/nccl-versions.md).
+ * 0 for an empty id. */
+int topo_nccl_same_card(const char *a, const char *b);
 
 /*
  * A BlueField DPU's function (its own SoC runs the host side of these

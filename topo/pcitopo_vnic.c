@@ -183,10 +183,18 @@ static const char *refused(const struct topo_dev **g, int n, int merge_nics)
 	return NULL;
 }
 
+int topo_nccl_same_card(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return n > 1 && n == strlen(b) && !strncmp(a, b, n - 1);
+}
+
 static int within(const struct topo_dev *a, const struct topo_dev *b, int level)
 {
 	if (level < 0)
-		return same_pci(a, b, strlen(topo_place(a)->bdf) - 1);
+		return same_pci(a, b, 0) &&
+		       topo_nccl_same_card(topo_place(a)->bdf, topo_place(b)->bdf);
 	return (int)topo_nccl_class(topo_dev_distance(topo_place(a), topo_place(b))) <= level;
 }
 

@@ -166,10 +166,17 @@ static int open_ctx(struct vb_res *r)
 	return 0;
 }
 
+/* The entries of a send (@rx 0) or receive CQ: a completion per request
+ * of every QP, and one more. */
+static int cq_entries(const struct vb_res *r, int rx)
+{
+	return (rx ? r->rx_depth : r->tx_depth) * r->nqps + 1;
+}
+
 static int res_limits(struct vb_res *r, const struct vb_opts *o)
 {
 	struct ibv_device_attr da;
-	int err = ibv_query_device(r->ctx, &da);
+	int err = ibv_query_device(r->ctx, &da), rx;
 
 	if (err) {
 		fc_err("%s: ibv_query_device failed: %s", r->pi->dev, strerror(err));
@@ -177,10 +184,14 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 	}
 	r->tx_depth = o->tx_depth < da.max_qp_wr - 1 ? o->tx_depth : da.max_qp_wr - 1;
 	r->rx_depth = vb_rx_depth(o->rx_depth, r->tx_depth, da.max_qp_wr);
-	if ((r->tx_depth + r->rx_depth) * r->nqps > da.max_cqe) {
-		fc_err("%s: %d QPs of depth %d need %d completion entries, the device has %d: lower -q or -t",
-		       r->pi->dev, r->nqps, r->tx_depth, (r->tx_depth + r->rx_depth) * r->nqps,
-		       da.max_cqe);
+	/* max_cqe bounds each CQ (man ibv_query_device: "Maximum number of
+	 * entries in each CQ"): the larger of the send and receive CQs
+	 * (cq_set) must fit, not their sum. */
+	rx = r->rx_depth > r->tx_depth;
+	if (cq_entries(r, rx) > da.max_cqe) {
+		fc_err("%s: %d QPs of %d %s each need a completion queue of %d entries, the device allows %d per queue (max_cqe): lower -q or -t",
+		       r->pi->dev, r->nqps, rx ? r->rx_depth : r->tx_depth, rx ? "receives" : "sends",
+		       cq_entries(r, rx), da.max_cqe);
 		return -EINVAL;
 	}
 	r->vendor_id = da.vendor_id;
@@ -224,9 +235,31 @@ static int res_mem(struct vb_res *r, uint64_t max_size)
 	return 0;
 }
 
+/* CQ set @k of @nsets (a thread's): its send CQ, then its receive CQ. */
+static int cq_set(struct vb_res *r, int k, int nsets)
+{
+	struct ibv_cq **cq[2] = { &r->set_scq[k], &r->set_rcq[k] };
+	char thread[48] = "";
+
+	if (nsets > 1)
+		snprintf(thread, sizeof(thread), " for thread %d of %d", k + 1, nsets);
+	for (int rx = 0; rx < 2; rx++) {
+		*cq[rx] = ibv_create_cq(r->ctx, cq_entries(r, rx), NULL, NULL, 0);
+		if (!*cq[rx]) {
+			fc_err("%s: cannot create the %s completion queue of %d entries%s: %s",
+			       r->pi->dev, rx ? "receive" : "send", cq_entries(r, rx), thread,
+			       strerror(errno));
+			return -ENOMEM;
+		}
+		if (k == 0) /* set 0 is scq/rcq (vb_res_close frees them) */
+			*(rx ? &r->rcq : &r->scq) = *cq[rx];
+	}
+	return 0;
+}
+
 int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *ctx)
 {
-	int cqe, err;
+	int nsets, err;
 
 	r->nqps = o->nqps;
 	r->timeout = o->timeout;
@@ -242,27 +275,13 @@ int vb_res_open(struct vb_res *r, const struct vb_opts *o, struct ibv_context *c
 		fc_err("%s: cannot allocate a protection domain: %s", r->pi->dev, strerror(errno));
 		return -ENOMEM;
 	}
-	cqe = r->tx_depth * r->nqps + 1;
-	r->scq = ibv_create_cq(r->ctx, cqe, NULL, NULL, 0);
-	r->rcq = r->scq ? ibv_create_cq(r->ctx, r->rx_depth * r->nqps + 1, NULL, NULL, 0) : NULL;
-	if (!r->rcq) {
-		fc_err("%s: cannot create completion queues of %d entries: %s", r->pi->dev, cqe,
-		       strerror(errno));
-		return -ENOMEM;
-	}
-	r->set_scq[0] = r->scq;
-	r->set_rcq[0] = r->rcq;
-	r->ncqsets = 1;
 	/* rdma_cm (@ctx) makes its QPs on set 0: one thread there. */
-	for (int k = 1; !ctx && k < o->nthreads && k < VB_MAX_CQSETS; k++) {
-		r->set_scq[k] = ibv_create_cq(r->ctx, cqe, NULL, NULL, 0);
-		r->set_rcq[k] = r->set_scq[k] ?
-			ibv_create_cq(r->ctx, r->rx_depth * r->nqps + 1, NULL, NULL, 0) : NULL;
-		if (!r->set_rcq[k]) {
-			fc_err("%s: cannot create the completion queues of thread %d: %s",
-			       r->pi->dev, k + 1, strerror(errno));
-			return -ENOMEM;
-		}
+	nsets = ctx ? 1 : o->nthreads < 1 ? 1 : o->nthreads < VB_MAX_CQSETS ? o->nthreads :
+									       VB_MAX_CQSETS;
+	for (int k = 0; k < nsets; k++) {
+		err = cq_set(r, k, nsets);
+		if (err)
+			return err;
 		r->ncqsets = k + 1;
 	}
 	err = res_mem(r, o->max_size);

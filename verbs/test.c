@@ -248,9 +248,13 @@ void vb_result_release(struct vb_result *res)
 
 int vb_test_prepare(struct vb_res *r, const struct vb_test *t)
 {
+	/* the smaller of the two sides' slots bounds it: name that one */
 	if (t->size > r->stride || t->size > r->peer.stride) {
-		fc_err("%s: message of %llu bytes is larger than the buffer slots (%llu bytes)",
-		       r->pi->dev, (unsigned long long)t->size, (unsigned long long)r->stride);
+		int peer = r->peer.stride < r->stride;
+
+		fc_err("%s: message of %llu bytes is larger than the %sbuffer slots (%llu bytes)",
+		       r->pi->dev, (unsigned long long)t->size, peer ? "peer's " : "",
+		       (unsigned long long)(peer ? r->peer.stride : r->stride));
 		return -EINVAL;
 	}
 	if (t->lat && t->op == VB_WRITE && t->lat_mode == VB_LAT_POLL)

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
@@ -40,7 +41,10 @@ void pf_render_rails(FILE *f, const json_t *doc)
 	json_t *r, *n;
 	const char *node;
 
-	fprintf(f, "rails matched by %s\n", fc_jstr(doc, "matched_by", "?"));
+	if (!strcmp(fc_jstr(doc, "matched_by", ""), "none"))
+		fprintf(f, "no rails: no port to match (why below)\n");
+	else
+		fprintf(f, "rails matched by %s\n", fc_jstr(doc, "matched_by", "?"));
 	if (json_object_get(doc, "assumed"))
 		fprintf(f, "assumed: %s\n", fc_jstr(doc, "assumed", ""));
 	json_array_foreach(json_object_get(doc, "rails"), i, r) {
@@ -65,7 +69,8 @@ void pf_render_rails(FILE *f, const json_t *doc)
 					      " " : "", fc_jstr(n, "netdev", ""));
 		}
 	}
-	fc_table_print(t, f, "");
+	if (json_array_size(json_object_get(doc, "rails")))
+		fc_table_print(t, f, "");
 	fc_table_free(t);
 	json_array_foreach(json_object_get(doc, "notes"), i, n)
 		fprintf(f, "%s  %s\n", i ? "" : "\nnotes (ports left out, how matched):\n",

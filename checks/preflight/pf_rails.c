@@ -379,6 +379,26 @@ static void rail_findings(json_t *doc, const struct fc_rail_map *map)
 				   map->findings[i].text);
 }
 
+/* No port to match: why each node that has none has none (the probe's
+ * devices_error, as 'fabcheck devices' said it), into "notes". */
+static void no_port_notes(json_t *doc, const struct pf_rail_in *x)
+{
+	json_t *notes = json_object_get(doc, "notes");
+
+	for (int i = 0; notes && i < x->n; i++) {
+		const json_t *pr = x->probes[i];
+
+		if (x->nodes[i].nports > 0)
+			continue;
+		if (json_is_string(json_object_get(pr, "devices_error")))
+			json_array_append_new(notes, json_sprintf("%s: no RDMA port read: %s", x->nodes[i].name,
+								  fc_jstr(pr, "devices_error", "")));
+		else
+			json_array_append_new(notes, json_sprintf("%s: no RDMA port (its device list is empty)",
+								  x->nodes[i].name));
+	}
+}
+
 json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const *probes, int n,
 		     const char *exclude)
 {
@@ -395,6 +415,8 @@ json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const 
 		json_object_set_new(doc, "assumed", json_string(x.map.assumed));
 	json_object_set_new(doc, "rails", rails_json(&x, 1));
 	rail_notes(doc, &x.map);
+	if (x.map.by == FC_RAIL_BY_NONE)
+		no_port_notes(doc, &x);
 	rail_findings(doc, &x.map);
 	rails_end(&x);
 	return doc;

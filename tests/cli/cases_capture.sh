@@ -92,7 +92,7 @@ expect_quiet "capture rack: rails --from matches as preflight --from does" 0 -- 
 expect_quiet "capture dgx: rails --from equals live" 0 -- bash -c \
 	"cmp <(FABCHECK_SYSFS=$CAP_TMP/dgx $FC rails --launcher local --worker-cmd $FC $CAP_HOST --json 2>/dev/null | jq -S 'del(.launcher)') \
 	     <($FC rails --from $CAP_TMP/cap-dgx --json 2>/dev/null | jq -S 'del(.launcher)') &&
-	 $FC rails --from $CAP_TMP/cap-dgx --json | jq -e '.matched_by == \"name\"' >/dev/null"
+	 $FC rails --from $CAP_TMP/cap-dgx --json | jq -e '.matched_by == \"none\"' >/dev/null"
 expect "capture: rails --from with --drain" 2 'rails: prints the plan; no Slurm action' -- \
 	$FC rails --from "$CAP_TMP/cap-dgx" --drain
 

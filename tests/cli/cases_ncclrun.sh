@@ -93,6 +93,11 @@ rm -rf "$NRSYS"
 # far above what the stand-in's timing gives; one node expects nothing of the network
 expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the rails can carry \(1 of 1 HCAs' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.verdict) \\(.findings|join(\" \"))\"'"
+# one card of two 200G ports that NCCL 2.24+ fuses (FAKENCCL=fused: NET/IB/2
+# is mlx5_0+mlx5_1): one NIC of 400, 1 x 400/8 x 0.94 = 47 GB/s; counted as
+# two rails of 200 it was 23.5 (one GPU per node drives one of them)
+expect "nccl run: a fused dual-port NIC is one rail at both ports' rate" 0 '^1 400 47 mlx5_0\+mlx5_1$' -- bash -c \
+	"FAKENCCL=ib,fused $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '.rails | [.count, .rate_gbit_s, .expected_busbw_gbytes_s, .nics[0].name] | map(tostring) | join(\" \")'"
 # --db: the run's peak busbw recorded, and plan --db takes the fabric from it.
 expect "nccl run --db, plan --db" 0 'fabric as the store measured it.*nccl run 1 \(2 nodes x 1 GPUs, peak busbw' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --db $NRTMP/nr.db --json localhost 127.0.0.1 >/dev/null; $FC plan --params 7B --gpus 16 --db $NRTMP/nr.db | tr '\\n' ' '; rm -f $NRTMP/nr.db*"

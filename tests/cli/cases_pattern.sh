@@ -198,6 +198,9 @@ ok = sorted((s, r) for s, r, _, _ in bars) == want
 ok = ok and all(int(w) == (60 if s == "nodeC" else 288) for s, _, w, _ in bars)
 ok = ok and h.count("<p class=\"outcome-warn\">warn: unfair: nodeC sent 0.5 Gb/s") == 2 and "<h3>Round 1: into nodeA" in h
 print("ok" if ok else bars)' $PTT/h.html
+# nodeC's bar into nodeA whole: 0.5 of nodeA's 2.5 Gb/s port, 60 of 300 px.
+expect "report --html: nodeC's incast bar 60 px for 0.5 Gb/s" 0 '^1$' -- \
+	grep -cF '<tr><td>nodeC &rarr; nodeA</td><td><div class="bar" style="width:60px"></div></td><td>0.5 Gb/s</td></tr>' $PTT/h.html
 
 # Measured over the round's common window: nodeB's worker moves its bytes
 # from 1 s to 3 s after the go, 50 MB of them in its first second (its own

@@ -81,7 +81,7 @@ rt_all() {
 	echo "real layouts: $n captures, $right of $gpus GPUs paired among the capture's candidates, NCCL_IB_HCA within them on $hca"
 }
 expect "real layouts: NCCL's pick per GPU (topo --sysfs, gpu-check --from)" 0 \
-	'^real layouts: 15 captures, 95 of 95 GPUs paired among the capture.s candidates, NCCL_IB_HCA within them on 15$' -- rt_all
+	'^real layouts: 16 captures, 103 of 103 GPUs paired among the capture.s candidates, NCCL_IB_HCA within them on 16$' -- rt_all
 
 # The tables alone: nccl_nics per GPU as the capture's expectation says.
 rt_table() {

@@ -2,14 +2,18 @@
  * judges when the capture lacks sysfs or libibverbs' record: `lspci -vvv`'s
  * PCIe link (diag/lspci.c) and the device list of `ibv_devinfo -v` or
  * `ibstat` (verbs/devtext.c), an interface of `ip -j link` (core/iplink.c)
- * and a module of `ethtool -m` with its lanes judged (diag/parse.c). Any
+ * a module of `ethtool -m` with its lanes judged (diag/parse.c) and the
+ * trust, PFC and DSCP map of `mlnx_qos -i` (verbs/qos.c). Any
  * text gives a link within PCIe's bounds or none, devices each with a name
  * and ports each with a port number, an interface whose MTU is a number and
  * whose state is a string, a module whose lanes in use and dark lanes are
- * lanes it printed and never both, never a crash or a leak.
+ * lanes it printed and never both, a QoS state whose PFC flags are 0 or 1,
+ * whose DSCPs map to priorities 0-7 and whose trust is a terminated word,
+ * never a crash or a leak.
  * fuzz-sources: diag/lspci.c diag/parse.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
- * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json tests/real/ethtool_m/[a-z]*.txt
+ * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json tests/real/ethtool_m/[a-z]*.txt tests/real/mlnx_qos/[a-z]*.txt
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include "core/log.h"
 #include "diag/diag.h"
 #include "verbs/devtext.h"
+#include "verbs/qos.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,6 +41,25 @@ static void check_module(const char *text)
 	printed = m.nlanes >= 32 ? ~0u : (1u << m.nlanes) - 1;
 	if ((m.used & m.dark) || (m.used & ~printed) || (m.dark & ~printed))
 		abort();
+}
+
+/* mlnx_qos -i: read or refused (-EINVAL, nothing read), each PFC flag 0 or
+ * 1, each DSCP on a priority 0-7, the trust a word within its buffer. */
+static void check_qos(const char *text)
+{
+	struct qos_dcb q;
+	int rc = qos_parse_mlnx_qos(text, &q);
+
+	if (rc && (rc != -EINVAL || q.trust[0] || q.pfc_known))
+		abort();
+	if (!memchr(q.trust, 0, sizeof(q.trust)))
+		abort();
+	for (int i = 0; i < 8; i++)
+		if (q.pfc_enabled[i] != 0 && q.pfc_enabled[i] != 1)
+			abort();
+	for (int i = 0; i < 64; i++)
+		if (q.dscp2prio[i] < 0 || q.dscp2prio[i] > 7)
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -72,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	json_decref(ip);
 	check_module(text);
+	check_qos(text);
 	free(text);
 	return 0;
 }

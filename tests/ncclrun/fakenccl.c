@@ -19,6 +19,10 @@
  *   ib        the log shows IB with GPUDirect instead of sockets
  *   far       with ib: two HCAs, and the channels use the second (mlx5_1)
  *   norate    with ib: no per-device lines with speed= (as before NCCL 2.27)
+ *   fused     with ib: one card of two 200G ports (mlx5_0, mlx5_1: functions
+ *             .0 and .1) that NCCL 2.24+ fuses into virtual device [2]
+ *             mlx5_0+mlx5_1 of 400G (net_ib/init.cc's "Made virtual device"
+ *             line), which the channels use
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -141,12 +145,22 @@ static void log_init(int rank, int nranks)
 	}
 	nlog(0, "INFO cudaDriverVersion 12040");
 	if (mode("ib")) {
+		int two = mode("far") || mode("fused");
+
 		nlog(0, "INFO NET/IB : Using [0]mlx5_0:1/IB %s[RO]; OOB eth0:10.0.2.15<0>",
-		     mode("far") ? "[1]mlx5_1:1/IB " : "");
-		for (int d = 0; !mode("norate") && d < (mode("far") ? 2 : 1); d++)
-			nlog(0, "INFO NET/IB: [%d] mlx5_%d:uverbs%d:1/IB provider=Mlx5 speed=400000 "
-			     "context=0x55d0c1a0%d pciPath=/sys/devices/pci0000:00/0000:00:0%d.0 ar=0",
-			     d, d, d, d, d + 3);
+		     two ? "[1]mlx5_1:1/IB " : "");
+		for (int d = 0; !mode("norate") && d < (two ? 2 : 1); d++) {
+			char pci[64];
+
+			snprintf(pci, sizeof(pci), mode("fused") ? "0000:00:03.0/0000:10:00.%d" :
+				 "0000:00:0%d.0", mode("fused") ? d : d + 3);
+			nlog(0, "INFO NET/IB: [%d] mlx5_%d:uverbs%d:1/IB provider=Mlx5 speed=%d "
+			     "context=0x55d0c1a0%d pciPath=/sys/devices/pci0000:00/%s ar=0",
+			     d, d, d, mode("fused") ? 200000 : 400000, d, pci);
+		}
+		if (mode("fused"))
+			nlog(0, "INFO NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=400000 "
+			     "ndevs=2 rail=-1 plane=-1");
 		nlog(0, "INFO Using network IB");
 	} else {
 		nlog(0, "INFO NET/IB : No device found.");
@@ -158,6 +172,7 @@ static void log_init(int rank, int nranks)
 	for (int c = 0; c < 2 && nranks > 1; c++) {
 		int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
 		const char *via = !mode("ib") ? "NET/Socket/0" :
+				  mode("fused") ? "NET/IB/2/GDRDMA" :
 				  mode("far") ? "NET/IB/1/GDRDMA" : "NET/IB/0/GDRDMA";
 
 		nlog(0, "INFO Channel %02d/0 : %d[0] -> %d[0] [send] via %s", c, rank, next, via);

@@ -4,7 +4,7 @@ L=("$FC" lab)
 SSH_CFG_DIR=${SSH_CFG%/*}
 N=(--name "$RACK_NAME")
 read -r NET MCAST < <("${L[@]}" status "${N[@]}" --json | python3 -c \
-	'import json, sys; f = json.load(sys.stdin)["fabric"]; print(f["subnet"].rsplit(".", 1)[0], f["mcast"])')
+	'import json, sys; f = json.load(sys.stdin)["fabric"]; print(f["subnet"].rsplit(".", 1)[0], f["segment"])')
 
 # ---- each node: rxe0 on the fabric address, hostname, fabcheck on PATH ------
 i=1
@@ -136,7 +136,7 @@ R2=$RACK_NAME-b
 RACKS+=("$R2")
 if rack_up "$R2" --nodes 1 --mtu 1500; then
 	expect_json "second rack: its own segment and subnet" 0 \
-		"d['fabric']['mcast'] != '$MCAST' and not d['fabric']['subnet'].startswith('$NET.') and d['fabric']['mtu'] == 1500" \
+		"d['fabric']['segment'] != '$MCAST' and d['fabric']['transport'] == '$(id -u | sed 's/^0$/bridge/; s/^[1-9].*/mcast/')' and not d['fabric']['subnet'].startswith('$NET.') and d['fabric']['mtu'] == 1500" \
 		-- "${L[@]}" status --name "$R2" --json
 	expect_json "second rack: rxe0 at MTU 1024 (fabric MTU 1500)" 0 \
 		"d['host'] == 'nodeA' and d['devices'][0]['ports'][0]['active_mtu'] == 1024" \

@@ -28,6 +28,7 @@ CLASSES = [
     ("ip -j addr / ip -j link / lldpctl -f json of GPU fabrics", 5, ["ip", "lldp"], None),
     ("lspci -vvv LnkCap/LnkSta", 5, ["lspci"], None),
     ("NCCL logs beyond ../shared/fixtures", 1, ["nccl"], None),
+    ("mlnx_qos -i (trust, PFC, dscp2prio of mlx5 ports)", 0, ["mlnx_qos"], None),
     ("ethtool DEV link modes", 0, ["ethtool_link"], None),
     ("devlink dev info / health", 0, ["devlink"], None),
     ("ibnetdiscover of a GPU fabric", 0, ["ibnetdiscover"], None),

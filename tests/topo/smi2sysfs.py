@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A recorded sysfs tree whose PCIe distances are those a real capture prints.
 
-usage: smi2sysfs.py EXPECT.json DIR
+usage: smi2sysfs.py EXPECT.json DIR [IBSTAT.txt]
 
 EXPECT.json is the expectation of a real `nvidia-smi topo -m` capture
 (tests/real/topo/*.expect.json: "gpus", "nics", "nic_legend", "cells"). DIR
@@ -22,6 +22,23 @@ PCIe and are not used. GPUs are numbered in bus order as nvidia-smi numbers
 them; NICs are named by the NIC legend (mlx5_<n> for NIC<n> without one).
 Every NIC gets one active InfiniBand port at one rate: a capture prints no
 link speed, so every path has the same bandwidth and the class decides.
+With IBSTAT.txt (an ibstat capture of the same node, tests/real/ibv/: per
+CA its port's state, physical state, rate and link layer, and its System
+image GUID), each NIC's port is written as that capture prints it instead:
+"Down"/"Disabled" as sysfs's "1: DOWN"/"3: Disabled", the rate as
+"<rate> Gb/sec (4X <speed>)". ibstat prints the rate only, not the lanes;
+4 lanes at the speed that gives that rate is assumed (the kernel's
+rate_show format, drivers/infiniband/core/sysfs.c); a link layer of
+"Ethernet" is a RoCE port. A CA the ibstat does not list keeps the default.
+With it, the PCIe links are the parts' own too (NCCL ranks a GPU's NICs
+by path bandwidth, the slower end of each link counted: topo/
+pcitopo_ncclpath.c link_bw): a NIC's by its CA type (PCIE_OF), the GPUs'
+and the switches' PCIe Gen5 x16 when the table joins the GPUs by NV18
+(Hopper SXM5: the H100 and H200 datasheets give PCIe Gen5 x16 for the SXM5
+GPU, on a Gen5 board).
+CAs with one System image GUID (the firmware image of one card: the ports
+of a dual-port ConnectX) that the table puts on one switch are written as
+the functions .0, .1 of one PCI device, as such a card enumerates.
 
 The cells are then computed back from the groups; a cell the tree cannot
 give (a table no tree has) is named on stderr and the exit is 1.
@@ -84,6 +101,7 @@ class Tree:
     def __init__(self, root):
         self.root = root
         self.nbr = 0
+        self.gen5 = None  # "32.0 GT/s PCIe" for the GPUs and switches of a Gen5 board
         for d in ("devices", "bus/pci/devices", "class/infiniband"):
             os.makedirs(os.path.join(root, d), exist_ok=True)
 
@@ -91,12 +109,13 @@ class Tree:
         with open(os.path.join(self.root, rel), "w") as f:
             f.write(text + "\n")
 
-    def pci(self, path, klass, vendor, numa):
+    def pci(self, path, klass, vendor, numa, gts=None):
         bdf = path.rsplit("/", 1)[1]
+        gts = gts or (self.gen5 if klass != "0x020700" else None) or "16.0 GT/s PCIe"
         os.makedirs(os.path.join(self.root, "devices", path))
         for k, v in (("class", klass), ("vendor", vendor), ("device", "0x1234"),
-                     ("numa_node", str(numa)), ("current_link_speed", "16.0 GT/s PCIe"),
-                     ("max_link_speed", "16.0 GT/s PCIe"), ("current_link_width", "16"),
+                     ("numa_node", str(numa)), ("current_link_speed", gts),
+                     ("max_link_speed", gts), ("current_link_width", "16"),
                      ("max_link_width", "16")):
             self.put("devices/%s/%s" % (path, k), v)
         os.symlink("../../../devices/" + path, os.path.join(self.root, "bus/pci/devices", bdf))
@@ -108,18 +127,44 @@ class Tree:
         self.pci(path, "0x060400", "0x10b5", numa)
         return path
 
-    def nic(self, path, name, numa):
-        self.pci(path, "0x020700", "0x15b3", numa)
+    def nic(self, path, name, numa, port=None):
+        self.pci(path, "0x020700", "0x15b3", numa, PCIE_OF.get((port or {}).get("type")))
         d = "class/infiniband/%s" % name
         os.makedirs(os.path.join(self.root, d, "ports/1"))
         os.symlink("../../../devices/" + path, os.path.join(self.root, d, "device"))
-        self.put(d + "/ports/1/state", "4: ACTIVE")
-        self.put(d + "/ports/1/link_layer", "InfiniBand")
-        self.put(d + "/ports/1/rate", "400 Gb/sec (4X NDR)")
+        state, phys, rate, ll = ("4: ACTIVE", "5: LinkUp", "400 Gb/sec (4X NDR)", "InfiniBand")
+        if port:
+            state = STATE[port["state"]]
+            phys = PHYS[port["phys_state"]]
+            rate = "%d Gb/sec (4X %s)" % (port["rate"], SPEED[port["rate"] // 4])
+            ll = port["link_layer"]
+        self.put(d + "/ports/1/state", state)
+        self.put(d + "/ports/1/phys_state", phys)
+        self.put(d + "/ports/1/link_layer", ll)
+        self.put(d + "/ports/1/rate", rate)
 
 
-def build(root, gpus, nics, names, place):
+# ibstat's words (infiniband-diags, ibstat.c port_state_str/port_phy_state_str)
+# as the kernel's sysfs writes them (drivers/infiniband/core/sysfs.c
+# state_show, phys_state_show); the speed name of each per-lane rate
+# (include/rdma/ib_verbs.h enum ib_port_speed: SDR 2.5 .. NDR 100 Gb/s).
+STATE = {"Down": "1: DOWN", "Initializing": "2: INIT", "Armed": "3: ARMED",
+         "Active": "4: ACTIVE"}
+PHYS = {"Sleep": "1: Sleep", "Polling": "2: Polling", "Disabled": "3: Disabled",
+        "LinkUp": "5: LinkUp"}
+# A ConnectX's own PCIe link by its CA type (ibstat "CA type": the PCI
+# device id): ConnectX-7 (MT4129) PCIe Gen5 x16, ConnectX-6 Dx (MT4125)
+# PCIe Gen4 x16, ConnectX-6 (MT4123) Gen4 x16 (the NVIDIA ConnectX-7,
+# ConnectX-6 Dx and ConnectX-6 adapter card user manuals, specifications).
+PCIE_OF = {"MT4129": "32.0 GT/s PCIe", "MT4125": "16.0 GT/s PCIe", "MT4123": "16.0 GT/s PCIe"}
+SPEED = {2: "SDR", 5: "DDR", 10: "QDR", 14: "FDR", 25: "EDR", 50: "HDR", 100: "NDR"}
+
+
+def build(root, gpus, nics, names, place, ports=None, gen5=False):
     t = Tree(root)
+    t.gen5 = "32.0 GT/s PCIe" if gen5 else None
+    ports = ports or {}
+    card = {}  # (System image GUID, leaf group) -> (parent, bus, next function)
     numa = {k: i for i, k in enumerate(dict.fromkeys(p[0] for p in place.values()))}
     hbs = {k: i for i, k in enumerate(dict.fromkeys(p[1] for p in place.values()))}
     bdf = {g: "0000:%02x:00.0" % (0x40 + i) for i, g in enumerate(gpus)}
@@ -141,14 +186,37 @@ def build(root, gpus, nics, names, place):
                         parent[d] = t.bridge(under, nm)
         for d in members:
             path = parent[d] + "/" + bdf[d]
+            guid = ports.get(names.get(d), {}).get("sys_guid")
+            if guid and (guid, place[d][3]) in card:
+                up, bus, fn = card[(guid, place[d][3])]
+                card[(guid, place[d][3])] = (up, bus, fn + 1)
+                path = "%s/%s.%d" % (up, bus, fn)
+            elif guid:
+                card[(guid, place[d][3])] = (parent[d], bdf[d][:-2], 1)
             if d in names:
-                t.nic(path, names[d], nm)
+                t.nic(path, names[d], nm, ports.get(names[d]))
             else:
                 t.pci(path, "0x030200", "0x10de", nm)
 
 
+def ibstat(path):
+    """CA name -> its port 1 as ibstat prints it, and its System image GUID."""
+    out, ca = {}, None
+    for line in open(path):
+        key, _, val = line.strip().partition(": ")
+        if line.startswith("CA '"):
+            ca = out.setdefault(line.split("'")[1], {})
+        elif ca is not None and key in ("CA type", "State", "Physical state", "Rate",
+                                        "Link layer", "System image GUID"):
+            ca[{"CA type": "type", "State": "state", "Physical state": "phys_state",
+                "Rate": "rate", "Link layer": "link_layer",
+                "System image GUID": "sys_guid"}[key]] = \
+                int(val) if key == "Rate" else val
+    return out
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__.split("\n\n")[1])
     gpus, nics, names, pairs = read(sys.argv[1])
     place = layout(gpus + nics, pairs)
@@ -158,7 +226,9 @@ def main():
     if bad:
         sys.stderr.write("%s: no PCIe tree has these cells:\n  %s\n" % (sys.argv[1], "\n  ".join(bad)))
         sys.exit(1)
-    build(sys.argv[2], gpus, nics, names, place)
+    ports = ibstat(sys.argv[3]) if len(sys.argv) == 4 else {}
+    nv18 = json.load(open(sys.argv[1])).get("cells", {}).get("GPU0,GPU1") == "NV18"
+    build(sys.argv[2], gpus, nics, names, place, ports, gen5=bool(ports) and nv18)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,34 @@ static void test_roce_odd_and_down(void **state)
 	fc_rail_map_release(&m);
 }
 
+/* No port to match: nodes with no port at all, and nodes whose every port
+ * --exclude-dev leaves out, are "none" with the reason, never "matched by
+ * device name" (nothing was compared). */
+static void test_no_port_to_match(void **state)
+{
+	const char *excl[] = { "rxe0", "rxe1" };
+	struct fc_rail_opts o = { .exclude = excl, .nexclude = 2 };
+	struct fc_rail_node none[2] = { { .name = "nodeA" }, { .name = "nodeB" } };
+	struct rec r;
+	struct fc_rail_map m;
+
+	(void)state;
+	assert_int_equal(fc_rail_match(none, 2, NULL, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_NONE);
+	assert_false(m.by_name);
+	assert_int_equal(m.nrails, 0);
+	assert_string_equal(fc_rail_by_name(m.by), "none");
+	assert_int_equal(count_text(&m, "no port to match", "no node reports an RDMA port", NULL), 1);
+	assert_int_equal(count_text(&m, "device name", NULL), 0);
+	fc_rail_map_release(&m);
+
+	load("roce-4x2.json", &r);
+	assert_int_equal(fc_rail_match(r.nodes, r.n, &o, &m), 0);
+	assert_int_equal(m.by, FC_RAIL_BY_NONE);
+	assert_int_equal(count_text(&m, "no port to match", "every port was left out", NULL), 1);
+	fc_rail_map_release(&m);
+}
+
 /* 8-HCA servers: the Ethernet management NIC left out by link layer, the
  * 200G IB storage HCA by its rate (once looked a ninth rail), and by
  * --exclude-dev without the note; gpu03's mlx5_3/mlx5_5 swapped. */
@@ -594,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_subnet_of), cmocka_unit_test(test_rate_below_rail),
 		cmocka_unit_test(test_pair_rail_down),
 		cmocka_unit_test(test_left_out_beyond_the_list),
+		cmocka_unit_test(test_no_port_to_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
  *   topo/     nvidia-smi topo -m   -> nvsmi_topo_parse (topo/)
  *   nccl/     NCCL_DEBUG=INFO logs -> the NCCL log parser (checks/nccl/log)
  *   ethtool/  ethtool -S           -> qos_parse_ethtool_s (verbs/qos.c)
+ *   mlnx_qos/ mlnx_qos -i DEV      -> qos_parse_mlnx_qos (verbs/qos.c)
  *   ethtool_m/ ethtool -m          -> diag_parse_module, diag_module_judge,
  *                                     diag_module_verdict (diag/)
  *   ethtool_link/ ethtool DEV      -> diag_parse_link (diag/linkmodes.c)
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/out.h"
 #include "diag/diag.h"
 #include "tests/unit/nccllog_util.h"
 #include "tests/unit/real_util.h"
@@ -228,7 +230,7 @@ static void ethtool_one(struct tally *t, const char *name, const char *path, con
 	json_decref(got);
 }
 
-#define ETHTOOL_FLOOR 339
+#define ETHTOOL_FLOOR 345
 
 static void test_ethtool(void **state)
 {
@@ -237,6 +239,89 @@ static void test_ethtool(void **state)
 	(void)state;
 	walk(&t, ".txt", ethtool_one);
 	report(&t, ETHTOOL_FLOOR);
+}
+
+/* ---- mlnx_qos -i ---- */
+
+/* @n ints joined by ',' into @buf, or "null" when @known is 0. */
+static const char *ints(const int *v, int n, int known, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!known)
+		return "null";
+	buf[0] = '\0';
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "", v[i]);
+	return buf;
+}
+
+/* The expectation's list @key joined the same way ("null" for null). */
+static const char *want_ints(const json_t *want, const char *key, char *buf, size_t len)
+{
+	const json_t *a = json_object_get(want, key);
+	int v[64], n = 0;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(a, i, e)
+		if (n < 64)
+			v[n++] = (int)json_integer_value(e);
+	return ints(v, n, json_is_array(a), buf, len);
+}
+
+/* "verdicts": traffic class -> the verdict qos_dcb_findings gives the port
+ * for RoCE traffic of that class (as preflight judges a node's mlnx_qos). */
+static void mlnx_qos_verdicts(struct tally *t, const char *name, const struct qos_dcb *dcb,
+			      const json_t *verdicts)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)verdicts, k, v) {
+		json_t *doc = fc_doc_new();
+		char what[48];
+
+		snprintf(what, sizeof(what), "verdict at traffic class %s", k);
+		if (dcb)
+			qos_dcb_findings(doc, "node", "port", dcb, atoi(k));
+		fact(t, name, what, json_string_value(v),
+		     dcb ? fc_verdict_name(fc_doc_verdict(doc)) : NULL);
+		json_decref(doc);
+	}
+}
+
+/* Trust state, PFC per priority and the DSCP -> priority map, as
+ * qos_parse_mlnx_qos reads them and qos_dcb_findings judges them. */
+static void mlnx_qos_one(struct tally *t, const char *name, const char *path, const json_t *want)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len), w[256], g[256];
+	struct qos_dcb dcb;
+	int rc;
+
+	if (!text)
+		fail_msg("cannot read %s", path);
+	rc = qos_parse_mlnx_qos(text, &dcb);
+	free(text);
+	fact(t, name, "trust", json_string_value(json_object_get(want, "trust")),
+	     rc ? NULL : dcb.trust);
+	fact(t, name, "pfc_enabled", want_ints(want, "pfc_enabled", w, sizeof(w)),
+	     ints(dcb.pfc_enabled, 8, !rc && dcb.pfc_known, g, sizeof(g)));
+	fact(t, name, "dscp2prio", want_ints(want, "dscp2prio", w, sizeof(w)),
+	     ints(dcb.dscp2prio, 64, !rc && dcb.dscp_known, g, sizeof(g)));
+	mlnx_qos_verdicts(t, name, rc ? NULL : &dcb, json_object_get(want, "verdicts"));
+}
+
+#define MLNX_QOS_FLOOR 22
+
+static void test_mlnx_qos(void **state)
+{
+	struct tally t = { "mlnx_qos", 0, 0, 0 };
+
+	(void)state;
+	walk(&t, ".txt", mlnx_qos_one);
+	report(&t, MLNX_QOS_FLOOR);
 }
 
 /* ---- ethtool -m ---- */
@@ -475,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_nccl),
 		cmocka_unit_test(test_ethtool),
+		cmocka_unit_test(test_mlnx_qos),
 		cmocka_unit_test(test_ethtool_m),
 		cmocka_unit_test(test_ethtool_link),
 		cmocka_unit_test(test_devlink),

@@ -109,6 +109,12 @@ static void ibv_port(struct tally *t, const char *name, const char *ca, const js
 		fact(t, name, what, jstr(v, b1, sizeof(b1)),
 		     json_string_value(json_object_get(gp, "phys_state")));
 	}
+	if ((v = json_object_get(wp, "active_mtu"))) {
+		snprintf(what, sizeof(what), "%s port %lld active_mtu", ca,
+			 (long long)json_integer_value(json_object_get(wp, "port")));
+		fact(t, name, what, jstr(v, b1, sizeof(b1)),
+		     gp ? jstr(json_object_get(gp, "active_mtu"), b2, sizeof(b2)) : NULL);
+	}
 	if ((v = json_object_get(wp, "rate"))) {
 		snprintf(what, sizeof(what), "%s port %lld rate", ca,
 			 (long long)json_integer_value(json_object_get(wp, "port")));
@@ -156,7 +162,7 @@ static void ibv_one(struct tally *t, const char *name, const char *path, const j
 	free(text);
 }
 
-#define IBV_FLOOR 57
+#define IBV_FLOOR 118
 
 static void test_ibv(void **state)
 {

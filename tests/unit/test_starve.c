@@ -100,11 +100,41 @@ static void test_judge_more_guests_than_cpus(void **state)
 	assert_non_null(strstr(why, "was not starved"));
 	f.wait_pct = 70;
 	assert_true(fc_starve_judge(&f, why, sizeof(why)));
-	assert_non_null(strstr(why, "over 58%, its guests outnumbering the host's CPUs)"));
+	assert_non_null(strstr(why, "over 58%, above what its own threads wait on the host's CPUs)"));
 	f.wait_pct = 26.058;
 	f.cpus = 4;
 	assert_true(fc_starve_judge(&f, why, sizeof(why)));
 	assert_non_null(strstr(why, "over 25%)"));
+}
+
+/* A bridged 2-node rack whose QEMU had the host's CPUs first (lab calibrate,
+ * 2026-12-06, lab/starve.c): its 4 busy threads asked 22.0 s of runnable
+ * time in about 9 s on 2 CPUs, so they wait by themselves; 28% is theirs,
+ * not a busy host's. The same wait with the window unknown, or twice the
+ * room (4 CPUs), is starvation; and a host busy with other work (the rack
+ * ran 10 s of 20 s of CPU and waited 20 s: 67%) still is. */
+static void test_judge_own_threads(void **state)
+{
+	struct fc_starve_fig f = { .wait_pct = 28.1, .runnable_s = 22.0, .calib_gbps = -1,
+				   .baseline_gbps = -1, .guests = 2, .cpus = 2, .wall_s = 9 };
+	char why[1024];
+
+	(void)state;
+	assert_true(fc_starve_demand_pct(22.0, 2, 9) > 18.1 && fc_starve_demand_pct(22.0, 2, 9) < 18.2);
+	assert_true(fc_starve_demand_pct(22.0, 2, 0) == 0 && fc_starve_demand_pct(22.0, 4, 9) == 0);
+	assert_true(fc_starve_demand_pct(0, 2, 9) == 0 && fc_starve_demand_pct(22.0, 0, 9) == 0);
+	assert_false(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "was not starved"));
+	f.wall_s = 0;
+	assert_true(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "over 25%)"));
+	f.wall_s = 9;
+	f.cpus = 4;
+	assert_true(fc_starve_judge(&f, why, sizeof(why)));
+	f = (struct fc_starve_fig){ .wait_pct = 66.7, .runnable_s = 30, .calib_gbps = -1,
+				    .baseline_gbps = -1, .guests = 2, .cpus = 2, .wall_s = 10 };
+	assert_true(fc_starve_judge(&f, why, sizeof(why)));
+	assert_non_null(strstr(why, "over 58%, above what its own threads wait"));
 }
 
 /* The kernel's line of a node whose NIC stalled, read off a rack of make
@@ -278,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_judge_calibration),
 		cmocka_unit_test(test_judge_stalled),
 		cmocka_unit_test(test_judge_more_guests_than_cpus),
+		cmocka_unit_test(test_judge_own_threads),
 		cmocka_unit_test(test_sched_parse),
 		cmocka_unit_test(test_sample_and_stall),
 		cmocka_unit_test(test_rack_dir),

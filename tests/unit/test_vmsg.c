@@ -109,6 +109,34 @@ static void test_slot_dup_stale_short(void **state __attribute__((unused)))
 	free(old);
 }
 
+/* Each problem's sentence whole (issue 39 item 5), its figures distinct:
+ * message 9 of slot 5, 768 B (three 256-byte chunks: marks at 256 and
+ * 512), checked where other messages, lengths or immediates were due. */
+static void test_why_whole(void **state __attribute__((unused)))
+{
+	struct fc_vmsg_bad bad;
+	struct fc_vmsg_id want = { .tag = 77, .seq = 9, .slot = 5, .len = 768 };
+	char why[320];
+	uint8_t *m = msg(77, 9, 5, 768);
+
+	assert_int_equal(chk(m, 768, 11, 5, 768, UINT32_MAX, &bad), FC_VMSG_STALE);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 11 for slot 5 (768 B): stale: the older message 9 is here");
+	assert_int_equal(chk(m, 768, 7, 5, 768, UINT32_MAX, &bad), FC_VMSG_AHEAD);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 7 for slot 5 (768 B): missing: message 9 came instead (messages were lost)");
+	assert_int_equal(chk(m, 768, 9, 5, 512, UINT32_MAX, &bad), FC_VMSG_LEN);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 9 for slot 5 (512 B): length: its header says 768 B");
+	assert_int_equal(chk(m, 700, 9, 5, 768, UINT32_MAX, &bad), FC_VMSG_SHORT);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 9 for slot 5 (768 B): short: 700 B arrived");
+	assert_int_equal(fc_vmsg_check_imm(8, &want, &bad), FC_VMSG_IMM);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 9 for slot 5 (768 B): immediate: the completion carries 8");
+	/* The chunk at 512 holds message 16's mark (little-endian): it did not land. */
+	m[512] = 16;
+	m[513] = m[514] = m[515] = 0;
+	assert_int_equal(chk(m, 768, 9, 5, 768, UINT32_MAX, &bad), FC_VMSG_PARTIAL);
+	assert_string_equal(fc_vmsg_why(&bad, why, sizeof(why)), "message 9 for slot 5 (768 B): partial: the 256-byte chunk at offset 512 is not this message's (its mark reads 00000010): the header landed and this part did not");
+	free(m);
+}
+
 static void test_tiny_and_imm(void **state __attribute__((unused)))
 {
 	struct fc_vmsg_bad bad;
@@ -262,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_good_and_flipped),
 		cmocka_unit_test(test_slot_dup_stale_short),
 		cmocka_unit_test(test_tiny_and_imm),
+		cmocka_unit_test(test_why_whole),
 		cmocka_unit_test(test_cycle_layout),
 		cmocka_unit_test(test_tally),
 	};

@@ -65,14 +65,18 @@ void ncl_render(FILE *f, const json_t *doc);
  * rate_gbit_s, rate_from, used_per_node, payload_share, nccl_algo,
  * nccl_algo_ignored, algorithm, algorithm_factor, expected_busbw_gbytes_s,
  * network_bound_gbytes_s, why_none, measured_busbw_gbytes_s, measured_as,
- * share, floor}, and a warning when the share is under the floor.
+ * share, floor, listed, hcas_from, nics}, and a warning when the share is
+ * under the floor. Rails are NCCL's NICs (its NET devices): the two ports
+ * of a card NCCL merges (2.20.3-2.23.4) or fuses (2.24+) are one rail of
+ * their summed rate; --rail-gbps gives each port's rate.
  * NCL_BUSBW_FLOOR: 80%; the published figures sit at 94% of the line rate
  * (46-48 GB/s per NDR NIC, github.com/NVIDIA/nccl-tests/issues/290), so a
  * healthy run clears it with room for NCCL's size-to-size spread.
  */
 #define NCL_BUSBW_FLOOR 0.8
 struct ncl_busbw_in {
-	const json_t *hcas;	 /* the log's HCA list ([{"index", "speed_mbps"}]) */
+	const json_t *hcas;	 /* the log's HCA list ([{"index", "net_dev", "name",
+				  * "speed_mbps"}]) */
 	const json_t *channels;	 /* its channel lines ([{"net_dev"}]); NULL none */
 	double rail_gbps;	 /* --rail-gbps, 0: from the log */
 	int nnodes, gpus_per_node; /* 0: not known */

@@ -15,19 +15,63 @@
 #include "core/busbw.h"
 #include "core/out.h"
 
-/* Whether a channel line of the log runs over HCA @h: its NET device index,
- * or the 2.24+ virtual NIC it is fused into (nccllog_vnic.c). */
-static int on_channel(const json_t *channels, const json_t *h)
-{
-	int index = (int)fc_jnum(h, "index", -1), fused = (int)fc_jnum(h, "fused_into", -1);
-	size_t i;
-	json_t *c;
+/*
+ * The NICs NCCL makes of the log's HCA list: its NET devices, each HCA
+ * under the index its channel lines name (its "net_dev": a port alone, the
+ * 2.20.3-2.23.4 IB plugin's merged device or a 2.24+ virtual NIC of two
+ * ports, checks/nccl/log/nccllog_vnic.c). A merged or fused NIC is one
+ * device of its ports' summed speed (net_ib.cc ncclIbInit at v2.20.3-1:
+ * ncclIbMergedDevs[..].speed += ..., and its
+ * ncclIbMakeVDeviceInternal at v2.24.3-1, mDev->speed += dev->speed), so it counts once at that rate, never
+ * as one rail per port at a port's rate (doc/nccl-versions.md).
+ */
+#define NCL_BUSBW_NICS 64
+struct ncl_nic {
+	int net_dev, ports, used;
+	double gbps;	  /* summed, -1 when a port's rate is unknown */
+	double port_min;  /* its slowest port (Gb/s), 0 unknown */
+	char name[96];	  /* "mlx5_0+mlx5_1" */
+};
 
-	json_array_foreach(channels, i, c)
-		if ((int)fc_jnum(c, "net_dev", -1) == index ||
-		    (fused >= 0 && (int)fc_jnum(c, "net_dev", -1) == fused))
-			return 1;
-	return 0;
+static struct ncl_nic *nic_at(struct ncl_nic *nics, int *n, int net_dev)
+{
+	for (int i = 0; i < *n; i++)
+		if (nics[i].net_dev == net_dev)
+			return &nics[i];
+	if (*n >= NCL_BUSBW_NICS)
+		return NULL;
+	nics[*n] = (struct ncl_nic){ .net_dev = net_dev };
+	return &nics[(*n)++];
+}
+
+/* The log's NICs into @nics, each port at @port_gbps (0: its logged rate),
+ * marked used when a channel line names it; their count. */
+static int log_nics(const struct ncl_busbw_in *in, double port_gbps, struct ncl_nic *nics)
+{
+	int n = 0;
+	size_t i;
+	json_t *h, *c;
+
+	json_array_foreach(in->hcas, i, h) {
+		int dev = (int)fc_jnum(h, "net_dev", fc_jnum(h, "index", -1));
+		double r = port_gbps > 0 ? port_gbps : fc_jnum(h, "speed_mbps", 0) / 1000;
+		struct ncl_nic *k = nic_at(nics, &n, dev);
+		size_t len;
+
+		if (!k)
+			continue;
+		len = strlen(k->name);
+		snprintf(k->name + len, sizeof(k->name) - len, "%s%s", k->ports ? "+" : "",
+			 fc_jstr(h, "name", "?"));
+		k->ports++;
+		k->gbps = !(r > 0) || k->gbps < 0 ? -1 : k->gbps + r;
+		if (r > 0 && (!k->port_min || r < k->port_min))
+			k->port_min = r;
+	}
+	json_array_foreach(in->channels, i, c)
+		for (int k = 0; k < n; k++)
+			nics[k].used |= (int)fc_jnum(c, "net_dev", -1) == nics[k].net_dev;
+	return n;
 }
 
 static int any_net_channel(const json_t *channels)
@@ -42,58 +86,82 @@ static int any_net_channel(const json_t *channels)
 }
 
 /*
- * The HCAs the GPUs use, out of the log's list: those its channel lines
- * name (NET/<net>/<n> is [n] of the IB list); without channel lines, the
- * fastest listed, as NCCL ranks a GPU's HCAs by path bandwidth, which counts
- * the port's speed (src/graph/topo.cc ncclTopoGetLocal; ncclTopoAddNet:
- * bw = speed / 8000), so a 200G storage port is no candidate beside a 400G
- * one. Their count into *n_p, their slowest rate (Gb/s, 0 unknown) returned,
- * how they were chosen into *how_p.
+ * The NICs the GPUs use, out of the log's: those its channel lines name;
+ * without channel lines, the fastest listed, as NCCL ranks a GPU's NICs by
+ * path bandwidth, which counts the NIC's speed (src/graph/topo.cc
+ * ncclTopoGetLocal; ncclTopoAddNet: bw = speed / 8000), so a 200G storage
+ * port is no candidate beside a 400G one. Marked in @nics (used), their
+ * count into *n_p, how they were chosen into *how_p, the slowest of their
+ * ports into *port_p; their slowest rate (Gb/s, 0 unknown) returned.
  */
-static double log_rate(const struct ncl_busbw_in *in, int *n_p, const char **how_p)
+static double nics_rate(const struct ncl_busbw_in *in, struct ncl_nic *nics, int nn,
+			int *n_p, const char **how_p, double *port_p)
 {
 	int by_chan = any_net_channel(in->channels), n = 0, unknown = 0;
 	double top = 0, rate = 0;
-	size_t i;
-	json_t *h;
 
-	json_array_foreach(in->hcas, i, h) {
-		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
-
-		unknown |= !(r > 0);
-		top = r > top ? r : top;
+	for (int k = 0; k < nn; k++) {
+		unknown |= !(nics[k].gbps > 0);
+		top = nics[k].gbps > top ? nics[k].gbps : top;
 	}
 	*how_p = by_chan ? "the HCAs its channel lines use" :
 		 unknown ? "every HCA listed" : "the fastest HCAs listed (NCCL ranks by path bandwidth)";
-	json_array_foreach(in->hcas, i, h) {
-		double r = fc_jnum(h, "speed_mbps", 0) / 1000;
+	*port_p = 0;
+	for (int k = 0; k < nn; k++) {
+		struct ncl_nic *c = &nics[k];
 
-		if (by_chan ? !on_channel(in->channels, h) :
-			      !unknown && r < top)
+		if (!by_chan)
+			c->used = unknown || !(c->gbps < top);
+		if (!c->used)
 			continue;
 		n++;
-		if (!(r > 0))
+		if (!(c->gbps > 0))
 			rate = -1; /* one unknown: the slowest is unknown */
-		else if (rate >= 0 && (!rate || r < rate))
-			rate = r;
+		else if (rate >= 0 && (!rate || c->gbps < rate))
+			rate = c->gbps;
+		if (c->port_min > 0 && (!*port_p || c->port_min < *port_p))
+			*port_p = c->port_min;
 	}
 	*n_p = n;
 	return rate > 0 ? rate : 0;
 }
 
-/* The rate used and where it came from: --rail-gbps, else the log. */
-static double rail_rate(json_t *doc, const struct ncl_busbw_in *in, const char **src_p,
-			int *n_p, const char **how_p)
+/* The NICs of more than one port (merged or fused) as rails.nics. */
+static void nics_json(json_t *rails, const struct ncl_nic *nics, int nn)
 {
-	double opt = in->rail_gbps, from_log = log_rate(in, n_p, how_p);
+	json_t *a = json_array();
 
-	*src_p = opt > 0 ? "--rail-gbps" : from_log > 0 ? "NCCL log" : NULL;
-	if (opt > 0 && from_log > 0 && fabs(from_log - opt) > 0.01 * opt)
+	for (int k = 0; k < nn; k++)
+		if (nics[k].ports > 1)
+			json_array_append_new(
+				a, json_pack("{s:i, s:s, s:i, s:o, s:b}", "net_dev", nics[k].net_dev,
+					     "name", nics[k].name, "ports", nics[k].ports,
+					     "rate_gbit_s", nics[k].gbps > 0 ? json_real(nics[k].gbps) :
+									      json_null(),
+					     "used", nics[k].used));
+	json_object_set_new(rails, "nics", a);
+}
+
+/* The rate used and where it came from: --rail-gbps (each port's), else
+ * the log; the NICs into @nics (their count into *nn_p). */
+static double rail_rate(json_t *doc, const struct ncl_busbw_in *in, struct ncl_nic *nics,
+			int *nn_p, const char **src_p, int *n_p, const char **how_p)
+{
+	double opt = in->rail_gbps, port = 0, rate;
+
+	*nn_p = log_nics(in, 0, nics);
+	rate = nics_rate(in, nics, *nn_p, n_p, how_p, &port);
+	*src_p = opt > 0 ? "--rail-gbps" : rate > 0 ? "NCCL log" : NULL;
+	if (opt > 0 && port > 0 && fabs(port - opt) > 0.01 * opt)
 		fc_finding(doc, FC_WARN,
 			   "the NCCL log gives %g Gb/s for its slowest HCA where --rail-gbps says "
 			   "%g: the expectation uses --rail-gbps; check the HCAs' rates "
-			   "(fabcheck devices) or the option", from_log, opt);
-	return opt > 0 ? opt : from_log;
+			   "(fabcheck devices) or the option", port, opt);
+	if (opt > 0) {
+		*nn_p = log_nics(in, opt, nics);
+		rate = nics_rate(in, nics, *nn_p, n_p, how_p, &port);
+	}
+	return rate;
 }
 
 /* Why nothing is expected (NULL: something is). */
@@ -129,11 +197,12 @@ static unsigned allowed_algos(const char *v, char *why, size_t len)
 
 void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in)
 {
-	int nrails = 0, gpn = in->gpus_per_node, listed = (int)json_array_size(in->hcas);
+	struct ncl_nic nics[NCL_BUSBW_NICS];
+	int nrails = 0, gpn = in->gpus_per_node, listed = 0;
 	char ignored[512];
 	unsigned algos = allowed_algos(in->nccl_algo, ignored, sizeof(ignored)), which;
 	const char *src, *how;
-	double rate = rail_rate(doc, in, &src, &nrails, &how);
+	double rate = rail_rate(doc, in, nics, &listed, &src, &nrails, &how);
 	int used = nrails < gpn ? nrails : gpn;
 	double want = busbw_rails(algos, nrails, rate, gpn, in->nnodes, &which);
 	double bound = busbw_rails_bound(algos, nrails, rate, gpn, in->nnodes);
@@ -159,13 +228,33 @@ void ncl_busbw_judge(json_t *doc, const struct ncl_busbw_in *in)
 	rails = json_object_get(doc, "rails");
 	json_object_set_new(rails, "listed", json_integer(listed));
 	json_object_set_new(rails, "hcas_from", json_string(how));
+	nics_json(rails, nics, listed);
 	if (share > 0 && share < NCL_BUSBW_FLOOR)
 		fc_finding(doc, FC_WARN,
 			   "%s %.1f GB/s is %.0f%% of the %.1f GB/s the rails can carry "
-			   "(%d of %d HCAs per node at %g Gb/s, %s): check every rail with "
+			   "(%d of %d %s per node at %g Gb/s, %s): check every rail with "
 			   "fabcheck pair --rails all, and NCCL_ALGO=Ring for comparison",
-			   in->measured_as, got, 100 * share, want, used, nrails, rate,
+			   in->measured_as, got, 100 * share, want, used, nrails,
+			   json_array_size(json_object_get(rails, "nics")) ? "NICs" : "HCAs", rate,
 			   busbw_algo_name(which));
+}
+
+/* "  NCCL's NICs of two ports: mlx5_0+mlx5_1 (400 Gb/s), ...: each counted
+ * once at its ports' summed rate". */
+static void nics_render(FILE *f, const json_t *nics)
+{
+	size_t i;
+	json_t *k;
+
+	if (!json_array_size(nics))
+		return;
+	fputs("  NCCL's NICs of several ports:", f);
+	json_array_foreach(nics, i, k) {
+		fprintf(f, "%s %s", i ? "," : "", fc_jstr(k, "name", "?"));
+		if (fc_jnum(k, "rate_gbit_s", 0) > 0)
+			fprintf(f, " (%g Gb/s)", fc_jnum(k, "rate_gbit_s", 0));
+	}
+	fputs(": each counted once, at its ports' summed rate\n", f);
 }
 
 void ncl_busbw_render(FILE *f, const json_t *doc)
@@ -184,8 +273,11 @@ void ncl_busbw_render(FILE *f, const json_t *doc)
 				100 * fc_jnum(r, "floor", 0));
 		fputc('\n', f);
 	}
+	nics_render(f, json_object_get(r, "nics"));
 	if (fc_jnum(r, "listed", 0) > fc_jnum(r, "count", 0))
-		fprintf(f, "  HCAs counted: %d of the %d listed, %s\n", (int)fc_jnum(r, "count", 0),
+		fprintf(f, "  %s counted: %d of the %d listed, %s\n",
+			json_array_size(json_object_get(r, "nics")) ? "NICs" : "HCAs",
+			(int)fc_jnum(r, "count", 0),
 			(int)fc_jnum(r, "listed", 0), fc_jstr(r, "hcas_from", "?"));
 	if (fc_jnum(r, "network_bound_gbytes_s", 0) > 0)
 		fprintf(f, "  on two nodes a tree sends half its traffic over the network: up to "

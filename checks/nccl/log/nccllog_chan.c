@@ -266,7 +266,7 @@ static struct ncl_hca *gdr_listed(struct ncl_host *h, const char *name, long idx
 		c[0] = c[-1];
 	memset(c, 0, sizeof(*c));
 	c->index = (int)idx;
-	c->ibv_index = c->merged = -1;
+	c->ibv_index = c->merged = c->slot = -1;
 	ncl_copy(c->name, sizeof(c->name), name, strlen(name));
 	h->have_list = h->list_from_gdr = 1;
 	return c;

@@ -43,6 +43,9 @@ struct ncl_hca {
 	int index;	    /* [n] of the list (physical device) */
 	int ibv_index;	    /* 2.3 per-port lines: the verbs device index printed, else -1 */
 	int merged;	    /* index of the merged (virtual) device, or -1 */
+	int slot;	    /* its entry's place in the list (a merged group counts
+			     * once), the NET device a single port of a 2.20-2.23
+			     * merged list is; -1 unknown */
 	char name[NCL_NAME];
 	int port;
 	char link[8];	    /* "IB", "RoCE" or "" */
@@ -211,6 +214,10 @@ void ncl_dispatch(struct ncl_log *lg, const struct ncl_rec *r);
 void ncl_on_vnic(struct ncl_log *lg, int h, const char *p);
 int ncl_on_net_count(struct ncl_log *lg, int h, const char *msg);
 int ncl_hca_vdev(const struct ncl_host *host, const struct ncl_hca *c);
+/* The NET device @c is part of, the index a channel line's NET/<net>/<n>
+ * names: its merged device (2.20-2.23), its virtual NIC (2.24+), else its
+ * own index (nccllog_vnic.c). */
+int ncl_hca_netdev(const struct ncl_host *host, const struct ncl_hca *c);
 void ncl_bare_version(struct ncl_log *lg, const char *s);
 void ncl_tests_line(struct ncl_log *lg, const char *s);
 /* nccl-tests' "#" lines with figures, and its result rows (nccllog_busbw.c):

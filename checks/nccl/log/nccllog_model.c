@@ -289,8 +289,8 @@ const char *ncl_hca_of(const struct ncl_log *lg, int h, int net_dev, char *buf,
 		return buf;
 	for (int i = 0; i < host->nhcas; i++) {
 		const struct ncl_hca *c = &host->hcas[i];
-		int hit = host->nmerged ? c->merged == net_dev :
-			  c->index == net_dev || ncl_hca_vdev(host, c) == net_dev;
+		int hit = ncl_hca_netdev(host, c) == net_dev ||
+			  (!host->nmerged && c->index == net_dev);
 
 		if (!hit)
 			continue;

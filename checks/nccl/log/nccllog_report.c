@@ -167,6 +167,7 @@ static json_t *hcas_json(const struct ncl_log *lg, const struct ncl_facts *f)
 			json_object_set_new(o, "merged_into", json_integer(c->merged));
 		if (ncl_hca_vdev(h, c) >= 0)
 			json_object_set_new(o, "fused_into", json_integer(ncl_hca_vdev(h, c)));
+		json_object_set_new(o, "net_dev", json_integer(ncl_hca_netdev(h, c)));
 		if (c->ibv_index >= 0)
 			json_object_set_new(o, "ibv_index", json_integer(c->ibv_index));
 		if (c->sharp)

@@ -113,7 +113,7 @@ static int parse_entry(const char **p, struct ncl_hca *c, int idx, int merged)
 		return 0;
 	memset(c, 0, sizeof(*c));
 	c->index = idx;
-	c->ibv_index = -1;
+	c->ibv_index = c->slot = -1;
 	c->merged = merged;
 	c->gdr = -1;
 	ncl_copy(c->name, sizeof(c->name), word, (size_t)(colon - word));
@@ -127,8 +127,8 @@ static int parse_entry(const char **p, struct ncl_hca *c, int idx, int merged)
 	return 1;
 }
 
-/* One "[n]name:port/LINK" entry of a device list. */
-static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merged)
+/* One "[n]name:port/LINK" entry of a device list, the @slot-th of it. */
+static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merged, int slot)
 {
 	struct ncl_hca c;
 
@@ -137,6 +137,7 @@ static const char *ib_entry(const char *p, struct ncl_host *h, int idx, int merg
 	for (int i = 0; i < h->nhcas; i++) /* the same list printed again */
 		if (h->hcas[i].index == idx)
 			return p;
+	c.slot = slot;
 	h->hcas[h->nhcas++] = c;
 	return p;
 }
@@ -169,11 +170,18 @@ static void ib_port_line(const char *p, struct ncl_host *h, int d)
 		h->hcas[i].index = i;
 }
 
-/* "NET/IB : Using [0]mlx5_0:1/IB [1]={[1] a:1/RoCE, [2] b:1/RoCE} [RO]; OOB IF:ADDR<0>" */
+/*
+ * "NET/IB : Using [0]mlx5_0:1/IB [1]={[1] a:1/RoCE, [2] b:1/RoCE} [RO]; OOB IF:ADDR<0>".
+ * 2.20.3-2.23.4 (src/transport/net_ib.cc ncclIbInit, at the tags) print a
+ * merged group under its merged index d and a single port under its own
+ * verbs index, though NCCL numbers it by its place among the merged
+ * devices (ncclIbGetProperties takes the merged index): "[0]a [1]={[1] b,
+ * [2] c} [3]d" makes d NET device 2. Each entry's place is kept (slot).
+ */
 static void on_ib_list(struct ncl_log *lg, int hi, const char *p)
 {
 	struct ncl_host *h = &lg->hosts[hi];
-	int first = !h->have_list || h->list_from_gdr;
+	int first = !h->have_list || h->list_from_gdr, slot = 0;
 	long idx, inner;
 
 	if (h->list_from_gdr) /* the real list replaces the one taken from GPUDirect lines */
@@ -195,7 +203,7 @@ static void on_ib_list(struct ncl_log *lg, int hi, const char *p)
 				if (*p == '[' && (p++, ncl_num(&p, &inner)) && ncl_skip(&p, "]")) {
 					ncl_ws(&p);
 					if (first)
-						p = ib_entry(p, h, (int)inner, (int)idx);
+						p = ib_entry(p, h, (int)inner, (int)idx, slot);
 				}
 				while (*p && *p != ',' && *p != '}' && *p != '[')
 					p++;
@@ -204,10 +212,11 @@ static void on_ib_list(struct ncl_log *lg, int hi, const char *p)
 			ncl_skip(&p, "}");
 			if (first && idx + 1 > h->nmerged)
 				h->nmerged = (int)idx + 1;
+			slot++;
 			continue;
 		}
 		if (first)
-			p = ib_entry(p, h, (int)idx, -1);
+			p = ib_entry(p, h, (int)idx, -1, slot++);
 		else
 			ncl_word(&p, NULL, 0, "");
 	}
@@ -244,8 +253,17 @@ static void on_ib_dev(struct ncl_log *lg, int hi, const char *p)
 		return;
 	ncl_ws(&p);
 	if (speed) { /* detail line: the device is known from the list */
+		size_t n = strcspn(p, ": ");
+		int by_name = 0;
+
+		/* [d] is the verbs device's index, not the list's where NCCL_IB_HCA
+		 * or a down port left a device out (net_ib/init.cc at v2.30.7-1:
+		 * "NET/IB: [%d] %s:%s:%d", d, devices[d]->name): the name decides */
 		for (int i = 0; i < h->nhcas; i++)
-			if (h->hcas[i].index == idx)
+			by_name |= strlen(h->hcas[i].name) == n && !strncmp(h->hcas[i].name, p, n);
+		for (int i = 0; i < h->nhcas; i++)
+			if (by_name ? strlen(h->hcas[i].name) == n && !strncmp(h->hcas[i].name, p, n) :
+				      h->hcas[i].index == idx)
 				h->hcas[i].speed_mbps = strtol(speed + 6, NULL, 10);
 		return;
 	}

@@ -28,6 +28,10 @@ void ncl_on_vnic(struct ncl_log *lg, int h, const char *p)
 	    !(name = strstr(p, "name=")))
 		return;
 	name += 5;
+	if (strcspn(name, "+ ") == strcspn(name, " "))
+		return; /* one port: 2.30.7's plugin makes one of each physical
+			 * device, at its own index (net_ib/init.cc ncclIbInitDevices,
+			 * vProps.ndevs = 1), which fuses nothing */
 	while (*name && *name != ' ') {
 		size_t n = strcspn(name, "+ ");
 
@@ -60,4 +64,11 @@ int ncl_hca_vdev(const struct ncl_host *host, const struct ncl_hca *c)
 	if (host->nhcas == 2 && host->net_devs == 3 && !host->nmerged)
 		return 2; /* one vNIC of at least two devices out of two */
 	return -1;
+}
+
+int ncl_hca_netdev(const struct ncl_host *host, const struct ncl_hca *c)
+{
+	if (host->nmerged)
+		return c->merged >= 0 ? c->merged : c->slot >= 0 ? c->slot : c->index;
+	return ncl_hca_vdev(host, c) >= 0 ? ncl_hca_vdev(host, c) : c->index;
 }

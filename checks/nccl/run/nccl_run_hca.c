@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/rail.h"
 #include "pair/pair.h"
+#include "topo/pcitopo.h"
 
 /* The rails of the nodes' ports (@o: --rails, --exclude-dev) into @hca
  * ("=mlx5_0:1,mlx5_3:1"); 1 when some port of a node is not on them. */
@@ -50,6 +51,18 @@ static int down_ports(const struct fc_rail_node *nd)
 	return k;
 }
 
+/* Another port of @p's card on @nd (a function of the same PCI device,
+ * topo_nccl_same_card), up when @up; NULL none or the address unknown. */
+static const struct fc_rail_port *card_peer(const struct fc_rail_node *nd,
+					    const struct fc_rail_port *p, int up)
+{
+	for (int j = 0; p->pci[0] && j < nd->nports; j++)
+		if (&nd->ports[j] != p && (!up || nd->ports[j].active) &&
+		    topo_nccl_same_card(p->pci, nd->ports[j].pci))
+			return &nd->ports[j];
+	return NULL;
+}
+
 /*
  * Nodes with more ports down than the node with fewest: a port its peers
  * have up (a spare port down on every node is no fault). NCCL lists active
@@ -72,13 +85,59 @@ static int split_down(const struct fc_rail_node *nodes, int n, struct fc_rail_no
 			healthy[nh++] = nodes[i];
 			continue;
 		}
-		for (int j = 0; j < nodes[i].nports && off < len; j++)
-			if (!nodes[i].ports[j].active)
-				off += (size_t)snprintf(why + off, len - off, "%s%s: port %s:%d is down",
-							off ? "; " : "", nodes[i].name,
-							nodes[i].ports[j].dev, nodes[i].ports[j].port);
+		for (int j = 0; j < nodes[i].nports && off < len; j++) {
+			const struct fc_rail_port *p = &nodes[i].ports[j], *o;
+
+			if (p->active)
+				continue;
+			off += (size_t)snprintf(why + off, len - off, "%s%s: port %s:%d is down",
+						off ? "; " : "", nodes[i].name, p->dev, p->port);
+			if ((o = card_peer(&nodes[i], p, 1)) && off < len)
+				off += (size_t)snprintf(why + off, len - off,
+							" (%s, the other port of its card, runs alone, "
+							"where NCCL 2.20.3+ fuses a card's ports into one "
+							"NIC of both ports' rate on the other nodes)", o->dev);
+		}
 	}
 	return nh;
+}
+
+/*
+ * The ports of one card among the rails (NCCL 2.20.3+ runs them as one NIC
+ * while NCCL_IB_HCA names both; doc/nccl-versions.md), as notes: a pair of
+ * rails that are one card's, on the first node that has both; a rail's port
+ * whose card's other port is on no rail (--rails, --exclude-dev), which
+ * NCCL then runs alone at one port's rate.
+ */
+static void card_notes(json_t *notes, const struct fc_rail_map *map,
+		       const struct fc_rail_node *nodes, int n)
+{
+	char t[320];
+
+	for (int r = 0; r < map->nrails; r++)
+		for (int i = 0; i < n; i++) {
+			const struct fc_rail_port *p = fc_rail_port_of(map, nodes, i, r), *o;
+			int on = -1;
+
+			if (!p || !(o = card_peer(&nodes[i], p, 0)))
+				continue;
+			for (int s = 0; s < map->nrails && on < 0; s++)
+				if (fc_rail_port_of(map, nodes, i, s) == o)
+					on = s;
+			if (on >= 0 && on < r)
+				break; /* the pair was said at rail @on */
+			if (on > r)
+				snprintf(t, sizeof(t), "%s and %s are the two ports of one card (%s): "
+					 "NCCL 2.20.3 and later run them as one NIC of both ports' "
+					 "rate, both listed in NCCL_IB_HCA", p->dev, o->dev, nodes[i].name);
+			else
+				snprintf(t, sizeof(t), "%s is on a rail without %s, the other port of "
+					 "its card (%s): NCCL runs it alone, at one port's rate; with "
+					 "both on rails NCCL 2.20.3 and later fuse them into one NIC",
+					 p->dev, o->dev, nodes[i].name);
+			json_array_append_new(notes, json_string(t));
+			break;
+		}
 }
 
 /* The matching's notes (ports left out with their rule, rails assumed)
@@ -139,6 +198,7 @@ int ncr_choose_rails(struct ncr_cfg *cfg)
 		rc = -1;
 	} else if (map.nrails && (rails_hca(&map, healthy, nh, hca, sizeof(hca)) || o.nonly || down[0])) {
 		rail_notes(cfg, &map);
+		card_notes(cfg->rail_notes, &map, healthy, nh);
 		setenv("NCCL_IB_HCA", hca, 1); /* relayed to every rank with the other NCCL_* */
 		cfg->ib_hca = hca;
 		fprintf(stderr, "nccl run: NCCL_IB_HCA=%s (the %d rail%s; --rails first leaves "
