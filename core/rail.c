@@ -114,6 +114,14 @@ static int members(struct match *x)
 						      p->netdev[0] ? p->netdev : "its net device");
 				continue;
 			}
+			if (x->map->by == FC_RAIL_BY_GATEWAY && !p->gateway[0]) {
+				rc = rail_add_finding(x->map, FC_RAIL_NOTE, i,
+						      "%s of %s has no gateway on %s (no /31 or /127 "
+						      "link like the rail ports'): it is on no rail",
+						      p->dev, x->nodes[i].name,
+						      p->netdev[0] ? p->netdev : "its net device");
+				continue;
+			}
 			x->m[x->nm++] = (struct member){ .node = i, .port = j, .rail = -1 };
 		}
 	}
@@ -125,10 +133,13 @@ static int collect(struct match *x)
 {
 	int rc = members(x);
 
-	if (!rc && x->map->by == FC_RAIL_BY_POSITION)
+	if (!rc && x->map->by == FC_RAIL_BY_GATEWAY) {
+		rc = rail_gateway_only_keys(x); /* chosen without positions */
+	} else if (!rc && x->map->by == FC_RAIL_BY_POSITION) {
 		rc = rail_position_keys(x);
-	if (!rc && x->map->by == FC_RAIL_BY_POSITION)
-		rc = rail_gateway_keys(x);
+		if (!rc && x->map->by == FC_RAIL_BY_POSITION)
+			rc = rail_gateway_keys(x);
+	}
 	for (int a = 0; a < x->nm && !rc; a++) {
 		struct member *m = &x->m[a];
 		int k;
@@ -411,19 +422,27 @@ static int fill_ports(struct match *x)
 	return 0;
 }
 
-/* "; mlx5_3 port 1 is not active" for the node's port named as the rail
- * that is not active, else for each of its slots that is not active (its
- * names may differ from the other nodes'). */
-static void down_hint(const struct match *x, int node, const char *dev, char *buf, size_t len)
+/* "; mlx5_3 port 1 is not active" for the node's port on rail @rl's network
+ * (its subnet, or its gateway in the rail's leaf pool) that is not active,
+ * else for the one named as the rail, else for each of its slots that is
+ * not active (its names may differ from the other nodes'). Rails by the
+ * gateways' pools: the pool only (a port without a gateway is on no rail,
+ * and names say nothing across server models). */
+static void down_hint(const struct match *x, int node, const struct fc_rail *rl, char *buf,
+		      size_t len)
 {
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (int pass = 0; pass < 2 && !off; pass++)
+	for (int pass = 0; pass < (x->gw_only ? 1 : 3) && !off; pass++)
 		for (int j = 0; j < x->nodes[node].nports && off < len; j++) {
 			const struct fc_rail_port *p = &x->nodes[node].ports[j];
+			int hit = pass == 2 ? rail_slot_port(x, node, j) :
+				  pass == 1 ? !strcmp(p->dev, rl->name) :
+				  x->map->by == FC_RAIL_BY_GATEWAY ? rail_gateway_in(p->gateway, rl->leaf) :
+				  rl->subnet[0] && !strcmp(p->subnet, rl->subnet);
 
-			if (!p->active && (pass ? rail_slot_port(x, node, j) : !strcmp(p->dev, dev)))
+			if (!p->active && hit)
 				off += (size_t)snprintf(buf + off, len - off, "; %s port %d is not active",
 							p->dev, p->port);
 		}
@@ -470,7 +489,8 @@ static int swap_finding(struct match *x, const struct rail_ref *ref, int i, int 
 static int check_nodes(struct match *x)
 {
 	struct fc_rail_map *map = x->map;
-	int rc = 0, by_pos = map->by == FC_RAIL_BY_POSITION || map->by == FC_RAIL_BY_GATEWAY;
+	int rc = 0, by_pos = map->by == FC_RAIL_BY_POSITION ||
+			     (map->by == FC_RAIL_BY_GATEWAY && !x->gw_only);
 	unsigned char bad[FC_RAIL_MAX];
 	struct rail_ref ref;
 
@@ -486,7 +506,7 @@ static int check_nodes(struct match *x)
 
 			rail_label(map, r, lbl, sizeof(lbl));
 			if (!p) {
-				down_hint(x, i, map->rails[r].name, hint, sizeof(hint));
+				down_hint(x, i, &map->rails[r], hint, sizeof(hint));
 				rc = rail_add_finding(map, FC_RAIL_FAIL, i,
 						 "%s has no active port on %s%s: a port down or a "
 						 "cable out?",

@@ -167,6 +167,10 @@ enum fc_rail_sev fc_rail_worst(const struct fc_rail_map *map);
  */
 int fc_rail_ports_from_json(const json_t *devices, struct fc_rail_port *out, int max);
 
+/* On a /31 (RFC 3021) or /127 (RFC 6164) link without a route through it,
+ * the other end of the link is the next hop: "10.0.0.1/31" -> "10.0.0.0"
+ * into @gw; @gw is left as it is for any other address. */
+void fc_rail_link_peer(const char *addr, char *gw, size_t len);
 /* "10.0.3.7", 24 -> "10.0.3.0/24". Returns 0 or -EINVAL. */
 int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len);
 /* "fd00:1::7", 64 -> "fd00:1::/64". Returns 0 or -EINVAL. */

@@ -8,6 +8,14 @@
  * is on the rail of its gateway's pool, whatever its slot. Where no length
  * gives that (one pool for every rail, or every gateway its own), or a port
  * has no gateway, the rails stay by position.
+ *
+ * Where position cannot be had (a node's PCI addresses not recorded), the
+ * gateways alone: the ports with one are pooled the same way, the most of
+ * them a node has for the rails' count, and each node may have one port a
+ * pool; a port without a gateway on such a fabric (a bond or front-end
+ * port in a shared subnet) is on no rail, said. The real plan of
+ * tests/real/ip/idx53226581302_* (four nodes, eight /31 rails, two server
+ * models naming them differently, no PCI address) is matched so.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -171,6 +179,102 @@ static int swaps(struct match *x, const struct gw *g, int bytes)
 	return rc;
 }
 
+/* The ports' gateways, cut to the longest common length that gives at
+ * most @npos pools: the pool count when it is @npos (at least 2) and no
+ * node has two ports in one pool, else 0. @node[i]: the node of @g[i]. */
+static int pools_by_node(struct gw *g, const int *node, int n, int npos, int bytes)
+{
+	int bits, np = 0;
+
+	for (bits = 8 * bytes; bits > 0; bits--)
+		if ((np = pools_at(g, n, bits)) <= npos)
+			break;
+	if (np != npos || npos < 2)
+		return 0;
+	for (int a = 1; a < n; a++)
+		for (int b = 0; b < a; b++)
+			if (node[a] == node[b] && g[a].pool == g[b].pool)
+				return 0; /* a pool per node, not per leaf */
+	return np;
+}
+
+/* The gateways of the eligible ports that have one into @g (@node: their
+ * nodes); their count, the most a node has in *@npos, the address size
+ * in *@bytes; -1 for two address families. */
+static int eligible_gws(const struct match *x, struct gw *g, int *node, int *npos, int *bytes)
+{
+	int n = 0;
+
+	*npos = 0;
+	*bytes = 0;
+	for (int i = 0; i < x->n; i++) {
+		int c = 0;
+
+		for (int j = 0; j < x->nodes[i].nports; j++) {
+			struct member m = { .node = i, .port = j };
+			int b;
+
+			if (!rail_eligible(x, i, j) || !(b = parse_gw(x, &m, &g[n])))
+				continue;
+			if (*bytes && b != *bytes)
+				return -1;
+			*bytes = b;
+			node[n++] = i;
+			c++;
+		}
+		*npos = c > *npos ? c : *npos;
+	}
+	return n;
+}
+
+int rail_gateway_pools_ok(const struct match *x)
+{
+	int total = 1, n, npos, bytes, ok = 0, *node;
+	struct gw *g;
+
+	if (x->map->link_layer != FC_RAIL_LL_ETH)
+		return 0;
+	for (int i = 0; i < x->n; i++)
+		total += x->nodes[i].nports;
+	g = calloc((size_t)total, sizeof(*g));
+	node = calloc((size_t)total, sizeof(*node));
+	if (g && node && (n = eligible_gws(x, g, node, &npos, &bytes)) > 1)
+		ok = pools_by_node(g, node, n, npos, bytes) > 0;
+	free(g);
+	free(node);
+	return ok;
+}
+
+int rail_gateway_only_keys(struct match *x)
+{
+	struct gw *g = calloc((size_t)x->nm + 1, sizeof(*g));
+	int *node = calloc((size_t)x->nm + 1, sizeof(*node));
+	int np = 0, bytes = 0, npos = 0;
+
+	x->gw_only = 1;
+	x->gw_swap = calloc((size_t)x->n + 1, 1);
+	if (!g || !node || !x->gw_swap) {
+		free(g);
+		free(node);
+		return -ENOMEM;
+	}
+	for (int a = 0, c = 0; a < x->nm; a++) {
+		bytes = parse_gw(x, &x->m[a], &g[a]);
+		node[a] = x->m[a].node;
+		c = a && x->m[a - 1].node == node[a] ? c + 1 : 1;
+		npos = c > npos ? c : npos;
+	}
+	if (bytes)
+		np = pools_by_node(g, node, x->nm, npos, bytes);
+	for (int a = 0; a < x->nm && np; a++)
+		snprintf(x->m[a].key, sizeof(x->m[a].key), "gateway %d", g[a].pool);
+	if (np)
+		note(x, g, x->nm, np, bytes);
+	free(g);
+	free(node);
+	return 0;
+}
+
 int rail_gateway_keys(struct match *x)
 {
 	struct gw *g;
@@ -218,6 +322,21 @@ int rail_gateway_keys(struct match *x)
 out:
 	free(g);
 	return rc;
+}
+
+int rail_gateway_in(const char *gw, const char *prefix)
+{
+	unsigned char a[16], b[16];
+	char addr[INET6_ADDRSTRLEN];
+	const char *slash = strchr(prefix, '/');
+	int v6 = strchr(gw, ':') != NULL, af = v6 ? AF_INET6 : AF_INET;
+
+	if (!gw[0] || !slash || (size_t)(slash - prefix) >= sizeof(addr))
+		return 0;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(slash - prefix), prefix);
+	if (inet_pton(af, gw, a) != 1 || inet_pton(af, addr, b) != 1)
+		return 0;
+	return same_prefix(a, b, atoi(slash + 1));
 }
 
 void rail_gateway_leaf(const struct match *x, const char *key, char *buf, size_t len)

@@ -41,6 +41,7 @@ struct match {
 	int nlo;
 	int rest, rest_first; /* ports left out beyond lo's kinds, the first's node */
 	unsigned char *gw_swap; /* [node]: a port whose gateway is in another slot's pool */
+	int gw_only;		/* rails by the gateways' pools alone, no position */
 };
 
 int rail_add_finding(struct fc_rail_map *map, enum fc_rail_sev sev, int node, const char *fmt,
@@ -71,6 +72,15 @@ int rail_position_keys(struct match *x);
  * its pool's position, and map->by FC_RAIL_BY_GATEWAY; the note says so
  * (core/rail_gw.c). Else nothing changes. 0 or -ENOMEM. */
 int rail_gateway_keys(struct match *x);
+/* Routed RoCE without positions: 1 when the gateways of the eligible ports
+ * that have one fall in one pool per rail, a node one port a pool (then
+ * map->by is FC_RAIL_BY_GATEWAY); the keys "gateway K" of the members
+ * (members with a gateway only) by rail_gateway_only_keys (core/rail_gw.c).
+ * 0 or -ENOMEM. */
+int rail_gateway_pools_ok(const struct match *x);
+int rail_gateway_only_keys(struct match *x);
+/* Whether gateway @gw is in @prefix ("10.99.93.32/27", a rail's leaf pool). */
+int rail_gateway_in(const char *gw, const char *prefix);
 /* Ports @a and @b of node @node in position order (NUMA node, PCI address,
  * device name): <0, 0, >0. */
 int rail_port_cmp(const struct match *x, int node, int a, int b);

@@ -31,6 +31,22 @@ int fc_rail_name_cmp(const char *a, const char *b)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
+void fc_rail_link_peer(const char *addr, char *gw, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	const char *slash = strchr(addr, '/');
+	int plen = slash ? atoi(slash + 1) : 0, v6 = strchr(addr, ':') != NULL;
+	unsigned char b[16];
+
+	if (!slash || plen != (v6 ? 127 : 31) || (size_t)(slash - addr) >= sizeof(a))
+		return;
+	snprintf(a, sizeof(a), "%.*s", (int)(slash - addr), addr);
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, a, b) != 1)
+		return;
+	b[v6 ? 15 : 3] ^= 1;
+	inet_ntop(v6 ? AF_INET6 : AF_INET, b, gw, (socklen_t)len);
+}
+
 int fc_rail_subnet_ipv4(const char *addr, int prefix_len, char *buf, size_t len)
 {
 	struct in_addr in;

@@ -318,7 +318,9 @@ static void add_subnet(void *arg, const struct fc_rail_port *p)
 }
 
 /* Where the subnet names no rail: by position where every port's PCI
- * address is known, else by device name. @why says what the subnets are. */
+ * address is known, else on routed RoCE by the pools of the ports'
+ * gateways (what each port reaches, core/rail_gw.c), else by device name.
+ * @why says what the subnets are. */
 static enum fc_rail_by fallback(struct match *x, const char *why, int *rc)
 {
 	struct key_count kc;
@@ -334,6 +336,12 @@ static enum fc_rail_by fallback(struct match *x, const char *why, int *rc)
 				 "lldpd running on the nodes (lldpctl -f json)");
 		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1, "%s", x->map->assumed);
 		return FC_RAIL_BY_POSITION;
+	}
+	if (rail_gateway_pools_ok(x)) {
+		/* the note names the pools (core/rail_gw.c) */
+		snprintf(x->map->assumed, sizeof(x->map->assumed), "rails by gateway: %s", why);
+		*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1, "%s", x->map->assumed);
+		return FC_RAIL_BY_GATEWAY;
 	}
 	*rc = rail_add_finding(x->map, FC_RAIL_NOTE, -1, "rails matched by device name: %s%s",
 			       why, kc.with ? "; position would need every port's PCI address" : "");

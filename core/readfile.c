@@ -99,3 +99,11 @@ json_t *fc_load_json(const char *path, int flags, size_t jflags, json_error_t *j
 	free(text);
 	return doc;
 }
+
+const char *fc_json_err_line(const json_error_t *e, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (e->line > 0)
+		snprintf(buf, len, " (line %d)", e->line);
+	return buf;
+}

@@ -35,5 +35,9 @@ char *fc_read_regular(const char *what, const char *path, size_t max, int flags,
  * ("cannot read it: not a regular file ...", or jansson's reason with its
  * line); logs nothing: the caller names what it expected. */
 json_t *fc_load_json(const char *path, int flags, size_t jflags, json_error_t *jerr);
+/* " (line N)" for a jansson error @e that names its line, else "" (a file
+ * fc_load_json could not read, or a document of the wrong kind, has none:
+ * its line is -1); in @buf. */
+const char *fc_json_err_line(const json_error_t *e, char *buf, size_t len);
 
 #endif

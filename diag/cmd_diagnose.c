@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@
 #include "src/cmds.h"
 
 const char usage_diagnose[] =
-	"usage: fabcheck diagnose DIR [--json]\n"
+	"usage: fabcheck diagnose DIR [--rails-from CAPTURE...] [--json]\n"
 	"       fabcheck diagnose --from CAPTURE [CAPTURE] [--json]\n"
 	"\n"
 	"Names the most likely failed part (cable or transceiver, switch port, HCA,\n"
@@ -30,6 +31,10 @@ const char usage_diagnose[] =
 	"  --from CAPTURE [CAPTURE]  the ports of a node's capture ('fabcheck\n"
 	"               capture', folder or .tar.gz); two of one node: before, then\n"
 	"               after\n"
+	"  --rails-from CAPTURE...  the rack's nodes' captures: their rails, matched\n"
+	"               as 'preflight --from' matches them, give each port's peers\n"
+	"               over every folder (the port on its rail); without them, or\n"
+	"               where they place no port, the same device name and port\n"
 	"  -j, --json   one JSON document on stdout\n"
 	"  -h, --help   this text\n"
 	"\n"
@@ -195,8 +200,9 @@ static int walk(const char *dir, int depth, json_t *doc, json_t *sets)
 	return n;
 }
 
-/* DIR itself, or the evidence folders below it (matrix, soak, rails). */
-static int diagnose_dir(const char *dir, json_t *doc)
+/* DIR itself, or the evidence folders below it (matrix, soak, rails);
+ * @rails: the rack's rail set (--rails-from), or NULL. */
+static int diagnose_dir(const char *dir, json_t *doc, const json_t *rails)
 {
 	json_t *sets = json_array();
 	int n;
@@ -206,7 +212,9 @@ static int diagnose_dir(const char *dir, json_t *doc)
 	n = walk(dir, 0, doc, sets);
 	if (n > 1) {
 		diag_cards(doc, sets); /* a card whose ports failed every test */
-		diag_peers(doc, sets); /* a port below the same port on most other nodes */
+		/* a port against the same port on the other nodes */
+		diag_peers(doc, sets, rails);
+		diag_peers_note(doc, sets, rails);
 	}
 	/* Nothing found: the folder itself, for its error. */
 	return n ? (n < 0 ? n : 0) : diagnose_one(dir, doc, sets);
@@ -222,9 +230,30 @@ static int in_a_set(const json_t *sets, const json_t *e)
 
 	json_array_foreach(sets, i, s)
 		json_array_foreach(json_object_get(s, "diagnosis"), k, x)
-			if (x == e)
+			if (json_equal(x, e)) /* diag_peers' list holds copies */
 				return 1;
 	return 0;
+}
+
+/* How the peers over every folder were matched (diag_peers_note), where
+ * the rails were read or a problem over every folder names them. */
+static void render_peers(FILE *f, const json_t *doc, int head)
+{
+	const json_t *p = json_object_get(doc, "peers");
+
+	if (!p || (!head && !strcmp(fc_jstr(p, "matched_by", ""), "name")))
+		return;
+	if (!strcmp(fc_jstr(p, "matched_by", ""), "name"))
+		fprintf(f, "\npeers over every folder: by name (%s)\n", fc_jstr(p, "why", "?"));
+	else
+		fprintf(f, "\npeers over every folder: the port on its rail (rails of %zu captures, matched by %s)%s%s\n",
+			json_array_size(json_object_get(p, "captures")),
+			fc_jstr(p, "rails_matched_by", "?"),
+			json_object_get(p, "by_name") ? "; by name for the nodes no capture places: " : "",
+			fc_jstr(p, "by_name", ""));
+	if (json_object_get(p, "no_evidence"))
+		fprintf(f, "  captures of nodes with no folder here (not used): %s\n",
+			fc_jstr(p, "no_evidence", ""));
 }
 
 static void render(FILE *f, const json_t *doc)
@@ -246,42 +275,78 @@ static void render(FILE *f, const json_t *doc)
 				head++ ? "" : "\nover every folder:\n", fc_jstr(fd, "confidence", "?"),
 				fc_jstr(fd, "subject", "?"), fc_jstr(fd, "part", "?"),
 				fc_jstr(fd, "evidence", ""), fc_jstr(fd, "next", ""));
+	render_peers(f, doc, head);
 	fputc('\n', f);
 }
 
 struct dg_cli {
 	const char *from; /* --from: the first capture; an argument the second */
+	const char *rails_from; /* --rails-from: the first capture; the others are arguments */
 };
 
 #define FC_OPT_T struct dg_cli
 static const struct fc_opts dg_spec = {
-	.opt = (const struct fc_opt[]){ FCO_STR("from", 0, from), FCO_JSON, { 0 } },
+	.opt = (const struct fc_opt[]){ FCO_STR("from", 0, from), FCO_STR("rails-from", 0, rails_from),
+					FCO_JSON, { 0 } },
 	.cmd = "diagnose", .usage = usage_diagnose,
 };
 #undef FC_OPT_T
 
-int cmd_diagnose(struct fc_ctx *ctx, int argc, char **argv)
+/* diagnose DIR --rails-from CAPTURE...: the captures (the option's and
+ * each argument that is one) read into @rails, the one argument that is
+ * not a capture into @dir; 0, or -1 (said). */
+static int rails_args(const struct dg_cli *c, int argc, char **argv, const char **dir,
+		      json_t **rails, diag_rails_reader *read)
+{
+	char **caps = calloc((size_t)argc + 2, sizeof(*caps));
+	int n = 0, ndir = 0;
+
+	if (!caps)
+		return -1;
+	caps[n++] = (char *)c->rails_from;
+	for (int i = optind; i < argc; i++)
+		if (diag_is_capture(argv[i]))
+			caps[n++] = argv[i];
+		else if (!ndir++)
+			*dir = argv[i];
+	if (ndir != 1 || c->from)
+		fc_err(c->from ? "diagnose: --rails-from goes with an evidence folder, not --from" :
+			   "diagnose --rails-from: give one evidence folder and the captures of the rack's nodes (fabcheck capture: folders with manifest.json, or .tar.gz); see 'fabcheck diagnose --help'");
+	else
+		*rails = read(caps, n);
+	free(caps);
+	return *rails ? 0 : -1;
+}
+
+int diag_cmd(struct fc_ctx *ctx, int argc, char **argv, diag_rails_reader *read)
 {
 	struct dg_cli c = { 0 };
-	json_t *doc;
+	json_t *doc, *rails = NULL;
+	const char *dir = NULL;
 	int err;
 
 	if (fc_opts_parse(ctx, &dg_spec, &c, argc, argv))
 		return FC_EXIT_USAGE;
-	if (c.from ? argc - optind > 1 : argc - optind != 1) {
+	if (c.rails_from) {
+		if (rails_args(&c, argc, argv, &dir, &rails, read))
+			return FC_EXIT_USAGE;
+	} else if (c.from ? argc - optind > 1 : argc - optind != 1) {
 		fc_err(c.from ? "diagnose --from: give one capture of a node, or two (before, then after); see 'fabcheck diagnose --help'"
 			      : "diagnose: give one evidence folder (what --save-evidence DIR wrote); see 'fabcheck diagnose --help'");
 		return FC_EXIT_USAGE;
 	}
 	doc = fc_doc_new();
-	json_object_set_new(doc, "input", json_string(c.from ? c.from : argv[optind]));
+	if (!dir && !c.from)
+		dir = argv[optind];
+	json_object_set_new(doc, "input", json_string(c.from ? c.from : dir));
 	if (c.from) {
 		char *paths[2] = { (char *)c.from, optind < argc ? argv[optind] : NULL };
 
 		err = diagnose_from(paths, optind < argc ? 2 : 1, doc);
 	} else {
-		err = diagnose_dir(argv[optind], doc);
+		err = diagnose_dir(dir, doc, rails);
 	}
+	json_decref(rails);
 	if (err) {
 		json_decref(doc);
 		return FC_EXIT_USAGE;

@@ -170,8 +170,45 @@ void diag_expect_rate(double gbps, int width, const struct diag_module *m,
 void diag_rate_text(double gbps, int width, char *buf, size_t len);
 /* Over every folder's evidence (each set diagnosed: its "evidence"): a
  * port below the rate most of two or more other nodes run the same port
- * at, named once (rule "port_peers"), added to @doc's "diagnosis". */
-void diag_peers(json_t *doc, const json_t *sets);
+ * at, named once (rule "port_peers"), added to @doc's "diagnosis"; the
+ * same port is the one on the same rail where @rails (diag_rails_read;
+ * NULL: none) places both, else the same device and port
+ * (diag/peerport.c). */
+void diag_peers(json_t *doc, const json_t *sets, const json_t *rails);
+
+/* The peers of a port (diag/peerport.c). How two ports were found the
+ * same. */
+enum { DIAG_PEER_BY_NAME = 1, DIAG_PEER_BY_RAIL = 2 };
+/* The rail of @node's port @dev:@port in the rail set @set
+ * (pf_check_rails' "rail_of"), or -1. */
+int diag_rail_of(const json_t *set, const char *node, const char *dev, int port);
+/* Evidence ports @a and @b (diag_port_json) of two nodes are the same port:
+ * DIAG_PEER_BY_RAIL where @rails places both (on one rail), else
+ * DIAG_PEER_BY_NAME for the same device and port; 0 otherwise (and on
+ * one node). */
+int diag_same_port(const json_t *rails, const json_t *a, const json_t *b);
+/* " (its peers: the ports on its rail, rail R (NAME), matched by BY)"
+ * when @rails places evidence port @e, else "". */
+void diag_peer_note(const json_t *rails, const json_t *e, char *buf, size_t len);
+/* diagnose --rails-from (diag/dgrails.c): @path is a capture (a folder
+ * with manifest.json, or a file: .tar.gz) and not an evidence folder. */
+int diag_is_capture(const char *path);
+/* The rail set of the nodes' captures @paths (@n), matched as preflight
+ * --from matches them, with "matched_by" and "captures" (their hosts);
+ * NULL (said on stderr) when one could not be read
+ * (checks/preflight/pf_dgrails.c). */
+typedef json_t *diag_rails_reader(char *const *paths, int n);
+struct fc_ctx;
+/* fabcheck diagnose (diag/cmd_diagnose.c); @read reads --rails-from. */
+int diag_cmd(struct fc_ctx *ctx, int argc, char **argv, diag_rails_reader *read);
+/* A lane a folder's module_lanes names (diag/modlanes.c) that the
+ * comparison with the other nodes (module_peers, module_rx_peers) names
+ * too is one problem: the lane's evidence is added to the rack's entry in
+ * @out and the module_lanes entries leave @out and each set's diagnosis
+ * (diag/modpeers.c). */
+void diag_fold_lanes(json_t *out, json_t *sets);
+/* How the peers over every folder were matched into @doc's "peers". */
+void diag_peers_note(json_t *doc, const json_t *sets, const json_t *rails);
 
 /* Lane imbalance in dB (see diag/rules.c for the figure's basis). */
 #define DIAG_LANE_IMBALANCE_DB 2.0
@@ -222,6 +259,8 @@ struct diag_port {
 	int npcie;
 	struct diag_pcie pcie[DIAG_MAX_PCIE];
 	json_t *notes; /* strings: what is not exposed, saturated, reset */
+	json_t *reporters; /* the card's reporters in state healthy: {NAME: errors
+			    * recovered from} (devlink health show), or NULL */
 };
 
 /* The most a snapshot holds, read by a worker or from a folder, or sent to

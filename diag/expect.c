@@ -319,7 +319,16 @@ static int rack_ports(const json_t *sets, struct rack_port *rp)
  * PN": a port cabled with another module or cable type than its peers);
  * the HCA's firmware stored in flash, what it runs after its next reset,
  * and its board's PSID (devlink dev info: devlink-info.rst "stored",
- * "fixed"; diag/devlink.c).
+ * "fixed"; diag/devlink.c); the error count of each of the card's health
+ * reporters in state healthy, the errors it recovered from (devlink
+ * health show; net/devlink/health.c counts each report, and the state
+ * goes back to healthy only when recovery succeeds; mlx5's card reporters
+ * fw and fw_fatal, Documentation/networking/devlink/mlx5.rst), as
+ * preflight compares them (checks/preflight/pf_fwstate.c error_counts).
+ * The firmware's own state (an update pending, a version unreadable) is
+ * the port's own rule (diag/devlink.c hca_fw), not a comparison. Each
+ * port's peers: the port on its rail, else the same device and port
+ * (diag/peerport.c).
  */
 static const struct {
 	const char *key, *what, *part, *under; /* under: the evidence object it is in */
@@ -333,6 +342,10 @@ static const struct {
 	{ "module_pn", "module part number", "cable or transceiver (another part)", NULL, 0 },
 	{ "fw_stored", "firmware stored in flash (devlink dev info)", "HCA (firmware)", NULL, 0 },
 	{ "fw_psid", "board (PSID, devlink dev info)", "HCA (another board)", NULL, 0 },
+	{ "fw", "HCA's health reporter fw error count (errors it recovered from, devlink health show)",
+	  "HCA (firmware health)", "reporters", 0 },
+	{ "fw_fatal", "HCA's health reporter fw_fatal error count (errors it recovered from, devlink health show)",
+	  "HCA (firmware health)", "reporters", 0 },
 };
 
 /* Setting @k of @r as text into @buf; 0 when not read. */
@@ -353,9 +366,10 @@ static int setting(const struct rack_port *r, size_t k, char *buf, size_t len)
 	return 1;
 }
 
-static int same_port(const struct rack_port *a, const struct rack_port *b)
+/* @b is @a or the same port on another node (diag/peerport.c). */
+static int same_port(const struct rack_port *a, const struct rack_port *b, const json_t *rails)
 {
-	return !strcmp(a->dev, b->dev) && a->port == b->port;
+	return a == b || diag_same_port(rails, a->ev, b->ev);
 }
 
 static const char *setting_next(size_t k)
@@ -366,6 +380,8 @@ static const char *setting_next(size_t k)
 		return "after its next reset this HCA runs another firmware than its peers: flash the image the other nodes have (mlxfwmanager) and reset it (mlxfwreset), then re-run";
 	if (!strcmp(settings[k].key, "fw_psid"))
 		return "the HCA is another board type or configuration than its peers': check its part number (lspci -vv [PN]) and fit the one the other nodes have";
+	if (!strcmp(settings[k].under ? settings[k].under : "", "reporters"))
+		return "the HCA recovered from firmware errors its peers did not have: read 'devlink health diagnose pci/BDF reporter NAME' and the kernel log (dmesg | grep mlx5); update the firmware (mlxfwmanager), then replace the card if the count keeps rising";
 	if (!strcmp(settings[k].key, "module_pn"))
 		return "compare 'ethtool -m' of this port with a good node's: fit the module or cable type the other nodes use on this port, then re-run";
 	return "set the value the other nodes have on this port (MTU: 'ip link set DEV mtu'; trust and PFC: mlnx_qos or dcb; GID type: the RoCE version the fabric uses) and re-run";
@@ -379,16 +395,18 @@ static int named_by_port(const struct rack_port *r, size_t k)
 	       strcmp(fc_jstr(r->ev, "fw_state", "unknown"), "active");
 }
 
-/* Setting @k of the ports like @rp[a] (same DEV and port on every node):
- * each one off the majority named once, at its first port @a. */
-static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, int a, size_t k)
+/* Setting @k of the ports like @rp[a] (the same port on every node: on its
+ * rail, else by name): each one off the majority named once, at its first
+ * port @a. */
+static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, int a, size_t k,
+			const json_t *rails)
 {
 	static char text[RACK_PORTS][128];
 	static const char *vals[RACK_PORTS];
 	int idx[RACK_PORTS], g = 0, have = 0, m, found = 0;
 
 	for (int b = 0; b < n; b++)
-		if (same_port(&rp[a], &rp[b])) {
+		if (same_port(&rp[a], &rp[b], rails)) {
 			if (b < a)
 				return 0; /* the group was judged at its first port */
 			idx[g] = b;
@@ -399,7 +417,7 @@ static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, i
 	if (have < 3 || (m = fc_majority(vals, g)) < 0)
 		return 0;
 	for (int i = 0; i < g; i++) {
-		char subj[256];
+		char subj[256], by[160];
 		int agree = 0;
 
 		if (!vals[i] || !strcmp(vals[i], vals[m]) || named_by_port(&rp[idx[i]], k))
@@ -407,36 +425,37 @@ static int config_group(struct diag_ctx *c, const struct rack_port *rp, int n, i
 		for (int j = 0; j < g; j++)
 			agree += vals[j] && !strcmp(vals[j], vals[m]);
 		snprintf(subj, sizeof(subj), "%s %s port %d", rp[idx[i]].node, rp[idx[i]].dev, rp[idx[i]].port);
+		diag_peer_note(rails, rp[idx[i]].ev, by, sizeof(by));
 		diag_emit_f(c, "port_config_peers", subj, settings[k].part, settings[k].likely,
-			    setting_next(k), "the port's %s is %s where %d of %d other nodes have %s on the same port",
-			    settings[k].what, vals[i], agree, have - 1, vals[m]);
+			    setting_next(k), "the port's %s is %s where %d of %d other nodes have %s on the same port%s",
+			    settings[k].what, vals[i], agree, have - 1, vals[m], by);
 		found++;
 	}
 	return found;
 }
 
-static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
+static int config_peers(struct diag_ctx *c, const struct rack_port *rp, int n, const json_t *rails)
 {
 	int found = 0;
 
 	for (int a = 0; a < n; a++)
 		for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++)
-			found += config_group(c, rp, n, a, k);
+			found += config_group(c, rp, n, a, k, rails);
 	return found;
 }
 
 /* Each lane's receive power, and the module's own readings, against the
  * same port on the other nodes (diag/modpeers.c). */
-static int rx_peers(struct diag_ctx *c, const struct rack_port *rp, int n)
+static int rx_peers(struct diag_ctx *c, const struct rack_port *rp, int n, const json_t *rails)
 {
 	static const json_t *ev[RACK_PORTS];
 
 	for (int i = 0; i < n; i++)
 		ev[i] = rp[i].ev;
-	return diag_rx_peers(c, ev, n) + diag_module_peers(c, ev, n);
+	return diag_rx_peers(c, ev, n, rails) + diag_module_peers(c, ev, n, rails);
 }
 
-void diag_peers(json_t *doc, const json_t *sets)
+void diag_peers(json_t *doc, const json_t *sets, const json_t *rails)
 {
 	static struct rack_port rp[RACK_PORTS]; /* ~40 KiB: not on the stack */
 	static struct diag_peer_rate peers[RACK_PORTS];
@@ -447,12 +466,11 @@ void diag_peers(json_t *doc, const json_t *sets)
 		c.out = json_array();
 	for (int a = 0; a < n; a++) {
 		struct diag_expect e;
-		char subj[256], now[48], want[48], next[600];
+		char subj[256], now[48], want[48], next[600], by[160];
 		int np = 0;
 
 		for (int b = 0; b < n; b++)
-			if (b != a && strcmp(rp[b].node, rp[a].node) && !strcmp(rp[b].dev, rp[a].dev) &&
-			    rp[b].port == rp[a].port)
+			if (b != a && diag_same_port(rails, rp[a].ev, rp[b].ev))
 				peers[np++] = (struct diag_peer_rate){ rp[b].node, rp[b].gbps, rp[b].width };
 		if (np < 2)
 			continue; /* one peer: each folder's port_below said it */
@@ -462,18 +480,20 @@ void diag_peers(json_t *doc, const json_t *sets)
 		diag_rate_text(rp[a].gbps, rp[a].width, now, sizeof(now));
 		diag_rate_text(e.gbps, e.width, want, sizeof(want));
 		snprintf(subj, sizeof(subj), "%s %s port %d", rp[a].node, rp[a].dev, rp[a].port);
+		diag_peer_note(rails, rp[a].ev, by, sizeof(by));
 		snprintf(next, sizeof(next),
 			 "compare 'ethtool DEV' (Speed, Lanes) and 'ethtool -m DEV' of %s %s with a good node's and the switch port's speed setting; reseat, then swap the cable or transceiver until it trains to %s",
 			 rp[a].node, rp[a].dev, want);
 		diag_emit_f(&c, "port_peers", subj,
 			    rp[a].width && e.width > rp[a].width ? "cable or transceiver (lanes)"
 								 : "port speed (cable, transceiver or switch port setting)",
-			    1, next, "the port runs at %s where %s: every test through it was judged against its reduced rate",
-			    now, e.why);
+			    1, next, "the port runs at %s where %s: every test through it was judged against its reduced rate%s",
+			    now, e.why, by);
 		found++;
 	}
-	found += config_peers(&c, rp, n);
-	found += rx_peers(&c, rp, n);
+	found += config_peers(&c, rp, n, rails);
+	found += rx_peers(&c, rp, n, rails);
+	diag_fold_lanes(c.out, (json_t *)sets);
 	if (found)
 		json_object_set_new(doc, "diagnosis", diag_sorted(c.out));
 	else

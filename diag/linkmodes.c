@@ -49,7 +49,10 @@ static long mode_mbps(const char *tok, int *lanes)
 }
 
 /* The fastest mode in the list that starts after @label's colon and goes
- * on over the indented lines that hold modes only. */
+ * on over the indented lines that hold modes only. A CR before the line end
+ * is blank too: a capture saved with CR LF line ends (as some public notes
+ * are stored, tests/real/mlnx_qos/idx41001320304_*) would otherwise run the
+ * list on into the next fields, the partner's modes included. */
 static long list_max(const char *text, const char *label, int *lanes, int *found)
 {
 	const char *s = strstr(text, label);
@@ -68,7 +71,7 @@ static long list_max(const char *text, const char *label, int *lanes, int *found
 		int n = 0, l;
 		long m;
 
-		while (*s == ' ' || *s == '\t')
+		while (*s == ' ' || *s == '\t' || *s == '\r')
 			s++;
 		if (*s == '\n') {
 			const char *t = s + 1;

@@ -194,13 +194,6 @@ static double lane_rx(const json_t *mod, size_t lane)
 	return json_is_number(v) ? json_number_value(v) : 99;
 }
 
-static int same_port(const json_t *a, const json_t *b)
-{
-	return !strcmp(fc_jstr(a, "device", ""), fc_jstr(b, "device", "")) &&
-	       fc_jnum(a, "port", 0) == fc_jnum(b, "port", 0) &&
-	       strcmp(fc_jstr(a, "node", ""), fc_jstr(b, "node", ""));
-}
-
 int diag_rx_peer(const json_t *own, const json_t *const *peers, int k, char *why, size_t len,
 		 char *lanes, size_t llen)
 {
@@ -236,26 +229,28 @@ void diag_rx_peer_next(const char *lanes, int n, char *buf, size_t len)
 }
 
 /* The modules of the same port as evidence @a's on the other nodes of @ev
- * with readings (@key) into @mods; how many. */
-static int port_peers(const json_t *const *ev, int n, int a, const char *key, const json_t **mods)
+ * (on its rail where @rails places both, diag/peerport.c) with readings
+ * (@key) into @mods; how many. */
+static int port_peers(const json_t *const *ev, int n, int a, const char *key, const json_t **mods,
+		      const json_t *rails)
 {
 	int k = 0;
 
 	for (int b = 0; b < n; b++)
-		if (b != a && same_port(ev[a], ev[b]) &&
+		if (b != a && diag_same_port(rails, ev[a], ev[b]) &&
 		    json_object_get(json_object_get(ev[b], "module"), key))
 			mods[k++] = json_object_get(ev[b], "module");
 	return k;
 }
 
-int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
+int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n, const json_t *rails)
 {
 	const json_t **mods = calloc((size_t)n + 1, sizeof(*mods));
 	int found = 0;
 
 	for (int a = 0; mods && a < n; a++) {
-		char subj[256], next[400], part[112], lanes[64], ev_text[1024];
-		int k = port_peers(ev, n, a, "lanes_rx_dbm", mods), low;
+		char subj[256], next[400], part[112], lanes[64], ev_text[1024], by[160];
+		int k = port_peers(ev, n, a, "lanes_rx_dbm", mods, rails), low;
 
 		low = diag_rx_peer(json_object_get(ev[a], "module"), mods, k, ev_text,
 				   sizeof(ev_text), lanes, sizeof(lanes));
@@ -266,29 +261,30 @@ int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 		snprintf(part, sizeof(part), "far end's transmitter or fibre (lane%s %s)",
 			 low > 1 ? "s" : "", lanes);
 		diag_rx_peer_next(lanes, low, next, sizeof(next));
+		diag_peer_note(rails, ev[a], by, sizeof(by));
 		diag_emit_f(c, "module_rx_peers", subj, part, 0, next,
-			    "%s: more than the %.0f dB a compliant channel loses (ethtool -m)", ev_text,
-			    DIAG_RX_PEER_DB);
+			    "%s: more than the %.0f dB a compliant channel loses (ethtool -m)%s", ev_text,
+			    DIAG_RX_PEER_DB, by);
 		found++;
 	}
 	free(mods);
 	return found;
 }
 
-int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
+int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n, const json_t *rails)
 {
 	const json_t **mods = calloc((size_t)n + 1, sizeof(*mods));
 	int found = 0;
 
 	for (int a = 0; mods && a < n; a++) {
 		const json_t *own = json_object_get(ev[a], "module");
-		char subj[256], next[400], why[2048], cmd[64];
+		char subj[256], next[400], why[2048], cmd[64], by[160];
 		const char *part;
 		int k;
 
 		if (!json_object_get(own, "readings"))
 			continue;
-		k = port_peers(ev, n, a, "readings", mods);
+		k = port_peers(ev, n, a, "readings", mods, rails);
 		if (k < 2 || !diag_module_peer(own, mods, k, why, sizeof(why), &part))
 			continue;
 		snprintf(subj, sizeof(subj), "%s %s port %d", fc_jstr(ev[a], "node", "?"),
@@ -297,9 +293,80 @@ int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n)
 						      fc_jstr(ev[a], "device", "?"), NULL, 0, cmd,
 						      sizeof(cmd)),
 				      next, sizeof(next));
-		diag_emit_f(c, "module_peers", subj, part, 0, next, "%s (ethtool -m)", why);
+		diag_peer_note(rails, ev[a], by, sizeof(by));
+		diag_emit_f(c, "module_peers", subj, part, 0, next, "%s (ethtool -m)%s", why, by);
 		found++;
 	}
 	free(mods);
 	return found;
+}
+
+/* 1 when module_lanes' evidence @lanes (its readings "lane N READING
+ * VALUE ...", "; " between) names a lane reading that @x (a module_peers
+ * or module_rx_peers entry) names too. */
+static int lane_named_both(const char *lanes, const json_t *x)
+{
+	const char *ev = fc_jstr(x, "evidence", ""), *s = lanes;
+	int rx = !strcmp(fc_jstr(x, "rule", ""), "module_rx_peers");
+
+	for (; s; s = strstr(s, "; ") ? strstr(s, "; ") + 2 : NULL) {
+		char what[64], needle[96];
+		int lane;
+		size_t n;
+
+		if (sscanf(s, "lane %d %63[a-z ]", &lane, what) != 2)
+			continue;
+		n = strlen(what);
+		while (n && what[n - 1] == ' ')
+			what[--n] = 0;
+		if (rx != !strcmp(what, "receive power"))
+			continue;
+		snprintf(needle, sizeof(needle), rx ? "lane %d receives " : "lane %d %s ", lane, what);
+		if (strstr(ev, needle))
+			return 1;
+	}
+	return 0;
+}
+
+/* Removes the entries of @list equal to @e. */
+static void drop_equal(json_t *list, const json_t *e)
+{
+	for (size_t i = json_array_size(list); i-- > 0;)
+		if (json_equal(json_array_get(list, i), e))
+			json_array_remove(list, i);
+}
+
+void diag_fold_lanes(json_t *out, json_t *sets)
+{
+	json_t *x, *e, *set, *drop = json_array();
+	size_t i, k;
+
+	json_array_foreach(out, i, x) {
+		const char *rule = fc_jstr(x, "rule", "");
+
+		if (strcmp(rule, "module_peers") && strcmp(rule, "module_rx_peers"))
+			continue;
+		json_array_foreach(out, k, e) {
+			char ev[4096];
+
+			if (strcmp(fc_jstr(e, "rule", ""), "module_lanes") ||
+			    strcmp(fc_jstr(e, "subject", ""), fc_jstr(x, "subject", "")) ||
+			    !lane_named_both(fc_jstr(e, "evidence", ""), x))
+				continue;
+			json_array_append(drop, e);
+			if (strstr(fc_jstr(x, "evidence", ""), fc_jstr(e, "evidence", "")))
+				continue; /* the same lane entry from another folder */
+			snprintf(ev, sizeof(ev), "%s; and against the module's own lanes: %s",
+				 fc_jstr(x, "evidence", ""), fc_jstr(e, "evidence", ""));
+			json_object_set_new(x, "evidence", json_string(ev));
+			if (!strcmp(fc_jstr(x, "part", ""), "transceiver (its transmitter)"))
+				json_object_set(x, "part", json_object_get(e, "part"));
+		}
+	}
+	json_array_foreach(drop, i, e) {
+		drop_equal(out, e);
+		json_array_foreach(sets, k, set)
+			drop_equal(json_object_get(set, "diagnosis"), e);
+	}
+	json_decref(drop);
 }

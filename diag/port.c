@@ -344,8 +344,14 @@ static void config_files(struct diag_port *p, const json_t *before, const json_t
 		if (was >= 0 && err > was)
 			bad = 1;
 		/* port reporters (tx, rx: "pci/BDF/PORT") are the port's, not the card's */
-		if (!bad || slashes(json_string_value(json_object_get(r, "handle"))) != 1)
+		if (slashes(json_string_value(json_object_get(r, "handle"))) != 1)
 			continue;
+		if (!bad) { /* its count against the same HCA's on the other nodes */
+			if (!p->reporters)
+				p->reporters = json_object();
+			json_object_set_new(p->reporters, name, json_integer(err));
+			continue;
+		}
 		snprintf(p->health + used, sizeof(p->health) - used, "%s%s %s (state %s, error %lld%s)",
 			 used ? "; " : "", json_string_value(json_object_get(r, "handle")), name,
 			 json_string_value(json_object_get(r, "state")), err,
@@ -648,4 +654,6 @@ void diag_port_release(struct diag_port *p)
 {
 	json_decref(p->notes);
 	p->notes = NULL;
+	json_decref(p->reporters);
+	p->reporters = NULL;
 }

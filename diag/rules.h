@@ -66,11 +66,11 @@ void diag_r_module_lanes(struct diag_ctx *c, const struct diag_port *p);
 /* The receive power of each lane against the same port on two or more other
  * nodes' evidence @ev (diag_port_json), rule "module_rx_peers"; returns how
  * many were named. */
-int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n);
+int diag_rx_peers(struct diag_ctx *c, const json_t *const *ev, int n, const json_t *rails);
 /* The module's own readings against the same port's module on two or more
  * other nodes' evidence (diag/modpeers.c diag_module_peer), rule
  * "module_peers"; returns how many ports were named. */
-int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n);
+int diag_module_peers(struct diag_ctx *c, const json_t *const *ev, int n, const json_t *rails);
 /* The lane (from 1) of @p's module whose transmitter reports a fault or a
  * low transmit power alarm; 0 none. */
 int diag_tx_lane(const struct diag_port *p);

@@ -112,6 +112,7 @@ json_t *diag_port_json(const struct diag_port *p)
 	json_object_set_new(o, "fw_stored", *p->fw_stored ? json_string(p->fw_stored) : json_null());
 	json_object_set_new(o, "fw_psid", *p->fw_psid ? json_string(p->fw_psid) : json_null());
 	json_object_set_new(o, "fw_state", json_string(diag_fw_state_name(diag_fw_state(p->fw_running, p->fw_stored))));
+	json_object_set_new(o, "reporters", p->reporters ? json_deep_copy(p->reporters) : json_null());
 	json_object_set(o, "notes", p->notes);
 	return o;
 }

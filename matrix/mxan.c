@@ -13,11 +13,6 @@ static struct fc_mx_cell *cell(struct fc_mx_analysis *an, int a, int b)
 	return &an->cells[(size_t)a * (size_t)an->n + (size_t)b];
 }
 
-static int ran(const struct fc_mx_cell *c)
-{
-	return c->state == FC_MX_OK || c->state == FC_MX_FAIL;
-}
-
 int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b)
 {
 	return fc_mx_cell(an, a, b)->bad || fc_mx_cell(an, b, a)->bad;
@@ -35,11 +30,6 @@ int fc_mx_failed(const struct fc_mx_analysis *an)
 	return an->nsuspects > 0;
 }
 
-static int pair_ran(const struct fc_mx_analysis *an, int a, int b)
-{
-	return ran(fc_mx_cell(an, a, b)) || ran(fc_mx_cell(an, b, a));
-}
-
 static int pair_errored(const struct fc_mx_analysis *an, int a, int b)
 {
 	return fc_mx_cell(an, a, b)->state == FC_MX_ERROR ||
@@ -55,9 +45,9 @@ static int fill_cells(struct fc_mx_analysis *an, const struct fc_mx_result *res,
 		if (r->a < 0 || r->b < 0 || r->a >= an->n || r->b >= an->n || r->a == r->b)
 			return -EINVAL;
 		c = cell(an, r->a, r->b);
-		if (!ran(c) && (r->state == FC_MX_OK || r->state == FC_MX_FAIL))
+		if (!fc_mx_ran(c) && (r->state == FC_MX_OK || r->state == FC_MX_FAIL))
 			an->nmeasured++;
-		else if (ran(c) && !(r->state == FC_MX_OK || r->state == FC_MX_FAIL))
+		else if (fc_mx_ran(c) && !(r->state == FC_MX_OK || r->state == FC_MX_FAIL))
 			an->nmeasured--;
 		c->gbps = r->gbps;
 		c->lat_us = r->lat_us;
@@ -82,7 +72,7 @@ static void medians(struct fc_mx_analysis *an, double *scratch, double *scratch2
 			const struct fc_mx_cell *c[2] = { cell(an, i, j), cell(an, j, i) };
 
 			for (int d = 0; d < 2 && i != j; d++) {
-				if (!ran(c[d]))
+				if (!fc_mx_ran(c[d]))
 					continue;
 				if (isfinite(c[d]->gbps)) {
 					scratch[k++] = c[d]->gbps;
@@ -118,7 +108,7 @@ static void mark_bad(struct fc_mx_analysis *an)
 
 		/* bad starts at 0 (the cells are zeroed); a cell that did not run
 		 * is not written, so a sparse matrix's untouched pages stay so. */
-		if (!ran(c))
+		if (!fc_mx_ran(c))
 			continue;
 		if (c->state == FC_MX_FAIL)
 			c->bad |= FC_MX_BAD_VERDICT;
@@ -140,7 +130,7 @@ static void count_peers(struct fc_mx_analysis *an)
 		for (j = i + 1; j < n; j++) {
 			struct fc_mx_node *x = &an->nodes[i], *y = &an->nodes[j];
 
-			if (pair_ran(an, i, j)) {
+			if (fc_mx_pair_ran(an, i, j)) {
 				x->peers++;
 				y->peers++;
 				if (fc_mx_pair_bad(an, i, j)) {
@@ -242,7 +232,7 @@ static int has_contrast(const struct fc_mx_analysis *an, int i, const struct gre
 	for (int j = 0; j < an->n; j++) {
 		int others, bad_others, bij;
 
-		if (j == i || !remains(an, j) || !pair_ran(an, i, j))
+		if (j == i || !remains(an, j) || !fc_mx_pair_ran(an, i, j))
 			continue;
 		bij = judged_bad(an, i, j);
 		others = g->up[j] - 1;
@@ -304,7 +294,7 @@ static void take_suspect(struct fc_mx_analysis *an, struct greedy *g, int i)
 	an->nodes[i].state = FC_MX_NODE_SUSPECT;
 	an->nsuspects++;
 	for (int j = 0; j < an->n; j++) {
-		if (j == i || !pair_ran(an, i, j))
+		if (j == i || !fc_mx_pair_ran(an, i, j))
 			continue;
 		g->up[j]--;
 		if (judged_bad(an, i, j)) {
@@ -386,7 +376,7 @@ static int find_suspect_nodes(struct fc_mx_analysis *an, struct greedy *g)
 		g->ub[i] = 0;
 		g->sd[i] = 0;
 		for (j = 0; j < n; j++) {
-			if (j == i || !pair_ran(an, i, j) || !judged_bad(an, i, j))
+			if (j == i || !fc_mx_pair_ran(an, i, j) || !judged_bad(an, i, j))
 				continue;
 			g->ub[i]++;
 			g->sd[i] += pair_deficit(an, i, j);
@@ -426,7 +416,7 @@ static int find_spread(struct fc_mx_analysis *an, int *spread_p)
 		if (!remains(an, i))
 			continue;
 		for (int j = 0; j < n; j++) {
-			if (j == i || !remains(an, j) || !pair_ran(an, i, j))
+			if (j == i || !remains(an, j) || !fc_mx_pair_ran(an, i, j))
 				continue;
 			any = 1;
 			if (j < i)
@@ -464,7 +454,7 @@ static int find_floor(struct fc_mx_analysis *an)
 		for (int j = i + 1; j < n; j++) {
 			double v;
 
-			if (!pair_ran(an, i, j))
+			if (!fc_mx_pair_ran(an, i, j))
 				continue;
 			if (!((fc_mx_cell(an, i, j)->bad | fc_mx_cell(an, j, i)->bad) & FC_MX_BAD_ABS))
 				return 0;
@@ -485,9 +475,9 @@ static double pair_min_gbps(const struct fc_mx_analysis *an, int a, int b)
 	const struct fc_mx_cell *x = fc_mx_cell(an, a, b), *y = fc_mx_cell(an, b, a);
 	double v = NAN;
 
-	if (ran(x) && isfinite(x->gbps))
+	if (fc_mx_ran(x) && isfinite(x->gbps))
 		v = x->gbps;
-	if (ran(y) && isfinite(y->gbps) && (isnan(v) || y->gbps < v))
+	if (fc_mx_ran(y) && isfinite(y->gbps) && (isnan(v) || y->gbps < v))
 		v = y->gbps;
 	return v;
 }
@@ -506,7 +496,7 @@ static int find_links_and_errors(struct fc_mx_analysis *an)
 
 	for (i = 0; i < n && !rc && !spread; i++) {
 		for (j = i + 1; j < n && !rc; j++) {
-			if (pair_ran(an, i, j) && judged_bad(an, i, j) && remains(an, i) &&
+			if (fc_mx_pair_ran(an, i, j) && judged_bad(an, i, j) && remains(an, i) &&
 			    remains(an, j)) {
 				an->nsuspects++;
 				rc = add_finding(an, FC_MX_SUSPECT_LINK, i, j, pair_min_gbps(an, i, j),
@@ -541,7 +531,7 @@ static int find_asymmetry(struct fc_mx_analysis *an)
 			const struct fc_mx_cell *x = cell(an, i, j), *y = cell(an, j, i);
 			double lo, hi;
 
-			if (!ran(x) || !ran(y) || !isfinite(x->gbps) || !isfinite(y->gbps))
+			if (!fc_mx_ran(x) || !fc_mx_ran(y) || !isfinite(x->gbps) || !isfinite(y->gbps))
 				continue;
 			lo = fmin(x->gbps, y->gbps);
 			hi = fmax(x->gbps, y->gbps);
@@ -657,78 +647,4 @@ void fc_mx_release(struct fc_mx_analysis *an)
 	free(an->nodes);
 	free(an->findings);
 	memset(an, 0, sizeof(*an));
-}
-
-/* The measured direction of {a, b}, the one that was bad when either was. */
-static void measured_dir(const struct fc_mx_analysis *an, int a, int b, int *x, int *y)
-{
-	int fwd = ran(fc_mx_cell(an, a, b)) &&
-		  (fc_mx_cell(an, a, b)->bad || !fc_mx_cell(an, b, a)->bad);
-
-	*x = fwd ? a : b;
-	*y = fwd ? b : a;
-}
-
-static int planned(const int *out_a, const int *out_b, int cnt, int a, int b)
-{
-	for (int i = 0; i < cnt; i++)
-		if ((out_a[i] == a && out_b[i] == b) || (out_a[i] == b && out_b[i] == a))
-			return 1;
-	return 0;
-}
-
-/* Adds {a, b} in its measured direction unless it is planned already. */
-static int plan_add(const struct fc_mx_analysis *an, int a, int b, int *out_a, int *out_b,
-		    int cnt, int max)
-{
-	if (cnt >= max || planned(out_a, out_b, cnt, a, b))
-		return cnt;
-	measured_dir(an, a, b, &out_a[cnt], &out_b[cnt]);
-	return cnt + 1;
-}
-
-/* A reference for @x: a good pair of @x with a node that is fine, other than
- * @not, measured again beside the suspect so that the two are judged on
- * readings of the same moment (the host's load, the fabric's state), not
- * against a median taken earlier. */
-static int plan_reference(const struct fc_mx_analysis *an, int x, int not, int *out_a,
-			  int *out_b, int cnt, int max)
-{
-	if (an->nodes[x].state != FC_MX_NODE_OK)
-		return cnt;
-	for (int c = 0; c < an->n; c++) {
-		if (c == x || c == not || an->nodes[c].state != FC_MX_NODE_OK ||
-		    !pair_ran(an, x, c) || fc_mx_pair_bad(an, x, c))
-			continue;
-		if (planned(out_a, out_b, cnt, x, c))
-			return cnt;
-		return plan_add(an, x, c, out_a, out_b, cnt, max);
-	}
-	return cnt;
-}
-
-int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max)
-{
-	int cnt = 0, i, j;
-
-	for (int f = 0; f < an->nfindings; f++) {
-		const struct fc_mx_finding *fd = &an->findings[f];
-
-		if (fd->kind == FC_MX_SUSPECT_LINK) {
-			cnt = plan_add(an, fd->a, fd->b, out_a, out_b, cnt, max);
-			cnt = plan_reference(an, fd->a, fd->b, out_a, out_b, cnt, max);
-			cnt = plan_reference(an, fd->b, fd->a, out_a, out_b, cnt, max);
-		}
-		if (fd->kind != FC_MX_SUSPECT_NODE)
-			continue;
-		i = fd->a;
-		for (j = 0; j < an->n && cnt < max; j++) {
-			if (j == i || an->nodes[j].state != FC_MX_NODE_OK || !fc_mx_pair_bad(an, i, j))
-				continue;
-			/* The direction that was measured bad, so the retest replaces it. */
-			cnt = plan_add(an, i, j, out_a, out_b, cnt, max);
-			cnt = plan_reference(an, j, i, out_a, out_b, cnt, max);
-		}
-	}
-	return cnt;
 }

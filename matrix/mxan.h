@@ -159,6 +159,18 @@ static inline const struct fc_mx_cell *fc_mx_cell(const struct fc_mx_analysis *a
 {
 	return &an->cells[(size_t)a * (size_t)an->n + (size_t)b];
 }
+
+/* Whether the test a -> b ran to a figure (passed or failed). */
+static inline int fc_mx_ran(const struct fc_mx_cell *c)
+{
+	return c->state == FC_MX_OK || c->state == FC_MX_FAIL;
+}
+
+/* Whether either direction of {a, b} ran. */
+static inline int fc_mx_pair_ran(const struct fc_mx_analysis *an, int a, int b)
+{
+	return fc_mx_ran(fc_mx_cell(an, a, b)) || fc_mx_ran(fc_mx_cell(an, b, a));
+}
 /* The unordered pair {a, b} is bad in either direction. */
 int fc_mx_pair_bad(const struct fc_mx_analysis *an, int a, int b);
 /* A finding that fails the run: a suspect, or one about the whole rack

@@ -266,11 +266,12 @@ static const char *measured_desc(const struct plan_args *a)
 	const struct plan_measured *m = &a->meas;
 
 	if (!strcmp(m->source, "nccl"))
-		snprintf(d, sizeof(d), "nccl run %lld (%d nodes x %d GPUs, peak busbw %.1f GB/s)",
-			 (long long)m->run, m->nodes, m->gpus_per_node, m->busbw_gbytes);
-	else
-		snprintf(d, sizeof(d), "matrix run %lld (%d rail%s, slowest %s%s%.1f Gb/s median)",
-			 (long long)m->run, m->rails, m->rails > 1 ? "s" : "", m->slowest,
+		snprintf(d, sizeof(d), "nccl run %lld (%d node%s x %d GPU%s, peak busbw %.1f GB/s)",
+			 (long long)m->run, m->nodes, fc_s(m->nodes), m->gpus_per_node,
+			 fc_s(m->gpus_per_node), m->busbw_gbytes);
+	else /* 3 significant digits: a soft-RoCE rack's 0.02 Gb/s is not 0.0 */
+		snprintf(d, sizeof(d), "matrix run %lld (%d rail%s, slowest %s%s%.3g Gb/s median)",
+			 (long long)m->run, m->rails, fc_s(m->rails), m->slowest,
 			 m->slowest[0] ? " at " : "at ", m->rail_gbps);
 	return d;
 }

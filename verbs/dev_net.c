@@ -111,24 +111,6 @@ static void route6(const char *netdev, char *gw, size_t len, int *dflt)
 	fclose(f);
 }
 
-/* On a /31 (RFC 3021) or /127 (RFC 6164) link without a route through it,
- * the other end of the link is the next hop. */
-static void link_peer(const char *addr, char *gw, size_t len)
-{
-	char a[INET6_ADDRSTRLEN];
-	const char *slash = strchr(addr, '/');
-	int plen = slash ? atoi(slash + 1) : 0, v6 = strchr(addr, ':') != NULL;
-	unsigned char b[16];
-
-	if (!slash || plen != (v6 ? 127 : 31) || (size_t)(slash - addr) >= sizeof(a))
-		return;
-	snprintf(a, sizeof(a), "%.*s", (int)(slash - addr), addr);
-	if (inet_pton(v6 ? AF_INET6 : AF_INET, a, b) != 1)
-		return;
-	b[v6 ? 15 : 3] ^= 1;
-	inet_ntop(v6 ? AF_INET6 : AF_INET, b, gw, (socklen_t)len);
-}
-
 /* Whether the ssh server address this command came in on is one of @addrs. */
 static int ssh_here(char (*addrs)[64], int n)
 {
@@ -209,7 +191,7 @@ void vb_port_net_json(const char *dev, const char *netdev, json_t *o)
 		route4(netdev, gw, sizeof(gw), &dflt);
 		route6(netdev, gw, sizeof(gw), &dflt);
 		for (int i = 0; i < n && !gw[0]; i++)
-			link_peer(addrs[i], gw, sizeof(gw));
+			fc_rail_link_peer(addrs[i], gw, sizeof(gw));
 		if (gw[0])
 			json_object_set_new(o, "gateway", json_string(gw));
 		if (ssh_here(addrs, n))

@@ -160,10 +160,11 @@ static json_t *load_doc(const char *path, const char *what)
 {
 	json_error_t err;
 	json_t *d = fc_load_json(path, 0, 0, &err);
+	char line[32];
 
 	if (!json_is_object(d)) {
-		fc_err("%s %s: %s (line %d); give %s", what, path,
-		       d ? "not a JSON object" : err.text, err.line,
+		fc_err("%s %s: %s%s; give %s", what, path, d ? "not a JSON object" : err.text,
+		       d ? "" : fc_json_err_line(&err, line, sizeof(line)),
 		       !strcmp(what, "--reference") ? "a 'fabcheck preflight --json' document of the rack" :
 						      "a 'fabcheck preflight-probe --json' document");
 		json_decref(d);

@@ -181,13 +181,7 @@ static void lanes(json_t *doc, const struct pf_mod *x, int peered)
 /* The rail of port DEV:PORT of @mod on @node in the rail set, or -1. */
 static int rail_of(const json_t *set, const char *node, const json_t *mod)
 {
-	char key[96];
-	const json_t *r;
-
-	snprintf(key, sizeof(key), "%s:%d", fc_jstr(mod, "device", "?"),
-		 (int)fc_jnum(mod, "port", 0));
-	r = json_object_get(json_object_get(json_object_get(set, "rail_of"), node), key);
-	return json_is_integer(r) ? (int)json_integer_value(r) : -1;
+	return diag_rail_of(set, node, fc_jstr(mod, "device", "?"), (int)fc_jnum(mod, "port", 0));
 }
 
 /* The modules of the same port as @mod (of node @i) on the other nodes,

@@ -295,7 +295,7 @@ static void rail_notes(json_t *doc, const struct fc_rail_map *map)
 
 /* The rail set into @set: {"ports": {NODE: {"DEV:PORT": true}}, "names":
  * [the rails' names], "named": the ports the rails named, "rail_of":
- * {NODE: {"DEV:PORT": rail index}}}. */
+ * {NODE: {"DEV:PORT": rail index}}, "matched_by": how (fc_rail_by_name)}. */
 static void rail_set(const struct pf_rail_in *x, json_t *set)
 {
 	json_t *ports = json_object(), *rn = json_array(), *named = json_object();
@@ -322,6 +322,7 @@ static void rail_set(const struct pf_rail_in *x, json_t *set)
 	}
 	json_object_set_new(set, "named", named);
 	json_object_set_new(set, "rail_of", rail_of);
+	json_object_set_new(set, "matched_by", json_string(fc_rail_by_name(x->map.by)));
 	for (int r = 0; r < x->map.nrails; r++)
 		json_array_append_new(rn, json_string(x->map.rails[r].name));
 	json_object_set_new(set, "ports", ports);

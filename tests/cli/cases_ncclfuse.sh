@@ -99,6 +99,61 @@ expect "real log 2.30.4: one fused NIC of 200 Gb/s, not two rails" 0 '^1 200 23.
 NFUM=../shared/fixtures/nccl-logs/nccl-2.2x_roce-merged-vnics_ibext-v8.log
 expect "fixture 2.2x merged list: NET/IBext_v8/1 is mlx5_0+mlx5_1, one NIC" 0 '^1 200 mlx5_0\+mlx5_1 true$' -- sh -c \
 	"$FC nccl check-log $NFUM --rail-gbps 100 --gpus-per-node 1 --json | jq -r '.rails | [.count, .rate_gbit_s, .nics[1].name, .nics[1].used] | map(tostring) | join(\" \")'"
+# check-log --topo judges each channel by NCCL's ranking of the node's
+# layout (topo/pcitopo_nccl.c, the model topo and gpu-check use): on the
+# recorded h100stor tree (tests/topo/mksysfs.sh) GPU1's switch holds the
+# 400G mlx5_3 and the 200G storage mlx5_1; NCCL ranks by path bandwidth
+# counting the NIC's speed (topo.cc ncclTopoAddNet: speed / 8000), so GPU1's
+# NIC is mlx5_3. A log whose GPU1 runs over mlx5_1 was passed (mlx5_1 is as
+# near as mlx5_3); it is now named, with the NIC NCCL should use.
+cc -Wall -Wextra -Werror -shared -fPIC -o "$NFU/libnccl.so.2" tests/ncclrun/fakenccl.c ||
+	echo "FAIL: cannot build the libnccl stand-in"
+tests/topo/mksysfs.sh "$NFU/stor" h100stor >/dev/null
+env FABCHECK_LIBNCCL="$NFU/libnccl.so.2" FAKENCCL_VERSION=23007 $FC topo --sysfs "$NFU/stor" --json >"$NFU/stor.json"
+nfu_stor() { # the HCA index each of GPU0-7 uses
+	local g bus=(03 13 23 33 83 93 a3 b3) nic=("$@")
+	echo "node0:100:100 [0] NCCL INFO NCCL version 2.30.7+cuda12.9"
+	for g in 0 1 2 3 4 5 6 7; do
+		echo "node0:10$g:10$g [$g] NCCL INFO comm 0x5 rank $g nranks 16 cudaDev $g nvmlDev $g busId ${bus[g]}000 commId 0x1 - Init START"
+	done
+	echo "node0:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [4]mlx5_4:1/IB [5]mlx5_5:1/IB [6]mlx5_6:1/IB [7]mlx5_7:1/IB [8]mlx5_8:1/IB [9]mlx5_9:1/IB [10]mlx5_10:1/IB [11]mlx5_11:1/IB [RO]; OOB ib0:10.0.0.1<0>"
+	for g in 0 1 2 3 4 5 6 7; do
+		echo "node0:10$g:10$g [$g] NCCL INFO Channel 00/0 : $((g + 8))[$g] -> $g[$g] [receive] via NET/IB/${nic[g]}/GDRDMA"
+	done
+}
+nfu_stor 0 1 4 5 6 9 10 11 >"$NFU/stor-bad.log"
+nfu_stor 0 3 4 5 6 9 10 11 >"$NFU/stor-ok.log"
+expect "check-log --topo: a GPU on the storage port beside its compute HCA is named" 0 \
+	"rank 1 \(node0, GPU1\) moves data on mlx5_1 \(channel 0\) but NCCL's ranking of the --topo layout gives it mlx5_3 \(path bandwidth counting each NIC's speed, active ports only; NCCL 2.30.7 rules\): a slower or idle port" -- \
+	$FC nccl check-log --topo "$NFU/stor.json" "$NFU/stor-bad.log"
+expect "check-log --topo: every GPU on NCCL's own pick, nothing said (guard)" 0 '^verdict: pass' -- \
+	$FC nccl check-log --topo "$NFU/stor.json" "$NFU/stor-ok.log"
+# h100dual (a 2 x 200G card under GPU0's switch, 400G mlx5_2 and mlx5_3):
+# under 2.30.7 GPU0's NIC is the fused mlx5_0+mlx5_1 (tests/cli/cases_vnic.sh);
+# a 2.30.7 log on NET/IB/4 (the virtual NIC after the 4 ports) is NCCL's own
+# pick (so is a port of it); a 2.19.3 log with GPU0 on mlx5_3, the other
+# socket's, is named, with both releases said.
+tests/topo/mksysfs.sh "$NFU/dual" h100dual >/dev/null
+env FABCHECK_LIBNCCL="$NFU/libnccl.so.2" FAKENCCL_VERSION=23007 $FC topo --sysfs "$NFU/dual" --json >"$NFU/dual.json"
+nfu_dual() { # version, GPU0's device, extra line
+	local g bus=(03 13 83) nic=("$2" 2 3)
+	echo "node0:100:100 [0] NCCL INFO NCCL version $1+cuda12.9"
+	for g in 0 1 2; do
+		echo "node0:10$g:10$g [$g] NCCL INFO comm 0x5 rank $g nranks 6 cudaDev $g nvmlDev $g busId ${bus[g]}000 commId 0x1 - Init START"
+	done
+	echo "node0:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [RO]; OOB ib0:10.0.0.1<0>"
+	[ -z "$3" ] || echo "node0:100:100 [0] NCCL INFO $3"
+	for g in 0 1 2; do
+		echo "node0:10$g:10$g [$g] NCCL INFO Channel 00/0 : $((g + 3))[$g] -> $g[$g] [receive] via NET/IB/${nic[g]}/GDRDMA"
+	done
+}
+nfu_dual 2.30.7 4 "NET/IB : Made virtual device [4] name=mlx5_0+mlx5_1 speed=400000 ndevs=2 rail=-1 plane=-1" >"$NFU/dual30.log"
+nfu_dual 2.19.3 3 "" >"$NFU/dual19.log"
+expect "check-log --topo: GPU0 on its fused NIC is NCCL's pick (guard)" 0 '^verdict: pass' -- \
+	$FC nccl check-log --topo "$NFU/dual.json" "$NFU/dual30.log"
+expect "check-log --topo: a layout judged by other rules than the log's says so" 0 \
+	'moves data on mlx5_3 \(channel 0\) but NCCL.s ranking of the --topo layout gives it mlx5_0\+mlx5_1 .*NCCL 2.30.7 rules; the log is NCCL 2.19.3' -- \
+	$FC nccl check-log --topo "$NFU/dual.json" "$NFU/dual19.log"
 # nccl run with one card's two ports as two rails (tests/data/rails/down-card:
 # rxe0 and rxe1 are functions .0 and .1 of 0000:17:00, nodeB's rxe1 down):
 # the failure names nodeB, its port and its card's port left running alone;

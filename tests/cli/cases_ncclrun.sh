@@ -99,7 +99,7 @@ expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the ra
 expect "nccl run: a fused dual-port NIC is one rail at both ports' rate" 0 '^1 400 47 mlx5_0\+mlx5_1$' -- bash -c \
 	"FAKENCCL=ib,fused $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '.rails | [.count, .rate_gbit_s, .expected_busbw_gbytes_s, .nics[0].name] | map(tostring) | join(\" \")'"
 # --db: the run's peak busbw recorded, and plan --db takes the fabric from it.
-expect "nccl run --db, plan --db" 0 'fabric as the store measured it.*nccl run 1 \(2 nodes x 1 GPUs, peak busbw' -- bash -c \
+expect "nccl run --db, plan --db" 0 'fabric as the store measured it.*nccl run 1 \(2 nodes x 1 GPU, peak busbw' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --db $NRTMP/nr.db --json localhost 127.0.0.1 >/dev/null; $FC plan --params 7B --gpus 16 --db $NRTMP/nr.db | tr '\\n' ' '; rm -f $NRTMP/nr.db*"
 expect "nccl run: one node, no rail expectation" 0 '^null one node' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"

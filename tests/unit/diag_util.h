@@ -197,8 +197,11 @@ static inline json_t *run_port(const char *before[], const char *after[])
 	return run_sides(NULL, sd, 1);
 }
 
-/* Each folder of a matrix diagnosed, then the rack over every folder. */
-static inline json_t *rack(const char *name, const char *const *folders, json_t **sets_p)
+/* Each folder of a matrix diagnosed, then the rack over every folder,
+ * each port's peers on its rail where the rail set @rails (NULL: none,
+ * by name) places them. */
+static inline json_t *rack_on(const char *name, const char *const *folders, const json_t *rails,
+			      json_t **sets_p)
 {
 	json_t *doc = json_object(), *sets = json_array();
 
@@ -215,9 +218,15 @@ static inline json_t *rack(const char *name, const char *const *folders, json_t 
 		json_array_extend(json_object_get(doc, "diagnosis"), json_object_get(one, "diagnosis"));
 		json_array_append_new(sets, one);
 	}
-	diag_peers(doc, sets);
+	diag_peers(doc, sets, rails);
 	*sets_p = sets;
 	return doc;
+}
+
+/* rack_on by name. */
+static inline json_t *rack(const char *name, const char *const *folders, json_t **sets_p)
+{
+	return rack_on(name, folders, NULL, sets_p);
 }
 
 #endif

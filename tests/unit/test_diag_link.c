@@ -91,6 +91,37 @@ static void test_model(void **state)
 	assert_int_equal(diag_parse_link(NULL, &l), -1);
 }
 
+/* The same capture with CR LF line ends, as a file saved on Windows or
+ * stored so in a repository holds it (tests/real/mlnx_qos: two public notes
+ * are): each mode list ends at its own last line. Before, the advertised
+ * list ran on into the partner's and read 56G, the most the port does not
+ * advertise. */
+static void test_crlf_line_ends(void **state)
+{
+	size_t len, n = 0;
+	char *text = fc_read_regular("capture", CX3, 1 << 16, 0, &len), *crlf;
+	struct diag_link l;
+
+	(void)state;
+	assert_non_null(text);
+	crlf = malloc(2 * len + 1);
+	assert_non_null(crlf);
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = text[i];
+	}
+	crlf[n] = '\0';
+	assert_int_equal(diag_parse_link(crlf, &l), 0);
+	assert_int_equal(l.sup_mbps, 56000);
+	assert_int_equal(l.adv_mbps, 40000);
+	assert_int_equal(l.adv_lanes, 4);
+	assert_int_equal(l.lp_mbps, 56000);
+	assert_int_equal(l.speed_mbps, 40000);
+	free(crlf);
+	free(text);
+}
+
 static const char *const SR4_40G = "tests/real/ethtool_m/noc-cumulus_swp13_finisar-qsfp-sr4_dark-lanes-inf-dbm.txt";
 
 /* Both ends at 100G, the module a 40G QSFP+ (the real Finisar SR4: BR,
@@ -132,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_own_advertised_modes),
 		cmocka_unit_test(test_partner_not_reported),
 		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_crlf_line_ends),
 		cmocka_unit_test(test_module_limits),
 	};
 

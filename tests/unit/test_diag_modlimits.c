@@ -83,6 +83,20 @@ static void test_bias_high_alarm(void **state)
 	assert_non_null(strstr(why, "lane 3 laser bias 9.100 mA outside the module's alarm range 5.492-8.500 mA"));
 }
 
+/* A supply of 3.0500 V: under the capture's low alarm of 3.1000 V, the
+ * module's own word (diag_module_verdict). */
+static void test_supply_low_alarm(void **state)
+{
+	char why[400];
+
+	(void)state;
+	assert_int_equal(judged_by(diag_module_verdict, SR4,
+				   "Module voltage                            : 3.2350 V",
+				   "Module voltage                            : 3.0500 V", why, sizeof(why)),
+			 1);
+	assert_string_equal(why, "module supply 3.050 V outside its alarm range 3.100-3.500 V");
+}
+
 /* Lane 4 receives -11.0 dBm: under the low warning, over the low alarm: a
  * warning of the light that arrives. */
 static void test_rx_low_warning(void **state)
@@ -151,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_real_within),
 		cmocka_unit_test(test_tx_low_alarm),
 		cmocka_unit_test(test_bias_high_alarm),
+		cmocka_unit_test(test_supply_low_alarm),
 		cmocka_unit_test(test_rx_low_warning),
 		cmocka_unit_test(test_cmis_module_state),
 		cmocka_unit_test(test_own_word_levels),

@@ -173,13 +173,15 @@ static void test_rack_mod_peers(void **state)
 	assert_null(by_rule(doc, "module_alarm"));
 	assert_null(by_rule(doc, "module_rx_peers"));
 	/* lane 2 against nodeC's module's own other lanes (1.26-1.44 dBm,
-	 * diag/modlanes.c), possible: named at its lane 2 transmitter */
-	e = by_rule(doc, "module_lanes");
-	assert_non_null(e);
-	assert_string_equal(str(e, "subject"), "nodeC mlx5_0 port 1");
-	assert_string_equal(str(e, "part"), "transceiver (lane 2 transmitter)");
-	assert_string_equal(str(e, "confidence"), "possible");
-	assert_non_null(strstr(str(e, "evidence"), "lane 2 transmit power -4.00 dBm where the module's 3 other lanes in use read 1.26 to 1.44 dBm"));
+	 * diag/modlanes.c) is the same lane the peers name: one problem with
+	 * both pieces of evidence (issue 37), its module_lanes entries
+	 * (one per folder that tested nodeC) gone from the rack's list and
+	 * from each folder's */
+	assert_non_null(strstr(ev, "; and against the module's own lanes: lane 2 transmit power -4.00 dBm where the module's 3 other lanes in use read 1.26 to 1.44 dBm"));
+	assert_null(strstr(strstr(ev, "against the module's own lanes") + 1, "against the module's own lanes"));
+	assert_null(by_rule(doc, "module_lanes"));
+	for (size_t i = 0; i < json_array_size(sets); i++)
+		assert_null(by_rule(json_array_get(sets, i), "module_lanes"));
 	json_decref(doc);
 	json_decref(sets);
 }

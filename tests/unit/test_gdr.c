@@ -347,6 +347,37 @@ static void test_host_backend(void **state)
 	gdr_dev_close(&dev);
 }
 
+/* Issue 39 item 5: the range refusals whole, on a host buffer of
+ * 1048579 bytes (1 MiB + 3): 11 bytes from 10 before its end, 9 bytes
+ * from 4 before it, 3 slots of 4096 B from 1048000. */
+static char range_said[512];
+
+static void range_keep(enum fc_log_level lvl, const char *msg)
+{
+	(void)lvl;
+	snprintf(range_said, sizeof(range_said), "%s", msg);
+}
+
+static void test_range_refusals(void **state)
+{
+	struct gdr_dev dev;
+	struct gdr_mem m;
+
+	(void)state;
+	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
+	assert_int_equal(gdr_mem_alloc(&dev, &m, (1 << 20) + 3), 0);
+	fc_log_hook = range_keep;
+	assert_int_equal(gdr_mem_fill(&m, m.len - 10, 11, 1), -ERANGE);
+	assert_string_equal(range_said, "range 1048569+11 is outside the 1048579-byte buffer");
+	assert_int_equal(gdr_mem_poison_at(&m, (uint8_t *)m.base + m.len - 4, 9), -ERANGE);
+	assert_string_equal(range_said, "--validate: cannot poison bytes 1048575+9 of the 1048579-byte buffer");
+	assert_int_equal(gdr_mem_fill_msgs(&m, 1048000, 4096, 3, 0, 4096, 7, 0, 0), -ERANGE);
+	assert_string_equal(range_said, "--validate: slots 1048000+12288 are outside the 1048579-byte buffer");
+	fc_log_hook = NULL;
+	gdr_mem_free(&m);
+	gdr_dev_close(&dev);
+}
+
 static void test_slots(void **state)
 {
 	const uint64_t stride = 8192, half = 8 * stride;
@@ -634,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_flush_decide),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_host_backend),
+		cmocka_unit_test(test_range_refusals),
 		cmocka_unit_test(test_reg_refused),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_opts_wire),

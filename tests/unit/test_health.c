@@ -118,6 +118,8 @@ static void test_carrier_and_pcie(void **state)
 	(void)state;
 	hl_check_state(doc, "node7", flap, st);
 	one_finding(doc, "eth2 link went down and up since the last check");
+	/* carrier_changes 2 at the last check, 4 now: +2 */
+	one_finding(doc, "): carrier_changes +2: check the cable, the transceiver and the switch port's log");
 	json_decref(doc);
 	doc = fc_doc_new();
 	hl_check_state(doc, "node7", narrow, st);

@@ -84,8 +84,7 @@ static void test_sizes(void **state)
 	has(t, "4096 B");
 	has(t, "2048 B");
 	has(t, "CEILING: the payload the rate carries at the path MTU, 58 B of headers a packet\n");
-	has(t, "path MTU 2048 B, 3 QPs for bandwidth, tx depth 129, inline up to 220 B (the QPs' "
-	       "limit): used by write bw none, read lat up to 188 B\n");
+	has(t, "path MTU 2048 B, 3 QPs for bandwidth, tx depth 129, inline up to 220 B (the QPs' limit): used by write bw none, read lat up to 188 B\n");
 	has(t, "  - write 64 KiB both ways:");
 	has(t, " 65536 B  nodeA:");
 	free(t);

@@ -203,10 +203,11 @@ static json_t *load_topo(const char *path)
 {
 	json_error_t err;
 	json_t *t = fc_load_json(path, 0, 0, &err);
+	char line[32];
 
 	if (!t) {
-		fc_err("--topo %s: %s (line %d); expected the JSON of 'fabcheck topo --json'",
-		       path, err.text, err.line);
+		fc_err("--topo %s: %s%s; expected the JSON of 'fabcheck topo --json'", path,
+		       err.text, fc_json_err_line(&err, line, sizeof(line)));
 		return NULL;
 	}
 	if (!json_is_object(t) || !json_is_array(json_object_get(t, "gpus")) ||

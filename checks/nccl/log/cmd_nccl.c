@@ -135,10 +135,12 @@ static json_t *load_topo(const char *path)
 	json_error_t jerr;
 	const char *why = NULL;
 	json_t *topo = fc_load_json(path, 0, 0, &jerr);
+	char line[32];
 
 	if (!topo) {
-		fc_err("--topo %s: %s%s (line %d); give the output of 'fabcheck topo --json'", path,
-		       jerr.line < 0 ? "" : "not JSON: ", jerr.text, jerr.line);
+		fc_err("--topo %s: %s%s%s; give the output of 'fabcheck topo --json'", path,
+		       jerr.line < 0 ? "" : "not JSON: ", jerr.text,
+		       fc_json_err_line(&jerr, line, sizeof(line)));
 		return NULL;
 	}
 	if (ncl_topo_check(topo, &why)) {

@@ -80,6 +80,46 @@ int ncl_topo_nearest(const json_t *gpu, const char *hca)
 	return 1;
 }
 
+/* Whether @part is an element of the '+' list @list ("mlx5_0+mlx5_1"). */
+static int in_plus(const char *list, const char *part)
+{
+	for (const char *p = list; p && *p; p = strchr(p, '+') ? strchr(p, '+') + 1 : NULL)
+		if (ncl_hca_same(part, p, strcspn(p, "+")))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether every part of @hca is a NIC NCCL's ranking gives @gpu in the
+ * `topo --json` document (topo/pcitopo_nccl.c, the model topo, gpu-check
+ * and --use-cuda use: path bandwidth counting each NIC's speed, only NICs
+ * with an active port, the release's fused NICs and spreading): the GPU's
+ * "nccl_name" or "nccl_nic", or a NIC whose "nccl_gpu" it is (a tie NCCL
+ * spreads). -1 when the document holds no such model (an older or a
+ * hand-written one): then the nearest NICs decide.
+ */
+static int model_gives(const json_t *topo, const json_t *gpu, const char *hca)
+{
+	const char *pick = fc_jstr(gpu, "nccl_name", fc_jstr(gpu, "nccl_nic", NULL));
+	char buf[NCL_TEXT], *tok, *save = NULL;
+
+	if (!pick)
+		return -1;
+	ncl_copy(buf, sizeof(buf), hca, strlen(hca));
+	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		size_t i;
+		json_t *n;
+		int hit = in_plus(pick, tok);
+
+		json_array_foreach(json_object_get(topo, "nics"), i, n)
+			hit |= ncl_hca_same(tok, fc_jstr(n, "name", ""), strlen(fc_jstr(n, "name", ""))) &&
+			       !strcmp(fc_jstr(n, "nccl_gpu", ""), fc_jstr(gpu, "name", "?"));
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
 /* The GPU's nearest NICs as "a,b"; returns 1 when NCCL lists one of them on @h. */
 static int near_list(const struct ncl_log *lg, int h, const json_t *gpu, char *buf,
 		     size_t len)
@@ -100,9 +140,37 @@ static int near_list(const struct ncl_log *lg, int h, const json_t *gpu, char *b
 	return listed;
 }
 
+/* A channel on an HCA NCCL's ranking of the --topo layout does not give
+ * the rank's GPU: which it gives, and what is likely. */
+static void model_finding(const struct ncl_log *lg, const json_t *topo, const json_t *g,
+			  const struct ncl_rank *r, int rank, const char *hca, int channel,
+			  json_t *doc)
+{
+	const json_t *rules = json_object_get(topo, "nccl_rules");
+	const char *tv = fc_jstr(rules, "version", NULL);
+	const char *lv = lg->nversions ? lg->versions[0].text : NULL;
+	char other[96] = "";
+
+	if (tv && lv && strncmp(lv, tv, strlen(tv)))
+		snprintf(other, sizeof(other), "; the log is NCCL %.24s, whose rules may differ", lv);
+	fc_finding(doc, FC_WARN,
+		   "rank %d (%s, %s) moves data on %s (channel %d) but NCCL's ranking of the "
+		   "--topo layout gives it %s (path bandwidth counting each NIC's speed, active "
+		   "ports only; NCCL %s rules%s): %s",
+		   rank, r->host >= 0 ? lg->hosts[r->host].name : "?", fc_jstr(g, "name", "GPU"),
+		   hca, channel, fc_jstr(g, "nccl_name", fc_jstr(g, "nccl_nic", "?")),
+		   tv ? tv : "?", other,
+		   ncl_topo_nearest(g, hca) ?
+			   "a slower or idle port beside it carries the traffic (a storage or DPU "
+			   "port?): check the port state of the HCA NCCL should use (ibv_devinfo) "
+			   "and leave the other out with NCCL_IB_HCA (fabcheck topo advises it)" :
+			   "traffic crosses PCIe bridges or the CPU: check NCCL_IB_HCA, "
+			   "NCCL_CROSS_NIC and the port state of the HCA NCCL should use");
+}
+
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc)
 {
-	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed;
+	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed, gives;
 	char hca[NCL_TEXT], near[NCL_TEXT];
 
 	for (size_t i = 0; i < lg->nchans; i++) {
@@ -122,7 +190,8 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 		if (!g || !hca[0])
 			continue;
 		matched++;
-		if (ncl_topo_nearest(g, hca) || local == last_rank)
+		gives = model_gives(topo, g, hca);
+		if ((gives < 0 ? ncl_topo_nearest(g, hca) : gives) || local == last_rank)
 			continue;
 		last_rank = local;
 		if (reported >= MAX_LISTED) {
@@ -131,6 +200,10 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 		}
 		reported++;
 		listed = near_list(lg, c->host, g, near, sizeof(near));
+		if (gives == 0) {
+			model_finding(lg, topo, g, r, local, hca, c->channel, doc);
+			continue;
+		}
 		fc_finding(doc, FC_WARN,
 			   "rank %d (%s, %s) moves data on %s (channel %d) but its nearest HCA%s %s "
 			   "(--topo): traffic crosses PCIe bridges or the CPU; %s",
