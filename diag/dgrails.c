@@ -12,7 +12,6 @@
 
 #include "core/log.h"
 #include "core/out.h"
-#include "core/out.h"
 #include "core/util.h"
 #include "diag/diag.h"
 

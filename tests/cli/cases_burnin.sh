@@ -91,6 +91,9 @@ expect "soak bad store" 3 '/nonexistent/dir/s.db' -- $FC soak a b --duration 10 
 # no run; on a quiet host 24 s holds 11 slices: the count has two digits.
 soak_t=5
 [ -n "${VG_LOG_DIR:-}" ] && soak_t=24
+# Beside the rack (RACK_BESIDE=1, tests/run-all.sh), which takes the CPUs
+# first whenever its guests are busy: 5 s held one slice (15ce092).
+[ "${RACK_BESIDE:-0}" = 1 ] && soak_t=24
 expect "soak without RDMA: one finding for the run of failed slices" 3 'nodeA-nodeB: traffic failed at [0-9:]+ \(\+[0-9]+ s\) and in [0-9]+ slices in a row, until .*no RDMA device' -- \
 	$FC soak nodeA nodeB --launcher local --duration $soak_t --slice 2 --interval 1 --db "$BIT/soak.db"
 expect "soak kept in the store as kind soak" 0 '^1\|soak\|fail\|([2-9]|[1-9][0-9]+)$' -- \
