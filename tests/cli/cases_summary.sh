@@ -84,12 +84,14 @@ SUMRD=$SUMT/rd
 mkdir -p "$SUMRD"
 sed 's/rxe\([01]\)/mlx5_\1/g' "$SUMDEV" >"$SUMT/devices-hw.json"
 sum_cpu() {
-	env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD" RW_HCA=0xffffff:0 \
-		RW_RAILS_GBPS="rxe0:0.18:0.0903 rxe1:0.115:0.0679" $FC "${SUMDEMO[@]}" "$@"
+	mkdir -p "$SUMRD/$1"
+	env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD/$1" RW_HCA=0xffffff:0 \
+		RW_RAILS_GBPS="rxe0:0.18:0.0903 rxe1:0.115:0.0679" $FC "${SUMDEMO[@]}" "${@:2}"
 }
-sum_cpu >"$SUMT/demo-cpu.txt" 2>&1
-sum_cpu --json >"$SUMT/demo-cpu.json" 2>/dev/null
-env FAKE_DEVICES="$SUMT/devices-hw.json" RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD" RW_HCA=0x15b3:4129 \
+sum_cpu text >"$SUMT/demo-cpu.txt" 2>&1
+sum_cpu json --json >"$SUMT/demo-cpu.json" 2>/dev/null
+mkdir -p "$SUMRD/hw"
+env FAKE_DEVICES="$SUMT/devices-hw.json" RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD/hw" RW_HCA=0x15b3:4129 \
 	RW_RAILS_GBPS="mlx5_0:0.18:0.0903 mlx5_1:0.115:0.0679" $FC "${SUMDEMO[@]}" --json >"$SUMT/demo-hw.json" 2>/dev/null
 expect "rails on rxe, loaded below alone: the pair passes, nothing named" 0 '^verdict: pass, nothing named $' -- \
 	bash -c "tail -n 1 $SUMT/demo-cpu.txt | tr '\n' ' '"

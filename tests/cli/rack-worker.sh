@@ -31,10 +31,10 @@
 # 1000 (10000) rounds leaves out p99 (p99.9) with the note the real worker
 # writes (core/stats.c pct_json: a rank needs 10 / (1 - p) rounds).
 # RW_RAILS_GBPS ("DEV:ALONE:LOADED ..."): a bandwidth test on DEV moves
-# ALONE Gb/s, or LOADED while another device of the same host is under test
-# (each active worker marks its test in the folder RW_RAILS_DIR at its go and
-# counts its host's marks a moment later: the rails of pair --rails start
-# each test together); the figures recorded on the demo rack. RW_HCA: the
+# ALONE Gb/s in the first worker of its host and device, LOADED in a later
+# one (each worker counts itself in the file RW_RAILS_DIR/HOST.DEV, a fresh
+# folder per run: pair --rails runs each rail alone, then every rail
+# loaded, a worker each); the figures recorded on the demo rack. RW_HCA: the
 # "hca" (vendor id:part id) its setup reports, as the real worker's does
 # (verbs/res.c; rxe reports 0xffffff:0); none when unset.
 # RW_NODEV_HOST's worker (or each of several, between spaces) answers its
@@ -132,19 +132,19 @@ lat_tail() {
 	echo "$out\"max_us\":75.0,\"avg_us\":40.9,\"stdev_us\":3.1,\"notes\":[$notes]"
 }
 # rails_gbps: gbps for this test under RW_RAILS_GBPS (alone or loaded).
+rails_nth=
+if [ -n "${RW_RAILS_GBPS:-}" ] && [ -d "${RW_RAILS_DIR:-}" ]; then
+	echo $$ >>"$RW_RAILS_DIR/$host.$dev"
+	rails_nth=$(wc -l <"$RW_RAILS_DIR/$host.$dev")
+fi
 rails_gbps() {
-	local mark n e
-	[ -n "${RW_RAILS_GBPS:-}" ] && [ -d "${RW_RAILS_DIR:-}" ] || return 0
-	mark=$RW_RAILS_DIR/$host.$dev.$$
-	: >"$mark"
-	sleep 0.5
-	n=$(find "$RW_RAILS_DIR" -name "$host.*" | wc -l)
-	rm -f "$mark"
+	local e d a l
+	[ -n "$rails_nth" ] || return 0
 	for e in $RW_RAILS_GBPS; do
 		IFS=: read -r d a l <<<"$e"
 		[ "$d" = "$dev" ] || continue
 		gbps=$a
-		[ "$n" -gt 1 ] && gbps=$l
+		[ "$rails_nth" -gt 1 ] && gbps=$l
 	done
 }
 while next_clocked test; do
