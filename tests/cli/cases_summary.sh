@@ -100,6 +100,11 @@ expect "rails on rxe, loaded below alone: one note, each rail's figures, the CPU
 	cat "$SUMT/demo-cpu.txt"
 expect "rails on rxe, loaded below alone: the table marks both rails (CPU), said once" 0 '^2 1$' -- \
 	bash -c "echo \$(grep -c '^  [01] .* pass (CPU)$' $SUMT/demo-cpu.txt) \$(grep -c 'software RDMA devices' $SUMT/demo-cpu.txt)"
+# Issue 39 item 1 on the rack's figures: the healthy demo pair's lines, plus
+# only the one note (before: a failing rail finding each, the diagnosis and
+# its summary; 60 lines on the s48 rack).
+expect "rails on rxe, loaded below alone: the healthy demo pair plus one line" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/demo-cpu.txt" $(($(wc -l <"$SUMT/demo-ok.txt") + 1))
 expect_none "rails on rxe, loaded below alone: no host PCIe, no rail failed by the host" 0 \
 	'host PCIe|\(host\)|cannot carry|fail' -- cat "$SUMT/demo-cpu.txt"
 expect "rails on rxe --json: cpu_limited, not host_limited, no diagnosis" 0 '^true,true false,false pass 0$' -- \
