@@ -20,6 +20,9 @@ struct diag_rule {
 const struct diag_rule *diag_port_rules(int *n_p);
 /* The rows over the whole test (configuration, congestion, drops, slow). */
 void diag_test_rules(struct diag_ctx *c);
+/* pair --rails: the rails that pass alone and fall short loaded (rule
+ * rails_slow, diag/rules_rails.c). */
+void diag_r_rails_slow(struct diag_ctx *c);
 
 /* The other end of @p's test (its node, its device), or NULL / "". */
 const char *diag_ctx_peer(const struct diag_ctx *c, const struct diag_port *p);

@@ -1,13 +1,15 @@
 /*
  * The rows over a whole pair test (see the table in diag/rules.c):
  * configuration mismatches, loss with and without flow control at work,
- * a slow path without errors, every rail of a node slow.
+ * a slow path without errors; every rail of a node slow in
+ * diag/rules_rails.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/out.h"
 #include "core/pairv.h"
+#include "core/softdev.h"
 #include "diag/rules.h"
 
 /* Loss events per packet above which drops are "likely" (1 in 1,000). */
@@ -352,6 +354,20 @@ static void direction(const struct diag_ctx *c, const struct loss *l, const stru
 			 src->node, dst->node, sl[from], sl[!from], src->node, dst->node);
 }
 
+/* Whether an end of the test is a software device (core/softdev.h): by the
+ * test's sides, else by the evidence's ports. */
+static int soft_ends(const struct diag_ctx *c)
+{
+	const json_t *a = json_object_get(c->test, "a");
+
+	if (a)
+		return fc_rdma_soft_side(a) || fc_rdma_soft_side(json_object_get(c->test, "b"));
+	for (int i = 0; c->set && i < c->set->nports; i++)
+		if (fc_rdma_soft(c->set->ports[i].dev, -1))
+			return 1;
+	return 0;
+}
+
 static void r_loss(struct diag_ctx *c)
 {
 	char subj[512], where[1024], ev[1600], next[400];
@@ -374,7 +390,15 @@ static void r_loss(struct diag_ctx *c)
 			 "not the cable: check the switch's buffer and ECN/PFC counters for this traffic class, run the pair alone ('fabcheck pair' outside the job) and compare");
 		diag_emit(c, "congestion", subj, "congestion or flow control", 1, next, ev);
 	} else {
-		snprintf(next, sizeof(next),
+		/* A software device's packets pass its node's network stack
+		 * (rxe: UDP port 4791 over the netdev; siw: TCP), on the
+		 * node's CPU: what that stack drops when the CPU falls behind
+		 * (its receive backlog, the socket's buffer) or its qdisc
+		 * drops is lost before any switch (drivers/infiniband/sw
+		 * Kconfig; the kernel's Documentation/networking/scaling.rst
+		 * for the backlog, /proc/net/softnet_stat's second column). */
+		snprintf(next, sizeof(next), "%s", soft_ends(c) ?
+			 "not the cable: a software device (rxe, siw) sends and receives through its node's network stack, on the node's CPU: check each node's drops there (nstat -az UdpRcvbufErrors, /proc/net/softnet_stat, tc -s qdisc, ip -s link) and its CPU load during the test, then the switch ports" :
 			 "not the cable: check drops on the switch ports and the NICs (ethtool -S, tc -s qdisc), buffer sizes and the QoS/PFC settings of the fabric class; re-run with --tclass on a lossless class");
 		long long lost = l.sent_lost[0] + l.sent_lost[1] + l.seq + l.drop;
 
@@ -543,39 +567,10 @@ static void r_congestion(struct diag_ctx *c)
 		  ev);
 }
 
-/* pair --rails (pair/pair_rails.c): "rails": [{rail, alone_gbps,
- * loaded_gbps, host_limited, verdict}]. Rails that pass alone and fall
- * short together point at the host they share (its PCIe switch, root
- * complex, NUMA placement), every rail so: likely. */
-static void r_rails_slow(struct diag_ctx *c)
-{
-	const json_t *rails = json_object_get(c->test, "rails"), *r;
-	char ev[600] = "", subj[300];
-	size_t i, host = 0, used;
-
-	json_array_foreach(rails, i, r) {
-		if (!json_is_true(json_object_get(r, "host_limited")))
-			continue;
-		host++;
-		used = strlen(ev);
-		snprintf(ev + used, sizeof(ev) - used, "%srail %d %.3g Gb/s alone, %.3g with every rail loaded",
-			 used ? "; " : "", (int)fc_jnum(r, "rail", 0), fc_jnum(r, "alone_gbps", 0),
-			 fc_jnum(r, "loaded_gbps", 0));
-	}
-	if (json_array_size(rails) < 2 || !host)
-		return;
-	snprintf(subj, sizeof(subj), "%s <-> %s, every rail loaded",
-		 fc_jstr(json_object_get(c->test, "a"), "node", "?"),
-		 fc_jstr(json_object_get(c->test, "b"), "node", "?"));
-	diag_emit(c, "rails_slow", subj, "host PCIe", host == json_array_size(rails),
-		  "compare each HCA's PCIe link under load (lspci -vv LnkSta) and the switch and root ports they share, and the NUMA placement of the workers; each rail alone passes",
-		  ev);
-}
-
 void diag_test_rules(struct diag_ctx *c)
 {
 	if (json_object_get(c->test, "rails")) { /* each rail's own rows ran in its pair */
-		r_rails_slow(c);
+		diag_r_rails_slow(c);
 		return;
 	}
 	r_config(c); /* the test's own figures, and the evidence files alone */

@@ -301,7 +301,6 @@ up_launch() {
 	if exec 6<"$SLOTS_LOCK" && ! flock -w 20 6; then
 		warn "the port lock $SLOTS_LOCK is held for 20 s by another process; choosing ports without it"
 	fi
-	fabric_choose
 	up_pick_ports
 	fabric_up
 	up_write_env
@@ -503,6 +502,7 @@ up_calibrate() {
 
 lab_up() {
 	up_parse "$@"
+	fabric_choose
 	up_check_tools
 	[ -n "$UP_SLURM" ] && slurm_check_tools
 	up_resolve_bin

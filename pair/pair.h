@@ -101,6 +101,16 @@ void pair_render_lat(FILE *f, const json_t *results);
 /* pair --rails: the table of each rail alone and loaded (pair_render's,
  * above the diagnosis). */
 void pair_rails_table(FILE *f, const json_t *doc);
+/* A rail of pair --rails (its "a", "b", "alone_gbps", "loaded_gbps") that
+ * passed alone (@alone_verdict) and moved less than @min_pct % of it with
+ * all @nrails loaded (pair/pair_loaded.c): on hardware HCAs the host's
+ * fault (a finding in @doc, the rail "host_limited" and failed); on
+ * software devices the node's CPU they share ("cpu_limited", no finding). */
+enum { PAIR_LOADED_OK, PAIR_LOADED_HOST, PAIR_LOADED_CPU };
+int pair_loaded_judge(json_t *doc, json_t *rail, const char *alone_verdict, double min_pct,
+		      int nrails);
+/* The rails of @doc that were "cpu_limited", said once as a note. */
+void pair_loaded_note(json_t *doc);
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and
  * SL as its QP carries them (from the "connected" reply), the notes, and
  * the congestion counter findings once both sides finished. */

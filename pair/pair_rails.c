@@ -51,59 +51,6 @@ static void raise_exit(struct rails_run *x, int code)
 		x->exit = code;
 }
 
-struct ports_start {
-	const struct fc_launch *l;
-	const char *const *nodes;
-	double timeout;
-};
-
-static int start_devices(void *arg, int i, struct fc_child *k)
-{
-	const struct ports_start *ps = arg;
-	const char *sub[] = { "devices", "--json", NULL };
-	const char *argv[FC_LAUNCH_MAX_ARGS];
-	char buf[2048];
-
-	snprintf(k->name, sizeof(k->name), "%s", ps->nodes[i]);
-	if (fc_launch_argv(ps->l, ps->nodes[i], sub, argv, buf, sizeof(buf)) < 0) {
-		k->exec_failed = E2BIG;
-		return -E2BIG;
-	}
-	return fc_child_start(k, NULL, argv, ps->timeout);
-}
-
-int pair_ports_list(const struct fc_launch *l, const char *const *nodes, int n, double timeout,
-		    struct pair_ports *out)
-{
-	struct fc_child *kids = calloc((size_t)n + 1, sizeof(*kids));
-	struct ports_start ps = { .l = l, .nodes = nodes, .timeout = timeout };
-	int bad = 0;
-
-	if (!kids)
-		return -ENOMEM;
-	fc_children_run(kids, n, l->fanout, start_devices, &ps);
-	for (int i = 0; i < n; i++) {
-		json_t *d = kids[i].out ? json_loads(kids[i].out, 0, NULL) : NULL;
-		const json_t *devs = json_object_get(d, "devices");
-		const json_t *f = json_array_get(json_object_get(d, "findings"), 0);
-
-		out[i].n = devs ? fc_rail_ports_from_json(devs, out[i].p, PAIR_PORTS_MAX) : -EINVAL;
-		if (out[i].n < 0) {
-			snprintf(out[i].why, sizeof(out[i].why), "%s: cannot list its RDMA ports "
-				 "(fabcheck devices --json): %s", nodes[i],
-				 json_is_string(f)	       ? json_string_value(f) :
-				 kids[i].timed_out	       ? "no answer in time" :
-				 *fc_child_last_err(&kids[i]) ? fc_child_last_err(&kids[i]) :
-								"no document");
-			bad++;
-		}
-		json_decref(d);
-		fc_child_release(&kids[i]);
-	}
-	free(kids);
-	return bad;
-}
-
 /* `fabcheck devices --json` on each node, through the launcher. */
 static int list_ports(struct rails_run *x)
 {
@@ -371,24 +318,6 @@ static void own_fault_exit(struct rails_run *x)
 		json_object_set_new(x->doc, "node_fault", json_string(who));
 }
 
-/* A rail that passes alone and falls short with every rail loaded: the host. */
-static int host_limit(struct rails_run *x, int r, double alone, double loaded)
-{
-	const char *va = fc_jstr(x->alone[r], "verdict", "fail");
-
-	if (!x->alone[r] || !x->loaded[r] || !strcmp(va, "fail") || !(alone > 0) ||
-	    !isfinite(loaded) || x->cfg->min_loaded_pct <= 0 ||
-	    loaded >= alone * x->cfg->min_loaded_pct / 100)
-		return 0;
-	fc_finding(x->doc, FC_FAIL,
-		   "rail %d (%s): %.3g Gb/s alone but %.3g Gb/s (%.0f%%) with all %d rails loaded, "
-		   "below --min-loaded-pct %g: the host cannot carry every rail at once (a shared "
-		   "PCIe switch, NUMA placement, CPU or memory bandwidth), not the link",
-		   x->map.rails[r].index, x->map.rails[r].name, alone, loaded, 100 * loaded / alone,
-		   x->map.nrails, x->cfg->min_loaded_pct);
-	return 1;
-}
-
 static const char *worst(const char *a, const char *b)
 {
 	if (!a)
@@ -405,7 +334,6 @@ static json_t *rail_json(struct rails_run *x, int r)
 	const json_t *ref = x->loaded[r] ? x->loaded[r] : x->alone[r];
 	double sz, ga = x->alone[r] ? fc_pair_doc_gbps(x->alone[r], &sz) : NAN;
 	double gl = x->loaded[r] ? fc_pair_doc_gbps(x->loaded[r], &sz) : NAN;
-	int host = host_limit(x, r, ga, gl);
 	const char *v = worst(x->alone[r] ? fc_jstr(x->alone[r], "verdict", "fail") : NULL,
 			      x->loaded[r] ? fc_jstr(x->loaded[r], "verdict", "fail") : NULL);
 	json_t *o;
@@ -415,7 +343,7 @@ static json_t *rail_json(struct rails_run *x, int r)
 		      side(json_object_get(ref, "a"), fc_rail_port_of(&x->map, x->nodes, 0, r)),
 		      "b", side(json_object_get(ref, "b"), fc_rail_port_of(&x->map, x->nodes, 1, r)),
 		      "alone", phase_json(x->alone[r]), "loaded", phase_json(x->loaded[r]),
-		      "verdict", host ? "fail" : v, "host_limited", host);
+		      "verdict", v, "host_limited", 0);
 	if (x->map.rails[r].peer[0])
 		json_object_set_new(o, "switch", json_string(x->map.rails[r].peer));
 	if (x->map.rails[r].peer_desc[0])
@@ -428,6 +356,8 @@ static json_t *rail_json(struct rails_run *x, int r)
 		json_object_set_new(o, "assumed", json_string(x->map.assumed));
 	json_object_set_new(o, "alone_gbps", isfinite(ga) ? json_real(ga) : json_null());
 	json_object_set_new(o, "loaded_gbps", isfinite(gl) ? json_real(gl) : json_null());
+	pair_loaded_judge(x->doc, o, x->alone[r] ? fc_jstr(x->alone[r], "verdict", "fail") : NULL,
+			  x->cfg->min_loaded_pct, x->map.nrails);
 	if (x->alone[r])
 		child_findings(x, x->alone[r], r, "alone");
 	if (x->loaded[r])
@@ -505,18 +435,11 @@ static void build_doc(struct rails_run *x)
 			add_counters(counters, json_object_get(x->loaded[r], "counters"));
 	}
 	json_object_set_new(x->doc, "rails", rails);
+	pair_loaded_note(x->doc);
 	pair_rail_gpus_check(x->doc, rails, x->cfg->label[0], x->cfg->label[1]);
 	json_object_set_new(x->doc, "results", aggregate(x));
 	json_object_set_new(x->doc, "results_of", json_string(x->map.nrails > 1 && x->loaded[0] ?
 								  "every rail loaded" : "rail alone"));
-}
-
-static void gbps_cell(struct fc_table *t, int col, const json_t *v)
-{
-	if (json_is_number(v))
-		fc_table_addf(t, col, "%.3g Gb/s", json_number_value(v));
-	else
-		fc_table_addf(t, col, "-");
 }
 
 /* The aggregate as a pair report (with pair_rails_table under it). */
@@ -525,37 +448,6 @@ static void rails_render(FILE *f, const json_t *doc)
 	if (!json_object_get(doc, "rails"))
 		return; /* the findings say why */
 	pair_render(f, doc);
-}
-
-void pair_rails_table(FILE *f, const json_t *doc)
-{
-	const json_t *r;
-	struct fc_table *t;
-	size_t i;
-
-	fprintf(f, "\nrails (%s above; each rail alone, then all %zu at once):\n",
-		fc_jstr(doc, "results_of", "?"), json_array_size(json_object_get(doc, "rails")));
-	t = fc_table_new(7, "RAIL", "A", "B", "GPU A/B", "ALONE", "LOADED", "VERDICT");
-	json_array_foreach(json_object_get(doc, "rails"), i, r) {
-		const json_t *a = json_object_get(r, "a"), *b = json_object_get(r, "b");
-
-		fc_table_row(t);
-		fc_table_addf(t, 0, "%d %s", (int)fc_jnum(r, "rail", 0), fc_jstr(r, "subnet", ""));
-		fc_table_addf(t, 1, "%s:%d", fc_jstr(a, "device", "?"), (int)fc_jnum(a, "port", 0));
-		fc_table_addf(t, 2, "%s:%d", fc_jstr(b, "device", "?"), (int)fc_jnum(b, "port", 0));
-		if (json_is_integer(json_object_get(a, "gpu")) || json_is_integer(json_object_get(b, "gpu")))
-			fc_table_addf(t, 3, "%d %s/%d %s", (int)fc_jnum(a, "gpu", -1),
-				      fc_jstr(a, "gpu_distance", "?"), (int)fc_jnum(b, "gpu", -1),
-				      fc_jstr(b, "gpu_distance", "?"));
-		else
-			fc_table_addf(t, 3, "-");
-		gbps_cell(t, 4, json_object_get(r, "alone_gbps"));
-		gbps_cell(t, 5, json_object_get(r, "loaded_gbps"));
-		fc_table_addf(t, 6, "%s%s", fc_jstr(r, "verdict", "?"),
-			      json_is_true(json_object_get(r, "host_limited")) ? " (host)" : "");
-	}
-	fc_table_print(t, f, "  ");
-	fc_table_free(t);
 }
 
 static int self_exe(struct rails_run *x)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/softdev.h"
 #include "core/util.h"
 
 void vb_slot_layout(uint64_t max_size, uint64_t *stride_p, uint32_t *nslots_p)
@@ -195,10 +196,7 @@ static int res_limits(struct vb_res *r, const struct vb_opts *o)
 	}
 	r->vendor_id = da.vendor_id;
 	r->part_id = da.vendor_part_id;
-	/* drivers/infiniband/sw: rxe's RXE_VENDOR_ID 0xffffff, siw's
-	 * SIW_VENDOR_ID 0x626d74 ("bmt"); the names rdma link add gives */
-	r->soft = da.vendor_id == 0xffffff || da.vendor_id == 0x626d74 ||
-		  !strncmp(r->pi->dev, "rxe", 3) || !strncmp(r->pi->dev, "siw", 3);
+	r->soft = fc_rdma_soft(r->pi->dev, da.vendor_id); /* rxe, siw (core/softdev.h) */
 	/* The device's own limits (the QP attributes hold 8 bits); the two
 	 * sides settle on the smaller in vb_res_connect. */
 	r->rd_atom = da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255;

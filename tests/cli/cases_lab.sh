@@ -33,6 +33,10 @@ expect "lab fault: --name after the operands" 3 "no rack named 'nosuch' is up" -
 expect "lab fault: --rail after the kind" 3 "no rack named 'nosuch' is up" -- $FC lab fault nodeC rate 20 --rail 1 --name=nosuch
 expect "lab fault: --rail without value" 2 "--rail: missing value" -- $FC lab fault nodeC rate 20 --rail
 expect "lab fault: miswire takes no value" 2 "'miswire' takes no value, got 'now'" -- $FC lab fault nodeC miswire now
+expect "lab up: FABCHECK_LAB_FABRIC names no fabric" 2 "FABCHECK_LAB_FABRIC: 'token-ring' is not a fabric; expected bridge or mcast" -- \
+	env FABCHECK_LAB_FABRIC=token-ring $FC lab up --name fabbad
+expect "lab up: a bad FABCHECK_LAB_FABRIC leaves no rack folder" 0 '^gone$' -- \
+	sh -c '[ -e "${FABCHECK_LAB_HOME:-$HOME/.cache/fabcheck/lab}/racks/fabbad" ] && echo there || echo gone'
 expect "lab up --rails 5" 2 "--rails: '5' is not a number from 1 to 4" -- $FC lab up --rails 5
 expect "lab status: unknown option after --name" 2 "lab status: unknown option '--frob'" -- $FC lab status --name x --frob
 expect "lab fault: a negative value is a value" 2 "'-1' is not a loss percentage" -- $FC lab fault nodeA loss -1

@@ -99,6 +99,44 @@ expect "summary: demo pair, healthy: at most 30 lines" 0 '^ok [0-9]+$' -- sum_li
 expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 1$' -- bash -c \
 	"echo \$(grep -c '^  - write 64 KiB, read 64 KiB: p99_us not reported' $SUMT/demo-ok.txt) \
 	\$(grep -c 'p999_us not reported' $SUMT/demo-ok.txt)"
+# The demo pair with each rail's figures recorded on the rack (s48
+# demo2.log: alone 0.18 and 0.115 Gb/s, both loaded 0.0903 and 0.0679):
+# rxe does the HCA's work on the node's CPU, which both rails share
+# (core/softdev.h, pair/pair_loaded.c): said once as a note, the rails and
+# the pair pass, no "host PCIe". The same figures on hardware HCAs (mlx5
+# names, Mellanox's vendor id 0x15b3) stay the host path's fault.
+SUMRD=$SUMT/rd
+mkdir -p "$SUMRD"
+sed 's/rxe\([01]\)/mlx5_\1/g' "$SUMDEV" >"$SUMT/devices-hw.json"
+sum_cpu() {
+	mkdir -p "$SUMRD/$1"
+	env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD/$1" RW_HCA=0xffffff:0 \
+		RW_RAILS_GBPS="rxe0:0.18:0.0903 rxe1:0.115:0.0679" $FC "${SUMDEMO[@]}" "${@:2}"
+}
+sum_cpu text >"$SUMT/demo-cpu.txt" 2>&1
+sum_cpu json --json >"$SUMT/demo-cpu.json" 2>/dev/null
+mkdir -p "$SUMRD/hw"
+env FAKE_DEVICES="$SUMT/devices-hw.json" RW_LAT_NOTES=1 RW_RAILS_DIR="$SUMRD/hw" RW_HCA=0x15b3:4129 \
+	RW_RAILS_GBPS="mlx5_0:0.18:0.0903 mlx5_1:0.115:0.0679" $FC "${SUMDEMO[@]}" --json >"$SUMT/demo-hw.json" 2>/dev/null
+expect "rails on rxe, loaded below alone: the pair passes, nothing named" 0 '^verdict: pass, nothing named $' -- \
+	bash -c "tail -n 1 $SUMT/demo-cpu.txt | tr '\n' ' '"
+expect "rails on rxe, loaded below alone: one note, each rail's figures, the CPU they share" 0 \
+	'^  note: with all 2 rails loaded, rail 0 \(rxe0\) 0\.0903 Gb/s \(50% of 0\.18 alone\), rail 1 \(rxe1\) 0\.0679 Gb/s \(59% of 0\.115 alone\): software RDMA devices \(rxe, siw\) do the HCA.s work on the node.s CPU, which the rails share: a limit of the device class, not a fault$' -- \
+	cat "$SUMT/demo-cpu.txt"
+expect "rails on rxe, loaded below alone: the table marks both rails (CPU), said once" 0 '^2 1$' -- \
+	bash -c "echo \$(grep -c '^  [01] .* pass (CPU)$' $SUMT/demo-cpu.txt) \$(grep -c 'software RDMA devices' $SUMT/demo-cpu.txt)"
+# Issue 39 item 1 on the rack's figures: the healthy demo pair's lines, plus
+# only the one note (before: a failing rail finding each, the diagnosis and
+# its summary; 60 lines on the s48 rack).
+expect "rails on rxe, loaded below alone: the healthy demo pair plus one line" 0 '^ok [0-9]+$' -- \
+	sum_lines "$SUMT/demo-cpu.txt" $(($(wc -l <"$SUMT/demo-ok.txt") + 1))
+expect_none "rails on rxe, loaded below alone: no host PCIe, no rail failed by the host" 0 \
+	'host PCIe|\(host\)|cannot carry|fail' -- cat "$SUMT/demo-cpu.txt"
+expect "rails on rxe --json: cpu_limited, not host_limited, no diagnosis" 0 '^true,true false,false pass 0$' -- \
+	jq -r '"\([.rails[].cpu_limited] | map(tostring) | join(",")) \([.rails[].host_limited] | map(tostring) | join(",")) \(.verdict) \(.diagnosis // [] | length)"' "$SUMT/demo-cpu.json"
+expect "rails on hardware HCAs, the same figures: each rail fails by the host, host PCIe likely" 0 \
+	'^true,true fail host PCIe likely$' -- \
+	jq -r '"\([.rails[].host_limited] | map(tostring) | join(",")) \(.verdict) \(.diagnosis[0].part) \(.diagnosis[0].confidence)"' "$SUMT/demo-hw.json"
 # On the rack the packet counters move in every test: with no error counter
 # among them, one line says so (the figures stay in --json).
 SUMTR='{"rcvd_pkts":34329,"sent_pkts":37962,"ack_deferred":81}'
@@ -124,7 +162,7 @@ expect "summary: demo pair, retransmissions: the entry says where on both rails,
 	'^  likely   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration +evidence: retries or drops .* 1$' -- \
 	bash -c "grep -A1 '^  likely ' $SUMT/demo-rt.txt | tr '\n' ' '; grep -c 'retries or drops' $SUMT/demo-rt.txt"
 expect "summary: demo pair, retransmissions: the summary names it once, with the next step" 0 \
-	'^verdict: warn, 1 problem named:   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration \(likely\)     next: not the cable: check drops on the switch ports' -- \
+	'^verdict: warn, 1 problem named:   nodeB rxe0/rxe1 -> nodeA rxe0/rxe1 on rails 0 and 1: buffers or QoS configuration \(likely\)     next: not the cable: a software device \(rxe, siw\) sends and receives through its node' -- \
 	bash -c "tail -n 3 $SUMT/demo-rt.txt | tr '\n' ' '"
 expect "summary: demo pair, retransmissions: one counters line per node, port and phase" 0 '^8 1$' -- \
 	bash -c "echo \$(grep -c '^  - rail [01] (rxe[01]) \(alone\|loaded\): node[AB] rxe[01] port 1: error counters rose during the test: ' $SUMT/demo-rt-wide.txt) \
@@ -176,14 +214,14 @@ expect "summary: a summary line without COLUMNS fits 100" 0 '^ok$' -- \
 	bash -c "env -u COLUMNS $FC diagnose tests/data/diag/rack-loss |
 		awk '/^verdict:/ {s = 1; next} s && /^  / {print length(\$0) <= 100 ? \"ok\" : \"no: \" \$0}'"
 expect "summary: diagnose names the part once, under the verdict" 0 \
-	'^verdict: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\)     next: not the cable: check drops' -- \
+	'^verdict: fail, 1 problem named:   nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\)     next: not the cable: a software device \(rxe, siw\)' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss | tail -n 3 | tr '\n' ' '"
 # --json documents carry the summary's lines whole ("summary"), and
 # burnin-rack ends as the commands do: its verdict, then its steps' named
 # problems from their documents (a resumed burn-in whose matrix step holds
 # the recorded 4-node matrix with nodeC slow).
 expect "summary: --json has the summary's lines whole" 0 \
-	'^verdict: fail, 1 problem named:\|nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable: .* on a lossless class$' -- \
+	'^verdict: fail, 1 problem named:\|nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(likely\); next: not the cable: a software device .* its CPU load during the test, then the switch ports$' -- \
 	bash -c "$FC diagnose tests/data/diag/rack-loss --json | jq -r '.summary | join(\"|\")'"
 SUMBR=$SUMT/br
 mkdir -p "$SUMBR"

@@ -30,6 +30,13 @@
 # reports its port's deltas. RW_LAT_NOTES=1: a latency test of fewer than
 # 1000 (10000) rounds leaves out p99 (p99.9) with the note the real worker
 # writes (core/stats.c pct_json: a rank needs 10 / (1 - p) rounds).
+# RW_RAILS_GBPS ("DEV:ALONE:LOADED ..."): a bandwidth test on DEV moves
+# ALONE Gb/s in the first worker of its host and device, LOADED in a later
+# one (each worker counts itself in the file RW_RAILS_DIR/HOST.DEV, a fresh
+# folder per run: pair --rails runs each rail alone, then every rail
+# loaded, a worker each); the figures recorded on the demo rack. RW_HCA: the
+# "hca" (vendor id:part id) its setup reports, as the real worker's does
+# (verbs/res.c; rxe reports 0xffffff:0); none when unset.
 # RW_NODEV_HOST's worker (or each of several, between spaces) answers its
 # setup as the real worker does when its own RDMA device cannot be opened
 # (ctl/worker.c: an RDMA fault, kind "node"; pair names it "node_fault");
@@ -79,7 +86,7 @@ print(json.dumps(files, separators=(",", ":")))' "$d")"
 ev before
 hostfield=
 [ "${RW_GBPS_BOTH:-}" = 1 ] && hostfield="\"host\":\"$host\","
-say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
+say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",${RW_HCA:+\"hca\":\"$RW_HCA\",}\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
 case " ${RW_NOCONN_HOST:-} " in
 *" ${host:-none} "*)
@@ -124,6 +131,22 @@ lat_tail() {
 	done
 	echo "$out\"max_us\":75.0,\"avg_us\":40.9,\"stdev_us\":3.1,\"notes\":[$notes]"
 }
+# rails_gbps: gbps for this test under RW_RAILS_GBPS (alone or loaded).
+rails_nth=
+if [ -n "${RW_RAILS_GBPS:-}" ] && [ -d "${RW_RAILS_DIR:-}" ]; then
+	echo $$ >>"$RW_RAILS_DIR/$host.$dev"
+	rails_nth=$(wc -l <"$RW_RAILS_DIR/$host.$dev")
+fi
+rails_gbps() {
+	local e d a l
+	[ -n "$rails_nth" ] || return 0
+	for e in $RW_RAILS_GBPS; do
+		IFS=: read -r d a l <<<"$e"
+		[ "$d" = "$dev" ] || continue
+		gbps=$a
+		[ "$rails_nth" -gt 1 ] && gbps=$l
+	done
+}
 while next_clocked test; do
 	t=$msg
 	if [ "$host" = "${RW_SLOW_HOST:-}" ] && [ -z "${slowed:-}" ]; then
@@ -142,6 +165,7 @@ while next_clocked test; do
 	*'"active":true'*'"metric":"lat"'* | *'"metric":"lat"'*'"active":true'*)
 		say "\"result\",\"seconds\":0.4,\"msgs\":10000,\"min_us\":35.1,\"p50_us\":40.2,\"p90_us\":44.0,$(lat_tail "$t")" ;;
 	*'"active":true'*)
+		rails_gbps
 		half=$(awk -v g="$gbps" 'BEGIN { printf "%.0f", g * 1e9 / 8 }')
 		curve="[[0,0],[1,$half],[2,$((2 * half))]]"
 		[ "$host" = "${RW_CURVE_HOST:-}" ] && curve=$RW_CURVE
