@@ -172,7 +172,7 @@ static void test_table(void **state)
 /* fc_put_wrapped (issue 39 item 3): @text wrapped at words under @lead,
  * its next lines @hang in, none past @cols; at most @lines lines, the last
  * cut at a word with " ..." when more is left. */
-static char *wrapped(const char *lead, int hang, const char *text, int cols, int lines)
+__attribute__((noinline)) static char *wrapped(const char *lead, int hang, const char *text, int cols, int lines)
 {
 	char *buf = NULL;
 	size_t len = 0;
