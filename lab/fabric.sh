@@ -1,24 +1,28 @@
 # lab/fabric.sh: the rack's fabric segments (rail 0, rails after it, the
 # storage NIC's), as the QEMU guests' NICs reach each other. Sourced by rack.sh.
 #
-# Two transports, chosen at 'lab up' (FABCHECK_LAB_FABRIC=bridge|mcast forces one):
+# Two transports, chosen at 'lab up' (FABCHECK_LAB_FABRIC=bridge|mcast):
+#   mcast   QEMU's "-netdev socket,mcast=": every frame to a UDP multicast group
+#           that every guest of the segment joins; needs no privilege. The
+#           default: every rack case was written and tuned on it.
 #   bridge  a Linux bridge per segment on the host (fcb<SLOT>-<SEG>) and a tap
 #           per node's NIC (fct<SLOT>-<SEG>-<NODE>), QEMU's "-netdev tap". Needs
-#           root (CAP_NET_ADMIN) and /dev/net/tun; the default where they exist.
-#   mcast   QEMU's "-netdev socket,mcast=": every frame to a UDP multicast group
-#           that every guest of the segment joins; needs no privilege.
-# Why the bridge first, measured on the 2-core test host (QEMU 7.2, Debian 12):
+#           root (CAP_NET_ADMIN) and /dev/net/tun.
+# Measured on the 2-core test host (QEMU 7.2, Debian 12, 2026-12-06):
 #   * throughput: 'lab calibrate' (nodeA-nodeB, rxe0, 2 s) moved 0.35 Gb/s over
 #     the bridge against 0.044 Gb/s over the multicast socket, the same rack and
 #     kernel: each multicast frame is copied to every guest of the segment and
-#     dropped by all but one, and crosses two UDP sockets;
-#   * losses: the multicast sockets' receive queues overflowed (the host's
-#     /proc/net/udp counted 148184 and 119596 drops on two guests' sockets after
-#     one calibration), losses that Soft-RoCE then retransmits on a healthy pair;
-#   * stalls: after such a burst one guest's QEMU stopped sending on its socket
-#     for good (no sendto on it while the guest's own counters rose, the peer's
-#     ARP entry INCOMPLETE): the rack's "NIC stopped sending" failure. A bridge's
-#     tap has no such path: the kernel queues or drops the frame.
+#     dropped by all but one, and crosses two UDP sockets, whose receive queues
+#     overflowed (/proc/net/udp: 148184 and 119596 drops on two guests' sockets
+#     after one calibration), losses Soft-RoCE then retransmits;
+#   * yet the rack stage took as long (1231 s against 1256 s): its time is
+#     commands and fixed durations in the guests, not bytes;
+#   * and on the bridge one rack case failed once in three whole runs: matrix
+#     --rails with one node's rail 1 at 5 Mbit/s also named that node's rail-0
+#     link to a peer (0.0385 Gb/s, 21% of its rail's median 0.182): the rails
+#     of a Soft-RoCE guest share its one vCPU, and at the bridge's speed the
+#     slowed rail's retransmissions took enough of it to fail the other rail.
+#     Not the default until the rack's cases hold on it.
 
 FABRIC_TAP_PREFIX=fct
 FABRIC_BR_PREFIX=fcb
@@ -58,7 +62,7 @@ fabric_choose() {
 		fabric_bridge_possible ||
 			die_cant "FABCHECK_LAB_FABRIC=bridge: a bridged fabric needs root and /dev/net/tun; run as root, or unset it (the multicast fabric needs neither)"
 		RACK_FABRIC=bridge ;;
-	"") if fabric_bridge_possible; then RACK_FABRIC=bridge; else RACK_FABRIC=mcast; fi ;;
+	"") RACK_FABRIC=mcast ;;
 	*) die_usage "FABCHECK_LAB_FABRIC: '$FABCHECK_LAB_FABRIC' is not a fabric; expected bridge or mcast (or unset it)" ;;
 	esac
 }

@@ -108,7 +108,7 @@ step_pair() {
 	cat <<EOF
 fabcheck starts a worker on each node over ssh, relays their QP details (or uses
 rdma_cm with --cm), runs RDMA WRITE and READ, and reads the port counters.
-rxe reports its port as 2.5 Gb/s but moves 0.1-0.4 Gb/s under emulation, so
+rxe reports its port as 2.5 Gb/s but moves 0.05-0.2 Gb/s under emulation, so
 the demo gives the rack's own floor (--min-gbps 0.001); on real HCAs the
 default floor is 90% of the slower port's rate.
 
