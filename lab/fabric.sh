@@ -37,11 +37,11 @@ fabric_segments() {
 fabric_br() { echo "$FABRIC_BR_PREFIX$RACK_SLOT-$1"; }     # fabric_br SEG
 fabric_tap() { echo "$FABRIC_TAP_PREFIX$RACK_SLOT-$1-$2"; } # fabric_tap SEG NODE
 
-# fabric_slot_used S: whether slot S's segments are taken by another rack, by
-# either transport (its UDP ports bound, or its bridge present).
+# fabric_slot_used S UDP: whether slot S's segments are taken by another rack, by
+# either transport (its UDP port among UDP, the bound sockets' local addresses
+# the caller listed once with ss, or its bridge present).
 fabric_slot_used() {
-	local s=$1 seg udp
-	udp=$(ss -Hunla 2>/dev/null | awk '{print $4}')
+	local s=$1 udp=$2 seg
 	for seg in $(fabric_segments); do
 		grep -q ":$((LAB_MCAST_BASE + s + 500 * seg))\$" <<<"$udp" && return 0
 		[ -e "/sys/class/net/$FABRIC_BR_PREFIX$s-$seg" ] && return 0

@@ -185,12 +185,13 @@ up_prepare() {
 # local TCP port per node. Run under the machine-wide slots lock, held until
 # QEMU has bound them, so two racks never pick the same.
 up_pick_ports() {
-	local tcp s p i
+	local tcp udp s p i
 	tcp=$(ss -Htna 2>/dev/null | awk '{print $4}')
+	udp=$(ss -Hunla 2>/dev/null | awk '{print $4}')
 	RACK_SLOT=
 	for ((s = 1; s <= 250; s++)); do
 		# Rail R's segment uses the port 500 * R above rail 0's.
-		fabric_slot_used "$s" && continue
+		fabric_slot_used "$s" "$udp" && continue
 		RACK_SLOT=$s
 		break
 	done
