@@ -78,4 +78,53 @@ EOF
 expect_quiet "soak: kept as run 4, its store named" 0 -- \
 	bash -c "grep -B1 '^kept as run' $MQT/s.out | diff - $MQT/s.want"
 
+# A live matrix of 3 nodes, nodeC at 0.6 Gb/s both ways, the others at
+# 2.4: the rails listed for its 3 nodes; each progress line's figures are
+# its pair's stored ones (bandwidth, latency p50), and the table's "BAD
+# PEERS" counts each node's bad peers of its peers (nodeC 2 of 2, the
+# others 1 of 2).
+RW_GBPS_BOTH=1 RW_GBPS_HOST=nodeC RW_GBPS_SLOW=0.6 $FC matrix nodeA nodeB nodeC "${MQW[@]}" --db $MQT/l.db \
+	>$MQT/l.out 2>$MQT/l.err
+expect "matrix: the RDMA ports of its 3 nodes listed" 0 '^listing the RDMA ports of 3 nodes to match their rails$' -- \
+	cat $MQT/l.err
+expect "matrix: each progress line's Gb/s and us are its pair's stored figures" 0 '^ok 3$' -- python3 -c '
+import json, re, sqlite3, sys
+got = re.findall(r"^  \[round \d/3\] (node\w) +-> (node\w) +([\d.]+) Gb/s +([\d.]+) us  \w+", open(sys.argv[2]).read(), re.M)
+want = {}
+for (doc,) in sqlite3.connect(sys.argv[1]).execute("select doc from pairs where run = 1"):
+    d = json.loads(doc)
+    bw = [r["gbps"] for r in d["results"] if r.get("metric") == "bw" and r.get("gbps") is not None]
+    lat = sorted((r["size_bytes"], r["p50_us"]) for r in d["results"] if r.get("metric") == "lat")
+    want[(d["a"]["node"], d["b"]["node"])] = ("%.3f" % bw[-1], "%.2f" % lat[0][1])
+bad = [g for g in got if want.get(g[:2]) != g[2:]]
+print("ok %d" % len(got) if got and not bad else "no: %r %r" % (bad, want))' $MQT/l.db $MQT/l.err
+expect "matrix: BAD PEERS, nodeC 2 of 2, nodeA 1 of 2" 0 '^nodeA 2\.4 Gb/s [^ ]+ us 1 of 2 pass nodeC 0\.6 Gb/s [^ ]+ us 2 of 2 suspect$' -- \
+	bash -c "grep -E '^  node[AC] .* of [0-9]' $MQT/l.out | tr -s ' ' | sed 's/^ //' | tr '\n' ' ' | sed 's/ $//'"
+# The same nodes, nodeB's worker never answering: -v names the pair's
+# process as it starts it (round 1 of 1, its pid the pair's own); killed
+# with its group by SIGKILL, the pair is said to have died on signal 9.
+kill_pair() {
+	local pid="" i mx rc cmd=""
+	"$@" >"$MQT/kp.out" 2>"$MQT/kp.err" &
+	mx=$!
+	for i in $(seq 300); do
+		pid=$(sed -n 's/^fabcheck: info: round 1: started pair nodeA -> nodeB (pid \([0-9]*\))$/\1/p' "$MQT/kp.err")
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline") && kill -KILL -- "-$pid"
+	wait $mx
+	rc=$?
+	echo "$cmd| $(cat "$MQT/kp.out" "$MQT/kp.err" | grep -o 'its one pair could not run: .*')"
+	return $rc
+}
+MX_HANG_NODE=nodeB expect "matrix -v: the pid it names is the pair's; SIGKILL: died on signal 9" 3 '^fabcheck pair nodeA nodeB --json --no-db .*\| its one pair could not run: pair died on signal 9' -- \
+	kill_pair $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
+	--timeout 20 --db $MQT/kp.db
+# --save-evidence: a folder name past PATH_MAX - 600 (3496 bytes) leaves no
+# room for a pair's folder in it: refused, its length and the bound said.
+expect "matrix --save-evidence: a 3500-byte folder name, under 3496 asked" 3 "^fabcheck: error: --save-evidence: the folder name is 3500 bytes; give one under 3496$" -- \
+	$FC matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
+	--db $MQT/ev.db --save-evidence "$MQT/$(head -c $((3500 - ${#MQT} - 1)) /dev/zero | tr '\0' e)"
+
 rm -rf "$MQT"

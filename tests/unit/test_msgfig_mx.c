@@ -177,14 +177,16 @@ static void test_port_other_rails(void **state)
 	hand_init(&h, 5, 4);
 	h.nd[2][3].state = FC_MX_NODE_SUSPECT;
 	h.nd[3][3].state = FC_MX_NODE_UNTESTED;
-	text_is(&h, &s, "nodeD on rail 2 (rxe2): bad with most of its peers, while it passes on 2 "
-			"other rails: that node's HCA, cable or switch port on that rail");
+	text_is(&h, &s, "nodeD on rail 2 (rxe2): bad with most of its peers, "
+			"while it passes on 2 other rails: that node's HCA, cable or switch port on "
+			"that rail");
 	hand_init(&h, 5, 3);
 	s.rail = 1;
 	h.nd[1][3].state = FC_MX_NODE_SUSPECT;
 	h.nd[2][3].state = FC_MX_NODE_UNREACHABLE;
-	text_is(&h, &s, "nodeD on rail 1 (rxe1): bad with most of its peers, while it passes on 1 "
-			"other rail: that node's HCA, cable or switch port on that rail");
+	text_is(&h, &s, "nodeD on rail 1 (rxe1): bad with most of its peers, "
+			"while it passes on 1 other rail: that node's HCA, cable or switch port on "
+			"that rail");
 }
 
 /* A link of a rail with no finding of its own behind it: its figure, then
