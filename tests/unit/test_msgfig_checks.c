@@ -20,6 +20,7 @@
 #include "checks/preflight/health.h"
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
+#include "tests/unit/msgfig.h"
 
 /* A probe of four ports: mlx5_0:1 on eth2, mlx5_1:2 on eth3 (netdevs with
  * carrier_up_count @up0 and @up1), mlx5_2:1 and mlx5_3:1 without a netdev
@@ -112,19 +113,6 @@ static json_t *rails_probe(void)
 	return json_pack("{s:o, s:o, s:{}, s:{s:s, s:[], s:o, s:o, s:o, s:b}}", "devices", devs,
 			 "hcas", hcas, "netdevs", "topo", "verdict", "pass", "findings", "gpus",
 			 gpus, "nics", nics, "matrix", matrix, "peermem", 1);
-}
-
-static int has_finding(const json_t *doc, const char *want)
-{
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		if (!strcmp(json_string_value(f), want))
-			return 1;
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		print_message("  finding: %s\n", json_string_value(f));
-	return 0;
 }
 
 static void test_gpu_rails(void **state)
