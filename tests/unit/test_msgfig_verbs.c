@@ -19,20 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "core/out.h"
 #include "verbs/dev.h"
 #include "verbs/qos.h"
 #include "verbs/res.h"
 #include "fake_verbs.h"
-
-static char last[1024];
-
-static void keep(enum fc_log_level lvl, const char *msg)
-{
-	(void)lvl;
-	snprintf(last, sizeof(last), "%s", msg);
-}
+#include "lastlog.h"
 
 /* The findings, one a line. */
 static void findings(const json_t *doc, char *buf, size_t len)
@@ -123,16 +115,7 @@ static int setup(void **state)
 {
 	(void)state;
 	fv_roomy("mlx5_7");
-	last[0] = '\0';
-	fc_log_hook = keep;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fc_log_hook = NULL;
-	return 0;
+	return lastlog_setup(state);
 }
 
 /* The fake device has ports 1 and 2: port 3 is refused by the query. */
@@ -196,8 +179,8 @@ int main(void)
 		cmocka_unit_test(test_counter_findings),
 		cmocka_unit_test(test_pauses_on_both),
 		cmocka_unit_test(test_dcb_findings),
-		cmocka_unit_test_setup_teardown(test_port_query_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_loopback_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_query_refused, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_loopback_read, setup, lastlog_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

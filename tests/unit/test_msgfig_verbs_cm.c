@@ -17,19 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/log.h"
 #include "verbs/cm.h"
 #include "verbs/res.h"
 #include "fake_verbs.h"
 #include "fake_rdmacm.h"
-
-static char last[1024];
-
-static void keep(enum fc_log_level lvl, const char *msg)
-{
-	(void)lvl;
-	snprintf(last, sizeof(last), "%s", msg);
-}
+#include "lastlog.h"
 
 /* Device mlx5_7: both ports active RoCE with 2 IPv4 GIDs; roomy limits. */
 static int setup(void **state)
@@ -37,16 +29,7 @@ static int setup(void **state)
 	(void)state;
 	fv_roomy("mlx5_7");
 	fr_reset();
-	last[0] = '\0';
-	fc_log_hook = keep;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	fc_log_hook = NULL;
-	return 0;
+	return lastlog_setup(state);
 }
 
 static struct vb_opts opts(int port, int nqps)
@@ -204,13 +187,13 @@ static void test_request_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ib_gid_not_ip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_roce_link_local, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tos_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_qp_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_request_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ib_gid_not_ip, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_roce_link_local, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_tos_refused, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_no_event, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_event, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_qp_refused, setup, lastlog_teardown),
+		cmocka_unit_test_setup_teardown(test_request_refused, setup, lastlog_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
