@@ -101,8 +101,8 @@ int fc_starve_judge(const struct fc_starve_fig *f, char *why, size_t len)
 	}
 	if (slow) {
 		snprintf(why, len,
-			 FC_STARVE_TEXT " (its calibration pair moved %.3g Gb/s, below half of "
-					"this host's best %.3g Gb/s); run it on a quiet host",
+			 FC_STARVE_TEXT
+			 " (its calibration pair moved %.3g Gb/s, below half of this host's best %.3g Gb/s); run it on a quiet host",
 			 f->calib_gbps, f->baseline_gbps);
 		return 1;
 	}
