@@ -299,7 +299,7 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 			      json_object_get(ph, "findings"), "results",
 			      json_object_get(ph, "results"), "counters", counters, "a", "node",
 			      la, "b", "node", lb);
-		/* whose own device failed on this rail (pair_run.c), as this
+		/* whose own device failed on this rail (pair_msg.c), as this
 		 * slice names that node: NODE/RAIL */
 		if (d && !strcmp(fc_jstr(ph, "node_fault", ""), na))
 			json_object_set_new(d, "node_fault", json_string(la));
