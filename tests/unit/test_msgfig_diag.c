@@ -203,6 +203,49 @@ static void test_congestion_counts(void **state)
 	json_decref(doc);
 }
 
+/* Two ends set apart (the catalogue sees no words around these figures,
+ * "%s %d B" and "0x%02x", so each is checked here whole): nodeA's netdev
+ * MTU 9000 B against nodeB's 1500 B beside the active MTUs 4096 and 1024;
+ * PFC on priority 3 (0x08) at nodeA, none at nodeB. */
+static void test_config_ends(void **state)
+{
+	json_t *doc = diagnose("rack-mtu");
+
+	(void)state;
+	is(by_rule(doc, "config"), "evidence", "active MTU in bytes: nodeA 4096, nodeB 1024 (netdev MTU: nodeA eth0 9000 B, nodeB eth0 1500 B)");
+	json_decref(doc);
+	doc = diagnose("qos-mismatch");
+	is(by_rule(doc, "config"), "evidence", "trust mode: nodeA dscp, nodeB pcp; PFC on priorities (bit per priority): nodeA 0x08, nodeB 0x00");
+	json_decref(doc);
+}
+
+/* The re-run a physical-layer suspect names: with the test's peer, its
+ * device and port and the peer's device ("-d mlx5_3:2,mlx5_1"); with no
+ * test, PEER. */
+static void test_rerun_with_peer(void **state)
+{
+	const char *b[] = { "time", "100", "rate", "100 Gb/sec (4X EDR)", "counters/symbol_error", "0", NULL };
+	const char *a[] = { "time", "160", "rate", "100 Gb/sec (4X EDR)", "counters/symbol_error", "9000", NULL };
+	json_t *test = json_pack("{s:s, s:{s:s, s:s, s:i}, s:{s:s, s:s, s:i}, s:[]}", "verdict", "warn",
+				 "a", "node", "nodeA", "device", "mlx5_3", "port", 2, "b", "node",
+				 "nodeB", "device", "mlx5_1", "port", 1, "results");
+	struct diag_set s = { 0 };
+	json_t *sa = snap(a), *sb = snap(b), *doc;
+
+	(void)state;
+	s.test = test;
+	diag_set_add(&s, "nodeA", "mlx5_3", 2, sb, sa);
+	diag_set_add(&s, "nodeB", "mlx5_1", 1, sb, sb);
+	json_decref(sa);
+	json_decref(sb);
+	doc = run_set(&s);
+	holds(by_rule(doc, "phys_errors"), "next", "re-run 'fabcheck pair nodeA nodeB -d mlx5_3:2,mlx5_1'");
+	json_decref(doc);
+	doc = run_port(b, a);
+	holds(by_rule(doc, "phys_errors"), "next", "re-run 'fabcheck pair nodeA PEER -d mlx5_0:1'");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_card_tests),	 cmocka_unit_test(test_link_limits),
 		cmocka_unit_test(test_app_lanes),	 cmocka_unit_test(test_module_hot),
 		cmocka_unit_test(test_counter_max),	 cmocka_unit_test(test_congestion_counts),
+		cmocka_unit_test(test_config_ends),	 cmocka_unit_test(test_rerun_with_peer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
