@@ -38,6 +38,12 @@ cp $PFT/lat.db $PFT/nolinks.db
 python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE links"); c.commit()' $PFT/nolinks.db
 expect "plan --db: the links of matrix run 3 cannot be read" 2 "error: $PFT/nolinks\.db: cannot read the links of matrix run 3$" -- \
 	$FC plan --params 7B --gpus 16 --db $PFT/nolinks.db
+# The same store whose runs table lost its verdict column (a store another
+# program altered): run 3 is listed, and cannot be read.
+cp $PFT/lat.db $PFT/nocol.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("ALTER TABLE runs DROP COLUMN verdict"); c.commit()' $PFT/nocol.db
+expect "plan --db: run 3 listed and not readable" 2 "error: --db $PFT/nocol\.db: cannot read run 3$" -- \
+	$FC plan --params 7B --gpus 16 --db $PFT/nocol.db
 # An nccl run after them (run 4) that recorded no busbw, on 5 nodes; then
 # one (run 5) of a single node.
 cp $PFT/lat.db $PFT/nccl.db
