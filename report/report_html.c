@@ -12,9 +12,10 @@
 #include "matrix/mx_model.h"
 #include "report/report.h"
 
-void rp_html_escape(FILE *f, const char *s)
+/* @n bytes of @s, escaped. */
+static void escape_n(FILE *f, const char *s, size_t n)
 {
-	for (; *s; s++) {
+	for (const char *end = s + n; s < end && *s; s++) {
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -24,6 +25,11 @@ void rp_html_escape(FILE *f, const char *s)
 		default: fputc(*s, f);
 		}
 	}
+}
+
+void rp_html_escape(FILE *f, const char *s)
+{
+	escape_n(f, s, strlen(s));
 }
 
 void rp_html_cell(FILE *f, const char *s)
@@ -297,6 +303,61 @@ static void html_pattern(FILE *f, const json_t *doc)
 	}
 }
 
+/* One problem of the summary, "where: what (how sure); next: step", with
+ * its place and its next step in bold; another line as it is. */
+static void html_problem(FILE *f, const char *t)
+{
+	const char *colon = strstr(t, ": "), *next = colon ? strstr(colon, "; next: ") : NULL;
+
+	fputs("<li>", f);
+	if (!colon) {
+		rp_html_escape(f, t);
+		fputs("</li>\n", f);
+		return;
+	}
+	fputs("<b>", f);
+	escape_n(f, t, (size_t)(colon - t));
+	fputs("</b>: ", f);
+	if (next) {
+		escape_n(f, colon + 2, (size_t)(next - colon - 2));
+		fputs("; <b>next</b>: ", f);
+		rp_html_escape(f, next + 8);
+	} else {
+		rp_html_escape(f, colon + 2);
+	}
+	fputs("</li>\n", f);
+}
+
+/* The answer first (issue 39 item 1): the summary the text output ends
+ * with, the same lines (core/summary.h fc_summary_lines): the verdict and
+ * one line per named problem, where, what, how sure and the next step; the
+ * detail (findings, heat maps, nodes) below it. */
+static void html_summary(FILE *f, const json_t *doc)
+{
+	json_t *lines = fc_summary_lines(doc, "below"), *l;
+	size_t i;
+
+	fputs("<section id=\"summary\">\n", f);
+	json_array_foreach(lines, i, l) {
+		if (!json_is_string(l))
+			continue;
+		if (i == 0) {
+			fprintf(f, "<p class=\"answer verdict-%s\">",
+				fc_verdict_name(fc_doc_verdict(doc)));
+			rp_html_escape(f, json_string_value(l));
+			fputs("</p>\n", f);
+			if (json_array_size(lines) > 1)
+				fputs("<ul id=\"problems\">\n", f);
+			continue;
+		}
+		html_problem(f, json_string_value(l));
+	}
+	if (json_array_size(lines) > 1)
+		fputs("</ul>\n", f);
+	fputs("</section>\n", f);
+	json_decref(lines);
+}
+
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
 	char when[64], g[32], l[32];
@@ -306,18 +367,24 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		   "<title>fabcheck %s run %lld: %s</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:2em;color:#222;background:#fff}\n"
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}\n"
-		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}\n"
+		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}"
+		   ".verdict-warn{color:#9a6700}\n"
+		   "#summary{border-left:4px solid #888;padding:0.2em 1em;margin:0 0 1em 0}\n"
+		   "#summary .answer{font-size:1.2em;font-weight:bold;margin:0.3em 0}\n"
+		   "#summary ul{margin:0.3em 0;padding-left:1.2em}\n"
 		   "tr.suspect td{background:#fde0dd;font-weight:bold}\n"
 		   "</style></head><body>\n",
 		m->info.kind, (long long)m->run, fc_jstr(doc, "verdict", "?"));
 	/* The latency only where one was measured; the run's kind (matrix or
-	 * soak: report refuses a pair's) as the store holds it. */
-	fprintf(f, "<h1>fabcheck %s run %lld</h1>\n<p>%d nodes, %lld of %lld pair%s, "
-		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s%s%s.</p>\n",
-		m->info.kind, (long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
+	 * soak: report refuses a pair's) as the store holds it; the verdict
+	 * once, in the summary. */
+	fprintf(f, "<h1>fabcheck %s run %lld</h1>\n", m->info.kind, (long long)m->run);
+	html_summary(f, doc);
+	fprintf(f, "<p>%d nodes, %lld of %lld pair%s, "
+		   "started %s; rack median %s%s%s.</p>\n",
+		m->n, (long long)fc_jnum(doc, "pairs_done", 0),
 		(long long)fc_jnum(doc, "pairs_total", 0),
-		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when, fc_jstr(doc, "verdict", "?"),
-		fc_jstr(doc, "verdict", "?"),
+		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when,
 		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
 		isfinite(m->an.rack_median_lat_us) ? ", " : "",
 		isfinite(m->an.rack_median_lat_us) ?

@@ -10,7 +10,6 @@
 #include "report/report.h"
 
 #define CELL 28	  /* px per matrix cell */
-#define LABEL 110 /* px for the row labels */
 /* Above RP_BLOCK_NODES nodes, or when the page's heat maps (one for every
  * rail together and one per rail) would have more than RP_PAGE_CELLS cells
  * between them, each heat map has a cell per block of nodes, at most
@@ -115,15 +114,53 @@ static void svg_block(FILE *f, const struct mx_model *m, const struct fc_mx_anal
 }
 
 /* Row and column labels: a node's, or a block's first node's and how many
- * follow it ("node0032 +31"). */
-static void svg_label(FILE *f, const struct mx_model *m, int i, int g)
+ * follow it ("node0032 +31"), unescaped, in @buf. */
+static const char *label_text(const struct mx_model *m, int i, int g, char *buf, size_t len)
 {
-	char buf[32];
+	char s[32];
 	int last = i + g < m->n ? i + g - 1 : m->n - 1;
 
-	rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
+	snprintf(buf, len, "%s", short_label(m->names[i], s, sizeof(s)));
 	if (g > 1 && last > i)
-		fprintf(f, " +%d", last - i);
+		snprintf(buf + strlen(buf), len - strlen(buf), " +%d", last - i);
+	return buf;
+}
+
+/* The px a label's character takes at most in the map's 11-px sans-serif,
+ * bold (a suspect's): measured in headless Chromium, "nodeWWWWWWWWW" bold
+ * is 89 px wide, 6.8 px a character; most names are narrower. */
+#define CHAR_PX 7
+
+/* The label bands of a heat map of @n labels a side: the rows' at its left,
+ * the columns' (turned 60 degrees) above it and past its right edge, each as
+ * deep as the longest label needs, so that short names leave no blank band
+ * above the map (issue 39 item 7: 110 px for any name, 80 of them blank
+ * above "nodeA"'s map). */
+struct bands {
+	int left, top, right;
+};
+
+static void label_bands(const struct mx_model *m, int n, int g, struct bands *b)
+{
+	size_t most = 1;
+	char buf[48];
+
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(label_text(m, i * g, g, buf, sizeof(buf)));
+
+		most = l > most ? l : most;
+	}
+	b->left = (int)most * CHAR_PX + 8;
+	/* sin 60 and cos 60 of the turned text; +12: its 4-px gap and ascent */
+	b->top = (int)ceil((double)most * CHAR_PX * 0.866) + 12;
+	b->right = (int)ceil((double)most * CHAR_PX * 0.5) + 10;
+}
+
+static void svg_label(FILE *f, const struct mx_model *m, int i, int g)
+{
+	char buf[48];
+
+	rp_html_escape(f, label_text(m, i, g, buf, sizeof(buf)));
 }
 
 /* The nodes a heat map's cell holds a side: 1, a cell per pair, while the
@@ -141,13 +178,16 @@ void rp_svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analys
 			const char *id)
 {
 	int g = heat_group(m);
-	int n = (m->n + g - 1) / g, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
-
-	/* Room for the legend's text under a small matrix. */
-	if (w < LABEL + 11 * 18 + 300)
-		w = LABEL + 11 * 18 + 300;
+	int n = (m->n + g - 1) / g, w, h;
+	struct bands b;
 	char buf[32];
 
+	label_bands(m, n, g, &b);
+	w = b.left + n * CELL + b.right;
+	h = b.top + n * CELL + 40;
+	/* Room for the legend's text under a small matrix. */
+	if (w < b.left + 11 * 18 + 300)
+		w = b.left + 11 * 18 + 300;
 	fprintf(f, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
 		   "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
@@ -160,30 +200,30 @@ void rp_svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analys
 			susp |= an->nodes[j].state == FC_MX_NODE_SUSPECT;
 		style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
 		fprintf(f, "<text class=\"row%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>",
-			susp ? " suspect" : "", LABEL - 4, LABEL + i * CELL + CELL / 2 + 4, style);
+			susp ? " suspect" : "", b.left - 4, b.top + i * CELL + CELL / 2 + 4, style);
 		svg_label(f, m, i * g, g);
 		fprintf(f, "</text>\n<text class=\"col%s\" transform=\"translate(%d,%d) "
 			   "rotate(-60)\"%s>", susp ? " suspect" : "",
-			LABEL + i * CELL + CELL / 2, LABEL - 4, style);
+			b.left + i * CELL + CELL / 2, b.top - 4, style);
 		svg_label(f, m, i * g, g);
 		fputs("</text>\n", f);
 	}
 	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++)
+		for (int c = 0; c < n; c++)
 			if (g > 1)
-				svg_block(f, m, an, a * g, b * g, g, LABEL + b * CELL, LABEL + a * CELL);
+				svg_block(f, m, an, a * g, c * g, g, b.left + c * CELL, b.top + a * CELL);
 			else
-				svg_cell(f, m, an, a, b, LABEL + b * CELL, LABEL + a * CELL);
+				svg_cell(f, m, an, a, c, b.left + c * CELL, b.top + a * CELL);
 	/* Legend: share of the best pair. */
 	for (int i = 0; i <= 10; i++) {
 		unsigned char rgb[3];
 
 		mx_heat_rgb(i / 10.0, rgb);
 		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"%d\" width=\"18\" height=\"12\" "
-			   "fill=\"#%02x%02x%02x\"/>\n", LABEL + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
+			   "fill=\"#%02x%02x%02x\"/>\n", b.left + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%s)</text>\n",
-		LABEL + 11 * 18 + 6, h - 18, fc_fmt_figure(an->best_gbps, "%.3g", "Gb/s", buf,
+		b.left + 11 * 18 + 6, h - 18, fc_fmt_figure(an->best_gbps, "%.3g", "Gb/s", buf,
 							  sizeof(buf)));
 	fputs("</svg>\n", f);
 }
