@@ -45,7 +45,7 @@ struct worker {
 	 * the node's, error kind "node", apart from "cant" (the worker could
 	 * not run: its options, memory, the controller). Connecting also
 	 * depends on the peer and the path, so its message says "stage":
-	 * "connect" (pair_run.c keeps it apart from the node's own device). */
+	 * "connect" (pair_msg.c keeps it apart from the node's own device). */
 	int node_fault;
 	/* The device and port the setup asked for (after the GPU's nearest
 	 * HCA was chosen): "" and 0 when any would do. */
@@ -64,7 +64,7 @@ static int rdma_fault(int err)
 }
 
 /* A fault of the node's own ("node"): the device and port it tried, for
- * the drain that names them (pair_run.c "node_fault_port"): the port it
+ * the drain that names them (pair_msg.c "node_fault_port"): the port it
  * opened when one was picked, else the device and port the setup asked
  * for, else nothing (no device at all: the worker cannot say which). */
 static void fault_port(const struct worker *w, json_t *m)

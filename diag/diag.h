@@ -105,7 +105,7 @@ struct diag_module {
 	double weak_db;	   /* how far below the mean of the others */
 };
 
-/* Lane @i (from 0) of @m has light and its transmitter on (diag/parse.c). */
+/* Lane @i (from 0) of @m has light and its transmitter on (diag/parse_module.c). */
 int diag_module_lane_lit(const struct diag_module *m, int i);
 
 /*

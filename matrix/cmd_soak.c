@@ -299,7 +299,7 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 			      json_object_get(ph, "findings"), "results",
 			      json_object_get(ph, "results"), "counters", counters, "a", "node",
 			      la, "b", "node", lb);
-		/* whose own device failed on this rail (pair_run.c), as this
+		/* whose own device failed on this rail (pair_msg.c), as this
 		 * slice names that node: NODE/RAIL */
 		if (d && !strcmp(fc_jstr(ph, "node_fault", ""), na))
 			json_object_set_new(d, "node_fault", json_string(la));
@@ -352,7 +352,10 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 	 * line fits the terminal (COLUMNS, else 100 on a terminal), cut at a
 	 * word with " ..." where its figure stays, else (long names) wrapped
 	 * with the figure on the next line (the slice is whole in --json and
-	 * the store) */
+	 * the store). The figure is the bidirectional result's, the two
+	 * directions added (pair_run.c, pair_bw.c): "4.800 Gb/s both ways" of
+	 * two directions at 2.4 each read as 4.8 each, beside the table's
+	 * 2.400 per direction. */
 	if (g == g)
 		keep = snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s",
 				fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
@@ -363,7 +366,7 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 				s->c.nodes[job->b]);
 	if (keep > 0 && (size_t)keep < sizeof(line))
 		snprintf(line + keep, sizeof(line) - (size_t)keep, "%s (%s)",
-			 g == g ? " both ways" : "", fc_jstr(doc, "verdict", "?"));
+			 g == g ? " both ways added" : "", fc_jstr(doc, "verdict", "?"));
 	fc_err_progress(line, keep > 0 ? (size_t)keep : 0);
 }
 

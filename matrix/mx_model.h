@@ -130,7 +130,7 @@ const char *mx_model_error(const struct mx_model *m, int a, int b);
 /* State of a stored row from its verdict column. */
 enum fc_mx_state mx_state_of(const char *verdict);
 /* The FC_MX_FAULT_* bits of pair a -> b whose document's "node_fault"
- * (pair/pair_run.c: the node whose own RDMA device, port or rail its
+ * (pair/pair_msg.c: the node whose own RDMA device, port or rail its
  * worker could not set up or connect) is @node_fault; 0 for NULL or a name
  * that is neither end's. */
 unsigned char mx_fault_bits(const struct mx_model *m, int a, int b, const char *node_fault);

@@ -24,7 +24,7 @@
  * and the suspects are judged without the floor.
  *
  * A node whose own RDMA device, port or rail its worker could not set up
- * or connect (the pair document's "node_fault", pair/pair_run.c, from
+ * or connect (the pair document's "node_fault", pair/pair_msg.c, from
  * ctl/worker.c's kind "node") is a suspect node of its own (FC_MX_BAD_OWN),
  * whatever its peers, and its pairs are no evidence against them: its
  * worker said whose the fault is, no comparison is needed. Only where the

@@ -181,7 +181,7 @@ static int rail_ran(const struct fc_mx_analysis *ra)
  * pair FC_MX_ERROR: ssh, the launcher, a worker that crashed or timed
  * out) while another rail ran: "could not check" that rail (issue 38 item
  * 2), no suspect; a pair a worker failed for a fault of its own node
- * (kind "node": FC_MX_FAIL, pair_run.c) ran and is judged. */
+ * (kind "node": FC_MX_FAIL, pair_msg.c) ran and is judged. */
 enum { RAIL_OK, RAIL_WHOLE, RAIL_SLOW, RAIL_UNRUN };
 
 /* Most of the rail's tested nodes (3 or more) bad with most of their

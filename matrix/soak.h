@@ -36,7 +36,7 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
  */
 void fc_soak_suspects(json_t *doc, const json_t *slices);
 /* The node slice @s's worker named as its own fault ("node_fault" of its
- * document, pair/pair_run.c: that node's RDMA device, port or rail could
+ * document, pair/pair_msg.c: that node's RDMA device, port or rail could
  * not be set up or connected; NODE/RAIL with rails), or NULL. Such a
  * slice is no evidence against its link: its node is a suspect of its own
  * (a port with rails), "its own device", where some slice of the soak

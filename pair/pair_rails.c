@@ -210,7 +210,7 @@ static int run_phase(struct rails_run *x, const int *rails, int n, json_t **out)
 			json_object_set_new(d, "exit", json_integer(WEXITSTATUS(kids[k].status)));
 		/* A rail's pair that could not run (fc_pair_end_judged) is
 		 * "error", unless a worker said its node's RDMA device, port
-		 * or rail failed (pair_run.c "node_fault", or "connect_fault"
+		 * or rail failed (pair_msg.c "node_fault", or "connect_fault"
 		 * in connecting): that stays a fault of the rail's port, "fail". */
 		if (json_is_object(d) && !json_object_get(d, "node_fault") &&
 		    !json_object_get(d, "connect_fault") &&
@@ -250,10 +250,13 @@ static json_t *phase_json(const json_t *d)
 	o = json_pack("{s:O, s:O, s:O, s:O}", "verdict", json_object_get(d, "verdict"), "results",
 		      json_object_get(d, "results"), "counters", json_object_get(d, "counters"),
 		      "findings", json_object_get(d, "findings"));
-	/* whose own device failed on this rail (pair_run.c): the matrix
+	/* whose own device failed on this rail (pair_msg.c): the matrix
 	 * names that node, not the link (matrix/mxan.h, FC_MX_BAD_OWN) */
 	if (o && json_is_string(json_object_get(d, "node_fault")))
 		json_object_set(o, "node_fault", json_object_get(d, "node_fault"));
+	/* counters set aside for a loss measured outside the nodes (core/hostloss.h) */
+	if (o && json_object_get(d, "host_loss"))
+		json_object_set(o, "host_loss", json_object_get(d, "host_loss"));
 	return o;
 }
 
@@ -279,7 +282,7 @@ static void child_findings(struct rails_run *x, const json_t *d, int r, const ch
 			fc_finding(x->doc, lvl, "rail %d (%s) %s: %.*s", x->map.rails[r].index,
 				   x->map.rails[r].name, phase, (int)(cut ? tl - wl : tl), t);
 	}
-	/* A rail whose worker named its node's own device (pair_run.c
+	/* A rail whose worker named its node's own device (pair_msg.c
 	 * node_fault) is judged, "fail", where another rail ran: that port's
 	 * fault, exit 1 (own_fault_exit); else nothing told it from the run's
 	 * options or the rack's setup, exit 3 as for a rail that could not run. */
@@ -293,7 +296,7 @@ static void child_findings(struct rails_run *x, const json_t *d, int r, const ch
 
 /* The exit for the rails of own faults (child_findings): 3 when no rail
  * worked beside them. When they all name one node, the pair's document
- * names it too ("node_fault", as pair_run.c does for one port), for the
+ * names it too ("node_fault", as pair_msg.c does for one port), for the
  * matrix's and soak's analyses of the whole pair. */
 static void own_fault_exit(struct rails_run *x)
 {

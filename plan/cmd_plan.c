@@ -400,7 +400,7 @@ static void render_ds(FILE *out, const json_t *v)
 	}
 	fc_table_print(t, out, "  ");
 	fc_table_free(t);
-	fprintf(out, "  sent per GPU per step: %.1f GB\n\n",
+	fprintf(out, "  sent per GPU per step: %.1f GB\n",
 		fc_jnum(v, "traffic_bytes_per_gpu", 0) / 1e9);
 }
 

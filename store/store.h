@@ -181,7 +181,7 @@ int fc_pair_end_judged(int code, const json_t *doc);
 int fc_pair_doc_judged(const json_t *doc);
 
 /* The device a pair document's own fault was on ("node_fault_port" beside
- * "node_fault", pair/pair_run.c: the port its worker opened, else the one
+ * "node_fault", pair/pair_msg.c: the port its worker opened, else the one
  * asked for), its port into *@port_p (0: not said); NULL when the document
  * names none, or names what is not a device name (core/names.h): a
  * worker's or a file's word reaches no reason or command unchecked. */

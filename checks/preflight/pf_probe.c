@@ -259,7 +259,7 @@ static char *probe_tool(struct fc_src *s, const char *const *argv, const struct 
 
 /*
  * The module of port @p of @dev, whose netdev @net is: `ethtool -m` read
- * (diag/parse.c) into the readings the same port on other nodes is
+ * (diag/parse_module.c) into the readings the same port on other nodes is
  * compared with (diag_module_readings) and what the module says of itself
  * and of the port's rate (pf_module_facts, with what the HCA and its link
  * partner support: `ethtool IF`'s link modes, diag/linkmodes.c), as

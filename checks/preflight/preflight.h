@@ -116,7 +116,7 @@ int pf_hca_on_rail(const json_t *sum, const char *dev);
  * that could not be read goes into the document's "skipped" with why. */
 void pf_check_modules(json_t *doc, const char *const *names, const json_t *const *probes,
 		      const json_t *const *sums, int n, const json_t *set);
-/* What module @m (read and judged by diag/parse.c) of port @p says of
+/* What module @m (read and judged by diag/parse_module.c) of port @p says of
  * itself, into its probe object @o (pf_module.c): "own" (against its
  * thresholds, diag_module_verdict), "lanes" (a lane apart from the
  * others), "flags" (lane flags at the end that transmits), "below" (the

@@ -56,7 +56,7 @@ print(d.get("rails"), d["options"].get("rails", "rxe0"), d["rails_matched"]["rai
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --exclude-dev rxe1 "${RFAKE[@]}" --json
 expect "pair (default): ports not listed, the first port tested and said" 3 'cannot list its RDMA ports .*testing the first active port, not every rail' -- \
 	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB "${RFAKE[@]}" --json
-# One rail's own-device fault (pair_run.c node_fault) beside a rail that
+# One rail's own-device fault (pair_msg.c node_fault) beside a rail that
 # ran: that port's fault, judged, exit 1 (pair_rails.c own_fault_exit);
 # with no rail run beside it (above: every rail) it cannot be told from
 # the options, exit 3.
@@ -179,7 +179,7 @@ rm -rf "$RLT"
 
 # soak --rails: a series (and its failures) per rail of each pair. The
 # stand-in's failure is a data path's (FAKE_KIND=fail, judged): its own
-# kind "node" names the node's device (pair_run.c node_fault), no
+# kind "node" names the node's device (pair_msg.c node_fault), no
 # evidence against the link (matrix/soak.h fc_soak_own_fault).
 expect "soak --rails: each rail of the pair its own series, named NODE/RAIL" 0 '^ok$' -- python3 -c 'import json, subprocess, sys
 d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)

@@ -242,7 +242,7 @@ expect "matrix: the same rail failed by the workers is judged: its finding" 1 \
 	$FC matrix --import $SLT/rail0fail.json --min-rack-pct 30 --db $SLT/m.db
 
 # A node whose own device its worker could not set up or connect (the pair
-# document's "node_fault", pair/pair_run.c) is that node's fault, named
+# document's "node_fault", pair/pair_msg.c) is that node's fault, named
 # with its own device, not a link's (matrix/mxan.h FC_MX_BAD_OWN): two
 # nodes, nodeA's rail 0 (recorded); a node's every pair without rails
 # (recorded); a live run's rail 1 port of nodeB and a soak's nodeC
@@ -289,7 +289,7 @@ expect "own device: its finding says whose" 1 \
 	'suspect node nodeC: its own RDMA device, port or rail could not be set up or connected in 3 of its 3 pairs' -- \
 	$FC matrix --import $SLT/own4.json --db $SLT/m.db
 # Issue 38 item 5: the device and port nodeC's workers tried for their
-# own fault (pair_run.c "node_fault_port", ctl/worker.c) is named, without
+# own fault (pair_msg.c "node_fault_port", ctl/worker.c) is named, without
 # rails too: "port on mlx5_3"; workers that disagree, or a name that is
 # not a device name (core/names.h): the node, nothing of that name.
 for v in port:mlx5_3:mlx5_3 mixed:mlx5_3:mlx5_4 'evil:mlx5_3$(touch /tmp/fc-own-pwn2):mlx5_3$(touch /tmp/fc-own-pwn2)'; do

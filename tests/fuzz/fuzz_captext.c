@@ -2,7 +2,7 @@
  * judges when the capture lacks sysfs or libibverbs' record: `lspci -vvv`'s
  * PCIe link (diag/lspci.c) and the device list of `ibv_devinfo -v` or
  * `ibstat` (verbs/devtext.c), an interface of `ip -j link` (core/iplink.c)
- * a module of `ethtool -m` with its lanes judged (diag/parse.c) and the
+ * a module of `ethtool -m` with its lanes judged (diag/parse_module.c) and the
  * trust, PFC and DSCP map of `mlnx_qos -i` (verbs/qos.c). Any
  * text gives a link within PCIe's bounds or none, devices each with a name
  * and ports each with a port number, an interface whose MTU is a number and
@@ -10,7 +10,7 @@
  * lanes it printed and never both, a QoS state whose PFC flags are 0 or 1,
  * whose DSCPs map to priorities 0-7 and whose trust is a terminated word,
  * never a crash or a leak.
- * fuzz-sources: diag/lspci.c diag/parse.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
+ * fuzz-sources: diag/lspci.c diag/parse.c diag/parse_module.c verbs/devtext.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
  * fuzz-seeds: tests/real/lspci/[a-z]*.txt tests/real/ibv/[a-z]*.txt tests/real/ip/[a-z]*.json tests/real/ethtool_m/[a-z]*.txt tests/real/mlnx_qos/[a-z]*.txt
  */
 #include <errno.h>

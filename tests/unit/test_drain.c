@@ -75,7 +75,7 @@ static void test_reason_names_checked(void **state)
 }
 
 /* The device a pair document's own fault was on ("node_fault_port",
- * pair/pair_run.c) reaches a reason only as a device name (core/names.h),
+ * pair/pair_msg.c) reaches a reason only as a device name (core/names.h),
  * only beside "node_fault"; over several documents only when they agree. */
 static void test_fault_dev(void **state)
 {

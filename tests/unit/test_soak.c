@@ -330,7 +330,7 @@ static void test_own_fault(void **state)
 /* A soak of nodeA, nodeB and nodeC whose nodeA-nodeB slice measured and
  * whose nodeA-nodeC and nodeB-nodeC slices each failed for nodeC's own
  * device, its worker naming @dev1 and @dev2 (NULL: it could not say) port
- * 1 ("node_fault_port", pair/pair_run.c): analysed. */
+ * 1 ("node_fault_port", pair/pair_msg.c): analysed. */
 static json_t *own_on(const char *dev1, const char *dev2, char **f)
 {
 	json_t *sl = json_array(), *s, *doc;
