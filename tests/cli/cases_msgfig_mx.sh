@@ -112,7 +112,9 @@ kill_pair() {
 		[ -n "$pid" ] && break
 		sleep 0.1
 	done
-	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline") && kill -KILL -- "-$pid"
+	# only the pair's own group, never another process's
+	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+	case $cmd in "fabcheck pair nodeA nodeB "*) kill -KILL -- "-$pid" ;; esac
 	wait $mx
 	rc=$?
 	echo "$cmd| $(cat "$MQT/kp.out" "$MQT/kp.err" | grep -o 'its one pair could not run: .*')"
