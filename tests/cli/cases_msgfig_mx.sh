@@ -129,4 +129,47 @@ expect "matrix --save-evidence: a 3500-byte folder name, under 3496 asked" 3 "^f
 	$FC matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
 	--db $MQT/ev.db --save-evidence "$MQT/$(head -c $((3500 - ${#MQT} - 1)) /dev/zero | tr '\0' e)"
 
+# --import at a pace of 0.5 s a result into a store of 2 runs (run 3),
+# SIGINT once 2 of its 6 results are stored: the run named, and those 2
+# are what the store keeps of it, marked interrupted.
+for i in 1 2; do $FC matrix --import $MXD/rack4-slowC.json --db $MQT/i.db >/dev/null 2>&1; done
+int_import() {
+	local pid i
+	"$@" & pid=$!
+	for i in $(seq 100); do
+		[ "$(sqlite3 $MQT/i.db 'select count(*) from pairs where run = 3' 2>/dev/null)" = 2 ] && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid
+}
+expect "matrix --import interrupted: run 3 keeps what it imported" 3 '^fabcheck: error: interrupted: run 3 keeps the results imported so far$' -- \
+	int_import $FC matrix --import $MXD/rack4-slowC.json --db $MQT/i.db --pace 0.5
+expect "matrix --import interrupted: the store keeps its 2 results, run 3 interrupted" 0 '^3\|interrupted\|2$' -- \
+	sqlite3 $MQT/i.db 'select id, verdict, (select count(*) from pairs where run = 3) from runs where id = 3'
+# Three runs of 4 nodes recorded at 15 to 20 times gen.py's rate, then a
+# live run at 2.4 Gb/s (tests/cli/rack-worker.sh): the 5 links recorded at
+# 20 times (about 3.2 Gb/s) are 25% or more below their past, nodeA-nodeB's
+# (15 times, 2.4) is not; after the run they are measured again, once.
+# (With --save-evidence: without it the run never measures them again,
+# mx_session.c's "a run this process measured" reads r.spawned, which only
+# the evidence folders count.)
+python3 $MXD/gen.py 4 > $MQT/g4h.json
+python3 - $MQT/g4h.json $MQT/f4h.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    k = 15 if {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeB"} else 20
+    for x in r["results"]:
+        if x.get("gbps"):
+            x["gbps"] = round(x["gbps"] * k, 4)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for i in 1 2 3; do $FC matrix --import $MQT/f4h.json --db $MQT/h4.db >/dev/null 2>&1; done
+$FC matrix nodeA nodeB nodeC nodeD "${MQW[@]}" --db $MQT/h4.db --save-evidence $MQT/ev4 >$MQT/h4.out 2>&1
+expect "matrix: measuring again the 5 links below their past runs" 0 '^measuring again 5 links below their past runs$' -- \
+	cat $MQT/h4.out
+expect "matrix: 5 links measured again, 5 flagged" 0 '^5 5$' -- \
+	bash -c "echo \$(grep -c '^  \[retest\] ' $MQT/h4.out) \$(grep -c 'below its median of the last 3 runs' $MQT/h4.out)"
+
 rm -rf "$MQT"
