@@ -147,9 +147,10 @@ def split_args(text, start):
 
 
 def literal(arg):
-    """The format an argument spells: adjacent literals joined, PRI macros as
-    %d; None when the argument is not a literal (a variable format)."""
-    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\b(PRI\w+)\b|(\S)', arg)
+    """The format an argument spells: adjacent literals joined, a PRI macro
+    or JSON_INTEGER_FORMAT after its "%" as its conversion ("%" PRIu64 ->
+    %u); None when the argument is not a literal (a variable format)."""
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\b(PRI\w+|JSON_INTEGER_FORMAT)\b|(\S)', arg)
     if not any(p[0] or p[1] for p in parts):
         return None
     s = []
@@ -157,8 +158,8 @@ def literal(arg):
         if other and other not in "()":
             # a ternary between formats or a macro: keep the text whole
             return re.sub(r"\s+", " ", arg)
-        if pri:
-            s.append("%" + pri[3])
+        if pri:  # after its "%" (and flags): PRIu64 is "lu", jansson's is "lld"
+            s.append("lld" if pri == "JSON_INTEGER_FORMAT" else pri[3])
         elif lit is not None:
             s.append(lit)
     return "".join(s)

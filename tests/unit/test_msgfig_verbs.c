@@ -65,6 +65,24 @@ static void test_counter_findings(void **state)
 	json_decref(hw);
 }
 
+/* No traffic class set (-1): CNPs ignored, a sequence error on no known
+ * priority. */
+static void test_no_tclass(void **state)
+{
+	json_t *hw = json_pack("{s:I, s:I}", "rp_cnp_ignored", (json_int_t)23, "out_of_sequence",
+			       (json_int_t)5);
+	json_t *doc = fc_doc_new();
+	char text[2048];
+
+	(void)state;
+	qos_counter_findings(doc, "nodeD", "mlx5_6", hw, NULL, -1);
+	findings(doc, text, sizeof(text));
+	assert_string_equal(text, "nodeD mlx5_6: 23 CNPs ignored (rp_cnp_ignored): the reaction point does not slow down under congestion; enable DCQCN on this node (roce_rp)\n"
+				  "nodeD mlx5_6: out_of_sequence rose by 5: packets were lost: check whether the traffic class rides a PFC-protected priority (the diagnosis says whether the physical layer shows errors)\n");
+	json_decref(doc);
+	json_decref(hw);
+}
+
 /* Pauses on priority 5 and on the traffic's own 3 (41): PFC does protect
  * the traffic's priority, so no "wrong priority"; the loss is on a
  * lossless priority. */
@@ -178,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counter_findings),
 		cmocka_unit_test(test_pauses_on_both),
+		cmocka_unit_test(test_no_tclass),
 		cmocka_unit_test(test_dcb_findings),
 		cmocka_unit_test_setup_teardown(test_port_query_refused, setup, lastlog_teardown),
 		cmocka_unit_test_setup_teardown(test_loopback_read, setup, lastlog_teardown),
