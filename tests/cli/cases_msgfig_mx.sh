@@ -101,10 +101,13 @@ print("ok %d" % len(got) if got and not bad else "no: %r %r" % (bad, want))' $MQ
 expect "matrix: BAD PEERS, nodeC 2 of 2, nodeA 1 of 2" 0 '^nodeA 2\.4 Gb/s [^ ]+ us 1 of 2 pass nodeC 0\.6 Gb/s [^ ]+ us 2 of 2 suspect$' -- \
 	bash -c "grep -E '^  node[AC] .* of [0-9]' $MQT/l.out | tr -s ' ' | sed 's/^ //' | tr '\n' ' ' | sed 's/ $//'"
 # The same nodes, nodeB's worker never answering: -v names the pair's
-# process as it starts it (round 1 of 1, its pid the pair's own); killed
-# with its group by SIGKILL, the pair is said to have died on signal 9.
-kill_pair() {
-	local pid="" i mx rc cmd=""
+# process as it starts it (round 1 of 1, its pid the pair's own). sig_pair
+# SIG CMD...: sends SIG to that pair's process group (only when the pid's
+# command line is that pair's, never another process's) and prints the
+# command line and what the run says of the pair.
+sig_pair() {
+	local sig=$1 pid="" i mx rc cmd=""
+	shift
 	"$@" >"$MQT/kp.out" 2>"$MQT/kp.err" &
 	mx=$!
 	for i in $(seq 300); do
@@ -112,17 +115,23 @@ kill_pair() {
 		[ -n "$pid" ] && break
 		sleep 0.1
 	done
-	# only the pair's own group, never another process's
 	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
-	case $cmd in "fabcheck pair nodeA nodeB "*) kill -KILL -- "-$pid" ;; esac
+	case $cmd in "fabcheck pair nodeA nodeB "*) kill -"$sig" -- "-$pid" ;; esac
 	wait $mx
 	rc=$?
 	echo "$cmd| $(cat "$MQT/kp.out" "$MQT/kp.err" | grep -o 'its one pair could not run: .*')"
 	return $rc
 }
+# SIGKILL: the pair died on signal 9.
 MX_HANG_NODE=nodeB expect "matrix -v: the pid it names is the pair's; SIGKILL: died on signal 9" 3 '^fabcheck pair nodeA nodeB --json --no-db .*\| its one pair could not run: pair died on signal 9' -- \
-	kill_pair $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
+	sig_pair KILL $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
 	--timeout 20 --db $MQT/kp.db
+# SIGSTOP: the pair cannot end itself at its --deadline of 1 s; the run
+# ends it 30 s later (mx_run.c MX_PAIR_GRACE_S) and says how long it
+# waited: 31 s ("no result within 1 s" said only the deadline).
+MX_HANG_NODE=nodeB expect "matrix: a pair stopped past --deadline 1 s and 30 s to end: no result within 31 s" 3 '^fabcheck pair nodeA nodeB --json --no-db --deadline 1 .*\| its one pair could not run: no result within 31 s \(--deadline 1 s and 30 s to end\); killed' -- \
+	sig_pair STOP $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
+	--timeout 20 --deadline 1 --db $MQT/st.db
 # --save-evidence: a folder name past PATH_MAX - 600 (3496 bytes) leaves no
 # room for a pair's folder in it: refused, its length and the bound said.
 expect "matrix --save-evidence: a 3500-byte folder name, under 3496 asked" 3 "^fabcheck: error: --save-evidence: the folder name is 3500 bytes; give one under 3496$" -- \
