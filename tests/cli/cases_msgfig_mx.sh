@@ -137,6 +137,12 @@ MX_HANG_NODE=nodeB expect "matrix: a pair stopped past --deadline 1 s and 30 s t
 expect "matrix --save-evidence: a 3500-byte folder name, under 3496 asked" 3 "^fabcheck: error: --save-evidence: the folder name is 3500 bytes; give one under 3496$" -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
 	--db $MQT/ev.db --save-evidence "$MQT/$(head -c $((3500 - ${#MQT} - 1)) /dev/zero | tr '\0' e)"
+# Two node names of 130 bytes (node names go to 253, core/names.h): the
+# pair's folder "001-A-B" would be 265 bytes, past NAME_MAX (255).
+MQA=$(printf 'a%.0s' $(seq 130)) MQB=$(printf 'b%.0s' $(seq 130))
+expect "matrix --save-evidence: a pair folder past 255 bytes, the pair named" 3 "^fabcheck: error: --save-evidence: the folder of pair $MQA -> $MQB would be longer than 255 bytes; give shorter node names or folder$" -- \
+	$FC matrix $MQA $MQB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
+	--db $MQT/ev2.db --save-evidence $MQT/ev2
 
 # --import at a pace of 0.5 s a result into a store of 2 runs (run 3),
 # SIGINT once 2 of its 6 results are stored: the run named, and those 2
