@@ -340,13 +340,15 @@ int fc_ctr_why_said(const json_t *doc)
 	return 0;
 }
 
-/* 1 when a cause outside the nodes that this run measured explains the
- * loss at @side's port (core/hostloss.h: a lab rack's own fabric): its
- * counters are kept under "host_loss" with the reason, not judged. */
-static int host_loss(json_t *doc, const json_t *side, const char *node, const char *list)
+/* Keeps @side's error counters (@list) under "host_loss" with the frames
+ * and the reason a cause outside the nodes that this run measured gives
+ * for them (core/hostloss.h: a lab rack's own fabric), when it explains
+ * the loss at both ports (@both): then they are not judged. */
+static int host_loss(json_t *doc, const json_t *side, const char *node, const char *list,
+		     int both)
 {
 	char why[512];
-	double frames = fc_host_loss_side(side, why, sizeof(why));
+	double frames = both ? fc_host_loss_side(side, why, sizeof(why)) : 0;
 	json_t *arr;
 
 	if (frames <= 0)
@@ -372,6 +374,11 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			   const json_t *b)
 {
 	int val = fc_doc_validated(doc), said;
+	/* a loss outside the nodes explains a pair's counters only at both
+	 * ends: a fault at one port shows as retransmissions at its peer */
+	char why[512];
+	int both = fc_host_loss_side(a, why, sizeof(why)) > 0 &&
+		   fc_host_loss_side(b, why, sizeof(why)) > 0;
 	char rnr[400] = "", list[700];
 	size_t off = 0, loff;
 	const char *node;
@@ -401,7 +408,7 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 		}
 		if (!loff)
 			continue;
-		if (host_loss(doc, side, node, list))
+		if (host_loss(doc, side, node, list, both))
 			continue;
 		said = fc_ctr_why_said(doc);
 		fc_finding(doc, FC_WARN, "%s %s port %d: error counters rose during the test: %s%s%s",

@@ -255,17 +255,13 @@ int fc_fabloss_find(const struct fc_fabloss *s, const char *ip, int *node)
 	return -1;
 }
 
-int fc_fabloss_rail_faulted(const char *dir, int rail)
+int fc_fabloss_port_faulted(const char *dir, const char *node, int rail)
 {
 	char path[PATH_MAX], text[8];
 
-	for (char l = 'A'; l <= FC_LAB_LAST_NODE; l++) {
-		if (rail == 0)
-			snprintf(path, sizeof(path), "%s/nodes/node%c.faults", dir, l);
-		else
-			snprintf(path, sizeof(path), "%s/nodes/node%c.rail%d.faults", dir, l, rail);
-		if (fc_read_file(path, text, sizeof(text)) > 0 && text[strspn(text, " \n")])
-			return 1;
-	}
-	return 0;
+	if (rail == 0)
+		snprintf(path, sizeof(path), "%s/nodes/%s.faults", dir, node);
+	else
+		snprintf(path, sizeof(path), "%s/nodes/%s.rail%d.faults", dir, node, rail);
+	return fc_read_file(path, text, sizeof(text)) > 0 && text[strspn(text, " \n")];
 }

@@ -6,10 +6,10 @@
  * the guests' RDMA devices (rxe) see it as loss and retransmit. Those
  * retransmissions are the emulator's, not the nodes': with
  * FABCHECK_LAB_RACK set (the explicit signal, lab/starve.h), a port's
- * error counters are set aside when the host dropped frames at that port's
- * end of the emulated cable during the run and no lab fault is set on its
- * rail (an injected fault's loss is the nodes' to show). Real nodes are
- * never judged by it.
+ * error counters are set aside when the host dropped frames toward both
+ * ports of the pair during the run and no lab fault is set on either port
+ * (an injected fault's loss is the nodes' to show, at its peers too). Real
+ * nodes are never judged by it.
  */
 #ifndef FC_LAB_FABLOSS_H
 #define FC_LAB_FABLOSS_H
@@ -57,9 +57,9 @@ int fc_fabloss_sample(const char *proc, const char *sys, const char *dir, const 
 /* Pure: the node and rail of the port at @ip in @s (-1 when none has it). */
 int fc_fabloss_find(const struct fc_fabloss *s, const char *ip, int *node);
 
-/* 1 when a lab fault is set on rail @rail of any node of the rack in @dir
- * (its nodes/NODE.faults or NODE.railR.faults, lab/ops.sh faults_file). */
-int fc_fabloss_rail_faulted(const char *dir, int rail);
+/* 1 when a lab fault is set on rail @rail of @node of the rack in @dir (its
+ * nodes/NODE.faults or NODE.railR.faults, lab/ops.sh faults_file). */
+int fc_fabloss_port_faulted(const char *dir, const char *node, int rail);
 
 /* The command's hooks (lab/starve_run.c, with FABCHECK_LAB_RACK):
  * fc_fabloss_begin samples at the start; fc_fabloss_explains is core's

@@ -50,7 +50,7 @@ double fc_fabloss_explains(const char *node, const char *ip, char *why, size_t l
 	(void)node; /* the address names the port; the node may be an ssh alias */
 	pthread_mutex_lock(&run.mu);
 	r = run.started ? fc_fabloss_find(&run.start, ip, &i) : -1;
-	if (r >= 0 && !fc_fabloss_rail_faulted(run.dir, r) &&
+	if (r >= 0 && !fc_fabloss_port_faulted(run.dir, run.start.node[i].name, r) &&
 	    fc_fabloss_sample(fc_starve_proc(), sys_root(), run.dir, run.name, &now) > 0 &&
 	    fc_fabloss_find(&now, ip, &j) == r) {
 		was = run.start.node[i].port[r].drops;

@@ -155,7 +155,7 @@ static void test_sample(void **state)
 	assert_int_equal(system(proc), 0);
 }
 
-static void test_rail_faulted(void **state)
+static void test_port_faulted(void **state)
 {
 	char root[] = "/tmp/fabcheck-fabloss.XXXXXX", p[512];
 
@@ -167,8 +167,10 @@ static void test_rail_faulted(void **state)
 	write_file(p, "\n", 1); /* cleared: no fault */
 	snprintf(p, sizeof(p), "%s/nodes/nodeC.rail1.faults", root);
 	write_file(p, "rate=5\n", 7);
-	assert_int_equal(fc_fabloss_rail_faulted(root, 0), 0);
-	assert_int_equal(fc_fabloss_rail_faulted(root, 1), 1);
+	assert_int_equal(fc_fabloss_port_faulted(root, "nodeA", 0), 0);
+	assert_int_equal(fc_fabloss_port_faulted(root, "nodeC", 0), 0);
+	assert_int_equal(fc_fabloss_port_faulted(root, "nodeC", 1), 1);
+	assert_int_equal(fc_fabloss_port_faulted(root, "nodeA", 1), 0);
 	snprintf(p, sizeof(p), "rm -rf %s", root);
 	assert_int_equal(system(p), 0);
 }
@@ -187,10 +189,11 @@ static json_t *pair_doc(void)
 }
 
 static double fake_frames;
+static const char *fake_faulted; /* the address whose loss the hook leaves to the nodes */
 static double fake_loss(const char *node, const char *ip, char *why, size_t len)
 {
 	snprintf(why, len, "%s %s: %.0f frames", node, ip, fake_frames);
-	return fake_frames;
+	return fake_faulted && !strcmp(ip, fake_faulted) ? 0 : fake_frames;
 }
 
 static void test_pair_set_aside(void **state)
@@ -218,6 +221,15 @@ static void test_pair_set_aside(void **state)
 	assert_true(fc_jnum(json_array_get(hl, 1), "frames_dropped", 0) == 11561);
 	assert_string_equal(fc_jstr(json_array_get(hl, 1), "why", ""), "nodeB 10.77.1.2: 11561 frames");
 	json_decref(doc);
+	/* one end not explained (a fault set there): neither end set aside,
+	 * the loss its peer saw is the fault's too */
+	fake_faulted = "10.77.1.2";
+	doc = pair_doc();
+	fc_pair_verdict(doc, &lim);
+	assert_int_equal(fc_doc_verdict(doc), FC_WARN);
+	assert_null(json_object_get(doc, "host_loss"));
+	json_decref(doc);
+	fake_faulted = NULL;
 	/* no frame lost there: judged as on any rack */
 	fake_frames = 0;
 	doc = pair_doc();
@@ -225,6 +237,26 @@ static void test_pair_set_aside(void **state)
 	assert_int_equal(fc_doc_verdict(doc), FC_WARN);
 	json_decref(doc);
 	fc_host_loss = NULL;
+}
+
+/* An evidence folder's recorded test: its counters set aside at both ports
+ * when it was judged; the offline diagnosis then names no part either. */
+static void test_recorded(void **state)
+{
+	json_t *doc = pair_doc();
+
+	(void)state;
+	assert_int_equal(fc_host_loss_recorded(doc), 0);
+	json_object_set_new(doc, "host_loss",
+			    json_pack("[{s:s, s:s}]", "node", "nodeA", "device", "rxe0"));
+	assert_int_equal(fc_host_loss_recorded(doc), 0); /* one end only */
+	json_array_append_new(json_object_get(doc, "host_loss"),
+			      json_pack("{s:s, s:s}", "node", "nodeB", "device", "rxe1"));
+	assert_int_equal(fc_host_loss_recorded(doc), 0); /* another port of nodeB */
+	json_array_append_new(json_object_get(doc, "host_loss"),
+			      json_pack("{s:s, s:s}", "node", "nodeB", "device", "rxe0"));
+	assert_int_equal(fc_host_loss_recorded(doc), 1);
+	json_decref(doc);
 }
 
 /* The run's hooks on a recorded rack: the frames dropped between the start
@@ -274,8 +306,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_cmdline), cmocka_unit_test(test_udp_drops),
-		cmocka_unit_test(test_sample),	      cmocka_unit_test(test_rail_faulted),
-		cmocka_unit_test(test_pair_set_aside), cmocka_unit_test(test_run_explains),
+		cmocka_unit_test(test_sample),	      cmocka_unit_test(test_port_faulted),
+		cmocka_unit_test(test_pair_set_aside), cmocka_unit_test(test_run_explains), cmocka_unit_test(test_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
