@@ -5,6 +5,7 @@
 
 #include "core/out.h"
 #include "core/util.h"
+#include "core/summary.h"
 #include "ctl/child.h"
 #include "ctl/drain.h"
 #include "store/store.h"
@@ -105,7 +106,7 @@ static void record(struct drain_ctx *c, const char *node, const char *action, co
 						 result ? result : "", "detail", detail ? detail : ""));
 	if (c->st)
 		fc_store_action_add(c->st, c->run, &a);
-	fprintf(stderr, "slurm: %s %s: %s%s%s\n", action, node, command ? command : "",
+	fc_err_putf("slurm: %s %s: %s%s%s", action, node, command ? command : "",
 		command && result && strcmp(result, "ok") ? ": " : "",
 		result && strcmp(result, "ok") ? result : "");
 }
@@ -309,7 +310,10 @@ static int same_comparison(struct drain_ctx *c, const char *node, const char *cu
 			 part, unseen);
 		return 0;
 	}
-	if (across > 1)
+	if (across > 1 && c->o->compared > across)
+		snprintf(why, wl, "passed %s (%s) across %d nodes, more than the %d of the comparison that drained it",
+			 c->kind, *part ? part : "its check", c->o->compared, across);
+	else if (across > 1)
 		snprintf(why, wl, "passed %s (%s) across %d nodes, the comparison that drained it",
 			 c->kind, *part ? part : "its check", c->o->compared);
 	else

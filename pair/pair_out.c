@@ -49,8 +49,10 @@ static void render_inline(FILE *f, const json_t *doc)
 		if (dup)
 			continue;
 		snprintf(seen[n++], sizeof(seen[0]), "%s", key);
-		fprintf(f, in > 0 ? "%s %s up to %d B" : "%s %s none", n == 1 ? ": used by" : ",", key,
-			in);
+		if (in > 0)
+			fprintf(f, "%s %s up to %d B", n == 1 ? ": used by" : ",", key, in);
+		else
+			fprintf(f, "%s %s none", n == 1 ? ": used by" : ",", key);
 	}
 	fputc('\n', f);
 }

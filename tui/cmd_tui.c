@@ -11,6 +11,7 @@
 #include "ctl/child.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "core/summary.h"
 #include "tui/tui.h"
 #include "src/cmds.h"
 #include "matrix/mx_history.h"
@@ -344,7 +345,7 @@ static void step_runner(struct tui *t)
 		return;
 	/* The schedule is done: the retest, then the verdict. */
 	mx_model_refresh(&t->m, t->st);
-	if (!mx_model_analyze(&t->m) && mx_session_retest(&t->s, &t->m.an) > 0)
+	if (!mx_model_analyze(&t->m) && mx_session_retest(&t->s, &t->m) > 0)
 		return;
 	t->running = 0;
 	{
@@ -494,8 +495,8 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 		fc_stop = 1;
 		mx_run_poll(&t.s.r, 0);
 		fc_store_run_end(t.st, t.m.run, "interrupted");
-		fprintf(stderr, "fabcheck: run %lld stopped; its finished pairs are kept in %s; "
-				"finish with 'fabcheck matrix --resume %lld --db %s'\n",
+		fc_err_putf("fabcheck: run %lld stopped; its finished pairs are kept in %s; "
+				"finish with 'fabcheck matrix --resume %lld --db %s'",
 			(long long)t.m.run, fc_store_path(t.st), (long long)t.m.run,
 			fc_store_path(t.st));
 		rc = FC_EXIT_CANT;

@@ -201,4 +201,50 @@ expect "preflight: a probe past 1 MiB of output" 3 \
 expect "preflight: srun exit 5 for nodeC" 3 \
 	"nodeC: could not be probed: srun failed \(exit 5: srun: error: Unable to allocate resources: Invalid node name specified\): check 'srun --nodelist=nodeC -N1 -n1 true' and SLURM_CONF$" -- \
 	env PATH="$MCK/bin:$PATH" $FC preflight nodeC --launcher slurm
+# ---- nccl run, nccl-worker, nccl env -----------------------------------------
+# The stand-ins of cases_ncclrun.sh (tests/gdr/fakecuda.c, tests/ncclrun/
+# fakenccl.c), built into this file's folder; ranks meet under MCK/meet.
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$MCK/libcuda.so" tests/gdr/fakecuda.c &&
+	${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$MCK/libnccl.so" tests/ncclrun/fakenccl.c ||
+	echo "FAIL: cannot build the libcuda / libnccl stand-ins"
+mkdir -p "$MCK/meet" "$MCK/tmp"
+MCKF="env FAKENCCL_DIR=$MCK/meet TMPDIR=$MCK/tmp FAKECUDA_BUSES=3b,3c FABCHECK_LIBCUDA=$MCK/libcuda.so FABCHECK_LIBNCCL=$MCK/libnccl.so"
+# 2 nodes x 3 GPUs where the driver sees 1: rank 5 is GPU 2 of the second.
+expect "nccl run: GPU 2 of rank 5 where the driver sees 1 GPU" 3 \
+	'^  - 127.0.0.1 \(GPU 2\): GPU 2 is asked for \(rank 5; --gpus-per-node\) but the CUDA driver sees 1 GPU here; lower --gpus-per-node or check CUDA_VISIBLE_DEVICES$' -- \
+	$MCKF FAKECUDA_GPUS=1 $FC nccl run --launcher local -g 3 -e 4K localhost 127.0.0.1
+expect "nccl run: NCCL error 3 of rank 1 of 2" 1 \
+	'^  - localhost \(GPU 1\): ncclCommInitRank \(rank 1 of 2\) failed: internal error - please report this issue to the NCCL developers \(NCCL error 3\); NCCL said: fake: bootstrap could not reach rank 0 \(connection refused\)$' -- \
+	$MCKF FAKENCCL=initfail $FC nccl run --launcher local -g 2 -e 4K localhost
+expect "nccl run: cuMemcpyDtoH on GPU 1 (error 700)" 1 \
+	'^  - localhost \(GPU 1\): cuMemcpyDtoH on GPU 1 failed: CUDA_ERROR_ILLEGAL_ADDRESS \(700\): an illegal memory access was encountered$' -- \
+	$MCKF FAKECUDA=dtohfail $FC nccl run --launcher local -g 2 -e 4K localhost
+# A worker that says one line and is silent for 8 s: with --timeout 1 the
+# controller waits 1 s and 5 s of grace (nccl_run.h NCR_GRACE) and says so;
+# the old code named the 1 s it then waited for last words instead.
+printf '#!/bin/sh\necho "loading NCCL" >&2\nexec sleep 8\n' >"$MCK/silent.sh"
+chmod +x "$MCK/silent.sh"
+expect "nccl run: silent for 6 s (--timeout 1 s, then 5 s)" 3 \
+	"^  - rank 0 on localhost: no message from the worker for 6 s \(--timeout 1 s, then 5 s for the worker's own report\): the node or its fabcheck hangs; rerun with -v to see its log; it said: loading NCCL$" -- \
+	$FC nccl run --launcher local --worker-cmd "$MCK/silent.sh" --timeout 1 localhost
+# The worker's init with a unique id of 4 hex digits, not 2 x 128.
+expect "nccl-worker: a unique id that is not 256 hex digits" 3 \
+	"error: the controller's unique id is not 256 hex digits\$" -- \
+	sh -c "printf '%s\\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\"}' \
+		'{\"v\":1,\"seq\":2,\"type\":\"setup\",\"rank\":0,\"nranks\":1,\"gpu\":0,\"want_topo\":false,\"op\":\"all_reduce\",\"min_bytes\":1024,\"max_bytes\":4096,\"factor\":2,\"iters\":1,\"warmup\":0,\"timeout\":10}' \
+		'{\"v\":1,\"seq\":3,\"type\":\"init\",\"unique_id\":\"abc1\"}' | $MCKF $FC nccl-worker"
+# nccl env: the shipped list holds 198 names (the quoted NCCL_ names of
+# checks/nccl/env/ncclenv_names.c: 2.28.9's, then 2.31.2's newer ones).
+expect "nccl env: the shipped list is the 198 names of ncclenv_names.c" 0 '^198$' -- \
+	sh -c "grep -o '\"NCCL_[A-Z0-9_]*\"' checks/nccl/env/ncclenv_names.c | sort -u | wc -l"
+echo "NCCL_IB_DISABLE=1" >"$MCK/ibdis.env"
+expect "nccl env --shipped: 198 known names, NCCL 2.28.9 and 2.31.2" 0 \
+	'^known names: 198 from the list shipped with fabcheck \(NCCL 2.28.9, plus names of 2.31.2\)$' -- \
+	$FC nccl env --file "$MCK/ibdis.env" --no-host --shipped
+# 3 RDMA devices under a recorded sysfs root: NCCL_IB_DISABLE=1 sends over sockets.
+mkdir -p "$MCK/sys/class/infiniband/mlx5_0" "$MCK/sys/class/infiniband/mlx5_1" \
+	"$MCK/sys/class/infiniband/mlx5_4" "$MCK/sys/class/net"
+expect "nccl env: 3 RDMA devices and NCCL_IB_DISABLE=1" 1 \
+	'^  - NCCL_IB_DISABLE=1 \(line 1\): this node has 3 RDMA devices \(mlx5_0, ...\) but NCCL_IB_DISABLE=1 makes NCCL send over TCP sockets: drop it unless that is the point$' -- \
+	$FC nccl env --file "$MCK/ibdis.env" --sysfs "$MCK/sys"
 rm -rf "$MCK"

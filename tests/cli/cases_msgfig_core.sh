@@ -37,4 +37,36 @@ expect "capture: a manifest of format 2 where 1 is read" 3 \
 expect "capture: a manifest that is a list: no line -1" 3 \
 	"$CFT/caplist: manifest\.json: not a JSON object \(another value\); capture the node again" -- \
 	$FC topo --from $CFT/caplist
+# A command ended by a signal (core/out.c fc_out_on_signals): nccl env
+# reading a FIFO whose writer holds it open and sends nothing, SIGINT (2)
+# once it reads: the one --json document, its exit code 130 (128 + 2).
+mkfifo $CFT/fifo
+cat >$CFT/want-sig <<'EOF'
+{
+  "verdict": "error",
+  "findings": [
+    "interrupted by SIGINT before the command finished"
+  ],
+  "error": {
+    "code": "interrupted",
+    "exit_code": 130,
+    "message": "interrupted by SIGINT",
+    "input": null
+  }
+}
+EOF
+(exec 3>$CFT/fifo; : >$CFT/opened; exec sleep 30) &
+CW=$!
+$FC nccl env --file $CFT/fifo --json >$CFT/sig.out 2>/dev/null &
+CP=$!
+for _ in $(seq 300); do [ -e $CFT/opened ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT $CP
+wait $CP
+echo "exit $?" >$CFT/sig.rc
+kill $CW 2>/dev/null
+wait $CW 2>/dev/null
+expect "signal: SIGINT ends nccl env with exit 130" 0 '^exit 130$' -- cat $CFT/sig.rc
+expect "signal: the --json document, exit code 130 and the signal's name" 0 '^same$' -- \
+	sh -c 'diff "$1" "$2" && echo same' sh $CFT/sig.out $CFT/want-sig
 rm -rf "$CFT"

@@ -80,4 +80,35 @@ expect "msgfig: FABCHECK_SSH_MUX of ${#MPD} bytes, over 44" 0 \
 expect "msgfig: worker: no message from the controller for 10 s" 3 \
 	'^fabcheck worker@n: error: no message from the controller for 10 s, not even a ping: it hangs or its host is unreachable; giving up$' -- \
 	bash -c "(printf '%s\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\",\"node\":\"n\",\"timeout\":0}'; sleep 11) | $FC worker"
+# --resume-passed (ctl/drain_run.c) on the stand-in Slurm: a 4-node matrix
+# that passed (rack4-healthy.json). nodeB's drain came from a comparison
+# across 5 nodes: 4 cannot clear it. nodeC's came from one across 3: it is
+# resumed, and the 4 compared now are not said to be the drain's 3;
+# nodeD's across 4, as this run: resumed by the same comparison.
+MPS=$MP/slurm
+mkdir -p "$MPS"
+printf 'IDLE\n\n' >"$MPS/nodeA"
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 4 nodes)\n' >"$MPS/nodeD"
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 5 nodes)\n' >"$MPS/nodeB"
+printf 'IDLE+DRAIN\nfabcheck: node (matrix run 1 across 3 nodes)\n' >"$MPS/nodeC"
+FABCHECK_SCONTROL=$(pwd)/tests/cli/stand-in-scontrol.sh FAKE_SLURM=$MPS \
+	$FC matrix --import tests/data/matrix/rack4-healthy.json --db "$MP/m.db" --resume-passed >"$MP/resume.txt" 2>&1
+expect "msgfig: a drain across 5 nodes is left by a run over 4" 0 \
+	'^  left +nodeB +passed, but its drain came from a comparison across 5 nodes and this run compared 4: only a run over as many nodes \(the rack\) can clear it: left drained$' -- \
+	cat "$MP/resume.txt"
+expect "msgfig: a drain across 3 nodes resumed by a run over 4, both said" 0 \
+	'^  resume +nodeC +.* State=RESUME: passed matrix \(node\) across 4 nodes, more than the 3 of the comparison that drained it$' -- \
+	cat "$MP/resume.txt"
+expect "msgfig: a drain across 4 nodes resumed by a run over as many" 0 \
+	'^  resume +nodeD +.* State=RESUME: passed matrix \(node\) across 4 nodes, the comparison that drained it$' -- \
+	cat "$MP/resume.txt"
+# A capture (.tar.gz, ctl/nodesrc.c) with a member of 17825792 bytes (17
+# MiB, sparse): over a file's bound of 16 MiB (core/bundle.h
+# FC_BUNDLE_FILE_MAX; 256 MiB in all), refused from tar's listing before
+# anything is unpacked.
+mkdir -p "$MP/cap" && truncate -s 17825792 "$MP/cap/big"
+tar -C "$MP" -czf "$MP/cap.tar.gz" cap
+expect "msgfig: a capture member of 17825792 bytes, over 16 MiB" 3 \
+	"cap\.tar\.gz: '[^']* 17825792 [^']*cap/big': 17825792 bytes: more than a capture's bound \(16 MiB a file, 256 MiB in all\): refused" -- \
+	$FC topo --from "$MP/cap.tar.gz"
 rm -rf "$MP"

@@ -18,6 +18,14 @@ $FC plan --params 7B --gpus 32 --ds-config $PFT/z2.json --fabric ndr --compute-m
 expect "plan --ds-config: sent per GPU per step 67.8 GB, a blank line, the heading" 0 '^same$' -- \
 	sh -c 'grep -A2 "sent per GPU per step" "$1" | diff - "$2" && echo same' sh $PFT/ds.txt $PFT/want-ds
 
+# The model's line: the nouns follow their counts (it said "1 GPUs",
+# "1 NICs"): one GPU on one node with one NIC; 6 GPUs on 2 nodes of 3 with
+# 2 NICs (3e9 params x 2 B = 6 GB).
+expect "plan: 1 GPU on 1 node, 1 NIC per node" 0 '^model: 1 billion params x 2 B = 2 GB; 1 GPU on 1 node \(1 per node, 1 NIC per node\)$' -- \
+	$FC plan --params 1B --gpus 1 --gpus-per-node 1 --nics-per-node 1
+expect "plan: 6 GPUs on 2 nodes, 2 NICs per node" 0 '^model: 3 billion params x 2 B = 6 GB; 6 GPUs on 2 nodes \(3 per node, 2 NICs per node\)$' -- \
+	$FC plan --params 3B --gpus 6 --gpus-per-node 3 --nics-per-node 2
+
 # plan --db on stores whose last run has no figure plan can use. A matrix
 # of latency results only (gen.py's 4 nodes, the bandwidth results taken
 # out), imported three times: run 3 has no bandwidth figure.
@@ -38,6 +46,12 @@ cp $PFT/lat.db $PFT/nolinks.db
 python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE links"); c.commit()' $PFT/nolinks.db
 expect "plan --db: the links of matrix run 3 cannot be read" 2 "error: $PFT/nolinks\.db: cannot read the links of matrix run 3$" -- \
 	$FC plan --params 7B --gpus 16 --db $PFT/nolinks.db
+# The same store whose runs table lost its verdict column (a store another
+# program altered): run 3 is listed, and cannot be read.
+cp $PFT/lat.db $PFT/nocol.db
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("ALTER TABLE runs DROP COLUMN verdict"); c.commit()' $PFT/nocol.db
+expect "plan --db: run 3 listed and not readable" 2 "error: --db $PFT/nocol\.db: cannot read run 3$" -- \
+	$FC plan --params 7B --gpus 16 --db $PFT/nocol.db
 # An nccl run after them (run 4) that recorded no busbw, on 5 nodes; then
 # one (run 5) of a single node.
 cp $PFT/lat.db $PFT/nccl.db

@@ -6,17 +6,21 @@
  *   1 time) of probes written here;
  *   preflight's GPU rails (pf_rails.c, through pf_check): 3 GPUs and 4 rail
  *   HCAs, GPU0 NODE from its nearest (rail 3), GPU1 and GPU2 PXB from the
- *   same one (rail 1): 4 HCAs for 3 GPUs.
+ *   same one (rail 1): 4 HCAs for 3 GPUs;
+ *   nccl run's rank result (checks/nccl/run/ncclrt.c): 2 sizes where 1 KiB
+ *   to 1 MiB by 4 asks for 6.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/nccl/run/ncclrt.h"
 #include "checks/preflight/health.h"
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
@@ -131,11 +135,29 @@ static void test_gpu_rails(void **state)
 	json_decref(nodes);
 }
 
+/* A rank's result of 2 sizes where the series 1K 4K 16K 64K 256K 1M is 6. */
+static void test_rank_result_sizes(void **state)
+{
+	struct ncr_params p = { .rank = 1, .nranks = 4, .gpu = 1, .op = NCR_ALL_REDUCE,
+				.min_bytes = 1024, .max_bytes = 1 << 20, .factor = 4,
+				.iters = 20, .warmup = 5, .timeout = 30 };
+	struct ncr_rank_result back;
+	json_t *m = json_pack("{s:[{s:i, s:f, s:i}, {s:i, s:f, s:i}]}", "sizes", "bytes", 1024,
+			      "time_us", 10.0, "wrong", 0, "bytes", 4096, "time_us", 12.0, "wrong", 0);
+	char why[256];
+
+	(void)state;
+	assert_int_equal(ncr_result_from_json(m, &p, &back, why, sizeof(why)), -EPROTO);
+	assert_string_equal(why, "the result holds 2 sizes where 6 were asked for");
+	json_decref(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_health_in_use),
 		cmocka_unit_test(test_gpu_rails),
+		cmocka_unit_test(test_rank_result_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -226,7 +226,8 @@ static void test_opts_max(void **state)
 	assert_int_equal(fc_opts_table(&spec, "", &t), 0);
 }
 
-/* A file past its reader's bound of 1 MiB (diag/diag.h DIAG_SNAP_FILE_MAX);
+/* A file past its reader's bound of 1 MiB (diag/diag.h DIAG_SNAP_FILE_MAX),
+ * and one of 1 MiB, at it;
  * a FIFO whose reader takes nothing for 0.3 s (it said "0 s": the
  * milliseconds divided as whole seconds). */
 static int fill_big(FILE *f, void *arg)
@@ -240,7 +241,7 @@ static int fill_big(FILE *f, void *arg)
 
 static void test_file_bounds(void **state)
 {
-	char *dir = tmpdir(), path[128], want[512];
+	char *dir = tmpdir(), path[128], want[512], *text;
 	size_t len;
 	FILE *f;
 	int rd;
@@ -257,6 +258,13 @@ static void test_file_bounds(void **state)
 	snprintf(want, sizeof(want), "evidence: cannot read '%s': "
 		 "over 1 MiB, more than such a file ever holds; give a regular file", path);
 	assert_string_equal(logged, want);
+	/* a file of 1 MiB exactly, the bound: read whole (it was said to be
+	 * "over 1 MiB") */
+	assert_int_equal(truncate(path, 1 << 20), 0);
+	text = fc_read_regular("evidence", path, 1u << 20, FC_READ_NOFOLLOW, &len);
+	assert_non_null(text);
+	free(text);
+	assert_int_equal(len, 1 << 20);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	rd = open(path, O_RDONLY | O_NONBLOCK);

@@ -2,7 +2,8 @@
  * (core/out.c error_json; issue 39 item 5): the exit code it names when
  * nothing was logged, and the count of the errors past the FC_LOG_KEEP (8)
  * it keeps. A binary of its own: the errors logged are counted for the
- * whole process, so the first test runs with none logged. */
+ * whole process: the tests run in their order, the first with none
+ * logged, each later one adding to the errors before it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,14 +65,33 @@ static void test_exit_unsaid(void **state)
 	json_decref(doc);
 }
 
-/* 11 errors logged: 8 kept as findings, then "... and 3 more". */
+/* 9 errors logged: 8 kept as findings, then "... and 1 more error" (it
+ * said "1 more errors"). */
+static void test_one_more_error(void **state)
+{
+	const json_t *f;
+	json_t *doc;
+
+	(void)state;
+	for (int i = 1; i <= 9; i++)
+		fc_err("soak: error number %d", i);
+	doc = finish(FC_EXIT_CANT);
+	f = json_object_get(doc, "findings");
+	assert_int_equal(json_array_size(f), 9);
+	assert_string_equal(json_string_value(json_array_get(f, 7)), "soak: error number 8");
+	assert_string_equal(json_string_value(json_array_get(f, 8)),
+			    "... and 1 more error (see stderr)");
+	json_decref(doc);
+}
+
+/* Two more (11 in the process): still the first 8, then "... and 3 more". */
 static void test_more_errors(void **state)
 {
 	const json_t *f;
 	json_t *doc;
 
 	(void)state;
-	for (int i = 1; i <= 11; i++)
+	for (int i = 10; i <= 11; i++)
 		fc_err("soak: error number %d", i);
 	doc = finish(FC_EXIT_CANT);
 	f = json_object_get(doc, "findings");
@@ -88,6 +108,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_unsaid),
+		cmocka_unit_test(test_one_more_error),
 		cmocka_unit_test(test_more_errors),
 	};
 

@@ -106,6 +106,12 @@ static void test_three_units(void **state)
 	must_have(&m, "the scalable unit of leaf su3-leaf-r1 has 5 rails, another has 8: its nodes have no port on the others");
 	must_have(&m, "dgx-su3-01 has no active port on rail 6 (leaves su1-leaf-r7, su2-leaf-r7; mlx5_6 on the other nodes): a port down or a cable out?");
 	fc_rail_map_release(&m);
+	/* the third unit's nodes with one port each: "1 rail" (it said "1
+	 * rails") */
+	r.nodes[4].nports = r.nodes[5].nports = 1;
+	assert_int_equal(fc_rail_match(r.nodes, r.n, NULL, &m), 0);
+	must_have(&m, "the scalable unit of leaf su3-leaf-r1 has 1 rail, another has 8: its nodes have no port on the others");
+	fc_rail_map_release(&m);
 }
 
 /* Two nodes of 34 ports: 34 rails, the first 32 tested; once on shared

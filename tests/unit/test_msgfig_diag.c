@@ -203,6 +203,79 @@ static void test_congestion_counts(void **state)
 	json_decref(doc);
 }
 
+/* Two ends set apart (the catalogue sees no words around these figures,
+ * "%s %d B" and "0x%02x", so each is checked here whole): nodeA's netdev
+ * MTU 9000 B against nodeB's 1500 B beside the active MTUs 4096 and 1024;
+ * PFC on priority 3 (0x08) at nodeA, none at nodeB. */
+static void test_config_ends(void **state)
+{
+	json_t *doc = diagnose("rack-mtu");
+
+	(void)state;
+	is(by_rule(doc, "config"), "evidence", "active MTU in bytes: nodeA 4096, nodeB 1024 (netdev MTU: nodeA eth0 9000 B, nodeB eth0 1500 B)");
+	json_decref(doc);
+	doc = diagnose("qos-mismatch");
+	is(by_rule(doc, "config"), "evidence", "trust mode: nodeA dscp, nodeB pcp; PFC on priorities (bit per priority): nodeA 0x08, nodeB 0x00");
+	json_decref(doc);
+}
+
+/* The re-run a physical-layer suspect names: with the test's peer, its
+ * device and port and the peer's device ("-d mlx5_3:2,mlx5_1"); with no
+ * test, PEER. */
+static void test_rerun_with_peer(void **state)
+{
+	const char *b[] = { "time", "100", "rate", "100 Gb/sec (4X EDR)", "counters/symbol_error", "0", NULL };
+	const char *a[] = { "time", "160", "rate", "100 Gb/sec (4X EDR)", "counters/symbol_error", "9000", NULL };
+	json_t *test = json_pack("{s:s, s:{s:s, s:s, s:i}, s:{s:s, s:s, s:i}, s:[]}", "verdict", "warn",
+				 "a", "node", "nodeA", "device", "mlx5_3", "port", 2, "b", "node",
+				 "nodeB", "device", "mlx5_1", "port", 1, "results");
+	struct diag_set s = { 0 };
+	json_t *sa = snap(a), *sb = snap(b), *doc;
+
+	(void)state;
+	s.test = test;
+	diag_set_add(&s, "nodeA", "mlx5_3", 2, sb, sa);
+	diag_set_add(&s, "nodeB", "mlx5_1", 1, sb, sb);
+	json_decref(sa);
+	json_decref(sb);
+	doc = run_set(&s);
+	holds(by_rule(doc, "phys_errors"), "next", "re-run 'fabcheck pair nodeA nodeB -d mlx5_3:2,mlx5_1'");
+	json_decref(doc);
+	doc = run_port(b, a);
+	holds(by_rule(doc, "phys_errors"), "next", "re-run 'fabcheck pair nodeA PEER -d mlx5_0:1'");
+	json_decref(doc);
+}
+
+/* One lane (an SFP module; a 1X link): a 10G SFP+ module (BR, Nominal
+ * 10300 MBd, one lane) in a port of 25 Gb/s on 1 lane, and a 25 Gb/s link
+ * of 1 lane with symbol errors. Each said "1 lanes". */
+static void test_one_lane(void **state)
+{
+	struct diag_module m;
+	struct diag_link l = { .known = 1, .sup_mbps = 25000, .sup_lanes = 1, .adv_mbps = 25000,
+			       .adv_lanes = 1, .lp_mbps = 25000, .lp_lanes = 1 };
+	struct diag_expect e;
+	char note[400];
+	const char *b[] = { "time", "100", "rate", "25 Gb/sec (1X EDR)", "counters/symbol_error", "0", NULL };
+	const char *a[] = { "time", "160", "rate", "25 Gb/sec (1X EDR)", "counters/symbol_error", "50", NULL };
+	json_t *doc;
+
+	(void)state;
+	assert_int_equal(diag_parse_module("\tBR, Nominal                               : 10300MBd\n"
+					   "\tLaser output power                        : 0.5000 mW / -3.01 dBm\n"
+					   "\tReceiver signal average optical power     : 0.4000 mW / -3.98 dBm\n",
+					   &m), 0);
+	diag_link_note(&l, &m, 10, note, sizeof(note));
+	assert_string_equal(note, "the link runs at 10 Gb/s, what its module is built for (ethtool -m BR, Nominal x 1 lane), where the HCA supports 25 Gb/s on 1 lane: the module limits it");
+	memset(&e, 0, sizeof(e));
+	diag_expect_link(1, &l, &m, &e);
+	if (!strstr(e.why, ", and its module is built for 10 Gb/s (ethtool -m BR, Nominal x 1 lane)"))
+		fail_msg("why: %s", e.why);
+	doc = run_port(b, a);
+	assert_true(has_note(doc, 0, "bits in the window estimated as the port rate (25 Gb/s, 1 lane x 25 Gb/s) x 60.0 s"));
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +284,8 @@ int main(void)
 		cmocka_unit_test(test_card_tests),	 cmocka_unit_test(test_link_limits),
 		cmocka_unit_test(test_app_lanes),	 cmocka_unit_test(test_module_hot),
 		cmocka_unit_test(test_counter_max),	 cmocka_unit_test(test_congestion_counts),
+		cmocka_unit_test(test_config_ends),	 cmocka_unit_test(test_rerun_with_peer),
+		cmocka_unit_test(test_one_lane),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,7 +181,7 @@ static void test_counters(void **state)
 		json_array_append_new(sl, s);
 	}
 	doc = analyze(sl, &f);
-	assert_non_null(strstr(f, "nodeC: error counter rcvd_seq_err rose by 6 over the soak"));
+	assert_non_null(strstr(f, "nodeC: error counters rose over the soak: rcvd_seq_err +6: packets were lost"));
 	assert_null(strstr(f, "sent_pkts"));
 	assert_non_null(strstr(f, "nodeC: link flap: netdev_carrier_changes rose by 1 during the slice from 22:13:31 (+11 s) to 22:13:41 (+21 s)"));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
