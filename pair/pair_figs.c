@@ -278,12 +278,22 @@ void pair_render_lat(FILE *f, const json_t *results)
 		{ "p99_us", "%.2f", NULL }, { "p999_us", "%.2f", NULL }, { "max_us", "%.2f", NULL },
 		{ "avg_us", "%.2f", NULL }, { "stdev_us", "%.2f", NULL },
 	};
+	/* the legend says the modes the rows have: imm's takes a line of its own */
 	static const struct fig_table ft = {
 		"lat", 12, heads, 8, figs, "lat_mode",
 		"\nlatency in us (write, send: half the round trip; read: the whole read; MODE\n"
 		"poll: the CPU polls the last byte, imm: each side waits on its receive completion):\n",
+	}, ft_poll = {
+		"lat", 12, heads, 8, figs, "lat_mode",
+		"\nlatency in us (write, send: half the round trip; read: the whole read; MODE poll: "
+		"the CPU polls):\n",
 	};
+	const json_t *r;
+	size_t i;
+	int imm = 0;
 
-	if (render_figs(f, results, &ft))
+	json_array_foreach(results, i, r)
+		imm |= !strcmp(fc_jstr(r, "lat_mode", ""), "imm");
+	if (render_figs(f, results, imm ? &ft : &ft_poll))
 		render_lat_notes(f, results);
 }

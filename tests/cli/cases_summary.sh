@@ -95,6 +95,13 @@ env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_
 	$FC "${SUMDEMO[@]}" --json >"$SUMT/demo-rt.json" 2>/dev/null
 env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 COLUMNS=1000 \
 	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt-wide.txt" 2>&1
+# The latency legend says the modes its rows have: poll alone in one line,
+# imm's (each side waits on its receive completion) on a line of its own.
+expect "summary: latency legend of poll rows, one line" 0 '^1 0$' -- bash -c \
+	"echo \$(grep -c '^latency in us (write, send: half the round trip; read: the whole read; MODE poll: the CPU polls):$' $SUMT/demo-ok.txt) \
+	\$(grep -c 'imm: each side waits' $SUMT/demo-ok.txt)"
+expect "summary: latency legend with an imm row, both modes" 0 '^imm: each side waits' -- bash -c \
+	"env FAKE_DEVICES=$SUMDEV $FC ${SUMDEMO[*]} --lat-mode imm 2>&1 | grep -o 'imm: each side waits'"
 expect "summary: demo pair, healthy: at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/demo-ok.txt" 30
 # p999_us's note is implied by p99_us's (more rounds needed): said once, both in --json.
 expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 0$' -- bash -c \
