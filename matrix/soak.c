@@ -327,6 +327,36 @@ static void sort_events(json_t *doc, json_t *events)
 	json_object_set_new(doc, "events", sorted);
 }
 
+/*
+ * One finding per node (issue 39 item 2, as pair's per port and phase,
+ * core/pairv.c): the error counters that rose over the soak, each with its
+ * delta, what they mean said once in the soak's findings; "nodes" keeps
+ * every counter. link_downed is the flaps' (by slice, above).
+ */
+static void node_counters(json_t *doc, const char *name, const json_t *node)
+{
+	static const char why[] = "packets were lost, retried or corrupted (with --save-evidence, "
+				  "'fabcheck diagnose' names the likely part)";
+	char list[1024];
+	size_t off = 0, i;
+	const char *cn;
+	const json_t *c, *f;
+	int said = 0;
+
+	list[0] = 0;
+	json_object_foreach(json_object_get(node, "counters"), cn, c)
+		if (json_integer_value(c) > 0 && fc_counter_is_error(cn) && strcmp(cn, "link_downed") &&
+		    off < sizeof(list))
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s +%lld",
+						off ? ", " : "", cn, (long long)json_integer_value(c));
+	if (!off)
+		return;
+	json_array_foreach(json_object_get(doc, "findings"), i, f)
+		said |= json_is_string(f) && strstr(json_string_value(f), why) != NULL;
+	fc_finding(doc, FC_WARN, "%s: error counters rose over the soak: %s%s%s", name, list,
+		   said ? "" : ": ", said ? "" : why);
+}
+
 int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts *o)
 {
 	json_t *pairs = json_array(), *nodes = json_object(), *events = json_array(), *seen, *done;
@@ -353,18 +383,8 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
 	json_object_foreach(seen, name, v)
 		analyze_node(nodes, events, slices, name, o);
 	json_decref(seen);
-	json_object_foreach(nodes, name, v) {
-		json_t *c;
-		const char *cn;
-
-		json_object_foreach(json_object_get(v, "counters"), cn, c) {
-			if (json_integer_value(c) > 0 && fc_counter_is_error(cn) &&
-			    strcmp(cn, "link_downed"))
-				fc_finding(doc, FC_WARN,
-					   "%s: error counter %s rose by %lld over the soak: packets were lost, retried or corrupted (with --save-evidence, 'fabcheck diagnose' names the likely part)",
-					   name, cn, (long long)json_integer_value(c));
-		}
-	}
+	json_object_foreach(nodes, name, v)
+		node_counters(doc, name, v);
 	sort_events(doc, events);
 	json_decref(events);
 	json_object_set_new(doc, "pairs", pairs);
