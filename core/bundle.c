@@ -409,10 +409,14 @@ static int check_manifest(struct fc_bundle *b, char *err, size_t errlen)
 	}
 	b->man = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	free(text);
-	if (!b->man || !json_is_object(b->man)) {
+	if (!b->man) {
 		snprintf(err, errlen, "%s: manifest.json: not a JSON object (%s at line %d); "
-			 "capture the node again", b->shown, b->man ? "another value" : je.text,
-			 je.line);
+			 "capture the node again", b->shown, je.text, je.line);
+		return -1;
+	}
+	if (!json_is_object(b->man)) { /* decoded: jansson's line is -1, none to name */
+		snprintf(err, errlen, "%s: manifest.json: not a JSON object (another value); "
+			 "capture the node again", b->shown);
 		return -1;
 	}
 	if (json_integer_value(json_object_get(b->man, "capture")) != FC_BUNDLE_FORMAT ||

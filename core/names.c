@@ -59,8 +59,8 @@ int fc_name_check(enum fc_name_kind kind, const char *s, const char *from)
 	if (!why)
 		return 0;
 	fc_err("%s: '%s' is not a valid %s name (%s): a name holds letters, digits and "
-	       "\"%s\" only, at most %zu, and does not begin with '-' or '.'; fix the name "
-	       "where it came from", from, fc_name_show(s ? s : "", shown, sizeof(shown)),
+	       "\"%s\" only, at most %zu characters, and does not begin with '-' or '.'; fix "
+	       "the name where it came from", from, fc_name_show(s ? s : "", shown, sizeof(shown)),
 	       kinds[kind].what, why, kinds[kind].extra, kinds[kind].max);
 	return -EINVAL;
 }

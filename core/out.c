@@ -4,6 +4,7 @@
 #include "core/names.h"
 #include "core/safefile.h"
 #include "core/summary.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -276,8 +277,9 @@ static json_t *error_json(const struct fc_ctx *ctx, int rc, json_t *findings, in
 		for (int i = 0; i < n && i < FC_LOG_KEEP; i++)
 			json_array_append_new(findings, fc_json_text(msgs[i]));
 		if (n > FC_LOG_KEEP)
-			json_array_append_new(findings, json_sprintf("... and %d more errors (see stderr)",
-								     n - FC_LOG_KEEP));
+			json_array_append_new(findings, json_sprintf("... and %d more error%s (see stderr)",
+								     n - FC_LOG_KEEP,
+								     fc_s(n - FC_LOG_KEEP)));
 		if (!n)
 			json_array_append_new(findings, fc_json_text(msg));
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/ctrcheck.h"
+#include "core/hostloss.h"
 #include "core/out.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -339,6 +340,31 @@ int fc_ctr_why_said(const json_t *doc)
 	return 0;
 }
 
+/* Keeps @side's error counters (@list) under "host_loss" with the frames
+ * and the reason a cause outside the nodes that this run measured gives
+ * for them (core/hostloss.h: a lab rack's own fabric), when it explains
+ * the loss at both ports (@both): then they are not judged. */
+static int host_loss(json_t *doc, const json_t *side, const char *node, const char *list,
+		     int both)
+{
+	char why[512];
+	double frames = both ? fc_host_loss_side(side, why, sizeof(why)) : 0;
+	json_t *arr;
+
+	if (frames <= 0)
+		return 0;
+	arr = json_object_get(doc, "host_loss");
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(doc, "host_loss", arr);
+	}
+	json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:s, s:f, s:s}", "node", node,
+					     "device", fc_jstr(side, "device", "?"), "port",
+					     (json_int_t)fc_jnum(side, "port", 0), "errors", list,
+					     "frames_dropped", frames, "why", why));
+	return 1;
+}
+
 /*
  * One finding per node's port (the phase is the document's): the error
  * counters that rose, each with its delta ("completer_retry_err +219,
@@ -348,6 +374,11 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			   const json_t *b)
 {
 	int val = fc_doc_validated(doc), said;
+	/* a loss outside the nodes explains a pair's counters only at both
+	 * ends: a fault at one port shows as retransmissions at its peer */
+	char why[512];
+	int both = fc_host_loss_side(a, why, sizeof(why)) > 0 &&
+		   fc_host_loss_side(b, why, sizeof(why)) > 0;
 	char rnr[400] = "", list[700];
 	size_t off = 0, loff;
 	const char *node;
@@ -376,6 +407,8 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 							 (long long)json_integer_value(v));
 		}
 		if (!loff)
+			continue;
+		if (host_loss(doc, side, node, list, both))
 			continue;
 		said = fc_ctr_why_said(doc);
 		fc_finding(doc, FC_WARN, "%s %s port %d: error counters rose during the test: %s%s%s",

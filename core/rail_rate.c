@@ -29,6 +29,7 @@
  * same port runs on its peers stand for the part's capability.
  */
 #include "core/rail_int.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,8 +97,8 @@ static int shares_rail(const struct match *x, const struct fc_rail_port *p,
 		snprintf(how, len, "it is on subnet %s, as %s's %s is", p->subnet, name, o->dev);
 	else if (p->width > 0 && o->width > p->width && !strcmp(p->dev, o->dev) &&
 		 p->port == o->port && same_rate(p->rate / p->width * o->width, o->rate))
-		snprintf(how, len, "it runs on %d lanes where %s's runs on %d", p->width, name,
-			 o->width);
+		snprintf(how, len, "it runs on %d lane%s where %s's runs on %d", p->width,
+			 fc_s(p->width), name, o->width);
 	else
 		return 0;
 	return 1;

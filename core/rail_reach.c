@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "core/rail_int.h"
+#include "core/util.h"
 
 #define SLOTS_MAX (FC_RAIL_MAX * 4)
 
@@ -588,9 +589,9 @@ static int unit_notes(const struct reach *R, const int *count, int nr)
 			g++;
 		if (count[c] < nr)
 			rc = rail_add_finding(x->map, FC_RAIL_WARN, -1,
-					      "the scalable unit of leaf %s has %d rails, another "
+					      "the scalable unit of leaf %s has %d rail%s, another "
 					      "has %d: its nodes have no port on the others",
-					      leaf_name(x, g), count[c], nr);
+					      leaf_name(x, g), count[c], fc_s(count[c]), nr);
 	}
 	return rc;
 }

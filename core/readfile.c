@@ -38,7 +38,7 @@ static const char *why_not(int err, size_t max, char *buf, size_t len)
 	if (err == -EINVAL)
 		return "not a regular file (a device, a folder, or a FIFO where only files are read)";
 	if (err == -ETIMEDOUT) {
-		snprintf(buf, len, "its writer sent nothing for %d s", fc_fifo_idle_ms / 1000);
+		snprintf(buf, len, "its writer sent nothing for %g s", fc_fifo_idle_ms / 1000.0);
 		return buf;
 	}
 	if (err == -ELOOP)

@@ -315,9 +315,9 @@ static int fill_in_place(const char *what, const char *path, int (*fill)(FILE *,
 		rc = -errno;
 	if (rc) {
 		if (rc == -ETIMEDOUT)
-			fc_err("%s: cannot write %s: its reader took nothing for %d s; fabcheck "
+			fc_err("%s: cannot write %s: its reader took nothing for %g s; fabcheck "
 			       "stopped (read the FIFO while fabcheck writes, or give a file)", what,
-			       path, fc_fifo_idle_ms / 1000);
+			       path, fc_fifo_idle_ms / 1000.0);
 		else
 			fc_err("%s: cannot write %s: %s", what, path, strerror(-rc));
 		return -1;

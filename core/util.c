@@ -219,18 +219,21 @@ char *fc_read_fd(int fd, size_t max, size_t *len_p)
 	while (buf) {
 		ssize_t n;
 
-		if (len == cap) {
-			char *nb = cap < max ? realloc(buf, cap * 2 + 1) : NULL;
+		if (len == cap && cap < max) {
+			char *nb = realloc(buf, cap * 2 + 1);
 
 			if (!nb) {
 				free(buf);
-				errno = cap < max ? ENOMEM : EFBIG;
+				errno = ENOMEM;
 				return NULL;
 			}
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len);
+		/* at the bound, one byte more tells whether the input ends there
+		 * (a file of @max bytes is read whole; buf has that byte's room:
+		 * its NUL's) */
+		n = read(fd, buf + len, len < cap ? cap - len : 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN && read_wait(fd) == 0)
@@ -241,6 +244,11 @@ char *fc_read_fd(int fd, size_t max, size_t *len_p)
 			buf[len] = '\0';
 			*len_p = len;
 			return buf;
+		}
+		if (len == cap) { /* a byte past @max */
+			free(buf);
+			errno = EFBIG;
+			return NULL;
 		}
 		len += (size_t)n;
 	}

@@ -309,7 +309,10 @@ static int same_comparison(struct drain_ctx *c, const char *node, const char *cu
 			 part, unseen);
 		return 0;
 	}
-	if (across > 1)
+	if (across > 1 && c->o->compared > across)
+		snprintf(why, wl, "passed %s (%s) across %d nodes, more than the %d of the comparison that drained it",
+			 c->kind, *part ? part : "its check", c->o->compared, across);
+	else if (across > 1)
 		snprintf(why, wl, "passed %s (%s) across %d nodes, the comparison that drained it",
 			 c->kind, *part ? part : "its check", c->o->compared);
 	else

@@ -137,10 +137,12 @@ void fc_ssh_mux_setup(const struct fc_launch *l, const char *node, int off)
 		return;
 	}
 	if (env && *env) {
-		if (!fc_ssh_mux_dir_ok(env))
-			fc_warn("%s=%s: not a folder of this user's closed to others (mode 0700), nor "
-				"'off', or longer than %d bytes: ssh connections are not shared",
-				MUX_ENV, env, FC_SSH_MUX_DIR_MAX);
+		if (strlen(env) > FC_SSH_MUX_DIR_MAX)
+			fc_warn("%s=%s: %zu bytes, over the %d a control folder may have (ssh's socket path in it must fit in 104): ssh connections are not shared",
+				MUX_ENV, env, strlen(env), FC_SSH_MUX_DIR_MAX);
+		else if (!fc_ssh_mux_dir_ok(env))
+			fc_warn("%s=%s: not a folder of this user's closed to others (mode 0700), nor 'off': ssh connections are not shared",
+				MUX_ENV, env);
 		decide(fc_ssh_mux_dir_ok(env) ? env : NULL);
 		return;
 	}

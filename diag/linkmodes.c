@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* "40000baseCR4/Full" -> 40000 Mb/s on 4 lanes; 0 when not a link mode. */
 static long mode_mbps(const char *tok, int *lanes)
 {
@@ -163,8 +165,8 @@ void diag_expect_link(double gbps, const struct diag_link *l, const struct diag_
 	ends_text(l, cap, lanes, ends, sizeof(ends));
 	if (mod > 0 && mod == cap)
 		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends),
-			 ", and its module is built for %g Gb/s (ethtool -m BR, Nominal x %d lanes)",
-			 mod / 1000.0, ml);
+			 ", and its module is built for %g Gb/s (ethtool -m BR, Nominal x %d lane%s)",
+			 mod / 1000.0, ml, fc_s(ml));
 	if (l->adv_mbps > 0 && l->adv_mbps < cap && run >= l->adv_mbps) {
 		char a[48];
 
@@ -204,6 +206,6 @@ void diag_link_note(const struct diag_link *l, const struct diag_module *m, doub
 			 gbps, c);
 	else if (mod > 0 && run == mod)
 		snprintf(buf, len,
-			 "the link runs at %g Gb/s, what its module is built for (ethtool -m BR, Nominal x %d lanes), where the HCA supports %s: the module limits it",
-			 gbps, ml, c);
+			 "the link runs at %g Gb/s, what its module is built for (ethtool -m BR, Nominal x %d lane%s), where the HCA supports %s: the module limits it",
+			 gbps, ml, fc_s(ml), c);
 }

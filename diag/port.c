@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "core/util.h"
 #include "topo/pcitopo.h" /* topo_parse_gts */
 #include "verbs/qos.h"	    /* qos_parse_ethtool_s, qos_delta */
 
@@ -170,8 +171,8 @@ static double window_bits(struct diag_port *p)
 		char lanes[48] = "";
 
 		if (p->width)
-			snprintf(lanes, sizeof(lanes), ", %d lanes x %g Gb/s", p->width,
-				 p->rate_gbps / p->width);
+			snprintf(lanes, sizeof(lanes), ", %d lane%s x %g Gb/s", p->width,
+				 fc_s(p->width), p->rate_gbps / p->width);
 		note(p, "bits in the window estimated as the port rate (%g Gb/s%s) x %.1f s%s",
 		     p->rate_gbps, lanes, p->seconds,
 		     p->have_phy ? ": ethtool -S has no rx_bits_phy" : "");

@@ -182,8 +182,12 @@ static int read_test(struct diag_set *s, const char *dir)
 	s->test = json_loadb(text, len, 0, &je);
 	free(text);
 	if (!s->test || !json_is_object(s->test)) {
-		fc_err("evidence: '%s' line %d: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
-		       path, je.line, s->test ? "not an object" : je.text);
+		char at[32] = ""; /* decoded (not an object): jansson's line is -1 */
+
+		if (!s->test)
+			snprintf(at, sizeof(at), " line %d", je.line);
+		fc_err("evidence: '%s'%s: %s: it must be one JSON object (a fabcheck --json document); remove it to diagnose the counters alone",
+		       path, at, s->test ? "not an object" : je.text);
 		json_decref(s->test);
 		s->test = NULL;
 		return -EINVAL;

@@ -54,7 +54,7 @@ static void *host_map(struct gdr_dev *dev, struct gdr_mem *m)
 	if (p != MAP_FAILED)
 		return p;
 	if (dev->hugepages)
-		fc_err("--hugepages: cannot map %zu bytes in %zu KiB huge pages: %m; reserve at least %zu (echo %zu > /proc/sys/vm/nr_hugepages, or hugepages=N on the kernel command line)",
+		fc_err("--hugepages: cannot map %zu bytes in %zu KiB huge pages: %m; reserve at least %zu huge pages (echo %zu > /proc/sys/vm/nr_hugepages, or hugepages=N on the kernel command line)",
 		       m->alloc_len, m->page >> 10, m->alloc_len / m->page, m->alloc_len / m->page);
 	else
 		fc_err("cannot allocate %zu bytes of host memory: %m", m->alloc_len);

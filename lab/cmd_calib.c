@@ -213,10 +213,16 @@ int fc_lab_calibrate(struct fc_ctx *ctx, int argc, char **argv)
 	}
 	if (!name || !*name)
 		name = "lab";
-	if (mtu < 0 || mtu > 65535 || fc_starve_rack_dir(name, c.dir, sizeof(c.dir))) {
-		fc_err("lab calibrate: '%s' is not a rack name or --mtu %d is no MTU; use 1 to 32 "
-		       "lowercase letters, digits or '-', starting with a letter",
-		       name, mtu);
+	/* each refusal names its own input: a bad name said "or --mtu 0 is no
+	 * MTU" of an --mtu never given (0: left out, 9000) */
+	if (mtu < 0 || mtu > 65535) {
+		fc_err("lab calibrate: --mtu %d is no MTU; give the rack's MTU in bytes, 1 to "
+		       "65535 (left out: 9000)", mtu);
+		return FC_EXIT_USAGE;
+	}
+	if (fc_starve_rack_dir(name, c.dir, sizeof(c.dir))) {
+		fc_err("lab calibrate: '%s' is not a rack name; use 1 to 32 lowercase letters, "
+		       "digits or '-', starting with a letter", name);
 		return FC_EXIT_USAGE;
 	}
 	snprintf(c.best_path, sizeof(c.best_path), "%.*s/calibration-best-mtu%d",

@@ -101,8 +101,8 @@ int fc_starve_judge(const struct fc_starve_fig *f, char *why, size_t len)
 	}
 	if (slow) {
 		snprintf(why, len,
-			 FC_STARVE_TEXT " (its calibration pair moved %.3g Gb/s, below half of "
-					"this host's best %.3g Gb/s); run it on a quiet host",
+			 FC_STARVE_TEXT
+			 " (its calibration pair moved %.3g Gb/s, below half of this host's best %.3g Gb/s); run it on a quiet host",
 			 f->calib_gbps, f->baseline_gbps);
 		return 1;
 	}
@@ -217,24 +217,34 @@ static double read_uptime(const char *proc)
 
 int fc_starve_sample(const char *proc, const char *dir, const char *name, struct fc_sched *s)
 {
-	char path[PATH_MAX], text[32], *end;
 	int found = 0;
-	long pid;
 
 	memset(s, 0, sizeof(*s));
 	s->uptime_s = read_uptime(proc);
-	for (char l = 'A'; l <= 'H'; l++) { /* lab/lib.sh LAB_NODE_LETTERS */
-		snprintf(path, sizeof(path), "%s/nodes/node%c.pid", dir, l);
-		if (fc_read_file(path, text, sizeof(text)) <= 0)
-			continue;
-		pid = strtol(text, &end, 10);
-		if (end == text || (*end && *end != '\n') || pid <= 1 || pid > 4194304 ||
-		    !is_rack_qemu(proc, pid, name))
+	for (char l = 'A'; l <= FC_LAB_LAST_NODE; l++) {
+		long pid = fc_starve_node_pid(proc, dir, name, l);
+
+		if (pid <= 0)
 			continue;
 		sample_pid(proc, pid, s);
 		found++;
 	}
 	return found;
+}
+
+long fc_starve_node_pid(const char *proc, const char *dir, const char *name, char letter)
+{
+	char path[PATH_MAX], text[32], *end;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/nodes/node%c.pid", dir, letter);
+	if (fc_read_file(path, text, sizeof(text)) <= 0)
+		return 0;
+	pid = strtol(text, &end, 10);
+	if (end == text || (*end && *end != '\n') || pid <= 1 || pid > 4194304 ||
+	    !is_rack_qemu(proc, pid, name))
+		return 0;
+	return pid;
 }
 
 /* The last @max bytes of the regular file @path (a serial log grows for

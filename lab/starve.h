@@ -73,6 +73,12 @@ int fc_starve_rack_dir(const char *name, char *buf, size_t len);
  * QEMU is skipped) read under @proc ("/proc"). Returns the processes read. */
 int fc_starve_sample(const char *proc, const char *dir, const char *name, struct fc_sched *s);
 
+/* The last node letter a lab rack has (lab/lib.sh LAB_NODE_LETTERS: A-H). */
+#define FC_LAB_LAST_NODE 'H'
+/* The pid of node @letter's QEMU (its pid file under @dir/nodes), when its
+ * command line under @proc is that rack's QEMU; 0 otherwise. */
+long fc_starve_node_pid(const char *proc, const char *dir, const char *name, char letter);
+
 /* "/proc", or $FABCHECK_LAB_PROC (the CLI tests: a /proc of recorded
  * figures, tests/cli/cases_starve.sh). */
 const char *fc_starve_proc(void);

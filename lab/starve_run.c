@@ -1,5 +1,6 @@
 /* A command's run on a lab rack, judged for starvation (see starve.h). */
 #include "lab/starve.h"
+#include "lab/fabloss.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/hostloss.h"
 #include "core/log.h"
 #include "core/out.h"
 
@@ -39,6 +41,9 @@ int fc_starve_begin(void)
 		return 0;
 	}
 	run.started = 1;
+	/* the fabric's own losses, judged on the same signal (fabloss.h) */
+	if (fc_fabloss_begin(run.dir, run.name))
+		fc_host_loss = fc_fabloss_explains;
 	return 1;
 }
 
@@ -115,7 +120,9 @@ int fc_starve_doc(json_t *doc)
 		return 0;
 	if (starved)
 		fc_starve_set_aside(doc, &run.fig, run.why);
-	else
+	else {
 		json_object_set_new(doc, "lab", fc_starve_json(run.name, &run.fig, run.why, 0));
+		fc_fabloss_note(doc);
+	}
 	return starved;
 }

@@ -37,7 +37,8 @@ const char usage_matrix[] =
 	"  --db FILE            result store (default fabcheck.db)\n"
 	"  --resume RUN         finish an interrupted run (its nodes and options)\n"
 	"  --both-directions    test A->B and B->A (reports asymmetry)\n"
-	"  --retest             re-run each suspect's bad pairs before naming it\n"
+	"  --retest             re-run each suspect's bad pairs before naming it, and\n"
+	"                       once more those the retest's figures made bad\n"
 	"  --screen             a few rounds of random pairings, then retests of what\n"
 	"                       is in doubt against cleared peers, until each node is\n"
 	"                       named or cleared (about log2(N) + 2 rounds at most)\n"
@@ -124,10 +125,11 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	p->done++;
 	if (job->round >= 0)
 		snprintf(round, sizeof(round), "round %d/%d", job->round + 1, s->r.rounds);
-	else if (job->rail[0]) /* one rail alone: its figure, not the rails' sum above */
-		snprintf(round, sizeof(round), "retest on %s", job->rail);
-	else
-		snprintf(round, sizeof(round), "retest");
+	else if (job->retest > 1) /* a later round: its number (mx_session.h) */
+		snprintf(round, sizeof(round), "retest %d%s%s", job->retest,
+			 job->rail[0] ? " on " : "", job->rail);
+	else /* one rail alone: its figure, not the rails' sum above */
+		snprintf(round, sizeof(round), "retest%s%s", job->rail[0] ? " on " : "", job->rail);
 	/* the names and the pair's reason from a store or a worker: the line
 	 * goes through fc_put_safe, no escape sequence reaches the terminal */
 	if (!(m = open_memstream(&line, &len)))
@@ -289,13 +291,29 @@ static void add_history(struct fc_store *st, const struct mx_model *m, json_t *d
 	mx_history_release(&h);
 }
 
+/* The line that starts a retest round: the first's as before the rounds
+ * (the rack cases read it), a later one with its round and why, fitted to
+ * the terminal (the why whole in --json's "retests"). */
+static void retest_said(const struct mx_session *s, int cnt)
+{
+	char line[512];
+
+	if (s->retested <= 1) {
+		fprintf(stderr, "retesting %d pair%s of the suspects\n", cnt, fc_s(cnt));
+		return;
+	}
+	snprintf(line, sizeof(line), "retest %d: %s: retesting %d pair%s of new suspects",
+		 s->retested, s->rounds[s->retested - 1].why, cnt, fc_s(cnt));
+	fprintf(stderr, "%s\n", fc_fit_words(line, fc_term_cols()));
+}
+
 /* Analyses the stored run, runs the retest when asked, and reports. */
 static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_screen *scr,
 		  int *retest_queued, const struct mx_cli *c)
 {
 	const struct fc_drain_opts *drain = &c->drain;
 	struct mx_model m;
-	json_t *doc;
+	json_t *doc, *rounds;
 	int rc, nerr = 0, doubt;
 
 	rc = mx_model_load(&m, s->st, s->run);
@@ -308,18 +326,19 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		int before = s->retested;
 
 		/* A resumed run that was retested already is not retested again. */
-		for (size_t i = 0; i < m.nres; i++)
-			s->retested |= m.res[i].retest;
+		for (size_t i = 0; i < m.nres && !before; i++)
+			if (m.res[i].retest)
+				s->retested = FC_MX_RETEST_ROUNDS;
 		if (!before && s->retested)
 			s->hist_retested = 1;
-		*retest_queued = m.nrails ? mx_session_retest_rails(s, &m) :
-					    mx_session_retest(s, &m.an);
+		*retest_queued = mx_session_retest(s, &m);
 		if (*retest_queued > 0) {
-			fprintf(stderr, "retesting %d pair%s of the suspects\n", *retest_queued,
-				fc_s(*retest_queued));
+			retest_said(s, *retest_queued);
 			mx_model_release(&m);
 			return 0;
 		}
+		/* A round that found nothing to retest ends the rounds. */
+		s->retested = FC_MX_RETEST_ROUNDS;
 		/* The links below their past, once, after the suspects' retest. */
 		*retest_queued = scr && scr->ss ? 0 : mx_session_retest_history(s, &m);
 		if (*retest_queued > 0) {
@@ -337,6 +356,8 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 	 * 1,024 x 8 the pairs list alone takes gigabytes. */
 	doc = ctx->json || m.n <= 12 ? mx_model_doc(&m) : mx_model_doc_brief(&m);
 	json_object_set_new(doc, "db", json_string(fc_store_path(s->st)));
+	if ((rounds = mx_session_retests_doc(s)))
+		json_object_set_new(doc, "retests", rounds);
 	mx_doc_diagnoses(&m, s->st, doc);
 	add_history(s->st, &m, doc);
 	if (c->baseline)

@@ -358,9 +358,12 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 						"end", now, "doc", doc));
 	/* names and verdict from a store or a pair: through fc_put_safe; the
 	 * line fits the terminal (COLUMNS, else 100), cut at a word with " ..."
-	 * (the slice is whole in --json and the store) */
+	 * (the slice is whole in --json and the store). The figure is the
+	 * bidirectional result's, the two directions added (pair_run.c,
+	 * pair_bw.c): "4.800 Gb/s both ways" of two directions at 2.4 each
+	 * read as 4.8 each, beside the table's 2.400 per direction. */
 	if (g == g)
-		snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways (%s)",
+		snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways added (%s)",
 			 fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
 			 s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
 	else

@@ -46,8 +46,10 @@ static json_t *pairs_json(const struct mx_model *m)
 				fc_mx_bad_text(an, c, why, sizeof(why));
 				json_object_set_new(e, "why", json_string(why));
 			}
-			if (c->retest)
+			if (c->retest) {
 				json_object_set_new(e, "retest", json_true());
+				json_object_set_new(e, "retest_round", json_integer(c->retest));
+			}
 			json_array_append_new(list, e);
 		}
 	}

@@ -108,6 +108,19 @@ static void note_fault_dev(struct mx_model *m, const struct fc_mx_result *r, con
 			  port);
 }
 
+/* The --retest round of a row's document: "retest_round" (1 to
+ * FC_MX_RETEST_ROUNDS; 1 when absent, as a store from before the rounds
+ * or a history retest writes it, or out of that range: the store travels),
+ * 0 for a row that is no retest. */
+static int retest_round(const json_t *doc)
+{
+	json_int_t round = json_integer_value(json_object_get(doc, "retest_round"));
+
+	if (!json_is_true(json_object_get(doc, "retest")))
+		return 0;
+	return round >= 1 && round <= FC_MX_RETEST_ROUNDS ? (int)round : 1;
+}
+
 /* What a row's document adds to its columns: the retest mark, the nodes'
  * link rates, why it could not run (and whose own device). */
 static void row_doc(struct mx_model *m, size_t k, const char *text)
@@ -119,7 +132,7 @@ static void row_doc(struct mx_model *m, size_t k, const char *text)
 	    ((isnan(m->rate_gbps[r->a]) || isnan(m->rate_gbps[r->b])) &&
 	     strstr(text, "rate_gbps"))) {
 		doc = json_loads(text, 0, NULL);
-		r->retest = json_is_true(json_object_get(doc, "retest"));
+		r->retest = retest_round(doc);
 		if (isnan(m->rate_gbps[r->a]))
 			m->rate_gbps[r->a] = fc_jnum(json_object_get(doc, "a"), "rate_gbps", NAN);
 		if (isnan(m->rate_gbps[r->b]))

@@ -204,7 +204,7 @@ int mx_rails_unchecked_of(const struct mx_model *m, int i, char *buf, size_t len
 
 static json_t *pairs_json(const struct mx_model *m)
 {
-	json_t *list = json_array();
+	json_t *list = json_array(), *e;
 
 	for (int r = 0; r < m->nrails; r++) {
 		const struct fc_mx_analysis *ra = &m->ran.rails[r];
@@ -215,15 +215,19 @@ static json_t *pairs_json(const struct mx_model *m)
 
 				if (!c || c->state == FC_MX_NONE)
 					continue;
-				json_array_append_new(
-					list, json_pack("{s:s, s:s, s:i, s:s, s:[s, s], s:o, s:o, s:s, s:b}",
-							"a", m->names[a], "b", m->names[b], "rail",
-							m->rails[r].index, "device", m->rails[r].name,
-							"devices", mx_rail_own_device(m, m->names[a], r),
-							mx_rail_own_device(m, m->names[b], r),
-							"gbps", num_or_null(c->gbps), "lat_us",
-							num_or_null(c->lat_us), "verdict",
-							cell_verdict(c), "retest", c->retest));
+				e = json_pack("{s:s, s:s, s:i, s:s, s:[s, s], s:o, s:o, s:s, s:b}",
+					      "a", m->names[a], "b", m->names[b], "rail",
+					      m->rails[r].index, "device", m->rails[r].name,
+					      "devices", mx_rail_own_device(m, m->names[a], r),
+					      mx_rail_own_device(m, m->names[b], r),
+					      "gbps", num_or_null(c->gbps), "lat_us",
+					      num_or_null(c->lat_us), "verdict",
+					      cell_verdict(c), "retest", c->retest);
+				/* its --retest round (mx_session.h) */
+				if (c->retest)
+					json_object_set_new(e, "retest_round",
+							    json_integer(c->retest));
+				json_array_append_new(list, e);
 			}
 	}
 	return list;

@@ -3,6 +3,8 @@
  * fc_mx_retest_plan in mxan.h). */
 #include "matrix/mxan.h"
 
+#include <errno.h>
+
 /* The measured direction of {a, b}, the one that was bad when either was. */
 static void measured_dir(const struct fc_mx_analysis *an, int a, int b, int *x, int *y)
 {
@@ -51,14 +53,31 @@ static int plan_reference(const struct fc_mx_analysis *an, int x, int not, int *
 	return cnt;
 }
 
-int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max)
+/* Whether the bad pair {a, b} of @an is new to a later retest round: not
+ * bad in @first (the analysis before the retest: it was no suspect's, or
+ * not bad then), or not measured again by the retest (no retest figure in
+ * a bad direction). A pair bad in both and retested was measured twice
+ * bad: it is settled. @first NULL: every bad pair is new (round 1). */
+static int pair_new(const struct fc_mx_analysis *an, const struct fc_mx_analysis *first, int a,
+		    int b)
+{
+	const struct fc_mx_cell *x = fc_mx_cell(an, a, b), *y = fc_mx_cell(an, b, a);
+
+	if (!first)
+		return 1;
+	return !fc_mx_pair_bad(first, a, b) || !((x->retest && x->bad) || (y->retest && y->bad));
+}
+
+/* The plan of @an's suspects whose bad pairs are new to it (pair_new). */
+static int plan(const struct fc_mx_analysis *an, const struct fc_mx_analysis *first, int *out_a,
+		int *out_b, int max)
 {
 	int cnt = 0, i, j;
 
 	for (int f = 0; f < an->nfindings; f++) {
 		const struct fc_mx_finding *fd = &an->findings[f];
 
-		if (fd->kind == FC_MX_SUSPECT_LINK) {
+		if (fd->kind == FC_MX_SUSPECT_LINK && pair_new(an, first, fd->a, fd->b)) {
 			cnt = plan_add(an, fd->a, fd->b, out_a, out_b, cnt, max);
 			cnt = plan_reference(an, fd->a, fd->b, out_a, out_b, cnt, max);
 			cnt = plan_reference(an, fd->b, fd->a, out_a, out_b, cnt, max);
@@ -67,7 +86,8 @@ int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, i
 			continue;
 		i = fd->a;
 		for (j = 0; j < an->n && cnt < max; j++) {
-			if (j == i || an->nodes[j].state != FC_MX_NODE_OK || !fc_mx_pair_bad(an, i, j))
+			if (j == i || an->nodes[j].state != FC_MX_NODE_OK ||
+			    !fc_mx_pair_bad(an, i, j) || !pair_new(an, first, i, j))
 				continue;
 			/* The direction that was measured bad, so the retest replaces it. */
 			cnt = plan_add(an, i, j, out_a, out_b, cnt, max);
@@ -75,4 +95,17 @@ int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, i
 		}
 	}
 	return cnt;
+}
+
+int fc_mx_retest_plan(const struct fc_mx_analysis *an, int *out_a, int *out_b, int max)
+{
+	return plan(an, NULL, out_a, out_b, max);
+}
+
+int fc_mx_retest_plan_new(const struct fc_mx_analysis *an, const struct fc_mx_analysis *first,
+			  int *out_a, int *out_b, int max)
+{
+	if (first->n != an->n)
+		return -EINVAL;
+	return plan(an, first, out_a, out_b, max);
 }

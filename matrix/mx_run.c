@@ -389,8 +389,10 @@ static json_t *kid_doc(struct mx_runner *r, struct fc_child *k, const struct mx_
 						     "round", job->round + 1));
 	if (r->pattern != FC_PAT_PAIRS && job->round >= 0)
 		pattern_mark(r, job, json_object_get(doc, "matrix"));
-	if (job->retest)
+	if (job->retest) {
 		json_object_set_new(doc, "retest", json_true());
+		json_object_set_new(doc, "retest_round", json_integer(job->retest));
+	}
 	return doc;
 }
 

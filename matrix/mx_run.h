@@ -21,7 +21,7 @@
 struct mx_job {
 	int a, b;
 	int round; /* -1 for a retest or a rerun */
-	int retest;
+	int retest; /* its --retest round (1, 2), 0: none */
 	char rail[64]; /* "": every rail the pair options name; else that rail alone */
 };
 

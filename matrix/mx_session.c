@@ -276,48 +276,6 @@ out_close:
 	return rc;
 }
 
-int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an)
-{
-	int max = an->n * 4 + 8, cnt, *a, *b;
-
-	if (!s->retest || s->retested)
-		return 0;
-	s->retested = 1;
-	a = calloc((size_t)max, sizeof(*a));
-	b = calloc((size_t)max, sizeof(*b));
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return -ENOMEM;
-	}
-	cnt = fc_mx_retest_plan(an, a, b, max);
-	for (int i = 0; i < cnt; i++)
-		if (mx_run_add(&s->r, a[i], b[i], 1))
-			cnt = -ENOMEM;
-	free(a);
-	free(b);
-	return cnt;
-}
-
-int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m)
-{
-	int max = m->n * m->nrails * 4 + 8, cnt;
-	struct fc_mxl_cell *plan;
-
-	if (!s->retest || s->retested)
-		return 0;
-	s->retested = 1;
-	plan = calloc((size_t)max, sizeof(*plan));
-	if (!plan)
-		return -ENOMEM;
-	cnt = fc_mxl_retest_plan(&m->ran, plan, max);
-	for (int i = 0; i < cnt; i++)
-		if (mx_run_add_rail(&s->r, plan[i].a, plan[i].b, 1, m->rails[plan[i].rail].name))
-			cnt = -ENOMEM;
-	free(plan);
-	return cnt;
-}
-
 void mx_session_close(struct mx_session *s)
 {
 	mx_run_release(&s->r);

@@ -7,6 +7,7 @@
 
 #include "matrix/mx_cli.h"
 #include "matrix/mx_run.h"
+#include "matrix/mxan.h"
 
 struct mx_session {
 	struct fc_store *st;
@@ -16,7 +17,15 @@ struct mx_session {
 			    * command line's launch options */
 	char **names;	/* from params */
 	int n;
-	int both, retest, retested;
+	int both, retest;
+	/* The retest rounds queued (FC_MX_RETEST_ROUNDS at most; that many
+	 * for a resumed run that was retested: it is not retested again),
+	 * each one's pair count and why it ran, for the run's document. */
+	int retested;
+	struct mx_retest_round {
+		int pairs;
+		char why[256];
+	} rounds[FC_MX_RETEST_ROUNDS];
 	int hist_retested; /* the links history flagged were measured again */
 	struct mx_runner r;
 };
@@ -29,12 +38,18 @@ extern const char *const mx_default_pair_args[];
  * (logged). */
 int mx_session_open(struct mx_session *s, const struct mx_cli *c,
 		    volatile sig_atomic_t *stop);
-/* Queues the --retest pairs once the schedule is done; returns how many. */
-int mx_session_retest(struct mx_session *s, const struct fc_mx_analysis *an);
-/* The same with rails: each suspect rail's bad pairs against nodes that
- * pass on that rail, on that rail alone. */
+/* Queues the next --retest round once the schedule (or the last round) is
+ * done, on @m analysed: round 1 retests the suspects' pairs
+ * (fc_mx_retest_plan; with rails each rail's, on that rail alone,
+ * fc_mxl_retest_plan); round 2 the suspects that are new after it
+ * (fc_mx_retest_plan_new against the first pass's analysis), each pair's
+ * document marked with its round. Returns how many were queued (0: no
+ * round left, or nothing new), or -ENOMEM. */
 struct mx_model;
-int mx_session_retest_rails(struct mx_session *s, const struct mx_model *m);
+int mx_session_retest(struct mx_session *s, const struct mx_model *m);
+/* The rounds this process ran as the document's "retests" ([{round,
+ * pairs, why}]), NULL when none ran. */
+json_t *mx_session_retests_doc(const struct mx_session *s);
 /* Once per run this process measured pairs of, with or without --retest:
  * each link the history flags
  * (matrix/mx_history.h, at its defaults) measured again, in the direction

@@ -52,7 +52,7 @@ static int fill_cells(struct fc_mx_analysis *an, const struct fc_mx_result *res,
 		c->gbps = r->gbps;
 		c->lat_us = r->lat_us;
 		c->state = (unsigned char)r->state;
-		c->retest = (unsigned char)!!r->retest;
+		c->retest = (unsigned char)(r->retest < 0 ? 0 : r->retest > 255 ? 255 : r->retest);
 		c->fault = r->fault & (FC_MX_FAULT_A | FC_MX_FAULT_B);
 		an->nfaults += c->fault != 0;
 	}

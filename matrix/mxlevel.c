@@ -476,7 +476,9 @@ static int rail_suspect(const struct fc_mxl_analysis *an, int r)
 	return 0;
 }
 
-int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out, int max)
+/* Each rail's plan: fc_mx_retest_plan, or with @first its second round's. */
+static int rails_plan(const struct fc_mxl_analysis *an, const struct fc_mxl_analysis *first,
+		      struct fc_mxl_cell *out, int max)
 {
 	int cnt = 0, *ia = malloc(2 * ((size_t)max + 1) * sizeof(*ia)), *ib = ia + max + 1;
 
@@ -487,11 +489,26 @@ int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out
 
 		if (rail_suspect(an, r))
 			continue; /* no node passes on that rail to retest against */
-		k = fc_mx_retest_plan(&an->rails[r], ia, ib, max - cnt);
+		k = first ? fc_mx_retest_plan_new(&an->rails[r], &first->rails[r], ia, ib,
+						  max - cnt) :
+			    fc_mx_retest_plan(&an->rails[r], ia, ib, max - cnt);
 		for (int i = 0; i < k; i++)
 			out[cnt++] = (struct fc_mxl_cell){ .a = ia[i], .b = ib[i], .rail = r,
 							   .gbps = NAN, .lat_us = NAN };
 	}
 	free(ia);
 	return cnt;
+}
+
+int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out, int max)
+{
+	return rails_plan(an, NULL, out, max);
+}
+
+int fc_mxl_retest_plan_new(const struct fc_mxl_analysis *an, const struct fc_mxl_analysis *first,
+			   struct fc_mxl_cell *out, int max)
+{
+	if (first->n != an->n || first->nrails != an->nrails)
+		return -EINVAL;
+	return rails_plan(an, first, out, max);
 }

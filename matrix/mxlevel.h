@@ -49,7 +49,7 @@ struct fc_mxl_cell {
 	int rail;	     /* 0 .. nrails-1 */
 	double gbps, lat_us; /* NAN when not measured */
 	enum fc_mx_state state;
-	int retest;	     /* measured again by --retest */
+	int retest;	     /* measured again by --retest: its round, 0 none */
 	unsigned char fault; /* FC_MX_FAULT_*: whose own device failed (mxan.h) */
 };
 
@@ -131,5 +131,11 @@ void fc_mxl_suspect_text(const struct fc_mxl_analysis *an, const struct fc_mxl_s
  * (room for @max) with a, b, rail and returns the count (-ENOMEM). Rails
  * bad as a whole are left out: no node passes on them. */
 int fc_mxl_retest_plan(const struct fc_mxl_analysis *an, struct fc_mxl_cell *out, int max);
+/* The second round's cells (FC_MX_RETEST_ROUNDS): per rail,
+ * fc_mx_retest_plan_new of that rail against its analysis in @first (the
+ * first pass's, before any retest). -EINVAL when @first is of another
+ * rack (node or rail count). */
+int fc_mxl_retest_plan_new(const struct fc_mxl_analysis *an, const struct fc_mxl_analysis *first,
+			   struct fc_mxl_cell *out, int max);
 
 #endif

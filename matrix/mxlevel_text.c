@@ -95,29 +95,48 @@ static void rail_text(const struct fc_mxl_analysis *an, const struct fc_mxl_susp
 			 rl, s->gbps);
 }
 
+/* "every rail (3)", or "every rail it was judged on (3 of 4)" where a
+ * rail of the run did not judge the node (mxlevel.c find_nodes_and_ports:
+ * its port there could not be checked, or that rail was bad as a whole):
+ * "every rail (3)" of a 4-rail run said the run had 3. */
+static const char *every_rail(const struct fc_mxl_analysis *an, int bad, char *buf, size_t len)
+{
+	if (bad >= an->nrails)
+		snprintf(buf, len, "every rail (%d)", bad);
+	else
+		snprintf(buf, len, "every rail it was judged on (%d of %d)", bad, an->nrails);
+	return buf;
+}
+
 /* A node bad on every rail: the figures across the rails where they say
  * something, then each rail's evidence as the single-port analysis words
  * it, as many rails as fit in a line's worth. */
 static void node_text(const struct fc_mxl_analysis *an, const struct fc_mxl_suspect *s,
 		      const char *const *nodes, const char *const *rails, char *buf, size_t len)
 {
-	char med[96], rl[96], why[512];
+	char med[96], rl[96], why[512], every[64];
 	size_t off;
 	int more = 0;
 
+	every_rail(an, s->nrails_bad, every, sizeof(every));
 	if (s->own) { /* its worker named its own device on every rail */
+		/* the pairs counted are one rail's: that rail named ("2 of
+		 * its 3 pairs" after "on every rail (4)" read as the node's
+		 * whole count) */
 		for (int r = 0; r < an->nrails; r++)
 			if (an->rails[r].nodes[s->node].state == FC_MX_NODE_SUSPECT) {
 				port_why(an, s->node, r, nodes, why, sizeof(why));
-				break;
+				snprintf(buf, len, "%s: on %s; %s: %s: that node's HCAs, ports or "
+					 "RDMA setup", nodes[s->node], every,
+					 rail_name(rails, r, rl, sizeof(rl)), why);
+				return;
 			}
-		snprintf(buf, len, "%s: on every rail (%d), %s: that node's HCAs, ports or RDMA setup",
-			 nodes[s->node], s->nrails_bad, why);
+		snprintf(buf, len, "%s: on %s: that node's HCAs, ports or RDMA setup",
+			 nodes[s->node], every);
 		return;
 	}
 	median_vs(s->gbps, s->ref_gbps, "", med, sizeof(med));
-	off = (size_t)snprintf(buf, len, "%s: bad on every rail (%d)%s", nodes[s->node],
-			       s->nrails_bad, med);
+	off = (size_t)snprintf(buf, len, "%s: bad on %s%s", nodes[s->node], every, med);
 	for (int r = 0; r < an->nrails && off < len; r++) {
 		if (an->rails[r].nodes[s->node].state != FC_MX_NODE_SUSPECT)
 			continue;

@@ -50,8 +50,10 @@ static void render_bw_notes(FILE *f, const json_t *results)
 		for (int d = 0; d < 2; d++) {
 			const json_t *iv = json_object_get(r, iv_keys[d]);
 
-			/* one interval is the BW column again: said once */
-			if (!iv || fc_jnum(iv, "n", 0) < 2)
+			/* one interval is the BW column again, and intervals
+			 * without a dip say nothing the column does not: said
+			 * once (the intervals whole in --json) */
+			if (!iv || fc_jnum(iv, "n", 0) < 2 || fc_jnum(iv, "dips_total", 0) <= 0)
 				continue;
 			note(f, "%s %s %s: %.0f intervals, min %.3f, median %.3f, max %.3f Gb/s, %.0f dip%s below %.3f Gb/s",
 				fc_jstr(r, "test", "?"), sz, dirs[d], fc_jnum(iv, "n", 0),

@@ -63,8 +63,8 @@ void pair_loaded_note(json_t *doc)
 			 fc_jnum(r, "alone_gbps", 0));
 	}
 	if (*text)
-		pair_qos_note(doc, "with all %zu rails loaded, %s: software RDMA devices (rxe, siw) do "
-			      "the HCA's work on the node's CPU, which the rails share: a limit of the "
-			      "device class, not a fault",
+		pair_qos_note(doc, "all %zu rails loaded, %s: rxe and siw do the HCA's work on the "
+			      "node's CPU, which the rails share: a limit of the device class, not a "
+			      "fault",
 			      json_array_size(rails), text);
 }

@@ -114,7 +114,8 @@ int prun_expect(struct pair_run *p, int side, const char *type, json_t **msg_p)
 	char why[300];
 
 	/* "evidence" may come before any reply: kept, then the reply awaited */
-	while (!(err = fc_chan_recv_grace(p->chans, 2, side, p->cfg->timeout, 2, &m, &failed)) &&
+	while (!(err = fc_chan_recv_grace(p->chans, 2, side, p->cfg->timeout, PRUN_GRACE_S, &m,
+						  &failed)) &&
 	       !strcmp(fc_wire_type(m), "evidence")) {
 		err = pair_ev_absorb(p->ev[side], &p->ev_used[side], m, why, sizeof(why));
 		json_decref(m);

@@ -107,7 +107,7 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	double done = 0, secs = fc_now() - go_at, planned = 0, total = 0, duration;
 	uint64_t iters;
 	json_t *e;
-	char sz[32], rate[96], when[200], moved[160];
+	char sz[32], rate[96], when[256], moved[160];
 
 	/* the test's own length, defaults included (not cfg->iters: 0 there
 	 * when the default or -D gave it) */
@@ -151,9 +151,10 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	json_array_append_new(json_object_get(p->doc, "results"), e);
 	if (p->deadline_at > 0 && fc_now() >= p->deadline_at)
 		snprintf(when, sizeof(when), "the run's deadline (--deadline %.0f s)", p->cfg->deadline);
-	else if (p->ch[0].test_until > fc_now()) /* progress came, its count did not grow */
-		snprintf(when, sizeof(when), "%.0f s (twice --timeout) with no message done, the worker sending only progress,",
-			 2 * p->cfg->timeout);
+	else if (p->ch[0].test_until > fc_now()) /* progress came, its count did not grow: */
+		/* twice the whole wait past its last growth (ctl/chan.c chan_recv) */
+		snprintf(when, sizeof(when), "%.0f s (twice the wait: --timeout %.0f s, then %.0f s for the worker's own report) with the count of messages done not growing, the worker sending only progress,",
+			 2 * (p->cfg->timeout + PRUN_GRACE_S), p->cfg->timeout, (double)PRUN_GRACE_S);
 	else /* progress kept the wait going up to the test's own deadline */
 		snprintf(when, sizeof(when), "the test's own deadline (%.0f s: its length at %.0f Mbit/s and %.0f ms a message, and --timeout)",
 			 p->ch[0].test_until - go_at, PAIR_FLOOR_BPS / 1e6, PAIR_FLOOR_MSG_S * 1e3);

@@ -49,8 +49,10 @@ static void render_inline(FILE *f, const json_t *doc)
 		if (dup)
 			continue;
 		snprintf(seen[n++], sizeof(seen[0]), "%s", key);
-		fprintf(f, in > 0 ? "%s %s up to %d B" : "%s %s none", n == 1 ? ": used by" : ",", key,
-			in);
+		if (in > 0)
+			fprintf(f, "%s %s up to %d B", n == 1 ? ": used by" : ",", key, in);
+		else
+			fprintf(f, "%s %s none", n == 1 ? ": used by" : ",", key);
 	}
 	fputc('\n', f);
 }
@@ -64,7 +66,12 @@ static void render_numa(FILE *f, const json_t *doc)
 		const json_t *s = json_object_get(doc, i ? "b" : "a"), *n = json_object_get(s, "numa");
 		char line[256] = "";
 
-		if (!n)
+		/* an HCA of no NUMA node (no PCI device: rxe, siw, or a VM's)
+		 * with its buffer on its CPUs' node: nothing to align, said in
+		 * --json only */
+		if (!n || (json_is_null(json_object_get(n, "hca")) &&
+			   json_equal(json_object_get(n, "buffer"), json_object_get(n, "cpus")) &&
+			   !json_is_true(json_object_get(n, "pinned"))))
 			continue;
 		numa_part(line, sizeof(line), "HCA", json_object_get(n, "hca"));
 		numa_part(line, sizeof(line), ", buffer", json_object_get(n, "buffer"));
@@ -221,17 +228,46 @@ static int counters_moved(const json_t *c)
 	return 0;
 }
 
+/* 1 when an entry of @l names @key: the entry itself (a finding) or, with
+ * @field, its member @field (a "host_loss" entry's "errors"). */
+static int list_names(const json_t *l, const char *field, const char *key)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(l, i, e) {
+		const char *t = field ? fc_jstr(e, field, "") : json_string_value(e);
+
+		if (t && strstr(t, key))
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 when a finding of @doc names the counter @name with its delta (core/
  * pairv.c: "... error counters rose during the test: NAME +N, ..."). */
 static int named_in_findings(const json_t *doc, const char *name)
 {
-	const json_t *fd;
+	char key[160];
+
+	snprintf(key, sizeof(key), " %s +", name);
+	return list_names(json_object_get(doc, "findings"), NULL, key);
+}
+
+/* 1 when @name rose where its loss was set aside as measured outside the
+ * nodes (core/hostloss.h: "host_loss", the doc's own or its rails'). */
+static int set_aside_counter(const json_t *doc, const char *name)
+{
+	const json_t *r;
 	char key[160];
 	size_t i;
 
-	snprintf(key, sizeof(key), " %s +", name);
-	json_array_foreach(json_object_get(doc, "findings"), i, fd)
-		if (json_is_string(fd) && strstr(json_string_value(fd), key))
+	snprintf(key, sizeof(key), "%s +", name);
+	if (list_names(json_object_get(doc, "host_loss"), "errors", key))
+		return 1;
+	json_array_foreach(json_object_get(doc, "rails"), i, r)
+		if (list_names(json_object_get(json_object_get(r, "alone"), "host_loss"), "errors", key) ||
+		    list_names(json_object_get(json_object_get(r, "loaded"), "host_loss"), "errors", key))
 			return 1;
 	return 0;
 }
@@ -245,7 +281,7 @@ static int traffic_only(FILE *f, const json_t *doc, const json_t *c)
 {
 	const char *node, *name;
 	json_t *set, *v;
-	int named = 0, traffic = 0;
+	int named = 0, traffic = 0, aside = 0;
 	char line[1024];
 	size_t off;
 
@@ -259,14 +295,22 @@ static int traffic_only(FILE *f, const json_t *doc, const json_t *c)
 				traffic = 1;
 			else if (named_in_findings(doc, name))
 				named = 1;
+			else if (set_aside_counter(doc, name))
+				aside = 1;
 			else
 				return 0;
 		}
 	}
 	off = (size_t)snprintf(line, sizeof(line), "port counters that moved: %s (",
-			       !named ? "no error counter, traffic only"
-			       : traffic ? "errors in the findings below, and traffic"
-					 : "errors in the findings below");
+			       named ? (traffic ? "errors in the findings below, and traffic"
+						: "errors in the findings below")
+			       : aside ? "traffic, and retransmissions (the note above)"
+				       : "no error counter, traffic only");
+	if (aside && !named) { /* each fact once: the note says which ports, --json the rest */
+		fprintf(f, "\nport counters that moved: traffic, and retransmissions (the note above); "
+			   "each in --json\n");
+		return 1;
+	}
 	json_object_foreach((json_t *)c, node, set) {
 		int n = 0;
 

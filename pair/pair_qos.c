@@ -9,6 +9,7 @@
 
 #include "verbs/qos.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "pair/pair.h"
 
 void pair_qos_options(const struct pair_cfg *cfg, json_t *opts)
@@ -146,6 +147,6 @@ void pair_qos_render(FILE *f, const json_t *doc)
 		}
 		fputc('\n', f);
 	}
-	json_array_foreach(notes, i, n)
-		fprintf(f, "  note: %s\n", json_string_value(n));
+	json_array_foreach(notes, i, n) /* each fitted, whole in --json */
+		fc_put_wrapped(f, "  note: ", 8, json_string_value(n), 0, 2);
 }

@@ -264,6 +264,9 @@ static json_t *phase_json(const json_t *d)
 	 * names that node, not the link (matrix/mxan.h, FC_MX_BAD_OWN) */
 	if (o && json_is_string(json_object_get(d, "node_fault")))
 		json_object_set(o, "node_fault", json_object_get(d, "node_fault"));
+	/* counters set aside for a loss measured outside the nodes (core/hostloss.h) */
+	if (o && json_object_get(d, "host_loss"))
+		json_object_set(o, "host_loss", json_object_get(d, "host_loss"));
 	return o;
 }
 

@@ -21,6 +21,11 @@ struct pair_run {
 	double deadline_at; /* --deadline as fc_now() time, 0: none */
 };
 
+/* Seconds a worker has past --timeout to send its own report of a failure
+ * (verbs/test.c gives up at --timeout without a completion): each wait for
+ * a message is --timeout plus this (ctl/chan.h fc_chan_recv_grace). */
+#define PRUN_GRACE_S 2
+
 /* Records an infrastructure or worker failure; returns -EIO. */
 int prun_fail(struct pair_run *p, int code, const char *fmt, const char *a, const char *b);
 /* A signal came (fc_stop): the run ends here; returns -EIO. */

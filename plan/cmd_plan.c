@@ -400,7 +400,7 @@ static void render_ds(FILE *out, const json_t *v)
 	}
 	fc_table_print(t, out, "  ");
 	fc_table_free(t);
-	fprintf(out, "  sent per GPU per step: %.1f GB\n\n",
+	fprintf(out, "  sent per GPU per step: %.1f GB\n",
 		fc_jnum(v, "traffic_bytes_per_gpu", 0) / 1e9);
 }
 
@@ -408,15 +408,15 @@ static void render(FILE *out, const json_t *doc)
 {
 	const json_t *in = json_object_get(doc, "inputs"), *v, *f, *r;
 	int nodes = (int)fc_jnum(in, "nodes", 1), has_compute = fc_jnum(in, "compute_ms", 0) > 0;
+	int gpus = (int)fc_jnum(in, "gpus", 0), nics = (int)fc_jnum(in, "nics_per_node", 0);
 	struct fc_table *t;
 	const char *key;
 	size_t i, k;
 
-	fprintf(out, "model: %.4g billion params x %g B = %.4g GB; %d GPUs on %d node%s (%d per node, %d NICs per node)\n\n",
+	fprintf(out, "model: %.4g billion params x %g B = %.4g GB; %d GPU%s on %d node%s (%d per node, %d NIC%s per node)\n\n",
 		fc_jnum(in, "params", 0) / 1e9, fc_jnum(in, "bytes_per_param", 0),
-		fc_jnum(in, "model_bytes", 0) / 1e9, (int)fc_jnum(in, "gpus", 0), nodes,
-		nodes > 1 ? "s" : "", (int)fc_jnum(in, "gpus_per_node", 0),
-		(int)fc_jnum(in, "nics_per_node", 0));
+		fc_jnum(in, "model_bytes", 0) / 1e9, gpus, fc_s(gpus), nodes, fc_s(nodes),
+		(int)fc_jnum(in, "gpus_per_node", 0), nics, fc_s(nics));
 	v = json_array_get(json_object_get(doc, "strategies"), 0);
 	if (json_object_get(v, "ds_config"))
 		render_ds(out, v);

@@ -147,9 +147,10 @@ def split_args(text, start):
 
 
 def literal(arg):
-    """The format an argument spells: adjacent literals joined, PRI macros as
-    %d; None when the argument is not a literal (a variable format)."""
-    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\b(PRI\w+)\b|(\S)', arg)
+    """The format an argument spells: adjacent literals joined, a PRI macro
+    or JSON_INTEGER_FORMAT after its "%" as its conversion ("%" PRIu64 ->
+    %u); None when the argument is not a literal (a variable format)."""
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\b(PRI\w+|JSON_INTEGER_FORMAT)\b|(\S)', arg)
     if not any(p[0] or p[1] for p in parts):
         return None
     s = []
@@ -157,8 +158,8 @@ def literal(arg):
         if other and other not in "()":
             # a ternary between formats or a macro: keep the text whole
             return re.sub(r"\s+", " ", arg)
-        if pri:
-            s.append("%" + pri[3])
+        if pri:  # after its "%" (and flags): PRIu64 is "lu", jansson's is "lld"
+            s.append("lld" if pri == "JSON_INTEGER_FORMAT" else pri[3])
         elif lit is not None:
             s.append(lit)
     return "".join(s)
@@ -249,8 +250,8 @@ def unescape(lit):
 def figure_windows(fmt, rest):
     """Regexes, one per figure of @fmt (a numeric conversion, or a %s whose
     argument in @rest is a fc_fmt_* figure with its unit): its words before,
-    the figure, its words after (up to 24 characters each side, at least
-    MIN_CONTEXT of them in all)."""
+    the figure, its words after (up to 24 characters each side on the
+    figure's line, at least MIN_CONTEXT of them in all)."""
     toks, i, arg = [], 0, 0
     for m in CONV.finditer(fmt):
         if m.start() > i:
@@ -273,8 +274,10 @@ def figure_windows(fmt, rest):
     for k, t in enumerate(toks):
         if t[0] not in ("num", "fig"):
             continue
-        left = toks[k - 1][1][-24:] if k > 0 and toks[k - 1][0] == "lit" else ""
-        right = toks[k + 1][1][:24] if k + 1 < len(toks) and toks[k + 1][0] == "lit" else ""
+        # The words on the figure's own line: a CLI case greps one line,
+        # and a C test spells a newline "\\n", never the character.
+        left = toks[k - 1][1].split("\n")[-1][-24:] if k > 0 and toks[k - 1][0] == "lit" else ""
+        right = toks[k + 1][1].split("\n")[0][:24] if k + 1 < len(toks) and toks[k + 1][0] == "lit" else ""
         if len(left.strip()) + len(right.strip()) < MIN_CONTEXT:
             continue
         unit = r"( ?[A-Za-z/%]+)?" if t[0] == "fig" else ""

@@ -344,7 +344,7 @@ static void step_runner(struct tui *t)
 		return;
 	/* The schedule is done: the retest, then the verdict. */
 	mx_model_refresh(&t->m, t->st);
-	if (!mx_model_analyze(&t->m) && mx_session_retest(&t->s, &t->m.an) > 0)
+	if (!mx_model_analyze(&t->m) && mx_session_retest(&t->s, &t->m) > 0)
 		return;
 	t->running = 0;
 	{

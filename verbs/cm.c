@@ -35,8 +35,14 @@ static int gid_addr(const struct vb_res *r, struct sockaddr_storage *ss)
 		memcpy(&in6->sin6_addr, g->raw, 16);
 		return 0;
 	}
-	fc_err("%s port %d: --cm needs an IP address on the fabric: GID index %d is not IP-based (on InfiniBand, give the IPoIB interface an address and pass its GID with -x, or drop --cm)",
-	       r->pi->dev, r->pi->port, r->gid_index);
+	/* A RoCE GID of fe80:: is an IPv6 address, but link-local: rdma_cm
+	 * binds it only with its interface's scope, which the GID does not
+	 * carry (and the peer's route to it is the one link). */
+	fc_err("%s port %d: --cm needs an IP address on the fabric: GID index %d is %s",
+	       r->pi->dev, r->pi->port, r->gid_index,
+	       r->pi->is_ethernet && g ?
+	       "a link-local IPv6 address, which rdma_cm cannot bind on its own (choose the GID of the port's IPv4 or global IPv6 address with -x: 'fabcheck devices' lists them)" :
+	       "not IP-based (on InfiniBand, give the IPoIB interface an address and pass its GID with -x, or drop --cm)");
 	return -EADDRNOTAVAIL;
 }
 
@@ -230,21 +236,39 @@ static void conn_param(const struct vb_res *r, struct rdma_conn_param *cp, const
 	}
 }
 
+/* The QP a connection request is for (the client sends its index q, from
+ * 0, in the private data: vb_cm_connect), or -1 when it is refused (logged,
+ * 1-based as cm_create_qp says "QP %d"). */
+static int cm_request_qp(const struct vb_res *r, const struct rdma_cm_event *ev)
+{
+	uint32_t idx;
+
+	if (!ev->param.conn.private_data || ev->param.conn.private_data_len < sizeof(idx)) {
+		fc_err("rdma_cm: a connection request that names no QP (not from fabcheck's --cm): refused");
+		return -1;
+	}
+	memcpy(&idx, ev->param.conn.private_data, sizeof(idx));
+	idx = ntohl(idx);
+	if (idx >= (uint32_t)r->nqps)
+		fc_err("rdma_cm: a connection request for QP %llu, but this side has %d QP%s: refused",
+		       (unsigned long long)idx + 1, r->nqps, fc_s(r->nqps));
+	else if (r->cm_id[idx])
+		fc_err("rdma_cm: a second connection request for QP %u: refused", idx + 1);
+	else
+		return (int)idx;
+	return -1;
+}
+
 static int cm_accept_one(struct vb_res *r, struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param cp;
-	uint32_t idx = UINT32_MAX;
-	int err;
+	int idx = cm_request_qp(r, ev), err;
 
-	if (ev->param.conn.private_data && ev->param.conn.private_data_len >= sizeof(idx))
-		memcpy(&idx, ev->param.conn.private_data, sizeof(idx));
-	idx = ntohl(idx);
-	if (idx >= (uint32_t)r->nqps || r->cm_id[idx]) {
-		fc_err("rdma_cm: a connection request for QP %u, which is not expected", idx);
+	if (idx < 0) {
 		rdma_reject(ev->id, NULL, 0);
 		return -EPROTO;
 	}
-	if ((err = cm_create_qp(r, ev->id, (int)idx)))
+	if ((err = cm_create_qp(r, ev->id, idx)))
 		return err;
 	conn_param(r, &cp, NULL);
 	if (rdma_accept(ev->id, &cp)) {

@@ -298,7 +298,9 @@ void qos_counter_findings(json_t *doc, const char *node, const char *dev,
 
 			if (p < 0 || !json_is_integer(v) || json_integer_value(v) <= 0)
 				continue;
-			if (prio >= 0 && p != prio)
+			/* Pauses on the traffic's own priority too (lossless):
+			 * PFC does protect it; the others are other traffic's. */
+			if (prio >= 0 && p != prio && !lossless)
 				fc_finding(doc, FC_WARN,
 					   "%s %s: %s rose by %" JSON_INTEGER_FORMAT " but the traffic used priority %d (traffic class %d): PFC protects the wrong priority; align the switch and the NIC's dscp2prio/PFC maps",
 					   node, dev, k, json_integer_value(v), prio, tclass);
@@ -327,7 +329,9 @@ void qos_dcb_findings(json_t *doc, const char *node, const char *netdev,
 		fc_finding(doc, FC_WARN,
 			   "%s %s: PFC is enabled on no priority: RoCE runs lossy; enable PFC on the RoCE priority (mlnx_qos -i %s --pfc ...) or confirm the fabric is designed lossy",
 			   node, netdev, netdev);
-	else if (!dcb->pfc_enabled[prio])
+	/* Under trust pcp the DSCP picks no priority: a priority "the DSCP
+	 * maps to" would contradict the trust finding above. */
+	else if (!dcb->pfc_enabled[prio] && (!dcb->trust[0] || !strcmp(dcb->trust, "dscp")))
 		fc_finding(doc, FC_FAIL,
 			   "%s %s: traffic class %d (DSCP %d) maps to priority %d, which PFC does not protect: use the traffic class of the lossless priority or enable PFC on %d",
 			   node, netdev, tclass, tclass >> 2, prio, prio);

@@ -128,11 +128,13 @@ expect "pair --db in a folder that cannot be: refused before the run, named" 0 \
 		--db /dev/null/p.db --json >$R3/p.json 2>/dev/null
 	echo \$? \$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[\"verdict\"], d[\"error\"][\"code\"], d[\"error\"][\"input\"])' $R3/p.json)"
 # A worker that sends only "progress" whose count stays gets no more than
-# twice --timeout from it (a worker gives up itself, and says so, when no
-# completion comes for --timeout: verbs/test.c vb_clock_tick): a 1 MiB test
-# ends in seconds, not at its own deadline of some 2,800 s at the floors.
-expect "evil worker: progress that does not grow ends a 1 MiB test at twice --timeout" 1 \
-	'write bandwidth at 1 MiB: the link is slow: .* when 6 s \(twice --timeout\) with no message done, the worker sending only progress, came' -- \
+# twice the wait (--timeout 3 s, then 2 s for its own report) from it (a
+# worker gives up itself, and says so, when no completion comes for
+# --timeout: verbs/test.c vb_clock_tick): a 1 MiB test ends in seconds, not
+# at its own deadline of some 2,800 s at the floors. The finding says the
+# 10 s the controller waited, not 6.
+expect "evil worker: progress that does not grow ends a 1 MiB test at twice the wait" 1 \
+	'write bandwidth at 1 MiB: the link is slow: .* when 10 s \(twice the wait: --timeout 3 s, then 2 s for the worker.s own report\) with the count of messages done not growing, the worker sending only progress, came' -- \
 	env EVIL_MODE=stall EVIL_LIMIT=60 timeout 40 $FC pair --launcher local --timeout 3 \
 	--worker-cmd "$(pwd)/tests/cli/evil-worker.sh" a b --test write --bw -s 1M --no-db
 # A worker's note on its result reaches the terminal through the one

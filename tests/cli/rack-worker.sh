@@ -48,6 +48,13 @@
 # instead (a worker that names what is not a device). RW_NOCONN_HOST
 # (RW_NOCONN_DEV) likewise fails its connect, as a worker whose peer's
 # address cannot be reached does (kind "node", "stage": "connect").
+# RW_SEQ_GBPS ("HOST:PEER:DEV:G1,G2,... ..."): the pair HOST-PEER (either
+# way) on DEV moves G1 Gb/s the first time it is measured, G2 the second
+# (a retest), and so on, the last figure for any later one (each worker
+# counts its measurements of its peer in the file RW_SEQ_DIR/HOST.PEER.DEV,
+# a fresh folder per run): the figures of a noisy rack, pair by pair, for
+# the --retest rounds (tests/cli/cases_retest2.sh). It names each worker's
+# host in its setup, as RW_GBPS_BOTH does.
 if [ "${1:-}" = devices ]; then
 	# fake-worker.sh's listing: FAKE_DEVICES, or under the stand-in srun
 	# each node's own FAKE_DEVICES_DIR/NODE.json
@@ -85,7 +92,7 @@ print(json.dumps(files, separators=(",", ":")))' "$d")"
 }
 ev before
 hostfield=
-[ "${RW_GBPS_BOTH:-}" = 1 ] && hostfield="\"host\":\"$host\","
+if [ "${RW_GBPS_BOTH:-}" = 1 ] || [ -n "${RW_SEQ_GBPS:-}" ]; then hostfield="\"host\":\"$host\","; fi
 say "\"setup\",$hostfield\"device\":\"$dev\",\"port\":1,\"link_layer\":\"Ethernet\",\"mtu\":4096,\"max_mtu\":4096,\"rate_gbps\":2.5,\"rate\":\"SDR\",\"width\":\"1X\",\"lid\":0,\"memory\":\"host\",\"netdev\":\"eth${dev#rxe}\",${RW_HCA:+\"hca\":\"$RW_HCA\",}\"gid_index\":1,\"gid\":\"::ffff:10.77.1.1\",\"gid_type\":\"RoCE v2\",\"max_inline\":220"
 next connect || exit 1
 case " ${RW_NOCONN_HOST:-} " in
@@ -104,6 +111,19 @@ if [ -z "${RW_GBPS_DEV:-}" ] || [ "$dev" = "$RW_GBPS_DEV" ]; then
 	slow_host "$host" && gbps=${RW_GBPS_SLOW:-0.5}
 	peer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
 	[ "${RW_GBPS_BOTH:-}" = 1 ] && slow_host "$peer" && gbps=${RW_GBPS_SLOW:-0.5}
+fi
+# RW_SEQ_GBPS: this pair's figure for its nth measurement on this device.
+if [ -n "${RW_SEQ_GBPS:-}" ] && [ -d "${RW_SEQ_DIR:-}" ]; then
+	speer=$(sed -n 's/.*"type":"setup","host":"\([^"]*\)".*/\1/p' <<<"$msg")
+	echo $$ >>"$RW_SEQ_DIR/$host.$speer.$dev"
+	snth=$(wc -l <"$RW_SEQ_DIR/$host.$speer.$dev")
+	for e in $RW_SEQ_GBPS; do
+		IFS=: read -r sh sp sd sg <<<"$e"
+		[ "$sd" = "$dev" ] || continue
+		[ "$sh $sp" = "$host $speer" ] || [ "$sh $sp" = "$speer $host" ] || continue
+		IFS=, read -r -a sgs <<<"$sg"
+		gbps=${sgs[$((snth <= ${#sgs[@]} ? snth - 1 : ${#sgs[@]} - 1))]}
+	done
 fi
 # next_clocked TYPE: next, answering the controller's clock readings on the
 # way (pair reads both clocks to put each side's byte curve on its own).

@@ -7,7 +7,8 @@
  *
  * One device (fv.name) with two ports whose attributes the test sets
  * (fv.port[1], fv.port[2]) and fv.ngids[p] GIDs on each (IPv4-mapped RoCE
- * v2 GIDs on an Ethernet port, fe80:: ones on InfiniBand); its limits
+ * v2 GIDs on an Ethernet port, after fv.ll_gids[p] link-local fe80:: ones,
+ * and fe80:: ones on InfiniBand); its limits
  * (fv.da) are ibv_query_device's. The test makes one call fail: the Nth
  * ibv_create_cq (fail_cq), every ibv_create_qp of the Nth QP (fail_qp,
  * with and without inline data, as a device that refuses the QP),
@@ -30,6 +31,7 @@ static struct {
 	const char *name;
 	struct ibv_port_attr port[3];
 	int ngids[3];
+	int ll_gids[3];	/* Ethernet: GIDs below this index are fe80:: (link-local) */
 	struct ibv_device_attr da;
 	int fail_cq, fail_qp, fail_mr, fail_state, fail_query_qp, fail_post_recv;
 	int cqs, qps;		/* made so far */
@@ -52,6 +54,18 @@ static void fv_port(int p, enum ibv_port_state st, uint8_t link_layer, uint16_t 
 					     .lid = lid, .active_width = 2, .active_speed = 32,
 					     .link_layer = link_layer };
 	fv.ngids[p] = ngids;
+}
+
+/* Device @name with both ports active RoCE, 2 GIDs each, roomy limits. */
+static inline void fv_roomy(const char *name)
+{
+	fv_reset(name);
+	fv_port(1, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET, 0, 2);
+	fv_port(2, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET, 0, 2);
+	fv.da.max_qp_wr = 16384;
+	fv.da.max_cqe = 1 << 22;
+	fv.da.max_qp_rd_atom = 16;
+	fv.da.max_qp_init_rd_atom = 16;
 }
 
 struct ibv_device **(ibv_get_device_list)(int *n)
@@ -128,7 +142,12 @@ int _ibv_query_gid_ex(struct ibv_context *c, uint32_t p, uint32_t i, struct ibv_
 	memset(e, 0, sizeof(*e));
 	e->gid_index = i;
 	e->port_num = p;
-	if (fv.port[p].link_layer == IBV_LINK_LAYER_ETHERNET) {
+	if (fv.port[p].link_layer == IBV_LINK_LAYER_ETHERNET && (int)i < fv.ll_gids[p]) {
+		e->gid.raw[0] = 0xfe;
+		e->gid.raw[1] = 0x80;
+		e->gid.raw[15] = (uint8_t)(i + 1);
+		e->gid_type = IBV_GID_TYPE_ROCE_V2;
+	} else if (fv.port[p].link_layer == IBV_LINK_LAYER_ETHERNET) {
 		uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, [12] = 10, [13] = 1, [14] = 2,
 				   [15] = (uint8_t)(i + 1) };
 

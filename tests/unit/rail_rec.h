@@ -95,4 +95,36 @@ static inline void show(const struct fc_rail_map *m)
 		print_message("  [%d] %s\n", m->findings[i].sev, m->findings[i].text);
 }
 
+/* 8 nodes (gpu00..gpu07) of 8 InfiniBand rail ports at 400 Gb/s, each with
+ * 5 storage HCAs of its own names at 200 Gb/s (st<node>_<k>): 40 kinds of
+ * port left out, each on one node (test_rail.c, test_msgfig_core_rail.c). */
+static inline void storage_rack(struct fc_rail_port ports[8][13], char names[8][16],
+				struct fc_rail_node nodes[8])
+{
+	for (int i = 0; i < 8; i++) {
+		for (int j = 0; j < 13; j++) {
+			struct fc_rail_port *p = &ports[i][j];
+
+			memset(p, 0, sizeof(*p));
+			p->port = 1;
+			p->active = 1;
+			p->link_layer = FC_RAIL_LL_IB;
+			p->width = 4;
+			p->numa = -1;
+			p->prefix_len = -1;
+			if (j < 8) {
+				snprintf(p->dev, sizeof(p->dev), "mlx5_%d", j);
+				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300aa00%02d", j);
+				p->rate = 400;
+			} else {
+				snprintf(p->dev, sizeof(p->dev), "st%d_%d", i, j - 8);
+				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300bb00%02d", j);
+				p->rate = 200;
+			}
+		}
+		snprintf(names[i], sizeof(names[i]), "gpu%02d", i);
+		nodes[i] = (struct fc_rail_node){ .name = names[i], .ports = ports[i], .nports = 13 };
+	}
+}
+
 #endif

@@ -565,30 +565,7 @@ static void test_left_out_beyond_the_list(void **state)
 	int lines = 0, rest = 0;
 
 	(void)state;
-	for (int i = 0; i < 8; i++) {
-		for (int j = 0; j < 13; j++) {
-			struct fc_rail_port *p = &ports[i][j];
-
-			memset(p, 0, sizeof(*p));
-			p->port = 1;
-			p->active = 1;
-			p->link_layer = FC_RAIL_LL_IB;
-			p->width = 4;
-			p->numa = -1;
-			p->prefix_len = -1;
-			if (j < 8) {
-				snprintf(p->dev, sizeof(p->dev), "mlx5_%d", j);
-				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300aa00%02d", j);
-				p->rate = 400;
-			} else {
-				snprintf(p->dev, sizeof(p->dev), "st%d_%d", i, j - 8);
-				snprintf(p->peer, sizeof(p->peer), "0xb8599f0300bb00%02d", j);
-				p->rate = 200;
-			}
-		}
-		snprintf(names[i], sizeof(names[i]), "gpu%02d", i);
-		nodes[i] = (struct fc_rail_node){ .name = names[i], .ports = ports[i], .nports = 13 };
-	}
+	storage_rack(ports, names, nodes);
 	assert_int_equal(fc_rail_match(nodes, 8, NULL, &m), 0);
 	assert_int_equal(m.nrails, 8);
 	for (int k = 0; k < m.nfindings; k++) {

@@ -36,13 +36,7 @@ static void keep(enum fc_log_level lvl, const char *msg)
 static int setup(void **state)
 {
 	(void)state;
-	fv_reset("mlx5_7");
-	fv_port(1, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET, 0, 2);
-	fv_port(2, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET, 0, 2);
-	fv.da.max_qp_wr = 16384;
-	fv.da.max_cqe = 1 << 22;
-	fv.da.max_qp_rd_atom = 16;
-	fv.da.max_qp_init_rd_atom = 16;
+	fv_roomy("mlx5_7");
 	last[0] = '\0';
 	logged = 0;
 	fc_log_hook = keep;

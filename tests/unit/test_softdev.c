@@ -108,10 +108,10 @@ static void test_loaded_note(void **state)
 	pair_loaded_note(doc);
 	assert_int_equal(json_array_size(json_object_get(doc, "notes")), 1);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "notes"), 0)),
-			    "with all 2 rails loaded, rail 0 (rxe0) 0.0903 Gb/s (50% of 0.18 alone), "
-			    "rail 1 (rxe1) 0.0679 Gb/s (59% of 0.115 alone): software RDMA devices (rxe, "
-			    "siw) do the HCA's work on the node's CPU, which the rails share: a limit of "
-			    "the device class, not a fault");
+			    "all 2 rails loaded, rail 0 (rxe0) 0.0903 Gb/s (50% of 0.18 alone), "
+			    "rail 1 (rxe1) 0.0679 Gb/s (59% of 0.115 alone): rxe and siw do the HCA's "
+			    "work on the node's CPU, which the rails share: a limit of the device class, "
+			    "not a fault");
 	json_decref(doc);
 }
 

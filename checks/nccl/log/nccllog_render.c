@@ -14,6 +14,24 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* The error lines ("file.cc:N -> code"): each entry of "errors" is one
+ * place with the count of its lines, so the lines are the counts' sum and
+ * the source locations the entries (one repeated by two ranks is two
+ * lines). */
+static void errors_said(FILE *f, const json_t *errors)
+{
+	long lines = 0;
+	size_t i, places = json_array_size(errors);
+	json_t *e;
+
+	json_array_foreach(errors, i, e)
+		lines += (long)fc_jnum(e, "count", 1);
+	if ((size_t)lines == places)
+		fprintf(f, "%ld error line%s\n", lines, lines == 1 ? "" : "s");
+	else
+		fprintf(f, "%ld error lines from %zu source locations\n", lines, places);
+}
+
 static void summary(FILE *f, const json_t *doc)
 {
 	const json_t *era = json_object_get(doc, "nccl_era");
@@ -56,9 +74,10 @@ static void summary(FILE *f, const json_t *doc)
 		fprintf(f, " on %ld rank%s", complete, complete == 1 ? "" : "s");
 	if (json_is_true(json_object_get(doc, "run_failed")))
 		fprintf(f, "; transfers FAILED after init (the proxy thread)");
-	fprintf(f, "\n  warnings    %zu distinct NCCL WARN, %zu error lines\n",
-		json_array_size(json_object_get(doc, "warnings")),
-		json_array_size(json_object_get(doc, "errors")));
+	fputc('\n', f);
+	fprintf(f, "  warnings    %zu distinct NCCL WARN, ",
+		json_array_size(json_object_get(doc, "warnings")));
+	errors_said(f, json_object_get(doc, "errors"));
 }
 
 /* A table of the elements of a document's array: a row a element, by @row. */

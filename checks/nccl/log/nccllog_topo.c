@@ -170,7 +170,7 @@ static void model_finding(const struct ncl_log *lg, const json_t *topo, const js
 
 void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc)
 {
-	int net = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed, gives;
+	int net = 0, pxn = 0, matched = 0, reported = 0, more = 0, last_rank = -1, listed, gives;
 	char hca[NCL_TEXT], near[NCL_TEXT];
 
 	for (size_t i = 0; i < lg->nchans; i++) {
@@ -179,8 +179,12 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 		const struct ncl_rank *r;
 		const json_t *g;
 
-		if (c->t != NCL_T_NET || c->proxy >= 0)
+		if (c->t != NCL_T_NET)
 			continue;
+		if (c->proxy >= 0) { /* through another rank: ncl_rails judges it */
+			pxn++;
+			continue;
+		}
 		net++;
 		if (local > lg->max_rank || !lg->ranks[local].present)
 			continue;
@@ -217,11 +221,11 @@ void ncl_topo_findings(const struct ncl_log *lg, const json_t *topo, json_t *doc
 	if (more)
 		fc_finding(doc, FC_WARN, "%d more rank%s an HCA that is not %s nearest", more,
 			   more == 1 ? " uses" : "s use", more == 1 ? "its" : "their");
-	if (!net)
+	if (!net && !pxn)
 		fc_finding(doc, FC_WARN,
 			   "--topo was given but the log has no NET channel lines to compare; "
 			   "capture them with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET");
-	else if (!matched)
+	else if (net && !matched)
 		fc_finding(doc, FC_WARN,
 			   "no rank's GPU or HCA in the log could be matched with the --topo file "
 			   "(bus ids, GPU indexes or the IB device list are missing or differ): "

@@ -90,14 +90,18 @@ static void rank_died(struct ncr_state *s, int i)
 	rank_fail_once(s, i, FC_EXIT_CANT, s->r[i].ch.why, msg);
 }
 
-/* Rank @i's channel died: its last words if it left any, else why. */
+/* Rank @i's channel died: its last words if it left any, else why. The
+ * 1 s wait for last words sets the channel's why of its own ("no message
+ * ... for 1 s"): why the channel died, said before it, is kept. */
 static void rank_gone(struct ncr_state *s, int i)
 {
+	char why[sizeof(s->r[i].ch.why)];
 	json_t *m;
 	int failed;
 
 	if (s->r[i].failed)
 		return;
+	snprintf(why, sizeof(why), "%s", s->r[i].ch.why);
 	while (!fc_chan_recv(s->chans, s->n, i, 1, &m, &failed)) {
 		if (!strcmp(fc_wire_type(m), "error")) {
 			worker_error(s, i, m);
@@ -105,6 +109,8 @@ static void rank_gone(struct ncr_state *s, int i)
 		}
 		json_decref(m);
 	}
+	if (why[0])
+		snprintf(s->r[i].ch.why, sizeof(s->r[i].ch.why), "%s", why);
 	rank_died(s, i);
 }
 

@@ -1,0 +1,20 @@
+/*
+ * A cause of loss outside the nodes that the command itself measured: set
+ * only on a lab rack (lab/fabloss.h: the emulator's fabric dropped frames in
+ * the host). NULL everywhere else: real ports' counters are always judged.
+ */
+#ifndef FC_HOSTLOSS_H
+#define FC_HOSTLOSS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* The frames lost outside the nodes at port @ip of @node during the run
+ * (> 0 explains its loss), with the sentence in @why; 0 when none is known. */
+extern double (*fc_host_loss)(const char *node, const char *ip, char *why, size_t len);
+
+/* fc_host_loss for @side (a pair document's "a" or "b": its "host" and its
+ * RoCE GID's IPv4 address); 0 when it is not set or @side has no such GID. */
+double fc_host_loss_side(const json_t *side, char *why, size_t len);
+
+#endif

@@ -1,0 +1,25 @@
+# Issue 39 item 5 for gdr/ and topo/: messages with figures fed figures known
+# beforehand and checked whole where they are printed (sourced by
+# tests/cli/run.sh). GPU messages run on the stand-in libcuda of the tests
+# (tests/gdr/fakecuda.c, built here into this file's own folder), nvidia-smi
+# on a stand-in put first on PATH.
+MGD=$(mktemp -d /tmp/fabcheck-cli-msgfig-gdr.XXXXXX)
+${CC:-cc} -Wall -Wextra -Werror -shared -fPIC -o "$MGD/libfakecuda.so" tests/gdr/fakecuda.c ||
+	echo "FAIL: cannot build the fake CUDA driver library"
+mkdir -p "$MGD/sys" "$MGD/bin"
+
+# gpu-check on GPU 2 of 3 (the stand-in's buses 3b, 86, 87) with a 5 MiB
+# buffer: a blank line, then the GPU's index, bus id and size.
+MGD_BLOCK='
+GPU 2 (0000:87:00.0), 5 MiB buffer:'
+expect "gpu-check: GPU 2 of 3, 0000:87:00.0, 5 MiB, after a blank line" 0 '^same$' -- sh -c \
+	"env FABCHECK_LIBCUDA='$MGD/libfakecuda.so' FABCHECK_SYSFS='$MGD/sys' FAKECUDA_GPUS=3 \
+	$FC gpu-check -s 5M -n 1 --gpu 2 2>&1 | grep -B1 'buffer:\$' | { [ \"\$(cat)\" = '$MGD_BLOCK' ] && echo same || echo differs; }"
+
+# topo on this host (no GPU, no HCA) with an nvidia-smi that prints a line
+# and exits 6: the exit said, NVLink left unknown.
+printf '#!/bin/sh\necho "        GPU0"\nexit 6\n' >"$MGD/bin/nvidia-smi"
+chmod +x "$MGD/bin/nvidia-smi"
+expect "topo: nvidia-smi topo -m exits 6" 3 '^fabcheck: info: nvidia-smi topo -m failed \(exit 6\); NVLink left unknown$' -- \
+	env PATH="$MGD/bin:$PATH" $FC -v topo
+rm -rf "$MGD"
