@@ -342,7 +342,7 @@ static void test_soak_error_counter(void **state)
 	fc_soak_analyze(doc, sl, &o);
 	json_array_foreach(json_object_get(doc, "findings"), i, f)
 		seen += !strcmp(json_string_value(f),
-				"nodeC: error counter rcvd_seq_err rose by 7 over the soak: packets "
+				"nodeC: error counters rose over the soak: rcvd_seq_err +7: packets "
 				"were lost, retried or corrupted (with --save-evidence, 'fabcheck "
 				"diagnose' names the likely part)");
 	assert_int_equal(seen, 1);
