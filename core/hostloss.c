@@ -19,3 +19,23 @@ double fc_host_loss_side(const json_t *side, char *why, size_t len)
 	v4 = strncmp(gid, "::ffff:", 7) ? NULL : gid + 7;
 	return v4 ? fc_host_loss(fc_jstr(side, "host", ""), v4, why, len) : 0;
 }
+
+/* 1 when an entry of @list is about @side's node and device. */
+static int listed(const json_t *list, const json_t *side)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+		if (!strcmp(fc_jstr(e, "node", ""), fc_jstr(side, "node", "?")) &&
+		    !strcmp(fc_jstr(e, "device", ""), fc_jstr(side, "device", "?")))
+			return 1;
+	return 0;
+}
+
+int fc_host_loss_recorded(const json_t *test)
+{
+	const json_t *list = json_object_get(test, "host_loss");
+
+	return listed(list, json_object_get(test, "a")) && listed(list, json_object_get(test, "b"));
+}

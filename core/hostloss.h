@@ -17,4 +17,9 @@ extern double (*fc_host_loss)(const char *node, const char *ip, char *why, size_
  * RoCE GID's IPv4 address); 0 when it is not set or @side has no such GID. */
 double fc_host_loss_side(const json_t *side, char *why, size_t len);
 
+/* 1 when @test (a pair's document, live or recorded in an evidence folder)
+ * keeps both its ports' counters under "host_loss" (core/pairv.c): their
+ * loss was measured outside the nodes when the run judged it. */
+int fc_host_loss_recorded(const json_t *test);
+
 #endif

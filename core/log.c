@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int fc_log_level = FC_LOG_WARN;
 const char *fc_log_prefix = "fabcheck";
@@ -40,6 +41,22 @@ void fc_put_safe(FILE *f, const char *s, size_t n)
 	}
 }
 
+void (*fc_log_fit)(const char *text, int hang, int lines);
+
+/* The message through fc_log_fit, prefix and level first; 0 when it was
+ * not written (no memory, or a message of several lines: as it is). */
+static int fit_line(enum fc_log_level lvl, const char *msg)
+{
+	char *line = NULL;
+
+	if (strchr(msg, '\n') ||
+	    asprintf(&line, "%s: %s: %s", fc_log_prefix, level_names[lvl], msg) < 0)
+		return 0;
+	fc_log_fit(line, 2, 0);
+	free(line);
+	return 1;
+}
+
 void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -57,14 +74,16 @@ void fc_log(enum fc_log_level lvl, const char *fmt, ...)
 	}
 	if ((int)lvl > fc_log_level)
 		return;
-	fprintf(stderr, "%s: %s: ", fc_log_prefix, level_names[lvl]);
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		fc_put_safe(stderr, msg, (size_t)n);
+	if (!fc_log_fit || n < 0 || !fit_line(lvl, msg)) {
+		fprintf(stderr, "%s: %s: ", fc_log_prefix, level_names[lvl]);
+		if (n >= 0)
+			fc_put_safe(stderr, msg, (size_t)n);
+		fputc('\n', stderr);
+	}
 	free(msg);
-	fputc('\n', stderr);
 	if (fc_log_hook) {
 		char buf[1024];
 

@@ -16,6 +16,14 @@ extern const char *fc_log_prefix;
  * forwards its errors to the controller through it). */
 extern void (*fc_log_hook)(enum fc_log_level lvl, const char *msg);
 
+/* When set, writes each message that passes the level, with its prefix
+ * and level, in place of the one line fc_log writes: src/main.c sets it to
+ * core/summary.h's fc_err_put (the line wrapped at words to the terminal,
+ * nothing cut: issue 39 item 3) where stderr is a terminal and the command
+ * is not a worker: a process whose stderr a fabcheck reads (a worker, a
+ * matrix's pair) keeps each message whole on its line. */
+extern void (*fc_log_fit)(const char *text, int hang, int lines);
+
 /* The error messages logged so far, oldest first: the first FC_LOG_KEEP of
  * them into @msgs (without the prefix). Returns how many were logged in all. */
 #define FC_LOG_KEEP 8

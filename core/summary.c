@@ -1,9 +1,11 @@
 /* The summary under the verdict (see summary.h). */
 #include "core/summary.h"
 #include "core/dgroup.h"
+#include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,8 +42,8 @@ char *fc_fit_words(char *s, int width)
 
 /* Where a line of at most @room bytes of @s ends: at its last space, else
  * (one word longer than the line) at @room, moved back to the start of a
- * UTF-8 character. */
-static size_t wrap_at(const char *s, size_t room)
+ * UTF-8 character; with @whole, after that word (a path is not cut). */
+static size_t wrap_at(const char *s, size_t room, int whole)
 {
 	size_t at = room;
 
@@ -49,6 +51,8 @@ static size_t wrap_at(const char *s, size_t room)
 		at--;
 	if (at)
 		return at;
+	if (whole)
+		return strcspn(s, " ");
 	for (at = room; at > 1 && ((unsigned char)s[at] & 0xc0) == 0x80; at--)
 		;
 	return at;
@@ -60,15 +64,17 @@ static size_t wrap_room(int cols, size_t used)
 	return (size_t)cols > used + 20 ? (size_t)cols - used : 20;
 }
 
-void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
+/* fc_put_wrapped at @cols (no limit where 0 or less); @lines 0: as many
+ * lines as the text takes, a word longer than a line (a path) whole on a
+ * line of its own. */
+static void put_wrap(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
 {
 	const char *p = text ? text : "";
+	int whole = lines <= 0;
 	size_t room;
 
-	if (cols <= 0 && !isatty(STDOUT_FILENO) && !getenv("COLUMNS"))
-		cols = FC_SUMMARY_WHOLE; /* no terminal to fit: each text whole */
-	else if (cols <= 0)
-		cols = fc_term_cols();
+	if (cols <= 0)
+		cols = FC_SUMMARY_WHOLE;
 	room = wrap_room(cols, strlen(lead));
 	fputs(lead, f);
 	for (int line = 1;; line++) {
@@ -79,20 +85,85 @@ void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int c
 			fprintf(f, "%s\n", p);
 			return;
 		}
-		if (line >= lines) { /* the rest in --json and the store */
+		if (!whole && line >= lines) { /* the rest in --json and the store */
 			cut = strndup(p, room + 1);
 			fprintf(f, "%s\n", cut ? fc_fit_words(cut, (int)room) : "...");
 			free(cut);
 			return;
 		}
-		at = wrap_at(p, room);
+		at = wrap_at(p, room, whole);
 		for (end = at; end > 0 && p[end - 1] == ' '; end--)
 			;
+		if (!p[at]) { /* one word to the end, longer than the line */
+			fprintf(f, "%s\n", p);
+			return;
+		}
 		fprintf(f, "%.*s\n%*s", (int)end, p, hang, "");
 		for (p += at; *p == ' '; p++)
 			;
 		room = wrap_room(cols, (size_t)hang);
 	}
+}
+
+void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
+{
+	if (cols <= 0 && !isatty(STDOUT_FILENO) && !getenv("COLUMNS"))
+		cols = FC_SUMMARY_WHOLE; /* no terminal to fit: each text whole */
+	else if (cols <= 0)
+		cols = fc_term_cols();
+	put_wrap(f, lead, hang, text, cols, lines < 1 ? 1 : lines);
+}
+
+int fc_err_cols(void)
+{
+	if (getenv("COLUMNS") && *getenv("COLUMNS"))
+		return fc_term_cols();
+	return isatty(STDERR_FILENO) ? 100 : 0;
+}
+
+void fc_err_put(const char *text, int hang, int lines)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	put_wrap(m, "", hang, text, fc_err_cols(), lines);
+	if (!fclose(m))
+		fc_put_safe(stderr, buf, len);
+	free(buf);
+}
+
+void fc_err_putf(const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		fc_err_put(text, 2, 0);
+	free(text);
+}
+
+void fc_err_progress(const char *line, size_t keep)
+{
+	int cols = fc_err_cols();
+	char *cut;
+
+	if (cols <= 0 || strlen(line) <= (size_t)cols || keep + 4 > (size_t)cols ||
+	    !(cut = strdup(line))) {
+		/* whole, or wrapped where the figures would not fit a line */
+		fc_err_put(line, 4, FC_WRAP_LINES);
+		return;
+	}
+	fc_fit_words(cut, cols);
+	fc_put_safe(stderr, cut, strlen(cut));
+	fputc('\n', stderr);
+	free(cut);
 }
 
 void fc_put_step(FILE *f, int indent, const char *label, const char *text)
@@ -321,8 +392,13 @@ static void put_problem(FILE *f, char *l, int cols)
 	fprintf(f, "    %s\n", fc_fit_words(next, cols - 4));
 }
 
-static void render_cols(FILE *f, const json_t *doc, int cols)
+/* @where: where the detail is, as the "... and N more" and "N findings"
+ * lines say it: "above" (a text report, which ends with the summary) or
+ * "below" (an HTML page, which begins with it). */
+static void render_cols(FILE *f, const json_t *doc, int cols, const char *where)
 {
+	int above = !strcmp(where, "above");
+
 	struct sum s = { .n = 0 };
 	const json_t *list = json_object_get(doc, "findings"), *e;
 	const char *v = fc_jstr(doc, "verdict", "pass");
@@ -358,15 +434,16 @@ static void render_cols(FILE *f, const json_t *doc, int cols)
 			free(s.lines[k]);
 		}
 		if (all > FC_SUMMARY_MAX)
-			fprintf(f, "  ... and %d more (above, and in --json)\n", all - FC_SUMMARY_MAX);
+			fprintf(f, "  ... and %d more (%s%s)\n", all - FC_SUMMARY_MAX, where,
+				above ? ", and in --json" : "");
 		return;
 	}
 	if (!json_array_size(list)) {
 		fprintf(f, "verdict: %s, nothing named\n", v);
 		return;
 	}
-	snprintf(first, sizeof(first), "verdict: %s, %zu finding%s above, no part named; the first: %s",
-		 v, json_array_size(list), json_array_size(list) > 1 ? "s" : "",
+	snprintf(first, sizeof(first), "verdict: %s, %zu finding%s %s, no part named; the first: %s",
+		 v, json_array_size(list), json_array_size(list) > 1 ? "s" : "", where,
 		 json_string_value(json_array_get(list, 0)) ?
 			 json_string_value(json_array_get(list, 0)) : "?");
 	fprintf(f, "%s\n", fc_fit_words(first, cols));
@@ -374,10 +451,15 @@ static void render_cols(FILE *f, const json_t *doc, int cols)
 
 void fc_summary_render(FILE *f, const json_t *doc)
 {
-	render_cols(f, doc, fc_term_cols());
+	render_cols(f, doc, fc_term_cols(), "above");
 }
 
 json_t *fc_summary_json(const json_t *doc)
+{
+	return fc_summary_lines(doc, "above");
+}
+
+json_t *fc_summary_lines(const json_t *doc, const char *where)
 {
 	json_t *lines = json_array();
 	char *text = NULL, *p, *nl;
@@ -386,7 +468,7 @@ json_t *fc_summary_json(const json_t *doc)
 
 	if (!m)
 		return lines;
-	render_cols(m, doc, FC_SUMMARY_WHOLE);
+	render_cols(m, doc, FC_SUMMARY_WHOLE, where);
 	if (fclose(m) == 0)
 		for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
 			size_t ind = strspn(p, " ");

@@ -41,6 +41,25 @@ char *fc_fit_words(char *s, int width);
  * @lines 1: one line, cut as a table cell is (a finding or a note of a
  * list, one line each; the whole in --json and the store). */
 void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines);
+/* The width a line on stderr fits: $COLUMNS (as fc_term_cols), else 100
+ * where stderr is a terminal; 0 where it is neither: piped to a file or a
+ * grep, each line stays whole. */
+int fc_err_cols(void);
+/* Prints @text on stderr (through fc_put_safe: no escape sequence from a
+ * name or a store) wrapped at words to fc_err_cols(), its next lines
+ * indented @hang spaces; with @lines 0 as many lines as it takes, a word
+ * longer than a line (a path) whole on a line of its own, else at most
+ * @lines, the last cut at a word with " ..." (the whole in --json and the
+ * store). Issue 39 item 3: progress and info lines fit the terminal. */
+void fc_err_put(const char *text, int hang, int lines);
+/* An info line on stderr ("matrix run 3 in PATH: ..."): fc_err_put of the
+ * formatted text, indented 2 spaces under its first line, nothing cut. */
+void fc_err_putf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A progress line on stderr: whole where it fits, else cut at a word with
+ * " ..." when its first @keep bytes (the figures) still fit, else wrapped
+ * to at most FC_WRAP_LINES lines (long names: the figures on the next
+ * line, never cut away). */
+void fc_err_progress(const char *line, size_t keep);
 /* Prints @indent spaces and "@label: @text", wrapped as fc_put_wrapped
  * does to at most FC_WRAP_LINES lines, its next lines 2 spaces further in
  * ("evidence: ...", "next: ..."). */
@@ -52,5 +71,8 @@ void fc_summary_render(FILE *f, const json_t *doc);
  * ..."]): burnin-rack's summary ends with its steps' (one printer). */
 #define FC_SUMMARY_WHOLE 100000
 json_t *fc_summary_json(const json_t *doc);
+/* The same lines for a page that begins with them (report --html): the
+ * detail they point to is @where ("below"; fc_summary_json: "above"). */
+json_t *fc_summary_lines(const json_t *doc, const char *where);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "core/out.h"
 #include "core/util.h"
+#include "core/summary.h"
 #include "ctl/child.h"
 #include "ctl/drain.h"
 #include "store/store.h"
@@ -105,7 +106,7 @@ static void record(struct drain_ctx *c, const char *node, const char *action, co
 						 result ? result : "", "detail", detail ? detail : ""));
 	if (c->st)
 		fc_store_action_add(c->st, c->run, &a);
-	fprintf(stderr, "slurm: %s %s: %s%s%s\n", action, node, command ? command : "",
+	fc_err_putf("slurm: %s %s: %s%s%s", action, node, command ? command : "",
 		command && result && strcmp(result, "ok") ? ": " : "",
 		result && strcmp(result, "ok") ? result : "");
 }

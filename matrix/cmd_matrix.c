@@ -119,7 +119,7 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	const char *why;
 	char round[96], *line = NULL, fit[1024];
 	size_t len = 0;
-	int room;
+	int room, cols, wrap;
 	FILE *m;
 
 	p->done++;
@@ -145,16 +145,28 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 		fprintf(m, " %12s", "-");
 	fprintf(m, "  %s", fc_jstr(doc, "verdict", "?"));
 	why = pair_reason(doc);
-	/* the line fits the terminal (the reason cut at a word, or left out
-	 * where under 12 columns are left); whole in --json and the store */
+	/* the line fits the terminal (fc_err_cols: COLUMNS, else 100 on a
+	 * terminal; piped, whole): the reason cut at a word, or left out where
+	 * under 12 columns are left; where the names alone pass the width, the
+	 * line wrapped at words (its figures on the next line, never cut away);
+	 * whole in --json and the store */
 	snprintf(fit, sizeof(fit), "%s", why);
 	fflush(m);
-	room = fc_term_cols() - (int)len - 2;
-	if (*why && room >= 12)
-		fprintf(m, ": %s", fc_fit_words(fit, room));
-	fputc('\n', m);
-	if (!fclose(m))
+	cols = fc_err_cols();
+	wrap = cols > 0 && (int)len > cols;
+	room = cols - (int)len - 2;
+	if (*why && (cols <= 0 || wrap || room >= 12))
+		fprintf(m, ": %s", cols <= 0 || wrap ? why : fc_fit_words(fit, room));
+	if (fclose(m)) {
+		free(line);
+		return;
+	}
+	if (wrap) {
+		fc_err_put(line, 4, FC_WRAP_LINES);
+	} else {
 		fc_put_safe(stderr, line, len);
+		fputc('\n', stderr);
+	}
 	free(line);
 }
 
@@ -299,12 +311,14 @@ static void retest_said(const struct mx_session *s, int cnt)
 	char line[512];
 
 	if (s->retested <= 1) {
-		fprintf(stderr, "retesting %d pair%s of the suspects\n", cnt, fc_s(cnt));
+		fc_err_putf("retesting %d pair%s of the suspects", cnt, fc_s(cnt));
 		return;
 	}
+	/* fitted to the terminal (fc_err_cols), cut at a word after the
+	 * round's number; whole when piped */
 	snprintf(line, sizeof(line), "retest %d: %s: retesting %d pair%s of new suspects",
 		 s->retested, s->rounds[s->retested - 1].why, cnt, fc_s(cnt));
-	fprintf(stderr, "%s\n", fc_fit_words(line, fc_term_cols()));
+	fc_err_progress(line, strlen("retest N: "));
 }
 
 /* Analyses the stored run, runs the retest when asked, and reports. */
@@ -342,7 +356,7 @@ static int finish(struct fc_ctx *ctx, struct mx_session *s, const struct mx_scre
 		/* The links below their past, once, after the suspects' retest. */
 		*retest_queued = scr && scr->ss ? 0 : mx_session_retest_history(s, &m);
 		if (*retest_queued > 0) {
-			fprintf(stderr, "measuring again %d link%s below their past runs\n",
+			fc_err_putf("measuring again %d link%s below their past runs",
 				*retest_queued, fc_s(*retest_queued));
 			mx_model_release(&m);
 			return 0;
@@ -490,7 +504,7 @@ static int import_run(struct fc_ctx *ctx, const struct mx_cli *c)
 		goto out_close;
 	}
 	json_decref(params);
-	fprintf(stderr, "matrix run %lld in %s: importing %zu result%s of %zu nodes from %s\n",
+	fc_err_putf("matrix run %lld in %s: importing %zu result%s of %zu nodes from %s",
 		(long long)s.run, fc_store_path(s.st), json_array_size(results),
 		fc_s((long long)json_array_size(results)), n, c->import);
 	fc_stop_on_signals();
@@ -550,12 +564,12 @@ int cmd_matrix(struct fc_ctx *ctx, int argc, char **argv)
 		goto out_session;
 	}
 	if (rc)
-		fprintf(stderr, "matrix run %lld in %s: screening %d nodes in at most %d round%s of up "
-			"to %d pair%s%s\n", (long long)s.run, fc_store_path(s.st), s.n, s.r.rounds,
+		fc_err_putf("matrix run %lld in %s: screening %d nodes in at most %d round%s of up "
+			"to %d pair%s%s", (long long)s.run, fc_store_path(s.st), s.n, s.r.rounds,
 			fc_s(s.r.rounds), s.n / 2, fc_s(s.n / 2), c.resume ? " (resumed)" : "");
 	else
-		fprintf(stderr, "matrix run %lld in %s: %d nodes, %d pair%s in %d round%s of up to "
-			"%d%s\n", (long long)s.run, fc_store_path(s.st), s.n,
+		fc_err_putf("matrix run %lld in %s: %d nodes, %d pair%s in %d round%s of up to "
+			"%d%s", (long long)s.run, fc_store_path(s.st), s.n,
 			s.n * (s.n - 1) / (s.both ? 1 : 2), fc_s(s.n * (s.n - 1) / (s.both ? 1 : 2)),
 			s.r.rounds, fc_s(s.r.rounds), s.n / 2,
 			c.resume ? " (resumed: finished pairs are kept)" : "");

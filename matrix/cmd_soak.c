@@ -345,7 +345,7 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 	struct soak *s = arg;
 	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
 	char when[64], line[1024];
-	int n;
+	int keep;
 
 	add_once(s->notes, json_object_get(doc, "rail_notes"));
 	add_once(s->rail_warns, json_object_get(doc, "rail_findings"));
@@ -357,23 +357,25 @@ static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 						"b", s->c.nodes[job->b], "start", s->slice_start,
 						"end", now, "doc", doc));
 	/* names and verdict from a store or a pair: through fc_put_safe; the
-	 * line fits the terminal (COLUMNS, else 100), cut at a word with " ..."
-	 * (the slice is whole in --json and the store). The figure is the
-	 * bidirectional result's, the two directions added (pair_run.c,
-	 * pair_bw.c): "4.800 Gb/s both ways" of two directions at 2.4 each
-	 * read as 4.8 each, beside the table's 2.400 per direction. */
+	 * line fits the terminal (COLUMNS, else 100 on a terminal), cut at a
+	 * word with " ..." where its figure stays, else (long names) wrapped
+	 * with the figure on the next line (the slice is whole in --json and
+	 * the store). The figure is the bidirectional result's, the two
+	 * directions added (pair_run.c, pair_bw.c): "4.800 Gb/s both ways" of
+	 * two directions at 2.4 each read as 4.8 each, beside the table's
+	 * 2.400 per direction. */
 	if (g == g)
-		snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s both ways added (%s)",
-			 fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			 s->c.nodes[job->b], g, fc_jstr(doc, "verdict", "?"));
+		keep = snprintf(line, sizeof(line), "soak: %s %s-%s: %.3f Gb/s",
+				fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+				s->c.nodes[job->b], g);
 	else
-		snprintf(line, sizeof(line), "soak: %s %s-%s: no result (%s)",
-			 fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
-			 s->c.nodes[job->b], fc_jstr(doc, "verdict", "?"));
-	fc_fit_words(line, fc_term_cols());
-	n = (int)strlen(line);
-	line[n++] = '\n';
-	fc_put_safe(stderr, line, (size_t)n);
+		keep = snprintf(line, sizeof(line), "soak: %s %s-%s: no result",
+				fc_soak_when(now, s->t0, when, sizeof(when)), s->c.nodes[job->a],
+				s->c.nodes[job->b]);
+	if (keep > 0 && (size_t)keep < sizeof(line))
+		snprintf(line + keep, sizeof(line) - (size_t)keep, "%s (%s)",
+			 g == g ? " both ways added" : "", fc_jstr(doc, "verdict", "?"));
+	fc_err_progress(line, keep > 0 ? (size_t)keep : 0);
 }
 
 /* Runs slices until the duration is spent or a signal; 0, -EINTR, or <0. */
@@ -521,7 +523,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	s.notes = json_array();
 	s.rail_warns = json_array();
 	s.t0 = wall_now();
-	fprintf(stderr, "soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)\n",
+	fc_err_putf("soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)",
 		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
 	fc_stop_on_signals();
 	signal(SIGPIPE, SIG_IGN);

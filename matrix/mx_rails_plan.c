@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "matrix/mx_model.h"
 #include "matrix/mx_rails.h"
 #include "pair/pair.h"
@@ -120,7 +121,7 @@ static int one_rail(const struct fc_rail_map *map, const struct pair_ports *port
 	for (int i = 0; i < n; i++)
 		if (ports[i].n < 0)
 			fc_warn("rails: %s", ports[i].why);
-	fprintf(stderr, "%d rail%s shared: each pair tests one port\n", map->nrails,
+	fc_err_putf("%d rail%s shared: each pair tests one port", map->nrails,
 		map->nrails == 1 ? "" : "s");
 	return 1;
 }
@@ -154,7 +155,7 @@ int mx_rails_params(json_t *params, char **names, int n, const char *rails,
 		goto out_free;
 	mx_launch_of(json_object_get(params, "pair_args"), &l, &timeout);
 	l.fanout = fanout;
-	fprintf(stderr, "listing the RDMA ports of %d nodes to match their rails\n", n);
+	fc_err_putf("listing the RDMA ports of %d nodes to match their rails", n);
 	if (pair_ports_list(&l, (const char *const *)names, n, timeout + 10, ports) < 0)
 		goto out_free;
 	for (int i = 0; i < n; i++)

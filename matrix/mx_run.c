@@ -364,8 +364,10 @@ static json_t *kid_doc(struct mx_runner *r, struct fc_child *k, const struct mx_
 		if (code == 0 || code == 1)
 			code = -2;
 	}
-	if (k->term_at > 0)
-		snprintf(why, sizeof(why), "no result within %.0f s; killed", r->deadline_s);
+	if (k->term_at > 0) /* it had its --deadline and the grace (spawn) */
+		snprintf(why, sizeof(why),
+			 "no result within %.0f s (--deadline %.0f s and %d s to end); killed",
+			 r->deadline_s + MX_PAIR_GRACE_S, r->deadline_s, MX_PAIR_GRACE_S);
 	else if (code == -2)
 		snprintf(why, sizeof(why), "pair exited %d without a JSON document%s%s",
 			 WEXITSTATUS(k->status), *fc_child_last_err(k) ? ": " : "", fc_child_last_err(k));

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "core/summary.h"
 #include "matrix/mx_model.h"
 
 json_t *mx_screen_params(int max_rounds, unsigned long long seed)
@@ -101,10 +102,10 @@ static int plan(void *arg, struct mx_runner *r)
 	r->round = m->s.round - 1;
 	fc_screen_stop_text(&m->s, why, sizeof(why));
 	if (cnt > 0)
-		fprintf(stderr, "screen round %d (of at most %d): %d pair%s; %s\n", m->s.round,
+		fc_err_putf("screen round %d (of at most %d): %d pair%s; %s", m->s.round,
 			m->s.max_rounds, cnt, fc_s(cnt), m->s.round > 1 ? why : "seed matching");
 	else
-		fprintf(stderr, "screen stopped: %s\n", why);
+		fc_err_putf("screen stopped: %s", why);
 	return cnt > 0;
 }
 

@@ -327,41 +327,38 @@ static void sort_events(json_t *doc, json_t *events)
 	json_object_set_new(doc, "events", sorted);
 }
 
-/*
- * One finding per node (issue 39 item 2, as pair's per port and phase,
- * core/pairv.c): the error counters that rose over the soak, each with its
- * delta, what they mean said once in the soak's findings; "nodes" keeps
- * every counter. link_downed is the flaps' (by slice, above).
- */
-static void node_counters(json_t *doc, const char *name, const json_t *node)
-{
-	static const char why[] = "packets were lost, retried or corrupted (with --save-evidence, "
-				  "'fabcheck diagnose' names the likely part)";
-	char list[1024];
-	size_t off = 0, i;
-	const char *cn;
-	const json_t *c, *f;
-	int said = 0;
+/* What error counters that rose mean, said after the first port's only. */
+#define SOAK_CTR_WHY                                                                       \
+	"packets were lost, retried or corrupted (with --save-evidence, 'fabcheck diagnose' " \
+	"names the likely part)"
 
-	list[0] = 0;
-	json_object_foreach(json_object_get(node, "counters"), cn, c)
+/* One finding per port (@name, "node/device"): the error counters that rose
+ * over the soak, each with its delta; what they mean once in the report
+ * (*@said; issue 39 item 2). "nodes" keeps every counter. */
+static void port_errors(json_t *doc, const char *name, const json_t *counters, int *said)
+{
+	char list[700] = "";
+	size_t off = 0;
+	const char *cn;
+	json_t *c;
+
+	json_object_foreach((json_t *)counters, cn, c)
 		if (json_integer_value(c) > 0 && fc_counter_is_error(cn) && strcmp(cn, "link_downed") &&
 		    off < sizeof(list))
 			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s +%lld",
 						off ? ", " : "", cn, (long long)json_integer_value(c));
 	if (!off)
 		return;
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		said |= json_is_string(f) && strstr(json_string_value(f), why) != NULL;
 	fc_finding(doc, FC_WARN, "%s: error counters rose over the soak: %s%s%s", name, list,
-		   said ? "" : ": ", said ? "" : why);
+		   *said ? "" : ": ", *said ? "" : SOAK_CTR_WHY);
+	*said = 1;
 }
 
 int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts *o)
 {
 	json_t *pairs = json_array(), *nodes = json_object(), *events = json_array(), *seen, *done;
 	const char *name;
-	int good = 0;
+	int good = 0, said = 0;
 	size_t i;
 	json_t *s, *v;
 
@@ -384,7 +381,7 @@ int fc_soak_analyze(json_t *doc, const json_t *slices, const struct fc_soak_opts
 		analyze_node(nodes, events, slices, name, o);
 	json_decref(seen);
 	json_object_foreach(nodes, name, v)
-		node_counters(doc, name, v);
+		port_errors(doc, name, json_object_get(v, "counters"), &said);
 	sort_events(doc, events);
 	json_decref(events);
 	json_object_set_new(doc, "pairs", pairs);

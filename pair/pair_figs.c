@@ -213,6 +213,31 @@ static int has_note(const json_t *r, const char *text)
 	return 0;
 }
 
+/* 1 when @text, a note of @r, says a rank is not reported that @r's note on
+ * a lower rank already implies (core/stats.c: p999_us needs more rounds
+ * than p99_us): said once, both in --json. */
+static int superseded(const json_t *r, const char *text)
+{
+	static const char *const order[] = { "p90_us", "p99_us", "p999_us" };
+	const char *tail = strstr(text, " not reported: it needs at least ");
+	size_t k;
+	json_t *note;
+
+	for (int lo = 0; tail && lo < 3; lo++) {
+		size_t l = strlen(order[lo]);
+
+		if ((size_t)(tail - text) == l && !strncmp(text, order[lo], l))
+			return 0; /* @text is this rank's: only lower ranks supersede it */
+		json_array_foreach(json_object_get(r, "notes"), k, note) {
+			const char *t = json_is_string(note) ? json_string_value(note) : "";
+
+			if (!strncmp(t, order[lo], l) && !strncmp(t + l, " not reported: ", 15))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* "-" in the table: why, each note once, with the tests and sizes it is
  * about ("write 64 KiB, read 64 KiB: p99_us not reported: ..."). */
 static void render_lat_notes(FILE *f, const json_t *results)
@@ -226,7 +251,7 @@ static void render_lat_notes(FILE *f, const json_t *results)
 			continue;
 		json_array_foreach(json_object_get(r, "notes"), k, v) {
 			const char *text = json_is_string(v) ? json_string_value(v) : "?";
-			int said = 0;
+			int said = superseded(r, text);
 
 			for (j = 0; j < i && !said; j++)
 				said = !strcmp(fc_jstr(o = json_array_get(results, j), "metric", ""), "lat") &&

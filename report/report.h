@@ -29,6 +29,11 @@ void rp_html_escape(FILE *f, const char *s);
  * one line, 860 px wide. */
 #define RP_CELL_CHARS 40
 void rp_html_cell(FILE *f, const char *s);
+/* The heat map of @an (the run's, or one rail's) as an inline SVG with
+ * the HTML id @id (report_svg.c). */
+struct fc_mx_analysis;
+void rp_svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
+		    const char *id);
 /* report --history: flagged links' trends (an SVG chart each). */
 int rp_write_history_html(FILE *f, const struct mx_history *h, const struct mx_model *m);
 

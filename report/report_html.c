@@ -1,4 +1,5 @@
-/* The self-contained HTML report: an inline SVG heat map and the findings. */
+/* The self-contained HTML report: the findings and the tables; the heat
+ * maps are drawn by report_svg.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,21 +12,10 @@
 #include "matrix/mx_model.h"
 #include "report/report.h"
 
-#define CELL 28	  /* px per matrix cell */
-#define LABEL 110 /* px for the row labels */
-/* Above RP_BLOCK_NODES nodes, or when the page's heat maps (one for every
- * rail together and one per rail) would have more than RP_PAGE_CELLS cells
- * between them, each heat map has a cell per block of nodes, at most
- * RP_BLOCKS a side: the worst pair inside it. A 1,024-node, 8-rail run's
- * report stays a few megabytes and a browser draws it in seconds; so does a
- * 256-node, 8-rail one (a cell per pair: 9 maps of 65,280 cells, 127 MB). */
-#define RP_BLOCK_NODES 256
-#define RP_PAGE_CELLS (RP_BLOCK_NODES * (RP_BLOCK_NODES - 1))
-#define RP_BLOCKS 32
-
-void rp_html_escape(FILE *f, const char *s)
+/* @n bytes of @s, escaped. */
+static void escape_n(FILE *f, const char *s, size_t n)
 {
-	for (; *s; s++) {
+	for (const char *end = s + n; s < end && *s; s++) {
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -35,6 +25,11 @@ void rp_html_escape(FILE *f, const char *s)
 		default: fputc(*s, f);
 		}
 	}
+}
+
+void rp_html_escape(FILE *f, const char *s)
+{
+	escape_n(f, s, strlen(s));
 }
 
 void rp_html_cell(FILE *f, const char *s)
@@ -53,173 +48,6 @@ void rp_html_cell(FILE *f, const char *s)
 	rp_html_escape(f, fc_fit_words(cut, RP_CELL_CHARS));
 	fputs("</td>", f);
 	free(cut);
-}
-
-static const char *short_label(const char *name, char *buf, size_t len)
-{
-	size_t l = strlen(name);
-
-	if (l < 14)
-		return name;
-	snprintf(buf, len, "%.6s~%s", name, name + l - 6);
-	return buf;
-}
-
-static void svg_cell(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a,
-		     int b, int x, int y)
-{
-	int mirrored;
-	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
-	unsigned char rgb[3] = { 238, 238, 238 };
-	const char *cls = "pending";
-	char val[96] = "not measured", g[32], l[32];
-
-	if (a == b) {
-		fprintf(f, "<rect class=\"diag\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			   "fill=\"#444444\"/>\n", x, y, CELL - 1, CELL - 1);
-		return;
-	}
-	if (c && c->state == FC_MX_ERROR) {
-		rgb[0] = rgb[1] = rgb[2] = 136;
-		cls = "error";
-		snprintf(val, sizeof(val), "could not run");
-	} else if (c && c->state != FC_MX_NONE) {
-		/* No bandwidth measured (a latency-only run): no colour for it,
-		 * unless pair failed it (a completion error before any figure):
-		 * that is as bad as a cell gets. */
-		if (isfinite(mx_model_share_in(an, c)))
-			mx_heat_rgb(mx_model_share_in(an, c), rgb);
-		else if (c->state == FC_MX_FAIL)
-			mx_heat_rgb(0, rgb);
-		cls = c->bad ? "bad" : "ok";
-		snprintf(val, sizeof(val), "%s, %s", fc_fmt_figure(c->gbps, "%.3g", "Gb/s", g, sizeof(g)),
-			 fc_fmt_figure(c->lat_us, "%.3g", "us", l, sizeof(l)));
-	}
-	fprintf(f, "<rect class=\"cell %s\" data-a=\"", cls);
-	rp_html_escape(f, m->names[a]);
-	fprintf(f, "\" data-b=\"");
-	rp_html_escape(f, m->names[b]);
-	fprintf(f, "\" data-gbps=\"%g\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		   "fill=\"#%02x%02x%02x\"%s><title>",
-		c && isfinite(c->gbps) ? c->gbps : -1.0, x, y, CELL - 1, CELL - 1, rgb[0], rgb[1],
-		rgb[2], c && c->bad ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
-	rp_html_escape(f, m->names[mirrored ? b : a]);
-	fputs(" -&gt; ", f);
-	rp_html_escape(f, m->names[mirrored ? a : b]);
-	fprintf(f, ": %s%s</title></rect>\n", val, c && c->bad ? " (bad)" : "");
-}
-
-/* A block of @g x @g nodes from (a0, b0): coloured by its worst pair. */
-static void svg_block(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an, int a0,
-		      int b0, int g, int x, int y)
-{
-	int a1 = a0 + g < m->n ? a0 + g : m->n, b1 = b0 + g < m->n ? b0 + g : m->n;
-	unsigned char rgb[3] = { 238, 238, 238 };
-	struct mx_block k;
-	char v[32];
-
-	mx_model_block(m, an, a0, b0, g, &k);
-	if (k.worst && isfinite(mx_model_share_in(an, k.worst)))
-		mx_heat_rgb(mx_model_share_in(an, k.worst), rgb);
-	else if (k.worst && k.worst->state == FC_MX_FAIL)
-		mx_heat_rgb(0, rgb);
-	else if (k.errors)
-		rgb[0] = rgb[1] = rgb[2] = 136;
-	fprintf(f, "<rect class=\"cell block %s\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		   "height=\"%d\" fill=\"#%02x%02x%02x\"%s><title>",
-		k.bad ? "bad" : k.worst ? "ok" : k.errors ? "error" : "pending", x, y, CELL - 1,
-		CELL - 1, rgb[0], rgb[1], rgb[2],
-		k.bad ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
-	rp_html_escape(f, m->names[a0]);
-	fputs(" .. ", f);
-	rp_html_escape(f, m->names[a1 - 1]);
-	fputs(" -&gt; ", f);
-	rp_html_escape(f, m->names[b0]);
-	fputs(" .. ", f);
-	rp_html_escape(f, m->names[b1 - 1]);
-	if (k.worst) {
-		fputs(": worst ", f);
-		rp_html_escape(f, m->names[k.wa]);
-		fputs(" -&gt; ", f);
-		rp_html_escape(f, m->names[k.wb]);
-		fprintf(f, " %s", fc_fmt_figure(k.worst->gbps, "%.3g", "Gb/s", v, sizeof(v)));
-	}
-	fprintf(f, "; %d bad of %d measured, %d could not run</title></rect>\n", k.bad,
-		k.measured, k.errors);
-}
-
-/* Row and column labels: a node's, or a block's first node's and how many
- * follow it ("node0032 +31"). */
-static void svg_label(FILE *f, const struct mx_model *m, int i, int g)
-{
-	char buf[32];
-	int last = i + g < m->n ? i + g - 1 : m->n - 1;
-
-	rp_html_escape(f, short_label(m->names[i], buf, sizeof(buf)));
-	if (g > 1 && last > i)
-		fprintf(f, " +%d", last - i);
-}
-
-/* The nodes a heat map's cell holds a side: 1, a cell per pair, while the
- * page stays within RP_PAGE_CELLS. */
-static int heat_group(const struct mx_model *m)
-{
-	double maps = m->nrails ? m->nrails + 1 : 1;
-
-	if (m->n <= RP_BLOCK_NODES && maps * m->n * (m->n - 1) <= RP_PAGE_CELLS)
-		return 1;
-	return (m->n + RP_BLOCKS - 1) / RP_BLOCKS;
-}
-
-static void svg_heatmap(FILE *f, const struct mx_model *m, const struct fc_mx_analysis *an,
-			const char *id)
-{
-	int g = heat_group(m);
-	int n = (m->n + g - 1) / g, w = LABEL + n * CELL + 10, h = LABEL + n * CELL + 40;
-
-	/* Room for the legend's text under a small matrix. */
-	if (w < LABEL + 11 * 18 + 300)
-		w = LABEL + 11 * 18 + 300;
-	char buf[32];
-
-	fprintf(f, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
-		   "font-size=\"11\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-		id, w, h, w, h, w, h);
-	for (int i = 0; i < n; i++) {
-		int susp = 0;
-		const char *style;
-
-		for (int j = i * g; j < (i + 1) * g && j < m->n; j++)
-			susp |= an->nodes[j].state == FC_MX_NODE_SUSPECT;
-		style = susp ? " fill=\"#b00000\" font-weight=\"bold\"" : "";
-		fprintf(f, "<text class=\"row%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>",
-			susp ? " suspect" : "", LABEL - 4, LABEL + i * CELL + CELL / 2 + 4, style);
-		svg_label(f, m, i * g, g);
-		fprintf(f, "</text>\n<text class=\"col%s\" transform=\"translate(%d,%d) "
-			   "rotate(-60)\"%s>", susp ? " suspect" : "",
-			LABEL + i * CELL + CELL / 2, LABEL - 4, style);
-		svg_label(f, m, i * g, g);
-		fputs("</text>\n", f);
-	}
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++)
-			if (g > 1)
-				svg_block(f, m, an, a * g, b * g, g, LABEL + b * CELL, LABEL + a * CELL);
-			else
-				svg_cell(f, m, an, a, b, LABEL + b * CELL, LABEL + a * CELL);
-	/* Legend: share of the best pair. */
-	for (int i = 0; i <= 10; i++) {
-		unsigned char rgb[3];
-
-		mx_heat_rgb(i / 10.0, rgb);
-		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"%d\" width=\"18\" height=\"12\" "
-			   "fill=\"#%02x%02x%02x\"/>\n", LABEL + i * 18, h - 28, rgb[0], rgb[1], rgb[2]);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\">0%% .. 100%% of the best pair (%s)</text>\n",
-		LABEL + 11 * 18 + 6, h - 18, fc_fmt_figure(an->best_gbps, "%.3g", "Gb/s", buf,
-							  sizeof(buf)));
-	fputs("</svg>\n", f);
 }
 
 /* What each mark of the heat map means, as text that no width cuts short. */
@@ -413,7 +241,7 @@ static void html_rails(FILE *f, const struct mx_model *m)
 		rp_html_escape(f, m->rails[r].name);
 		fprintf(f, "), row to column</h2>\n");
 		snprintf(id, sizeof(id), "heatmap-rail%d", m->rails[r].index);
-		svg_heatmap(f, m, &m->ran.rails[r], id);
+		rp_svg_heatmap(f, m, &m->ran.rails[r], id);
 	}
 }
 
@@ -475,6 +303,61 @@ static void html_pattern(FILE *f, const json_t *doc)
 	}
 }
 
+/* One problem of the summary, "where: what (how sure); next: step", with
+ * its place and its next step in bold; another line as it is. */
+static void html_problem(FILE *f, const char *t)
+{
+	const char *colon = strstr(t, ": "), *next = colon ? strstr(colon, "; next: ") : NULL;
+
+	fputs("<li>", f);
+	if (!colon) {
+		rp_html_escape(f, t);
+		fputs("</li>\n", f);
+		return;
+	}
+	fputs("<b>", f);
+	escape_n(f, t, (size_t)(colon - t));
+	fputs("</b>: ", f);
+	if (next) {
+		escape_n(f, colon + 2, (size_t)(next - colon - 2));
+		fputs("; <b>next</b>: ", f);
+		rp_html_escape(f, next + 8);
+	} else {
+		rp_html_escape(f, colon + 2);
+	}
+	fputs("</li>\n", f);
+}
+
+/* The answer first (issue 39 item 1): the summary the text output ends
+ * with, the same lines (core/summary.h fc_summary_lines): the verdict and
+ * one line per named problem, where, what, how sure and the next step; the
+ * detail (findings, heat maps, nodes) below it. */
+static void html_summary(FILE *f, const json_t *doc)
+{
+	json_t *lines = fc_summary_lines(doc, "below"), *l;
+	size_t i;
+
+	fputs("<section id=\"summary\">\n", f);
+	json_array_foreach(lines, i, l) {
+		if (!json_is_string(l))
+			continue;
+		if (i == 0) {
+			fprintf(f, "<p class=\"answer verdict-%s\">",
+				fc_verdict_name(fc_doc_verdict(doc)));
+			rp_html_escape(f, json_string_value(l));
+			fputs("</p>\n", f);
+			if (json_array_size(lines) > 1)
+				fputs("<ul id=\"problems\">\n", f);
+			continue;
+		}
+		html_problem(f, json_string_value(l));
+	}
+	if (json_array_size(lines) > 1)
+		fputs("</ul>\n", f);
+	fputs("</section>\n", f);
+	json_decref(lines);
+}
+
 int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 {
 	char when[64], g[32], l[32];
@@ -484,18 +367,24 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		   "<title>fabcheck %s run %lld: %s</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:2em;color:#222;background:#fff}\n"
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}\n"
-		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}\n"
+		   ".verdict-fail{color:#b00000}.verdict-pass{color:#1a7f37}"
+		   ".verdict-warn{color:#9a6700}\n"
+		   "#summary{border-left:4px solid #888;padding:0.2em 1em;margin:0 0 1em 0}\n"
+		   "#summary .answer{font-size:1.2em;font-weight:bold;margin:0.3em 0}\n"
+		   "#summary ul{margin:0.3em 0;padding-left:1.2em}\n"
 		   "tr.suspect td{background:#fde0dd;font-weight:bold}\n"
 		   "</style></head><body>\n",
 		m->info.kind, (long long)m->run, fc_jstr(doc, "verdict", "?"));
 	/* The latency only where one was measured; the run's kind (matrix or
-	 * soak: report refuses a pair's) as the store holds it. */
-	fprintf(f, "<h1>fabcheck %s run %lld</h1>\n<p>%d nodes, %lld of %lld pair%s, "
-		   "started %s; verdict <b class=\"verdict-%s\">%s</b>; rack median %s%s%s.</p>\n",
-		m->info.kind, (long long)m->run, m->n, (long long)fc_jnum(doc, "pairs_done", 0),
+	 * soak: report refuses a pair's) as the store holds it; the verdict
+	 * once, in the summary. */
+	fprintf(f, "<h1>fabcheck %s run %lld</h1>\n", m->info.kind, (long long)m->run);
+	html_summary(f, doc);
+	fprintf(f, "<p>%d nodes, %lld of %lld pair%s, "
+		   "started %s; rack median %s%s%s.</p>\n",
+		m->n, (long long)fc_jnum(doc, "pairs_done", 0),
 		(long long)fc_jnum(doc, "pairs_total", 0),
-		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when, fc_jstr(doc, "verdict", "?"),
-		fc_jstr(doc, "verdict", "?"),
+		fc_s((long long)fc_jnum(doc, "pairs_total", 0)), when,
 		fc_fmt_figure(m->an.rack_median_gbps, "%.3g", "Gb/s", g, sizeof(g)),
 		isfinite(m->an.rack_median_lat_us) ? ", " : "",
 		isfinite(m->an.rack_median_lat_us) ?
@@ -507,7 +396,7 @@ int rp_write_html(FILE *f, const struct mx_model *m, const json_t *doc)
 		html_rails(f, m);
 	fputs(m->nrails ? "<h2>Bandwidth of each pair, every rail together, row to column</h2>\n" :
 			  "<h2>Bandwidth, row to column</h2>\n", f);
-	svg_heatmap(f, m, &m->an, "heatmap");
+	rp_svg_heatmap(f, m, &m->an, "heatmap");
 	html_legend(f);
 	html_nodes(f, doc);
 	html_pattern(f, doc);

@@ -1,10 +1,12 @@
 /* fabcheck: validates the RDMA fabric of GPU clusters. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fc.h"
 #include "core/log.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "ctl/lldp.h"
 #include "ctl/ssh_mux.h"
 #include "gdr/gdr.h"
@@ -94,6 +96,16 @@ static int global_opt(struct fc_ctx *ctx, const char *arg)
 	return FC_EXIT_USAGE;
 }
 
+/* 1 when @name is a command the controller starts on a node (a worker):
+ * its stderr goes to the controller, which keeps its last line whole. */
+static int started_by_controller(const char *name)
+{
+	for (const struct fc_cmd *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c->hidden;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fc_ctx ctx = { .prog = argv[0] };
@@ -117,6 +129,12 @@ int main(int argc, char **argv)
 		fc_emit_hook = fc_starve_doc;
 		fc_drain_hold = fc_starve_hold;
 	}
+	/* The messages on stderr fit the terminal (issue 39 item 3); only a
+	 * terminal's: a fabcheck that runs another reads its child's last
+	 * stderr line as the reason it failed (matrix's pairs: mx_run.c
+	 * kid_doc), so a pipe gets each message whole on its line. */
+	if (rc < 0 && i < argc && !started_by_controller(argv[i]) && isatty(STDERR_FILENO))
+		fc_log_fit = fc_err_put;
 	if (rc < 0)
 		rc = fc_dispatch(&ctx, "fabcheck", commands, argc - i, argv + i);
 	fc_ssh_mux_end(); /* on every return; nothing when already ended */

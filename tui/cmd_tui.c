@@ -11,6 +11,7 @@
 #include "ctl/child.h"
 #include "core/out.h"
 #include "core/util.h"
+#include "core/summary.h"
 #include "tui/tui.h"
 #include "src/cmds.h"
 #include "matrix/mx_history.h"
@@ -494,8 +495,8 @@ int cmd_tui(struct fc_ctx *ctx, int argc, char **argv)
 		fc_stop = 1;
 		mx_run_poll(&t.s.r, 0);
 		fc_store_run_end(t.st, t.m.run, "interrupted");
-		fprintf(stderr, "fabcheck: run %lld stopped; its finished pairs are kept in %s; "
-				"finish with 'fabcheck matrix --resume %lld --db %s'\n",
+		fc_err_putf("fabcheck: run %lld stopped; its finished pairs are kept in %s; "
+				"finish with 'fabcheck matrix --resume %lld --db %s'",
 			(long long)t.m.run, fc_store_path(t.st), (long long)t.m.run,
 			fc_store_path(t.st));
 		rc = FC_EXIT_CANT;

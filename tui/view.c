@@ -93,12 +93,11 @@ static size_t common_prefix(const struct mx_model *m)
 	return len;
 }
 
-/* A label of at most @w characters: the common prefix dropped, then the
- * tail kept (node0127 -> 127). */
-const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
-		      size_t len)
+/* @name in at most @w characters: a control character shown escaped, a
+ * longer name its tail behind "~" (node0127 -> ~0127), the marker that the
+ * name was cut. */
+const char *tui_fit_name(const char *s, int w, char *buf, size_t len)
 {
-	const char *s = m->names[i] + prefix;
 	char shown[512];
 	size_t l;
 
@@ -115,6 +114,14 @@ const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, cha
 	else
 		snprintf(buf, len, "~%s", s + l - (size_t)(w - 1));
 	return buf;
+}
+
+/* A label of at most @w characters: the common prefix dropped, then the
+ * tail kept (node0127 -> 127). */
+const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
+		      size_t len)
+{
+	return tui_fit_name(m->names[i] + prefix, w, buf, len);
 }
 
 /* Blocks: above TUI_BLOCK_NODES nodes, unless zoomed into one or on the
@@ -372,19 +379,27 @@ static void draw_matrix(const struct tui_view *v, const struct mx_model *m, cons
 static void draw_overview(const struct tui_view *v, const struct mx_model *m, const struct layout *l)
 {
 	char buf[64];
-	int y = l->y0;
+	int y = l->y0, fit, shown;
 
 	move(y, 0);
 	clrtoeol();
 	mvaddnstr(y, 0, "node\\rail", l->lw - 1);
-	for (int r = 0; r < m->nrails; r++)
-		mvprintw(y, l->lw + r * 8, "%7.7s", m->rails[r].name);
+	/* a column of 8 per rail, as many as the screen holds; more rails: the
+	 * last column says how many are left out (R shows each rail alone) */
+	fit = (COLS - l->lw) / 8;
+	shown = m->nrails <= fit ? m->nrails : fit - 1;
+	for (int r = 0; r < shown; r++)
+		mvprintw(y, l->lw + r * 8, "%7s", tui_fit_name(m->rails[r].name, 7, buf, sizeof(buf)));
+	if (shown < m->nrails) {
+		snprintf(buf, sizeof(buf), "+%d more", m->nrails - shown);
+		mvaddnstr(y, l->lw + shown * 8, buf, 8);
+	}
 	for (int a = v->top; a < v->top + l->rows && a < m->n; a++) {
 		y = l->y0 + 1 + (a - v->top);
 		move(y, 0);
 		clrtoeol();
 		mvprintw(y, 0, " %-*s", l->lw - 1, tui_label(m, a, l->prefix, l->lw - 2, buf, sizeof(buf)));
-		for (int r = 0; r < m->nrails; r++) {
+		for (int r = 0; r < shown; r++) {
 			const struct fc_mx_analysis *an = &m->ran.rails[r];
 			int susp = an->nodes[a].state == FC_MX_NODE_SUSPECT, attr = 0;
 			double sh = mx_model_share_in(an, mx_model_worst(an, a));

@@ -29,6 +29,10 @@ const struct fc_mx_cell *tui_show(const struct tui_view *v, const struct mx_mode
 				  int b, int *mirrored_p);
 double tui_cell_share(const struct tui_view *v, const struct mx_model *m,
 		      const struct fc_mx_cell *c, int a, int b);
+/* @s in at most @w characters: a control character escaped, a longer
+ * name its tail behind the marker "~" (node0127 -> ~0127); @s itself or
+ * @buf. */
+const char *tui_fit_name(const char *s, int w, char *buf, size_t len);
 const char *tui_label(const struct mx_model *m, int i, size_t prefix, int w, char *buf,
 		      size_t len);
 

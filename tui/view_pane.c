@@ -84,7 +84,7 @@ void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
 	/* The analysis shown: on a rail alone, that rail's cell and reasons,
 	 * not the pair's worst rail. */
 	const struct fc_mx_analysis *an = tui_view_an(v, m);
-	int mirrored, a = v->cur_a, b = v->cur_b, on_rail = an != &m->an;
+	int mirrored, a = v->cur_a, b = v->cur_b, on_rail = an != &m->an, nw;
 	const struct fc_mx_cell *c = mx_model_show_in(m, an, a, b, &mirrored);
 	char line[1024], why[256] = "", rail[96] = "", na[160], nb[160];
 
@@ -107,8 +107,12 @@ void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
 	if (on_rail)
 		snprintf(rail, sizeof(rail), " on rail %d (%s)", m->rails[v->rail - 1].index,
 			 m->rails[v->rail - 1].name);
-	snprintf(line, sizeof(line), "%s -> %s%s: %s%s%s%s", /* names shown escaped */
-		 fc_name_show(m->names[a], na, sizeof(na)), fc_name_show(m->names[b], nb, sizeof(nb)), rail,
+	/* names shown escaped; each cut with "~" where the two would leave
+	 * the verdict no room on the line (issue 39 item 3) */
+	nw = COLS > 60 ? (COLS - 40) / 2 : 10;
+	snprintf(line, sizeof(line), "%s -> %s%s: %s%s%s%s",
+		 tui_fit_name(m->names[a], nw, na, sizeof(na)),
+		 tui_fit_name(m->names[b], nw, nb, sizeof(nb)), rail,
 		 !c ? "not measured yet" : c->state == FC_MX_ERROR ? "could not run" :
 		 c->bad ? "BAD" : "pass", why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (c && c->state == FC_MX_ERROR)

@@ -45,9 +45,15 @@ void tui_trend_text(const struct tui_trend *tr, const struct mx_model *m, char *
 	}
 	if (m->nrails) {
 		mx_history_rail(m, tr->rail, name, sizeof(name));
-		if (tr->of_rails > 1 && name[strlen(name) - 1] == ')')
+		/* "its worst" only of a judged drop (mx_history.c orders the
+		 * rails by it): with too few past runs to judge, the first
+		 * rail was called the worst of a pair bad on another */
+		if (tr->of_rails > 1 && name[strlen(name) - 1] == ')' && isfinite(tr->median))
 			snprintf(rail, sizeof(rail), "rail %.*s, its worst) ",
 				 (int)strlen(name) - 1, name);
+		else if (tr->of_rails > 1 && name[strlen(name) - 1] == ')')
+			snprintf(rail, sizeof(rail), "rail %.*s, first of %d rails) ",
+				 (int)strlen(name) - 1, name, tr->of_rails);
 		else
 			snprintf(rail, sizeof(rail), "rail %s ", name);
 	}

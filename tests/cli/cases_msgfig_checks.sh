@@ -229,7 +229,7 @@ expect "nccl run: silent for 6 s (--timeout 1 s, then 5 s)" 3 \
 	$FC nccl run --launcher local --worker-cmd "$MCK/silent.sh" --timeout 1 localhost
 # The worker's init with a unique id of 4 hex digits, not 2 x 128.
 expect "nccl-worker: a unique id that is not 256 hex digits" 3 \
-	'"msg":"the controller.s unique id is not 256 hex digits"' -- \
+	"error: the controller's unique id is not 256 hex digits\$" -- \
 	sh -c "printf '%s\\n' '{\"v\":1,\"seq\":1,\"type\":\"hello\"}' \
 		'{\"v\":1,\"seq\":2,\"type\":\"setup\",\"rank\":0,\"nranks\":1,\"gpu\":0,\"want_topo\":false,\"op\":\"all_reduce\",\"min_bytes\":1024,\"max_bytes\":4096,\"factor\":2,\"iters\":1,\"warmup\":0,\"timeout\":10}' \
 		'{\"v\":1,\"seq\":3,\"type\":\"init\",\"unique_id\":\"abc1\"}' | $MCKF $FC nccl-worker"

@@ -22,4 +22,18 @@ printf '#!/bin/sh\necho "        GPU0"\nexit 6\n' >"$MGD/bin/nvidia-smi"
 chmod +x "$MGD/bin/nvidia-smi"
 expect "topo: nvidia-smi topo -m exits 6" 3 '^fabcheck: info: nvidia-smi topo -m failed \(exit 6\); NVLink left unknown$' -- \
 	env PATH="$MGD/bin:$PATH" $FC -v topo
+# topo on real nvidia-smi topo -m captures (../shared/fixtures/topo): the
+# NCCL_IB_HCA advice counts the HCAs it lists. 8 x A800 with 9 NICs: 7 are
+# some GPU's nearest (NIC0 and NIC7 are no GPU's), listed by matrix label;
+# a 2017 8-GPU PCIe node: its one mlx4_0, singular.
+MGT=$FABCHECK_SHARED/fixtures/topo
+expect "topo: 7 of 9 NICs nearest to a GPU, the 7 listed" 0 \
+	"^  NCCL_IB_HCA==NIC1,NIC2,NIC3,NIC4,NIC5,NIC6,NIC8\$" -- \
+	$FC topo --nvidia-smi-topo "$MGT/8xa800-nv8_9nic_numa-affinity-no-gpu-numa-id_TRUNCATED.txt"
+expect "topo: 7 HCAs nearest to a GPU, the others farther" 0 \
+	"^      7 HCAs nearest to a GPU; '=' makes NCCL match these names exactly \(a bare mlx5_1 also takes mlx5_10..mlx5_19\); the others are farther from every GPU; NICn are matrix labels" -- \
+	$FC topo --nvidia-smi-topo "$MGT/8xa800-nv8_9nic_numa-affinity-no-gpu-numa-id_TRUNCATED.txt"
+expect "topo: 1 HCA nearest to a GPU (mlx4_0)" 0 \
+	"^      1 HCA nearest to a GPU; '=' makes NCCL match these names exactly \(a bare mlx5_1 also takes mlx5_10..mlx5_19\)\$" -- \
+	$FC topo --nvidia-smi-topo "$MGT/8gpu-pcie_mlx4_0-column_2017_trailing-spaces_TRUNCATED.txt"
 rm -rf "$MGD"

@@ -101,10 +101,13 @@ print("ok %d" % len(got) if got and not bad else "no: %r %r" % (bad, want))' $MQ
 expect "matrix: BAD PEERS, nodeC 2 of 2, nodeA 1 of 2" 0 '^nodeA 2\.4 Gb/s [^ ]+ us 1 of 2 pass nodeC 0\.6 Gb/s [^ ]+ us 2 of 2 suspect$' -- \
 	bash -c "grep -E '^  node[AC] .* of [0-9]' $MQT/l.out | tr -s ' ' | sed 's/^ //' | tr '\n' ' ' | sed 's/ $//'"
 # The same nodes, nodeB's worker never answering: -v names the pair's
-# process as it starts it (round 1 of 1, its pid the pair's own); killed
-# with its group by SIGKILL, the pair is said to have died on signal 9.
-kill_pair() {
-	local pid="" i mx rc cmd=""
+# process as it starts it (round 1 of 1, its pid the pair's own). sig_pair
+# SIG CMD...: sends SIG to that pair's process group (only when the pid's
+# command line is that pair's, never another process's) and prints the
+# command line and what the run says of the pair.
+sig_pair() {
+	local sig=$1 pid="" i mx rc cmd=""
+	shift
 	"$@" >"$MQT/kp.out" 2>"$MQT/kp.err" &
 	mx=$!
 	for i in $(seq 300); do
@@ -112,19 +115,76 @@ kill_pair() {
 		[ -n "$pid" ] && break
 		sleep 0.1
 	done
-	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline") && kill -KILL -- "-$pid"
+	[ -n "$pid" ] && cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+	case $cmd in "fabcheck pair nodeA nodeB "*) kill -"$sig" -- "-$pid" ;; esac
 	wait $mx
 	rc=$?
 	echo "$cmd| $(cat "$MQT/kp.out" "$MQT/kp.err" | grep -o 'its one pair could not run: .*')"
 	return $rc
 }
+# SIGKILL: the pair died on signal 9.
 MX_HANG_NODE=nodeB expect "matrix -v: the pid it names is the pair's; SIGKILL: died on signal 9" 3 '^fabcheck pair nodeA nodeB --json --no-db .*\| its one pair could not run: pair died on signal 9' -- \
-	kill_pair $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
+	sig_pair KILL $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
 	--timeout 20 --db $MQT/kp.db
+# SIGSTOP: the pair cannot end itself at its --deadline of 1 s; the run
+# ends it 30 s later (mx_run.c MX_PAIR_GRACE_S) and says how long it
+# waited: 31 s ("no result within 1 s" said only the deadline).
+MX_HANG_NODE=nodeB expect "matrix: a pair stopped past --deadline 1 s and 30 s to end: no result within 31 s" 3 '^fabcheck pair nodeA nodeB --json --no-db --deadline 1 .*\| its one pair could not run: no result within 31 s \(--deadline 1 s and 30 s to end\); killed' -- \
+	sig_pair STOP $FC -v matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh \
+	--timeout 20 --deadline 1 --db $MQT/st.db
 # --save-evidence: a folder name past PATH_MAX - 600 (3496 bytes) leaves no
 # room for a pair's folder in it: refused, its length and the bound said.
 expect "matrix --save-evidence: a 3500-byte folder name, under 3496 asked" 3 "^fabcheck: error: --save-evidence: the folder name is 3500 bytes; give one under 3496$" -- \
 	$FC matrix nodeA nodeB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
 	--db $MQT/ev.db --save-evidence "$MQT/$(head -c $((3500 - ${#MQT} - 1)) /dev/zero | tr '\0' e)"
+# Two node names of 130 bytes (node names go to 253, core/names.h): the
+# pair's folder "001-A-B" would be 265 bytes, past NAME_MAX (255).
+MQA=$(printf 'a%.0s' $(seq 130)) MQB=$(printf 'b%.0s' $(seq 130))
+expect "matrix --save-evidence: a pair folder past 255 bytes, the pair named" 3 "^fabcheck: error: --save-evidence: the folder of pair $MQA -> $MQB would be longer than 255 bytes; give shorter node names or folder$" -- \
+	$FC matrix $MQA $MQB --launcher local --worker-cmd tests/cli/mx-worker.sh --timeout 2 \
+	--db $MQT/ev2.db --save-evidence $MQT/ev2
+
+# --import at a pace of 0.5 s a result into a store of 2 runs (run 3),
+# SIGINT once 2 of its 6 results are stored: the run named, and those 2
+# are what the store keeps of it, marked interrupted.
+for i in 1 2; do $FC matrix --import $MXD/rack4-slowC.json --db $MQT/i.db >/dev/null 2>&1; done
+int_import() {
+	local pid i
+	"$@" & pid=$!
+	for i in $(seq 100); do
+		[ "$(sqlite3 $MQT/i.db 'select count(*) from pairs where run = 3' 2>/dev/null)" = 2 ] && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid
+}
+expect "matrix --import interrupted: run 3 keeps what it imported" 3 '^fabcheck: error: interrupted: run 3 keeps the results imported so far$' -- \
+	int_import $FC matrix --import $MXD/rack4-slowC.json --db $MQT/i.db --pace 0.5
+expect "matrix --import interrupted: the store keeps its 2 results, run 3 interrupted" 0 '^3\|interrupted\|2$' -- \
+	sqlite3 $MQT/i.db 'select id, verdict, (select count(*) from pairs where run = 3) from runs where id = 3'
+# Three runs of 4 nodes recorded at 15 to 20 times gen.py's rate, then a
+# live run at 2.4 Gb/s (tests/cli/rack-worker.sh): the 5 links recorded at
+# 20 times (about 3.2 Gb/s) are 25% or more below their past, nodeA-nodeB's
+# (15 times, 2.4) is not; after the run they are measured again, once.
+# (With --save-evidence: without it the run never measures them again,
+# mx_session.c's "a run this process measured" reads r.spawned, which only
+# the evidence folders count.)
+python3 $MXD/gen.py 4 > $MQT/g4h.json
+python3 - $MQT/g4h.json $MQT/f4h.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    k = 15 if {r["a"]["node"], r["b"]["node"]} == {"nodeA", "nodeB"} else 20
+    for x in r["results"]:
+        if x.get("gbps"):
+            x["gbps"] = round(x["gbps"] * k, 4)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for i in 1 2 3; do $FC matrix --import $MQT/f4h.json --db $MQT/h4.db >/dev/null 2>&1; done
+$FC matrix nodeA nodeB nodeC nodeD "${MQW[@]}" --db $MQT/h4.db --save-evidence $MQT/ev4 >$MQT/h4.out 2>&1
+expect "matrix: measuring again the 5 links below their past runs" 0 '^measuring again 5 links below their past runs$' -- \
+	cat $MQT/h4.out
+expect "matrix: 5 links measured again, 5 flagged" 0 '^5 5$' -- \
+	bash -c "echo \$(grep -c '^  \[retest\] ' $MQT/h4.out) \$(grep -c 'below its median of the last 3 runs' $MQT/h4.out)"
 
 rm -rf "$MQT"

@@ -1,41 +1,45 @@
 # Cases for the figures of `report --html` (sourced by tests/cli/run.sh;
 # issue 39 item 5): each number the page writes, fed by a run whose figures
-# are known, checked where it stands. The geometry is report_html.c's:
-# cells of 28 px (27 drawn), 110 px of labels; node i's row at y = 110 +
-# 28 i, node j's column at x = 110 + 28 j; a map of n nodes 110 + 28 n + 10
-# wide (at least 110 + 11 * 18 + 300 = 608, the legend's room) and
-# 110 + 28 n + 40 high; a row label at y = 110 + 28 i + 14 + 4, a column
-# label at x = 110 + 28 i + 14; the legend's 11 swatches of 18 px at
-# y = height - 28, its text at x = 110 + 198 + 6, y = height - 18.
+# are known, checked where it stands. The geometry is report_svg.c's:
+# cells of 28 px (27 drawn); label bands as deep as the longest label L
+# (characters) needs at 7 px a character: left = 7 L + 8, top =
+# ceil(7 L sin 60) + 12, right = ceil(7 L cos 60) + 10 (5-character names:
+# 43, 43 and 28); node i's row at y = top + 28 i, node j's column at
+# x = left + 28 j; a map of n nodes left + 28 n + right wide (at least
+# left + 11 * 18 + 300, the legend's room: 541 for 5 characters) and
+# top + 28 n + 40 high; a row label at x = left - 4, y = top + 28 i + 14 + 4,
+# a column label at x = left + 28 i + 14, y = top - 4; the legend's 11
+# swatches of 18 px from x = left at y = height - 28, its text at
+# x = left + 198 + 6, y = height - 18.
 RF=$(mktemp -d /tmp/fc-reportfigs-XXXXXX)
 MXD=tests/data/matrix
 # 3 nodes, nodeC at 0.02 Gb/s, the others at 0.166 (gen.py), imported
-# twice: the page is run 2's. 3 nodes: 608 x 234 px.
+# twice: the page is run 2's. 3 nodes of 5 characters: 541 x 167 px.
 python3 $MXD/gen.py 3 nodeC 0.02 > $RF/m3.json
 $FC matrix --import $RF/m3.json --db $RF/m3.db >/dev/null 2>&1
 $FC matrix --import $RF/m3.json --db $RF/m3.db >/dev/null 2>&1
 $FC report --db $RF/m3.db --html $RF/m3.html >/dev/null 2>&1
 expect "report html: the title names run 2 and its verdict" 0 '^1$' -- \
 	grep -cF '<title>fabcheck matrix run 2: fail</title>' $RF/m3.html
-expect "report html: the heat map is 608 x 234 px for 3 nodes" 0 '^1$' -- \
-	grep -cF '<svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="608" height="234" viewBox="0 0 608 234" font-family="sans-serif" font-size="11">' $RF/m3.html
-expect "report html: the background is 608 x 234 px" 0 '^1$' -- \
-	grep -cF '<rect width="608" height="234" fill="#ffffff"/>' $RF/m3.html
-expect "report html: nodeC's row label at x 106, y 184, marked suspect" 0 '^1$' -- \
-	grep -cF '<text class="row suspect" x="106" y="184" text-anchor="end" fill="#b00000" font-weight="bold">nodeC</text>' $RF/m3.html
-expect "report html: nodeC's column label at 180, 106" 0 '^1$' -- \
-	grep -cF '<text class="col suspect" transform="translate(180,106) rotate(-60)" fill="#b00000" font-weight="bold">nodeC</text>' $RF/m3.html
-expect "report html: nodeB with itself, dark at 138, 138" 0 '^1$' -- \
-	grep -cF '<rect class="diag" x="138" y="138" width="27" height="27" fill="#444444"/>' $RF/m3.html
-# nodeC's row (y 166), nodeB's column (x 138): 0.02 Gb/s, 0.12 of the best
+expect "report html: the heat map is 541 x 167 px for 3 nodes" 0 '^1$' -- \
+	grep -cF '<svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="541" height="167" viewBox="0 0 541 167" font-family="sans-serif" font-size="11">' $RF/m3.html
+expect "report html: the background is 541 x 167 px" 0 '^1$' -- \
+	grep -cF '<rect width="541" height="167" fill="#ffffff"/>' $RF/m3.html
+expect "report html: nodeC's row label at x 39, y 117, marked suspect" 0 '^1$' -- \
+	grep -cF '<text class="row suspect" x="39" y="117" text-anchor="end" fill="#b00000" font-weight="bold">nodeC</text>' $RF/m3.html
+expect "report html: nodeC's column label at 113, 39" 0 '^1$' -- \
+	grep -cF '<text class="col suspect" transform="translate(113,39) rotate(-60)" fill="#b00000" font-weight="bold">nodeC</text>' $RF/m3.html
+expect "report html: nodeB with itself, dark at 71, 71" 0 '^1$' -- \
+	grep -cF '<rect class="diag" x="71" y="71" width="27" height="27" fill="#444444"/>' $RF/m3.html
+# nodeC's row (y 99), nodeB's column (x 71): 0.02 Gb/s, 0.12 of the best
 # pair's 0.166: mx_heat_rgb's red (#d73027) to yellow (#fee08b) half at
 # 0.24: #e05a3f; bad, so bordered.
-expect "report html: the nodeC -> nodeB cell at 138, 166 with its Gb/s" 0 '^1$' -- \
-	grep -cF '<rect class="cell bad" data-a="nodeC" data-b="nodeB" data-gbps="0.02" x="138" y="166" width="27" height="27" fill="#e05a3f" stroke="#000000" stroke-width="2"><title>nodeB -&gt; nodeC: 0.02 Gb/s, 135 us (bad)</title></rect>' $RF/m3.html
-expect "report html: legend swatch 4 (30%) at 164, 206" 0 '^1$' -- \
-	grep -cF '<rect class="legend" x="164" y="206" width="18" height="12" fill="#ee9a63"/>' $RF/m3.html
-expect "report html: the legend's text at 314, 216 names the best pair's Gb/s" 0 '^1$' -- \
-	grep -cF '<text x="314" y="216">0% .. 100% of the best pair (0.166 Gb/s)</text>' $RF/m3.html
+expect "report html: the nodeC -> nodeB cell at 71, 99 with its Gb/s" 0 '^1$' -- \
+	grep -cF '<rect class="cell bad" data-a="nodeC" data-b="nodeB" data-gbps="0.02" x="71" y="99" width="27" height="27" fill="#e05a3f" stroke="#000000" stroke-width="2"><title>nodeB -&gt; nodeC: 0.02 Gb/s, 135 us (bad)</title></rect>' $RF/m3.html
+expect "report html: legend swatch 4 (30%) at 97, 139" 0 '^1$' -- \
+	grep -cF '<rect class="legend" x="97" y="139" width="18" height="12" fill="#ee9a63"/>' $RF/m3.html
+expect "report html: the legend's text at 247, 149 names the best pair's Gb/s" 0 '^1$' -- \
+	grep -cF '<text x="247" y="149">0% .. 100% of the best pair (0.166 Gb/s)</text>' $RF/m3.html
 # Every cell where the geometry puts it: parsed, each rect's x from its
 # column node's place, y from its row node's, the diagonal's at i = j.
 expect "report html: every cell of 3 nodes at its row and column" 0 '^ok 6 3$' -- python3 -c '
@@ -52,11 +56,11 @@ for r in svg.iter(ns + "rect"):
         i, j = names.index(r.get("data-a")), names.index(r.get("data-b"))
         cells += 1
     elif c == "diag":
-        i = j = (int(r.get("y")) - 110) // 28
+        i = j = (int(r.get("y")) - 43) // 28
         diag += 1
     else:
         continue
-    if (int(r.get("x")), int(r.get("y")), r.get("width"), r.get("height")) != (110 + 28 * j, 110 + 28 * i, "27", "27"):
+    if (int(r.get("x")), int(r.get("y")), r.get("width"), r.get("height")) != (43 + 28 * j, 43 + 28 * i, "27", "27"):
         bad.append(ET.tostring(r)[:120])
 print("ok %d %d" % (cells, diag) if not bad and names == ["nodeA", "nodeB", "nodeC"] else bad)' $RF/m3.html
 
@@ -69,20 +73,21 @@ expect "report html: a column per rail, rail 0 and rail 1" 0 '^1$' -- \
 	grep -cF '<th>node</th><th>rail 0 (rxe0)</th><th>rail 1 (rxe1)</th></tr>' $RF/r3.html
 grep -A1 -F '<h2>Rail 1 (rxe1), row to column</h2>' $RF/r3.html > $RF/r3-rail1.txt
 expect "report html: rail 1's heat map headed and named" 0 '^1$' -- \
-	grep -cF '<svg id="heatmap-rail1" xmlns="http://www.w3.org/2000/svg" width="608" height="234" ' $RF/r3-rail1.txt
+	grep -cF '<svg id="heatmap-rail1" xmlns="http://www.w3.org/2000/svg" width="541" height="167" ' $RF/r3-rail1.txt
 
 # 90 nodes x 8 rails (9 maps of 8,010 cells, over the page's 65,280): blocks
 # of 3 nodes, 30 a side. The first 4 rounds of the schedule, gpu07's port on
-# rail 2 down: on rail 2's map the block of gpu07 .. gpu09 (row 2, y 166)
-# with gpu82 .. gpu84 (column 27, x 110 + 27 * 28 = 866) holds the 4 pairs
+# rail 2 down: its labels "gpu07 +2" of 8 characters (left 64, top 61), on
+# rail 2's map the block of gpu07 .. gpu09 (row 2, y 61 + 2 * 28 = 117)
+# with gpu82 .. gpu84 (column 27, x 64 + 27 * 28 = 820) holds the 4 pairs
 # those rounds ran (b90.json: gpu07-gpu84, gpu08-gpu83, gpu09-gpu82,
 # gpu09-gpu84), gpu07's failed (no figure: the worst is "-").
 python3 $MXD/gen_rails.py --pair-docs 90 8 down:gpu07:2 4 > $RF/b90.json
 $FC matrix --import $RF/b90.json --db $RF/b90.db >/dev/null 2>&1
 $FC report --db $RF/b90.db --html $RF/b90.html >/dev/null 2>&1
 sed -n '/id="heatmap-rail2"/,/<\/svg>/p' $RF/b90.html > $RF/b90-rail2.svg
-expect "report html: a block of 3 nodes at 866, 166: 1 bad of 4 measured" 0 '^1$' -- \
-	grep -cF '<rect class="cell block bad" x="866" y="166" width="27" height="27" fill="#d73027" stroke="#000000" stroke-width="2"><title>gpu07 .. gpu09 -&gt; gpu82 .. gpu84: worst gpu07 -&gt; gpu84 -; 1 bad of 4 measured, 0 could not run</title></rect>' $RF/b90-rail2.svg
+expect "report html: a block of 3 nodes at 820, 117: 1 bad of 4 measured" 0 '^1$' -- \
+	grep -cF '<rect class="cell block bad" x="820" y="117" width="27" height="27" fill="#d73027" stroke="#000000" stroke-width="2"><title>gpu07 .. gpu09 -&gt; gpu82 .. gpu84: worst gpu07 -&gt; gpu84 -; 1 bad of 4 measured, 0 could not run</title></rect>' $RF/b90-rail2.svg
 
 # report --history: 4 runs of 3 nodes (gen.py, the same figures each run),
 # then a fifth with nodeC at 0.08 Gb/s. Its links with nodeC fall below

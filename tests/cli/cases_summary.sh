@@ -96,7 +96,8 @@ env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_
 env FAKE_DEVICES=$SUMDEV RW_LAT_NOTES=1 RW_EVIDENCE="$SUMT/ev" RW_COUNTERS_FROM_EV=1 COLUMNS=1000 \
 	$FC "${SUMDEMO[@]}" >"$SUMT/demo-rt-wide.txt" 2>&1
 expect "summary: demo pair, healthy: at most 30 lines" 0 '^ok [0-9]+$' -- sum_lines "$SUMT/demo-ok.txt" 30
-expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 1$' -- bash -c \
+# p999_us's note is implied by p99_us's (more rounds needed): said once, both in --json.
+expect "summary: demo pair, healthy: each latency note once, naming both tests" 0 '^1 0$' -- bash -c \
 	"echo \$(grep -c '^  - write 64 KiB, read 64 KiB: p99_us not reported' $SUMT/demo-ok.txt) \
 	\$(grep -c 'p999_us not reported' $SUMT/demo-ok.txt)"
 # The demo pair with each rail's figures recorded on the rack (s48

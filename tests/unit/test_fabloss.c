@@ -239,6 +239,26 @@ static void test_pair_set_aside(void **state)
 	fc_host_loss = NULL;
 }
 
+/* An evidence folder's recorded test: its counters set aside at both ports
+ * when it was judged; the offline diagnosis then names no part either. */
+static void test_recorded(void **state)
+{
+	json_t *doc = pair_doc();
+
+	(void)state;
+	assert_int_equal(fc_host_loss_recorded(doc), 0);
+	json_object_set_new(doc, "host_loss",
+			    json_pack("[{s:s, s:s}]", "node", "nodeA", "device", "rxe0"));
+	assert_int_equal(fc_host_loss_recorded(doc), 0); /* one end only */
+	json_array_append_new(json_object_get(doc, "host_loss"),
+			      json_pack("{s:s, s:s}", "node", "nodeB", "device", "rxe1"));
+	assert_int_equal(fc_host_loss_recorded(doc), 0); /* another port of nodeB */
+	json_array_append_new(json_object_get(doc, "host_loss"),
+			      json_pack("{s:s, s:s}", "node", "nodeB", "device", "rxe0"));
+	assert_int_equal(fc_host_loss_recorded(doc), 1);
+	json_decref(doc);
+}
+
 /* The run's hooks on a recorded rack: the frames dropped between the start
  * and the judgment explain the loss; none on a rail with a fault. */
 static void test_run_explains(void **state)
@@ -287,7 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_cmdline), cmocka_unit_test(test_udp_drops),
 		cmocka_unit_test(test_sample),	      cmocka_unit_test(test_port_faulted),
-		cmocka_unit_test(test_pair_set_aside), cmocka_unit_test(test_run_explains),
+		cmocka_unit_test(test_pair_set_aside), cmocka_unit_test(test_run_explains), cmocka_unit_test(test_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
