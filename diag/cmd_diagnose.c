@@ -260,6 +260,7 @@ static void render_peers(FILE *f, const json_t *doc, int head)
 static void render(FILE *f, const json_t *doc)
 {
 	const json_t *s, *fd, *sets = json_object_get(doc, "sets");
+	json_t *notes = json_array();
 	size_t i, k;
 	int head = 0;
 
@@ -268,15 +269,20 @@ static void render(FILE *f, const json_t *doc)
 			fc_jstr(s, "verdict", "none (no test.json)"));
 		json_array_foreach(json_object_get(s, "findings"), k, fd)
 			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, FC_WRAP_LINES);
-		diag_render(f, s);
+		diag_render_list(f, s);
+		diag_notes_add(notes, s);
 	}
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
 		if (!in_a_set(sets, fd)) {
 			fputs(head++ ? "" : "\nover every folder:\n", f);
 			diag_render_entry(f, fd, fc_jstr(fd, "subject", "?"), "evidence");
 		}
+	/* a note read at a port in every folder is said once, after them */
+	if (json_array_size(notes))
+		fputc('\n', f);
+	diag_notes_render(f, notes);
+	json_decref(notes);
 	render_peers(f, doc, head);
-	fputc('\n', f);
 }
 
 struct dg_cli {

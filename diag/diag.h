@@ -483,8 +483,17 @@ json_t *diag_sorted(json_t *in);
  * device failed -> "HCA" (rule "hca_all_tests") added to @doc's
  * "diagnosis", sorted again (diag/cards.c). */
 void diag_cards(json_t *doc, const json_t *sets);
-/* Text: one block per diagnosis entry. */
+/* Text: one block per diagnosis entry, then the evidence notes. */
 void diag_render(FILE *f, const json_t *doc);
+/* Text: one block per diagnosis entry, without the evidence notes. */
+void diag_render_list(FILE *f, const json_t *doc);
+/* Adds each evidence note of @doc to @notes (core/holders.h), held by the
+ * port it was read at ("nodeA rxe0 port 1") (diag/notes.c). */
+void diag_notes_add(json_t *notes, const json_t *doc);
+/* Text: the notes gathered in @notes, those held by the same ports under
+ * one heading naming them ("  evidence notes, nodeA rxe0 port 1, nodeC rxe0
+ * port 1:"), each note one line fitted to the terminal. */
+void diag_notes_render(FILE *f, const json_t *notes);
 /* The indent of a diagnosis entry's text under its confidence ("  likely   "). */
 #define DIAG_HANG 11
 /* One diagnosis entry @e of diag_render: "  CONFIDENCE SUBJECT: PART", then

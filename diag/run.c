@@ -181,12 +181,12 @@ static void render_group(FILE *f, const json_t *d, const struct fc_dgroup *g)
 	diag_render_entry(f, e, g->subject, label);
 }
 
-void diag_render(FILE *f, const json_t *doc)
+void diag_render_list(FILE *f, const json_t *doc)
 {
-	const json_t *d = json_object_get(doc, "diagnosis"), *p, *n;
+	const json_t *d = json_object_get(doc, "diagnosis"), *p;
 	struct fc_dgroup *g = calloc(json_array_size(d) + 1, sizeof(*g));
 	int ng = g ? fc_dgroups(d, g) : 0;
-	size_t i, k;
+	size_t i;
 
 	if (!json_array_size(d)) {
 		/* on a pass the summary under the verdict says it once */
@@ -201,12 +201,14 @@ void diag_render(FILE *f, const json_t *doc)
 		json_array_foreach(d, i, p)
 			diag_render_entry(f, p, fc_jstr(p, "subject", "?"), "evidence");
 	free(g);
-	json_array_foreach(json_object_get(doc, "evidence"), i, p) {
-		if (!json_array_size(json_object_get(p, "notes")))
-			continue;
-		fprintf(f, "  evidence notes, %s %s port %d:\n", fc_jstr(p, "node", "?"), fc_jstr(p, "device", "?"),
-			(int)fc_jnum(p, "port", 0));
-		json_array_foreach(json_object_get(p, "notes"), k, n)
-			fc_put_wrapped(f, "    - ", 6, json_string_value(n), 0, 1);
-	}
+}
+
+void diag_render(FILE *f, const json_t *doc)
+{
+	json_t *notes = json_array();
+
+	diag_render_list(f, doc);
+	diag_notes_add(notes, doc);
+	diag_notes_render(f, notes);
+	json_decref(notes);
 }

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/out.h"
 #include "core/readfile.h"
+#include "core/summary.h"
 #include "core/safefile.h"
 #include "core/util.h"
 #include "lab/starve.h"
@@ -174,13 +175,21 @@ static int recorded(struct calib *c)
 	return c->fig.calib_gbps > 0 ? 0 : -1;
 }
 
-/* One line: the judgment and its figures. */
+/* The judgment and its figures, wrapped to the terminal (core/summary.h;
+ * one line where piped with no COLUMNS; whole in --json). */
 static void render(FILE *f, const json_t *doc)
 {
 	const json_t *lab = json_object_get(doc, "lab");
+	char *line = NULL;
 
-	fprintf(f, "calibration of lab rack '%s': %s\n", fc_jstr(lab, "rack", "?"),
-		fc_jstr(lab, "why", "?"));
+	if (asprintf(&line, "calibration of lab rack '%s': %s", fc_jstr(lab, "rack", "?"),
+		     fc_jstr(lab, "why", "?")) < 0) {
+		fprintf(f, "calibration of lab rack '%s': %s\n", fc_jstr(lab, "rack", "?"),
+			fc_jstr(lab, "why", "?"));
+		return;
+	}
+	fc_put_wrapped(f, "", 2, line, 0, FC_WRAP_LINES);
+	free(line);
 }
 
 int fc_lab_calibrate(struct fc_ctx *ctx, int argc, char **argv)

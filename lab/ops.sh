@@ -126,7 +126,11 @@ status_node_rails_json() {
 # there is none.
 calib_recorded() {
 	local out rc
-	out=$(FABCHECK_LAB_HOME=$LAB_HOME "${FABCHECK_SELF:-fabcheck}" lab calibrate --name "$RACK" --recorded "$@" 2>/dev/null </dev/null)
+	local cols=${COLUMNS:-}
+	# its line fitted to this terminal (lab/cmd_calib.c): the width, which
+	# the pipe below does not have
+	[ -z "$cols" ] && [ -t 1 ] && cols=$(tput cols 2>/dev/null)
+	out=$(env FABCHECK_LAB_HOME="$LAB_HOME" ${cols:+COLUMNS="$cols"} "${FABCHECK_SELF:-fabcheck}" lab calibrate --name "$RACK" --recorded "$@" 2>/dev/null </dev/null)
 	rc=$?
 	if [ $rc -le 1 ] && [ -n "$out" ]; then
 		printf '%s\n' "$out"
@@ -185,10 +189,15 @@ lab_status() {
 		done
 		printf '  ],\n  "error": null\n}\n'
 	else
+		# the rack, then a line per rail: each fits 100 columns (issue 39 item 3)
 		if [ "$RACK_RAILS" = 1 ]; then
-			say "rack '$RACK': $RACK_NODES nodes, fabric $RACK_NET.0/24 ($(fabric_segment 0)), MTU $RACK_MTU, kernel $RACK_KERNEL"
+			say "rack '$RACK': $RACK_NODES nodes, MTU $RACK_MTU, kernel $RACK_KERNEL"
+			say "fabric: $RACK_NET.0/24 ($(fabric_segment 0))"
 		else
-			say "rack '$RACK': $RACK_NODES nodes x $RACK_RAILS rails, fabric $(for ((r = 0; r < RACK_RAILS; r++)); do printf '%srail %d %s.0/24 (%s)' "$([ $r -gt 0 ] && echo ', ')" "$r" "$(rail_net "$r")" "$(fabric_segment "$r")"; done), MTU $RACK_MTU, kernel $RACK_KERNEL"
+			say "rack '$RACK': $RACK_NODES nodes x $RACK_RAILS rails, MTU $RACK_MTU, kernel $RACK_KERNEL"
+			for ((r = 0; r < RACK_RAILS; r++)); do
+				say "fabric rail $r: $(rail_net "$r").0/24 ($(fabric_segment "$r"))"
+			done
 		fi
 		say "ssh config: $SSH_CFG"
 		printf '%-6s  %-8s  %-12s  %-15s  %-8s  %s\n' NODE STATE "FABRIC IP" SSH PID FAULTS

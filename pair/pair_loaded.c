@@ -62,9 +62,14 @@ void pair_loaded_note(json_t *doc)
 			 100 * fc_jnum(r, "loaded_gbps", 0) / fc_jnum(r, "alone_gbps", 1),
 			 fc_jnum(r, "alone_gbps", 0));
 	}
-	if (*text)
-		pair_qos_note(doc, "all %zu rails loaded, %s: rxe and siw do the HCA's work on the "
-			      "node's CPU, which the rails share: a limit of the device class, not a "
-			      "fault",
-			      json_array_size(rails), text);
+	if (!*text)
+		return;
+	pair_qos_note(doc, "all %zu rails loaded, %s: rxe and siw do the HCA's work on the "
+		      "node's CPU, which the rails share: a limit of the device class, not a fault",
+		      json_array_size(rails), text);
+	/* the text says it once, under the rails table whose figures it
+	 * repeats (pair_rails_table); --json keeps it among the notes */
+	json_object_set(doc, "rails_cpu_note",
+			json_array_get(json_object_get(doc, "notes"),
+				       json_array_size(json_object_get(doc, "notes")) - 1));
 }

@@ -306,11 +306,8 @@ static int traffic_only(FILE *f, const json_t *doc, const json_t *c)
 						: "errors in the findings below")
 			       : aside ? "traffic, and retransmissions (the note above)"
 				       : "no error counter, traffic only");
-	if (aside && !named) { /* each fact once: the note says which ports, --json the rest */
-		fprintf(f, "\nport counters that moved: traffic, and retransmissions (the note above); "
-			   "each in --json\n");
+	if (aside && !named) /* each fact once: the note says which ports, --json the rest */
 		return 1;
-	}
 	json_object_foreach((json_t *)c, node, set) {
 		int n = 0;
 

@@ -148,5 +148,6 @@ void pair_qos_render(FILE *f, const json_t *doc)
 		fputc('\n', f);
 	}
 	json_array_foreach(notes, i, n) /* each fitted, whole in --json */
-		fc_put_wrapped(f, "  note: ", 8, json_string_value(n), 0, 2);
+		if (!json_equal(n, json_object_get(doc, "rails_cpu_note")))
+			fc_put_wrapped(f, "  note: ", 8, json_string_value(n), 0, 2);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/rail.h"
 #include "core/util.h"
 #include "ctl/child.h"
@@ -105,4 +106,10 @@ void pair_rails_table(FILE *f, const json_t *doc)
 	}
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
+	/* the rails' own figures above say how far; what it means, once */
+	if (json_object_get(doc, "rails_cpu_note"))
+		fc_put_wrapped(f, "  ", 4,
+			       "(CPU): rxe and siw do the HCA's work on the node's CPU, which the rails "
+			       "share: not a fault",
+			       0, 2);
 }

@@ -126,9 +126,11 @@ static const char *label_text(const struct mx_model *m, int i, int g, char *buf,
 	return buf;
 }
 
-/* The px a label's character takes at most in the map's 11-px sans-serif,
- * bold (a suspect's): measured in headless Chromium, "nodeWWWWWWWWW" bold
- * is 89 px wide, 6.8 px a character; most names are narrower. */
+/* The px a label's character takes in the map's 11-px sans-serif:
+ * measured in headless Chromium (getComputedTextLength), "nodeA" 35.0 px
+ * (7.0 a character), bold "rack7-~-gpuA" 84.8 (7.07), bold "gpu07 +2"
+ * 59.6 (7.45, inside its band's 4-px gap); wide letters take more (bold
+ * "W" 10.8): the band fits the names racks use, not every string. */
 #define CHAR_PX 7
 
 /* The label bands of a heat map of @n labels a side: the rows' at its left,

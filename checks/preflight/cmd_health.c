@@ -201,13 +201,28 @@ static int fill_state(FILE *f, void *st)
 	return json_dumpf(st, f, JSON_COMPACT) ? -EIO : 0;
 }
 
-/* Written whole or not at all, never through a link (fc_replace_file). */
+/* Written whole or not at all, never through a link (fc_replace_file).
+ * A failure is said once, as the finding, with the writer's reason: its
+ * error is kept (core/log.h) but not also printed on stderr. */
 static void state_write(json_t *doc, const char *path, const json_t *st)
 {
-	if (fc_replace_file("--state", path, fill_state, (void *)st))
-		fc_finding(doc, FC_WARN,
-			   "cannot write the state file %s: the next check cannot tell what moved; give --state FILE in a writable folder",
-			   path);
+	const char *msgs[FC_LOG_KEEP], *why = NULL;
+	int level = fc_log_level, before = fc_log_errors(NULL, 0), after, rc;
+
+	fc_log_level = -1; /* below FC_LOG_ERR: kept, not printed */
+	rc = fc_replace_file("--state", path, fill_state, (void *)st);
+	fc_log_level = level;
+	if (!rc)
+		return;
+	after = fc_log_errors(msgs, FC_LOG_KEEP);
+	/* "--state: cannot write PATH: REASON[; ADVICE]" (core/safefile.c):
+	 * the reason; the finding gives its own advice */
+	if (after > before && before < FC_LOG_KEEP && (why = strstr(msgs[before], path)))
+		why = !strncmp(why + strlen(path), ": ", 2) ? why + strlen(path) + 2 : NULL;
+	fc_finding(doc, FC_WARN,
+		   "cannot write the state file %s%s%.*s%s: the next check cannot tell what moved; give --state FILE in a writable folder",
+		   path, why ? " (" : "", why ? (int)strcspn(why, ";") : 0, why ? why : "",
+		   why ? ")" : "");
 }
 
 /*
@@ -300,7 +315,6 @@ static void render_health(FILE *f, const json_t *doc)
 			fc_jstr(rf, "rails", "?"), (long long)fc_jnum(rf, "run", 0),
 			fc_jstr(rf, "store", "?"), fc_jstr(rf, "started", "?"));
 	fc_drain_render(f, doc);
-	fputc('\n', f);
 }
 
 /* Judges @probe into @doc; the new state into *state_p. */

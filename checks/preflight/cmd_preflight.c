@@ -298,11 +298,7 @@ static void render_preflight(FILE *f, const json_t *doc)
 	fc_table_print(t, f, "");
 	fc_table_free(t);
 	fc_drain_render(f, doc);
-	if (json_array_size(json_object_get(doc, "skipped")))
-		fprintf(f, "\nskipped:\n");
-	json_array_foreach(json_object_get(doc, "skipped"), i, n)
-		fprintf(f, "  %s\n", json_string_value(n));
-	fprintf(f, "\n");
+	pf_render_skipped(f, doc);
 }
 
 /* What a preflight could not have seen (ctl/drain.h, unseen): a port

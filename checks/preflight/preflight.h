@@ -158,5 +158,8 @@ json_t *pf_rail_plan(json_t *doc, const char *const *names, const json_t *const 
  * one could not be read), and its text. */
 int pf_rails_doc(json_t *doc, const json_t *nodes);
 void pf_render_rails(FILE *f, const json_t *doc);
+/* Preflight's "skipped:" block: a reason that holds for many nodes or
+ * ports said once, naming them, fitted to the terminal (pf_skipped.c). */
+void pf_render_skipped(FILE *f, const json_t *doc);
 
 #endif

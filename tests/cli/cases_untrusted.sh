@@ -8,7 +8,7 @@ echo keep >"$UNT/victim"
 ln -s victim "$UNT/state.json"
 # health --state: a planted link is refused, never written through nor replaced.
 expect "health --state: a link at the state file is refused" 0 \
-	'--state: cannot write .*state.json: it is a symbolic link' -- \
+	'cannot write the state file .*state.json \(it is a symbolic link\)' -- \
 	timeout 20 $FC health "${UPROBE[@]}" --state "$UNT/state.json"
 expect "health --state: the link and its target are left as they were" 0 '^victim keep$' -- \
 	sh -c "echo \$(readlink '$UNT/state.json') \$(cat '$UNT/victim')"

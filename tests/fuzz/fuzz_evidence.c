@@ -4,7 +4,7 @@
  * NUL bytes, written below a fresh folder; a PATH that begins with '@' makes
  * a symbolic link to CONTENT instead (the reader must not follow it).
  *   ./fuzz_evidence -max_total_time=20 "$(mktemp -d)" tests/fuzz/corpus/fuzz_evidence
- * fuzz-sources: diag/set.c diag/snap.c diag/snapcap.c diag/port.c diag/rules.c diag/rules_test.c diag/rules_rails.c diag/run.c diag/parse.c diag/parse_module.c diag/ceiling.c diag/cards.c diag/expect.c diag/linkmodes.c diag/devlink.c diag/modlimits.c diag/modpeers.c diag/peerport.c diag/modlanes.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
+ * fuzz-sources: diag/set.c diag/snap.c diag/snapcap.c diag/port.c diag/rules.c diag/rules_test.c diag/rules_rails.c diag/run.c diag/notes.c diag/parse.c diag/parse_module.c diag/ceiling.c diag/cards.c diag/expect.c diag/linkmodes.c diag/devlink.c diag/modlimits.c diag/modpeers.c diag/peerport.c diag/modlanes.c verbs/qos.c topo/pcitopo_dist.c core/[a-z]*.c
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
