@@ -101,7 +101,7 @@ a1 "nccl check-log of a real failure" 1 15 '^  NCCL failed after init, in the pr
 	$FC nccl check-log tests/real/nccl/ml-eng_azure_net-ib-completion-error-12_wrapped-warn.log
 a1 "rails --from" 1 19 '^  ports of nodeC: rxe1 on rail 0 \(10\.0\.0\.0/24, rxe0 on the other nodes\)' -- \
 	$FC rails --from "${A1RK[@]}"
-a1 "matrix --baseline" 1 31 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
+a1 "matrix --baseline" 1 32 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
 	$FC matrix --import "$A1BL/s4.json" --db "$A1BL/c.db" --baseline "$A1BL/bl.json"
 $FC matrix --import "$A1BL/s4.json" --db "$A1BL/r.db" >/dev/null 2>&1
 a1 "report --baseline" 1 9 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
