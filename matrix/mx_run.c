@@ -271,6 +271,7 @@ static int spawn(struct mx_runner *r, const struct mx_job *job, int sync_fd)
 	r->kid_jobs[r->nkids] = *job;
 	r->busy[job->a] = r->busy[job->b] = 1;
 	r->nkids++;
+	r->started++;
 	fc_info("round %d: started pair %s -> %s (pid %d)", job->round + 1, r->names[job->a],
 		r->names[job->b], (int)k->pid);
 	return 0;

@@ -63,7 +63,8 @@ struct mx_runner {
 	int nkids;
 	int *busy; /* per node: running now */
 	int stored, errors, usage_error, planned_all;
-	int spawned; /* pairs started: numbers the evidence folders */
+	int spawned; /* evidence folders numbered (--save-evidence) */
+	int started; /* pairs this process started */
 	int evfd;    /* evidence_dir, opened as an evidence folder (core/safefile.h) */
 	struct fc_pplan pplan;	/* a pattern's rounds */
 	int *leaf;		/* each node's leaf on the first rail (bisection), NULL unknown */

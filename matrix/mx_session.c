@@ -297,7 +297,7 @@ int mx_session_retest_history(struct mx_session *s, const struct mx_model *m)
 
 	/* Only a run this process measured: not one resumed to be seen again,
 	 * nor an import. */
-	if (s->hist_retested || !s->r.spawned)
+	if (s->hist_retested || !s->r.started)
 		return 0;
 	s->hist_retested = 1;
 	if (mx_history_load(&h, s->st, m, &o))
