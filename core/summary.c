@@ -182,6 +182,7 @@ void fc_put_step(FILE *f, int indent, const char *label, const char *text)
 struct sum {
 	char *lines[64];
 	int n;
+	int more; /* lines past the 64 kept: counted, never shown */
 	char *seen[256];
 	int nseen;
 };
@@ -191,8 +192,11 @@ static void line(struct sum *s, const char *fmt, const char *a, const char *b, c
 {
 	char *buf = NULL;
 
-	if (s->n >= (int)(sizeof(s->lines) / sizeof(s->lines[0])) ||
-	    asprintf(&buf, fmt, a, b, c, d) < 0)
+	if (s->n >= (int)(sizeof(s->lines) / sizeof(s->lines[0]))) {
+		s->more++;
+		return;
+	}
+	if (asprintf(&buf, fmt, a, b, c, d) < 0)
 		return;
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->lines[i], buf)) {
@@ -317,6 +321,55 @@ static void floor_line(struct sum *s, const json_t *fl)
 	     "give a floor the fabric should carry; if it should carry this one, check the switch and the ports' rate");
 }
 
+/* The length of the name a finding begins with ("nodeA: ...", "mlx5_1:
+ * ...": a word of no space, at most 64 bytes, before ": "); 0 when none. */
+static size_t lead_name(const char *t)
+{
+	const char *c = strstr(t, ": ");
+	size_t n = c ? (size_t)(c - t) : 0;
+
+	return n && n <= 64 && !memchr(t, ' ', n) ? n : 0;
+}
+
+/*
+ * A document with no diagnosis and no suspects (preflight, health, topo,
+ * nccl env and check-log, rails, baseline): each finding is a problem it
+ * names in its own words (where, what, the step to take), and one line
+ * each says it under the verdict. The same sentence of several nodes or
+ * devices ("nodeA: X", "nodeB: X") is one problem, the first named and the
+ * others counted as the rails notes count them ("nodeA and 2 others: X",
+ * core/rail.c).
+ */
+static void from_findings(struct sum *s, const json_t *list)
+{
+	size_t n = json_array_size(list);
+	char *done = calloc(n + 1, 1), where[200];
+
+	for (size_t i = 0; done && i < n; i++) {
+		const char *t = json_string_value(json_array_get(list, i));
+		size_t ln = t ? lead_name(t) : 0, k = 1;
+
+		if (!t || done[i])
+			continue;
+		for (size_t j = i + 1; ln && j < n; j++) {
+			const char *u = json_string_value(json_array_get(list, j));
+			size_t lu = u ? lead_name(u) : 0;
+
+			if (lu && !strcmp(u + lu + 2, t + ln + 2)) {
+				done[j] = 1;
+				k++;
+			}
+		}
+		if (k > 1)
+			snprintf(where, sizeof(where), "%.*s and %zu other%s: ", (int)ln, t, k - 1,
+				 k > 2 ? "s" : "");
+		line(s, "%s%s%s%s", k > 1 ? where : "", k > 1 ? t + ln + 2 : t, "", "");
+	}
+	if (!done)
+		line(s, "%s%s%s%s", "the findings above (no memory to summarise them)", "", "", "");
+	free(done);
+}
+
 /* The least of the next step a problem's line shows; a line that would
  * show less says the step on a line of its own under it. */
 #define NEXT_MIN 30
@@ -365,17 +418,23 @@ static void render_cols(FILE *f, const json_t *doc, int cols, const char *where)
 	json_array_foreach(json_object_get(doc, "suspects"), i, e)
 		suspect_line(&s, e);
 	floor_line(&s, json_object_get(doc, "floor"));
+	if (!s.n && strcmp(v, "pass") && !json_array_size(json_object_get(doc, "diagnosis")) &&
+	    !json_array_size(json_object_get(doc, "suspects")) &&
+	    !json_array_size(json_object_get(doc, "sets")))
+		from_findings(&s, list);
 	for (int k = 0; k < s.nseen; k++)
 		free(s.seen[k]);
 	if (s.n) {
-		fprintf(f, "verdict: %s, %d problem%s named:\n", v, s.n, s.n > 1 ? "s" : "");
+		int all = s.n + s.more;
+
+		fprintf(f, "verdict: %s, %d problem%s named:\n", v, all, all > 1 ? "s" : "");
 		for (int k = 0; k < s.n; k++) {
 			if (k < FC_SUMMARY_MAX)
 				put_problem(f, s.lines[k], cols);
 			free(s.lines[k]);
 		}
-		if (s.n > FC_SUMMARY_MAX)
-			fprintf(f, "  ... and %d more (%s%s)\n", s.n - FC_SUMMARY_MAX, where,
+		if (all > FC_SUMMARY_MAX)
+			fprintf(f, "  ... and %d more (%s%s)\n", all - FC_SUMMARY_MAX, where,
 				above ? ", and in --json" : "");
 		return;
 	}

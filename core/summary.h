@@ -6,7 +6,11 @@
  * for every command, fed by what its document names:
  *   "diagnosis"  [{subject, part, confidence, next}] (pair, diagnose);
  *   "suspects"   [{level, node, device, rail, reason}] (matrix);
- *   otherwise the findings above, counted, the first one quoted.
+ *   "floor"      the --min-gbps above every pair (matrix);
+ *   otherwise, with a verdict of warn or fail, the findings (preflight,
+ *   health, topo, nccl env and check-log, rails: each finding is a problem
+ *   in its own words), one line each, the same sentence on several nodes
+ *   one line; a pass's findings (notes) counted, the first one quoted.
  */
 #ifndef FC_SUMMARY_H
 #define FC_SUMMARY_H

@@ -97,6 +97,7 @@ struct soak {
 	json_t *slices;	  /* {"a","b","start","end","doc"} */
 	json_t *rails;	  /* each rail once: how `pair` matched it */
 	json_t *notes;	  /* each pair's "rail_notes" once: ports left out, assumed */
+	json_t *rail_warns; /* each pair's "rail_findings" once: a port on no rail */
 	double t0;	  /* unix time of the start */
 	double slice_start;
 	int cycle;
@@ -322,25 +323,32 @@ static void rail_slices(struct soak *s, const struct mx_job *job, const json_t *
 	}
 }
 
+/* Each entry of @from not in @to yet, appended to @to: what every pair
+ * of the soak says of its rails, said once. */
+static void add_once(json_t *to, const json_t *from)
+{
+	size_t i, k;
+	json_t *e, *have;
+
+	json_array_foreach(from, i, e) {
+		int seen = 0;
+
+		json_array_foreach(to, k, have)
+			seen |= json_equal(have, e);
+		if (!seen)
+			json_array_append(to, e);
+	}
+}
+
 static void on_slice(void *arg, const struct mx_job *job, const json_t *doc)
 {
 	struct soak *s = arg;
 	double now = wall_now(), g = fc_pair_doc_gbps(doc, NULL);
 	char when[64], line[1024];
-	size_t i;
 	int keep;
-	json_t *e;
 
-	json_array_foreach(json_object_get(doc, "rail_notes"), i, e) {
-		size_t k;
-		json_t *have;
-		int seen = 0;
-
-		json_array_foreach(s->notes, k, have)
-			seen |= json_equal(have, e);
-		if (!seen)
-			json_array_append(s->notes, e);
-	}
+	add_once(s->notes, json_object_get(doc, "rail_notes"));
+	add_once(s->rail_warns, json_object_get(doc, "rail_findings"));
 	if (json_array_size(json_object_get(doc, "rails")))
 		rail_slices(s, job, doc, now);
 	else
@@ -490,8 +498,9 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 {
 	struct soak s;
 	struct fc_soak_opts o;
-	json_t *doc, *params;
+	json_t *doc, *params, *e;
 	int rc, good, vexit;
+	size_t k;
 
 	memset(&s, 0, sizeof(s));
 	rc = soak_parse(ctx, &s.c, argc, argv);
@@ -512,6 +521,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	s.slices = json_array();
 	s.rails = json_array();
 	s.notes = json_array();
+	s.rail_warns = json_array();
 	s.t0 = wall_now();
 	fc_err_putf("soak: %d nodes for %.0f s in slices of %.0f s; run %lld in %s (follow: fabcheck tui --run %lld --db %s)",
 		s.c.n, s.c.duration, s.c.slice, (long long)s.run, s.c.db, (long long)s.run, s.c.db);
@@ -521,6 +531,9 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	doc = fc_doc_new();
 	o = (struct fc_soak_opts){ .drop_pct = s.c.drop_pct, .t0 = s.t0 };
 	good = fc_soak_analyze(doc, s.slices, &o);
+	json_array_foreach(s.rail_warns, k, e) /* as pair and matrix judge them */
+		fc_finding(doc, strcmp(fc_jstr(e, "severity", ""), "fail") ? FC_WARN : FC_FAIL, "%s",
+			   fc_jstr(e, "text", "?"));
 	json_object_set_new(doc, "node_count", json_integer(s.c.n));
 	json_object_set_new(doc, "duration_s", json_real(s.c.duration));
 	json_object_set_new(doc, "elapsed_s", json_real(wall_now() - s.t0));
@@ -557,6 +570,7 @@ int cmd_soak(struct fc_ctx *ctx, int argc, char **argv)
 	json_decref(s.slices);
 	json_decref(s.rails);
 	json_decref(s.notes);
+	json_decref(s.rail_warns);
 	/* fc_emit takes @doc. Pair refused its options: usage; stopped early
 	 * or nothing ran: could not run. */
 	vexit = fc_doc_exit(doc);

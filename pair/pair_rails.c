@@ -114,8 +114,18 @@ static int match(struct rails_run *x)
 				json_object_set_new(x->doc, "rail_notes", json_array());
 			json_array_append_new(json_object_get(x->doc, "rail_notes"),
 					      json_string(f->text));
-		} else
+		} else {
 			fc_finding(x->doc, f->sev == FC_RAIL_FAIL ? FC_FAIL : FC_WARN, "%s", f->text);
+			/* a port on no rail (no address, no gateway), a miswire:
+			 * apart too, for soak, which keeps its slices' rails, not
+			 * the pair's own findings (issue 39 item 4) */
+			if (!json_object_get(x->doc, "rail_findings"))
+				json_object_set_new(x->doc, "rail_findings", json_array());
+			json_array_append_new(json_object_get(x->doc, "rail_findings"),
+					      json_pack("{s:s, s:s}", "severity",
+							f->sev == FC_RAIL_FAIL ? "fail" : "warn", "text",
+							f->text));
+		}
 	}
 	return 0;
 }

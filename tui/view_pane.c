@@ -140,9 +140,12 @@ void tui_draw_detail(const struct tui_view *v, const struct mx_model *m, int y)
 	tui_put_cut(y + 5, line);
 }
 
-/* What the run left out and assumed (its rail plan's notes: ports left
- * out with their rule, rails matched by position), as matrix prints them
- * ("rails: NOTE"), one line each from @y; the lines used. */
+/* What the run left out and assumed (its rail plan's findings: ports left
+ * out with their rule, rails matched by position, and a port on no rail
+ * (no address, no gateway) or a miswire, which matrix judges among its
+ * findings: the TUI's findings are its analysis's, so said here), as
+ * matrix prints its notes ("rails: NOTE"), one line each from @y; the
+ * lines used. */
 static int draw_rail_notes(const struct mx_model *m, int y, int h)
 {
 	const json_t *rp = json_object_get(m->info.params, "rails"), *f;
@@ -151,7 +154,7 @@ static int draw_rail_notes(const struct mx_model *m, int y, int h)
 	size_t i;
 
 	json_array_foreach(json_object_get(rp, "findings"), i, f) {
-		if (used >= h - 1 || strcmp(fc_jstr(f, "severity", ""), "note"))
+		if (used >= h - 1)
 			continue;
 		snprintf(text, sizeof(text), "rails: %s", fc_jstr(f, "text", "?"));
 		tui_put_cut(y + used++, text);

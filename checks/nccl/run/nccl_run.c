@@ -241,9 +241,11 @@ int cmd_nccl_run(struct fc_ctx *ctx, int argc, char **argv)
 		fc_warn("--ssh-config has no effect with --launcher local");
 	if (ncr_choose_rails(&cfg)) {
 		json_decref(cfg.rail_notes);
+		json_decref(cfg.rail_findings);
 		return FC_EXIT_USAGE;
 	}
 	rc = ncr_run(ctx, &cfg);
 	json_decref(cfg.rail_notes);
+	json_decref(cfg.rail_findings);
 	return rc;
 }

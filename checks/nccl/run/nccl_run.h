@@ -26,6 +26,8 @@ struct ncr_cfg {
 	json_t *rail_notes;	/* the rail matching's notes (ports left out with
 				 * their rule, rails assumed) when it chose NCCL_IB_HCA */
 	const char *rails_assumed; /* how rails were assumed, NULL: not assumed */
+	json_t *rail_findings;	/* its warnings and failures (a port on no rail, a
+				 * miswire): [{severity, text}], judged as matrix does */
 	const char *port_down;	/* nodes with a port down that their peers have up,
 				 * a failure (ncr_choose_rails), NULL: none */
 	const char *db;		/* --db: the store the run is recorded in */

@@ -393,6 +393,8 @@ static int run_all(struct ncr_state *s)
 int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 {
 	struct ncr_state s = { .cfg = cfg, .n = cfg->nnodes * cfg->gpus_per_node };
+	const json_t *e;
+	size_t k;
 	int rc;
 
 	s.r = calloc((size_t)s.n, sizeof(*s.r));
@@ -410,6 +412,9 @@ int ncr_run(struct fc_ctx *ctx, const struct ncr_cfg *cfg)
 			    cfg->rail_notes ? json_incref(cfg->rail_notes) : json_array());
 	json_object_set_new(s.doc, "rails_assumed",
 			    cfg->rails_assumed ? json_string(cfg->rails_assumed) : json_null());
+	json_array_foreach(cfg->rail_findings, k, e)
+		fc_finding(s.doc, strcmp(fc_jstr(e, "severity", ""), "fail") ? FC_WARN : FC_FAIL, "%s",
+			   fc_jstr(e, "text", "?"));
 	if (cfg->port_down)
 		fc_finding(s.doc, FC_FAIL,
 			   "%s: NCCL lists only active ports, so that node's GPUs use fewer HCAs and the whole job runs at its pace; the other nodes keep every rail (NCCL_IB_HCA); bring the port up or leave the node out",

@@ -142,17 +142,24 @@ static void card_notes(json_t *notes, const struct fc_rail_map *map,
 
 /* The matching's notes (ports left out with their rule, rails assumed)
  * into the document's "rail_notes" and "rails_assumed", as matrix and
- * pair keep them; its warnings and failures said on stderr. */
+ * pair keep them; its warnings and failures (a port on no rail: no
+ * address, no gateway; a miswire) into "rail_findings", judged among the
+ * run's findings as matrix judges them (issue 39 item 4: they were said on
+ * stderr only). */
 static void rail_notes(struct ncr_cfg *cfg, const struct fc_rail_map *map)
 {
 	static char assumed[sizeof(map->assumed)];
 
 	cfg->rail_notes = json_array();
+	cfg->rail_findings = json_array();
 	for (int i = 0; i < map->nfindings; i++)
 		if (map->findings[i].sev == FC_RAIL_NOTE)
 			json_array_append_new(cfg->rail_notes, json_string(map->findings[i].text));
 		else
-			fc_info("rails: %s", map->findings[i].text);
+			json_array_append_new(cfg->rail_findings,
+					      json_pack("{s:s, s:s}", "severity",
+							map->findings[i].sev == FC_RAIL_FAIL ? "fail" : "warn",
+							"text", map->findings[i].text));
 	if (map->assumed[0]) {
 		snprintf(assumed, sizeof(assumed), "%s", map->assumed);
 		cfg->rails_assumed = assumed;
