@@ -39,3 +39,18 @@ int fc_host_loss_recorded(const json_t *test)
 
 	return listed(list, json_object_get(test, "a")) && listed(list, json_object_get(test, "b"));
 }
+
+size_t fc_host_loss_lists(const json_t *doc, const json_t **out, size_t max)
+{
+	static const char *const phases[] = { "alone", "loaded" };
+	const json_t *r, *l;
+	size_t n = 0, i;
+
+	if ((l = json_object_get(doc, "host_loss")) && n < max)
+		out[n++] = l;
+	json_array_foreach(json_object_get(doc, "rails"), i, r)
+		for (int k = 0; k < 2; k++)
+			if ((l = json_object_get(json_object_get(r, phases[k]), "host_loss")) && n < max)
+				out[n++] = l;
+	return n;
+}

@@ -22,4 +22,9 @@ double fc_host_loss_side(const json_t *side, char *why, size_t len);
  * loss was measured outside the nodes when the run judged it. */
 int fc_host_loss_recorded(const json_t *test);
 
+/* The "host_loss" lists of @doc (core/pairv.c): its own, and each of its
+ * rails' phases' (pair --rails: rails[].alone, rails[].loaded), into @out
+ * (at most @max); returns how many. */
+size_t fc_host_loss_lists(const json_t *doc, const json_t **out, size_t max);
+
 #endif

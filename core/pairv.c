@@ -340,18 +340,32 @@ int fc_ctr_why_said(const json_t *doc)
 	return 0;
 }
 
-/* Keeps @side's error counters (@list) under "host_loss" with the frames
- * and the reason a cause outside the nodes that this run measured gives
- * for them (core/hostloss.h: a lab rack's own fabric), when it explains
- * the loss at both ports (@both): then they are not judged. */
-static int host_loss(json_t *doc, const json_t *side, const char *node, const char *list,
-		     int both)
+/* The loss a cause outside the nodes that this run measured explains at a
+ * pair's ports (core/hostloss.h: a lab rack's own fabric), asked once per
+ * port: frames and reason of "a" [0] and "b" [1]; both 0 unless it
+ * explains both ends (a fault at one port shows as retransmissions at its
+ * peer, so the pair is the unit). */
+struct host_ends {
+	double frames[2];
+	char why[2][512];
+};
+
+static void host_ends(const json_t *a, const json_t *b, struct host_ends *h)
 {
-	char why[512];
-	double frames = both ? fc_host_loss_side(side, why, sizeof(why)) : 0;
+	h->frames[0] = fc_host_loss_side(a, h->why[0], sizeof(h->why[0]));
+	h->frames[1] = h->frames[0] > 0 ? fc_host_loss_side(b, h->why[1], sizeof(h->why[1])) : 0;
+	if (h->frames[0] <= 0 || h->frames[1] <= 0)
+		h->frames[0] = h->frames[1] = 0;
+}
+
+/* Keeps @side's error counters (@list) under "host_loss" with the frames
+ * and the reason @h gives for end @k: then they are not judged. */
+static int host_loss(json_t *doc, const json_t *side, const char *node, const char *list,
+		     const struct host_ends *h, int k)
+{
 	json_t *arr;
 
-	if (frames <= 0)
+	if (h->frames[k] <= 0)
 		return 0;
 	arr = json_object_get(doc, "host_loss");
 	if (!arr) {
@@ -361,7 +375,7 @@ static int host_loss(json_t *doc, const json_t *side, const char *node, const ch
 	json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:s, s:f, s:s}", "node", node,
 					     "device", fc_jstr(side, "device", "?"), "port",
 					     (json_int_t)fc_jnum(side, "port", 0), "errors", list,
-					     "frames_dropped", frames, "why", why));
+					     "frames_dropped", h->frames[k], "why", h->why[k]));
 	return 1;
 }
 
@@ -374,19 +388,17 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 			   const json_t *b)
 {
 	int val = fc_doc_validated(doc), said;
-	/* a loss outside the nodes explains a pair's counters only at both
-	 * ends: a fault at one port shows as retransmissions at its peer */
-	char why[512];
-	int both = fc_host_loss_side(a, why, sizeof(why)) > 0 &&
-		   fc_host_loss_side(b, why, sizeof(why)) > 0;
 	char rnr[400] = "", list[700];
+	struct host_ends h;
 	size_t off = 0, loff;
 	const char *node;
 	json_t *set, *v;
 	const char *name;
 
+	host_ends(a, b, &h);
 	json_object_foreach((json_t *)counters, node, set) {
-		const json_t *side = !strcmp(node, fc_jstr(b, "node", "")) ? b : a;
+		int k = !strcmp(node, fc_jstr(b, "node", ""));
+		const json_t *side = k ? b : a;
 
 		loff = 0;
 		list[0] = 0;
@@ -408,7 +420,7 @@ static void check_counters(json_t *doc, const json_t *counters, const json_t *a,
 		}
 		if (!loff)
 			continue;
-		if (host_loss(doc, side, node, list, both))
+		if (host_loss(doc, side, node, list, &h, k))
 			continue;
 		said = fc_ctr_why_said(doc);
 		fc_finding(doc, FC_WARN, "%s %s port %d: error counters rose during the test: %s%s%s",

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hostloss.h"
 #include "core/out.h"
+#include "core/rail.h"
 #include "core/util.h"
+#include "pair/pair.h"
 #include "lab/starve.h"
 
 static struct {
@@ -19,22 +22,18 @@ static struct {
 	struct fc_fabloss start;
 } run = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-static const char *sys_root(void)
-{
-	const char *s = getenv("FABCHECK_LAB_SYS"); /* the CLI tests' recorded /sys */
-
-	return s && *s ? s : "/sys";
-}
+/* Where a tap's counters are (/sys/class/net/TAP/statistics). */
+static const char *const sys_root = "/sys";
 
 int fc_fabloss_begin(const char *dir, const char *name)
 {
 	snprintf(run.dir, sizeof(run.dir), "%s", dir);
 	snprintf(run.name, sizeof(run.name), "%s", name);
-	run.started = fc_fabloss_sample(fc_starve_proc(), sys_root(), dir, name, &run.start) > 0;
+	run.started = fc_fabloss_sample(fc_starve_proc(), sys_root, dir, name, &run.start) > 0;
 	return run.started;
 }
 
-/* What the host's end of rail @r of node @nd is, for the sentence. */
+/* What the host's end of port @p is, for the sentence. */
 static const char *fabric_end(const struct fc_fabloss_port *p)
 {
 	return p->tap[0] ? "its tap's queue, tx_dropped" :
@@ -51,7 +50,7 @@ double fc_fabloss_explains(const char *node, const char *ip, char *why, size_t l
 	pthread_mutex_lock(&run.mu);
 	r = run.started ? fc_fabloss_find(&run.start, ip, &i) : -1;
 	if (r >= 0 && !fc_fabloss_port_faulted(run.dir, run.start.node[i].name, r) &&
-	    fc_fabloss_sample(fc_starve_proc(), sys_root(), run.dir, run.name, &now) > 0 &&
+	    fc_fabloss_sample(fc_starve_proc(), sys_root, run.dir, run.name, &now) > 0 &&
 	    fc_fabloss_find(&now, ip, &j) == r) {
 		was = run.start.node[i].port[r].drops;
 		is = now.node[j].port[r].drops;
@@ -86,21 +85,18 @@ static void gather(json_t *sum, const json_t *list)
 /* Every port set aside in @doc: its own, and its rails' phases'. */
 static json_t *set_aside(const json_t *doc)
 {
+	const json_t *lists[2 * FC_RAIL_MAX + 1];
+	size_t n = fc_host_loss_lists(doc, lists, sizeof(lists) / sizeof(lists[0]));
 	json_t *sum = json_object();
-	const json_t *r;
-	size_t i;
 
-	gather(sum, json_object_get(doc, "host_loss"));
-	json_array_foreach(json_object_get(doc, "rails"), i, r) {
-		gather(sum, json_object_get(json_object_get(r, "alone"), "host_loss"));
-		gather(sum, json_object_get(json_object_get(r, "loaded"), "host_loss"));
-	}
+	for (size_t i = 0; i < n; i++)
+		gather(sum, lists[i]);
 	return sum;
 }
 
 void fc_fabloss_note(json_t *doc)
 {
-	json_t *sum = set_aside(doc), *lab = json_object_get(doc, "lab"), *v, *notes;
+	json_t *sum = set_aside(doc), *lab = json_object_get(doc, "lab"), *v;
 	char text[1024] = "", *note = NULL;
 	const char *key;
 	double all = 0;
@@ -118,13 +114,8 @@ void fc_fabloss_note(json_t *doc)
 			       all, text) > 0) {
 		/* a pair's document says it among its notes, as a limit of the
 		 * run, not a problem; any other among its findings */
-		notes = json_object_get(doc, "a") ? json_object_get(doc, "notes") : NULL;
-		if (json_object_get(doc, "a") && !notes) {
-			notes = json_array();
-			json_object_set_new(doc, "notes", notes);
-		}
-		if (notes)
-			json_array_append_new(notes, json_string(note));
+		if (json_object_get(doc, "a"))
+			pair_qos_note(doc, "%s", note);
 		else
 			fc_finding(doc, FC_PASS, "%s", note);
 		if (lab)

@@ -6,7 +6,9 @@
 #include "baseline/bl_pair.h"
 #include "core/log.h"
 #include "core/out.h"
+#include "core/hostloss.h"
 #include "core/pairv.h"
+#include "core/rail.h"
 #include "core/summary.h"
 #include "core/util.h"
 #include "diag/diag.h"
@@ -258,16 +260,13 @@ static int named_in_findings(const json_t *doc, const char *name)
  * nodes (core/hostloss.h: "host_loss", the doc's own or its rails'). */
 static int set_aside_counter(const json_t *doc, const char *name)
 {
-	const json_t *r;
+	const json_t *lists[2 * FC_RAIL_MAX + 1];
+	size_t n = fc_host_loss_lists(doc, lists, sizeof(lists) / sizeof(lists[0]));
 	char key[160];
-	size_t i;
 
 	snprintf(key, sizeof(key), "%s +", name);
-	if (list_names(json_object_get(doc, "host_loss"), "errors", key))
-		return 1;
-	json_array_foreach(json_object_get(doc, "rails"), i, r)
-		if (list_names(json_object_get(json_object_get(r, "alone"), "host_loss"), "errors", key) ||
-		    list_names(json_object_get(json_object_get(r, "loaded"), "host_loss"), "errors", key))
+	for (size_t i = 0; i < n; i++)
+		if (list_names(lists[i], "errors", key))
 			return 1;
 	return 0;
 }
