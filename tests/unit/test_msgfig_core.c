@@ -28,6 +28,7 @@
 #include "core/wire.h"
 #include "diag/diag.h"
 #include "tests/unit/memtext.h"
+#include "tests/unit/tmptree.h"
 
 /* The last message logged (any level), and how many. */
 static char logged[2048];
@@ -45,23 +46,6 @@ static void hook_on(void)
 	logged[0] = 0;
 	nlogged = 0;
 	fc_log_hook = keep;
-}
-
-static char *tmpdir(void)
-{
-	static char dir[64];
-
-	snprintf(dir, sizeof(dir), "/tmp/fc-msgfig-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return dir;
-}
-
-static void rmtree(const char *dir)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
 }
 
 static void put(const char *dir, const char *name, const char *text)

@@ -19,6 +19,7 @@
 #include "core/names.h"
 #include "core/out.h"
 #include "core/safefile.h"
+#include "tests/unit/tmptree.h"
 
 static void test_names(void **state)
 {
@@ -55,23 +56,6 @@ static void test_names(void **state)
 	assert_string_equal(fc_name_show("0123456789abcdefgh", buf, sizeof(buf)),
 			    "0123456789ab...");
 	assert_string_equal(fc_name_show("0123456789abcde", buf, sizeof(buf)), "0123456789abcde");
-}
-
-static char *tmpdir(void)
-{
-	static char dir[64];
-
-	snprintf(dir, sizeof(dir), "/tmp/fc-safe-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return dir;
-}
-
-static void rmtree(const char *dir)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
 }
 
 static void test_evdir(void **state)
