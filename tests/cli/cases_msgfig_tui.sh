@@ -122,7 +122,7 @@ expect "tui pattern rounds: the 5 lines past the pane counted" 0 '^  round 4: in
 printf '#!/bin/sh\nMX_HANG_NODE=nodeC exec %s "$@"\n' "$(pwd)/tests/cli/mx-worker.sh" >$TUT/hang.sh
 chmod +x $TUT/hang.sh
 $FC matrix --import $MXD/rack4-slowC.json --db $TUT/q.db >/dev/null 2>&1
-tui_run quitrun 100x30 q 'q quit' -- nodeA nodeB nodeC --launcher local --worker-cmd $TUT/hang.sh \
+tui_run quitrun 100x30 q - -- nodeA nodeB nodeC --launcher local --worker-cmd $TUT/hang.sh \
 	--timeout 20 --db $TUT/q.db --max-iterations 200
 expect "tui q on a run it drives: run 2 stopped, kept in its store, finish with --resume 2" 0 "^fabcheck: run 2 stopped; its finished pairs are kept in $TUT/q\.db; finish with 'fabcheck matrix --resume 2 --db $TUT/q\.db'$" -- \
 	cat $TUT/out-quitrun.txt

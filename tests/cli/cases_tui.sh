@@ -47,7 +47,7 @@ expect "tui resized: still drawn" 0 '^\*077 !!!!' -- cat $TUT/out-resize.txt
 tui_run small 60x15 - 'needs 80x24' -- --db $TUT/slow.db --max-iterations 10
 expect "tui too small" 0 'needs 80x24; this terminal is 60x15' -- cat $TUT/out-small.txt
 # q ends it long before its 200 iterations (40 s) would.
-tui_run quit 100x30 q 'q quit' -- --db $TUT/slow.db --max-iterations 200
+tui_run quit 100x30 q - -- --db $TUT/slow.db --max-iterations 200
 expect "tui quits on q" 0 '^exit=0$' -- cat $TUT/out-quit.txt
 
 # Following a run that another process writes (a replay at 0.4 s a pair).

@@ -31,7 +31,7 @@ expect() {
 	else
 		fail=$((fail + 1))
 		echo "FAIL: $name: exit $rc (want $want), output:"
-		sed 's/^/    /' <<<"$out" | head -20
+		cat -s <<<"$out" | sed 's/^/    /' | head -30
 	fi
 }
 # expect_quiet NAME RC -- CMD...: runs CMD, checks its exit code and that it
@@ -45,7 +45,7 @@ expect_quiet() {
 	else
 		fail=$((fail + 1))
 		echo "FAIL: $name: exit $rc (want $want), want no output, output:"
-		sed 's/^/    /' <<<"$out" | head -20
+		cat -s <<<"$out" | sed 's/^/    /' | head -30
 	fi
 }
 # expect_none NAME RC PATTERN -- CMD...: runs CMD, checks its exit code,
@@ -61,7 +61,7 @@ expect_none() {
 	else
 		fail=$((fail + 1))
 		echo "FAIL: $name: exit $rc (want $want), want output without /$pat/, output:"
-		sed 's/^/    /' <<<"$out" | head -20
+		cat -s <<<"$out" | sed 's/^/    /' | head -30
 	fi
 }
 # CLI_CASES: the case files to run (default all); a missing one fails.
