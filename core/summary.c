@@ -273,12 +273,15 @@ static void from_diagnosis(struct sum *s, const json_t *list)
 }
 
 /* A matrix suspect: where, its level, whether a retest confirmed it, and
- * the reason's last clause (the part or the step). */
+ * what its worst pair's diagnosis names (matrix/mx_diag.c: the part, how
+ * sure, the next step), else the reason's last clause (the candidates its
+ * level leaves: "that node's HCA, cable or switch port", no step). */
 static void suspect_line(struct sum *s, const json_t *e)
 {
 	const char *reason = fc_jstr(e, "reason", "?"), *last = strrchr(reason, ':');
-	const json_t *link = json_object_get(e, "link");
-	char where[300];
+	const json_t *link = json_object_get(e, "link"), *d = json_object_get(e, "diagnosis");
+	const char *part = fc_jstr(d, "part", ""), *sure = fc_jstr(d, "confidence", "");
+	char where[300], what[600];
 
 	snprintf(where, sizeof(where), "%s%s%s", fc_jstr(e, "node", ""),
 		 json_is_string(json_object_get(e, "node")) &&
@@ -291,9 +294,13 @@ static void suspect_line(struct sum *s, const json_t *e)
 	if (json_array_size(link) == 2)
 		snprintf(where, sizeof(where), "%s - %s", json_string_value(json_array_get(link, 0)),
 			 json_string_value(json_array_get(link, 1)));
+	if (*part && !strstr(part, "not determined") && *fc_jstr(d, "next", "") &&
+	    (!strcmp(sure, "likely") || !strcmp(sure, "possible")))
+		snprintf(what, sizeof(what), "%s %s; next: %s", sure, part, fc_jstr(d, "next", ""));
+	else
+		snprintf(what, sizeof(what), "%s", last ? last + 2 : reason);
 	line(s, "%s: %s level (%s); %s", where[0] ? where : "?", fc_jstr(e, "level", "?"),
-	     strstr(reason, "retest") ? "still bad on retest" : "measured once, not retested",
-	     last ? last + 2 : reason);
+	     strstr(reason, "retest") ? "still bad on retest" : "measured once, not retested", what);
 }
 
 /* A matrix whose every pair is below --min-gbps (its "floor"): one

@@ -264,6 +264,12 @@ print("ok" if g.get("part") == "cable or transceiver" and g.get("confidence") ==
 expect "matrix rails: the text names the part under the findings" 1 \
 	"the suspects' parts .* node nodeC on rxe1: likely cable or transceiver \\(pair nodeC -> [a-zA-Z]+\\) +evidence: symbol errors \\+812 on nodeC rxe1 +next: reseat the cable" -- \
 	bash -c "set -o pipefail; $FC matrix --import '$RLT/d.json' --db '$RLT/t.db' 2>/dev/null | tr '\n' ' '"
+# The summary's line for that suspect: where, its level, how sure, the part
+# and the step its diagnosis names (it gave the level's candidates, "that
+# node's HCA, cable or switch port on that rail", and no step).
+expect "matrix rails: the summary names the suspect's part and step" 1 \
+	"^  nodeC rxe1 on rail 1: port level \\(measured once, not retested\\); likely cable or transceiver; next: reseat the cable$" -- \
+	env COLUMNS=120 $FC matrix --import "$RLT/d.json" --db "$RLT/s.db"
 $FC report --db "$RLT/t.db" --html "$RLT/t.html" >/dev/null 2>&1
 expect "report rails: the HTML names the suspect's part" 0 \
 	'<li><b>nodeC on rxe1</b>: likely cable or transceiver; evidence: symbol errors \+812 on nodeC rxe1; next: reseat the cable</li>' -- \
