@@ -517,6 +517,7 @@ struct fc_table {
 	int ncols;
 	int nrows; /* including the header row */
 	int cap;
+	int whole;    /* fc_table_whole: no cell cut, columns folded */
 	char **cells; /* nrows * ncols */
 };
 
@@ -659,12 +660,49 @@ static const char *table_cell(const char *s, int width, char *buf, size_t size)
 	return fc_fit_words(buf, width);
 }
 
-void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
+/* The columns of one band of a folded table: from @c0, as many as fit
+ * @room (at least one); returns the column after the band. */
+static int table_band(const int *w, int n, int c0, int room)
 {
-	int w[FC_TABLE_MAX_COLS] = { 0 };
-	int n = t->ncols;
+	int c = c0, used = w[c0];
+
+	while (++c < n && used + 2 + w[c] <= room)
+		used += 2 + w[c];
+	return c;
+}
+
+/* Row @r's cells @c0..@c1 - 1 on one line after @lead, @w wide each (the
+ * last one unpadded), cut to @w where the table is not whole. */
+static void table_line(struct fc_table *t, FILE *f, int r, const int *w, int c0, int c1,
+		       const char *lead)
+{
 	char buf[1024];
 
+	fputs(lead, f);
+	for (int c = c0; c < c1; c++) {
+		const char *s = t->cells[r * t->ncols + c];
+
+		if (!t->whole)
+			s = table_cell(s, w[c], buf, sizeof(buf));
+		if (c == c1 - 1)
+			fputs(s ? s : "", f);
+		else
+			fprintf(f, "%-*s  ", w[c], s ? s : "");
+	}
+	fputc('\n', f);
+}
+
+/* A FC_TABLE_FOLD_INDENT deeper indent marks the next band of a row. */
+#define FC_TABLE_FOLD_INDENT "    "
+
+void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
+{
+	int w[FC_TABLE_MAX_COLS] = { 0 }, band[FC_TABLE_MAX_COLS + 1] = { 0 };
+	int n = t->ncols, nb = 0, cols = fc_term_cols();
+	char deeper[256];
+
+	indent = indent ? indent : "";
+	snprintf(deeper, sizeof(deeper), "%s%s", indent, FC_TABLE_FOLD_INDENT);
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < n; c++) {
 			const char *s = t->cells[r * t->ncols + c];
@@ -673,20 +711,25 @@ void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 			if (len > w[c])
 				w[c] = len;
 		}
-	table_fit(w, n, (int)strlen(indent ? indent : ""), fc_term_cols());
-	for (int r = 0; r < t->nrows; r++) {
-		fputs(indent ? indent : "", f);
-		for (int c = 0; c < n; c++) {
-			const char *s = table_cell(t->cells[r * t->ncols + c], w[c], buf,
-						   sizeof(buf));
+	if (!t->whole)
+		table_fit(w, n, (int)strlen(indent), cols);
+	/* bands: the whole table on one line where it fits (always when its
+	 * cells may be cut), else its columns folded as iproute2's ip -d
+	 * folds a long line, each band under the one before */
+	while (band[nb] < n) {
+		int room = cols - (int)strlen(nb ? deeper : indent);
 
-			if (c == n - 1)
-				fprintf(f, "%s", s);
-			else
-				fprintf(f, "%-*s  ", w[c], s);
-		}
-		fputc('\n', f);
+		band[nb + 1] = t->whole ? table_band(w, n, band[nb], room) : n;
+		nb++;
 	}
+	for (int r = 0; r < t->nrows; r++)
+		for (int b = 0; b < nb; b++)
+			table_line(t, f, r, w, band[b], band[b + 1], b ? deeper : indent);
+}
+
+void fc_table_whole(struct fc_table *t)
+{
+	t->whole = 1;
 }
 
 void fc_table_free(struct fc_table *t)

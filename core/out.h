@@ -100,6 +100,11 @@ void fc_table_row(struct fc_table *t);	       /* starts an empty row */
  * way first, their cells cut at a word with " ..." (the whole text stays in
  * --json and the store). */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
+/* @t's cells are figures, names and GIDs that are never cut: where its
+ * line does not fit fc_term_cols(), fc_table_print folds its columns into
+ * bands, each row's later columns on the next lines (4 spaces further in)
+ * under their own header line, every cell whole. */
+void fc_table_whole(struct fc_table *t);
 void fc_table_free(struct fc_table *t);
 
 /* "@v @unit" printed with @fmt ("%.3g"), or "-" when @v was not measured

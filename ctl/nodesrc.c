@@ -157,6 +157,18 @@ json_t *fc_src_devices(struct fc_src *s, const char **why_p)
 	return devs;
 }
 
+json_t *fc_bundle_devices(struct fc_bundle *b, char *why, size_t whylen)
+{
+	const char *w = "?";
+	struct fc_src s;
+	json_t *devs;
+
+	fc_src_replay(&s, b);
+	devs = fc_src_devices(&s, &w);
+	snprintf(why, whylen, "%s", devs ? "" : w);
+	return devs;
+}
+
 int fc_bundle_pack(const char *parent, const char *name, const char *out, char *err,
 		   size_t errlen)
 {

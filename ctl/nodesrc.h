@@ -40,6 +40,8 @@ void fc_src_skip(struct fc_src *s, const char *const *argv, const char *why);
 /* The RDMA devices as `devices --json` lists them (verbs/dev.h), or NULL
  * with the reason in *@why_p. */
 json_t *fc_src_devices(struct fc_src *s, const char **why_p);
+/* The same of the capture @b (`devices --from`), the reason in @why. */
+json_t *fc_bundle_devices(struct fc_bundle *b, char *why, size_t whylen);
 
 /* .tar.gz bundles by a child `tar` with fixed arguments and a deadline. */
 int fc_bundle_pack(const char *parent, const char *name, const char *out, char *err,

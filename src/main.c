@@ -115,6 +115,7 @@ int main(int argc, char **argv)
 	 * usage errors found before the command reads its options included. */
 	ctx.json = fc_wants_json(argc - 1, argv + 1);
 	vb_devices_peer_hook = fc_port_neighbours_add;
+	vb_devices_from_hook = fc_bundle_devices; /* devices --from (ctl/nodesrc.c) */
 	fc_bundle_unpack = fc_bundle_untar;	   /* .tar.gz captures (ctl/nodesrc.c) */
 	topo_live_probe = gdr_data_direct_probe; /* mlx5 Data Direct (gdr/ddirect.c) */
 	/* A signal still writes the one document and removes the ssh control

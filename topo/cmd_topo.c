@@ -17,6 +17,7 @@
 #include "core/bundle.h"
 #include "core/log.h"
 #include "core/out.h"
+#include "core/summary.h"
 #include "core/util.h"
 #include "src/cmds.h"
 
@@ -314,11 +315,44 @@ static void render_devices(FILE *f, const json_t *doc)
 	fc_table_free(t);
 }
 
+/* A recommendation's reason is prose: wrapped at words to the terminal
+ * (fc_put_wrapped), and these many lines hold the longest whole (about 300
+ * bytes at 80 columns): none is cut. */
+#define TOPO_WHY_LINES 8
+
+/* A matrix cell is at least this wide, as nvidia-smi topo -m sets them. */
+#define MATRIX_CELL 8
+
+/* The matrix's GPU rows under the columns @c0..@c1 - 1 of @cols, each
+ * cell @cw wide. */
+static void matrix_block(FILE *f, const json_t *doc, const char *const *cols, int c0, int c1,
+			 int cw)
+{
+	const json_t *matrix = json_object_get(doc, "matrix"), *d;
+	size_t i;
+
+	fprintf(f, "  %-*s", cw, "");
+	for (int c = c0; c < c1; c++)
+		fprintf(f, "%-*s", c + 1 < c1 ? cw : 0, cols[c]);
+	fputc('\n', f);
+	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
+		const json_t *row = json_object_get(matrix, fc_jstr(d, "name", ""));
+
+		fprintf(f, "  %-*s", cw, fc_jstr(d, "name", "?"));
+		for (int c = c0; c < c1; c++)
+			fprintf(f, "%-*s", c + 1 < c1 ? cw : 0, fc_jstr(row, cols[c], "?"));
+		fputc('\n', f);
+	}
+}
+
+/* The GPU rows of the distance matrix, folded into blocks of the columns
+ * that fit the terminal (COLUMNS, else 100): every cell is kept, a block
+ * of columns under the one before, each with its own header line. */
 static void render_matrix(FILE *f, const json_t *doc)
 {
 	const json_t *matrix = json_object_get(doc, "matrix"), *d;
 	const char *cols[2 * 64];
-	int ncols = 0;
+	int ncols = 0, cw = MATRIX_CELL - 1, per;
 	size_t i;
 
 	json_array_foreach(json_object_get(doc, "gpus"), i, d)
@@ -327,17 +361,24 @@ static void render_matrix(FILE *f, const json_t *doc)
 	json_array_foreach(json_object_get(doc, "nics"), i, d)
 		if (ncols < 128)
 			cols[ncols++] = fc_jstr(d, "label", "?");
-	fprintf(f, "\nmatrix (PIX < PXB < PHB < NODE < SYS; NV# = NVLink):\n  %-8s", "");
-	for (int c = 0; c < ncols; c++)
-		fprintf(f, c + 1 < ncols ? "%-8s" : "%s", cols[c]);
-	fputc('\n', f);
-	json_array_foreach(json_object_get(doc, "gpus"), i, d) {
-		const json_t *row = json_object_get(matrix, fc_jstr(d, "name", ""));
+	/* each cell a space wider than the widest name or class in it */
+	for (int c = 0; c < ncols; c++) {
+		cw = (int)strlen(cols[c]) > cw ? (int)strlen(cols[c]) : cw;
+		json_array_foreach(json_object_get(doc, "gpus"), i, d) {
+			const char *v = fc_jstr(json_object_get(matrix, fc_jstr(d, "name", "")),
+						cols[c], "?");
 
-		fprintf(f, "  %-8s", fc_jstr(d, "name", "?"));
-		for (int c = 0; c < ncols; c++)
-			fprintf(f, c + 1 < ncols ? "%-8s" : "%s", fc_jstr(row, cols[c], "?"));
-		fputc('\n', f);
+			cw = (int)strlen(v) > cw ? (int)strlen(v) : cw;
+		}
+	}
+	cw++;
+	per = (fc_term_cols() - 2 - cw) / cw;
+	per = per < 1 ? 1 : per;
+	fprintf(f, "\nmatrix (PIX < PXB < PHB < NODE < SYS; NV# = NVLink):\n");
+	for (int c0 = 0; c0 < ncols; c0 += per) {
+		if (c0)
+			fputc('\n', f);
+		matrix_block(f, doc, cols, c0, c0 + per < ncols ? c0 + per : ncols, cw);
 	}
 }
 
@@ -387,9 +428,10 @@ static void render_topo(FILE *f, const json_t *doc)
 	fprintf(f, "\n");
 	if (json_array_size(json_object_get(doc, "recommendations")))
 		fprintf(f, "\nrecommended NCCL settings:\n");
-	json_array_foreach(json_object_get(doc, "recommendations"), i, x)
-		fprintf(f, "  %s=%s\n      %s\n", fc_jstr(x, "env", "?"), fc_jstr(x, "value", "?"),
-			fc_jstr(x, "why", ""));
+	json_array_foreach(json_object_get(doc, "recommendations"), i, x) {
+		fprintf(f, "  %s=%s\n", fc_jstr(x, "env", "?"), fc_jstr(x, "value", "?"));
+		fc_put_wrapped(f, "      ", 6, fc_jstr(x, "why", ""), 0, TOPO_WHY_LINES);
+	}
 }
 
 /* root: the sysfs tree as the node has it; from: the capture it was

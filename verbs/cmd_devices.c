@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/bundle.h"
 #include "core/opts.h"
 #include "core/log.h"
 #include "core/out.h"
@@ -10,9 +11,10 @@
 #include "src/cmds.h"
 
 void (*vb_devices_peer_hook)(json_t *devices, json_t *doc);
+json_t *(*vb_devices_from_hook)(struct fc_bundle *b, char *why, size_t whylen);
 
 const char usage_devices[] =
-	"usage: fabcheck devices [--json]\n"
+	"usage: fabcheck devices [--from BUNDLE] [--json]\n"
 	"\n"
 	"Lists this host's RDMA devices: for each port its state, link layer,\n"
 	"active MTU, active rate in Gb/s (from width and speed), the GID table with\n"
@@ -20,8 +22,13 @@ const char usage_devices[] =
 	"where smpquery (infiniband-diags) has umad access, the switch each port\n"
 	"reaches (its node GUID), by which rails are matched.\n"
 	"\n"
-	"  -j, --json    one JSON document on stdout\n"
-	"  -h, --help    this text\n"
+	"  --from BUNDLE  the devices a node capture recorded (fabcheck capture; a\n"
+	"                 folder or .tar.gz) instead of this host's\n"
+	"  -j, --json     one JSON document on stdout\n"
+	"  -h, --help     this text\n"
+	"\n"
+	"A table wider than the terminal (COLUMNS, else 100) is folded, never\n"
+	"cut: the columns that do not fit go on the next line of each port.\n"
 	"\n"
 	"Exit: 0 every port active, 1 a port not active, 3 no RDMA device.\n";
 
@@ -35,6 +42,7 @@ static void render_devices(FILE *f, const json_t *doc)
 	fprintf(f, "host %s\n\n", fc_jstr(doc, "host", "?"));
 	t = fc_table_new(10, "DEVICE", "PORT", "STATE", "LINK", "MTU", "RATE", "NETDEV",
 			 "GID IDX", "GID", "PAYLOAD CEILING");
+	fc_table_whole(t); /* a rate, a GID, a ceiling: never cut in half */
 	json_array_foreach(devs, i, d) {
 		json_array_foreach(json_object_get(d, "ports"), j, p) {
 			fc_table_row(t);
@@ -62,6 +70,7 @@ static void render_devices(FILE *f, const json_t *doc)
 			fprintf(f, "\n%s port %d GID table:\n", fc_jstr(d, "name", "?"),
 				(int)fc_jnum(p, "port", 0));
 			t = fc_table_new(4, "IDX", "GID", "TYPE", "NETDEV");
+			fc_table_whole(t);
 			json_array_foreach(json_object_get(p, "gids"), k, g) {
 				fc_table_row(t);
 				fc_table_addf(t, 0, "%d", (int)fc_jnum(g, "index", 0));
@@ -76,21 +85,56 @@ static void render_devices(FILE *f, const json_t *doc)
 	}
 }
 
+struct devices_opts {
+	const char *from;
+};
+
+#define FC_OPT_T struct devices_opts
+static const struct fc_opts devices_spec = {
+	.opt = (const struct fc_opt[]){
+		FCO_STR("from", 0, from),
+		FCO_JSON,
+		{ 0 },
+	},
+	.cmd = "devices", .usage = usage_devices, .no_args = "it takes no arguments",
+};
+
+/* The devices the capture @from recorded, its host into @host. */
+static json_t *devices_from(const char *from, char *host, size_t hlen, char *why, size_t wlen)
+{
+	struct fc_bundle *b = fc_bundle_open(from, why, wlen);
+	json_t *devs;
+
+	if (!b)
+		return NULL;
+	snprintf(host, hlen, "%s", fc_bundle_str(b, "host", "?"));
+	devs = vb_devices_from_hook ? vb_devices_from_hook(b, why, wlen) : NULL;
+	fc_bundle_close(b);
+	return devs;
+}
+
 int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 {
-	static const struct fc_opts spec = { .opt = fc_opts_json_only, .cmd = "devices",
-					     .usage = usage_devices,
-					     .no_args = "it takes no arguments" };
-	char host[256] = "?";
+	struct devices_opts o = { 0 };
+	char host[256] = "?", from_why[1024] = "";
 	const char *why = NULL;
 	json_t *doc, *devs;
 	size_t i, j;
 	json_t *d, *p;
 
-	if (fc_opts_parse(ctx, &spec, NULL, argc, argv))
+	if (fc_opts_parse(ctx, &devices_spec, &o, argc, argv))
 		return FC_EXIT_USAGE;
-	gethostname(host, sizeof(host) - 1);
-	devs = vb_devices_json(&why);
+	if (o.from) {
+		devs = devices_from(o.from, host, sizeof(host), from_why, sizeof(from_why));
+		why = from_why;
+	} else {
+		gethostname(host, sizeof(host) - 1);
+		devs = vb_devices_json(&why);
+	}
+	if (!devs && o.from) {
+		fc_err("--from %s", why);
+		return FC_EXIT_CANT;
+	}
 	if (!devs) {
 		fc_err("%s on %s: load the HCA driver (for example modprobe mlx5_ib), "
 		       "or add a Soft-RoCE device (rdma link add rxe0 type rxe netdev eth0), "
@@ -107,7 +151,7 @@ int cmd_devices(struct fc_ctx *ctx, int argc, char **argv)
 	doc = fc_doc_new();
 	json_object_set_new(doc, "host", json_string(host));
 	json_object_set_new(doc, "devices", devs);
-	if (vb_devices_peer_hook)
+	if (vb_devices_peer_hook && !o.from)
 		vb_devices_peer_hook(devs, doc);
 	json_array_foreach(devs, i, d) {
 		json_array_foreach(json_object_get(d, "ports"), j, p) {

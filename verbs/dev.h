@@ -38,6 +38,11 @@ json_t *vb_devices_json(const char **why_p);
  * `devices` the switch it reaches (ctl/ibpeer.c, a layer above); NULL:
  * nothing is added. */
 extern void (*vb_devices_peer_hook)(json_t *devices, json_t *doc);
+/* Set by the program (src/main.c) to what reads the devices a capture
+ * recorded (ctl/nodesrc.c fc_bundle_devices, a layer above): the list as
+ * vb_devices_json gives it, or NULL with the reason in @why. */
+struct fc_bundle;
+extern json_t *(*vb_devices_from_hook)(struct fc_bundle *b, char *why, size_t whylen);
 
 /* Fills @pi for DEV:PORT. Returns 0 or a negative errno (logged). */
 int vb_port_query(const char *dev, int port, struct vb_port_info *pi);
