@@ -454,12 +454,12 @@ lab_down() {
 		return 0
 	fi
 	if ! rack_kill; then
-		die_cant "QEMU process(es) $(rack_qemu_pids | tr '\n' ' ')of rack '$RACK' survive SIGKILL; check them with ps"
+		die_cant "QEMU processes of rack '$RACK' survive SIGKILL: $(rack_qemu_pids | tr '\n' ' ')(check them with ps)"
 	fi
 	fabric_down
 	rm -f "$RACK_ENV"
 	rm -rf "$RACK_LOCK"
-	say "rack '$RACK' is down ($KILLED QEMU process(es) stopped; logs in $RACK_DIR/nodes)"
+	say "rack '$RACK' is down ($KILLED QEMU process$([ "$KILLED" = 1 ] || echo es) stopped; logs in $RACK_DIR/nodes)"
 }
 
 lab_kernel() {

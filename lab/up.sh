@@ -58,7 +58,7 @@ up_cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	if ! rack_kill; then
-		warn "QEMU process(es) $(rack_qemu_pids | tr '\n' ' ')of rack '$RACK' survive SIGKILL"
+		warn "QEMU processes of rack '$RACK' survive SIGKILL: $(rack_qemu_pids | tr '\n' ' ')(check them with ps)"
 	fi
 	fabric_down
 	rm -f "$RACK_ENV"

@@ -157,6 +157,9 @@ expect "burnin --out: a folder others can write is refused" 2 "--out: '.*open' i
 # steps are skipped with the reason; exit 1; the folder has the summary.
 expect "burnin local: preflight fails, GPU steps skipped" 1 'matrix-cuda +skip +preflight found GPUs on 0 of 2 nodes' -- \
 	env FABCHECK=$FC $BR nodeA nodeB --launcher local --config "$BIT/ok.conf" --out "$BIT/run1"
+expect "burnin local: the NCCL step skipped, the count of GPU nodes said of the nodes" 0 \
+	'^nccl +skip +not every node has GPUs \(preflight: GPUs on 0 of 2 nodes\); NCCL needs GPUs on each' -- \
+	cat "$BIT/run1/summary.txt"
 expect "burnin summary.json" 0 '"preflight", "status": "fail"' -- cat "$BIT/run1/summary.json"
 expect "burnin summary json parses" 0 '^fail 1 3$' -- python3 -c "import json; d = json.load(open('$BIT/run1/summary.json')); print(d['verdict'], d['exit_code'], len(d['steps']))"
 expect "burnin state lists the steps" 0 '^preflight 1$' -- cat "$BIT/run1/state"

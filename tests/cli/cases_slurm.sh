@@ -793,7 +793,7 @@ expect "burnin-rack --drain: passed to the soak" 0 '^fabcheck soak nodeA nodeB .
 env FABCHECK=$HLT/fc-args scripts/burnin-rack nodeA nodeB --launcher local --set 'STEPS=matrix' --out $HLT/br2 >/dev/null 2>&1
 expect "burnin-rack: no --drain, none passed" 1 '^0$' -- grep -c drain $HLT/br2/matrix.json
 printf '#!/bin/sh\necho "nodeA idle"\n' >$HLT/sinfo
-expect "burnin.sbatch --idle: one idle node, nothing to check" 0 '1 idle node\(s\); a matrix needs two' -- \
+expect "burnin.sbatch --idle: one idle node, nothing to check" 0 '1 idle node; a matrix needs two' -- \
 	env PATH=$HLT:$PATH FABCHECK=$HLT/fc-args scripts/burnin.sbatch --idle
 printf '#!/bin/sh\necho "slurm_load_partitions: Unable to contact slurm controller" >&2; exit 1\n' >$HLT/sinfo
 expect "burnin.sbatch --idle: sinfo fails" 3 "sinfo -h -N -o %N %T' failed: slurm_load_partitions" -- \
