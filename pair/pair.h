@@ -111,6 +111,9 @@ int pair_loaded_judge(json_t *doc, json_t *rail, const char *alone_verdict, doub
 		      int nrails);
 /* The rails of @doc that were "cpu_limited", said once as a note. */
 void pair_loaded_note(json_t *doc);
+/* Why a software device's rails slow each other when loaded together: the
+ * note's reason (pair_loaded_note) and the rails table's "(CPU)" key. */
+#define PAIR_CPU_SHARED "rxe and siw do the HCA's work on the node's CPU, which the rails share"
 /* QoS (pair/pair_qos.c): the options' record, each side's traffic class and
  * SL as its QP carries them (from the "connected" reply), the notes, and
  * the congestion counter findings once both sides finished. */

@@ -64,9 +64,8 @@ void pair_loaded_note(json_t *doc)
 	}
 	if (!*text)
 		return;
-	pair_qos_note(doc, "all %zu rails loaded, %s: rxe and siw do the HCA's work on the "
-		      "node's CPU, which the rails share: a limit of the device class, not a fault",
-		      json_array_size(rails), text);
+	pair_qos_note(doc, "all %zu rails loaded, %s: " PAIR_CPU_SHARED
+		      ": a limit of the device class, not a fault", json_array_size(rails), text);
 	/* the text says it once, under the rails table whose figures it
 	 * repeats (pair_rails_table); --json keeps it among the notes */
 	json_object_set(doc, "rails_cpu_note",

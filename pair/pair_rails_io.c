@@ -108,8 +108,5 @@ void pair_rails_table(FILE *f, const json_t *doc)
 	fc_table_free(t);
 	/* the rails' own figures above say how far; what it means, once */
 	if (json_object_get(doc, "rails_cpu_note"))
-		fc_put_wrapped(f, "  ", 4,
-			       "(CPU): rxe and siw do the HCA's work on the node's CPU, which the rails "
-			       "share: not a fault",
-			       0, 2);
+		fc_put_wrapped(f, "  ", 4, "(CPU): " PAIR_CPU_SHARED ": not a fault", 0, 2);
 }

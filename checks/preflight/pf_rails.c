@@ -168,13 +168,7 @@ static int dist_rank(const char *d)
 /* The topology label ("NIC3") of HCA @dev. */
 static const char *nic_label(const json_t *topo, const char *dev)
 {
-	size_t i;
-	json_t *nic;
-
-	json_array_foreach(json_object_get(topo, "nics"), i, nic)
-		if (!strcmp(fc_jstr(nic, "name", ""), dev))
-			return fc_jstr(nic, "label", NULL);
-	return NULL;
+	return fc_jstr(fc_jnamed(json_object_get(topo, "nics"), dev), "label", NULL);
 }
 
 /* Each GPU's nearest rail HCA: PIX or PXB, and one of its own where the

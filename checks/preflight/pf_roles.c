@@ -29,12 +29,11 @@ static int in_list(const char *list, const char *name)
 static int ref_has_rail(const json_t *ref, const char *dev, int port)
 {
 	size_t i, j;
-	json_t *r, *nd, *p;
+	json_t *nd, *p;
 	int up = 0, all = 0;
 
-	json_array_foreach(json_object_get(ref, "rails"), i, r)
-		if (!strcmp(fc_jstr(r, "name", ""), dev))
-			return 1;
+	if (fc_jnamed(json_object_get(ref, "rails"), dev))
+		return 1;
 	json_array_foreach(json_object_get(ref, "nodes"), i, nd) {
 		all++;
 		json_array_foreach(json_object_get(nd, "ports"), j, p)

@@ -51,10 +51,7 @@ const json_t *ncl_topo_gpu(const json_t *topo, const struct ncl_rank *r)
 	if (r->nvml_dev < 0)
 		return NULL;
 	snprintf(name, sizeof(name), "GPU%d", r->nvml_dev);
-	json_array_foreach(gpus, i, g)
-		if (!strcmp(fc_jstr(g, "name", ""), name))
-			return g;
-	return NULL;
+	return fc_jnamed(gpus, name);
 }
 
 /* True when every part of "a+b" is among the nearest NICs. */
