@@ -110,6 +110,18 @@ static const char *pair_reason(const json_t *doc)
 	return fc_jstr(f, "text", "");
 }
 
+/* The width of the names' column: the run's longest name (at most 24),
+ * so the reason keeps the room that padding to a fixed 12 took. */
+static int names_width(const struct mx_session *s)
+{
+	int w = 1;
+
+	for (int i = 0; i < s->n; i++)
+		if ((int)strlen(s->names[i]) > w)
+			w = (int)strlen(s->names[i]);
+	return w < 24 ? w : 24;
+}
+
 /* One line on stderr per finished pair. */
 static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 {
@@ -134,7 +146,8 @@ static void on_result(void *arg, const struct mx_job *job, const json_t *doc)
 	 * goes through fc_put_safe, no escape sequence reaches the terminal */
 	if (!(m = open_memstream(&line, &len)))
 		return;
-	fprintf(m, "  [%s] %-12s -> %-12s ", round, s->names[job->a], s->names[job->b]);
+	fprintf(m, "  [%s] %-*s -> %-*s ", round, names_width(s), s->names[job->a], names_width(s),
+		s->names[job->b]);
 	if (isfinite(gbps))
 		fprintf(m, "%9.3f Gb/s", gbps);
 	else
