@@ -122,8 +122,10 @@ step_matrix() {
 	local rc out=${DEMO_OUT:-${TMPDIR:-/tmp}/fabcheck-demo}
 	banner "Every pair on every rail, one rail of nodeC slowed on purpose (fabcheck matrix --rails)"
 	cat <<EOF
-Now nodeC's rail 1 port (rxe1) is limited to 5 Mbit/s both ways, as a bad cable
-or a port that trained down would be; its rail 0 stays healthy. fabcheck matrix
+Now nodeC's rail 1 port (rxe1) is limited to 5 Mbit/s both ways by a shaper that
+drops what is over the rate, as a wrong rate limit or a congested switch port
+would (its counters show retransmissions, not physical-layer errors, and the
+diagnosis says so); its rail 0 stays healthy. fabcheck matrix
 --rails all first matches every node's ports into rails by their subnets (not by
 device name: a swapped cable would show), then tests every pair of the ${#NODES[@]} nodes
 in rounds where each node is in one test at a time, with both rails of a pair
