@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "matrix/mxlevel.h"
+#include "tests/unit/recdoc.h"
 
 #define MAXC 1024
 
@@ -33,14 +34,9 @@ static inline int node_idx(const struct rec *r, const char *name)
 
 static inline void load(const char *file, struct rec *r)
 {
-	char path[256];
-	json_error_t je;
-	json_t *doc, *v;
+	json_t *doc = rec_doc("tests/data/matrix/%s", file), *v;
 	size_t i;
 
-	snprintf(path, sizeof(path), "tests/data/matrix/%s", file);
-	doc = json_load_file(path, 0, &je);
-	assert_non_null(doc);
 	memset(r, 0, sizeof(*r));
 	json_array_foreach(json_object_get(doc, "nodes"), i, v) {
 		snprintf(r->names[i], sizeof(r->names[i]), "%s", json_string_value(v));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/rail.h"
+#include "tests/unit/recdoc.h"
 
 #define MAXN 8
 #define MAXP 16
@@ -22,14 +23,9 @@ struct rec {
 
 static inline void load(const char *file, struct rec *r)
 {
-	char path[256];
-	json_error_t je;
-	json_t *doc, *nd;
+	json_t *doc = rec_doc("tests/data/rails/%s", file), *nd;
 	size_t i;
 
-	snprintf(path, sizeof(path), "tests/data/rails/%s", file);
-	doc = json_load_file(path, 0, &je);
-	assert_non_null(doc);
 	memset(r, 0, sizeof(*r));
 	json_array_foreach(json_object_get(doc, "nodes"), i, nd) {
 		int cnt = fc_rail_ports_from_json(json_object_get(nd, "devices"), r->ports[i], MAXP);

@@ -20,6 +20,8 @@
 #include "pair/pair.h"
 #include "verbs/res.h"
 
+#include "tests/unit/finding.h"
+
 static void test_wire_roundtrip(void **state)
 {
 	json_t *body = json_pack("{s:s, s:i}", "dev", "rxe0", "qps", 4), *msg = NULL;
@@ -256,17 +258,6 @@ static json_t *rack_doc(double gbps, int mtu_b, json_int_t seq_err)
 	return doc;
 }
 
-static int has_finding(const json_t *doc, const char *needle)
-{
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		if (strstr(json_string_value(f), needle))
-			return 1;
-	return 0;
-}
-
 static void test_verdict(void **state)
 {
 	struct fc_pair_limits lim = { .min_link_pct = 90 };
@@ -277,10 +268,10 @@ static void test_verdict(void **state)
 	doc = rack_doc(0.16, 4096, 0);
 	fc_pair_verdict(doc, &lim);
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
-	assert_true(has_finding(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
-	assert_true(has_finding(doc, "nodeA->nodeB"));
+	assert_true(has_finding_part(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
+	assert_true(has_finding_part(doc, "nodeA->nodeB"));
 	/* The dip in one interval is a warning of its own. */
-	assert_true(has_finding(doc, "dipped to 0.010 Gb/s"));
+	assert_true(has_finding_part(doc, "dipped to 0.010 Gb/s"));
 	assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) - 2.25) < 1e-9);
 	json_decref(doc);
 
@@ -289,17 +280,17 @@ static void test_verdict(void **state)
 	doc = rack_doc(0.16, 4096, 0);
 	fc_pair_verdict(doc, &lim);
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "warn"); /* the dip */
-	assert_false(has_finding(doc, "below"));
+	assert_false(has_finding_part(doc, "below"));
 	json_decref(doc);
 
 	/* Counters, MTU mismatch, latency ceiling. */
 	lim.max_lat_us = 100;
 	doc = rack_doc(0.16, 1024, 12);
 	fc_pair_verdict(doc, &lim);
-	assert_true(has_finding(doc, "nodeB rxe0 port 1: error counters rose during the test: rcvd_seq_err +12"));
-	assert_false(has_finding(doc, "rcvd_pkts"));
-	assert_true(has_finding(doc, "active MTU differs: nodeA rxe0 4096 B, nodeB rxe0 1024 B"));
-	assert_true(has_finding(doc, "p50 300.00 us is above --max-lat-us 100.00 us"));
+	assert_true(has_finding_part(doc, "nodeB rxe0 port 1: error counters rose during the test: rcvd_seq_err +12"));
+	assert_false(has_finding_part(doc, "rcvd_pkts"));
+	assert_true(has_finding_part(doc, "active MTU differs: nodeA rxe0 4096 B, nodeB rxe0 1024 B"));
+	assert_true(has_finding_part(doc, "p50 300.00 us is above --max-lat-us 100.00 us"));
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
 	json_decref(doc);
 
@@ -334,11 +325,11 @@ static void test_verdict_pcie_floor(void **state)
 					      "width", 8, "max_payload_bytes", 256, "downtrained",
 					      1));
 		fc_pair_verdict(doc, &lim);
-		assert_true(has_finding(doc, "nodeB rxe0 (PCIe 0000:3b:00.0) trained to 16 GT/s x8 (trained down), max payload 256 B: at most about 110 Gb/s, below the port's payload ceiling of 385.000 Gb/s"));
-		assert_true(has_finding(doc, "reseat the card"));
+		assert_true(has_finding_part(doc, "nodeB rxe0 (PCIe 0000:3b:00.0) trained to 16 GT/s x8 (trained down), max payload 256 B: at most about 110 Gb/s, below the port's payload ceiling of 385.000 Gb/s"));
+		assert_true(has_finding_part(doc, "reseat the card"));
 		assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) -
 				 0.9 * 109.5) < 1e-9);
-		assert_int_equal(has_finding(doc, "is below 98.550 Gb/s (90% of 109.500 Gb/s, the PCIe ceiling of nodeB rxe0"), !k);
+		assert_int_equal(has_finding_part(doc, "is below 98.550 Gb/s (90% of 109.500 Gb/s, the PCIe ceiling of nodeB rxe0"), !k);
 		assert_string_equal(fc_jstr(doc, "verdict", ""), k ? "warn" : "fail");
 		json_decref(doc);
 	}
@@ -347,8 +338,8 @@ static void test_verdict_pcie_floor(void **state)
 	json_object_set_new(json_object_get(doc, "a"), "pcie_ceiling",
 			    json_pack("{s:f, s:s, s:s}", "gbps", 470.0, "role", "hca", "bdf", "x"));
 	fc_pair_verdict(doc, &lim);
-	assert_true(has_finding(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
-	assert_false(has_finding(doc, "PCIe ceiling"));
+	assert_true(has_finding_part(doc, "below 2.250 Gb/s (90% of the slower port's 2.5 Gb/s)"));
+	assert_false(has_finding_part(doc, "PCIe ceiling"));
 	json_decref(doc);
 }
 
@@ -371,7 +362,7 @@ static void test_verdict_validate_ceiling(void **state)
 		fc_pair_verdict(doc, &lim);
 		assert_true(fabs(fc_jnum(json_object_get(doc, "thresholds"), "min_gbps", 0) -
 				 (k ? 0.9 * 160 : 0.9 * 385)) < 1e-9);
-		assert_int_equal(has_finding(doc, "is below"), !k);
+		assert_int_equal(has_finding_part(doc, "is below"), !k);
 		json_decref(doc);
 	}
 }
@@ -407,7 +398,7 @@ static void test_verdict_validate_copy(void **state)
 	assert_non_null(strstr(why, "the copy is the lower"));
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(doc, "notes"), 0)),
 			       "write bandwidth judged against 90% of 100.000 Gb/s, --validate's own ceiling: the checking side copies"));
-	assert_false(has_finding(doc, "is below"));
+	assert_false(has_finding_part(doc, "is below"));
 	/* the other side checks too, host memory, at less: its CRC is the ceiling */
 	pair_val_ceiling(r, crc_only);
 	assert_true(fc_jnum(r, "validate_ceiling_gbps", 0) == 90);
@@ -486,8 +477,8 @@ static void test_verdict_rnr_validated(void **state)
 		json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeA"),
 				    "rcvd_rnr_err", json_integer(37));
 		fc_pair_verdict(doc, &lim);
-		assert_int_equal(has_finding(doc, "error counters rose during the test: send_rnr_err +37"), !val);
-		assert_int_equal(has_finding(doc, "error counters rose during the test: rcvd_rnr_err +37"), !val);
+		assert_int_equal(has_finding_part(doc, "error counters rose during the test: send_rnr_err +37"), !val);
+		assert_int_equal(has_finding_part(doc, "error counters rose during the test: rcvd_rnr_err +37"), !val);
 		n = json_array_get(json_object_get(doc, "notes"), 0);
 		assert_int_equal(n && strstr(json_string_value(n), "nodeB send_rnr_err +37") &&
 					 strstr(json_string_value(n), "not counted as loss"),

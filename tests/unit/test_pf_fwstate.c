@@ -19,24 +19,13 @@
 #include "core/out.h"
 #include "diag/diag.h"
 
+#include "tests/unit/pf_rec.h"
+
 #define REAL "tests/real/devlink/"
 #define INFO_OK REAL "lore-20250318_mlx5-2pf_dev-info_fw-28.41.1000_running-eq-stored.txt"
 #define INFO_FAILED REAL "lore-20260408_mlx5_dev-info_stored-255.255.65535_query-failed.txt"
 #define HEALTH_OK REAL "lore-20200710_mlx5_health-show_fw-and-port-tx-healthy.txt"
 #define HEALTH_ERR REAL "lore-20200915_mlxsw_health_fw-fatal-in-error.txt"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 65536);
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, 65535, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
 
 /* The HCA's "devlink" as the probe builds it: the first PCI function of
  * the info capture @info, the reporters of the health capture @health. */
@@ -54,53 +43,33 @@ static json_t *devlink_of(const char *info, const char *health)
 	return dl;
 }
 
+/* The first HCA of node @i's probe (mlx5_0). */
+static json_t *hca0(json_t *nodes, int i)
+{
+	return json_array_get(json_object_get(probe_of(nodes, i), "hcas"), 0);
+}
+
+/* Three copies of the recorded node, each HCA with the healthy captures. */
 static json_t *rack3(void)
 {
-	json_error_t err;
-	json_t *p = json_load_file("tests/data/preflight/gpu-node.json", 0, &err), *nodes;
+	json_t *p = rec_doc("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 3);
 
-	if (!p)
-		fail_msg("gpu-node.json: %s", err.text);
-	nodes = json_array();
-	for (int i = 0; i < 3; i++) {
-		json_t *q = json_deep_copy(p);
-		char name[16];
-
-		json_object_set_new(json_array_get(json_object_get(q, "hcas"), 0), "devlink",
-				    devlink_of(INFO_OK, HEALTH_OK));
-		snprintf(name, sizeof(name), "node%c", 'A' + i);
-		json_array_append_new(nodes, json_pack("{s:s, s:o}", "node", name, "probe", q));
-	}
+	for (int i = 0; i < 3; i++)
+		json_object_set_new(hca0(nodes, i), "devlink", devlink_of(INFO_OK, HEALTH_OK));
 	json_decref(p);
 	return nodes;
 }
 
 static json_t *dl_of(json_t *nodes, int i)
 {
-	json_t *probe = json_object_get(json_array_get(nodes, (size_t)i), "probe");
-
-	return json_object_get(json_array_get(json_object_get(probe, "hcas"), 0), "devlink");
-}
-
-/* The findings joined by newlines (caller frees); the document in *@doc_p. */
-static char *judge(json_t *nodes, json_t **doc_p)
-{
-	json_t *doc = fc_doc_new(), *f;
-	size_t i, len = 0;
-	char *all = calloc(1, 65536);
-
-	pf_check(doc, nodes, &(struct pf_opts){ .tclass = 106 });
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
-	*doc_p = doc;
-	return all;
+	return json_object_get(hca0(nodes, i), "devlink");
 }
 
 /* The real captures on every node: nothing about firmware state. */
 static void test_same_state_quiet(void **state)
 {
 	json_t *nodes = rack3(), *doc;
-	char *f = judge(nodes, &doc);
+	char *f = judge(nodes, &lab, &doc);
 
 	(void)state;
 	assert_null(strstr(f, "devlink"));
@@ -117,7 +86,7 @@ static void test_pending_update(void **state)
 
 	(void)state;
 	json_object_set_new(dl_of(nodes, 1), "stored", json_string("28.43.1000"));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeB: mlx5_0 (pci/0000:08:00.0) runs firmware 28.41.1000 but 28.43.1000 is stored in its flash (devlink dev info): the update is not active until the HCA is reset: run 'mlxfwreset -d 0000:08:00.0 reset'"));
 	/* one finding for the one fault: the stored comparison leaves it */
 	assert_null(strstr(f, "nodeB: mlx5_0 has firmware 28.43.1000 stored"));
@@ -137,7 +106,7 @@ static void test_stored_odd(void **state)
 	(void)state;
 	json_object_set_new(dl_of(nodes, 0), "stored", json_string("28.43.1000"));
 	json_object_set_new(dl_of(nodes, 1), "stored", json_string("28.43.1000"));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeC: mlx5_0 has firmware 28.41.1000 stored in its flash where 2 other nodes have 28.43.1000 (devlink dev info)"));
 	assert_non_null(strstr(f, "nodeA: mlx5_0 (pci/0000:08:00.0) runs firmware 28.41.1000 but 28.43.1000 is stored"));
 	assert_non_null(strstr(f, "nodeB: mlx5_0 (pci/0000:08:00.0) runs firmware 28.41.1000 but 28.43.1000 is stored"));
@@ -154,12 +123,8 @@ static void test_unreadable(void **state)
 	char *f;
 
 	(void)state;
-	json_object_set_new(json_array_get(json_object_get(json_object_get(json_array_get(nodes, 2),
-									   "probe"),
-							   "hcas"),
-					   0),
-			    "devlink", devlink_of(INFO_FAILED, HEALTH_OK));
-	f = judge(nodes, &doc);
+	json_object_set_new(hca0(nodes, 2), "devlink", devlink_of(INFO_FAILED, HEALTH_OK));
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeC: mlx5_0 (pci/0000:00:06.0) runs firmware 22.41.0188, stored 255.255.65535: the driver could not read a firmware version"));
 	assert_null(strstr(f, "is not active until the HCA is reset"));
 	/* its board differs too: another PSID than its peers' */
@@ -182,21 +147,17 @@ static void test_shifted_name_by_rail(void **state)
 
 	(void)state;
 	for (int i = 0; i < 3; i++) {
-		json_t *probe = json_object_get(json_array_get(nodes, (size_t)i), "probe");
-		json_t *dev = json_array_get(json_object_get(probe, "devices"), 0);
-		json_t *port = json_array_get(json_object_get(dev, "ports"), 0);
+		json_t *dev = json_array_get(json_object_get(probe_of(nodes, i), "devices"), 0);
 
-		json_object_set_new(port, "subnet", json_string("10.0.0.0/24"));
+		json_object_set_new(port_of(nodes, i, 0), "subnet", json_string("10.0.0.0/24"));
 		if (i != 2)
 			continue;
 		json_object_set_new(dev, "name", json_string("mlx5_4"));
-		json_object_set_new(port, "device", json_string("mlx5_4"));
-		json_object_set_new(json_array_get(json_object_get(probe, "hcas"), 0), "name",
-				    json_string("mlx5_4"));
-		json_object_set_new(json_array_get(json_object_get(probe, "hcas"), 0), "devlink",
-				    devlink_of(INFO_FAILED, HEALTH_OK));
+		json_object_set_new(port_of(nodes, i, 0), "device", json_string("mlx5_4"));
+		json_object_set_new(hca0(nodes, i), "name", json_string("mlx5_4"));
+		json_object_set_new(hca0(nodes, i), "devlink", devlink_of(INFO_FAILED, HEALTH_OK));
 	}
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeC: its HCA on rail 0 (mlx5_0, the rail's name) board (PSID, devlink dev info) is MT_0000000436 where the other nodes have MT_0000000894"));
 	assert_null(strstr(f, "nodeA: its HCA on rail 0"));
 	free(f);
@@ -213,7 +174,7 @@ static void test_reporter_in_error(void **state)
 
 	(void)state;
 	json_object_set_new(dl_of(nodes, 1), "health", diag_parse_devlink(th));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeB: mlx5_0 health reporter fw_fatal of pci/0000:03:00.0 is in error (1 errors, devlink health show): read 'devlink health diagnose pci/0000:03:00.0 reporter fw_fatal'"));
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
 	b = json_object_get(doc, "blame");
@@ -235,7 +196,7 @@ static void test_error_count_odd(void **state)
 	(void)state;
 	json_object_set_new(json_array_get(json_object_get(dl_of(nodes, 2), "health"), 1), "error",
 			    json_integer(3));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeC: mlx5_0 health reporter tx's error count (devlink health show) is 3 where the other nodes have 0"));
 	assert_null(strstr(f, "reporter fw's error count"));
 	free(f);

@@ -15,14 +15,14 @@
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
 
+#include "tests/unit/pf_rec.h"
+
 /* The rxe node's probe with a second rail. */
 static json_t *two_rail_probe(int node)
 {
-	json_error_t err;
-	json_t *p = json_load_file("tests/data/preflight/rxe-node.json", 0, &err), *d1, *port;
+	json_t *p = rec_doc("tests/data/preflight/rxe-node.json"), *d1, *port;
 	char ip[32];
 
-	assert_non_null(p);
 	port = json_array_get(json_object_get(json_array_get(json_object_get(p, "devices"), 0),
 					      "ports"), 0);
 	json_object_set_new(port, "subnet", json_string("10.77.4.0/24"));
@@ -44,45 +44,15 @@ static json_t *rack_of(int n, json_t *(*probe)(int))
 {
 	json_t *nodes = json_array();
 
-	for (int i = 0; i < n; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "node%c", 'A' + i);
-		json_array_append_new(nodes, json_pack("{s:s, s:o}", "node", name, "probe", probe(i)));
-	}
+	for (int i = 0; i < n; i++)
+		rack_add(nodes, probe(i));
 	return nodes;
-}
-
-static json_t *probe_of(json_t *nodes, int i)
-{
-	return json_object_get(json_array_get(nodes, (size_t)i), "probe");
-}
-
-static json_t *rail1_port(json_t *nodes, int i)
-{
-	return json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, i),
-									       "devices"), 1),
-					      "ports"), 0);
-}
-
-static char *judge(json_t *nodes, json_t **doc_p)
-{
-	static const struct pf_opts o = { .tclass = 106 };
-	json_t *doc = fc_doc_new(), *f;
-	size_t i, len = 0;
-	char *all = calloc(1, 65536);
-
-	pf_check(doc, nodes, &o);
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
-	*doc_p = doc;
-	return all;
 }
 
 static void test_two_rails_healthy(void **state)
 {
 	json_t *nodes = rack_of(3, two_rail_probe), *doc;
-	char *f = judge(nodes, &doc);
+	char *f = judge(nodes, &lab, &doc);
 	const json_t *rails = json_object_get(doc, "rails");
 
 	(void)state;
@@ -104,8 +74,8 @@ static void test_rail1_mtu_lowered(void **state)
 	(void)state;
 	json_object_set_new(json_object_get(json_object_get(probe_of(nodes, 1), "netdevs"), "eth2"),
 			    "mtu", json_integer(1500));
-	json_object_set_new(rail1_port(nodes, 1), "active_mtu", json_integer(1024));
-	f = judge(nodes, &doc);
+	json_object_set_new(port_of(nodes, 1, 1), "active_mtu", json_integer(1024));
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeB: the netdev MTU of its port on rail 1 (rxe1) is 1500 B where "
 				  "the other nodes have 9000 B"));
 	assert_non_null(strstr(f, "nodeB: the active MTU of its port on rail 1 (rxe1) is 1024 B"));
@@ -125,12 +95,11 @@ static void test_rail_swap(void **state)
 	char *f;
 
 	(void)state;
-	d0 = json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, 2),
-									 "devices"), 0), "ports"), 0);
-	d1 = rail1_port(nodes, 2);
+	d0 = port_of(nodes, 2, 0);
+	d1 = port_of(nodes, 2, 1);
 	json_object_set_new(d0, "subnet", json_string("10.78.4.0/24"));
 	json_object_set_new(d1, "subnet", json_string("10.77.4.0/24"));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "ports of nodeC: rxe1 on rail 0"));
 	assert_non_null(strstr(f, "rxe0 on rail 1"));
 	assert_string_equal(fc_jstr(json_object_get(json_array_get(json_object_get(doc, "rails"), 1),
@@ -191,7 +160,7 @@ static json_t *gpu8_probe(int node)
 static void test_gpu_rail_local(void **state)
 {
 	json_t *nodes = rack_of(2, gpu8_probe), *doc;
-	char *f = judge(nodes, &doc);
+	char *f = judge(nodes, &lab, &doc);
 
 	(void)state;
 	assert_int_equal(json_array_size(json_object_get(doc, "rails")), 8);
@@ -224,7 +193,7 @@ static void test_rail_pcie_link(void **state)
 	(void)state;
 	json_object_set_new(hca_pcie(nodes, 1, 3), "width", json_integer(8));
 	json_object_set_new(hca_pcie(nodes, 2, 6), "gts", json_real(16));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeB: the PCIe link width of its HCA on rail 3 (mlx5_3) is x8 "
 				  "where the other nodes have x16"));
 	assert_non_null(strstr(f, "nodeC: the PCIe link speed of its HCA on rail 6 (mlx5_6) is "
@@ -240,7 +209,7 @@ static void test_rail_pcie_link(void **state)
 	nodes = rack_of(2, gpu8_probe);
 	json_object_set_new(hca_pcie(nodes, 1, 3), "width", json_integer(8));
 	json_object_del(json_array_get(json_object_get(probe_of(nodes, 0), "hcas"), 5), "pcie");
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	assert_non_null(strstr(f, "nodeB: the PCIe link width of its HCA mlx5_3 on rail 3 is x8 where "
 				  "its other rails' HCAs have x16"));
 	assert_non_null(strstr(f, "the PCIe link width of its HCA on rail 3 (mlx5_3) differs across "
@@ -277,12 +246,10 @@ static void test_rail_rate_lanes(void **state)
 	char *f;
 
 	(void)state;
-	port = json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, 1),
-									       "devices"), 3),
-					      "ports"), 0);
+	port = port_of(nodes, 1, 3);
 	json_object_set_new(port, "rate_gbps", json_integer(100));
 	json_object_set_new(port, "width", json_string("2X"));
-	f = judge(nodes, &doc);
+	f = judge(nodes, &lab, &doc);
 	/* one finding for the one fault: not the rail's rate agreement, nor the
 	 * per-port model's line beside the rails' */
 	assert_int_equal(lines_naming(f, "nodeB", "mlx5_3"), 1);

@@ -17,74 +17,7 @@
 #include "core/util.h"
 #include "core/out.h"
 
-static json_t *load(const char *path)
-{
-	json_error_t err;
-	json_t *d = json_load_file(path, 0, &err);
-
-	if (!d)
-		fail_msg("%s: %s", path, err.text);
-	return d;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 65536);
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, 65535, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
-
-/* A rack of @n copies of @probe named node0..; returns the nodes array. */
-static json_t *rack(const json_t *probe, int n)
-{
-	json_t *nodes = json_array();
-
-	for (int i = 0; i < n; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "node%c", 'A' + i);
-		json_array_append_new(nodes, json_pack("{s:s, s:o}", "node", name, "probe",
-						       json_deep_copy(probe)));
-	}
-	return nodes;
-}
-
-static json_t *probe_of(json_t *nodes, int i)
-{
-	return json_object_get(json_array_get(nodes, (size_t)i), "probe");
-}
-
-static json_t *port_of(json_t *nodes, int i)
-{
-	return json_array_get(json_object_get(json_array_get(json_object_get(probe_of(nodes, i),
-									       "devices"), 0),
-					      "ports"), 0);
-}
-
-/* Runs the check; returns the findings joined by newlines (caller frees). */
-static char *judge(json_t *nodes, const struct pf_opts *o, json_t **doc_p)
-{
-	json_t *doc = fc_doc_new(), *f;
-	size_t i, len = 0;
-	char *all = calloc(1, 65536);
-
-	pf_check(doc, nodes, o);
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
-	if (doc_p)
-		*doc_p = doc;
-	else
-		json_decref(doc);
-	return all;
-}
-
-static const struct pf_opts lab = { .tclass = 106 };
+#include "tests/unit/pf_rec.h"
 
 static void test_majority(void **state)
 {
@@ -102,7 +35,7 @@ static void test_majority(void **state)
 
 static void test_healthy_rack(void **state)
 {
-	json_t *p = load("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3), *doc;
+	json_t *p = rec_doc("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3), *doc;
 	char *f = judge(nodes, &(struct pf_opts){ .expect_rate_gbps = 2.5, .expect_mtu = 9000,
 						  .tclass = 106 }, &doc);
 
@@ -122,14 +55,14 @@ static void test_healthy_rack(void **state)
 
 static void test_mtu_fault_named(void **state)
 {
-	json_t *p = load("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3);
+	json_t *p = rec_doc("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3);
 	char *f;
 
 	(void)state;
 	/* lab fault nodeB mtu 1500: eth0 at 1500, rxe0 follows at 1024. */
 	json_object_set_new(json_object_get(json_object_get(probe_of(nodes, 1), "netdevs"), "eth0"),
 			    "mtu", json_integer(1500));
-	json_object_set_new(port_of(nodes, 1), "active_mtu", json_integer(1024));
+	json_object_set_new(port_of(nodes, 1, 0), "active_mtu", json_integer(1024));
 	f = judge(nodes, &lab, NULL);
 	assert_non_null(strstr(f, "nodeB: rxe0 port 1 netdev MTU is 1500 B where the other nodes have 9000 B"));
 	assert_non_null(strstr(f, "nodeB: rxe0 port 1 active MTU is 1024 B where the other nodes have 4096 B"));
@@ -151,12 +84,12 @@ static void test_mtu_fault_named(void **state)
 
 static void test_port_state_rate_gid(void **state)
 {
-	json_t *p = load("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3), *doc;
+	json_t *p = rec_doc("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 3), *doc;
 	char *f;
 
 	(void)state;
-	json_object_set_new(port_of(nodes, 2), "state", json_string("DOWN"));
-	json_object_set_new(port_of(nodes, 1), "gid_type", json_string("RoCE v1"));
+	json_object_set_new(port_of(nodes, 2, 0), "state", json_string("DOWN"));
+	json_object_set_new(port_of(nodes, 1, 0), "gid_type", json_string("RoCE v1"));
 	f = judge(nodes, &(struct pf_opts){ .expect_rate_gbps = 10, .tclass = 106 }, &doc);
 	assert_non_null(strstr(f, "nodeC: rxe0 port 1 is DOWN"));
 	assert_non_null(strstr(f, "nodeA: rxe0 port 1 runs at 2.5 Gb/s (1X 2.5 Gb/s), expected 10 Gb/s"));
@@ -170,7 +103,7 @@ static void test_port_state_rate_gid(void **state)
 
 static void test_versions(void **state)
 {
-	json_t *p = load("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 4), *h;
+	json_t *p = rec_doc("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 4), *h;
 	char *qos = slurp("tests/data/qos/mlnx_qos_cx7_dscp_pfc3.txt");
 	char *f;
 
@@ -195,7 +128,7 @@ static void test_versions(void **state)
 /* An HCA whose PCIe link cannot carry its port, named before any traffic. */
 static void test_pcie_ceiling(void **state)
 {
-	json_t *p = load("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *h;
+	json_t *p = rec_doc("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *h;
 	char *f;
 
 	(void)state;
@@ -214,7 +147,7 @@ static void test_pcie_ceiling(void **state)
 
 static void test_gpu_gdr_topo_qos(void **state)
 {
-	json_t *p = load("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *doc, *topo;
+	json_t *p = rec_doc("tests/data/preflight/gpu-node.json"), *nodes = rack(p, 2), *doc, *topo;
 	char *qos_bad = slurp("tests/data/qos/mlnx_qos_cx6_pcp_nopfc.txt");
 	char *qos_ok = slurp("tests/data/qos/mlnx_qos_cx7_dscp_pfc3.txt");
 	char *f;
@@ -260,7 +193,7 @@ static void test_gpu_gdr_topo_qos(void **state)
 
 static void test_unreachable(void **state)
 {
-	json_t *p = load("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 2), *doc;
+	json_t *p = rec_doc("tests/data/preflight/rxe-node.json"), *nodes = rack(p, 2), *doc;
 	char *f;
 
 	(void)state;
