@@ -43,6 +43,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../fake/fake_mode.h"
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -54,16 +56,7 @@ static int ctx_token;
 
 static int mode(const char *what)
 {
-	const char *env = getenv("FAKECUDA");
-	size_t n = strlen(what);
-
-	for (const char *p = env; p && *p;) {
-		if (!strncmp(p, what, n) && (p[n] == ',' || !p[n]))
-			return 1;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
+	return fake_mode("FAKECUDA", what);
 }
 
 static int ngpus(void)

@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../fake/fake_mode.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 typedef struct {
@@ -51,16 +53,7 @@ static FILE *logf_;
 
 static int mode(const char *what)
 {
-	const char *env = getenv("FAKENCCL");
-	size_t n = strlen(what);
-
-	for (const char *p = env; p && *p;) {
-		if (!strncmp(p, what, n) && (p[n] == ',' || !p[n]))
-			return 1;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
+	return fake_mode("FAKENCCL", what);
 }
 
 static void nlog(int dev, const char *fmt, ...)
