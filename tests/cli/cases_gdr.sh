@@ -135,44 +135,47 @@ expect "flush: the attributes in the GPU list" 0 '"writes_ordering": 200' \
 # ones (GPU 1 of 3, a 3 MiB buffer, a size off the page grid) by the stand-in
 # driver's failure modes, and the figures checked where they are printed.
 GHOST=$(hostname)
+# gpu3 MODE ARG...: one pass of gpu-check on the stand-in driver's 3 GPUs failing
+# as MODE, with no sysfs tree.
+gpu3() { local m=$1; shift; fake $EMPTY FAKECUDA="$m" FAKECUDA_GPUS=3 $FC gpu-check -n 1 "$@"; }
 expect "figures: the GPU the driver cannot query is the last of 3" 3 \
 	"cannot query GPU 2 on $GHOST: CUDA_ERROR_INVALID_DEVICE \(101\)" \
-	-- fake $EMPTY FAKECUDA=querybad FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1
+	-- gpu3 querybad -s 3M
 expect "figures: a context refused on the GPU asked for" 3 \
 	"cannot create a context on GPU 1 \(0000:86:00.0\) on $GHOST: CUDA_ERROR_DEVICES_UNAVAILABLE \(46\): CUDA-capable device\(s\) is/are busy or unavailable; fix: check nvidia-smi" \
-	-- fake $EMPTY FAKECUDA=ctxfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 ctxfail -s 3M --gpu 1
 expect "figures: a context that cannot be made current" 3 \
 	"cannot use the context of GPU 1 on $GHOST: CUDA_ERROR_INVALID_CONTEXT \(201\)" \
-	-- fake $EMPTY FAKECUDA=setctxfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 setctxfail -s 3M --gpu 1
 expect "figures: a failed copy to the GPU: its bytes and GPU" 1 \
 	'copy of 3145728 bytes to GPU 1 failed: CUDA_ERROR_ILLEGAL_ADDRESS \(700\)' \
-	-- fake $EMPTY FAKECUDA=htodfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 htodfail -s 3M --gpu 1
 expect "figures: a failed copy: the finding names the GPU" 1 \
 	'copies to or from GPU 1 failed \(see the error above\)' \
-	-- fake $EMPTY FAKECUDA=htodfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 htodfail -s 3M --gpu 1
 expect "figures: a failed copy from the GPU: its bytes and GPU" 1 \
 	'copy of 3145728 bytes from GPU 1 failed: CUDA_ERROR_ILLEGAL_ADDRESS \(700\)' \
-	-- fake $EMPTY FAKECUDA=dtohfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 dtohfail -s 3M --gpu 1
 expect "figures: a failed synchronize names the GPU" 1 \
 	"GPU 1 on $GHOST: cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS \(700\)" \
-	-- fake $EMPTY FAKECUDA=syncfail FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 syncfail -s 3M --gpu 1
 # 1000000 bytes: the export asks for whole host pages, 245 of 4096 bytes.
 expect "figures: a refused export: the buffer's bytes in the finding" 1 \
 	'GPU 1 reports dma-buf support but refused to export 1000000 bytes: update the NVIDIA driver' \
-	-- fake $EMPTY FAKECUDA=noexport FAKECUDA_GPUS=3 $FC gpu-check -s 1000000 -n 1 --gpu 1
+	-- gpu3 noexport -s 1000000 --gpu 1
 [ "$(getconf PAGESIZE)" = 4096 ] &&
 	expect "figures: a refused export: the page-rounded range asked for" 1 \
 		'cuMemGetHandleForAddressRange on GPU 1 \(1003520 bytes\): CUDA_ERROR_NOT_SUPPORTED \(801\)' \
-		-- fake $EMPTY FAKECUDA=noexport FAKECUDA_GPUS=3 $FC gpu-check -s 1000000 -n 1 --gpu 1
+		-- gpu3 noexport -s 1000000 --gpu 1
 expect "figures: no dma-buf on the GPU asked for" 0 \
 	'GPU 1 cannot export dma-buf \(the GPU does not report support\): GPUDirect RDMA needs nvidia_peermem here' \
-	-- fake $EMPTY FAKECUDA=nodmabuf FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 nodmabuf -s 3M --gpu 1
 expect "figures: a corrupting GPU: --validate's offset and GPU" 1 \
 	'--validate pattern on GPU 1: first bad byte at offset 4113; the GPU or its PCIe path corrupts data' \
-	-- fake $EMPTY FAKECUDA=corrupt FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 corrupt -s 3M --gpu 1
 expect "figures: a corrupting GPU: the copy check's offset of the size" 1 \
 	'GPU 1 returned different data than was written: first bad byte at offset 4113 of 3145728;' \
-	-- fake $EMPTY FAKECUDA=corrupt FAKECUDA_GPUS=3 $FC gpu-check -s 3M -n 1 --gpu 1
+	-- gpu3 corrupt -s 3M --gpu 1
 expect "figures: no device: the count the driver gave" 3 \
 	"no CUDA device on $GHOST \(cuDeviceGetCount: ok, 0 devices\); fix: check nvidia-smi, or drop --use-cuda" \
 	-- fake $EMPTY FAKECUDA=zero $FC gpu-check

@@ -50,22 +50,24 @@ expect "FABCHECK_WORKER_CMD: words through ssh" 3 '[ab]: refused a message from 
 expect "FABCHECK_WORKER_CMD: the line" 0 "^env FAKE_MODE=garbage $(pwd)/$FAKE worker$" -- \
 	tail -n 1 "$SSHD/argv"
 # The wire: each misbehaviour refused with a reason naming the node.
+# wire MODE: the pair run here against the stand-in worker misbehaving as MODE.
+wire() { env FAKE_MODE="$1" $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b; }
 expect "wire garbage" 3 '[ab]: refused a message from the worker: message is not JSON' -- \
-	env FAKE_MODE=garbage $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire garbage
 expect "wire version" 3 '[ab]: refused .*speaks wire protocol 99, this fabcheck speaks 1: install the same' -- \
-	env FAKE_MODE=version $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire version
 expect "wire order" 3 '[ab]: refused .*message 4 is out of order: expected 1' -- \
-	env FAKE_MODE=order $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire order
 expect "wire oversized" 3 "[ab]: refused .*(a line over 65536 bytes|message of 70000 bytes is over the 65536-byte limit)" -- \
-	env FAKE_MODE=big $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire big
 expect "wire out of turn" 3 "[ab]: protocol error: the worker answered 'result' where 'hello' was due" -- \
-	env FAKE_MODE=type $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire type
 expect "wire worker dies" 3 '(a|b): the worker exited with status 5; it said: worker: something broke' -- \
-	env FAKE_MODE=die $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire die
 expect "wire worker hangs" 3 '[ab]: no message from the worker for 5 s \(--timeout 3 s, then 2 s for the worker.s own report\): the node or its fabcheck hangs; rerun with -v' -- \
-	env FAKE_MODE=hang $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire hang
 expect "wire stderr noise ignored" 3 '[ab]: no RDMA device found: fake' -- \
-	env FAKE_MODE=noise $FC pair "${LOCAL[@]}" --worker-cmd $FAKE a b
+	wire noise
 expect_quiet "wire stderr hidden" 0 -- \
 	bash -c "! FAKE_MODE=noise $FC pair ${LOCAL[*]} --worker-cmd $FAKE a b 2>&1 | grep setlocale"
 expect "wire stderr with -v" 0 '\[a\] bash: warning: setlocale' -- \
