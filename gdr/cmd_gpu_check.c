@@ -285,7 +285,7 @@ static void registration(json_t *doc, struct gdr_mem *m, const struct gc_opts *o
 	ibv_close_device(ibctx);
 }
 
-static void render(FILE *f, const json_t *doc)
+void gdr_check_render(FILE *f, const json_t *doc)
 {
 	const json_t *gpu = json_object_get(doc, "gpu"), *reg, *g;
 	struct fc_table *t;
@@ -483,5 +483,5 @@ int cmd_gpu_check(struct fc_ctx *ctx, int argc, char **argv)
 	gdr_mem_free(&m);
 	gdr_dev_close(&dev);
 	topo_free(topo);
-	return fc_emit(ctx, doc, render);
+	return fc_emit(ctx, doc, gdr_check_render);
 }

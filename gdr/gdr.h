@@ -18,6 +18,7 @@
 #define FC_GDR_H
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -395,6 +396,9 @@ struct ibv_mr *gdr_ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len
 struct fc_ctx;
 int gdr_check_from(struct fc_ctx *ctx, const char *from, const struct gdr_gpu_req *req,
 		   const char *hca);
+/* gpu-check's text of its document @doc (gdr/cmd_gpu_check.c): the GPUs,
+ * the chosen one's copy rates, checks and registration. */
+void gdr_check_render(FILE *f, const json_t *doc);
 
 /* Root of sysfs ("/sys", or $FABCHECK_SYSFS for tests on recorded trees). */
 const char *gdr_sysfs_root(void);

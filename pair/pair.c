@@ -357,6 +357,16 @@ void pair_moved_text(char *buf, size_t len, double done, double planned, double 
 		snprintf(buf, len, "%.0f %s in %.0f s", done, unit, secs);
 }
 
+void pair_rate_text(char *buf, size_t len, int lat, double done, double secs, double gbps)
+{
+	if (!lat)
+		snprintf(buf, len, "%.3g Gb/s", gbps);
+	else if (done > 0)
+		snprintf(buf, len, "%.1f us a round trip", secs / done * 1e6);
+	else
+		snprintf(buf, len, "not one round trip");
+}
+
 double pair_test_budget(const struct pair_cfg *cfg, int lat, uint64_t iters, double duration,
 			uint64_t size)
 {

@@ -184,6 +184,10 @@ void pair_test_length(const struct pair_cfg *cfg, enum vb_op op, int lat, uint64
  * for a timed one (@planned 0): never a count against a total of 0. */
 void pair_moved_text(char *buf, size_t len, double done, double planned, double duration,
 		     const char *unit, double secs);
+/* The rate of that test, for its finding: "@gbps Gb/s" (all its sides
+ * together), or for a latency test the mean of its @done round trips in
+ * @secs s ("N us a round trip"; "not one round trip" for none). */
+void pair_rate_text(char *buf, size_t len, int lat, double done, double secs, double gbps);
 /* Floors of the test's own deadline (pair_test_budget): far below any RDMA
  * link, so that no real test is cut: 1 Mbit/s is 2500 times below the
  * slowest InfiniBand link, 1X SDR at 2.5 Gb/s (IBTA spec. vol. 1, 5.2), and

@@ -138,16 +138,12 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 	json_object_set_new(e, "seconds", json_real(secs));
 	if (lat) {
 		json_object_set_new(e, "avg_us", done > 0 ? json_real(secs / done * 1e6) : json_null());
-		if (done > 0)
-			snprintf(rate, sizeof(rate), "%.1f us a round trip", secs / done * 1e6);
-		else
-			snprintf(rate, sizeof(rate), "not one round trip");
 	} else {
 		json_object_set_new(e, "gbps", json_real(total));
 		json_object_set_new(e, "qps", json_integer(p->cfg->qps));
 		json_object_set_new(e, "bidir", json_boolean(p->cfg->bidir));
-		snprintf(rate, sizeof(rate), "%.3g Gb/s", total);
 	}
+	pair_rate_text(rate, sizeof(rate), lat, done, secs, total);
 	json_array_append_new(json_object_get(p->doc, "results"), e);
 	if (p->deadline_at > 0 && fc_now() >= p->deadline_at)
 		snprintf(when, sizeof(when), "the run's deadline (--deadline %.0f s)", p->cfg->deadline);

@@ -383,9 +383,9 @@ static int advise_gdr_c2c(const struct topo_view *v, json_t *doc)
 		return 0;
 	topo_view_nearest(v, first, nn, TV_MAX);
 	topo_recommend(doc, "NCCL_NET_GDR_C2C", "1",
-		       "%d GPU%s reach%s their nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
-		       n, fc_s(n), n == 1 ? "es" : "", v->gpu[first].name, v->nic[nn[0]].name,
-		       v->gn[first][nn[0]]);
+		       "%d GPU%s reach%s %s nearest HCA over C2C to the CPU, then its PCIe (P2C; %s to %s is %s in PCIe terms): NCCL 2.27.3+ uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1 is its default), 2.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB",
+		       n, fc_s(n), n == 1 ? "es" : "", n == 1 ? "its" : "their", v->gpu[first].name,
+		       v->nic[nn[0]].name, v->gn[first][nn[0]]);
 	return 1;
 }
 

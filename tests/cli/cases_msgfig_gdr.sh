@@ -36,4 +36,18 @@ expect "topo: 7 HCAs nearest to a GPU, the others farther" 0 \
 expect "topo: 1 HCA nearest to a GPU (mlx4_0)" 0 \
 	"^      1 HCA nearest to a GPU; '=' makes NCCL match these names exactly \(a bare mlx5_1 also takes mlx5_10..mlx5_19\)\$" -- \
 	$FC topo --nvidia-smi-topo "$MGT/8gpu-pcie_mlx4_0-column_2017_trailing-spaces_TRUNCATED.txt"
+# 8 x H100 that a user posted without its NICs: the GPUs counted, no HCA.
+expect "topo: 8 GPUs but no RDMA HCA" 0 \
+	"^  - 8 GPUs but no RDMA HCA: NCCL will use TCP sockets between nodes; install the HCA driver \(mlx5_ib\) or add an HCA\$" -- \
+	$FC topo --nvidia-smi-topo "$MGT/8xh100-nv18_no-nics_gpu-numa-id_legend-truncated.txt"
+# Grace: GPUs on C2C (a GPU NUMA ID) whose nearest HCA is at NODE, past
+# the CPU (P2C). One GPU: "reaches its"; a GB200-like tree's 4: "reach their".
+printf '\tGPU0\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tNODE\tNODE\t0-71\t0\t\t1\nNIC0\tNODE\t X \tPIX\t\t\t\t\nNIC1\tNODE\tPIX\t X \t\t\t\t\n\nNIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n' >"$MGD/gh200.txt"
+expect "topo: 1 C2C GPU reaches its nearest HCA" 0 \
+	"^      1 GPU reaches its nearest HCA over C2C to the CPU, then its PCIe \(P2C; GPU0 to mlx5_0 is NODE in PCIe terms\): NCCL 2\.27\.3\+ uses GPUDirect RDMA there by default \(NCCL_NET_GDR_C2C=1 is its default\), 2\.26 only with NCCL_NET_GDR_C2C=1, older releases only with NCCL_NET_GDR_LEVEL=PHB\$" -- \
+	$FC topo --nvidia-smi-topo "$MGD/gh200.txt"
+tests/topo/mksysfs.sh "$MGD/gb200" gb200 >/dev/null || echo "FAIL: cannot write the gb200 tree"
+expect "topo: 4 C2C GPUs reach their nearest HCA" 0 \
+	"^      4 GPUs reach their nearest HCA over C2C to the CPU, then its PCIe \(P2C; GPU0 to mlx5_0 is NODE in PCIe terms\)" -- \
+	env FABCHECK_SYSFS="$MGD/gb200" $FC topo
 rm -rf "$MGD"

@@ -7,7 +7,8 @@
  *   gdr/opts.c: GPU 2 whose path to mlx5_3 is unknown;
  *   gdr/mem.c: 5 MiB + 1 byte in huge pages where none are reserved (3
  *   pages of 2 MiB), 2^60 bytes of host memory, a buffer placed on node 9,
- *   and 5 MiB + 3 bytes refused by the HCA (tests/unit/fake_verbs.h).
+ *   and 5 MiB + 3 bytes refused by the HCA (tests/unit/fake_verbs.h);
+ *   gdr/cmd_gpu_check.c: the copy rates of a document, Gb/s and GB/s.
  * The messages that go to the log are caught through fc_log_hook.
  */
 #include <setjmp.h>
@@ -27,6 +28,7 @@
 
 #include "core/log.h"
 #include "core/out.h"
+#include "tests/unit/memtext.h"
 #include "tests/unit/msgfig.h"
 #include "gdr/gdr.h"
 #include "gdr/numa.h"
@@ -197,6 +199,26 @@ static void test_host_reg(void **state)
 	gdr_dev_close(&dev);
 }
 
+/* gpu-check's copy rates: the document keeps Gb/s (bits), the text says
+ * GB/s (bytes, an eighth) beside them; 100 and 41.6 Gb/s are 12.50 and
+ * 5.20 GB/s. A pageable host buffer is said. */
+static void test_copy_rates(void **state)
+{
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:[], s:{s:i, s:s}, s:I, s:f, s:f, s:b}",
+				"node", "nodeB", "driver_version", "12.4", "library", "libcuda.so.1",
+				"gpus", "gpu", "index", 2, "bus_id", "0000:87:00.0", "size_bytes",
+				(json_int_t)5 << 20, "h2d_gbps", 100.0, "d2h_gbps", 41.6, "pinned", 0);
+	char *text = render(gdr_check_render, doc);
+
+	(void)state;
+	if (!strstr(text, "\nGPU 2 (0000:87:00.0), 5 MiB buffer:\n"
+			  "  host -> GPU copy      12.50 GB/s (100.0 Gb/s)\n"
+			  "  GPU -> host copy       5.20 GB/s (41.6 Gb/s) (pageable host buffer)\n"))
+		fail_msg("gpu-check's copy lines:\n%s", text);
+	free(text);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup(test_numa_setup, setup),
 		cmocka_unit_test_setup(test_host_alloc, setup),
 		cmocka_unit_test_setup(test_host_reg, setup),
+		cmocka_unit_test(test_copy_rates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -458,6 +458,13 @@ static void test_moved_text(void **state)
 	assert_string_equal(buf, "12 messages in 31 s of a 2 s test");
 	pair_moved_text(buf, sizeof(buf), 3, 0, 0, "messages", 9);
 	assert_string_equal(buf, "3 messages in 9 s");
+	/* 5070 round trips in 40 s: 7889.5 us each; none: no mean */
+	pair_rate_text(buf, sizeof(buf), 1, 5070, 40, 0);
+	assert_string_equal(buf, "7889.5 us a round trip");
+	pair_rate_text(buf, sizeof(buf), 1, 0, 40, 0);
+	assert_string_equal(buf, "not one round trip");
+	pair_rate_text(buf, sizeof(buf), 0, 12, 31, 0.0123);
+	assert_string_equal(buf, "0.0123 Gb/s");
 }
 
 static void test_verdict_rnr_validated(void **state)
