@@ -70,3 +70,13 @@ expect "signal: SIGINT ends nccl env with exit 130" 0 '^exit 130$' -- cat $CFT/s
 expect "signal: the --json document, exit code 130 and the signal's name" 0 '^same$' -- \
 	sh -c 'diff "$1" "$2" && echo same' sh $CFT/sig.out $CFT/want-sig
 rm -rf "$CFT"
+# lab: a subcommand of the rack's script (a stand-in here, through
+# FABCHECK_LAB_SCRIPT) that ends past fabcheck's own exit codes: its exit
+# status, or the signal that ended it, said with the subcommand.
+MCL=$(mktemp /tmp/fc-msgfig-lab.XXXXXX)
+printf '#!/bin/bash\n[ "$1" = fault ] && kill -9 $$\nexit 7\n' >"$MCL"
+expect "lab: down ended with exit 7" 3 '^fabcheck: error: lab: down ended with exit 7$' -- \
+	env FABCHECK_LAB_SCRIPT="$MCL" $FC lab down --json
+expect "lab: fault ended on signal 9" 3 '^fabcheck: error: lab: fault ended on signal 9$' -- \
+	env FABCHECK_LAB_SCRIPT="$MCL" $FC lab fault nodeA clear --json
+rm -f "$MCL"

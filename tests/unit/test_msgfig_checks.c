@@ -8,7 +8,8 @@
  *   HCAs, GPU0 NODE from its nearest (rail 3), GPU1 and GPU2 PXB from the
  *   same one (rail 1): 4 HCAs for 3 GPUs;
  *   nccl run's rank result (checks/nccl/run/ncclrt.c): 2 sizes where 1 KiB
- *   to 1 MiB by 4 asks for 6.
+ *   to 1 MiB by 4 asks for 6; nccl run's text (nccl_run_out.c): its
+ *   header and average bus bandwidth.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/nccl/run/nccl_run.h"
 #include "checks/nccl/run/ncclrt.h"
 #include "checks/preflight/health.h"
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
+#include "tests/unit/memtext.h"
 #include "tests/unit/msgfig.h"
 
 /* A probe of four ports: mlx5_0:1 on eth2, mlx5_1:2 on eth3 (netdevs with
@@ -152,12 +155,30 @@ static void test_rank_result_sizes(void **state)
 	json_decref(m);
 }
 
+/* nccl run's text: the average of the bus bandwidths in GB/s (bytes, as
+ * nccl-tests' "Avg bus bandwidth"), the document's own figure. */
+static void test_nccl_run_avg(void **state)
+{
+	json_t *doc = json_pack("{s:s, s:i, s:i, s:s, s:i, s:i, s:[], s:[], s:f}", "op", "all_reduce",
+				"nranks", 4, "gpus_per_node", 2, "nccl_version", "2.21.5", "iters", 20,
+				"warmup", 5, "ranks", "results", "avg_busbw_gbytes_s", 11.875);
+	char *text = render(ncr_render, doc);
+
+	(void)state;
+	if (!strstr(text, "all_reduce over 4 ranks (2 per node), NCCL 2.21.5, 20 iterations after 5 warm-up\n") ||
+	    !strstr(text, "\n  avg bus bandwidth: 11.875 GB/s\n"))
+		fail_msg("nccl run's text:\n%s", text);
+	free(text);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_health_in_use),
 		cmocka_unit_test(test_gpu_rails),
 		cmocka_unit_test(test_rank_result_sizes),
+		cmocka_unit_test(test_nccl_run_avg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
