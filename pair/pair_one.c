@@ -151,9 +151,14 @@ static void slow_link(struct pair_run *p, enum vb_op op, int lat, uint64_t size,
 		/* twice the whole wait past its last growth (ctl/chan.c chan_recv) */
 		snprintf(when, sizeof(when), "%.0f s (twice the wait: --timeout %.0f s, then %.0f s for the worker's own report) with the count of messages done not growing, the worker sending only progress,",
 			 2 * (p->cfg->timeout + PRUN_GRACE_S), p->cfg->timeout, (double)PRUN_GRACE_S);
-	else /* progress kept the wait going up to the test's own deadline */
+	else if (p->ch[0].test_until - go_at >= p->cfg->timeout + PRUN_GRACE_S)
+		/* progress kept the wait going up to the test's own deadline */
 		snprintf(when, sizeof(when), "the test's own deadline (%.0f s: its length at %.0f Mbit/s and %.0f ms a message, and --timeout)",
 			 p->ch[0].test_until - go_at, PAIR_FLOOR_BPS / 1e6, PAIR_FLOOR_MSG_S * 1e3);
+	else /* a wait is never shorter than one (ctl/chan.c chan_recv) */
+		snprintf(when, sizeof(when), "the end of the wait (%.0f s: --timeout %.0f s, then %.0f s for the worker's own report; the test's own deadline, %.0f s, came before it)",
+			 p->cfg->timeout + PRUN_GRACE_S, p->cfg->timeout, (double)PRUN_GRACE_S,
+			 p->ch[0].test_until - go_at);
 	pair_moved_text(moved, sizeof(moved), done, planned, duration, lat ? "round trips" : "messages",
 			secs);
 	fc_finding(p->doc, FC_FAIL,

@@ -15,9 +15,10 @@ expect "evil worker: one endless evidence file is refused at 1 MiB" 3 \
 expect "evil worker: endless empty evidence is refused at 32 MiB" 3 \
 	'a: refused: it sent more than 32 MiB of evidence' -- evil flood --no-db
 # "progress" extends the wait for a result only up to the test's own
-# deadline (100 messages of 2 B at the floors, and --timeout: 3 s).
+# deadline (100 messages of 2 B at the floors, and --timeout: 3 s), here
+# before the end of one wait (--timeout 3 s and the worker's 2 s).
 expect "evil worker: endless progress ends at the test's own deadline" 1 \
-	"write bandwidth at 2 B: the link is slow: .* when the test's own deadline \(3 s: " -- evil progress --no-db
+	"write bandwidth at 2 B: the link is slow: .* when the end of the wait \(5 s: --timeout 3 s, then 2 s for the worker's own report; the test's own deadline, 3 s, came before it\) came" -- evil progress --no-db
 expect "evil worker: -1e308 Gb/s is refused" 3 \
 	'a: refused its result: its "gbps" of -1e\+308 is no figure' -- evil figure --db "$EVT/f.db"
 expect "evil worker: the refused figure is not kept" 0 '^ok$' -- python3 -c '

@@ -19,8 +19,9 @@ signal) echo "worker: stopped by a test" >&2; kill -s USR1 $$ ;;
 # 70000 bytes and no newline: over the wire's 65536-byte line (core/wire.h)
 longline) head -c 70000 /dev/zero | tr '\0' x; sleep 10 ;;
 hello) say '"hello","version":"9.9","host":"fakehost-7","pid":4242'; read -r _; exit 5 ;;
-# the test's count of messages done stays at 7 while progress keeps coming
-stall)
+# the test's count of messages done stays at 7 while progress keeps coming;
+# creep: it grows by one a report, too slowly to end the test
+stall|creep)
 	say '"hello","version":"0","host":"fake","pid":1'
 	next setup || exit 1
 	say '"setup","device":"fake0","port":1,"link_layer":"Ethernet","mtu":4096,"rate_gbps":2.5,"memory":"host"'
@@ -31,8 +32,10 @@ stall)
 		say '"ready"'
 		next go || exit 1
 		case $t in *'"active":true'*) ;; *) say '"result","seconds":1,"bytes":0,"msgs":0'; continue ;; esac
+		d=7
 		while :; do
-			say '"progress","done":7'
+			say "\"progress\",\"done\":$d"
+			[ "$W_MODE" = creep ] && d=$((d + 1))
 			read -r -t 0.2 _ping
 			rc=$?
 			[ $rc -eq 0 ] || [ $rc -gt 128 ] || exit 0
@@ -58,6 +61,16 @@ expect "msgfig: -v names the worker's pid, version and host" 3 \
 expect "msgfig: a count of messages that stays, 10 s" 1 \
 	"the link is slow: 7 messages in (9|10) s of a 2 s test \(0\.000[0-9]+ Gb/s\) when 10 s \(twice the wait: --timeout 3 s, then 2 s for the worker's own report\) with the count of messages done not growing, the worker sending only progress, came;" -- \
 	env W_MODE=stall timeout 60 $FC pair "${MPL[@]}" a b --test write --bw -s 64K
+# A count that grows, too slowly: the wait goes on to the test's own
+# deadline (pair_test_budget: 200 warm-up and N rounds at 1 Mbit/s and 1 ms
+# each, and --timeout 3 s), never shorter than one wait (3 s, then 2 s): 100
+# rounds, 3 s, end at the 5 s wait; 3000 rounds, 6 s, at that deadline.
+expect "msgfig: a slow count, the test's own deadline of 3 s before the 5 s wait" 1 \
+	"the link is slow: [0-9]+ of 100 round trips in (4|5) s \([0-9.]+ us a round trip\) when the end of the wait \(5 s: --timeout 3 s, then 2 s for the worker's own report; the test's own deadline, 3 s, came before it\) came;" -- \
+	env W_MODE=creep timeout 60 $FC pair "${MPL[@]}" a b --test write --lat -s 2 --iters 100
+expect "msgfig: a slow count to the test's own deadline of 6 s" 1 \
+	"the link is slow: [0-9]+ of 3000 round trips in (5|6) s \([0-9.]+ us a round trip\) when the test's own deadline \(6 s: its length at 1 Mbit/s and 1 ms a message, and --timeout\) came;" -- \
+	env W_MODE=creep timeout 60 $FC pair "${MPL[@]}" a b --test write --lat -s 2 --iters 3000
 # srun that cannot make the step: its exit code (7, distinct) and its words.
 mkdir -p "$MP/bin"
 printf '#!/bin/sh\necho "srun: error: Unable to create step for job 42: Invalid node name specified" >&2\nexit 7\n' >"$MP/bin/srun"
