@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/log.h"
 #include "core/stats.h"
@@ -25,7 +26,8 @@ static int bw_chains(struct bw_run *b)
 	b->cwrs = aligned_alloc(BW_LINE, (size_t)own * (size_t)n * sizeof(*b->cwrs));
 	b->csges = calloc((size_t)own * (size_t)n, sizeof(*b->csges));
 	if (!b->cwrs || !b->csges) {
-		fc_err("cannot hold %d work requests per QP for %d QPs: out of memory", n, own);
+		fc_err("cannot hold %d work request%s per QP for %d QP%s: out of memory", n, fc_s(n),
+		       own, fc_s(own));
 		return -ENOMEM;
 	}
 	for (int q = b->k, i = 0; q < b->r->nqps; q += b->nthr, i++)
@@ -85,14 +87,15 @@ static int bw_both(struct bw_run *b)
 static void bw_pin(const struct bw_run *b)
 {
 	cpu_set_t one;
-	int cpu = b->r->pin ? fc_cpu_nth(&b->r->cpus, b->k) : -1;
+	int cpu = b->r->pin ? fc_cpu_nth(&b->r->cpus, b->k) : -1, err;
 
 	if (cpu < 0)
 		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
-		fc_warn("thread %d: cannot pin to CPU %d", b->k + 1, cpu);
+	if ((err = pthread_setaffinity_np(pthread_self(), sizeof(one), &one)))
+		fc_warn("%s: data path thread %d of %d: cannot pin to CPU %d: %s", b->r->pi->dev,
+			b->k + 1, b->nthr, cpu, strerror(err));
 }
 
 static void *bw_thread(void *arg)
