@@ -207,7 +207,7 @@ expect "report --html: nodeC's incast bar 60 px for 0.5 Gb/s" 0 '^1$' -- \
 # test says 2.4 Gb/s); the others move 2.4 Gb/s from 0 s to 2 s. A round
 # that nodeB sends in is judged from 1 s to 2 s (a third of the round):
 # nodeB 0.4 Gb/s there, unfair; the round into nodeB over its 2 s.
-RW_CURVE_HOST=nodeB RW_CURVE='[[1,0],[2,50000000],[3,600000000]]' $FC matrix nodeA nodeB nodeC \
+RW_CURVE_HOST=nodeB RW_CURVE='[[1,0],[2,50000000],[3,600000000]]' RW_T0_SHARED=$PTT/t0 $FC matrix nodeA nodeB nodeC \
 	-d rxe0 --pattern incast "${PTW[@]}" --db $PTT/w.db --json >$PTT/w.json 2>/dev/null
 expect "incast: each round measured over the window all its flows ran in" 0 '^ok$' -- python3 -c '
 import json, sys

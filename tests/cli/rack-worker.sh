@@ -18,7 +18,8 @@
 # pair use the rail's device) is slowed, as `lab fault --rail N rate`. A
 # bandwidth result carries its byte curve (2 s at that rate from the go,
 # "t0" on the clock it answers "clock" with), as a real worker's does;
-# RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]).
+# RW_CURVE_HOST's is RW_CURVE instead ([[s since the go, bytes], ...]);
+# RW_T0_SHARED (a file): every worker of a round reports one go time.
 # RW_EVIDENCE names a recorded evidence folder (doc/diagnose.md): each
 # worker sends its port's before/ and after/ files from HOST/DEV-1/ as the
 # real worker sends its readings (before its setup reply, before finish).
@@ -167,6 +168,23 @@ rails_gbps() {
 		[ "$rails_nth" -gt 1 ] && gbps=$l
 	done
 }
+# shared_t0 NOW: with RW_T0_SHARED (a file), the go time of the round's
+# first worker for every worker of the round (one within 0.5 s of it; the
+# rounds are seconds apart): the workers' own clocks at their go differ by
+# how late the host ran each (CI once saw 26 ms, enough to move a curve's
+# window), and a case that asserts on a curve's window must not depend on it.
+shared_t0() {
+	(
+		flock 9
+		last=$(cat "$RW_T0_SHARED" 2>/dev/null)
+		if [ -n "$last" ] && awk -v a="$1" -v b="$last" 'BEGIN { exit !(a - b < 0.5 && b - a < 0.5) }'; then
+			echo "$last"
+		else
+			echo "$1" >"$RW_T0_SHARED"
+			echo "$1"
+		fi
+	) 9>>"$RW_T0_SHARED.lock"
+}
 while next_clocked test; do
 	t=$msg
 	if [ "$host" = "${RW_SLOW_HOST:-}" ] && [ -z "${slowed:-}" ]; then
@@ -176,6 +194,7 @@ while next_clocked test; do
 	say '"ready"'
 	next go || exit 1
 	t0=$(date +%s.%N)
+	[ -n "${RW_T0_SHARED:-}" ] && t0=$(shared_t0 "$t0")
 	[ -n "${RW_GO_LOG:-}" ] && echo "$host $dev $t0" >>"$RW_GO_LOG"
 	if [ -n "${RW_SCHEDSTAT_FILE:-}" ] && [ "$host" = nodeA ] && [ -z "${sched_done:-}" ]; then
 		echo "$RW_SCHEDSTAT" >"$RW_SCHEDSTAT_FILE.new" && mv "$RW_SCHEDSTAT_FILE.new" "$RW_SCHEDSTAT_FILE"
