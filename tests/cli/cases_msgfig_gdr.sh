@@ -22,6 +22,12 @@ printf '#!/bin/sh\necho "        GPU0"\nexit 6\n' >"$MGD/bin/nvidia-smi"
 chmod +x "$MGD/bin/nvidia-smi"
 expect "topo: nvidia-smi topo -m exits 6" 3 '^fabcheck: info: nvidia-smi topo -m failed \(exit 6\); NVLink left unknown$' -- \
 	env PATH="$MGD/bin:$PATH" $FC -v topo
+# an nvidia-smi that never answers: topo waits its 20 s (cmd_topo.c
+# NVSMI_DEADLINE_S), says so, and goes on without NVLink.
+printf '#!/bin/sh\nexec sleep 60\n' >"$MGD/bin/nvidia-smi"
+expect "topo: nvidia-smi topo -m silent for 20 s" 3 \
+	'^fabcheck: warning: nvidia-smi topo -m gave no answer within 20 s; NVLink left unknown$' -- \
+	env PATH="$MGD/bin:$PATH" timeout 60 $FC topo
 # topo on real nvidia-smi topo -m captures (../shared/fixtures/topo): the
 # NCCL_IB_HCA advice counts the HCAs it lists. 8 x A800 with 9 NICs: 7 are
 # some GPU's nearest (NIC0 and NIC7 are no GPU's), listed by matrix label;

@@ -173,6 +173,13 @@ echo keep >"$NRLOG/victim"
 ln -sf "$NRLOG/victim" "$NRLOG/logs/localhost-rank0.log"
 expect "nccl run log-dir: a planted link is not followed" 0 '^keep file$' -- bash -c \
 	"$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG/logs localhost >/dev/null; echo \$(cat $NRLOG/victim) \$([ -f $NRLOG/logs/localhost-rank0.log ] && [ ! -L $NRLOG/logs/localhost-rank0.log ] && echo file)"
+# a folder (not empty) at rank 1's log name: it is not removed, that log
+# is not written, the run goes on; the warning names the rank.
+rm -f "$NRLOG/logs/localhost-rank1.log"
+mkdir -p "$NRLOG/logs/localhost-rank1.log/x"
+expect "nccl run log-dir: rank 1's log is not kept" 0 "^fabcheck: warning: --log-dir: rank 1's log is not kept\$" -- \
+	$FAKES $RUN -g 2 -e 4K --log-dir $NRLOG/logs localhost
+rm -rf "$NRLOG/logs/localhost-rank1.log"
 expect "nccl run log-dir: a folder that is not fabcheck's is refused" 2 \
 	"folder '$NRLOG' already holds files and is not a fabcheck evidence folder" -- \
 	$FAKES $RUN -g 2 -e 4K --log-dir "$NRLOG" localhost
