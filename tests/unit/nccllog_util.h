@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checks/nccl/log/nccllog.h"
+#include "tests/unit/finding.h"
 
 static inline char *slurp(const char *path, size_t *len_p)
 {
@@ -70,17 +71,6 @@ static inline const char *str(const json_t *o, const char *key)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s ? s : "";
-}
-
-static inline int finding_has(const json_t *doc, const char *word)
-{
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		if (strstr(json_string_value(f), word))
-			return 1;
-	return 0;
 }
 
 static inline const json_t *chan(const json_t *doc, int ch, int from, int to, const char *dir)

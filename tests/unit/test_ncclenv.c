@@ -79,6 +79,16 @@ static void assert_status(const json_t *doc, const char *name, const char *statu
 			 why_part ? why_part : "");
 }
 
+/* check() of @text, @h and @topo, and assert_status() of its @name. */
+static void check_status(const char *text, const struct ncclenv_host *h, const char *topo,
+			 const char *name, const char *status, const char *why_part)
+{
+	json_t *doc = check(text, h, topo);
+
+	assert_status(doc, name, status, why_part);
+	json_decref(doc);
+}
+
 /* ---- parsing ---- */
 
 static void test_parse_forms(void **state)
@@ -279,20 +289,14 @@ static void test_conflict_ib_disable(void **state)
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
 	json_decref(doc);
 	/* Alone, on a node with RDMA devices: still a conflict. */
-	doc = check("NCCL_IB_DISABLE=1\n", &h, NULL);
-	assert_status(doc, "NCCL_IB_DISABLE", "conflict", "1 RDMA device (mlx5_0)");
-	json_decref(doc);
+	check_status("NCCL_IB_DISABLE=1\n", &h, NULL, "NCCL_IB_DISABLE", "conflict",
+		     "1 RDMA device (mlx5_0)");
 	/* Alone, on a node without: fine. NCCL_NET=Socket acts the same. */
-	doc = check("NCCL_IB_DISABLE=1\n", NULL, NULL);
-	assert_status(doc, "NCCL_IB_DISABLE", "ok", NULL);
-	json_decref(doc);
-	doc = check("NCCL_NET=socket NCCL_IB_TC=106\n", NULL, NULL);
-	assert_status(doc, "NCCL_IB_TC", "conflict", "NCCL_NET=socket");
-	json_decref(doc);
+	check_status("NCCL_IB_DISABLE=1\n", NULL, NULL, "NCCL_IB_DISABLE", "ok", NULL);
+	check_status("NCCL_NET=socket NCCL_IB_TC=106\n", NULL, NULL, "NCCL_IB_TC", "conflict",
+		     "NCCL_NET=socket");
 	/* NCCL_IB_DISABLE=0 disables nothing. */
-	doc = check("NCCL_IB_DISABLE=0 NCCL_IB_TC=106\n", NULL, NULL);
-	assert_status(doc, "NCCL_IB_TC", "ok", NULL);
-	json_decref(doc);
+	check_status("NCCL_IB_DISABLE=0 NCCL_IB_TC=106\n", NULL, NULL, "NCCL_IB_TC", "ok", NULL);
 }
 
 static void test_conflict_hca(void **state)
@@ -302,16 +306,13 @@ static void test_conflict_hca(void **state)
 	json_t *doc;
 
 	(void)state;
-	doc = check("NCCL_IB_HCA=mlx5_1,mlx5_7\n", NULL, topo_json);
-	assert_status(doc, "NCCL_IB_HCA", "conflict", "names mlx5_7, which the topology");
-	json_decref(doc);
-	doc = check("NCCL_IB_HCA==mlx5_4:1\n", NULL, topo_json);
-	assert_status(doc, "NCCL_IB_HCA", "conflict", "falls back to TCP sockets");
-	json_decref(doc);
+	check_status("NCCL_IB_HCA=mlx5_1,mlx5_7\n", NULL, topo_json, "NCCL_IB_HCA", "conflict",
+		     "names mlx5_7, which the topology");
+	check_status("NCCL_IB_HCA==mlx5_4:1\n", NULL, topo_json, "NCCL_IB_HCA", "conflict",
+		     "falls back to TCP sockets");
 	/* Exclusion of every device is no better. */
-	doc = check("NCCL_IB_HCA=^mlx5\n", NULL, topo_json);
-	assert_status(doc, "NCCL_IB_HCA", "conflict", "selects no HCA");
-	json_decref(doc);
+	check_status("NCCL_IB_HCA=^mlx5\n", NULL, topo_json, "NCCL_IB_HCA", "conflict",
+		     "selects no HCA");
 	/* A prefix that also takes mlx5_10: a warning, status ok. */
 	doc = check("NCCL_IB_HCA=mlx5_1\n", NULL, topo_json);
 	assert_status(doc, "NCCL_IB_HCA", "ok", "'=mlx5_1'");
@@ -322,36 +323,25 @@ static void test_conflict_hca(void **state)
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "pass");
 	json_decref(doc);
 	/* Without --topo, this node's RDMA devices. */
-	doc = check("NCCL_IB_HCA=mlx5_3:1\n", &h, NULL);
-	assert_status(doc, "NCCL_IB_HCA", "conflict", "this node");
-	json_decref(doc);
-	doc = check("NCCL_IB_HCA=mlx5_0:1,mlx5_1:1\n", &h, NULL);
-	assert_status(doc, "NCCL_IB_HCA", "ok", NULL);
-	json_decref(doc);
+	check_status("NCCL_IB_HCA=mlx5_3:1\n", &h, NULL, "NCCL_IB_HCA", "conflict", "this node");
+	check_status("NCCL_IB_HCA=mlx5_0:1,mlx5_1:1\n", &h, NULL, "NCCL_IB_HCA", "ok", NULL);
 }
 
 static void test_conflict_ifname(void **state)
 {
 	char *ifs[] = { "eth0", "ib0", "lo" };
 	struct ncclenv_host h = { .ifnames = ifs, .n_if = 3, .peermem = 1 };
-	json_t *doc;
 
 	(void)state;
-	doc = check("NCCL_SOCKET_IFNAME=bond0\n", &h, NULL);
-	assert_status(doc, "NCCL_SOCKET_IFNAME", "conflict", "eth0, ib0, lo");
-	json_decref(doc);
-	doc = check("NCCL_SOCKET_IFNAME=eth\n", &h, NULL); /* prefix */
-	assert_status(doc, "NCCL_SOCKET_IFNAME", "ok", NULL);
-	json_decref(doc);
-	doc = check("NCCL_SOCKET_IFNAME==eth\n", &h, NULL); /* exact */
-	assert_status(doc, "NCCL_SOCKET_IFNAME", "conflict", "no interface");
-	json_decref(doc);
-	doc = check("NCCL_SOCKET_IFNAME=^eth,ib,lo\n", &h, NULL);
-	assert_status(doc, "NCCL_SOCKET_IFNAME", "conflict", "no interface");
-	json_decref(doc);
-	doc = check("NCCL_SOCKET_IFNAME=^docker,lo\n", &h, NULL);
-	assert_status(doc, "NCCL_SOCKET_IFNAME", "ok", NULL);
-	json_decref(doc);
+	check_status("NCCL_SOCKET_IFNAME=bond0\n", &h, NULL, "NCCL_SOCKET_IFNAME", "conflict",
+		     "eth0, ib0, lo");
+	/* a prefix, then the exact name */
+	check_status("NCCL_SOCKET_IFNAME=eth\n", &h, NULL, "NCCL_SOCKET_IFNAME", "ok", NULL);
+	check_status("NCCL_SOCKET_IFNAME==eth\n", &h, NULL, "NCCL_SOCKET_IFNAME", "conflict",
+		     "no interface");
+	check_status("NCCL_SOCKET_IFNAME=^eth,ib,lo\n", &h, NULL, "NCCL_SOCKET_IFNAME", "conflict",
+		     "no interface");
+	check_status("NCCL_SOCKET_IFNAME=^docker,lo\n", &h, NULL, "NCCL_SOCKET_IFNAME", "ok", NULL);
 }
 
 static void test_conflict_gdr(void **state)
@@ -365,33 +355,24 @@ static void test_conflict_gdr(void **state)
 	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "GPU1 (PXB)");
 	assert_null(strstr(fc_jstr(entry(doc, "NCCL_NET_GDR_LEVEL"), "why", ""), "GPU0"));
 	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=1\n", NULL, topo_json); /* 1 = PIX */
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "use PXB");
-	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=LOC\n", NULL, topo_json);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "GPU0 (PIX), GPU1 (PXB)");
-	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=PXB\n", NULL, topo_json);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", NULL);
-	json_decref(doc);
+	/* 1 = PIX */
+	check_status("NCCL_NET_GDR_LEVEL=1\n", NULL, topo_json, "NCCL_NET_GDR_LEVEL", "conflict",
+		     "use PXB");
+	check_status("NCCL_NET_GDR_LEVEL=LOC\n", NULL, topo_json, "NCCL_NET_GDR_LEVEL", "conflict",
+		     "GPU0 (PIX), GPU1 (PXB)");
+	check_status("NCCL_NET_GDR_LEVEL=PXB\n", NULL, topo_json, "NCCL_NET_GDR_LEVEL", "ok", NULL);
 	/* Grace (fabcheck topo on a GB200: NODE in the matrix, P2C to NCCL):
 	 * P2C is not stricter than the path; PXB is, and the fix names P2C. */
-	doc = check("NCCL_NET_GDR_LEVEL=P2C\n", NULL, grace_json);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", NULL);
-	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=PXB\n", NULL, grace_json);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "use P2C");
-	json_decref(doc);
+	check_status("NCCL_NET_GDR_LEVEL=P2C\n", NULL, grace_json, "NCCL_NET_GDR_LEVEL", "ok",
+		     NULL);
+	check_status("NCCL_NET_GDR_LEVEL=PXB\n", NULL, grace_json, "NCCL_NET_GDR_LEVEL", "conflict",
+		     "use P2C");
 	/* No peermem and no nvidia driver: no GPUDirect path at all. */
-	doc = check("NCCL_NET_GDR_LEVEL=PHB\n", &none, NULL);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "conflict", "no GPUDirect RDMA path");
-	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=PHB\n", &dmabuf, NULL);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", "dma-buf");
-	json_decref(doc);
-	doc = check("NCCL_NET_GDR_LEVEL=PHB\n", &peer, NULL);
-	assert_status(doc, "NCCL_NET_GDR_LEVEL", "ok", NULL);
-	json_decref(doc);
+	check_status("NCCL_NET_GDR_LEVEL=PHB\n", &none, NULL, "NCCL_NET_GDR_LEVEL", "conflict",
+		     "no GPUDirect RDMA path");
+	check_status("NCCL_NET_GDR_LEVEL=PHB\n", &dmabuf, NULL, "NCCL_NET_GDR_LEVEL", "ok",
+		     "dma-buf");
+	check_status("NCCL_NET_GDR_LEVEL=PHB\n", &peer, NULL, "NCCL_NET_GDR_LEVEL", "ok", NULL);
 }
 
 static void test_conflict_other(void **state)
@@ -399,9 +380,8 @@ static void test_conflict_other(void **state)
 	json_t *doc;
 
 	(void)state;
-	doc = check("NCCL_P2P_DISABLE=1 NCCL_P2P_LEVEL=NVL\n", NULL, NULL);
-	assert_status(doc, "NCCL_P2P_LEVEL", "conflict", "NCCL_P2P_DISABLE=1");
-	json_decref(doc);
+	check_status("NCCL_P2P_DISABLE=1 NCCL_P2P_LEVEL=NVL\n", NULL, NULL, "NCCL_P2P_LEVEL",
+		     "conflict", "NCCL_P2P_DISABLE=1");
 	/* Set twice: the earlier one is overridden (warning). */
 	doc = check("export NCCL_DEBUG=INFO\nexport NCCL_DEBUG=WARN\n", NULL, NULL);
 	{

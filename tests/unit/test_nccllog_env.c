@@ -15,6 +15,8 @@
 #include "checks/nccl/log/nccllog.h"
 #include "core/out.h"
 
+#include "tests/unit/finding.h"
+
 static json_t *report(const char *path, const json_t *topo)
 {
 	struct ncl_expect exp = { .topo = topo };
@@ -49,18 +51,6 @@ static const char *status_of(const json_t *doc, const char *name, const char **w
 			return fc_jstr(e, "status", "");
 		}
 	return "absent";
-}
-
-/* Findings that name @text. */
-static int findings_with(const json_t *doc, const char *text)
-{
-	size_t i;
-	json_t *f;
-	int n = 0;
-
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		n += strstr(json_string_value(f), text) != NULL;
-	return n;
 }
 
 static void test_notes_only(void **state)

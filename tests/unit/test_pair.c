@@ -409,17 +409,6 @@ static void test_verdict_validate_copy(void **state)
 	json_decref(doc);
 }
 
-static int count_findings(const json_t *doc, const char *needle)
-{
-	size_t i;
-	json_t *f;
-	int n = 0;
-
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		n += strstr(json_string_value(f), needle) != NULL;
-	return n;
-}
-
 /* Error counters: one finding per node's port, each counter with its delta
  * in it, what such counters mean said once; "counters" keeps every one. */
 static void test_verdict_counters_grouped(void **state)
@@ -433,14 +422,14 @@ static void test_verdict_counters_grouped(void **state)
 	json_object_set_new(json_object_get(json_object_get(doc, "counters"), "nodeA"),
 			    "out_of_seq_request", json_integer(73));
 	fc_pair_verdict(doc, &lim);
-	assert_int_equal(count_findings(doc, "error counter"), 2);
-	assert_int_equal(count_findings(doc, FC_CTR_WHY), 1);
-	assert_int_equal(count_findings(doc, "nodeA rxe0 port 1: error counters rose during the test: "
+	assert_int_equal(findings_with(doc, "error counter"), 2);
+	assert_int_equal(findings_with(doc, FC_CTR_WHY), 1);
+	assert_int_equal(findings_with(doc, "nodeA rxe0 port 1: error counters rose during the test: "
 					     "out_of_seq_request +73: packets were lost"), 1);
-	assert_int_equal(count_findings(doc, "nodeB rxe0 port 1: error counters rose during the test: "
+	assert_int_equal(findings_with(doc, "nodeB rxe0 port 1: error counters rose during the test: "
 					     "rcvd_seq_err +69, "), 1);
-	assert_int_equal(count_findings(doc, "completer_retry_err +219"), 1);
-	assert_int_equal(count_findings(doc, "duplicate_request +3443"), 1);
+	assert_int_equal(findings_with(doc, "completer_retry_err +219"), 1);
+	assert_int_equal(findings_with(doc, "duplicate_request +3443"), 1);
 	assert_int_equal(fc_jnum(b, "duplicate_request", 0), 3443);
 	json_decref(doc);
 }

@@ -13,16 +13,7 @@
 #include "core/pairv.h"
 #include "pair/pair.h"
 
-static int has(const json_t *arr, const char *needle)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v)
-		if (json_is_string(v) && strstr(json_string_value(v), needle))
-			return 1;
-	return 0;
-}
+#include "tests/unit/finding.h"
 
 /* A worker's bandwidth report: @gbps from @t0 (its clock) for @secs, a
  * point every 0.5 s. */
@@ -61,7 +52,7 @@ static void test_bidir_skew(void **state)
 	assert_true(fabs(json_real_value(json_object_get(e, "gbps")) - 12) < 1e-6);
 	/* the message rate over the same 2 s, not over the longer side's 4 s */
 	assert_true(fabs(json_real_value(json_object_get(e, "msg_rate_mpps")) - 12e9 / 8 / 65536 / 1e6) < 1e-9);
-	assert_true(has(json_object_get(doc, "findings"), "ran together for 33% of the run"));
+	assert_true(has_text(json_object_get(doc, "findings"), "ran together for 33% of the run"));
 	json_decref(e);
 	json_decref(doc);
 	json_decref(res[0]);
@@ -129,11 +120,11 @@ static void test_ceiling_floor(void **state)
 	a = json_object_get(doc, "a");
 	assert_true(fabs(json_real_value(json_object_get(a, "payload_gbps")) - 92.5859) < 1e-3);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "payload"), "header_bytes")), 82);
-	assert_true(has(json_object_get(doc, "findings"), "RoCE at path MTU 1024 B carries at most 92.6% of the port rate"));
+	assert_true(has_text(json_object_get(doc, "findings"), "RoCE at path MTU 1024 B carries at most 92.6% of the port rate"));
 	fc_pair_verdict(doc, &lim);
 	assert_true(fabs(json_real_value(json_object_get(json_object_get(doc, "thresholds"), "min_gbps")) - 83.3273) < 1e-3);
 	/* 85 Gb/s is above 90% of the ceiling (83.33), though below 90% of the port rate */
-	assert_false(has(json_object_get(doc, "findings"), "is below"));
+	assert_false(has_text(json_object_get(doc, "findings"), "is below"));
 	json_decref(doc);
 }
 

@@ -16,16 +16,7 @@
 #include "core/util.h"
 #include "ctl/nodesrc.h"
 
-static int listed(const json_t *list, const char *what)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(list, i, v)
-		if (json_is_string(v) && strstr(json_string_value(v), what))
-			return 1;
-	return 0;
-}
+#include "tests/unit/finding.h"
 
 /* A deadline already spent: `fabcheck topo` is not started, and says so. */
 static void test_deadline_spent(void **state)
@@ -37,7 +28,7 @@ static void test_deadline_spent(void **state)
 	fc_src_live(&live, NULL);
 	doc = pf_probe_doc_by(&live, 10, fc_now() - 1, 0);
 	assert_non_null(doc);
-	assert_true(listed(json_object_get(doc, "ran_out"),
+	assert_true(has_text(json_object_get(doc, "ran_out"),
 			   "fabcheck topo: not started, the deadline was spent"));
 	assert_string_equal(json_string_value(json_object_get(doc, "topo_error")),
 			    "not started: the deadline was spent");

@@ -20,6 +20,8 @@
 #include "pair/pair.h"
 #include "ctl/worker_qos.h"
 
+#include "tests/unit/finding.h"
+
 static char root[] = "/tmp/fc-qos-sysfs-XXXXXX";
 
 /* Lays out DIR/mlx5_0/ports/1/<path> files from "path:value" lines. */
@@ -82,17 +84,6 @@ static json_int_t num(const json_t *o, const char *k)
 
 	assert_true(json_is_integer(v));
 	return json_integer_value(v);
-}
-
-static int has(const json_t *arr, const char *needle)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v)
-		if (strstr(json_string_value(v), needle))
-			return 1;
-	return 0;
 }
 
 /* One collection: before, then after with the "after" recordings. */
@@ -163,7 +154,7 @@ static void test_collect_no_ethtool(void **state)
 	assert_null(json_object_get(c, "netdev"));
 	assert_int_equal(num(c, "np_ecn_marked_roce_packets"), 500);
 	assert_int_equal(json_array_size(notes), 1);
-	assert_true(has(notes, "'ethtool -S eth0' failed (exit 94: no stats available)"));
+	assert_true(has_text(notes, "'ethtool -S eth0' failed (exit 94: no stats available)"));
 	json_decref(c);
 	json_decref(notes);
 	/* A virtual NIC's statistics: no pause, priority or discard counter. */
@@ -171,13 +162,13 @@ static void test_collect_no_ethtool(void **state)
 		    &notes);
 	assert_null(json_object_get(c, "netdev"));
 	assert_int_equal(json_array_size(notes), 1);
-	assert_true(has(notes, "netdev eth0 exposes no pause, priority or discard counters"));
+	assert_true(has_text(notes, "netdev eth0 exposes no pause, priority or discard counters"));
 	json_decref(c);
 	json_decref(notes);
 	/* No ethtool at all. */
 	setenv("FABCHECK_ETHTOOL", "/nonexistent/ethtool", 1);
 	c = collect(&pi, "none", "none", &notes);
-	assert_true(has(notes, "ethtool is not installed"));
+	assert_true(has_text(notes, "ethtool is not installed"));
 	assert_null(json_object_get(c, "netdev"));
 	json_decref(c);
 	json_decref(notes);
@@ -229,13 +220,13 @@ static void test_pair_findings(void **state)
 	pair_qos_finish(doc, &cfg);
 	fc_pair_verdict(doc, &(struct fc_pair_limits){ 0 });
 	f = json_object_get(doc, "findings");
-	assert_true(has(f, "nodeA mlx5_0: 500 ECN-marked RoCE packets received but no CNP sent"));
-	assert_true(has(f, "rx_prio5_pause rose by 28 but the traffic used priority 3"));
+	assert_true(has_text(f, "nodeA mlx5_0: 500 ECN-marked RoCE packets received but no CNP sent"));
+	assert_true(has_text(f, "rx_prio5_pause rose by 28 but the traffic used priority 3"));
 	/* Sequence errors off a lossless class: the verdict's one warning. */
-	assert_true(has(f, "error counters rose during the test: out_of_sequence +5"));
-	assert_false(has(f, "out_of_sequence rose by 5:"));
+	assert_true(has_text(f, "error counters rose during the test: out_of_sequence +5"));
+	assert_false(has_text(f, "out_of_sequence rose by 5:"));
 	/* CNP and ECN counters are not errors in themselves. */
-	assert_false(has(f, "error counter np_ecn_marked"));
+	assert_false(has_text(f, "error counter np_ecn_marked"));
 	assert_false(fc_counter_is_error("np_cnp_sent"));
 	assert_false(fc_counter_is_error("rp_cnp_handled"));
 	assert_true(fc_counter_is_error("out_of_sequence"));
@@ -249,8 +240,8 @@ static void test_pair_findings(void **state)
 	cfg.tclass = 106;
 	pair_qos_finish(doc, &cfg);
 	f = json_object_get(doc, "findings");
-	assert_true(has(f, "out_of_sequence rose by 5 on lossless priority 3"));
-	assert_true(has(f, "rx_discards_phy rose by 3 on a lossless priority"));
+	assert_true(has_text(f, "out_of_sequence rose by 5 on lossless priority 3"));
+	assert_true(has_text(f, "rx_discards_phy rose by 3 on a lossless priority"));
 	assert_int_equal(fc_doc_verdict(doc), FC_FAIL);
 	json_decref(doc);
 }
@@ -280,11 +271,11 @@ static void test_pair_side(void **state)
 	assert_int_equal(num(json_object_get(doc, "b"), "sl"), 0);
 	assert_int_equal(num(b, "tclass"), 0);
 	assert_string_equal(json_string_value(json_object_get(a, "qos_source")), "qp");
-	assert_true(has(json_object_get(doc, "findings"),
+	assert_true(has_text(json_object_get(doc, "findings"),
 			"nodeB mlx5_1: its QPs carry traffic class 0, not the 106 asked for"));
-	assert_true(has(json_object_get(doc, "findings"),
+	assert_true(has_text(json_object_get(doc, "findings"),
 			"nodeB mlx5_1: its QPs carry SL 0, not the 3 asked for with --sl"));
-	assert_true(has(json_object_get(doc, "notes"), "--sl 3 is in the QPs' address vector: on mlx5 RoCE"));
+	assert_true(has_text(json_object_get(doc, "notes"), "--sl 3 is in the QPs' address vector: on mlx5 RoCE"));
 	json_decref(doc);
 
 	/* InfiniBand: the SL read back, the traffic class recorded only. */
@@ -300,7 +291,7 @@ static void test_pair_side(void **state)
 	}
 	assert_int_equal(num(json_object_get(doc, "b"), "sl"), 3);
 	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 0);
-	assert_true(has(json_object_get(doc, "notes"), "--tclass 106 is recorded only: on InfiniBand"));
+	assert_true(has_text(json_object_get(doc, "notes"), "--tclass 106 is recorded only: on InfiniBand"));
 	json_decref(doc);
 }
 
