@@ -13,6 +13,14 @@ export FAKENCCL_DIR=$(mktemp -d)
 NRTMP=$(mktemp -d) # the ranks' TMPDIR: their NCCL logs go there, and must not stay
 RUN="$FC nccl run --launcher local"
 FAKES="env TMPDIR=$NRTMP FAKECUDA_BUSES=3b,3c FABCHECK_LIBCUDA=$PWD/$NRC FABCHECK_LIBNCCL=$PWD/$NRN"
+# nr_jq FILTER [VAR=VALUE...] [OPTION...] NODE...: `nccl run -e 4K --json` on
+# the stand-ins with the environment given, its document through jq -r FILTER.
+nr_jq() {
+	local q=$1 env=()
+	shift
+	while [[ $1 == *=* ]]; do env+=("$1"); shift; done
+	$FAKES "${env[@]}" $RUN -e 4K --json "$@" | jq -r "$q"
+}
 REAL_NCCL=$(ldconfig -p 2>/dev/null | awk '/libnccl.so.2 /{print $NF; exit}')
 [ -n "$REAL_NCCL" ] || REAL_NCCL=$(ls /usr/local/cuda*/lib*/libnccl.so.2 2>/dev/null | head -1)
 
@@ -91,31 +99,31 @@ expect "nccl run: same HCA as topo, no warning" 0 '^pass$' -- bash -c \
 rm -rf "$NRSYS"
 # busbw against the rails: two nodes, one 400 Gb/s HCA each: 1 x 400/8 x 0.94 = 47 GB/s,
 # far above what the stand-in's timing gives; one node expects nothing of the network
-expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the rails can carry \(1 of 1 HCAs' -- bash -c \
-	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.verdict) \\(.findings|join(\" \"))\"'"
+expect "nccl run: busbw against the rails" 0 '^47 warn .*of the 47.0 GB/s the rails can carry \(1 of 1 HCAs' -- \
+	nr_jq '"\(.rails.expected_busbw_gbytes_s) \(.verdict) \(.findings|join(" "))"' FAKENCCL=ib localhost 127.0.0.1
 # one card of two 200G ports that NCCL 2.24+ fuses (FAKENCCL=fused: NET/IB/2
 # is mlx5_0+mlx5_1): one NIC of 400, 1 x 400/8 x 0.94 = 47 GB/s; counted as
 # two rails of 200 it was 23.5 (one GPU per node drives one of them)
-expect "nccl run: a fused dual-port NIC is one rail at both ports' rate" 0 '^1 400 47 mlx5_0\+mlx5_1$' -- bash -c \
-	"FAKENCCL=ib,fused $FAKES $RUN -e 4K --json localhost 127.0.0.1 | jq -r '.rails | [.count, .rate_gbit_s, .expected_busbw_gbytes_s, .nics[0].name] | map(tostring) | join(\" \")'"
+expect "nccl run: a fused dual-port NIC is one rail at both ports' rate" 0 '^1 400 47 mlx5_0\+mlx5_1$' -- \
+	nr_jq '.rails | [.count, .rate_gbit_s, .expected_busbw_gbytes_s, .nics[0].name] | map(tostring) | join(" ")' FAKENCCL=ib,fused localhost 127.0.0.1
 # --db: the run's peak busbw recorded, and plan --db takes the fabric from it.
 expect "nccl run --db, plan --db" 0 'fabric as the store measured it.*nccl run 1 \(2 nodes x 1 GPU, peak busbw' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --db $NRTMP/nr.db --json localhost 127.0.0.1 >/dev/null; $FC plan --params 7B --gpus 16 --db $NRTMP/nr.db | tr '\\n' ' '; rm -f $NRTMP/nr.db*"
-expect "nccl run: one node, no rail expectation" 0 '^null one node' -- bash -c \
-	"FAKENCCL=ib $FAKES $RUN -e 4K --json localhost | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
+expect "nccl run: one node, no rail expectation" 0 '^null one node' -- \
+	nr_jq '"\(.rails.expected_busbw_gbytes_s) \(.rails.why_none)"' FAKENCCL=ib localhost
 # the algorithm's factor: NCCL_ALGO=Tree on three nodes of one GPU: (n-1)/n = 2/3 of 47 GB/s
-expect "nccl run: NCCL_ALGO=Tree on three nodes" 0 '^tree 0.667 31.3 ' -- bash -c \
-	"FAKENCCL=ib NCCL_ALGO=Tree $FAKES $RUN -e 4K --json a b c | jq -r '\"\\(.rails.algorithm) \\(.rails.algorithm_factor*1000|round/1000) \\(.rails.expected_busbw_gbytes_s*10|round/10) \\(.rails.nccl_algo)\"'"
-expect "nccl run: NCCL_ALGO=CollnetDirect is not modelled" 0 '^null none NCCL_ALGO allows no algorithm .*CollNet' -- bash -c \
-	"FAKENCCL=ib NCCL_ALGO=CollnetDirect $FAKES $RUN -e 4K --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.algorithm) \\(.rails.why_none)\"'"
+expect "nccl run: NCCL_ALGO=Tree on three nodes" 0 '^tree 0.667 31.3 ' -- \
+	nr_jq '"\(.rails.algorithm) \(.rails.algorithm_factor*1000|round/1000) \(.rails.expected_busbw_gbytes_s*10|round/10) \(.rails.nccl_algo)"' FAKENCCL=ib NCCL_ALGO=Tree a b c
+expect "nccl run: NCCL_ALGO=CollnetDirect is not modelled" 0 '^null none NCCL_ALGO allows no algorithm .*CollNet' -- \
+	nr_jq '"\(.rails.expected_busbw_gbytes_s) \(.rails.algorithm) \(.rails.why_none)"' FAKENCCL=ib NCCL_ALGO=CollnetDirect a b
 # a value NCCL ignores whole (a word it does not know): every algorithm, the smallest factor
-expect "nccl run: NCCL_ALGO that NCCL ignores" 0 "^tree 0.667 'rnig' is not an algorithm NCCL knows" -- bash -c \
-	"FAKENCCL=ib NCCL_ALGO=ring,rnig $FAKES $RUN -e 4K --json a b c | jq -r '\"\\(.rails.algorithm) \\(.rails.algorithm_factor*1000|round/1000) \\(.rails.nccl_algo_ignored)\"'"
+expect "nccl run: NCCL_ALGO that NCCL ignores" 0 "^tree 0.667 'rnig' is not an algorithm NCCL knows" -- \
+	nr_jq '"\(.rails.algorithm) \(.rails.algorithm_factor*1000|round/1000) \(.rails.nccl_algo_ignored)"' FAKENCCL=ib NCCL_ALGO=ring,rnig a b c
 # no rate in the log (before 2.27): said, and --rail-gbps gives it
-expect "nccl run: no link rate in the log" 0 '^null .*give it with --rail-gbps' -- bash -c \
-	"FAKENCCL=ib,norate $FAKES $RUN -e 4K --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.why_none)\"'"
-expect "nccl run --rail-gbps where the log has no rate" 0 '^23.5 --rail-gbps 200$' -- bash -c \
-	"FAKENCCL=ib,norate $FAKES $RUN -e 4K --rail-gbps 200 --json a b | jq -r '\"\\(.rails.expected_busbw_gbytes_s) \\(.rails.rate_from) \\(.rails.rate_gbit_s)\"'"
+expect "nccl run: no link rate in the log" 0 '^null .*give it with --rail-gbps' -- \
+	nr_jq '"\(.rails.expected_busbw_gbytes_s) \(.rails.why_none)"' FAKENCCL=ib,norate a b
+expect "nccl run --rail-gbps where the log has no rate" 0 '^23.5 --rail-gbps 200$' -- \
+	nr_jq '"\(.rails.expected_busbw_gbytes_s) \(.rails.rate_from) \(.rails.rate_gbit_s)"' FAKENCCL=ib,norate --rail-gbps 200 a b
 expect "nccl run --rail-gbps against the log's rate" 0 'the NCCL log gives 400 Gb/s for its slowest HCA where --rail-gbps says 200' -- bash -c \
 	"FAKENCCL=ib $FAKES $RUN -e 4K --rail-gbps 200 a b"
 expect "nccl run --rail-gbps: not a rate" 2 'rail-gbps' -- $RUN --rail-gbps fast a b
@@ -183,8 +191,8 @@ rm -rf "$NRLOG/logs/localhost-rank1.log"
 expect "nccl run log-dir: a folder that is not fabcheck's is refused" 2 \
 	"folder '$NRLOG' already holds files and is not a fabcheck evidence folder" -- \
 	$FAKES $RUN -g 2 -e 4K --log-dir "$NRLOG" localhost
-expect "nccl run NCCL_* relayed to the ranks" 0 '^3$' -- bash -c \
-	"NCCL_IB_GID_INDEX=3 $FAKES $RUN -e 4K --json localhost | jq -r '.nccl_log.env.NCCL_IB_GID_INDEX'"
+expect "nccl run NCCL_* relayed to the ranks" 0 '^3$' -- \
+	nr_jq '.nccl_log.env.NCCL_IB_GID_INDEX' NCCL_IB_GID_INDEX=3 localhost
 expect "nccl run: a stalled stream hits its deadline" 1 \
 	'all_reduce of 1024 bytes did not complete within 1 s on rank 1: a peer rank stalled' -- \
 	env FAKECUDA=stall $FAKES timeout 30 $RUN -g 2 -e 4K --timeout 1 localhost
