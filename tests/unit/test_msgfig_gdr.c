@@ -8,7 +8,8 @@
  *   gdr/mem.c: 5 MiB + 1 byte in huge pages where none are reserved (3
  *   pages of 2 MiB), 2^60 bytes of host memory, a buffer placed on node 9,
  *   and 5 MiB + 3 bytes refused by the HCA (tests/unit/fake_verbs.h);
- *   gdr/cmd_gpu_check.c: the copy rates of a document, Gb/s and GB/s.
+ *   gdr/cmd_gpu_check.c: the copy rates of a document, Gb/s and GB/s;
+ *   gdr/cuda.c: a staging buffer of 2^60 bytes in host memory.
  * The messages that go to the log are caught through fc_log_hook.
  */
 #include <setjmp.h>
@@ -199,6 +200,29 @@ static void test_host_reg(void **state)
 	gdr_dev_close(&dev);
 }
 
+/* Under ASan a request no host can hold returns NULL, as libc's does,
+ * instead of ending the test (the staging buffer's 2^60 bytes below). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
+/* The copies' host buffer without CUDA's pinned memory (a host device):
+ * 2^60 bytes refused, the size and the system's reason said. */
+static void test_staging_refused(void **state)
+{
+	struct gdr_dev dev;
+	int pinned = 1;
+
+	(void)state;
+	assert_int_equal(gdr_dev_open(&dev, GDR_HOST, GDR_MODE_AUTO, NULL, NULL, NULL), 0);
+	assert_null(gdr_staging_alloc(&dev, (size_t)1 << 60, &pinned));
+	assert_int_equal(pinned, 0);
+	logged_line("cannot allocate a 1152921504606846976-byte host buffer: Cannot allocate memory");
+	gdr_dev_close(&dev);
+}
+
 /* gpu-check's copy rates: the document keeps Gb/s (bits), the text says
  * GB/s (bytes, an eighth) beside them; 100 and 41.6 Gb/s are 12.50 and
  * 5.20 GB/s. A pageable host buffer is said. */
@@ -228,6 +252,7 @@ int main(void)
 		cmocka_unit_test_setup(test_host_alloc, setup),
 		cmocka_unit_test_setup(test_host_reg, setup),
 		cmocka_unit_test(test_copy_rates),
+		cmocka_unit_test_setup(test_staging_refused, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
