@@ -82,6 +82,15 @@ build/tests/%: tests/unit/%.c build/libfabcheck-san.a build/libfake-san.a
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I. -o $@ $< build/libfake-san.a build/libfabcheck-san.a $(LIBS) -lcmocka
 
+# The stand-in CUDA driver (tests/gdr/fakecuda.c) for the unit tests that
+# load it through FABCHECK_LIBCUDA (test_msgfig_cuda.c); the CLI cases build
+# their own copies.
+build/tests/libfakecuda-unit.so: tests/gdr/fakecuda.c tests/fake/fake_mode.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC so   $@")
+	$(Q)$(CC) -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+build/tests/test_msgfig_cuda build/vg/test_msgfig_cuda: build/tests/libfakecuda-unit.so
+
 # Unit tests without sanitizers, for valgrind.
 VG_BINS := $(TEST_SRCS:tests/unit/%.c=build/vg/%)
 build/vg/%: tests/unit/%.c build/libfabcheck.a build/libfake.a

@@ -19,6 +19,7 @@
  *   nopcie   cuMemGetHandleForAddressRange refuses the PCIe mapping flag
  *   pcieonly cuMemGetHandleForAddressRange takes only the PCIe mapping flag
  *   flushfail cuFlushGPUDirectRDMAWrites -> CUDA_ERROR_NOT_SUPPORTED
+ *   nosyncops cuPointerSetAttribute(SYNC_MEMOPS) -> CUDA_ERROR_INVALID_VALUE
  *   stall    streams never finish (cuStreamQuery -> CUDA_ERROR_NOT_READY)
  *   querybad cuDeviceGetPCIBusId of the last GPU -> CUDA_ERROR_INVALID_DEVICE
  *   ctxfail  cuDevicePrimaryCtxRetain -> CUDA_ERROR_DEVICES_UNAVAILABLE
@@ -296,7 +297,7 @@ EXPORT CUresult cuPointerSetAttribute(const void *v, int attr, CUdeviceptr p)
 {
 	(void)v;
 	(void)p;
-	return attr == 6 ? 0 : 1;
+	return attr == 6 && !mode("nosyncops") ? 0 : 1;
 }
 
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s);
