@@ -320,8 +320,6 @@ static void render_devices(FILE *f, const json_t *doc)
  * bytes at 80 columns): none is cut. */
 #define TOPO_WHY_LINES 8
 
-/* A matrix cell is at least this wide, as nvidia-smi topo -m sets them. */
-#define MATRIX_CELL 8
 
 /* The matrix's GPU rows under the columns @c0..@c1 - 1 of @cols, each
  * cell @cw wide. */
@@ -352,7 +350,7 @@ static void render_matrix(FILE *f, const json_t *doc)
 {
 	const json_t *matrix = json_object_get(doc, "matrix"), *d;
 	const char *cols[2 * 64];
-	int ncols = 0, cw = MATRIX_CELL - 1, per;
+	int ncols = 0, cw = 3, per;
 	size_t i;
 
 	json_array_foreach(json_object_get(doc, "gpus"), i, d)
@@ -361,7 +359,9 @@ static void render_matrix(FILE *f, const json_t *doc)
 	json_array_foreach(json_object_get(doc, "nics"), i, d)
 		if (ncols < 128)
 			cols[ncols++] = fc_jstr(d, "label", "?");
-	/* each cell a space wider than the widest name or class in it */
+	/* each cell a space wider than the widest name or class in it (not
+	 * nvidia-smi's 8: 8 GPUs and 10 NICs of "NODE" or "NIC9" fit 100
+	 * columns in one block, where cells of 8 took two) */
 	for (int c = 0; c < ncols; c++) {
 		cw = (int)strlen(cols[c]) > cw ? (int)strlen(cols[c]) : cw;
 		json_array_foreach(json_object_get(doc, "gpus"), i, d) {

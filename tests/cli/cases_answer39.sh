@@ -88,9 +88,12 @@ a1 "preflight of 2 nodes" 1 17 '^  nodeA and 1 other: the kernel has no RDMA sup
 	env FAKE_DEVICES=tests/data/rails/devices-2rail.json $FC preflight nodeA nodeB --launcher local
 a1 "health --from" 1 16 '^  n1: the kernel has no RDMA support \(no ib_uverbs\): load the HCA driver' -- \
 	$FC health --from "$A4T/cap-dgx" --node n1
-a1 "topo --from" 0 50 '^  PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16' -- \
+# topo's budgets: its matrix in one block of cells a space wider than
+# their widest word (it took two blocks of nvidia-smi's 8 at 100 columns,
+# 9 more lines), each recommendation's reason whole, wrapped (4 more).
+a1 "topo --from" 0 54 '^  PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16' -- \
 	$FC topo --from "$A4T/cap-dgx"
-a1 "topo -t" 0 48 '^  the nvidia-smi matrix is cut short' -- \
+a1 "topo -t" 0 52 '^  the nvidia-smi matrix is cut short' -- \
 	$FC topo --sysfs "$A4T/empty" -t "$A1TF/8gpu-8nic_tab-separated_pix-switches_TRUNCATED.txt"
 a1 "gpu-check --from" 0 5 '' -- $FC gpu-check --from "$A4T/cap-2s"
 a1 "nccl env --from" 1 19 '^  NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have' -- \
