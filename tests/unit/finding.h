@@ -8,6 +8,7 @@
 #define FC_TEST_FINDING_H
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* How many strings of @arr hold @part and, unless NULL, @also (an element
@@ -48,6 +49,25 @@ static inline int has_finding_both(const json_t *doc, const char *part, const ch
 static inline int has_finding_part(const json_t *doc, const char *part)
 {
 	return has_finding_both(doc, part, NULL);
+}
+
+/* The findings of @doc, each ended by a newline, whole (caller frees). */
+static inline char *findings_joined(const json_t *doc)
+{
+	const json_t *list = json_object_get(doc, "findings");
+	size_t i, len = 1;
+	json_t *f;
+	char *all;
+
+	json_array_foreach(list, i, f)
+		len += strlen(json_string_value(f) ? json_string_value(f) : "") + 1;
+	all = calloc(1, len);
+	assert_non_null(all);
+	json_array_foreach(list, i, f) {
+		strcat(all, json_string_value(f) ? json_string_value(f) : "");
+		strcat(all, "\n");
+	}
+	return all;
 }
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "checks/preflight/preflight.h"
 #include "core/out.h"
+#include "tests/unit/finding.h"
 #include "tests/unit/recdoc.h"
 
 /* The virtual rack's options: RoCE traffic class 106 (the lab's). */
@@ -65,13 +66,11 @@ static inline json_t *port_of(json_t *nodes, int i, int dev)
  * the document in *@doc_p unless @doc_p is NULL. */
 static inline char *judge(json_t *nodes, const struct pf_opts *o, json_t **doc_p)
 {
-	json_t *doc = fc_doc_new(), *f;
-	size_t i, len = 0;
-	char *all = calloc(1, 65536);
+	json_t *doc = fc_doc_new();
+	char *all;
 
 	pf_check(doc, nodes, o);
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
+	all = findings_joined(doc);
 	if (doc_p)
 		*doc_p = doc;
 	else

@@ -11,6 +11,8 @@
 #include "core/util.h"
 #include "gdr/numa.h"
 
+#include "tests/unit/finding.h"
+
 #define UNUSED __attribute__((unused))
 
 static void test_cpulist(void **state UNUSED)
@@ -32,17 +34,6 @@ static void test_cpulist(void **state UNUSED)
 	assert_int_equal(fc_cpu_nth(&s, 0), -1);
 }
 
-static size_t count_findings(json_t *doc, const char *needle)
-{
-	json_t *f = json_object_get(doc, "findings"), *x;
-	size_t i, n = 0;
-
-	json_array_foreach(f, i, x)
-		if (strstr(json_string_value(x), needle))
-			n++;
-	return n;
-}
-
 static void test_findings(void **state UNUSED)
 {
 	json_t *doc = fc_doc_new();
@@ -57,9 +48,9 @@ static void test_findings(void **state UNUSED)
 	gdr_numa_findings(doc, rxe);
 	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 0);
 	gdr_numa_findings(doc, far);
-	assert_int_equal(count_findings(doc, "n2: the buffer is on NUMA node 0, mlx5_3 on node 1"), 1);
-	assert_int_equal(count_findings(doc, "n2: the worker's CPUs are on NUMA node 0"), 1);
-	assert_int_equal(count_findings(doc, "n2: the GPU is on NUMA node 0"), 1);
+	assert_int_equal(findings_with(doc, "n2: the buffer is on NUMA node 0, mlx5_3 on node 1"), 1);
+	assert_int_equal(findings_with(doc, "n2: the worker's CPUs are on NUMA node 0"), 1);
+	assert_int_equal(findings_with(doc, "n2: the GPU is on NUMA node 0"), 1);
 	assert_int_equal(fc_doc_verdict(doc), FC_WARN);
 	json_decref(local);
 	json_decref(far);

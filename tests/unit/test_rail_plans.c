@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checks/preflight/preflight.h"
+#include "tests/unit/finding.h"
 #include "tests/unit/rail_rec.h"
 
 /* Each node's device on each rail is the one named @want(node, rail). */
@@ -120,23 +121,20 @@ static void test_tor(void **state)
  * document says it, a warning; eight rails, no failure. */
 static void test_tor_preflight(void **state)
 {
-	json_t *rec = json_load_file("tests/data/rails/tor-2rack.json", 0, NULL), *nd, *f;
+	json_t *rec = rec_doc("tests/data/rails/tor-2rack.json"), *nd;
 	json_t *doc = json_object(), *probes[MAXN];
 	const char *names[MAXN];
 	size_t i;
-	int n = 0, tor = 0;
+	int n = 0;
 
 	(void)state;
-	assert_non_null(rec);
 	json_object_set_new(doc, "findings", json_array());
 	json_array_foreach(json_object_get(rec, "nodes"), i, nd) {
 		names[n] = json_string_value(json_object_get(nd, "name"));
 		probes[n++] = json_pack("{s:O}", "devices", json_object_get(nd, "devices"));
 	}
 	assert_int_equal(pf_check_rails(doc, names, (const json_t *const *)probes, n, NULL, NULL), 8);
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		tor += strstr(json_string_value(f), "not rail-optimized") != NULL;
-	assert_int_equal(tor, 1);
+	assert_int_equal(findings_with(doc, "not rail-optimized"), 1);
 	assert_int_equal(json_array_size(json_object_get(doc, "findings")), 1);
 	assert_string_equal(json_string_value(json_object_get(doc, "verdict")), "warn");
 	for (int k = 0; k < n; k++)

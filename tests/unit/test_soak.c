@@ -19,6 +19,8 @@
 #include "matrix/mx_drain.h"
 #include "matrix/soak.h"
 
+#include "tests/unit/finding.h"
+
 #define T0 1700000000.0 /* 2023-11-14 22:13:20 UTC */
 
 /* A slice of pair @a-@b from @start to @end with @n samples each way of
@@ -67,14 +69,10 @@ static json_t *failed_slice(const char *a, const char *b, double start, double e
 static json_t *analyze(json_t *slices, char **findings_p)
 {
 	struct fc_soak_opts o = { .drop_pct = 50, .t0 = T0 };
-	json_t *doc = fc_doc_new(), *f;
-	char *all = calloc(1, 65536);
-	size_t i, len = 0;
+	json_t *doc = fc_doc_new();
 
 	fc_soak_analyze(doc, slices, &o);
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, 65536 - len, "%s\n", json_string_value(f));
-	*findings_p = all;
+	*findings_p = findings_joined(doc);
 	return doc;
 }
 
