@@ -260,8 +260,8 @@ int cap_sysfs(struct fc_bundle_w *w, const char *root, double deadline)
 	copy_class(&c, "class/net", 0, copy_net, NULL);
 	copy_extras(&c);
 	if (cap_late(&c)) {
-		snprintf(why, sizeof(why), "the capture's deadline passed while sysfs was copied "
-			 "(%d files): the rest is missing", c.files);
+		snprintf(why, sizeof(why), "the capture's deadline passed while sysfs was copied, "
+			 "after %d file%s: the rest is missing", c.files, fc_s(c.files));
 		fc_bw_skip(w, "/sys", NULL, why);
 	}
 	json_decref(c.done);

@@ -172,4 +172,11 @@ python3 $MXD/gen_rails.py --pair-docs 3 2 port:nodeC:1 > $MFT/r3.json
 $FC matrix --import $MFT/r3.json --db $MFT/r3.db >/dev/null 2>&1
 expect "plan --db: the slowest rail's 0.02 Gb/s median" 0 '"matrix run 1 \(2 rails, slowest rxe1 at 0\.02 Gb/s median\)"' -- \
 	$FC plan --params 7B --gpus 16 --gpus-per-node 8 --db $MFT/r3.db --json
+# devices of a node capture with 8 InfiniBand and 2 RoCE ports
+# (tests/data/devices, bundle-rack.py): each port's GID table named with its
+# device and port, RoCE's mlx5_10 port 1 the ninth.
+FABCHECK_SYSFS=tests/data/gdr/two-socket $FC capture -o "$MFT/cap" >/dev/null 2>&1
+python3 tests/cli/bundle-rack.py "$MFT/cap" tests/data/devices/ib8-roce2.json "$MFT/dv"
+expect "devices: mlx5_10 port 1's GID table" 0 '^mlx5_10 port 1 GID table:$' -- \
+	$FC devices --from "$MFT/dv/gpu-node-017"
 rm -rf "$MFT"

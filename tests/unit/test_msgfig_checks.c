@@ -9,7 +9,8 @@
  *   same one (rail 1): 4 HCAs for 3 GPUs;
  *   nccl run's rank result (checks/nccl/run/ncclrt.c): 2 sizes where 1 KiB
  *   to 1 MiB by 4 asks for 6; nccl run's text (nccl_run_out.c): its
- *   header and average bus bandwidth.
+ *   header and average bus bandwidth; capture's copy of sysfs past its
+ *   deadline (capture_sys.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,11 +24,15 @@
 
 #include "checks/nccl/run/nccl_run.h"
 #include "checks/nccl/run/ncclrt.h"
+#include "checks/preflight/capture.h"
 #include "checks/preflight/health.h"
 #include "checks/preflight/preflight.h"
+#include "core/bundle.h"
 #include "core/out.h"
+#include "core/util.h"
 #include "tests/unit/memtext.h"
 #include "tests/unit/msgfig.h"
+#include "tests/unit/tmptree.h"
 
 /* A probe of four ports: mlx5_0:1 on eth2, mlx5_1:2 on eth3 (netdevs with
  * carrier_up_count @up0 and @up1), mlx5_2:1 and mlx5_3:1 without a netdev
@@ -172,6 +177,27 @@ static void test_nccl_run_avg(void **state)
 	json_decref(doc);
 }
 
+/* capture's copy of sysfs past its deadline (a deadline already gone: no
+ * folder walked; of the files outside the walks, the two-socket tree has
+ * one, nvidia_peermem's version): said as not read, with the count of
+ * files it did copy, singular for one. */
+static void test_capture_late(void **state)
+{
+	char *top = tmpdir(), dir[128];
+	struct fc_bundle_w w;
+	const json_t *last;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/cap", top);
+	assert_int_equal(fc_bw_open(&w, dir), 0);
+	assert_int_equal(cap_sysfs(&w, "tests/data/gdr/two-socket", fc_now() - 1), 1);
+	last = json_array_get(w.not_read, json_array_size(w.not_read) - 1);
+	assert_string_equal(fc_jstr(last, "input", ""), "/sys");
+	assert_string_equal(fc_jstr(last, "why", ""), "the capture's deadline passed while sysfs was copied, after 1 file: the rest is missing");
+	fc_bw_abort(&w);
+	rmtree(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_rails),
 		cmocka_unit_test(test_rank_result_sizes),
 		cmocka_unit_test(test_nccl_run_avg),
+		cmocka_unit_test(test_capture_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
