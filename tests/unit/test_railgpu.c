@@ -21,6 +21,7 @@
 #include "topo/pcitopo.h"
 
 #define TREES_SCENARIOS "a100 hgx dgx"
+#include "tests/unit/finding.h"
 #include "tests/unit/sysfs_trees.h"
 
 /* The tree's GPUs as the CUDA driver lists them (index = bus order). */
@@ -77,18 +78,6 @@ static json_t *rails_of(const char *sc, int nrails, int spread, int *gpus_out)
 	return rails;
 }
 
-static char *findings(json_t *doc)
-{
-	static char all[16384];
-	size_t i, len = 0;
-	json_t *f;
-
-	all[0] = 0;
-	json_array_foreach(json_object_get(doc, "findings"), i, f)
-		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s\n", json_string_value(f));
-	return all;
-}
-
 /* a100: mlx5_0 and mlx5_1 tie on GPU0 and GPU1 (PIX). Before the spread
  * both took GPU0 (found, per node); with it each rail has its own GPU, the
  * one NCCL pairs with it. */
@@ -101,10 +90,10 @@ static void test_a100_rails(void **state)
 	assert_int_equal(gpu[0], 0);
 	assert_int_equal(gpu[1], 0);
 	pair_rail_gpus_check(doc, rails, "nodeA", "nodeB");
-	assert_non_null(strstr(findings(doc), "nodeA: rails 0 (mlx5_0) and 1 (mlx5_1) both had "
-					      "their buffers on GPU 0 (0000:03:00.0) although the "
-					      "node has 8 GPUs for 8 rails"));
-	assert_non_null(strstr(findings(doc), "nodeB: rails 6 (mlx5_6) and 7 (mlx5_7) both"));
+	assert_true(has_finding_part(doc, "nodeA: rails 0 (mlx5_0) and 1 (mlx5_1) both had "
+					  "their buffers on GPU 0 (0000:03:00.0) although the "
+					  "node has 8 GPUs for 8 rails"));
+	assert_true(has_finding_part(doc, "nodeB: rails 6 (mlx5_6) and 7 (mlx5_7) both"));
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "warn");
 	json_decref(rails);
 	json_decref(doc);
@@ -140,8 +129,8 @@ static void test_hgx_rails(void **state)
 	json_object_set_new(r0, "gpu", json_integer(2));
 	json_object_set_new(json_array_get(rails, 3), "b", r0);
 	pair_rail_gpus_check(doc, rails, "nodeA", "nodeB");
-	assert_non_null(strstr(findings(doc), "nodeB: rails 2 (mlx5_2) and 3 (mlx5_3) both had"));
-	assert_null(strstr(findings(doc), "nodeA:"));
+	assert_true(has_finding_part(doc, "nodeB: rails 2 (mlx5_2) and 3 (mlx5_3) both had"));
+	assert_false(has_finding_part(doc, "nodeA:"));
 	json_decref(rails);
 	json_decref(doc);
 }
