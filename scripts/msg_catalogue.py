@@ -333,13 +333,29 @@ def whole_found(whole, text):
     return False
 
 
+# A format a ternary picks between literals: cond ? "A %d" : "B %d".
+TERNARY = re.compile(r'^[^"]*\?\s*((?:"(?:[^"\\]|\\.)*"\s*)+):\s*((?:"(?:[^"\\]|\\.)*"\s*)+)$', re.S)
+
+
+def alternatives(fmt):
+    """The formats @fmt stands for: both of a ternary's, else @fmt."""
+    m = TERNARY.match(fmt)
+    return [literal(m.group(1)), literal(m.group(2))] if m else [fmt]
+
+
+def checked(fmt, rest, text):
+    """Whether @text (test_text) holds @fmt with a figure in its place."""
+    whole = whole_window(fmt_tokens(fmt, rest))
+    return any(re.search(w, text) for w in figure_windows(fmt, rest)) or \
+        bool(whole and whole_found(whole, text))
+
+
 def covered(msgs, verbose):
     text = test_text()
     per, n = {}, 0
     for p, line, fn, fmt, rest in msgs:
-        whole = whole_window(fmt_tokens(fmt, rest))
-        ok = any(re.search(w, text) for w in figure_windows(fmt, rest)) or \
-            bool(whole and whole_found(whole, text))
+        # a ternary's message: each of its formats checked
+        ok = all(checked(f, rest, text) for f in alternatives(fmt))
         n += ok
         c = per.setdefault(p, [0, 0])
         c[0] += ok
