@@ -382,13 +382,21 @@ static void from_findings(struct sum *s, const json_t *list)
 #define NEXT_MIN 30
 
 /* A problem's line, fitted to @cols: where, what, how sure, the next step;
- * where a long place leaves too little of the step, the step under it. */
+ * where a long place leaves too little of the step, the step under it. A
+ * problem in a finding's own words (no "next:": its step at its end) takes
+ * a second line where one does not hold it, the rest cut at a word: one
+ * line cut at the width dropped the step ("GPU6: nearest HCA NIC0 is PHB
+ * (through the CPU root complex): at NCCL's default ..."). */
 static void put_problem(FILE *f, char *l, int cols)
 {
 	static const char mark[] = "; next: ";
 	char *next = strstr(l, mark);
 
-	if (!next || strlen(l) + 2 <= (size_t)cols ||
+	if (!next) {
+		put_wrap(f, "  ", 4, l, cols, 2);
+		return;
+	}
+	if (strlen(l) + 2 <= (size_t)cols ||
 	    (size_t)(next - l) + 2 + sizeof(mark) - 1 + NEXT_MIN <= (size_t)cols) {
 		fprintf(f, "  %s\n", fc_fit_words(l, cols - 2));
 		return;

@@ -12,8 +12,9 @@ A4W=(--launcher local --worker-cmd tests/cli/rack-worker.sh --timeout 5)
 # ---- item 1: the answer first ----------------------------------------------
 # a1_end FILE: the text from its last "verdict:" line to its end, checked:
 # "verdict: V, nothing named" alone, or "verdict: V, N problem(s) named:"
-# then one line (its next step on a second) per problem, at most 6 and
-# "... and K more", every line within 100 columns. Prints "ok N" or why not.
+# then one line per problem (its next step, or the rest of its sentence, on
+# a second 4 spaces in), at most 6 and "... and K more", every line within
+# 100 columns. Prints "ok N" or why not.
 a1_end() {
 	awk '/^verdict: / {n = NR; delete l} {l[NR] = $0} END {
 		if (!n) { print "no: no verdict line"; exit }
@@ -24,7 +25,7 @@ a1_end() {
 		split(h, f, " "); want = f[3] + 0; got = 0; more = 0
 		for (i = n + 1; i <= NR; i++) {
 			if (l[i] ~ /^  \.\.\. and [0-9]+ more /) { more = 1; continue }
-			if (l[i] ~ /^    next: /) continue
+			if (l[i] ~ /^    [^ ]/ && i > n + 1 && l[i - 1] ~ /^  [^ ]/) continue
 			if (l[i] !~ /^  [^ ]/) { print "no: not a problem line: " l[i]; exit }
 			got++
 		}
@@ -77,7 +78,7 @@ $FC baseline --db "$A1BL/fleet.db" -o "$A1BL/bl.json" >/dev/null 2>&1
 # problems, one line each, the same sentence on several nodes one line
 # (core/summary.c from_findings): the old summary said "N findings above,
 # no part named; the first: ..." and named one.
-a1 "preflight --from" 1 17 '^  vm: PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16: reseat' -- \
+a1 "preflight --from" 1 19 '^  vm: PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16: reseat' -- \
 	$FC preflight --from "$A4T/cap-dgx"
 a1 "preflight --from a rack" 1 126 '^  nodeA and 3 others: PCIe link of GPU0 ' -- \
 	$FC preflight --from "${A1RK[@]}"
@@ -86,32 +87,34 @@ expect "answer first, preflight --from a rack: 13 problems, 6 shown, the rest co
 	bash -c "awk '/^verdict: / {n = NR} n && NR >= n' $A4T/a1-preflight___from_a_rack.txt | tr '\n' ' '"
 a1 "preflight of 2 nodes" 1 17 '^  nodeA and 1 other: the kernel has no RDMA support' -- \
 	env FAKE_DEVICES=tests/data/rails/devices-2rail.json $FC preflight nodeA nodeB --launcher local
-a1 "health --from" 1 16 '^  n1: the kernel has no RDMA support \(no ib_uverbs\): load the HCA driver' -- \
+a1 "health --from" 1 18 '^  n1: the kernel has no RDMA support \(no ib_uverbs\): load the HCA driver' -- \
 	$FC health --from "$A4T/cap-dgx" --node n1
 # topo's budgets: its matrix in one block of cells a space wider than
 # their widest word (it took two blocks of nvidia-smi's 8 at 100 columns,
-# 9 more lines), each recommendation's reason whole, wrapped (4 more).
-a1 "topo --from" 0 54 '^  PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16' -- \
+# 9 more lines), each recommendation's reason whole, wrapped (4 more). Each
+# budget counts a second line for a problem whose sentence holds its step
+# past the first (core/summary.c put_problem).
+a1 "topo --from" 0 56 '^  PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16' -- \
 	$FC topo --from "$A4T/cap-dgx"
-a1 "topo -t" 0 52 '^  the nvidia-smi matrix is cut short' -- \
+a1 "topo -t" 0 53 '^  the nvidia-smi matrix is cut short' -- \
 	$FC topo --sysfs "$A4T/empty" -t "$A1TF/8gpu-8nic_tab-separated_pix-switches_TRUNCATED.txt"
 a1 "gpu-check --from" 0 5 '' -- $FC gpu-check --from "$A4T/cap-2s"
-a1 "nccl env --from" 1 19 '^  NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have' -- \
+a1 "nccl env --from" 1 21 '^  NCCL_IB_HCA==mlx5_0,mlx5_9: names mlx5_9, which this node does not have' -- \
 	$FC nccl env --from "$A4T/cap-env"
-a1 "nccl check-log" 0 33 '^  NCCL rejected NCCL_IB_TIMEOUT=abc and used its default; fix the value$' -- \
+a1 "nccl check-log" 0 35 '^  NCCL rejected NCCL_IB_TIMEOUT=abc and used its default; fix the value$' -- \
 	$FC nccl check-log tests/data/nccl/mixed.log
-a1 "nccl check-log of a real failure" 1 15 '^  NCCL failed after init, in the proxy thread' -- \
+a1 "nccl check-log of a real failure" 1 16 '^  NCCL failed after init, in the proxy thread' -- \
 	$FC nccl check-log tests/real/nccl/ml-eng_azure_net-ib-completion-error-12_wrapped-warn.log
-a1 "rails --from" 1 19 '^  ports of nodeC: rxe1 on rail 0 \(10\.0\.0\.0/24, rxe0 on the other nodes\)' -- \
+a1 "rails --from" 1 20 '^  ports of nodeC: rxe1 on rail 0 \(10\.0\.0\.0/24, rxe0 on the other nodes\)' -- \
 	$FC rails --from "${A1RK[@]}"
-a1 "matrix --baseline" 1 32 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
+a1 "matrix --baseline" 1 33 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
 	$FC matrix --import "$A1BL/s4.json" --db "$A1BL/c.db" --baseline "$A1BL/bl.json"
 $FC matrix --import "$A1BL/s4.json" --db "$A1BL/r.db" >/dev/null 2>&1
-a1 "report --baseline" 1 9 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
+a1 "report --baseline" 1 10 "^  node03: 7 of its 7 links below the fleet's baseline" -- \
 	$FC report --db "$A1BL/r.db" --baseline "$A1BL/bl.json"
 mkdir -p "$A4T/slurm"
 for n in nodeA nodeB nodeC nodeD; do printf 'IDLE\n\n' >"$A4T/slurm/$n"; done
-a1 "matrix --drain-dry-run" 1 30 '^  nodeC: node level \(measured once, not retested\)' -- \
+a1 "matrix --drain-dry-run" 1 31 '^  nodeC: node level \(measured once, not retested\)' -- \
 	env FABCHECK_SCONTROL="$PWD/tests/cli/stand-in-scontrol.sh" FAKE_SLURM="$A4T/slurm" \
 	$FC matrix --import tests/data/matrix/rack4-slowC.json --db "$A4T/dr.db" --drain-dry-run
 expect "answer first, matrix --drain-dry-run: the drain it would do above the summary" 0 'would-drain +nodeC .*State=DRAIN' -- \

@@ -216,7 +216,7 @@ expect "summary: 4-node matrix under --min-gbps 1: a few lines over the healthy 
 # an evidence folder of the rack (netem loss on nodeB).
 expect "summary: matrix names the suspect node under the verdict" 0 \
 	'^verdict: fail, 1 problem named:   nodeC: node level \(measured once, not retested\); check its HCA' -- \
-	bash -c "$FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/m1.db 2>/dev/null | tail -n 2 | tr '\n' ' '"
+	bash -c "$FC matrix --import tests/data/matrix/rack4-slowC.json --db $SUMT/m1.db 2>/dev/null | sed -n '/^verdict:/,\$p' | tr '\n' ' '"
 expect "summary: matrix --rails names node, device and rail" 1 \
 	'^  nodeC rxe1 on rail 1: port level \(measured once, not retested\); that node.s HCA, cable or switch port on that rail$' -- \
 	bash -c "COLUMNS=200 $FC matrix --import tests/data/matrix/rails-docs-4x2-port.json --db $SUMT/m2.db 2>/dev/null"
