@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "baseline/bl_pair.h"
+#include "core/summary.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/out.h"
@@ -151,13 +152,13 @@ static void render(FILE *f, const json_t *doc)
 		if (fc_bl_profile_parse(p, &prof, why, sizeof(why)))
 			continue;
 		fc_bl_profile_text(&prof, text, sizeof(text));
-		fprintf(f, "  %s: %.4g Gb/s (sd %.3g) of %d result%s, %d pruned\n", text,
+		fc_put_paraf(f, 4, "  %s: %.4g Gb/s (sd %.3g) of %d result%s, %d pruned", text,
 			fc_jnum(p, "mean_gbps", 0), fc_jnum(p, "stdev_gbps", 0),
 			(int)fc_jnum(p, "count", 0), fc_s((long long)fc_jnum(p, "count", 0)),
 			(int)fc_jnum(p, "pruned", 0));
 	}
 	json_array_foreach(json_object_get(doc, "left_out"), i, l)
-		fprintf(f, "  left out: %s\n", json_string_value(l));
+		fc_put_paraf(f, 4, "  left out: %s", json_string_value(l));
 }
 
 static void acc_release(struct bl_acc *acc)

@@ -660,6 +660,11 @@ static const char *table_cell(const char *s, int width, char *buf, size_t size)
 	return fc_fit_words(buf, width);
 }
 
+static const char *cell_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 /* The columns of one band of a folded table: from @c0, as many as fit
  * @room (at least one); returns the column after the band. */
 static int table_band(const int *w, int n, int c0, int room)
@@ -672,12 +677,17 @@ static int table_band(const int *w, int n, int c0, int room)
 }
 
 /* Row @r's cells @c0..@c1 - 1 on one line after @lead, @w wide each (the
- * last one unpadded), cut to @w where the table is not whole. */
+ * last one unpadded, empty ones at the end left out), cut to @w where the
+ * table is not whole; nothing for a folded band (@c0 > 0) with no cell. */
 static void table_line(struct fc_table *t, FILE *f, int r, const int *w, int c0, int c1,
 		       const char *lead)
 {
 	char buf[1024];
 
+	while (c1 > c0 + 1 && !*cell_or_empty(t->cells[r * t->ncols + c1 - 1]))
+		c1--;
+	if (c0 && !*cell_or_empty(t->cells[r * t->ncols + c0]) && c1 == c0 + 1)
+		return;
 	fputs(lead, f);
 	for (int c = c0; c < c1; c++) {
 		const char *s = t->cells[r * t->ncols + c];
@@ -713,13 +723,14 @@ void fc_table_print(struct fc_table *t, FILE *f, const char *indent)
 		}
 	if (!t->whole)
 		table_fit(w, n, (int)strlen(indent), cols);
-	/* bands: the whole table on one line where it fits (always when its
-	 * cells may be cut), else its columns folded as iproute2's ip -d
-	 * folds a long line, each band under the one before */
+	/* bands: the table on one line where it fits, else its columns
+	 * folded as iproute2's ip -d folds a long line, each band under the
+	 * one before (a table whose narrowed columns still do not fit: a dozen
+	 * columns at 80) */
 	while (band[nb] < n) {
 		int room = cols - (int)strlen(nb ? deeper : indent);
 
-		band[nb + 1] = t->whole ? table_band(w, n, band[nb], room) : n;
+		band[nb + 1] = table_band(w, n, band[nb], room);
 		nb++;
 	}
 	for (int r = 0; r < t->nrows; r++)

@@ -98,7 +98,8 @@ void fc_table_addgid(struct fc_table *t, int col, const json_t *obj, const char 
 void fc_table_row(struct fc_table *t);	       /* starts an empty row */
 /* Prints @t, each line fitted to fc_term_cols(): the widest columns give
  * way first, their cells cut at a word with " ..." (the whole text stays in
- * --json and the store). */
+ * --json and the store), none below 13 bytes (a figure with its unit);
+ * where they still do not fit, the columns fold as fc_table_whole's do. */
 void fc_table_print(struct fc_table *t, FILE *f, const char *indent);
 /* @t's cells are figures, names and GIDs that are never cut: where its
  * line does not fit fc_term_cols(), fc_table_print folds its columns into

@@ -105,13 +105,18 @@ static void put_wrap(FILE *f, const char *lead, int hang, const char *text, int 
 	}
 }
 
-void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
+/* The width a text on stdout fits: @cols where given, else as
+ * fc_put_wrapped says. */
+static int out_cols(int cols)
 {
 	if (cols <= 0 && !isatty(STDOUT_FILENO) && !getenv("COLUMNS"))
-		cols = FC_SUMMARY_WHOLE; /* no terminal to fit: each text whole */
-	else if (cols <= 0)
-		cols = fc_term_cols();
-	put_wrap(f, lead, hang, text, cols, lines < 1 ? 1 : lines);
+		return FC_SUMMARY_WHOLE; /* no terminal to fit: each text whole */
+	return cols <= 0 ? fc_term_cols() : cols;
+}
+
+void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines)
+{
+	put_wrap(f, lead, hang, text, out_cols(cols), lines < 1 ? 1 : lines);
 }
 
 int fc_err_cols(void)
@@ -135,18 +140,38 @@ void fc_err_put(const char *text, int hang, int lines)
 	free(buf);
 }
 
-void fc_err_putf(const char *fmt, ...)
+/* The formatted text wrapped at words to the terminal, every word kept:
+ * on stderr through fc_err_put, else as fc_put_wrapped wraps it. */
+__attribute__((format(printf, 3, 0))) static void put_vfmt(FILE *f, int hang, const char *fmt,
+							  va_list ap)
 {
 	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		return;
+	if (f == stderr)
+		fc_err_put(text, hang, 0);
+	else
+		put_wrap(f, "", hang, text, out_cols(0), 0);
+	free(text);
+}
+
+void fc_err_putf(const char *fmt, ...)
+{
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
+	put_vfmt(stderr, 2, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		fc_err_put(text, 2, 0);
-	free(text);
+}
+
+void fc_put_paraf(FILE *f, int hang, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_vfmt(f, hang, fmt, ap);
+	va_end(ap);
 }
 
 void fc_err_progress(const char *line, size_t keep)

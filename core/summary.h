@@ -41,6 +41,11 @@ char *fc_fit_words(char *s, int width);
  * @lines 1: one line, cut as a table cell is (a finding or a note of a
  * list, one line each; the whole in --json and the store). */
 void fc_put_wrapped(FILE *f, const char *lead, int hang, const char *text, int cols, int lines);
+/* A line of prose on stdout (a heading, a reason, a note): the formatted
+ * text wrapped at words as fc_put_wrapped wraps it, its next lines @hang
+ * spaces in, every word kept (a word longer than a line, a path, whole on a
+ * line of its own); piped without COLUMNS, whole on one line. */
+void fc_put_paraf(FILE *f, int hang, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The width a line on stderr fits: $COLUMNS (as fc_term_cols), else 100
  * where stderr is a terminal; 0 where it is neither: piped to a file or a
  * grep, each line stays whole. */

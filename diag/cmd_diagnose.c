@@ -244,16 +244,17 @@ static void render_peers(FILE *f, const json_t *doc, int head)
 
 	if (!p || (!head && !strcmp(fc_jstr(p, "matched_by", ""), "name")))
 		return;
+	fputc('\n', f);
 	if (!strcmp(fc_jstr(p, "matched_by", ""), "name"))
-		fprintf(f, "\npeers over every folder: by name (%s)\n", fc_jstr(p, "why", "?"));
+		fc_put_paraf(f, 2, "peers over every folder: by name (%s)", fc_jstr(p, "why", "?"));
 	else
-		fprintf(f, "\npeers over every folder: the port on its rail (rails of %zu captures, matched by %s)%s%s\n",
+		fc_put_paraf(f, 2, "peers over every folder: the port on its rail (rails of %zu captures, matched by %s)%s%s",
 			json_array_size(json_object_get(p, "captures")),
 			fc_jstr(p, "rails_matched_by", "?"),
 			json_object_get(p, "by_name") ? "; by name for the nodes no capture places: " : "",
 			fc_jstr(p, "by_name", ""));
 	if (json_object_get(p, "no_evidence"))
-		fprintf(f, "  captures of nodes with no folder here (not used): %s\n",
+		fc_put_paraf(f, 4, "  captures of nodes with no folder here (not used): %s",
 			fc_jstr(p, "no_evidence", ""));
 }
 
@@ -265,7 +266,9 @@ static void render(FILE *f, const json_t *doc)
 	int head = 0;
 
 	json_array_foreach(sets, i, s) {
-		fprintf(f, "%s%s: recorded verdict %s\n", i ? "\n" : "", fc_jstr(s, "path", "?"),
+		if (i)
+			fputc('\n', f);
+		fc_put_paraf(f, 2, "%s: recorded verdict %s", fc_jstr(s, "path", "?"),
 			fc_jstr(s, "verdict", "none (no test.json)"));
 		json_array_foreach(json_object_get(s, "findings"), k, fd)
 			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, FC_WRAP_LINES);

@@ -192,8 +192,9 @@ static int run_to_end(struct mx_session *s)
 	return rc;
 }
 
-/* The grid of the pairs, of one rail (@rail >= 0, matrix --rails) or all. */
-static void render_grid(FILE *f, const json_t *doc, int rail)
+/* The grid of the pairs, of one rail (@rail >= 0, matrix --rails) or all,
+ * under a heading that begins with @lead. */
+static void render_grid(FILE *f, const json_t *doc, int rail, const char *lead)
 {
 	const json_t *nodes = json_object_get(doc, "nodes"), *pairs = json_object_get(doc, "pairs");
 	size_t n = json_array_size(nodes), i, j, k;
@@ -202,12 +203,12 @@ static void render_grid(FILE *f, const json_t *doc, int rail)
 	json_t *p;
 
 	if (n > 12) {
-		fprintf(f, "(%zu nodes: the grid is in 'fabcheck tui --run %lld' and "
-			   "'fabcheck report')\n", n, (long long)fc_jnum(doc, "run", 0));
+		fprintf(f, "%s(%zu nodes: the grid is in 'fabcheck tui --run %lld' and "
+			   "'fabcheck report')\n", lead, n, (long long)fc_jnum(doc, "run", 0));
 		return;
 	}
-	fprintf(f, "Gb/s, row -> column%s (* bad, ! could not run):\n",
-		both ? "" : ", one direction measured per pair");
+	fc_put_paraf(f, 2, "%sGb/s, row -> column%s (* bad, ! could not run):", lead,
+		     both ? "" : ", one direction measured per pair");
 	/* The header row is the table's last row until the first fc_table_row. */
 	t = fc_table_new((int)n + 1, "FROM \\ TO", "", "", "", "", "", "", "", "", "", "", "",
 			 "");
@@ -280,12 +281,15 @@ static void render_matrix(FILE *f, const json_t *doc)
 		size_t k;
 
 		json_array_foreach(json_object_get(doc, "rails"), k, r) {
-			fprintf(f, "rail %d (%s), ", (int)fc_jnum(r, "rail", 0), fc_jstr(r, "name", "?"));
-			render_grid(f, doc, (int)fc_jnum(r, "rail", 0));
+			char lead[128];
+
+			snprintf(lead, sizeof(lead), "rail %d (%s), ", (int)fc_jnum(r, "rail", 0),
+				 fc_jstr(r, "name", "?"));
+			render_grid(f, doc, (int)fc_jnum(r, "rail", 0), lead);
 			fputc('\n', f);
 		}
 	} else {
-		render_grid(f, doc, -1);
+		render_grid(f, doc, -1, "");
 	}
 	fprintf(f, "\n");
 	t = fc_table_new(5, "NODE", "MEDIAN BW", "MEDIAN LAT", "BAD PEERS", "STATE");

@@ -88,7 +88,8 @@ static void fig_row(struct fc_table *t, const json_t *r, const struct fig_col *c
 }
 
 /* The table of one metric's results: its header, its figure columns from
- * column 3, a text column after them (@last, or none when NULL), its title. */
+ * column 3, a text column after them (@last, or none when NULL), its title
+ * (a line of prose, printed after a blank line). */
 struct fig_table {
 	const char *metric;
 	int ncols;
@@ -116,7 +117,8 @@ static int render_figs(FILE *f, const json_t *results, const struct fig_table *f
 	}
 	if (!t)
 		return 0;
-	fprintf(f, "%s", ft->title);
+	fputc('\n', f); /* the title is prose: wrapped at words to the terminal */
+	fc_put_paraf(f, 2, "%s", ft->title);
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
 	return 1;
@@ -133,7 +135,7 @@ void pair_render_bw(FILE *f, const json_t *results)
 	};
 	static const struct fig_table ft = {
 		"bw", 8, heads, 5, figs, NULL,
-		"\nbandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):\n",
+		"bandwidth (1 Gb/s = 1e9 bit/s, first post to last completion):",
 	};
 
 	if (render_figs(f, results, &ft))
@@ -181,7 +183,8 @@ void pair_render_bw_pt(FILE *f, const json_t *results, int gbits)
 	}
 	if (!t)
 		return;
-	fprintf(f, "\nbandwidth as perftest reports it (%s; both ways: each side's own window, added):\n",
+	fputc('\n', f);
+	fc_put_paraf(f, 2, "bandwidth as perftest reports it (%s; both ways: each side's own window, added):",
 		gbits ? "1 Gb/sec = 1e9 bit/s" : "1 MiB/sec = 2^20 bytes/s; --report-gbits for Gb/sec");
 	fc_table_print(t, f, "  ");
 	fc_table_free(t);
@@ -278,15 +281,15 @@ void pair_render_lat(FILE *f, const json_t *results)
 		{ "p99_us", "%.2f", NULL }, { "p999_us", "%.2f", NULL }, { "max_us", "%.2f", NULL },
 		{ "avg_us", "%.2f", NULL }, { "stdev_us", "%.2f", NULL },
 	};
-	/* the legend says the modes the rows have: imm's takes a line of its own */
+	/* the legend says the modes the rows have: imm's is longer */
 	static const struct fig_table ft = {
 		"lat", 12, heads, 8, figs, "lat_mode",
-		"\nlatency in us (write, send: half the round trip; read: the whole read; MODE\n"
-		"poll: the CPU polls the last byte, imm: each side waits on its receive completion):\n",
+		"latency in us (write, send: half the round trip; read: the whole read; MODE "
+		"poll: the CPU polls the last byte, imm: each side waits on its receive completion):",
 	}, ft_poll = {
 		"lat", 12, heads, 8, figs, "lat_mode",
-		"\nlatency in us (write, send: half the round trip; read: the whole read; MODE poll: "
-		"the CPU polls):\n",
+		"latency in us (write, send: half the round trip; read: the whole read; MODE poll: "
+		"the CPU polls):",
 	};
 	const json_t *r;
 	size_t i;

@@ -333,13 +333,22 @@ static void render_counters(FILE *f, const json_t *doc)
 	if (!json_object_size(c))
 		return;
 	if (!counters_moved(c)) { /* one line, not one per node */
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&line, &len);
 		int k = 0;
 
-		fprintf(f, "\nport counters that moved during the test: none (");
+		if (!m)
+			return;
+		fprintf(m, "port counters that moved during the test: none (");
 		json_object_foreach((json_t *)c, node, set)
-			fprintf(f, "%s%zu read on %s", k++ ? ", " : "",
+			fprintf(m, "%s%zu read on %s", k++ ? ", " : "",
 				json_object_size(set) - (json_object_get(set, "netdev") ? 1 : 0), node);
-		fprintf(f, ")\n");
+		fprintf(m, ")");
+		fputc('\n', f);
+		if (!fclose(m)) /* wrapped at words to the terminal */
+			fc_put_paraf(f, 2, "%s", line);
+		free(line);
 		return;
 	}
 	if (traffic_only(f, doc, c))

@@ -135,17 +135,19 @@ void pair_qos_render(FILE *f, const json_t *doc)
 	size_t i;
 
 	if (json_object_get(json_object_get(doc, "a"), "tclass")) {
-		fprintf(f, "  traffic class%s:", json_is_integer(json_object_get(opt, "tclass")) ?
-				"" : " (default)");
+		char side[2][256];
+
 		for (int k = 0; k < 2; k++) {
 			const json_t *s = json_object_get(doc, k ? "b" : "a");
 
-			fprintf(f, "%s %s %d (DSCP %d, ECN %d), SL %d", k ? ";" : "",
-				fc_jstr(s, "node", "?"), (int)fc_jnum(s, "tclass", 0),
-				(int)fc_jnum(s, "dscp", 0), (int)fc_jnum(s, "ecn", 0),
-				(int)fc_jnum(s, "sl", 0));
+			snprintf(side[k], sizeof(side[k]), "%s %d (DSCP %d, ECN %d), SL %d",
+				 fc_jstr(s, "node", "?"), (int)fc_jnum(s, "tclass", 0),
+				 (int)fc_jnum(s, "dscp", 0), (int)fc_jnum(s, "ecn", 0),
+				 (int)fc_jnum(s, "sl", 0));
 		}
-		fputc('\n', f);
+		fc_put_paraf(f, 4, "  traffic class%s: %s; %s",
+			     json_is_integer(json_object_get(opt, "tclass")) ? "" : " (default)",
+			     side[0], side[1]);
 	}
 	json_array_foreach(notes, i, n) /* each fitted, whole in --json */
 		if (!json_equal(n, json_object_get(doc, "rails_cpu_note")))

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/summary.h"
 #include "core/busbw.h"
 #include "core/log.h"
 #include "core/opts.h"
@@ -413,10 +414,11 @@ static void render(FILE *out, const json_t *doc)
 	const char *key;
 	size_t i, k;
 
-	fprintf(out, "model: %.4g billion params x %g B = %.4g GB; %d GPU%s on %d node%s (%d per node, %d NIC%s per node)\n\n",
+	fc_put_paraf(out, 2, "model: %.4g billion params x %g B = %.4g GB; %d GPU%s on %d node%s (%d per node, %d NIC%s per node)",
 		fc_jnum(in, "params", 0) / 1e9, fc_jnum(in, "bytes_per_param", 0),
 		fc_jnum(in, "model_bytes", 0) / 1e9, gpus, fc_s(gpus), nodes, fc_s(nodes),
 		(int)fc_jnum(in, "gpus_per_node", 0), nics, fc_s(nics));
+	fputc('\n', out);
 	v = json_array_get(json_object_get(doc, "strategies"), 0);
 	if (json_object_get(v, "ds_config"))
 		render_ds(out, v);
@@ -467,8 +469,9 @@ static void render(FILE *out, const json_t *doc)
 		if (json_array_size(v))
 			fputc('\n', out);
 	}
-	fprintf(out, "\nformulas: DDP 2(n-1)/n x M; ZeRO-1/2 (n-1)/n x M reduce-scatter + (n-1)/n x M all-gather;\n"
-		     "ZeRO-3 2 x (n-1)/n x M all-gather + (n-1)/n x M reduce-scatter; t = bytes x factor / busbw + steps x latency\n");
+	fputc('\n', out);
+	fc_put_paraf(out, 2, "formulas: DDP 2(n-1)/n x M; ZeRO-1/2 (n-1)/n x M reduce-scatter + (n-1)/n x M all-gather;");
+	fc_put_paraf(out, 2, "ZeRO-3 2 x (n-1)/n x M all-gather + (n-1)/n x M reduce-scatter; t = bytes x factor / busbw + steps x latency");
 }
 
 int cmd_plan(struct fc_ctx *ctx, int argc, char **argv)

@@ -315,12 +315,6 @@ static void render_devices(FILE *f, const json_t *doc)
 	fc_table_free(t);
 }
 
-/* A recommendation's reason is prose: wrapped at words to the terminal
- * (fc_put_wrapped), and these many lines hold the longest whole (about 300
- * bytes at 80 columns): none is cut. */
-#define TOPO_WHY_LINES 8
-
-
 /* The matrix's GPU rows under the columns @c0..@c1 - 1 of @cols, each
  * cell @cw wide. */
 static void matrix_block(FILE *f, const json_t *doc, const char *const *cols, int c0, int c1,
@@ -430,7 +424,7 @@ static void render_topo(FILE *f, const json_t *doc)
 		fprintf(f, "\nrecommended NCCL settings:\n");
 	json_array_foreach(json_object_get(doc, "recommendations"), i, x) {
 		fprintf(f, "  %s=%s\n", fc_jstr(x, "env", "?"), fc_jstr(x, "value", "?"));
-		fc_put_wrapped(f, "      ", 6, fc_jstr(x, "why", ""), 0, TOPO_WHY_LINES);
+		fc_put_paraf(f, 6, "      %s", fc_jstr(x, "why", ""));
 	}
 }
 

@@ -123,7 +123,8 @@ a1 "diagnose" 1 43 '^  nodeB rxe0 -> nodeA rxe0: buffers or QoS configuration \(
 	$FC diagnose tests/data/diag/rack-loss
 a1 "diagnose of an HCA's AER" 0 14 '^  nodeE mlx5_0 \(PCIe 0000:b3:00\.0\): HCA \(likely\)' -- \
 	$FC diagnose tests/data/diag/hca-aer
-a1 "plan" 0 35 '' -- $FC plan --params 70B --gpus 32
+# plan: its formulas' second line (108 columns) wrapped at words.
+a1 "plan" 0 36 '' -- $FC plan --params 70B --gpus 32
 # scripts/gpu-selftest on a machine with no GPU (the stand-in nvidia-smi, as
 # cases_selftest.sh): its failed step under the verdict, as the commands end.
 mkdir -p "$A4T/st"

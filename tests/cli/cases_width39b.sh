@@ -108,4 +108,68 @@ w39b_why() {
 }
 expect "width: topo's recommendations wrapped at COLUMNS=80, every word kept" 0 '^same [0-9]+$' -- \
 	w39b_why dgx-a100-40gb_nv12_12nic-pxb_numa-1-3-5-7_TRUNCATED
+
+# The sweep of every command's text on recorded inputs at 100 and 80
+# columns: a table whose narrowed columns still do not fit folds as the
+# devices table does (preflight's 12 columns at 80); a line of prose (a
+# heading, a reason, a note) wraps at words, every word kept, and piped
+# without COLUMNS it stays whole on its line. w39b_prose WIDTH LINE CMD...:
+# "ok N kept K" where no line of CMD's stdout at COLUMNS=WIDTH passes WIDTH
+# but a line of one word (a path), and each of the K lines that match the
+# extended regex LINE in CMD's stdout piped without COLUMNS (each whole on
+# its line) is in the wrapped text with all its words, in order.
+w39b_prose() {
+	local w=$1 line=$2
+	shift 2
+	COLUMNS=$w "$@" >"$W39B/p$w.txt" 2>/dev/null </dev/null
+	env -u COLUMNS "$@" 2>/dev/null </dev/null | grep -E -- "$line" >"$W39B/pw.txt"
+	echo $(awk -v w="$w" '{ n++; if (length($0) > w && $0 !~ /^ *[^ ]+$/) bad = bad "[" $0 "]" }
+		END { print bad == "" ? "ok " n : "no: " bad }' "$W39B/p$w.txt") \
+		$(python3 -c '
+import sys
+text = " " + " ".join(open(sys.argv[1]).read().split()) + " "
+whole = [l for l in open(sys.argv[2]).read().split("\n") if l.strip()]
+lost = [l for l in whole if " " + " ".join(l.split()) + " " not in text]
+print("lost: " + lost[0] if lost else "kept %d" % len(whole))' "$W39B/p$w.txt" "$W39B/pw.txt")
+}
+MXD=tests/data/matrix
+$FC matrix --import $MXD/rack4-healthy.json --db "$W39B/b.db" >/dev/null 2>&1
+$FC matrix --import $MXD/rack4-slowC.json --db "$W39B/b.db" >/dev/null 2>&1
+for w in 100 80; do
+	# "  NCCL_ALGO: 'Foo' is not an algorithm NCCL knows; ..." (267 columns)
+	expect "width: nccl check-log's setting notes at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept [1-9][0-9]*$' -- \
+		w39b_prose $w '^  NCCL_ALGO: ' $FC nccl check-log tests/data/nccl/env-misread.log
+	# "peers over every folder: by name (...)" (165), "DIR/001-nodeA-nodeB:
+	# recorded verdict none (no test.json)" (83)
+	expect "width: diagnose's peers and verdict lines at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept [1-9][0-9]*$' -- \
+		w39b_prose $w '^peers over every folder: |: recorded verdict ' $FC diagnose tests/data/diag/rack-fw-peers
+	# "  Ethernet 10 Gb/s HCA not known, write 65536 B uni, pattern pairs:
+	# 0.1485 Gb/s (sd 0.00441) of 6 results, 0 pruned" (115)
+	expect "width: baseline's profiles at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept [1-9][0-9]*$' -- \
+		w39b_prose $w ' pattern pairs: .* pruned$' $FC baseline --db "$W39B/b.db" --min-count 2 -o "$W39B/bl$w.json"
+	# "ZeRO-3 2 x (n-1)/n x M all-gather + ..." (108), "model: ..." (93)
+	expect "width: plan's model and formulas at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept [1-9][0-9]*$' -- \
+		w39b_prose $w '^model: |^formulas: |^ZeRO-3 ' $FC plan --params 70e9 --gpus 1024
+	# "rail 0 (rxe0), Gb/s, row -> column, one direction measured per pair
+	# (* bad, ! could not run):" (93)
+	expect "width: matrix's rail headings at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept [1-9][0-9]*$' -- \
+		w39b_prose $w '^rail [01] \(rxe[01]\), Gb/s' $FC matrix --import $MXD/rack3-clean-rail0slow.json --db "$W39B/m$w.db"
+	# pair on the stand-in rack: "  traffic class (default): nodeA 0 (DSCP 0,
+	# ECN 0), SL 0; ..." (87), the latency legend (97), "port counters that
+	# moved during the test: none (...)" (81)
+	expect "width: pair's legends and counter line at COLUMNS=$w, wrapped" 0 '^ok [0-9]+ kept 3$' -- \
+		w39b_prose $w '^  traffic class|^latency in us|^port counters that moved' \
+		env FAKE_DEVICES=tests/data/rails/devices-2rail.json $FC pair nodeA nodeB --launcher local \
+		--worker-cmd tests/cli/rack-worker.sh --no-db --timeout 5
+done
+# preflight of the 10-port node: 12 columns (89 columns of headers alone
+# at 80 before), folded; each port's rate and GID type kept.
+w39b_pf() {
+	COLUMNS=$1 $FC preflight --from "$W39BD" >"$W39B/pf.txt" 2>/dev/null
+	echo $(w39b_over "$1" "$W39B/pf.txt" | head -1) \
+		$(grep -cE '^(gpu-node-017)? +mlx5_[0-9]+ +1 +ACTIVE +(400|200) Gb/s' "$W39B/pf.txt") \
+		$(grep -cE '^ +(IB|RoCE v2) +(28\.39\.2048|22\.36\.1010)' "$W39B/pf.txt")
+}
+expect "width: preflight's table at COLUMNS=80 folded, every port's rate and GID kept" 0 \
+	'^ok [0-9]+ 10 10$' -- w39b_pf 80
 rm -rf "$W39B"

@@ -249,6 +249,45 @@ static void test_table_fits(void **state)
 	fc_table_free(t);
 }
 
+/* A table of figures (fc_table_whole) wider than COLUMNS: its columns fold
+ * into bands 4 spaces in, under their own header, no cell cut; a table of
+ * a dozen narrow columns folds the same once narrowing cannot fit it. A
+ * line of prose (fc_put_paraf) wraps at words, its next lines @hang in,
+ * every word kept (no " ..."). */
+static void test_table_folds(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct fc_table *t = fc_table_new(4, "DEV", "RATE", "GID", "CEILING");
+	struct fc_table *n = fc_table_new(5, "A", "B", "C", "D", "E");
+
+	(void)state;
+	setenv("COLUMNS", "40", 1);
+	fc_table_whole(t);
+	fc_table_add(t, "mlx5_0", "400 Gb/s (4X NDR)", "fe80::a088:c203:61:f5d2 (IB)",
+		     "389.120 Gb/s at 4096 B");
+	fc_table_print(t, f, "");
+	fc_table_add(n, "1234.567 Gb/s", "1234.567 Gb/s", "1234.567 Gb/s", "1234.567 Gb/s",
+		     "1234.567 Gb/s");
+	fc_table_print(n, f, "");
+	fc_put_paraf(f, 2, "%s: %s", "rail 0 (rxe0)",
+		     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu");
+	fclose(f);
+	unsetenv("COLUMNS");
+	assert_string_equal(buf, "DEV     RATE\n    GID\n    CEILING\n"
+				 "mlx5_0  400 Gb/s (4X NDR)\n    fe80::a088:c203:61:f5d2 (IB)\n"
+				 "    389.120 Gb/s at 4096 B\n"
+				 "A              B\n    C              D\n    E\n"
+				 "1234.567 Gb/s  1234.567 Gb/s\n    1234.567 Gb/s  1234.567 Gb/s\n"
+				 "    1234.567 Gb/s\n"
+				 "rail 0 (rxe0): alpha beta gamma delta\n"
+				 "  epsilon zeta eta theta iota kappa\n  lambda mu\n");
+	free(buf);
+	fc_table_free(t);
+	fc_table_free(n);
+}
+
 static void test_fmt_and_names(void **state)
 {
 	char b[32];
@@ -279,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_doc_verdict),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_fits),
+		cmocka_unit_test(test_table_folds),
 		cmocka_unit_test(test_put_wrapped),
 		cmocka_unit_test(test_fmt_and_names),
 	};

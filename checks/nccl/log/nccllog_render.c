@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/summary.h"
 #include "core/out.h"
 #include "checks/nccl/log/nccllog.h"
 
@@ -212,7 +213,7 @@ static void env_table(FILE *f, const json_t *doc)
 	json_object_foreach((json_t *)env, k, v) {
 		st = fc_jnamed(json_object_get(doc, "env_status"), k);
 		if (st && strcmp(fc_jstr(st, "status", "ok"), "ok") && *fc_jstr(st, "why", ""))
-			fprintf(f, "  %s: %s\n", k, fc_jstr(st, "why", ""));
+			fc_put_paraf(f, 4, "  %s: %s", k, fc_jstr(st, "why", ""));
 	}
 }
 
