@@ -11,6 +11,21 @@ LAB_MCAST_BASE=47000		# fabric segment of rack slot S: 230.0.0.1:(BASE + S)
 # ---- messages -------------------------------------------------------------
 
 say() { printf '%s\n' "$*"; }
+# say_fit TEXT: TEXT folded at words to the terminal's width, its next
+# lines 4 spaces in, as fabcheck's own text (core/summary.c: COLUMNS where it
+# is a number of 40 to 1000, else 100 on a terminal; piped with no COLUMNS,
+# whole).
+say_fit() {
+	local c=${COLUMNS:-}
+	case $c in *[!0-9]*) c= ;; esac
+	[ -z "$c" ] && [ -t 1 ] && c=100
+	if [ -z "$c" ]; then
+		say "$*"
+		return
+	fi
+	{ [ "$c" -lt 40 ] || [ "$c" -gt 1000 ]; } && c=100
+	say "$*" | fold -s -w $((c - 4)) | sed 's/ *$//; 2,$s/^/    /'
+}
 note() { printf 'fabcheck: %s\n' "$*" >&2; }
 warn() { printf 'fabcheck: warning: %s\n' "$*" >&2; }
 die_usage() { printf 'fabcheck: error: %s\n' "$*" >&2; exit 2; }

@@ -313,7 +313,10 @@ up_launch() {
 			echo "$RACK_NET.$(node_octet "$i") node${LAB_NODE_LETTERS[i]}"
 		fi
 	done >"$SHARE/hosts"
-	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER), fabric $(rails_text) MTU $RACK_MTU"
+	# Two lines, the fabric's fitted to the terminal (one line of 4 nodes
+	# and 2 rails took 113 columns).
+	say "rack '$RACK': booting $RACK_NODES nodes (QEMU TCG, kernel $KERNEL_VER)"
+	say_fit "  fabric, MTU $RACK_MTU: $(rails_text)"
 	for ((i = 0; i < RACK_NODES; i++)); do
 		up_launch_node "$i"
 	done

@@ -101,4 +101,12 @@ COLUMNS=60 scripts/burnin-rack --set BOGUS=1 nodeA nodeB 2>"$W39/b.err" >/dev/nu
 expect "width: burnin-rack's message fits COLUMNS=60" 0 '^ok [4-9]$' -- w39_fit 60 "$W39/b.err"
 expect "width: burnin-rack's message wrapped keeps its words" 0 '^same$' -- \
 	w39_words "$W39/b.err" <(env -u COLUMNS scripts/burnin-rack --set BOGUS=1 nodeA nodeB 2>&1 >/dev/null)
+# lab up's fabric line (lab/lib.sh say_fit): 8 rails folded at words to
+# COLUMNS=60, the same words; piped with no COLUMNS, one line whole.
+W39FAB="  fabric, MTU 9000: $(for r in 0 1 2 3 4 5 6 7; do printf 'rxe%d 10.%d.1.0/24, ' $r $((77 + r)); done)"
+COLUMNS=60 bash -c '. lab/lib.sh; say_fit "$1"' _ "$W39FAB" >"$W39/fab60.txt"
+expect "width: lab up's fabric line fits COLUMNS=60" 0 '^ok [3-9]$' -- w39_fit 60 "$W39/fab60.txt"
+expect "width: lab up's fabric line folded keeps its words" 0 '^same$' -- w39_words "$W39/fab60.txt" <(echo "$W39FAB")
+expect "width: lab up's fabric line piped, whole" 0 '^1$' -- \
+	bash -c 'unset COLUMNS; . lab/lib.sh; say_fit "$1" | wc -l' _ "$W39FAB"
 rm -rf "$W39"
