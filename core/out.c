@@ -1,5 +1,6 @@
 /* The one output path for text and JSON (see out.h). */
 #include "core/out.h"
+#include "core/holders.h"
 #include "core/log.h"
 #include "core/names.h"
 #include "core/safefile.h"
@@ -128,16 +129,51 @@ static int render_safe(FILE *f, fc_render_fn render, const json_t *doc)
 	return err;
 }
 
+/* The words a finding's leading name has at most ("nodeA rxe0 port 1"),
+ * and the bytes the names of a grouped finding take before they are
+ * counted instead ("nodeA and 9 others"). */
+#define FINDING_LEAD_WORDS 4
+#define FINDING_NAMES_MAX 160
+
+json_t *fc_findings_lines(const json_t *doc, const json_t *list)
+{
+	json_t *groups = fc_holders_by_lead(list, FINDING_LEAD_WORDS), *g, *lines,
+	       *nodes = fc_holders_doc_nodes(doc);
+	size_t i;
+
+	if (!groups) { /* no memory to group them: each as it is */
+		json_decref(nodes);
+		return json_copy((json_t *)list);
+	}
+	lines = json_array();
+	json_array_foreach(groups, i, g) {
+		char *line = fc_holders_line(g, nodes, FINDING_NAMES_MAX);
+
+		json_array_append_new(lines, fc_json_text(line ? line : fc_jstr(g, "text", "?")));
+		free(line);
+	}
+	json_decref(nodes);
+	json_decref(groups);
+	return lines;
+}
+
+void fc_render_finding_list(FILE *f, const json_t *doc, const json_t *list)
+{
+	json_t *lines = fc_findings_lines(doc, list), *v;
+	size_t i;
+
+	json_array_foreach(lines, i, v)
+		put_finding(f, json_string_value(v));
+	json_decref(lines);
+}
+
 void fc_render_findings(FILE *f, const json_t *doc)
 {
 	const json_t *list = json_object_get(doc, "findings");
-	size_t i;
-	json_t *v;
 
 	if (json_array_size(list)) {
 		fprintf(f, "\nfindings:\n");
-		json_array_foreach(list, i, v)
-			put_finding(f, json_string_value(v));
+		fc_render_finding_list(f, doc, list);
 	}
 	fputc('\n', f);
 	/* "verdict: X, ..." and what it names; the verdict alone without memory */
@@ -153,8 +189,12 @@ static int emit(struct fc_ctx *ctx, json_t *doc, fc_render_fn render, int listin
 	int rc = fc_emit_hook && !listing && fc_emit_hook(doc) ? FC_EXIT_CANT : fc_doc_exit(doc);
 
 	if (ctx->json) {
-		if (!listing) /* the summary the text ends with, its lines whole */
+		if (!listing) { /* the summary the text ends with, its lines whole */
 			json_object_set_new(doc, "summary", fc_summary_json(doc));
+			/* the findings as the text says them, each fact once */
+			json_object_set_new(doc, "findings_text",
+					    fc_findings_lines(doc, json_object_get(doc, "findings")));
+		}
 		/* Written by fc_out_finish once the exit code is known. */
 		json_decref((json_t *)ctx->out_doc);
 		ctx->out_doc = (struct json_t *)doc;

@@ -73,6 +73,15 @@ const char *fc_stop_name(int sig);
 json_t *fc_json_text(const char *s);
 /* Prints the findings and a "verdict: X" line for a text report. */
 void fc_render_findings(FILE *f, const json_t *doc);
+/* Prints the findings of @list one "  - " line each, the same sentence of
+ * several nodes or ports one line naming them all, "all N nodes" where
+ * they are every node of @doc's "nodes" (core/holders.h: each fact once);
+ * --json keeps each finding. */
+void fc_render_finding_list(FILE *f, const json_t *doc, const json_t *list);
+/* The lines fc_render_finding_list prints for @list, whole (a new array of
+ * strings): a --json document's "findings_text", which burnin-rack's
+ * summary lists. */
+json_t *fc_findings_lines(const json_t *doc, const json_t *list);
 
 /* Reads the line @line (@len bytes, not NUL-ended) as a counter: its name
  * into @name (@nlen bytes) and its value; 1 when the line holds one. */

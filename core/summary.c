@@ -1,6 +1,7 @@
 /* The summary under the verdict (see summary.h). */
 #include "core/summary.h"
 #include "core/dgroup.h"
+#include "core/holders.h"
 #include "core/log.h"
 #include "core/out.h"
 #include "core/util.h"
@@ -353,53 +354,36 @@ static void floor_line(struct sum *s, const json_t *fl)
 	     "give a floor the fabric should carry; if it should carry this one, check the switch and the ports' rate");
 }
 
-/* The length of the name a finding begins with ("nodeA: ...", "mlx5_1:
- * ...": a word of no space, at most 64 bytes, before ": "); 0 when none. */
-static size_t lead_name(const char *t)
-{
-	const char *c = strstr(t, ": ");
-	size_t n = c ? (size_t)(c - t) : 0;
-
-	return n && n <= 64 && !memchr(t, ' ', n) ? n : 0;
-}
+/* The words a finding's leading name has at most, and the bytes its names
+ * take on a problem's line before they are counted ("nodeA and 5
+ * others"): the line has room for the problem. */
+#define SUM_LEAD_WORDS 4
+#define SUM_NAMES_MAX 40
 
 /*
  * A document with no diagnosis and no suspects (preflight, health, topo,
  * nccl env and check-log, rails, baseline): each finding is a problem it
  * names in its own words (where, what, the step to take), and one line
  * each says it under the verdict. The same sentence of several nodes or
- * devices ("nodeA: X", "nodeB: X") is one problem, the first named and the
- * others counted as the rails notes count them ("nodeA and 2 others: X",
- * core/rail.c).
+ * devices ("nodeA: X", "nodeB: X") is one problem, named as the findings
+ * above name it (core/holders.h: "all 4 nodes: X", "nodeA, nodeC: X").
  */
-static void from_findings(struct sum *s, const json_t *list)
+static void from_findings(struct sum *s, const json_t *doc, const json_t *list)
 {
-	size_t n = json_array_size(list);
-	char *done = calloc(n + 1, 1), where[200];
+	json_t *groups = fc_holders_by_lead(list, SUM_LEAD_WORDS), *g,
+	       *nodes = fc_holders_doc_nodes(doc);
+	size_t i;
 
-	for (size_t i = 0; done && i < n; i++) {
-		const char *t = json_string_value(json_array_get(list, i));
-		size_t ln = t ? lead_name(t) : 0, k = 1;
-
-		if (!t || done[i])
-			continue;
-		for (size_t j = i + 1; ln && j < n; j++) {
-			const char *u = json_string_value(json_array_get(list, j));
-			size_t lu = u ? lead_name(u) : 0;
-
-			if (lu && !strcmp(u + lu + 2, t + ln + 2)) {
-				done[j] = 1;
-				k++;
-			}
-		}
-		if (k > 1)
-			snprintf(where, sizeof(where), "%.*s and %zu other%s: ", (int)ln, t, k - 1,
-				 k > 2 ? "s" : "");
-		line(s, "%s%s%s%s", k > 1 ? where : "", k > 1 ? t + ln + 2 : t, "", "");
-	}
-	if (!done)
+	if (!groups)
 		line(s, "%s%s%s%s", "the findings above (no memory to summarise them)", "", "", "");
-	free(done);
+	json_array_foreach(groups, i, g) {
+		char *l = fc_holders_line(g, nodes, SUM_NAMES_MAX);
+
+		line(s, "%s%s%s%s", l ? l : fc_jstr(g, "text", "?"), "", "", "");
+		free(l);
+	}
+	json_decref(nodes);
+	json_decref(groups);
 }
 
 /* The least of the next step a problem's line shows; a line that would
@@ -461,7 +445,7 @@ static void render_cols(FILE *f, const json_t *doc, int cols, const char *where)
 	if (!s.n && strcmp(v, "pass") && !json_array_size(json_object_get(doc, "diagnosis")) &&
 	    !json_array_size(json_object_get(doc, "suspects")) &&
 	    !json_array_size(json_object_get(doc, "sets")))
-		from_findings(&s, list);
+		from_findings(&s, doc, list);
 	for (int k = 0; k < s.nseen; k++)
 		free(s.seen[k]);
 	if (s.n) {

@@ -10,7 +10,8 @@
  *   otherwise, with a verdict of warn or fail, the findings (preflight,
  *   health, topo, nccl env and check-log, rails: each finding is a problem
  *   in its own words), one line each, the same sentence on several nodes
- *   one line; a pass's findings (notes) counted, the first one quoted.
+ *   one line named as the findings name it (core/holders.h); a pass's
+ *   findings (notes) counted, the first one quoted.
  */
 #ifndef FC_SUMMARY_H
 #define FC_SUMMARY_H

@@ -261,8 +261,8 @@ static void render_peers(FILE *f, const json_t *doc, int head)
 static void render(FILE *f, const json_t *doc)
 {
 	const json_t *s, *fd, *sets = json_object_get(doc, "sets");
-	json_t *notes = json_array();
-	size_t i, k;
+	json_t *notes = json_array(), *undet = diag_undetermined(sets);
+	size_t i;
 	int head = 0;
 
 	json_array_foreach(sets, i, s) {
@@ -270,11 +270,13 @@ static void render(FILE *f, const json_t *doc)
 			fputc('\n', f);
 		fc_put_paraf(f, 2, "%s: recorded verdict %s", fc_jstr(s, "path", "?"),
 			fc_jstr(s, "verdict", "none (no test.json)"));
-		json_array_foreach(json_object_get(s, "findings"), k, fd)
-			fc_put_wrapped(f, "  - ", 4, json_string_value(fd), 0, FC_WRAP_LINES);
-		diag_render_list(f, s);
+		fc_render_finding_list(f, s, json_object_get(s, "findings"));
+		if (!diag_undetermined_shared(undet, s)) /* else said once below */
+			diag_render_list(f, s);
 		diag_notes_add(notes, s);
 	}
+	diag_undetermined_render(f, undet);
+	json_decref(undet);
 	json_array_foreach(json_object_get(doc, "diagnosis"), i, fd) /* over every folder */
 		if (!in_a_set(sets, fd)) {
 			fputs(head++ ? "" : "\nover every folder:\n", f);

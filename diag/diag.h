@@ -494,6 +494,15 @@ void diag_notes_add(json_t *notes, const json_t *doc);
  * one heading naming them ("  evidence notes, nodeA rxe0 port 1, nodeC rxe0
  * port 1:"), each note one line fitted to the terminal. */
 void diag_notes_render(FILE *f, const json_t *notes);
+/* The sets of @sets (diagnosed) whose diagnosis is "not determined" alone
+ * (no rule matched), grouped by that entry (core/holders.h): groups of
+ * {"text", "holders": the sets' paths, "entry"} (diag/notes.c). */
+json_t *diag_undetermined(const json_t *sets);
+/* 1 when @set's "not determined" is said once for it and other sets
+ * (diag_undetermined_render), not in its own block. */
+int diag_undetermined_shared(const json_t *groups, const json_t *set);
+/* Text: each "not determined" of two or more sets once, naming them. */
+void diag_undetermined_render(FILE *f, const json_t *groups);
 /* The indent of a diagnosis entry's text under its confidence ("  likely   "). */
 #define DIAG_HANG 11
 /* One diagnosis entry @e of diag_render: "  CONFIDENCE SUBJECT: PART", then

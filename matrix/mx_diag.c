@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/holders.h"
 #include "core/out.h"
 #include "core/summary.h"
 #include "store/store.h"
@@ -136,27 +137,62 @@ static void label(const json_t *s, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), " on %s", dev);
 }
 
-void mx_doc_diagnoses_render(FILE *f, const json_t *doc)
+/* The suspects a part's line names at most before it counts the rest. */
+#define MX_DIAG_NAMES_MAX 200
+
+/* The suspects' diagnoses, one group per diagnosis (its part, how sure,
+ * its pair, evidence and next step) naming every suspect it holds for
+ * (core/holders.h): a "not determined" of each rail's link is said once. */
+static json_t *diag_groups(const json_t *doc)
 {
+	json_t *groups = json_array(), *g;
 	const json_t *s, *d;
-	char who[256], *head;
+	char who[256], *key;
 	size_t i;
-	int any = 0;
 
 	json_array_foreach(json_object_get(doc, "suspects"), i, s) {
 		if (!(d = json_object_get(s, "diagnosis")))
 			continue;
-		if (!any++)
-			fprintf(f, "\nthe suspects' parts (the diagnosis of each one's worst pair):\n");
 		label(s, who, sizeof(who));
-		if (asprintf(&head, "%s: %s %s (pair %s -> %s)", who, fc_jstr(d, "confidence", "?"),
+		if (asprintf(&key, "%s %s (pair %s -> %s)\x1f%s\x1f%s", fc_jstr(d, "confidence", "?"),
 			     fc_jstr(d, "part", "?"),
 			     json_string_value(json_array_get(json_object_get(d, "pair"), 0)) ?: "?",
-			     json_string_value(json_array_get(json_object_get(d, "pair"), 1)) ?: "?") < 0)
-			head = NULL;
-		fc_put_wrapped(f, "  ", 4, head ? head : who, 0, FC_WRAP_LINES);
-		free(head);
-		fc_put_step(f, 6, "evidence", fc_jstr(d, "evidence", ""));
-		fc_put_step(f, 6, "next", fc_jstr(d, "next", ""));
+			     json_string_value(json_array_get(json_object_get(d, "pair"), 1)) ?: "?",
+			     fc_jstr(d, "evidence", ""), fc_jstr(d, "next", "")) < 0)
+			continue;
+		if ((g = fc_holders_group(groups, key, who)) && !json_object_get(g, "entry"))
+			json_object_set(g, "entry", (json_t *)d);
+		free(key);
 	}
+	return groups;
+}
+
+/* Group @g of diag_groups: "WHO: CONFIDENCE PART (pair A -> B)", its
+ * evidence and next step. */
+static void put_group(FILE *f, const json_t *g)
+{
+	const char *key = fc_jstr(g, "text", "?");
+	const json_t *d = json_object_get(g, "entry");
+	char who[1024], *head = NULL;
+
+	fc_holders_lead_name(json_object_get(g, "holders"), NULL, who, sizeof(who), MX_DIAG_NAMES_MAX);
+	if (asprintf(&head, "%s: %.*s", who, (int)strcspn(key, "\x1f"), key) < 0)
+		head = NULL;
+	fc_put_wrapped(f, "  ", 4, head ? head : who, 0, FC_WRAP_LINES);
+	free(head);
+	fc_put_step(f, 6, "evidence", fc_jstr(d, "evidence", ""));
+	fc_put_step(f, 6, "next", fc_jstr(d, "next", ""));
+}
+
+void mx_doc_diagnoses_render(FILE *f, const json_t *doc)
+{
+	json_t *groups = diag_groups(doc), *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g) {
+		if (!i)
+			fprintf(f, "\nthe suspects' parts (the diagnosis of each one's worst pair):\n");
+		put_group(f, g);
+	}
+	json_decref(groups);
 }

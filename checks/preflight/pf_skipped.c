@@ -22,20 +22,7 @@
  * nodes it holds for; an entry of another form under itself. */
 static json_t *by_text(const json_t *skipped)
 {
-	json_t *groups = json_array(), *v;
-	size_t i;
-
-	json_array_foreach(skipped, i, v) {
-		const char *s = json_string_value(v) ?: "", *c = strstr(s, ": ");
-		char *node = c ? strndup(s, (size_t)(c - s)) : NULL;
-
-		if (c && node && !strchr(node, ' '))
-			fc_holders_add(groups, c + 2, node);
-		else
-			fc_holders_add(groups, s, "");
-		free(node);
-	}
-	return groups;
+	return fc_holders_by_lead(skipped, 1) ?: json_array();
 }
 
 /* @head's last words that @other ends with too, leaving at least one word

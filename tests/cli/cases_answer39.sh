@@ -80,12 +80,12 @@ $FC baseline --db "$A1BL/fleet.db" -o "$A1BL/bl.json" >/dev/null 2>&1
 # no part named; the first: ..." and named one.
 a1 "preflight --from" 1 19 '^  vm: PCIe link of mlx5_2 \(0000:85:00\.0\) trained at x8 of x16: reseat' -- \
 	$FC preflight --from "$A4T/cap-dgx"
-a1 "preflight --from a rack" 1 126 '^  nodeA and 3 others: PCIe link of GPU0 ' -- \
+a1 "preflight --from a rack" 1 126 '^  all 4 nodes: PCIe link of GPU0 ' -- \
 	$FC preflight --from "${A1RK[@]}"
 expect "answer first, preflight --from a rack: 13 problems, 6 shown, the rest counted" 0 \
 	'^verdict: fail, 13 problems named: .*  \.\.\. and 7 more \(above, and in --json\) $' -- \
 	bash -c "awk '/^verdict: / {n = NR} n && NR >= n' $A4T/a1-preflight___from_a_rack.txt | tr '\n' ' '"
-a1 "preflight of 2 nodes" 1 17 '^  nodeA and 1 other: the kernel has no RDMA support' -- \
+a1 "preflight of 2 nodes" 1 17 '^  both nodes: the kernel has no RDMA support' -- \
 	env FAKE_DEVICES=tests/data/rails/devices-2rail.json $FC preflight nodeA nodeB --launcher local
 a1 "health --from" 1 18 '^  n1: the kernel has no RDMA support \(no ib_uverbs\): load the HCA driver' -- \
 	$FC health --from "$A4T/cap-dgx" --node n1

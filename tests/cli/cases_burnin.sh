@@ -48,7 +48,7 @@ expect "preflight hostfile and nodes" 2 'give nodes or --hostfile, not both' -- 
 expect "preflight unknown option" 2 "run 'fabcheck preflight --help'" -- $FC preflight a --frob
 # This host as two local nodes: no RDMA -> a failed check naming each node;
 # no PCI GPU or HCA and no mlnx_qos -> skipped with the reason.
-expect "preflight local: no RDMA named per node" 1 'nodeA: the kernel has no RDMA support.*load the HCA driver' -- \
+expect "preflight local: no RDMA named for both nodes, once" 1 'both nodes: the kernel has no RDMA support.*load the HCA driver' -- \
 	$FC preflight --hostfile "$BIT/hosts" --launcher local
 expect "preflight local: topology skipped with the reason" 1 'nodeB: PCIe and topology: no PCI GPU or HCA on the node' -- \
 	$FC preflight nodeA nodeB --launcher local
@@ -57,7 +57,7 @@ expect "preflight worker missing" 3 'nodeA: could not be probed: fabcheck is not
 	$FC preflight nodeA --launcher local --worker-cmd /nonexistent/fabcheck
 expect "preflight worker garbage" 3 "the probe's output is not a JSON document" -- \
 	$FC preflight nodeA --launcher local --worker-cmd "$BIT/garbage-worker.sh"
-expect "preflight worker hangs: deadline" 3 'nodeA: could not be probed: no answer within 2 s \(--timeout\)' -- \
+expect "preflight worker hangs: deadline" 3 'both nodes: could not be probed: no answer within 2 s \(--timeout\)' -- \
 	$FC preflight nodeA nodeB --launcher local --worker-cmd "$BIT/hang-worker.sh" --timeout 2
 expect "preflight unreachable over ssh" 3 'no-such-node.invalid: could not be probed: cannot reach the node over ssh \(exit 255' -- \
 	$FC preflight no-such-node.invalid --timeout 5

@@ -13,7 +13,7 @@ expect "pair --rails ,," 2 "',,' is not a comma-separated list" -- env FAKE_DEVI
 expect "pair --rails unknown rail" 2 "no rail is named 'mlx5_0'; the rails are 0 \(rxe0\) 1 \(rxe1\)" -- \
 	env FAKE_DEVICES=$RDEV $FC pair a b --rails mlx5_0 "${RFAKE[@]}"
 expect "pair --min-loaded-pct 101" 2 "--min-loaded-pct" -- $FC pair a b --rails all --min-loaded-pct 101
-expect "pair --rails: a node without a port list" 3 'nodeB: cannot list its RDMA ports \(fabcheck devices --json\)' -- \
+expect "pair --rails: a node without a port list" 3 'both nodes: cannot list its RDMA ports \(fabcheck devices --json\)' -- \
 	env FAKE_DEVICES=/nonexistent $FC pair nodeA nodeB --rails all "${RFAKE[@]}"
 env FAKE_DEVICES=$RDEV FAKE_MODE=noise $FC pair nodeA nodeB --rails all "${RFAKE[@]}" --json >"$RLT/two.json" 2>/dev/null
 expect "pair --rails all: both rails, each alone and loaded, their setup errors named" 0 '^ok$' -- \
@@ -201,7 +201,7 @@ s = sorted((x["level"], tuple(x["link"]), x["device"], x["diagnosis"]["subject"]
            for x in d["suspects"])
 print("ok" if s == [("link", ("nodeA", "nodeB"), "rxe0", "rail 0 loaded", "not determined"),
                     ("link", ("nodeA", "nodeB"), "rxe1", "rail 1 loaded", "not determined")] else s)' "$SKD/s.json"
-expect "soak text: the suspects' parts, per rail" 3 '^  link nodeA-nodeB on rxe1: possible not determined \(pair nodeA -> nodeB\)$' -- \
+expect "soak text: the suspects' parts, both rails' once" 3 '^  link nodeA-nodeB on rxe0, rxe1: possible not determined \(pair nodeA -> nodeB\)$' -- \
 	env FAKE_DEVICES=$RDEV FAKE_MODE=noise FAKE_KIND=fail $FC soak nodeA nodeB --duration 4 --slice 2 --interval 1 \
 	--launcher local --worker-cmd tests/cli/fake-worker.sh --db "$SKD/t.db"
 # Every rail's slice failed for a node's own device (the stand-in's kind

@@ -86,10 +86,10 @@ expect_none "sweep: topo: a whole table numbered from GPU0 is not an excerpt" 0 
 # GPU0-3, on node 0, are on the other socket.
 RS_4090=tests/real/topo/gh-go-gpuallocator-17_8x4090-pcie_2nic_tabs.txt
 expect "sweep: topo: SYS on the HCA's own NUMA node is not called the other socket" 0 \
-	"GPU4: nearest HCA NIC0 is SYS \(across the SMP interconnect, as nvidia-smi prints it\), though both are on NUMA node 1 \(the table's NUMA Affinity; GPU6 reaches it at PHB\)" -- \
+	"GPU4, GPU5, GPU7: nearest HCA NIC0 is SYS \(across the SMP interconnect, as nvidia-smi prints it\), though both are on NUMA node 1 \(the table's NUMA Affinity; GPU6 reaches it at PHB\)" -- \
 	"$FC" topo -t "$RS_4090"
 expect "sweep: topo: a GPU on the other NUMA node is still on the other socket" 0 \
-	"GPU0: nearest HCA NIC0 is on the other socket \(SYS\)" -- "$FC" topo -t "$RS_4090"
+	"GPU0, GPU1, GPU2, GPU3: nearest HCA NIC0 is on the other socket \(SYS\)" -- "$FC" topo -t "$RS_4090"
 expect_none "sweep: topo: GPU4, GPU5, GPU7 are not told to add an HCA on their socket" 0 \
 	"GPU[457]: nearest HCA NIC0 is on the other socket" -- "$FC" topo -t "$RS_4090"
 # preflight --from a capture of a node with a GPU, an HCA, no peer-memory

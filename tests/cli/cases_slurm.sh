@@ -693,7 +693,7 @@ printf '#!/bin/sh\ncat %s\n' "$HLT/rack-node.json" >$HLT/rack-worker.sh
 chmod +x $HLT/rack-worker.sh
 slurm_nodes nodeA nodeB nodeC
 expect "preflight --drain: a storage NIC below --expect-rate and an uncabled port drain nothing" 0 \
-	'nodeA: rxe2 port 1 runs at 10 Gb/s .*not judged for a drain' -- \
+	'all 3 nodes: rxe2 port 1 runs at 10 Gb/s .*not judged for a drain' -- \
 	$FC preflight nodeA nodeB nodeC --launcher local --worker-cmd $HLT/rack-worker.sh --expect-rate 20 --drain --db $HLT/pf.db
 expect "preflight --drain: no node drained" 0 '^IDLE\|\|IDLE\|\|IDLE\|\|$' -- \
 	sh -c "cat $SLT/s/nodeA $SLT/s/nodeB $SLT/s/nodeC | tr '\n' '|'"

@@ -29,7 +29,7 @@ for f in "$TF"/*.txt; do
 done
 expect "topo dgx1 islands" 0 'NVLink islands: \{GPU0 GPU1 GPU2 GPU3 GPU4 GPU5 GPU6 GPU7\}' -- \
 	$FC topo --sysfs "$E" -t "$TF/dgx1-v100_8gpu_nv1-nv2-cube-mesh_4mlx5-columns_cpu-affinity-only.txt"
-expect "topo 4gpu nearest NODE" 0 'GPU2: nearest HCA NIC2 is NODE' -- \
+expect "topo 4gpu nearest NODE" 0 'GPU2, GPU3: nearest HCA NIC2 is NODE' -- \
 	$FC topo --sysfs "$E" -t "$TF/4gpu-4nic_node-sys-pix_nic-rows_legend_nic-legend-truncated.txt"
 expect "topo truncated matrix" 0 'matrix is cut short' -- \
 	$FC topo --sysfs "$E" -t "$TF/a100-sxm4_nv12_18-mlx5-named-columns_numa-affinity-no-gpu-numa-id_TRUNCATED.txt"
