@@ -53,7 +53,7 @@ static int cuda_load(struct gdr_dev *dev, struct cuda_state *st)
 	dev->lib = st->api.path;
 	if (ret == -ENOENT)
 		return open_fail(dev, ret,
-				 "cannot load %s on %s (%s): the NVIDIA driver is not installed; fix: install the NVIDIA driver, or drop --use-cuda to test from host memory",
+				 "cannot load %s on %s (%s): the NVIDIA driver is not installed; fix: install the NVIDIA driver, or, in a bandwidth test, drop --use-cuda to test from host memory",
 				 dev->lib, node_name(), err);
 	if (ret)
 		return open_fail(dev, ret,
@@ -74,7 +74,7 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 	r = api->init(0);
 	if (r == FC_CUDA_ERROR_NO_DEVICE)
 		return open_fail(dev, -ENODEV,
-				 "no CUDA device on %s (cuInit: %s); fix: check nvidia-smi and the driver, or drop --use-cuda",
+				 "no CUDA device on %s (cuInit: %s); fix: check nvidia-smi and the driver, or, in a bandwidth test, drop --use-cuda",
 				 node_name(), fc_cuda_strerror(api, r, e, sizeof(e)));
 	if (r == FC_CUDA_ERROR_STUB_LIBRARY)
 		return open_fail(dev, -ENOENT,
@@ -92,7 +92,7 @@ static int cuda_start(struct gdr_dev *dev, struct cuda_state *st)
 	r = api->device_count(&n);
 	if (r != FC_CUDA_SUCCESS || n <= 0)
 		return open_fail(dev, -ENODEV,
-				 "no CUDA device on %s (cuDeviceGetCount: %s, %d devices); fix: check nvidia-smi, or drop --use-cuda",
+				 "no CUDA device on %s (cuDeviceGetCount: %s, %d devices); fix: check nvidia-smi, or, in a bandwidth test, drop --use-cuda",
 				 node_name(), r ? fc_cuda_strerror(api, r, e, sizeof(e)) : "ok", n);
 	dev->ngpus = n;
 	return 0;

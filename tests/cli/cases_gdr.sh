@@ -23,7 +23,7 @@ expect "gpu-check bad size" 2 "--size: '10' is out of range" -- $FC gpu-check --
 expect "gpu-check extra arg" 2 "unexpected argument 'x'" -- $FC gpu-check x
 
 # No driver at all.
-expect "no libcuda" 3 'cannot load /nonexistent/libcuda.so.1 .*fix: install the NVIDIA driver, or drop --use-cuda' \
+expect "no libcuda" 3 'cannot load /nonexistent/libcuda.so.1 .*fix: install the NVIDIA driver, or, in a bandwidth test, drop --use-cuda' \
 	-- env FABCHECK_LIBCUDA=/nonexistent/libcuda.so.1 $FC gpu-check
 expect "no libcuda json" 3 '"verdict": "fail".*' \
 	-- env FABCHECK_LIBCUDA=/nonexistent/libcuda.so.1 $FC gpu-check --json
@@ -177,7 +177,7 @@ expect "figures: a corrupting GPU: the copy check's offset of the size" 1 \
 	'GPU 1 returned different data than was written: first bad byte at offset 4113 of 3145728;' \
 	-- gpu3 corrupt -s 3M --gpu 1
 expect "figures: no device: the count the driver gave" 3 \
-	"no CUDA device on $GHOST \(cuDeviceGetCount: ok, 0 devices\); fix: check nvidia-smi, or drop --use-cuda" \
+	"no CUDA device on $GHOST \(cuDeviceGetCount: ok, 0 devices\); fix: check nvidia-smi, or, in a bandwidth test, drop --use-cuda" \
 	-- fake $EMPTY FAKECUDA=zero $FC gpu-check
 expect "figures: the buffer's GPU, bus id and size" 0 \
 	'^GPU 1 \(0000:86:00.0\), 3 MiB buffer:$' \

@@ -76,7 +76,7 @@ expect_json "validate: bidirectional write checks both sides" 0 \
 
 # ---- --use-cuda where there is no driver -------------------------------------
 expect "use-cuda: no libcuda on the nodes" 3 \
-	'node[AB]: cannot load libcuda.so.1 on node[AB] .*fix: install the NVIDIA driver, or drop --use-cuda' \
+	'node[AB]: cannot load libcuda.so.1 on node[AB] .*fix: install the NVIDIA driver, or, in a bandwidth test, drop --use-cuda' \
 	-- "${G[@]}" --test write --bw -s 8K -n 5 --use-cuda
 
 # ---- --use-cuda on the stand-in driver ---------------------------------------
