@@ -84,10 +84,13 @@ static void check_eth(json_t *doc, const struct pf_node *nd, const char *dn, con
 		fc_finding(doc, j->lvl, "%s: %s port %d has no usable GID: give %s an IP address%s",
 			   node, dn, port, *ifn ? ifn : "its netdev", j->note);
 		judge_blame(doc, j, node, "no GID", dn);
+	} else if (!json_is_string(json_object_get(p, "gid_type"))) {
+		/* a GID whose type was not recorded (an older capture's device
+		 * list): not a sign that the port lacks RoCE v2 */
 	} else if (strcmp(fc_jstr(p, "gid_type", ""), "RoCE v2")) {
 		fc_finding(doc, j->lvl,
 			   "%s: %s port %d has no RoCE v2 GID (best is %s): enable RoCE v2 (cma_roce_mode, or the HCA's settings) and give %s an IPv4 address%s",
-			   node, dn, port, fc_jstr(p, "gid_type", "?"), *ifn ? ifn : "its netdev", j->note);
+			   node, dn, port, fc_jstr(p, "gid_type", ""), *ifn ? ifn : "its netdev", j->note);
 		judge_blame(doc, j, node, "no RoCE v2 GID", dn);
 	}
 	if (o->expect_mtu > 0 && nmtu && nmtu != o->expect_mtu) {
@@ -112,8 +115,10 @@ void pf_check_port(json_t *doc, const struct pf_node *nd, const json_t *dev,
 	int nmtu = (int)fc_jnum(ndv, "mtu", 0);
 	double rate = fc_jnum(p, "rate_gbps", 0);
 	struct pf_judge j = { .lvl = left ? FC_WARN : FC_FAIL, .left = left };
-	/* gid_unknown: a device list from ibstat/ibv_devinfo text (verbs/devtext.c) */
-	const char *gid_type = fc_jstr(p, "gid_type", json_is_true(json_object_get(p, "gid_unknown")) ?
+	/* gid_unknown: a device list from ibstat/ibv_devinfo text (verbs/devtext.c);
+	 * a GID without its type: an older capture's list */
+	const char *gid_type = fc_jstr(p, "gid_type", json_is_true(json_object_get(p, "gid_unknown")) ||
+								      json_is_integer(json_object_get(p, "gid_index")) ?
 							      "not recorded" : "none");
 	json_t *row = json_pack("{s:s, s:i, s:s, s:s, s:f, s:i, s:s, s:i, s:s, s:s}", "device", dn,
 				"port", port, "state", fc_jstr(p, "state", "?"), "link_layer", ll,

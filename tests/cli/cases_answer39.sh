@@ -59,7 +59,8 @@ FABCHECK_SYSFS=$A4T/split $FC capture -o "$A4T/cap-split" >/dev/null 2>&1
 FABCHECK_SYSFS=tests/data/gdr/two-socket $FC capture -o "$A4T/cap-2s" >/dev/null 2>&1
 env NCCL_IB_HCA==mlx5_0,mlx5_9 NCCL_SOCKET_IFNAME=ens1f0 NCCL_FOO=1 FABCHECK_SYSFS=$A4T/dgx \
 	$FC capture -o "$A4T/cap-env" >/dev/null 2>&1
-python3 tests/cli/bundle-rack.py "$A4T/cap-split" tests/data/rails/roce-4x2-swap.json "$A4T/rk" >/dev/null 2>&1
+python3 tests/data/rails/gid_v1.py tests/data/rails/roce-4x2-swap.json "$A4T/swap-v1.json"
+python3 tests/cli/bundle-rack.py "$A4T/cap-split" "$A4T/swap-v1.json" "$A4T/rk" >/dev/null 2>&1
 A1RK=("$A4T/rk/nodeA" "$A4T/rk/nodeB" "$A4T/rk/nodeC" "$A4T/rk/nodeD")
 A1TF=$FABCHECK_SHARED/fixtures/topo
 A1BL=$A4T/bl

@@ -12,7 +12,8 @@ O39=$(mktemp -d /tmp/fabcheck-cli-once39.XXXXXX)
 # lines at 100 columns; now 13 bullets, 54 lines).
 tests/topo/mksysfs.sh "$O39/split" split >/dev/null 2>&1
 FABCHECK_SYSFS=$O39/split $FC capture -o "$O39/cap" >/dev/null 2>&1
-python3 tests/cli/bundle-rack.py "$O39/cap" tests/data/rails/roce-4x2-swap.json "$O39/rk" >/dev/null
+python3 tests/data/rails/gid_v1.py tests/data/rails/roce-4x2-swap.json "$O39/swap-v1.json"
+python3 tests/cli/bundle-rack.py "$O39/cap" "$O39/swap-v1.json" "$O39/rk" >/dev/null
 O39RK=("$O39/rk/nodeA" "$O39/rk/nodeB" "$O39/rk/nodeC" "$O39/rk/nodeD")
 COLUMNS=100 $FC preflight --from "${O39RK[@]}" >"$O39/pf.txt" 2>&1
 COLUMNS=1000 $FC preflight --from "${O39RK[@]}" >"$O39/pf-wide.txt" 2>&1

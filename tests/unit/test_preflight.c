@@ -97,6 +97,14 @@ static void test_port_state_rate_gid(void **state)
 	assert_string_equal(fc_jstr(doc, "verdict", ""), "fail");
 	free(f);
 	json_decref(doc);
+	/* A GID whose type was not recorded is no sign of a port without
+	 * RoCE v2: it said "has no RoCE v2 GID (best is ?)". */
+	json_object_del(port_of(nodes, 1, 0), "gid_type");
+	f = judge(nodes, &(struct pf_opts){ .tclass = 106 }, &doc);
+	assert_null(strstr(f, "nodeB: rxe0 port 1 has no RoCE v2 GID"));
+	assert_null(strstr(f, "best is"));
+	free(f);
+	json_decref(doc);
 	json_decref(nodes);
 	json_decref(p);
 }
