@@ -2,7 +2,7 @@
  * preflight): any bytes in a file give a node list of valid names or an
  * error, never a crash, a leak or a name fabcheck would refuse on the
  * command line. The input goes through a memfd, as a file would.
- * fuzz-sources: matrix/mx_cli.c ctl/scale.c ctl/launch_opts.c core/opts.c core/cmd.c ctl/chan.c ctl/ssh_mux.c ctl/child.c core/wire.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/sched.c core/safefile.c baseline/bl_pair.c core/baseline.c core/pattern.c
+ * fuzz-sources: matrix/mx_cli.c ctl/scale.c ctl/launch_opts.c core/opts.c core/cmd.c ctl/chan.c ctl/ssh_mux.c ctl/child.c core/wire.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/holders.c core/sched.c core/safefile.c baseline/bl_pair.c core/baseline.c core/pattern.c
  * fuzz-seeds: tests/data/hostfiles/[[:lower:]]*
  */
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * assignments, export, env, mpirun -x / -genv, csh setenv, docker -e, quotes,
  * backslash continuations, comments): any text gives NCCL_* variables with
  * names and values, or an error naming the line, never a crash or a leak.
- * fuzz-sources: checks/nccl/env/ncclenv_parse.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/safefile.c
+ * fuzz-sources: checks/nccl/env/ncclenv_parse.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/holders.c core/safefile.c
  * fuzz-seeds: tests/data/ncclenv/[[:lower:]]*.env tests/data/ncclenv/[[:lower:]]*.sh
  */
 #include <stdint.h>

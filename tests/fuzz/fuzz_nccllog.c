@@ -4,7 +4,7 @@
  * exercised), then the report is built with expectations the second byte
  * chooses, dumped as JSON (every string must be valid UTF-8) and rendered.
  *
- * fuzz-sources: checks/nccl/log/nccllog_*.c checks/nccl/env/ncclenv_check.c checks/nccl/env/ncclenv_kb.c checks/nccl/env/ncclenv_names.c checks/nccl/env/ncclenv_parse.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/busbw.c core/safefile.c
+ * fuzz-sources: checks/nccl/log/nccllog_*.c checks/nccl/env/ncclenv_check.c checks/nccl/env/ncclenv_kb.c checks/nccl/env/ncclenv_names.c checks/nccl/env/ncclenv_parse.c core/log.c core/util.c core/names.c core/out.c core/summary.c core/dgroup.c core/holders.c core/busbw.c core/safefile.c
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
  *          tests/fuzz/fuzz_nccllog.c checks/nccl/log/nccllog_*.c core/log.c core/util.c core/names.c \
  *          core/out.c -ljansson -o /tmp/fuzz_nccllog

@@ -4,7 +4,7 @@
  * and, when that passes, as a rank's "result" for those parameters
  * (ncr_result_from_json), plus the unique-id hex codec. What is accepted must
  * be in range and survive a format / parse round trip.
- * fuzz-sources: checks/nccl/run/ncclrt.c core/out.c core/summary.c core/dgroup.c core/log.c core/util.c core/names.c core/safefile.c
+ * fuzz-sources: checks/nccl/run/ncclrt.c core/out.c core/summary.c core/dgroup.c core/holders.c core/log.c core/util.c core/names.c core/safefile.c
  */
 #include <stddef.h>
 #include <stdint.h>
